@@ -1,0 +1,300 @@
+package io.bloomkv.engine.fs;
+
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+
+/**
+ * The real file system, on {@link FileChannel}s: positional reads, {@code force(false)} (fdatasync,
+ * which also persists the file size) for {@link WritableFile#sync()}, an fsync of the directory for
+ * {@link #syncDirectory}, and locks that refuse a second holder whether it is another process
+ * ({@link FileChannel#tryLock()}) or this JVM (a set of held paths, since OS locks are per process).
+ */
+public final class DiskFileSystem implements FileSystem {
+    static final DiskFileSystem INSTANCE = new DiskFileSystem();
+
+    /** User-space buffer of a {@link WritableFile}. */
+    static final int WRITE_BUFFER_SIZE = 64 * 1024;
+
+    private static final Set<Path> LOCKED_IN_THIS_JVM = ConcurrentHashMap.newKeySet();
+
+    private DiskFileSystem() {}
+
+    @Override
+    public WritableFile newWritableFile(Path p) throws IOException {
+        FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+        return new DiskWritableFile(p, ch);
+    }
+
+    @Override
+    public ReadableFile newReadableFile(Path p) throws IOException {
+        FileChannel ch = FileChannel.open(p, StandardOpenOption.READ);
+        makeUninterruptible(ch);
+        return new DiskReadableFile(p, ch);
+    }
+
+    @Override
+    public boolean exists(Path p) {
+        return Files.exists(p);
+    }
+
+    @Override
+    public long size(Path p) throws IOException {
+        return Files.size(p);
+    }
+
+    @Override
+    public void delete(Path p) throws IOException {
+        Files.deleteIfExists(p);
+    }
+
+    @Override
+    public void rename(Path from, Path to) throws IOException {
+        Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    @Override
+    public List<Path> list(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            List<Path> out = new ArrayList<>();
+            s.sorted().forEach(out::add);
+            return out;
+        }
+    }
+
+    @Override
+    public void createDirectories(Path dir) throws IOException {
+        Files.createDirectories(dir);
+    }
+
+    @Override
+    public void syncDirectory(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            throw new NoSuchFileException(dir.toString(), null, "not a directory");
+        }
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+
+    @Override
+    public Optional<Closeable> tryLock(Path lockFile) throws IOException {
+        Path key = lockFile.toAbsolutePath().normalize();
+        if (!LOCKED_IN_THIS_JVM.add(key)) {
+            return Optional.empty();
+        }
+        FileChannel ch = null;
+        try {
+            ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = ch.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                ch.close();
+                LOCKED_IN_THIS_JVM.remove(key);
+                return Optional.empty();
+            }
+            return Optional.of(new HeldLock(key, ch, lock));
+        } catch (IOException | RuntimeException e) {
+            if (ch != null) {
+                try {
+                    ch.close();
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            LOCKED_IN_THIS_JVM.remove(key);
+            throw e;
+        }
+    }
+
+    /**
+     * An interrupt during a blocking read closes a plain FileChannel for every thread sharing it; the
+     * JDK's internal {@code setUninterruptible} prevents that. Best effort: without the
+     * {@code sun.nio.ch} export (the Chronicle flags include it) the channel stays interruptible.
+     */
+    private static void makeUninterruptible(FileChannel ch) {
+        try {
+            ch.getClass().getMethod("setUninterruptible").invoke(ch);
+        } catch (ReflectiveOperationException | RuntimeException ignored) {
+            // not exported: keep the default behaviour
+        }
+    }
+
+    private static final class HeldLock implements Closeable {
+        private final Path key;
+        private final FileChannel channel;
+        private final FileLock lock;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        HeldLock(Path key, FileChannel channel, FileLock lock) {
+            this.key = key;
+            this.channel = channel;
+            this.lock = lock;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!released.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                lock.release();
+            } finally {
+                try {
+                    channel.close();
+                } finally {
+                    LOCKED_IN_THIS_JVM.remove(key);
+                }
+            }
+        }
+    }
+
+    private static final class DiskWritableFile implements WritableFile {
+        private final Path path;
+        private final FileChannel channel;
+        private final ByteBuffer buffer = ByteBuffer.allocate(WRITE_BUFFER_SIZE);
+        private long size;
+        private boolean closed;
+
+        DiskWritableFile(Path path, FileChannel channel) {
+            this.path = path;
+            this.channel = channel;
+        }
+
+        @Override
+        public void append(byte[] b, int off, int len) throws IOException {
+            ensureOpen();
+            java.util.Objects.checkFromIndexSize(off, len, b.length);
+            if (len >= buffer.capacity()) {
+                flushBuffer();
+                writeAll(ByteBuffer.wrap(b, off, len));
+            } else {
+                if (len > buffer.remaining()) {
+                    flushBuffer();
+                }
+                buffer.put(b, off, len);
+            }
+            size += len;
+        }
+
+        @Override
+        public void flush() throws IOException {
+            ensureOpen();
+            flushBuffer();
+        }
+
+        @Override
+        public void sync() throws IOException {
+            ensureOpen();
+            flushBuffer();
+            channel.force(false);
+        }
+
+        @Override
+        public long size() {
+            return size;
+        }
+
+        @Override
+        public Path path() {
+            return path;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                flushBuffer();
+            } finally {
+                channel.close();
+            }
+        }
+
+        private void flushBuffer() throws IOException {
+            if (buffer.position() > 0) {
+                buffer.flip();
+                writeAll(buffer);
+                buffer.clear();
+            }
+        }
+
+        private void writeAll(ByteBuffer src) throws IOException {
+            while (src.hasRemaining()) {
+                channel.write(src);
+            }
+        }
+
+        private void ensureOpen() throws IOException {
+            if (closed) {
+                throw new IOException("file is closed: " + path);
+            }
+        }
+    }
+
+    private static final class DiskReadableFile implements ReadableFile {
+        private final Path path;
+        private final FileChannel channel;
+
+        DiskReadableFile(Path path, FileChannel channel) {
+            this.path = path;
+            this.channel = channel;
+        }
+
+        @Override
+        public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
+            java.util.Objects.checkFromIndexSize(off, len, dst.length);
+            if (pos < 0) {
+                throw new IllegalArgumentException("negative position " + pos);
+            }
+            ByteBuffer bb = ByteBuffer.wrap(dst, off, len);
+            long p = pos;
+            while (bb.hasRemaining()) {
+                int n = channel.read(bb, p);
+                if (n < 0) {
+                    throw new EOFException("read of " + len + " bytes at " + pos + " past the end of " + path
+                            + " (size " + channel.size() + ")");
+                }
+                p += n;
+            }
+        }
+
+        @Override
+        public long size() throws IOException {
+            return channel.size();
+        }
+
+        @Override
+        public Path path() {
+            return path;
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close();
+        }
+    }
+}

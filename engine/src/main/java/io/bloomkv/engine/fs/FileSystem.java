@@ -1,0 +1,51 @@
+package io.bloomkv.engine.fs;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Every file operation of the engine goes through this interface, so tests can substitute a
+ * {@link FaultInjectingFileSystem} (injected I/O errors, simulated crashes) for the real
+ * {@link DiskFileSystem}. Implementations are thread-safe.
+ */
+public interface FileSystem {
+
+    /** The real file system (a shared {@link DiskFileSystem}). */
+    static FileSystem disk() {
+        return DiskFileSystem.INSTANCE;
+    }
+
+    /** Creates {@code p}, or truncates it if it exists, and opens it for appending. */
+    WritableFile newWritableFile(Path p) throws IOException;
+
+    /** Opens an existing file for positional reads. */
+    ReadableFile newReadableFile(Path p) throws IOException;
+
+    boolean exists(Path p);
+
+    /** Size in bytes of an existing file. */
+    long size(Path p) throws IOException;
+
+    /** Deletes {@code p}; no error if it does not exist. */
+    void delete(Path p) throws IOException;
+
+    /** Renames {@code from} to {@code to} atomically, replacing {@code to} if it exists. */
+    void rename(Path from, Path to) throws IOException;
+
+    /** The entries of {@code dir}, sorted by name. */
+    List<Path> list(Path dir) throws IOException;
+
+    void createDirectories(Path dir) throws IOException;
+
+    /** Makes the creations, renames and deletions of entries of {@code dir} durable. */
+    void syncDirectory(Path dir) throws IOException;
+
+    /**
+     * Takes an exclusive lock on {@code lockFile} (created if missing). Empty when another process or
+     * another open of this JVM holds it. Closing the returned handle releases the lock.
+     */
+    Optional<Closeable> tryLock(Path lockFile) throws IOException;
+}

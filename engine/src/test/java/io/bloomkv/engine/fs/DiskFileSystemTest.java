@@ -1,0 +1,98 @@
+package io.bloomkv.engine.fs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DiskFileSystemTest {
+    @TempDir
+    Path dir;
+
+    private final FileSystem fs = FileSystem.disk();
+
+    @Test
+    void writeThenPositionalReads() throws IOException {
+        Path p = dir.resolve("a.dat");
+        byte[] big = new byte[DiskFileSystem.WRITE_BUFFER_SIZE * 2 + 17];
+        for (int i = 0; i < big.length; i++) {
+            big[i] = (byte) (i * 31);
+        }
+        try (WritableFile w = fs.newWritableFile(p)) {
+            w.append("hello".getBytes(StandardCharsets.US_ASCII));
+            w.append(big, 3, big.length - 3);
+            assertThat(w.size()).isEqualTo(5 + big.length - 3);
+            w.sync();
+        }
+        assertThat(fs.size(p)).isEqualTo(5 + big.length - 3);
+        try (ReadableFile r = fs.newReadableFile(p)) {
+            byte[] head = new byte[5];
+            r.readFully(0, head, 0, 5);
+            assertThat(new String(head, StandardCharsets.US_ASCII)).isEqualTo("hello");
+            byte[] mid = new byte[100];
+            r.readFully(5 + 1000, mid, 0, 100);
+            for (int i = 0; i < 100; i++) {
+                assertThat(mid[i]).isEqualTo(big[3 + 1000 + i]);
+            }
+            assertThatThrownBy(() -> r.readFully(r.size() - 2, new byte[4], 0, 4)).isInstanceOf(EOFException.class);
+        }
+    }
+
+    @Test
+    void newWritableFileTruncates() throws IOException {
+        Path p = dir.resolve("t");
+        Files.write(p, new byte[100]);
+        try (WritableFile w = fs.newWritableFile(p)) {
+            w.append(new byte[] {1, 2});
+        }
+        assertThat(Files.readAllBytes(p)).containsExactly(1, 2);
+    }
+
+    @Test
+    void renameDeleteListExists() throws IOException {
+        Path a = dir.resolve("a");
+        Path b = dir.resolve("b");
+        Files.write(a, new byte[] {1});
+        Files.write(b, new byte[] {2, 2});
+        fs.rename(a, b);
+        assertThat(fs.exists(a)).isFalse();
+        assertThat(Files.readAllBytes(b)).containsExactly(1);
+        fs.createDirectories(dir.resolve("sub/x"));
+        assertThat(fs.list(dir)).containsExactly(b, dir.resolve("sub"));
+        fs.delete(b);
+        fs.delete(b); // absent: no error
+        assertThat(fs.exists(b)).isFalse();
+        fs.syncDirectory(dir);
+        assertThatThrownBy(() -> fs.syncDirectory(dir.resolve("missing"))).isInstanceOf(IOException.class);
+    }
+
+    @Test
+    void lockIsExclusiveWithinTheJvmAndReleasable() throws IOException {
+        Path lock = dir.resolve("LOCK");
+        Optional<Closeable> first = fs.tryLock(lock);
+        assertThat(first).isPresent();
+        assertThat(fs.tryLock(lock)).isEmpty();
+        assertThat(fs.tryLock(dir.resolve(".").resolve("LOCK"))).as("same file, other spelling").isEmpty();
+        first.get().close();
+        first.get().close(); // idempotent
+        Optional<Closeable> again = fs.tryLock(lock);
+        assertThat(again).isPresent();
+        again.get().close();
+    }
+
+    @Test
+    void useAfterCloseFails() throws IOException {
+        WritableFile w = fs.newWritableFile(dir.resolve("c"));
+        w.close();
+        w.close();
+        assertThatThrownBy(() -> w.append(new byte[1])).isInstanceOf(IOException.class);
+    }
+}
