@@ -1,0 +1,74 @@
+package io.bloomkv.bloom;
+
+import java.io.IOException;
+import java.io.OutputStream;
+
+/**
+ * An approximate set membership filter whose bits live off the Java heap (Chronicle Bytes).
+ *
+ * <p>{@link #mightContain} never answers {@code false} for a key that was added (no false negatives);
+ * it answers {@code true} for a key never added with a probability close to {@link #expectedFpp()}.
+ *
+ * <p>Every key is hashed once with {@link Hashing#hash64(byte[])}; all probes are derived from that
+ * 64-bit value. {@code add(key)} is exactly {@code add(Hashing.hash64(key))}, so a caller that asks many
+ * filters about one key hashes it once and passes the hash.
+ *
+ * <p>Thread safety: concurrent {@code mightContain} calls on a filter that is no longer being modified
+ * are safe. {@code add} (and {@code remove}) need external synchronization against each other and
+ * against readers. {@link #close()} must not race with other calls: the caller (for example a
+ * reference-counted table) guarantees that no probe is in flight when it closes the filter.
+ *
+ * <p>Lifecycle: a filter owns its off-heap memory and releases it exactly once on {@link #close()}, which
+ * is idempotent. Any other method called after close throws {@link IllegalStateException}.
+ * Filters obtained from {@link Filters#map} are read-only: {@code add} throws {@link IllegalStateException}.
+ */
+public interface Filter extends AutoCloseable {
+
+    FilterKind kind();
+
+    /** Adds a key; same as {@code add(Hashing.hash64(key))}. */
+    void add(byte[] key);
+
+    /** Adds a key given its {@link Hashing#hash64(byte[])} value. */
+    void add(long hash);
+
+    /** {@code false} means the key was certainly never added. */
+    boolean mightContain(byte[] key);
+
+    /** As {@link #mightContain(byte[])} for a key whose {@link Hashing#hash64(byte[])} is {@code hash}. */
+    boolean mightContain(long hash);
+
+    /** Number of probes per key (k). */
+    int hashCount();
+
+    /** Number of bits (for {@link FilterKind#COUNTING}: number of 4-bit counters), m. */
+    long bitSize();
+
+    /** The number of keys this filter was sized for. */
+    long expectedKeys();
+
+    /** Number of {@code add} calls so far (duplicates counted), minus removals for a counting filter. */
+    long keyCount();
+
+    /** The false-positive rate this kind's formula ({@link FilterMath#expectedFpp}) predicts for {@link #keyCount()} keys. */
+    double expectedFpp();
+
+    /** Share of bits (counters) that are non-zero, in [0, 1]. */
+    double fractionOfBitsSet();
+
+    /** Off-heap bytes held by this filter (including alignment padding; the mapped length for a mapped filter). */
+    long sizeInBytes();
+
+    /** Length in bytes of {@link #writeTo}'s output: header plus body (see bloom/FORMAT.md). */
+    long serializedSize();
+
+    /** Writes the self-describing serialized form (bloom/FORMAT.md). */
+    void writeTo(OutputStream out) throws IOException;
+
+    /** The serialized form as an array; {@link IllegalStateException} if it exceeds the largest array. */
+    byte[] toByteArray();
+
+    /** Releases the off-heap memory (unmaps a mapped filter). Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,266 @@
+package io.bloomkv.bloom;
+
+/**
+ * The sizing and false-positive formulas of Bloom filters, as the lectures derive them.
+ *
+ * <p>Notation: m = bits (counters for a counting filter), n = keys added, k = probes per key,
+ * b = m / n bits per key, p = false-positive rate. Every rate assumes ideal, independent, uniform probes.
+ */
+public final class FilterMath {
+    /** Bits in one block of the {@link FilterKind#BLOCKED} layout: one 64-byte cache line. */
+    public static final int BLOCK_BITS = 512;
+    /** Largest probe count any filter accepts. */
+    public static final int MAX_HASH_COUNT = 64;
+
+    private static final double LN2 = Math.log(2);
+    private static final double LN2_SQUARED = LN2 * LN2;
+
+    private FilterMath() {
+    }
+
+    /**
+     * The exact false-positive rate of a standard filter: a given bit stays 0 after kn uniform probes with
+     * probability (1 - 1/m)^(kn); a key never added is reported present when all its k bits are 1:
+     * <pre>p = (1 - (1 - 1/m)^(kn))^k</pre>
+     */
+    public static double exactFpp(long m, int k, long n) {
+        checkMkn(m, k, n);
+        if (n == 0) {
+            return 0.0;
+        }
+        // (1-1/m)^(kn) = exp(kn * log1p(-1/m)); 1 - that = -expm1(...), accurate for tiny kn/m.
+        double setProbability = -Math.expm1((double) k * n * Math.log1p(-1.0 / m));
+        return Math.pow(setProbability, k);
+    }
+
+    /**
+     * The usual approximation of {@link #exactFpp}, from (1 - 1/m)^(kn) ≈ e^(-kn/m):
+     * <pre>p ≈ (1 - e^(-kn/m))^k</pre>
+     */
+    public static double approxFpp(long m, int k, long n) {
+        checkMkn(m, k, n);
+        if (n == 0) {
+            return 0.0;
+        }
+        return Math.pow(-Math.expm1(-(double) k * n / m), k);
+    }
+
+    /**
+     * The rate of a partitioned filter: k rows t_1..t_k of m/k bits, probe i sets one bit of row i, so a bit of
+     * a row stays 0 after n keys with probability (1 - k/m)^n:
+     * <pre>p = (1 - (1 - k/m)^n)^k</pre>
+     * slightly above {@link #exactFpp} for the same m, k, n.
+     */
+    public static double partitionedFpp(long m, int k, long n) {
+        checkMkn(m, k, n);
+        if (m < k) {
+            throw new IllegalArgumentException("m must be at least k: m=" + m + " k=" + k);
+        }
+        if (n == 0) {
+            return 0.0;
+        }
+        double setProbability = -Math.expm1(n * Math.log1p(-(double) k / m));
+        return Math.pow(setProbability, k);
+    }
+
+    /**
+     * The rate of the blocked (cache-local) layout with {@link #BLOCK_BITS}-bit blocks; see
+     * {@link #blockedFpp(long, int, long, int)}.
+     */
+    public static double blockedFpp(long m, int k, long n) {
+        return blockedFpp(m, k, n, BLOCK_BITS);
+    }
+
+    /**
+     * The rate of a blocked filter: each key picks one of B = m / blockBits blocks uniformly and sets k bits
+     * inside it. The number of keys in the block a query lands in is Binomial(n, 1/B), which is Poisson with
+     * mean λ = n / B for many blocks; given j keys in its block, the query is a false positive with the
+     * standard rate of a blockBits-bit filter holding j keys. Averaging over the load:
+     * <pre>p = Σ_j e^(-λ) λ^j / j! · (1 - (1 - 1/blockBits)^(kj))^k</pre>
+     * Uneven loads make this higher than {@link #exactFpp} for the same m (RocksDB's
+     * FastLocalBloomImpl::EstimatedFpRate approximates the same average by two points, the mean load ±1σ).
+     */
+    public static double blockedFpp(long m, int k, long n, int blockBits) {
+        checkMkn(m, k, n);
+        if (blockBits <= 0 || m < blockBits) {
+            throw new IllegalArgumentException("need 0 < blockBits <= m: m=" + m + " blockBits=" + blockBits);
+        }
+        if (n == 0) {
+            return 0.0;
+        }
+        double blocks = (double) m / blockBits;
+        return blockedFppForLoad((double) n / blocks, k, blockBits);
+    }
+
+    /**
+     * {@link #blockedFpp(long, int, long, int)} for a mean load of {@code lambda} keys per block: the Poisson
+     * average of the per-block standard rate.
+     */
+    public static double blockedFppForLoad(double lambda, int k, int blockBits) {
+        if (!(lambda >= 0) || Double.isInfinite(lambda) || k < 1 || blockBits <= 0) {
+            throw new IllegalArgumentException("bad lambda=" + lambda + " k=" + k + " blockBits=" + blockBits);
+        }
+        if (lambda == 0) {
+            return 0.0;
+        }
+        double logLambda = Math.log(lambda);
+        double log1mInv = Math.log1p(-1.0 / blockBits);
+        long jMax = (long) Math.ceil(lambda + 12 * Math.sqrt(lambda) + 30);
+        double logPmf = -lambda; // log P(load = 0)
+        double sum = 0.0;
+        for (long j = 0; j <= jMax; j++) {
+            if (j > 0) {
+                logPmf += logLambda - Math.log(j);
+            }
+            double perBlock = Math.pow(-Math.expm1((double) k * j * log1mInv), k);
+            sum += Math.exp(logPmf) * perBlock;
+        }
+        return Math.min(1.0, sum);
+    }
+
+    /** The k that minimizes the standard rate for b bits per key: k = b ln 2, rounded, at least 1. */
+    public static int optimalK(double bitsPerKey) {
+        checkBitsPerKey(bitsPerKey);
+        long k = Math.round(bitsPerKey * LN2);
+        return (int) Math.max(1, Math.min(MAX_HASH_COUNT, k));
+    }
+
+    /** {@link #optimalK(double)} for m bits and n keys: k = (m/n) ln 2. */
+    public static int optimalK(long m, long n) {
+        if (m <= 0 || n <= 0) {
+            throw new IllegalArgumentException("m and n must be positive: m=" + m + " n=" + n);
+        }
+        return optimalK((double) m / n);
+    }
+
+    /**
+     * The k that minimizes {@link #blockedFppForLoad} at b bits per key (mean load 512 / b). Smaller than
+     * {@link #optimalK(double)} at high b, because crowded blocks punish many probes.
+     */
+    public static int optimalBlockedK(double bitsPerKey) {
+        checkBitsPerKey(bitsPerKey);
+        double lambda = BLOCK_BITS / bitsPerKey;
+        int best = 1;
+        double bestRate = Double.MAX_VALUE;
+        int upper = Math.min(MAX_HASH_COUNT, optimalK(bitsPerKey) + 2);
+        for (int k = 1; k <= upper; k++) {
+            double rate = blockedFppForLoad(lambda, k, BLOCK_BITS);
+            if (rate < bestRate) {
+                bestRate = rate;
+                best = k;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Bits per key a standard filter with optimal k needs for rate p: with k = b ln 2 the rate is
+     * 2^-k = e^(-b (ln 2)^2), hence
+     * <pre>b = -ln p / (ln 2)^2</pre>
+     */
+    public static double bitsPerKeyForFpp(double p) {
+        checkFpp(p);
+        return -Math.log(p) / LN2_SQUARED;
+    }
+
+    /** The rate a standard filter reaches at b bits per key with optimal k: e^(-b (ln 2)^2), the inverse of {@link #bitsPerKeyForFpp}. */
+    public static double fppForBitsPerKey(double bitsPerKey) {
+        checkBitsPerKey(bitsPerKey);
+        return Math.exp(-bitsPerKey * LN2_SQUARED);
+    }
+
+    /**
+     * The smallest bits per key (to 1/1000) at which a blocked filter with {@link #optimalBlockedK} reaches
+     * rate p; at least {@link #bitsPerKeyForFpp}.
+     */
+    public static double blockedBitsPerKeyForFpp(double p) {
+        double lo = bitsPerKeyForFpp(p);
+        if (blockedRateAt(lo) <= p) {
+            return lo;
+        }
+        double hi = lo;
+        do {
+            hi = hi * 1.5 + 1;
+        } while (blockedRateAt(hi) > p && hi < 10_000);
+        while (hi - lo > 1e-3) {
+            double mid = (lo + hi) / 2;
+            if (blockedRateAt(mid) <= p) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        return hi;
+    }
+
+    private static double blockedRateAt(double bitsPerKey) {
+        return blockedFppForLoad(BLOCK_BITS / bitsPerKey, optimalBlockedK(bitsPerKey), BLOCK_BITS);
+    }
+
+    /**
+     * The expected rate of a filter of the given kind: {@link #exactFpp} for STANDARD and COUNTING
+     * (m = counters), {@link #partitionedFpp} for PARTITIONED, {@link #blockedFpp} for BLOCKED.
+     */
+    public static double expectedFpp(FilterKind kind, long bits, int k, long n) {
+        switch (kind) {
+            case STANDARD:
+            case COUNTING:
+                return exactFpp(bits, k, n);
+            case PARTITIONED:
+                return partitionedFpp(bits, k, n);
+            case BLOCKED:
+                return blockedFpp(bits, k, n);
+            default:
+                throw new IllegalArgumentException("unknown kind " + kind);
+        }
+    }
+
+    /**
+     * Probability that one given counter of a counting filter with m counters reaches 15 after n keys with k
+     * probes: its count is Binomial(kn, 1/m) ≈ Poisson(kn/m), so
+     * <pre>P = 1 - Σ_{j<15} e^(-kn/m) (kn/m)^j / j!</pre>
+     */
+    public static double counterSaturationProbability(long m, int k, long n) {
+        checkMkn(m, k, n);
+        double lambda = (double) k * n / m;
+        if (lambda == 0) {
+            return 0.0;
+        }
+        // Sum the upper tail directly (1 - lower sum would cancel to 0 for small lambda).
+        double logPmf = -lambda + 15 * Math.log(lambda) - logFactorial(15);
+        double tail = 0;
+        for (int j = 15; j < 15 + 200 + 10 * lambda; j++) {
+            if (j > 15) {
+                logPmf += Math.log(lambda) - Math.log(j);
+            }
+            tail += Math.exp(logPmf);
+        }
+        return Math.min(1.0, tail);
+    }
+
+    private static double logFactorial(int j) {
+        double s = 0;
+        for (int i = 2; i <= j; i++) {
+            s += Math.log(i);
+        }
+        return s;
+    }
+
+    private static void checkMkn(long m, int k, long n) {
+        if (m <= 0 || k < 1 || n < 0) {
+            throw new IllegalArgumentException("need m > 0, k >= 1, n >= 0: m=" + m + " k=" + k + " n=" + n);
+        }
+    }
+
+    static void checkBitsPerKey(double bitsPerKey) {
+        if (!(bitsPerKey > 0) || Double.isInfinite(bitsPerKey)) {
+            throw new IllegalArgumentException("bitsPerKey must be positive and finite: " + bitsPerKey);
+        }
+    }
+
+    static void checkFpp(double p) {
+        if (!(p > 0 && p < 1)) {
+            throw new IllegalArgumentException("false-positive rate must be in (0, 1): " + p);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.bloomkv.bloom;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * Creates filters, and reads them back from their serialized form (bloom/FORMAT.md).
+ *
+ * <p>Sizing from bits per key b and expected keys n (at least 1 is assumed):
+ * <ul>
+ *   <li>STANDARD: m = ceil(n b) rounded up to 64 bits, k = round(b ln 2);</li>
+ *   <li>PARTITIONED: k = round(b ln 2) rows of ceil(n b / k) bits rounded up to 64;</li>
+ *   <li>BLOCKED: ceil(n b / 512) blocks of 512 bits, k minimizing {@link FilterMath#blockedFpp} for the
+ *       resulting bits per key ({@link FilterMath#optimalBlockedK});</li>
+ *   <li>COUNTING: b counts counters per key (each 4 bits, so memory is 4 b bits per key):
+ *       m = ceil(n b) counters rounded up to 16, k = round(b ln 2).</li>
+ * </ul>
+ */
+public final class Filters {
+
+    private Filters() {
+    }
+
+    /** A new, empty filter of {@code kind} for about {@code expectedKeys} keys at {@code bitsPerKey}. */
+    public static Filter create(FilterKind kind, long expectedKeys, double bitsPerKey) {
+        if (kind == null) {
+            throw new NullPointerException("kind");
+        }
+        if (expectedKeys < 0) {
+            throw new IllegalArgumentException("expectedKeys must not be negative: " + expectedKeys);
+        }
+        FilterMath.checkBitsPerKey(bitsPerKey);
+        long n = Math.max(1, expectedKeys);
+        double wanted = Math.ceil(n * bitsPerKey);
+        if (wanted > FilterHeader.MAX_BITS) {
+            throw new IllegalArgumentException(n + " keys at " + bitsPerKey + " bits per key exceed the 2^40-bit limit");
+        }
+        long m = (long) wanted;
+        switch (kind) {
+            case STANDARD: {
+                long bits = roundUp(m, 64);
+                int k = FilterMath.optimalK(bitsPerKey);
+                return new StandardFilter(OffHeapRegion.allocate(bits / 8), k, bits, expectedKeys, 0);
+            }
+            case PARTITIONED: {
+                int k = FilterMath.optimalK(bitsPerKey);
+                long rowBits = roundUp((m + k - 1) / k, 64);
+                long bits = rowBits * k;
+                return new PartitionedFilter(OffHeapRegion.allocate(bits / 8), k, bits, expectedKeys, 0);
+            }
+            case BLOCKED: {
+                long bits = roundUp(m, FilterMath.BLOCK_BITS);
+                int k = FilterMath.optimalBlockedK((double) bits / n);
+                return new BlockedFilter(OffHeapRegion.allocate(bits / 8), k, bits, expectedKeys, 0);
+            }
+            case COUNTING: {
+                long counters = roundUp(m, 16);
+                int k = FilterMath.optimalK(bitsPerKey);
+                return new CountingBloomFilter(OffHeapRegion.allocate(counters / 2), k, counters, expectedKeys, 0);
+            }
+            default:
+                throw new IllegalArgumentException("unknown kind " + kind);
+        }
+    }
+
+    /**
+     * A new filter sized so that {@code expectedKeys} keys give about {@code targetFpp}: bits per key
+     * {@link FilterMath#bitsPerKeyForFpp} (-ln p / (ln 2)^2), or {@link FilterMath#blockedBitsPerKeyForFpp}
+     * for BLOCKED, which needs a little more for the same rate.
+     */
+    public static Filter createForFpp(FilterKind kind, long expectedKeys, double targetFpp) {
+        FilterMath.checkFpp(targetFpp);
+        double bitsPerKey = kind == FilterKind.BLOCKED
+                ? FilterMath.blockedBitsPerKeyForFpp(targetFpp)
+                : FilterMath.bitsPerKeyForFpp(targetFpp);
+        return create(kind, expectedKeys, bitsPerKey);
+    }
+
+    /** A new counting filter; {@code countersPerKey} counters of 4 bits each per expected key. */
+    public static CountingFilter createCounting(long expectedKeys, double countersPerKey) {
+        return (CountingFilter) create(FilterKind.COUNTING, expectedKeys, countersPerKey);
+    }
+
+    /**
+     * Reads a serialized filter of exactly {@code len} bytes, copying its body into fresh off-heap memory.
+     *
+     * @throws FilterFormatException if the header is corrupt or unknown, the length is wrong or the CRC fails
+     */
+    public static Filter read(byte[] bytes, int off, int len) {
+        if (off < 0 || len < 0 || off > bytes.length - len) {
+            throw new IndexOutOfBoundsException("[" + off + ", " + off + len + ") outside array of " + bytes.length);
+        }
+        FilterHeader header = FilterHeader.parse(ByteBuffer.wrap(bytes, off, len), len);
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, off, FilterHeader.OFF_CRC);
+        crc.update(bytes, off + FilterHeader.HEADER_SIZE, (int) header.bodyLength);
+        FilterHeader.checkCrc(header.crc, (int) crc.getValue());
+        OffHeapRegion body = OffHeapRegion.allocate(header.bodyLength);
+        try {
+            body.write(0, bytes, off + FilterHeader.HEADER_SIZE, (int) header.bodyLength);
+            return newFilter(header, body);
+        } catch (RuntimeException | Error e) {
+            body.release();
+            throw e;
+        }
+    }
+
+    /**
+     * Reads the serialized filter that fills {@code buf}'s remaining bytes, copying its body into fresh off-heap
+     * memory. The buffer's position is not changed.
+     */
+    public static Filter read(ByteBuffer buf) {
+        ByteBuffer src = buf.duplicate();
+        int len = src.remaining();
+        FilterHeader header = FilterHeader.parse(src, len);
+        CRC32C crc = new CRC32C();
+        crc.update(src.duplicate().limit(src.position() + FilterHeader.OFF_CRC));
+        crc.update(src.duplicate().position(src.position() + FilterHeader.HEADER_SIZE));
+        FilterHeader.checkCrc(header.crc, (int) crc.getValue());
+        OffHeapRegion body = OffHeapRegion.allocate(header.bodyLength);
+        try {
+            byte[] chunk = new byte[(int) Math.min(64 * 1024, header.bodyLength)];
+            src.position(src.position() + FilterHeader.HEADER_SIZE);
+            for (long done = 0; done < header.bodyLength; ) {
+                int n = (int) Math.min(chunk.length, header.bodyLength - done);
+                src.get(chunk, 0, n);
+                body.write(done, chunk, 0, n);
+                done += n;
+            }
+            return newFilter(header, body);
+        } catch (RuntimeException | Error e) {
+            body.release();
+            throw e;
+        }
+    }
+
+    /**
+     * Maps the serialized filter stored in {@code file[offset, offset+length)} read-only and uses it in place,
+     * without copying. The CRC is verified (which reads every page once). The filter is read-only
+     * ({@code add} throws {@link IllegalStateException}); {@link Filter#close()} unmaps the region, after which
+     * the file may be deleted. Regions larger than 2 GiB are not supported by this method.
+     *
+     * @throws FilterFormatException if the region does not hold a valid filter
+     */
+    public static Filter map(Path file, long offset, long length) throws IOException {
+        if (offset < 0 || length < 0 || length > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("bad region offset=" + offset + " length=" + length);
+        }
+        MappedByteBuffer mapped;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (offset > size - length) {
+                throw new FilterFormatException("filter region [" + offset + ", " + (offset + length) + ") lies beyond the end of "
+                        + file + " (" + size + " bytes)");
+            }
+            mapped = ch.map(FileChannel.MapMode.READ_ONLY, offset, length);
+        }
+        // From here the mapping is owned by the region, or released on failure exactly once.
+        OffHeapRegion region = OffHeapRegion.wrapMapped(mapped, FilterHeader.HEADER_SIZE,
+                Math.max(0, length - FilterHeader.HEADER_SIZE));
+        try {
+            FilterHeader header = FilterHeader.parse(mapped, length);
+            CRC32C crc = new CRC32C();
+            crc.update(mapped.duplicate().limit(FilterHeader.OFF_CRC));
+            crc.update(mapped.duplicate().position(FilterHeader.HEADER_SIZE));
+            FilterHeader.checkCrc(header.crc, (int) crc.getValue());
+            return newFilter(header, region);
+        } catch (RuntimeException | Error e) {
+            region.release();
+            throw e;
+        }
+    }
+
+    private static Filter newFilter(FilterHeader h, OffHeapRegion body) {
+        switch (h.kind) {
+            case STANDARD:
+                return new StandardFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount);
+            case PARTITIONED:
+                return new PartitionedFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount);
+            case BLOCKED:
+                return new BlockedFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount);
+            case COUNTING:
+                return new CountingBloomFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount);
+            default:
+                throw new FilterFormatException("unknown kind " + h.kind);
+        }
+    }
+
+    private static long roundUp(long x, long multiple) {
+        return ((Math.max(1, x) + multiple - 1) / multiple) * multiple;
+    }
+}

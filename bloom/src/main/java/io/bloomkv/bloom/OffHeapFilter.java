@@ -1,0 +1,191 @@
+package io.bloomkv.bloom;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.CRC32C;
+
+/**
+ * What all filter kinds share: the off-heap body, the counts, the lifecycle and the serialized form. A
+ * subclass only says where a hash's probes go ({@link #addHash}, {@link #probe}).
+ */
+abstract class OffHeapFilter implements Filter {
+    private static final int COPY_CHUNK = 64 * 1024;
+
+    final OffHeapRegion body;
+    final int k;
+    final long bits;
+    private final long expectedKeys;
+    private long keyCount;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    OffHeapFilter(OffHeapRegion body, int k, long bits, long expectedKeys, long keyCount) {
+        long needed = FilterHeader.bodyLength(kind(), k, bits);
+        if (body.length() != needed) {
+            throw new IllegalArgumentException(kind() + " m=" + bits + " k=" + k + " needs " + needed + " body bytes, region has " + body.length());
+        }
+        if (expectedKeys < 0 || keyCount < 0) {
+            throw new IllegalArgumentException("negative key counts: expected " + expectedKeys + ", added " + keyCount);
+        }
+        this.body = body;
+        this.k = k;
+        this.bits = bits;
+        this.expectedKeys = expectedKeys;
+        this.keyCount = keyCount;
+    }
+
+    /** Sets the probes of {@code hash}; the filter is open and writable. */
+    abstract void addHash(long hash);
+
+    /** True when every probe of {@code hash} is set; the filter is open. */
+    abstract boolean probe(long hash);
+
+    @Override
+    public final void add(byte[] key) {
+        add(Hashing.hash64(key));
+    }
+
+    @Override
+    public final void add(long hash) {
+        checkWritable();
+        addHash(hash);
+        keyCount++;
+    }
+
+    @Override
+    public final boolean mightContain(byte[] key) {
+        return mightContain(Hashing.hash64(key));
+    }
+
+    @Override
+    public final boolean mightContain(long hash) {
+        checkOpen();
+        return probe(hash);
+    }
+
+    @Override
+    public final int hashCount() {
+        checkOpen();
+        return k;
+    }
+
+    @Override
+    public final long bitSize() {
+        checkOpen();
+        return bits;
+    }
+
+    @Override
+    public final long expectedKeys() {
+        checkOpen();
+        return expectedKeys;
+    }
+
+    @Override
+    public final long keyCount() {
+        checkOpen();
+        return keyCount;
+    }
+
+    final void decrementKeyCount() {
+        keyCount--;
+    }
+
+    @Override
+    public double expectedFpp() {
+        checkOpen();
+        return FilterMath.expectedFpp(kind(), bits, k, keyCount);
+    }
+
+    @Override
+    public double fractionOfBitsSet() {
+        checkOpen();
+        long set = 0;
+        for (long off = 0; off < body.length(); off += 8) {
+            set += Long.bitCount(body.readLong(off));
+        }
+        return (double) set / bits;
+    }
+
+    @Override
+    public final long sizeInBytes() {
+        checkOpen();
+        return body.storeBytes();
+    }
+
+    @Override
+    public final long serializedSize() {
+        checkOpen();
+        return FilterHeader.HEADER_SIZE + body.length();
+    }
+
+    @Override
+    public final void writeTo(OutputStream out) throws IOException {
+        checkOpen();
+        byte[] chunk = new byte[(int) Math.min(COPY_CHUNK, body.length())];
+        byte[] header = FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, 0);
+        CRC32C crc = FilterHeader.crcOverHeader(header);
+        for (long off = 0; off < body.length(); off += chunk.length) {
+            int n = (int) Math.min(chunk.length, body.length() - off);
+            body.read(off, chunk, 0, n);
+            crc.update(chunk, 0, n);
+        }
+        header = FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, (int) crc.getValue());
+        out.write(header);
+        for (long off = 0; off < body.length(); off += chunk.length) {
+            int n = (int) Math.min(chunk.length, body.length() - off);
+            body.read(off, chunk, 0, n);
+            out.write(chunk, 0, n);
+        }
+    }
+
+    @Override
+    public final byte[] toByteArray() {
+        long size = serializedSize();
+        if (size > Integer.MAX_VALUE - 16) {
+            throw new IllegalStateException("serialized filter of " + size + " bytes does not fit in an array; use writeTo");
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream((int) size);
+        try {
+            writeTo(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    /** Whether {@link #close()} has run. */
+    public final boolean isClosed() {
+        return closed.get();
+    }
+
+    @Override
+    public final void close() {
+        if (closed.compareAndSet(false, true)) {
+            body.release();
+        }
+    }
+
+    final void checkOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException(kind() + " filter is closed");
+        }
+    }
+
+    final void checkWritable() {
+        checkOpen();
+        if (body.readOnly()) {
+            throw new IllegalStateException(kind() + " filter is read-only (memory-mapped)");
+        }
+    }
+
+    @Override
+    public String toString() {
+        if (closed.get()) {
+            return kind() + " filter (closed)";
+        }
+        return kind() + " filter m=" + bits + " k=" + k + " keys=" + keyCount + "/" + expectedKeys;
+    }
+}

@@ -1,0 +1,115 @@
+package io.bloomkv.bloom;
+
+import java.nio.MappedByteBuffer;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * A bounds-checked window [base, base + length) of a Chronicle {@link BytesStore}. Chronicle's native
+ * store performs no bounds checks, so every access goes through {@link #checkIndex}. The region owns one
+ * reference to its store and gives it back exactly once in {@link #release()}; the caller guarantees
+ * release is called once and nothing is accessed afterwards.
+ */
+final class OffHeapRegion {
+    /** Blocks of the blocked layout are one cache line; allocated bodies start on this boundary. */
+    static final int ALIGNMENT = 64;
+
+    private final BytesStore<?, ?> store;
+    private final long base;
+    private final long length;
+    private final boolean readOnly;
+
+    private OffHeapRegion(BytesStore<?, ?> store, long base, long length, boolean readOnly) {
+        if (base < 0 || length < 0 || base + length > store.realCapacity()) {
+            throw new IllegalArgumentException("region [" + base + ", " + (base + length) + ") outside store of "
+                    + store.realCapacity() + " bytes");
+        }
+        this.store = store;
+        this.base = base;
+        this.length = length;
+        this.readOnly = readOnly;
+    }
+
+    /** Fresh zeroed native memory of {@code length} bytes starting on a 64-byte boundary. */
+    static OffHeapRegion allocate(long length) {
+        if (length <= 0 || length % 8 != 0) {
+            throw new IllegalArgumentException("length must be a positive multiple of 8: " + length);
+        }
+        BytesStore<?, Void> store = BytesStore.nativeStoreWithFixedCapacity(length + ALIGNMENT);
+        try {
+            store.zeroOut(0, length + ALIGNMENT);
+            long address = store.addressForRead(0);
+            long base = (-address) & (ALIGNMENT - 1);
+            return new OffHeapRegion(store, base, length, false);
+        } catch (RuntimeException | Error e) {
+            store.releaseLast();
+            throw e;
+        }
+    }
+
+    /**
+     * A read-only view of {@code buffer[base, base+length)}. The buffer is wrapped, not copied; releasing the
+     * region releases the wrapping store, which unmaps the buffer (Chronicle cleans a wrapped direct buffer
+     * when its last reference goes).
+     */
+    static OffHeapRegion wrapMapped(MappedByteBuffer buffer, long base, long length) {
+        BytesStore<?, ?> store = BytesStore.wrap(buffer);
+        try {
+            return new OffHeapRegion(store, base, length, true);
+        } catch (RuntimeException | Error e) {
+            store.releaseLast();
+            throw e;
+        }
+    }
+
+    long length() {
+        return length;
+    }
+
+    boolean readOnly() {
+        return readOnly;
+    }
+
+    /** Off-heap bytes this region keeps alive (the whole store, padding included). */
+    long storeBytes() {
+        return store.realCapacity();
+    }
+
+    long readLong(long offset) {
+        checkIndex(offset, 8);
+        return store.readLong(base + offset);
+    }
+
+    void writeLong(long offset, long value) {
+        checkIndex(offset, 8);
+        store.writeLong(base + offset, value);
+    }
+
+    void read(long offset, byte[] dst, int dstOff, int len) {
+        checkIndex(offset, len);
+        if (dstOff < 0 || len < 0 || dstOff + len > dst.length) {
+            throw new IndexOutOfBoundsException("dst[" + dstOff + ", " + (dstOff + len) + ") of " + dst.length);
+        }
+        for (int done = 0; done < len; ) {
+            int n = (int) store.read(base + offset + done, dst, dstOff + done, len - done);
+            if (n <= 0) {
+                throw new IllegalStateException("short read from off-heap store at " + (offset + done));
+            }
+            done += n;
+        }
+    }
+
+    void write(long offset, byte[] src, int srcOff, int len) {
+        checkIndex(offset, len);
+        store.write(base + offset, src, srcOff, len);
+    }
+
+    private void checkIndex(long offset, long size) {
+        if (offset < 0 || size < 0 || offset > length - size) {
+            throw new IndexOutOfBoundsException("offset " + offset + " size " + size + " outside region of " + length + " bytes");
+        }
+    }
+
+    void release() {
+        store.releaseLast();
+    }
+}
