@@ -1,0 +1,65 @@
+package io.bloomkv.engine.table;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+
+/**
+ * An LRU-like (Caffeine W-TinyLFU) cache of parsed data blocks shared by the tables of a database,
+ * bounded by the blocks' bytes, keyed by (table file number, block offset). Thread-safe. Blocks
+ * are on-heap; a table's blocks are dropped when the table's last reference is released.
+ */
+public final class BlockCache {
+    /** Bytes charged per cached block on top of its contents (objects, map entry). */
+    static final int PER_BLOCK_OVERHEAD = 96;
+
+    private record Key(long fileNumber, long offset) {}
+
+    private final long capacityBytes;
+    private final Cache<Key, Block> cache;
+
+    public BlockCache(long capacityBytes) {
+        if (capacityBytes <= 0) {
+            throw new IllegalArgumentException("block cache capacity must be > 0: " + capacityBytes);
+        }
+        this.capacityBytes = capacityBytes;
+        this.cache = Caffeine.newBuilder()
+                .maximumWeight(capacityBytes)
+                .weigher((Key k, Block b) -> b.size() + PER_BLOCK_OVERHEAD)
+                .executor(Runnable::run) // evict on the calling thread: the bound holds when put returns
+                .build();
+    }
+
+    /** The cached block, or null. */
+    public Block get(long fileNumber, long offset) {
+        return cache.getIfPresent(new Key(fileNumber, offset));
+    }
+
+    public void put(long fileNumber, long offset, Block block) {
+        cache.put(new Key(fileNumber, offset), block);
+    }
+
+    /** Drops every block of one table file. */
+    public void evictFile(long fileNumber) {
+        cache.asMap().keySet().removeIf(k -> k.fileNumber() == fileNumber);
+    }
+
+    public void clear() {
+        cache.invalidateAll();
+    }
+
+    public long capacityBytes() {
+        return capacityBytes;
+    }
+
+    /** Bytes charged for the cached blocks now. */
+    public long usedBytes() {
+        cache.cleanUp();
+        return cache.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
+    }
+
+    /** Blocks cached now. */
+    public long blockCount() {
+        cache.cleanUp();
+        return cache.estimatedSize();
+    }
+}

@@ -1,0 +1,115 @@
+package io.bloomkv.engine.table;
+
+import java.io.ByteArrayOutputStream;
+
+/**
+ * Integer encodings of engine/FORMAT.md, "Integers": little-endian fixed widths and LEB128 varints.
+ * Decoders report malformed input by returning -1 positions; callers turn that into a
+ * {@link io.bloomkv.engine.CorruptionException} naming their file and block.
+ */
+final class Coding {
+    private Coding() {}
+
+    static void putVarint32(ByteArrayOutputStream out, int v) {
+        putVarint64(out, v & 0xffffffffL);
+    }
+
+    static void putVarint64(ByteArrayOutputStream out, long v) {
+        while ((v & ~0x7fL) != 0) {
+            out.write((int) ((v & 0x7f) | 0x80));
+            v >>>= 7;
+        }
+        out.write((int) v);
+    }
+
+    static int varintLength(long v) {
+        int n = 1;
+        while ((v & ~0x7fL) != 0) {
+            v >>>= 7;
+            n++;
+        }
+        return n;
+    }
+
+    static void putFixed32(ByteArrayOutputStream out, int v) {
+        out.write(v);
+        out.write(v >>> 8);
+        out.write(v >>> 16);
+        out.write(v >>> 24);
+    }
+
+    static void putFixed64(ByteArrayOutputStream out, long v) {
+        for (int i = 0; i < 8; i++) {
+            out.write((int) (v >>> (8 * i)));
+        }
+    }
+
+    static void putFixed32(byte[] b, int off, int v) {
+        b[off] = (byte) v;
+        b[off + 1] = (byte) (v >>> 8);
+        b[off + 2] = (byte) (v >>> 16);
+        b[off + 3] = (byte) (v >>> 24);
+    }
+
+    static void putFixed64(byte[] b, int off, long v) {
+        for (int i = 0; i < 8; i++) {
+            b[off + i] = (byte) (v >>> (8 * i));
+        }
+    }
+
+    static int getFixed32(byte[] b, int off) {
+        return (b[off] & 0xff) | (b[off + 1] & 0xff) << 8 | (b[off + 2] & 0xff) << 16 | (b[off + 3] & 0xff) << 24;
+    }
+
+    static long getFixed64(byte[] b, int off) {
+        long v = 0;
+        for (int i = 7; i >= 0; i--) {
+            v = (v << 8) | (b[off + i] & 0xffL);
+        }
+        return v;
+    }
+
+    /**
+     * A cursor decoding varints from {@code b[pos..limit)}. After a malformed or truncated varint,
+     * {@link #ok} is false and the value is meaningless.
+     */
+    static final class Reader {
+        final byte[] b;
+        int pos;
+        final int limit;
+        boolean ok = true;
+
+        Reader(byte[] b, int pos, int limit) {
+            this.b = b;
+            this.pos = pos;
+            this.limit = limit;
+        }
+
+        long varint64() {
+            long result = 0;
+            for (int shift = 0; shift <= 63; shift += 7) {
+                if (pos >= limit) {
+                    ok = false;
+                    return 0;
+                }
+                int x = b[pos++] & 0xff;
+                result |= (long) (x & 0x7f) << shift;
+                if ((x & 0x80) == 0) {
+                    return result;
+                }
+            }
+            ok = false;
+            return 0;
+        }
+
+        /** A varint that must fit in 31 bits (a length or an offset inside a block). */
+        int varint31() {
+            long v = varint64();
+            if (v < 0 || v > Integer.MAX_VALUE) {
+                ok = false;
+                return 0;
+            }
+            return (int) v;
+        }
+    }
+}

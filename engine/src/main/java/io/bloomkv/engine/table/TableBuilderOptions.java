@@ -1,0 +1,81 @@
+package io.bloomkv.engine.table;
+
+import io.bloomkv.bloom.FilterKind;
+import java.util.Objects;
+
+/**
+ * How a {@link TableWriter} lays out a table. Immutable; the fluent setters return a modified copy:
+ * {@code TableBuilderOptions.defaults().blockSize(8192).bitsPerKey(0)}.
+ */
+public final class TableBuilderOptions {
+    private final int blockSize;
+    private final int restartInterval;
+    private final FilterKind filterKind;
+    private final double bitsPerKey;
+
+    private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey) {
+        if (blockSize < 64) {
+            throw new IllegalArgumentException("block size must be >= 64 bytes: " + blockSize);
+        }
+        if (restartInterval < 1) {
+            throw new IllegalArgumentException("restart interval must be >= 1: " + restartInterval);
+        }
+        if (!(bitsPerKey >= 0) || Double.isInfinite(bitsPerKey)) {
+            throw new IllegalArgumentException("bits per key must be finite and >= 0: " + bitsPerKey);
+        }
+        this.blockSize = blockSize;
+        this.restartInterval = restartInterval;
+        this.filterKind = Objects.requireNonNull(filterKind, "filterKind");
+        this.bitsPerKey = bitsPerKey;
+    }
+
+    /** 4 KiB blocks, a restart point every 16 keys, BLOCKED filters at 10 bits per key. */
+    public static TableBuilderOptions defaults() {
+        return new TableBuilderOptions(4096, 16, FilterKind.BLOCKED, 10);
+    }
+
+    /** Target size of a data block before its trailer (a block ends after the entry that reaches it). */
+    public int blockSize() {
+        return blockSize;
+    }
+
+    public TableBuilderOptions blockSize(int bytes) {
+        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey);
+    }
+
+    /** Keys between restart points in data blocks. */
+    public int restartInterval() {
+        return restartInterval;
+    }
+
+    public TableBuilderOptions restartInterval(int keys) {
+        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey);
+    }
+
+    public FilterKind filterKind() {
+        return filterKind;
+    }
+
+    public TableBuilderOptions filterKind(FilterKind kind) {
+        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey);
+    }
+
+    /** Filter bits per distinct user key (counters per key for COUNTING); 0 = the table has no filter. */
+    public double bitsPerKey() {
+        return bitsPerKey;
+    }
+
+    public TableBuilderOptions bitsPerKey(double bits) {
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits);
+    }
+
+    public boolean hasFilter() {
+        return bitsPerKey > 0;
+    }
+
+    @Override
+    public String toString() {
+        return "TableBuilderOptions{blockSize=" + blockSize + ", restartInterval=" + restartInterval
+                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + "}";
+    }
+}
