@@ -1,0 +1,148 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.engine.iterator.MergingIterator;
+import java.util.Arrays;
+import java.util.NoSuchElementException;
+
+/**
+ * A forward iterator over the user keys and values of a {@link Db} at one point in time (the
+ * latest write when it was created, or a {@link Snapshot}), in unsigned lexicographic key order;
+ * deleted keys are skipped. It keeps the memtables and tables it reads alive until closed, across
+ * flushes and compactions. Not thread-safe. Close it before the database; {@link Db#close()}
+ * closes iterators left open, after which they throw {@link DbClosedException}.
+ *
+ * <pre>{@code
+ * try (DbIterator it = db.iterator()) {
+ *     for (it.seek(from); it.valid(); it.next()) { use(it.key(), it.value()); }
+ * }
+ * }</pre>
+ */
+public final class DbIterator implements AutoCloseable {
+    private final Db db;
+    private final SuperVersion sv;
+    private final MergingIterator merged;
+    private final long sequence;
+    private byte[] key;
+    private byte[] value;
+    private boolean closed;
+    private boolean closedByDb;
+
+    DbIterator(Db db, SuperVersion sv, MergingIterator merged, long sequence) {
+        this.db = db;
+        this.sv = sv;
+        this.merged = merged;
+        this.sequence = sequence;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new DbClosedException(closedByDb ? "iterator used after its database was closed" : "iterator used after close");
+        }
+    }
+
+    /** True when positioned at an entry. */
+    public boolean valid() {
+        checkOpen();
+        return key != null;
+    }
+
+    /** Positions at the smallest key. */
+    public void seekToFirst() {
+        checkOpen();
+        merged.seekToFirst();
+        findNext(null);
+    }
+
+    /** Positions at the first key >= {@code target}. */
+    public void seek(byte[] target) {
+        checkOpen();
+        WriteBatch.checkKey(target);
+        merged.seek(InternalKey.forSeek(target, sequence));
+        findNext(null);
+    }
+
+    /** Moves to the next key. @throws NoSuchElementException when not {@link #valid()} */
+    public void next() {
+        checkOpen();
+        if (key == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        byte[] skip = key;
+        merged.next();
+        findNext(skip);
+    }
+
+    /** Current key (a copy). */
+    public byte[] key() {
+        checkOpen();
+        if (key == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return key.clone();
+    }
+
+    /** Current value (a copy). */
+    public byte[] value() {
+        checkOpen();
+        if (key == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return value.clone();
+    }
+
+    /** The sequence number this iterator reads at. */
+    public long sequence() {
+        return sequence;
+    }
+
+    /**
+     * Moves the merged iterator to the newest visible PUT of a user key greater than {@code skip}
+     * (any user key when null), passing over newer-than-snapshot entries, older versions and tombstones.
+     */
+    private void findNext(byte[] skip) {
+        byte[] skipKey = skip;
+        while (merged.valid()) {
+            byte[] ik = merged.keyNoCopy();
+            if (InternalKey.sequence(ik) <= sequence) {
+                byte[] userKey = InternalKey.userKey(ik);
+                if (skipKey == null || !Arrays.equals(userKey, skipKey)) {
+                    if (InternalKey.type(ik) == ValueType.PUT) {
+                        key = userKey;
+                        value = merged.value();
+                        return;
+                    }
+                    skipKey = userKey;
+                }
+            }
+            merged.next();
+        }
+        key = null;
+        value = null;
+    }
+
+    @Override
+    public void close() {
+        if (closeInternal(false)) {
+            db.iteratorClosed(this);
+        }
+    }
+
+    /** Closes and releases what the iterator holds; true the first time. */
+    boolean closeInternal(boolean byDb) {
+        synchronized (this) {
+            if (closed) {
+                return false;
+            }
+            closed = true;
+            closedByDb = byDb;
+        }
+        key = null;
+        value = null;
+        try {
+            merged.close();
+        } finally {
+            sv.release();
+        }
+        return true;
+    }
+}

@@ -1,0 +1,329 @@
+package io.bloomkv.engine;
+
+import java.util.Locale;
+
+/**
+ * Counters of a {@link Db}, read at one moment by {@link Db#stats()} (each counter is exact; the set
+ * is not an atomic snapshot while other threads work). Counts are since the database was opened.
+ *
+ * <p>The filter counters mirror RocksDB's tickers: {@link #filterUseful()} is BLOOM_FILTER_USEFUL
+ * (a table read avoided), {@link #filterPositive()} is BLOOM_FILTER_FULL_POSITIVE and
+ * {@link #filterTruePositive()} BLOOM_FILTER_FULL_TRUE_POSITIVE. Measured false-positive rate =
+ * (positive - truePositive) / (useful + positive - truePositive).
+ */
+public final class Stats {
+    // Read path (from the shared ReadCounters).
+    long filterChecks;
+    long filterUseful;
+    long filterPositive;
+    long filterTruePositive;
+    long tablesReadWithoutFilter;
+    long blockReads;
+    long blockReadBytes;
+    long dataBlockAccesses;
+    long blockCacheHits;
+    long blockCacheMisses;
+    // Requests.
+    long gets;
+    long hits;
+    long misses;
+    long memtableHits;
+    long puts;
+    long deletes;
+    long writeBatches;
+    long userBytesWritten;
+    long walRecords;
+    long walSyncs;
+    long walTailsDropped;
+    // Background work.
+    long flushes;
+    long flushBytesWritten;
+    long compactions;
+    long compactionBytesRead;
+    long compactionBytesWritten;
+    long writeStalls;
+    long writeStallMicros;
+    long writeSlowdowns;
+    // State.
+    long filterMemoryBytes;
+    long memtableBytes;
+    int immutableMemtables;
+    long lastSequence;
+    int liveVersions;
+    int openIterators;
+    int openSnapshots;
+    long tablesOpened;
+    long tablesClosed;
+    int[] levelTables = new int[0];
+    long[] levelBytes = new long[0];
+    long[] levelEntries = new long[0];
+    long[] levelFilterMemory = new long[0];
+
+    Stats() {}
+
+    /** Filter probes made by point reads. */
+    public long filterChecks() {
+        return filterChecks;
+    }
+
+    /** Probes that answered "definitely not": disk lookups avoided. */
+    public long filterUseful() {
+        return filterUseful;
+    }
+
+    /** Probes that answered "might contain". */
+    public long filterPositive() {
+        return filterPositive;
+    }
+
+    /** Positive probes where the table really held an entry for the key. */
+    public long filterTruePositive() {
+        return filterTruePositive;
+    }
+
+    /** Positive probes where the table held nothing for the key. */
+    public long filterFalsePositive() {
+        return filterPositive - filterTruePositive;
+    }
+
+    /** (positive - truePositive) / (useful + positive - truePositive); NaN before any negative probe. */
+    public double measuredFalsePositiveRate() {
+        long negatives = filterUseful + filterPositive - filterTruePositive;
+        return negatives == 0 ? Double.NaN : (filterPositive - filterTruePositive) / (double) negatives;
+    }
+
+    /** filterUseful / filterChecks; NaN before any check. */
+    public double filterUsefulRatio() {
+        return filterChecks == 0 ? Double.NaN : filterUseful / (double) filterChecks;
+    }
+
+    /** Point reads of tables that have no filter (read directly). */
+    public long tablesReadWithoutFilter() {
+        return tablesReadWithoutFilter;
+    }
+
+    /** Blocks (data or index) read from files, i.e. not served by the block cache. */
+    public long blockReads() {
+        return blockReads;
+    }
+
+    /** Bytes of the blocks counted by {@link #blockReads()}. */
+    public long blockReadBytes() {
+        return blockReadBytes;
+    }
+
+    /** Data blocks searched by point reads, from the cache or the file. */
+    public long dataBlockAccesses() {
+        return dataBlockAccesses;
+    }
+
+    public long blockCacheHits() {
+        return blockCacheHits;
+    }
+
+    public long blockCacheMisses() {
+        return blockCacheMisses;
+    }
+
+    /** Calls of get. */
+    public long gets() {
+        return gets;
+    }
+
+    /** Gets that found a value. */
+    public long hits() {
+        return hits;
+    }
+
+    /** Gets that found nothing (or a tombstone). */
+    public long misses() {
+        return misses;
+    }
+
+    /** Gets answered by a memtable (value or tombstone) without asking any table. */
+    public long memtableHits() {
+        return memtableHits;
+    }
+
+    public long puts() {
+        return puts;
+    }
+
+    public long deletes() {
+        return deletes;
+    }
+
+    /** Write batches applied (a put or delete is a batch of one). */
+    public long writeBatches() {
+        return writeBatches;
+    }
+
+    /** Bytes of keys and values written by callers. */
+    public long userBytesWritten() {
+        return userBytesWritten;
+    }
+
+    /** WAL records appended (one per write group). */
+    public long walRecords() {
+        return walRecords;
+    }
+
+    /** WAL fsyncs. Under GROUP_COMMIT with concurrent writers this is below {@link #writeBatches()}. */
+    public long walSyncs() {
+        return walSyncs;
+    }
+
+    /** Torn WAL tails cut during recovery at open. */
+    public long walTailsDropped() {
+        return walTailsDropped;
+    }
+
+    /** Memtables written to level-0 tables. */
+    public long flushes() {
+        return flushes;
+    }
+
+    public long flushBytesWritten() {
+        return flushBytesWritten;
+    }
+
+    public long compactions() {
+        return compactions;
+    }
+
+    /** Table bytes read by compactions. */
+    public long compactionBytesRead() {
+        return compactionBytesRead;
+    }
+
+    /** Table bytes written by compactions. */
+    public long compactionBytesWritten() {
+        return compactionBytesWritten;
+    }
+
+    /**
+     * Table bytes written per table byte flushed: (flushBytesWritten + compactionBytesWritten) /
+     * flushBytesWritten (RocksDB's "W-Amp" of the Sum row; the WAL is not counted). NaN before a flush.
+     */
+    public double writeAmplification() {
+        return flushBytesWritten == 0 ? Double.NaN : (flushBytesWritten + compactionBytesWritten) / (double) flushBytesWritten;
+    }
+
+    /** Times a writer waited for a flush or a compaction. */
+    public long writeStalls() {
+        return writeStalls;
+    }
+
+    public long writeStallMicros() {
+        return writeStallMicros;
+    }
+
+    /** Writes delayed by 1 ms because level 0 reached its slowdown threshold. */
+    public long writeSlowdowns() {
+        return writeSlowdowns;
+    }
+
+    /** Off-heap bytes held by the filters of all live tables. */
+    public long filterMemoryBytes() {
+        return filterMemoryBytes;
+    }
+
+    /** Bytes of the mutable and immutable memtables. */
+    public long memtableBytes() {
+        return memtableBytes;
+    }
+
+    public int immutableMemtables() {
+        return immutableMemtables;
+    }
+
+    public long lastSequence() {
+        return lastSequence;
+    }
+
+    public int liveVersions() {
+        return liveVersions;
+    }
+
+    public int openIterators() {
+        return openIterators;
+    }
+
+    public int openSnapshots() {
+        return openSnapshots;
+    }
+
+    /** Table readers opened since open (each loads a filter). */
+    public long tablesOpened() {
+        return tablesOpened;
+    }
+
+    /** Table readers closed since open. */
+    public long tablesClosed() {
+        return tablesClosed;
+    }
+
+    public int numLevels() {
+        return levelTables.length;
+    }
+
+    /** Live tables in all levels. */
+    public int tableCount() {
+        int n = 0;
+        for (int t : levelTables) {
+            n += t;
+        }
+        return n;
+    }
+
+    /** Bytes of all live tables. */
+    public long tableBytes() {
+        long n = 0;
+        for (long b : levelBytes) {
+            n += b;
+        }
+        return n;
+    }
+
+    public int levelTables(int level) {
+        return levelTables[level];
+    }
+
+    public long levelBytes(int level) {
+        return levelBytes[level];
+    }
+
+    public long levelEntries(int level) {
+        return levelEntries[level];
+    }
+
+    public long levelFilterMemory(int level) {
+        return levelFilterMemory[level];
+    }
+
+    /** Filter bits per entry of {@code level} as stored (0 when the level is empty or has no filters). */
+    public double levelBitsPerKey(int level) {
+        return levelEntries[level] == 0 ? 0 : levelFilterMemory[level] * 8.0 / levelEntries[level];
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "gets %d (hits %d, misses %d, memtable %d); puts %d, deletes %d, batches %d%n",
+                gets, hits, misses, memtableHits, puts, deletes, writeBatches));
+        sb.append(String.format(Locale.ROOT, "filter: checks %d, useful %d, positive %d, true positive %d, measured FPR %.5f, memory %d bytes%n",
+                filterChecks, filterUseful, filterPositive, filterTruePositive, measuredFalsePositiveRate(), filterMemoryBytes));
+        sb.append(String.format(Locale.ROOT, "blocks: read %d (%d bytes), data-block accesses %d, cache hits %d, misses %d%n",
+                blockReads, blockReadBytes, dataBlockAccesses, blockCacheHits, blockCacheMisses));
+        sb.append(String.format(Locale.ROOT, "flushes %d (%d bytes), compactions %d (read %d, written %d), write amp %.2f, stalls %d (%d us), slowdowns %d%n",
+                flushes, flushBytesWritten, compactions, compactionBytesRead, compactionBytesWritten, writeAmplification(),
+                writeStalls, writeStallMicros, writeSlowdowns));
+        for (int level = 0; level < levelTables.length; level++) {
+            if (levelTables[level] > 0) {
+                sb.append(String.format(Locale.ROOT, "L%d: %d tables, %d bytes, %d entries, filter %d bytes (%.2f bits/key)%n",
+                        level, levelTables[level], levelBytes[level], levelEntries[level], levelFilterMemory[level], levelBitsPerKey(level)));
+            }
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,172 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.engine.util.ByteReader;
+import io.bloomkv.engine.util.ByteWriter;
+
+/**
+ * Puts and deletes applied atomically by {@link Db#write}: after a crash either all of them are
+ * there or none. Later operations on the same key win. Not thread-safe; reusable after {@link #clear()}.
+ *
+ * <p>The batch is kept in its serialized form, which is also the WAL record payload (engine/FORMAT.md,
+ * "WriteBatch (WAL record payload)"): a 12-byte header {@code fixed64 sequence | fixed32 count},
+ * then per operation {@code type byte | varint32 keyLength | key [| varint32 valueLength | value]}.
+ * Input is checked when added, so a batch that was built can always be written.
+ */
+public final class WriteBatch {
+    /** Bytes of the header: fixed64 first sequence number, fixed32 operation count. */
+    static final int HEADER_SIZE = 12;
+    /** Largest serialized batch accepted, 1 GiB. */
+    public static final int MAX_BATCH_BYTES = 1 << 30;
+
+    /** Receives the operations of a batch in order. */
+    interface Handler {
+        void put(long sequence, byte[] key, byte[] value);
+
+        void delete(long sequence, byte[] key);
+    }
+
+    private final ByteWriter rep = new ByteWriter(64);
+    private int count;
+
+    public WriteBatch() {
+        clear();
+    }
+
+    /** Sets {@code key} to {@code value}. Both arrays are copied. */
+    public WriteBatch put(byte[] key, byte[] value) {
+        checkKey(key);
+        checkValue(value);
+        checkRoom(key.length + value.length + 11);
+        rep.putByte(ValueType.PUT.code());
+        rep.putLengthPrefixed(key);
+        rep.putLengthPrefixed(value);
+        count++;
+        return this;
+    }
+
+    /** Removes {@code key} (a tombstone; deleting an absent key is fine). */
+    public WriteBatch delete(byte[] key) {
+        checkKey(key);
+        checkRoom(key.length + 6);
+        rep.putByte(ValueType.DELETE.code());
+        rep.putLengthPrefixed(key);
+        count++;
+        return this;
+    }
+
+    /** Empties the batch. */
+    public WriteBatch clear() {
+        rep.truncate(0);
+        rep.putFixed64(0);
+        rep.putFixed32(0);
+        count = 0;
+        return this;
+    }
+
+    /** Number of puts and deletes. */
+    public int count() {
+        return count;
+    }
+
+    public boolean isEmpty() {
+        return count == 0;
+    }
+
+    /** Bytes of the serialized form, header included. */
+    public int approximateSize() {
+        return rep.size();
+    }
+
+    private void checkRoom(long extra) {
+        if (rep.size() + extra > MAX_BATCH_BYTES) {
+            throw new InvalidArgumentException("write batch over " + MAX_BATCH_BYTES + " bytes");
+        }
+    }
+
+    static void checkKey(byte[] key) {
+        if (key == null) {
+            throw new InvalidArgumentException("key is null");
+        }
+        if (key.length == 0) {
+            throw new InvalidArgumentException("key is empty");
+        }
+        if (key.length > Db.MAX_KEY_SIZE) {
+            throw new InvalidArgumentException("key of " + key.length + " bytes is over the limit of " + Db.MAX_KEY_SIZE);
+        }
+    }
+
+    static void checkValue(byte[] value) {
+        if (value == null) {
+            throw new InvalidArgumentException("value is null");
+        }
+        if (value.length > Db.MAX_VALUE_SIZE) {
+            throw new InvalidArgumentException("value of " + value.length + " bytes is over the limit of " + Db.MAX_VALUE_SIZE);
+        }
+    }
+
+    /** Appends every operation of {@code other}, in order. */
+    WriteBatch append(WriteBatch other) {
+        checkRoom(other.rep.size() - HEADER_SIZE);
+        rep.putBytes(other.rep.array(), HEADER_SIZE, other.rep.size() - HEADER_SIZE);
+        count += other.count;
+        return this;
+    }
+
+    /** The serialized form with {@code firstSequence} in its header; operation i gets sequence firstSequence + i. */
+    byte[] serialize(long firstSequence) {
+        rep.setFixed64(0, firstSequence);
+        rep.setFixed32(8, count);
+        return rep.toByteArray();
+    }
+
+    /** The internal buffer with {@code firstSequence} in its header; valid until the batch changes. */
+    byte[] contents(long firstSequence) {
+        rep.setFixed64(0, firstSequence);
+        rep.setFixed32(8, count);
+        return rep.array();
+    }
+
+    /** Feeds the operations to {@code handler}, numbering them from {@code firstSequence}. */
+    void forEach(long firstSequence, Handler handler) {
+        iterate(rep.array(), HEADER_SIZE, rep.size() - HEADER_SIZE, firstSequence, count, handler);
+    }
+
+    /** Decodes a serialized batch (a WAL record). Returns its first sequence number. */
+    static long decode(byte[] record, Handler handler) {
+        if (record.length < HEADER_SIZE) {
+            throw new ByteReader.MalformedInputException("batch of " + record.length + " bytes is shorter than its header", 0);
+        }
+        ByteReader r = new ByteReader(record);
+        long sequence = r.getFixed64();
+        int n = r.getFixed32();
+        iterate(record, HEADER_SIZE, record.length - HEADER_SIZE, sequence, n, handler);
+        return sequence;
+    }
+
+    /** Operation count in a serialized batch's header. */
+    static int countOf(byte[] record) {
+        return new ByteReader(record, 8, 4).getFixed32();
+    }
+
+    private static void iterate(byte[] buf, int off, int len, long firstSequence, int n, Handler handler) {
+        ByteReader r = new ByteReader(buf, off, len);
+        long seq = firstSequence;
+        int found = 0;
+        while (r.hasRemaining()) {
+            int type = r.getByte();
+            byte[] key = r.getLengthPrefixed();
+            if (type == ValueType.PUT.code()) {
+                handler.put(seq, key, r.getLengthPrefixed());
+            } else if (type == ValueType.DELETE.code()) {
+                handler.delete(seq, key);
+            } else {
+                throw new ByteReader.MalformedInputException("unknown operation type " + type, r.position() - 1);
+            }
+            seq++;
+            found++;
+        }
+        if (found != n) {
+            throw new ByteReader.MalformedInputException("batch header says " + n + " operations, found " + found, 8);
+        }
+    }
+}

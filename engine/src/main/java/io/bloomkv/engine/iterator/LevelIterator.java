@@ -1,0 +1,111 @@
+package io.bloomkv.engine.iterator;
+
+import io.bloomkv.engine.InternalKey;
+import io.bloomkv.engine.table.InternalIterator;
+import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.version.FileMetaData;
+import java.util.NoSuchElementException;
+
+/**
+ * Iterates the tables of one level >= 1 (disjoint, sorted by key) as one sequence, opening one
+ * table iterator at a time. The caller keeps the tables alive (by holding their Version).
+ */
+public final class LevelIterator implements InternalIterator {
+    private final FileMetaData[] files;
+    private final TableReader[] readers;
+    private int index = -1;
+    private InternalIterator table;
+
+    public LevelIterator(FileMetaData[] files, TableReader[] readers) {
+        this.files = files;
+        this.readers = readers;
+    }
+
+    private void openTable(int i) {
+        if (table != null) {
+            table.close();
+            table = null;
+        }
+        index = i;
+        if (i < files.length) {
+            table = readers[i].iterator();
+        }
+    }
+
+    /** Moves forward over exhausted tables until one has an entry or the level ends. */
+    private void skipEmpty() {
+        while (table != null && !table.valid()) {
+            openTable(index + 1);
+            if (table != null) {
+                table.seekToFirst();
+            }
+        }
+    }
+
+    @Override
+    public boolean valid() {
+        return table != null && table.valid();
+    }
+
+    @Override
+    public void seekToFirst() {
+        openTable(0);
+        if (table != null) {
+            table.seekToFirst();
+        }
+        skipEmpty();
+    }
+
+    @Override
+    public void seek(byte[] target) {
+        int lo = 0;
+        int hi = files.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (InternalKey.compare(files[mid].largest(), target) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        openTable(lo);
+        if (table != null) {
+            table.seek(target);
+        }
+        skipEmpty();
+    }
+
+    @Override
+    public void next() {
+        if (!valid()) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        table.next();
+        skipEmpty();
+    }
+
+    @Override
+    public byte[] key() {
+        if (!valid()) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return table.key();
+    }
+
+    @Override
+    public byte[] value() {
+        if (!valid()) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return table.value();
+    }
+
+    @Override
+    public void close() {
+        if (table != null) {
+            table.close();
+            table = null;
+        }
+        index = files.length;
+    }
+}

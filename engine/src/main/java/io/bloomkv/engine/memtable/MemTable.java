@@ -1,0 +1,79 @@
+package io.bloomkv.engine.memtable;
+
+import io.bloomkv.engine.InternalKey;
+import io.bloomkv.engine.ValueType;
+import io.bloomkv.engine.table.InternalIterator;
+import io.bloomkv.engine.table.TableReader;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The in-memory sorted table of the newest writes: internal keys ({@link InternalKey}) to values,
+ * in {@link InternalKey#COMPARATOR} order, so a delete is a tombstone entry and a reader at
+ * sequence s sees exactly the entries with sequence <= s.
+ *
+ * <p>One writer at a time ({@link #add} is called by the database's write leader only); any number
+ * of concurrent readers ({@link #get}, {@link #iterator}), lock-free, backed by a
+ * {@link ConcurrentSkipListMap}. Arrays handed out are copies.
+ */
+public final class MemTable {
+    /** Bytes charged per entry besides key and value: skip-list node, index levels, array headers. */
+    static final int ENTRY_OVERHEAD = 80;
+    private static final byte[] EMPTY = new byte[0];
+
+    private final ConcurrentSkipListMap<byte[], byte[]> table = new ConcurrentSkipListMap<>(InternalKey.COMPARATOR);
+    private final AtomicLong approximateBytes = new AtomicLong();
+    private final AtomicLong entries = new AtomicLong();
+    private final long logNumber;
+
+    /** @param logNumber number of the WAL file holding this memtable's writes */
+    public MemTable(long logNumber) {
+        this.logNumber = logNumber;
+    }
+
+    public long logNumber() {
+        return logNumber;
+    }
+
+    /** Adds one entry; {@code value} is ignored for deletes. The arrays must not be changed afterwards. */
+    public void add(long sequence, ValueType type, byte[] userKey, byte[] value) {
+        byte[] internalKey = InternalKey.encode(userKey, sequence, type);
+        byte[] v = type == ValueType.DELETE ? EMPTY : value;
+        table.put(internalKey, v);
+        entries.incrementAndGet();
+        approximateBytes.addAndGet(internalKey.length + v.length + ENTRY_OVERHEAD);
+    }
+
+    /**
+     * The newest entry of {@code userKey} with sequence <= {@code snapshotSequence}: a PUT with its
+     * value, a DELETE (tombstone), or null when this memtable holds nothing for the key.
+     */
+    public TableReader.Entry get(byte[] userKey, long snapshotSequence) {
+        Map.Entry<byte[], byte[]> e = table.ceilingEntry(InternalKey.forSeek(userKey, snapshotSequence));
+        if (e == null || InternalKey.compareUserKey(e.getKey(), userKey) != 0) {
+            return null;
+        }
+        byte[] k = e.getKey();
+        ValueType type = InternalKey.type(k);
+        return new TableReader.Entry(type, InternalKey.sequence(k), type == ValueType.PUT ? e.getValue().clone() : null);
+    }
+
+    /** An iterator over a live view: entries added later may or may not be seen (callers filter by sequence). */
+    public InternalIterator iterator() {
+        return new MemTableIterator(table);
+    }
+
+    /** Approximate heap bytes used by the entries. */
+    public long approximateMemoryUsage() {
+        return approximateBytes.get();
+    }
+
+    public long entryCount() {
+        return entries.get();
+    }
+
+    public boolean isEmpty() {
+        return table.isEmpty();
+    }
+}

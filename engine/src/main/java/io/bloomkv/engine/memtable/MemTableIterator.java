@@ -1,0 +1,69 @@
+package io.bloomkv.engine.memtable;
+
+import io.bloomkv.engine.table.InternalIterator;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.ConcurrentNavigableMap;
+
+/** {@link InternalIterator} over a memtable's skip list (weakly consistent). Returns copies. */
+final class MemTableIterator implements InternalIterator {
+    private final ConcurrentNavigableMap<byte[], byte[]> map;
+    private Iterator<Map.Entry<byte[], byte[]>> it;
+    private Map.Entry<byte[], byte[]> current;
+
+    MemTableIterator(ConcurrentNavigableMap<byte[], byte[]> map) {
+        this.map = map;
+    }
+
+    @Override
+    public boolean valid() {
+        return current != null;
+    }
+
+    @Override
+    public void seekToFirst() {
+        it = map.entrySet().iterator();
+        advance();
+    }
+
+    @Override
+    public void seek(byte[] target) {
+        it = map.tailMap(target, true).entrySet().iterator();
+        advance();
+    }
+
+    @Override
+    public void next() {
+        if (current == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        advance();
+    }
+
+    private void advance() {
+        current = it.hasNext() ? it.next() : null;
+    }
+
+    @Override
+    public byte[] key() {
+        if (current == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return current.getKey().clone();
+    }
+
+    @Override
+    public byte[] value() {
+        if (current == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return current.getValue().clone();
+    }
+
+    @Override
+    public void close() {
+        current = null;
+        it = null;
+    }
+}

@@ -1,0 +1,264 @@
+package io.bloomkv.engine.version;
+
+import io.bloomkv.engine.iterator.LevelIterator;
+import io.bloomkv.engine.table.InternalIterator;
+import io.bloomkv.engine.table.TableReader;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One immutable set of live tables, by level. Level 0 holds flushed memtables, which may overlap,
+ * newest first; every deeper level holds tables with disjoint user-key ranges, sorted by key.
+ *
+ * <p>Reference-counted: a reader retains the Version it starts with and releases it when done, so
+ * its tables stay open even if a compaction replaces them meanwhile. The Version retains each of
+ * its {@link TableReader}s; when its count reaches zero it releases them and tells its
+ * {@link VersionSet}, which deletes the files no live Version names.
+ */
+public final class Version {
+    private final VersionSet owner;
+    private final FileMetaData[][] files;
+    private final TableReader[][] readers;
+    private final AtomicInteger refs = new AtomicInteger(1);
+    private final int compactionLevel;
+    private final double compactionScore;
+
+    Version(VersionSet owner, List<List<FileMetaData>> levels, TableCache tables, int compactionLevel, double compactionScore) {
+        this.owner = owner;
+        this.files = new FileMetaData[levels.size()][];
+        this.readers = new TableReader[levels.size()][];
+        for (int level = 0; level < levels.size(); level++) {
+            files[level] = levels.get(level).toArray(new FileMetaData[0]);
+            readers[level] = new TableReader[files[level].length];
+            for (int i = 0; i < files[level].length; i++) {
+                readers[level][i] = tables.get(files[level][i].number());
+            }
+        }
+        for (TableReader[] rs : readers) {
+            for (TableReader r : rs) {
+                r.retain();
+            }
+        }
+        this.compactionLevel = compactionLevel;
+        this.compactionScore = compactionScore;
+    }
+
+    /** Adds a reference. @throws IllegalStateException if the Version is already dead */
+    public void retain() {
+        if (!tryRetain()) {
+            throw new IllegalStateException("version already released");
+        }
+    }
+
+    /** Adds a reference unless the count already reached zero. */
+    public boolean tryRetain() {
+        while (true) {
+            int n = refs.get();
+            if (n <= 0) {
+                return false;
+            }
+            if (refs.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Drops a reference; the last one releases the tables. */
+    public void release() {
+        int n = refs.decrementAndGet();
+        if (n == 0) {
+            for (TableReader[] rs : readers) {
+                for (TableReader r : rs) {
+                    r.release();
+                }
+            }
+            owner.versionDropped(this);
+        } else if (n < 0) {
+            throw new IllegalStateException("version released more often than retained");
+        }
+    }
+
+    public int numLevels() {
+        return files.length;
+    }
+
+    /** The tables of {@code level}: level 0 newest first, deeper levels by smallest key. */
+    public List<FileMetaData> files(int level) {
+        return Collections.unmodifiableList(Arrays.asList(files[level]));
+    }
+
+    public int numFiles(int level) {
+        return files[level].length;
+    }
+
+    public int totalFiles() {
+        int n = 0;
+        for (FileMetaData[] f : files) {
+            n += f.length;
+        }
+        return n;
+    }
+
+    public long levelBytes(int level) {
+        long sum = 0;
+        for (FileMetaData f : files[level]) {
+            sum += f.fileSize();
+        }
+        return sum;
+    }
+
+    public long levelEntries(int level) {
+        long sum = 0;
+        for (FileMetaData f : files[level]) {
+            sum += f.entries();
+        }
+        return sum;
+    }
+
+    /** Off-heap bytes of the filters of {@code level}'s tables. */
+    public long levelFilterMemory(int level) {
+        long sum = 0;
+        for (TableReader r : readers[level]) {
+            sum += r.filterMemoryBytes();
+        }
+        return sum;
+    }
+
+    public TableReader reader(int level, int index) {
+        return readers[level][index];
+    }
+
+    /** Level whose compaction is most urgent, and its score (>= 1 means it needs one). */
+    public int compactionLevel() {
+        return compactionLevel;
+    }
+
+    public double compactionScore() {
+        return compactionScore;
+    }
+
+    /**
+     * The newest entry of {@code userKey} visible at {@code snapshotSequence}, or null. Asks level-0
+     * tables newest first, then at most one table per deeper level, each only if its key range
+     * includes the key; each table asks its filter before any block read.
+     */
+    public TableReader.Entry get(byte[] userKey, long userKeyHash, long snapshotSequence) {
+        FileMetaData[] l0 = files[0];
+        for (int i = 0; i < l0.length; i++) {
+            if (l0[i].mayContain(userKey)) {
+                TableReader.Entry e = readers[0][i].get(userKey, userKeyHash, snapshotSequence);
+                if (e != null) {
+                    return e;
+                }
+            }
+        }
+        for (int level = 1; level < files.length; level++) {
+            int i = findFile(files[level], userKey);
+            if (i < files[level].length && Arrays.compareUnsigned(userKey, files[level][i].smallestUserKey()) >= 0) {
+                TableReader.Entry e = readers[level][i].get(userKey, userKeyHash, snapshotSequence);
+                if (e != null) {
+                    return e;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Index of the first table whose largest user key is >= {@code userKey} (length when none). */
+    static int findFile(FileMetaData[] sorted, byte[] userKey) {
+        int lo = 0;
+        int hi = sorted.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Arrays.compareUnsigned(sorted[mid].largestUserKey(), userKey) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** One iterator per level-0 table, then one concatenating iterator per non-empty deeper level. */
+    public List<InternalIterator> iterators() {
+        List<InternalIterator> out = new ArrayList<>();
+        for (TableReader r : readers[0]) {
+            out.add(r.iterator());
+        }
+        for (int level = 1; level < files.length; level++) {
+            if (files[level].length > 0) {
+                out.add(new LevelIterator(files[level], readers[level]));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Tables of {@code level} whose user-key range overlaps [from, to] (null = open bound). For
+     * level 0 the range grows to cover every overlapping table's range, transitively, so that no
+     * newer entry of a key is left behind.
+     */
+    public List<FileMetaData> overlapping(int level, byte[] fromUserKey, byte[] toUserKey) {
+        List<FileMetaData> out = new ArrayList<>();
+        byte[] from = fromUserKey;
+        byte[] to = toUserKey;
+        FileMetaData[] fs = files[level];
+        for (int i = 0; i < fs.length; i++) {
+            FileMetaData f = fs[i];
+            if (!f.overlaps(from, to)) {
+                continue;
+            }
+            out.add(f);
+            if (level == 0) {
+                boolean grew = false;
+                if (from != null && Arrays.compareUnsigned(f.smallestUserKey(), from) < 0) {
+                    from = f.smallestUserKey();
+                    grew = true;
+                }
+                if (to != null && Arrays.compareUnsigned(f.largestUserKey(), to) > 0) {
+                    to = f.largestUserKey();
+                    grew = true;
+                }
+                if (grew) {
+                    out.clear();
+                    i = -1;
+                }
+            }
+        }
+        return out;
+    }
+
+    /** True when some table of a level below {@code level} may hold {@code userKey}. */
+    public boolean keyMayExistBelow(int level, byte[] userKey) {
+        for (int l = level + 1; l < files.length; l++) {
+            int i = findFile(files[l], userKey);
+            if (i < files[l].length && Arrays.compareUnsigned(userKey, files[l][i].smallestUserKey()) >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Every file number this Version names. */
+    public void addLiveFiles(java.util.Set<Long> out) {
+        for (FileMetaData[] fs : files) {
+            for (FileMetaData f : fs) {
+                out.add(f.number());
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("Version{");
+        for (int level = 0; level < files.length; level++) {
+            if (files[level].length > 0) {
+                sb.append(" L").append(level).append('=').append(Arrays.toString(files[level]));
+            }
+        }
+        return sb.append(" }").toString();
+    }
+}
