@@ -2,11 +2,16 @@ package io.bloomkv.bloom;
 
 /**
  * The cache-local layout of RocksDB's FastLocalBloom: m/512 blocks of 512 bits (one 64-byte cache line).
- * The low 32 bits of the hash choose the block by multiply-shift; the high 32 bits seed the probes, each
- * the top 9 bits of the 32-bit state, which is multiplied by the golden ratio 0x9e3779b9 between probes.
- * A query therefore touches exactly one cache line (allocated bodies are 64-byte aligned).
+ * The low 32 bits of the hash choose the block by multiply-shift, as in RocksDB. The probes inside the block
+ * are consecutive 9-bit slices (from the top) of x = fmix64(h), seven per word, x = fmix64(x) for the next
+ * seven. Slices of a well-mixed word are independent, so the measured rate matches
+ * {@link FilterMath#blockedFpp}; RocksDB's cheaper 32-bit golden-ratio multiply sequence measured 1-3% above
+ * that formula here. A query touches exactly one cache line (allocated bodies are 64-byte aligned).
  */
 final class BlockedFilter extends OffHeapFilter {
+    /** Seven 9-bit probe positions fit in one 64-bit word. */
+    private static final int PROBES_PER_WORD = 7;
+
     private final long blocks;
 
     BlockedFilter(OffHeapRegion body, int k, long bits, long expectedKeys, long keyCount) {
@@ -22,25 +27,35 @@ final class BlockedFilter extends OffHeapFilter {
     @Override
     void addHash(long hash) {
         long blockOff = Probes.reduce32(hash, blocks) << 6;
-        int h = (int) (hash >>> 32);
+        long word = Probes.step(hash);
+        long x = word;
         for (int i = 0; i < k; i++) {
-            int bitInBlock = h >>> 23;
+            if (i > 0 && i % PROBES_PER_WORD == 0) {
+                word = Probes.step(word);
+                x = word;
+            }
+            int bitInBlock = (int) (x >>> 55);
             long off = blockOff + ((bitInBlock >>> 6) << 3);
             body.writeLong(off, body.readLong(off) | (1L << bitInBlock));
-            h *= Probes.BLOCK_PROBE_MULTIPLIER;
+            x <<= 9;
         }
     }
 
     @Override
     boolean probe(long hash) {
         long blockOff = Probes.reduce32(hash, blocks) << 6;
-        int h = (int) (hash >>> 32);
+        long word = Probes.step(hash);
+        long x = word;
         for (int i = 0; i < k; i++) {
-            int bitInBlock = h >>> 23;
+            if (i > 0 && i % PROBES_PER_WORD == 0) {
+                word = Probes.step(word);
+                x = word;
+            }
+            int bitInBlock = (int) (x >>> 55);
             if ((body.readLong(blockOff + ((bitInBlock >>> 6) << 3)) & (1L << bitInBlock)) == 0) {
                 return false;
             }
-            h *= Probes.BLOCK_PROBE_MULTIPLIER;
+            x <<= 9;
         }
         return true;
     }

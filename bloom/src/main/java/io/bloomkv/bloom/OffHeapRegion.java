@@ -1,28 +1,36 @@
 package io.bloomkv.bloom;
 
 import java.nio.MappedByteBuffer;
+import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
  * A bounds-checked window [base, base + length) of a Chronicle {@link BytesStore}. Chronicle's native
- * store performs no bounds checks, so every access goes through {@link #checkIndex}. The region owns one
- * reference to its store and gives it back exactly once in {@link #release()}; the caller guarantees
- * release is called once and nothing is accessed afterwards.
+ * store performs no bounds checks, so every access goes through {@link #checkIndex}. The region holds its
+ * store through a Chronicle {@link Bytes} handle, which Chronicle's reference tracing monitors (bare native
+ * stores are not), so {@code AbstractReferenceCounted.assertReferencesReleased()} reports a leaked filter.
+ * {@link #release()} gives every reference back exactly once; the caller guarantees it is called once and
+ * nothing is accessed afterwards.
  */
 final class OffHeapRegion {
     /** Blocks of the blocked layout are one cache line; allocated bodies start on this boundary. */
     static final int ALIGNMENT = 64;
 
+    private final Bytes<?> handle;
+    private final boolean storeHasOwnReference;
     private final BytesStore<?, ?> store;
     private final long base;
     private final long length;
     private final boolean readOnly;
 
-    private OffHeapRegion(BytesStore<?, ?> store, long base, long length, boolean readOnly) {
+    private OffHeapRegion(Bytes<?> handle, boolean storeHasOwnReference, long base, long length, boolean readOnly) {
+        BytesStore<?, ?> store = handle.bytesStore();
         if (base < 0 || length < 0 || base + length > store.realCapacity()) {
             throw new IllegalArgumentException("region [" + base + ", " + (base + length) + ") outside store of "
                     + store.realCapacity() + " bytes");
         }
+        this.handle = handle;
+        this.storeHasOwnReference = storeHasOwnReference;
         this.store = store;
         this.base = base;
         this.length = length;
@@ -34,14 +42,15 @@ final class OffHeapRegion {
         if (length <= 0 || length % 8 != 0) {
             throw new IllegalArgumentException("length must be a positive multiple of 8: " + length);
         }
-        BytesStore<?, Void> store = BytesStore.nativeStoreWithFixedCapacity(length + ALIGNMENT);
+        Bytes<Void> handle = Bytes.allocateDirect(length + ALIGNMENT);
         try {
+            BytesStore<?, ?> store = handle.bytesStore();
             store.zeroOut(0, length + ALIGNMENT);
             long address = store.addressForRead(0);
             long base = (-address) & (ALIGNMENT - 1);
-            return new OffHeapRegion(store, base, length, false);
+            return new OffHeapRegion(handle, false, base, length, false);
         } catch (RuntimeException | Error e) {
-            store.releaseLast();
+            handle.releaseLast();
             throw e;
         }
     }
@@ -53,9 +62,14 @@ final class OffHeapRegion {
      */
     static OffHeapRegion wrapMapped(MappedByteBuffer buffer, long base, long length) {
         BytesStore<?, ?> store = BytesStore.wrap(buffer);
+        Bytes<?> handle = null;
         try {
-            return new OffHeapRegion(store, base, length, true);
+            handle = store.bytesForRead();
+            return new OffHeapRegion(handle, true, base, length, true);
         } catch (RuntimeException | Error e) {
+            if (handle != null) {
+                handle.releaseLast();
+            }
             store.releaseLast();
             throw e;
         }
@@ -109,7 +123,11 @@ final class OffHeapRegion {
         }
     }
 
+    /** Releases the handle and, for a wrapped mapping, the store's own reference (which unmaps it). */
     void release() {
-        store.releaseLast();
+        handle.releaseLast();
+        if (storeHasOwnReference) {
+            store.releaseLast();
+        }
     }
 }

@@ -2,9 +2,6 @@ package io.bloomkv.bloom;
 
 /** How probe positions are derived from the one 64-bit key hash (hash version 1). */
 final class Probes {
-    /** Multiplier that advances the 32-bit probe state inside a block (RocksDB FastLocalBloom's golden ratio). */
-    static final int BLOCK_PROBE_MULTIPLIER = 0x9e3779b9;
-
     private Probes() {
     }
 

@@ -1,0 +1,81 @@
+package io.bloomkv.bloom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The statistical sweep: every kind at 4..20 bits per key, n = 200,000 keys added, 2,000,000 keys never
+ * added, sequential integer keys (0..n-1 added, n.. queried: weak hashing shows there first) and random
+ * ones. The measured rate must lie within 4 standard deviations ({@link FprTolerance}) of the kind's own
+ * formula. Replay with {@code -Dbloom.fpr.seed=N}.
+ */
+class FalsePositiveSweepTest {
+    static final int N = 200_000;
+    static final int ABSENT = 2_000_000;
+    static final int[] BITS_PER_KEY = {4, 6, 8, 10, 12, 16, 20};
+
+    record Case(FilterKind kind, int bitsPerKey, boolean sequential) {
+    }
+
+    record Outcome(Case c, long m, int k, double measured, double expected, double sigma) {
+        double z() {
+            return (measured - expected) / sigma;
+        }
+    }
+
+    @Test
+    void measuredRatesMatchEachKindsFormula() throws Exception {
+        long seed = TestKeys.seed("bloom.fpr.seed");
+        List<Case> cases = new ArrayList<>();
+        for (FilterKind kind : FilterKind.values()) {
+            for (int b : BITS_PER_KEY) {
+                cases.add(new Case(kind, b, true));
+                cases.add(new Case(kind, b, false));
+            }
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<Future<Outcome>> futures = new ArrayList<>();
+        try {
+            for (int i = 0; i < cases.size(); i++) {
+                Case c = cases.get(i);
+                long caseSeed = seed + 0x9E3779B97F4A7C15L * (i + 1);
+                futures.add(pool.submit(() -> run(c, caseSeed)));
+            }
+            for (Future<Outcome> f : futures) {
+                Outcome o = f.get();
+                System.out.printf("%-11s b=%2d %-10s m=%9d k=%2d measured=%.6f expected=%.6f z=%+.2f%n", o.c.kind, o.c.bitsPerKey,
+                        o.c.sequential ? "sequential" : "random", o.m, o.k, o.measured, o.expected, o.z());
+                assertThat(Math.abs(o.measured - o.expected))
+                        .as("%s (seed %d): measured %.6f vs expected %.6f, sigma %.2e", o.c, seed, o.measured, o.expected, o.sigma)
+                        .isLessThanOrEqualTo(4 * o.sigma);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    static Outcome run(Case c, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        try (Filter f = Filters.create(c.kind, N, c.bitsPerKey)) {
+            for (long i = 0; i < N; i++) {
+                f.add(TestKeys.longKey(c.sequential ? i : random.nextLong()));
+            }
+            long positives = 0;
+            for (long i = 0; i < ABSENT; i++) {
+                // random absent keys collide with an added one with probability ~ N / 2^64: negligible
+                if (f.mightContain(TestKeys.longKey(c.sequential ? N + i : random.nextLong()))) {
+                    positives++;
+                }
+            }
+            double sigma = FprTolerance.sigma(c.kind, f.bitSize(), f.hashCount(), N, ABSENT);
+            return new Outcome(c, f.bitSize(), f.hashCount(), (double) positives / ABSENT, f.expectedFpp(), sigma);
+        }
+    }
+}
