@@ -1,0 +1,117 @@
+package io.bloomkv.tools;
+
+import io.bloomkv.engine.BloomKvException;
+import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.DbLockedException;
+import io.bloomkv.engine.InvalidArgumentException;
+import io.bloomkv.engine.NotADatabaseException;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.util.Arrays;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * Turns every failure into one line on stderr ({@code bloomkv <command>: <what went wrong>}) and
+ * an exit code from {@link ExitCodes}. The stack trace follows only with {@code --verbose}.
+ */
+final class ErrorHandler implements IExecutionExceptionHandler, IParameterExceptionHandler {
+    static final String VERBOSE = "--verbose";
+
+    /** A failure classified for the user: the exit code and the one-line message. */
+    record Classified(int exitCode, String message) {}
+
+    @Override
+    public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult fullParseResult) {
+        Classified c = classify(ex);
+        PrintWriter err = commandLine.getErr();
+        err.println(commandLine.getCommandSpec().qualifiedName() + ": " + c.message());
+        if (isVerbose(fullParseResult)) {
+            ex.printStackTrace(err);
+        } else if (c.exitCode() == ExitCodes.INTERNAL) {
+            err.println("(run again with --verbose for the stack trace)");
+        }
+        err.flush();
+        return c.exitCode();
+    }
+
+    @Override
+    public int handleParseException(ParameterException ex, String[] args) {
+        CommandLine cmd = ex.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        String name = cmd.getCommandSpec().qualifiedName();
+        err.println(name + ": " + ex.getMessage() + " (see '" + name + " --help')");
+        if (Arrays.asList(args).contains(VERBOSE)) {
+            ex.printStackTrace(err);
+        }
+        err.flush();
+        return ExitCodes.USAGE;
+    }
+
+    static boolean isVerbose(ParseResult result) {
+        for (ParseResult r = result; r != null; r = r.subcommand()) {
+            if (r.hasMatchedOption(VERBOSE)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Maps an exception (looking through its causes) to an exit code and a message. */
+    static Classified classify(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof CliException e) {
+                return new Classified(e.exitCode(), e.getMessage());
+            }
+            if (t instanceof DbLockedException) {
+                return new Classified(ExitCodes.LOCKED, message(t));
+            }
+            if (t instanceof NotADatabaseException) {
+                return new Classified(ExitCodes.IO_ERROR, message(t));
+            }
+            if (t instanceof InvalidArgumentException) {
+                return new Classified(ExitCodes.USAGE, "invalid argument: " + message(t));
+            }
+            if (t instanceof CorruptionException) {
+                return new Classified(ExitCodes.CORRUPTION, "corruption: " + message(t));
+            }
+            if (t instanceof NoSuchFileException e) {
+                return new Classified(ExitCodes.IO_ERROR, "no such file or directory: " + e.getFile());
+            }
+            if (t instanceof NotDirectoryException e) {
+                return new Classified(ExitCodes.IO_ERROR, "not a directory: " + e.getFile());
+            }
+            if (t instanceof AccessDeniedException e) {
+                return new Classified(ExitCodes.IO_ERROR, "permission denied: " + e.getFile());
+            }
+            if (t instanceof FileNotFoundException) {
+                return new Classified(ExitCodes.IO_ERROR, "file not found: " + message(t));
+            }
+        }
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof IOException || t instanceof UncheckedIOException) {
+                return new Classified(ExitCodes.IO_ERROR, "I/O error: " + message(t));
+            }
+        }
+        if (ex instanceof BloomKvException) {
+            return new Classified(ExitCodes.IO_ERROR, message(ex));
+        }
+        if (ex instanceof IllegalArgumentException) {
+            return new Classified(ExitCodes.USAGE, "invalid argument: " + message(ex));
+        }
+        return new Classified(ExitCodes.INTERNAL, "internal error: " + ex);
+    }
+
+    private static String message(Throwable t) {
+        String m = t.getMessage();
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+    }
+}

@@ -1,0 +1,84 @@
+package io.bloomkv.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.DbLockedException;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** The frame of the command line: help, version, usage errors, exit codes, --verbose. */
+class FrameTest {
+
+    @Test
+    void helpListsEveryCommandAndExitsZero() {
+        Cli.Result r = Cli.run("--help");
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("bloom", "Exit codes:");
+        assertThat(r.err()).isEmpty();
+    }
+
+    @Test
+    void versionNamesTheProject() {
+        Cli.Result r = Cli.run("--version");
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).startsWith("bloomkv ");
+    }
+
+    @Test
+    void noCommandIsAUsageError() {
+        Cli.Result r = Cli.run();
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).startsWith("bloomkv: missing command");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void unknownOptionIsOneLineAndExitTwo() {
+        Cli.Result r = Cli.run("bloom", "calc", "--keys", "10", "--fpp", "0.01", "--bogus");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err().lines()).hasSize(1);
+        assertThat(r.err()).startsWith("bloomkv bloom calc: Unknown option: '--bogus'").contains("--help");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void unknownCommandIsAUsageError() {
+        Cli.Result r = Cli.run("frobnicate");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err().lines()).hasSize(1);
+        assertThat(r.err()).contains("frobnicate");
+    }
+
+    @Test
+    void badNumberIsAUsageError() {
+        Cli.Result r = Cli.run("bloom", "calc", "--keys", "many", "--fpp", "0.01");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).contains("many").doesNotContain("Exception");
+    }
+
+    @Test
+    void verboseAddsTheStackTraceOfAUsageError() {
+        Cli.Result r = Cli.run("bloom", "calc", "--keys", "10", "--fpp", "2", "--verbose");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).startsWith("bloomkv bloom calc: --fpp must be in (0, 1): 2.0");
+        assertThat(r.err()).contains("ParameterException", "\tat ");
+    }
+
+    @Test
+    void exceptionsMapToTheirExitCodes() {
+        Path f = Path.of("/x/000007.sst");
+        assertThat(ErrorHandler.classify(new CorruptionException("bad block checksum", f, 4096)))
+                .isEqualTo(new ErrorHandler.Classified(ExitCodes.CORRUPTION,
+                        "corruption: bad block checksum (file /x/000007.sst, offset 4096)"));
+        assertThat(ErrorHandler.classify(new DbLockedException(Path.of("/x"))).exitCode()).isEqualTo(ExitCodes.LOCKED);
+        assertThat(ErrorHandler.classify(new java.io.UncheckedIOException(new NoSuchFileException("/nope"))))
+                .isEqualTo(new ErrorHandler.Classified(ExitCodes.IO_ERROR, "no such file or directory: /nope"));
+        assertThat(ErrorHandler.classify(new IOException("disk on fire")).exitCode()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(ErrorHandler.classify(new CliException(ExitCodes.NOT_FOUND, "x")).exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(ErrorHandler.classify(new IllegalStateException("bug")))
+                .isEqualTo(new ErrorHandler.Classified(ExitCodes.INTERNAL, "internal error: java.lang.IllegalStateException: bug"));
+    }
+}
