@@ -1,0 +1,244 @@
+package io.bloomkv.bench;
+
+import io.bloomkv.bench.cold.PageCacheEvictor;
+import io.bloomkv.bench.engine.BenchEngine;
+import io.bloomkv.bench.engine.EngineFactory;
+import io.bloomkv.bench.engine.EngineSpec;
+import io.bloomkv.bench.report.BenchReport;
+import io.bloomkv.bench.report.FilterLibrarySweep;
+import io.bloomkv.bench.report.FprPoint;
+import io.bloomkv.bench.report.Goal;
+import io.bloomkv.bench.report.Machine;
+import io.bloomkv.bench.report.MetricTable;
+import io.bloomkv.bench.report.ReportWriter;
+import io.bloomkv.bench.workload.BenchRunner;
+import io.bloomkv.bench.workload.ConsoleProgress;
+import io.bloomkv.bench.workload.PhaseResult;
+import io.bloomkv.bench.workload.ProgressSink;
+import io.bloomkv.bench.workload.Workload;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * The db_bench-style runner as a picocli command: {@code java -jar bloomkv-bench.jar [flags]}, or
+ * mounted as {@code bloomkv bench}. With no flags it runs the embedded default (BENCHMARKS.md).
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Runs bloomkv and RocksDB side by side through db_bench-style workloads, prints a table per "
+                + "workload and writes results.json, report.md and PNG charts to the report folder."})
+public final class BenchCommand implements Callable<Integer> {
+    static final List<String> DEFAULT_WORKLOADS = List.of("fillseq", "fillrandom", "overwrite", "readrandom",
+            "readmissing", "seekrandom", "readwhilewriting", "deleterandom");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--num", defaultValue = "1000000", description = "Keys loaded (default ${DEFAULT-VALUE}).")
+    long num;
+
+    @Option(names = "--reads", defaultValue = "-1", description = "Gets per read phase (default: --num).")
+    long reads;
+
+    @Option(names = "--seeks", defaultValue = "-1", description = "Seeks per seekrandom phase (default: --num / 10).")
+    long seeks;
+
+    @Option(names = "--key-size", defaultValue = "16", description = "Key bytes, at least 8 (default ${DEFAULT-VALUE}).")
+    int keySize;
+
+    @Option(names = "--value-size", defaultValue = "100", description = "Value bytes (default ${DEFAULT-VALUE}).")
+    int valueSize;
+
+    @Option(names = "--bits-per-key", defaultValue = "10", description = "Filter bits per key, both engines (default ${DEFAULT-VALUE}).")
+    double bitsPerKey;
+
+    @Option(names = "--block-size", defaultValue = "4096", description = "Data block bytes, both engines (default ${DEFAULT-VALUE}).")
+    int blockSize;
+
+    @Option(names = "--cache-size", defaultValue = "8388608", description = "Block cache bytes, both engines (default ${DEFAULT-VALUE}).")
+    long cacheSize;
+
+    @Option(names = "--write-buffer-size", defaultValue = "67108864",
+            description = "Memtable bytes before a flush, both engines (default ${DEFAULT-VALUE}, RocksDB's default).")
+    long writeBufferSize;
+
+    @Option(names = "--compression", defaultValue = "none", description = "Block compression; only 'none' is comparable (default ${DEFAULT-VALUE}).")
+    String compression;
+
+    @Option(names = "--sync", description = "fsync the WAL on every measured write (default: WAL on, no fsync per write).")
+    boolean sync;
+
+    @Option(names = "--threads", defaultValue = "1", description = "Reader threads in read phases (default ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--engines", defaultValue = "bloomkv,rocksdb", split = ",", description = "Engines, run alternately (default ${DEFAULT-VALUE}).")
+    List<String> engines;
+
+    @Option(names = "--filters", defaultValue = "on,off", split = ",", description = "Filter modes: on, off or on,off (default ${DEFAULT-VALUE}).")
+    List<String> filters;
+
+    @Option(names = "--filter-kind", defaultValue = "BLOCKED",
+            description = "bloomkv's filter kind: STANDARD, PARTITIONED or BLOCKED (RocksDB always uses FastLocalBloom; default ${DEFAULT-VALUE}).")
+    String filterKind;
+
+    @Option(names = "--workloads", split = ",", description = "Workloads in order (default: all: fillseq,fillrandom,overwrite,readrandom,readmissing,seekrandom,readwhilewriting,deleterandom).")
+    List<String> workloads;
+
+    @Option(names = "--seed", defaultValue = "301", description = "Seed of every generator (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--report-dir", defaultValue = "bench-report", description = "Report folder (default ./${DEFAULT-VALUE}).")
+    Path reportDir;
+
+    @Option(names = "--db-dir", description = "Parent of the fresh database directories (default: a new temp directory, deleted afterwards).")
+    Path dbDir;
+
+    @Option(names = "--cold", description = "Evict the tables from the page cache (and empty the block caches) before each read phase.")
+    boolean cold;
+
+    @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Show a progress bar (default ${DEFAULT-VALUE}).")
+    boolean progress;
+
+    @Option(names = "--fpr-sweep", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Run the filter-library FPR sweep for the FPR chart (default ${DEFAULT-VALUE}).")
+    boolean fprSweep;
+
+    @Option(names = "--fpr-sweep-keys", defaultValue = "100000", description = "Keys per filter in the FPR sweep (default ${DEFAULT-VALUE}).")
+    long fprSweepKeys;
+
+    @Option(names = "--fpr-sweep-probes", defaultValue = "1000000", description = "Absent-key probes per filter in the FPR sweep (default ${DEFAULT-VALUE}).")
+    long fprSweepProbes;
+
+    /** The run's configuration from the flags. @throws CommandLine.ParameterException for bad flags */
+    public BenchConfig config(Path workDir) {
+        try {
+            List<Workload> ws = new ArrayList<>();
+            for (String w : workloads == null || workloads.isEmpty() ? DEFAULT_WORKLOADS : workloads) {
+                ws.add(Workload.parse(w));
+            }
+            List<Boolean> modes = new ArrayList<>();
+            for (String f : filters) {
+                switch (f.trim().toLowerCase(Locale.ROOT)) {
+                    case "on" -> modes.add(true);
+                    case "off" -> modes.add(false);
+                    default -> throw new IllegalArgumentException("--filters: expected on or off, got '" + f + "'");
+                }
+            }
+            String kind = filterKind.trim().toUpperCase(Locale.ROOT);
+            if (!List.of("STANDARD", "PARTITIONED", "BLOCKED").contains(kind)) {
+                throw new IllegalArgumentException("--filter-kind: expected STANDARD, PARTITIONED or BLOCKED, got '" + filterKind + "'");
+            }
+            if (fprSweep && (fprSweepKeys < 1 || fprSweepProbes < 1)) {
+                throw new IllegalArgumentException("--fpr-sweep-keys and --fpr-sweep-probes must be positive");
+            }
+            List<String> es = engines.stream().map(e -> e.trim().toLowerCase(Locale.ROOT)).toList();
+            return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
+                    valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
+                    sync, threads, es, modes, kind, ws, seed, reportDir, workDir, cold, progress, fprSweep).validate();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        boolean tempWork = dbDir == null;
+        Path workDir = tempWork ? Files.createTempDirectory("bloomkv-bench") : dbDir;
+        BenchConfig cfg = config(workDir);
+        PrintWriter out = spec.commandLine().getOut();
+        try {
+            BenchReport report = run(cfg, fprSweepKeys, fprSweepProbes, out);
+            List<Path> files = ReportWriter.write(report, BenchRunner.columns(cfg), cfg.reportDir());
+            print(report, BenchRunner.columns(cfg), out);
+            out.println("report: " + cfg.reportDir().toAbsolutePath() + " (" + files.size() + " files: "
+                    + String.join(", ", files.stream().map(p -> p.getFileName().toString()).toList()) + ")");
+            out.flush();
+            long wrong = report.phases().stream().mapToLong(PhaseResult::wrongAnswers).sum();
+            if (wrong > 0) {
+                spec.commandLine().getErr().println("ERROR: " + wrong + " wrong answers (see the tables)");
+                return 1;
+            }
+            return 0;
+        } finally {
+            if (tempWork) {
+                deleteTree(workDir);
+            }
+        }
+    }
+
+    /** Runs the workloads (and the FPR sweep) and assembles the report. */
+    public static BenchReport run(BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out) throws IOException {
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        PageCacheEvictor evictor = null;
+        String coldMethod = null;
+        if (cfg.cold()) {
+            evictor = PageCacheEvictor.detect(cfg.workDir());
+            coldMethod = evictor.available() ? evictor.method() : "NOT AVAILABLE here: " + evictor.unavailableReason();
+            out.println("cold mode: " + coldMethod);
+            out.flush();
+        }
+        Map<String, String> engines = new LinkedHashMap<>();
+        for (EngineSpec s : BenchRunner.columns(cfg)) {
+            Path probeDir = Files.createTempDirectory(cfg.workDir(), "describe");
+            try (BenchEngine e = EngineFactory.open(s, probeDir, cfg)) {
+                engines.put(s.label(), e.describe());
+            } finally {
+                deleteTree(probeDir);
+            }
+        }
+        List<PhaseResult> phases;
+        try (ProgressSink progress = cfg.progress() ? new ConsoleProgress(BenchRunner.plannedOps(cfg)) : ProgressSink.NONE) {
+            phases = new BenchRunner(cfg, progress, evictor).run();
+        }
+        List<FprPoint> sweep = cfg.fprSweep()
+                ? FilterLibrarySweep.sweep(sweepKeys, sweepProbes, FilterLibrarySweep.DEFAULT_BITS, cfg.seed())
+                : List.of();
+        double secs = (System.nanoTime() - t0) / 1e9;
+        return new BenchReport(started, secs, Machine.current(), cfg, engines, coldMethod, phases, Goal.evaluate(phases), sweep);
+    }
+
+    /** The console output: one table per phase, then the goals. */
+    public static void print(BenchReport report, List<EngineSpec> columns, PrintWriter out) {
+        out.println();
+        out.println("machine: " + report.machine().summary());
+        for (MetricTable t : MetricTable.build(report.phases(), columns)) {
+            out.println();
+            out.print(t.toText());
+        }
+        out.println();
+        out.println("goals (bloomkv / rocksdb, filters on):");
+        for (Goal g : report.goals()) {
+            out.printf(Locale.ROOT, "  %-75s %8s  %s  (%s)%n", g.name(),
+                    Double.isNaN(g.measured()) ? "-" : String.format(Locale.ROOT, "%.3f", g.measured()),
+                    Double.isNaN(g.measured()) ? "n/a" : g.met() ? "MET" : "NOT MET", g.detail());
+        }
+        out.flush();
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var s = Files.walk(dir)) {
+            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

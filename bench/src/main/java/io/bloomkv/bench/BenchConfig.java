@@ -1,0 +1,77 @@
+package io.bloomkv.bench;
+
+import io.bloomkv.bench.workload.Workload;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Every parameter of one bench run (BENCHMARKS.md lists the defaults). Both engines get the same
+ * values; {@link #validate()} rejects combinations the harness cannot honour.
+ *
+ * @param num            keys loaded (ids 0, 2, 4, ... 2(num-1))
+ * @param reads          point reads per read phase (all threads together)
+ * @param seeks          seeks per seekrandom phase
+ * @param keySize        bytes per key (at least 8: the first 8 bytes order the keys)
+ * @param valueSize      bytes per value
+ * @param bitsPerKey     filter bits per key when filters are on
+ * @param blockSize      data block size in bytes
+ * @param cacheSize      block cache capacity in bytes (same on both engines)
+ * @param writeBufferSize memtable size in bytes before a flush
+ * @param compression    block compression (only "none" is comparable today)
+ * @param sync           fsync the WAL on every measured write
+ * @param threads        reader threads of the read phases
+ * @param engines        engine names, run alternately A B A B
+ * @param filterModes    true = filters on, false = filters off
+ * @param filterKind     bloomkv's filter kind name (RocksDB always uses its FastLocalBloom)
+ * @param workloads      workloads in run order
+ * @param seed           seed of every generator
+ * @param reportDir      where results.json, report.md and the PNGs go
+ * @param workDir        parent of the fresh database directories (deleted after each run)
+ * @param cold           evict the tables from the page cache before each read phase
+ * @param progress       show a progress bar
+ * @param fprSweep       draw the FPR-vs-bits-per-key chart (runs a filter sweep)
+ */
+public record BenchConfig(
+        long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
+        long cacheSize, long writeBufferSize, String compression, boolean sync, int threads,
+        List<String> engines, List<Boolean> filterModes, String filterKind, List<Workload> workloads,
+        long seed, Path reportDir, Path workDir, boolean cold, boolean progress, boolean fprSweep) {
+
+    public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
+
+    public BenchConfig {
+        engines = List.copyOf(engines);
+        filterModes = List.copyOf(filterModes);
+        workloads = List.copyOf(workloads);
+    }
+
+    /** Throws IllegalArgumentException naming the first bad parameter. */
+    public BenchConfig validate() {
+        require(num >= 2, "--num must be at least 2, got " + num);
+        require(num <= Integer.MAX_VALUE / 2, "--num must be at most " + Integer.MAX_VALUE / 2 + ", got " + num);
+        require(reads >= 1, "--reads must be positive, got " + reads);
+        require(seeks >= 1, "--seeks must be positive, got " + seeks);
+        require(keySize >= 8 && keySize <= 65536, "--key-size must be in [8, 65536], got " + keySize);
+        require(valueSize >= 1 && valueSize <= (1 << 20), "--value-size must be in [1, 1048576], got " + valueSize);
+        require(bitsPerKey > 0 && bitsPerKey <= 64, "--bits-per-key must be in (0, 64], got " + bitsPerKey);
+        require(blockSize >= 256 && blockSize <= (1 << 24), "--block-size must be in [256, 16 MiB], got " + blockSize);
+        require(cacheSize >= 0, "--cache-size must be >= 0, got " + cacheSize);
+        require(writeBufferSize >= 64 * 1024, "--write-buffer-size must be at least 64 KiB, got " + writeBufferSize);
+        require("none".equals(compression), "--compression: only 'none' is supported by both engines, got '" + compression + "'");
+        require(threads >= 1 && threads <= 256, "--threads must be in [1, 256], got " + threads);
+        require(!engines.isEmpty(), "--engines must name at least one engine");
+        for (String e : engines) {
+            require(KNOWN_ENGINES.contains(e), "--engines: unknown engine '" + e + "', expected one of " + KNOWN_ENGINES);
+        }
+        require(!filterModes.isEmpty(), "--filters must be on, off or on,off");
+        require(!workloads.isEmpty(), "--workloads must name at least one workload");
+        return this;
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

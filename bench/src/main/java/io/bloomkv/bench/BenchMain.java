@@ -1,0 +1,29 @@
+package io.bloomkv.bench;
+
+import io.bloomkv.bench.jmh.JmhMain;
+import picocli.CommandLine;
+
+/**
+ * The bench jar's main: {@code java -jar bloomkv-bench.jar [bench flags]} runs {@link BenchCommand}
+ * (no flags: the embedded default); {@code java -jar bloomkv-bench.jar jmh [JMH args]} runs the JMH
+ * suite with the Chronicle JVM flags passed to its forks.
+ */
+public final class BenchMain {
+    private BenchMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("chronicle.analytics.disable", "true");
+        System.setProperty("java.awt.headless", "true");
+        // progressbar's SLF4J has no provider in this jar: keep its start-up notice off the console
+        System.setProperty("slf4j.internal.verbosity", "ERROR");
+        if (args.length > 0 && args[0].equals("jmh")) {
+            String[] rest = new String[args.length - 1];
+            System.arraycopy(args, 1, rest, 0, rest.length);
+            JmhMain.main(rest);
+            return;
+        }
+        int exit = new CommandLine(new BenchCommand()).execute(args);
+        System.exit(exit);
+    }
+}

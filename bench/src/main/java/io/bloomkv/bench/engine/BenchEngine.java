@@ -1,0 +1,51 @@
+package io.bloomkv.bench.engine;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The one small interface the harness drives both engines through. Implementations are safe for
+ * concurrent get/scan from several threads while one thread writes.
+ */
+public interface BenchEngine extends AutoCloseable {
+
+    /** "bloomkv" or "rocksdb". */
+    String name();
+
+    boolean filtersEnabled();
+
+    void put(byte[] key, byte[] value) throws IOException;
+
+    /** Writes all pairs atomically (one write batch). */
+    void putAll(List<byte[]> keys, List<byte[]> values) throws IOException;
+
+    /** The value, or null when absent. */
+    byte[] get(byte[] key) throws IOException;
+
+    void delete(byte[] key) throws IOException;
+
+    /** Seeks to the first key >= start and steps over up to {@code count} entries; returns how many it saw. */
+    int scan(byte[] start, int count) throws IOException;
+
+    /** Flushes every memtable to SSTables and waits until background flushes and compactions are idle. */
+    void flushAndSettle() throws IOException;
+
+    /** Closes and reopens the database on the same directory: caches (block cache) start empty. */
+    void reopen() throws IOException;
+
+    /** A cumulative snapshot of the counters (see {@link EngineCounters}). */
+    EngineCounters counters() throws IOException;
+
+    /** The live tables now. */
+    TableSummary tables() throws IOException;
+
+    /** The live SSTable files now (for page-cache eviction). */
+    List<Path> tableFiles() throws IOException;
+
+    /** Short description of the configuration, for the report. */
+    String describe();
+
+    @Override
+    void close() throws IOException;
+}

@@ -1,0 +1,287 @@
+package io.bloomkv.bench.engine;
+
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Statistics;
+import org.rocksdb.TableProperties;
+import org.rocksdb.TickerType;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * RocksDB (rocksdbjni) configured to match bloomkv: block-based tables with a whole-key
+ * {@code BloomFilter(bitsPerKey)} (format_version 6: the cache-local FastLocalBloom), the same
+ * block size, an LRU block cache of the same capacity (index and filter blocks held by the table
+ * readers, outside the cache, as bloomkv keeps them), no compression, WAL on, fsync per write only
+ * when asked. Counters come from RocksDB's Statistics tickers.
+ */
+public final class RocksDbEngine implements BenchEngine {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    /** FastLocalBloom needs format_version 5 or later. */
+    public static final int FORMAT_VERSION = 6;
+    private static final long SETTLE_TIMEOUT_NANOS = 600_000_000_000L;
+
+    private final Path dir;
+    private final EngineSettings settings;
+    private final Statistics statistics = new Statistics();
+    private final WriteOptions writeOptions = new WriteOptions();
+    private final ReadOptions readOptions = new ReadOptions();
+    private Options options;
+    private LRUCache cache;
+    private BloomFilter filter;
+    private RocksDB db;
+
+    private RocksDbEngine(Path dir, EngineSettings settings) {
+        this.dir = dir;
+        this.settings = settings;
+        writeOptions.setSync(settings.sync());
+        writeOptions.setDisableWAL(false);
+    }
+
+    /** Opens (creating) a database in {@code dir}. */
+    public static RocksDbEngine open(Path dir, EngineSettings settings) throws IOException {
+        RocksDbEngine e = new RocksDbEngine(dir, settings);
+        try {
+            e.openDb();
+        } catch (IOException | RuntimeException ex) {
+            e.close();
+            throw ex;
+        }
+        return e;
+    }
+
+    /** The RocksDB version the JNI library reports. */
+    public static String version() {
+        RocksDB.Version v = RocksDB.rocksdbVersion();
+        return v.toString();
+    }
+
+    private void openDb() throws IOException {
+        cache = new LRUCache(settings.cacheSize());
+        BlockBasedTableConfig table = new BlockBasedTableConfig()
+                .setFormatVersion(FORMAT_VERSION)
+                .setBlockSize(settings.blockSize())
+                .setBlockCache(cache)
+                .setCacheIndexAndFilterBlocks(false)
+                .setWholeKeyFiltering(true);
+        if (settings.filters()) {
+            filter = new BloomFilter(settings.bitsPerKey());
+            table.setFilterPolicy(filter);
+        }
+        options = new Options()
+                .setCreateIfMissing(true)
+                .setStatistics(statistics)
+                .setWriteBufferSize(settings.writeBufferSize())
+                .setCompressionType(CompressionType.NO_COMPRESSION)
+                .setBottommostCompressionType(CompressionType.NO_COMPRESSION)
+                .setTableFormatConfig(table);
+        try {
+            db = RocksDB.open(options, dir.toString());
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "rocksdb";
+    }
+
+    @Override
+    public boolean filtersEnabled() {
+        return settings.filters();
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) throws IOException {
+        try {
+            db.put(writeOptions, key, value);
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public void putAll(List<byte[]> keys, List<byte[]> values) throws IOException {
+        try (WriteBatch batch = new WriteBatch()) {
+            for (int i = 0; i < keys.size(); i++) {
+                batch.put(keys.get(i), values.get(i));
+            }
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public byte[] get(byte[] key) throws IOException {
+        try {
+            return db.get(readOptions, key);
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public void delete(byte[] key) throws IOException {
+        try {
+            db.delete(writeOptions, key);
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public int scan(byte[] start, int count) throws IOException {
+        int seen = 0;
+        try (RocksIterator it = db.newIterator(readOptions)) {
+            it.seek(start);
+            while (seen < count && it.isValid()) {
+                if (it.key().length == 0 || it.value() == null) {
+                    throw new IOException("rocksdb iterator returned an empty entry");
+                }
+                seen++;
+                it.next();
+            }
+            it.status();
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+        return seen;
+    }
+
+    @Override
+    public void flushAndSettle() throws IOException {
+        try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(fo);
+            long deadline = System.nanoTime() + SETTLE_TIMEOUT_NANOS;
+            while (db.getLongProperty("rocksdb.compaction-pending") != 0
+                    || db.getLongProperty("rocksdb.num-running-compactions") != 0
+                    || db.getLongProperty("rocksdb.num-running-flushes") != 0
+                    || db.getLongProperty("rocksdb.mem-table-flush-pending") != 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("rocksdb compactions still running after 10 minutes");
+                }
+                Thread.sleep(10);
+            }
+        } catch (RocksDBException e) {
+            throw io(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for compactions", e);
+        }
+    }
+
+    @Override
+    public void reopen() throws IOException {
+        closeDb();
+        openDb();
+    }
+
+    @Override
+    public EngineCounters counters() {
+        long useful = t(TickerType.BLOOM_FILTER_USEFUL);
+        long positive = t(TickerType.BLOOM_FILTER_FULL_POSITIVE);
+        long truePositive = t(TickerType.BLOOM_FILTER_FULL_TRUE_POSITIVE);
+        long blockReads = t(TickerType.BLOCK_CACHE_DATA_MISS) + t(TickerType.BLOCK_CACHE_INDEX_MISS)
+                + t(TickerType.BLOCK_CACHE_FILTER_MISS);
+        long blockBytes = t(TickerType.BLOCK_CACHE_DATA_BYTES_INSERT) + t(TickerType.BLOCK_CACHE_INDEX_BYTES_INSERT)
+                + t(TickerType.BLOCK_CACHE_FILTER_BYTES_INSERT);
+        long tableBytes = t(TickerType.FLUSH_WRITE_BYTES) + t(TickerType.COMPACT_WRITE_BYTES);
+        return new EngineCounters(useful + positive, useful, positive, truePositive, blockReads, blockBytes,
+                tableBytes, t(TickerType.WAL_FILE_BYTES));
+    }
+
+    private long t(TickerType type) {
+        return statistics.getTickerCount(type);
+    }
+
+    @Override
+    public TableSummary tables() throws IOException {
+        try {
+            Map<String, TableProperties> all = db.getPropertiesOfAllTables();
+            long entries = 0;
+            long filterBytes = 0;
+            double weightedFpr = 0;
+            int probes = RocksBloomMath.chooseNumProbes(settings.bitsPerKey());
+            for (TableProperties p : all.values()) {
+                entries += p.getNumEntries();
+                filterBytes += p.getFilterSize();
+                long bitArray = Math.max(0, p.getFilterSize() - RocksBloomMath.FILTER_METADATA_BYTES);
+                if (p.getNumEntries() > 0 && bitArray > 0) {
+                    weightedFpr += p.getNumEntries() * RocksBloomMath.estimatedFpRate(p.getNumEntries(), bitArray, probes);
+                }
+            }
+            double fpr = settings.filters() && entries > 0 ? weightedFpr / entries : Double.NaN;
+            long sst = db.getLongProperty("rocksdb.total-sst-files-size");
+            return new TableSummary(all.size(), entries, filterBytes, sst, fpr);
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public List<Path> tableFiles() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".sst")).sorted().toList();
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "rocksdb " + version() + ": BlockBasedTable format_version " + FORMAT_VERSION
+                + (settings.filters() ? ", BloomFilter(" + settings.bitsPerKey() + ") [FastLocalBloom, whole key]" : ", no filter")
+                + ", block " + settings.blockSize() + " B, LRUCache " + settings.cacheSize() + " B (index/filter outside the cache)"
+                + ", write buffer " + settings.writeBufferSize() + " B, no compression, WAL on, sync " + settings.sync();
+    }
+
+    private void closeDb() {
+        if (db != null) {
+            db.close();
+            db = null;
+        }
+        if (options != null) {
+            options.close();
+            options = null;
+        }
+        if (filter != null) {
+            filter.close();
+            filter = null;
+        }
+        if (cache != null) {
+            cache.close();
+            cache = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        closeDb();
+        writeOptions.close();
+        readOptions.close();
+        statistics.close();
+    }
+
+    private static IOException io(RocksDBException e) {
+        return new IOException("rocksdb: " + e.getMessage(), e);
+    }
+}

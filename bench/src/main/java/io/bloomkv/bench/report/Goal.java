@@ -1,0 +1,55 @@
+package io.bloomkv.bench.report;
+
+import io.bloomkv.bench.workload.PhaseResult;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One target of issue 5, checked against one run (all ratios bloomkv / RocksDB, same bits per key,
+ * filters on).
+ *
+ * @param name     what is compared
+ * @param target   the bound the ratio must reach ({@code >= target}, or for theory checks {@code |ratio-1| <= target})
+ * @param measured the ratio measured (NaN when the run lacks the phase)
+ * @param met      whether the bound holds
+ * @param detail   the figures behind the ratio
+ */
+public record Goal(String name, double target, double measured, boolean met, String detail) {
+
+    /** The issue's goals: readmissing >= 2x, readrandom >= 1.2x, fillrandom >= 1x ops/s; lookups avoided within 10% of theory. */
+    public static List<Goal> evaluate(List<PhaseResult> results) {
+        List<Goal> goals = new ArrayList<>();
+        goals.add(throughput(results, "readmissing", 2.0));
+        goals.add(throughput(results, "readrandom", 1.2));
+        goals.add(throughput(results, "fillrandom", 1.0));
+        for (String engine : List.of("bloomkv", "rocksdb")) {
+            Optional<PhaseResult> r = find(results, "readmissing", engine, true);
+            double ratio = r.map(PhaseResult::usefulVsTheory).orElse(Double.NaN);
+            String detail = r.map(p -> String.format("useful %d of %d absent checks, expected %.0f (theoretical FPR %.5f, measured %.5f, measured/theory %.3f)",
+                    p.filterUseful(), p.counters().absentChecks(), p.expectedUseful(), p.theoreticalFpr(), p.measuredFpr(),
+                    p.fprVsTheory())).orElse("no readmissing phase with filters on");
+            goals.add(new Goal("readmissing: " + engine + " disk lookups avoided within 10% of theory", 0.10, ratio,
+                    !Double.isNaN(ratio) && Math.abs(ratio - 1) <= 0.10, detail));
+        }
+        return goals;
+    }
+
+    private static Goal throughput(List<PhaseResult> results, String phase, double target) {
+        Optional<PhaseResult> b = find(results, phase, "bloomkv", true);
+        Optional<PhaseResult> r = find(results, phase, "rocksdb", true);
+        double ratio = b.isPresent() && r.isPresent() ? b.get().opsPerSec() / r.get().opsPerSec() : Double.NaN;
+        String detail = b.isPresent() && r.isPresent()
+                ? String.format("bloomkv %.0f ops/s, rocksdb %.0f ops/s", b.get().opsPerSec(), r.get().opsPerSec())
+                : "phase not run on both engines with filters on";
+        return new Goal(phase + " ops/s bloomkv / rocksdb >= " + target + "x", target, ratio,
+                !Double.isNaN(ratio) && ratio >= target, detail);
+    }
+
+    static Optional<PhaseResult> find(List<PhaseResult> results, String phase, String engine, boolean filters) {
+        return results.stream()
+                .filter(p -> p.phase().equals(phase) && p.engine().equals(engine) && p.filters() == filters)
+                .findFirst();
+    }
+}

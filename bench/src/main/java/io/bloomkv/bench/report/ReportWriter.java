@@ -1,0 +1,225 @@
+package io.bloomkv.bench.report;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.bloomkv.bench.BenchConfig;
+import io.bloomkv.bench.engine.EngineSpec;
+import io.bloomkv.bench.workload.PhaseResult;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Writes the report folder: results.json (Jackson), report.md and the PNG charts. */
+public final class ReportWriter {
+    public static final String JSON = "results.json";
+    public static final String MARKDOWN = "report.md";
+
+    private ReportWriter() {
+    }
+
+    /** Writes everything into {@code dir} (created); returns the files written. */
+    public static List<Path> write(BenchReport report, List<EngineSpec> columns, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        List<Path> files = new ArrayList<>();
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        mapper.writeValue(dir.resolve(JSON).toFile(), toJson(report));
+        files.add(dir.resolve(JSON));
+        List<String> charts = Charts.writeAll(report, columns, dir);
+        for (String c : charts) {
+            files.add(dir.resolve(c));
+        }
+        Files.writeString(dir.resolve(MARKDOWN), markdown(report, columns, charts));
+        files.add(dir.resolve(MARKDOWN));
+        return files;
+    }
+
+    /** The JSON tree: plain maps so that derived figures are included and NaN becomes null. */
+    public static Map<String, Object> toJson(BenchReport r) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("started", r.started().toString());
+        root.put("seconds", num(r.seconds()));
+        root.put("machine", r.machine());
+        BenchConfig c = r.config();
+        Map<String, Object> cfg = new LinkedHashMap<>();
+        cfg.put("num", c.num());
+        cfg.put("reads", c.reads());
+        cfg.put("seeks", c.seeks());
+        cfg.put("keySize", c.keySize());
+        cfg.put("valueSize", c.valueSize());
+        cfg.put("bitsPerKey", c.bitsPerKey());
+        cfg.put("blockSize", c.blockSize());
+        cfg.put("cacheSize", c.cacheSize());
+        cfg.put("writeBufferSize", c.writeBufferSize());
+        cfg.put("compression", c.compression());
+        cfg.put("sync", c.sync());
+        cfg.put("threads", c.threads());
+        cfg.put("engines", c.engines());
+        cfg.put("filterModes", c.filterModes().stream().map(f -> f ? "on" : "off").toList());
+        cfg.put("filterKind", c.filterKind());
+        cfg.put("workloads", c.workloads().stream().map(Object::toString).toList());
+        cfg.put("seed", c.seed());
+        cfg.put("cold", c.cold());
+        root.put("config", cfg);
+        root.put("engines", r.engines());
+        root.put("coldMethod", r.coldMethod());
+        List<Map<String, Object>> phases = new ArrayList<>();
+        for (PhaseResult p : r.phases()) {
+            phases.add(phase(p));
+        }
+        root.put("phases", phases);
+        List<Map<String, Object>> goals = new ArrayList<>();
+        for (Goal g : r.goals()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", g.name());
+            m.put("target", num(g.target()));
+            m.put("measured", num(g.measured()));
+            m.put("met", g.met());
+            m.put("detail", g.detail());
+            goals.add(m);
+        }
+        root.put("goals", goals);
+        List<Map<String, Object>> sweep = new ArrayList<>();
+        for (FprPoint p : r.fprSweep()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("kind", p.kind());
+            m.put("bitsPerKey", num(p.bitsPerKey()));
+            m.put("k", p.k());
+            m.put("keys", p.keys());
+            m.put("probes", p.probes());
+            m.put("measuredFpr", num(p.measuredFpr()));
+            m.put("theoreticalFpr", num(p.theoreticalFpr()));
+            sweep.add(m);
+        }
+        root.put("fprSweep", sweep);
+        return root;
+    }
+
+    static Map<String, Object> phase(PhaseResult p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("workload", p.workload());
+        m.put("phase", p.phase());
+        m.put("engine", p.engine());
+        m.put("filters", p.filters());
+        m.put("label", p.label());
+        m.put("kind", p.kind());
+        m.put("ops", p.ops());
+        m.put("seconds", num(p.seconds()));
+        m.put("opsPerSec", num(p.opsPerSec()));
+        m.put("p50Micros", num(p.p50Micros()));
+        m.put("p99Micros", num(p.p99Micros()));
+        m.put("p999Micros", num(p.p999Micros()));
+        m.put("maxMicros", num(p.maxMicros()));
+        m.put("found", p.found());
+        m.put("notFound", p.notFound());
+        m.put("wrongAnswers", p.wrongAnswers());
+        m.put("backgroundWrites", p.backgroundWrites());
+        m.put("filterChecks", p.counters().filterChecks());
+        m.put("filterUseful", p.counters().filterUseful());
+        m.put("filterPositive", p.counters().filterPositive());
+        m.put("filterTruePositive", p.counters().filterTruePositive());
+        m.put("absentChecks", p.counters().absentChecks());
+        m.put("measuredFpr", num(p.measuredFpr()));
+        m.put("theoreticalFpr", num(p.theoreticalFpr()));
+        m.put("expectedUseful", num(p.expectedUseful()));
+        m.put("usefulVsTheory", num(p.usefulVsTheory()));
+        m.put("fprVsTheory", num(p.fprVsTheory()));
+        m.put("blockReads", p.counters().blockReads());
+        m.put("blockReadBytes", p.counters().blockReadBytes());
+        m.put("blockReadsPerOp", num(p.blockReadsPerOp()));
+        m.put("bytesReadPerOp", num(p.bytesReadPerOp()));
+        m.put("filterMemoryBytes", p.filterMemoryBytes());
+        m.put("filterBitsPerKey", num(p.filterBitsPerKey()));
+        m.put("tableBytesWritten", p.counters().tableBytesWritten());
+        m.put("walBytesWritten", p.counters().walBytesWritten());
+        m.put("userBytesWritten", p.userBytesWritten());
+        m.put("writeAmplification", num(p.writeAmplification()));
+        m.put("sstBytes", p.sstBytes());
+        m.put("tables", p.tables().tableCount());
+        m.put("tableEntries", p.tables().entries());
+        m.put("cold", p.cold());
+        return m;
+    }
+
+    private static Object num(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? null : v;
+    }
+
+    static String markdown(BenchReport r, List<EngineSpec> columns, List<String> charts) {
+        BenchConfig c = r.config();
+        StringBuilder sb = new StringBuilder();
+        sb.append("# bloomkv bench: bloomkv vs RocksDB\n\n");
+        sb.append("Run ").append(r.started()).append(String.format(Locale.ROOT, ", %.0f s", r.seconds()))
+                .append(", on ").append(r.machine().summary()).append(".\n\n");
+        sb.append(String.format(Locale.ROOT, "%,d keys of %d bytes, %d-byte values, %s bits per key, %d-byte blocks, "
+                        + "%,d-byte block cache, %,d-byte write buffer, compression %s, WAL on, sync %s, %d reader thread(s), seed %d.%n",
+                c.num(), c.keySize(), c.valueSize(), trim(c.bitsPerKey()), c.blockSize(), c.cacheSize(), c.writeBufferSize(),
+                c.compression(), c.sync(), c.threads(), c.seed()));
+        sb.append(String.format(Locale.ROOT, "Reads per read phase: %,d; seeks per seek phase: %,d. Engines ran alternately "
+                + "(A B A B) in fresh directories; each preloading workload loads the keys in random order, flushes and waits "
+                + "for compactions before it measures, so reads go to SSTables.%n%n", c.reads(), c.seeks()));
+        sb.append("Engines:\n\n");
+        for (Map.Entry<String, String> e : r.engines().entrySet()) {
+            sb.append("- **").append(e.getKey()).append("**: ").append(e.getValue()).append('\n');
+        }
+        sb.append('\n');
+        sb.append("Cold reads: ");
+        if (!c.cold()) {
+            sb.append("off (the tables may sit in the OS page cache; a block read is then a read from memory).\n\n");
+        } else {
+            sb.append(r.coldMethod()).append(".\n\n").append(COLD_LIMITS).append("\n\n");
+        }
+        sb.append("## Goals (issue 5), ratios bloomkv / RocksDB from this run, same bits per key\n\n");
+        sb.append("| goal | measured | met | figures |\n| --- | ---: | :---: | --- |\n");
+        for (Goal g : r.goals()) {
+            sb.append("| ").append(g.name()).append(" | ")
+                    .append(Double.isNaN(g.measured()) ? "-" : String.format(Locale.ROOT, "%.3f", g.measured()))
+                    .append(" | ").append(Double.isNaN(g.measured()) ? "n/a" : g.met() ? "yes" : "**no**")
+                    .append(" | ").append(g.detail()).append(" |\n");
+        }
+        sb.append("\nFor the theory checks the measured figure is useful / expected useful, where expected useful = "
+                + "(checks of tables that did not hold the key) x (1 - theoretical FPR of those tables' filters).\n\n");
+        sb.append("## Results per workload\n\n");
+        sb.append("Counts follow RocksDB's tickers: useful = BLOOM_FILTER_USEFUL (disk lookups avoided), positives = "
+                + "BLOOM_FILTER_FULL_POSITIVE, true positives = BLOOM_FILTER_FULL_TRUE_POSITIVE, checks = useful + positives; "
+                + "measured FPR = (positives - true positives) / (checks - true positives). Block reads are blocks read from the "
+                + "file (block-cache misses). Write amplification = SST bytes written by flushes and compactions / user bytes written.\n\n");
+        for (MetricTable t : MetricTable.build(r.phases(), columns)) {
+            sb.append("### ").append(t.phase()).append("\n\n").append(t.toMarkdown()).append('\n');
+        }
+        if (!charts.isEmpty()) {
+            sb.append("## Charts\n\n");
+            for (String ch : charts) {
+                sb.append("![").append(ch).append("](").append(ch).append(")\n\n");
+            }
+        }
+        if (!r.fprSweep().isEmpty()) {
+            sb.append("## False-positive rate sweep (bloom module's filters alone, FprSweep, random 8-byte keys)\n\n");
+            sb.append("| kind | bits/key | k | keys | probes | measured FPR | theoretical FPR | measured/theory |\n");
+            sb.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+            for (FprPoint p : r.fprSweep()) {
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %d | %,d | %,d | %.6f | %.6f | %s |%n", p.kind(), trim(p.bitsPerKey()),
+                        p.k(), p.keys(), p.probes(), p.measuredFpr(), p.theoreticalFpr(),
+                        p.theoreticalFpr() > 0 ? String.format(Locale.ROOT, "%.3f", p.measuredFpr() / p.theoreticalFpr()) : "-"));
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    static final String COLD_LIMITS = "Where cold mode falls short: before each read phase both engines are closed and reopened "
+            + "(their block caches start empty) and each table file gets posix_fadvise(POSIX_FADV_DONTNEED); that drops only "
+            + "clean, unmapped pages, so it is checked with fincore. It is not O_DIRECT: a block read once is cached again "
+            + "for the rest of the phase, the kernel's readahead may fetch neighbouring pages, and on a virtual machine the "
+            + "host may still cache the disk image. Filters and index blocks are loaded into memory when a table is opened, "
+            + "by both engines, as in normal operation.";
+
+    static String trim(double v) {
+        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+    }
+}

@@ -1,0 +1,475 @@
+package io.bloomkv.bench.workload;
+
+import io.bloomkv.bench.BenchConfig;
+import io.bloomkv.bench.cold.PageCacheEvictor;
+import io.bloomkv.bench.engine.BenchEngine;
+import io.bloomkv.bench.engine.EngineCounters;
+import io.bloomkv.bench.engine.EngineFactory;
+import io.bloomkv.bench.engine.EngineSpec;
+import io.bloomkv.bench.engine.TableSummary;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+/**
+ * Runs the configured workloads on every engine column, alternating engines (A B A B) in fresh
+ * directories. Workloads that preload load the N keys in a seeded random order (batches of 1000),
+ * flush and wait until the engine is idle, so every measured read goes to SSTables. Consecutive
+ * read-only workloads (readrandom, readmissing, seekrandom) share one loaded database.
+ */
+public final class BenchRunner {
+    static final int PRELOAD_BATCH = 1000;
+    private static final int PROGRESS_EVERY = 1024;
+    private static final long HIST_MAX_NANOS = 60_000_000_000L;
+
+    private final BenchConfig cfg;
+    private final KeySpace keys;
+    private final ValueSource values;
+    private final ProgressSink progress;
+    private final PageCacheEvictor evictor;
+    private int sessions;
+
+    /** @param evictor required when {@code cfg.cold()}; ignored otherwise */
+    public BenchRunner(BenchConfig cfg, ProgressSink progress, PageCacheEvictor evictor) {
+        this.cfg = cfg;
+        this.keys = new KeySpace(cfg.num(), cfg.keySize());
+        this.values = new ValueSource(cfg.valueSize(), cfg.seed());
+        this.progress = progress;
+        this.evictor = evictor;
+        if (cfg.cold() && evictor == null) {
+            throw new IllegalArgumentException("cold mode needs a PageCacheEvictor");
+        }
+    }
+
+    /** Engine columns in run order: for each filter mode, each engine (A B A B). */
+    public static List<EngineSpec> columns(BenchConfig cfg) {
+        List<EngineSpec> out = new ArrayList<>();
+        for (boolean f : cfg.filterModes()) {
+            for (String e : cfg.engines()) {
+                out.add(new EngineSpec(e, f));
+            }
+        }
+        return out;
+    }
+
+    /** Workloads grouped into database sessions: runs of read-only workloads share one. */
+    public static List<List<Workload>> sessions(List<Workload> workloads) {
+        List<List<Workload>> out = new ArrayList<>();
+        List<Workload> current = null;
+        for (Workload w : workloads) {
+            if (w.readOnly() && current != null && current.get(0).readOnly()) {
+                current.add(w);
+            } else {
+                current = new ArrayList<>();
+                current.add(w);
+                out.add(current);
+            }
+        }
+        return out;
+    }
+
+    /** Operations the whole run will do (for the progress bar). */
+    public static long plannedOps(BenchConfig cfg) {
+        long perColumn = 0;
+        for (List<Workload> s : sessions(cfg.workloads())) {
+            if (s.get(0).preloads()) {
+                perColumn += cfg.num();
+            }
+            for (Workload w : s) {
+                perColumn += switch (w) {
+                    case FILLSEQ, FILLRANDOM, OVERWRITE -> cfg.num();
+                    case READRANDOM, READMISSING, READWHILEWRITING -> cfg.reads();
+                    case SEEKRANDOM -> 2 * cfg.seeks();
+                    case DELETERANDOM -> cfg.num() / 2 + Math.min(cfg.reads(), cfg.num() / 2);
+                };
+            }
+        }
+        return perColumn * columns(cfg).size();
+    }
+
+    public List<PhaseResult> run() throws IOException {
+        List<PhaseResult> results = new ArrayList<>();
+        Files.createDirectories(cfg.workDir());
+        for (List<Workload> session : sessions(cfg.workloads())) {
+            for (EngineSpec spec : columns(cfg)) {
+                Path dir = cfg.workDir().resolve(String.format("%02d-%s-%s", sessions++, session.get(0), spec.label()));
+                deleteRecursively(dir);
+                try (BenchEngine engine = EngineFactory.open(spec, dir, cfg)) {
+                    if (session.get(0).preloads()) {
+                        progress.task(spec.label() + " preload");
+                        preload(engine);
+                        engine.flushAndSettle();
+                    }
+                    for (Workload w : session) {
+                        results.addAll(runWorkload(w, spec, engine));
+                    }
+                } finally {
+                    deleteRecursively(dir);
+                }
+            }
+        }
+        return results;
+    }
+
+    private void preload(BenchEngine engine) throws IOException {
+        int[] order = keys.shuffledLoadOrder(cfg.seed());
+        List<byte[]> ks = new ArrayList<>(PRELOAD_BATCH);
+        List<byte[]> vs = new ArrayList<>(PRELOAD_BATCH);
+        for (int j : order) {
+            long id = keys.loadedId(j);
+            ks.add(keys.key(id));
+            vs.add(values.value(id, 0));
+            if (ks.size() == PRELOAD_BATCH) {
+                engine.putAll(ks, vs);
+                progress.step(ks.size());
+                ks.clear();
+                vs.clear();
+            }
+        }
+        if (!ks.isEmpty()) {
+            engine.putAll(ks, vs);
+            progress.step(ks.size());
+        }
+    }
+
+    private List<PhaseResult> runWorkload(Workload w, EngineSpec spec, BenchEngine engine) throws IOException {
+        String name = w.dbBenchName();
+        progress.task(spec.label() + " " + name);
+        return switch (w) {
+            case FILLSEQ -> List.of(fill(w, spec, engine, null));
+            case FILLRANDOM -> List.of(fill(w, spec, engine, keys.shuffledLoadOrder(cfg.seed())));
+            case OVERWRITE -> List.of(overwrite(spec, engine));
+            case READRANDOM -> List.of(reads(w, name, spec, engine, true, null));
+            case READMISSING -> List.of(reads(w, name, spec, engine, false, null));
+            case READWHILEWRITING -> List.of(readWhileWriting(spec, engine));
+            case SEEKRANDOM -> List.of(seeks(spec, engine, 10), seeks(spec, engine, 100));
+            case DELETERANDOM -> deletes(spec, engine);
+        };
+    }
+
+    private PhaseResult fill(Workload w, EngineSpec spec, BenchEngine engine, int[] order) throws IOException {
+        EngineCounters before = engine.counters();
+        Histogram h = histogram();
+        long start = System.nanoTime();
+        for (int i = 0; i < keys.num(); i++) {
+            long id = keys.loadedId(order == null ? i : order[i]);
+            byte[] k = keys.key(id);
+            byte[] v = values.value(id, 0);
+            long t0 = System.nanoTime();
+            engine.put(k, v);
+            h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+            tick(i);
+        }
+        long elapsed = System.nanoTime() - start;
+        progress.step(keys.num() % PROGRESS_EVERY);
+        return afterWrite(w, w.dbBenchName(), spec, engine, before, h, keys.num(), elapsed, keys.num() * rowBytes(), 0);
+    }
+
+    private PhaseResult overwrite(EngineSpec spec, BenchEngine engine) throws IOException {
+        EngineCounters before = engine.counters();
+        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ 0x0_5EED_0001L);
+        Histogram h = histogram();
+        long start = System.nanoTime();
+        for (int i = 0; i < keys.num(); i++) {
+            long id = keys.loadedId(rnd.nextLong(keys.num()));
+            byte[] k = keys.key(id);
+            byte[] v = values.value(id, 1);
+            long t0 = System.nanoTime();
+            engine.put(k, v);
+            h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+            tick(i);
+        }
+        long elapsed = System.nanoTime() - start;
+        progress.step(keys.num() % PROGRESS_EVERY);
+        return afterWrite(Workload.OVERWRITE, "overwrite", spec, engine, before, h, keys.num(), elapsed,
+                keys.num() * rowBytes(), 0);
+    }
+
+    private List<PhaseResult> deletes(EngineSpec spec, BenchEngine engine) throws IOException {
+        int[] order = keys.shuffledLoadOrder(cfg.seed() ^ 0x0_DE1E_7E00L);
+        int count = (int) (keys.num() / 2);
+        EngineCounters before = engine.counters();
+        Histogram h = histogram();
+        long start = System.nanoTime();
+        for (int i = 0; i < count; i++) {
+            byte[] k = keys.key(keys.loadedId(order[i]));
+            long t0 = System.nanoTime();
+            engine.delete(k);
+            h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+            tick(i);
+        }
+        long elapsed = System.nanoTime() - start;
+        progress.step(count % PROGRESS_EVERY);
+        PhaseResult del = afterWrite(Workload.DELETERANDOM, "deleterandom", spec, engine, before, h, count, elapsed,
+                (long) count * cfg.keySize(), 0);
+        int[] deleted = Arrays.copyOf(order, count);
+        PhaseResult read = reads(Workload.DELETERANDOM, "deleterandom-read", spec, engine, false, deleted);
+        return List.of(del, read);
+    }
+
+    private PhaseResult afterWrite(Workload w, String phase, EngineSpec spec, BenchEngine engine, EngineCounters before,
+                                   Histogram h, long ops, long elapsedNanos, long userBytes, long background)
+            throws IOException {
+        engine.flushAndSettle();
+        EngineCounters delta = engine.counters().minus(before);
+        TableSummary tables = engine.tables();
+        return result(w, phase, spec, "write", h, ops, elapsedNanos, 0, 0, 0, background, delta, tables, userBytes, "off");
+    }
+
+    /**
+     * Point reads over {@code cfg.threads()} threads. {@code present}: random loaded ids, each must
+     * return its value; otherwise random absent ids (odd ids, or {@code fromLoadIndices} when given:
+     * load indices known deleted), each must return null.
+     */
+    private PhaseResult reads(Workload w, String phase, EngineSpec spec, BenchEngine engine, boolean present,
+                              int[] fromLoadIndices) throws IOException {
+        long total = fromLoadIndices == null ? cfg.reads() : Math.min(cfg.reads(), fromLoadIndices.length);
+        String cold = coldStart(engine);
+        TableSummary tables = engine.tables();
+        EngineCounters before = engine.counters();
+        long seed = cfg.seed() ^ phase.hashCode();
+        Parallel par = parallel(total, (t, n, h, counts) -> {
+            SplittableRandom rnd = new SplittableRandom(seed + 7919L * t);
+            for (long i = 0; i < n; i++) {
+                long id;
+                if (fromLoadIndices != null) {
+                    id = keys.loadedId(fromLoadIndices[rnd.nextInt(fromLoadIndices.length)]);
+                } else if (present) {
+                    id = keys.loadedId(rnd.nextLong(keys.num()));
+                } else {
+                    id = keys.missingId(rnd.nextLong(keys.missingCount()));
+                }
+                byte[] k = keys.key(id);
+                long t0 = System.nanoTime();
+                byte[] v = engine.get(k);
+                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                if (v == null) {
+                    counts[1]++;
+                    if (present) {
+                        counts[2]++;
+                    }
+                } else {
+                    counts[0]++;
+                    if (!present || !Arrays.equals(v, values.value(id, 0))) {
+                        counts[2]++;
+                    }
+                }
+                tick(i);
+            }
+        });
+        EngineCounters delta = engine.counters().minus(before);
+        return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
+                0, delta, tables, 0, cold);
+    }
+
+    private PhaseResult seeks(EngineSpec spec, BenchEngine engine, int length) throws IOException {
+        String phase = "seekrandom-" + length;
+        String cold = coldStart(engine);
+        TableSummary tables = engine.tables();
+        EngineCounters before = engine.counters();
+        long seed = cfg.seed() ^ phase.hashCode();
+        Parallel par = parallel(cfg.seeks(), (t, n, h, counts) -> {
+            SplittableRandom rnd = new SplittableRandom(seed + 7919L * t);
+            for (long i = 0; i < n; i++) {
+                long j = rnd.nextLong(keys.num());
+                byte[] k = keys.key(keys.loadedId(j));
+                long t0 = System.nanoTime();
+                int seen = engine.scan(k, length);
+                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                counts[0] += seen;
+                if (seen != Math.min(length, keys.num() - j)) {
+                    counts[2]++;
+                }
+                tick(i);
+            }
+        });
+        EngineCounters delta = engine.counters().minus(before);
+        return result(Workload.SEEKRANDOM, phase, spec, "scan", par.hist, cfg.seeks(), par.elapsed, par.counts[0], 0,
+                par.counts[2], 0, delta, tables, 0, cold);
+    }
+
+    private PhaseResult readWhileWriting(EngineSpec spec, BenchEngine engine) throws IOException {
+        String cold = coldStart(engine);
+        TableSummary tables = engine.tables();
+        EngineCounters before = engine.counters();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong written = new AtomicLong();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ 0x0_3417_E000L);
+            try {
+                while (!stop.get()) {
+                    long id = keys.loadedId(rnd.nextLong(keys.num()));
+                    engine.put(keys.key(id), values.value(id, 2));
+                    written.incrementAndGet();
+                }
+            } catch (IOException | RuntimeException e) {
+                failure.set(e);
+            }
+        }, "bench-writer");
+        writer.setDaemon(true);
+        writer.start();
+        long seed = cfg.seed() ^ "readwhilewriting".hashCode();
+        Parallel par;
+        try {
+            par = parallel(cfg.reads(), (t, n, h, counts) -> {
+                SplittableRandom rnd = new SplittableRandom(seed + 7919L * t);
+                for (long i = 0; i < n; i++) {
+                    long id = keys.loadedId(rnd.nextLong(keys.num()));
+                    byte[] k = keys.key(id);
+                    long t0 = System.nanoTime();
+                    byte[] v = engine.get(k);
+                    h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                    if (v == null) {
+                        counts[1]++;
+                        counts[2]++;
+                    } else {
+                        counts[0]++;
+                        if (!Arrays.equals(v, values.value(id, 0)) && !Arrays.equals(v, values.value(id, 2))) {
+                            counts[2]++;
+                        }
+                    }
+                    tick(i);
+                }
+            });
+        } finally {
+            stop.set(true);
+            try {
+                writer.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while stopping the writer", e);
+            }
+        }
+        if (failure.get() != null) {
+            throw new IOException("readwhilewriting writer failed: " + failure.get(), failure.get());
+        }
+        EngineCounters delta = engine.counters().minus(before);
+        return result(Workload.READWHILEWRITING, "readwhilewriting", spec, "read", par.hist, cfg.reads(), par.elapsed,
+                par.counts[0], par.counts[1], par.counts[2], written.get(), delta, tables,
+                written.get() * rowBytes(), cold);
+    }
+
+    /** Before a read phase in cold mode: reopen (empty block cache), then drop the table files from the page cache. */
+    private String coldStart(BenchEngine engine) throws IOException {
+        if (!cfg.cold()) {
+            return "off";
+        }
+        engine.reopen();
+        return evictor.evict(engine.tableFiles()).summary();
+    }
+
+    @FunctionalInterface
+    private interface Worker {
+        /** Thread {@code t} does {@code n} ops; counts[0..2] = found, notFound, wrong. */
+        void run(int t, long n, Histogram h, long[] counts) throws IOException;
+    }
+
+    private record Parallel(Histogram hist, long elapsed, long[] counts) {
+    }
+
+    private Parallel parallel(long total, Worker worker) throws IOException {
+        int threads = cfg.threads();
+        Histogram[] hs = new Histogram[threads];
+        long[][] counts = new long[threads][3];
+        Throwable[] errors = new Throwable[threads];
+        Thread[] ts = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            hs[t] = histogram();
+            final int id = t;
+            long n = total / threads + (t < total % threads ? 1 : 0);
+            ts[t] = new Thread(() -> {
+                try {
+                    worker.run(id, n, hs[id], counts[id]);
+                } catch (Throwable e) {
+                    errors[id] = e;
+                }
+            }, "bench-reader-" + t);
+        }
+        long start = System.nanoTime();
+        if (threads == 1) {
+            ts[0].run();
+        } else {
+            for (Thread t : ts) {
+                t.start();
+            }
+            for (Thread t : ts) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted", e);
+                }
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        progress.step(total % PROGRESS_EVERY);
+        Histogram all = histogram();
+        long[] sum = new long[3];
+        for (int t = 0; t < threads; t++) {
+            if (errors[t] != null) {
+                if (errors[t] instanceof IOException io) {
+                    throw io;
+                }
+                if (errors[t] instanceof RuntimeException re) {
+                    throw re;
+                }
+                throw new IOException(errors[t]);
+            }
+            all.add(hs[t]);
+            for (int i = 0; i < 3; i++) {
+                sum[i] += counts[t][i];
+            }
+        }
+        return new Parallel(all, elapsed, sum);
+    }
+
+    private PhaseResult result(Workload w, String phase, EngineSpec spec, String kind, Histogram h, long ops,
+                               long elapsedNanos, long found, long notFound, long wrong, long background,
+                               EngineCounters delta, TableSummary tables, long userBytes, String cold) {
+        double secs = elapsedNanos / 1e9;
+        return new PhaseResult(w.dbBenchName(), phase, spec.engine(), spec.filters(), spec.label(), kind, ops, secs,
+                secs == 0 ? Double.NaN : ops / secs,
+                h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
+                h.getMaxValue() / 1e3, found, notFound, wrong, background, delta, tables, userBytes, cold);
+    }
+
+    private long rowBytes() {
+        return (long) cfg.keySize() + cfg.valueSize();
+    }
+
+    private void tick(long i) {
+        if ((i & (PROGRESS_EVERY - 1)) == PROGRESS_EVERY - 1) {
+            progress.step(PROGRESS_EVERY);
+        }
+    }
+
+    private static Histogram histogram() {
+        return new Histogram(HIST_MAX_NANOS, 3);
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+}

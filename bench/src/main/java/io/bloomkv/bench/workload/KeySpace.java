@@ -1,0 +1,121 @@
+package io.bloomkv.bench.workload;
+
+import java.util.SplittableRandom;
+
+/**
+ * The keys of a run. Key {@code i} of the load has id {@code 2i}; the absent keys have odd ids
+ * {@code 2i+1} for {@code i < num-1}, so each lies strictly between two loaded keys: inside every
+ * table's key range, where only the filter (not the min/max check) can reject it.
+ *
+ * <p>A key is {@code keySize} bytes: the id as 8 big-endian bytes (so unsigned byte order is id
+ * order), followed by filler bytes derived from the id (so keys differ in every position, as
+ * real keys do, but never reorder).
+ */
+public final class KeySpace {
+    private final long num;
+    private final int keySize;
+
+    /** @throws IllegalArgumentException if num < 2 or keySize < 8 */
+    public KeySpace(long num, int keySize) {
+        if (num < 2) {
+            throw new IllegalArgumentException("num must be at least 2, got " + num);
+        }
+        if (keySize < 8) {
+            throw new IllegalArgumentException("keySize must be at least 8, got " + keySize);
+        }
+        this.num = num;
+        this.keySize = keySize;
+    }
+
+    public long num() {
+        return num;
+    }
+
+    public int keySize() {
+        return keySize;
+    }
+
+    /** Id of the {@code j}-th loaded key, {@code 0 <= j < num}. */
+    public long loadedId(long j) {
+        checkIndex(j, num);
+        return 2 * j;
+    }
+
+    /** Number of distinct absent ids inside the loaded range. */
+    public long missingCount() {
+        return num - 1;
+    }
+
+    /** Id of the {@code j}-th absent key, {@code 0 <= j < num-1}: between loaded ids 2j and 2j+2. */
+    public long missingId(long j) {
+        checkIndex(j, num - 1);
+        return 2 * j + 1;
+    }
+
+    /** True when the load writes this id. */
+    public boolean isLoaded(long id) {
+        return id >= 0 && id < 2 * num && (id & 1) == 0;
+    }
+
+    /** The key bytes of an id (fresh array). */
+    public byte[] key(long id) {
+        byte[] k = new byte[keySize];
+        for (int i = 0; i < 8; i++) {
+            k[i] = (byte) (id >>> (56 - 8 * i));
+        }
+        long f = mix64(id);
+        for (int i = 8; i < keySize; i++) {
+            if ((i & 7) == 0 && i > 8) {
+                f = mix64(f);
+            }
+            k[i] = (byte) (f >>> (8 * (i & 7)));
+        }
+        return k;
+    }
+
+    /** The id a key was made from (its first 8 bytes). */
+    public static long idOf(byte[] key) {
+        long id = 0;
+        for (int i = 0; i < 8; i++) {
+            id = (id << 8) | (key[i] & 0xFF);
+        }
+        return id;
+    }
+
+    public byte[] smallestKey() {
+        return key(0);
+    }
+
+    public byte[] largestKey() {
+        return key(2 * (num - 1));
+    }
+
+    /** A seeded permutation of the load indices 0..num-1 (Fisher-Yates): the fillrandom order. */
+    public int[] shuffledLoadOrder(long seed) {
+        int[] order = new int[Math.toIntExact(num)];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        SplittableRandom rnd = new SplittableRandom(seed);
+        for (int i = order.length - 1; i > 0; i--) {
+            int j = rnd.nextInt(i + 1);
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        return order;
+    }
+
+    /** Stafford's mix13 finaliser: a bijection on longs. */
+    static long mix64(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    private static void checkIndex(long j, long bound) {
+        if (j < 0 || j >= bound) {
+            throw new IndexOutOfBoundsException("index " + j + " outside [0, " + bound + ")");
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package io.bloomkv.bench.workload;
+
+import io.bloomkv.bench.engine.EngineCounters;
+import io.bloomkv.bench.engine.TableSummary;
+
+/**
+ * What one measured phase of one workload on one engine produced (one row of results.json).
+ *
+ * @param workload          db_bench workload name
+ * @param phase             phase name (the workload name, or e.g. seekrandom-10, deleterandom-read)
+ * @param engine            "bloomkv" / "rocksdb"
+ * @param filters           filters on or off
+ * @param label             engine label (engine, or engine-nofilter)
+ * @param kind              "read" (gets), "scan" (seeks), or "write" (puts/deletes)
+ * @param ops               operations measured
+ * @param seconds           wall time of the measured operations
+ * @param opsPerSec         ops / seconds
+ * @param p50Micros         latency percentiles of one operation, microseconds (HdrHistogram)
+ * @param found             gets that returned a value (reads), or entries seen (scans)
+ * @param notFound          gets that returned null
+ * @param wrongAnswers      gets whose answer contradicted the model (must be 0)
+ * @param backgroundWrites  writes done by the concurrent writer (readwhilewriting)
+ * @param counters          engine counters accumulated over the phase (writes: including the final flush)
+ * @param tables            the live tables the phase ran against (reads) or left behind (writes)
+ * @param userBytesWritten  key + value bytes the phase wrote
+ * @param cold              what the page-cache eviction before the phase did (or "off")
+ */
+public record PhaseResult(
+        String workload, String phase, String engine, boolean filters, String label, String kind,
+        long ops, double seconds, double opsPerSec,
+        double p50Micros, double p99Micros, double p999Micros, double maxMicros,
+        long found, long notFound, long wrongAnswers, long backgroundWrites,
+        EngineCounters counters, TableSummary tables, long userBytesWritten, String cold) {
+
+    public long filterChecks() {
+        return counters.filterChecks();
+    }
+
+    /** Disk lookups avoided: checks where the filter said "absent". */
+    public long filterUseful() {
+        return counters.filterUseful();
+    }
+
+    public double measuredFpr() {
+        return counters.measuredFpr();
+    }
+
+    public double theoreticalFpr() {
+        return tables.theoreticalFpr();
+    }
+
+    /** Useful checks the theory predicts: checks of tables not holding the key x (1 - theoretical FPR). */
+    public double expectedUseful() {
+        double fpr = theoreticalFpr();
+        return Double.isNaN(fpr) ? Double.NaN : counters.absentChecks() * (1 - fpr);
+    }
+
+    /** Measured useful / expected useful (1.0 = exactly as predicted; NaN without absent checks). */
+    public double usefulVsTheory() {
+        double e = expectedUseful();
+        return Double.isNaN(e) || e == 0 ? Double.NaN : counters.filterUseful() / e;
+    }
+
+    /** Measured FPR / theoretical FPR (the sharper test of the same prediction). */
+    public double fprVsTheory() {
+        double t = theoreticalFpr();
+        double m = measuredFpr();
+        return Double.isNaN(t) || Double.isNaN(m) || t == 0 ? Double.NaN : m / t;
+    }
+
+    /** Blocks read from the file (block-cache misses) per operation. */
+    public double blockReadsPerOp() {
+        return ops == 0 ? Double.NaN : (double) counters.blockReads() / ops;
+    }
+
+    public double bytesReadPerOp() {
+        return ops == 0 ? Double.NaN : (double) counters.blockReadBytes() / ops;
+    }
+
+    public long filterMemoryBytes() {
+        return tables.filterBytes();
+    }
+
+    public double filterBitsPerKey() {
+        return tables.filterBitsPerKey();
+    }
+
+    /** SST bytes written by flushes and compactions / user bytes written (NaN for read phases). */
+    public double writeAmplification() {
+        return userBytesWritten == 0 ? Double.NaN : (double) counters.tableBytesWritten() / userBytesWritten;
+    }
+
+    public long sstBytes() {
+        return tables.sstBytes();
+    }
+}

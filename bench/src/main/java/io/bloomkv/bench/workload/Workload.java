@@ -1,0 +1,79 @@
+package io.bloomkv.bench.workload;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The db_bench workloads of BENCHMARKS.md, by their db_bench names. */
+public enum Workload {
+    /** Load N keys in key order (the measured phase is the load). */
+    FILLSEQ("fillseq", "load N keys in key order", false, false),
+    /** Load N keys in a seeded random order (the measured phase is the load). */
+    FILLRANDOM("fillrandom", "load N keys in random order", false, false),
+    /** Preload, then put new values under random existing keys. */
+    OVERWRITE("overwrite", "update random existing keys", true, false),
+    /** Preload, flush, then get keys that exist. */
+    READRANDOM("readrandom", "get keys that exist", true, true),
+    /** Preload even ids, flush, then get odd ids: absent but inside every table's key range. */
+    READMISSING("readmissing", "get absent keys inside the loaded key range", true, true),
+    /** Preload, flush, then readers get existing keys while one writer overwrites. */
+    READWHILEWRITING("readwhilewriting", "readers while one writer overwrites", true, false),
+    /** Preload, flush, then seek to a random existing key and scan 10 (phase seekrandom-10) or 100 entries. */
+    SEEKRANDOM("seekrandom", "seek + scan 10 / 100 entries", true, true),
+    /** Preload, flush, delete random keys (phase deleterandom), flush, then get them (phase deleterandom-read). */
+    DELETERANDOM("deleterandom", "delete random keys, then read them", true, false);
+
+    private final String dbBenchName;
+    private final String description;
+    private final boolean preloads;
+    private final boolean readOnly;
+
+    Workload(String dbBenchName, String description, boolean preloads, boolean readOnly) {
+        this.dbBenchName = dbBenchName;
+        this.description = description;
+        this.preloads = preloads;
+        this.readOnly = readOnly;
+    }
+
+    public String dbBenchName() {
+        return dbBenchName;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** True when the workload first loads the N keys (untimed) and measures what follows. */
+    public boolean preloads() {
+        return preloads;
+    }
+
+    /** True when the measured phases change nothing, so consecutive read-only workloads share one loaded database. */
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    /** Parses a db_bench name (case-insensitive). @throws IllegalArgumentException for an unknown name */
+    public static Workload parse(String name) {
+        String n = name.trim().toLowerCase(Locale.ROOT);
+        for (Workload w : values()) {
+            if (w.dbBenchName.equals(n)) {
+                return w;
+            }
+        }
+        throw new IllegalArgumentException("unknown workload '" + name + "', expected one of " + names());
+    }
+
+    public static List<String> names() {
+        List<String> out = new ArrayList<>();
+        for (Workload w : values()) {
+            out.add(w.dbBenchName);
+        }
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return dbBenchName;
+    }
+}

@@ -1,0 +1,117 @@
+package io.bloomkv.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bloomkv.bench.report.Charts;
+import io.bloomkv.bench.report.ReportWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A tiny run of the whole command: both engines, filters on and off, the report's files and counts. */
+class EndToEndTest {
+
+    @Test
+    void tinyRunWritesAConsistentReport(@TempDir Path tmp) throws Exception {
+        Path report = tmp.resolve("report");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new BenchCommand());
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute("--num", "10000", "--reads", "4000", "--seeks", "300",
+                "--workloads", "fillrandom,readrandom,readmissing,seekrandom,deleterandom",
+                "--write-buffer-size", "262144", "--cache-size", "131072", "--cold",
+                "--report-dir", report.toString(), "--db-dir", tmp.resolve("db").toString(),
+                "--no-progress", "--fpr-sweep-keys", "2000", "--fpr-sweep-probes", "20000");
+        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+        String console = out.toString();
+        assertThat(console).contains("readmissing", "bloomkv/rocksdb", "useful (lookups avoided)", "goals");
+
+        for (String f : new String[] {ReportWriter.JSON, ReportWriter.MARKDOWN, Charts.FPR, Charts.LOOKUPS, Charts.THROUGHPUT, Charts.READ_AMP}) {
+            assertThat(report.resolve(f)).as(f).exists();
+            assertThat(Files.size(report.resolve(f))).as(f).isPositive();
+            if (f.endsWith(".png")) {
+                BufferedImage img = ImageIO.read(report.resolve(f).toFile());
+                assertThat(img).as(f + " is a readable PNG").isNotNull();
+                assertThat(img.getWidth()).isGreaterThan(500);
+            }
+        }
+        String md = Files.readString(report.resolve(ReportWriter.MARKDOWN));
+        assertThat(md).contains("## Goals", "### readmissing", "![" + Charts.FPR + "]", "Where cold mode falls short");
+
+        JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
+        assertThat(root.path("config").path("num").asLong()).isEqualTo(10000);
+        JsonNode phases = root.path("phases");
+        // 5 workloads -> 7 phases (seekrandom-10/-100, deleterandom + deleterandom-read), x 4 engine columns
+        assertThat(phases.size()).isEqualTo(7 * 4);
+        Set<String> labels = new HashSet<>();
+        for (JsonNode p : phases) {
+            String what = p.path("phase").asText() + "/" + p.path("label").asText();
+            labels.add(p.path("label").asText());
+            assertThat(p.path("wrongAnswers").asLong()).as(what).isZero();
+            long checks = p.path("filterChecks").asLong();
+            assertThat(p.path("filterUseful").asLong() + p.path("filterPositive").asLong()).as(what).isEqualTo(checks);
+            assertThat(p.path("filterTruePositive").asLong()).as(what).isLessThanOrEqualTo(p.path("filterPositive").asLong());
+            assertThat(p.path("opsPerSec").asDouble()).as(what).isPositive();
+            if (!p.path("filters").asBoolean()) {
+                assertThat(checks).as(what + ": no filter, no checks").isZero();
+            }
+            switch (p.path("phase").asText()) {
+                case "readrandom" -> {
+                    assertThat(p.path("found").asLong()).as(what).isEqualTo(4000);
+                    assertThat(p.path("cold").asText()).as(what).isNotEqualTo("off");
+                }
+                case "readmissing" -> {
+                    assertThat(p.path("found").asLong()).as(what).isZero();
+                    assertThat(p.path("notFound").asLong()).as(what).isEqualTo(4000);
+                    if (p.path("filters").asBoolean()) {
+                        assertThat(p.path("filterTruePositive").asLong()).as(what).isZero();
+                        assertThat(checks).as(what + ": every absent get checks at least one table").isGreaterThanOrEqualTo(4000);
+                        assertThat(p.path("usefulVsTheory").asDouble()).as(what).isBetween(0.95, 1.05);
+                        assertThat(p.path("theoreticalFpr").asDouble()).as(what).isBetween(0.001, 0.05);
+                    }
+                }
+                case "fillrandom" -> {
+                    assertThat(p.path("writeAmplification").asDouble()).as(what).isGreaterThanOrEqualTo(0.5);
+                    assertThat(p.path("sstBytes").asLong()).as(what).isPositive();
+                }
+                case "deleterandom-read" -> assertThat(p.path("found").asLong()).as(what).isZero();
+                default -> {
+                }
+            }
+        }
+        assertThat(labels).containsExactlyInAnyOrder("bloomkv", "rocksdb", "bloomkv-nofilter", "rocksdb-nofilter");
+        assertThat(root.path("goals").size()).isEqualTo(5);
+        assertThat(root.path("fprSweep").size()).isGreaterThan(10);
+        for (JsonNode p : root.path("fprSweep")) {
+            assertThat(p.path("theoreticalFpr").asDouble()).isBetween(0.0, 1.0);
+        }
+    }
+
+    @Test
+    void badFlagsAreRejectedWithAClearMessage() {
+        for (String[] args : new String[][] {
+                {"--compression", "lz4"}, {"--key-size", "4"}, {"--engines", "leveldb"}, {"--filters", "maybe"},
+                {"--workloads", "readsometimes"}, {"--filter-kind", "COUNTING"}, {"--threads", "0"}}) {
+            StringWriter err = new StringWriter();
+            CommandLine cl = new CommandLine(new BenchCommand());
+            cl.setErr(new PrintWriter(err));
+            cl.setOut(new PrintWriter(new StringWriter()));
+            int exit = cl.execute(args);
+            assertThat(exit).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(err.toString()).as(String.join(" ", args)).contains(args[0].substring(2));
+        }
+    }
+}

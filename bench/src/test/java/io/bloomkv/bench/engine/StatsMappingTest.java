@@ -1,0 +1,142 @@
+package io.bloomkv.bench.engine;
+
+import io.bloomkv.bench.workload.KeySpace;
+import io.bloomkv.bench.workload.ValueSource;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Both adapters map their engine's statistics the same way: the same workload on the same keys
+ * must give counts that obey the same identities. Two overlapping tables, 64 KiB block cache.
+ * Replay with -Dbench.seed=N.
+ */
+class StatsMappingTest {
+    private static final long SEED = Long.getLong("bench.seed", System.nanoTime());
+    private static final int N = 6_000;
+
+    static {
+        System.out.println("StatsMappingTest seed = " + SEED + " (replay with -Dbench.seed=" + SEED + ")");
+    }
+
+    static Stream<Arguments> engines() {
+        return Stream.of(Arguments.of("bloomkv"), Arguments.of("rocksdb"));
+    }
+
+    private static BenchEngine load(String engine, Path dir, boolean filters, KeySpace ks) throws Exception {
+        EngineSettings s = new EngineSettings(filters, 10, "BLOCKED", 4096, 64 * 1024, 64L << 20, false);
+        BenchEngine e = EngineFactory.open(engine, dir, s);
+        ValueSource values = new ValueSource(100, SEED);
+        int[] order = ks.shuffledLoadOrder(SEED);
+        // two flushes of interleaved halves: two tables whose key ranges overlap completely
+        for (int half = 0; half < 2; half++) {
+            List<byte[]> keys = new ArrayList<>();
+            List<byte[]> vals = new ArrayList<>();
+            for (int i = half * N / 2; i < (half + 1) * N / 2; i++) {
+                long id = ks.loadedId(order[i]);
+                keys.add(ks.key(id));
+                vals.add(values.value(id, 0));
+            }
+            e.putAll(keys, vals);
+            e.flushAndSettle();
+        }
+        return e;
+    }
+
+    @ParameterizedTest
+    @MethodSource("engines")
+    void absentKeysCountTheSameWayOnBothEngines(String engine, @TempDir Path dir) throws Exception {
+        KeySpace ks = new KeySpace(N, 16);
+        try (BenchEngine e = load(engine, dir, true, ks)) {
+            TableSummary t = e.tables();
+            assertThat(t.tableCount()).as("%s seed %d", engine, SEED).isEqualTo(2);
+            assertThat(t.entries()).isEqualTo(N);
+            assertThat(t.filterBitsPerKey()).as("%s filter bits/key", engine).isBetween(9.0, 11.5);
+            assertThat(t.theoreticalFpr()).as("%s theoretical FPR at 10 bits/key", engine).isBetween(0.005, 0.02);
+            assertThat(t.sstBytes()).isPositive();
+            EngineCounters before = e.counters();
+            SplittableRandom rnd = new SplittableRandom(SEED);
+            int gets = 5_000;
+            for (int i = 0; i < gets; i++) {
+                assertThat(e.get(ks.key(ks.missingId(rnd.nextLong(ks.missingCount()))))).isNull();
+            }
+            EngineCounters d = e.counters().minus(before);
+            String msg = engine + " seed " + SEED + ": " + d;
+            assertThat(d.filterChecks()).as(msg).isEqualTo(d.filterUseful() + d.filterPositive());
+            // both tables span (almost) the whole range: only absent keys beyond a table's first or last key skip it
+            assertThat(d.filterChecks()).as("absent gets check both tables: " + msg).isBetween(2L * gets - gets / 100, 2L * gets);
+            assertThat(d.filterTruePositive()).as(msg).isZero();
+            assertThat(d.measuredFpr()).as(msg).isLessThan(0.03);
+            // without a filter answer "maybe", no data block is read
+            assertThat(d.blockReads()).as(msg).isLessThanOrEqualTo(d.filterPositive());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("engines")
+    void presentKeysAreTruePositivesOnBothEngines(String engine, @TempDir Path dir) throws Exception {
+        KeySpace ks = new KeySpace(N, 16);
+        try (BenchEngine e = load(engine, dir, true, ks)) {
+            EngineCounters before = e.counters();
+            SplittableRandom rnd = new SplittableRandom(SEED);
+            int gets = 5_000;
+            for (int i = 0; i < gets; i++) {
+                assertThat(e.get(ks.key(ks.loadedId(rnd.nextLong(N))))).isNotNull();
+            }
+            EngineCounters d = e.counters().minus(before);
+            String msg = engine + " seed " + SEED + ": " + d;
+            assertThat(d.filterChecks()).as(msg).isEqualTo(d.filterUseful() + d.filterPositive());
+            assertThat(d.filterTruePositive()).as("each key lives in exactly one table: " + msg).isEqualTo(gets);
+            assertThat(d.filterChecks()).as(msg).isBetween((long) gets, 2L * gets);
+            assertThat(d.blockReads()).as(msg).isPositive();
+            assertThat(d.blockReadBytes()).as(msg).isGreaterThanOrEqualTo(d.blockReads() * 1024);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("engines")
+    void withoutFiltersNothingIsCheckedAndEveryTableIsRead(String engine, @TempDir Path dir) throws Exception {
+        KeySpace ks = new KeySpace(N, 16);
+        try (BenchEngine e = load(engine, dir, false, ks)) {
+            TableSummary t = e.tables();
+            assertThat(t.filterBytes()).as(engine).isZero();
+            assertThat(t.theoreticalFpr()).as(engine).isNaN();
+            EngineCounters before = e.counters();
+            SplittableRandom rnd = new SplittableRandom(SEED);
+            int gets = 2_000;
+            for (int i = 0; i < gets; i++) {
+                assertThat(e.get(ks.key(ks.missingId(rnd.nextLong(ks.missingCount()))))).isNull();
+            }
+            EngineCounters d = e.counters().minus(before);
+            String msg = engine + " seed " + SEED + ": " + d;
+            assertThat(d.filterChecks()).as(msg).isZero();
+            // 2 tables x 2000 gets, a 64 KiB cache over ~700 KiB of blocks: most block reads miss the cache
+            assertThat(d.blockReads()).as(msg).isGreaterThan(gets);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("engines")
+    void countersSurviveAReopenAndTheTablesStay(String engine, @TempDir Path dir) throws Exception {
+        KeySpace ks = new KeySpace(N, 16);
+        try (BenchEngine e = load(engine, dir, true, ks)) {
+            e.get(ks.key(ks.missingId(3)));
+            EngineCounters before = e.counters();
+            e.reopen();
+            EngineCounters after = e.counters();
+            assertThat(after.filterChecks()).as(engine).isGreaterThanOrEqualTo(before.filterChecks());
+            assertThat(e.tableFiles()).as(engine).hasSize(2);
+            assertThat(e.get(ks.key(ks.loadedId(5)))).as(engine).isNotNull();
+            assertThat(e.scan(ks.key(ks.loadedId(N - 5)), 10)).as(engine).isEqualTo(5);
+        }
+    }
+}
