@@ -22,6 +22,10 @@ import picocli.CommandLine.Model.CommandSpec;
         versionProvider = BloomKvCli.Version.class,
         description = "An embeddable LSM key-value store whose SSTables carry off-heap Bloom filters.",
         subcommands = {
+            GetCommand.class,
+            PutCommand.class,
+            DeleteCommand.class,
+            ScanCommand.class,
             BloomCommand.class,
         },
         exitCodeListHeading = "%nExit codes:%n",

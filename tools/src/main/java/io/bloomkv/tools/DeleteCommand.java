@@ -1,0 +1,42 @@
+package io.bloomkv.tools;
+
+import io.bloomkv.engine.Db;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code bloomkv delete DB_DIR KEY}: writes a tombstone for KEY (absent keys are not an error). */
+@Command(name = "delete", mixinStandardHelpOptions = true,
+        description = "Delete KEY (writes a tombstone; deleting an absent key is not an error).")
+final class DeleteCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory.")
+    Path dir;
+
+    @Parameters(index = "1", paramLabel = "KEY", description = "The key (UTF-8, or hex with --hex/--key-hex).")
+    String key;
+
+    @Mixin
+    KeyValueFormat format;
+
+    @Mixin
+    WriteOptions write;
+
+    @Override
+    public Integer call() {
+        byte[] k = Args.parse(spec, format.keys(), key, "KEY");
+        try (Db db = DbOpener.open(dir, write.toOptions(), false)) {
+            db.delete(k);
+            if (write.flush) {
+                db.flush();
+            }
+        }
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,133 @@
+package io.bloomkv.tools;
+
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.WriteBatch;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code bloomkv put DB_DIR KEY VALUE} or {@code bloomkv put DB_DIR --input FILE}: writes one pair,
+ * or every {@code KEY<TAB>VALUE} line of a file ("-" = stdin), in batches.
+ */
+@Command(name = "put", mixinStandardHelpOptions = true,
+        description = {"Set KEY to VALUE, or load KEY<TAB>VALUE lines from a file (- = stdin).",
+            "Lines are written in atomic batches of --batch-size pairs."})
+final class PutCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory.")
+    Path dir;
+
+    @Parameters(index = "1..2", arity = "0..2", paramLabel = "KEY VALUE",
+            description = "The key and the value (UTF-8, or hex with --hex/--key-hex/--value-hex).")
+    List<String> pair = List.of();
+
+    @Option(names = "--input", paramLabel = "FILE",
+            description = "Instead of KEY VALUE: read KEY<TAB>VALUE lines from FILE (- = stdin).")
+    String input;
+
+    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "1000",
+            description = "Pairs per atomic batch with --input (default: ${DEFAULT-VALUE}).")
+    int batchSize;
+
+    @Mixin
+    KeyValueFormat format;
+
+    @Mixin
+    WriteOptions write;
+
+    @Override
+    public Integer call() throws IOException {
+        if (batchSize < 1) {
+            throw new ParameterException(spec.commandLine(), "--batch-size must be at least 1");
+        }
+        if (input != null && !pair.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "give either KEY VALUE or --input FILE, not both");
+        }
+        if (input == null && pair.size() != 2) {
+            throw new ParameterException(spec.commandLine(),
+                    pair.isEmpty() ? "expected KEY VALUE or --input FILE" : "missing VALUE after KEY");
+        }
+        if (input == null) {
+            byte[] k = Args.parse(spec, format.keys(), pair.get(0), "KEY");
+            byte[] v = Args.parse(spec, format.values(), pair.get(1), "VALUE");
+            try (Db db = DbOpener.open(dir, write.toOptions(), write.create)) {
+                db.put(k, v);
+                if (write.flush) {
+                    db.flush();
+                }
+            }
+            return ExitCodes.OK;
+        }
+        long loaded;
+        try (BufferedReader in = openInput(input);
+             Db db = DbOpener.open(dir, write.toOptions(), write.create)) {
+            loaded = load(in, db);
+            if (write.flush) {
+                db.flush();
+            }
+        }
+        spec.commandLine().getOut().println("put " + loaded + " pairs");
+        return ExitCodes.OK;
+    }
+
+    private long load(BufferedReader in, Db db) throws IOException {
+        long lineNo = 0;
+        long loaded = 0;
+        WriteBatch batch = new WriteBatch();
+        int inBatch = 0;
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+            lineNo++;
+            if (line.isEmpty()) {
+                continue;
+            }
+            int tab = line.indexOf('\t');
+            if (tab < 0) {
+                throw new CliException(ExitCodes.USAGE,
+                        input + ":" + lineNo + ": expected KEY<TAB>VALUE, found no tab");
+            }
+            byte[] k = parseField(line.substring(0, tab), format.keys(), lineNo, "key");
+            byte[] v = parseField(line.substring(tab + 1), format.values(), lineNo, "value");
+            batch.put(k, v);
+            if (++inBatch == batchSize) {
+                db.write(batch);
+                batch = new WriteBatch();
+                inBatch = 0;
+            }
+            loaded++;
+        }
+        if (inBatch > 0) {
+            db.write(batch);
+        }
+        return loaded;
+    }
+
+    private byte[] parseField(String text, ByteFormat f, long lineNo, String what) {
+        try {
+            return f.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCodes.USAGE, input + ":" + lineNo + ": bad " + what + ": " + e.getMessage());
+        }
+    }
+
+    private BufferedReader openInput(String name) throws IOException {
+        if (name.equals("-")) {
+            return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        }
+        return Files.newBufferedReader(Path.of(name), StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,81 @@
+package io.bloomkv.tools;
+
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.DbIterator;
+import io.bloomkv.engine.Options;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code bloomkv scan DB_DIR [--from K] [--to K] [--limit N]}: prints {@code KEY<TAB>VALUE} lines in
+ * key order, from {@code --from} (inclusive) to {@code --to} (exclusive).
+ */
+@Command(name = "scan", mixinStandardHelpOptions = true,
+        description = {"Print KEY<TAB>VALUE lines in key order (unsigned bytes),",
+            "from --from (inclusive) to --to (exclusive)."})
+final class ScanCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory.")
+    Path dir;
+
+    @Option(names = "--from", paramLabel = "KEY", description = "First key (inclusive).")
+    String from;
+
+    @Option(names = "--to", paramLabel = "KEY", description = "End key (exclusive).")
+    String to;
+
+    @Option(names = "--limit", paramLabel = "N", description = "Print at most N pairs.")
+    Long limit;
+
+    @Option(names = "--keys-only", description = "Print keys only.")
+    boolean keysOnly;
+
+    @Mixin
+    KeyValueFormat format;
+
+    @Override
+    public Integer call() {
+        if (limit != null && limit < 0) {
+            throw new ParameterException(spec.commandLine(), "--limit must not be negative: " + limit);
+        }
+        byte[] start = from == null ? null : Args.parse(spec, format.keys(), from, "--from");
+        byte[] end = to == null ? null : Args.parse(spec, format.keys(), to, "--to");
+        long max = limit == null ? Long.MAX_VALUE : limit;
+        PrintWriter out = spec.commandLine().getOut();
+        try (Db db = DbOpener.open(dir, Options.defaults(), false);
+             DbIterator it = db.iterator()) {
+            if (start == null) {
+                it.seekToFirst();
+            } else {
+                it.seek(start);
+            }
+            long printed = 0;
+            while (it.valid() && printed < max) {
+                byte[] k = it.key();
+                if (end != null && Arrays.compareUnsigned(k, end) >= 0) {
+                    break;
+                }
+                if (keysOnly) {
+                    out.println(format.keys().format(k));
+                } else {
+                    out.println(format.keys().format(k) + "\t" + format.values().format(it.value()));
+                }
+                printed++;
+                it.next();
+            }
+        }
+        out.flush();
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,40 @@
+package io.bloomkv.tools;
+
+import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.Options;
+import io.bloomkv.engine.SyncMode;
+import picocli.CommandLine.Option;
+
+/**
+ * Options of the commands that write: how tables written by this run are built, whether to create
+ * the database, and whether to flush the memtable to a table before closing. Every write is
+ * synced (SyncMode.EVERY_WRITE unless {@code --no-sync}).
+ */
+final class WriteOptions {
+    @Option(names = "--create", description = "Create the database directory if it does not exist.")
+    boolean create;
+
+    @Option(names = "--flush", description = "Flush the memtable to an SSTable before closing.")
+    boolean flush;
+
+    @Option(names = "--no-sync", negatable = false,
+            description = "Do not fsync the WAL after every write (faster bulk loads; data is still synced on close).")
+    boolean noSync;
+
+    @Option(names = "--filter-kind", paramLabel = "KIND",
+            description = "Filter of tables written by this run: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
+            defaultValue = "BLOCKED")
+    FilterKind filterKind;
+
+    @Option(names = "--bits-per-key", paramLabel = "B",
+            description = "Filter bits per key of tables written by this run; 0 = no filter (default: ${DEFAULT-VALUE}).",
+            defaultValue = "10")
+    double bitsPerKey;
+
+    Options toOptions() {
+        return Options.defaults()
+                .filterKind(filterKind)
+                .bitsPerKey(bitsPerKey)
+                .syncMode(noSync ? SyncMode.NONE : SyncMode.EVERY_WRITE);
+    }
+}

@@ -1,0 +1,190 @@
+package io.bloomkv.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.Options;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bloomkv get|put|delete|scan}, and their errors. */
+class DbCommandsTest {
+    @TempDir
+    Path tmp;
+
+    private String db() {
+        return tmp.resolve("db").toString();
+    }
+
+    @Test
+    void putGetDeleteRoundTrip() {
+        Cli.Result put = Cli.run("put", db(), "--create", "apple", "red");
+        assertThat(put.exitCode()).as(put.toString()).isZero();
+        assertThat(put.err()).isEmpty();
+
+        Cli.Result get = Cli.run("get", db(), "apple");
+        assertThat(get.exitCode()).as(get.toString()).isZero();
+        assertThat(get.out()).isEqualTo("red\n");
+
+        Cli.Result overwrite = Cli.run("put", db(), "apple", "green");
+        assertThat(overwrite.exitCode()).isZero();
+        assertThat(Cli.run("get", db(), "apple").out()).isEqualTo("green\n");
+
+        Cli.Result del = Cli.run("delete", db(), "apple");
+        assertThat(del.exitCode()).as(del.toString()).isZero();
+        Cli.Result gone = Cli.run("get", db(), "apple");
+        assertThat(gone.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(gone.out()).isEmpty();
+        assertThat(gone.err()).isEqualTo("bloomkv get: key not found: apple\n");
+    }
+
+    @Test
+    void flushWritesATable() throws IOException {
+        assertThat(Cli.run("put", db(), "--create", "--flush", "k", "v").exitCode()).isZero();
+        try (Stream<Path> files = Files.list(Path.of(db()))) {
+            assertThat(files.map(p -> p.getFileName().toString())).anyMatch(n -> n.endsWith(".sst"));
+        }
+        assertThat(Cli.run("get", db(), "k").out()).isEqualTo("v\n");
+    }
+
+    @Test
+    void hexInputAndOutput() {
+        assertThat(Cli.run("put", db(), "--create", "--hex", "00ff", "0x0102").exitCode()).isZero();
+        assertThat(Cli.run("get", db(), "--hex", "00FF").out()).isEqualTo("0102\n");
+        // Without --value-hex the binary value is shown escaped.
+        assertThat(Cli.run("get", db(), "--key-hex", "00ff").out()).isEqualTo("\\x01\\x02\n");
+        assertThat(Cli.run("scan", db(), "--hex").out()).isEqualTo("00ff\t0102\n");
+        assertThat(Cli.run("scan", db()).out()).isEqualTo("\\x00\\xff\t\\x01\\x02\n");
+        assertThat(Cli.run("put", db(), "--value-hex", "text-key", "cafe").exitCode()).isZero();
+        assertThat(Cli.run("get", db(), "--value-hex", "text-key").out()).isEqualTo("cafe\n");
+    }
+
+    @Test
+    void badHexIsAUsageError() {
+        assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
+        Cli.Result r = Cli.run("get", db(), "--hex", "xyz");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).isEqualTo("bloomkv get: KEY: hex input must have an even number of digits: 'xyz'"
+                + " (see 'bloomkv get --help')\n");
+    }
+
+    @Test
+    void emptyKeyIsRejectedByTheEngine() {
+        assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
+        Cli.Result r = Cli.run("put", db(), "", "v");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).startsWith("bloomkv put: invalid argument: ");
+        assertThat(r.err().lines()).hasSize(1);
+    }
+
+    @Test
+    void scanWithRangeAndLimit() throws IOException {
+        Path input = tmp.resolve("pairs.tsv");
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            lines.add(String.format("key%04d\tvalue %d", i, i));
+        }
+        Files.write(input, lines, StandardCharsets.UTF_8);
+        Cli.Result load = Cli.run("put", db(), "--create", "--input", input.toString(), "--batch-size", "64");
+        assertThat(load.exitCode()).as(load.toString()).isZero();
+        assertThat(load.out()).isEqualTo("put 500 pairs\n");
+
+        Cli.Result all = Cli.run("scan", db());
+        assertThat(all.exitCode()).isZero();
+        assertThat(all.out().lines()).hasSize(500).startsWith("key0000\tvalue 0").endsWith("key0499\tvalue 499");
+
+        Cli.Result range = Cli.run("scan", db(), "--from", "key0100", "--to", "key0103");
+        assertThat(range.out().lines()).containsExactly("key0100\tvalue 100", "key0101\tvalue 101", "key0102\tvalue 102");
+
+        Cli.Result limited = Cli.run("scan", db(), "--from", "key0250x", "--limit", "2", "--keys-only");
+        assertThat(limited.out().lines()).containsExactly("key0251", "key0252");
+
+        assertThat(Cli.run("delete", db(), "key0101").exitCode()).isZero();
+        assertThat(Cli.run("scan", db(), "--from", "key0100", "--to", "key0103", "--keys-only").out().lines())
+                .containsExactly("key0100", "key0102");
+
+        Cli.Result none = Cli.run("scan", db(), "--limit", "0");
+        assertThat(none.exitCode()).isZero();
+        assertThat(none.out()).isEmpty();
+        assertThat(Cli.run("scan", db(), "--limit", "-1").exitCode()).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
+    void malformedInputLineNamesTheLine() throws IOException {
+        Path input = tmp.resolve("bad.tsv");
+        Files.writeString(input, "a\t1\nno-tab-here\n");
+        Cli.Result r = Cli.run("put", db(), "--create", "--input", input.toString());
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).isEqualTo("bloomkv put: " + input + ":2: expected KEY<TAB>VALUE, found no tab\n");
+    }
+
+    @Test
+    void putNeedsAPairOrAnInput() {
+        assertThat(Cli.run("put", db(), "--create").err()).contains("expected KEY VALUE or --input FILE");
+        assertThat(Cli.run("put", db(), "--create", "k").err()).contains("missing VALUE after KEY");
+        Cli.Result both = Cli.run("put", db(), "--create", "k", "v", "--input", "x");
+        assertThat(both.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(both.err()).contains("not both");
+    }
+
+    @Test
+    void missingDirectoryIsOneLineAndExitThree() {
+        for (String cmd : new String[] {"get", "delete"}) {
+            Cli.Result r = Cli.run(cmd, db(), "k");
+            assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.IO_ERROR);
+            assertThat(r.err()).isEqualTo("bloomkv " + cmd + ": no such database directory: " + db() + "\n");
+        }
+        assertThat(Cli.run("scan", db()).err()).isEqualTo("bloomkv scan: no such database directory: " + db() + "\n");
+        assertThat(Cli.run("put", db(), "k", "v").exitCode()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(Files.exists(Path.of(db()))).as("put without --create creates nothing").isFalse();
+    }
+
+    @Test
+    void regularFileOrForeignDirectoryIsNotADatabase() throws IOException {
+        Path file = Files.writeString(tmp.resolve("file.txt"), "hello");
+        Cli.Result r = Cli.run("get", file.toString(), "k");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(r.err()).isEqualTo("bloomkv get: not a directory: " + file + "\n");
+
+        Path foreign = Files.createDirectories(tmp.resolve("photos"));
+        Files.writeString(foreign.resolve("cat.jpg"), "meow");
+        Cli.Result f = Cli.run("scan", foreign.toString());
+        assertThat(f.exitCode()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(f.err()).startsWith("bloomkv scan: ").contains("is not a bloomkv database").contains("cat.jpg");
+        assertThat(f.err().lines()).hasSize(1);
+    }
+
+    @Test
+    void lockedDatabaseIsExitFive() {
+        assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
+        try (Db held = Db.open(Path.of(db()), Options.defaults())) {
+            for (String[] args : new String[][] {{"get", db(), "k"}, {"put", db(), "k", "w"}, {"scan", db()}}) {
+                Cli.Result r = Cli.run(args);
+                assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.LOCKED);
+                assertThat(r.err()).startsWith("bloomkv " + args[0] + ": database ").contains("already open");
+                assertThat(r.err().lines()).hasSize(1);
+            }
+            assertThat(held.get("k".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("v");
+        }
+        assertThat(Cli.run("get", db(), "k").exitCode()).as("usable again once the holder closed").isZero();
+    }
+
+    @Test
+    void verbosePrintsTheStackTraceOfAFailure() {
+        assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
+        try (Db held = Db.open(Path.of(db()), Options.defaults())) {
+            Cli.Result r = Cli.run("get", "--verbose", db(), "k");
+            assertThat(r.exitCode()).isEqualTo(ExitCodes.LOCKED);
+            assertThat(r.err()).contains("DbLockedException", "\tat io.bloomkv.engine.Db.open");
+            Cli.Result quiet = Cli.run("get", db(), "k");
+            assertThat(quiet.err()).doesNotContain("\tat ");
+        }
+    }
+}
