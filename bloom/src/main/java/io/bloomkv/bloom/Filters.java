@@ -151,6 +151,9 @@ public final class Filters {
         if (offset < 0 || length < 0 || length > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("bad region offset=" + offset + " length=" + length);
         }
+        if (length < FilterHeader.HEADER_SIZE) {
+            throw new FilterFormatException("filter truncated: " + length + " bytes, the header alone needs " + FilterHeader.HEADER_SIZE);
+        }
         MappedByteBuffer mapped;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
@@ -161,8 +164,7 @@ public final class Filters {
             mapped = ch.map(FileChannel.MapMode.READ_ONLY, offset, length);
         }
         // From here the mapping is owned by the region, or released on failure exactly once.
-        OffHeapRegion region = OffHeapRegion.wrapMapped(mapped, FilterHeader.HEADER_SIZE,
-                Math.max(0, length - FilterHeader.HEADER_SIZE));
+        OffHeapRegion region = OffHeapRegion.wrapMapped(mapped, FilterHeader.HEADER_SIZE, length - FilterHeader.HEADER_SIZE);
         try {
             FilterHeader header = FilterHeader.parse(mapped, length);
             CRC32C crc = new CRC32C();

@@ -43,9 +43,9 @@ class FalsePositiveSweepTest {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         List<Future<Outcome>> futures = new ArrayList<>();
         try {
-            for (int i = 0; i < cases.size(); i++) {
-                Case c = cases.get(i);
-                long caseSeed = seed + 0x9E3779B97F4A7C15L * (i + 1);
+            SplittableRandom seeds = new SplittableRandom(seed);
+            for (Case c : cases) {
+                long caseSeed = seeds.nextLong();
                 futures.add(pool.submit(() -> run(c, caseSeed)));
             }
             for (Future<Outcome> f : futures) {

@@ -66,7 +66,7 @@ class LifecycleTest {
         // failed reads release what they allocated
         byte[] bad = bytes.clone();
         bad[bad.length - 1] ^= 1;
-        assertThatThrownBy(() -> Filters.map(p.resolveSibling("g"), 0, 0)).isInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> Filters.map(p.resolveSibling("missing"), 0, 64)).isInstanceOf(java.io.IOException.class);
         Files.write(p, bad);
         assertThatThrownBy(() -> Filters.map(p, 0, bad.length)).isInstanceOf(FilterFormatException.class);
         assertThatThrownBy(() -> Filters.read(bad, 0, bad.length)).isInstanceOf(FilterFormatException.class);

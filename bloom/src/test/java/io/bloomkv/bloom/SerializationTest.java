@@ -176,5 +176,6 @@ class SerializationTest {
         assertThatThrownBy(() -> Filters.map(p, 8, good.length)).isInstanceOf(FilterFormatException.class)
                 .hasMessageContaining("beyond the end");
         assertThatThrownBy(() -> Filters.read(new byte[0], 0, 0)).isInstanceOf(FilterFormatException.class);
+        assertThatThrownBy(() -> Filters.map(p, 0, 10)).isInstanceOf(FilterFormatException.class).hasMessageContaining("truncated");
     }
 }

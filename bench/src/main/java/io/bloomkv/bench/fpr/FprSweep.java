@@ -48,10 +48,12 @@ public final class FprSweep {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try {
             List<Future<Row>> futures = new ArrayList<>();
-            int i = 0;
+            // Each case gets its own generator seeded from a master one (seeds that differ by the generator's
+            // gamma would only shift one shared sequence).
+            SplittableRandom seeds = new SplittableRandom(config.seed());
             for (FilterKind kind : config.kinds()) {
                 for (double b : config.bitsPerKey()) {
-                    long caseSeed = config.seed() + 0x9E3779B97F4A7C15L * ++i;
+                    long caseSeed = seeds.nextLong();
                     futures.add(pool.submit(() -> measure(kind, b, config.n(), config.absent(), caseSeed, config.sequential())));
                 }
             }
