@@ -183,7 +183,7 @@ class TableCorruptionTest {
      */
     @Test
     void everySingleByteFlipIsDetectedNeverAWrongAnswer() throws IOException {
-        model = TestTables.model(30, rnd);
+        model = TestTables.model(15, rnd);
         Path small = dir.resolve("small.sst");
         TestTables.write(fs, small, model, TableBuilderOptions.defaults().blockSize(256));
         bytes = Files.readAllBytes(small);

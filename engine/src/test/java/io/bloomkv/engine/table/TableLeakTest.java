@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Random;
 import net.openhft.chronicle.core.OS;
 import net.openhft.chronicle.core.io.AbstractReferenceCounted;
+import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +46,7 @@ class TableLeakTest {
 
         AbstractReferenceCounted.enableReferenceTracing();
         try {
+            BackgroundResourceReleaser.releasePendingResources();
             long nativeBefore = OS.memory().nativeMemoryUsed();
             long liveBefore = TableReader.liveTables();
             long filterBefore = TableReader.liveFilterBytes();
@@ -87,6 +89,8 @@ class TableLeakTest {
                 }
             }
             assertThat(peak).as("filters were really off-heap").isPositive();
+            // Chronicle frees released stores on a background thread: wait for it
+            BackgroundResourceReleaser.releasePendingResources();
             assertThat(OS.memory().nativeMemoryUsed()).as("native memory back to where it was").isEqualTo(nativeBefore);
             assertThat(TableReader.liveTables()).isEqualTo(liveBefore);
             assertThat(TableReader.liveFilterBytes()).isEqualTo(filterBefore);
