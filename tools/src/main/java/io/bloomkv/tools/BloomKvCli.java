@@ -26,6 +26,7 @@ import picocli.CommandLine.Model.CommandSpec;
             PutCommand.class,
             DeleteCommand.class,
             ScanCommand.class,
+            SstCommand.class,
             BloomCommand.class,
         },
         exitCodeListHeading = "%nExit codes:%n",

@@ -5,16 +5,28 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A plain-text table: a header row and data rows, the first column left-aligned, the others
- * right-aligned (they hold numbers), columns separated by two spaces.
+ * A plain-text table: a header row and data rows, columns separated by two spaces. The first
+ * column is left-aligned, the others right-aligned (they hold numbers) unless
+ * {@link #leftAligned(int...)} says otherwise.
  */
 final class TextTable {
     private final List<String[]> rows = new ArrayList<>();
     private final int columns;
+    private final boolean[] left;
 
     TextTable(String... header) {
         this.columns = header.length;
+        this.left = new boolean[header.length];
+        this.left[0] = true;
         rows.add(header);
+    }
+
+    /** Left-aligns the given columns (text rather than numbers). */
+    TextTable leftAligned(int... cols) {
+        for (int c : cols) {
+            left[c] = true;
+        }
+        return this;
     }
 
     TextTable row(Object... cells) {
@@ -43,8 +55,8 @@ final class TextTable {
                     line.append("  ");
                 }
                 String pad = " ".repeat(width[i] - r[i].length());
-                if (i == 0) {
-                    line.append(r[i]).append(i == columns - 1 ? "" : pad);
+                if (left[i]) {
+                    line.append(r[i]).append(pad);
                 } else {
                     line.append(pad).append(r[i]);
                 }
