@@ -40,7 +40,7 @@ public final class TableWriter implements Closeable {
         this.file = Objects.requireNonNull(file, "file");
         this.opts = Objects.requireNonNull(opts, "opts");
         this.dataBlock = new BlockBuilder(opts.restartInterval());
-        this.userKeyHashes = new long[(int) Math.max(16, Math.min(expectedKeys, 1 << 24))];
+        this.userKeyHashes = new long[(int) Math.max(16, Math.min(expectedKeys, 1 << 20))];
         this.offset = file.size();
     }
 

@@ -302,6 +302,50 @@ class TableTest {
     }
 
     @Test
+    void concurrentGetsShareOneReaderAndCache() throws Exception {
+        Model m = TestTables.model(4000, rnd);
+        Path p = dir.resolve("concurrent.sst");
+        TestTables.write(fs, p, m, TableBuilderOptions.defaults());
+        List<byte[]> keys = new ArrayList<>(m.versions.keySet());
+        ReadCounters c = new ReadCounters();
+        BlockCache cache = new BlockCache(64 * 1024); // smaller than the table: evictions race with reads
+        try (TableReader t = TableReader.open(fs, p, 1, cache, c)) {
+            int threads = 4;
+            int perThread = 5000;
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            try {
+                List<java.util.concurrent.Future<Integer>> futures = new ArrayList<>();
+                for (int th = 0; th < threads; th++) {
+                    long threadSeed = seed + th;
+                    futures.add(pool.submit(() -> {
+                        Random r = new Random(threadSeed);
+                        int checked = 0;
+                        for (int i = 0; i < perThread; i++) {
+                            byte[] uk = keys.get(r.nextInt(keys.size()));
+                            Version want = m.visible(uk, InternalKey.MAX_SEQUENCE);
+                            TableReader.Entry got = t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE);
+                            if (got == null || got.sequence() != want.seq()
+                                    || (want.type() == ValueType.PUT && !java.util.Arrays.equals(got.value(), want.value()))) {
+                                throw new AssertionError("wrong answer for " + new String(uk) + ", seed " + seed);
+                            }
+                            checked++;
+                        }
+                        return checked;
+                    }));
+                }
+                for (java.util.concurrent.Future<Integer> f : futures) {
+                    assertThat(f.get()).isEqualTo(perThread);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(c.filterTruePositive.sum()).isEqualTo((long) threads * perThread);
+            assertThat(c.blockCacheHits.sum() + c.blockCacheMisses.sum()).isEqualTo(c.dataBlockAccesses.sum());
+            assertThat(cache.usedBytes()).isLessThanOrEqualTo(64 * 1024);
+        }
+    }
+
+    @Test
     void referenceCountingReleasesExactlyOnce() throws IOException {
         Model m = TestTables.model(500, rnd);
         Path p = dir.resolve("rc.sst");
