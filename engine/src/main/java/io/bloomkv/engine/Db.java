@@ -989,24 +989,28 @@ public final class Db implements AutoCloseable {
             return;
         }
         synchronized (obsoleteLock) {
-            // Read pending outputs before live files: a table leaves pendingOutputs only after it is live.
+            // Order matters. A table's number enters pendingOutputs before its file is created or
+            // opened, and leaves only once a live Version names it. So: first list the files and the
+            // open readers, then read pendingOutputs, then the live files; whatever the listing saw
+            // is then either pending or live, unless it is really obsolete.
+            List<Long> openTables = tableCache.openNumbers();
+            List<Path> entries;
+            try {
+                entries = fs.list(dir);
+            } catch (IOException e) {
+                entries = List.of();
+            }
+            long manifest = versions.manifestNumber();
             Set<Long> keep = new HashSet<>(pendingOutputs);
             keep.addAll(versions.liveFiles());
             long logNumber = versions.logNumber();
-            long manifest = versions.manifestNumber();
-            for (Long n : tableCache.openNumbers()) {
+            for (Long n : openTables) {
                 if (!keep.contains(n)) {
                     tableCache.evict(n);
                     if (blockCache != null) {
                         blockCache.evictFile(n);
                     }
                 }
-            }
-            List<Path> entries;
-            try {
-                entries = fs.list(dir);
-            } catch (IOException e) {
-                return;
             }
             for (Path p : entries) {
                 FileNames.Parsed parsed = FileNames.parse(p.getFileName().toString());
