@@ -24,6 +24,7 @@ import io.bloomkv.engine.wal.LogReader;
 import io.bloomkv.engine.wal.LogWriter;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -396,6 +397,8 @@ public final class Db implements AutoCloseable {
             }
             misses.increment();
             return null;
+        } catch (UncheckedIOException e) {
+            throw new BloomKvIOException("get failed", e.getCause());
         } finally {
             sv.release();
         }

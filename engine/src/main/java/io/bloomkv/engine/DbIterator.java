@@ -1,6 +1,7 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.engine.iterator.MergingIterator;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
 
@@ -49,16 +50,24 @@ public final class DbIterator implements AutoCloseable {
     /** Positions at the smallest key. */
     public void seekToFirst() {
         checkOpen();
-        merged.seekToFirst();
-        findNext(null);
+        try {
+            merged.seekToFirst();
+            findNext(null);
+        } catch (UncheckedIOException e) {
+            throw new BloomKvIOException("iterator read failed", e.getCause());
+        }
     }
 
     /** Positions at the first key >= {@code target}. */
     public void seek(byte[] target) {
         checkOpen();
         WriteBatch.checkKey(target);
-        merged.seek(InternalKey.forSeek(target, sequence));
-        findNext(null);
+        try {
+            merged.seek(InternalKey.forSeek(target, sequence));
+            findNext(null);
+        } catch (UncheckedIOException e) {
+            throw new BloomKvIOException("iterator read failed", e.getCause());
+        }
     }
 
     /** Moves to the next key. @throws NoSuchElementException when not {@link #valid()} */
@@ -68,8 +77,12 @@ public final class DbIterator implements AutoCloseable {
             throw new NoSuchElementException("iterator is not valid");
         }
         byte[] skip = key;
-        merged.next();
-        findNext(skip);
+        try {
+            merged.next();
+            findNext(skip);
+        } catch (UncheckedIOException e) {
+            throw new BloomKvIOException("iterator read failed", e.getCause());
+        }
     }
 
     /** Current key (a copy). */

@@ -1,0 +1,110 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.bloom.FilterKind;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The point of the project: N keys (even ids) in several flushed tables whose key ranges all span
+ * the whole key space, then N absent keys (odd ids) inside those ranges, so only the filter can
+ * reject them. Block cache off, so every table read is a block read.
+ */
+class FilterAvoidsDiskTest {
+    static final int N = 20_000;
+    static final int TABLES = 4;
+    /** Absent keys 2i+1 for i in [FIRST_ABSENT, LAST_ABSENT) lie inside every table's key range. */
+    static final int FIRST_ABSENT = TABLES;
+    static final int LAST_ABSENT = N - TABLES;
+    static final long ABSENT = LAST_ABSENT - FIRST_ABSENT;
+
+    @TempDir
+    Path dir;
+
+    private Db load(Options options) {
+        Db db = Db.open(dir, options.blockCacheSize(0).autoCompaction(false).writeBufferSize(64 << 20));
+        for (int t = 0; t < TABLES; t++) {
+            for (int i = t; i < N; i += TABLES) {
+                db.put(TestKeys.key(2L * i), TestKeys.bytes("value-" + i));
+            }
+            db.flush();
+        }
+        assertThat(db.stats().tableCount()).isEqualTo(TABLES);
+        return db;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = FilterKind.class, names = {"BLOCKED", "STANDARD", "PARTITIONED"})
+    void filtersAvoidAlmostAllReadsOfAbsentKeys(FilterKind kind) {
+        try (Db db = load(Options.defaults().filterKind(kind).bitsPerKey(10))) {
+            Stats before = db.stats();
+            for (int i = FIRST_ABSENT; i < LAST_ABSENT; i++) {
+                assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
+            }
+            Stats s = db.stats();
+            long checks = s.filterChecks() - before.filterChecks();
+            long useful = s.filterUseful() - before.filterUseful();
+            long positive = s.filterPositive() - before.filterPositive();
+            long truePositive = s.filterTruePositive() - before.filterTruePositive();
+            long blockReads = s.blockReads() - before.blockReads();
+            System.out.printf("%s: checks %d useful %d positive %d blockReads %d measured FPR %.5f%n",
+                    kind, checks, useful, positive, blockReads, positive / (double) checks);
+            assertThat(checks).as("every table is asked for every absent key").isEqualTo(ABSENT * TABLES);
+            assertThat(useful / (double) checks).as("filterUseful / checks").isGreaterThan(0.98);
+            assertThat(truePositive).isZero();
+            assertThat(useful + positive).isEqualTo(checks);
+            // Each false positive costs exactly the data-block read the filter could not avoid.
+            assertThat(blockReads).as("block reads = false positives").isEqualTo(positive);
+            assertThat(s.misses()).isEqualTo(ABSENT);
+            assertThat(s.filterMemoryBytes()).isPositive();
+
+            // Present keys: every get is answered, with one true positive.
+            Stats b2 = db.stats();
+            for (int i = 0; i < N; i += 97) {
+                assertThat(TestKeys.str(db.get(TestKeys.key(2L * i)))).isEqualTo("value-" + i);
+            }
+            Stats s2 = db.stats();
+            assertThat(s2.filterTruePositive() - b2.filterTruePositive()).isEqualTo((N + 96) / 97);
+        }
+    }
+
+    @Test
+    void withoutFiltersEveryCheckReadsABlock() {
+        try (Db db = load(Options.defaults().bitsPerKey(0))) {
+            Stats before = db.stats();
+            for (int i = FIRST_ABSENT; i < LAST_ABSENT; i++) {
+                assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
+            }
+            Stats s = db.stats();
+            assertThat(s.filterChecks()).isZero();
+            assertThat(s.filterMemoryBytes()).isZero();
+            assertThat(s.tablesReadWithoutFilter() - before.tablesReadWithoutFilter()).isEqualTo(ABSENT * TABLES);
+            assertThat(s.blockReads() - before.blockReads()).as("one data-block read per table per get").isEqualTo(ABSENT * TABLES);
+        }
+    }
+
+    @Test
+    void tablesOutsideTheKeyRangeAreNotAsked() {
+        try (Db db = Db.open(dir, Options.defaults().autoCompaction(false))) {
+            for (int i = 0; i < 100; i++) {
+                db.put(TestKeys.key(i), TestKeys.bytes("a"));
+            }
+            db.flush();
+            for (int i = 1000; i < 1100; i++) {
+                db.put(TestKeys.key(i), TestKeys.bytes("b"));
+            }
+            db.flush();
+            Stats before = db.stats();
+            assertThat(db.get(TestKeys.key(50))).isNotNull();
+            assertThat(db.get(TestKeys.key(500))).isNull();
+            assertThat(db.get(TestKeys.key(5000))).isNull();
+            Stats s = db.stats();
+            // key 50: only the first table's range holds it; 500 and 5000: no table's range does.
+            assertThat(s.filterChecks() - before.filterChecks()).isEqualTo(1);
+        }
+    }
+}
