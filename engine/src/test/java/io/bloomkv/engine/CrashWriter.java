@@ -1,0 +1,59 @@
+package io.bloomkv.engine;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Random;
+
+/**
+ * The child process of {@link CrashKillTest}: writes keys {@code start, start+1, ...} with
+ * {@link SyncMode#EVERY_WRITE} (values from {@link #valueOf}), some in batches, and prints
+ * "ack N" once the write of key N has returned. Runs until killed.
+ * Arguments: directory, first key id, seed.
+ */
+public final class CrashWriter {
+    private CrashWriter() {}
+
+    static Options options() {
+        return Options.defaults().syncMode(SyncMode.EVERY_WRITE).writeBufferSize(32 << 10)
+                .targetFileSize(32 << 10).maxBytesForLevelBase(128 << 10).l0CompactionTrigger(2);
+    }
+
+    static byte[] valueOf(long id) {
+        Random r = new Random(id * 0x9E3779B97F4A7C15L);
+        byte[] v = new byte[20 + r.nextInt(80)];
+        r.nextBytes(v);
+        return v;
+    }
+
+    public static void main(String[] args) {
+        Path dir = Path.of(args[0]);
+        long id = Long.parseLong(args[1]);
+        Random rnd = new Random(Long.parseLong(args[2]));
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false);
+        try (Db db = Db.open(dir, options())) {
+            out.println("open");
+            out.flush();
+            while (true) {
+                if (rnd.nextInt(10) == 0) {
+                    int n = 1 + rnd.nextInt(10);
+                    WriteBatch b = new WriteBatch();
+                    for (int i = 0; i < n; i++) {
+                        b.put(TestKeys.key(id + i), valueOf(id + i));
+                    }
+                    db.write(b);
+                    for (int i = 0; i < n; i++) {
+                        out.println("ack " + (id + i));
+                    }
+                    id += n;
+                } else {
+                    db.put(TestKeys.key(id), valueOf(id));
+                    out.println("ack " + id);
+                    id++;
+                }
+                out.flush();
+            }
+        }
+    }
+}
