@@ -1,5 +1,6 @@
 package io.bloomkv.tools;
 
+import io.bloomkv.bench.BenchCommand;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * The {@code bloomkv} command: operate a database, inspect tables and filters, size a filter, run
- * the bench. Every failure is one line on stderr and an exit code from {@link ExitCodes}.
+ * the bench ({@link BenchCommand}, mounted as {@code bloomkv bench}). Every failure is one line on stderr and an exit code from {@link ExitCodes}.
  */
 @Command(
         name = "bloomkv",
@@ -27,12 +28,13 @@ import picocli.CommandLine.Model.CommandSpec;
             DeleteCommand.class,
             ScanCommand.class,
             SstCommand.class,
+            DbCommand.class,
             BloomCommand.class,
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
-            "1:get: key not found",
+            "1:get: key not found; bench: wrong answers",
             "2:bad arguments",
             "3:missing path, not a database, I/O error",
             "4:corruption (bad checksum, magic or format)",
@@ -53,6 +55,8 @@ public final class BloomKvCli implements Callable<Integer> {
         System.setProperty("chronicle.analytics.disable", "true");
         // No SLF4J binding is shipped: keep its "no providers" notice off stderr, which carries only errors.
         System.setProperty("slf4j.internal.verbosity", "ERROR");
+        // The bench draws its PNG charts (XChart) without a display.
+        System.setProperty("java.awt.headless", "true");
         System.exit(newCommandLine().execute(args));
     }
 
@@ -60,6 +64,8 @@ public final class BloomKvCli implements Callable<Integer> {
     public static CommandLine newCommandLine() {
         ErrorHandler handler = new ErrorHandler();
         CommandLine cl = new CommandLine(new BloomKvCli());
+        // The bench harness (io.bloomkv.bench), mounted as is: `bloomkv bench` == `java -jar bloomkv-bench.jar`.
+        cl.addSubcommand("bench", new BenchCommand());
         cl.setExecutionExceptionHandler(handler);
         cl.setParameterExceptionHandler(handler);
         cl.setCaseInsensitiveEnumValuesAllowed(true);

@@ -20,8 +20,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * key order, from {@code --from} (inclusive) to {@code --to} (exclusive).
  */
 @Command(name = "scan", mixinStandardHelpOptions = true,
-        description = {"Print KEY<TAB>VALUE lines in key order (unsigned bytes),",
-            "from --from (inclusive) to --to (exclusive)."})
+        description = "Print KEY<TAB>VALUE lines in key order, from --from (inclusive) to --to (exclusive).")
 final class ScanCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

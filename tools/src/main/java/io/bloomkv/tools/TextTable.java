@@ -13,12 +13,23 @@ final class TextTable {
     private final List<String[]> rows = new ArrayList<>();
     private final int columns;
     private final boolean[] left;
+    private boolean printHeader = true;
 
     TextTable(String... header) {
         this.columns = header.length;
+        for (int i = 0; i < header.length; i++) {
+            header[i] = header[i] == null ? "" : header[i];
+        }
         this.left = new boolean[header.length];
         this.left[0] = true;
         rows.add(header);
+    }
+
+    /** A table of {@code columns} columns whose header row is not printed (label/value lists). */
+    static TextTable headless(int columns) {
+        TextTable t = new TextTable(new String[columns]);
+        t.printHeader = false;
+        return t;
     }
 
     /** Left-aligns the given columns (text rather than numbers). */
@@ -48,7 +59,7 @@ final class TextTable {
                 width[i] = Math.max(width[i], r[i].length());
             }
         }
-        for (String[] r : rows) {
+        for (String[] r : printHeader ? rows : rows.subList(1, rows.size())) {
             StringBuilder line = new StringBuilder(indent);
             for (int i = 0; i < columns; i++) {
                 if (i > 0) {

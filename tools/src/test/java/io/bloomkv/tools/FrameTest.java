@@ -16,7 +16,7 @@ class FrameTest {
     void helpListsEveryCommandAndExitsZero() {
         Cli.Result r = Cli.run("--help");
         assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.out()).contains("get", "put", "delete", "scan", "bloom", "Exit codes:");
+        assertThat(r.out()).contains("get", "put", "delete", "scan", "sst", "db", "bloom", "bench", "Exit codes:");
         assertThat(r.err()).isEmpty();
     }
 
