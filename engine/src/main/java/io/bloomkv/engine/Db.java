@@ -777,9 +777,10 @@ public final class Db implements AutoCloseable {
             throw new BloomKvIOException("cannot create WAL " + FileNames.logFile(dir, number), e);
         }
         try {
-            if (options.syncMode() != SyncMode.NONE) {
-                log.sync();
-            }
+            // Synced under every mode, so that a crash loses at most a suffix of the writes: no
+            // write of the new WAL can survive while one of the old WAL is lost.
+            log.sync();
+            walSyncs.increment();
             log.close();
         } catch (IOException e) {
             BloomKvIOException err = new BloomKvIOException("cannot close WAL " + FileNames.logFile(dir, logFileNumber), e);

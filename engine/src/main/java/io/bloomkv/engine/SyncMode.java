@@ -4,7 +4,8 @@ package io.bloomkv.engine;
 public enum SyncMode {
     /**
      * The record is handed to the operating system before the write returns, never fsynced by the
-     * write: a process crash loses nothing, a machine crash may lose the latest writes.
+     * write: a process crash loses nothing, a machine crash may lose the latest writes (a suffix:
+     * the WAL of a full memtable is fsynced before writes go to the next one).
      */
     NONE,
     /** Every write is fsynced on its own before it returns. Nothing acknowledged is ever lost. */
