@@ -7,12 +7,27 @@ import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.FilterMath;
 import io.bloomkv.bloom.Filters;
 import java.util.List;
+import net.openhft.chronicle.core.io.AbstractReferenceCounted;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /** {@code bloomkv bloom calc} and {@code bloomkv bloom test}. */
 class BloomCommandsTest {
     private static final long SEED = Long.getLong("bloomkv.tools.seed", 20261122L);
+
+    /** Every filter the commands build is closed: Chronicle's reference tracing finds none left. */
+    @BeforeEach
+    void trace() {
+        AbstractReferenceCounted.enableReferenceTracing();
+    }
+
+    @AfterEach
+    void noLeaks() {
+        AbstractReferenceCounted.assertReferencesReleased();
+        AbstractReferenceCounted.disableReferenceTracing();
+    }
 
     @Test
     void calcForFppUsesTheLibraryFormulas() {

@@ -1,10 +1,16 @@
 package io.bloomkv.tools;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.engine.table.TableReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
 
-/** Runs the {@code bloomkv} command line in-process and captures what it prints. */
+/**
+ * Runs the {@code bloomkv} command line in-process and captures what it prints. Every run must give
+ * back the tables (and their off-heap filters) it opened: checked with TableReader's live counters.
+ */
 final class Cli {
     /** The outcome of one run. */
     record Result(int exitCode, String out, String err) {
@@ -22,7 +28,14 @@ final class Cli {
         StringWriter err = new StringWriter();
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
+        long tablesBefore = TableReader.liveTables();
+        long filterBytesBefore = TableReader.liveFilterBytes();
         int code = cl.execute(args);
-        return new Result(code, out.toString(), err.toString());
+        Result result = new Result(code, out.toString(), err.toString());
+        assertThat(TableReader.liveTables()).as("tables left open by " + String.join(" ", args) + "\n" + result)
+                .isEqualTo(tablesBefore);
+        assertThat(TableReader.liveFilterBytes()).as("filter bytes left by " + String.join(" ", args))
+                .isEqualTo(filterBytesBefore);
+        return result;
     }
 }

@@ -185,6 +185,7 @@ class DbCommandsTest {
             assertThat(r.err()).contains("DbLockedException", "\tat io.bloomkv.engine.Db.open");
             Cli.Result quiet = Cli.run("get", db(), "k");
             assertThat(quiet.err()).doesNotContain("\tat ");
+            assertThat(held.get("k".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("v");
         }
     }
 }

@@ -113,6 +113,7 @@ class DbStatsCommandTest {
             Cli.Result locked = Cli.run("db", "stats", db.toString());
             assertThat(locked.exitCode()).isEqualTo(ExitCodes.LOCKED);
             assertThat(locked.err().lines()).hasSize(1);
+            assertThat(held.stats().tableCount()).as("the holder is unaffected").isEqualTo(3);
         }
     }
 
