@@ -212,6 +212,22 @@ public final class FilterMath {
      */
     public static int optimalBlockedK(double bitsPerKey) {
         checkBitsPerKey(bitsPerKey);
+        // The search costs milliseconds (an occupancy DP per candidate k) and every table the engine
+        // writes asks it; the optimum is flat in b, so answers are memoized per b rounded to 1/100.
+        long key = Math.max(1, Math.round(bitsPerKey * 100));
+        Integer cached = OPTIMAL_BLOCKED_K.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        int k = searchOptimalBlockedK(key / 100.0);
+        OPTIMAL_BLOCKED_K.putIfAbsent(key, k);
+        return k;
+    }
+
+    private static final java.util.concurrent.ConcurrentHashMap<Long, Integer> OPTIMAL_BLOCKED_K =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static int searchOptimalBlockedK(double bitsPerKey) {
         double lambda = BLOCK_BITS / bitsPerKey;
         int best = 1;
         double bestRate = Double.MAX_VALUE;
