@@ -20,6 +20,14 @@ final class DbOpener {
         return Db.open(dir, options.createIfMissing(create));
     }
 
+    /**
+     * Options of the commands that only read (get, scan): no automatic compaction, so reading a
+     * database does not start rewriting it. (Opening still replays and flushes a leftover WAL.)
+     */
+    static Options readOptions() {
+        return Options.defaults().autoCompaction(false);
+    }
+
     /** Checks that {@code dir} is an existing directory (or may be created when {@code create}). */
     static void requireDirectory(Path dir, boolean create) {
         if (Files.exists(dir)) {

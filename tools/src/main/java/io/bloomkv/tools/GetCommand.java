@@ -1,7 +1,6 @@
 package io.bloomkv.tools;
 
 import io.bloomkv.engine.Db;
-import io.bloomkv.engine.Options;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -29,7 +28,7 @@ final class GetCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         byte[] k = Args.parse(spec, format.keys(), key, "KEY");
-        try (Db db = DbOpener.open(dir, Options.defaults(), false)) {
+        try (Db db = DbOpener.open(dir, DbOpener.readOptions(), false)) {
             byte[] v = db.get(k);
             if (v == null) {
                 spec.commandLine().getErr().println("bloomkv get: key not found: " + format.keys().format(k));

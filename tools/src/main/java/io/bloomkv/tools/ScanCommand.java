@@ -2,7 +2,6 @@ package io.bloomkv.tools;
 
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
-import io.bloomkv.engine.Options;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -52,7 +51,7 @@ final class ScanCommand implements Callable<Integer> {
         byte[] end = to == null ? null : Args.parse(spec, format.keys(), to, "--to");
         long max = limit == null ? Long.MAX_VALUE : limit;
         PrintWriter out = spec.commandLine().getOut();
-        try (Db db = DbOpener.open(dir, Options.defaults(), false);
+        try (Db db = DbOpener.open(dir, DbOpener.readOptions(), false);
              DbIterator it = db.iterator()) {
             if (start == null) {
                 it.seekToFirst();
