@@ -103,25 +103,26 @@ final class SstDumpCommand implements Callable<Integer> {
 
     private void printLayout(PrintWriter out, TableReader t, List<TableReader.IndexEntry> index) {
         Footer f = t.footer();
-        int trailer = TableFormat.BLOCK_TRAILER_SIZE;
         TextTable layout = new TextTable("region", "offset", "end", "bytes");
         if (!index.isEmpty()) {
             long start = index.get(0).handle().offset();
-            long end = index.get(index.size() - 1).handle().end() + trailer;
+            long end = index.get(index.size() - 1).handle().end();
             layout.row("data blocks (" + index.size() + ")", Fmt.count(start), Fmt.count(end), Fmt.count(end - start));
         }
         if (f.hasFilter()) {
-            layout.row("filter block", Fmt.count(f.filter().offset()), Fmt.count(f.filter().end() + trailer),
-                    Fmt.count(f.filter().size() + trailer));
+            region(layout, "filter block", f.filter());
         }
-        layout.row("index block", Fmt.count(f.index().offset()), Fmt.count(f.index().end() + trailer),
-                Fmt.count(f.index().size() + trailer));
-        layout.row("properties block", Fmt.count(f.properties().offset()), Fmt.count(f.properties().end() + trailer),
-                Fmt.count(f.properties().size() + trailer));
+        region(layout, "index block", f.index());
+        region(layout, "properties block", f.properties());
         long footerAt = t.fileSize() - TableFormat.FOOTER_SIZE;
         layout.row("footer", Fmt.count(footerAt), Fmt.count(t.fileSize()), Fmt.count(TableFormat.FOOTER_SIZE));
-        out.println("layout (every block is followed by a " + trailer + "-byte trailer: compression type, masked CRC32C):");
+        out.println("layout (every block is followed by a " + TableFormat.BLOCK_TRAILER_SIZE
+                + "-byte trailer: compression type, masked CRC32C; end and bytes include it):");
         layout.print(out, "  ");
+    }
+
+    private static void region(TextTable layout, String name, BlockHandle h) {
+        layout.row(name, Fmt.count(h.offset()), Fmt.count(h.end()), Fmt.count(h.end() - h.offset()));
     }
 
     private void printIndex(PrintWriter out, List<TableReader.IndexEntry> index) {

@@ -47,6 +47,15 @@ class SstCommandsTest {
         assertThat(out).contains("sequence range    1 .. 2000");
         assertThat(out).contains("data blocks (" + blocks + ")", "filter block", "index block", "properties block", "footer");
         assertThat(out).contains("index (" + blocks + " data blocks");
+        // The layout's regions tile the file: each ends where the next starts, the footer at the end.
+        List<String[]> regions = out.lines().dropWhile(l -> !l.startsWith("layout"))
+                .skip(2).takeWhile(l -> l.startsWith("  ")).map(l -> l.trim().split("\\s{2,}")).toList();
+        assertThat(regions).hasSize(5);
+        assertThat(regions.get(0)[1]).isEqualTo("0");
+        for (int i = 1; i < regions.size(); i++) {
+            assertThat(regions.get(i)[1]).as("start of " + regions.get(i)[0]).isEqualTo(regions.get(i - 1)[2]);
+        }
+        assertThat(regions.get(4)[2].replace(",", "")).isEqualTo(Long.toString(Files.size(table)));
         assertThat(out.lines().filter(l -> l.trim().matches("#\\d+ .*"))).hasSize(blocks);
         assertThat(out).contains("kind              BLOCKED", "probes (k)", "bits per key      10.", "bits set",
                 "expected FPR", "off-heap memory");
