@@ -21,7 +21,7 @@ class ModelTest {
     @TempDir
     Path dir;
 
-    private static final int OPS = Integer.getInteger("bloomkv.modelOps", 4000);
+    private static final int OPS = Integer.getInteger("bloomkv.modelOps", 6000);
 
     @Test
     void level0OnlyAgainstTreeMap() {

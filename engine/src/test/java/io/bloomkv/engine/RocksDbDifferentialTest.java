@@ -25,7 +25,7 @@ class RocksDbDifferentialTest {
     @TempDir
     Path dir;
 
-    private static final int OPS = Integer.getInteger("bloomkv.modelOps", 3000);
+    private static final int OPS = Integer.getInteger("bloomkv.modelOps", 5000);
 
     @Test
     void level0OnlyMatchesRocksDb() throws Exception {
