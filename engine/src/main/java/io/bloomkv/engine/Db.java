@@ -550,24 +550,13 @@ public final class Db implements AutoCloseable {
         if (batch.isEmpty()) {
             return;
         }
-        int[] counts = new int[3];
-        batch.forEach(0, new WriteBatch.Handler() {
-            @Override
-            public void put(long sequence, byte[] key, byte[] value) {
-                counts[0]++;
-                counts[2] += key.length + value.length;
-            }
-
-            @Override
-            public void delete(long sequence, byte[] key) {
-                counts[1]++;
-                counts[2] += key.length;
-            }
-        });
+        int n = batch.count();
+        int nPuts = batch.putCount();
+        long bytes = batch.userBytes();
         writeInternal(batch, false);
-        puts.add(counts[0]);
-        deletes.add(counts[1]);
-        userBytes.add(counts[2]);
+        puts.add(nPuts);
+        deletes.add(n - nPuts);
+        userBytes.add(bytes);
         writeBatches.increment();
     }
 

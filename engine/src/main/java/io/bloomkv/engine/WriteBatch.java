@@ -27,6 +27,8 @@ public final class WriteBatch {
 
     private final ByteWriter rep = new ByteWriter(64);
     private int count;
+    private int puts;
+    private long userBytes;
 
     public WriteBatch() {
         clear();
@@ -41,6 +43,8 @@ public final class WriteBatch {
         rep.putLengthPrefixed(key);
         rep.putLengthPrefixed(value);
         count++;
+        puts++;
+        userBytes += key.length + value.length;
         return this;
     }
 
@@ -51,6 +55,7 @@ public final class WriteBatch {
         rep.putByte(ValueType.DELETE.code());
         rep.putLengthPrefixed(key);
         count++;
+        userBytes += key.length;
         return this;
     }
 
@@ -60,12 +65,24 @@ public final class WriteBatch {
         rep.putFixed64(0);
         rep.putFixed32(0);
         count = 0;
+        puts = 0;
+        userBytes = 0;
         return this;
     }
 
     /** Number of puts and deletes. */
     public int count() {
         return count;
+    }
+
+    /** Number of puts. */
+    int putCount() {
+        return puts;
+    }
+
+    /** Bytes of the keys and values given to the batch. */
+    long userBytes() {
+        return userBytes;
     }
 
     public boolean isEmpty() {
@@ -109,6 +126,8 @@ public final class WriteBatch {
         checkRoom(other.rep.size() - HEADER_SIZE);
         rep.putBytes(other.rep.array(), HEADER_SIZE, other.rep.size() - HEADER_SIZE);
         count += other.count;
+        puts += other.puts;
+        userBytes += other.userBytes;
         return this;
     }
 

@@ -1,0 +1,76 @@
+package io.bloomkv.engine;
+
+import static io.bloomkv.engine.TestKeys.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.engine.util.ByteReader;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class WriteBatchTest {
+    private static List<String> decode(byte[] record) {
+        List<String> ops = new ArrayList<>();
+        WriteBatch.decode(record, new WriteBatch.Handler() {
+            @Override
+            public void put(long sequence, byte[] key, byte[] value) {
+                ops.add(sequence + ":put:" + TestKeys.str(key) + "=" + TestKeys.str(value));
+            }
+
+            @Override
+            public void delete(long sequence, byte[] key) {
+                ops.add(sequence + ":del:" + TestKeys.str(key));
+            }
+        });
+        return ops;
+    }
+
+    @Test
+    void serializedFormIsTheDocumentedLayout() {
+        WriteBatch b = new WriteBatch().put(bytes("ab"), bytes("xyz")).delete(bytes("c"));
+        byte[] rec = b.serialize(0x0102030405L);
+        // FORMAT.md "WriteBatch": u64le sequence | u32le count | 01 len key len value | 00 len key
+        assertThat(HexFormat.of().formatHex(rec)).isEqualTo(
+                "0504030201000000" + "02000000" + "01" + "02" + "6162" + "03" + "78797a" + "00" + "01" + "63");
+        assertThat(decode(rec)).containsExactly("4328719365:put:ab=xyz", "4328719366:del:c");
+        assertThat(WriteBatch.countOf(rec)).isEqualTo(2);
+    }
+
+    @Test
+    void appendKeepsOrderAndCounts() {
+        WriteBatch a = new WriteBatch().put(bytes("k1"), bytes("v1"));
+        WriteBatch b = new WriteBatch().delete(bytes("k2")).put(bytes("k3"), new byte[0]);
+        a.append(b);
+        assertThat(a.count()).isEqualTo(3);
+        assertThat(a.putCount()).isEqualTo(2);
+        assertThat(a.userBytes()).isEqualTo(4 + 2 + 2);
+        assertThat(decode(a.serialize(10))).containsExactly("10:put:k1=v1", "11:del:k2", "12:put:k3=");
+        a.clear();
+        assertThat(a.isEmpty()).isTrue();
+        assertThat(a.approximateSize()).isEqualTo(WriteBatch.HEADER_SIZE);
+    }
+
+    @Test
+    void malformedRecordsAreRejected() {
+        byte[] rec = new WriteBatch().put(bytes("key"), bytes("value")).serialize(1);
+        byte[] wrongCount = rec.clone();
+        wrongCount[8] = 5;
+        assertThatThrownBy(() -> decode(wrongCount)).isInstanceOf(ByteReader.MalformedInputException.class);
+        byte[] badType = rec.clone();
+        badType[12] = 7;
+        assertThatThrownBy(() -> decode(badType)).isInstanceOf(ByteReader.MalformedInputException.class);
+        byte[] truncated = java.util.Arrays.copyOf(rec, rec.length - 2);
+        assertThatThrownBy(() -> decode(truncated)).isInstanceOf(ByteReader.MalformedInputException.class);
+        assertThatThrownBy(() -> decode(new byte[5])).isInstanceOf(ByteReader.MalformedInputException.class);
+    }
+
+    @Test
+    void inputIsCheckedWhenAdded() {
+        WriteBatch b = new WriteBatch();
+        assertThatThrownBy(() -> b.put(null, bytes("v"))).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> b.delete(new byte[Db.MAX_KEY_SIZE + 1])).isInstanceOf(InvalidArgumentException.class);
+        assertThat(b.isEmpty()).isTrue();
+    }
+}

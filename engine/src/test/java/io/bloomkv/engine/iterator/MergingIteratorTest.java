@@ -1,0 +1,55 @@
+package io.bloomkv.engine.iterator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.engine.InternalKey;
+import io.bloomkv.engine.ValueType;
+import io.bloomkv.engine.memtable.MemTable;
+import io.bloomkv.engine.table.InternalIterator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class MergingIteratorTest {
+    @Test
+    void mergesLikeOneSortedMap() {
+        long seed = Long.getLong("bloomkv.seed", System.nanoTime());
+        Random rnd = new Random(seed);
+        TreeMap<byte[], byte[]> model = new TreeMap<>(InternalKey.COMPARATOR);
+        List<MemTable> parts = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            parts.add(new MemTable(i));
+        }
+        for (long seq = 1; seq <= 2000; seq++) {
+            byte[] k = new byte[1 + rnd.nextInt(3)];
+            rnd.nextBytes(k);
+            byte[] v = new byte[] {(byte) seq};
+            parts.get(rnd.nextInt(parts.size())).add(seq, ValueType.PUT, k, v);
+            model.put(InternalKey.encode(k, seq, ValueType.PUT), v);
+        }
+        List<InternalIterator> its = new ArrayList<>();
+        parts.forEach(p -> its.add(p.iterator()));
+        try (MergingIterator m = new MergingIterator(its)) {
+            List<byte[]> keys = new ArrayList<>();
+            for (m.seekToFirst(); m.valid(); m.next()) {
+                keys.add(m.key());
+            }
+            assertThat(keys).as("seed " + seed).containsExactlyElementsOf(model.keySet());
+            for (int i = 0; i < 100; i++) {
+                byte[] target = new byte[1 + rnd.nextInt(3)];
+                rnd.nextBytes(target);
+                byte[] seekKey = InternalKey.forSeek(target, rnd.nextInt(2100));
+                m.seek(seekKey);
+                byte[] expected = model.ceilingKey(seekKey);
+                if (expected == null) {
+                    assertThat(m.valid()).as("seed " + seed).isFalse();
+                } else {
+                    assertThat(m.key()).as("seed " + seed).isEqualTo(expected);
+                    assertThat(m.value()).isEqualTo(model.get(expected));
+                }
+            }
+        }
+    }
+}
