@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
@@ -56,7 +57,7 @@ final class LiveTables {
         live.sort(Comparator.comparingInt(LiveTable::level)
                 .thenComparing((a, b) -> a.level() == 0
                         ? Long.compare(b.file().number(), a.file().number())
-                        : java.util.Arrays.compareUnsigned(a.file().smallestUserKey(), b.file().smallestUserKey())));
+                        : Arrays.compareUnsigned(a.file().smallestUserKey(), b.file().smallestUserKey())));
         return live;
     }
 }

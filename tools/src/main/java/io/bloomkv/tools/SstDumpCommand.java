@@ -1,5 +1,6 @@
 package io.bloomkv.tools;
 
+import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.InternalKey;
 import io.bloomkv.engine.ValueType;
 import io.bloomkv.engine.table.BlockHandle;
@@ -150,7 +151,7 @@ final class SstDumpCommand implements Callable<Integer> {
         out.println("  kind              " + t.filterKind());
         out.println("  probes (k)        " + t.filterHashCount());
         out.println("  bits              " + Fmt.count(t.filterBitSize())
-                + (t.filterKind() == io.bloomkv.bloom.FilterKind.COUNTING ? " (4-bit counters)" : ""));
+                + (t.filterKind() == FilterKind.COUNTING ? " (4-bit counters)" : ""));
         out.println("  keys              " + Fmt.count(keys));
         out.println("  bits per key      " + (keys == 0 ? "n/a" : Fmt.decimal((double) t.filterBitSize() / keys, 2)));
         out.println("  bits set          " + Fmt.share(t.filterFractionOfBitsSet()));

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.Options;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -114,6 +116,21 @@ class DbCommandsTest {
         assertThat(none.exitCode()).isZero();
         assertThat(none.out()).isEmpty();
         assertThat(Cli.run("scan", db(), "--limit", "-1").exitCode()).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
+    void putReadsPairsFromStdin() {
+        InputStream saved = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream("b\t2\na\t1\n\nc\tthree\tparts\n".getBytes(StandardCharsets.UTF_8)));
+            Cli.Result r = Cli.run("put", db(), "--create", "--input", "-");
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            assertThat(r.out()).isEqualTo("put 3 pairs\n");
+        } finally {
+            System.setIn(saved);
+        }
+        // Only the first tab separates: the value keeps the others.
+        assertThat(Cli.run("scan", db()).out()).isEqualTo("a\t1\nb\t2\nc\tthree\\x09parts\n");
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.DbLockedException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -74,7 +75,7 @@ class FrameTest {
                 .isEqualTo(new ErrorHandler.Classified(ExitCodes.CORRUPTION,
                         "corruption: bad block checksum (file /x/000007.sst, offset 4096)"));
         assertThat(ErrorHandler.classify(new DbLockedException(Path.of("/x"))).exitCode()).isEqualTo(ExitCodes.LOCKED);
-        assertThat(ErrorHandler.classify(new java.io.UncheckedIOException(new NoSuchFileException("/nope"))))
+        assertThat(ErrorHandler.classify(new UncheckedIOException(new NoSuchFileException("/nope"))))
                 .isEqualTo(new ErrorHandler.Classified(ExitCodes.IO_ERROR, "no such file or directory: /nope"));
         assertThat(ErrorHandler.classify(new IOException("disk on fire")).exitCode()).isEqualTo(ExitCodes.IO_ERROR);
         assertThat(ErrorHandler.classify(new CliException(ExitCodes.NOT_FOUND, "x")).exitCode()).isEqualTo(ExitCodes.NOT_FOUND);

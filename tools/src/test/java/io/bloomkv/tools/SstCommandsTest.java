@@ -2,11 +2,13 @@ package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomkv.engine.InternalKey;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.table.BlockHandle;
 import io.bloomkv.engine.table.TableFormat;
 import io.bloomkv.engine.table.TableReader;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -203,7 +205,7 @@ class SstCommandsTest {
         try (TableReader t = TableReader.open(FileSystem.disk(), table, 1, null, null)) {
             byte[] prev = t.indexEntries().get(index - 1).separator();
             // Keys are key%06d of even ids; the separator is the last key of the previous block.
-            String last = new String(io.bloomkv.engine.InternalKey.userKey(prev), java.nio.charset.StandardCharsets.UTF_8);
+            String last = new String(InternalKey.userKey(prev), StandardCharsets.UTF_8);
             int id = Integer.parseInt(last.substring(3)) + 2;
             return String.format("key%06d", id);
         }
