@@ -24,7 +24,8 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "put", mixinStandardHelpOptions = true,
         description = {"Set KEY to VALUE, or load KEY<TAB>VALUE lines from a file (- = stdin).",
-            "Lines are written in atomic batches of --batch-size pairs."})
+            "Lines are written in atomic batches of --batch-size pairs; a malformed line stops the load",
+            "(exit code 2) and the batches before it stay written."})
 final class PutCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
