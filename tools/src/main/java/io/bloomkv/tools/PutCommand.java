@@ -8,7 +8,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,8 +23,8 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "put", mixinStandardHelpOptions = true,
         description = {"Set KEY to VALUE, or load KEY<TAB>VALUE lines from a file (- = stdin).",
-            "Lines are written in atomic batches of --batch-size pairs; a malformed line stops the load",
-            "(exit code 2) and the batches before it stay written."})
+            "Lines are written in atomic batches of --batch-size pairs. A malformed line",
+            "stops the load (exit code 2); the batches before it stay written."})
 final class PutCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -33,9 +32,13 @@ final class PutCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory.")
     Path dir;
 
-    @Parameters(index = "1..2", arity = "0..2", paramLabel = "KEY VALUE",
-            description = "The key and the value (UTF-8, or hex with --hex/--key-hex/--value-hex).")
-    List<String> pair = List.of();
+    @Parameters(index = "1", arity = "0..1", paramLabel = "KEY",
+            description = "The key (UTF-8, or hex with --hex/--key-hex).")
+    String key;
+
+    @Parameters(index = "2", arity = "0..1", paramLabel = "VALUE",
+            description = "The value (UTF-8, or hex with --hex/--value-hex).")
+    String value;
 
     @Option(names = "--input", paramLabel = "FILE",
             description = "Instead of KEY VALUE: read KEY<TAB>VALUE lines from FILE (- = stdin).")
@@ -56,16 +59,16 @@ final class PutCommand implements Callable<Integer> {
         if (batchSize < 1) {
             throw new ParameterException(spec.commandLine(), "--batch-size must be at least 1");
         }
-        if (input != null && !pair.isEmpty()) {
+        if (input != null && key != null) {
             throw new ParameterException(spec.commandLine(), "give either KEY VALUE or --input FILE, not both");
         }
-        if (input == null && pair.size() != 2) {
+        if (input == null && value == null) {
             throw new ParameterException(spec.commandLine(),
-                    pair.isEmpty() ? "expected KEY VALUE or --input FILE" : "missing VALUE after KEY");
+                    key == null ? "expected KEY VALUE or --input FILE" : "missing VALUE after KEY");
         }
         if (input == null) {
-            byte[] k = Args.parse(spec, format.keys(), pair.get(0), "KEY");
-            byte[] v = Args.parse(spec, format.values(), pair.get(1), "VALUE");
+            byte[] k = Args.parse(spec, format.keys(), key, "KEY");
+            byte[] v = Args.parse(spec, format.values(), value, "VALUE");
             try (Db db = DbOpener.open(dir, write.toOptions(), write.create)) {
                 db.put(k, v);
                 if (write.flush) {
