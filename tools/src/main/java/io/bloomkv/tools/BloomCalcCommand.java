@@ -16,8 +16,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * formulas (nothing is allocated).
  */
 @Command(name = "calc", mixinStandardHelpOptions = true,
-        description = {"Size a filter: bits, bytes, optimal k and expected false-positive rate for each filter kind,",
-            "from the library's own formulas (io.bloomkv.bloom.FilterMath)."})
+        description = {"Size a filter: bits, bytes, optimal k and expected false-positive rate",
+            "of each filter kind, from the library's own formulas (FilterMath)."})
 final class BloomCalcCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -25,8 +25,9 @@ import picocli.CommandLine.Model.CommandSpec;
  * For COUNTING the "bits" column counts 4-bit counters.
  */
 @Command(name = "test", mixinStandardHelpOptions = true,
-        description = {"Build a filter over random keys and print measured vs theoretical false-positive rate.",
-            "Exit code 70 if an added key is not found (a false negative)."})
+        description = {"Build a filter of each kind over random keys, probe absent keys, and print",
+            "the measured vs theoretical false-positive rate. Exit code 70 if an added",
+            "key is not found (a false negative)."})
 final class BloomTestCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

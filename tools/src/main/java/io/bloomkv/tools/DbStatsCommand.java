@@ -34,8 +34,9 @@ import picocli.CommandLine.Model.CommandSpec;
  * automatic compaction, so every filter positive is one real data-block read.
  */
 @Command(name = "stats", mixinStandardHelpOptions = true,
-        description = {"Levels, tables, sizes, filter memory, and a read probe of N absent keys inside the key range:",
-            "disk lookups avoided, measured vs theoretical false-positive rate."})
+        description = {"Levels, tables, sizes, filter memory, and a read probe: N absent keys",
+            "inside the tables' key ranges, the disk lookups the filters avoided, and",
+            "the measured vs theoretical false-positive rate."})
 final class DbStatsCommand implements Callable<Integer> {
     /** Bytes appended to a sampled key to make a probe key: 0x00 then 8 random bytes. */
     static final int PROBE_SUFFIX = 9;

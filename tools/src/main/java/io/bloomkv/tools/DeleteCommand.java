@@ -31,7 +31,7 @@ final class DeleteCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         byte[] k = Args.parse(spec, format.keys(), key, "KEY");
-        try (Db db = DbOpener.open(dir, write.toOptions(), false)) {
+        try (Db db = DbOpener.open(dir, write.toOptions(), write.create)) {
             db.delete(k);
             if (write.flush) {
                 db.flush();

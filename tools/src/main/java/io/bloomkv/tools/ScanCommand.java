@@ -19,7 +19,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * key order, from {@code --from} (inclusive) to {@code --to} (exclusive).
  */
 @Command(name = "scan", mixinStandardHelpOptions = true,
-        description = "Print KEY<TAB>VALUE lines in key order, from --from (inclusive) to --to (exclusive).")
+        description = {"Print KEY<TAB>VALUE lines in key order, from --from up to --to.",
+            "--from is inclusive, --to exclusive; keys compare as unsigned bytes."})
 final class ScanCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

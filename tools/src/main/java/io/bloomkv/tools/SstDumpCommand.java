@@ -28,9 +28,10 @@ import picocli.CommandLine.Model.CommandSpec;
  * and, with {@code --entries}, every entry, like RocksDB's sst_dump. Layout: engine/FORMAT.md.
  */
 @Command(name = "dump", mixinStandardHelpOptions = true,
-        description = {"Print a table file: footer, properties, block layout, index, filter",
-            "(kind, k, bits, bits per key, share of bits set, expected false-positive rate),",
-            "and with --entries every entry (user key @sequence PUT|DEL, value)."})
+        description = {"Print a table file, like RocksDB's sst_dump: footer, properties, block",
+            "layout, index, and the filter (kind, k, bits, bits per key, share of bits",
+            "set, expected false-positive rate); with --entries every entry",
+            "(user key @sequence PUT|DEL, value)."})
 final class SstDumpCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

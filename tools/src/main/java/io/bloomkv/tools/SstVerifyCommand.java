@@ -26,8 +26,9 @@ import picocli.CommandLine.Model.CommandSpec;
  * WAL tail (a crash mid-write, cut on the next open) is reported but is not an error.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
-        description = {"Check every checksum of a table file, or of every table, WAL and MANIFEST in a database",
-            "directory. Names every bad block; exit code 0 only when all are good, 4 otherwise."})
+        description = {"Check every checksum of a table file, or of every table, WAL and MANIFEST",
+            "of a database directory. Names every bad block. Exit code 0 only when all",
+            "are good, 4 otherwise."})
 final class SstVerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
