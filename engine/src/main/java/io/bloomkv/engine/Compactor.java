@@ -33,13 +33,10 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Compactor {
     /** What one compaction merges: {@code inputs[0]} from {@code level}, {@code inputs[1]} from {@code level + 1}. */
-    record Compaction(int level, List<FileMetaData> base, List<FileMetaData> below) {
-        int outputLevel() {
-            return level + 1;
-        }
-
+    record Compaction(int level, int outputLevel, List<FileMetaData> base, List<FileMetaData> below) {
+        /** A single input with nothing to merge below is moved, not rewritten (not for in-place rewrites). */
         boolean isTrivialMove() {
-            return base.size() == 1 && below.isEmpty();
+            return outputLevel != level && base.size() == 1 && below.isEmpty();
         }
     }
 
@@ -236,12 +233,14 @@ final class Compactor {
             }
         }
         List<FileMetaData> below = v.overlapping(level + 1, smallest, largest);
-        return new Compaction(level, List.copyOf(base), List.copyOf(below));
+        return new Compaction(level, level + 1, List.copyOf(base), List.copyOf(below));
     }
 
     /**
      * Compacts every table overlapping [from, to] down to the deepest level that holds such a table,
-     * level by level. Runs on the caller's thread, serialized with background compactions.
+     * level by level, then rewrites that level's overlapping tables in place if no merge wrote into
+     * it, so overwritten values and tombstones in the range are dropped everywhere. Runs on the
+     * caller's thread, serialized with background compactions.
      */
     void compactRange(byte[] from, byte[] to) {
         compactionLock.lock();
@@ -249,7 +248,7 @@ final class Compactor {
             Version v = db.versions().retainCurrent();
             int maxLevel = 0;
             try {
-                for (int level = 1; level < v.numLevels(); level++) {
+                for (int level = 0; level < v.numLevels(); level++) {
                     if (!v.overlapping(level, from, to).isEmpty()) {
                         maxLevel = level;
                     }
@@ -258,18 +257,16 @@ final class Compactor {
                 v.release();
             }
             int last = Math.max(1, maxLevel);
-            for (int level = 0; level < last && level < db.versions().numLevels() - 1; level++) {
-                if (db.backgroundError() != null) {
-                    throw db.backgroundError();
+            boolean mergedIntoLast = false;
+            for (int level = 0; level < last; level++) {
+                Compaction c = rangeCompaction(level, from, to, false);
+                if (c != null) {
+                    run(c);
+                    mergedIntoLast = c.outputLevel() == last && !c.isTrivialMove();
                 }
-                Version cur = db.versions().retainCurrent();
-                Compaction c;
-                try {
-                    List<FileMetaData> base = cur.overlapping(level, from, to);
-                    c = base.isEmpty() ? null : withBelow(cur, level, base);
-                } finally {
-                    cur.release();
-                }
+            }
+            if (!mergedIntoLast) {
+                Compaction c = rangeCompaction(last, from, to, true);
                 if (c != null) {
                     run(c);
                 }
@@ -282,6 +279,26 @@ final class Compactor {
             compactionLock.unlock();
         }
         wake();
+    }
+
+    /** The tables of {@code level} overlapping [from, to], merged into the next level or (inPlace) rewritten in it. */
+    private Compaction rangeCompaction(int level, byte[] from, byte[] to, boolean inPlace) {
+        if (db.backgroundError() != null) {
+            throw db.backgroundError();
+        }
+        Version cur = db.versions().retainCurrent();
+        try {
+            List<FileMetaData> base = cur.overlapping(level, from, to);
+            if (base.isEmpty()) {
+                return null;
+            }
+            if (inPlace) {
+                return new Compaction(level, level, List.copyOf(base), List.of());
+            }
+            return withBelow(cur, level, base);
+        } finally {
+            cur.release();
+        }
     }
 
     /** Executes {@code c}: a trivial move or a merge, then one MANIFEST edit. */
@@ -306,7 +323,7 @@ final class Compactor {
                 bytesRead += f.fileSize();
             }
             for (FileMetaData f : c.below()) {
-                edit.deleteFile(c.outputLevel(), f.number());
+                edit.deleteFile(c.level() + 1, f.number());
                 bytesRead += f.fileSize();
             }
             byte[] largest = null;

@@ -19,6 +19,12 @@ import java.util.List;
 public final class MonkeyAllocation {
     private static final double LN2_SQUARED = Math.log(2) * Math.log(2);
 
+    /**
+     * Bits per key handed to a table are rounded to this step, so tables of similar runs share
+     * filter parameters (and the filter library's per-bits-per-key setup is reused).
+     */
+    public static final double BITS_GRANULARITY = 0.25;
+
     /** Upper bound of the bits per key given to one table. */
     public static final double MAX_BITS_PER_KEY = 64;
 
@@ -86,6 +92,7 @@ public final class MonkeyAllocation {
     /**
      * Bits per key for a new table of {@code level} holding about {@code expectedEntries}, given the
      * runs of {@code version}: the new table's run is counted with its level (level 0: its own run).
+     * Rounded to {@link #BITS_GRANULARITY}, at most {@link #MAX_BITS_PER_KEY}.
      */
     public static double bitsPerKeyForLevel(Version version, int level, Options options, long expectedEntries) {
         List<Long> runs = new ArrayList<>();
@@ -107,6 +114,7 @@ public final class MonkeyAllocation {
             }
         }
         long[] entries = runs.stream().mapToLong(Long::longValue).toArray();
-        return Math.min(MAX_BITS_PER_KEY, allocate(entries, options.bitsPerKey())[target]);
+        double bits = Math.min(MAX_BITS_PER_KEY, allocate(entries, options.bitsPerKey())[target]);
+        return Math.round(bits / BITS_GRANULARITY) * BITS_GRANULARITY;
     }
 }

@@ -1,0 +1,171 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Leveled compaction: shape of the levels, what merges drop, and readers that outlive their tables. */
+class CompactionTest {
+    @TempDir
+    Path dir;
+
+    private static Options tiny() {
+        return Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
+                .l0SlowdownWritesTrigger(4).l0StopWritesTrigger(6);
+    }
+
+    private long tableFilesOnDisk() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.toString().endsWith(".sst")).count();
+        }
+    }
+
+    @Test
+    void levelsStayWithinBoundsAndObsoleteFilesAreDeleted() throws IOException {
+        Random rnd = new Random(TestKeys.seed("CompactionTest.levels"));
+        try (Db db = Db.open(dir, tiny())) {
+            for (int i = 0; i < 20_000; i++) {
+                db.put(TestKeys.key(rnd.nextInt(5000)), TestKeys.value(rnd, 80));
+            }
+            db.waitForBackgroundWork();
+            Stats s = db.stats();
+            System.out.println("CompactionTest: " + s);
+            assertThat(s.compactions()).as("hundreds of compactions").isGreaterThan(100);
+            assertThat(s.levelTables(0)).isLessThan(tiny().l0CompactionTrigger());
+            for (int level = 1; level < s.numLevels() - 1; level++) {
+                assertThat(s.levelBytes(level)).as("level " + level).isLessThanOrEqualTo(tiny().maxBytesForLevel(level));
+            }
+            assertThat(s.writeAmplification()).isGreaterThan(1);
+            assertThat(s.compactionBytesWritten()).isPositive();
+            assertThat(s.compactionBytesRead()).isGreaterThanOrEqualTo(s.compactionBytesWritten());
+            assertThat(tableFilesOnDisk()).as("no obsolete table left").isEqualTo(s.tableCount());
+            long filterMemory = 0;
+            for (int level = 0; level < s.numLevels(); level++) {
+                filterMemory += s.levelFilterMemory(level);
+            }
+            assertThat(filterMemory).isEqualTo(s.filterMemoryBytes()).isPositive();
+        }
+    }
+
+    @Test
+    void compactRangeDropsOverwrittenValuesAndTombstones() throws IOException {
+        try (Db db = Db.open(dir, tiny().autoCompaction(false))) {
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 1000; i++) {
+                    db.put(TestKeys.key(i), TestKeys.bytes("r" + round + "-" + i));
+                }
+                db.flush();
+            }
+            for (int i = 0; i < 500; i++) {
+                db.delete(TestKeys.key(i));
+            }
+            db.compactRange(null, null);
+            Stats s = db.stats();
+            assertThat(s.levelTables(0)).isZero();
+            long entries = 0;
+            for (int level = 0; level < s.numLevels(); level++) {
+                entries += s.levelEntries(level);
+            }
+            assertThat(entries).as("only the newest value of each live key is left").isEqualTo(500);
+            for (int i = 0; i < 1000; i++) {
+                byte[] v = db.get(TestKeys.key(i));
+                if (i < 500) {
+                    assertThat(v).isNull();
+                } else {
+                    assertThat(TestKeys.str(v)).isEqualTo("r2-" + i);
+                }
+            }
+            assertThat(tableFilesOnDisk()).isEqualTo(s.tableCount());
+        }
+    }
+
+    @Test
+    void iteratorsAndSnapshotsKeepTheirViewAcrossCompactions() throws IOException {
+        try (Db db = Db.open(dir, tiny())) {
+            for (int i = 0; i < 2000; i++) {
+                db.put(TestKeys.key(i), TestKeys.bytes("old-" + i));
+            }
+            db.flush();
+            Snapshot snap = db.getSnapshot();
+            DbIterator it = db.iterator();
+            it.seekToFirst();
+            for (int i = 0; i < 2000; i++) {
+                if (i % 3 == 0) {
+                    db.delete(TestKeys.key(i));
+                } else {
+                    db.put(TestKeys.key(i), TestKeys.bytes("new-" + i));
+                }
+            }
+            db.compactRange(null, null);
+            db.waitForBackgroundWork();
+            assertThat(db.stats().liveVersions()).as("the iterator pins an old Version").isGreaterThan(1);
+            int n = 0;
+            for (; it.valid(); it.next()) {
+                assertThat(TestKeys.str(it.value())).isEqualTo("old-" + n);
+                n++;
+            }
+            assertThat(n).isEqualTo(2000);
+            it.close();
+            ReadOptions atSnap = ReadOptions.defaults().snapshot(snap);
+            for (int i = 0; i < 2000; i += 7) {
+                assertThat(TestKeys.str(db.get(TestKeys.key(i), atSnap))).isEqualTo("old-" + i);
+                assertThat(TestKeys.str(db.get(TestKeys.key(i)))).isEqualTo(i % 3 == 0 ? null : "new-" + i);
+            }
+            long withSnapshot = totalEntries(db);
+            snap.close();
+            db.compactRange(null, null);
+            db.waitForBackgroundWork();
+            assertThat(totalEntries(db)).as("old versions dropped once the snapshot is gone").isLessThan(withSnapshot);
+            assertThat(totalEntries(db)).isEqualTo(2000 - 667);
+            assertThat(db.stats().liveVersions()).isEqualTo(1);
+            assertThat(tableFilesOnDisk()).isEqualTo(db.stats().tableCount());
+        }
+    }
+
+    private static long totalEntries(Db db) {
+        Stats s = db.stats();
+        long n = 0;
+        for (int level = 0; level < s.numLevels(); level++) {
+            n += s.levelEntries(level);
+        }
+        return n;
+    }
+
+    @Test
+    void monkeyGivesSmallerLevelsMoreBitsPerKey() {
+        Options o = Options.defaults().writeBufferSize(64 << 10).targetFileSize(64 << 10).maxBytesForLevelBase(256 << 10)
+                .levelSizeMultiplier(4).l0CompactionTrigger(2).filterAllocation(FilterAllocation.MONKEY);
+        Random rnd = new Random(1);
+        try (Db db = Db.open(dir, o)) {
+            for (int i = 0; i < 50_000; i++) {
+                db.put(TestKeys.key(rnd.nextInt(40_000)), TestKeys.value(rnd, 50));
+            }
+            db.waitForBackgroundWork();
+            Stats s = db.stats();
+            System.out.println("CompactionTest.monkey: " + s);
+            int smallest = -1;
+            int largest = -1;
+            for (int level = 1; level < s.numLevels(); level++) {
+                if (s.levelEntries(level) == 0) {
+                    continue;
+                }
+                if (smallest < 0 || s.levelEntries(level) < s.levelEntries(smallest)) {
+                    smallest = level;
+                }
+                if (largest < 0 || s.levelEntries(level) > s.levelEntries(largest)) {
+                    largest = level;
+                }
+            }
+            assertThat(s.levelEntries(largest)).isGreaterThan(3 * s.levelEntries(smallest));
+            assertThat(s.levelBitsPerKey(smallest)).as("smallest level L" + smallest + " vs largest L" + largest)
+                    .isGreaterThan(s.levelBitsPerKey(largest) + 1);
+        }
+    }
+}
