@@ -6,7 +6,7 @@ import io.bloomkv.bloom.FilterMath;
 /**
  * The size and probe count {@link io.bloomkv.bloom.Filters#create} gives a filter, computed without
  * allocating it, so {@code bloomkv bloom calc} can size filters of any key count. It follows the
- * sizing rules written in {@code Filters}' class comment; {@code FilterPlanTest} checks it against
+ * sizing rules written in {@code Filters}' class comment; {@code BloomCommandsTest.planMatchesRealFilters} checks it against
  * real filters so the two cannot drift apart.
  *
  * @param bits bits of the filter (4-bit counters for COUNTING)
