@@ -110,6 +110,14 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--cold", description = "Evict the tables from the page cache (and empty the block caches) before each read phase.")
     boolean cold;
 
+    @Option(names = "--compact", description = "After each preload, compact all tables down the levels on both engines "
+            + "(a full manual compaction), so both read the same LSM shape. Default: each engine's own shape after flush.")
+    boolean compact;
+
+    @Option(names = "--warmup", defaultValue = "200000",
+            description = "Untimed operations per engine before the first measurement, to warm up the JIT (default ${DEFAULT-VALUE}).")
+    long warmup;
+
     @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Show a progress bar (default ${DEFAULT-VALUE}).")
     boolean progress;
@@ -149,7 +157,7 @@ public final class BenchCommand implements Callable<Integer> {
             List<String> es = engines.stream().map(e -> e.trim().toLowerCase(Locale.ROOT)).toList();
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
-                    sync, threads, es, modes, kind, ws, seed, reportDir, workDir, cold, progress, fprSweep).validate();
+                    sync, threads, es, modes, kind, ws, seed, reportDir, workDir, cold, compact, warmup, progress, fprSweep).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -157,6 +165,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        config(dbDir == null ? Path.of(".") : dbDir); // rejects bad flags before anything is created
         boolean tempWork = dbDir == null;
         Path workDir = tempWork ? Files.createTempDirectory("bloomkv-bench") : dbDir;
         BenchConfig cfg = config(workDir);

@@ -31,6 +31,9 @@ public interface BenchEngine extends AutoCloseable {
     /** Flushes every memtable to SSTables and waits until background flushes and compactions are idle. */
     void flushAndSettle() throws IOException;
 
+    /** Compacts every table down the levels (a full manual compaction) and waits for it: the same LSM shape on every engine. */
+    void compactAll() throws IOException;
+
     /** Closes and reopens the database on the same directory: caches (block cache) start empty. */
     void reopen() throws IOException;
 

@@ -114,6 +114,12 @@ public final class BloomKvEngine implements BenchEngine {
     }
 
     @Override
+    public void compactAll() throws IOException {
+        db.compactRange(null, null);
+        flushAndSettle();
+    }
+
+    @Override
     public void reopen() throws IOException {
         EngineCounters now = counters();
         carried = new EngineCounters(now.filterChecks(), now.filterUseful(), now.filterPositive(),

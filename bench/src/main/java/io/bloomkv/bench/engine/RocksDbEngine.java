@@ -192,6 +192,16 @@ public final class RocksDbEngine implements BenchEngine {
     }
 
     @Override
+    public void compactAll() throws IOException {
+        try {
+            db.compactRange();
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+        flushAndSettle();
+    }
+
+    @Override
     public void reopen() throws IOException {
         closeDb();
         openDb();

@@ -65,6 +65,8 @@ public final class ReportWriter {
         cfg.put("workloads", c.workloads().stream().map(Object::toString).toList());
         cfg.put("seed", c.seed());
         cfg.put("cold", c.cold());
+        cfg.put("compact", c.compact());
+        cfg.put("warmup", c.warmup());
         root.put("config", cfg);
         root.put("engines", r.engines());
         root.put("coldMethod", r.coldMethod());
@@ -162,7 +164,10 @@ public final class ReportWriter {
                 c.compression(), c.sync(), c.threads(), c.seed()));
         sb.append(String.format(Locale.ROOT, "Reads per read phase: %,d; seeks per seek phase: %,d. Engines ran alternately "
                 + "(A B A B) in fresh directories; each preloading workload loads the keys in random order, flushes and waits "
-                + "for compactions before it measures, so reads go to SSTables.%n%n", c.reads(), c.seeks()));
+                + "for compactions before it measures, so reads go to SSTables%s. Each engine first ran %,d untimed operations "
+                + "(JIT warm-up).%n%n", c.reads(), c.seeks(), c.compact()
+                ? "; then both engines compacted every table down the levels (--compact), so both read the same LSM shape"
+                : "; each engine keeps the LSM shape its own flush and compaction policy gave (see the tables row)", c.warmup()));
         sb.append("Engines:\n\n");
         for (Map.Entry<String, String> e : r.engines().entrySet()) {
             sb.append("- **").append(e.getKey()).append("**: ").append(e.getValue()).append('\n');

@@ -102,6 +102,7 @@ public final class BenchRunner {
     public List<PhaseResult> run() throws IOException {
         List<PhaseResult> results = new ArrayList<>();
         Files.createDirectories(cfg.workDir());
+        warmUp();
         for (List<Workload> session : sessions(cfg.workloads())) {
             for (EngineSpec spec : columns(cfg)) {
                 Path dir = cfg.workDir().resolve(String.format("%02d-%s-%s", sessions++, session.get(0), spec.label()));
@@ -111,6 +112,9 @@ public final class BenchRunner {
                         progress.task(spec.label() + " preload");
                         preload(engine);
                         engine.flushAndSettle();
+                        if (cfg.compact()) {
+                            engine.compactAll();
+                        }
                     }
                     for (Workload w : session) {
                         results.addAll(runWorkload(w, spec, engine));
@@ -121,6 +125,39 @@ public final class BenchRunner {
             }
         }
         return results;
+    }
+
+    /**
+     * Untimed: on each engine, write, flush, read (present and absent) and scan {@code cfg.warmup()}
+     * operations in a scratch directory, so the first measured phase does not pay for JIT compilation.
+     */
+    private void warmUp() throws IOException {
+        if (cfg.warmup() == 0) {
+            return;
+        }
+        int n = (int) Math.min(cfg.warmup(), keys.num());
+        for (EngineSpec spec : columns(cfg)) {
+            Path dir = cfg.workDir().resolve("warmup-" + spec.label());
+            deleteRecursively(dir);
+            progress.task(spec.label() + " warm-up");
+            try (BenchEngine engine = EngineFactory.open(spec, dir, cfg)) {
+                SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ 0x0_3A2B_1C00L);
+                for (int i = 0; i < n; i++) {
+                    long id = keys.loadedId(rnd.nextLong(keys.num()));
+                    engine.put(keys.key(id), values.value(id, 0));
+                }
+                engine.flushAndSettle();
+                for (int i = 0; i < n; i++) {
+                    engine.get(keys.key(keys.loadedId(rnd.nextLong(keys.num()))));
+                    engine.get(keys.key(keys.missingId(rnd.nextLong(keys.missingCount()))));
+                    if ((i & 63) == 0) {
+                        engine.scan(keys.key(keys.loadedId(rnd.nextLong(keys.num()))), 20);
+                    }
+                }
+            } finally {
+                deleteRecursively(dir);
+            }
+        }
     }
 
     private void preload(BenchEngine engine) throws IOException {

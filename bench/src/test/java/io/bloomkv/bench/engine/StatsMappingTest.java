@@ -139,4 +139,22 @@ class StatsMappingTest {
             assertThat(e.scan(ks.key(ks.loadedId(N - 5)), 10)).as(engine).isEqualTo(5);
         }
     }
+
+    @ParameterizedTest
+    @MethodSource("engines")
+    void compactAllLeavesDisjointTablesSoEachGetChecksOneFilter(String engine, @TempDir Path dir) throws Exception {
+        KeySpace ks = new KeySpace(N, 16);
+        try (BenchEngine e = load(engine, dir, true, ks)) {
+            e.compactAll();
+            assertThat(e.tables().entries()).as(engine).isEqualTo(N);
+            EngineCounters before = e.counters();
+            SplittableRandom rnd = new SplittableRandom(SEED);
+            int gets = 2_000;
+            for (int i = 0; i < gets; i++) {
+                assertThat(e.get(ks.key(ks.missingId(rnd.nextLong(ks.missingCount()))))).isNull();
+            }
+            EngineCounters d = e.counters().minus(before);
+            assertThat(d.filterChecks()).as(engine + " seed " + SEED + ": " + d).isBetween((long) gets - gets / 100, (long) gets);
+        }
+    }
 }
