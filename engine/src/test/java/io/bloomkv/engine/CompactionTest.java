@@ -150,22 +150,24 @@ class CompactionTest {
             db.waitForBackgroundWork();
             Stats s = db.stats();
             System.out.println("CompactionTest.monkey: " + s);
-            int smallest = -1;
+            // The shallowest non-empty level below 0 (trivially moved tables keep the bits of the level
+            // they were written for, so compare the first level, always written by merges, with the largest).
+            int first = -1;
             int largest = -1;
             for (int level = 1; level < s.numLevels(); level++) {
                 if (s.levelEntries(level) == 0) {
                     continue;
                 }
-                if (smallest < 0 || s.levelEntries(level) < s.levelEntries(smallest)) {
-                    smallest = level;
+                if (first < 0) {
+                    first = level;
                 }
                 if (largest < 0 || s.levelEntries(level) > s.levelEntries(largest)) {
                     largest = level;
                 }
             }
-            assertThat(s.levelEntries(largest)).isGreaterThan(3 * s.levelEntries(smallest));
-            assertThat(s.levelBitsPerKey(smallest)).as("smallest level L" + smallest + " vs largest L" + largest)
-                    .isGreaterThan(s.levelBitsPerKey(largest) + 1);
+            assertThat(s.levelEntries(largest)).isGreaterThan(3 * s.levelEntries(first));
+            assertThat(s.levelBitsPerKey(first)).as("level L" + first + " vs largest L" + largest)
+                    .isGreaterThan(s.levelBitsPerKey(largest) + 0.5);
         }
     }
 }

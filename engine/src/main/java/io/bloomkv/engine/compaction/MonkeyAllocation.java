@@ -1,7 +1,6 @@
 package io.bloomkv.engine.compaction;
 
 import io.bloomkv.engine.Options;
-import io.bloomkv.engine.version.FileMetaData;
 import io.bloomkv.engine.version.Version;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +13,7 @@ import java.util.List;
  * Σ n_i b_i = M gives p_i proportional to n_i (the run's entry count): p_i = min(1, c n_i), with the
  * constant c found by bisection so the memory is exactly M. A run whose p would reach 1 gets no
  * filter bits. Every level-0 table is its own run (a get probes each); each deeper level is one run
- * (a get probes one table of it).
+ * (a get probes one table of it). A table moved down a level without rewriting keeps its filter.
  */
 public final class MonkeyAllocation {
     private static final double LN2_SQUARED = Math.log(2) * Math.log(2);
@@ -90,31 +89,54 @@ public final class MonkeyAllocation {
     }
 
     /**
-     * Bits per key for a new table of {@code level} holding about {@code expectedEntries}, given the
-     * runs of {@code version}: the new table's run is counted with its level (level 0: its own run).
-     * Rounded to {@link #BITS_GRANULARITY}, at most {@link #MAX_BITS_PER_KEY}.
+     * Bits per key for a new table of {@code level} holding about {@code expectedEntries}. The
+     * allocation is computed for the tree's steady shape, so that every table written for a level
+     * gets the same bits whatever the momentary fill of the levels: level 0 as
+     * {@link Options#l0CompactionTrigger()} runs of one flush each ({@code expectedEntries} for a
+     * flush, else the average level-0 table), every level above the deepest one at its capacity
+     * ({@link Options#maxBytesForLevel}, converted to entries at the tree's average entry size), and
+     * the deepest level at its current size. Rounded to {@link #BITS_GRANULARITY}, at most
+     * {@link #MAX_BITS_PER_KEY}.
      */
     public static double bitsPerKeyForLevel(Version version, int level, Options options, long expectedEntries) {
-        List<Long> runs = new ArrayList<>();
-        int target = -1;
-        for (FileMetaData f : version.files(0)) {
-            runs.add(f.entries());
-        }
-        if (level == 0) {
-            target = runs.size();
-            runs.add(Math.max(1, expectedEntries));
-        }
-        for (int l = 1; l < version.numLevels(); l++) {
-            long n = version.levelEntries(l);
-            if (l == level) {
-                target = runs.size();
-                runs.add(Math.max(1, n + expectedEntries));
-            } else if (n > 0) {
-                runs.add(n);
+        long bytes = 0;
+        long entries = 0;
+        int deepest = level;
+        for (int l = 0; l < version.numLevels(); l++) {
+            bytes += version.levelBytes(l);
+            entries += version.levelEntries(l);
+            if (l > 0 && version.numFiles(l) > 0) {
+                deepest = Math.max(deepest, l);
             }
         }
-        long[] entries = runs.stream().mapToLong(Long::longValue).toArray();
-        double bits = Math.min(MAX_BITS_PER_KEY, allocate(entries, options.bitsPerKey())[target]);
+        double bytesPerEntry = entries == 0 ? 128 : Math.max(1, bytes / (double) entries);
+        long flushEntries;
+        if (level == 0) {
+            flushEntries = Math.max(1, expectedEntries);
+        } else if (version.numFiles(0) > 0) {
+            flushEntries = Math.max(1, version.levelEntries(0) / version.numFiles(0));
+        } else {
+            flushEntries = Math.max(1, (long) (options.writeBufferSize() / bytesPerEntry));
+        }
+        List<Long> runs = new ArrayList<>();
+        for (int i = 0; i < options.l0CompactionTrigger(); i++) {
+            runs.add(flushEntries);
+        }
+        int target = level == 0 ? 0 : -1;
+        for (int l = 1; l <= deepest; l++) {
+            long n;
+            if (l < deepest) {
+                n = (long) (options.maxBytesForLevel(l) / bytesPerEntry);
+            } else {
+                n = version.levelEntries(l) + (l == level ? expectedEntries : 0);
+            }
+            if (l == level) {
+                target = runs.size();
+            }
+            runs.add(Math.max(1, n));
+        }
+        long[] counts = runs.stream().mapToLong(Long::longValue).toArray();
+        double bits = Math.min(MAX_BITS_PER_KEY, allocate(counts, options.bitsPerKey())[target]);
         return Math.round(bits / BITS_GRANULARITY) * BITS_GRANULARITY;
     }
 }
