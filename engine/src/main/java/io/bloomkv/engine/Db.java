@@ -560,13 +560,16 @@ public final class Db implements AutoCloseable {
         writeBatches.increment();
     }
 
-    /** Freezes the memtable (if it holds anything) and waits until it is in a level-0 table. */
+    /**
+     * Freezes the memtable (if it holds anything) and waits until it, and every memtable frozen
+     * before it, is in a level-0 table; their WALs are then deleted.
+     */
     public void flush() {
         checkOpen();
-        MemTable target = writeInternal(null, true);
+        writeInternal(null, true);
         mutex.lock();
         try {
-            while (target != null && imms.contains(target) && backgroundError == null && !shuttingDown) {
+            while (!imms.isEmpty() && backgroundError == null && !shuttingDown) {
                 backgroundChanged.awaitUninterruptibly();
             }
             if (backgroundError != null) {

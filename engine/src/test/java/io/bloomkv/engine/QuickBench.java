@@ -40,7 +40,10 @@ public final class QuickBench {
             }
             return;
         }
-        run(base.resolve("bits10"), n, gets, Options.defaults().bitsPerKey(10), "10 bits/key");
+        boolean only0 = args.length > 3 && args[3].equals("nofilter");
+        if (!only0) {
+            run(base.resolve("bits10"), n, gets, Options.defaults().bitsPerKey(10), "10 bits/key");
+        }
         run(base.resolve("bits0"), n, gets, Options.defaults().bitsPerKey(0), "no filter");
     }
 
@@ -113,7 +116,7 @@ public final class QuickBench {
             long dataBlocks = s2.dataBlockAccesses() - s1.dataBlockAccesses();
             long noFilter = s2.tablesReadWithoutFilter() - s1.tablesReadWithoutFilter();
             double measuredFpr = (positive - truePos) / (double) Math.max(1, useful + positive - truePos);
-            int k = FilterMath.optimalBlockedK(options.bitsPerKey());
+            int k = options.bitsPerKey() == 0 ? 0 : FilterMath.optimalBlockedK(options.bitsPerKey());
             double theoretical = options.bitsPerKey() == 0 ? 1
                     : FilterMath.expectedFpp(FilterKind.BLOCKED, (long) (options.bitsPerKey() * 1_000_000), k, 1_000_000);
             System.out.printf(Locale.ROOT, "== %s: %,d keys (16 B keys, 100 B values), SyncMode.%s, %s allocation%n",
