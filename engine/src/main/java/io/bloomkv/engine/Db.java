@@ -1110,6 +1110,30 @@ public final class Db implements AutoCloseable {
         return s;
     }
 
+    /** The live tables, level by level (level 0 newest first, deeper levels by key). */
+    public List<TableInfo> tables() {
+        checkOpen();
+        Version v = versions.retainCurrent();
+        try {
+            List<TableInfo> out = new ArrayList<>();
+            for (int level = 0; level < v.numLevels(); level++) {
+                List<FileMetaData> files = v.files(level);
+                for (int i = 0; i < files.size(); i++) {
+                    FileMetaData f = files.get(i);
+                    TableReader r = v.reader(level, i);
+                    boolean filter = r.hasFilter();
+                    out.add(new TableInfo(level, f.number(), FileNames.tableFile(dir, f.number()), f.fileSize(), f.entries(),
+                            f.smallestUserKey().clone(), f.largestUserKey().clone(), f.smallestSequence(), f.largestSequence(),
+                            filter ? r.filterKind() : null, filter ? r.filterHashCount() : 0, filter ? r.filterBitSize() : 0,
+                            filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0));
+                }
+            }
+            return out;
+        } finally {
+            v.release();
+        }
+    }
+
     /** The database directory (absolute). */
     public Path directory() {
         return dir;

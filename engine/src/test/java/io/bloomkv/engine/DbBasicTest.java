@@ -50,6 +50,16 @@ class DbBasicTest {
             Stats s = db.stats();
             assertThat(s.tableCount()).isEqualTo(2);
             assertThat(s.filterMemoryBytes()).isPositive();
+            List<TableInfo> tables = db.tables();
+            assertThat(tables).hasSize(2);
+            assertThat(tables.get(0).level()).isZero();
+            assertThat(tables.get(0).fileNumber()).isGreaterThan(tables.get(1).fileNumber());
+            assertThat(tables.get(0).path()).exists();
+            assertThat(tables.stream().mapToLong(TableInfo::filterMemoryBytes).sum()).isEqualTo(s.filterMemoryBytes());
+            assertThat(tables.get(1).filterKind()).isEqualTo(io.bloomkv.bloom.FilterKind.BLOCKED);
+            assertThat(tables.get(1).filterHashCount()).isPositive();
+            assertThat(str(tables.get(1).smallestUserKey())).isEqualTo("a");
+            assertThat(str(tables.get(1).largestUserKey())).isEqualTo("c");
         }
     }
 

@@ -1,0 +1,16 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.bloom.FilterKind;
+import java.nio.file.Path;
+
+/**
+ * One live table of a {@link Db} ({@link Db#tables()}): where it sits, what it holds, and its
+ * filter's parameters. Key arrays are copies.
+ *
+ * @param filterKind null when the table has no (usable) filter
+ * @param filterExpectedFpp the filter's own false-positive formula for its key count (1 without a filter)
+ */
+public record TableInfo(int level, long fileNumber, Path path, long fileSize, long entries,
+                        byte[] smallestUserKey, byte[] largestUserKey, long smallestSequence, long largestSequence,
+                        FilterKind filterKind, int filterHashCount, long filterBitSize, long filterKeyCount,
+                        long filterMemoryBytes, double filterExpectedFpp) {}
