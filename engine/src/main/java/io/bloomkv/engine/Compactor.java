@@ -94,6 +94,9 @@ final class Compactor {
                 Thread.currentThread().interrupt();
             }
         }
+        // A compactRange running on a caller's thread sees the database closing and gives up; wait for it.
+        compactionLock.lock();
+        compactionLock.unlock();
     }
 
     /** Waits until the background thread has no compaction to do (or stopped, or hit an error). */
