@@ -72,6 +72,11 @@ class CrashKillTest {
                 Thread.sleep(10);
             }
             assertThat(opened.get()).as(ctx + ": child opened the database (see crash-child-" + round + ".err)").isNotZero();
+            if (round == 0) {
+                // The LOCK file keeps a second process out while the child has the database open.
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> Db.open(dir, CrashWriter.options()))
+                        .as(ctx + ": open while the child holds the lock").isInstanceOf(DbLockedException.class);
+            }
             Thread.sleep(300 + rnd.nextInt(1200));
             p.destroyForcibly();
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();

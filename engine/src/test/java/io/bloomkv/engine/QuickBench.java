@@ -19,8 +19,11 @@ import java.util.stream.Stream;
  * <pre>
  * java [chronicle flags] -cp engine/target/test-classes:engine/target/classes:... io.bloomkv.engine.QuickBench [dir] [keys] [gets] [small]
  * </pre>
- * "small" uses 1 MiB memtables, 2 MiB tables and an 8 MiB level 1, so the data spreads over
- * several levels, and compares the UNIFORM and MONKEY filter allocations.
+ * "small" uses 1 MiB memtables, 2 MiB tables, an 8 MiB level 1 and compacts level 0 at one table,
+ * so the data spreads over several levels and level 0 is empty when the gets run, and compares the
+ * UNIFORM and MONKEY filter allocations at the same total filter memory. "levels" loads with the
+ * default options only; "nofilter" runs only the bits-per-key-0 case. The load is followed by a
+ * flush and waiting for compactions.
  */
 public final class QuickBench {
     private QuickBench() {}
@@ -40,6 +43,10 @@ public final class QuickBench {
             }
             return;
         }
+        if (args.length > 3 && args[3].equals("levels")) {
+            run(base.resolve("levels"), n, gets, Options.defaults().bitsPerKey(10), "10 bits/key, default options");
+            return;
+        }
         boolean only0 = args.length > 3 && args[3].equals("nofilter");
         if (!only0) {
             run(base.resolve("bits10"), n, gets, Options.defaults().bitsPerKey(10), "10 bits/key");
@@ -48,7 +55,8 @@ public final class QuickBench {
     }
 
     static Options smallTables() {
-        return Options.defaults().writeBufferSize(1 << 20).targetFileSize(2 << 20).maxBytesForLevelBase(8 << 20);
+        return Options.defaults().writeBufferSize(1 << 20).targetFileSize(2 << 20).maxBytesForLevelBase(8 << 20)
+                .l0CompactionTrigger(1);
     }
 
     static void deleteTree(Path p) throws IOException {
@@ -80,6 +88,7 @@ public final class QuickBench {
                 db.put(key(ids[i]), value);
             }
             long fillNanos = System.nanoTime() - t0;
+            db.flush();
             db.waitForBackgroundWork();
             long settledNanos = System.nanoTime() - t0;
             Stats loaded = db.stats();
