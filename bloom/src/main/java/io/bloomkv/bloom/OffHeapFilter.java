@@ -93,10 +93,22 @@ abstract class OffHeapFilter implements Filter {
         keyCount--;
     }
 
+    /** The last {@link #expectedFpp()} answer and the key count it was computed for (the BLOCKED formula costs ~1 ms). */
+    private record FppMemo(long keys, double fpp) {
+    }
+
+    private volatile FppMemo fppMemo;
+
     @Override
     public double expectedFpp() {
         checkOpen();
-        return FilterMath.expectedFpp(kind(), bits, k, keyCount);
+        long keys = keyCount;
+        FppMemo memo = fppMemo;
+        if (memo == null || memo.keys != keys) {
+            memo = new FppMemo(keys, FilterMath.expectedFpp(kind(), bits, k, keys));
+            fppMemo = memo;
+        }
+        return memo.fpp;
     }
 
     @Override
