@@ -15,8 +15,11 @@ import java.util.zip.CRC32C;
  * <ul>
  *   <li>STANDARD: m = ceil(n b) rounded up to 64 bits, k = round(b ln 2);</li>
  *   <li>PARTITIONED: k = round(b ln 2) rows of ceil(n b / k) bits rounded up to 64;</li>
- *   <li>BLOCKED: ceil(n b / 512) blocks of 512 bits, k minimizing {@link FilterMath#blockedFpp} for the
- *       resulting bits per key ({@link FilterMath#optimalBlockedK});</li>
+ *   <li>BLOCKED: ceil(n b / 512) blocks of 512 bits, k minimizing {@link FilterMath#blockedFpp} at the
+ *       REQUESTED b ({@link FilterMath#optimalBlockedK}(b)), as RocksDB's FastLocalBloom chooses k from
+ *       millibits_per_key. Rounding up to whole blocks only adds bits; choosing k from the rounded-up
+ *       bits per key would give a 4-key filter (one block, 128 bits per key) 25 probes per query.
+ *       {@link Filter#expectedFpp()} still uses the actual geometry (m, k, n);</li>
  *   <li>COUNTING: b counts counters per key (each 4 bits, so memory is 4 b bits per key):
  *       m = ceil(n b) counters rounded up to 16, k = round(b ln 2).</li>
  * </ul>
@@ -55,7 +58,7 @@ public final class Filters {
             }
             case BLOCKED: {
                 long bits = roundUp(m, FilterMath.BLOCK_BITS);
-                int k = FilterMath.optimalBlockedK((double) bits / n);
+                int k = FilterMath.optimalBlockedK(bitsPerKey);
                 return new BlockedFilter(OffHeapRegion.allocate(bits / 8), k, bits, expectedKeys, 0);
             }
             case COUNTING: {
@@ -93,7 +96,7 @@ public final class Filters {
      */
     public static Filter read(byte[] bytes, int off, int len) {
         if (off < 0 || len < 0 || off > bytes.length - len) {
-            throw new IndexOutOfBoundsException("[" + off + ", " + off + len + ") outside array of " + bytes.length);
+            throw new IndexOutOfBoundsException("[" + off + ", " + ((long) off + len) + ") outside array of " + bytes.length);
         }
         FilterHeader header = FilterHeader.parse(ByteBuffer.wrap(bytes, off, len), len);
         CRC32C crc = new CRC32C();

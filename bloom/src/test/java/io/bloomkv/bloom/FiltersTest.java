@@ -20,7 +20,8 @@ class FiltersTest {
             assertThat(p.bitSize()).isEqualTo(7 * 1472); // rows of ceil(10,000 / 7) = 1429 -> 1472 bits
             assertThat(p.hashCount()).isEqualTo(7);
             assertThat(b.bitSize()).isEqualTo(20 * 512);
-            assertThat(b.hashCount()).isEqualTo(FilterMath.optimalBlockedK(10.24));
+            assertThat(b.hashCount()).as("k from the requested 10 bits/key, not the rounded-up 10.24")
+                    .isEqualTo(FilterMath.optimalBlockedK(10)).isEqualTo(6);
             assertThat(c.bitSize()).isEqualTo(10_000);
             assertThat(c.sizeInBytes()).isGreaterThanOrEqualTo(5_000); // 4 bits per counter
             for (Filter f : new Filter[] {s, p, b, c}) {
@@ -29,6 +30,26 @@ class FiltersTest {
                 assertThat(f.expectedFpp()).isZero();
                 assertThat(f.fractionOfBitsSet()).isZero();
             }
+        }
+    }
+
+    @Test
+    void tinyBlockedFilterChoosesKFromTheRequestedBitsPerKey() {
+        // 1..4 keys round up to one 512-bit block (128..512 bits per key); k must not follow that.
+        for (int n = 1; n <= 4; n++) {
+            try (Filter f = Filters.create(FilterKind.BLOCKED, n, 10)) {
+                assertThat(f.bitSize()).isEqualTo(512);
+                assertThat(f.hashCount()).as("n=%d", n).isEqualTo(6);
+                for (int i = 0; i < n; i++) {
+                    f.add(TestKeys.longKey(i));
+                }
+                // the expected rate still uses the actual geometry: n keys in one 512-bit block, 6 probes
+                assertThat(f.expectedFpp()).as("n=%d", n).isEqualTo(FilterMath.blockedFpp(512, 6, n))
+                        .isLessThan(1e-4);
+            }
+        }
+        try (Filter f = Filters.create(FilterKind.BLOCKED, 3, 4)) {
+            assertThat(f.hashCount()).isEqualTo(FilterMath.optimalBlockedK(4)).isEqualTo(3);
         }
     }
 
