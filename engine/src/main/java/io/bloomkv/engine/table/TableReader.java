@@ -37,7 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Reference counting: the opener holds one reference; {@link #retain()}/{@link #release()} add
  * and drop others; {@link #close()} drops the opener's (once). At zero the filter's off-heap memory
  * and the file are released, exactly once, and the table's cached blocks are evicted. Any use of a
- * released table throws {@link IllegalStateException}. Thread-safe while referenced.
+ * released table throws {@link IllegalStateException}. Thread-safe; {@link #get} pins the table for
+ * its duration, so even a get racing with the last release either completes or throws
+ * {@link IllegalStateException}, never touches freed memory.
  */
 public final class TableReader implements AutoCloseable {
 
@@ -173,7 +175,18 @@ public final class TableReader implements AutoCloseable {
      * misses and {@code blockReads}/{@code blockReadBytes} for blocks read from the file.
      */
     public Entry get(byte[] userKey, long userKeyHash, long snapshotSeq) {
-        ensureLive();
+        // Pinned for the call: a release racing with this get cannot free the off-heap filter under the
+        // probe (a read of unmapped memory would crash the JVM); after the last release this throws
+        // IllegalStateException instead.
+        retain();
+        try {
+            return getPinned(userKey, userKeyHash, snapshotSeq);
+        } finally {
+            release();
+        }
+    }
+
+    private Entry getPinned(byte[] userKey, long userKeyHash, long snapshotSeq) {
         if (!properties.userKeyInRange(userKey)) {
             return null;
         }
@@ -331,9 +344,17 @@ public final class TableReader implements AutoCloseable {
         return filter == null ? 0 : liveFilter().keyCount();
     }
 
-    /** Share of the loaded filter's bits that are set (0 if none). */
+    /** Share of the loaded filter's bits that are set (0 if none). Reads the off-heap bits, so pins the table. */
     public double filterFractionOfBitsSet() {
-        return filter == null ? 0 : liveFilter().fractionOfBitsSet();
+        if (filter == null) {
+            return 0;
+        }
+        retain();
+        try {
+            return filter.fractionOfBitsSet();
+        } finally {
+            release();
+        }
     }
 
     /** The false-positive rate the filter's formula predicts for its keys (1 if no usable filter). */

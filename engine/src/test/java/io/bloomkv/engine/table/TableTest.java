@@ -345,6 +345,61 @@ class TableTest {
         }
     }
 
+    /**
+     * Readers keep calling get while the last reference is dropped: each get either answers correctly or
+     * throws IllegalStateException; none reads the freed off-heap filter (a 200 KB filter, freed by munmap,
+     * would crash the JVM).
+     */
+    @Test
+    void getRacingWithTheLastReleaseAnswersOrThrowsIllegalState() throws Exception {
+        Model m = TestTables.model(2000, rnd);
+        Path p = dir.resolve("race.sst");
+        TestTables.write(fs, p, m, TableBuilderOptions.defaults().filterKind(FilterKind.COUNTING).bitsPerKey(200));
+        List<byte[]> keys = new ArrayList<>(m.versions.keySet());
+        for (int round = 0; round < 5; round++) {
+            TableReader t = TableReader.open(fs, p, 1, null, new ReadCounters());
+            assertThat(t.filterMemoryBytes()).isGreaterThan(150_000);
+            int threads = 3;
+            java.util.concurrent.CountDownLatch warmedUp = new java.util.concurrent.CountDownLatch(threads);
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            try {
+                List<java.util.concurrent.Future<Long>> futures = new ArrayList<>();
+                for (int th = 0; th < threads; th++) {
+                    long threadSeed = seed + 31L * round + th;
+                    futures.add(pool.submit(() -> {
+                        Random r = new Random(threadSeed);
+                        long done = 0;
+                        while (true) {
+                            boolean absent = r.nextBoolean();
+                            byte[] uk = absent ? userKey(2L * r.nextInt(4000) + 1) : keys.get(r.nextInt(keys.size()));
+                            TableReader.Entry got;
+                            try {
+                                got = t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE);
+                            } catch (IllegalStateException released) {
+                                return done;
+                            }
+                            Version want = m.visible(uk, InternalKey.MAX_SEQUENCE);
+                            if (want == null ? got != null : got == null || got.sequence() != want.seq()) {
+                                throw new AssertionError("wrong answer for " + new String(uk) + ", seed " + seed);
+                            }
+                            if (++done == 200) {
+                                warmedUp.countDown();
+                            }
+                        }
+                    }));
+                }
+                warmedUp.await();
+                t.close();
+                for (java.util.concurrent.Future<Long> f : futures) {
+                    assertThat(f.get()).as("seed %d", seed).isGreaterThanOrEqualTo(200);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(t.refCount()).isZero();
+        }
+    }
+
     @Test
     void referenceCountingReleasesExactlyOnce() throws IOException {
         Model m = TestTables.model(500, rnd);
