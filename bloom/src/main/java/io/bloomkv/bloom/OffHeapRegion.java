@@ -88,6 +88,11 @@ final class OffHeapRegion {
         return store.realCapacity();
     }
 
+    /** Native address of byte 0 of the region. */
+    long address() {
+        return store.addressForRead(base);
+    }
+
     long readLong(long offset) {
         checkIndex(offset, 8);
         return store.readLong(base + offset);
@@ -114,6 +119,10 @@ final class OffHeapRegion {
 
     void write(long offset, byte[] src, int srcOff, int len) {
         checkIndex(offset, len);
+        if (srcOff < 0 || srcOff > src.length - len) {
+            // Chronicle copies with Unsafe: an out-of-range source would read past the array.
+            throw new IndexOutOfBoundsException("src[" + srcOff + ", " + ((long) srcOff + len) + ") of " + src.length);
+        }
         store.write(base + offset, src, srcOff, len);
     }
 
