@@ -118,6 +118,11 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Untimed operations per engine before the first measurement, to warm up the JIT (default ${DEFAULT-VALUE}).")
     long warmup;
 
+    @Option(names = "--phase-warmup", defaultValue = "100000",
+            description = "Untimed operations of the same kind right before each read phase, so every engine column is "
+                    + "measured in the same steady state (default ${DEFAULT-VALUE}).")
+    long phaseWarmup;
+
     @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Show a progress bar (default ${DEFAULT-VALUE}).")
     boolean progress;
@@ -157,7 +162,7 @@ public final class BenchCommand implements Callable<Integer> {
             List<String> es = engines.stream().map(e -> e.trim().toLowerCase(Locale.ROOT)).toList();
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
-                    sync, threads, es, modes, kind, ws, seed, reportDir, workDir, cold, compact, warmup, progress, fprSweep).validate();
+                    sync, threads, es, modes, kind, ws, seed, reportDir, workDir, cold, compact, warmup, phaseWarmup, progress, fprSweep).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -67,6 +67,7 @@ public final class ReportWriter {
         cfg.put("cold", c.cold());
         cfg.put("compact", c.compact());
         cfg.put("warmup", c.warmup());
+        cfg.put("phaseWarmup", c.phaseWarmup());
         root.put("config", cfg);
         root.put("engines", r.engines());
         root.put("coldMethod", r.coldMethod());
@@ -165,9 +166,11 @@ public final class ReportWriter {
         sb.append(String.format(Locale.ROOT, "Reads per read phase: %,d; seeks per seek phase: %,d. Engines ran alternately "
                 + "(A B A B) in fresh directories; each preloading workload loads the keys in random order, flushes and waits "
                 + "for compactions before it measures, so reads go to SSTables%s. Each engine first ran %,d untimed operations "
-                + "(JIT warm-up).%n%n", c.reads(), c.seeks(), c.compact()
+                + "(JIT warm-up), and every read phase is preceded by %,d untimed operations of its own kind.%n%n",
+                c.reads(), c.seeks(), c.compact()
                 ? "; then both engines compacted every table down the levels (--compact), so both read the same LSM shape"
-                : "; each engine keeps the LSM shape its own flush and compaction policy gave (see the tables row)", c.warmup()));
+                : "; each engine keeps the LSM shape its own flush and compaction policy gave (see the tables row)", c.warmup(),
+                c.phaseWarmup()));
         sb.append("Engines:\n\n");
         for (Map.Entry<String, String> e : r.engines().entrySet()) {
             sb.append("- **").append(e.getKey()).append("**: ").append(e.getValue()).append('\n');

@@ -273,6 +273,7 @@ public final class BenchRunner {
     private PhaseResult reads(Workload w, String phase, EngineSpec spec, BenchEngine engine, boolean present,
                               int[] fromLoadIndices) throws IOException {
         long total = fromLoadIndices == null ? cfg.reads() : Math.min(cfg.reads(), fromLoadIndices.length);
+        phaseWarmUp(engine, present ? 0 : 1);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
@@ -313,6 +314,7 @@ public final class BenchRunner {
 
     private PhaseResult seeks(EngineSpec spec, BenchEngine engine, int length) throws IOException {
         String phase = "seekrandom-" + length;
+        phaseWarmUp(engine, 2);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
@@ -338,6 +340,7 @@ public final class BenchRunner {
     }
 
     private PhaseResult readWhileWriting(EngineSpec spec, BenchEngine engine) throws IOException {
+        phaseWarmUp(engine, 0);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
@@ -397,6 +400,23 @@ public final class BenchRunner {
         return result(Workload.READWHILEWRITING, "readwhilewriting", spec, "read", par.hist, cfg.reads(), par.elapsed,
                 par.counts[0], par.counts[1], par.counts[2], written.get(), delta, tables,
                 written.get() * rowBytes(), cold);
+    }
+
+    /**
+     * Untimed, before a read phase: {@code cfg.phaseWarmup()} operations of the phase's kind (0 gets of
+     * present keys, 1 gets of absent keys, 2 short scans) from another random stream, so that every
+     * engine column starts its measurement with the JIT and the block cache in the same steady state,
+     * whatever ran before it in this JVM. Its counts are not part of the phase.
+     */
+    private void phaseWarmUp(BenchEngine engine, int kind) throws IOException {
+        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ 0x0_7A4E_0000L ^ kind);
+        for (long i = 0; i < cfg.phaseWarmup(); i++) {
+            switch (kind) {
+                case 0 -> engine.get(keys.key(keys.loadedId(rnd.nextLong(keys.num()))));
+                case 1 -> engine.get(keys.key(keys.missingId(rnd.nextLong(keys.missingCount()))));
+                default -> engine.scan(keys.key(keys.loadedId(rnd.nextLong(keys.num()))), 10);
+            }
+        }
     }
 
     /** Before a read phase in cold mode: reopen (empty block cache), then drop the table files from the page cache. */
