@@ -141,6 +141,7 @@ class FaultInjectingFileSystemTest {
     @Test
     void tornCrashKeepsAPrefixBetweenSyncedAndWritten() throws IOException {
         long seed = Long.getLong("fs.seed", System.nanoTime());
+        System.out.println("FaultInjectingFileSystemTest seed " + seed + " (replay with -Dfs.seed=" + seed + ")");
         Random rnd = new Random(seed);
         for (int round = 0; round < 20; round++) {
             Path p = dir.resolve("t" + round + ".log");

@@ -87,6 +87,7 @@ class BlockTest {
     @ValueSource(ints = {1, 2, 16, 1000})
     void roundTripAndSeekMatchTreeMap(int restartInterval) {
         long seed = Long.getLong("block.seed", System.nanoTime());
+        System.out.println("BlockTest seed " + seed + " (replay with -Dblock.seed=" + seed + ")");
         Random rnd = new Random(seed);
         for (int round = 0; round < 20; round++) {
             NavigableMap<byte[], byte[]> model = randomModel(rnd, rnd.nextInt(300));

@@ -237,7 +237,11 @@ class LogTest {
         Arrays.fill(bytes, 2 * BLOCK, 3 * BLOCK, (byte) 0);
         Files.write(p, bytes);
         try (LogReader r = new LogReader(fs.newReadableFile(p))) {
-            assertThatThrownBy(r::readRecord).isInstanceOf(CorruptionException.class);
+            assertThatThrownBy(r::readRecord).isInstanceOfSatisfying(CorruptionException.class, e -> {
+                assertThat(e.file()).isEqualTo(p);
+                assertThat(e.offset()).as("the damaged record starts at 0").isZero();
+                assertThat(e.getMessage()).contains("hole.log");
+            });
         }
     }
 
