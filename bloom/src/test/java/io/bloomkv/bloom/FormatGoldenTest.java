@@ -1,0 +1,124 @@
+package io.bloomkv.bloom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The serialized form, byte by byte, against an independent reading of bloom/FORMAT.md: the body the
+ * test builds from the document's probe formulas and bit numbering (bit b = bit b % 64 of little-endian
+ * word b / 64; counter c = bits 4(c % 16).. of word c / 16) must equal the body the library writes,
+ * and the CRC32C field must cover bytes [0, 60) and the body. Replay with {@code -Dbloom.format.seed=N}.
+ */
+class FormatGoldenTest {
+    private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
+
+    private static long fmix64(long h) {
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h;
+    }
+
+    /** floor(x * n / 2^64), x unsigned, computed with BigInteger. */
+    private static long reduce(long x, long n) {
+        BigInteger ux = new BigInteger(Long.toUnsignedString(x));
+        return ux.multiply(BigInteger.valueOf(n)).divide(TWO_64).longValueExact();
+    }
+
+    private static void setBit(byte[] body, long b) {
+        long word = b / 64;
+        int bitInWord = (int) (b % 64);
+        body[(int) (word * 8 + bitInWord / 8)] |= (byte) (1 << (bitInWord % 8)); // little-endian word
+    }
+
+    private static void bumpCounter(byte[] body, long c) {
+        long word = c / 16;
+        int bitInWord = (int) (c % 16) * 4;
+        int byteIndex = (int) (word * 8 + bitInWord / 8);
+        int shift = bitInWord % 8;
+        int v = (body[byteIndex] >>> shift) & 0xF;
+        if (v < 15) {
+            body[byteIndex] = (byte) ((body[byteIndex] & ~(0xF << shift)) | ((v + 1) << shift));
+        }
+    }
+
+    private static void expectKey(byte[] body, FilterKind kind, long m, int k, long h) {
+        long s = fmix64(h);
+        switch (kind) {
+            case STANDARD:
+                for (int i = 0; i < k; i++) {
+                    setBit(body, reduce(h + i * s, m));
+                }
+                break;
+            case COUNTING:
+                for (int i = 0; i < k; i++) {
+                    bumpCounter(body, reduce(h + i * s, m));
+                }
+                break;
+            case PARTITIONED: {
+                long r = m / k;
+                for (int i = 0; i < k; i++) {
+                    setBit(body, i * r + reduce(h + i * s, r));
+                }
+                break;
+            }
+            case BLOCKED: {
+                long blocks = m / 512;
+                long j = ((h & 0xFFFF_FFFFL) * blocks) >>> 32;
+                long w = fmix64(h);
+                for (int i = 0; i < k; i++) {
+                    if (i > 0 && i % 7 == 0) {
+                        w = fmix64(w);
+                    }
+                    long v = (w << (9 * (i % 7))) >>> 55;
+                    setBit(body, 512 * j + v);
+                }
+                break;
+            }
+            default:
+                throw new AssertionError(kind);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(FilterKind.class)
+    void bodyAndChecksumAreExactlyAsDocumented(FilterKind kind) {
+        long seed = TestKeys.seed("bloom.format.seed");
+        SplittableRandom random = new SplittableRandom(seed);
+        try (Filter f = Filters.create(kind, 300, 12)) {
+            long m = f.bitSize();
+            int k = f.hashCount();
+            byte[] expectedBody = new byte[(int) (kind == FilterKind.COUNTING ? m / 2 : m / 8)];
+            for (int i = 0; i < 300; i++) {
+                long h = random.nextLong();
+                f.add(h);
+                expectKey(expectedBody, kind, m, k, h);
+            }
+            byte[] bytes = f.toByteArray();
+            assertThat(bytes).hasSize(64 + expectedBody.length);
+            assertThat(Arrays.copyOfRange(bytes, 64, bytes.length)).as("body, seed %d", seed).isEqualTo(expectedBody);
+            ByteBuffer header = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+            assertThat(header.getShort(10)).isEqualTo((short) k);
+            assertThat(header.getLong(16)).isEqualTo(m);
+            assertThat(header.getLong(24)).isEqualTo(expectedBody.length);
+            assertThat(header.getLong(32)).isEqualTo(300);
+            assertThat(header.getLong(40)).isEqualTo(300);
+            assertThat(header.getInt(12)).as("flags").isZero();
+            assertThat(Arrays.copyOfRange(bytes, 48, 60)).as("reserved").containsOnly(0);
+            CRC32C crc = new CRC32C();
+            crc.update(bytes, 0, 60);
+            crc.update(bytes, 64, expectedBody.length);
+            assertThat(header.getInt(60)).isEqualTo((int) crc.getValue());
+        }
+    }
+}
