@@ -23,6 +23,9 @@ import java.util.Objects;
  * the caller deletes it.
  */
 public final class TableWriter implements Closeable {
+    /** Distinct user keys one table's filter can hold (the largest Java array of their hashes). */
+    static final int MAX_FILTER_KEYS = Integer.MAX_VALUE - 8;
+
     private final WritableFile file;
     private final TableBuilderOptions opts;
     private final BlockBuilder dataBlock;
@@ -63,7 +66,11 @@ public final class TableWriter implements Closeable {
         }
         if (newUserKey && opts.hasFilter()) {
             if (hashCount == userKeyHashes.length) {
-                userKeyHashes = Arrays.copyOf(userKeyHashes, hashCount * 2);
+                if (hashCount >= MAX_FILTER_KEYS) {
+                    throw new IllegalStateException("a table's filter holds at most " + MAX_FILTER_KEYS
+                            + " distinct user keys; finish this table and start another: " + file.path());
+                }
+                userKeyHashes = Arrays.copyOf(userKeyHashes, (int) Math.min(2L * hashCount, MAX_FILTER_KEYS));
             }
             userKeyHashes[hashCount++] = Hashing.hash64(internalKey, 0, internalKey.length - InternalKey.TRAILER_SIZE);
         }
