@@ -277,21 +277,22 @@ public final class BenchRunner {
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
-        long seed = cfg.seed() ^ phase.hashCode();
-        Parallel par = parallel(total, (t, n, h, counts) -> {
-            SplittableRandom rnd = new SplittableRandom(seed + 7919L * t);
-            for (long i = 0; i < n; i++) {
-                long id;
-                if (fromLoadIndices != null) {
-                    id = keys.loadedId(fromLoadIndices[rnd.nextInt(fromLoadIndices.length)]);
-                } else if (present) {
-                    id = keys.loadedId(rnd.nextLong(keys.num()));
-                } else {
-                    id = keys.missingId(rnd.nextLong(keys.missingCount()));
-                }
-                byte[] k = keys.key(id);
+        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ phase.hashCode());
+        long[] ids = new long[Math.toIntExact(total)];
+        for (int i = 0; i < ids.length; i++) {
+            if (fromLoadIndices != null) {
+                ids[i] = keys.loadedId(fromLoadIndices[rnd.nextInt(fromLoadIndices.length)]);
+            } else if (present) {
+                ids[i] = keys.loadedId(rnd.nextLong(keys.num()));
+            } else {
+                ids[i] = keys.missingId(rnd.nextLong(keys.missingCount()));
+            }
+        }
+        byte[][] ks = keysOf(ids);
+        Parallel par = parallel(total, (from, n, h, counts) -> {
+            for (int i = (int) from; i < from + n; i++) {
                 long t0 = System.nanoTime();
-                byte[] v = engine.get(k);
+                byte[] v = engine.get(ks[i]);
                 h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
                 if (v == null) {
                     counts[1]++;
@@ -300,11 +301,11 @@ public final class BenchRunner {
                     }
                 } else {
                     counts[0]++;
-                    if (!present || !Arrays.equals(v, values.value(id, 0))) {
+                    if (!present || !values.matches(v, ids[i], 0)) {
                         counts[2]++;
                     }
                 }
-                tick(i);
+                tick(i - from);
             }
         });
         EngineCounters delta = engine.counters().minus(before);
@@ -318,20 +319,22 @@ public final class BenchRunner {
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
-        long seed = cfg.seed() ^ phase.hashCode();
-        Parallel par = parallel(cfg.seeks(), (t, n, h, counts) -> {
-            SplittableRandom rnd = new SplittableRandom(seed + 7919L * t);
-            for (long i = 0; i < n; i++) {
-                long j = rnd.nextLong(keys.num());
-                byte[] k = keys.key(keys.loadedId(j));
+        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ phase.hashCode());
+        long[] ids = new long[Math.toIntExact(cfg.seeks())];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = keys.loadedId(rnd.nextLong(keys.num()));
+        }
+        byte[][] ks = keysOf(ids);
+        Parallel par = parallel(cfg.seeks(), (from, n, h, counts) -> {
+            for (int i = (int) from; i < from + n; i++) {
                 long t0 = System.nanoTime();
-                int seen = engine.scan(k, length);
+                int seen = engine.scan(ks[i], length);
                 h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
                 counts[0] += seen;
-                if (seen != Math.min(length, keys.num() - j)) {
+                if (seen != Math.min(length, keys.num() - ids[i] / 2)) {
                     counts[2]++;
                 }
-                tick(i);
+                tick(i - from);
             }
         });
         EngineCounters delta = engine.counters().minus(before);
@@ -341,6 +344,12 @@ public final class BenchRunner {
 
     private PhaseResult readWhileWriting(EngineSpec spec, BenchEngine engine) throws IOException {
         phaseWarmUp(engine, 0);
+        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ "readwhilewriting".hashCode());
+        long[] ids = new long[Math.toIntExact(cfg.reads())];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = keys.loadedId(rnd.nextLong(keys.num()));
+        }
+        byte[][] ks = keysOf(ids);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
@@ -348,10 +357,10 @@ public final class BenchRunner {
         AtomicLong written = new AtomicLong();
         AtomicReference<Exception> failure = new AtomicReference<>();
         Thread writer = new Thread(() -> {
-            SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ 0x0_3417_E000L);
+            SplittableRandom writes = new SplittableRandom(cfg.seed() ^ 0x0_3417_E000L);
             try {
                 while (!stop.get()) {
-                    long id = keys.loadedId(rnd.nextLong(keys.num()));
+                    long id = keys.loadedId(writes.nextLong(keys.num()));
                     engine.put(keys.key(id), values.value(id, 2));
                     written.incrementAndGet();
                 }
@@ -361,27 +370,23 @@ public final class BenchRunner {
         }, "bench-writer");
         writer.setDaemon(true);
         writer.start();
-        long seed = cfg.seed() ^ "readwhilewriting".hashCode();
         Parallel par;
         try {
-            par = parallel(cfg.reads(), (t, n, h, counts) -> {
-                SplittableRandom rnd = new SplittableRandom(seed + 7919L * t);
-                for (long i = 0; i < n; i++) {
-                    long id = keys.loadedId(rnd.nextLong(keys.num()));
-                    byte[] k = keys.key(id);
+            par = parallel(cfg.reads(), (from, n, h, counts) -> {
+                for (int i = (int) from; i < from + n; i++) {
                     long t0 = System.nanoTime();
-                    byte[] v = engine.get(k);
+                    byte[] v = engine.get(ks[i]);
                     h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
                     if (v == null) {
                         counts[1]++;
                         counts[2]++;
                     } else {
                         counts[0]++;
-                        if (!Arrays.equals(v, values.value(id, 0)) && !Arrays.equals(v, values.value(id, 2))) {
+                        if (!values.matches(v, ids[i], 0) && !values.matches(v, ids[i], 2)) {
                             counts[2]++;
                         }
                     }
-                    tick(i);
+                    tick(i - from);
                 }
             });
         } finally {
@@ -428,10 +433,19 @@ public final class BenchRunner {
         return evictor.evict(engine.tableFiles()).summary();
     }
 
+    /** The keys of the ids, generated before the timed loop so that it measures the engine, not the generator. */
+    private byte[][] keysOf(long[] ids) {
+        byte[][] out = new byte[ids.length][];
+        for (int i = 0; i < ids.length; i++) {
+            out[i] = keys.key(ids[i]);
+        }
+        return out;
+    }
+
     @FunctionalInterface
     private interface Worker {
-        /** Thread {@code t} does {@code n} ops; counts[0..2] = found, notFound, wrong. */
-        void run(int t, long n, Histogram h, long[] counts) throws IOException;
+        /** Does operations {@code from .. from+n-1} of the phase; counts[0..2] = found, notFound, wrong. */
+        void run(long from, long n, Histogram h, long[] counts) throws IOException;
     }
 
     private record Parallel(Histogram hist, long elapsed, long[] counts) {
@@ -443,13 +457,16 @@ public final class BenchRunner {
         long[][] counts = new long[threads][3];
         Throwable[] errors = new Throwable[threads];
         Thread[] ts = new Thread[threads];
+        long from = 0;
         for (int t = 0; t < threads; t++) {
             hs[t] = histogram();
             final int id = t;
             long n = total / threads + (t < total % threads ? 1 : 0);
+            final long first = from;
+            from += n;
             ts[t] = new Thread(() -> {
                 try {
-                    worker.run(id, n, hs[id], counts[id]);
+                    worker.run(first, n, hs[id], counts[id]);
                 } catch (Throwable e) {
                     errors[id] = e;
                 }

@@ -27,8 +27,18 @@ public final class ValueSource {
 
     /** The value written for {@code id} by write number {@code version} (deterministic). */
     public byte[] value(long id, long version) {
-        long h = KeySpace.mix64(id * 31 + version);
-        int off = (int) Long.remainderUnsigned(h, POOL - valueSize);
+        int off = offset(id, version);
         return Arrays.copyOfRange(pool, off, off + valueSize);
+    }
+
+    /** True when {@code v} equals {@link #value(long, long)}, without allocating. */
+    public boolean matches(byte[] v, long id, long version) {
+        int off = offset(id, version);
+        return v.length == valueSize && Arrays.equals(v, 0, valueSize, pool, off, off + valueSize);
+    }
+
+    private int offset(long id, long version) {
+        long h = KeySpace.mix64(id * 31 + version);
+        return (int) Long.remainderUnsigned(h, POOL - valueSize);
     }
 }

@@ -87,6 +87,9 @@ class KeySpaceTest {
         byte[] a = v1.value(42, 0);
         assertThat(a).hasSize(100).isEqualTo(v2.value(42, 0)).isNotSameAs(v1.value(42, 0));
         assertThat(v1.value(42, 1)).as("seed %d: a new version has new bytes", SEED).isNotEqualTo(a);
+        assertThat(v1.matches(a, 42, 0)).isTrue();
+        assertThat(v1.matches(a, 42, 1)).as("seed %d", SEED).isFalse();
+        assertThat(v1.matches(java.util.Arrays.copyOf(a, 99), 42, 0)).isFalse();
     }
 
     @Test
