@@ -36,7 +36,7 @@ record FilterPlan(FilterKind kind, long keys, double requestedBitsPerKey, long b
             }
             case BLOCKED: {
                 long bits = roundUp(m, FilterMath.BLOCK_BITS);
-                return new FilterPlan(kind, keys, bitsPerKey, bits, FilterMath.optimalBlockedK((double) bits / n), bits / 8);
+                return new FilterPlan(kind, keys, bitsPerKey, bits, FilterMath.optimalBlockedK(bitsPerKey), bits / 8);
             }
             case COUNTING: {
                 long counters = roundUp(m, 16);
