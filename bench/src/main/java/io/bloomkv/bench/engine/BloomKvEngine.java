@@ -6,18 +6,13 @@ import io.bloomkv.engine.DbIterator;
 import io.bloomkv.engine.Options;
 import io.bloomkv.engine.Stats;
 import io.bloomkv.engine.SyncMode;
+import io.bloomkv.engine.TableInfo;
 import io.bloomkv.engine.WriteBatch;
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.table.ReadCounters;
-import io.bloomkv.engine.table.TableReader;
-import io.bloomkv.engine.version.FileNames;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * bloomkv driven through its public {@link Db} API, with the same settings as RocksDB: filters of
@@ -144,33 +139,27 @@ public final class BloomKvEngine implements BenchEngine {
     }
 
     @Override
-    public TableSummary tables() throws IOException {
-        Stats s = db.stats();
+    public TableSummary tables() {
         long entries = 0;
+        long filterBytes = 0;
+        long sst = 0;
         double weightedFpr = 0;
-        long tables = 0;
-        for (Path p : tableFiles()) {
-            FileNames.Parsed parsed = FileNames.parse(p.getFileName().toString());
-            try (TableReader r = TableReader.open(FileSystem.disk(), p, parsed.number(), null, new ReadCounters())) {
-                long n = r.properties().entries();
-                entries += n;
-                tables++;
-                if (r.hasFilter() && !r.filterBroken()) {
-                    weightedFpr += n * r.filterExpectedFpp();
-                }
-            } catch (NoSuchFileException gone) {
-                // deleted by a compaction between listing and opening: not live any more
+        List<TableInfo> live = db.tables();
+        for (TableInfo t : live) {
+            entries += t.entries();
+            filterBytes += t.filterMemoryBytes();
+            sst += t.fileSize();
+            if (t.filterKind() != null) {
+                weightedFpr += t.entries() * t.filterExpectedFpp();
             }
         }
         double fpr = settings.filters() && entries > 0 ? weightedFpr / entries : Double.NaN;
-        return new TableSummary(tables, entries, s.filterMemoryBytes(), s.tableBytes(), fpr);
+        return new TableSummary(live.size(), entries, filterBytes, sst, fpr);
     }
 
     @Override
-    public List<Path> tableFiles() throws IOException {
-        try (Stream<Path> st = Files.list(dir)) {
-            return st.filter(p -> p.getFileName().toString().endsWith(".sst")).sorted().toList();
-        }
+    public List<Path> tableFiles() {
+        return db.tables().stream().map(TableInfo::path).toList();
     }
 
     @Override
