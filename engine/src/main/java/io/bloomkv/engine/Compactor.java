@@ -147,7 +147,7 @@ final class Compactor {
                 if (!isStopping()) {
                     db.setBackgroundError(new BloomKvIOException("compaction failed", e));
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 if (!isStopping()) {
                     db.setBackgroundError(new BloomKvException("compaction failed", e));
                 }

@@ -834,7 +834,8 @@ public final class Db implements AutoCloseable {
                 setBackgroundError(e);
             } catch (IOException e) {
                 setBackgroundError(new BloomKvIOException("flush of memtable (WAL " + imm.logNumber() + ") failed", e));
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // Recorded, never lost with the thread: writers and flush() then fail instead of waiting forever.
                 setBackgroundError(new BloomKvException("flush of memtable (WAL " + imm.logNumber() + ") failed", e));
             } finally {
                 mutex.lock();
