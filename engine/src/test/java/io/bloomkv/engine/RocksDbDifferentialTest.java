@@ -29,16 +29,17 @@ class RocksDbDifferentialTest {
 
     @Test
     void level0OnlyMatchesRocksDb() throws Exception {
-        run(Options.defaults().writeBufferSize(32 << 10).autoCompaction(false), "level0Only");
+        run(Options.defaults().writeBufferSize(32 << 10).autoCompaction(false), "level0Only", 120, OPS);
     }
 
     @Test
     void withCompactionAndTinyTablesMatchesRocksDb() throws Exception {
-        run(Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
-                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2), "withCompaction");
+        long compactions = run(Options.defaults().writeBufferSize(4 << 10).blockSize(256).targetFileSize(4 << 10)
+                .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2), "withCompaction", 400, 2 * OPS);
+        assertThat(compactions).as("hundreds of compactions").isGreaterThanOrEqualTo(100);
     }
 
-    private void run(Options options, String name) throws RocksDBException {
+    private long run(Options options, String name, int maxValue, int ops) throws RocksDBException {
         long seed = TestKeys.seed("RocksDbDifferentialTest." + name);
         Random rnd = new Random(seed);
         String ctx = "seed " + seed + " (-Dbloomkv.seed=" + seed + ")";
@@ -46,13 +47,14 @@ class RocksDbDifferentialTest {
         try (org.rocksdb.Options ro = new org.rocksdb.Options().setCreateIfMissing(true).setWriteBufferSize(64 << 10);
              RocksDB rocks = RocksDB.open(ro, dir.resolve("rocksdb").toString())) {
             Db db = Db.open(ours, options);
+            long compactions = 0;
             try {
-                for (int op = 0; op < OPS; op++) {
+                for (int op = 0; op < ops; op++) {
                     String where = ctx + " op " + op;
                     int r = rnd.nextInt(1000);
                     if (r < 420) {
                         byte[] k = key(rnd);
-                        byte[] v = TestKeys.value(rnd, 120);
+                        byte[] v = TestKeys.value(rnd, maxValue);
                         db.put(k, v);
                         rocks.put(k, v);
                     } else if (r < 520) {
@@ -69,7 +71,7 @@ class RocksDbDifferentialTest {
                                     b.delete(k);
                                     rb.delete(k);
                                 } else {
-                                    byte[] v = TestKeys.value(rnd, 120);
+                                    byte[] v = TestKeys.value(rnd, maxValue);
                                     b.put(k, v);
                                     rb.put(k, v);
                                 }
@@ -88,15 +90,18 @@ class RocksDbDifferentialTest {
                     } else if (r < 985) {
                         db.flush();
                     } else {
+                        compactions += db.stats().compactions();
                         db.close();
                         db = Db.open(ours, options);
                     }
                 }
                 assertThat(scan(db, null, Integer.MAX_VALUE)).as(ctx + " full scan").isEqualTo(scan(rocks, null, Integer.MAX_VALUE));
-                System.out.println("RocksDbDifferentialTest." + name + ": " + db.stats());
+                compactions += db.stats().compactions();
+                System.out.println("RocksDbDifferentialTest." + name + ": " + compactions + " compactions in all; " + db.stats());
             } finally {
                 db.close();
             }
+            return compactions;
         }
     }
 
