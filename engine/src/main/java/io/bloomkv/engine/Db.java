@@ -213,6 +213,54 @@ public final class Db implements AutoCloseable {
         }
     }
 
+    /**
+     * Deletes the database in {@code dir} (LevelDB's DestroyDB): every file with a database name
+     * (WALs, tables, MANIFESTs, CURRENT, LOCK, temp files), then the directory if it is left empty.
+     * Other files are left alone. A missing directory is not an error.
+     *
+     * @throws DbLockedException if the database is open
+     * @throws BloomKvIOException on an I/O error
+     */
+    public static void destroy(Path dir, Options options) {
+        if (dir == null || options == null) {
+            throw new InvalidArgumentException("directory and options must not be null");
+        }
+        FileSystem fs = options.fileSystem();
+        Path abs = dir.toAbsolutePath().normalize();
+        try {
+            if (!fs.exists(abs)) {
+                return;
+            }
+            List<Path> entries;
+            try {
+                entries = fs.list(abs);
+            } catch (NotDirectoryException e) {
+                throw new NotADatabaseException(abs, "it is not a directory");
+            }
+            Optional<Closeable> lock = fs.tryLock(FileNames.lockFile(abs));
+            if (lock.isEmpty()) {
+                throw new DbLockedException(abs);
+            }
+            boolean foreign = false;
+            try (Closeable held = lock.get()) {
+                for (Path p : entries) {
+                    FileNames.Parsed parsed = FileNames.parse(p.getFileName().toString());
+                    if (parsed == null) {
+                        foreign = true;
+                    } else if (parsed.kind() != FileNames.Kind.LOCK) {
+                        fs.delete(p);
+                    }
+                }
+            }
+            fs.delete(FileNames.lockFile(abs));
+            if (!foreign && fs.list(abs).isEmpty()) {
+                fs.delete(abs);
+            }
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot destroy database " + abs, e);
+        }
+    }
+
     private static void cleanupFailedOpen(Db db, Closeable lock, Throwable failure) {
         try {
             if (db != null) {

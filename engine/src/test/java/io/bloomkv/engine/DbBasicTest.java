@@ -185,6 +185,27 @@ class DbBasicTest {
     }
 
     @Test
+    void destroyRemovesTheDatabaseButNotForeignFiles() throws Exception {
+        Path db1 = dir.resolve("db1");
+        try (Db db = Db.open(db1, Options.defaults())) {
+            db.put(bytes("k"), bytes("v"));
+            db.flush();
+            assertThatThrownBy(() -> Db.destroy(db1, Options.defaults())).isInstanceOf(DbLockedException.class);
+        }
+        Db.destroy(db1, Options.defaults());
+        assertThat(Files.exists(db1)).isFalse();
+        Db.destroy(db1, Options.defaults());
+        try (Db db = Db.open(db1, Options.defaults())) {
+            assertThat(db.get(bytes("k"))).isNull();
+        }
+        Files.writeString(db1.resolve("keep.txt"), "mine");
+        Db.destroy(db1, Options.defaults());
+        try (var files = Files.list(db1)) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactly("keep.txt");
+        }
+    }
+
+    @Test
     void optionsRejectOutOfRange() {
         assertThatThrownBy(() -> Options.defaults().bitsPerKey(-1)).isInstanceOf(InvalidArgumentException.class);
         assertThatThrownBy(() -> Options.defaults().writeBufferSize(1)).isInstanceOf(InvalidArgumentException.class);
