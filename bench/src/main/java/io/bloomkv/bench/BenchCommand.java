@@ -123,6 +123,10 @@ public final class BenchCommand implements Callable<Integer> {
                     + "measured in the same steady state (default ${DEFAULT-VALUE}).")
     long phaseWarmup;
 
+    @Option(names = "--repeat", defaultValue = "1",
+            description = "Run the whole sequence this many times; tables and goals then show medians and min-max spreads (default ${DEFAULT-VALUE}).")
+    int repeat;
+
     @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Show a progress bar (default ${DEFAULT-VALUE}).")
     boolean progress;
@@ -162,7 +166,7 @@ public final class BenchCommand implements Callable<Integer> {
             List<String> es = engines.stream().map(e -> e.trim().toLowerCase(Locale.ROOT)).toList();
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
-                    sync, threads, es, modes, kind, ws, seed, reportDir, workDir, cold, compact, warmup, phaseWarmup, progress, fprSweep).validate();
+                    sync, threads, es, modes, kind, ws, seed, reportDir, workDir, cold, compact, warmup, phaseWarmup, repeat, progress, fprSweep).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -199,6 +203,7 @@ public final class BenchCommand implements Callable<Integer> {
     public static BenchReport run(BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out) throws IOException {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
+        Files.createDirectories(cfg.workDir());
         PageCacheEvictor evictor = null;
         String coldMethod = null;
         if (cfg.cold()) {

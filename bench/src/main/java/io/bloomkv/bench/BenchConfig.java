@@ -32,6 +32,7 @@ import java.util.List;
  * @param compact        after each preload, compact every table down the levels on both engines (same LSM shape)
  * @param warmup         untimed operations per engine before the first measurement (JIT warm-up)
  * @param phaseWarmup    untimed operations of the same kind right before each read phase
+ * @param repeat         how many times the whole sequence runs (tables and goals then quote medians and spreads)
  * @param progress       show a progress bar
  * @param fprSweep       draw the FPR-vs-bits-per-key chart (runs a filter sweep)
  */
@@ -40,7 +41,7 @@ public record BenchConfig(
         long cacheSize, long writeBufferSize, String compression, boolean sync, int threads,
         List<String> engines, List<Boolean> filterModes, String filterKind, List<Workload> workloads,
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
-        boolean progress,
+        int repeat, boolean progress,
         boolean fprSweep) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
@@ -65,6 +66,7 @@ public record BenchConfig(
         require(writeBufferSize >= 64 * 1024, "--write-buffer-size must be at least 64 KiB, got " + writeBufferSize);
         require("none".equals(compression), "--compression: only 'none' is supported by both engines, got '" + compression + "'");
         require(warmup >= 0, "--warmup must be >= 0, got " + warmup);
+        require(repeat >= 1 && repeat <= 100, "--repeat must be in [1, 100], got " + repeat);
         require(phaseWarmup >= 0, "--phase-warmup must be >= 0, got " + phaseWarmup);
         require(threads >= 1 && threads <= 256, "--threads must be in [1, 256], got " + threads);
         require(!engines.isEmpty(), "--engines must name at least one engine");

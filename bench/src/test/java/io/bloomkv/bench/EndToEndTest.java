@@ -101,6 +101,38 @@ class EndToEndTest {
     }
 
     @Test
+    void repeatedRunsReportMediansAndSpreads(@TempDir Path tmp) throws Exception {
+        Path report = tmp.resolve("report");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new BenchCommand());
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute("--num", "5000", "--reads", "2000", "--workloads", "readmissing", "--repeat", "2",
+                "--warmup", "1000", "--phase-warmup", "500", "--report-dir", report.toString(),
+                "--db-dir", tmp.resolve("db").toString(), "--no-progress", "--no-fpr-sweep");
+        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+        JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
+        assertThat(root.path("phases").size()).isEqualTo(2 * 4);
+        Set<Integer> runs = new HashSet<>();
+        for (JsonNode p : root.path("phases")) {
+            runs.add(p.path("run").asInt());
+        }
+        assertThat(runs).containsExactlyInAnyOrder(0, 1);
+        assertThat(root.path("summary").size()).isEqualTo(4);
+        for (JsonNode s : root.path("summary")) {
+            assertThat(s.path("runs").asInt()).isEqualTo(2);
+            assertThat(s.path("minOpsPerSec").asDouble()).isLessThanOrEqualTo(s.path("medianOpsPerSec").asDouble());
+            assertThat(s.path("medianOpsPerSec").asDouble()).isLessThanOrEqualTo(s.path("maxOpsPerSec").asDouble());
+        }
+        JsonNode goal = root.path("goals").get(0);
+        assertThat(goal.path("name").asText()).startsWith("readmissing");
+        assertThat(goal.path("detail").asText()).contains("median of 2 runs");
+        assertThat(out.toString()).contains("ops/s min-max (2 runs)");
+        assertThat(Files.readString(report.resolve(ReportWriter.MARKDOWN))).contains("ran 2 times");
+    }
+
+    @Test
     void badFlagsAreRejectedWithAClearMessage() {
         for (String[] args : new String[][] {
                 {"--compression", "lz4"}, {"--key-size", "4"}, {"--engines", "leveldb"}, {"--filters", "maybe"},

@@ -53,7 +53,7 @@ public final class Charts {
             save(fpr(report.fprSweep()), dir.resolve(FPR));
             written.add(FPR);
         }
-        List<PhaseResult> phases = report.phases();
+        List<PhaseResult> phases = Summary.medians(report.phases());
         CategoryChart lookups = lookups(phases);
         if (lookups != null) {
             save(lookups, dir.resolve(LOOKUPS));

@@ -49,11 +49,19 @@ public final class MetricTable {
             new Metric("tables", p -> p.tables().tableCount(), "%.0f"),
             new Metric("wrong answers", p -> p.wrongAnswers(), "%.0f"));
 
-    /** One table per phase, in the order the phases first appear. */
+    /**
+     * One table per phase, in the order the phases first appear. With several runs (--repeat) each
+     * cell is the median run's figure and a last row gives the ops/s range.
+     */
     public static List<MetricTable> build(List<PhaseResult> results, List<EngineSpec> columns) {
         Map<String, Map<String, PhaseResult>> byPhase = new LinkedHashMap<>();
-        for (PhaseResult r : results) {
+        Map<String, Summary> spread = new LinkedHashMap<>();
+        int maxRuns = 1;
+        for (Summary s : Summary.of(results)) {
+            PhaseResult r = s.median();
             byPhase.computeIfAbsent(r.phase(), k -> new LinkedHashMap<>()).put(r.label(), r);
+            spread.put(r.phase() + "\u0000" + r.label(), s);
+            maxRuns = Math.max(maxRuns, s.runs());
         }
         List<MetricTable> out = new ArrayList<>();
         for (Map.Entry<String, Map<String, PhaseResult>> e : byPhase.entrySet()) {
@@ -82,6 +90,18 @@ public final class MetricTable {
                     PhaseResult b = e.getValue().get(new EngineSpec("bloomkv", f).label());
                     PhaseResult r = e.getValue().get(new EngineSpec("rocksdb", f).label());
                     row.add(b == null || r == null ? "-" : ratio(m.f.applyAsDouble(b), m.f.applyAsDouble(r)));
+                }
+                rows.add(row);
+            }
+            if (maxRuns > 1) {
+                List<String> row = new ArrayList<>();
+                row.add("ops/s min-max (" + maxRuns + " runs)");
+                for (EngineSpec c : columns) {
+                    Summary s = spread.get(e.getKey() + "\u0000" + c.label());
+                    row.add(s == null ? "-" : String.format(Locale.ROOT, "%,.0f-%,.0f", s.minOpsPerSec(), s.maxOpsPerSec()));
+                }
+                for (int i = 0; i < ratioModes.size(); i++) {
+                    row.add("-");
                 }
                 rows.add(row);
             }

@@ -68,6 +68,7 @@ public final class ReportWriter {
         cfg.put("compact", c.compact());
         cfg.put("warmup", c.warmup());
         cfg.put("phaseWarmup", c.phaseWarmup());
+        cfg.put("repeat", c.repeat());
         root.put("config", cfg);
         root.put("engines", r.engines());
         root.put("coldMethod", r.coldMethod());
@@ -76,6 +77,19 @@ public final class ReportWriter {
             phases.add(phase(p));
         }
         root.put("phases", phases);
+        List<Map<String, Object>> summary = new ArrayList<>();
+        for (Summary s : Summary.of(r.phases())) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("phase", s.median().phase());
+            m.put("label", s.median().label());
+            m.put("runs", s.runs());
+            m.put("medianRun", s.median().run());
+            m.put("medianOpsPerSec", num(s.median().opsPerSec()));
+            m.put("minOpsPerSec", num(s.minOpsPerSec()));
+            m.put("maxOpsPerSec", num(s.maxOpsPerSec()));
+            summary.add(m);
+        }
+        root.put("summary", summary);
         List<Map<String, Object>> goals = new ArrayList<>();
         for (Goal g : r.goals()) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -146,6 +160,7 @@ public final class ReportWriter {
         m.put("tables", p.tables().tableCount());
         m.put("tableEntries", p.tables().entries());
         m.put("cold", p.cold());
+        m.put("run", p.run());
         return m;
     }
 
@@ -181,6 +196,11 @@ public final class ReportWriter {
             sb.append("off (the tables may sit in the OS page cache; a block read is then a read from memory).\n\n");
         } else {
             sb.append(r.coldMethod()).append(".\n\n").append(COLD_LIMITS).append("\n\n");
+        }
+        if (c.repeat() > 1) {
+            sb.append(String.format(Locale.ROOT, "The whole sequence ran %d times; every figure below is the run with the median "
+                    + "ops/s, each table's last row gives the ops/s range, and the goals quote the median of the per-run ratios.%n%n",
+                    c.repeat()));
         }
         sb.append("## Goals (issue 5), ratios bloomkv / RocksDB from this run, same bits per key\n\n");
         sb.append("| goal | measured | met | figures |\n| --- | ---: | :---: | --- |\n");

@@ -40,6 +40,7 @@ public final class BenchRunner {
     private final ProgressSink progress;
     private final PageCacheEvictor evictor;
     private int sessions;
+    private int run;
 
     /** @param evictor required when {@code cfg.cold()}; ignored otherwise */
     public BenchRunner(BenchConfig cfg, ProgressSink progress, PageCacheEvictor evictor) {
@@ -96,13 +97,20 @@ public final class BenchRunner {
                 };
             }
         }
-        return perColumn * columns(cfg).size();
+        return perColumn * columns(cfg).size() * cfg.repeat();
     }
 
     public List<PhaseResult> run() throws IOException {
         List<PhaseResult> results = new ArrayList<>();
         Files.createDirectories(cfg.workDir());
         warmUp();
+        for (run = 0; run < cfg.repeat(); run++) {
+            runOnce(results);
+        }
+        return results;
+    }
+
+    private void runOnce(List<PhaseResult> results) throws IOException {
         for (List<Workload> session : sessions(cfg.workloads())) {
             for (EngineSpec spec : columns(cfg)) {
                 Path dir = cfg.workDir().resolve(String.format("%02d-%s-%s", sessions++, session.get(0), spec.label()));
@@ -124,7 +132,6 @@ public final class BenchRunner {
                 }
             }
         }
-        return results;
     }
 
     /**
@@ -517,7 +524,7 @@ public final class BenchRunner {
         return new PhaseResult(w.dbBenchName(), phase, spec.engine(), spec.filters(), spec.label(), kind, ops, secs,
                 secs == 0 ? Double.NaN : ops / secs,
                 h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
-                h.getMaxValue() / 1e3, found, notFound, wrong, background, delta, tables, userBytes, cold);
+                h.getMaxValue() / 1e3, found, notFound, wrong, background, delta, tables, userBytes, cold, run);
     }
 
     private long rowBytes() {

@@ -24,13 +24,14 @@ import io.bloomkv.bench.engine.TableSummary;
  * @param tables            the live tables the phase ran against (reads) or left behind (writes)
  * @param userBytesWritten  key + value bytes the phase wrote
  * @param cold              what the page-cache eviction before the phase did (or "off")
+ * @param run               which repetition of the sequence (0-based, see --repeat)
  */
 public record PhaseResult(
         String workload, String phase, String engine, boolean filters, String label, String kind,
         long ops, double seconds, double opsPerSec,
         double p50Micros, double p99Micros, double p999Micros, double maxMicros,
         long found, long notFound, long wrongAnswers, long backgroundWrites,
-        EngineCounters counters, TableSummary tables, long userBytesWritten, String cold) {
+        EngineCounters counters, TableSummary tables, long userBytesWritten, String cold, int run) {
 
     public long filterChecks() {
         return counters.filterChecks();
