@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * "small" uses 1 MiB memtables, 2 MiB tables, an 8 MiB level 1 and compacts level 0 at one table,
  * so the data spreads over several levels and level 0 is empty when the gets run, and compares the
  * UNIFORM and MONKEY filter allocations at the same total filter memory. "levels" loads with the
- * default options only; "nofilter" runs only the bits-per-key-0 case. The load is followed by a
+ * default options only; "nofilter" runs only the bits-per-key-0 case, "filter" only the 10 bits one. The load is followed by a
  * flush and waiting for compactions.
  */
 public final class QuickBench {
@@ -48,10 +48,13 @@ public final class QuickBench {
             return;
         }
         boolean only0 = args.length > 3 && args[3].equals("nofilter");
+        boolean only10 = args.length > 3 && args[3].equals("filter");
         if (!only0) {
             run(base.resolve("bits10"), n, gets, Options.defaults().bitsPerKey(10), "10 bits/key");
         }
-        run(base.resolve("bits0"), n, gets, Options.defaults().bitsPerKey(0), "no filter");
+        if (!only10) {
+            run(base.resolve("bits0"), n, gets, Options.defaults().bitsPerKey(0), "no filter");
+        }
     }
 
     static Options smallTables() {
