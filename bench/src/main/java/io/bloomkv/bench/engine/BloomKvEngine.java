@@ -145,7 +145,10 @@ public final class BloomKvEngine implements BenchEngine {
         long sst = 0;
         double weightedFpr = 0;
         List<TableInfo> live = db.tables();
+        List<TableRange> ranges = new java.util.ArrayList<>();
         for (TableInfo t : live) {
+            ranges.add(new TableRange(t.smallestUserKey(), t.largestUserKey(),
+                    t.filterKind() == null ? Double.NaN : t.filterExpectedFpp(), true));
             entries += t.entries();
             filterBytes += t.filterMemoryBytes();
             sst += t.fileSize();
@@ -154,7 +157,7 @@ public final class BloomKvEngine implements BenchEngine {
             }
         }
         double fpr = settings.filters() && entries > 0 ? weightedFpr / entries : Double.NaN;
-        return new TableSummary(live.size(), entries, filterBytes, sst, fpr);
+        return new TableSummary(live.size(), entries, filterBytes, sst, fpr, ranges);
     }
 
     @Override

@@ -4,6 +4,7 @@ import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
+import org.rocksdb.LiveFileMetaData;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -243,7 +244,25 @@ public final class RocksDbEngine implements BenchEngine {
             }
             double fpr = settings.filters() && entries > 0 ? weightedFpr / entries : Double.NaN;
             long sst = db.getLongProperty("rocksdb.total-sst-files-size");
-            return new TableSummary(all.size(), entries, filterBytes, sst, fpr);
+            List<TableRange> ranges = new ArrayList<>();
+            List<LiveFileMetaData> files = db.getLiveFilesMetaData();
+            // FilePicker (version_set.cc) skips the key-range check of level-0 files while level 0 holds <= 3 files
+            boolean l0RangeChecked = files.stream().filter(f -> f.level() == 0).count() > 3;
+            for (LiveFileMetaData f : files) {
+                TableProperties p = all.get(f.path() + f.fileName());
+                if (p == null) {
+                    p = all.get(Path.of(f.path(), f.fileName()).toString());
+                }
+                double tableFpr = Double.NaN;
+                if (p != null && p.getNumEntries() > 0 && p.getFilterSize() > RocksBloomMath.FILTER_METADATA_BYTES) {
+                    tableFpr = RocksBloomMath.estimatedFpRate(p.getNumEntries(),
+                            p.getFilterSize() - RocksBloomMath.FILTER_METADATA_BYTES, probes);
+                } else if (p == null && settings.filters()) {
+                    throw new IOException("no table properties for live file " + f.path() + f.fileName() + " among " + all.keySet());
+                }
+                ranges.add(new TableRange(f.smallestKey(), f.largestKey(), tableFpr, f.level() != 0 || l0RangeChecked));
+            }
+            return new TableSummary(all.size(), entries, filterBytes, sst, fpr, ranges);
         } catch (RocksDBException e) {
             throw io(e);
         }

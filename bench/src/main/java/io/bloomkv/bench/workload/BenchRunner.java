@@ -296,6 +296,7 @@ public final class BenchRunner {
             }
         }
         byte[][] ks = keysOf(ids);
+        double[] predicted = !present && fromLoadIndices == null ? tables.predictAbsent(ks) : new double[] {Double.NaN, Double.NaN};
         Parallel par = parallel(total, (from, n, h, counts) -> {
             for (int i = (int) from; i < from + n; i++) {
                 long t0 = System.nanoTime();
@@ -317,7 +318,7 @@ public final class BenchRunner {
         });
         EngineCounters delta = engine.counters().minus(before);
         return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
-                0, delta, tables, 0, cold);
+                0, delta, tables, 0, cold, predicted);
     }
 
     private PhaseResult seeks(EngineSpec spec, BenchEngine engine, int length) throws IOException {
@@ -520,11 +521,19 @@ public final class BenchRunner {
     private PhaseResult result(Workload w, String phase, EngineSpec spec, String kind, Histogram h, long ops,
                                long elapsedNanos, long found, long notFound, long wrong, long background,
                                EngineCounters delta, TableSummary tables, long userBytes, String cold) {
+        return result(w, phase, spec, kind, h, ops, elapsedNanos, found, notFound, wrong, background, delta, tables, userBytes,
+                cold, new double[] {Double.NaN, Double.NaN});
+    }
+
+    private PhaseResult result(Workload w, String phase, EngineSpec spec, String kind, Histogram h, long ops,
+                               long elapsedNanos, long found, long notFound, long wrong, long background,
+                               EngineCounters delta, TableSummary tables, long userBytes, String cold, double[] predicted) {
         double secs = elapsedNanos / 1e9;
         return new PhaseResult(w.dbBenchName(), phase, spec.engine(), spec.filters(), spec.label(), kind, ops, secs,
                 secs == 0 ? Double.NaN : ops / secs,
                 h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
-                h.getMaxValue() / 1e3, found, notFound, wrong, background, delta, tables, userBytes, cold, run);
+                h.getMaxValue() / 1e3, found, notFound, wrong, background, delta, tables, userBytes, cold, run,
+                predicted[0], predicted[1]);
     }
 
     private long rowBytes() {

@@ -25,13 +25,16 @@ import io.bloomkv.bench.engine.TableSummary;
  * @param userBytesWritten  key + value bytes the phase wrote
  * @param cold              what the page-cache eviction before the phase did (or "off")
  * @param run               which repetition of the sequence (0-based, see --repeat)
+ * @param predictedChecks   absent-key phases: filter checks the tables' key ranges predict (NaN otherwise)
+ * @param predictedUseful   absent-key phases: useful checks predicted from key ranges and each filter's expected FPR
  */
 public record PhaseResult(
         String workload, String phase, String engine, boolean filters, String label, String kind,
         long ops, double seconds, double opsPerSec,
         double p50Micros, double p99Micros, double p999Micros, double maxMicros,
         long found, long notFound, long wrongAnswers, long backgroundWrites,
-        EngineCounters counters, TableSummary tables, long userBytesWritten, String cold, int run) {
+        EngineCounters counters, TableSummary tables, long userBytesWritten, String cold, int run,
+        double predictedChecks, double predictedUseful) {
 
     public long filterChecks() {
         return counters.filterChecks();
@@ -50,8 +53,17 @@ public record PhaseResult(
         return tables.theoreticalFpr();
     }
 
-    /** Useful checks the theory predicts: checks of tables not holding the key x (1 - theoretical FPR). */
+    /**
+     * Useful checks the theory predicts. For absent-key phases: from the tables' key ranges alone
+     * (every table whose range covers a key is checked) and each filter's expected FPR
+     * ({@link #predictedUseful}); otherwise {@link #expectedUsefulFromChecks()}.
+     */
     public double expectedUseful() {
+        return Double.isNaN(predictedUseful) ? expectedUsefulFromChecks() : predictedUseful;
+    }
+
+    /** Measured checks of tables not holding the key x (1 - theoretical FPR). */
+    public double expectedUsefulFromChecks() {
         double fpr = theoreticalFpr();
         return Double.isNaN(fpr) ? Double.NaN : counters.absentChecks() * (1 - fpr);
     }
