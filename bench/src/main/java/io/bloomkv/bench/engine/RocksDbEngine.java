@@ -246,8 +246,10 @@ public final class RocksDbEngine implements BenchEngine {
             long sst = db.getLongProperty("rocksdb.total-sst-files-size");
             List<TableRange> ranges = new ArrayList<>();
             List<LiveFileMetaData> files = db.getLiveFilesMetaData();
-            // FilePicker (version_set.cc) skips the key-range check of level-0 files while level 0 holds <= 3 files
-            boolean l0RangeChecked = files.stream().filter(f -> f.level() == 0).count() > 3;
+            // FilePicker (db/version_set.cc) range-checks level-0 files only when more than one level is
+            // non-empty or level 0 holds more than 3 files; otherwise it asks every level-0 filter
+            long nonEmptyLevels = files.stream().mapToInt(LiveFileMetaData::level).distinct().count();
+            boolean l0RangeChecked = nonEmptyLevels > 1 || files.stream().filter(f -> f.level() == 0).count() > 3;
             for (LiveFileMetaData f : files) {
                 TableProperties p = all.get(f.path() + f.fileName());
                 if (p == null) {

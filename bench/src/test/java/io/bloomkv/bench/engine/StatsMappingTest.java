@@ -166,4 +166,38 @@ class StatsMappingTest {
             assertThat(d.filterChecks()).as(engine + " seed " + SEED + ": " + d).isBetween((long) gets - gets / 100, (long) gets);
         }
     }
+
+    @ParameterizedTest
+    @MethodSource("engines")
+    void predictedChecksFollowTheKeyRangesAcrossLevels(String engine, @TempDir Path dir) throws Exception {
+        KeySpace ks = new KeySpace(N, 16);
+        try (BenchEngine e = load(engine, dir, true, ks)) {
+            e.compactAll();
+            // a new level-0 table over the lowest fifth of the key range, above the compacted tables
+            ValueSource values = new ValueSource(100, SEED);
+            List<byte[]> keys = new ArrayList<>();
+            List<byte[]> vals = new ArrayList<>();
+            for (long j = 0; j < N / 5; j += 2) {
+                keys.add(ks.key(ks.loadedId(j)));
+                vals.add(values.value(ks.loadedId(j), 1));
+            }
+            e.putAll(keys, vals);
+            e.flushAndSettle();
+            TableSummary t = e.tables();
+            SplittableRandom rnd = new SplittableRandom(SEED);
+            byte[][] absent = new byte[4_000][];
+            for (int i = 0; i < absent.length; i++) {
+                absent[i] = ks.key(ks.missingId(rnd.nextLong(ks.missingCount())));
+            }
+            double[] predicted = t.predictAbsent(absent);
+            EngineCounters before = e.counters();
+            for (byte[] k : absent) {
+                assertThat(e.get(k)).isNull();
+            }
+            EngineCounters d = e.counters().minus(before);
+            String msg = engine + " seed " + SEED + ", tables " + t.tableCount() + ": " + d;
+            assertThat((double) d.filterChecks()).as("predicted checks: " + msg).isEqualTo(predicted[0]);
+            assertThat(predicted[0]).as(msg).isBetween(absent.length * 1.1, absent.length * 1.3);
+        }
+    }
 }
