@@ -130,7 +130,6 @@ public final class Db implements AutoCloseable {
     private volatile BloomKvException backgroundError;
     private volatile boolean closed;
     private boolean shuttingDown;
-    private boolean flushRunning;
     private Thread flushThread;
     private Compactor compactor;
 
@@ -872,7 +871,6 @@ public final class Db implements AutoCloseable {
                     return;
                 }
                 imm = imms.peekLast();
-                flushRunning = true;
             } finally {
                 mutex.unlock();
             }
@@ -888,7 +886,6 @@ public final class Db implements AutoCloseable {
             } finally {
                 mutex.lock();
                 try {
-                    flushRunning = false;
                     backgroundChanged.signalAll();
                 } finally {
                     mutex.unlock();
