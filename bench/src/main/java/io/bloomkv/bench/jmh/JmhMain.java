@@ -58,6 +58,7 @@ public final class JmhMain {
             return;
         }
         List<String> append = new ArrayList<>(chronicleFlags());
+        append.add("-Dslf4j.internal.verbosity=ERROR"); // progressbar's SLF4J has no provider: no start-up notice
         if (cli.getJvmArgsAppend().hasValue()) {
             append.addAll(cli.getJvmArgsAppend().get());
         }
