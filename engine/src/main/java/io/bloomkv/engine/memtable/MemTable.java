@@ -4,13 +4,14 @@ import io.bloomkv.engine.InternalKey;
 import io.bloomkv.engine.ValueType;
 import io.bloomkv.engine.table.InternalIterator;
 import io.bloomkv.engine.table.TableReader;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The in-memory sorted table of the newest writes: internal keys ({@link InternalKey}) to values,
- * in {@link InternalKey#COMPARATOR} order, so a delete is a tombstone entry and a reader at
+ * The in-memory sorted table of the newest writes: internal keys ({@link InternalKey}, kept as
+ * {@link MemKey}s) to values, in {@link InternalKey#COMPARATOR} order, so a delete is a tombstone entry and a reader at
  * sequence s sees exactly the entries with sequence <= s.
  *
  * <p>One writer at a time ({@link #add} is called by the database's write leader only); any number
@@ -22,7 +23,7 @@ public final class MemTable {
     static final int ENTRY_OVERHEAD = 80;
     private static final byte[] EMPTY = new byte[0];
 
-    private final ConcurrentSkipListMap<byte[], byte[]> table = new ConcurrentSkipListMap<>(InternalKey.COMPARATOR);
+    private final ConcurrentSkipListMap<MemKey, byte[]> table = new ConcurrentSkipListMap<>(MemKey.ORDER);
     private final AtomicLong approximateBytes = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
     private final long logNumber;
@@ -36,13 +37,16 @@ public final class MemTable {
         return logNumber;
     }
 
-    /** Adds one entry; {@code value} is ignored for deletes. The arrays must not be changed afterwards. */
+    /**
+     * Adds one entry; {@code value} is ignored for deletes. The memtable keeps both arrays: they must
+     * not be changed afterwards.
+     */
     public void add(long sequence, ValueType type, byte[] userKey, byte[] value) {
-        byte[] internalKey = InternalKey.encode(userKey, sequence, type);
+        MemKey key = new MemKey(userKey, InternalKey.packTrailer(sequence, type));
         byte[] v = type == ValueType.DELETE ? EMPTY : value;
-        table.put(internalKey, v);
+        table.put(key, v);
         entries.incrementAndGet();
-        approximateBytes.addAndGet(internalKey.length + v.length + ENTRY_OVERHEAD);
+        approximateBytes.addAndGet(userKey.length + InternalKey.TRAILER_SIZE + v.length + ENTRY_OVERHEAD);
     }
 
     /**
@@ -50,13 +54,14 @@ public final class MemTable {
      * value, a DELETE (tombstone), or null when this memtable holds nothing for the key.
      */
     public TableReader.Entry get(byte[] userKey, long snapshotSequence) {
-        Map.Entry<byte[], byte[]> e = table.ceilingEntry(InternalKey.forSeek(userKey, snapshotSequence));
-        if (e == null || InternalKey.compareUserKey(e.getKey(), userKey) != 0) {
+        Map.Entry<MemKey, byte[]> e = table.ceilingEntry(
+                new MemKey(userKey, InternalKey.packTrailer(snapshotSequence, ValueType.FOR_SEEK)));
+        if (e == null || !Arrays.equals(e.getKey().userKey, userKey)) {
             return null;
         }
-        byte[] k = e.getKey();
-        ValueType type = InternalKey.type(k);
-        return new TableReader.Entry(type, InternalKey.sequence(k), type == ValueType.PUT ? e.getValue().clone() : null);
+        long trailer = e.getKey().trailer;
+        ValueType type = ValueType.fromCode((int) (trailer & 0xFF));
+        return new TableReader.Entry(type, trailer >>> 8, type == ValueType.PUT ? e.getValue().clone() : null);
     }
 
     /** An iterator over a live view: entries added later may or may not be seen (callers filter by sequence). */

@@ -8,11 +8,11 @@ import java.util.concurrent.ConcurrentNavigableMap;
 
 /** {@link InternalIterator} over a memtable's skip list (weakly consistent). Returns copies. */
 final class MemTableIterator implements InternalIterator {
-    private final ConcurrentNavigableMap<byte[], byte[]> map;
-    private Iterator<Map.Entry<byte[], byte[]>> it;
-    private Map.Entry<byte[], byte[]> current;
+    private final ConcurrentNavigableMap<MemKey, byte[]> map;
+    private Iterator<Map.Entry<MemKey, byte[]>> it;
+    private Map.Entry<MemKey, byte[]> current;
 
-    MemTableIterator(ConcurrentNavigableMap<byte[], byte[]> map) {
+    MemTableIterator(ConcurrentNavigableMap<MemKey, byte[]> map) {
         this.map = map;
     }
 
@@ -29,7 +29,7 @@ final class MemTableIterator implements InternalIterator {
 
     @Override
     public void seek(byte[] target) {
-        it = map.tailMap(target, true).entrySet().iterator();
+        it = map.tailMap(MemKey.of(target), true).entrySet().iterator();
         advance();
     }
 
@@ -50,7 +50,7 @@ final class MemTableIterator implements InternalIterator {
         if (current == null) {
             throw new NoSuchElementException("iterator is not valid");
         }
-        return current.getKey().clone();
+        return current.getKey().encode();
     }
 
     @Override
