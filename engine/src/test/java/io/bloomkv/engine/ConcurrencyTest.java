@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,10 +20,14 @@ import org.junit.jupiter.api.io.TempDir;
  * writer sets key k to "round r" in rounds; {@code acked[k]} is the last round whose put returned,
  * {@code started[k]} the last round begun. A get must return a round in [acked before, started
  * after]; an iterator must show, for every key, a round in [acked before creation, started after
- * the scan], in key order. Seeded; bounded in time.
+ * the scan], in key order. Seeded; bounded by operation counts, not by time: the writer does
+ * {@code -Dbloomkv.concurrencyRounds} rounds (default 30) and waits before each round until the
+ * readers have done {@link #READS_PER_ROUND} gets per round so far, so reads overlap writes however
+ * the threads are scheduled.
  */
 class ConcurrencyTest {
     static final int KEYS = 400;
+    static final int READS_PER_ROUND = 150;
 
     @TempDir
     Path dir;
@@ -33,8 +38,10 @@ class ConcurrencyTest {
     }
 
     @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void readersSeeWhatMustBeVisibleWhileWriterAndCompactionsRun() throws Exception {
         long seed = TestKeys.seed("ConcurrencyTest");
+        int writerRounds = Integer.getInteger("bloomkv.concurrencyRounds", 30);
         Options o = Options.defaults().writeBufferSize(16 << 10).blockSize(512).targetFileSize(16 << 10)
                 .maxBytesForLevelBase(64 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2);
         AtomicIntegerArray acked = new AtomicIntegerArray(KEYS);
@@ -51,8 +58,11 @@ class ConcurrencyTest {
             Thread writer = new Thread(() -> {
                 Random rnd = new Random(seed);
                 try {
-                    for (int round = 0; !stop.get(); round++) {
-                        for (int k = 0; k < KEYS && !stop.get(); k++) {
+                    for (int round = 0; round < writerRounds && failures.isEmpty(); round++) {
+                        while (reads.get() < (long) round * READS_PER_ROUND && failures.isEmpty()) {
+                            Thread.sleep(1);
+                        }
+                        for (int k = 0; k < KEYS; k++) {
                             started.set(k, round);
                             db.put(TestKeys.key(k), TestKeys.bytes(round + "/" + "x".repeat(rnd.nextInt(60))));
                             acked.set(k, round);
@@ -60,6 +70,8 @@ class ConcurrencyTest {
                     }
                 } catch (Throwable t) {
                     failures.add(t);
+                } finally {
+                    stop.set(true);
                 }
             }, "writer");
             List<Thread> readers = new ArrayList<>();
@@ -116,8 +128,6 @@ class ConcurrencyTest {
             }
             writer.start();
             readers.forEach(Thread::start);
-            Thread.sleep(TimeUnit.SECONDS.toMillis(Long.getLong("bloomkv.concurrencySeconds", 4)));
-            stop.set(true);
             writer.join();
             for (Thread t : readers) {
                 t.join();
@@ -128,9 +138,14 @@ class ConcurrencyTest {
                 AssertionError e = new AssertionError("seed " + seed + ": " + failures.size() + " failures", failures.peek());
                 throw e;
             }
-            assertThat(reads.get()).isPositive();
-            assertThat(scans.get()).isPositive();
-            assertThat(s.flushes()).isPositive();
+            assertThat(reads.get()).as("seed " + seed).isGreaterThanOrEqualTo((long) (writerRounds - 1) * READS_PER_ROUND);
+            assertThat(scans.get()).as("seed " + seed).isPositive();
+            assertThat(s.lastSequence()).as("every put done").isEqualTo((long) writerRounds * KEYS);
+            assertThat(s.flushes()).as("flushes ran under the readers").isGreaterThanOrEqualTo(5);
+            assertThat(s.compactions()).as("compactions ran under the readers").isPositive();
+            for (int k = 0; k < KEYS; k++) {
+                assertThat(roundOf(db.get(TestKeys.key(k)))).as("seed " + seed + " final value of key " + k).isEqualTo(writerRounds - 1);
+            }
         }
     }
 }

@@ -6,6 +6,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,13 +15,17 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A child JVM writes with EVERY_WRITE and prints each acknowledged key; it is killed with kill -9
  * (destroyForcibly) at a random moment, several rounds on the same directory. After each kill the
  * database must open, hold every acknowledged key with its value, and hold nothing else but keys
- * the child wrote (an unacknowledged last write may or may not be there). Replay: -Dbloomkv.seed=N.
+ * the child wrote (an unacknowledged last write may or may not be there). The moment of the kill is
+ * chosen by count, then time: once the child has acknowledged a random number of writes (1 to 400)
+ * in this round, plus a random 0-300 ms, so every round kills a child that is writing however slow
+ * the machine is. Replay: -Dbloomkv.seed=N.
  */
 class CrashKillTest {
     @TempDir
@@ -29,6 +34,7 @@ class CrashKillTest {
     static final int ROUNDS = 4;
 
     @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void killedWriterLosesNothingAcknowledged() throws Exception {
         long seed = TestKeys.seed("CrashKillTest");
         Path dir = tmp.resolve("db");
@@ -67,17 +73,25 @@ class CrashKillTest {
                 }
             });
             reader.start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (opened.get() == 0 && p.isAlive() && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertThat(opened.get()).as(ctx + ": child opened the database (see crash-child-" + round + ".err)").isNotZero();
+            Path err = tmp.resolve("crash-child-" + round + ".err");
+            assertThat(opened.get()).as(ctx + ": child opened the database; its stderr: " + readQuietly(err)).isNotZero();
             if (round == 0) {
                 // The LOCK file keeps a second process out while the child has the database open.
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> Db.open(dir, CrashWriter.options()))
                         .as(ctx + ": open while the child holds the lock").isInstanceOf(DbLockedException.class);
             }
-            Thread.sleep(300 + rnd.nextInt(1200));
+            long killAfter = next + rnd.nextInt(400);
+            while (acked.get() < killAfter && p.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(acked.get()).as(ctx + ": child acknowledged up to key " + killAfter + "; its stderr: " + readQuietly(err))
+                    .isGreaterThanOrEqualTo(killAfter);
+            Thread.sleep(rnd.nextInt(300));
+            assertThat(p.isAlive()).as(ctx + ": child still writing when killed; its stderr: " + readQuietly(err)).isTrue();
             p.destroyForcibly();
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
             reader.join();
@@ -106,5 +120,13 @@ class CrashKillTest {
             next = Math.max(next, lastAcked + 1);
         }
         assertThat(totalAcked).isPositive();
+    }
+
+    private static String readQuietly(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
     }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** When immutable memtables pile up behind a slow flush, writers wait; they neither fail nor lose data. */
@@ -18,6 +19,7 @@ class WriteStallTest {
     Path dir;
 
     @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void writersStallWhileFlushIsBlockedThenProceed() throws Exception {
         FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
         CountDownLatch release = new CountDownLatch(1);
@@ -33,7 +35,8 @@ class WriteStallTest {
             return false;
         });
         Options o = Options.defaults().fileSystem(fs).writeBufferSize(4096).maxImmutableMemtables(1).autoCompaction(false);
-        try (Db db = Db.open(dir, o)) {
+        Db db = Db.open(dir, o);
+        try {
             AtomicInteger written = new AtomicInteger();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread writer = new Thread(() -> {
@@ -60,13 +63,17 @@ class WriteStallTest {
             assertThat(writer.isAlive()).isTrue();
             assertThat(failure.get()).isNull();
             release.countDown();
-            writer.join(TimeUnit.SECONDS.toMillis(60));
+            writer.join(TimeUnit.SECONDS.toMillis(90));
+            assertThat(writer.isAlive()).as("writer finished after the flush was released").isFalse();
             assertThat(failure.get()).isNull();
             assertThat(written.get()).isEqualTo(500);
             for (int i = 0; i < 500; i++) {
                 assertThat(db.get(TestKeys.key(i))).hasSize(100);
             }
             assertThat(db.stats().flushes()).isPositive();
+        } finally {
+            release.countDown(); // else close() would wait for the held flush forever
+            db.close();
         }
     }
 }
