@@ -341,7 +341,15 @@ final class Compactor {
                 edit.addFile(c.outputLevel(), f);
                 written += f.fileSize();
             }
-            db.versions().logAndApply(edit);
+            try {
+                db.versions().logAndApply(edit);
+            } catch (IOException | RuntimeException e) {
+                // Before the outputs leave pendingOutputs: the edit may be on disk though its sync
+                // failed, so no file may be deleted from now on (see Db.deleteObsoleteFiles).
+                String what = "compaction: MANIFEST write failed";
+                db.setBackgroundError(e instanceof IOException io ? new BloomKvIOException(what, io) : new BloomKvException(what, e));
+                throw e;
+            }
             db.compactions.increment();
             db.compactionBytesRead.add(bytesRead);
             db.compactionBytesWritten.add(written);

@@ -916,6 +916,11 @@ public final class Db implements AutoCloseable {
         edit.logNumber(oldestLiveLog);
         try {
             versions.logAndApply(edit);
+        } catch (IOException | RuntimeException e) {
+            // Before the table leaves pendingOutputs: the edit may be on disk though its sync failed.
+            String what = "flush of memtable (WAL " + imm.logNumber() + "): MANIFEST write failed";
+            setBackgroundError(e instanceof IOException io ? new BloomKvIOException(what, io) : new BloomKvException(what, e));
+            throw e;
         } finally {
             if (meta != null) {
                 pendingOutputs.remove(meta.number());
@@ -1027,7 +1032,10 @@ public final class Db implements AutoCloseable {
      * the last reference of a Version, or after a flush or compaction.
      */
     void deleteObsoleteFiles() {
-        if (!obsoleteDeletionEnabled) {
+        // After a background error a failed MANIFEST write may still have reached the disk, naming
+        // tables no live Version names: nothing is deleted until the next open reads the MANIFEST
+        // (LevelDB's rule). The error is set before a failed edit's outputs leave pendingOutputs.
+        if (!obsoleteDeletionEnabled || backgroundError != null) {
             return;
         }
         synchronized (obsoleteLock) {
