@@ -140,8 +140,8 @@ class FaultInjectingFileSystemTest {
 
     @Test
     void tornCrashKeepsAPrefixBetweenSyncedAndWritten() throws IOException {
-        long seed = Long.getLong("fs.seed", System.nanoTime());
-        System.out.println("FaultInjectingFileSystemTest seed " + seed + " (replay with -Dfs.seed=" + seed + ")");
+        long seed = Long.getLong("fs.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
+        System.out.println("FaultInjectingFileSystemTest seed " + seed + " (replay with -Dfs.seed=" + seed + " or -Dbloomkv.seed=" + seed + ")");
         Random rnd = new Random(seed);
         for (int round = 0; round < 20; round++) {
             Path p = dir.resolve("t" + round + ".log");

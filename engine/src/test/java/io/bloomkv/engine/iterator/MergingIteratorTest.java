@@ -16,6 +16,7 @@ class MergingIteratorTest {
     @Test
     void mergesLikeOneSortedMap() {
         long seed = Long.getLong("bloomkv.seed", System.nanoTime());
+        System.out.println("MergingIteratorTest seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
         Random rnd = new Random(seed);
         TreeMap<byte[], byte[]> model = new TreeMap<>(InternalKey.COMPARATOR);
         List<MemTable> parts = new ArrayList<>();

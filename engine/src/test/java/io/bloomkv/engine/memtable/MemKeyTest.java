@@ -11,6 +11,7 @@ class MemKeyTest {
     @Test
     void ordersExactlyLikeEncodedInternalKeys() {
         long seed = Long.getLong("bloomkv.seed", System.nanoTime());
+        System.out.println("MemKeyTest seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
         Random rnd = new Random(seed);
         for (int i = 0; i < 200_000; i++) {
             byte[] a = randomKey(rnd);

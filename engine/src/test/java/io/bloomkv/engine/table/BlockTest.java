@@ -86,8 +86,8 @@ class BlockTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 16, 1000})
     void roundTripAndSeekMatchTreeMap(int restartInterval) {
-        long seed = Long.getLong("block.seed", System.nanoTime());
-        System.out.println("BlockTest seed " + seed + " (replay with -Dblock.seed=" + seed + ")");
+        long seed = Long.getLong("block.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
+        System.out.println("BlockTest seed " + seed + " (replay with -Dblock.seed=" + seed + " or -Dbloomkv.seed=" + seed + ")");
         Random rnd = new Random(seed);
         for (int round = 0; round < 20; round++) {
             NavigableMap<byte[], byte[]> model = randomModel(rnd, rnd.nextInt(300));

@@ -41,9 +41,9 @@ class TableCorruptionTest {
 
     @BeforeEach
     void writeTable() throws IOException {
-        seed = Long.getLong("table.seed", System.nanoTime());
+        seed = Long.getLong("table.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
         rnd = new Random(seed);
-        System.out.println("TableCorruptionTest seed " + seed + " (replay with -Dtable.seed=" + seed + ")");
+        System.out.println("TableCorruptionTest seed " + seed + " (replay with -Dtable.seed=" + seed + " or -Dbloomkv.seed=" + seed + ")");
         model = TestTables.model(400, rnd);
         table = dir.resolve("000005.sst");
         TestTables.write(fs, table, model, TableBuilderOptions.defaults().blockSize(512));

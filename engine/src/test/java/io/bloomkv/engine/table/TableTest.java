@@ -37,9 +37,9 @@ class TableTest {
 
     @BeforeEach
     void seed() {
-        seed = Long.getLong("table.seed", System.nanoTime());
+        seed = Long.getLong("table.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
         rnd = new Random(seed);
-        System.out.println("TableTest seed " + seed + " (replay with -Dtable.seed=" + seed + ")");
+        System.out.println("TableTest seed " + seed + " (replay with -Dtable.seed=" + seed + " or -Dbloomkv.seed=" + seed + ")");
     }
 
     static Stream<Arguments> filterConfigs() {
@@ -388,7 +388,9 @@ class TableTest {
                         }
                     }));
                 }
-                warmedUp.await();
+                // Bounded: a reader that fails before its 200th get never counts down; its error
+                // then surfaces from f.get() below instead of hanging the build.
+                warmedUp.await(120, java.util.concurrent.TimeUnit.SECONDS);
                 t.close();
                 for (java.util.concurrent.Future<Long> f : futures) {
                     assertThat(f.get()).as("seed %d", seed).isGreaterThanOrEqualTo(200);

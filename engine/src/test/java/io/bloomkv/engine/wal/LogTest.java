@@ -31,9 +31,9 @@ class LogTest {
 
     @BeforeEach
     void seed() {
-        seed = Long.getLong("wal.seed", System.nanoTime());
+        seed = Long.getLong("wal.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
         rnd = new Random(seed);
-        System.out.println("LogTest seed " + seed + " (replay with -Dwal.seed=" + seed + ")");
+        System.out.println("LogTest seed " + seed + " (replay with -Dwal.seed=" + seed + " or -Dbloomkv.seed=" + seed + ")");
     }
 
     private byte[] payload(int n) {
