@@ -384,9 +384,21 @@ public final class Db implements AutoCloseable {
         deleteObsoleteFiles();
     }
 
-    /** Releases what a failed open built (tables, MANIFEST writer, WAL writer), best effort. */
+    /** Releases what a failed open built (background threads, tables, MANIFEST writer, WAL writer), best effort. */
     private void releaseAfterFailedOpen() throws IOException {
         obsoleteDeletionEnabled = false;
+        mutex.lock();
+        try {
+            closed = true;
+            shuttingDown = true;
+            backgroundChanged.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+        if (compactor != null) {
+            compactor.shutdown();
+        }
+        joinQuietly(flushThread);
         try {
             if (log != null) {
                 log.close();

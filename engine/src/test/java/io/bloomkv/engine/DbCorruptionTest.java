@@ -120,6 +120,32 @@ class DbCorruptionTest {
     }
 
     @Test
+    void failedOpenReleasesItsTablesAndTheLock() throws IOException {
+        loadAndFlush();
+        try (Db db = Db.open(dir, Options.defaults().syncMode(SyncMode.EVERY_WRITE))) {
+            for (int i = N; i < N + 300; i++) {
+                db.put(TestKeys.key(i), TestKeys.bytes("value-" + i));
+            }
+        }
+        long liveBefore = TableReader.liveTables();
+        long filterBytesBefore = TableReader.liveFilterBytes();
+        Path log = onlyFile(".log");
+        flip(log, 20);
+        // The open reads the MANIFEST and opens the table (its filter goes off-heap), then fails in the WAL.
+        CorruptionException e = catchThrowableOfType(() -> Db.open(dir, Options.defaults()), CorruptionException.class);
+        assertThat(e).isNotNull();
+        assertThat(e.file()).isEqualTo(log);
+        assertThat(TableReader.liveTables()).as("table readers after the failed open").isEqualTo(liveBefore);
+        assertThat(TableReader.liveFilterBytes()).as("filter bytes after the failed open").isEqualTo(filterBytesBefore);
+        flip(log, 20);
+        try (Db db = Db.open(dir, Options.defaults())) {
+            for (int i = 0; i < N + 300; i++) {
+                assertThat(TestKeys.str(db.get(TestKeys.key(i)))).as("key " + i).isEqualTo("value-" + i);
+            }
+        }
+    }
+
+    @Test
     void flippedWalRecordIsCorruptionNamingTheLog() throws IOException {
         try (Db db = Db.open(dir, Options.defaults().syncMode(SyncMode.EVERY_WRITE))) {
             for (int i = 0; i < 300; i++) {
