@@ -11,6 +11,7 @@ import java.util.Comparator;
  */
 public final class Block {
     private final byte[] data;
+    private final int length;
     private final int restartsOffset;
     private final int restartCount;
     private final Path file;
@@ -18,20 +19,32 @@ public final class Block {
 
     /** Wraps {@code contents} (not copied) of the block at {@code offset} in {@code file}, checking its restart array. */
     public Block(byte[] contents, Path file, long offset) {
+        this(contents, contents.length, file, offset);
+    }
+
+    /**
+     * Wraps the first {@code length} bytes of {@code contents} (not copied; bytes past {@code length},
+     * such as the block trailer, are ignored), checking its restart array.
+     */
+    Block(byte[] contents, int length, Path file, long offset) {
+        if (length < 0 || length > contents.length) {
+            throw new IllegalArgumentException("block length " + length + " outside an array of " + contents.length);
+        }
         this.data = contents;
+        this.length = length;
         this.file = file;
         this.offset = offset;
-        if (contents.length < 4) {
-            throw corruption("block of " + contents.length + " bytes is too short", -1);
+        if (length < 4) {
+            throw corruption("block of " + length + " bytes is too short", -1);
         }
-        int n = Coding.getFixed32(contents, contents.length - 4);
-        if (n < 0 || n > (contents.length - 4) / 4) {
-            throw corruption("restart count " + Integer.toUnsignedString(n) + " does not fit the block", contents.length - 4);
+        int n = Coding.getFixed32(contents, length - 4);
+        if (n < 0 || n > (length - 4) / 4) {
+            throw corruption("restart count " + Integer.toUnsignedString(n) + " does not fit the block", length - 4);
         }
         this.restartCount = n;
-        this.restartsOffset = contents.length - 4 - 4 * n;
+        this.restartsOffset = length - 4 - 4 * n;
         if (n == 0 && restartsOffset > 0) {
-            throw corruption("block with entries but no restart point", contents.length - 4);
+            throw corruption("block with entries but no restart point", length - 4);
         }
         int prev = -1;
         for (int i = 0; i < n; i++) {
@@ -43,8 +56,9 @@ public final class Block {
         }
     }
 
+    /** Bytes of the block's contents (without its trailer). */
     public int size() {
-        return data.length;
+        return length;
     }
 
     public int restartCount() {

@@ -28,10 +28,15 @@ public record BlockHandle(long offset, long size) {
 
     /** Decodes an index value, or returns null when it is not exactly two valid varints. */
     static BlockHandle decode(byte[] b) {
-        Coding.Reader r = new Coding.Reader(b, 0, b.length);
+        return decode(b, 0, b.length);
+    }
+
+    /** Decodes the index value {@code b[off, off + len)}, or returns null when it is not exactly two valid varints. */
+    static BlockHandle decode(byte[] b, int from, int len) {
+        Coding.Reader r = new Coding.Reader(b, from, from + len);
         long off = r.varint64();
         long size = r.varint64();
-        if (!r.ok || r.pos != b.length || off < 0 || size < 0) {
+        if (!r.ok || r.pos != from + len || off < 0 || size < 0) {
             return null;
         }
         return new BlockHandle(off, size);

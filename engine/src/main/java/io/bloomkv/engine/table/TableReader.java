@@ -109,9 +109,8 @@ public final class TableReader implements AutoCloseable {
             byte[] fb = new byte[TableFormat.FOOTER_SIZE];
             file.readFully(size - TableFormat.FOOTER_SIZE, fb, 0, fb.length);
             Footer footer = Footer.decode(fb, path, size);
-            Block index = new Block(readVerified(file, size, path, footer.index(), "index"), path, footer.index().offset());
-            Block propsBlock = new Block(readVerified(file, size, path, footer.properties(), "properties"), path,
-                    footer.properties().offset());
+            Block index = readBlock(file, size, path, footer.index(), "index");
+            Block propsBlock = readBlock(file, size, path, footer.properties(), "properties");
             Map<String, byte[]> raw = TableProperties.readRaw(propsBlock);
             TableProperties props = TableProperties.decode(raw, size, footer.formatVersion(), path,
                     footer.properties().offset());
@@ -119,7 +118,7 @@ public final class TableReader implements AutoCloseable {
             if (footer.hasFilter()) {
                 try {
                     byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter");
-                    filter = Filters.read(fbytes, 0, fbytes.length);
+                    filter = Filters.read(fbytes, 0, (int) footer.filter().size());
                 } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
                     // Errors are treated as potential matches: the table is read without a filter.
                     problem = e.getMessage();
@@ -141,7 +140,11 @@ public final class TableReader implements AutoCloseable {
         }
     }
 
-    /** Reads a block and its trailer, checks the trailer, and returns the contents. */
+    /**
+     * Reads a block and its trailer into one array and checks the trailer (compression type and
+     * checksum). Returns that array: the contents are its first {@code h.size()} bytes, followed by
+     * the trailer; the contents are not copied again.
+     */
     private static byte[] readVerified(ReadableFile file, long size, Path path, BlockHandle h, String kind) throws IOException {
         if (h.size() > Integer.MAX_VALUE - TableFormat.BLOCK_TRAILER_SIZE
                 || h.offset() > size - TableFormat.FOOTER_SIZE - h.size() - TableFormat.BLOCK_TRAILER_SIZE) {
@@ -162,7 +165,12 @@ public final class TableReader implements AutoCloseable {
         if (stored != TableWriter.blockChecksum(buf, 0, n, type)) {
             throw new CorruptionException(kind + " block checksum mismatch", path, h.offset());
         }
-        return n == buf.length ? buf : java.util.Arrays.copyOf(buf, n);
+        return buf;
+    }
+
+    /** Reads and verifies the block {@code h} ({@link #readVerified}) and parses it, without copying its contents. */
+    private static Block readBlock(ReadableFile file, long size, Path path, BlockHandle h, String kind) throws IOException {
+        return new Block(readVerified(file, size, path, h, kind), (int) h.size(), path, h.offset());
     }
 
     /**
@@ -200,9 +208,10 @@ public final class TableReader implements AutoCloseable {
         } else {
             counters.tablesReadWithoutFilter.increment();
         }
-        byte[] target = InternalKey.encode(userKey, InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
+        // Seek target: userKey || (MAX_SEQUENCE, FOR_SEEK), the first internal key of userKey; compared in place.
+        long seekTrailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
         BlockIterator idx = index.iterator(InternalKey.COMPARATOR);
-        idx.seek(target);
+        idx.seekInternal(userKey, userKey.length, seekTrailer);
         boolean sawUserKey = false;
         boolean first = true;
         try {
@@ -210,17 +219,16 @@ public final class TableReader implements AutoCloseable {
                 Block block = dataBlock(handleOf(idx), true);
                 BlockIterator it = block.iterator(InternalKey.COMPARATOR);
                 if (first) {
-                    it.seek(target);
+                    it.seekInternal(userKey, userKey.length, seekTrailer);
                     first = false;
                 } else {
                     it.seekToFirst();
                 }
                 for (; it.valid(); it.next()) {
-                    byte[] k = it.keyRef();
-                    if (k.length < InternalKey.TRAILER_SIZE) {
+                    if (it.keyLength() < InternalKey.TRAILER_SIZE) {
                         throw new CorruptionException("internal key shorter than its trailer", path, block.offset());
                     }
-                    if (InternalKey.compareUserKey(k, userKey) != 0) {
+                    if (it.compareCurrentUserKey(userKey) != 0) {
                         return null;
                     }
                     if (!sawUserKey) {
@@ -229,9 +237,10 @@ public final class TableReader implements AutoCloseable {
                             counters.filterTruePositive.increment();
                         }
                     }
-                    long seq = InternalKey.sequence(k);
+                    long trailer = it.currentTrailer();
+                    long seq = trailer >>> 8;
                     if (seq <= snapshotSeq) {
-                        ValueType type = typeOf(k, block);
+                        ValueType type = typeOf((int) (trailer & 0xff), block);
                         return new Entry(type, seq, type == ValueType.PUT ? it.value() : null);
                     }
                 }
@@ -381,7 +390,7 @@ public final class TableReader implements AutoCloseable {
         }
         for (BlockHandle h : data) {
             try {
-                Block b = new Block(readVerified(file, size, path, h, "data"), path, h.offset());
+                Block b = readBlock(file, size, path, h, "data");
                 BlockIterator bi = b.iterator(InternalKey.COMPARATOR);
                 for (bi.seekToFirst(); bi.valid(); bi.next()) {
                     if (bi.keyRef().length < InternalKey.TRAILER_SIZE) {
@@ -395,7 +404,7 @@ public final class TableReader implements AutoCloseable {
         if (footer.hasFilter()) {
             try {
                 byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter");
-                Filters.read(fbytes, 0, fbytes.length).close();
+                Filters.read(fbytes, 0, (int) footer.filter().size()).close();
             } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
                 bad.add(new BadBlock("filter", footer.filter().offset(), footer.filter().size(), e.getMessage()));
             }
@@ -500,7 +509,7 @@ public final class TableReader implements AutoCloseable {
     }
 
     BlockHandle handleOf(BlockIterator indexIt) {
-        BlockHandle h = BlockHandle.decode(indexIt.value());
+        BlockHandle h = BlockHandle.decode(indexIt.valueArray(), indexIt.valueOffset(), indexIt.valueLength());
         if (h == null) {
             throw new CorruptionException("malformed block handle in the index", path, footer.index().offset());
         }
@@ -524,19 +533,18 @@ public final class TableReader implements AutoCloseable {
             }
             counters.blockCacheMisses.increment();
         }
-        byte[] contents = readVerified(file, fileSize, path, h, "data");
+        Block b = readBlock(file, fileSize, path, h, "data");
         counters.blockReads.increment();
         counters.blockReadBytes.add(h.size() + TableFormat.BLOCK_TRAILER_SIZE);
-        Block b = new Block(contents, path, h.offset());
         if (cache != null) {
             cache.put(fileNumber, h.offset(), b);
         }
         return b;
     }
 
-    private ValueType typeOf(byte[] internalKey, Block block) {
+    private ValueType typeOf(int typeCode, Block block) {
         try {
-            return InternalKey.type(internalKey);
+            return ValueType.fromCode(typeCode);
         } catch (IllegalArgumentException e) {
             throw new CorruptionException("unknown value type in an internal key", path, block.offset(), e);
         }
