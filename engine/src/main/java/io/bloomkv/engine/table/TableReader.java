@@ -533,9 +533,10 @@ public final class TableReader implements AutoCloseable {
             }
             counters.blockCacheMisses.increment();
         }
-        Block b = readBlock(file, fileSize, path, h, "data");
+        byte[] contentsAndTrailer = readVerified(file, fileSize, path, h, "data");
         counters.blockReads.increment();
         counters.blockReadBytes.add(h.size() + TableFormat.BLOCK_TRAILER_SIZE);
+        Block b = new Block(contentsAndTrailer, (int) h.size(), path, h.offset());
         if (cache != null) {
             cache.put(fileNumber, h.offset(), b);
         }
