@@ -65,7 +65,7 @@ public record PhaseResult(
     /** Measured checks of tables not holding the key x (1 - theoretical FPR). */
     public double expectedUsefulFromChecks() {
         double fpr = theoreticalFpr();
-        return Double.isNaN(fpr) ? Double.NaN : counters.absentChecks() * (1 - fpr);
+        return Double.isNaN(fpr) || counters.absentChecks() == 0 ? Double.NaN : counters.absentChecks() * (1 - fpr);
     }
 
     /** Measured useful / expected useful (1.0 = exactly as predicted; NaN without absent checks). */
