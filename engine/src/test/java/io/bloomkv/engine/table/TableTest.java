@@ -269,16 +269,23 @@ class TableTest {
         ReadCounters c = new ReadCounters();
         try (TableReader t = TableReader.open(fs, p, 42, cache, c)) {
             long blocks = t.properties().dataBlocks();
-            for (int pass = 0; pass < 2; pass++) {
-                for (byte[] uk : m.versions.keySet()) {
-                    assertThat(t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE)).isNotNull();
-                }
+            for (byte[] uk : m.versions.keySet()) {
+                assertThat(t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE)).isNotNull();
             }
-            assertThat(c.blockReads.sum()).as("each block read from the file once").isEqualTo(blocks);
-            assertThat(c.blockCacheMisses.sum()).isEqualTo(blocks);
-            assertThat(c.blockCacheHits.sum()).isEqualTo(c.dataBlockAccesses.sum() - blocks);
-            assertThat(cache.blockCount()).isEqualTo(blocks);
-            assertThat(cache.usedBytes()).isGreaterThanOrEqualTo(t.properties().dataSize() - 5 * blocks);
+            // Gets of the newest versions touch every block except, for some seeds, a last block
+            // holding only older versions of the last key (seed 5533476823176: 25 of 26).
+            long read = c.blockReads.sum();
+            assertThat(read).as("seed %d: blocks read by the first pass", seed).isBetween(blocks - 1, blocks);
+            assertThat(c.blockCacheMisses.sum()).as("seed %d: each block read from the file once", seed).isEqualTo(read);
+            long accessesBefore = c.dataBlockAccesses.sum();
+            for (byte[] uk : m.versions.keySet()) {
+                assertThat(t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE)).isNotNull();
+            }
+            assertThat(c.blockReads.sum()).as("seed %d: the second pass reads nothing from the file", seed).isEqualTo(read);
+            assertThat(c.dataBlockAccesses.sum()).isEqualTo(2 * accessesBefore);
+            assertThat(c.blockCacheHits.sum()).isEqualTo(c.dataBlockAccesses.sum() - read);
+            assertThat(cache.blockCount()).isEqualTo(read);
+            assertThat(cache.usedBytes()).isGreaterThanOrEqualTo(t.properties().dataSize() * (blocks - 1) / blocks - 5 * blocks);
         }
         assertThat(cache.blockCount()).as("released table's blocks evicted").isZero();
     }
