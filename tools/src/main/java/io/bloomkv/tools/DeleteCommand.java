@@ -1,6 +1,6 @@
 package io.bloomkv.tools;
 
-import io.bloomkv.engine.Db;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -29,14 +29,12 @@ final class DeleteCommand implements Callable<Integer> {
     WriteOptions write;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException {
         byte[] k = Args.parse(spec, format.keys(), key, "KEY");
-        try (Db db = DbOpener.open(dir, write.toOptions(), write.create)) {
+        write.writeTo(dir, db -> {
             db.delete(k);
-            if (write.flush) {
-                db.flush();
-            }
-        }
+            return null;
+        });
         return ExitCodes.OK;
     }
 }

@@ -69,21 +69,15 @@ final class PutCommand implements Callable<Integer> {
         if (input == null) {
             byte[] k = Args.parse(spec, format.keys(), key, "KEY");
             byte[] v = Args.parse(spec, format.values(), value, "VALUE");
-            try (Db db = DbOpener.open(dir, write.toOptions(), write.create)) {
+            write.writeTo(dir, db -> {
                 db.put(k, v);
-                if (write.flush) {
-                    db.flush();
-                }
-            }
+                return null;
+            });
             return ExitCodes.OK;
         }
         long loaded;
-        try (BufferedReader in = openInput(input);
-             Db db = DbOpener.open(dir, write.toOptions(), write.create)) {
-            loaded = load(in, db);
-            if (write.flush) {
-                db.flush();
-            }
+        try (BufferedReader in = openInput(input)) {
+            loaded = write.writeTo(dir, db -> load(in, db));
         }
         spec.commandLine().getOut().println("put " + loaded + " pairs");
         return ExitCodes.OK;

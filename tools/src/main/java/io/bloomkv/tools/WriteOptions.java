@@ -1,8 +1,11 @@
 package io.bloomkv.tools;
 
 import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.Db;
 import io.bloomkv.engine.Options;
 import io.bloomkv.engine.SyncMode;
+import java.io.IOException;
+import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /**
@@ -36,5 +39,25 @@ final class WriteOptions {
                 .filterKind(filterKind)
                 .bitsPerKey(bitsPerKey)
                 .syncMode(noSync ? SyncMode.NONE : SyncMode.EVERY_WRITE);
+    }
+
+    /** What a writing command does with the open database. */
+    @FunctionalInterface
+    interface DbWork<T> {
+        T run(Db db) throws IOException;
+    }
+
+    /**
+     * Opens {@code dir} with these options ({@link DbOpener#open}), runs {@code work}, flushes the
+     * memtable to a table when {@code --flush} was given, and closes the database.
+     */
+    <T> T writeTo(Path dir, DbWork<T> work) throws IOException {
+        try (Db db = DbOpener.open(dir, toOptions(), create)) {
+            T result = work.run(db);
+            if (flush) {
+                db.flush();
+            }
+            return result;
+        }
     }
 }
