@@ -5,6 +5,7 @@ import io.bloomkv.engine.iterator.MergingIterator;
 import io.bloomkv.engine.table.InternalIterator;
 import io.bloomkv.engine.table.TableProperties;
 import io.bloomkv.engine.table.TableWriter;
+import io.bloomkv.engine.util.Threads;
 import io.bloomkv.engine.version.FileMetaData;
 import io.bloomkv.engine.version.FileNames;
 import io.bloomkv.engine.version.Version;
@@ -80,20 +81,7 @@ final class Compactor {
         } finally {
             stateLock.unlock();
         }
-        Thread t = thread;
-        if (t != null && t != Thread.currentThread()) {
-            boolean interrupted = false;
-            while (t.isAlive()) {
-                try {
-                    t.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        Threads.joinUninterruptibly(thread);
         // A compactRange running on a caller's thread sees the database closing and gives up; wait for it.
         compactionLock.lock();
         compactionLock.unlock();

@@ -14,6 +14,7 @@ import io.bloomkv.engine.table.TableProperties;
 import io.bloomkv.engine.table.TableReader;
 import io.bloomkv.engine.table.TableWriter;
 import io.bloomkv.engine.util.ByteReader;
+import io.bloomkv.engine.util.Threads;
 import io.bloomkv.engine.version.FileMetaData;
 import io.bloomkv.engine.version.FileNames;
 import io.bloomkv.engine.version.TableCache;
@@ -336,22 +337,11 @@ public final class Db implements AutoCloseable {
             try (ReadableFile f = fs.newReadableFile(logPath); LogReader reader = new LogReader(f)) {
                 byte[] record;
                 while ((record = reader.readRecord()) != null) {
-                    final MemTable target = replay;
                     long first;
                     int count;
                     try {
                         count = WriteBatch.countOf(record);
-                        first = WriteBatch.decode(record, new WriteBatch.Handler() {
-                            @Override
-                            public void put(long sequence, byte[] key, byte[] value) {
-                                target.add(sequence, ValueType.PUT, key, value);
-                            }
-
-                            @Override
-                            public void delete(long sequence, byte[] key) {
-                                target.add(sequence, ValueType.DELETE, key, null);
-                            }
-                        });
+                        first = WriteBatch.decode(record, inserterInto(replay));
                     } catch (ByteReader.MalformedInputException e) {
                         throw new CorruptionException("WAL record does not parse as a write batch: " + e.getMessage(),
                                 logPath, reader.lastGoodOffset(), e);
@@ -398,7 +388,7 @@ public final class Db implements AutoCloseable {
         if (compactor != null) {
             compactor.shutdown();
         }
-        joinQuietly(flushThread);
+        Threads.joinUninterruptibly(flushThread);
         try {
             if (log != null) {
                 log.close();
@@ -682,17 +672,7 @@ public final class Db implements AutoCloseable {
                 mutex.unlock();
                 try {
                     appendToWal(wal, walNumber, merged, first);
-                    merged.forEach(first, new WriteBatch.Handler() {
-                        @Override
-                        public void put(long sequence, byte[] key, byte[] value) {
-                            target.add(sequence, ValueType.PUT, key, value);
-                        }
-
-                        @Override
-                        public void delete(long sequence, byte[] key) {
-                            target.add(sequence, ValueType.DELETE, key, null);
-                        }
-                    });
+                    merged.forEach(first, inserterInto(target));
                 } finally {
                     mutex.lock();
                 }
@@ -1308,7 +1288,7 @@ public final class Db implements AutoCloseable {
         if (compactor != null) {
             compactor.shutdown();
         }
-        joinQuietly(flushThread);
+        Threads.joinUninterruptibly(flushThread);
         IOException failure = null;
         for (DbIterator it : new ArrayList<>(openIterators)) {
             it.closeInternal(true);
@@ -1353,21 +1333,19 @@ public final class Db implements AutoCloseable {
         }
     }
 
-    private static void joinQuietly(Thread t) {
-        if (t == null || t == Thread.currentThread()) {
-            return;
-        }
-        boolean interrupted = false;
-        while (t.isAlive()) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
+    /** A handler that adds each operation of a batch to {@code target} under its sequence number. */
+    private static WriteBatch.Handler inserterInto(MemTable target) {
+        return new WriteBatch.Handler() {
+            @Override
+            public void put(long sequence, byte[] key, byte[] value) {
+                target.add(sequence, ValueType.PUT, key, value);
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+
+            @Override
+            public void delete(long sequence, byte[] key) {
+                target.add(sequence, ValueType.DELETE, key, null);
+            }
+        };
     }
 
     @Override
