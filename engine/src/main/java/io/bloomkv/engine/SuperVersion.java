@@ -1,9 +1,9 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.engine.memtable.MemTable;
+import io.bloomkv.engine.util.RefCount;
 import io.bloomkv.engine.version.Version;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Everything a reader needs, captured at once: the mutable memtable, the immutable memtables
@@ -14,7 +14,7 @@ final class SuperVersion {
     final MemTable mem;
     final List<MemTable> imms;
     final Version version;
-    private final AtomicInteger refs = new AtomicInteger(1);
+    private final RefCount refs = new RefCount("super version");
 
     /** Takes over one reference of {@code version}. */
     SuperVersion(MemTable mem, List<MemTable> imms, Version version) {
@@ -24,23 +24,12 @@ final class SuperVersion {
     }
 
     boolean tryRetain() {
-        while (true) {
-            int n = refs.get();
-            if (n <= 0) {
-                return false;
-            }
-            if (refs.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
+        return refs.tryRetain();
     }
 
     void release() {
-        int n = refs.decrementAndGet();
-        if (n == 0) {
+        if (refs.release()) {
             version.release();
-        } else if (n < 0) {
-            throw new IllegalStateException("super version released more often than retained");
         }
     }
 }

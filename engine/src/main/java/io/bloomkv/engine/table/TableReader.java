@@ -8,6 +8,7 @@ import io.bloomkv.engine.InternalKey;
 import io.bloomkv.engine.ValueType;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
+import io.bloomkv.engine.util.RefCount;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -68,13 +68,14 @@ public final class TableReader implements AutoCloseable {
     private final String filterProblem;
     private final BlockCache cache;
     private final ReadCounters counters;
-    private final AtomicInteger refs = new AtomicInteger(1);
+    private final RefCount refs;
     private final AtomicBoolean openerReleased = new AtomicBoolean();
 
     private TableReader(Path path, long fileNumber, ReadableFile file, long fileSize, Footer footer, Block index,
             TableProperties properties, Map<String, byte[]> rawProperties, Filter filter, String filterProblem,
             BlockCache cache, ReadCounters counters) {
         this.path = path;
+        this.refs = new RefCount("table " + path);
         this.fileNumber = fileNumber;
         this.file = file;
         this.fileSize = fileSize;
@@ -428,24 +429,15 @@ public final class TableReader implements AutoCloseable {
 
     /** Adds a reference. @throws IllegalStateException if the table was already released */
     public void retain() {
-        while (true) {
-            int r = refs.get();
-            if (r <= 0) {
-                throw new IllegalStateException("table " + path + " is released");
-            }
-            if (refs.compareAndSet(r, r + 1)) {
-                return;
-            }
+        if (!refs.tryRetain()) {
+            throw new IllegalStateException("table " + path + " is released");
         }
     }
 
     /** Drops a reference; the last one frees the filter memory and closes the file. */
     public void release() {
-        int r = refs.decrementAndGet();
-        if (r == 0) {
+        if (refs.release()) {
             free();
-        } else if (r < 0) {
-            throw new IllegalStateException("table " + path + " released more often than retained");
         }
     }
 

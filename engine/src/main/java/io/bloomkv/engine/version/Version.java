@@ -3,11 +3,11 @@ package io.bloomkv.engine.version;
 import io.bloomkv.engine.iterator.LevelIterator;
 import io.bloomkv.engine.table.InternalIterator;
 import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.util.RefCount;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One immutable set of live tables, by level. Level 0 holds flushed memtables, which may overlap,
@@ -22,7 +22,7 @@ public final class Version {
     private final VersionSet owner;
     private final FileMetaData[][] files;
     private final TableReader[][] readers;
-    private final AtomicInteger refs = new AtomicInteger(1);
+    private final RefCount refs = new RefCount("version");
     private final int compactionLevel;
     private final double compactionScore;
 
@@ -55,29 +55,18 @@ public final class Version {
 
     /** Adds a reference unless the count already reached zero. */
     public boolean tryRetain() {
-        while (true) {
-            int n = refs.get();
-            if (n <= 0) {
-                return false;
-            }
-            if (refs.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
+        return refs.tryRetain();
     }
 
     /** Drops a reference; the last one releases the tables. */
     public void release() {
-        int n = refs.decrementAndGet();
-        if (n == 0) {
+        if (refs.release()) {
             for (TableReader[] rs : readers) {
                 for (TableReader r : rs) {
                     r.release();
                 }
             }
             owner.versionDropped(this);
-        } else if (n < 0) {
-            throw new IllegalStateException("version released more often than retained");
         }
     }
 
