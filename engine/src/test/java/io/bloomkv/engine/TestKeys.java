@@ -28,8 +28,6 @@ final class TestKeys {
 
     /** The seed from {@code -Dbloomkv.seed}, else a fresh one; printed so a failure can be replayed. */
     static long seed(String test) {
-        long seed = Long.getLong("bloomkv.seed", System.nanoTime());
-        System.out.println(test + " seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
-        return seed;
+        return TestSeeds.seed(test);
     }
 }

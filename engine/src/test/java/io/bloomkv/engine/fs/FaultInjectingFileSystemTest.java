@@ -4,6 +4,7 @@ import static io.bloomkv.engine.fs.FaultInjectingFileSystem.on;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem.Fault;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem.Op;
 import java.io.Closeable;
@@ -140,8 +141,7 @@ class FaultInjectingFileSystemTest {
 
     @Test
     void tornCrashKeepsAPrefixBetweenSyncedAndWritten() throws IOException {
-        long seed = Long.getLong("fs.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
-        System.out.println("FaultInjectingFileSystemTest seed " + seed + " (replay with -Dfs.seed=" + seed + " or -Dbloomkv.seed=" + seed + ")");
+        long seed = TestSeeds.seed("FaultInjectingFileSystemTest", "fs.seed");
         Random rnd = new Random(seed);
         for (int round = 0; round < 20; round++) {
             Path p = dir.resolve("t" + round + ".log");

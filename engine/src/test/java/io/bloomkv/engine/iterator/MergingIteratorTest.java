@@ -3,6 +3,7 @@ package io.bloomkv.engine.iterator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomkv.engine.InternalKey;
+import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.ValueType;
 import io.bloomkv.engine.memtable.MemTable;
 import io.bloomkv.engine.table.InternalIterator;
@@ -15,8 +16,7 @@ import org.junit.jupiter.api.Test;
 class MergingIteratorTest {
     @Test
     void mergesLikeOneSortedMap() {
-        long seed = Long.getLong("bloomkv.seed", System.nanoTime());
-        System.out.println("MergingIteratorTest seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
+        long seed = TestSeeds.seed("MergingIteratorTest");
         Random rnd = new Random(seed);
         TreeMap<byte[], byte[]> model = new TreeMap<>(InternalKey.COMPARATOR);
         List<MemTable> parts = new ArrayList<>();

@@ -3,6 +3,7 @@ package io.bloomkv.engine.memtable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomkv.engine.InternalKey;
+import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.ValueType;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -10,8 +11,7 @@ import org.junit.jupiter.api.Test;
 class MemKeyTest {
     @Test
     void ordersExactlyLikeEncodedInternalKeys() {
-        long seed = Long.getLong("bloomkv.seed", System.nanoTime());
-        System.out.println("MemKeyTest seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
+        long seed = TestSeeds.seed("MemKeyTest");
         Random rnd = new Random(seed);
         for (int i = 0; i < 200_000; i++) {
             byte[] a = randomKey(rnd);

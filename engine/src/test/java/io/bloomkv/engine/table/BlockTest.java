@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.TestSeeds;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -86,8 +87,7 @@ class BlockTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 16, 1000})
     void roundTripAndSeekMatchTreeMap(int restartInterval) {
-        long seed = Long.getLong("block.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
-        System.out.println("BlockTest seed " + seed + " (replay with -Dblock.seed=" + seed + " or -Dbloomkv.seed=" + seed + ")");
+        long seed = TestSeeds.seed("BlockTest", "block.seed");
         Random rnd = new Random(seed);
         for (int round = 0; round < 20; round++) {
             NavigableMap<byte[], byte[]> model = randomModel(rnd, rnd.nextInt(300));

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.InternalKey;
+import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.ValueType;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem.Op;
@@ -41,9 +42,8 @@ class TableCorruptionTest {
 
     @BeforeEach
     void writeTable() throws IOException {
-        seed = Long.getLong("table.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
+        seed = TestSeeds.seed("TableCorruptionTest", "table.seed");
         rnd = new Random(seed);
-        System.out.println("TableCorruptionTest seed " + seed + " (replay with -Dtable.seed=" + seed + " or -Dbloomkv.seed=" + seed + ")");
         model = TestTables.model(400, rnd);
         table = dir.resolve("000005.sst");
         TestTables.write(fs, table, model, TableBuilderOptions.defaults().blockSize(512));

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.InternalKey;
+import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.ValueType;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
@@ -37,9 +38,8 @@ class TableTest {
 
     @BeforeEach
     void seed() {
-        seed = Long.getLong("table.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
+        seed = TestSeeds.seed("TableTest", "table.seed");
         rnd = new Random(seed);
-        System.out.println("TableTest seed " + seed + " (replay with -Dtable.seed=" + seed + " or -Dbloomkv.seed=" + seed + ")");
     }
 
     static Stream<Arguments> filterConfigs() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
@@ -31,9 +32,8 @@ class LogTest {
 
     @BeforeEach
     void seed() {
-        seed = Long.getLong("wal.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
+        seed = TestSeeds.seed("LogTest", "wal.seed");
         rnd = new Random(seed);
-        System.out.println("LogTest seed " + seed + " (replay with -Dwal.seed=" + seed + " or -Dbloomkv.seed=" + seed + ")");
     }
 
     private byte[] payload(int n) {
