@@ -68,9 +68,15 @@ class EndToEndTest {
             if (!p.path("filters").asBoolean()) {
                 assertThat(checks).as(what + ": no filter, no checks").isZero();
             }
+            if (p.path("kind").asText().equals("read")) {
+                assertThat(p.path("ops").asLong()).as(what).isPositive();
+                assertThat(p.path("found").asLong() + p.path("notFound").asLong()).as(what + ": every get answered once")
+                        .isEqualTo(p.path("ops").asLong());
+            }
             switch (p.path("phase").asText()) {
                 case "readrandom" -> {
                     assertThat(p.path("found").asLong()).as(what).isEqualTo(4000);
+                    assertThat(p.path("tableEntries").asLong()).as(what + ": each loaded key stored once").isEqualTo(10000);
                     assertThat(p.path("cold").asText()).as(what).isNotEqualTo("off");
                 }
                 case "readmissing" -> {
@@ -79,6 +85,8 @@ class EndToEndTest {
                     if (p.path("filters").asBoolean()) {
                         assertThat(p.path("filterTruePositive").asLong()).as(what).isZero();
                         assertThat(checks).as(what + ": every absent get checks at least one table").isGreaterThanOrEqualTo(4000);
+                        assertThat(p.path("predictedChecks").asDouble()).as(what + ": checks the key ranges predict")
+                                .isEqualTo((double) checks);
                         assertThat(p.path("usefulVsTheory").asDouble()).as(what).isBetween(0.95, 1.05);
                         assertThat(p.path("theoreticalFpr").asDouble()).as(what).isBetween(0.001, 0.05);
                     }

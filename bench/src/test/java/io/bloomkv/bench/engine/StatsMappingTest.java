@@ -97,9 +97,12 @@ class StatsMappingTest {
         try (BenchEngine e = load(engine, dir, true, ks)) {
             EngineCounters before = e.counters();
             SplittableRandom rnd = new SplittableRandom(SEED);
+            ValueSource values = new ValueSource(100, SEED);
             int gets = 5_000;
             for (int i = 0; i < gets; i++) {
-                assertThat(e.get(ks.key(ks.loadedId(rnd.nextLong(N))))).isNotNull();
+                long id = ks.loadedId(rnd.nextLong(N));
+                byte[] v = e.get(ks.key(id));
+                assertThat(v != null && values.matches(v, id, 0)).as("%s seed %d: value of key %d", engine, SEED, id).isTrue();
             }
             EngineCounters d = e.counters().minus(before);
             String msg = engine + " seed " + SEED + ": " + d;
@@ -144,7 +147,9 @@ class StatsMappingTest {
             EngineCounters after = e.counters();
             assertThat(after.filterChecks()).as(engine).isGreaterThanOrEqualTo(before.filterChecks());
             assertThat(e.tableFiles()).as(engine).hasSize(2);
-            assertThat(e.get(ks.key(ks.loadedId(5)))).as(engine).isNotNull();
+            long id5 = ks.loadedId(5);
+            byte[] v5 = e.get(ks.key(id5));
+            assertThat(v5 != null && new ValueSource(100, SEED).matches(v5, id5, 0)).as("%s seed %d", engine, SEED).isTrue();
             assertThat(e.scan(ks.key(ks.loadedId(N - 5)), 10)).as(engine).isEqualTo(5);
         }
     }
