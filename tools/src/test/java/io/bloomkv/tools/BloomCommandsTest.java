@@ -17,6 +17,10 @@ import org.junit.jupiter.api.Test;
 class BloomCommandsTest {
     private static final long SEED = Long.getLong("bloomkv.tools.seed", 20261122L);
 
+    static {
+        System.out.println("BloomCommandsTest seed = " + SEED + " (replay with -Dbloomkv.tools.seed=" + SEED + ")");
+    }
+
     /** Every filter the commands build is closed: Chronicle's reference tracing finds none left. */
     @BeforeEach
     void trace() {

@@ -182,7 +182,7 @@ class DbCommandsTest {
     void lockedDatabaseIsExitFive() {
         assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
         try (Db held = Db.open(Path.of(db()), Options.defaults())) {
-            for (String[] args : new String[][] {{"get", db(), "k"}, {"put", db(), "k", "w"}, {"scan", db()}}) {
+            for (String[] args : new String[][] {{"get", db(), "k"}, {"put", db(), "k", "w"}, {"delete", db(), "k"}, {"scan", db()}}) {
                 Cli.Result r = Cli.run(args);
                 assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.LOCKED);
                 assertThat(r.err()).startsWith("bloomkv " + args[0] + ": database ").contains("already open");

@@ -19,6 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 class DbStatsCommandTest {
     private static final long SEED = Long.getLong("bloomkv.tools.seed", 20261122L);
 
+    static {
+        System.out.println("DbStatsCommandTest seed = " + SEED + " (replay with -Dbloomkv.tools.seed=" + SEED + ")");
+    }
+
     @TempDir
     Path tmp;
 
