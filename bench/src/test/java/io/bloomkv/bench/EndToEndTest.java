@@ -140,6 +140,42 @@ class EndToEndTest {
         assertThat(Files.readString(report.resolve(ReportWriter.MARKDOWN))).contains("ran 2 times");
     }
 
+    /** The two workloads the first run leaves out; how many writes the concurrent writer gets in is not asserted (timing). */
+    @Test
+    void overwriteAndReadWhileWritingGiveRightAnswers(@TempDir Path tmp) throws Exception {
+        Path report = tmp.resolve("report");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new BenchCommand());
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute("--num", "3000", "--reads", "2000", "--workloads", "overwrite,readwhilewriting",
+                "--write-buffer-size", "131072", "--report-dir", report.toString(),
+                "--db-dir", tmp.resolve("db").toString(), "--no-progress", "--no-fpr-sweep");
+        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+        JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
+        assertThat(root.path("phases").size()).isEqualTo(2 * 4);
+        Set<String> seen = new HashSet<>();
+        for (JsonNode p : root.path("phases")) {
+            String what = p.path("phase").asText() + "/" + p.path("label").asText();
+            seen.add(what);
+            assertThat(p.path("wrongAnswers").asLong()).as(what).isZero();
+            switch (p.path("phase").asText()) {
+                case "overwrite" -> {
+                    assertThat(p.path("ops").asLong()).as(what).isEqualTo(3000);
+                    assertThat(p.path("sstBytes").asLong()).as(what).isPositive();
+                }
+                case "readwhilewriting" -> {
+                    assertThat(p.path("ops").asLong()).as(what).isEqualTo(2000);
+                    assertThat(p.path("found").asLong()).as(what + ": every key stays present").isEqualTo(2000);
+                    assertThat(p.path("notFound").asLong()).as(what).isZero();
+                }
+                default -> throw new AssertionError("unexpected phase " + what);
+            }
+        }
+        assertThat(seen).hasSize(8).contains("overwrite/bloomkv", "readwhilewriting/rocksdb-nofilter");
+    }
+
     @Test
     void badFlagsAreRejectedWithAClearMessage() {
         for (String[] args : new String[][] {
