@@ -189,16 +189,20 @@ public final class TableReader implements AutoCloseable {
         // IllegalStateException instead.
         retain();
         try {
-            return getPinned(userKey, userKeyHash, snapshotSeq);
+            return properties.userKeyInRange(userKey) ? getRetainedInRange(userKey, userKeyHash, snapshotSeq) : null;
         } finally {
             release();
         }
     }
 
-    private Entry getPinned(byte[] userKey, long userKeyHash, long snapshotSeq) {
-        if (!properties.userKeyInRange(userKey)) {
-            return null;
-        }
+    /**
+     * {@link #get} without its own pinning and key-range check, for a caller that has done both: it
+     * holds a reference to this table for the whole call (the engine's Version retains its tables for
+     * its lifetime) and has checked that {@code userKey} lies in the table's [smallest, largest] user-key
+     * range. Saves two atomic updates of the shared reference count and two key comparisons per table
+     * per get. Calling it without a held reference is a contract violation.
+     */
+    public Entry getRetainedInRange(byte[] userKey, long userKeyHash, long snapshotSeq) {
         if (filter != null) {
             counters.filterChecks.increment();
             if (!filter.mightContain(userKeyHash)) {

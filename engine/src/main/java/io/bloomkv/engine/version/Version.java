@@ -138,7 +138,7 @@ public final class Version {
         FileMetaData[] l0 = files[0];
         for (int i = 0; i < l0.length; i++) {
             if (l0[i].mayContain(userKey)) {
-                TableReader.Entry e = readers[0][i].get(userKey, userKeyHash, snapshotSequence);
+                TableReader.Entry e = readers[0][i].getRetainedInRange(userKey, userKeyHash, snapshotSequence);
                 if (e != null) {
                     return e;
                 }
@@ -147,7 +147,7 @@ public final class Version {
         for (int level = 1; level < files.length; level++) {
             int i = findFile(files[level], userKey);
             if (i < files[level].length && Arrays.compareUnsigned(userKey, files[level][i].smallestUserKey()) >= 0) {
-                TableReader.Entry e = readers[level][i].get(userKey, userKeyHash, snapshotSequence);
+                TableReader.Entry e = readers[level][i].getRetainedInRange(userKey, userKeyHash, snapshotSequence);
                 if (e != null) {
                     return e;
                 }
