@@ -25,7 +25,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -44,8 +43,6 @@ import java.util.stream.Stream;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class DbGetBenchmark {
-    private static final int KEY_POOL = 1 << 16;
-
     @Param({"bloomkv", "rocksdb"})
     public String engine;
 
@@ -57,18 +54,7 @@ public class DbGetBenchmark {
 
     private Path dir;
     private BenchEngine db;
-    private byte[][] present;
-    private byte[][] absent;
-
-    @State(Scope.Thread)
-    public static class Cursor {
-        int i;
-
-        int next() {
-            i = (i + 1) & (KEY_POOL - 1);
-            return i;
-        }
-    }
+    private KeyPool pool;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
@@ -95,13 +81,7 @@ public class DbGetBenchmark {
         }
         db.flushAndSettle();
 
-        SplittableRandom rnd = new SplittableRandom(7);
-        present = new byte[KEY_POOL][];
-        absent = new byte[KEY_POOL][];
-        for (int i = 0; i < KEY_POOL; i++) {
-            present[i] = ks.key(ks.loadedId(rnd.nextLong(keys)));
-            absent[i] = ks.key(ks.missingId(rnd.nextLong(ks.missingCount())));
-        }
+        pool = new KeyPool(ks, keys);
     }
 
     @TearDown(Level.Trial)
@@ -115,12 +95,12 @@ public class DbGetBenchmark {
     }
 
     @Benchmark
-    public byte[] dbGetPresent(Cursor c) throws IOException {
-        return db.get(present[c.next()]);
+    public byte[] dbGetPresent(KeyPool.Cursor c) throws IOException {
+        return db.get(pool.present[c.next()]);
     }
 
     @Benchmark
-    public byte[] dbGetAbsent(Cursor c) throws IOException {
-        return db.get(absent[c.next()]);
+    public byte[] dbGetAbsent(KeyPool.Cursor c) throws IOException {
+        return db.get(pool.absent[c.next()]);
     }
 }

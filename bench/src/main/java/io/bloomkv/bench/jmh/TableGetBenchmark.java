@@ -29,7 +29,6 @@ import org.openjdk.jmh.annotations.Warmup;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -47,8 +46,6 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class TableGetBenchmark {
-    private static final int KEY_POOL = 1 << 16;
-
     @Param({"1000000"})
     public int keys;
 
@@ -60,18 +57,7 @@ public class TableGetBenchmark {
 
     private Path dir;
     private TableReader table;
-    private byte[][] present;
-    private byte[][] absent;
-
-    @State(Scope.Thread)
-    public static class Cursor {
-        int i;
-
-        int next() {
-            i = (i + 1) & (KEY_POOL - 1);
-            return i;
-        }
-    }
+    private KeyPool pool;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
@@ -90,13 +76,7 @@ public class TableGetBenchmark {
             w.finish();
         }
         table = TableReader.open(fs, file, 1, new BlockCache(8L << 20), new ReadCounters());
-        SplittableRandom rnd = new SplittableRandom(7);
-        present = new byte[KEY_POOL][];
-        absent = new byte[KEY_POOL][];
-        for (int i = 0; i < KEY_POOL; i++) {
-            present[i] = ks.key(ks.loadedId(rnd.nextLong(keys)));
-            absent[i] = ks.key(ks.missingId(rnd.nextLong(ks.missingCount())));
-        }
+        pool = new KeyPool(ks, keys);
     }
 
     @TearDown(Level.Trial)
@@ -107,14 +87,14 @@ public class TableGetBenchmark {
     }
 
     @Benchmark
-    public TableReader.Entry tableGetPresent(Cursor c) {
-        byte[] k = present[c.next()];
+    public TableReader.Entry tableGetPresent(KeyPool.Cursor c) {
+        byte[] k = pool.present[c.next()];
         return table.get(k, Hashing.hash64(k), InternalKey.MAX_SEQUENCE);
     }
 
     @Benchmark
-    public TableReader.Entry tableGetAbsent(Cursor c) {
-        byte[] k = absent[c.next()];
+    public TableReader.Entry tableGetAbsent(KeyPool.Cursor c) {
+        byte[] k = pool.absent[c.next()];
         return table.get(k, Hashing.hash64(k), InternalKey.MAX_SEQUENCE);
     }
 }
