@@ -127,6 +127,8 @@ final class Compactor {
                 while (db.opts().autoCompaction() && !isStopping() && db.backgroundError() == null && backgroundCompactionStep()) {
                     // one compaction per step; loop while levels still overflow
                 }
+            } catch (CompactionAbortedException e) {
+                // the database is closing: abandoning a compaction is not an error
             } catch (BloomKvException e) {
                 if (!isStopping()) {
                     db.setBackgroundError(e);

@@ -554,7 +554,7 @@ public final class Db implements AutoCloseable {
         }
     }
 
-    /** Same as {@code snapshot.close()}. */
+    /** Same as {@code snapshot.close()}: idempotent, only the first release of a snapshot counts. */
     public void releaseSnapshot(Snapshot snapshot) {
         if (snapshot == null) {
             throw new InvalidArgumentException("snapshot is null");
@@ -562,10 +562,11 @@ public final class Db implements AutoCloseable {
         if (snapshot.db() != this) {
             throw new InvalidArgumentException("snapshot belongs to another database");
         }
-        if (!snapshot.isReleased()) {
-            snapshot.close();
-            return;
-        }
+        snapshot.close();
+    }
+
+    /** Called exactly once per snapshot, by the first {@link Snapshot#close()}. */
+    void snapshotReleased(Snapshot snapshot) {
         snapshots.remove(snapshot.sequence());
     }
 
@@ -621,11 +622,11 @@ public final class Db implements AutoCloseable {
             while (!imms.isEmpty() && backgroundError == null && !shuttingDown) {
                 backgroundChanged.awaitUninterruptibly();
             }
-            if (backgroundError != null) {
-                throw backgroundError;
-            }
             if (shuttingDown) {
                 throw new DbClosedException("database closed during flush");
+            }
+            if (backgroundError != null) {
+                throw backgroundError;
             }
         } finally {
             mutex.unlock();
@@ -758,11 +759,11 @@ public final class Db implements AutoCloseable {
     private MemTable makeRoomForWrite(boolean force) {
         boolean allowDelay = !force;
         while (true) {
-            if (backgroundError != null) {
-                throw backgroundError;
-            }
             if (shuttingDown) {
                 throw new DbClosedException("database is closed");
+            }
+            if (backgroundError != null) {
+                throw backgroundError;
             }
             int l0 = versions.current().numFiles(0);
             if (allowDelay && options.autoCompaction() && l0 >= options.l0SlowdownWritesTrigger()) {

@@ -9,8 +9,11 @@ import java.util.NoSuchElementException;
  * A forward iterator over the user keys and values of a {@link Db} at one point in time (the
  * latest write when it was created, or a {@link Snapshot}), in unsigned lexicographic key order;
  * deleted keys are skipped. It keeps the memtables and tables it reads alive until closed, across
- * flushes and compactions. Not thread-safe. Close it before the database; {@link Db#close()}
- * closes iterators left open, after which they throw {@link DbClosedException}.
+ * flushes and compactions. One thread at a time should move it; its methods are nevertheless
+ * mutually exclusive, so {@link Db#close()} from another thread is safe: close waits for a call in
+ * progress on each open iterator to return, then invalidates the iterator and releases what it
+ * holds; every later call on it throws {@link DbClosedException} (never a {@code NullPointerException},
+ * never a read of released memory). Closing an iterator is idempotent, also after its database closed.
  *
  * <pre>{@code
  * try (DbIterator it = db.iterator()) {
@@ -42,13 +45,13 @@ public final class DbIterator implements AutoCloseable {
     }
 
     /** True when positioned at an entry. */
-    public boolean valid() {
+    public synchronized boolean valid() {
         checkOpen();
         return key != null;
     }
 
     /** Positions at the smallest key. */
-    public void seekToFirst() {
+    public synchronized void seekToFirst() {
         checkOpen();
         try {
             merged.seekToFirst();
@@ -59,7 +62,7 @@ public final class DbIterator implements AutoCloseable {
     }
 
     /** Positions at the first key >= {@code target}. */
-    public void seek(byte[] target) {
+    public synchronized void seek(byte[] target) {
         checkOpen();
         WriteBatch.checkKey(target);
         try {
@@ -71,7 +74,7 @@ public final class DbIterator implements AutoCloseable {
     }
 
     /** Moves to the next key. @throws NoSuchElementException when not {@link #valid()} */
-    public void next() {
+    public synchronized void next() {
         checkOpen();
         if (key == null) {
             throw new NoSuchElementException("iterator is not valid");
@@ -86,7 +89,7 @@ public final class DbIterator implements AutoCloseable {
     }
 
     /** Current key (a copy). */
-    public byte[] key() {
+    public synchronized byte[] key() {
         checkOpen();
         if (key == null) {
             throw new NoSuchElementException("iterator is not valid");
@@ -95,7 +98,7 @@ public final class DbIterator implements AutoCloseable {
     }
 
     /** Current value (a copy). */
-    public byte[] value() {
+    public synchronized byte[] value() {
         checkOpen();
         if (key == null) {
             throw new NoSuchElementException("iterator is not valid");
@@ -141,14 +144,12 @@ public final class DbIterator implements AutoCloseable {
     }
 
     /** Closes and releases what the iterator holds; true the first time. */
-    boolean closeInternal(boolean byDb) {
-        synchronized (this) {
-            if (closed) {
-                return false;
-            }
-            closed = true;
-            closedByDb = byDb;
+    synchronized boolean closeInternal(boolean byDb) {
+        if (closed) {
+            return false;
         }
+        closed = true;
+        closedByDb = byDb;
         key = null;
         value = null;
         try {

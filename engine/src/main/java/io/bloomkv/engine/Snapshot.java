@@ -3,7 +3,10 @@ package io.bloomkv.engine;
 /**
  * A point in time of a {@link Db}: gets and iterators given it (through {@link ReadOptions}) see
  * exactly the writes acknowledged before {@link Db#getSnapshot()} returned. While a snapshot is
- * open, compaction keeps the entries it can see. Close it when done; closing twice is fine.
+ * open, compaction keeps the entries it can see. Close it when done. Release is idempotent however
+ * it is reached: {@code close()} and {@link Db#releaseSnapshot} may each be called any number of
+ * times, in any order, and only the first call releases the snapshot (so other snapshots at the
+ * same sequence keep their view). Closing after the database was closed is a no-op.
  */
 public final class Snapshot implements AutoCloseable {
     private final Db db;
@@ -36,7 +39,7 @@ public final class Snapshot implements AutoCloseable {
             }
             released = true;
         }
-        db.releaseSnapshot(this);
+        db.snapshotReleased(this);
     }
 
     @Override
