@@ -19,12 +19,15 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Leveled compaction, as in LevelDB, on one background thread. A Version's score says which level
- * overflows most: level 0 by table count against {@link Options#l0CompactionTrigger()}, level n >= 1
- * by bytes against {@link Options#maxBytesForLevel(int)}. A level-0 compaction merges every level-0
- * table with the overlapping level-1 tables; a level-n compaction takes the next table after the
- * level's compaction pointer (round robin over the key space) and the overlapping tables of level
- * n+1. A single input with nothing to merge below is moved down without rewriting.
+ * Leveled compaction, as in LevelDB and RocksDB, on one background thread. A Version's score says
+ * which level overflows most: level 0 by table count against {@link Options#l0CompactionTrigger()},
+ * level n >= 1 by bytes against its target ({@link io.bloomkv.engine.version.LevelTargets}: static
+ * or computed from the last level upward). A level-0 compaction merges every level-0 table with the
+ * overlapping tables of the base level ({@link Version#baseLevel()}); a level-n compaction takes the
+ * table whose overlap with level n+1 is smallest for its size (RocksDB's kMinOverlappingRatio: the
+ * fewest bytes rewritten per byte moved down; ties go round robin from the level's compaction pointer)
+ * and the overlapping tables of level n+1. A single input with nothing to merge below is moved down
+ * without rewriting.
  *
  * <p>The merge drops an entry when a newer entry of the same user key is visible to every open
  * snapshot, and a tombstone when additionally no deeper level may hold the key. Outputs are cut at
@@ -33,7 +36,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * new Version is installed atomically and the input tables live until their last reader is done.
  */
 final class Compactor {
-    /** What one compaction merges: {@code inputs[0]} from {@code level}, {@code inputs[1]} from {@code level + 1}. */
+    /** What one compaction merges: {@code base} from {@code level}, {@code below} from {@code outputLevel} (the next level, or the base level for level 0). */
     record Compaction(int level, int outputLevel, List<FileMetaData> base, List<FileMetaData> below) {
         /** A single input with nothing to merge below is moved, not rewritten (not for in-place rewrites). */
         boolean isTrivialMove() {
@@ -196,25 +199,47 @@ final class Compactor {
             if (files.isEmpty()) {
                 return null;
             }
-            byte[] pointer = db.versions().compactPointer(level);
-            FileMetaData chosen = files.get(0);
-            if (pointer != null) {
-                for (FileMetaData f : files) {
-                    if (InternalKey.compare(f.largest(), pointer) > 0) {
-                        chosen = f;
-                        break;
-                    }
-                }
-            }
-            base = List.of(chosen);
+            base = List.of(minOverlappingRatio(v, level, files, db.versions().compactPointer(level)));
         }
         if (base.isEmpty()) {
             return null;
         }
-        return withBelow(v, level, base);
+        return withBelow(v, level, outputLevel(v, level), base);
     }
 
-    private static Compaction withBelow(Version v, int level, List<FileMetaData> base) {
+    /** Level 0 compacts into the base level, every other level into the next one. */
+    private static int outputLevel(Version v, int level) {
+        return level == 0 ? v.baseLevel() : level + 1;
+    }
+
+    /**
+     * The table of {@code level} whose overlapping bytes in the next level, per byte of its own, are
+     * fewest; among equals the first after {@code pointer} (round robin), else the first.
+     */
+    private static FileMetaData minOverlappingRatio(Version v, int level, List<FileMetaData> files, byte[] pointer) {
+        int start = 0;
+        if (pointer != null) {
+            while (start < files.size() && InternalKey.compare(files.get(start).largest(), pointer) <= 0) {
+                start++;
+            }
+            if (start == files.size()) {
+                start = 0;
+            }
+        }
+        FileMetaData best = null;
+        double bestRatio = Double.MAX_VALUE;
+        for (int k = 0; k < files.size(); k++) {
+            FileMetaData f = files.get((start + k) % files.size());
+            double ratio = sizeOf(v.overlapping(level + 1, f.smallestUserKey(), f.largestUserKey())) / (double) Math.max(1, f.fileSize());
+            if (ratio < bestRatio) {
+                bestRatio = ratio;
+                best = f;
+            }
+        }
+        return best;
+    }
+
+    private static Compaction withBelow(Version v, int level, int outputLevel, List<FileMetaData> base) {
         byte[] smallest = null;
         byte[] largest = null;
         for (FileMetaData f : base) {
@@ -225,8 +250,8 @@ final class Compactor {
                 largest = f.largestUserKey();
             }
         }
-        List<FileMetaData> below = v.overlapping(level + 1, smallest, largest);
-        return new Compaction(level, level + 1, List.copyOf(base), List.copyOf(below));
+        List<FileMetaData> below = v.overlapping(outputLevel, smallest, largest);
+        return new Compaction(level, outputLevel, List.copyOf(base), List.copyOf(below));
     }
 
     /**
@@ -240,26 +265,29 @@ final class Compactor {
         try {
             Version v = db.versions().retainCurrent();
             int maxLevel = 0;
+            int baseLevel;
             try {
                 for (int level = 0; level < v.numLevels(); level++) {
                     if (!v.overlapping(level, from, to).isEmpty()) {
                         maxLevel = level;
                     }
                 }
+                baseLevel = v.baseLevel();
             } finally {
                 v.release();
             }
-            int last = Math.max(1, maxLevel);
+            // Levels above the base level stay empty: level 0 goes straight to the base level.
+            int last = Math.max(maxLevel, baseLevel);
             boolean mergedIntoLast = false;
             for (int level = 0; level < last; level++) {
-                Compaction c = rangeCompaction(level, from, to, false);
+                Compaction c = rangeCompaction(level, from, to, false, last);
                 if (c != null) {
                     run(c);
                     mergedIntoLast = c.outputLevel() == last && !c.isTrivialMove();
                 }
             }
             if (!mergedIntoLast) {
-                Compaction c = rangeCompaction(last, from, to, true);
+                Compaction c = rangeCompaction(last, from, to, true, last);
                 if (c != null) {
                     run(c);
                 }
@@ -275,7 +303,7 @@ final class Compactor {
     }
 
     /** The tables of {@code level} overlapping [from, to], merged into the next level or (inPlace) rewritten in it. */
-    private Compaction rangeCompaction(int level, byte[] from, byte[] to, boolean inPlace) {
+    private Compaction rangeCompaction(int level, byte[] from, byte[] to, boolean inPlace, int maxOutput) {
         if (db.backgroundError() != null) {
             throw db.backgroundError();
         }
@@ -288,7 +316,8 @@ final class Compactor {
             if (inPlace) {
                 return new Compaction(level, level, List.copyOf(base), List.of());
             }
-            return withBelow(cur, level, base);
+            int outputLevel = level == 0 ? Math.min(outputLevel(cur, 0), maxOutput) : level + 1;
+            return withBelow(cur, level, outputLevel, base);
         } finally {
             cur.release();
         }
@@ -316,7 +345,7 @@ final class Compactor {
                 bytesRead += f.fileSize();
             }
             for (FileMetaData f : c.below()) {
-                edit.deleteFile(c.level() + 1, f.number());
+                edit.deleteFile(c.outputLevel(), f.number());
                 bytesRead += f.fileSize();
             }
             byte[] largest = null;

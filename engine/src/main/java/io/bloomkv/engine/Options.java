@@ -37,6 +37,7 @@ public final class Options {
     private long targetFileSize = 64L << 20;
     private long maxBytesForLevelBase = 256L << 20;
     private int levelSizeMultiplier = 10;
+    private boolean dynamicLevelBytes = true;
 
     private Options() {}
 
@@ -68,6 +69,7 @@ public final class Options {
         o.targetFileSize = targetFileSize;
         o.maxBytesForLevelBase = maxBytesForLevelBase;
         o.levelSizeMultiplier = levelSizeMultiplier;
+        o.dynamicLevelBytes = dynamicLevelBytes;
         return o;
     }
 
@@ -295,7 +297,23 @@ public final class Options {
         return levelSizeMultiplier;
     }
 
-    /** Maximum bytes of {@code level} (>= 1) before it is compacted into the next one. */
+    /**
+     * Size the levels from the last level upward (RocksDB's {@code level_compaction_dynamic_level_bytes}):
+     * the last level's target is its actual size, each level above is {@link #levelSizeMultiplier} times
+     * smaller, levels whose target would be below {@link #maxBytesForLevelBase} stay empty, and level 0
+     * compacts straight into the first non-empty level. The tree then has as few levels as its data needs.
+     * False: LevelDB's static sizes ({@link #maxBytesForLevel}). Default true.
+     */
+    public Options dynamicLevelBytes(boolean dynamic) {
+        this.dynamicLevelBytes = dynamic;
+        return this;
+    }
+
+    public boolean dynamicLevelBytes() {
+        return dynamicLevelBytes;
+    }
+
+    /** Static level sizing: maximum bytes of {@code level} (>= 1) before it is compacted into the next one. */
     public long maxBytesForLevel(int level) {
         double bytes = maxBytesForLevelBase;
         for (int i = 1; i < level; i++) {
@@ -309,6 +327,7 @@ public final class Options {
         return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation
                 + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize=" + blockCacheSize
                 + ", syncMode=" + syncMode + ", numLevels=" + numLevels + ", l0CompactionTrigger=" + l0CompactionTrigger
-                + ", targetFileSize=" + targetFileSize + ", levelSizeMultiplier=" + levelSizeMultiplier + "}";
+                + ", targetFileSize=" + targetFileSize + ", levelSizeMultiplier=" + levelSizeMultiplier
+                + ", dynamicLevelBytes=" + dynamicLevelBytes + "}";
     }
 }

@@ -216,25 +216,31 @@ public final class VersionSet implements AutoCloseable {
     }
 
     private void installNew(List<List<FileMetaData>> levels) {
+        long[] levelBytes = new long[levels.size()];
+        for (int level = 0; level < levels.size(); level++) {
+            for (FileMetaData f : levels.get(level)) {
+                levelBytes[level] += f.fileSize();
+            }
+        }
+        LevelTargets targets = LevelTargets.compute(levelBytes, options.dynamicLevelBytes(), options.maxBytesForLevelBase(),
+                options.levelSizeMultiplier());
         int bestLevel = 0;
         double bestScore = -1;
         for (int level = 0; level < levels.size() - 1; level++) {
             double score;
             if (level == 0) {
                 score = levels.get(0).size() / (double) options.l0CompactionTrigger();
+            } else if (level < targets.baseLevel()) {
+                score = 0; // above the base level: empty by construction
             } else {
-                long bytes = 0;
-                for (FileMetaData f : levels.get(level)) {
-                    bytes += f.fileSize();
-                }
-                score = bytes / (double) options.maxBytesForLevel(level);
+                score = levelBytes[level] / (double) targets.target(level);
             }
             if (score > bestScore) {
                 bestScore = score;
                 bestLevel = level;
             }
         }
-        Version v = new Version(this, levels, tables, bestLevel, bestScore);
+        Version v = new Version(this, levels, tables, targets, bestLevel, bestScore);
         synchronized (liveLock) {
             live.add(v);
         }
