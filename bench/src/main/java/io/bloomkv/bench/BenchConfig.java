@@ -35,6 +35,7 @@ import java.util.List;
  * @param repeat         how many times the whole sequence runs (tables and goals then quote medians and spreads)
  * @param progress       show a progress bar
  * @param fprSweep       draw the FPR-vs-bits-per-key chart (runs a filter sweep)
+ * @param ownDefaults    each engine on its own defaults (only filters, bits per key and sync set) instead of matched options
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -42,7 +43,7 @@ public record BenchConfig(
         List<String> engines, List<Boolean> filterModes, String filterKind, List<Workload> workloads,
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
-        boolean fprSweep) {
+        boolean fprSweep, boolean ownDefaults) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 

@@ -363,7 +363,7 @@ public final class Db implements AutoCloseable {
         versions.setLastSequence(maxSequence);
         logFileNumber = versions.newFileNumber();
         log = new LogWriter(fs.newWritableFile(FileNames.logFile(dir, logFileNumber)));
-        mem = new MemTable(logFileNumber);
+        mem = newMemTable(logFileNumber);
         edit.logNumber(logFileNumber);
         versions.logAndApply(edit);
         for (VersionEdit.LevelFile lf : edit.newFiles()) {
@@ -430,14 +430,14 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = acquireSuperVersion();
         gets.increment();
         try {
-            TableReader.Entry e = sv.mem.get(key, sequence);
+            long hash = Hashing.hash64(key); // once per get: the memtables' and the tables' filters use it
+            TableReader.Entry e = sv.mem.get(key, hash, sequence);
             for (int i = 0; e == null && i < sv.imms.size(); i++) {
-                e = sv.imms.get(i).get(key, sequence);
+                e = sv.imms.get(i).get(key, hash, sequence);
             }
             if (e != null) {
                 memtableHits.increment();
             } else {
-                long hash = Hashing.hash64(key);
                 e = sv.version.get(key, hash, sequence);
             }
             if (e != null && e.type() == ValueType.PUT) {
@@ -828,7 +828,7 @@ public final class Db implements AutoCloseable {
         log = next;
         logFileNumber = number;
         imms.addFirst(frozen);
-        mem = new MemTable(number);
+        mem = newMemTable(number);
         installSuperVersion();
         backgroundChanged.signalAll();
         return frozen;
@@ -1332,6 +1332,11 @@ public final class Db implements AutoCloseable {
         if (failure != null) {
             throw new BloomKvIOException("error closing database " + dir, failure);
         }
+    }
+
+    /** A fresh memtable for WAL {@code logNumber}, with a filter as the options say. */
+    private MemTable newMemTable(long logNumber) {
+        return new MemTable(logNumber, options.writeBufferSize(), options.memtableFilterBitsPerKey());
     }
 
     /** A handler that adds each operation of a batch to {@code target} under its sequence number. */

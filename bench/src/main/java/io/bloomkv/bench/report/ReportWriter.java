@@ -164,6 +164,7 @@ public final class ReportWriter {
         m.put("tableEntries", p.tables().entries());
         m.put("cold", p.cold());
         m.put("run", p.run());
+        m.put("heapAfterGcBytes", p.heapAfterGcBytes());
         return m;
     }
 
