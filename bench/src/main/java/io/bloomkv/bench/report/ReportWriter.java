@@ -69,6 +69,7 @@ public final class ReportWriter {
         cfg.put("warmup", c.warmup());
         cfg.put("phaseWarmup", c.phaseWarmup());
         cfg.put("repeat", c.repeat());
+        cfg.put("ownDefaults", c.ownDefaults());
         root.put("config", cfg);
         root.put("engines", r.engines());
         root.put("coldMethod", r.coldMethod());

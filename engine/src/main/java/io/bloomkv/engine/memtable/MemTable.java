@@ -95,6 +95,9 @@ public final class MemTable {
      * hash a get computes for every filter it asks).
      */
     public TableReader.Entry get(byte[] userKey, long userKeyHash, long snapshotSequence) {
+        if (entries.get() == 0) {
+            return null; // nothing added before the reader's sequence was published (see MemTableFilter)
+        }
         if (filter != null && !filter.mightContain(userKeyHash)) {
             return null;
         }
