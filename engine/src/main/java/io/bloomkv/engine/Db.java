@@ -134,6 +134,9 @@ public final class Db implements AutoCloseable {
         }
         FileSystem fs = opts.fileSystem();
         Path abs = dir.toAbsolutePath().normalize();
+        if (opts.readOnly()) {
+            return openReadOnly(fs, abs, opts);
+        }
         Closeable lock = null;
         Db db = null;
         try {
@@ -158,6 +161,26 @@ public final class Db implements AutoCloseable {
             throw new BloomKvIOException("cannot open database " + abs, e);
         } catch (RuntimeException | Error e) {
             cleanupFailedOpen(db, lock, e);
+            throw e;
+        }
+    }
+
+    /** {@link #open} with {@link Options#readOnly}: takes no lock, writes nothing, starts no thread. */
+    private static Db openReadOnly(FileSystem fs, Path abs, Options opts) {
+        Db db = null;
+        try {
+            if (!fs.exists(abs)) {
+                throw new NotADatabaseException(abs, "it does not exist (a read-only open creates nothing)");
+            }
+            Recovery.checkLooksLikeDatabase(fs, abs);
+            db = new Db(abs, opts, () -> { });
+            new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).runReadOnly();
+            return db;
+        } catch (IOException e) {
+            cleanupFailedOpen(db, null, e);
+            throw new BloomKvIOException("cannot open database " + abs + " read-only", e);
+        } catch (RuntimeException | Error e) {
+            cleanupFailedOpen(db, null, e);
             throw e;
         }
     }
@@ -362,19 +385,19 @@ public final class Db implements AutoCloseable {
 
     /** Sets {@code key} to {@code value}. */
     public void put(byte[] key, byte[] value) {
-        checkOpen();
+        checkWritable("put");
         write(new WriteBatch().put(key, value));
     }
 
     /** Removes {@code key}; removing an absent key is not an error. */
     public void delete(byte[] key) {
-        checkOpen();
+        checkWritable("delete");
         write(new WriteBatch().delete(key));
     }
 
     /** Applies every operation of {@code batch} atomically. An empty batch does nothing. */
     public void write(WriteBatch batch) {
-        checkOpen();
+        checkWritable("write");
         if (batch == null) {
             throw new InvalidArgumentException("batch is null");
         }
@@ -393,7 +416,7 @@ public final class Db implements AutoCloseable {
      * before it, is in a level-0 table; their WALs are then deleted.
      */
     public void flush() {
-        checkOpen();
+        checkWritable("flush");
         commits.freezeMemTable();
         state.lock();
         try {
@@ -409,7 +432,7 @@ public final class Db implements AutoCloseable {
      * levels, after flushing the memtable: overwritten values and unneeded tombstones in the range are dropped.
      */
     public void compactRange(byte[] from, byte[] to) {
-        checkOpen();
+        checkWritable("compactRange");
         if (from != null) {
             WriteBatch.checkKey(from);
         }
@@ -509,7 +532,8 @@ public final class Db implements AutoCloseable {
                     out.add(new TableInfo(level, f.number(), FileNames.tableFile(dir, f.number()), f.fileSize(), f.entries(),
                             f.smallestUserKey().clone(), f.largestUserKey().clone(), f.smallestSequence(), f.largestSequence(),
                             filter ? r.filterKind() : null, filter ? r.filterHashCount() : 0, filter ? r.filterBitSize() : 0,
-                            filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0));
+                            filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0,
+                            filter ? r.filterFractionOfBitsSet() : Double.NaN, r.filterBroken() ? r.filterProblem() : null));
                 }
             }
             return out;
@@ -531,6 +555,14 @@ public final class Db implements AutoCloseable {
     private void checkOpen() {
         if (state.closed) {
             throw new DbClosedException("database is closed");
+        }
+    }
+
+    /** @throws DbClosedException once closed; @throws DbReadOnlyException when opened read-only */
+    private void checkWritable(String operation) {
+        checkOpen();
+        if (options.readOnly()) {
+            throw new DbReadOnlyException(dir, operation);
         }
     }
 

@@ -29,6 +29,7 @@ public final class Options {
     private FileSystem fileSystem;
     private boolean createIfMissing = true;
     private boolean errorIfExists = false;
+    private boolean readOnly = false;
     private boolean autoCompaction = true;
     private int numLevels = 7;
     private int l0CompactionTrigger = 4;
@@ -60,6 +61,7 @@ public final class Options {
         o.fileSystem = fileSystem;
         o.createIfMissing = createIfMissing;
         o.errorIfExists = errorIfExists;
+        o.readOnly = readOnly;
         o.autoCompaction = autoCompaction;
         o.numLevels = numLevels;
         o.l0CompactionTrigger = l0CompactionTrigger;
@@ -206,6 +208,22 @@ public final class Options {
 
     public boolean errorIfExists() {
         return errorIfExists;
+    }
+
+    /**
+     * Open for reading only (Pebble's ReadOnly, RocksDB's OpenForReadOnly): the open never writes
+     * to the directory (no LOCK taken, no WAL replayed into a table, no new WAL or MANIFEST, no
+     * file deleted, no flush or compaction), WAL contents are replayed into memory so reads see
+     * every acknowledged write, and every call that would write throws {@link DbReadOnlyException}.
+     * The database must exist. Default false.
+     */
+    public Options readOnly(boolean readOnly) {
+        this.readOnly = readOnly;
+        return this;
+    }
+
+    public boolean readOnly() {
+        return readOnly;
     }
 
     /** Run compactions in the background when levels overflow. Default true; {@link Db#compactRange} works either way. */
