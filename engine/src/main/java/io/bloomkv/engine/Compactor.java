@@ -11,6 +11,7 @@ import io.bloomkv.engine.version.FileNames;
 import io.bloomkv.engine.version.Version;
 import io.bloomkv.engine.version.VersionEdit;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -136,6 +137,10 @@ final class Compactor {
             } catch (IOException e) {
                 if (!isStopping()) {
                     db.setBackgroundError(new BloomKvIOException("compaction failed", e));
+                }
+            } catch (UncheckedIOException e) {
+                if (!isStopping()) {
+                    db.setBackgroundError(new BloomKvIOException("compaction failed", e.getCause()));
                 }
             } catch (RuntimeException | Error e) {
                 if (!isStopping()) {
@@ -264,8 +269,10 @@ final class Compactor {
                     run(c);
                 }
             }
-        } catch (IOException e) {
-            BloomKvIOException err = new BloomKvIOException("compactRange failed", e);
+        } catch (IOException | UncheckedIOException e) {
+            // A table read fails unchecked (UncheckedIOException) inside the merge's iterators.
+            BloomKvIOException err = new BloomKvIOException("compactRange failed",
+                    e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
             db.setBackgroundError(err);
             throw err;
         } finally {
