@@ -284,6 +284,7 @@ class FaultSweepTest {
         int uncertainApplied = 0;
         int uncertainDropped = 0;
         int notReached = 0;
+        int beyondEnd = 0;
         List<String> notReachedAt = new ArrayList<>();
         Map<Op, Integer> failedPerOp = new EnumMap<>(Op.class);
         for (int i = 1; i <= total; i++) {
@@ -320,7 +321,11 @@ class FaultSweepTest {
                 throw new AssertionError(ctx + ": unexpected " + e, e);
             }
             Op op = failedOp[0];
-            if (nth.fired() == 0) {
+            if (nth.fired() == 0 && seen.get() < i) {
+                // Background threads (flush, obsolete-file deletion) may make a run a few operations
+                // shorter than the counted one: its last operations do not exist in this run.
+                beyondEnd++;
+            } else if (nth.fired() == 0) {
                 notReached++;
                 notReachedAt.add(i + " (run made " + seen.get() + " operations, failure " + o.failure + " in " + o.failedStep + ")");
             } else {
@@ -354,10 +359,11 @@ class FaultSweepTest {
             deleteTree(d);
         }
         System.out.println("FaultSweepTest: swept " + total + " operations " + failedPerOp + "; surfaced as BloomKvIOException "
-                + surfaced + ", tolerated " + tolerated + ", not reached " + notReached + "; failed write applied after reopen "
+                + surfaced + ", tolerated " + tolerated + ", beyond the end of a shorter run " + beyondEnd + "; failed write applied after reopen "
                 + uncertainApplied + ", dropped " + uncertainDropped + "; 0 lost, 0 corrupt");
         assertThat(notReachedAt).as("every operation of the counted run was reached and failed once").isEmpty();
-        assertThat(surfaced + tolerated).isEqualTo(total);
+        assertThat(beyondEnd).as("runs are nearly deterministic").isLessThanOrEqualTo(Math.max(2, total / 100));
+        assertThat(surfaced + tolerated + beyondEnd).isEqualTo(total);
         assertThat(TableReader.liveTables()).as("no table left open").isZero();
     }
 
