@@ -350,6 +350,20 @@ public final class FilterMath {
         return ribbonFpp(slots, (int) g[0], g[1]);
     }
 
+    /** Result columns r of the lower blocks of {@code Filters.build(RIBBON, n keys, bitsPerKey)}. */
+    public static int ribbonResultBits(long n, double bitsPerKey) {
+        checkBitsPerKey(bitsPerKey);
+        return (int) ribbonGeometry(ribbonSlots(n), n, bitsPerKey)[0];
+    }
+
+    /** Bits of the solution (the filter's memory) of {@code Filters.build(RIBBON, n keys, bitsPerKey)}. */
+    public static long ribbonSolutionBits(long n, double bitsPerKey) {
+        checkBitsPerKey(bitsPerKey);
+        long slots = ribbonSlots(n);
+        long[] g = ribbonGeometry(slots, n, bitsPerKey);
+        return (slots / RIBBON_BLOCK_SLOTS * g[0] + g[1]) * RIBBON_BLOCK_SLOTS;
+    }
+
     /** {r, upper blocks} for n keys at b bits per key over m slots, as the builder lays them out. */
     static long[] ribbonGeometry(long slots, long n, double bitsPerKey) {
         long blocks = slots / RIBBON_BLOCK_SLOTS;
@@ -370,7 +384,15 @@ public final class FilterMath {
         checkFpp(p);
         double lo = 0.01;
         double hi = 64;
-        while (hi - lo > 1e-3) {
+        // small key sets spend at least one 128-slot block, so their bits per key can be far above 64
+        while (ribbonFppForBitsPerKey(n, hi) > p) {
+            if (hi > 1e9) {
+                throw new IllegalArgumentException("a RIBBON filter (at most 32 result bits) cannot reach rate " + p);
+            }
+            lo = hi;
+            hi *= 2;
+        }
+        while (hi - lo > 1e-3 * Math.max(1, lo / 64)) {
             double mid = (lo + hi) / 2;
             if (ribbonFppForBitsPerKey(n, mid) <= p) {
                 hi = mid;
