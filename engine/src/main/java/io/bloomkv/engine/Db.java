@@ -1,5 +1,6 @@
 package io.bloomkv.engine;
 
+import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
@@ -992,11 +993,12 @@ public final class Db implements AutoCloseable {
 
     /** How tables of {@code level} are built: block layout from the options, filter bits per key per the allocation. */
     TableBuilderOptions tableOptions(int level, long expectedEntries) {
+        FilterKind kind = options.filterKindForLevel(level);
         return TableBuilderOptions.defaults()
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
-                .filterKind(options.filterKind())
-                .bitsPerKey(bitsPerKeyForLevel(level, expectedEntries));
+                .filterKind(kind)
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries), expectedEntries));
     }
 
     /** Filter bits per key for a new table of {@code level}, per {@link Options#filterAllocation()}. */
