@@ -1,5 +1,6 @@
 package io.bloomkv.engine;
 
+import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.compaction.MonkeyAllocation;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
@@ -140,11 +141,12 @@ final class TableOutputs {
 
     /** How tables of {@code level} are built: block layout from the options, filter bits per key per the allocation. */
     TableBuilderOptions tableOptions(int level, long expectedEntries) {
+        FilterKind kind = options.filterKindForLevel(level);
         return TableBuilderOptions.defaults()
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
-                .filterKind(options.filterKind())
-                .bitsPerKey(bitsPerKeyForLevel(level, expectedEntries));
+                .filterKind(kind)
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries), expectedEntries));
     }
 
     /** Filter bits per key for a new table of {@code level}, per {@link Options#filterAllocation()}. */
