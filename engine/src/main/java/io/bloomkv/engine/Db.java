@@ -996,7 +996,30 @@ public final class Db implements AutoCloseable {
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
                 .filterKind(options.filterKind())
-                .bitsPerKey(bitsPerKeyForLevel(level, expectedEntries));
+                .bitsPerKey(bitsPerKeyForLevel(level, expectedEntries))
+                .compression(compressionForLevel(level));
+    }
+
+    /**
+     * {@link Options#bottommostCompression()} for a compaction output into {@code level} when no deeper
+     * level holds a table now (the bottommost level, as RocksDB defines it); otherwise, and for
+     * flushes into level 0, {@link Options#compression()}.
+     */
+    Compression compressionForLevel(int level) {
+        if (level == 0 || options.bottommostCompression() == options.compression()) {
+            return options.compression();
+        }
+        Version v = versions.retainCurrent();
+        try {
+            for (int deeper = level + 1; deeper < v.numLevels(); deeper++) {
+                if (!v.files(deeper).isEmpty()) {
+                    return options.compression();
+                }
+            }
+            return options.bottommostCompression();
+        } finally {
+            v.release();
+        }
     }
 
     /** Filter bits per key for a new table of {@code level}, per {@link Options#filterAllocation()}. */
@@ -1172,7 +1195,8 @@ public final class Db implements AutoCloseable {
                     out.add(new TableInfo(level, f.number(), FileNames.tableFile(dir, f.number()), f.fileSize(), f.entries(),
                             f.smallestUserKey().clone(), f.largestUserKey().clone(), f.smallestSequence(), f.largestSequence(),
                             filter ? r.filterKind() : null, filter ? r.filterHashCount() : 0, filter ? r.filterBitSize() : 0,
-                            filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0));
+                            filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0,
+                            r.properties().compression(), r.properties().dataSize(), r.properties().dataUncompressedSize()));
                 }
             }
             return out;
