@@ -155,7 +155,7 @@ public final class Db implements AutoCloseable {
         this.fs = options.fileSystem();
         this.dirLock = dirLock;
         this.blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
-        this.tableCache = new TableCache(fs, dir, blockCache, readCounters);
+        this.tableCache = new TableCache(fs, dir, blockCache, readCounters, options.useDirectReads());
         this.versions = new VersionSet(fs, dir, options, tableCache, this::deleteObsoleteFiles);
     }
 
@@ -200,6 +200,9 @@ public final class Db implements AutoCloseable {
                 throw new DbLockedException(abs);
             }
             lock = l.get();
+            if (opts.useDirectReads()) {
+                checkDirectReads(fs, abs);
+            }
             db = new Db(abs, opts, lock);
             db.recover();
             db.startBackgroundThreads();
@@ -258,6 +261,17 @@ public final class Db implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new BloomKvIOException("cannot destroy database " + abs, e);
+        }
+    }
+
+    /** Refuses {@link Options#useDirectReads} where {@code fs} cannot open a file of {@code dir} with O_DIRECT. */
+    private static void checkDirectReads(FileSystem fs, Path dir) {
+        Path probe = FileNames.lockFile(dir);
+        try (io.bloomkv.engine.fs.ReadableFile f = fs.newDirectReadableFile(probe)) {
+            f.size();
+        } catch (IOException e) {
+            throw new InvalidArgumentException("useDirectReads: direct reads (O_DIRECT) are not available for " + dir
+                    + ": " + e.getMessage());
         }
     }
 

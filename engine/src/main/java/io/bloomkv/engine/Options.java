@@ -39,6 +39,7 @@ public final class Options {
     private int levelSizeMultiplier = 10;
     private Compression compression = Compression.NONE;
     private Compression bottommostCompression; // null: same as compression
+    private boolean useDirectReads;
 
     private Options() {}
 
@@ -72,6 +73,7 @@ public final class Options {
         o.levelSizeMultiplier = levelSizeMultiplier;
         o.compression = compression;
         o.bottommostCompression = bottommostCompression;
+        o.useDirectReads = useDirectReads;
         return o;
     }
 
@@ -189,6 +191,22 @@ public final class Options {
 
     public Compression bottommostCompression() {
         return bottommostCompression != null ? bottommostCompression : compression;
+    }
+
+    /**
+     * Read table files with O_DIRECT, bypassing the OS page cache (RocksDB's {@code use_direct_reads}):
+     * every data block that misses the block cache is a device read of the block-aligned window around
+     * it. Index, properties and filters are read once, at table open, and kept in memory as usual.
+     * {@link Db#open} refuses with {@link InvalidArgumentException} where the file system (or
+     * {@link #fileSystem}) does not support direct reads. Writes are unaffected. Default false.
+     */
+    public Options useDirectReads(boolean direct) {
+        this.useDirectReads = direct;
+        return this;
+    }
+
+    public boolean useDirectReads() {
+        return useDirectReads;
     }
 
     /** Bytes of the block cache shared by all tables; 0 disables it. Default 8 MiB. */

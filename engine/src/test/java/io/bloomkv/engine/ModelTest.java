@@ -53,6 +53,14 @@ class ModelTest {
         run(o, "compressed");
     }
 
+    @Test
+    void directReadsWithoutBlockCacheAgainstTreeMap() {
+        Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
+                .useDirectReads(true).blockCacheSize(0).compression(Compression.LZ4);
+        run(o, "directReads");
+    }
+
     /** A random value of 0..maxLength bytes; compressible (random half, repeated) when the options compress. */
     private static byte[] value(Random rnd, int maxLength, Options options) {
         byte[] v = TestKeys.value(rnd, maxLength);

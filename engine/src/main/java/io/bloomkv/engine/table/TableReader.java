@@ -101,7 +101,17 @@ public final class TableReader implements AutoCloseable {
      */
     public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters)
             throws IOException {
-        ReadableFile file = fs.newReadableFile(path);
+        return open(fs, path, fileNumber, cacheOrNull, counters, false);
+    }
+
+    /**
+     * As {@link #open(FileSystem, Path, long, BlockCache, ReadCounters)}; with {@code directReads} the
+     * file is opened with {@link FileSystem#newDirectReadableFile} (O_DIRECT: every block read that
+     * misses the cache is a device read). The filter is still copied into off-heap memory here.
+     */
+    public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters,
+            boolean directReads) throws IOException {
+        ReadableFile file = directReads ? fs.newDirectReadableFile(path) : fs.newReadableFile(path);
         Filter filter = null;
         try {
             long size = file.size();

@@ -129,6 +129,25 @@ class CompressedTableTest {
     }
 
     @ParameterizedTest
+    @EnumSource(Compression.class)
+    void directReadsReturnTheSameAnswers(Compression c) throws IOException {
+        Model m = compressibleModel(2000);
+        Path p = dir.resolve("000011.sst");
+        TestTables.write(fs, p, m, TableBuilderOptions.defaults().blockSize(1000).compression(c)); // unaligned blocks
+        ReadCounters counters = new ReadCounters();
+        try (TableReader t = TableReader.open(fs, p, 11, null, counters, true)) {
+            assertThat(t.filterMemoryBytes()).as("the filter is loaded off-heap at open").isPositive();
+            checkAll(t, m, p, c + " direct, seed " + seed);
+            // the last data block of the file, alone
+            TableReader.IndexEntry last = t.indexEntries().get(t.indexEntries().size() - 1);
+            byte[] uk = InternalKey.userKey(last.separator());
+            long readsBefore = counters.blockReads.sum();
+            assertThat(t.get(uk, Hashing.hash64(uk), InternalKey.MAX_SEQUENCE)).isNotNull();
+            assertThat(counters.blockReads.sum() - readsBefore).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest
     @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
     void blocksThatSaveLessThanAnEighthAreStoredAsIs(Compression c) throws IOException {
         Model m = TestTables.model(1500, rnd);
