@@ -2,6 +2,7 @@ package io.bloomkv.engine;
 
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.ReadableFile;
 import io.bloomkv.engine.iterator.MergingIterator;
 import io.bloomkv.engine.memtable.MemTable;
 import io.bloomkv.engine.table.BlockCache;
@@ -97,7 +98,7 @@ public final class Db implements AutoCloseable {
         this.fs = options.fileSystem();
         this.dirLock = dirLock;
         this.blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
-        this.tableCache = new TableCache(fs, dir, blockCache, readCounters);
+        this.tableCache = new TableCache(fs, dir, blockCache, readCounters, options.useDirectReads());
         // The VersionSet calls back into obsolete-file deletion whenever a Version dies.
         ObsoleteFiles[] obsoleteRef = new ObsoleteFiles[1];
         this.versions = new VersionSet(fs, dir, options, tableCache, () -> obsoleteRef[0].delete());
@@ -152,6 +153,9 @@ public final class Db implements AutoCloseable {
                 throw new DbLockedException(abs);
             }
             lock = l.get();
+            if (opts.useDirectReads()) {
+                checkDirectReads(fs, abs);
+            }
             db = new Db(abs, opts, lock);
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).run();
             db.startBackgroundThreads();
@@ -173,6 +177,9 @@ public final class Db implements AutoCloseable {
                 throw new NotADatabaseException(abs, "it does not exist (a read-only open creates nothing)");
             }
             Recovery.checkLooksLikeDatabase(fs, abs);
+            if (opts.useDirectReads()) {
+                checkDirectReads(fs, abs);
+            }
             db = new Db(abs, opts, () -> { });
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).runReadOnly();
             return db;
@@ -230,6 +237,20 @@ public final class Db implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new BloomKvIOException("cannot destroy database " + abs, e);
+        }
+    }
+
+    /**
+     * Refuses {@link Options#useDirectReads} where {@code fs} cannot open a file of {@code dir} with
+     * O_DIRECT (probed on CURRENT, or LOCK for a new database).
+     */
+    private static void checkDirectReads(FileSystem fs, Path dir) {
+        Path probe = fs.exists(FileNames.currentFile(dir)) ? FileNames.currentFile(dir) : FileNames.lockFile(dir);
+        try (ReadableFile f = fs.newDirectReadableFile(probe)) {
+            f.size();
+        } catch (IOException e) {
+            throw new InvalidArgumentException("useDirectReads: direct reads (O_DIRECT) are not available for " + dir
+                    + ": " + e.getMessage());
         }
     }
 
@@ -533,7 +554,8 @@ public final class Db implements AutoCloseable {
                             f.smallestUserKey().clone(), f.largestUserKey().clone(), f.smallestSequence(), f.largestSequence(),
                             filter ? r.filterKind() : null, filter ? r.filterHashCount() : 0, filter ? r.filterBitSize() : 0,
                             filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0,
-                            filter ? r.filterFractionOfBitsSet() : Double.NaN, r.filterBroken() ? r.filterProblem() : null));
+                            filter ? r.filterFractionOfBitsSet() : Double.NaN, r.filterBroken() ? r.filterProblem() : null,
+                            r.properties().compression(), r.properties().dataSize(), r.properties().dataUncompressedSize()));
                 }
             }
             return out;

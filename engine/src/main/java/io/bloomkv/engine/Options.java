@@ -39,6 +39,9 @@ public final class Options {
     private long targetFileSize = 64L << 20;
     private long maxBytesForLevelBase = 256L << 20;
     private int levelSizeMultiplier = 10;
+    private Compression compression = Compression.NONE;
+    private Compression bottommostCompression; // null: same as compression
+    private boolean useDirectReads;
 
     private Options() {}
 
@@ -72,6 +75,9 @@ public final class Options {
         o.targetFileSize = targetFileSize;
         o.maxBytesForLevelBase = maxBytesForLevelBase;
         o.levelSizeMultiplier = levelSizeMultiplier;
+        o.compression = compression;
+        o.bottommostCompression = bottommostCompression;
+        o.useDirectReads = useDirectReads;
         return o;
     }
 
@@ -185,6 +191,54 @@ public final class Options {
 
     public int blockRestartInterval() {
         return blockRestartInterval;
+    }
+
+    /**
+     * How the data and index blocks of new tables are compressed (a block that compression does not
+     * shrink by at least 1/8 is stored as-is). Default {@link Compression#NONE}. Flushes and compactions
+     * into any level but the bottommost use it; see {@link #bottommostCompression}. Tables keep the
+     * compression they were written with, so it may change between opens.
+     */
+    public Options compression(Compression c) {
+        check(c != null, "compression must not be null");
+        this.compression = c;
+        return this;
+    }
+
+    public Compression compression() {
+        return compression;
+    }
+
+    /**
+     * Compression of tables a compaction writes into the bottommost level: its output level when no
+     * deeper level holds a table (as RocksDB's {@code bottommost_compression}; flushes into level 0 always
+     * use {@link #compression}). Default: the same as {@link #compression}. Most data lives in the
+     * bottommost level, so a stronger codec there (ZSTD) saves the most space for the least CPU.
+     */
+    public Options bottommostCompression(Compression c) {
+        check(c != null, "bottommostCompression must not be null");
+        this.bottommostCompression = c;
+        return this;
+    }
+
+    public Compression bottommostCompression() {
+        return bottommostCompression != null ? bottommostCompression : compression;
+    }
+
+    /**
+     * Read table files with O_DIRECT, bypassing the OS page cache (RocksDB's {@code use_direct_reads}):
+     * every data block that misses the block cache is a device read of the block-aligned window around
+     * it. Index, properties and filters are read once, at table open, and kept in memory as usual.
+     * {@link Db#open} refuses with {@link InvalidArgumentException} where the file system (or
+     * {@link #fileSystem}) does not support direct reads. Writes are unaffected. Default false.
+     */
+    public Options useDirectReads(boolean direct) {
+        this.useDirectReads = direct;
+        return this;
+    }
+
+    public boolean useDirectReads() {
+        return useDirectReads;
     }
 
     /** Bytes of the block cache shared by all tables; 0 disables it. Default 8 MiB. */

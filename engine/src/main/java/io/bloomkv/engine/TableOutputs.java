@@ -146,7 +146,30 @@ final class TableOutputs {
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
                 .filterKind(kind)
-                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries), expectedEntries));
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries), expectedEntries))
+                .compression(compressionForLevel(level));
+    }
+
+    /**
+     * {@link Options#bottommostCompression()} for a compaction output into {@code level} when no deeper
+     * level holds a table now (the bottommost level, as RocksDB defines it); otherwise, and for
+     * flushes into level 0, {@link Options#compression()}.
+     */
+    Compression compressionForLevel(int level) {
+        if (level == 0 || options.bottommostCompression() == options.compression()) {
+            return options.compression();
+        }
+        Version v = versions.retainCurrent();
+        try {
+            for (int deeper = level + 1; deeper < v.numLevels(); deeper++) {
+                if (!v.files(deeper).isEmpty()) {
+                    return options.compression();
+                }
+            }
+            return options.bottommostCompression();
+        } finally {
+            v.release();
+        }
     }
 
     /** Filter bits per key for a new table of {@code level}, per {@link Options#filterAllocation()}. */

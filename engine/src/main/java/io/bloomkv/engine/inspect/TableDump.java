@@ -1,6 +1,7 @@
 package io.bloomkv.engine.inspect;
 
 import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.InternalKey;
 import io.bloomkv.engine.ValueType;
@@ -55,7 +56,8 @@ public final class TableDump implements AutoCloseable {
     public record Properties(long entries, long deletions, long dataBlocks, long dataSize, long indexSize,
                              long rawKeyBytes, long rawValueBytes, Key smallestKey, Key largestKey,
                              long smallestSequence, long largestSequence, FilterKind filterKind, double bitsPerKey,
-                             long filterKeys, long filterBytes, int formatVersion) {}
+                             long filterKeys, long filterBytes, int formatVersion, Compression compression,
+                             long dataBlocksCompressed, long dataUncompressedSize) {}
 
     /**
      * The loaded filter.
@@ -137,7 +139,8 @@ public final class TableDump implements AutoCloseable {
         TableProperties p = table.properties();
         return new Properties(p.entries(), p.deletions(), p.dataBlocks(), p.dataSize(), p.indexSize(), p.rawKeyBytes(),
                 p.rawValueBytes(), decodeKey(p.smallestKey()), decodeKey(p.largestKey()), p.smallestSeq(), p.largestSeq(),
-                p.filterKind(), p.bitsPerKey(), p.filterKeys(), p.filterBytes(), p.formatVersion());
+                p.filterKind(), p.bitsPerKey(), p.filterKeys(), p.filterBytes(), p.formatVersion(), p.compression(),
+                p.dataBlocksCompressed(), p.dataUncompressedSize());
     }
 
     /** The data blocks, in key order. */

@@ -1,6 +1,7 @@
 package io.bloomkv.tools;
 
 import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.inspect.Region;
 import io.bloomkv.engine.inspect.TableDump;
 import java.io.IOException;
@@ -85,6 +86,11 @@ final class SstDumpCommand implements Callable<Integer> {
         out.println("  entries           " + Fmt.count(p.entries()) + " (" + Fmt.count(p.deletions()) + " deletions)");
         out.println("  data blocks       " + Fmt.count(p.dataBlocks()) + " (" + Fmt.count(p.dataSize())
                 + " bytes with trailers)");
+        out.println("  compression       " + p.compression() + (p.compression() == Compression.NONE ? ""
+                : ": " + Fmt.count(p.dataBlocksCompressed()) + " of " + Fmt.count(p.dataBlocks())
+                        + " data blocks compressed, " + Fmt.count(p.dataUncompressedSize()) + " bytes uncompressed ("
+                        + Fmt.decimal(p.dataUncompressedSize() == 0 ? 1.0 : (double) p.dataSize() / p.dataUncompressedSize(), 3)
+                        + " of it stored)"));
         out.println("  index size        " + Fmt.count(p.indexSize()) + " bytes");
         out.println("  raw key bytes     " + Fmt.count(p.rawKeyBytes()) + " (internal keys)");
         out.println("  raw value bytes   " + Fmt.count(p.rawValueBytes()));
