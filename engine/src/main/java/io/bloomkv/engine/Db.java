@@ -471,7 +471,7 @@ public final class Db implements AutoCloseable {
                 children.add(imm.iterator());
             }
             children.addAll(sv.version.iterators());
-            it = new DbIterator(this, sv, new MergingIterator(children), sequence);
+            it = new DbIterator(this, sv, new MergingIterator(children), sequence, readOptions);
         } catch (RuntimeException e) {
             sv.release();
             throw e;
