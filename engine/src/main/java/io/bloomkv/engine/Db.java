@@ -154,7 +154,8 @@ public final class Db implements AutoCloseable {
         this.options = options;
         this.fs = options.fileSystem();
         this.dirLock = dirLock;
-        this.blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
+        this.blockCache = options.blockCache() != null ? options.blockCache().newView()
+                : options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
         this.tableCache = new TableCache(fs, dir, blockCache, readCounters);
         this.versions = new VersionSet(fs, dir, options, tableCache, this::deleteObsoleteFiles);
     }
@@ -1131,10 +1132,13 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = acquireSuperVersion();
         try {
             long memBytes = sv.mem.approximateMemoryUsage();
+            long memEntries = sv.mem.entryCount();
             for (MemTable m : sv.imms) {
                 memBytes += m.approximateMemoryUsage();
+                memEntries += m.entryCount();
             }
             s.memtableBytes = memBytes;
+            s.memtableEntries = memEntries;
             s.immutableMemtables = sv.imms.size();
             Version v = sv.version;
             int n = v.numLevels();
