@@ -97,7 +97,8 @@ public final class Db implements AutoCloseable {
         this.options = options;
         this.fs = options.fileSystem();
         this.dirLock = dirLock;
-        this.blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
+        this.blockCache = options.blockCache() != null ? options.blockCache().newView()
+                : options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
         this.tableCache = new TableCache(fs, dir, blockCache, readCounters, options.useDirectReads());
         // The VersionSet calls back into obsolete-file deletion whenever a Version dies.
         ObsoleteFiles[] obsoleteRef = new ObsoleteFiles[1];
@@ -334,7 +335,7 @@ public final class Db implements AutoCloseable {
                 children.add(imm.iterator());
             }
             children.addAll(sv.version.iterators());
-            it = new DbIterator(this, sv, new MergingIterator(children), sequence);
+            it = new DbIterator(this, sv, new MergingIterator(children), sequence, readOptions);
         } catch (RuntimeException e) {
             sv.release();
             throw e;
@@ -512,10 +513,13 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireSuperVersion();
         try {
             long memBytes = sv.mem.approximateMemoryUsage();
+            long memEntries = sv.mem.entryCount();
             for (MemTable m : sv.imms) {
                 memBytes += m.approximateMemoryUsage();
+                memEntries += m.entryCount();
             }
             s.memtableBytes = memBytes;
+            s.memtableEntries = memEntries;
             s.immutableMemtables = sv.imms.size();
             Version v = sv.version;
             int n = v.numLevels();

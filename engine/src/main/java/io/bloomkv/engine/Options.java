@@ -26,6 +26,7 @@ public final class Options {
     private int blockSize = 4096;
     private int blockRestartInterval = 16;
     private long blockCacheSize = 8L << 20;
+    private SharedBlockCache blockCache;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
     private boolean createIfMissing = true;
@@ -62,6 +63,7 @@ public final class Options {
         o.blockSize = blockSize;
         o.blockRestartInterval = blockRestartInterval;
         o.blockCacheSize = blockCacheSize;
+        o.blockCache = blockCache;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
         o.createIfMissing = createIfMissing;
@@ -250,6 +252,19 @@ public final class Options {
 
     public long blockCacheSize() {
         return blockCacheSize;
+    }
+
+    /**
+     * A block cache shared with other databases (one memory bound for all of them); when set,
+     * {@link #blockCacheSize(long)} is ignored. Default null: the database has its own cache.
+     */
+    public Options blockCache(SharedBlockCache cache) {
+        this.blockCache = cache;
+        return this;
+    }
+
+    public SharedBlockCache blockCache() {
+        return blockCache;
     }
 
     /** When writes are fsynced. Default {@link SyncMode#NONE}. */
