@@ -3,6 +3,8 @@ package io.bloomkv.engine.version;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.InternalKey;
 import io.bloomkv.engine.Options;
+import io.bloomkv.engine.compaction.CompactionPicker;
+import io.bloomkv.engine.compaction.LevelView;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
 import io.bloomkv.engine.fs.WritableFile;
@@ -216,25 +218,8 @@ public final class VersionSet implements AutoCloseable {
     }
 
     private void installNew(List<List<FileMetaData>> levels) {
-        int bestLevel = 0;
-        double bestScore = -1;
-        for (int level = 0; level < levels.size() - 1; level++) {
-            double score;
-            if (level == 0) {
-                score = levels.get(0).size() / (double) options.l0CompactionTrigger();
-            } else {
-                long bytes = 0;
-                for (FileMetaData f : levels.get(level)) {
-                    bytes += f.fileSize();
-                }
-                score = bytes / (double) options.maxBytesForLevel(level);
-            }
-            if (score > bestScore) {
-                bestScore = score;
-                bestLevel = level;
-            }
-        }
-        Version v = new Version(this, levels, tables, bestLevel, bestScore);
+        CompactionPicker.Score score = CompactionPicker.score(LevelView.of(levels), options);
+        Version v = new Version(this, levels, tables, score.level(), score.score());
         synchronized (liveLock) {
             live.add(v);
         }

@@ -1,6 +1,5 @@
 package io.bloomkv.tools;
 
-import io.bloomkv.bench.BenchCommand;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
@@ -14,8 +13,10 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * The {@code bloomkv} command: operate a database, inspect tables and filters, size a filter, run
- * the bench ({@link BenchCommand}, mounted as {@code bloomkv bench}). Every failure is one line on stderr and an exit code from {@link ExitCodes}.
+ * The {@code bloomkv} command: operate a database, inspect tables and filters, size a filter. The
+ * CLI depends on the engine only (no RocksDB); when the bench harness is on the class path its
+ * command ({@code io.bloomkv.bench.BenchCommand}) is mounted as {@code bloomkv bench}. Every failure is
+ * one line on stderr and an exit code from {@link ExitCodes}.
  */
 @Command(
         name = "bloomkv",
@@ -64,13 +65,39 @@ public final class BloomKvCli implements Callable<Integer> {
     public static CommandLine newCommandLine() {
         ErrorHandler handler = new ErrorHandler();
         CommandLine cl = new CommandLine(new BloomKvCli());
-        // The bench harness (io.bloomkv.bench), mounted as is: `bloomkv bench` == `java -jar bloomkv-bench.jar`.
-        cl.addSubcommand("bench", new BenchCommand());
+        Object bench = benchCommandIfPresent();
+        if (bench != null) {
+            // The bench harness, mounted as is: `bloomkv bench` == `java -jar bloomkv-bench.jar`.
+            cl.addSubcommand("bench", bench);
+        }
         cl.setExecutionExceptionHandler(handler);
         cl.setParameterExceptionHandler(handler);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setUsageHelpAutoWidth(true);
         return cl;
+    }
+
+    /** Class of the bench's picocli command, mounted only when the bench jar is on the class path. */
+    static final String BENCH_COMMAND = "io.bloomkv.bench.BenchCommand";
+
+    /** A new bench command when the bench harness is on the class path, else null. */
+    static Object benchCommandIfPresent() {
+        return commandIfPresent(BENCH_COMMAND);
+    }
+
+    /** A new instance of the command class {@code className} when it is on the class path, else null. */
+    static Object commandIfPresent(String className) {
+        Class<?> type;
+        try {
+            type = Class.forName(className, true, BloomKvCli.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            return null;
+        }
+        try {
+            return type.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot create " + className, e);
+        }
     }
 
     /** {@code bloomkv} with no subcommand: print the usage to stderr, exit {@link ExitCodes#USAGE}. */

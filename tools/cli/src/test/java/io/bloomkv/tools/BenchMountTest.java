@@ -7,7 +7,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code bloomkv bench} runs the bench harness's own command. */
+/**
+ * {@code bloomkv bench} runs the bench harness's own command when the bench is on the class path (it
+ * is, for these tests, in test scope only); the CLI jar itself carries no bench and no RocksDB.
+ */
 class BenchMountTest {
     @TempDir
     Path tmp;
@@ -29,6 +32,13 @@ class BenchMountTest {
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(r.err()).startsWith("bloomkv bench: ").contains("--num");
         assertThat(r.err().lines()).hasSize(1);
+    }
+
+    @Test
+    void aCommandClassNotOnTheClassPathIsNotMounted() {
+        assertThat(BloomKvCli.commandIfPresent("io.bloomkv.bench.NoSuchCommand")).isNull();
+        assertThat(BloomKvCli.benchCommandIfPresent()).isNotNull();
+        assertThat(BloomKvCli.newCommandLine().getSubcommands()).containsKey("bench");
     }
 
     @Test
