@@ -1,6 +1,5 @@
 package io.bloomkv.bench.engine;
 
-import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
 import io.bloomkv.engine.Options;
@@ -39,7 +38,8 @@ public final class BloomKvEngine implements BenchEngine {
                         .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
                         .fileSystem(fs)
                 : Options.defaults()
-                .filterKind(FilterKind.valueOf(settings.filterKind()))
+                .filterKind(FilterPolicySpec.parse(settings.filterKind()).kind())
+                .ribbonFromLevel(FilterPolicySpec.parse(settings.filterKind()).ribbonFromLevel())
                 .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
                 .blockSize(settings.blockSize())
                 .blockCacheSize(settings.cacheSize())

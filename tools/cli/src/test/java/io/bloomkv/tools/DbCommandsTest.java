@@ -1,0 +1,236 @@
+package io.bloomkv.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.Options;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bloomkv get|put|delete|scan}, and their errors. */
+class DbCommandsTest {
+    @TempDir
+    Path tmp;
+
+    private String db() {
+        return tmp.resolve("db").toString();
+    }
+
+    @Test
+    void putGetDeleteRoundTrip() {
+        Cli.Result put = Cli.run("put", db(), "--create", "apple", "red");
+        assertThat(put.exitCode()).as(put.toString()).isZero();
+        assertThat(put.err()).isEmpty();
+
+        Cli.Result get = Cli.run("get", db(), "apple");
+        assertThat(get.exitCode()).as(get.toString()).isZero();
+        assertThat(get.out()).isEqualTo("red\n");
+
+        Cli.Result overwrite = Cli.run("put", db(), "apple", "green");
+        assertThat(overwrite.exitCode()).isZero();
+        assertThat(Cli.run("get", db(), "apple").out()).isEqualTo("green\n");
+
+        Cli.Result del = Cli.run("delete", db(), "apple");
+        assertThat(del.exitCode()).as(del.toString()).isZero();
+        Cli.Result gone = Cli.run("get", db(), "apple");
+        assertThat(gone.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(gone.out()).isEmpty();
+        assertThat(gone.err()).isEqualTo("bloomkv get: key not found: apple\n");
+    }
+
+    @Test
+    void flushWritesATable() throws IOException {
+        assertThat(Cli.run("put", db(), "--create", "--flush", "k", "v").exitCode()).isZero();
+        try (Stream<Path> files = Files.list(Path.of(db()))) {
+            assertThat(files.map(p -> p.getFileName().toString())).anyMatch(n -> n.endsWith(".sst"));
+        }
+        assertThat(Cli.run("get", db(), "k").out()).isEqualTo("v\n");
+    }
+
+    @Test
+    void hexInputAndOutput() {
+        assertThat(Cli.run("put", db(), "--create", "--hex", "00ff", "0x0102").exitCode()).isZero();
+        assertThat(Cli.run("get", db(), "--hex", "00FF").out()).isEqualTo("0102\n");
+        // Without --value-hex the binary value is shown escaped.
+        assertThat(Cli.run("get", db(), "--key-hex", "00ff").out()).isEqualTo("\\x01\\x02\n");
+        assertThat(Cli.run("scan", db(), "--hex").out()).isEqualTo("00ff\t0102\n");
+        assertThat(Cli.run("scan", db()).out()).isEqualTo("\\x00\\xff\t\\x01\\x02\n");
+        assertThat(Cli.run("put", db(), "--value-hex", "text-key", "cafe").exitCode()).isZero();
+        assertThat(Cli.run("get", db(), "--value-hex", "text-key").out()).isEqualTo("cafe\n");
+    }
+
+    @Test
+    void badHexIsAUsageError() {
+        assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
+        Cli.Result r = Cli.run("get", db(), "--hex", "xyz");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).isEqualTo("bloomkv get: KEY: hex input must have an even number of digits: 'xyz'"
+                + " (see 'bloomkv get --help')\n");
+    }
+
+    @Test
+    void emptyKeyIsRejectedByTheEngine() {
+        assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
+        Cli.Result r = Cli.run("put", db(), "", "v");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).startsWith("bloomkv put: invalid argument: ");
+        assertThat(r.err().lines()).hasSize(1);
+    }
+
+    @Test
+    void scanWithRangeAndLimit() throws IOException {
+        Path input = tmp.resolve("pairs.tsv");
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            lines.add(String.format("key%04d\tvalue %d", i, i));
+        }
+        Files.write(input, lines, StandardCharsets.UTF_8);
+        Cli.Result load = Cli.run("put", db(), "--create", "--input", input.toString(), "--batch-size", "64");
+        assertThat(load.exitCode()).as(load.toString()).isZero();
+        assertThat(load.out()).isEqualTo("put 500 pairs\n");
+
+        Cli.Result all = Cli.run("scan", db());
+        assertThat(all.exitCode()).isZero();
+        assertThat(all.out().lines()).hasSize(500).startsWith("key0000\tvalue 0").endsWith("key0499\tvalue 499");
+
+        Cli.Result range = Cli.run("scan", db(), "--from", "key0100", "--to", "key0103");
+        assertThat(range.out().lines()).containsExactly("key0100\tvalue 100", "key0101\tvalue 101", "key0102\tvalue 102");
+
+        Cli.Result limited = Cli.run("scan", db(), "--from", "key0250x", "--limit", "2", "--keys-only");
+        assertThat(limited.out().lines()).containsExactly("key0251", "key0252");
+
+        assertThat(Cli.run("delete", db(), "key0101").exitCode()).isZero();
+        assertThat(Cli.run("scan", db(), "--from", "key0100", "--to", "key0103", "--keys-only").out().lines())
+                .containsExactly("key0100", "key0102");
+
+        Cli.Result none = Cli.run("scan", db(), "--limit", "0");
+        assertThat(none.exitCode()).isZero();
+        assertThat(none.out()).isEmpty();
+        assertThat(Cli.run("scan", db(), "--limit", "-1").exitCode()).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
+    void putReadsPairsFromStdin() {
+        InputStream saved = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream("b\t2\na\t1\n\nc\tthree\tparts\n".getBytes(StandardCharsets.UTF_8)));
+            Cli.Result r = Cli.run("put", db(), "--create", "--input", "-");
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            assertThat(r.out()).isEqualTo("put 3 pairs\n");
+        } finally {
+            System.setIn(saved);
+        }
+        // Only the first tab separates: the value keeps the others.
+        assertThat(Cli.run("scan", db()).out()).isEqualTo("a\t1\nb\t2\nc\tthree\\x09parts\n");
+    }
+
+    @Test
+    void malformedInputLineNamesTheLine() throws IOException {
+        Path input = tmp.resolve("bad.tsv");
+        Files.writeString(input, "a\t1\nno-tab-here\n");
+        Cli.Result r = Cli.run("put", db(), "--create", "--input", input.toString());
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).isEqualTo("bloomkv put: " + input + ":2: expected KEY<TAB>VALUE, found no tab\n");
+    }
+
+    @Test
+    void putNeedsAPairOrAnInput() {
+        assertThat(Cli.run("put", db(), "--create").err()).contains("expected KEY VALUE or --input FILE");
+        assertThat(Cli.run("put", db(), "--create", "k").err()).contains("missing VALUE after KEY");
+        Cli.Result both = Cli.run("put", db(), "--create", "k", "v", "--input", "x");
+        assertThat(both.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(both.err()).contains("not both");
+    }
+
+    @Test
+    void missingDirectoryIsOneLineAndExitThree() {
+        for (String cmd : new String[] {"get", "delete"}) {
+            Cli.Result r = Cli.run(cmd, db(), "k");
+            assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.IO_ERROR);
+            assertThat(r.err()).isEqualTo("bloomkv " + cmd + ": no such database directory: " + db() + "\n");
+        }
+        assertThat(Cli.run("scan", db()).err()).isEqualTo("bloomkv scan: no such database directory: " + db() + "\n");
+        assertThat(Cli.run("put", db(), "k", "v").exitCode()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(Files.exists(Path.of(db()))).as("put without --create creates nothing").isFalse();
+    }
+
+    @Test
+    void regularFileOrForeignDirectoryIsNotADatabase() throws IOException {
+        Path file = Files.writeString(tmp.resolve("file.txt"), "hello");
+        Cli.Result r = Cli.run("get", file.toString(), "k");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(r.err()).isEqualTo("bloomkv get: not a directory: " + file + "\n");
+
+        Path foreign = Files.createDirectories(tmp.resolve("photos"));
+        Files.writeString(foreign.resolve("cat.jpg"), "meow");
+        Cli.Result f = Cli.run("scan", foreign.toString());
+        assertThat(f.exitCode()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(f.err()).startsWith("bloomkv scan: ").contains("is not a bloomkv database").contains("cat.jpg");
+        assertThat(f.err().lines()).hasSize(1);
+    }
+
+    @Test
+    void writesToALockedDatabaseAreExitFiveWhileReadsGoOnReadOnly() {
+        assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
+        try (Db held = Db.open(Path.of(db()), Options.defaults())) {
+            for (String[] args : new String[][] {{"put", db(), "k", "w"}, {"delete", db(), "k"}}) {
+                Cli.Result r = Cli.run(args);
+                assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.LOCKED);
+                assertThat(r.err()).startsWith("bloomkv " + args[0] + ": database ").contains("already open");
+                assertThat(r.err().lines()).hasSize(1);
+            }
+            // get and scan open read-only: no LOCK, so they read a database another process holds.
+            held.put("k2".getBytes(StandardCharsets.UTF_8), "v2".getBytes(StandardCharsets.UTF_8));
+            Cli.Result get = Cli.run("get", db(), "k2");
+            assertThat(get.exitCode()).as(get.toString()).isZero();
+            assertThat(get.out()).isEqualTo("v2\n");
+            Cli.Result scan = Cli.run("scan", db());
+            assertThat(scan.exitCode()).as(scan.toString()).isZero();
+            assertThat(scan.out()).isEqualTo("k\tv\nk2\tv2\n");
+            assertThat(held.get("k".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("v");
+        }
+        assertThat(Cli.run("put", db(), "k", "w").exitCode()).as("writable again once the holder closed").isZero();
+    }
+
+    @Test
+    void verbosePrintsTheStackTraceOfAFailure() {
+        assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
+        try (Db held = Db.open(Path.of(db()), Options.defaults())) {
+            Cli.Result r = Cli.run("put", "--verbose", db(), "k", "w");
+            assertThat(r.exitCode()).isEqualTo(ExitCodes.LOCKED);
+            assertThat(r.err()).contains("DbLockedException", "\tat io.bloomkv.engine.Db.open");
+            Cli.Result quiet = Cli.run("put", db(), "k", "w");
+            assertThat(quiet.err()).doesNotContain("\tat ");
+            assertThat(held.get("k".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("v");
+        }
+    }
+
+    @Test
+    void readingADatabaseNeverChangesItsDirectory() throws Exception {
+        assertThat(Cli.run("put", db(), "--create", "a", "1").exitCode()).isZero();
+        try (Db db = Db.open(Path.of(db()), Options.defaults())) {
+            for (int i = 0; i < 200; i++) {
+                db.put(("key" + i).getBytes(StandardCharsets.UTF_8), ("v" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            db.flush();
+            db.put("unflushed".getBytes(StandardCharsets.UTF_8), "in the WAL".getBytes(StandardCharsets.UTF_8));
+        }
+        java.util.Map<String, String> before = TestDbs.contents(Path.of(db()));
+        assertThat(before.keySet()).anyMatch(n -> n.endsWith(".log"));
+        assertThat(Cli.run("get", db(), "unflushed").out()).isEqualTo("in the WAL\n");
+        assertThat(Cli.run("scan", db(), "--keys-only").out().lines()).hasSize(202);
+        assertThat(Cli.run("db", "stats", db(), "--probes", "200").exitCode()).isZero();
+        assertThat(Cli.run("sst", "verify", db()).exitCode()).isZero();
+        assertThat(TestDbs.contents(Path.of(db()))).as("file names and bytes after get, scan, db stats, sst verify")
+                .isEqualTo(before);
+    }
+}
