@@ -2,7 +2,7 @@ package io.bloomkv.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.version.LevelTargets;
+import io.bloomkv.engine.internal.version.LevelTargets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
