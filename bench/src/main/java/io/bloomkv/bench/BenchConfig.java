@@ -1,5 +1,6 @@
 package io.bloomkv.bench;
 
+import io.bloomkv.bench.workload.KeyDistribution;
 import io.bloomkv.bench.workload.Workload;
 
 import java.nio.file.Path;
@@ -20,7 +21,7 @@ import java.util.List;
  * @param writeBufferSize memtable size in bytes before a flush
  * @param compression    block compression of both engines, every level: none, lz4 or zstd
  * @param sync           fsync the WAL on every measured write
- * @param threads        reader threads of the read phases
+ * @param threads        threads of the read phases (readers; readupdate/readheavy: threads that read and write)
  * @param engines        engine names, run alternately A B A B
  * @param filterModes    true = filters on, false = filters off
  * @param filterKind     bloomkv's filter kind name (RocksDB always uses its FastLocalBloom)
@@ -38,6 +39,7 @@ import java.util.List;
  * @param valueCompressibility values compress to about this fraction of their size (db_bench's
  *                       compression_ratio; 1.0 = random bytes)
  * @param direct         both engines read tables with O_DIRECT (bypassing the page cache)
+ * @param distribution   how operations choose existing keys (uniform, zipfian, latest)
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -45,7 +47,7 @@ public record BenchConfig(
         List<String> engines, List<Boolean> filterModes, String filterKind, List<Workload> workloads,
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
-        boolean fprSweep, double valueCompressibility, boolean direct) {
+        boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 
@@ -81,6 +83,7 @@ public record BenchConfig(
         }
         require(!filterModes.isEmpty(), "--filters must be on, off or on,off");
         require(!workloads.isEmpty(), "--workloads must name at least one workload");
+        require(distribution != null, "--distribution must be uniform, zipfian or latest");
         return this;
     }
 

@@ -45,6 +45,23 @@ class ModelTest {
         run(o, "monkey");
     }
 
+    /** BLOCKED on level 0, RIBBON below (Bloom-equivalent bits per key), with MONKEY's fractional per-level budgets. */
+    @Test
+    void ribbonBelowLevel1WithMonkeyAgainstTreeMap() {
+        Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
+                .filterAllocation(FilterAllocation.MONKEY).ribbonFromLevel(1);
+        run(o, "ribbonMonkey");
+    }
+
+    /** Every table RIBBON, uniform budget, with compaction. */
+    @Test
+    void ribbonEverywhereAgainstTreeMap() {
+        Options o = Options.defaults().writeBufferSize(4 << 10).blockSize(256).targetFileSize(4 << 10)
+                .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2).ribbonFromLevel(0);
+        run(o, "ribbonEverywhere");
+    }
+
     @Test
     void compressedTablesWithCompactionAgainstTreeMap() {
         Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)

@@ -17,7 +17,7 @@ import java.util.Objects;
  * Writes one table file (engine/FORMAT.md, "Table files"): data blocks, then the filter block, the
  * index block, the properties block and the footer. Entries must be added in strictly increasing
  * {@link InternalKey#COMPARATOR} order. The filter is built over the table's distinct USER keys at
- * {@link #finish()}, sized for the exact number of them ({@code expectedKeys} is only a hint for the
+ * {@link #finish()} by {@code Filters.build} (so static kinds such as RIBBON work), sized for the exact number of them ({@code expectedKeys} is only a hint for the
  * buffer of hashes). Not thread-safe.
  *
  * <p>{@link #close()} closes the file; a table closed before {@link #finish()} is incomplete and
@@ -129,10 +129,8 @@ public final class TableWriter implements Closeable {
         BlockHandle filterHandle;
         if (opts.hasFilter()) {
             byte[] serialized;
-            try (Filter f = Filters.create(opts.filterKind(), hashCount, opts.bitsPerKey())) {
-                for (int i = 0; i < hashCount; i++) {
-                    f.add(userKeyHashes[i]);
-                }
+            long[] hashes = hashCount == userKeyHashes.length ? userKeyHashes : Arrays.copyOf(userKeyHashes, hashCount);
+            try (Filter f = Filters.build(opts.filterKind(), hashes, opts.bitsPerKey())) {
                 serialized = f.toByteArray();
             }
             filterHandle = writeBlock(serialized, Compression.NONE); // filter bits are random: never compressed
