@@ -543,11 +543,6 @@ public final class Db implements AutoCloseable {
         return s;
     }
 
-    /** The compression a new table of {@code level} gets now (flush or compaction output; see {@link TableOutputs}). */
-    Compression compressionForLevel(int level) {
-        return outputs.compressionForLevel(level);
-    }
-
     /** The live tables, level by level (level 0 newest first, deeper levels by key). */
     public List<TableInfo> tables() {
         checkOpen();
