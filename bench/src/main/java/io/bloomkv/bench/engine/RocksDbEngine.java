@@ -99,8 +99,9 @@ public final class RocksDbEngine implements BenchEngine {
                 // bloomkv's memtable filter: bitsPerKey bits per ~120 bytes of write buffer (MemTable.expectedEntries)
                 .setMemtableWholeKeyFiltering(settings.filters())
                 .setMemtablePrefixBloomSizeRatio(settings.filters() ? settings.bitsPerKey() / (8.0 * 120) : 0)
-                .setCompressionType(CompressionType.NO_COMPRESSION)
-                .setBottommostCompressionType(CompressionType.NO_COMPRESSION)
+                .setCompressionType(compressionType(settings.compression()))
+                .setBottommostCompressionType(compressionType(settings.compression()))
+                .setUseDirectReads(settings.directReads())
                 .setTableFormatConfig(table);
         try {
             db = RocksDB.open(options, dir.toString());
@@ -125,6 +126,16 @@ public final class RocksDbEngine implements BenchEngine {
         } catch (RocksDBException e) {
             throw io(e);
         }
+    }
+
+    /** RocksDB's compression for the bench's name (none, lz4, zstd); ZSTD at its default level (3), as bloomkv. */
+    static CompressionType compressionType(String name) {
+        return switch (name) {
+            case "none" -> CompressionType.NO_COMPRESSION;
+            case "lz4" -> CompressionType.LZ4_COMPRESSION;
+            case "zstd" -> CompressionType.ZSTD_COMPRESSION;
+            default -> throw new IllegalArgumentException("unknown compression '" + name + "'");
+        };
     }
 
     @Override
@@ -316,7 +327,8 @@ public final class RocksDbEngine implements BenchEngine {
                 + (settings.filters() ? ", BloomFilter(" + settings.bitsPerKey() + ") [FastLocalBloom, whole key]" : ", no filter")
                 + ", block " + settings.blockSize() + " B, LRUCache " + settings.cacheSize() + " B (index/filter outside the cache)"
                 + ", write buffer " + settings.writeBufferSize() + " B" + (settings.filters() ? " with a whole-key memtable bloom" : "")
-                + ", no compression, WAL on, sync " + settings.sync();
+                + ", compression " + settings.compression()
+                + (settings.directReads() ? ", direct reads" : "") + ", WAL on, sync " + settings.sync();
     }
 
     private void closeDb() {
