@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * {@link NullPointerException}; range bounds are inclusive, null is open, {@code from > to} gives an
  * empty iterator and a logged warning; iterators read the store as of their creation (never a
  * {@code ConcurrentModificationException}) and must be closed (closing the store closes them).
- * {@link #flush()} / {@link #commit(Map)} make what was written durable (the memtable becomes an
- * fsynced table) and checkpoint the IQv2 {@link Position}. Data lives under {@code stateDir/name};
+ * {@link #flush()} / {@link #commit(Map)} make what was written durable (the write-ahead log is
+ * synced) and checkpoint the IQv2 {@link Position}. Data lives under {@code stateDir/name};
  * the position under {@code stateDir/name.position}. Thread-safe (the stream thread writes, IQ threads
  * read); writes are serialized. Engine failures surface as {@link ProcessorStateException}, use after
  * close as {@link InvalidStateStoreException}.
@@ -328,14 +328,18 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         return db();
     }
 
-    /** Makes every write so far durable (memtable -> fsynced table when anything was written) and checkpoints the position. */
+    /**
+     * Makes every write so far durable and checkpoints the position. Kafka's RocksDB store disables
+     * its WAL and flushes the memtable to a table at every commit; bloomkv keeps its WAL and syncs it
+     * (one fsync), so memtables still fill to their size before they become tables.
+     */
     @Override
     public synchronized void flush() {
         Db d = db();
         try {
             if (dirty) {
                 dirty = false;
-                d.flush();
+                d.syncWal();
             }
         } catch (BloomKvException e) {
             dirty = true;
