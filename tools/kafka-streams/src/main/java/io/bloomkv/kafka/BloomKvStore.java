@@ -74,7 +74,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
 
     BloomKvStore(String name, Options options) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
-        this.options = options == null ? Options.defaults() : options.copy();
+        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
     }
 
     @Override
