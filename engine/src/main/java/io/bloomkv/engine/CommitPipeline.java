@@ -205,7 +205,9 @@ final class CommitPipeline {
             wal.addRecord(rec, 0, batch.approximateSize());
             counters.walRecords.increment();
             if (options.syncMode() == SyncMode.NONE) {
-                wal.flush();
+                if (!options.manualWalFlush()) {
+                    wal.flush();
+                }
             } else {
                 wal.sync();
                 counters.walSyncs.increment();

@@ -44,7 +44,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code bench kafka-streams}: the word-count processor of a Kafka Streams application on Kafka's
  * RocksDB store ({@code Stores.persistentKeyValueStore}) and on the bloomkv store
- * ({@code BloomKvStores.persistentKeyValueStore}), each with the defaults a user gets, called as the
+ * ({@code BloomKvStores.persistentKeyValueStore}), each with the defaults a user gets (bloomkv with the
+ * same 50 MiB block cache as Kafka's RocksDB store, {@code --bloomkv-cache-bytes}), called as the
  * stream thread calls the innermost store (String/Long serdes; no record cache, so every record
  * reaches the store). Processing: per record a get and a put of the word's count, a commit (store flush) every
  * {@code --commit-every} records, as a stream thread does. Restore: the changelog of that run fed to a
@@ -73,6 +74,10 @@ public final class KafkaStreamsBench implements Callable<Integer> {
 
     @Option(names = "--engines", defaultValue = "rocksdb,bloomkv", split = ",", description = "Stores, run alternately (default ${DEFAULT-VALUE}).")
     List<String> engines;
+
+    @Option(names = "--bloomkv-cache-bytes", defaultValue = "52428800",
+            description = "Block cache bytes of the bloomkv store (default ${DEFAULT-VALUE}: the 50 MiB of Kafka's RocksDB store, the same memory).")
+    long bloomkvCacheBytes;
 
     @Option(names = "--seed", defaultValue = "301", description = "Seed of the word sequence (default ${DEFAULT-VALUE}).")
     long seed;
@@ -140,8 +145,10 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         return seq;
     }
 
-    private static KeyValueBytesStoreSupplier supplier(String engine) {
-        return engine.equals("rocksdb") ? Stores.persistentKeyValueStore("counts") : BloomKvStores.persistentKeyValueStore("counts");
+    /** Kafka's RocksDB store as users get it; the bloomkv store with its defaults and the same block-cache memory. */
+    private KeyValueBytesStoreSupplier supplier(String engine) {
+        return engine.equals("rocksdb") ? Stores.persistentKeyValueStore("counts")
+                : BloomKvStores.persistentKeyValueStore("counts", BloomKvStores.defaultOptions().blockCacheSize(bloomkvCacheBytes));
     }
 
     private Run runOnce(String engine, int round, Path parent, int[] seq, String[] wordText) throws IOException {
@@ -284,8 +291,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         StringBuilder md = new StringBuilder();
         md.append("# bench kafka-streams\n\n");
         md.append(String.format(Locale.ROOT, "Word count, %,d records over %,d words (skewed), commit every %,d records, restore batches of %,d; "
-                + "%d runs per store, stores alternating; machine: %s.%n%n", records, words, commitEvery, restoreBatch, rounds,
-                Machine.current().summary()));
+                + "bloomkv block cache %,d bytes; %d runs per store, stores alternating; machine: %s.%n%n", records, words, commitEvery,
+                restoreBatch, bloomkvCacheBytes, rounds, Machine.current().summary()));
         md.append("| store | process rec/s (median, min-max) | restore rec/s (median, min-max) | heap growth MiB (median) | off-heap MiB (median) |\n");
         md.append("|---|---:|---:|---:|---:|\n");
         for (String e : engines) {
@@ -323,6 +330,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         json.put("words", words);
         json.put("commitEvery", commitEvery);
         json.put("restoreBatch", restoreBatch);
+        json.put("bloomkvCacheBytes", bloomkvCacheBytes);
         json.put("machine", Machine.current());
         json.put("runs", runs);
         json.put("summary", summary);

@@ -24,9 +24,13 @@ public final class BloomKvStores {
     /** Memtable bytes of a store by default: Kafka's RocksDB store uses 16 MiB write buffers. */
     public static final long DEFAULT_WRITE_BUFFER_BYTES = 16L << 20;
 
-    /** The options of the stores made without options: the engine's defaults with a {@link #DEFAULT_WRITE_BUFFER_BYTES} memtable. */
+    /**
+     * The options of the stores made without options: the engine's defaults with a {@link #DEFAULT_WRITE_BUFFER_BYTES}
+     * memtable and {@code manualWalFlush} (the store syncs its WAL at every commit, as Kafka expects; Kafka's RocksDB
+     * store runs without a WAL and flushes its memtable instead).
+     */
     public static Options defaultOptions() {
-        return Options.defaults().writeBufferSize(DEFAULT_WRITE_BUFFER_BYTES);
+        return Options.defaults().writeBufferSize(DEFAULT_WRITE_BUFFER_BYTES).manualWalFlush(true);
     }
 
     /** A persistent store with {@link #defaultOptions()}. */
