@@ -114,30 +114,42 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         context.register(root, new RestoreCallback());
     }
 
-    /** Restores changelog batches: each batch is one atomic WriteBatch; the position follows the records. */
+    /**
+     * Restores changelog batches: each batch is one atomic WriteBatch holding the last record of each
+     * key in it (earlier records of a key in the same batch are overwritten within it, so they are not
+     * written: the uncompacted changelog tail repeats hot keys); the position follows every record.
+     */
     private final class RestoreCallback implements RecordBatchingStateRestoreCallback {
         @Override
         public void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
-            WriteBatch batch = new WriteBatch();
+            Map<Bytes, byte[]> last = new java.util.LinkedHashMap<>(records.size() * 2);
             synchronized (BloomKvStore.this) {
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, position);
-                    addTo(batch, r.key(), r.value());
+                    last.put(Bytes.wrap(Objects.requireNonNull(r.key(), "key cannot be null")), r.value());
                 }
-                write(batch);
+                write(batchOf(last));
             }
         }
 
         @Override
         public void restoreAll(Collection<KeyValue<byte[], byte[]>> records) {
-            WriteBatch batch = new WriteBatch();
+            Map<Bytes, byte[]> last = new java.util.LinkedHashMap<>(records.size() * 2);
             for (KeyValue<byte[], byte[]> r : records) {
-                addTo(batch, r.key, r.value);
+                last.put(Bytes.wrap(Objects.requireNonNull(r.key, "key cannot be null")), r.value);
             }
             synchronized (BloomKvStore.this) {
-                write(batch);
+                write(batchOf(last));
             }
         }
+    }
+
+    private static WriteBatch batchOf(Map<Bytes, byte[]> entries) {
+        WriteBatch batch = new WriteBatch();
+        for (Map.Entry<Bytes, byte[]> e : entries.entrySet()) {
+            addTo(batch, e.getKey().get(), e.getValue());
+        }
+        return batch;
     }
 
     private static void addTo(WriteBatch batch, byte[] key, byte[] value) {

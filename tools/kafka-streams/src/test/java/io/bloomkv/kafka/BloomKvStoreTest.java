@@ -62,6 +62,9 @@ class BloomKvStoreTest {
     @AfterEach
     void closeAll() {
         stores.forEach(BloomKvStore::close);
+        // Every table and its off-heap filter released exactly once the stores are closed.
+        assertThat(io.bloomkv.engine.table.TableReader.liveTables()).as("tables left open").isZero();
+        assertThat(io.bloomkv.engine.table.TableReader.liveFilterBytes()).as("off-heap filter bytes left").isZero();
     }
 
     private static Bytes b(String s) {
@@ -248,7 +251,7 @@ class BloomKvStoreTest {
     void dataLivesUnderStateDirAndFlushMakesItDurable() throws Exception {
         FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
         TestStoreContext ctx = context();
-        BloomKvStore s = (BloomKvStore) BloomKvStores.persistentKeyValueStore("durable", Options.defaults().fileSystem(fs)).get();
+        BloomKvStore s = (BloomKvStore) BloomKvStores.persistentKeyValueStore("durable", BloomKvStores.defaultOptions().fileSystem(fs)).get();
         s.init(ctx, s);
         for (int i = 0; i < 100; i++) {
             s.put(b("k" + i), v("v" + i));
@@ -270,7 +273,7 @@ class BloomKvStoreTest {
             everything.remove();
         }
         fs.crash(new Random(7));
-        BloomKvStore again = (BloomKvStore) BloomKvStores.persistentKeyValueStore("durable", Options.defaults().fileSystem(fs)).get();
+        BloomKvStore again = (BloomKvStore) BloomKvStores.persistentKeyValueStore("durable", BloomKvStores.defaultOptions().fileSystem(fs)).get();
         again.init(context(), again);
         stores.add(again);
         for (int i = 0; i < 100; i++) {
