@@ -1,14 +1,17 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.compaction.Compaction;
-import io.bloomkv.engine.compaction.CompactionPicker;
-import io.bloomkv.engine.iterator.MergingIterator;
-import io.bloomkv.engine.table.InternalIterator;
-import io.bloomkv.engine.util.Threads;
-import io.bloomkv.engine.version.FileMetaData;
-import io.bloomkv.engine.version.Version;
-import io.bloomkv.engine.version.VersionEdit;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.compaction.Compaction;
+import io.bloomkv.engine.internal.compaction.CompactionPicker;
+import io.bloomkv.engine.internal.iterator.MergingIterator;
+import io.bloomkv.engine.internal.table.InternalIterator;
+import io.bloomkv.engine.internal.util.Threads;
+import io.bloomkv.engine.internal.version.FileMetaData;
+import io.bloomkv.engine.internal.version.Version;
+import io.bloomkv.engine.internal.version.VersionEdit;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -192,8 +195,10 @@ final class Compactor {
                     run(c);
                 }
             }
-        } catch (IOException e) {
-            BloomKvIOException err = new BloomKvIOException("compactRange failed", e);
+        } catch (IOException | UncheckedIOException e) {
+            // A table read fails unchecked (UncheckedIOException) inside the merge's iterators.
+            BloomKvIOException err = new BloomKvIOException("compactRange failed",
+                    e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
             env.setBackgroundError(err);
             throw err;
         } finally {

@@ -1,18 +1,20 @@
 package io.bloomkv.engine;
 
+import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.iterator.MergingIterator;
-import io.bloomkv.engine.memtable.MemTable;
-import io.bloomkv.engine.table.BlockCache;
-import io.bloomkv.engine.table.InternalIterator;
-import io.bloomkv.engine.table.ReadCounters;
-import io.bloomkv.engine.table.TableReader;
-import io.bloomkv.engine.version.FileMetaData;
-import io.bloomkv.engine.version.FileNames;
-import io.bloomkv.engine.version.TableCache;
-import io.bloomkv.engine.version.Version;
-import io.bloomkv.engine.version.VersionSet;
+import io.bloomkv.engine.fs.ReadableFile;
+import io.bloomkv.engine.internal.iterator.MergingIterator;
+import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.table.BlockCache;
+import io.bloomkv.engine.internal.table.InternalIterator;
+import io.bloomkv.engine.internal.table.ReadCounters;
+import io.bloomkv.engine.internal.table.TableReader;
+import io.bloomkv.engine.internal.version.FileMetaData;
+import io.bloomkv.engine.internal.version.FileNames;
+import io.bloomkv.engine.internal.version.TableCache;
+import io.bloomkv.engine.internal.version.Version;
+import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -57,7 +59,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <h2>Where each step lives</h2>
  * Open and WAL replay: {@link Recovery}. Writes: {@link CommitPipeline} (write queue, group commit,
  * memtable switch). Flush: {@link Flusher}. New tables: {@link TableOutputs}. Compaction:
- * {@link Compactor}, choosing with {@link io.bloomkv.engine.compaction.CompactionPicker}. File
+ * {@link Compactor}, choosing with {@link io.bloomkv.engine.internal.compaction.CompactionPicker}. File
  * deletion: {@link ObsoleteFiles}. State under the mutex: {@link DbState}. Counters:
  * {@link DbCounters} beside {@link ReadCounters}. This class wires them and serves reads.
  *
@@ -98,7 +100,7 @@ public final class Db implements AutoCloseable {
         this.dirLock = dirLock;
         this.blockCache = options.blockCache() != null ? options.blockCache().newView()
                 : options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
-        this.tableCache = new TableCache(fs, dir, blockCache, readCounters);
+        this.tableCache = new TableCache(fs, dir, blockCache, readCounters, options.useDirectReads());
         // The VersionSet calls back into obsolete-file deletion whenever a Version dies.
         ObsoleteFiles[] obsoleteRef = new ObsoleteFiles[1];
         this.versions = new VersionSet(fs, dir, options, tableCache, () -> obsoleteRef[0].delete());
@@ -135,6 +137,9 @@ public final class Db implements AutoCloseable {
         }
         FileSystem fs = opts.fileSystem();
         Path abs = dir.toAbsolutePath().normalize();
+        if (opts.readOnly()) {
+            return openReadOnly(fs, abs, opts);
+        }
         Closeable lock = null;
         Db db = null;
         try {
@@ -150,6 +155,9 @@ public final class Db implements AutoCloseable {
                 throw new DbLockedException(abs);
             }
             lock = l.get();
+            if (opts.useDirectReads()) {
+                checkDirectReads(fs, abs);
+            }
             db = new Db(abs, opts, lock);
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).run();
             db.startBackgroundThreads();
@@ -159,6 +167,29 @@ public final class Db implements AutoCloseable {
             throw new BloomKvIOException("cannot open database " + abs, e);
         } catch (RuntimeException | Error e) {
             cleanupFailedOpen(db, lock, e);
+            throw e;
+        }
+    }
+
+    /** {@link #open} with {@link Options#readOnly}: takes no lock, writes nothing, starts no thread. */
+    private static Db openReadOnly(FileSystem fs, Path abs, Options opts) {
+        Db db = null;
+        try {
+            if (!fs.exists(abs)) {
+                throw new NotADatabaseException(abs, "it does not exist (a read-only open creates nothing)");
+            }
+            Recovery.checkLooksLikeDatabase(fs, abs);
+            if (opts.useDirectReads()) {
+                checkDirectReads(fs, abs);
+            }
+            db = new Db(abs, opts, () -> { });
+            new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).runReadOnly();
+            return db;
+        } catch (IOException e) {
+            cleanupFailedOpen(db, null, e);
+            throw new BloomKvIOException("cannot open database " + abs + " read-only", e);
+        } catch (RuntimeException | Error e) {
+            cleanupFailedOpen(db, null, e);
             throw e;
         }
     }
@@ -208,6 +239,20 @@ public final class Db implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new BloomKvIOException("cannot destroy database " + abs, e);
+        }
+    }
+
+    /**
+     * Refuses {@link Options#useDirectReads} where {@code fs} cannot open a file of {@code dir} with
+     * O_DIRECT (probed on CURRENT, or LOCK for a new database).
+     */
+    private static void checkDirectReads(FileSystem fs, Path dir) {
+        Path probe = fs.exists(FileNames.currentFile(dir)) ? FileNames.currentFile(dir) : FileNames.lockFile(dir);
+        try (ReadableFile f = fs.newDirectReadableFile(probe)) {
+            f.size();
+        } catch (IOException e) {
+            throw new InvalidArgumentException("useDirectReads: direct reads (O_DIRECT) are not available for " + dir
+                    + ": " + e.getMessage());
         }
     }
 
@@ -363,19 +408,19 @@ public final class Db implements AutoCloseable {
 
     /** Sets {@code key} to {@code value}. */
     public void put(byte[] key, byte[] value) {
-        checkOpen();
+        checkWritable("put");
         write(new WriteBatch().put(key, value));
     }
 
     /** Removes {@code key}; removing an absent key is not an error. */
     public void delete(byte[] key) {
-        checkOpen();
+        checkWritable("delete");
         write(new WriteBatch().delete(key));
     }
 
     /** Applies every operation of {@code batch} atomically. An empty batch does nothing. */
     public void write(WriteBatch batch) {
-        checkOpen();
+        checkWritable("write");
         if (batch == null) {
             throw new InvalidArgumentException("batch is null");
         }
@@ -403,7 +448,7 @@ public final class Db implements AutoCloseable {
      * before it, is in a level-0 table; their WALs are then deleted.
      */
     public void flush() {
-        checkOpen();
+        checkWritable("flush");
         commits.freezeMemTable();
         state.lock();
         try {
@@ -419,7 +464,7 @@ public final class Db implements AutoCloseable {
      * levels, after flushing the memtable: overwritten values and unneeded tombstones in the range are dropped.
      */
     public void compactRange(byte[] from, byte[] to) {
-        checkOpen();
+        checkWritable("compactRange");
         if (from != null) {
             WriteBatch.checkKey(from);
         }
@@ -522,13 +567,20 @@ public final class Db implements AutoCloseable {
                     out.add(new TableInfo(level, f.number(), FileNames.tableFile(dir, f.number()), f.fileSize(), f.entries(),
                             f.smallestUserKey().clone(), f.largestUserKey().clone(), f.smallestSequence(), f.largestSequence(),
                             filter ? r.filterKind() : null, filter ? r.filterHashCount() : 0, filter ? r.filterBitSize() : 0,
-                            filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0));
+                            filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0,
+                            filter ? r.filterFractionOfBitsSet() : Double.NaN, r.filterBroken() ? r.filterProblem() : null,
+                            r.properties().compression(), r.properties().dataSize(), r.properties().dataUncompressedSize()));
                 }
             }
             return out;
         } finally {
             v.release();
         }
+    }
+
+    /** The compression a new table of {@code level} gets now (see {@link TableOutputs#compressionForLevel}). */
+    Compression compressionForLevel(int level) {
+        return outputs.compressionForLevel(level);
     }
 
     /** The database directory (absolute). */
@@ -544,6 +596,14 @@ public final class Db implements AutoCloseable {
     private void checkOpen() {
         if (state.closed) {
             throw new DbClosedException("database is closed");
+        }
+    }
+
+    /** @throws DbClosedException once closed; @throws DbReadOnlyException when opened read-only */
+    private void checkWritable(String operation) {
+        checkOpen();
+        if (options.readOnly()) {
+            throw new DbReadOnlyException(dir, operation);
         }
     }
 

@@ -1,7 +1,8 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.util.ByteReader;
-import io.bloomkv.engine.util.ByteWriter;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.util.ByteReader;
+import io.bloomkv.engine.internal.util.ByteWriter;
 
 /**
  * Puts and deletes applied atomically by {@link Db#write}: after a crash either all of them are
@@ -162,8 +163,15 @@ public final class WriteBatch {
         return sequence;
     }
 
-    /** Operation count in a serialized batch's header. */
+    /**
+     * Operation count in a serialized batch's header.
+     *
+     * @throws ByteReader.MalformedInputException when the record is shorter than the header (found by WriteBatchFuzzTest)
+     */
     static int countOf(byte[] record) {
+        if (record.length < HEADER_SIZE) {
+            throw new ByteReader.MalformedInputException("batch of " + record.length + " bytes is shorter than its header", 0);
+        }
         return new ByteReader(record, 8, 4).getFixed32();
     }
 

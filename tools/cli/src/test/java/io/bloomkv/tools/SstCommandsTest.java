@@ -2,11 +2,11 @@ package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.InternalKey;
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.table.BlockHandle;
-import io.bloomkv.engine.table.TableFormat;
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.internal.table.BlockHandle;
+import io.bloomkv.engine.internal.table.TableFormat;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -78,6 +78,26 @@ class SstCommandsTest {
         assertThat(first.out()).contains("entries:\n  6b6579303030303030 @1 PUT\t76616c75652030\n"
                 + "  6b6579303030303032 @2 PUT\t76616c75652032\n");
         assertThat(first.out().lines().filter(l -> l.contains(" PUT\t"))).hasSize(2);
+    }
+
+    @Test
+    void dumpShowsTheCompressionOfItsBlocks() throws IOException {
+        Path db = tmp.resolve("db-lz4");
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(db,
+                io.bloomkv.engine.Options.defaults().compression(io.bloomkv.engine.Compression.LZ4))) {
+            for (int i = 0; i < 2000; i++) {
+                d.put(String.format("key%06d", i).getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                        ("value " + i + " value " + i + " value " + i).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            }
+            d.flush();
+        }
+        Path table = TestDbs.tables(db).get(0);
+        int blocks = dataBlocks(table).size();
+        Cli.Result r = Cli.run("sst", "dump", table.toString());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("compression       LZ4: " + blocks + " of " + blocks + " data blocks compressed");
+        Cli.Result plain = Cli.run("sst", "dump", table().toString());
+        assertThat(plain.out()).contains("compression       NONE\n");
     }
 
     @Test
