@@ -21,7 +21,7 @@ class SyncWalTest {
     void everyWriteBeforeTheLastSyncSurvivesACrash(boolean manualWalFlush) throws IOException {
         long seed = TestKeys.seed("SyncWalTest");
         Random rnd = new Random(seed);
-        for (int round = 0; round < 6; round++) {
+        for (int round = 0; round < 3; round++) {
             String ctx = "seed " + seed + " round " + round;
             Path d = dir.resolve("r" + round + "-" + manualWalFlush);
             FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
