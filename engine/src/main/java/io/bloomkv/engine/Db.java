@@ -472,7 +472,7 @@ public final class Db implements AutoCloseable {
                 children.add(imm.iterator());
             }
             children.addAll(sv.version.iterators());
-            it = new DbIterator(this, sv, new MergingIterator(children), sequence);
+            it = new DbIterator(this, sv, new MergingIterator(children), sequence, PrefixSeek.of(options, readOptions, sv));
         } catch (RuntimeException e) {
             sv.release();
             throw e;
@@ -998,7 +998,8 @@ public final class Db implements AutoCloseable {
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
                 .filterKind(kind)
-                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries), expectedEntries));
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries), expectedEntries))
+                .prefixLength(options.prefixLength());
     }
 
     /** Filter bits per key for a new table of {@code level}, per {@link Options#filterAllocation()}. */

@@ -24,18 +24,42 @@ import java.util.NoSuchElementException;
 public final class DbIterator implements AutoCloseable {
     private final Db db;
     private final SuperVersion sv;
-    private final MergingIterator merged;
+    private MergingIterator merged;
     private final long sequence;
+    /** Prefix seeks (ReadOptions.prefixSameAsStart), or null; {@link #full} is the unrestricted iterator. */
+    private final PrefixSeek prefixSeek;
+    private final MergingIterator full;
+    /** The prefix the current position is confined to, or null. */
+    private byte[] prefix;
     private byte[] key;
     private byte[] value;
     private boolean closed;
     private boolean closedByDb;
 
     DbIterator(Db db, SuperVersion sv, MergingIterator merged, long sequence) {
+        this(db, sv, merged, sequence, null);
+    }
+
+    DbIterator(Db db, SuperVersion sv, MergingIterator merged, long sequence, PrefixSeek prefixSeek) {
         this.db = db;
         this.sv = sv;
         this.merged = merged;
+        this.full = merged;
         this.sequence = sequence;
+        this.prefixSeek = prefixSeek;
+    }
+
+    /** Confines the iterator to {@code target}'s prefix (prefix seeks), or lifts the confinement (null target). */
+    private void scope(byte[] target) {
+        byte[] next = prefixSeek == null || target == null ? null : prefixSeek.prefixOf(target);
+        if (merged != full) {
+            merged.close();
+            merged = full;
+        }
+        prefix = next;
+        if (next != null) {
+            merged = prefixSeek.iterator(next);
+        }
     }
 
     private void checkOpen() {
@@ -54,6 +78,7 @@ public final class DbIterator implements AutoCloseable {
     public synchronized void seekToFirst() {
         checkOpen();
         try {
+            scope(null);
             merged.seekToFirst();
             findNext(null);
         } catch (UncheckedIOException e) {
@@ -66,6 +91,7 @@ public final class DbIterator implements AutoCloseable {
         checkOpen();
         WriteBatch.checkKey(target);
         try {
+            scope(target);
             merged.seek(InternalKey.forSeek(target, sequence));
             findNext(null);
         } catch (UncheckedIOException e) {
@@ -119,6 +145,9 @@ public final class DbIterator implements AutoCloseable {
         byte[] skipKey = skip;
         while (merged.valid()) {
             byte[] ik = merged.keyNoCopy();
+            if (prefix != null && !PrefixSeek.userKeyStartsWith(ik, prefix)) {
+                break; // past the prefix: a prefix seek ends here
+            }
             if (InternalKey.sequence(ik) <= sequence) {
                 byte[] userKey = InternalKey.userKey(ik);
                 if (skipKey == null || !Arrays.equals(userKey, skipKey)) {
@@ -153,7 +182,10 @@ public final class DbIterator implements AutoCloseable {
         key = null;
         value = null;
         try {
-            merged.close();
+            if (merged != full) {
+                merged.close();
+            }
+            full.close();
         } finally {
             sv.release();
         }

@@ -12,8 +12,9 @@ public final class TableBuilderOptions {
     private final int restartInterval;
     private final FilterKind filterKind;
     private final double bitsPerKey;
+    private final int prefixLength;
 
-    private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey) {
+    private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey, int prefixLength) {
         if (blockSize < 64) {
             throw new IllegalArgumentException("block size must be >= 64 bytes: " + blockSize);
         }
@@ -27,11 +28,15 @@ public final class TableBuilderOptions {
         this.restartInterval = restartInterval;
         this.filterKind = Objects.requireNonNull(filterKind, "filterKind");
         this.bitsPerKey = bitsPerKey;
+        if (prefixLength < 0) {
+            throw new IllegalArgumentException("prefix length must be >= 0: " + prefixLength);
+        }
+        this.prefixLength = prefixLength;
     }
 
     /** 4 KiB blocks, a restart point every 16 keys, BLOCKED filters at 10 bits per key. */
     public static TableBuilderOptions defaults() {
-        return new TableBuilderOptions(4096, 16, FilterKind.BLOCKED, 10);
+        return new TableBuilderOptions(4096, 16, FilterKind.BLOCKED, 10, 0);
     }
 
     /** Target size of a data block before its trailer (a block ends after the entry that reaches it). */
@@ -40,7 +45,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions blockSize(int bytes) {
-        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey);
+        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, prefixLength);
     }
 
     /** Keys between restart points in data blocks. */
@@ -49,7 +54,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions restartInterval(int keys) {
-        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey);
+        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey, prefixLength);
     }
 
     public FilterKind filterKind() {
@@ -57,7 +62,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions filterKind(FilterKind kind) {
-        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey);
+        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey, prefixLength);
     }
 
     /** Filter bits per distinct user key (counters per key for COUNTING); 0 = the table has no filter. */
@@ -66,7 +71,20 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions bitsPerKey(double bits) {
-        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits);
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits, prefixLength);
+    }
+
+    /**
+     * Length of the fixed-length prefix whose hashes the filter also holds (0 = whole keys only): every user key of
+     * at least this many bytes adds the hash of its first {@code prefixLength} bytes, so a prefix seek can ask the
+     * filter whether any key with a prefix is in the table.
+     */
+    public int prefixLength() {
+        return prefixLength;
+    }
+
+    public TableBuilderOptions prefixLength(int bytes) {
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, bytes);
     }
 
     public boolean hasFilter() {
@@ -76,6 +94,6 @@ public final class TableBuilderOptions {
     @Override
     public String toString() {
         return "TableBuilderOptions{blockSize=" + blockSize + ", restartInterval=" + restartInterval
-                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + "}";
+                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", prefixLength=" + prefixLength + "}";
     }
 }

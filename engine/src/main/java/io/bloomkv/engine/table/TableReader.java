@@ -318,6 +318,20 @@ public final class TableReader implements AutoCloseable {
         return out;
     }
 
+    /**
+     * False only when this table certainly holds no user key starting with a {@code prefixLength}-byte prefix whose
+     * {@code Hashing.hash64} is {@code prefixHash}: its filter was written with this same prefix length (table
+     * property {@code bloomkv.filter.prefix.length}) and answers no. A table without a usable filter, or whose filter
+     * holds another prefix length (or none), answers true (fails open). Same holding contract as
+     * {@link #getRetainedInRange}.
+     */
+    public boolean mayContainPrefixRetained(int prefixLength, long prefixHash) {
+        if (filter == null || prefixLength <= 0 || properties.prefixLength() != prefixLength) {
+            return true;
+        }
+        return filter.mightContain(prefixHash);
+    }
+
     /** Off-heap bytes of this table's filter (0 if none or broken). */
     public long filterMemoryBytes() {
         return filterMemory;

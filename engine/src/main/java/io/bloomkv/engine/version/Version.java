@@ -186,6 +186,46 @@ public final class Version {
     }
 
     /**
+     * As {@link #iterators()}, restricted to the tables that may hold a user key starting with {@code prefix}
+     * ({@code prefixHash} = its {@code Hashing.hash64}): tables whose key range cannot hold one are left out without
+     * touching them, and so are tables whose prefix filter says the prefix is absent
+     * ({@link TableReader#mayContainPrefixRetained}). The result is only meaningful for keys with that prefix.
+     */
+    public List<InternalIterator> prefixIterators(byte[] prefix, long prefixHash) {
+        int p = prefix.length;
+        List<InternalIterator> out = new ArrayList<>();
+        for (int i = 0; i < files[0].length; i++) {
+            if (mayHoldPrefix(files[0][i], prefix) && readers[0][i].mayContainPrefixRetained(p, prefixHash)) {
+                out.add(readers[0][i].iterator());
+            }
+        }
+        for (int level = 1; level < files.length; level++) {
+            FileMetaData[] fs = files[level];
+            List<FileMetaData> keptFiles = new ArrayList<>(1);
+            List<TableReader> keptReaders = new ArrayList<>(1);
+            for (int i = findFile(fs, prefix); i < fs.length && mayHoldPrefix(fs[i], prefix); i++) {
+                if (readers[level][i].mayContainPrefixRetained(p, prefixHash)) {
+                    keptFiles.add(fs[i]);
+                    keptReaders.add(readers[level][i]);
+                }
+            }
+            if (!keptFiles.isEmpty()) {
+                out.add(new LevelIterator(keptFiles.toArray(new FileMetaData[0]), keptReaders.toArray(new TableReader[0])));
+            }
+        }
+        return out;
+    }
+
+    /** The table's user-key range [smallest, largest] can hold a key starting with {@code prefix}. */
+    private static boolean mayHoldPrefix(FileMetaData f, byte[] prefix) {
+        byte[] smallest = f.smallestUserKey();
+        int n = Math.min(smallest.length, prefix.length);
+        // largest >= prefix, and smallest's first bytes <= prefix
+        return Arrays.compareUnsigned(f.largestUserKey(), prefix) >= 0
+                && Arrays.compareUnsigned(smallest, 0, n, prefix, 0, prefix.length) <= 0;
+    }
+
+    /**
      * Tables of {@code level} whose user-key range overlaps [from, to] (null = open bound). For
      * level 0 the range grows to cover every overlapping table's range, transitively, so that no
      * newer entry of a key is left behind.
