@@ -156,6 +156,78 @@ public final class Version {
         return null;
     }
 
+    /**
+     * {@link #get} for a batch: for each key k not yet {@code resolved}, {@code out[k]} becomes its newest entry
+     * visible at {@code snapshotSequence} (or stays null) and {@code resolved[k]} true when one is found. Tables are
+     * asked in {@link #get}'s order; each table first filters all its candidate keys at once
+     * ({@link TableReader#filterAllRetained}: the filter's cache-line loads overlap), then searches the keys it let
+     * through in key order, so keys sharing a data block read it back to back (the second from the block cache).
+     * {@code order} lists the key indices sorted by key.
+     */
+    public void multiGet(byte[][] userKeys, long[] hashes, int[] order, long snapshotSequence, TableReader.Entry[] out,
+                         boolean[] resolved) {
+        int n = order.length;
+        int[] batchKeys = new int[n];
+        long[] batchHashes = new long[n];
+        boolean[] passed = new boolean[n];
+        for (int i = 0; i < files[0].length; i++) {
+            int count = 0;
+            for (int k : order) {
+                if (!resolved[k] && files[0][i].mayContain(userKeys[k])) {
+                    batchKeys[count] = k;
+                    batchHashes[count++] = hashes[k];
+                }
+            }
+            probeTable(readers[0][i], userKeys, batchKeys, batchHashes, passed, count, snapshotSequence, out, resolved);
+        }
+        for (int level = 1; level < files.length; level++) {
+            FileMetaData[] fs = files[level];
+            if (fs.length == 0) {
+                continue;
+            }
+            int table = -1;
+            int count = 0;
+            for (int k : order) {
+                if (resolved[k]) {
+                    continue;
+                }
+                int t = findFile(fs, userKeys[k]);
+                if (t >= fs.length || Arrays.compareUnsigned(userKeys[k], fs[t].smallestUserKey()) < 0) {
+                    continue;
+                }
+                if (t != table) {
+                    if (count > 0) {
+                        probeTable(readers[level][table], userKeys, batchKeys, batchHashes, passed, count, snapshotSequence, out, resolved);
+                    }
+                    table = t;
+                    count = 0;
+                }
+                batchKeys[count] = k;
+                batchHashes[count++] = hashes[k];
+            }
+            if (count > 0) {
+                probeTable(readers[level][table], userKeys, batchKeys, batchHashes, passed, count, snapshotSequence, out, resolved);
+            }
+        }
+    }
+
+    private static void probeTable(TableReader r, byte[][] userKeys, int[] batchKeys, long[] batchHashes, boolean[] passed,
+                                   int count, long snapshotSequence, TableReader.Entry[] out, boolean[] resolved) {
+        if (count == 0 || r.filterAllRetained(batchHashes, count, passed) == 0) {
+            return;
+        }
+        for (int j = 0; j < count; j++) {
+            if (passed[j]) {
+                int k = batchKeys[j];
+                TableReader.Entry e = r.searchRetained(userKeys[k], snapshotSequence);
+                if (e != null) {
+                    out[k] = e;
+                    resolved[k] = true;
+                }
+            }
+        }
+    }
+
     /** Index of the first table whose largest user key is >= {@code userKey} (length when none). */
     static int findFile(FileMetaData[] sorted, byte[] userKey) {
         int lo = 0;
