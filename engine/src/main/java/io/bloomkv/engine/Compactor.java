@@ -1,17 +1,15 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.compaction.Compaction;
+import io.bloomkv.engine.compaction.CompactionPicker;
 import io.bloomkv.engine.iterator.MergingIterator;
 import io.bloomkv.engine.table.InternalIterator;
-import io.bloomkv.engine.table.TableProperties;
-import io.bloomkv.engine.table.TableWriter;
 import io.bloomkv.engine.util.Threads;
 import io.bloomkv.engine.version.FileMetaData;
-import io.bloomkv.engine.version.FileNames;
 import io.bloomkv.engine.version.Version;
 import io.bloomkv.engine.version.VersionEdit;
 import java.io.IOException;
-import java.nio.file.Path;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,12 +17,9 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Leveled compaction, as in LevelDB, on one background thread. A Version's score says which level
- * overflows most: level 0 by table count against {@link Options#l0CompactionTrigger()}, level n >= 1
- * by bytes against {@link Options#maxBytesForLevel(int)}. A level-0 compaction merges every level-0
- * table with the overlapping level-1 tables; a level-n compaction takes the next table after the
- * level's compaction pointer (round robin over the key space) and the overlapping tables of level
- * n+1. A single input with nothing to merge below is moved down without rewriting.
+ * Runs leveled compactions, as in LevelDB, on one background thread, and {@link #compactRange} on
+ * the caller's. What to compact is chosen by {@link CompactionPicker} from the current Version
+ * alone; a single input with nothing to merge below is moved down without rewriting.
  *
  * <p>The merge drops an entry when a newer entry of the same user key is visible to every open
  * snapshot, and a tombstone when additionally no deeper level may hold the key. Outputs are cut at
@@ -33,15 +28,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * new Version is installed atomically and the input tables live until their last reader is done.
  */
 final class Compactor {
-    /** What one compaction merges: {@code inputs[0]} from {@code level}, {@code inputs[1]} from {@code level + 1}. */
-    record Compaction(int level, int outputLevel, List<FileMetaData> base, List<FileMetaData> below) {
-        /** A single input with nothing to merge below is moved, not rewritten (not for in-place rewrites). */
-        boolean isTrivialMove() {
-            return outputLevel != level && base.size() == 1 && below.isEmpty();
-        }
-    }
-
-    private final Db db;
+    private final CompactionEnv env;
     /** Serializes compactions (background and {@link #compactRange}). */
     private final ReentrantLock compactionLock = new ReentrantLock();
     private final ReentrantLock stateLock = new ReentrantLock();
@@ -51,12 +38,12 @@ final class Compactor {
     private boolean stop;
     private Thread thread;
 
-    Compactor(Db db) {
-        this.db = db;
+    Compactor(CompactionEnv env) {
+        this.env = env;
     }
 
     void start() {
-        thread = new Thread(this::loop, "bloomkv-compact-" + db.directory().getFileName());
+        thread = new Thread(this::loop, "bloomkv-compact-" + env.directory().getFileName());
         thread.setDaemon(true);
         thread.start();
     }
@@ -91,7 +78,7 @@ final class Compactor {
     void waitIdle() {
         stateLock.lock();
         try {
-            while (!stop && (running || wakeRequested || needsCompaction()) && db.backgroundError() == null) {
+            while (!stop && (running || wakeRequested || needsCompaction()) && env.backgroundError() == null) {
                 stateChanged.awaitUninterruptibly();
             }
         } finally {
@@ -100,10 +87,10 @@ final class Compactor {
     }
 
     private boolean needsCompaction() {
-        if (!db.opts().autoCompaction()) {
+        if (!env.options().autoCompaction()) {
             return false;
         }
-        Version v = db.versions().current();
+        Version v = env.versions().current();
         return v != null && v.compactionScore() >= 1;
     }
 
@@ -124,22 +111,14 @@ final class Compactor {
                 stateLock.unlock();
             }
             try {
-                while (db.opts().autoCompaction() && !isStopping() && db.backgroundError() == null && backgroundCompactionStep()) {
+                while (env.options().autoCompaction() && !isStopping() && env.backgroundError() == null && backgroundCompactionStep()) {
                     // one compaction per step; loop while levels still overflow
                 }
             } catch (CompactionAbortedException e) {
                 // the database is closing: abandoning a compaction is not an error
-            } catch (BloomKvException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 if (!isStopping()) {
-                    db.setBackgroundError(e);
-                }
-            } catch (IOException e) {
-                if (!isStopping()) {
-                    db.setBackgroundError(new BloomKvIOException("compaction failed", e));
-                }
-            } catch (RuntimeException | Error e) {
-                if (!isStopping()) {
-                    db.setBackgroundError(new BloomKvException("compaction failed", e));
+                    env.setBackgroundError(BackgroundErrors.of("compaction failed", e));
                 }
             } finally {
                 stateLock.lock();
@@ -166,13 +145,10 @@ final class Compactor {
     private boolean backgroundCompactionStep() throws IOException {
         compactionLock.lock();
         try {
-            Version v = db.versions().retainCurrent();
             Compaction c;
+            Version v = env.versions().retainCurrent();
             try {
-                if (v.compactionScore() < 1) {
-                    return false;
-                }
-                c = pick(v, v.compactionLevel());
+                c = CompactionPicker.pickAuto(v, env.options(), env.versions()::compactPointer);
             } finally {
                 v.release();
             }
@@ -186,49 +162,6 @@ final class Compactor {
         }
     }
 
-    /** Picks the inputs of a compaction of {@code level} in {@code v}; null when the level is empty. */
-    private Compaction pick(Version v, int level) {
-        List<FileMetaData> base;
-        if (level == 0) {
-            base = new ArrayList<>(v.files(0));
-        } else {
-            List<FileMetaData> files = v.files(level);
-            if (files.isEmpty()) {
-                return null;
-            }
-            byte[] pointer = db.versions().compactPointer(level);
-            FileMetaData chosen = files.get(0);
-            if (pointer != null) {
-                for (FileMetaData f : files) {
-                    if (InternalKey.compare(f.largest(), pointer) > 0) {
-                        chosen = f;
-                        break;
-                    }
-                }
-            }
-            base = List.of(chosen);
-        }
-        if (base.isEmpty()) {
-            return null;
-        }
-        return withBelow(v, level, base);
-    }
-
-    private static Compaction withBelow(Version v, int level, List<FileMetaData> base) {
-        byte[] smallest = null;
-        byte[] largest = null;
-        for (FileMetaData f : base) {
-            if (smallest == null || Arrays.compareUnsigned(f.smallestUserKey(), smallest) < 0) {
-                smallest = f.smallestUserKey();
-            }
-            if (largest == null || Arrays.compareUnsigned(f.largestUserKey(), largest) > 0) {
-                largest = f.largestUserKey();
-            }
-        }
-        List<FileMetaData> below = v.overlapping(level + 1, smallest, largest);
-        return new Compaction(level, level + 1, List.copyOf(base), List.copyOf(below));
-    }
-
     /**
      * Compacts every table overlapping [from, to] down to the deepest level that holds such a table,
      * level by level, then rewrites that level's overlapping tables in place if no merge wrote into
@@ -238,14 +171,10 @@ final class Compactor {
     void compactRange(byte[] from, byte[] to) {
         compactionLock.lock();
         try {
-            Version v = db.versions().retainCurrent();
-            int maxLevel = 0;
+            Version v = env.versions().retainCurrent();
+            int maxLevel;
             try {
-                for (int level = 0; level < v.numLevels(); level++) {
-                    if (!v.overlapping(level, from, to).isEmpty()) {
-                        maxLevel = level;
-                    }
-                }
+                maxLevel = CompactionPicker.deepestOverlappingLevel(v, from, to);
             } finally {
                 v.release();
             }
@@ -264,9 +193,11 @@ final class Compactor {
                     run(c);
                 }
             }
-        } catch (IOException e) {
-            BloomKvIOException err = new BloomKvIOException("compactRange failed", e);
-            db.setBackgroundError(err);
+        } catch (IOException | UncheckedIOException e) {
+            // A table read fails unchecked (UncheckedIOException) inside the merge's iterators.
+            BloomKvIOException err = new BloomKvIOException("compactRange failed",
+                    e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
+            env.setBackgroundError(err);
             throw err;
         } finally {
             compactionLock.unlock();
@@ -276,19 +207,12 @@ final class Compactor {
 
     /** The tables of {@code level} overlapping [from, to], merged into the next level or (inPlace) rewritten in it. */
     private Compaction rangeCompaction(int level, byte[] from, byte[] to, boolean inPlace) {
-        if (db.backgroundError() != null) {
-            throw db.backgroundError();
+        if (env.backgroundError() != null) {
+            throw env.backgroundError();
         }
-        Version cur = db.versions().retainCurrent();
+        Version cur = env.versions().retainCurrent();
         try {
-            List<FileMetaData> base = cur.overlapping(level, from, to);
-            if (base.isEmpty()) {
-                return null;
-            }
-            if (inPlace) {
-                return new Compaction(level, level, List.copyOf(base), List.of());
-            }
-            return withBelow(cur, level, base);
+            return CompactionPicker.pickRange(cur, level, from, to, inPlace);
         } finally {
             cur.release();
         }
@@ -302,9 +226,8 @@ final class Compactor {
             edit.deleteFile(c.level(), f.number());
             edit.addFile(c.outputLevel(), f);
             edit.compactPointer(c.level(), f.largest());
-            db.versions().logAndApply(edit);
-            db.versionChanged();
-            db.deleteObsoleteFiles();
+            env.versions().logAndApply(edit);
+            env.versionInstalled();
             return;
         }
         List<FileMetaData> outputs = new ArrayList<>();
@@ -332,38 +255,34 @@ final class Compactor {
                 written += f.fileSize();
             }
             try {
-                db.versions().logAndApply(edit);
+                env.versions().logAndApply(edit);
             } catch (IOException | RuntimeException e) {
                 // Before the outputs leave pendingOutputs: the edit may be on disk though its sync
-                // failed, so no file may be deleted from now on (see Db.deleteObsoleteFiles).
-                String what = "compaction: MANIFEST write failed";
-                db.setBackgroundError(e instanceof IOException io ? new BloomKvIOException(what, io) : new BloomKvException(what, e));
+                // failed, so no file may be deleted from now on (see ObsoleteFiles.delete).
+                env.setBackgroundError(BackgroundErrors.of("compaction: MANIFEST write failed", e));
                 throw e;
             }
-            db.compactions.increment();
-            db.compactionBytesRead.add(bytesRead);
-            db.compactionBytesWritten.add(written);
+            env.compactionFinished(bytesRead, written);
         } finally {
             for (FileMetaData f : outputs) {
-                db.pendingOutputs().remove(f.number());
+                env.outputRecorded(f.number());
             }
         }
-        db.versionChanged();
-        db.deleteObsoleteFiles();
+        env.versionInstalled();
     }
 
     /** Merges the inputs of {@code c} into new tables of the output level, added to {@code outputs} (already open). */
     private void merge(Compaction c, List<FileMetaData> outputs) throws IOException {
-        Version v = db.versions().retainCurrent();
-        long smallestSnapshot = db.smallestSnapshot();
+        Version v = env.versions().retainCurrent();
+        long smallestSnapshot = env.smallestSnapshot();
         List<InternalIterator> inputs = new ArrayList<>();
-        Output out = null;
+        TableOutputs.Output out = null;
         try {
             for (FileMetaData f : c.base()) {
-                inputs.add(db.tableCache().get(f.number()).iterator());
+                inputs.add(env.table(f.number()).iterator());
             }
             for (FileMetaData f : c.below()) {
-                inputs.add(db.tableCache().get(f.number()).iterator());
+                inputs.add(env.table(f.number()).iterator());
             }
             long expected = 0;
             for (FileMetaData f : c.base()) {
@@ -372,7 +291,7 @@ final class Compactor {
             for (FileMetaData f : c.below()) {
                 expected += f.entries();
             }
-            long targetSize = db.opts().targetFileSize();
+            long targetSize = env.options().targetFileSize();
             long expectedPerTable = Math.max(1, Math.min(expected, expected * targetSize
                     / Math.max(1, sizeOf(c.base()) + sizeOf(c.below()))));
             try (MergingIterator it = new MergingIterator(inputs)) {
@@ -383,7 +302,7 @@ final class Compactor {
                 byte[] lastAddedUserKey = null;
                 long count = 0;
                 while (it.valid()) {
-                    if ((++count & 1023) == 0 && (isStopping() || db.isShuttingDown())) {
+                    if ((++count & 1023) == 0 && (isStopping() || env.isShuttingDown())) {
                         throw new CompactionAbortedException();
                     }
                     byte[] ik = it.keyNoCopy();
@@ -408,7 +327,7 @@ final class Compactor {
                             out = null;
                         }
                         if (out == null) {
-                            out = new Output(c.outputLevel(), expectedPerTable);
+                            out = env.newOutput(c.outputLevel(), expectedPerTable);
                         }
                         out.writer.add(it.key(), it.value());
                         lastAddedUserKey = userKey;
@@ -428,13 +347,7 @@ final class Compactor {
                 out.abandon(e);
             }
             for (FileMetaData f : outputs) {
-                db.tableCache().evict(f.number());
-                try {
-                    db.fileSystem().delete(FileNames.tableFile(db.directory(), f.number()));
-                } catch (IOException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-                db.pendingOutputs().remove(f.number());
+                env.discardOutput(f.number(), e);
             }
             outputs.clear();
             throw e;
@@ -457,63 +370,6 @@ final class Compactor {
 
         CompactionAbortedException() {
             super("compaction abandoned: database closing");
-        }
-    }
-
-    /** One output table being written. */
-    private final class Output {
-        final long number;
-        final Path path;
-        final TableWriter writer;
-
-        Output(int level, long expectedEntries) throws IOException {
-            number = db.versions().newFileNumber();
-            db.pendingOutputs().add(number);
-            path = FileNames.tableFile(db.directory(), number);
-            WritableFile file = null;
-            try {
-                file = db.fileSystem().newWritableFile(path);
-                writer = new TableWriter(file, db.tableOptions(level, expectedEntries), expectedEntries);
-            } catch (IOException | RuntimeException e) {
-                if (file != null) {
-                    try {
-                        file.close();
-                    } catch (IOException suppressed) {
-                        e.addSuppressed(suppressed);
-                    }
-                }
-                db.pendingOutputs().remove(number);
-                throw e;
-            }
-        }
-
-        FileMetaData finish() throws IOException {
-            TableProperties props;
-            try {
-                props = writer.finish();
-                writer.close();
-                db.tableCache().open(number);
-            } catch (IOException | RuntimeException e) {
-                abandon(e);
-                throw e;
-            }
-            return new FileMetaData(number, props.fileSize(), props.smallestKey(), props.largestKey(), props.entries(),
-                    props.smallestSeq(), props.largestSeq());
-        }
-
-        void abandon(Exception e) {
-            try {
-                writer.close();
-            } catch (IOException | RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            db.tableCache().evict(number);
-            try {
-                db.fileSystem().delete(path);
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            db.pendingOutputs().remove(number);
         }
     }
 }

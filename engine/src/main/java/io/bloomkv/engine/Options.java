@@ -27,10 +27,12 @@ public final class Options {
     private int blockSize = 4096;
     private int blockRestartInterval = 16;
     private long blockCacheSize = 8L << 20;
+    private SharedBlockCache blockCache;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
     private boolean createIfMissing = true;
     private boolean errorIfExists = false;
+    private boolean readOnly = false;
     private boolean autoCompaction = true;
     private int numLevels = 7;
     private int l0CompactionTrigger = 4;
@@ -39,6 +41,9 @@ public final class Options {
     private long targetFileSize = 64L << 20;
     private long maxBytesForLevelBase = 256L << 20;
     private int levelSizeMultiplier = 10;
+    private Compression compression = Compression.NONE;
+    private Compression bottommostCompression; // null: same as compression
+    private boolean useDirectReads;
 
     private Options() {}
 
@@ -60,10 +65,12 @@ public final class Options {
         o.blockSize = blockSize;
         o.blockRestartInterval = blockRestartInterval;
         o.blockCacheSize = blockCacheSize;
+        o.blockCache = blockCache;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
         o.createIfMissing = createIfMissing;
         o.errorIfExists = errorIfExists;
+        o.readOnly = readOnly;
         o.autoCompaction = autoCompaction;
         o.numLevels = numLevels;
         o.l0CompactionTrigger = l0CompactionTrigger;
@@ -72,6 +79,9 @@ public final class Options {
         o.targetFileSize = targetFileSize;
         o.maxBytesForLevelBase = maxBytesForLevelBase;
         o.levelSizeMultiplier = levelSizeMultiplier;
+        o.compression = compression;
+        o.bottommostCompression = bottommostCompression;
+        o.useDirectReads = useDirectReads;
         return o;
     }
 
@@ -205,6 +215,54 @@ public final class Options {
         return blockRestartInterval;
     }
 
+    /**
+     * How the data and index blocks of new tables are compressed (a block that compression does not
+     * shrink by at least 1/8 is stored as-is). Default {@link Compression#NONE}. Flushes and compactions
+     * into any level but the bottommost use it; see {@link #bottommostCompression}. Tables keep the
+     * compression they were written with, so it may change between opens.
+     */
+    public Options compression(Compression c) {
+        check(c != null, "compression must not be null");
+        this.compression = c;
+        return this;
+    }
+
+    public Compression compression() {
+        return compression;
+    }
+
+    /**
+     * Compression of tables a compaction writes into the bottommost level: its output level when no
+     * deeper level holds a table (as RocksDB's {@code bottommost_compression}; flushes into level 0 always
+     * use {@link #compression}). Default: the same as {@link #compression}. Most data lives in the
+     * bottommost level, so a stronger codec there (ZSTD) saves the most space for the least CPU.
+     */
+    public Options bottommostCompression(Compression c) {
+        check(c != null, "bottommostCompression must not be null");
+        this.bottommostCompression = c;
+        return this;
+    }
+
+    public Compression bottommostCompression() {
+        return bottommostCompression != null ? bottommostCompression : compression;
+    }
+
+    /**
+     * Read table files with O_DIRECT, bypassing the OS page cache (RocksDB's {@code use_direct_reads}):
+     * every data block that misses the block cache is a device read of the block-aligned window around
+     * it. Index, properties and filters are read once, at table open, and kept in memory as usual.
+     * {@link Db#open} refuses with {@link InvalidArgumentException} where the file system (or
+     * {@link #fileSystem}) does not support direct reads. Writes are unaffected. Default false.
+     */
+    public Options useDirectReads(boolean direct) {
+        this.useDirectReads = direct;
+        return this;
+    }
+
+    public boolean useDirectReads() {
+        return useDirectReads;
+    }
+
     /** Bytes of the block cache shared by all tables; 0 disables it. Default 8 MiB. */
     public Options blockCacheSize(long bytes) {
         check(bytes >= 0, "blockCacheSize must be >= 0: " + bytes);
@@ -214,6 +272,19 @@ public final class Options {
 
     public long blockCacheSize() {
         return blockCacheSize;
+    }
+
+    /**
+     * A block cache shared with other databases (one memory bound for all of them); when set,
+     * {@link #blockCacheSize(long)} is ignored. Default null: the database has its own cache.
+     */
+    public Options blockCache(SharedBlockCache cache) {
+        this.blockCache = cache;
+        return this;
+    }
+
+    public SharedBlockCache blockCache() {
+        return blockCache;
     }
 
     /** When writes are fsynced. Default {@link SyncMode#NONE}. */
@@ -256,6 +327,22 @@ public final class Options {
 
     public boolean errorIfExists() {
         return errorIfExists;
+    }
+
+    /**
+     * Open for reading only (Pebble's ReadOnly, RocksDB's OpenForReadOnly): the open never writes
+     * to the directory (no LOCK taken, no WAL replayed into a table, no new WAL or MANIFEST, no
+     * file deleted, no flush or compaction), WAL contents are replayed into memory so reads see
+     * every acknowledged write, and every call that would write throws {@link DbReadOnlyException}.
+     * The database must exist. Default false.
+     */
+    public Options readOnly(boolean readOnly) {
+        this.readOnly = readOnly;
+        return this;
+    }
+
+    public boolean readOnly() {
+        return readOnly;
     }
 
     /** Run compactions in the background when levels overflow. Default true; {@link Db#compactRange} works either way. */

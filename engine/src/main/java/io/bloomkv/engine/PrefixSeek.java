@@ -24,11 +24,11 @@ final class PrefixSeek {
     }
 
     /** Prefix seeks for an iterator reading {@code sv}, or null when the options do not ask for them. */
-    static PrefixSeek of(Options options, ReadOptions readOptions, SuperVersion sv) {
-        if (readOptions == null || !readOptions.prefixSameAsStart() || options.prefixLength() == 0) {
+    static PrefixSeek of(int prefixLength, ReadOptions readOptions, SuperVersion sv) {
+        if (readOptions == null || !readOptions.prefixSameAsStart() || prefixLength == 0) {
             return null;
         }
-        return new PrefixSeek(sv, options.prefixLength());
+        return new PrefixSeek(sv, prefixLength);
     }
 
     /** The prefix a seek to {@code target} is confined to, or null for a target shorter than the prefix length. */

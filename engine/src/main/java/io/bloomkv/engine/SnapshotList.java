@@ -21,11 +21,6 @@ final class SnapshotList {
         return e == null ? fallback : e.getKey();
     }
 
-    /** Sequence numbers of the open snapshots, ascending (duplicates collapsed). */
-    long[] sequences() {
-        return counts.keySet().stream().mapToLong(Long::longValue).toArray();
-    }
-
     int size() {
         return counts.values().stream().mapToInt(Integer::intValue).sum();
     }

@@ -1,6 +1,7 @@
 package io.bloomkv.engine.table;
 
 import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.Compression;
 import java.util.Objects;
 
 /**
@@ -12,9 +13,15 @@ public final class TableBuilderOptions {
     private final int restartInterval;
     private final FilterKind filterKind;
     private final double bitsPerKey;
+    private final Compression compression;
     private final int prefixLength;
 
-    private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey, int prefixLength) {
+    private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey) {
+        this(blockSize, restartInterval, filterKind, bitsPerKey, Compression.NONE, 0);
+    }
+
+    private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey,
+            Compression compression, int prefixLength) {
         if (blockSize < 64) {
             throw new IllegalArgumentException("block size must be >= 64 bytes: " + blockSize);
         }
@@ -28,15 +35,16 @@ public final class TableBuilderOptions {
         this.restartInterval = restartInterval;
         this.filterKind = Objects.requireNonNull(filterKind, "filterKind");
         this.bitsPerKey = bitsPerKey;
+        this.compression = Objects.requireNonNull(compression, "compression");
         if (prefixLength < 0) {
             throw new IllegalArgumentException("prefix length must be >= 0: " + prefixLength);
         }
         this.prefixLength = prefixLength;
     }
 
-    /** 4 KiB blocks, a restart point every 16 keys, BLOCKED filters at 10 bits per key. */
+    /** 4 KiB blocks, a restart point every 16 keys, BLOCKED filters at 10 bits per key, no compression. */
     public static TableBuilderOptions defaults() {
-        return new TableBuilderOptions(4096, 16, FilterKind.BLOCKED, 10, 0);
+        return new TableBuilderOptions(4096, 16, FilterKind.BLOCKED, 10);
     }
 
     /** Target size of a data block before its trailer (a block ends after the entry that reaches it). */
@@ -45,7 +53,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions blockSize(int bytes) {
-        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, prefixLength);
+        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, compression, prefixLength);
     }
 
     /** Keys between restart points in data blocks. */
@@ -54,7 +62,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions restartInterval(int keys) {
-        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey, prefixLength);
+        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey, compression, prefixLength);
     }
 
     public FilterKind filterKind() {
@@ -62,7 +70,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions filterKind(FilterKind kind) {
-        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey, prefixLength);
+        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey, compression, prefixLength);
     }
 
     /** Filter bits per distinct user key (counters per key for COUNTING); 0 = the table has no filter. */
@@ -71,7 +79,19 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions bitsPerKey(double bits) {
-        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits, prefixLength);
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits, compression, prefixLength);
+    }
+
+    /**
+     * How data and index blocks are compressed (a block is stored as-is when compression saves less
+     * than 1/8 of it). Default {@link Compression#NONE}.
+     */
+    public Compression compression() {
+        return compression;
+    }
+
+    public TableBuilderOptions compression(Compression c) {
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, c, prefixLength);
     }
 
     /**
@@ -84,7 +104,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions prefixLength(int bytes) {
-        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, bytes);
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, bytes);
     }
 
     public boolean hasFilter() {
@@ -94,6 +114,6 @@ public final class TableBuilderOptions {
     @Override
     public String toString() {
         return "TableBuilderOptions{blockSize=" + blockSize + ", restartInterval=" + restartInterval
-                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", prefixLength=" + prefixLength + "}";
+                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + ", prefixLength=" + prefixLength + "}";
     }
 }

@@ -1,6 +1,8 @@
 package io.bloomkv.engine.version;
 
 import io.bloomkv.engine.InternalKey;
+import io.bloomkv.engine.table.TableProperties;
+import java.util.Arrays;
 
 /**
  * What the MANIFEST records about one table file: number, size, internal-key range, entry count,
@@ -31,6 +33,12 @@ public final class FileMetaData {
         this.largestSequence = largestSequence;
         this.smallestUserKey = InternalKey.userKey(smallest);
         this.largestUserKey = InternalKey.userKey(largest);
+    }
+
+    /** The metadata of table {@code number} from the properties its writer returned. */
+    public static FileMetaData of(long number, TableProperties props) {
+        return new FileMetaData(number, props.fileSize(), props.smallestKey(), props.largestKey(), props.entries(),
+                props.smallestSeq(), props.largestSeq());
     }
 
     public long number() {
@@ -73,16 +81,16 @@ public final class FileMetaData {
 
     /** True when {@code userKey} lies in [smallest user key, largest user key]. */
     public boolean mayContain(byte[] userKey) {
-        return java.util.Arrays.compareUnsigned(userKey, smallestUserKey) >= 0
-                && java.util.Arrays.compareUnsigned(userKey, largestUserKey) <= 0;
+        return Arrays.compareUnsigned(userKey, smallestUserKey) >= 0
+                && Arrays.compareUnsigned(userKey, largestUserKey) <= 0;
     }
 
     /** True when the user-key range overlaps [from, to]; a null bound is open. */
     public boolean overlaps(byte[] fromUserKey, byte[] toUserKey) {
-        if (fromUserKey != null && java.util.Arrays.compareUnsigned(largestUserKey, fromUserKey) < 0) {
+        if (fromUserKey != null && Arrays.compareUnsigned(largestUserKey, fromUserKey) < 0) {
             return false;
         }
-        return toUserKey == null || java.util.Arrays.compareUnsigned(smallestUserKey, toUserKey) <= 0;
+        return toUserKey == null || Arrays.compareUnsigned(smallestUserKey, toUserKey) <= 0;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.bloomkv.engine.version;
 
+import io.bloomkv.engine.compaction.CompactionPicker;
+import io.bloomkv.engine.compaction.LevelView;
 import io.bloomkv.engine.iterator.LevelIterator;
 import io.bloomkv.engine.table.InternalIterator;
 import io.bloomkv.engine.table.TableReader;
@@ -8,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One immutable set of live tables, by level. Level 0 holds flushed memtables, which may overlap,
@@ -18,7 +21,7 @@ import java.util.List;
  * its {@link TableReader}s; when its count reaches zero it releases them and tells its
  * {@link VersionSet}, which deletes the files no live Version names.
  */
-public final class Version {
+public final class Version implements LevelView {
     private final VersionSet owner;
     private final FileMetaData[][] files;
     private final TableReader[][] readers;
@@ -70,11 +73,13 @@ public final class Version {
         }
     }
 
+    @Override
     public int numLevels() {
         return files.length;
     }
 
     /** The tables of {@code level}: level 0 newest first, deeper levels by smallest key. */
+    @Override
     public List<FileMetaData> files(int level) {
         return Collections.unmodifiableList(Arrays.asList(files[level]));
     }
@@ -303,33 +308,7 @@ public final class Version {
      * newer entry of a key is left behind.
      */
     public List<FileMetaData> overlapping(int level, byte[] fromUserKey, byte[] toUserKey) {
-        List<FileMetaData> out = new ArrayList<>();
-        byte[] from = fromUserKey;
-        byte[] to = toUserKey;
-        FileMetaData[] fs = files[level];
-        for (int i = 0; i < fs.length; i++) {
-            FileMetaData f = fs[i];
-            if (!f.overlaps(from, to)) {
-                continue;
-            }
-            out.add(f);
-            if (level == 0) {
-                boolean grew = false;
-                if (from != null && Arrays.compareUnsigned(f.smallestUserKey(), from) < 0) {
-                    from = f.smallestUserKey();
-                    grew = true;
-                }
-                if (to != null && Arrays.compareUnsigned(f.largestUserKey(), to) > 0) {
-                    to = f.largestUserKey();
-                    grew = true;
-                }
-                if (grew) {
-                    out.clear();
-                    i = -1;
-                }
-            }
-        }
-        return out;
+        return CompactionPicker.overlapping(this, level, fromUserKey, toUserKey);
     }
 
     /** True when some table of a level below {@code level} may hold {@code userKey}. */
@@ -344,7 +323,7 @@ public final class Version {
     }
 
     /** Every file number this Version names. */
-    public void addLiveFiles(java.util.Set<Long> out) {
+    public void addLiveFiles(Set<Long> out) {
         for (FileMetaData[] fs : files) {
             for (FileMetaData f : fs) {
                 out.add(f.number());

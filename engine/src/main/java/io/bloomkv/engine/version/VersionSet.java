@@ -3,6 +3,8 @@ package io.bloomkv.engine.version;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.InternalKey;
 import io.bloomkv.engine.Options;
+import io.bloomkv.engine.compaction.CompactionPicker;
+import io.bloomkv.engine.compaction.LevelView;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
 import io.bloomkv.engine.fs.WritableFile;
@@ -216,25 +218,8 @@ public final class VersionSet implements AutoCloseable {
     }
 
     private void installNew(List<List<FileMetaData>> levels) {
-        int bestLevel = 0;
-        double bestScore = -1;
-        for (int level = 0; level < levels.size() - 1; level++) {
-            double score;
-            if (level == 0) {
-                score = levels.get(0).size() / (double) options.l0CompactionTrigger();
-            } else {
-                long bytes = 0;
-                for (FileMetaData f : levels.get(level)) {
-                    bytes += f.fileSize();
-                }
-                score = bytes / (double) options.maxBytesForLevel(level);
-            }
-            if (score > bestScore) {
-                bestScore = score;
-                bestLevel = level;
-            }
-        }
-        Version v = new Version(this, levels, tables, bestLevel, bestScore);
+        CompactionPicker.Score score = CompactionPicker.score(LevelView.of(levels), options);
+        Version v = new Version(this, levels, tables, score.level(), score.score());
         synchronized (liveLock) {
             live.add(v);
         }
@@ -268,6 +253,7 @@ public final class VersionSet implements AutoCloseable {
         boolean newManifest = manifestLog == null;
         long newNumber = 0;
         LogWriter log = manifestLog;
+        boolean currentMayNameNew = false;
         try {
             if (newManifest) {
                 newNumber = newFileNumber();
@@ -291,13 +277,18 @@ public final class VersionSet implements AutoCloseable {
             log.addRecord(edit.encode());
             log.sync();
             if (newManifest) {
-                setCurrent(newNumber);
+                Path tmp = writeCurrentTemp(newNumber);
+                // From the rename on, CURRENT may name the new MANIFEST (the rename may be durable though
+                // the directory sync failed): it must not be deleted then.
+                currentMayNameNew = true;
+                fs.rename(tmp, FileNames.currentFile(dir));
+                fs.syncDirectory(dir);
             }
         } catch (IOException | RuntimeException e) {
             compactPointers = savedPointers;
             closeQuietly(log);
             manifestLog = null;
-            if (newManifest && newNumber != 0) {
+            if (newManifest && newNumber != 0 && !currentMayNameNew) {
                 try {
                     fs.delete(FileNames.manifestFile(dir, newNumber));
                 } catch (IOException suppressed) {
@@ -318,15 +309,15 @@ public final class VersionSet implements AutoCloseable {
         installNew(next);
     }
 
-    private void setCurrent(long manifest) throws IOException {
+    /** Writes and fsyncs the temp file that will replace CURRENT, naming MANIFEST {@code manifest}. */
+    private Path writeCurrentTemp(long manifest) throws IOException {
         Path tmp = FileNames.tempFile(dir, manifest);
         byte[] content = (FileNames.MANIFEST_PREFIX + String.format("%06d", manifest) + "\n").getBytes(StandardCharsets.UTF_8);
         try (WritableFile f = fs.newWritableFile(tmp)) {
             f.append(content, 0, content.length);
             f.sync();
         }
-        fs.rename(tmp, FileNames.currentFile(dir));
-        fs.syncDirectory(dir);
+        return tmp;
     }
 
     private static void closeQuietly(LogWriter w) {

@@ -1,0 +1,273 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.memtable.MemTable;
+import io.bloomkv.engine.version.FileNames;
+import io.bloomkv.engine.version.VersionSet;
+import io.bloomkv.engine.wal.LogWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * The write path (LevelDB's DBImpl::Write, Pebble's commit pipeline): writers queue under the
+ * database mutex; the writer at the head (the leader) makes room in the memtable, forms a group
+ * from the writers behind it (one only under {@link SyncMode#EVERY_WRITE}), appends one WAL record
+ * for the group outside the mutex, syncs it as the sync mode says, applies it to the memtable,
+ * publishes the new last sequence and wakes the group. Making room may stall (too many level-0
+ * tables or immutable memtables) or freeze the memtable into a new WAL.
+ */
+final class CommitPipeline {
+    /** Largest write group a GROUP_COMMIT or NONE leader forms from queued writers. */
+    static final int MAX_GROUP_BYTES = 1 << 20;
+
+    private final DbState state;
+    private final VersionSet versions;
+    private final Options options;
+    private final FileSystem fs;
+    private final Path dir;
+    private final DbCounters counters;
+    /** Guarded by the state's mutex. */
+    private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+
+    /** A queued write: its batch (null = make room only) and, once done, its outcome. */
+    private static final class Writer {
+        final WriteBatch batch;
+        final boolean forceSwitch;
+        final Condition turn;
+        boolean done;
+        RuntimeException error;
+
+        Writer(WriteBatch batch, boolean forceSwitch, Condition turn) {
+            this.batch = batch;
+            this.forceSwitch = forceSwitch;
+            this.turn = turn;
+        }
+    }
+
+    CommitPipeline(DbState state, VersionSet versions, Options options, FileSystem fs, Path dir, DbCounters counters) {
+        this.state = state;
+        this.versions = versions;
+        this.options = options;
+        this.fs = fs;
+        this.dir = dir;
+        this.counters = counters;
+    }
+
+    /** Appends {@code batch} (not empty) to the WAL and the memtable, after the writes queued before it. */
+    void write(WriteBatch batch) {
+        run(batch, false);
+    }
+
+    /** Freezes the memtable unless it is empty, after the writes queued before; returns it or null. */
+    MemTable freezeMemTable() {
+        return run(null, true);
+    }
+
+    /**
+     * Mutex held, the database shutting down. Wakes queued writers until the queue is empty: each
+     * finds the database closing and leaves with a {@link DbClosedException}.
+     */
+    void drainOnClose() throws InterruptedException {
+        state.assertHeld();
+        while (!writers.isEmpty()) {
+            writers.peekFirst().turn.signal();
+            state.awaitChangeNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+    }
+
+    private MemTable run(WriteBatch batch, boolean forceSwitch) {
+        Writer w = new Writer(batch, forceSwitch, state.newCondition());
+        state.lock();
+        try {
+            writers.addLast(w);
+            while (!w.done && writers.peekFirst() != w) {
+                w.turn.awaitUninterruptibly();
+            }
+            if (w.done) {
+                if (w.error != null) {
+                    throw w.error;
+                }
+                return null;
+            }
+            List<Writer> group = new ArrayList<>();
+            group.add(w);
+            RuntimeException error = null;
+            try {
+                if (forceSwitch) {
+                    return makeRoomForWrite(true);
+                }
+                makeRoomForWrite(false);
+                WriteBatch merged = formGroup(w, group);
+                long first = versions.lastSequence() + 1;
+                long last = first + merged.count() - 1;
+                MemTable target = state.mem;
+                LogWriter wal = state.log;
+                long walNumber = state.logFileNumber;
+                state.unlock();
+                try {
+                    appendToWal(wal, walNumber, merged, first);
+                    merged.forEach(first, MemTableInserter.into(target));
+                } finally {
+                    state.lock();
+                }
+                versions.setLastSequence(last);
+                return null;
+            } catch (RuntimeException e) {
+                error = e;
+                throw e;
+            } finally {
+                for (Writer done : group) {
+                    Writer head = writers.pollFirst();
+                    if (head != done) {
+                        throw new IllegalStateException("write queue out of order");
+                    }
+                    if (done != w) {
+                        done.done = true;
+                        done.error = error;
+                        done.turn.signal();
+                    }
+                }
+                Writer next = writers.peekFirst();
+                if (next != null) {
+                    next.turn.signal();
+                }
+            }
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /** Mutex held. Takes the writers queued behind the leader into its group, up to {@link #MAX_GROUP_BYTES}. */
+    private WriteBatch formGroup(Writer leader, List<Writer> group) {
+        state.assertHeld();
+        if (options.syncMode() == SyncMode.EVERY_WRITE) {
+            return leader.batch;
+        }
+        WriteBatch merged = null;
+        int size = leader.batch.approximateSize();
+        int max = size <= (128 << 10) ? size + (128 << 10) : MAX_GROUP_BYTES;
+        boolean first = true;
+        for (Writer next : writers) {
+            if (first) {
+                first = false;
+                continue;
+            }
+            if (next.batch == null || next.forceSwitch) {
+                break;
+            }
+            size += next.batch.approximateSize() - WriteBatch.HEADER_SIZE;
+            if (size > max) {
+                break;
+            }
+            if (merged == null) {
+                merged = new WriteBatch().append(leader.batch);
+            }
+            merged.append(next.batch);
+            group.add(next);
+        }
+        return merged == null ? leader.batch : merged;
+    }
+
+    /** Mutex not held (only the leader writes the WAL). A failure becomes the background error. */
+    private void appendToWal(LogWriter wal, long walNumber, WriteBatch batch, long firstSequence) {
+        try {
+            byte[] rec = batch.contents(firstSequence);
+            wal.addRecord(rec, 0, batch.approximateSize());
+            counters.walRecords.increment();
+            if (options.syncMode() == SyncMode.NONE) {
+                wal.flush();
+            } else {
+                wal.sync();
+                counters.walSyncs.increment();
+            }
+        } catch (IOException e) {
+            BloomKvIOException err = new BloomKvIOException("WAL append failed (" + FileNames.logFile(dir, walNumber) + ")", e);
+            state.setBackgroundError(err);
+            throw err;
+        }
+    }
+
+    /**
+     * Leader only, mutex held. Waits while the write must stall; freezes the memtable when it is
+     * full (or when {@code force} and it is not empty). Returns the frozen memtable or null.
+     */
+    private MemTable makeRoomForWrite(boolean force) {
+        state.assertHeld();
+        boolean allowDelay = !force;
+        while (true) {
+            state.throwIfClosingOrFailed("database is closed");
+            int l0 = versions.current().numFiles(0);
+            if (allowDelay && options.autoCompaction() && l0 >= options.l0SlowdownWritesTrigger()) {
+                allowDelay = false;
+                counters.writeSlowdowns.increment();
+                long t0 = System.nanoTime();
+                state.unlock();
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    state.lock();
+                }
+                counters.writeStallNanos.add(System.nanoTime() - t0);
+                continue;
+            }
+            if (!force && state.mem.approximateMemoryUsage() < options.writeBufferSize()) {
+                return null;
+            }
+            if (force && state.mem.isEmpty()) {
+                return null;
+            }
+            if (state.imms.size() >= options.maxImmutableMemtables()
+                    || (options.autoCompaction() && l0 >= options.l0StopWritesTrigger())) {
+                counters.writeStalls.increment();
+                long t0 = System.nanoTime();
+                state.awaitChange();
+                counters.writeStallNanos.add(System.nanoTime() - t0);
+                continue;
+            }
+            return switchMemTable();
+        }
+    }
+
+    /** Mutex held. Starts a new WAL and memtable; the old memtable joins the immutables. */
+    private MemTable switchMemTable() {
+        state.assertHeld();
+        long number = versions.newFileNumber();
+        LogWriter next;
+        try {
+            next = new LogWriter(fs.newWritableFile(FileNames.logFile(dir, number)));
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot create WAL " + FileNames.logFile(dir, number), e);
+        }
+        try {
+            // Synced under every mode, so that a crash loses at most a suffix of the writes: no
+            // write of the new WAL can survive while one of the old WAL is lost.
+            state.log.sync();
+            counters.walSyncs.increment();
+            state.log.close();
+        } catch (IOException e) {
+            BloomKvIOException err = new BloomKvIOException("cannot close WAL " + FileNames.logFile(dir, state.logFileNumber), e);
+            state.setBackgroundError(err);
+            try {
+                next.close();
+            } catch (IOException suppressed) {
+                err.addSuppressed(suppressed);
+            }
+            throw err;
+        }
+        MemTable frozen = state.mem;
+        state.log = next;
+        state.logFileNumber = number;
+        state.imms.addFirst(frozen);
+        state.mem = new MemTable(number);
+        state.installSuperVersion();
+        state.signalChangeHeld();
+        return frozen;
+    }
+}

@@ -1,0 +1,47 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.version.VersionSet;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * What the {@link Compactor} needs from its database, and nothing more (Pebble keeps its commit
+ * pipeline behind a narrow {@code commitEnv} the same way).
+ */
+interface CompactionEnv {
+    Options options();
+
+    /** The database directory (names the compaction thread). */
+    Path directory();
+
+    VersionSet versions();
+
+    /** The open reader of live table {@code number}. */
+    TableReader table(long number);
+
+    /** Oldest sequence number some reader may still need: entries it can see must survive. */
+    long smallestSnapshot();
+
+    /** True once the database started closing: a running merge gives up. */
+    boolean isShuttingDown();
+
+    BloomKvException backgroundError();
+
+    void setBackgroundError(BloomKvException e);
+
+    /** Starts a new output table of {@code level}; its number is kept from deletion until {@link #outputRecorded}. */
+    TableOutputs.Output newOutput(int level, long expectedEntries) throws IOException;
+
+    /** Evicts and deletes a finished output that will not be recorded. */
+    void discardOutput(long number, Exception cause);
+
+    /** Output {@code number} is named by a live Version now (or was abandoned). */
+    void outputRecorded(long number);
+
+    /** A compaction's edit was installed: republish to readers and delete what became obsolete. */
+    void versionInstalled();
+
+    /** Counts a finished merge (not a trivial move). */
+    void compactionFinished(long bytesRead, long bytesWritten);
+}

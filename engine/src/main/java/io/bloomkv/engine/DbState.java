@@ -1,0 +1,182 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.engine.memtable.MemTable;
+import io.bloomkv.engine.version.VersionSet;
+import io.bloomkv.engine.wal.LogWriter;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The state of a {@link Db} guarded by its one mutex (Pebble's {@code d.mu}): the mutable memtable
+ * and its WAL, the immutable memtables waiting for flush, the shutdown flag, and the published
+ * {@link SuperVersion}. Methods that need the mutex say so and assert it (LevelDB's
+ * {@code mutex_.AssertHeld()}); {@link #superVersion}, {@link #closed} and {@link #backgroundError}
+ * are also read without it.
+ */
+final class DbState {
+    private final ReentrantLock mutex = new ReentrantLock();
+    /** Signalled when a flush or compaction finishes, a memtable is frozen, an error is set, or the database closes. */
+    private final Condition backgroundChanged = mutex.newCondition();
+    private final VersionSet versions;
+
+    /** Guarded by the mutex. */
+    MemTable mem;
+    /** Guarded by the mutex; newest first. */
+    final ArrayDeque<MemTable> imms = new ArrayDeque<>();
+    /** Guarded by the mutex: the WAL of {@link #mem}. */
+    LogWriter log;
+    /** Guarded by the mutex. */
+    long logFileNumber;
+    /** Guarded by the mutex: set once by close (or a failed open); background threads and writers stop. */
+    boolean shuttingDown;
+    /** Set together with {@link #shuttingDown}; readable without the mutex. */
+    volatile boolean closed;
+
+    private volatile SuperVersion superVersion;
+    private volatile BloomKvException backgroundError;
+
+    DbState(VersionSet versions) {
+        this.versions = versions;
+    }
+
+    void lock() {
+        mutex.lock();
+    }
+
+    void unlock() {
+        mutex.unlock();
+    }
+
+    /** @throws IllegalStateException when the calling thread does not hold the mutex */
+    void assertHeld() {
+        if (!mutex.isHeldByCurrentThread()) {
+            throw new IllegalStateException("the database mutex must be held");
+        }
+    }
+
+    Condition newCondition() {
+        return mutex.newCondition();
+    }
+
+    /** Mutex held. Waits for the next background change (or a spurious wake-up). */
+    void awaitChange() {
+        assertHeld();
+        backgroundChanged.awaitUninterruptibly();
+    }
+
+    /** Mutex held. Waits at most {@code nanos} for the next background change. */
+    void awaitChangeNanos(long nanos) throws InterruptedException {
+        assertHeld();
+        backgroundChanged.awaitNanos(nanos);
+    }
+
+    /** Takes the mutex and wakes every thread waiting for a background change. */
+    void signalChange() {
+        mutex.lock();
+        try {
+            backgroundChanged.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Mutex held. Wakes every thread waiting for a background change. */
+    void signalChangeHeld() {
+        assertHeld();
+        backgroundChanged.signalAll();
+    }
+
+    /**
+     * Mutex held. Waits until no immutable memtable waits for flush, or a background error is set,
+     * or the database shuts down.
+     */
+    void awaitImmutablesFlushed() {
+        assertHeld();
+        while (!imms.isEmpty() && backgroundError == null && !shuttingDown) {
+            backgroundChanged.awaitUninterruptibly();
+        }
+    }
+
+    /**
+     * Mutex held. Throws {@link DbClosedException} (with {@code closingMessage}) when the database is
+     * shutting down, else the background error if one is set. Closing wins: a write racing close
+     * is told the database closed, not what a compaction abandoned by close left behind.
+     */
+    void throwIfClosingOrFailed(String closingMessage) {
+        assertHeld();
+        if (shuttingDown) {
+            throw new DbClosedException(closingMessage);
+        }
+        if (backgroundError != null) {
+            throw backgroundError;
+        }
+    }
+
+    /** The first error of a background task or of the write path; writes fail once it is set. */
+    BloomKvException backgroundError() {
+        return backgroundError;
+    }
+
+    /** Records {@code e} unless an error is recorded already, and wakes every waiter. */
+    void setBackgroundError(BloomKvException e) {
+        mutex.lock();
+        try {
+            if (backgroundError == null) {
+                backgroundError = e;
+            }
+            backgroundChanged.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Mutex held (or single-threaded open). Publishes the current memtables and Version to readers. */
+    void installSuperVersion() {
+        assertHeld();
+        List<MemTable> list = new ArrayList<>(imms);
+        SuperVersion next = new SuperVersion(mem, list, versions.retainCurrent());
+        SuperVersion old = superVersion;
+        superVersion = next;
+        if (old != null) {
+            old.release();
+        }
+    }
+
+    /** Takes the mutex; republishes the SuperVersion (a new Version was installed) unless closed. */
+    void versionChanged() {
+        mutex.lock();
+        try {
+            if (superVersion != null) {
+                installSuperVersion();
+            }
+            backgroundChanged.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** The published SuperVersion, retained for the caller. @throws DbClosedException once closed */
+    SuperVersion acquireSuperVersion() {
+        while (true) {
+            SuperVersion sv = superVersion;
+            if (sv == null || closed) {
+                throw new DbClosedException("database is closed");
+            }
+            if (sv.tryRetain()) {
+                return sv;
+            }
+        }
+    }
+
+    /** Unpublishes and releases the SuperVersion (close): readers that retained it keep it. */
+    void dropSuperVersion() {
+        SuperVersion sv = superVersion;
+        superVersion = null;
+        if (sv != null) {
+            sv.release();
+        }
+    }
+}

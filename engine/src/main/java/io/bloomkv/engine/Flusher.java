@@ -1,0 +1,115 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.engine.memtable.MemTable;
+import io.bloomkv.engine.util.Threads;
+import io.bloomkv.engine.version.FileMetaData;
+import io.bloomkv.engine.version.VersionEdit;
+import io.bloomkv.engine.version.VersionSet;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * The flush thread: writes the oldest immutable memtable to a level-0 table, records it in the
+ * MANIFEST with the new oldest live WAL, drops the memtable, deletes what became obsolete and
+ * wakes the compactor. A failure becomes the background error (writes and flush() then fail).
+ */
+final class Flusher {
+    private final DbState state;
+    private final VersionSet versions;
+    private final TableOutputs outputs;
+    private final ObsoleteFiles obsolete;
+    private final DbCounters counters;
+    private final Runnable afterFlush;
+    private Thread thread;
+
+    /** {@code afterFlush} runs after every flush (it wakes the compactor). */
+    Flusher(DbState state, VersionSet versions, TableOutputs outputs, ObsoleteFiles obsolete, DbCounters counters,
+            Runnable afterFlush) {
+        this.state = state;
+        this.versions = versions;
+        this.outputs = outputs;
+        this.obsolete = obsolete;
+        this.counters = counters;
+        this.afterFlush = afterFlush;
+    }
+
+    void start(Path dir) {
+        thread = new Thread(this::loop, "bloomkv-flush-" + dir.getFileName());
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Waits for the thread to end (the database must be shutting down). */
+    void join() {
+        Threads.joinUninterruptibly(thread);
+    }
+
+    private void loop() {
+        while (true) {
+            MemTable imm;
+            state.lock();
+            try {
+                while (!state.shuttingDown && (state.imms.isEmpty() || state.backgroundError() != null)) {
+                    state.awaitChange();
+                }
+                if (state.shuttingDown) {
+                    return;
+                }
+                imm = state.imms.peekLast();
+            } finally {
+                state.unlock();
+            }
+            try {
+                flush(imm);
+            } catch (IOException | RuntimeException | Error e) {
+                state.setBackgroundError(BackgroundErrors.of("flush of memtable (WAL " + imm.logNumber() + ") failed", e));
+            } finally {
+                state.signalChange();
+            }
+        }
+    }
+
+    /** Writes the oldest immutable memtable to a level-0 table, records it, and drops the memtable and its WAL. */
+    private void flush(MemTable imm) throws IOException {
+        VersionEdit edit = new VersionEdit();
+        FileMetaData meta = outputs.writeLevel0Table(imm, edit);
+        long oldestLiveLog;
+        state.lock();
+        try {
+            // WALs older than the next memtable to flush (or the current one) are no longer needed.
+            MemTable newerImm = null;
+            for (MemTable m : state.imms) {
+                if (m == imm) {
+                    break;
+                }
+                newerImm = m;
+            }
+            oldestLiveLog = newerImm != null ? newerImm.logNumber() : state.mem.logNumber();
+        } finally {
+            state.unlock();
+        }
+        edit.logNumber(oldestLiveLog);
+        try {
+            versions.logAndApply(edit);
+        } catch (IOException | RuntimeException e) {
+            // Before the table leaves pendingOutputs: the edit may be on disk though its sync failed.
+            state.setBackgroundError(BackgroundErrors.of("flush of memtable (WAL " + imm.logNumber() + "): MANIFEST write failed", e));
+            throw e;
+        } finally {
+            if (meta != null) {
+                obsolete.released(meta.number());
+            }
+        }
+        state.lock();
+        try {
+            state.imms.remove(imm);
+            state.installSuperVersion();
+            state.signalChangeHeld();
+        } finally {
+            state.unlock();
+        }
+        counters.flushes.increment();
+        obsolete.delete();
+        afterFlush.run();
+    }
+}

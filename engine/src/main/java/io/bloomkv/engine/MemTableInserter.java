@@ -1,0 +1,22 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.engine.memtable.MemTable;
+
+/** Adds each operation of a write batch to a memtable under its sequence number (the write path and WAL replay). */
+final class MemTableInserter {
+    private MemTableInserter() {}
+
+    static WriteBatch.Handler into(MemTable target) {
+        return new WriteBatch.Handler() {
+            @Override
+            public void put(long sequence, byte[] key, byte[] value) {
+                target.add(sequence, ValueType.PUT, key, value);
+            }
+
+            @Override
+            public void delete(long sequence, byte[] key) {
+                target.add(sequence, ValueType.DELETE, key, null);
+            }
+        };
+    }
+}

@@ -1,0 +1,117 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.table.BlockCache;
+import io.bloomkv.engine.version.FileNames;
+import io.bloomkv.engine.version.TableCache;
+import io.bloomkv.engine.version.VersionSet;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * Which files of a database may be deleted, and deleting them (LevelDB's DeleteObsoleteFiles,
+ * Pebble's obsolete_files.go): WALs older than the log number, MANIFESTs older than the current one,
+ * stray temp files, and tables that no live Version names and no flush or compaction is writing
+ * ({@link #pendingOutputs}). Thread-safe; passes are serialized.
+ */
+final class ObsoleteFiles {
+    private final FileSystem fs;
+    private final Path dir;
+    private final VersionSet versions;
+    private final TableCache tableCache;
+    private final BlockCache blockCache;
+    private final Supplier<BloomKvException> backgroundError;
+    private final Set<Long> pendingOutputs = ConcurrentHashMap.newKeySet();
+    private final Object lock = new Object();
+    private volatile boolean enabled;
+
+    ObsoleteFiles(FileSystem fs, Path dir, VersionSet versions, TableCache tableCache, BlockCache blockCacheOrNull,
+                  Supplier<BloomKvException> backgroundError) {
+        this.fs = fs;
+        this.dir = dir;
+        this.versions = versions;
+        this.tableCache = tableCache;
+        this.blockCache = blockCacheOrNull;
+        this.backgroundError = backgroundError;
+    }
+
+    /** A new table number, kept from deletion until {@link #released}: call before the file is created. */
+    long newOutput() {
+        long number = versions.newFileNumber();
+        pendingOutputs.add(number);
+        return number;
+    }
+
+    /** Table {@code number} is named by a live Version now, or was abandoned. */
+    void released(long number) {
+        pendingOutputs.remove(number);
+    }
+
+    /** Deletion starts once open has recovered, and stops for good at close. */
+    void enable(boolean on) {
+        enabled = on;
+    }
+
+    /**
+     * Deletes what is obsolete now, closing the readers of obsolete tables. Runs on whichever
+     * thread dropped the last reference of a Version, or after a flush or compaction. A file that
+     * cannot be deleted is left for the next pass: an obsolete file is harmless.
+     */
+    void delete() {
+        // After a background error a failed MANIFEST write may still have reached the disk, naming
+        // tables no live Version names: nothing is deleted until the next open reads the MANIFEST
+        // (LevelDB's rule). The error is set before a failed edit's outputs leave pendingOutputs.
+        if (!enabled || backgroundError.get() != null) {
+            return;
+        }
+        synchronized (lock) {
+            // Order matters. A table's number enters pendingOutputs before its file is created or
+            // opened, and leaves only once a live Version names it. So: first list the files and the
+            // open readers, then read pendingOutputs, then the live files; whatever the listing saw
+            // is then either pending or live, unless it is really obsolete.
+            List<Long> openTables = tableCache.openNumbers();
+            List<Path> entries;
+            try {
+                entries = fs.list(dir);
+            } catch (IOException e) {
+                entries = List.of();
+            }
+            long manifest = versions.manifestNumber();
+            Set<Long> keep = new HashSet<>(pendingOutputs);
+            keep.addAll(versions.liveFiles());
+            long logNumber = versions.logNumber();
+            for (Long n : openTables) {
+                if (!keep.contains(n)) {
+                    tableCache.evict(n);
+                    if (blockCache != null) {
+                        blockCache.evictFile(n);
+                    }
+                }
+            }
+            for (Path p : entries) {
+                FileNames.Parsed parsed = FileNames.parse(p.getFileName().toString());
+                if (parsed != null && isObsolete(parsed, keep, logNumber, manifest)) {
+                    try {
+                        fs.delete(p);
+                    } catch (IOException e) {
+                        // Left for the next pass.
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean isObsolete(FileNames.Parsed parsed, Set<Long> keep, long logNumber, long manifest) {
+        return switch (parsed.kind()) {
+            case LOG -> parsed.number() < logNumber;
+            case TABLE -> !keep.contains(parsed.number());
+            case MANIFEST, TEMP -> parsed.number() < manifest;
+            default -> false;
+        };
+    }
+}

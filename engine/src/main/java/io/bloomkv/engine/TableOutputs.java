@@ -1,0 +1,188 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.compaction.MonkeyAllocation;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.memtable.MemTable;
+import io.bloomkv.engine.table.InternalIterator;
+import io.bloomkv.engine.table.TableBuilderOptions;
+import io.bloomkv.engine.table.TableProperties;
+import io.bloomkv.engine.table.TableWriter;
+import io.bloomkv.engine.version.FileMetaData;
+import io.bloomkv.engine.version.FileNames;
+import io.bloomkv.engine.version.TableCache;
+import io.bloomkv.engine.version.Version;
+import io.bloomkv.engine.version.VersionEdit;
+import io.bloomkv.engine.version.VersionSet;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Writes new tables for flushes, recovery and compactions: each gets a number protected from
+ * obsolete-file deletion, the block layout and filter of its level, an fsync, and is opened in the
+ * table cache before it is recorded. A table that fails is deleted.
+ */
+final class TableOutputs {
+    private final FileSystem fs;
+    private final Path dir;
+    private final Options options;
+    private final VersionSet versions;
+    private final TableCache tableCache;
+    private final ObsoleteFiles obsolete;
+    private final DbCounters counters;
+
+    TableOutputs(FileSystem fs, Path dir, Options options, VersionSet versions, TableCache tableCache, ObsoleteFiles obsolete,
+                 DbCounters counters) {
+        this.fs = fs;
+        this.dir = dir;
+        this.options = options;
+        this.versions = versions;
+        this.tableCache = tableCache;
+        this.obsolete = obsolete;
+        this.counters = counters;
+    }
+
+    /** One table being written; {@link #finish} or {@link #abandon} it. */
+    final class Output {
+        final long number;
+        final Path path;
+        final TableWriter writer;
+
+        private Output(int level, long expectedEntries) throws IOException {
+            number = obsolete.newOutput();
+            path = FileNames.tableFile(dir, number);
+            WritableFile file = null;
+            try {
+                file = fs.newWritableFile(path);
+                writer = new TableWriter(file, tableOptions(level, expectedEntries), Math.max(1, expectedEntries));
+            } catch (IOException | RuntimeException e) {
+                if (file != null) {
+                    try {
+                        file.close();
+                    } catch (IOException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                }
+                obsolete.released(number);
+                throw e;
+            }
+        }
+
+        /**
+         * Finishes (fsyncs) the table and opens it in the table cache; the number stays protected
+         * until the caller has recorded it and calls {@link ObsoleteFiles#released}. On failure the
+         * table is abandoned.
+         */
+        FileMetaData finish() throws IOException {
+            TableProperties props;
+            try {
+                props = writer.finish();
+                writer.close();
+                tableCache.open(number);
+            } catch (IOException | RuntimeException e) {
+                abandon(e);
+                throw e;
+            }
+            return FileMetaData.of(number, props);
+        }
+
+        /** Closes, evicts and deletes the table; problems are added to {@code cause}. */
+        void abandon(Exception cause) {
+            try {
+                writer.close();
+            } catch (IOException | RuntimeException suppressed) {
+                cause.addSuppressed(suppressed);
+            }
+            discard(number, cause);
+        }
+    }
+
+    /** Starts a table of {@code level} sized for about {@code expectedEntries} keys. */
+    Output newOutput(int level, long expectedEntries) throws IOException {
+        return new Output(level, expectedEntries);
+    }
+
+    /** Evicts and deletes a finished table that will not be recorded; problems are added to {@code cause}. */
+    void discard(long number, Exception cause) {
+        tableCache.evict(number);
+        try {
+            fs.delete(FileNames.tableFile(dir, number));
+        } catch (IOException suppressed) {
+            cause.addSuppressed(suppressed);
+        }
+        obsolete.released(number);
+    }
+
+    /**
+     * Writes {@code m} to a new table of level 0 (counted as flushed bytes) and adds it to {@code edit}; the number stays
+     * protected until the caller has applied the edit. Null when {@code m} is empty.
+     */
+    FileMetaData writeLevel0Table(MemTable m, VersionEdit edit) throws IOException {
+        if (m.isEmpty()) {
+            return null;
+        }
+        Output out = newOutput(0, m.entryCount());
+        try (InternalIterator it = m.iterator()) {
+            it.seekToFirst();
+            while (it.valid()) {
+                out.writer.add(it.key(), it.value());
+                it.next();
+            }
+        } catch (IOException | RuntimeException e) {
+            out.abandon(e);
+            throw e;
+        }
+        FileMetaData meta = out.finish();
+        counters.flushBytes.add(meta.fileSize());
+        edit.addFile(0, meta);
+        return meta;
+    }
+
+    /** How tables of {@code level} are built: block layout from the options, filter bits per key per the allocation. */
+    TableBuilderOptions tableOptions(int level, long expectedEntries) {
+        FilterKind kind = options.filterKindForLevel(level);
+        return TableBuilderOptions.defaults()
+                .blockSize(options.blockSize())
+                .restartInterval(options.blockRestartInterval())
+                .filterKind(kind)
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries), expectedEntries))
+                .compression(compressionForLevel(level))
+                .prefixLength(options.prefixLength());
+    }
+
+    /**
+     * {@link Options#bottommostCompression()} for a compaction output into {@code level} when no deeper
+     * level holds a table now (the bottommost level, as RocksDB defines it); otherwise, and for
+     * flushes into level 0, {@link Options#compression()}.
+     */
+    Compression compressionForLevel(int level) {
+        if (level == 0 || options.bottommostCompression() == options.compression()) {
+            return options.compression();
+        }
+        Version v = versions.retainCurrent();
+        try {
+            for (int deeper = level + 1; deeper < v.numLevels(); deeper++) {
+                if (!v.files(deeper).isEmpty()) {
+                    return options.compression();
+                }
+            }
+            return options.bottommostCompression();
+        } finally {
+            v.release();
+        }
+    }
+
+    /** Filter bits per key for a new table of {@code level}, per {@link Options#filterAllocation()}. */
+    double bitsPerKeyForLevel(int level, long expectedEntries) {
+        if (options.filterAllocation() == FilterAllocation.UNIFORM || options.bitsPerKey() == 0) {
+            return options.bitsPerKey();
+        }
+        Version v = versions.retainCurrent();
+        try {
+            return MonkeyAllocation.bitsPerKeyForLevel(v, level, options, expectedEntries);
+        } finally {
+            v.release();
+        }
+    }
+}
