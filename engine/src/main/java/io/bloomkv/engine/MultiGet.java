@@ -1,7 +1,8 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.bloom.Hashing;
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

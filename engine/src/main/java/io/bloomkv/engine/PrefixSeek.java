@@ -1,9 +1,10 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.bloom.Hashing;
-import io.bloomkv.engine.iterator.MergingIterator;
-import io.bloomkv.engine.memtable.MemTable;
-import io.bloomkv.engine.table.InternalIterator;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.iterator.MergingIterator;
+import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.table.InternalIterator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
