@@ -21,6 +21,7 @@ public final class Options {
     private double bitsPerKey = 10;
     private FilterAllocation filterAllocation = FilterAllocation.UNIFORM;
     private int ribbonFromLevel = -1;
+    private int prefixLength;
     private long writeBufferSize = 4L << 20;
     private int maxImmutableMemtables = 2;
     private int blockSize = 4096;
@@ -59,6 +60,7 @@ public final class Options {
         o.bitsPerKey = bitsPerKey;
         o.filterAllocation = filterAllocation;
         o.ribbonFromLevel = ribbonFromLevel;
+        o.prefixLength = prefixLength;
         o.writeBufferSize = writeBufferSize;
         o.maxImmutableMemtables = maxImmutableMemtables;
         o.blockSize = blockSize;
@@ -141,6 +143,24 @@ public final class Options {
         check(level >= -1, "ribbonFromLevel must be -1 (off) or a level >= 0: " + level);
         this.ribbonFromLevel = level;
         return this;
+    }
+
+    /**
+     * A fixed-length prefix extractor (RocksDB's {@code NewFixedPrefixTransform}): every new table's filter also holds
+     * the first {@code bytes} bytes of each of its keys that is at least that long, next to the whole keys (one filter,
+     * as RocksDB's whole-key + prefix filtering), so a {@link ReadOptions#prefixSameAsStart} seek skips tables
+     * without the prefix. 0 (the default) turns it off. Each table records the length it was written with
+     * (property {@code bloomkv.filter.prefix.length}); a table written with another length, or none, is never
+     * skipped (it fails open), so the length may change between opens.
+     */
+    public Options prefixLength(int bytes) {
+        check(bytes >= 0 && bytes <= Db.MAX_KEY_SIZE, "prefixLength must be in [0, " + Db.MAX_KEY_SIZE + "]: " + bytes);
+        this.prefixLength = bytes;
+        return this;
+    }
+
+    public int prefixLength() {
+        return prefixLength;
     }
 
     /** The first RIBBON level, -1 when {@link #ribbonFromLevel(int)} is off. */
@@ -442,7 +462,7 @@ public final class Options {
 
     @Override
     public String toString() {
-        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", ribbonFromLevel=" + ribbonFromLevel
+        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", ribbonFromLevel=" + ribbonFromLevel + ", prefixLength=" + prefixLength
                 + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize=" + blockCacheSize
                 + ", syncMode=" + syncMode + ", numLevels=" + numLevels + ", l0CompactionTrigger=" + l0CompactionTrigger
                 + ", targetFileSize=" + targetFileSize + ", levelSizeMultiplier=" + levelSizeMultiplier + "}";
