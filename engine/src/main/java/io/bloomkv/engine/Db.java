@@ -466,6 +466,15 @@ public final class Db implements AutoCloseable {
     }
 
     /**
+     * Makes every write that returned durable without a flush: fsyncs the write-ahead log, after the
+     * writes queued before (what {@link SyncMode#EVERY_WRITE} does per write, once for all of them).
+     */
+    public void syncWal() {
+        checkOpen();
+        commits.syncWal();
+    }
+
+    /**
      * Freezes the memtable (if it holds anything) and waits until it, and every memtable frozen
      * before it, is in a level-0 table; their WALs are then deleted.
      */

@@ -28,6 +28,7 @@ public final class Options {
     private int blockRestartInterval = 16;
     private long blockCacheSize = 8L << 20;
     private SharedBlockCache blockCache;
+    private boolean manualWalFlush;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
     private boolean createIfMissing = true;
@@ -66,6 +67,7 @@ public final class Options {
         o.blockRestartInterval = blockRestartInterval;
         o.blockCacheSize = blockCacheSize;
         o.blockCache = blockCache;
+        o.manualWalFlush = manualWalFlush;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
         o.createIfMissing = createIfMissing;
@@ -285,6 +287,23 @@ public final class Options {
 
     public SharedBlockCache blockCache() {
         return blockCache;
+    }
+
+    /**
+     * Under {@link SyncMode#NONE}: keep WAL records in the write buffer of the log file (written out
+     * when it fills, at {@link Db#syncWal()}, at a memtable switch and at close) instead of handing
+     * each write to the operating system (RocksDB's {@code manual_wal_flush}). Saves a system call per
+     * write; a process crash may then lose the writes since the last {@code syncWal}, as a power loss
+     * may under NONE. For callers that sync at their own commit points (the Kafka Streams store).
+     * Default false.
+     */
+    public Options manualWalFlush(boolean manual) {
+        this.manualWalFlush = manual;
+        return this;
+    }
+
+    public boolean manualWalFlush() {
+        return manualWalFlush;
     }
 
     /** When writes are fsynced. Default {@link SyncMode#NONE}. */
