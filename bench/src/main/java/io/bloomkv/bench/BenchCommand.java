@@ -11,8 +11,10 @@ import io.bloomkv.bench.report.Goal;
 import io.bloomkv.bench.report.Machine;
 import io.bloomkv.bench.report.MetricTable;
 import io.bloomkv.bench.report.ReportWriter;
+import io.bloomkv.bench.report.ValueSizeSweep;
 import io.bloomkv.bench.workload.BenchRunner;
 import io.bloomkv.bench.workload.ConsoleProgress;
+import io.bloomkv.bench.workload.KeyDistribution;
 import io.bloomkv.bench.workload.PhaseResult;
 import io.bloomkv.bench.workload.ProgressSink;
 import io.bloomkv.bench.workload.Workload;
@@ -60,8 +62,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--key-size", defaultValue = "16", description = "Key bytes, at least 8 (default ${DEFAULT-VALUE}).")
     int keySize;
 
-    @Option(names = "--value-size", defaultValue = "100", description = "Value bytes (default ${DEFAULT-VALUE}).")
-    int valueSize;
+    @Option(names = "--value-size", defaultValue = "100", split = ",",
+            description = "Value bytes (default ${DEFAULT-VALUE}). A list (e.g. 100,1024,4096) runs everything once per size, "
+                    + "each into <report-dir>/value-size-N, and writes the bloomkv/RocksDB ratio against value size "
+                    + "(value-size.md, value-size.json, ratio-vs-value-size.png) into the report folder.")
+    List<Integer> valueSizes;
 
     @Option(names = "--bits-per-key", defaultValue = "10", description = "Filter bits per key, both engines (default ${DEFAULT-VALUE}).")
     double bitsPerKey;
@@ -82,8 +87,16 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--sync", description = "fsync the WAL on every measured write (default: WAL on, no fsync per write).")
     boolean sync;
 
-    @Option(names = "--threads", defaultValue = "1", description = "Reader threads in read phases (default ${DEFAULT-VALUE}).")
+    @Option(names = "--threads", defaultValue = "1",
+            description = "Threads of the read phases: readers, and in readupdate/readheavy threads that read and write; "
+                    + "operations are split between them (default ${DEFAULT-VALUE}).")
     int threads;
+
+    @Option(names = "--distribution", defaultValue = "uniform",
+            description = "How existing keys are chosen (readrandom, seekrandom, overwrite, readwhilewriting's reads, "
+                    + "readupdate, readheavy): uniform, zipfian (YCSB scrambled Zipfian, constant 0.99) or latest "
+                    + "(YCSB skewed-latest: the last keys loaded are hot) (default ${DEFAULT-VALUE}).")
+    String distribution;
 
     @Option(names = "--engines", defaultValue = "bloomkv,rocksdb", split = ",", description = "Engines, run alternately (default ${DEFAULT-VALUE}).")
     List<String> engines;
@@ -92,10 +105,12 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> filters;
 
     @Option(names = "--filter-kind", defaultValue = "BLOCKED",
-            description = "bloomkv's filter kind: STANDARD, PARTITIONED or BLOCKED (RocksDB always uses FastLocalBloom; default ${DEFAULT-VALUE}).")
+            description = "bloomkv's filter kind: STANDARD, PARTITIONED, BLOCKED, RIBBON, or RIBBON@N = RIBBON from level N down, BLOCKED above, at Bloom-equivalent bits per key (RocksDB always uses FastLocalBloom; default ${DEFAULT-VALUE}).")
     String filterKind;
 
-    @Option(names = "--workloads", split = ",", description = "Workloads in order (default: all: fillseq,fillrandom,overwrite,readrandom,readmissing,seekrandom,readwhilewriting,deleterandom).")
+    @Option(names = "--workloads", split = ",", description = "Workloads in order (default: fillseq,fillrandom,overwrite,readrandom,"
+            + "readmissing,seekrandom,readwhilewriting,deleterandom; also readupdate (50% get / 50% read-modify-write) and "
+            + "readheavy (95% get / 5% update)).")
     List<String> workloads;
 
     @Option(names = "--seed", defaultValue = "301", description = "Seed of every generator (default ${DEFAULT-VALUE}).")
@@ -141,8 +156,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--fpr-sweep-probes", defaultValue = "1000000", description = "Absent-key probes per filter in the FPR sweep (default ${DEFAULT-VALUE}).")
     long fprSweepProbes;
 
-    /** The run's configuration from the flags. @throws CommandLine.ParameterException for bad flags */
+    /** The run's configuration from the flags (the first --value-size). @throws CommandLine.ParameterException for bad flags */
     public BenchConfig config(Path workDir) {
+        return config(workDir, valueSizes.get(0), reportDir, fprSweep);
+    }
+
+    /** The configuration of one --value-size of the list, reporting into {@code report}. */
+    BenchConfig config(Path workDir, int valueSize, Path report, boolean sweep) {
         try {
             List<Workload> ws = new ArrayList<>();
             for (String w : workloads == null || workloads.isEmpty() ? DEFAULT_WORKLOADS : workloads) {
@@ -157,16 +177,15 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             String kind = filterKind.trim().toUpperCase(Locale.ROOT);
-            if (!List.of("STANDARD", "PARTITIONED", "BLOCKED").contains(kind)) {
-                throw new IllegalArgumentException("--filter-kind: expected STANDARD, PARTITIONED or BLOCKED, got '" + filterKind + "'");
-            }
-            if (fprSweep && (fprSweepKeys < 1 || fprSweepProbes < 1)) {
+            io.bloomkv.bench.engine.FilterPolicySpec.parse(kind);
+            if (sweep && (fprSweepKeys < 1 || fprSweepProbes < 1)) {
                 throw new IllegalArgumentException("--fpr-sweep-keys and --fpr-sweep-probes must be positive");
             }
             List<String> es = engines.stream().map(e -> e.trim().toLowerCase(Locale.ROOT)).toList();
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
-                    sync, threads, es, modes, kind, ws, seed, reportDir, workDir, cold, compact, warmup, phaseWarmup, repeat, progress, fprSweep).validate();
+                    sync, threads, es, modes, kind, ws, seed, report, workDir, cold, compact, warmup, phaseWarmup, repeat, progress,
+                    sweep, KeyDistribution.parse(distribution)).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -174,19 +193,45 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        config(dbDir == null ? Path.of(".") : dbDir); // rejects bad flags before anything is created
+        for (int v : valueSizes) { // rejects bad flags before anything is created
+            config(dbDir == null ? Path.of(".") : dbDir, v, reportDir, fprSweep);
+        }
+        if (valueSizes.size() != new java.util.HashSet<>(valueSizes).size()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--value-size lists a size twice: " + valueSizes);
+        }
         boolean tempWork = dbDir == null;
         Path workDir = tempWork ? Files.createTempDirectory("bloomkv-bench") : dbDir;
-        BenchConfig cfg = config(workDir);
         PrintWriter out = spec.commandLine().getOut();
         try {
-            BenchReport report = run(cfg, fprSweepKeys, fprSweepProbes, out);
-            List<Path> files = ReportWriter.write(report, BenchRunner.columns(cfg), cfg.reportDir());
-            print(report, BenchRunner.columns(cfg), out);
-            out.println("report: " + cfg.reportDir().toAbsolutePath() + " (" + files.size() + " files: "
-                    + String.join(", ", files.stream().map(p -> p.getFileName().toString()).toList()) + ")");
-            out.flush();
-            long wrong = report.phases().stream().mapToLong(PhaseResult::wrongAnswers).sum();
+            boolean list = valueSizes.size() > 1;
+            Map<Integer, BenchReport> bySize = new LinkedHashMap<>();
+            long wrong = 0;
+            for (int v : valueSizes) {
+                // list mode: one report folder per size; the FPR sweep (independent of values) runs with the first only
+                BenchConfig cfg = config(workDir, v, list ? ValueSizeSweep.subDir(reportDir, v) : reportDir,
+                        fprSweep && bySize.isEmpty());
+                if (list) {
+                    out.println("value size " + v + " B:");
+                    out.flush();
+                }
+                BenchReport report = run(cfg, fprSweepKeys, fprSweepProbes, out);
+                List<Path> files = ReportWriter.write(report, BenchRunner.columns(cfg), cfg.reportDir());
+                print(report, BenchRunner.columns(cfg), out);
+                out.println("report: " + cfg.reportDir().toAbsolutePath() + " (" + files.size() + " files: "
+                        + String.join(", ", files.stream().map(p -> p.getFileName().toString()).toList()) + ")");
+                out.flush();
+                bySize.put(v, report);
+                wrong += report.phases().stream().mapToLong(PhaseResult::wrongAnswers).sum();
+            }
+            if (list) {
+                List<Path> files = ValueSizeSweep.write(bySize, reportDir);
+                out.println();
+                out.println("bloomkv / rocksdb ops/s against value size (filters on):");
+                out.print(ValueSizeSweep.table(bySize, ValueSizeSweep.points(bySize)));
+                out.println("value-size summary: " + reportDir.toAbsolutePath() + " ("
+                        + String.join(", ", files.stream().map(p -> p.getFileName().toString()).toList()) + ")");
+                out.flush();
+            }
             if (wrong > 0) {
                 spec.commandLine().getErr().println("ERROR: " + wrong + " wrong answers (see the tables)");
                 return 1;

@@ -1,5 +1,6 @@
 package io.bloomkv.bench;
 
+import io.bloomkv.bench.workload.KeyDistribution;
 import io.bloomkv.bench.workload.Workload;
 
 import java.nio.file.Path;
@@ -20,7 +21,7 @@ import java.util.List;
  * @param writeBufferSize memtable size in bytes before a flush
  * @param compression    block compression (only "none" is comparable today)
  * @param sync           fsync the WAL on every measured write
- * @param threads        reader threads of the read phases
+ * @param threads        threads of the read phases (readers; readupdate/readheavy: threads that read and write)
  * @param engines        engine names, run alternately A B A B
  * @param filterModes    true = filters on, false = filters off
  * @param filterKind     bloomkv's filter kind name (RocksDB always uses its FastLocalBloom)
@@ -35,6 +36,7 @@ import java.util.List;
  * @param repeat         how many times the whole sequence runs (tables and goals then quote medians and spreads)
  * @param progress       show a progress bar
  * @param fprSweep       draw the FPR-vs-bits-per-key chart (runs a filter sweep)
+ * @param distribution   how operations choose existing keys (uniform, zipfian, latest)
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -42,7 +44,7 @@ public record BenchConfig(
         List<String> engines, List<Boolean> filterModes, String filterKind, List<Workload> workloads,
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
-        boolean fprSweep) {
+        boolean fprSweep, KeyDistribution distribution) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 
@@ -75,6 +77,7 @@ public record BenchConfig(
         }
         require(!filterModes.isEmpty(), "--filters must be on, off or on,off");
         require(!workloads.isEmpty(), "--workloads must name at least one workload");
+        require(distribution != null, "--distribution must be uniform, zipfian or latest");
         return this;
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bloomkv.bench.report.Charts;
 import io.bloomkv.bench.report.ReportWriter;
+import io.bloomkv.bench.report.ValueSizeSweep;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -176,11 +177,69 @@ class EndToEndTest {
         assertThat(seen).hasSize(8).contains("overwrite/bloomkv", "readwhilewriting/rocksdb-nofilter");
     }
 
+    /**
+     * readupdate and readheavy on two threads with Zipfian keys, in the --value-size list mode: right
+     * answers, every operation accounted for (gets + blind updates), and the ratio summary over sizes.
+     */
+    @Test
+    void mixedWorkloadsOnTwoThreadsOverValueSizes(@TempDir Path tmp) throws Exception {
+        Path report = tmp.resolve("report");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new BenchCommand());
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute("--num", "2000", "--reads", "4000", "--workloads", "readupdate,readheavy",
+                "--threads", "2", "--distribution", "zipfian", "--value-size", "100,700", "--filters", "on",
+                "--warmup", "1000", "--phase-warmup", "500", "--write-buffer-size", "131072",
+                "--report-dir", report.toString(), "--db-dir", tmp.resolve("db").toString(), "--no-progress", "--no-fpr-sweep");
+        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+        for (int size : new int[] {100, 700}) {
+            Path dir = report.resolve("value-size-" + size);
+            JsonNode root = new ObjectMapper().readTree(dir.resolve(ReportWriter.JSON).toFile());
+            assertThat(root.path("config").path("valueSize").asInt()).isEqualTo(size);
+            assertThat(root.path("config").path("threads").asInt()).isEqualTo(2);
+            assertThat(root.path("config").path("distribution").asText()).isEqualTo("zipfian");
+            assertThat(root.path("phases").size()).isEqualTo(2 * 2);
+            for (JsonNode p : root.path("phases")) {
+                String what = size + "/" + p.path("phase").asText() + "/" + p.path("label").asText();
+                assertThat(p.path("kind").asText()).isEqualTo("mixed");
+                assertThat(p.path("ops").asLong()).as(what).isEqualTo(4000);
+                assertThat(p.path("wrongAnswers").asLong()).as(what).isZero();
+                assertThat(p.path("notFound").asLong()).as(what + ": every key stays present").isZero();
+                long gets = p.path("found").asLong();
+                long updates = p.path("backgroundWrites").asLong();
+                switch (p.path("phase").asText()) {
+                    case "readupdate" -> {
+                        assertThat(gets).as(what + ": every operation reads").isEqualTo(4000);
+                        assertThat(updates).as(what + ": half read-modify-write (sd 32)").isBetween(1800L, 2200L);
+                    }
+                    case "readheavy" -> {
+                        assertThat(gets + updates).as(what + ": a get or a blind update each").isEqualTo(4000);
+                        assertThat(updates).as(what + ": 5%% updates (sd 14)").isBetween(130L, 270L);
+                    }
+                    default -> throw new AssertionError("unexpected phase " + what);
+                }
+            }
+            assertThat(root.path("goals").toString()).contains("readupdate ops/s", "readheavy ops/s");
+        }
+        JsonNode points = new ObjectMapper().readTree(report.resolve(ValueSizeSweep.JSON).toFile());
+        assertThat(points.size()).isEqualTo(2 * 2);
+        for (JsonNode p : points) {
+            assertThat(p.path("ratioMedian").asDouble()).isPositive();
+        }
+        BufferedImage img = ImageIO.read(report.resolve(Charts.RATIO_VS_VALUE_SIZE).toFile());
+        assertThat(img).isNotNull();
+        assertThat(Files.readString(report.resolve(ValueSizeSweep.MARKDOWN))).contains("| readupdate |", "100 B", "700 B");
+        assertThat(out.toString()).contains("bloomkv / rocksdb ops/s against value size");
+    }
+
     @Test
     void badFlagsAreRejectedWithAClearMessage() {
         for (String[] args : new String[][] {
                 {"--compression", "lz4"}, {"--key-size", "4"}, {"--engines", "leveldb"}, {"--filters", "maybe"},
-                {"--workloads", "readsometimes"}, {"--filter-kind", "COUNTING"}, {"--threads", "0"}}) {
+                {"--workloads", "readsometimes"}, {"--filter-kind", "COUNTING"}, {"--threads", "0"},
+                {"--distribution", "gaussian"}, {"--value-size", "100,0"}, {"--value-size", "100,100"}}) {
             StringWriter err = new StringWriter();
             CommandLine cl = new CommandLine(new BenchCommand());
             cl.setErr(new PrintWriter(err));

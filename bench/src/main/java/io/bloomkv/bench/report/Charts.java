@@ -34,6 +34,7 @@ public final class Charts {
     public static final String LOOKUPS = "disk-lookups-avoided.png";
     public static final String THROUGHPUT = "throughput-p99.png";
     public static final String READ_AMP = "read-amplification.png";
+    public static final String RATIO_VS_VALUE_SIZE = "ratio-vs-value-size.png";
 
     private static final Color[] PALETTE = {new Color(0x1f77b4), new Color(0x2ca02c), new Color(0xd62728),
         new Color(0x9467bd), new Color(0xff7f0e)};
@@ -167,6 +168,47 @@ public final class Charts {
             }
         }
         return chart;
+    }
+
+    /**
+     * The --value-size list mode's chart: per phase, bloomkv / RocksDB ops/s (median ratio) against the
+     * value size (log axis), with the parity line at 1.
+     */
+    static void saveRatioVsValueSize(List<ValueSizeSweep.Point> points, Path file) throws IOException {
+        XYChart chart = new XYChartBuilder().width(W).height(H + 80)
+                .title("bloomkv / RocksDB ops/s against value size (filters on; above 1 = bloomkv faster)")
+                .xAxisTitle("value size (bytes, log scale)").yAxisTitle("ops/s ratio bloomkv / RocksDB").build();
+        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setYAxisDecimalPattern("0.00");
+        Map<String, List<ValueSizeSweep.Point>> byPhase = new LinkedHashMap<>();
+        double minX = Double.MAX_VALUE;
+        double maxX = 0;
+        for (ValueSizeSweep.Point p : points) {
+            byPhase.computeIfAbsent(p.phase(), k -> new ArrayList<>()).add(p);
+            minX = Math.min(minX, p.valueSize());
+            maxX = Math.max(maxX, p.valueSize());
+        }
+        XYSeries parity = chart.addSeries("parity (1.0)", List.of(minX, Math.max(maxX, minX + 1)), List.of(1.0, 1.0));
+        parity.setMarker(SeriesMarkers.NONE);
+        parity.setLineStyle(SeriesLines.DASH_DASH);
+        parity.setLineColor(Color.GRAY);
+        int i = 0;
+        for (Map.Entry<String, List<ValueSizeSweep.Point>> e : byPhase.entrySet()) {
+            List<Double> x = new ArrayList<>();
+            List<Double> y = new ArrayList<>();
+            for (ValueSizeSweep.Point p : e.getValue()) {
+                x.add((double) p.valueSize());
+                y.add(p.median());
+            }
+            XYSeries s = chart.addSeries(e.getKey(), x, y);
+            s.setMarker(MARKERS[(i + i / PALETTE.length) % MARKERS.length]); // colour and marker pairs stay distinct
+            s.setMarkerColor(PALETTE[i % PALETTE.length]);
+            s.setLineColor(PALETTE[i % PALETTE.length]);
+            i++;
+        }
+        save(chart, file);
     }
 
     private static CategoryChart base(String title, String yTitle) {

@@ -31,6 +31,8 @@ import java.util.stream.Stream;
  */
 public final class BenchRunner {
     static final int PRELOAD_BATCH = 1000;
+    /** The value version readupdate and readheavy write (the load writes version 0). */
+    static final long UPDATE_VERSION = 3;
     private static final int PROGRESS_EVERY = 1024;
     private static final long HIST_MAX_NANOS = 60_000_000_000L;
 
@@ -94,6 +96,7 @@ public final class BenchRunner {
                     case READRANDOM, READMISSING, READWHILEWRITING -> cfg.reads();
                     case SEEKRANDOM -> 2 * cfg.seeks();
                     case DELETERANDOM -> cfg.num() / 2 + Math.min(cfg.reads(), cfg.num() / 2);
+                    case READUPDATE, READHEAVY -> cfg.reads();
                 };
             }
         }
@@ -200,6 +203,8 @@ public final class BenchRunner {
             case READWHILEWRITING -> List.of(readWhileWriting(spec, engine));
             case SEEKRANDOM -> List.of(seeks(spec, engine, 10), seeks(spec, engine, 100));
             case DELETERANDOM -> deletes(spec, engine);
+            case READUPDATE -> List.of(mixed(w, spec, engine, 50, true));
+            case READHEAVY -> List.of(mixed(w, spec, engine, 5, false));
         };
     }
 
@@ -223,11 +228,11 @@ public final class BenchRunner {
 
     private PhaseResult overwrite(EngineSpec spec, BenchEngine engine) throws IOException {
         EngineCounters before = engine.counters();
-        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ 0x0_5EED_0001L);
+        KeyGenerator rnd = distribution().generator(cfg.seed() ^ 0x0_5EED_0001L);
         Histogram h = histogram();
         long start = System.nanoTime();
         for (int i = 0; i < keys.num(); i++) {
-            long id = keys.loadedId(rnd.nextLong(keys.num()));
+            long id = keys.loadedId(rnd.nextIndex());
             byte[] k = keys.key(id);
             byte[] v = values.value(id, 1);
             long t0 = System.nanoTime();
@@ -284,15 +289,15 @@ public final class BenchRunner {
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
-        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ phase.hashCode());
-        long[] ids = new long[Math.toIntExact(total)];
-        for (int i = 0; i < ids.length; i++) {
-            if (fromLoadIndices != null) {
-                ids[i] = keys.loadedId(fromLoadIndices[rnd.nextInt(fromLoadIndices.length)]);
-            } else if (present) {
-                ids[i] = keys.loadedId(rnd.nextLong(keys.num()));
-            } else {
-                ids[i] = keys.missingId(rnd.nextLong(keys.missingCount()));
+        long[] ids;
+        if (present && fromLoadIndices == null) {
+            ids = existingIds(phase, total);
+        } else {
+            SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ phase.hashCode());
+            ids = new long[Math.toIntExact(total)];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = fromLoadIndices != null ? keys.loadedId(fromLoadIndices[rnd.nextInt(fromLoadIndices.length)])
+                        : keys.missingId(rnd.nextLong(keys.missingCount()));
             }
         }
         byte[][] ks = keysOf(ids);
@@ -327,11 +332,7 @@ public final class BenchRunner {
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
-        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ phase.hashCode());
-        long[] ids = new long[Math.toIntExact(cfg.seeks())];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = keys.loadedId(rnd.nextLong(keys.num()));
-        }
+        long[] ids = existingIds(phase, cfg.seeks());
         byte[][] ks = keysOf(ids);
         Parallel par = parallel(cfg.seeks(), (from, n, h, counts) -> {
             for (int i = (int) from; i < from + n; i++) {
@@ -352,11 +353,7 @@ public final class BenchRunner {
 
     private PhaseResult readWhileWriting(EngineSpec spec, BenchEngine engine) throws IOException {
         phaseWarmUp(engine, 0);
-        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ "readwhilewriting".hashCode());
-        long[] ids = new long[Math.toIntExact(cfg.reads())];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = keys.loadedId(rnd.nextLong(keys.num()));
-        }
+        long[] ids = existingIds("readwhilewriting", cfg.reads());
         byte[][] ks = keysOf(ids);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
@@ -416,18 +413,115 @@ public final class BenchRunner {
     }
 
     /**
+     * A YCSB-style mix over {@code cfg.threads()} threads, each doing its share of {@code cfg.reads()}
+     * operations on existing keys chosen by {@code --distribution}: {@code updatePercent}% are
+     * updates (a put of the key's next value, {@link #UPDATE_VERSION}); with {@code readBeforeWrite}
+     * an update is a read-modify-write (get, then put, timed as one operation), otherwise a blind
+     * put. Every get must return the loaded or the updated value. Found + not found = gets done;
+     * the updates are reported as background writes.
+     */
+    private PhaseResult mixed(Workload w, EngineSpec spec, BenchEngine engine, int updatePercent, boolean readBeforeWrite)
+            throws IOException {
+        String phase = w.dbBenchName();
+        phaseWarmUp(engine, 0);
+        long total = cfg.reads();
+        long[] ids = existingIds(phase, total);
+        byte[][] ks = keysOf(ids);
+        boolean[] update = new boolean[ids.length];
+        long from = 0;
+        for (int t = 0; t < cfg.threads(); t++) {
+            long n = sliceLength(total, t);
+            SplittableRandom mix = new SplittableRandom(threadSeed(cfg.seed() ^ 0x0_0F5_A11EL ^ phase.hashCode(), t));
+            for (long i = from; i < from + n; i++) {
+                update[(int) i] = mix.nextInt(100) < updatePercent;
+            }
+            from += n;
+        }
+        String cold = coldStart(engine);
+        TableSummary tables = engine.tables();
+        EngineCounters before = engine.counters();
+        Parallel par = parallel(total, (first, n, h, counts) -> {
+            for (int i = (int) first; i < first + n; i++) {
+                long t0 = System.nanoTime();
+                if (!update[i] || readBeforeWrite) {
+                    byte[] v = engine.get(ks[i]);
+                    if (v == null) {
+                        counts[1]++;
+                        counts[2]++;
+                    } else {
+                        counts[0]++;
+                        if (!values.matches(v, ids[i], 0) && !values.matches(v, ids[i], UPDATE_VERSION)) {
+                            counts[2]++;
+                        }
+                    }
+                }
+                if (update[i]) {
+                    engine.put(ks[i], values.value(ids[i], UPDATE_VERSION));
+                    counts[3]++;
+                }
+                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                tick(i - first);
+            }
+        });
+        EngineCounters delta = engine.counters().minus(before);
+        long writes = par.counts[3];
+        return result(w, phase, spec, "mixed", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
+                writes, delta, tables, writes * rowBytes(), cold);
+    }
+
+    /**
+     * The ids of {@code total} existing keys for a phase, chosen by {@code --distribution}: the slice
+     * of thread {@code t} (see {@link #parallel}) comes from a generator of its own, seeded with
+     * {@link #threadSeed}({@code seed ^ phase.hashCode()}, t). Generated before the timed loop.
+     */
+    private long[] existingIds(String phase, long total) {
+        KeyDistribution.Shared dist = distribution();
+        long[] ids = new long[Math.toIntExact(total)];
+        long from = 0;
+        for (int t = 0; t < cfg.threads(); t++) {
+            long n = sliceLength(total, t);
+            KeyGenerator g = dist.generator(threadSeed(cfg.seed() ^ phase.hashCode(), t));
+            for (long i = from; i < from + n; i++) {
+                ids[(int) i] = keys.loadedId(g.nextIndex());
+            }
+            from += n;
+        }
+        return ids;
+    }
+
+    /** The seed of thread {@code t}'s generator (thread 0 uses {@code base} itself). */
+    static long threadSeed(long base, int t) {
+        return base ^ (t * 0x9E37_79B9_7F4A_7C15L);
+    }
+
+    /** Operations of thread {@code t} when {@code total} are split over {@code cfg.threads()} threads. */
+    private long sliceLength(long total, int t) {
+        int threads = cfg.threads();
+        return total / threads + (t < total % threads ? 1 : 0);
+    }
+
+    /** The phase's key distribution, prepared once per call (skewed-latest needs the load order). */
+    private KeyDistribution.Shared distribution() {
+        KeyDistribution d = cfg.distribution();
+        int[] order = d == KeyDistribution.LATEST ? keys.shuffledLoadOrder(cfg.seed()) : null;
+        return d.prepare(keys.num(), order);
+    }
+
+    /**
      * Untimed, before a read phase: {@code cfg.phaseWarmup()} operations of the phase's kind (0 gets of
-     * present keys, 1 gets of absent keys, 2 short scans) from another random stream, so that every
+     * present keys, 1 gets of absent keys, 2 short scans; existing keys by {@code --distribution}) from
+     * another random stream, so that every
      * engine column starts its measurement with the JIT and the block cache in the same steady state,
      * whatever ran before it in this JVM. Its counts are not part of the phase.
      */
     private void phaseWarmUp(BenchEngine engine, int kind) throws IOException {
         SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ 0x0_7A4E_0000L ^ kind);
+        KeyGenerator existing = kind == 1 ? null : distribution().generator(cfg.seed() ^ 0x0_7A4E_0000L ^ kind);
         for (long i = 0; i < cfg.phaseWarmup(); i++) {
             switch (kind) {
-                case 0 -> engine.get(keys.key(keys.loadedId(rnd.nextLong(keys.num()))));
+                case 0 -> engine.get(keys.key(keys.loadedId(existing.nextIndex())));
                 case 1 -> engine.get(keys.key(keys.missingId(rnd.nextLong(keys.missingCount()))));
-                default -> engine.scan(keys.key(keys.loadedId(rnd.nextLong(keys.num()))), 10);
+                default -> engine.scan(keys.key(keys.loadedId(existing.nextIndex())), 10);
             }
         }
     }
@@ -452,7 +546,7 @@ public final class BenchRunner {
 
     @FunctionalInterface
     private interface Worker {
-        /** Does operations {@code from .. from+n-1} of the phase; counts[0..2] = found, notFound, wrong. */
+        /** Does operations {@code from .. from+n-1} of the phase; counts[0..3] = found, notFound, wrong, writes. */
         void run(long from, long n, Histogram h, long[] counts) throws IOException;
     }
 
@@ -462,14 +556,14 @@ public final class BenchRunner {
     private Parallel parallel(long total, Worker worker) throws IOException {
         int threads = cfg.threads();
         Histogram[] hs = new Histogram[threads];
-        long[][] counts = new long[threads][3];
+        long[][] counts = new long[threads][4];
         Throwable[] errors = new Throwable[threads];
         Thread[] ts = new Thread[threads];
         long from = 0;
         for (int t = 0; t < threads; t++) {
             hs[t] = histogram();
             final int id = t;
-            long n = total / threads + (t < total % threads ? 1 : 0);
+            long n = sliceLength(total, t);
             final long first = from;
             from += n;
             ts[t] = new Thread(() -> {
@@ -478,7 +572,7 @@ public final class BenchRunner {
                 } catch (Throwable e) {
                     errors[id] = e;
                 }
-            }, "bench-reader-" + t);
+            }, "bench-thread-" + t);
         }
         long start = System.nanoTime();
         if (threads == 1) {
@@ -499,7 +593,7 @@ public final class BenchRunner {
         long elapsed = System.nanoTime() - start;
         progress.step(total % PROGRESS_EVERY);
         Histogram all = histogram();
-        long[] sum = new long[3];
+        long[] sum = new long[4];
         for (int t = 0; t < threads; t++) {
             if (errors[t] != null) {
                 if (errors[t] instanceof IOException io) {
@@ -511,7 +605,7 @@ public final class BenchRunner {
                 throw new IOException(errors[t]);
             }
             all.add(hs[t]);
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < sum.length; i++) {
                 sum[i] += counts[t][i];
             }
         }

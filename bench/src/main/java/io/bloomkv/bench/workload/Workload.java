@@ -21,7 +21,11 @@ public enum Workload {
     /** Preload, flush, then seek to a random existing key and scan 10 (phase seekrandom-10) or 100 entries. */
     SEEKRANDOM("seekrandom", "seek + scan 10 / 100 entries", true, true),
     /** Preload, flush, delete random keys (phase deleterandom), flush, then get them (phase deleterandom-read). */
-    DELETERANDOM("deleterandom", "delete random keys, then read them", true, false);
+    DELETERANDOM("deleterandom", "delete random keys, then read them", true, false),
+    /** Preload, flush, then each thread: 50% get, 50% read-modify-write (get, then put) of the same key (YCSB A's mix). */
+    READUPDATE("readupdate", "50% get, 50% read-modify-write of the same key", true, false),
+    /** Preload, flush, then each thread: 95% get, 5% update (a put of an existing key, YCSB B's mix). */
+    READHEAVY("readheavy", "95% get, 5% update", true, false);
 
     private final String dbBenchName;
     private final String description;

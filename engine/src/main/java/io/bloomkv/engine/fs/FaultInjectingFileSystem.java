@@ -357,6 +357,15 @@ public final class FaultInjectingFileSystem implements FileSystem {
         return h;
     }
 
+    /** As {@link #newReadableFile}, over the inner file system's direct-read file (same faults apply). */
+    @Override
+    public ReadableFile newDirectReadableFile(Path p) throws IOException {
+        check(Op.OPEN, p);
+        ReadableHandle h = new ReadableHandle(inner.newDirectReadableFile(p));
+        openHandles.add(h);
+        return h;
+    }
+
     @Override
     public boolean exists(Path p) {
         return inner.exists(p);
