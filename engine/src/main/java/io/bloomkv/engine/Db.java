@@ -568,6 +568,11 @@ public final class Db implements AutoCloseable {
         }
     }
 
+    /** The compression a new table of {@code level} gets now (see {@link TableOutputs#compressionForLevel}). */
+    Compression compressionForLevel(int level) {
+        return outputs.compressionForLevel(level);
+    }
+
     /** The database directory (absolute). */
     public Path directory() {
         return dir;
