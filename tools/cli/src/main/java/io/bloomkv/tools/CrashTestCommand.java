@@ -179,6 +179,19 @@ final class CrashTestCommand implements Callable<Integer> {
         }
     }
 
+    /** True when {@code classPath} is one jar whose manifest runs {@link BloomKvCli} (the shaded CLI jar). */
+    private static boolean isCliJar(String classPath) {
+        if (!classPath.endsWith(".jar") || classPath.contains(java.io.File.pathSeparator)) {
+            return false;
+        }
+        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(classPath)) {
+            java.util.jar.Manifest m = jar.getManifest();
+            return m != null && BloomKvCli.class.getName().equals(m.getMainAttributes().getValue("Main-Class"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /**
      * {@code java [JVM flags] -jar JAR stress ...} when this process runs from the CLI jar (its manifest
      * carries the Chronicle flags), else {@code java [this JVM's --add-opens/--add-exports flags] -cp
@@ -194,7 +207,7 @@ final class CrashTestCommand implements Callable<Integer> {
         }
         cmd.add("-Xmx512m");
         String cp = System.getProperty("java.class.path");
-        if (cp.endsWith(".jar") && !cp.contains(java.io.File.pathSeparator)) {
+        if (isCliJar(cp)) {
             cmd.add("-jar");
             cmd.add(cp);
         } else {
