@@ -81,8 +81,18 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Memtable bytes before a flush, both engines (default ${DEFAULT-VALUE}, RocksDB's default).")
     long writeBufferSize;
 
-    @Option(names = "--compression", defaultValue = "none", description = "Block compression; only 'none' is comparable (default ${DEFAULT-VALUE}).")
+    @Option(names = "--compression", defaultValue = "none",
+            description = "Block compression of both engines, bottommost level included: none, lz4 or zstd (default ${DEFAULT-VALUE}).")
     String compression;
+
+    @Option(names = "--value-compressibility", defaultValue = "1.0",
+            description = "Values compress to about this fraction (db_bench's compression_ratio: random bytes of "
+                    + "len*ratio repeated); 1.0 = incompressible (default ${DEFAULT-VALUE}).")
+    double valueCompressibility;
+
+    @Option(names = "--direct", description = "Both engines read tables with O_DIRECT (bloomkv useDirectReads, RocksDB "
+            + "use_direct_reads): block reads are device reads, not page-cache copies.")
+    boolean direct;
 
     @Option(names = "--sync", description = "fsync the WAL on every measured write (default: WAL on, no fsync per write).")
     boolean sync;
@@ -185,7 +195,7 @@ public final class BenchCommand implements Callable<Integer> {
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
                     sync, threads, es, modes, kind, ws, seed, report, workDir, cold, compact, warmup, phaseWarmup, repeat, progress,
-                    sweep, KeyDistribution.parse(distribution)).validate();
+                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -1,5 +1,6 @@
 package io.bloomkv.bench.engine;
 
+import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
 import io.bloomkv.engine.Options;
@@ -39,8 +40,21 @@ public final class BloomKvEngine implements BenchEngine {
                 .blockCacheSize(settings.cacheSize())
                 .writeBufferSize(settings.writeBufferSize())
                 .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
+                .compression(compression(settings.compression()))
+                .bottommostCompression(compression(settings.compression()))
+                .useDirectReads(settings.directReads())
                 .fileSystem(fs)
                 .createIfMissing(true);
+    }
+
+    /** The engine's compression for the bench's name (none, lz4, zstd). */
+    static Compression compression(String name) {
+        return switch (name) {
+            case "none" -> Compression.NONE;
+            case "lz4" -> Compression.LZ4;
+            case "zstd" -> Compression.ZSTD;
+            default -> throw new IllegalArgumentException("unknown compression '" + name + "'");
+        };
     }
 
     public static BloomKvEngine open(Path dir, EngineSettings settings) throws IOException {
@@ -169,7 +183,8 @@ public final class BloomKvEngine implements BenchEngine {
     public String describe() {
         return "bloomkv: " + (settings.filters() ? settings.filterKind() + " filters, " + settings.bitsPerKey() + " bits/key (off-heap)" : "no filters")
                 + ", block " + settings.blockSize() + " B, block cache " + settings.cacheSize() + " B, write buffer "
-                + settings.writeBufferSize() + " B, no compression, WAL on, sync " + (settings.sync() ? "EVERY_WRITE" : "NONE");
+                + settings.writeBufferSize() + " B, compression " + settings.compression()
+                + (settings.directReads() ? ", direct reads" : "") + ", WAL on, sync " + (settings.sync() ? "EVERY_WRITE" : "NONE");
     }
 
     @Override

@@ -92,14 +92,25 @@ public final class RocksDbEngine implements BenchEngine {
                 .setCreateIfMissing(true)
                 .setStatistics(statistics)
                 .setWriteBufferSize(settings.writeBufferSize())
-                .setCompressionType(CompressionType.NO_COMPRESSION)
-                .setBottommostCompressionType(CompressionType.NO_COMPRESSION)
+                .setCompressionType(compressionType(settings.compression()))
+                .setBottommostCompressionType(compressionType(settings.compression()))
+                .setUseDirectReads(settings.directReads())
                 .setTableFormatConfig(table);
         try {
             db = RocksDB.open(options, dir.toString());
         } catch (RocksDBException e) {
             throw io(e);
         }
+    }
+
+    /** RocksDB's compression for the bench's name (none, lz4, zstd); ZSTD at its default level (3), as bloomkv. */
+    static CompressionType compressionType(String name) {
+        return switch (name) {
+            case "none" -> CompressionType.NO_COMPRESSION;
+            case "lz4" -> CompressionType.LZ4_COMPRESSION;
+            case "zstd" -> CompressionType.ZSTD_COMPRESSION;
+            default -> throw new IllegalArgumentException("unknown compression '" + name + "'");
+        };
     }
 
     @Override
@@ -282,7 +293,8 @@ public final class RocksDbEngine implements BenchEngine {
         return "rocksdb " + version() + ": BlockBasedTable format_version " + FORMAT_VERSION
                 + (settings.filters() ? ", BloomFilter(" + settings.bitsPerKey() + ") [FastLocalBloom, whole key]" : ", no filter")
                 + ", block " + settings.blockSize() + " B, LRUCache " + settings.cacheSize() + " B (index/filter outside the cache)"
-                + ", write buffer " + settings.writeBufferSize() + " B, no compression, WAL on, sync " + settings.sync();
+                + ", write buffer " + settings.writeBufferSize() + " B, compression " + settings.compression()
+                + (settings.directReads() ? ", direct reads" : "") + ", WAL on, sync " + settings.sync();
     }
 
     private void closeDb() {

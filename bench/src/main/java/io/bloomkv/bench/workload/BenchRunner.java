@@ -48,7 +48,7 @@ public final class BenchRunner {
     public BenchRunner(BenchConfig cfg, ProgressSink progress, PageCacheEvictor evictor) {
         this.cfg = cfg;
         this.keys = new KeySpace(cfg.num(), cfg.keySize());
-        this.values = new ValueSource(cfg.valueSize(), cfg.seed());
+        this.values = new ValueSource(cfg.valueSize(), cfg.seed(), cfg.valueCompressibility());
         this.progress = progress;
         this.evictor = evictor;
         if (cfg.cold() && evictor == null) {
