@@ -141,6 +141,32 @@ class EndToEndTest {
         assertThat(Files.readString(report.resolve(ReportWriter.MARKDOWN))).contains("ran 2 times");
     }
 
+    /** multigetrandom / multigetmissing on all four columns: every key answered right, batches of 32 (RocksDB: multiGetAsList). */
+    @Test
+    void multiGetWorkloadsGiveRightAnswers(@TempDir Path tmp) throws Exception {
+        Path report = tmp.resolve("report");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new BenchCommand());
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute("--num", "4000", "--reads", "2000", "--workloads", "multigetrandom,multigetmissing",
+                "--report-dir", report.toString(), "--db-dir", tmp.resolve("db").toString(), "--no-progress", "--no-fpr-sweep");
+        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+        JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
+        assertThat(root.path("phases").size()).isEqualTo(2 * 4);
+        for (JsonNode p : root.path("phases")) {
+            String what = p.path("phase").asText() + "/" + p.path("label").asText();
+            assertThat(p.path("wrongAnswers").asLong()).as(what).isZero();
+            assertThat(p.path("ops").asLong()).as(what).isEqualTo(2000 / 32 * 32);
+            if (p.path("phase").asText().equals("multigetrandom")) {
+                assertThat(p.path("found").asLong()).as(what).isEqualTo(2000 / 32 * 32);
+            } else {
+                assertThat(p.path("notFound").asLong()).as(what).isEqualTo(2000 / 32 * 32);
+            }
+        }
+    }
+
     /** The two workloads the first run leaves out; how many writes the concurrent writer gets in is not asserted (timing). */
     @Test
     void overwriteAndReadWhileWritingGiveRightAnswers(@TempDir Path tmp) throws Exception {

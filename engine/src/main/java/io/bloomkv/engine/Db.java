@@ -318,6 +318,37 @@ public final class Db implements AutoCloseable {
         }
     }
 
+    /**
+     * The values of {@code keys} (null where absent), equal to a {@link #get} of each, read at one point in time.
+     * Batched ({@link MultiGet}): every table filters all candidate keys at once, overlapping the filters' cache
+     * misses, before any block is read. The list may hold duplicates; the result has one entry per key.
+     */
+    public List<byte[]> multiGet(List<byte[]> keys) {
+        return multiGet(null, keys);
+    }
+
+    /** {@link #multiGet(List)} at {@code readOptions.snapshot()} (the latest state when null). */
+    public List<byte[]> multiGet(ReadOptions readOptions, List<byte[]> keys) {
+        checkOpen();
+        if (keys == null) {
+            throw new InvalidArgumentException("keys must not be null");
+        }
+        long sequence = readSequence(readOptions);
+        SuperVersion sv = state.acquireSuperVersion();
+        try {
+            MultiGet.Outcome o = MultiGet.run(sv, keys, sequence);
+            counters.gets.add(keys.size());
+            counters.hits.add(o.hits());
+            counters.misses.add(keys.size() - o.hits());
+            counters.memtableHits.add(o.memtableHits());
+            return o.values();
+        } catch (UncheckedIOException e) {
+            throw new BloomKvIOException("multiGet failed", e.getCause());
+        } finally {
+            sv.release();
+        }
+    }
+
     /** An iterator over the latest state; close it when done. */
     public DbIterator iterator() {
         return iterator(null);
@@ -432,6 +463,15 @@ public final class Db implements AutoCloseable {
         long bytes = batch.userBytes();
         commits.write(batch);
         counters.batchWritten(n, nPuts, bytes);
+    }
+
+    /**
+     * Makes every write that returned durable without a flush: fsyncs the write-ahead log, after the
+     * writes queued before (what {@link SyncMode#EVERY_WRITE} does per write, once for all of them).
+     */
+    public void syncWal() {
+        checkOpen();
+        commits.syncWal();
     }
 
     /**
@@ -582,6 +622,11 @@ public final class Db implements AutoCloseable {
     /** A copy of the options the database was opened with. */
     public Options options() {
         return options.copy();
+    }
+
+    /** {@link Options#prefixLength()} without a copy of the options (for iterators). */
+    int prefixLength() {
+        return options.prefixLength();
     }
 
     private void checkOpen() {

@@ -21,12 +21,14 @@ public final class Options {
     private double bitsPerKey = 10;
     private FilterAllocation filterAllocation = FilterAllocation.UNIFORM;
     private int ribbonFromLevel = -1;
+    private int prefixLength;
     private long writeBufferSize = 4L << 20;
     private int maxImmutableMemtables = 2;
     private int blockSize = 4096;
     private int blockRestartInterval = 16;
     private long blockCacheSize = 8L << 20;
     private SharedBlockCache blockCache;
+    private boolean manualWalFlush;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
     private boolean createIfMissing = true;
@@ -58,12 +60,14 @@ public final class Options {
         o.bitsPerKey = bitsPerKey;
         o.filterAllocation = filterAllocation;
         o.ribbonFromLevel = ribbonFromLevel;
+        o.prefixLength = prefixLength;
         o.writeBufferSize = writeBufferSize;
         o.maxImmutableMemtables = maxImmutableMemtables;
         o.blockSize = blockSize;
         o.blockRestartInterval = blockRestartInterval;
         o.blockCacheSize = blockCacheSize;
         o.blockCache = blockCache;
+        o.manualWalFlush = manualWalFlush;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
         o.createIfMissing = createIfMissing;
@@ -139,6 +143,24 @@ public final class Options {
         check(level >= -1, "ribbonFromLevel must be -1 (off) or a level >= 0: " + level);
         this.ribbonFromLevel = level;
         return this;
+    }
+
+    /**
+     * A fixed-length prefix extractor (RocksDB's {@code NewFixedPrefixTransform}): every new table's filter also holds
+     * the first {@code bytes} bytes of each of its keys that is at least that long, next to the whole keys (one filter,
+     * as RocksDB's whole-key + prefix filtering), so a {@link ReadOptions#prefixSameAsStart} seek skips tables
+     * without the prefix. 0 (the default) turns it off. Each table records the length it was written with
+     * (property {@code bloomkv.filter.prefix.length}); a table written with another length, or none, is never
+     * skipped (it fails open), so the length may change between opens.
+     */
+    public Options prefixLength(int bytes) {
+        check(bytes >= 0 && bytes <= Db.MAX_KEY_SIZE, "prefixLength must be in [0, " + Db.MAX_KEY_SIZE + "]: " + bytes);
+        this.prefixLength = bytes;
+        return this;
+    }
+
+    public int prefixLength() {
+        return prefixLength;
     }
 
     /** The first RIBBON level, -1 when {@link #ribbonFromLevel(int)} is off. */
@@ -265,6 +287,23 @@ public final class Options {
 
     public SharedBlockCache blockCache() {
         return blockCache;
+    }
+
+    /**
+     * Under {@link SyncMode#NONE}: keep WAL records in the write buffer of the log file (written out
+     * when it fills, at {@link Db#syncWal()}, at a memtable switch and at close) instead of handing
+     * each write to the operating system (RocksDB's {@code manual_wal_flush}). Saves a system call per
+     * write; a process crash may then lose the writes since the last {@code syncWal}, as a power loss
+     * may under NONE. For callers that sync at their own commit points (the Kafka Streams store).
+     * Default false.
+     */
+    public Options manualWalFlush(boolean manual) {
+        this.manualWalFlush = manual;
+        return this;
+    }
+
+    public boolean manualWalFlush() {
+        return manualWalFlush;
     }
 
     /** When writes are fsynced. Default {@link SyncMode#NONE}. */
@@ -423,7 +462,7 @@ public final class Options {
 
     @Override
     public String toString() {
-        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", ribbonFromLevel=" + ribbonFromLevel
+        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", ribbonFromLevel=" + ribbonFromLevel + ", prefixLength=" + prefixLength
                 + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize=" + blockCacheSize
                 + ", syncMode=" + syncMode + ", numLevels=" + numLevels + ", l0CompactionTrigger=" + l0CompactionTrigger
                 + ", targetFileSize=" + targetFileSize + ", levelSizeMultiplier=" + levelSizeMultiplier + "}";

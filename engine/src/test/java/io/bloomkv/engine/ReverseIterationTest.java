@@ -65,7 +65,7 @@ class ReverseIterationTest {
             TreeMap<byte[], byte[]> snapModel = null;
             DbIterator held = null;
             TreeMap<byte[], byte[]> heldModel = null;
-            for (int op = 0; op < 4000; op++) {
+            for (int op = 0; op < 2500; op++) {
                 String where = ctx + " op " + op;
                 int r = rnd.nextInt(1000);
                 if (r < 500) {
@@ -222,7 +222,7 @@ class ReverseIterationTest {
         try (org.rocksdb.Options ro = new org.rocksdb.Options().setCreateIfMissing(true).setWriteBufferSize(64 << 10);
                 RocksDB rocks = RocksDB.open(ro, dir.resolve("rocksdb").toString());
                 Db db = Db.open(dir.resolve("bloomkv"), tinyTables())) {
-            for (int op = 0; op < 4000; op++) {
+            for (int op = 0; op < 2500; op++) {
                 int r = rnd.nextInt(1000);
                 byte[] k = key(rnd);
                 if (r < 600) {

@@ -103,6 +103,11 @@ public final class BloomKvEngine implements BenchEngine {
     }
 
     @Override
+    public List<byte[]> multiGet(List<byte[]> keys) {
+        return db.multiGet(keys);
+    }
+
+    @Override
     public int scan(byte[] start, int count) {
         int seen = 0;
         try (DbIterator it = db.iterator()) {

@@ -154,6 +154,15 @@ public final class RocksDbEngine implements BenchEngine {
     }
 
     @Override
+    public List<byte[]> multiGet(List<byte[]> keys) throws IOException {
+        try {
+            return db.multiGetAsList(readOptions, keys);
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
     public void delete(byte[] key) throws IOException {
         try {
             db.delete(writeOptions, key);
