@@ -167,6 +167,12 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--fpr-sweep-probes", defaultValue = "1000000", description = "Absent-key probes per filter in the FPR sweep (default ${DEFAULT-VALUE}).")
     long fprSweepProbes;
 
+    @Option(names = "--defaults",
+            description = "Run each engine on its own defaults (bloomkv Options.defaults(); RocksDB default Options with "
+                    + "a BlockBasedTableConfig holding only BloomFilter(--bits-per-key)) instead of matched options; "
+                    + "--block-size, --cache-size, --write-buffer-size and --filter-kind then do not apply.")
+    boolean ownDefaults;
+
     /** The run's configuration from the flags (the first --value-size). @throws CommandLine.ParameterException for bad flags */
     public BenchConfig config(Path workDir) {
         return config(workDir, valueSizes.get(0), reportDir, fprSweep);
@@ -196,7 +202,7 @@ public final class BenchCommand implements Callable<Integer> {
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
                     sync, threads, es, modes, kind, ws, seed, report, workDir, cold, compact, warmup, phaseWarmup, repeat, progress,
-                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct).validate();
+                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, ownDefaults).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -40,6 +40,7 @@ import java.util.List;
  *                       compression_ratio; 1.0 = random bytes)
  * @param direct         both engines read tables with O_DIRECT (bypassing the page cache)
  * @param distribution   how operations choose existing keys (uniform, zipfian, latest)
+ * @param ownDefaults    each engine on its own defaults (only filters, bits per key and sync set) instead of matched options
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -47,7 +48,8 @@ public record BenchConfig(
         List<String> engines, List<Boolean> filterModes, String filterKind, List<Workload> workloads,
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
-        boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct) {
+        boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct,
+        boolean ownDefaults) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 

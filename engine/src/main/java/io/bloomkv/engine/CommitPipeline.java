@@ -292,7 +292,7 @@ final class CommitPipeline {
         state.log = next;
         state.logFileNumber = number;
         state.imms.addFirst(frozen);
-        state.mem = new MemTable(number);
+        state.mem = new MemTable(number, options.writeBufferSize(), options.memtableFilterBitsPerKey());
         state.installSuperVersion();
         state.signalChangeHeld();
         return frozen;

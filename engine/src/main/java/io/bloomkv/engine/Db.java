@@ -295,14 +295,14 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireSuperVersion();
         counters.gets.increment();
         try {
-            TableReader.Entry e = sv.mem.get(key, sequence);
+            long hash = Hashing.hash64(key); // once per get: the memtables' and the tables' filters use it
+            TableReader.Entry e = sv.mem.get(key, hash, sequence);
             for (int i = 0; e == null && i < sv.imms.size(); i++) {
-                e = sv.imms.get(i).get(key, sequence);
+                e = sv.imms.get(i).get(key, hash, sequence);
             }
             if (e != null) {
                 counters.memtableHits.increment();
             } else {
-                long hash = Hashing.hash64(key);
                 e = sv.version.get(key, hash, sequence);
             }
             if (e != null && e.type() == ValueType.PUT) {

@@ -29,6 +29,12 @@ class ModelTest {
     }
 
     @Test
+    void level0OnlyWithoutMemtableFilterAgainstTreeMap() {
+        run(Options.defaults().writeBufferSize(16 << 10).autoCompaction(false).blockSize(512).memtableFilterBitsPerKey(0),
+                "level0OnlyNoMemtableFilter");
+    }
+
+    @Test
     void withCompactionAndTinyTablesAgainstTreeMap() {
         Options o = Options.defaults().writeBufferSize(4 << 10).blockSize(256).targetFileSize(4 << 10)
                 .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)

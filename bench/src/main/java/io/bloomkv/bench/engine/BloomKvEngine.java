@@ -32,13 +32,20 @@ public final class BloomKvEngine implements BenchEngine {
     private BloomKvEngine(Path dir, EngineSettings settings) {
         this.dir = dir;
         this.settings = settings;
-        this.options = Options.defaults()
+        this.options = settings.ownDefaults()
+                ? Options.defaults() // bloomkv's own defaults: only the filter bits and the sync mode are set
+                        .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
+                        .memtableFilterBitsPerKey(settings.filters() ? Options.defaults().memtableFilterBitsPerKey() : 0)
+                        .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
+                        .fileSystem(fs)
+                : Options.defaults()
                 .filterKind(FilterPolicySpec.parse(settings.filterKind()).kind())
                 .ribbonFromLevel(FilterPolicySpec.parse(settings.filterKind()).ribbonFromLevel())
                 .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
                 .blockSize(settings.blockSize())
                 .blockCacheSize(settings.cacheSize())
                 .writeBufferSize(settings.writeBufferSize())
+                .memtableFilterBitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
                 .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
                 .compression(compression(settings.compression()))
                 .bottommostCompression(compression(settings.compression()))
@@ -186,9 +193,12 @@ public final class BloomKvEngine implements BenchEngine {
 
     @Override
     public String describe() {
+        if (settings.ownDefaults()) {
+            return "bloomkv on Options.defaults(): " + options;
+        }
         return "bloomkv: " + (settings.filters() ? settings.filterKind() + " filters, " + settings.bitsPerKey() + " bits/key (off-heap)" : "no filters")
                 + ", block " + settings.blockSize() + " B, block cache " + settings.cacheSize() + " B, write buffer "
-                + settings.writeBufferSize() + " B, compression " + settings.compression()
+                + settings.writeBufferSize() + " B" + (settings.filters() ? " with a memtable filter" : "") + ", compression " + settings.compression()
                 + (settings.directReads() ? ", direct reads" : "") + ", WAL on, sync " + (settings.sync() ? "EVERY_WRITE" : "NONE");
     }
 

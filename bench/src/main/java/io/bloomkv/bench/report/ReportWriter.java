@@ -72,6 +72,7 @@ public final class ReportWriter {
         cfg.put("warmup", c.warmup());
         cfg.put("phaseWarmup", c.phaseWarmup());
         cfg.put("repeat", c.repeat());
+        cfg.put("ownDefaults", c.ownDefaults());
         root.put("config", cfg);
         root.put("engines", r.engines());
         root.put("coldMethod", r.coldMethod());
@@ -167,6 +168,7 @@ public final class ReportWriter {
         m.put("tableEntries", p.tables().entries());
         m.put("cold", p.cold());
         m.put("run", p.run());
+        m.put("heapAfterGcBytes", p.heapAfterGcBytes());
         return m;
     }
 

@@ -26,10 +26,12 @@ public final class Version implements LevelView {
     private final FileMetaData[][] files;
     private final TableReader[][] readers;
     private final RefCount refs = new RefCount("version");
+    private final LevelTargets targets;
     private final int compactionLevel;
     private final double compactionScore;
 
-    Version(VersionSet owner, List<List<FileMetaData>> levels, TableCache tables, int compactionLevel, double compactionScore) {
+    Version(VersionSet owner, List<List<FileMetaData>> levels, TableCache tables, LevelTargets targets, int compactionLevel,
+            double compactionScore) {
         this.owner = owner;
         this.files = new FileMetaData[levels.size()][];
         this.readers = new TableReader[levels.size()][];
@@ -45,6 +47,7 @@ public final class Version implements LevelView {
                 r.retain();
             }
         }
+        this.targets = targets;
         this.compactionLevel = compactionLevel;
         this.compactionScore = compactionScore;
     }
@@ -123,6 +126,16 @@ public final class Version implements LevelView {
 
     public TableReader reader(int level, int index) {
         return readers[level][index];
+    }
+
+    /** The level level 0 compacts into (1 with static level sizes; see {@link LevelTargets}). */
+    public int baseLevel() {
+        return targets.baseLevel();
+    }
+
+    /** The size targets of the levels this Version's compaction score was computed with. */
+    public LevelTargets levelTargets() {
+        return targets;
     }
 
     /** Level whose compaction is most urgent, and its score (>= 1 means it needs one). */
