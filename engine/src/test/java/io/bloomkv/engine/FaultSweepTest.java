@@ -42,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The workload is derived from a seed (printed; replay with -Dbloomkv.seed=N). A bigger sweep:
  * {@code mvn -B -q -pl engine -am test -Dtest=FaultSweepTest -Dsurefire.failIfNoSpecifiedTests=false
- * -Dbloomkv.faultsweep.scale=10} (the suite runs scale 2).
+ * -Dbloomkv.faultsweep.scale=10
+ * -Djunit.jupiter.execution.timeout.mode=disabled} (the suite runs scale 2; the engine tests' 5-minute limit would stop a big sweep).
  */
 class FaultSweepTest {
     @TempDir

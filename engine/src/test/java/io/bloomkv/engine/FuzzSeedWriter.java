@@ -61,9 +61,14 @@ class FuzzSeedWriter {
         int written = 0;
 
         // Tables (and their WAL and MANIFEST) from a real Db: small blocks so a table has several.
-        for (FilterKind kind : new FilterKind[] {FilterKind.BLOCKED, FilterKind.STANDARD}) {
+        Compression[] compressions = {Compression.NONE, Compression.LZ4, Compression.ZSTD};
+        FilterKind[] kinds = {FilterKind.BLOCKED, FilterKind.STANDARD, FilterKind.RIBBON};
+        for (int variant = 0; variant < kinds.length; variant++) {
+            FilterKind kind = kinds[variant];
+            Compression compression = compressions[variant];
             Path d = tmp.resolve("db-" + kind);
-            Options o = Options.defaults().filterKind(kind).blockSize(256).writeBufferSize(1 << 20);
+            Options o = Options.defaults().filterKind(kind).compression(compression).bottommostCompression(compression)
+                    .blockSize(256).writeBufferSize(1 << 20);
             List<byte[]> walRecords = new ArrayList<>();
             try (Db db = Db.open(d, o)) {
                 for (int i = 0; i < 24; i++) {
@@ -88,13 +93,27 @@ class FuzzSeedWriter {
                     if (name.endsWith(".sst")) {
                         try (TableReader r = TableReader.open(FileSystem.disk(), p, 1, null, null)) {
                             assertThat(r.verifyChecksums()).isEmpty();
-                            String n = kind + "-" + name;
+                            String n = kind + "-" + compression + "-" + name;
+                            if (compression != Compression.NONE) {
+                                // The stored (compressed) data and index blocks, for the decompression target.
+                                BlockHandle data0 = r.indexEntries().get(0).handle();
+                                for (BlockHandle h : new BlockHandle[] {data0, r.footer().index()}) {
+                                    int type = bytes[(int) (h.offset() + h.size())] & 0xff;
+                                    if (type == compression.code()) {
+                                        seed(tableInputs, "blockDecompress", n + "-" + h.offset(),
+                                                flagged(compression == Compression.LZ4 ? 0 : 1, slice(bytes, h)));
+                                        written++;
+                                    }
+                                }
+                            }
                             for (int flags = 0; flags <= 1; flags++) {
                                 seed(tableInputs, "footer", n + "-" + flags, flagged(flags, bytes));
                                 seed(tableInputs, "tableOpen", n + "-" + flags, flagged(flags, bytes));
                             }
-                            seed(tableInputs, "block", n + "-index", flagged(0, slice(bytes, r.footer().index())));
-                            seed(tableInputs, "block", n + "-data0", flagged(0, slice(bytes, r.indexEntries().get(0).handle())));
+                            if (compression == Compression.NONE) {
+                                seed(tableInputs, "block", n + "-index", flagged(0, slice(bytes, r.footer().index())));
+                                seed(tableInputs, "block", n + "-data0", flagged(0, slice(bytes, r.indexEntries().get(0).handle())));
+                            }
                             seed(tableInputs, "properties", n, flagged(0, slice(bytes, r.footer().properties())));
                             written += 7;
                         }

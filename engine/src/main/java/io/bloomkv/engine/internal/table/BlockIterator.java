@@ -307,6 +307,13 @@ public final class BlockIterator implements InternalIterator {
             throw block.corruption("malformed entry", at);
         }
         int len = shared + unshared;
+        if (len < InternalKey.TRAILER_SIZE && comparator == InternalKey.COMPARATOR) {
+            // Every key of a data or index block is an internal key: a shorter one would make every
+            // later comparison (InternalKey.compare, the merging iterator) fail (found by TableFuzzTest).
+            int at = current;
+            current = limit;
+            throw block.corruption("internal key of " + len + " bytes is shorter than its trailer", at);
+        }
         if (len > keyBuf.length) {
             keyBuf = Arrays.copyOf(keyBuf, Math.max(len, 2 * keyBuf.length));
         }

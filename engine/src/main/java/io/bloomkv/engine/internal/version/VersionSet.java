@@ -139,6 +139,10 @@ public final class VersionSet implements AutoCloseable {
             throw new CorruptionException("MANIFEST lacks its counters (log " + log + ", next file " + next
                     + ", last sequence " + last + ", levels " + levels + ")", manifest, -1);
         }
+        if (levels < 1) {
+            // Found by ManifestFuzzTest: 0 levels made replay index an empty level list.
+            throw new CorruptionException("MANIFEST declares " + levels + " levels", manifest, -1);
+        }
         numLevels = levels;
         compactPointers = new byte[numLevels][];
         List<List<FileMetaData>> state = emptyLevels(numLevels);

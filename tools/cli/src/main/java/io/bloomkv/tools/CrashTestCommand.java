@@ -1,0 +1,229 @@
+package io.bloomkv.tools;
+
+import io.bloomkv.engine.BloomKvException;
+import io.bloomkv.engine.Db;
+import io.bloomkv.tools.stress.ExpectedState;
+import io.bloomkv.tools.stress.StressVerifier;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code bloomkv crashtest DB_DIR --rounds N}: RocksDB db_crashtest for bloomkv. Each round starts
+ * {@code bloomkv stress} in a child JVM (the same java, class path and JVM flags), lets it run for a
+ * random time once it has verified the database and started its threads, kills it with kill -9
+ * ({@link Process#destroyForcibly()}), then reopens the database in this process and checks every key
+ * and a full scan against the expected-state file: nothing acknowledged lost, no batch half applied.
+ * Reports rounds, operations, acknowledged writes, lost writes, failed opens and wrong answers; exit
+ * code 1 when any of the last three is not 0.
+ */
+@Command(name = "crashtest", mixinStandardHelpOptions = true,
+        description = "Kill -9 a 'bloomkv stress' child at random moments, reopen and verify the database after each kill "
+                + "(exit code 1 on any lost write, failed open or wrong answer).")
+final class CrashTestCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory (created if missing).")
+    Path dir;
+
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "10", description = "Kill rounds (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Start no new round after this many seconds, 0 = no limit (default: ${DEFAULT-VALUE}).")
+    long durationSeconds;
+
+    @Option(names = "--seed", paramLabel = "N", description = "Seed of the kill times and of the children's seeds (default: time based).")
+    Long seed;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "4", description = "Threads of each stress child (default: ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--kill-min-ms", paramLabel = "MS", defaultValue = "100",
+            description = "Shortest run of a child before the kill, after it started its threads (default: ${DEFAULT-VALUE}).")
+    int killMinMs;
+
+    @Option(names = "--kill-max-ms", paramLabel = "MS", defaultValue = "3000",
+            description = "Longest run of a child before the kill (default: ${DEFAULT-VALUE}).")
+    int killMaxMs;
+
+    @Mixin
+    StressOptions stress;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        if (rounds < 1 || killMinMs < 0 || killMaxMs < killMinMs) {
+            throw new CliException(ExitCodes.USAGE, "need --rounds >= 1 and 0 <= --kill-min-ms <= --kill-max-ms");
+        }
+        long s = seed != null ? seed : System.nanoTime();
+        Random rnd = new Random(s);
+        PrintWriter out = spec.commandLine().getOut();
+        Path expected = stress.expectedFile(dir);
+        out.println("crashtest: seed " + s + " (replay with --seed " + s + "), " + rounds + " rounds, sync " + stress.sync + ", "
+                + stress.keys + " keys, " + threads + " threads, kill after " + killMinMs + "-" + killMaxMs + " ms, expected state "
+                + expected);
+        out.flush();
+        long ops0;
+        long acked0;
+        try (ExpectedState es = StressCommand.openExpected(expected, stress.keys)) {
+            ops0 = es.totalOps();
+            acked0 = es.totalAcked();
+        }
+        long t0 = System.nanoTime();
+        int done = 0;
+        long lost = 0;
+        long wrong = 0;
+        long failedOpens = 0;
+        long childFailures = 0;
+        long deadline = durationSeconds > 0 ? t0 + TimeUnit.SECONDS.toNanos(durationSeconds) : Long.MAX_VALUE;
+        for (int round = 0; round < rounds && System.nanoTime() < deadline; round++) {
+            long childSeed = rnd.nextLong();
+            Process p = new ProcessBuilder(childCommand(childSeed)).redirectErrorStream(true).start();
+            ArrayDeque<String> tail = new ArrayDeque<>();
+            long[] runningAt = {0};
+            Thread reader = new Thread(() -> readChild(p, tail, runningAt), "crashtest-child-output");
+            reader.start();
+            long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+            while (runningAt[0] == 0 && p.isAlive() && System.nanoTime() < waitUntil) {
+                Thread.sleep(5);
+            }
+            boolean running;
+            synchronized (tail) {
+                running = runningAt[0] != 0;
+            }
+            int killAfter = killMinMs + rnd.nextInt(killMaxMs - killMinMs + 1);
+            if (running) {
+                Thread.sleep(killAfter);
+            }
+            boolean aliveAtKill = p.isAlive();
+            p.destroyForcibly();
+            p.waitFor(60, TimeUnit.SECONDS);
+            reader.join(10_000);
+            if (!running || !aliveAtKill) {
+                childFailures++;
+                out.println("crashtest: round " + round + ": the stress child " + (running ? "exited by itself (exit " + p.exitValue() + ")"
+                        : "did not start its threads") + "; its last output:");
+                synchronized (tail) {
+                    tail.forEach(l -> out.println("  | " + l));
+                }
+                out.flush();
+                break;
+            }
+            // Reopen and verify, as the next child would, but in this process.
+            StressVerifier.Result r;
+            try (ExpectedState es = StressCommand.openExpected(expected, stress.keys);
+                    Db db = DbOpener.open(dir, stress.toOptions().autoCompaction(false), true)) {
+                r = StressVerifier.verifyAndResolve(db, es);
+            } catch (BloomKvException e) {
+                failedOpens++;
+                out.println("crashtest: round " + round + ": reopen failed: " + e);
+                out.flush();
+                break;
+            }
+            lost += r.lost();
+            wrong += r.wrong();
+            done++;
+            out.println("crashtest: round " + round + ": killed after " + killAfter + " ms; " + r);
+            out.flush();
+            if (!r.ok()) {
+                break;
+            }
+        }
+        long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+        long ops;
+        long acked;
+        try (ExpectedState es = StressCommand.openExpected(expected, stress.keys)) {
+            ops = es.totalOps() - ops0;
+            acked = es.totalAcked() - acked0;
+        }
+        out.println("crashtest: " + done + " rounds in " + seconds + " s, " + ops + " operations, " + acked
+                + " acknowledged writes; lost " + lost + ", failed opens " + failedOpens + ", wrong answers " + wrong
+                + ", children that failed " + childFailures);
+        out.flush();
+        return lost == 0 && failedOpens == 0 && wrong == 0 && childFailures == 0 ? ExitCodes.OK : ExitCodes.NOT_FOUND;
+    }
+
+    private static void readChild(Process p, ArrayDeque<String> tail, long[] runningAt) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                synchronized (tail) {
+                    tail.addLast(line);
+                    if (tail.size() > 20) {
+                        tail.removeFirst();
+                    }
+                    if (line.equals("stress: running")) {
+                        runningAt[0] = System.nanoTime();
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the child was killed
+        }
+    }
+
+    /** True when {@code classPath} is one jar whose manifest runs {@link BloomKvCli} (the shaded CLI jar). */
+    private static boolean isCliJar(String classPath) {
+        if (!classPath.endsWith(".jar") || classPath.contains(java.io.File.pathSeparator)) {
+            return false;
+        }
+        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(classPath)) {
+            java.util.jar.Manifest m = jar.getManifest();
+            return m != null && BloomKvCli.class.getName().equals(m.getMainAttributes().getValue("Main-Class"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * {@code java [JVM flags] -jar JAR stress ...} when this process runs from the CLI jar (its manifest
+     * carries the Chronicle flags), else {@code java [this JVM's --add-opens/--add-exports flags] -cp
+     * CLASSPATH io.bloomkv.tools.BloomKvCli stress ...}.
+     */
+    private List<String> childCommand(long childSeed) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (a.startsWith("--add-opens") || a.startsWith("--add-exports") || a.startsWith("-Dchronicle")) {
+                cmd.add(a);
+            }
+        }
+        cmd.add("-Xmx512m");
+        String cp = System.getProperty("java.class.path");
+        if (isCliJar(cp)) {
+            cmd.add("-jar");
+            cmd.add(cp);
+        } else {
+            cmd.add("-cp");
+            cmd.add(cp);
+            cmd.add(BloomKvCli.class.getName());
+        }
+        cmd.add("stress");
+        cmd.add(dir.toString());
+        cmd.add("--expected=" + stress.expectedFile(dir));
+        cmd.add("--keys=" + stress.keys);
+        cmd.add("--sync=" + stress.sync);
+        cmd.add("--threads=" + threads);
+        cmd.add("--ops=0");
+        cmd.add("--duration=86400");
+        cmd.add("--seed=" + childSeed);
+        return cmd;
+    }
+}

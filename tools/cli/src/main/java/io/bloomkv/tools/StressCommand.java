@@ -1,0 +1,102 @@
+package io.bloomkv.tools;
+
+import io.bloomkv.engine.Db;
+import io.bloomkv.tools.stress.ExpectedState;
+import io.bloomkv.tools.stress.StressRun;
+import io.bloomkv.tools.stress.StressVerifier;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code bloomkv stress DB_DIR}: RocksDB db_stress for bloomkv. Opens (or creates) the database, checks
+ * every key and a full scan against the expected-state file left by earlier runs (an in-flight write
+ * of a killed run may or may not have landed, all or nothing), then runs threads of random puts,
+ * deletes, batches, gets, iterators and snapshots, each answer checked against the expected state.
+ * Exit code 0 when every answer was right, 1 on any wrong answer or lost write.
+ */
+@Command(name = "stress", mixinStandardHelpOptions = true,
+        description = {"Stress the database with random operations checked against an expected-state file "
+                + "that survives the process (exit code 1 on any wrong answer).",
+                "Prints 'stress: running' once the verification passed and the threads started."})
+final class StressCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory (created if missing).")
+    Path dir;
+
+    @Option(names = "--seed", paramLabel = "N", description = "Seed of the random operations (default: time based).")
+    Long seed;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "4", description = "Threads (default: ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--ops", paramLabel = "N", defaultValue = "100000",
+            description = "Operations in all, 0 = until --duration ends (default: ${DEFAULT-VALUE}).")
+    long ops;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Stop after this many seconds, 0 = no limit (default: ${DEFAULT-VALUE}).")
+    long durationSeconds;
+
+    @Mixin
+    StressOptions stress;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        if (threads < 1 || threads > 64) {
+            throw new CliException(ExitCodes.USAGE, "--threads must be in [1, 64]: " + threads);
+        }
+        if (stress.keys < threads) {
+            throw new CliException(ExitCodes.USAGE, "--keys must be at least --threads");
+        }
+        if (ops == 0 && durationSeconds == 0) {
+            throw new CliException(ExitCodes.USAGE, "give --ops or --duration (or both)");
+        }
+        long s = seed != null ? seed : System.nanoTime();
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("stress: seed " + s + " (replay with --seed " + s + "), " + threads + " threads, " + stress.keys + " keys, sync "
+                + stress.sync + ", expected state " + stress.expectedFile(dir));
+        out.flush();
+        try (ExpectedState es = openExpected(stress.expectedFile(dir), stress.keys);
+                Db db = DbOpener.open(dir, stress.toOptions(), true)) {
+            StressVerifier.Result verified = StressVerifier.verifyAndResolve(db, es);
+            out.println("stress: open: " + verified);
+            if (!verified.ok()) {
+                out.flush();
+                return ExitCodes.NOT_FOUND;
+            }
+            out.println("stress: running");
+            out.flush();
+            StressRun run = new StressRun(db, es, new StressRun.Config(threads, ops, durationSeconds * 1000, s));
+            StressRun.Summary summary = run.run(line -> {
+                out.println(line);
+                out.flush();
+            });
+            out.println("stress: done: " + summary);
+            out.println("stress: expected-state totals over every run: " + es.totalOps() + " ops, " + es.totalAcked()
+                    + " acknowledged writes");
+            out.flush();
+            if (run.failure() != null) {
+                run.failure().printStackTrace(spec.commandLine().getErr());
+            }
+            return summary.wrongAnswers() == 0 ? ExitCodes.OK : ExitCodes.NOT_FOUND;
+        }
+    }
+
+    static ExpectedState openExpected(Path file, int keys) throws IOException {
+        try {
+            return ExpectedState.open(file, keys);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCodes.USAGE, e.getMessage());
+        }
+    }
+}

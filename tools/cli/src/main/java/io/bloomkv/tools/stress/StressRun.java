@@ -1,0 +1,321 @@
+package io.bloomkv.tools.stress;
+
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.DbIterator;
+import io.bloomkv.engine.ReadOptions;
+import io.bloomkv.engine.Snapshot;
+import io.bloomkv.engine.WriteBatch;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * The threads of a stress run (RocksDB db_stress's operation mix): random puts, deletes, batches,
+ * gets, iterators and snapshots, each answer checked against the {@link ExpectedState}; occasional
+ * flushes and range compactions. Keys are partitioned among the threads: thread t writes only keys
+ * {@code k % threads == t}, so its own keys have an exact expected state while it runs; keys of other
+ * threads are checked to be a well-formed value of a version between the ones the expected state
+ * showed before and after the read. Every write is marked pending in the expected state before it is
+ * issued and committed after it is acknowledged.
+ */
+public final class StressRun {
+    /** What to run: {@code ops} per run (0 = no limit) and {@code durationMillis} (0 = no limit), whichever ends first. */
+    public record Config(int threads, long ops, long durationMillis, long seed) {}
+
+    /** What a run did. */
+    public record Summary(long ops, long puts, long deletes, long batches, long gets, long iterators, long snapshots,
+                          long flushes, long compactions, long acknowledgedWrites, long wrongAnswers, List<String> problems,
+                          long millis) {
+        @Override
+        public String toString() {
+            return ops + " ops in " + millis + " ms (" + (millis > 0 ? ops * 1000 / millis : 0) + " ops/s): puts " + puts
+                    + ", deletes " + deletes + ", batches " + batches + ", gets " + gets + ", iterators " + iterators
+                    + ", snapshots " + snapshots + ", flushes " + flushes + ", compactions " + compactions
+                    + "; acknowledged writes " + acknowledgedWrites + "; wrong answers " + wrongAnswers
+                    + (problems.isEmpty() ? "" : "; first: " + problems);
+        }
+    }
+
+    private final Db db;
+    private final ExpectedState es;
+    private final Config config;
+    private final int keys;
+    private final AtomicLong ops = new AtomicLong();
+    private final AtomicLong puts = new AtomicLong();
+    private final AtomicLong deletes = new AtomicLong();
+    private final AtomicLong batches = new AtomicLong();
+    private final AtomicLong gets = new AtomicLong();
+    private final AtomicLong iterators = new AtomicLong();
+    private final AtomicLong snapshots = new AtomicLong();
+    private final AtomicLong flushes = new AtomicLong();
+    private final AtomicLong compactions = new AtomicLong();
+    private final AtomicLong acked = new AtomicLong();
+    private final AtomicLong wrong = new AtomicLong();
+    private final List<String> problems = new ArrayList<>();
+    private volatile Throwable failure;
+
+    public StressRun(Db db, ExpectedState es, Config config) {
+        if (config.threads() < 1 || config.threads() > ExpectedState.MAX_THREADS) {
+            throw new IllegalArgumentException("threads must be in [1, " + ExpectedState.MAX_THREADS + "]: " + config.threads());
+        }
+        if (es.keys() < config.threads()) {
+            throw new IllegalArgumentException("need at least one key per thread: " + es.keys() + " keys, " + config.threads() + " threads");
+        }
+        this.db = db;
+        this.es = es;
+        this.config = config;
+        this.keys = es.keys();
+    }
+
+    /** Runs the threads until the operations or the time are used up; {@code progress} gets a line every few seconds. */
+    public Summary run(Consumer<String> progress) throws InterruptedException {
+        long t0 = System.nanoTime();
+        long deadline = config.durationMillis() > 0 ? t0 + config.durationMillis() * 1_000_000L : Long.MAX_VALUE;
+        Thread[] threads = new Thread[config.threads()];
+        for (int t = 0; t < threads.length; t++) {
+            int id = t;
+            threads[t] = new Thread(() -> {
+                try {
+                    worker(id, deadline);
+                } catch (Throwable e) {
+                    failure = e;
+                }
+            }, "stress-" + t);
+            threads[t].start();
+        }
+        long nextReport = System.nanoTime() + 5_000_000_000L;
+        for (Thread th : threads) {
+            while (th.isAlive()) {
+                th.join(200);
+                if (System.nanoTime() > nextReport) {
+                    progress.accept("stress: " + ops.get() + " ops, " + acked.get() + " acknowledged writes, " + wrong.get() + " wrong");
+                    nextReport = System.nanoTime() + 5_000_000_000L;
+                }
+            }
+        }
+        if (failure != null) {
+            wrong.incrementAndGet();
+            problem("a stress thread failed: " + failure);
+        }
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        synchronized (problems) {
+            return new Summary(ops.get(), puts.get(), deletes.get(), batches.get(), gets.get(), iterators.get(), snapshots.get(),
+                    flushes.get(), compactions.get(), acked.get(), wrong.get(), List.copyOf(problems), millis);
+        }
+    }
+
+    /** The failure that stopped a thread, if any (it also counts as a wrong answer). */
+    public Throwable failure() {
+        return failure;
+    }
+
+    private void problem(String p) {
+        synchronized (problems) {
+            if (problems.size() < 5) {
+                problems.add(p);
+            }
+        }
+    }
+
+    private void wrongAnswer(String p) {
+        wrong.incrementAndGet();
+        problem(p);
+    }
+
+    private int ownKey(Random rnd, int thread) {
+        int perThread = (keys - thread + config.threads() - 1) / config.threads();
+        return thread + config.threads() * rnd.nextInt(perThread);
+    }
+
+    private void worker(int thread, long deadline) {
+        Random rnd = new Random(config.seed() * 1_000_003L + thread);
+        long writeSeq = 0;
+        long limit = config.ops() > 0 ? (config.ops() + config.threads() - 1) / config.threads() : Long.MAX_VALUE;
+        for (long i = 0; i < limit && System.nanoTime() < deadline && failure == null; i++) {
+            int r = rnd.nextInt(1000);
+            long writeId = (long) thread << 48 | ++writeSeq;
+            if (r < 350) {
+                write(thread, writeId, List.of(ownKey(rnd, thread)), rnd, false);
+            } else if (r < 450) {
+                write(thread, writeId, List.of(ownKey(rnd, thread)), rnd, true);
+            } else if (r < 600) {
+                int n = 2 + rnd.nextInt(7);
+                List<Integer> ks = new ArrayList<>();
+                for (int j = 0; j < n; j++) {
+                    int k = ownKey(rnd, thread);
+                    if (!ks.contains(k)) {
+                        ks.add(k);
+                    }
+                }
+                write(thread, writeId, ks, rnd, rnd.nextInt(4) == 0);
+            } else if (r < 820) {
+                get(thread, rnd.nextInt(keys));
+            } else if (r < 900) {
+                iterate(thread, rnd);
+            } else if (r < 996) {
+                snapshot(thread, rnd, writeId);
+            } else if (r < 999) {
+                db.flush();
+                flushes.incrementAndGet();
+            } else {
+                int a = rnd.nextInt(keys);
+                int b = Math.min(keys - 1, a + rnd.nextInt(keys / 10 + 1));
+                db.compactRange(StressValue.key(a), StressValue.key(b));
+                compactions.incrementAndGet();
+            }
+            ops.incrementAndGet();
+            es.count(thread, 1, 0);
+        }
+    }
+
+    /** Writes {@code ks} (one put or delete, or a batch of several; {@code deletes}: a random share of them are deletes). */
+    private void write(int thread, long writeId, List<Integer> ks, Random rnd, boolean withDeletes) {
+        long[] next = new long[ks.size()];
+        WriteBatch b = new WriteBatch();
+        for (int j = 0; j < ks.size(); j++) {
+            int k = ks.get(j);
+            long version = ExpectedState.version(es.committed(k)) + 1;
+            boolean del = ks.size() == 1 ? withDeletes : withDeletes && rnd.nextBoolean();
+            next[j] = ExpectedState.state(version, !del);
+            es.setPending(k, next[j], writeId);
+            if (del) {
+                b.delete(StressValue.key(k));
+            } else {
+                b.put(StressValue.key(k), StressValue.of(k, version));
+            }
+        }
+        if (ks.size() == 1) {
+            if (ExpectedState.exists(next[0])) {
+                db.put(StressValue.key(ks.get(0)), StressValue.of(ks.get(0), ExpectedState.version(next[0])));
+                puts.incrementAndGet();
+            } else {
+                db.delete(StressValue.key(ks.get(0)));
+                deletes.incrementAndGet();
+            }
+        } else {
+            db.write(b);
+            batches.incrementAndGet();
+        }
+        for (int j = 0; j < ks.size(); j++) {
+            es.commit(ks.get(j), next[j]);
+        }
+        acked.incrementAndGet();
+        es.count(thread, 0, 1);
+    }
+
+    private boolean own(int thread, int k) {
+        return k % config.threads() == thread;
+    }
+
+    /** Checks a value read for another thread's key: absent or a well-formed value, of a version the expected state allows. */
+    private boolean plausible(int k, byte[] v, long before, long after) {
+        long lo = ExpectedState.version(before);
+        long hi = ExpectedState.version(after);
+        long p = es.pending(k);
+        if (p >= 0) {
+            hi = Math.max(hi, ExpectedState.version(p));
+        }
+        if (v == null) {
+            return !ExpectedState.exists(before) || !ExpectedState.exists(after) || hi > lo || p >= 0 && !ExpectedState.exists(p);
+        }
+        long ver = StressValue.versionOf(k, v);
+        return ver >= 0 && ver >= lo && ver <= hi;
+    }
+
+    private void get(int thread, int k) {
+        gets.incrementAndGet();
+        long before = es.committed(k);
+        byte[] v = db.get(StressValue.key(k));
+        if (own(thread, k)) {
+            if (!StressValue.matches(k, before, v)) {
+                wrongAnswer("get of own key " + k + ": expected " + StressVerifier.describe(before) + ", got "
+                        + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v)));
+            }
+        } else if (!plausible(k, v, before, es.committed(k))) {
+            wrongAnswer("get of key " + k + ": " + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v))
+                    + " outside [" + StressVerifier.describe(before) + ", " + StressVerifier.describe(es.committed(k)) + "]");
+        }
+    }
+
+    /** Seeks to a random key and walks up to 32 entries: own keys in the walked range exactly, others plausibly. */
+    private void iterate(int thread, Random rnd) {
+        iterators.incrementAndGet();
+        int start = rnd.nextInt(keys);
+        int lastSeen = start - 1;
+        boolean ended = true;
+        List<int[]> seenOwn = new ArrayList<>();
+        try (DbIterator it = db.iterator()) {
+            int steps = 0;
+            for (it.seek(StressValue.key(start)); it.valid(); it.next()) {
+                if (steps++ == 32) {
+                    ended = false;
+                    break;
+                }
+                int k = StressValue.keyNumber(it.key());
+                if (k < 0 || k >= keys || k < start || k <= lastSeen) {
+                    wrongAnswer("iterator from " + start + ": key " + k + " after " + lastSeen);
+                    return;
+                }
+                byte[] v = it.value();
+                if (own(thread, k)) {
+                    if (!StressValue.matches(k, es.committed(k), v)) {
+                        wrongAnswer("iterator: own key " + k + " reads " + StressValue.versionOf(k, v) + ", expected "
+                                + StressVerifier.describe(es.committed(k)));
+                    }
+                    seenOwn.add(new int[] {k});
+                } else if (StressValue.versionOf(k, v) < 0) {
+                    wrongAnswer("iterator: key " + k + " has a malformed value");
+                }
+                lastSeen = k;
+            }
+        }
+        // Own keys in [start, lastSeen] (to the end when the iterator ended) that exist must have been seen.
+        int end = ended ? keys - 1 : lastSeen;
+        int first = start + Math.floorMod(thread - start, config.threads());
+        int idx = 0;
+        for (int k = first; k <= end; k += config.threads()) {
+            boolean seen = idx < seenOwn.size() && seenOwn.get(idx)[0] == k;
+            if (seen) {
+                idx++;
+            }
+            if (seen != ExpectedState.exists(es.committed(k))) {
+                wrongAnswer("iterator from " + start + ": own key " + k + (seen ? " present but expected absent" : " missing"));
+                return;
+            }
+        }
+    }
+
+    /** Takes a snapshot, records a few own keys, overwrites one of them, and reads them back through the snapshot. */
+    private void snapshot(int thread, Random rnd, long writeId) {
+        snapshots.incrementAndGet();
+        int n = 1 + rnd.nextInt(8);
+        int[] ks = new int[n];
+        long[] states = new long[n];
+        try (Snapshot s = db.getSnapshot()) {
+            for (int j = 0; j < n; j++) {
+                ks[j] = ownKey(rnd, thread);
+                states[j] = es.committed(ks[j]);
+            }
+            write(thread, writeId, List.of(ks[0]), rnd, rnd.nextInt(4) == 0);
+            ReadOptions ro = ReadOptions.defaults().snapshot(s);
+            for (int j = 0; j < n; j++) {
+                byte[] v = db.get(StressValue.key(ks[j]), ro);
+                if (!StressValue.matches(ks[j], states[j], v)) {
+                    wrongAnswer("snapshot get of own key " + ks[j] + ": expected " + StressVerifier.describe(states[j]) + ", got "
+                            + (v == null ? "nothing" : "version " + StressValue.versionOf(ks[j], v)));
+                }
+            }
+            if (rnd.nextBoolean()) {
+                try (DbIterator it = db.iterator(ro)) {
+                    it.seek(StressValue.key(ks[0]));
+                    boolean at = it.valid() && StressValue.keyNumber(it.key()) == ks[0];
+                    if (at != ExpectedState.exists(states[0]) || at && !StressValue.matches(ks[0], states[0], it.value())) {
+                        wrongAnswer("snapshot iterator at own key " + ks[0] + ": expected " + StressVerifier.describe(states[0]));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package io.bloomkv.tools.stress;
+
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.DbIterator;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks a database against an {@link ExpectedState} after a (re)open, as db_stress does before it
+ * starts: every key by {@code get} and the whole database by a full scan. A key must read as its
+ * committed state or, when a write of it was in flight, as that pending state; the keys of one
+ * in-flight batch must all read old or all new. Then the pending markers are resolved to what the
+ * database holds, so the next run starts from an exact expected state.
+ */
+public final class StressVerifier {
+    private StressVerifier() {}
+
+    /** What a verification found. {@code lost}: keys matching neither state; {@code wrong}: any other wrong answer. */
+    public record Result(int keys, long lost, long wrong, long pendingLanded, long pendingDropped, List<String> problems) {
+        public boolean ok() {
+            return lost == 0 && wrong == 0;
+        }
+
+        @Override
+        public String toString() {
+            return keys + " keys verified: lost " + lost + ", wrong " + wrong + ", in-flight writes landed " + pendingLanded
+                    + ", dropped " + pendingDropped + (problems.isEmpty() ? "" : "; first problems: " + problems);
+        }
+    }
+
+    public static Result verifyAndResolve(Db db, ExpectedState es) {
+        int n = es.keys();
+        long lost = 0;
+        long wrong = 0;
+        long landed = 0;
+        long dropped = 0;
+        List<String> problems = new ArrayList<>();
+        byte[][] got = new byte[n][];
+        // 1 = reads as the committed state only, 2 = the pending state only, 3 = both.
+        byte[] outcome = new byte[n];
+        Map<Long, Integer> batchOutcome = new HashMap<>();
+        for (int k = 0; k < n; k++) {
+            byte[] v = db.get(StressValue.key(k));
+            got[k] = v;
+            long c = es.committed(k);
+            long p = es.pending(k);
+            boolean mc = StressValue.matches(k, c, v);
+            boolean mp = p >= 0 && StressValue.matches(k, p, v);
+            outcome[k] = (byte) ((mc ? 1 : 0) | (mp ? 2 : 0));
+            if (!mc && !mp) {
+                if (v != null && StressValue.versionOf(k, v) < 0) {
+                    wrong++;
+                    note(problems, "key " + k + ": malformed value of " + v.length + " bytes");
+                } else {
+                    lost++;
+                    note(problems, "key " + k + ": expected state " + describe(c) + (p >= 0 ? " or in-flight " + describe(p) : "")
+                            + ", database has " + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v)));
+                }
+            }
+            if (p >= 0 && (mc != mp)) {
+                long id = es.pendingWrite(k);
+                int o = mc ? 1 : 2;
+                Integer prev = batchOutcome.putIfAbsent(id, o);
+                if (prev != null && prev != o) {
+                    wrong++;
+                    note(problems, "write " + Long.toHexString(id) + " half applied (key " + k + " reads "
+                            + (mc ? "old" : "new") + ", another key of the batch the other)");
+                }
+            }
+        }
+        // The full scan must show exactly what the gets saw, and only stress keys.
+        int seen = 0;
+        try (DbIterator it = db.iterator()) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                int k = StressValue.keyNumber(it.key());
+                if (k < 0 || k >= n) {
+                    wrong++;
+                    note(problems, "scan: foreign key " + new String(it.key(), java.nio.charset.StandardCharsets.ISO_8859_1));
+                    continue;
+                }
+                seen++;
+                if (got[k] == null || !java.util.Arrays.equals(got[k], it.value())) {
+                    wrong++;
+                    note(problems, "scan: key " + k + " differs from get");
+                }
+            }
+        }
+        int present = 0;
+        for (byte[] v : got) {
+            if (v != null) {
+                present++;
+            }
+        }
+        if (seen != present) {
+            wrong++;
+            note(problems, "scan saw " + seen + " keys, gets found " + present);
+        }
+        // Resolve the in-flight writes to what the database holds.
+        for (int k = 0; k < n; k++) {
+            long p = es.pending(k);
+            if (p < 0) {
+                continue;
+            }
+            if (outcome[k] == 2) {
+                es.commit(k, p);
+                landed++;
+            } else {
+                es.commit(k, es.committed(k));
+                dropped++;
+            }
+        }
+        return new Result(n, lost, wrong, landed, dropped, problems);
+    }
+
+    static String describe(long state) {
+        return ExpectedState.exists(state) ? "version " + ExpectedState.version(state) : "absent (version " + ExpectedState.version(state) + ")";
+    }
+
+    private static void note(List<String> problems, String p) {
+        if (problems.size() < 5) {
+            problems.add(p);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.bloomkv.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.Options;
+import io.bloomkv.tools.stress.ExpectedState;
+import io.bloomkv.tools.stress.StressValue;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bloomkv stress} and {@code bloomkv crashtest}: a stress run answers everything right and
+ * leaves an expected state the next run verifies; a write made behind the expected state's back is
+ * reported as lost (exit 1), so the checks can fail; a short crash test (kill -9 of a child JVM, 4
+ * rounds) loses nothing. Seeds are printed by the commands; replay with -Dbloomkv.tools.seed=N.
+ */
+class StressCommandsTest {
+    @TempDir
+    Path tmp;
+
+    private static long seed(String test) {
+        long seed = Long.getLong("bloomkv.tools.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
+        System.out.println(test + " seed " + seed + " (replay with -Dbloomkv.tools.seed=" + seed + ")");
+        return seed;
+    }
+
+    @Test
+    void stressRunsAreRightAndTheNextRunVerifiesTheirState() {
+        long seed = seed("StressCommandsTest.stress");
+        Path db = tmp.resolve("db");
+        Cli.Result first = Cli.run("stress", db.toString(), "--ops=3000", "--threads=3", "--keys=600", "--seed=" + seed);
+        assertThat(first.exitCode()).as(first.toString()).isZero();
+        assertThat(first.out()).contains("stress: running").contains("wrong answers 0").contains("3000 ops");
+        Cli.Result second = Cli.run("stress", db.toString(), "--ops=1000", "--threads=2", "--keys=600", "--seed=" + (seed + 1),
+                "--sync=GROUP_COMMIT");
+        assertThat(second.exitCode()).as(second.toString()).isZero();
+        assertThat(second.out()).contains("600 keys verified: lost 0, wrong 0").contains("expected-state totals over every run: 4000 ops");
+    }
+
+    @Test
+    void aWriteBehindTheExpectedStatesBackIsReported() throws IOException {
+        long seed = seed("StressCommandsTest.tamper");
+        Path db = tmp.resolve("db");
+        Cli.Result run = Cli.run("stress", db.toString(), "--ops=1500", "--threads=2", "--keys=200", "--seed=" + seed);
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        int victim;
+        try (ExpectedState es = ExpectedState.open(tmp.resolve("db.expected"), 200)) {
+            victim = 0;
+            while (!ExpectedState.exists(es.committed(victim))) {
+                victim++;
+            }
+        }
+        try (Db d = Db.open(db, Options.defaults())) {
+            d.delete(StressValue.key(victim)); // an acknowledged write "lost"
+        }
+        Cli.Result check = Cli.run("stress", db.toString(), "--ops=10", "--threads=1", "--keys=200", "--seed=" + seed);
+        assertThat(check.exitCode()).as(check.toString()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(check.out()).contains("lost 1").contains("key " + victim + ":").doesNotContain("stress: running");
+    }
+
+    @Test
+    void argumentsAreChecked() {
+        assertThat(Cli.run("stress", tmp.resolve("d").toString(), "--ops=0").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("stress", tmp.resolve("d").toString(), "--threads=0").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("crashtest", tmp.resolve("d").toString(), "--rounds=0").exitCode()).isEqualTo(ExitCodes.USAGE);
+        Cli.Result first = Cli.run("stress", tmp.resolve("e").toString(), "--ops=10", "--keys=100");
+        assertThat(first.exitCode()).as(first.toString()).isZero();
+        Cli.Result other = Cli.run("stress", tmp.resolve("e").toString(), "--ops=10", "--keys=300");
+        assertThat(other.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(other.err()).contains("expected state of 100 keys, not 300");
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shortCrashTestLosesNothing() {
+        long seed = seed("StressCommandsTest.crashtest");
+        Cli.Result r = Cli.run("crashtest", tmp.resolve("db").toString(), "--rounds=4", "--keys=1000", "--threads=2",
+                "--kill-min-ms=50", "--kill-max-ms=700", "--seed=" + seed);
+        System.out.println(r.out());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("crashtest: 4 rounds").contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
+        assertThat(r.out()).containsPattern("[1-9][0-9]* acknowledged writes");
+    }
+}
