@@ -39,7 +39,12 @@ final class TableIterator implements InternalIterator {
     @Override
     public void seek(byte[] target) {
         ensureOpen();
-        index.seek(target);
+        if (target.length >= InternalKey.TRAILER_SIZE) {
+            int userLen = target.length - InternalKey.TRAILER_SIZE;
+            table.seekIndex(index, target, userLen, Coding.getFixed64(target, userLen));
+        } else {
+            index.seek(target);
+        }
         loadBlock();
         if (data != null) {
             data.seek(target);
