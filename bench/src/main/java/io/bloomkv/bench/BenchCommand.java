@@ -105,7 +105,7 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> filters;
 
     @Option(names = "--filter-kind", defaultValue = "BLOCKED",
-            description = "bloomkv's filter kind: STANDARD, PARTITIONED or BLOCKED (RocksDB always uses FastLocalBloom; default ${DEFAULT-VALUE}).")
+            description = "bloomkv's filter kind: STANDARD, PARTITIONED, BLOCKED, RIBBON, or RIBBON@N = RIBBON from level N down, BLOCKED above, at Bloom-equivalent bits per key (RocksDB always uses FastLocalBloom; default ${DEFAULT-VALUE}).")
     String filterKind;
 
     @Option(names = "--workloads", split = ",", description = "Workloads in order (default: fillseq,fillrandom,overwrite,readrandom,"
@@ -177,9 +177,7 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             String kind = filterKind.trim().toUpperCase(Locale.ROOT);
-            if (!List.of("STANDARD", "PARTITIONED", "BLOCKED").contains(kind)) {
-                throw new IllegalArgumentException("--filter-kind: expected STANDARD, PARTITIONED or BLOCKED, got '" + filterKind + "'");
-            }
+            io.bloomkv.bench.engine.FilterPolicySpec.parse(kind);
             if (sweep && (fprSweepKeys < 1 || fprSweepProbes < 1)) {
                 throw new IllegalArgumentException("--fpr-sweep-keys and --fpr-sweep-probes must be positive");
             }

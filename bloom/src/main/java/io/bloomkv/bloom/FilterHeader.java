@@ -29,6 +29,12 @@ final class FilterHeader {
     static final int OFF_KEY_COUNT = 40;
     static final int OFF_RESERVED = 48;
     static final int RESERVED_LENGTH = 12;
+    /** RIBBON only (zero for the other kinds): u32 seed of the hash remix that banded. */
+    static final int OFF_RIBBON_SEED = 48;
+    /** RIBBON only: u32 number of upper blocks (the last ones), which store r + 1 result columns instead of r. */
+    static final int OFF_RIBBON_UPPER_BLOCKS = 52;
+    /** RIBBON: bytes [56, 60) stay reserved (zero). */
+    static final int OFF_RIBBON_RESERVED = 56;
     static final int OFF_CRC = 60;
 
     final FilterKind kind;
@@ -37,14 +43,20 @@ final class FilterHeader {
     final long bodyLength;
     final long expectedKeys;
     final long keyCount;
+    /** RIBBON: the banding seed; 0 for the other kinds. */
+    final int seed;
+    /** RIBBON: blocks storing r + 1 columns; 0 for the other kinds. */
+    final long upperBlocks;
     /** CRC32C stored in (or computed for) the header. */
     final int crc;
 
-    FilterHeader(FilterKind kind, int hashCount, long bits, long expectedKeys, long keyCount, int crc) {
+    FilterHeader(FilterKind kind, int hashCount, long bits, long expectedKeys, long keyCount, int seed, long upperBlocks, int crc) {
         this.kind = kind;
         this.hashCount = hashCount;
         this.bits = bits;
-        this.bodyLength = bodyLength(kind, hashCount, bits);
+        this.seed = seed;
+        this.upperBlocks = upperBlocks;
+        this.bodyLength = bodyLength(kind, hashCount, bits, upperBlocks);
         this.expectedKeys = expectedKeys;
         this.keyCount = keyCount;
         this.crc = crc;
@@ -53,9 +65,18 @@ final class FilterHeader {
     /**
      * Body bytes for a filter of this geometry, or {@link FilterFormatException} if the geometry is
      * impossible: STANDARD m % 64 == 0; PARTITIONED m % k == 0 and (m/k) % 64 == 0; BLOCKED m % 512 == 0 with
-     * fewer than 2^31 blocks; COUNTING m % 16 == 0 (4 bits per counter).
+     * fewer than 2^31 blocks; COUNTING m % 16 == 0 (4 bits per counter); RIBBON (m = slots, k = r result
+     * columns of the lower blocks) m % 128 == 0, r in 1..32, upper blocks U &lt;= m / 128 (U = 0 when r = 32):
+     * (m / 128 · r + U) segments of 16 bytes.
      */
     static long bodyLength(FilterKind kind, int k, long bits) {
+        return bodyLength(kind, k, bits, 0);
+    }
+
+    static long bodyLength(FilterKind kind, int k, long bits, long upperBlocks) {
+        if (kind != FilterKind.RIBBON && upperBlocks != 0) {
+            throw new FilterFormatException(kind + " has no upper blocks: " + upperBlocks);
+        }
         if (k < 1 || k > FilterMath.MAX_HASH_COUNT) {
             throw new FilterFormatException("hash count " + k + " outside [1, " + FilterMath.MAX_HASH_COUNT + "]");
         }
@@ -77,6 +98,14 @@ final class FilterHeader {
             case COUNTING:
                 require(bits % 16 == 0, "COUNTING counter count " + bits + " is not a multiple of 16");
                 return bits / 2;
+            case RIBBON: {
+                require(bits % RibbonFilter.BLOCK_SLOTS == 0, "RIBBON slot count " + bits + " is not a multiple of " + RibbonFilter.BLOCK_SLOTS);
+                require(k <= RibbonFilter.MAX_RESULT_BITS, "RIBBON result bits " + k + " outside [1, " + RibbonFilter.MAX_RESULT_BITS + "]");
+                long blocks = bits / RibbonFilter.BLOCK_SLOTS;
+                require(upperBlocks >= 0 && upperBlocks <= blocks && (k < RibbonFilter.MAX_RESULT_BITS || upperBlocks == 0),
+                        "RIBBON upper block count " + upperBlocks + " outside [0, " + (k < RibbonFilter.MAX_RESULT_BITS ? blocks : 0) + "]");
+                return (blocks * k + upperBlocks) * RibbonFilter.SEGMENT_BYTES;
+            }
             default:
                 throw new FilterFormatException("unknown kind " + kind);
         }
@@ -90,6 +119,12 @@ final class FilterHeader {
 
     /** The header bytes with the CRC field set to {@code crc}. */
     static byte[] encode(FilterKind kind, int k, long bits, long bodyLength, long expectedKeys, long keyCount, int crc) {
+        return encode(kind, k, bits, bodyLength, expectedKeys, keyCount, 0, 0, crc);
+    }
+
+    /** As above, with the RIBBON fields (both 0 for the other kinds). */
+    static byte[] encode(FilterKind kind, int k, long bits, long bodyLength, long expectedKeys, long keyCount,
+                         int seed, long upperBlocks, int crc) {
         ByteBuffer b = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(OFF_MAGIC, MAGIC);
         b.putShort(OFF_VERSION, (short) FORMAT_VERSION);
@@ -102,6 +137,8 @@ final class FilterHeader {
         b.putLong(OFF_BODY_LENGTH, bodyLength);
         b.putLong(OFF_EXPECTED_KEYS, expectedKeys);
         b.putLong(OFF_KEY_COUNT, keyCount);
+        b.putInt(OFF_RIBBON_SEED, seed);
+        b.putInt(OFF_RIBBON_UPPER_BLOCKS, (int) upperBlocks);
         b.putInt(OFF_CRC, crc);
         return b.array();
     }
@@ -146,13 +183,21 @@ final class FilterHeader {
         if (flags != 0) {
             throw new FilterFormatException(String.format("unknown header flags 0x%08x", flags));
         }
-        for (int i = 0; i < RESERVED_LENGTH; i++) {
+        int seed = 0;
+        long upperBlocks = 0;
+        int reservedFrom = OFF_RESERVED;
+        if (kind == FilterKind.RIBBON) {
+            seed = b.getInt(p + OFF_RIBBON_SEED);
+            upperBlocks = Integer.toUnsignedLong(b.getInt(p + OFF_RIBBON_UPPER_BLOCKS));
+            reservedFrom = OFF_RIBBON_RESERVED;
+        }
+        for (int i = reservedFrom - OFF_RESERVED; i < RESERVED_LENGTH; i++) {
             if (b.get(p + OFF_RESERVED + i) != 0) {
                 throw new FilterFormatException("reserved header byte " + (OFF_RESERVED + i) + " is not zero");
             }
         }
         long bits = b.getLong(p + OFF_BITS);
-        long expectedBody = bodyLength(kind, k, bits);
+        long expectedBody = bodyLength(kind, k, bits, upperBlocks);
         long bodyLength = b.getLong(p + OFF_BODY_LENGTH);
         if (bodyLength != expectedBody) {
             throw new FilterFormatException("body length " + bodyLength + " does not match " + kind + " with m=" + bits + " (" + expectedBody + " bytes)");
@@ -166,7 +211,7 @@ final class FilterHeader {
             throw new FilterFormatException("negative key count in header: expected " + expectedKeys + ", added " + keyCount);
         }
         int crc = b.getInt(p + OFF_CRC);
-        return new FilterHeader(kind, k, bits, expectedKeys, keyCount, crc);
+        return new FilterHeader(kind, k, bits, expectedKeys, keyCount, seed, upperBlocks, crc);
     }
 
     static void checkCrc(int stored, int computed) {

@@ -12,9 +12,20 @@ public enum FilterKind {
     /** All k probes of a key fall in one 512-bit (64-byte, one cache line) block, as RocksDB's FastLocalBloom. */
     BLOCKED(3),
     /** m 4-bit saturating counters instead of bits; supports {@link CountingFilter#remove(byte[])}. */
-    COUNTING(4);
+    COUNTING(4),
+    /**
+     * A static filter for an immutable key set (Dillinger &amp; Walzer's standard Ribbon, 128-bit coefficient rows,
+     * interleaved solution storage): about 30% less memory than a Bloom filter at the same rate, built from all the
+     * keys at once by {@link Filters#build}; it cannot be created empty nor added to.
+     */
+    RIBBON(5);
 
     private final int code;
+
+    /** Whether filters of this kind are built from their whole key set ({@link Filters#build}) and never added to. */
+    public boolean isStatic() {
+        return this == RIBBON;
+    }
 
     FilterKind(int code) {
         this.code = code;

@@ -29,10 +29,17 @@ public final class Filters {
     private Filters() {
     }
 
-    /** A new, empty filter of {@code kind} for about {@code expectedKeys} keys at {@code bitsPerKey}. */
+    /**
+     * A new, empty filter of {@code kind} for about {@code expectedKeys} keys at {@code bitsPerKey}.
+     *
+     * @throws IllegalArgumentException for {@link FilterKind#RIBBON}, a static filter: use {@link #build}
+     */
     public static Filter create(FilterKind kind, long expectedKeys, double bitsPerKey) {
         if (kind == null) {
             throw new NullPointerException("kind");
+        }
+        if (kind.isStatic()) {
+            throw new IllegalArgumentException(kind + " is a static filter built from all its keys at once: use Filters.build(kind, keyHashes, bitsPerKey)");
         }
         if (expectedKeys < 0) {
             throw new IllegalArgumentException("expectedKeys must not be negative: " + expectedKeys);
@@ -72,12 +79,50 @@ public final class Filters {
     }
 
     /**
+     * An immutable filter holding exactly {@code keyHashes} (each a {@link Hashing#hash64} value; duplicates are
+     * fine) at {@code bitsPerKey}: the only way to make a {@link FilterKind#RIBBON}. For the Bloom kinds it is
+     * {@link #create} for {@code keyHashes.length} keys plus an {@code add} of each hash; for RIBBON,
+     * {@code bitsPerKey} may be fractional (the solution holds ceil(b n / 128) 128-bit segments; see
+     * {@link FilterMath#ribbonFppForBitsPerKey}). {@code add} on the result throws {@link IllegalStateException};
+     * an empty key set gives a filter that contains nothing. The array is not modified or retained.
+     */
+    public static Filter build(FilterKind kind, long[] keyHashes, double bitsPerKey) {
+        if (kind == null) {
+            throw new NullPointerException("kind");
+        }
+        if (keyHashes == null) {
+            throw new NullPointerException("keyHashes");
+        }
+        FilterMath.checkBitsPerKey(bitsPerKey);
+        if (kind == FilterKind.RIBBON) {
+            RibbonFilter f = RibbonBuilder.build(keyHashes, bitsPerKey);
+            f.makeImmutable();
+            return f;
+        }
+        OffHeapFilter f = (OffHeapFilter) create(kind, keyHashes.length, bitsPerKey);
+        try {
+            for (long h : keyHashes) {
+                f.add(h);
+            }
+            f.makeImmutable();
+            return f;
+        } catch (RuntimeException | Error e) {
+            f.close();
+            throw e;
+        }
+    }
+
+    /**
      * A new filter sized so that {@code expectedKeys} keys give about {@code targetFpp}: bits per key
      * {@link FilterMath#bitsPerKeyForFpp} (-ln p / (ln 2)^2), or {@link FilterMath#blockedBitsPerKeyForFpp}
      * for BLOCKED, which needs a little more for the same rate.
      */
     public static Filter createForFpp(FilterKind kind, long expectedKeys, double targetFpp) {
         FilterMath.checkFpp(targetFpp);
+        if (kind.isStatic()) {
+            throw new IllegalArgumentException(kind + " is a static filter built from all its keys at once: use Filters.build "
+                    + "with FilterMath.ribbonBitsPerKeyForFpp");
+        }
         double bitsPerKey = kind == FilterKind.BLOCKED
                 ? FilterMath.blockedBitsPerKeyForFpp(targetFpp)
                 : FilterMath.bitsPerKeyForFpp(targetFpp);
@@ -191,6 +236,11 @@ public final class Filters {
                 return new BlockedFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount);
             case COUNTING:
                 return new CountingBloomFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount);
+            case RIBBON: {
+                RibbonFilter f = new RibbonFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount, h.seed, h.upperBlocks);
+                f.makeImmutable();
+                return f;
+            }
             default:
                 throw new FilterFormatException("unknown kind " + h.kind);
         }

@@ -22,7 +22,12 @@ abstract class OffHeapFilter implements Filter {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     OffHeapFilter(OffHeapRegion body, int k, long bits, long expectedKeys, long keyCount) {
-        long needed = FilterHeader.bodyLength(kind(), k, bits);
+        this(body, k, bits, expectedKeys, keyCount, -1);
+    }
+
+    /** As above for a kind whose body length is not a function of (k, m) alone: {@code needed} bytes (-1: from k, m). */
+    OffHeapFilter(OffHeapRegion body, int k, long bits, long expectedKeys, long keyCount, long neededBody) {
+        long needed = neededBody >= 0 ? neededBody : FilterHeader.bodyLength(kind(), k, bits);
         if (body.length() != needed) {
             throw new IllegalArgumentException(kind() + " m=" + bits + " k=" + k + " needs " + needed + " body bytes, region has " + body.length());
         }
@@ -34,6 +39,22 @@ abstract class OffHeapFilter implements Filter {
         this.bits = bits;
         this.expectedKeys = expectedKeys;
         this.keyCount = keyCount;
+    }
+
+    /** Set by {@link Filters#build}: the filter is complete and {@code add} throws. */
+    private volatile boolean immutable;
+
+    final void makeImmutable() {
+        immutable = true;
+    }
+
+    /** The RIBBON header fields (seed, upper blocks); 0 for the Bloom kinds. */
+    int headerSeed() {
+        return 0;
+    }
+
+    long headerUpperBlocks() {
+        return 0;
     }
 
     /** Sets the probes of {@code hash}; the filter is open and writable. */
@@ -72,7 +93,7 @@ abstract class OffHeapFilter implements Filter {
     }
 
     @Override
-    public final long bitSize() {
+    public long bitSize() {
         checkOpen();
         return bits;
     }
@@ -137,14 +158,15 @@ abstract class OffHeapFilter implements Filter {
     public final void writeTo(OutputStream out) throws IOException {
         checkOpen();
         byte[] chunk = new byte[(int) Math.min(COPY_CHUNK, body.length())];
-        byte[] header = FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, 0);
+        byte[] header = FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(), 0);
         CRC32C crc = FilterHeader.crcOverHeader(header);
         for (long off = 0; off < body.length(); off += chunk.length) {
             int n = (int) Math.min(chunk.length, body.length() - off);
             body.read(off, chunk, 0, n);
             crc.update(chunk, 0, n);
         }
-        header = FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, (int) crc.getValue());
+        header = FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(),
+                (int) crc.getValue());
         out.write(header);
         for (long off = 0; off < body.length(); off += chunk.length) {
             int n = (int) Math.min(chunk.length, body.length() - off);
@@ -190,6 +212,9 @@ abstract class OffHeapFilter implements Filter {
         checkOpen();
         if (body.readOnly()) {
             throw new IllegalStateException(kind() + " filter is read-only (memory-mapped)");
+        }
+        if (immutable) {
+            throw new IllegalStateException(kind() + " filter is immutable: it was built from its whole key set by Filters.build");
         }
     }
 

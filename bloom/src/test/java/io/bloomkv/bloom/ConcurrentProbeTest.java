@@ -19,10 +19,11 @@ class ConcurrentProbeTest {
     @ParameterizedTest
     @EnumSource(FilterKind.class)
     void concurrentReadersAgree(FilterKind kind) throws Exception {
-        try (Filter f = Filters.create(kind, N, 8)) {
-            for (int i = 0; i < N; i++) {
-                f.add(TestKeys.longKey(i * 2L));
-            }
+        long[] even = new long[N];
+        for (int i = 0; i < N; i++) {
+            even[i] = i * 2L;
+        }
+        try (Filter f = TestKeys.filled(kind, even, 8)) {
             long expectedPositives = 0;
             for (int i = 0; i < 2 * N; i++) {
                 if (f.mightContain(TestKeys.longKey(i))) {

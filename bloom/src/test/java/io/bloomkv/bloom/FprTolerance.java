@@ -17,6 +17,15 @@ final class FprTolerance {
     private FprTolerance() {
     }
 
+    /**
+     * RIBBON: given its layout a filter's rate is exactly {@link FilterMath#ribbonFpp} for random query hashes (each
+     * checked column matches with probability 1/2 whatever the solution, unless a column's 128 solution bits are all
+     * zero: probability 2^-128), so only the queries' binomial spread remains.
+     */
+    static double ribbonSigma(double p, long queries) {
+        return Math.sqrt(p * (1 - p) / queries);
+    }
+
     static double sigma(FilterKind kind, long m, int k, long n, long queries) {
         double p = FilterMath.expectedFpp(kind, m, k, n);
         double binomial = p * (1 - p) / queries;

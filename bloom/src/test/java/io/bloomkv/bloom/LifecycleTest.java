@@ -50,8 +50,7 @@ class LifecycleTest {
     @EnumSource(FilterKind.class)
     void createdCopiedAndMappedFiltersReleaseTheirMemory(FilterKind kind) throws Exception {
         byte[] bytes;
-        try (Filter f = Filters.create(kind, 1000, 10)) {
-            f.add(TestKeys.longKey(1));
+        try (Filter f = TestKeys.filled(kind, new long[] {1}, 10)) {
             assertThat(f.sizeInBytes()).isGreaterThanOrEqualTo(f.serializedSize() - FilterHeader.HEADER_SIZE);
             bytes = f.toByteArray();
         }
@@ -75,8 +74,7 @@ class LifecycleTest {
     @ParameterizedTest
     @EnumSource(FilterKind.class)
     void useAfterCloseIsAnIllegalStateException(FilterKind kind) {
-        Filter f = Filters.create(kind, 100, 10);
-        f.add(TestKeys.longKey(7));
+        Filter f = TestKeys.filled(kind, new long[] {7}, 10);
         f.close();
         f.close(); // idempotent
         List<Consumer<Filter>> calls = List.of(

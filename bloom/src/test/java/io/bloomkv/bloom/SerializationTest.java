@@ -21,11 +21,7 @@ class SerializationTest {
     Path dir;
 
     private static Filter filled(FilterKind kind, int n) {
-        Filter f = Filters.create(kind, n, 10);
-        for (int i = 0; i < n; i++) {
-            f.add(TestKeys.longKey(i));
-        }
-        return f;
+        return TestKeys.filled(kind, n, 10);
     }
 
     private static void assertSameAnswers(Filter original, Filter copy, int n) {
@@ -61,8 +57,12 @@ class SerializationTest {
                 assertSameAnswers(f, a, 2000);
                 assertSameAnswers(f, b, 2000);
                 assertSameAnswers(f, c, 2000);
-                a.add(TestKeys.longKey(-1));
-                assertThat(a.mightContain(TestKeys.longKey(-1))).isTrue();
+                if (kind.isStatic()) {
+                    assertThatThrownBy(() -> a.add(TestKeys.longKey(-1))).isInstanceOf(IllegalStateException.class);
+                } else {
+                    a.add(TestKeys.longKey(-1));
+                    assertThat(a.mightContain(TestKeys.longKey(-1))).isTrue();
+                }
             }
         }
     }
@@ -82,7 +82,7 @@ class SerializationTest {
                 assertSameAnswers(f, mapped, 2000);
                 assertThat(mapped.sizeInBytes()).isEqualTo(bytes.length);
                 assertThatThrownBy(() -> mapped.add(TestKeys.longKey(1))).isInstanceOf(IllegalStateException.class)
-                        .hasMessageContaining("read-only");
+                        .hasMessageFindingMatch("read-only|immutable");
             } finally {
                 mapped.close();
                 mapped.close();
@@ -125,7 +125,7 @@ class SerializationTest {
                 assertThatThrownBy(() -> Filters.read(bad, 0, bad.length).close())
                         .as("byte %d ^ 0x%02x", at, mask)
                         .isInstanceOf(FilterFormatException.class)
-                        .hasMessageFindingMatch("magic|version|kind|hash|header|flags|reserved|bit size|counter count|body length|region|CRC32C|key count|multiple");
+                        .hasMessageFindingMatch("magic|version|kind|hash|header|flags|reserved|bit size|counter count|body length|region|CRC32C|key count|multiple|upper block|result bits|slot count");
             }
         }
         // the mapped path validates the same way

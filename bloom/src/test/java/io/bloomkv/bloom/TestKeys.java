@@ -15,6 +15,34 @@ final class TestKeys {
     }
 
     /**
+     * A filter of {@code kind} holding {@code longKey(keys[i])} for every i: {@link Filters#create} plus adds for the
+     * dynamic kinds, {@link Filters#build} for the static ones (RIBBON).
+     */
+    static Filter filled(FilterKind kind, long[] keys, double bitsPerKey) {
+        if (kind.isStatic()) {
+            long[] hashes = new long[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                hashes[i] = Hashing.hash64(longKey(keys[i]));
+            }
+            return Filters.build(kind, hashes, bitsPerKey);
+        }
+        Filter f = Filters.create(kind, keys.length, bitsPerKey);
+        for (long k : keys) {
+            f.add(longKey(k));
+        }
+        return f;
+    }
+
+    /** {@link #filled} with keys 0 .. n-1. */
+    static Filter filled(FilterKind kind, int n, double bitsPerKey) {
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = i;
+        }
+        return filled(kind, keys, bitsPerKey);
+    }
+
+    /**
      * The seed named by system property {@code name}, or a fresh one; printed so that a failing run can be
      * replayed with {@code -Dname=seed}.
      */

@@ -1,6 +1,7 @@
 package io.bloomkv.engine;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /** How a failure of background work (flush, compaction, a MANIFEST write) becomes the database's background error. */
 final class BackgroundErrors {
@@ -8,7 +9,7 @@ final class BackgroundErrors {
 
     /**
      * {@code failure} as a {@link BloomKvException}: itself when it is one, a {@link BloomKvIOException}
-     * for an IOException, else a BloomKvException wrapping it (an Error too: it is recorded, never
+     * for an IOException or UncheckedIOException, else a BloomKvException wrapping it (an Error too: it is recorded, never
      * lost with the thread, so writers and flush() fail instead of waiting forever).
      */
     static BloomKvException of(String what, Throwable failure) {
@@ -17,6 +18,10 @@ final class BackgroundErrors {
         }
         if (failure instanceof IOException io) {
             return new BloomKvIOException(what, io);
+        }
+        if (failure instanceof UncheckedIOException u) {
+            // a table read inside a merge's iterators (found by FaultSweepTest)
+            return new BloomKvIOException(what, u.getCause());
         }
         return new BloomKvException(what, failure);
     }

@@ -9,6 +9,7 @@ import io.bloomkv.engine.version.FileMetaData;
 import io.bloomkv.engine.version.Version;
 import io.bloomkv.engine.version.VersionEdit;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -192,8 +193,10 @@ final class Compactor {
                     run(c);
                 }
             }
-        } catch (IOException e) {
-            BloomKvIOException err = new BloomKvIOException("compactRange failed", e);
+        } catch (IOException | UncheckedIOException e) {
+            // A table read fails unchecked (UncheckedIOException) inside the merge's iterators.
+            BloomKvIOException err = new BloomKvIOException("compactRange failed",
+                    e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
             env.setBackgroundError(err);
             throw err;
         } finally {

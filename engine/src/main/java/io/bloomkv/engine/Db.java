@@ -2,6 +2,7 @@ package io.bloomkv.engine;
 
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.ReadableFile;
 import io.bloomkv.engine.iterator.MergingIterator;
 import io.bloomkv.engine.memtable.MemTable;
 import io.bloomkv.engine.table.BlockCache;
@@ -96,8 +97,9 @@ public final class Db implements AutoCloseable {
         this.options = options;
         this.fs = options.fileSystem();
         this.dirLock = dirLock;
-        this.blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
-        this.tableCache = new TableCache(fs, dir, blockCache, readCounters);
+        this.blockCache = options.blockCache() != null ? options.blockCache().newView()
+                : options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
+        this.tableCache = new TableCache(fs, dir, blockCache, readCounters, options.useDirectReads());
         // The VersionSet calls back into obsolete-file deletion whenever a Version dies.
         ObsoleteFiles[] obsoleteRef = new ObsoleteFiles[1];
         this.versions = new VersionSet(fs, dir, options, tableCache, () -> obsoleteRef[0].delete());
@@ -134,6 +136,9 @@ public final class Db implements AutoCloseable {
         }
         FileSystem fs = opts.fileSystem();
         Path abs = dir.toAbsolutePath().normalize();
+        if (opts.readOnly()) {
+            return openReadOnly(fs, abs, opts);
+        }
         Closeable lock = null;
         Db db = null;
         try {
@@ -149,6 +154,9 @@ public final class Db implements AutoCloseable {
                 throw new DbLockedException(abs);
             }
             lock = l.get();
+            if (opts.useDirectReads()) {
+                checkDirectReads(fs, abs);
+            }
             db = new Db(abs, opts, lock);
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).run();
             db.startBackgroundThreads();
@@ -158,6 +166,29 @@ public final class Db implements AutoCloseable {
             throw new BloomKvIOException("cannot open database " + abs, e);
         } catch (RuntimeException | Error e) {
             cleanupFailedOpen(db, lock, e);
+            throw e;
+        }
+    }
+
+    /** {@link #open} with {@link Options#readOnly}: takes no lock, writes nothing, starts no thread. */
+    private static Db openReadOnly(FileSystem fs, Path abs, Options opts) {
+        Db db = null;
+        try {
+            if (!fs.exists(abs)) {
+                throw new NotADatabaseException(abs, "it does not exist (a read-only open creates nothing)");
+            }
+            Recovery.checkLooksLikeDatabase(fs, abs);
+            if (opts.useDirectReads()) {
+                checkDirectReads(fs, abs);
+            }
+            db = new Db(abs, opts, () -> { });
+            new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).runReadOnly();
+            return db;
+        } catch (IOException e) {
+            cleanupFailedOpen(db, null, e);
+            throw new BloomKvIOException("cannot open database " + abs + " read-only", e);
+        } catch (RuntimeException | Error e) {
+            cleanupFailedOpen(db, null, e);
             throw e;
         }
     }
@@ -207,6 +238,20 @@ public final class Db implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new BloomKvIOException("cannot destroy database " + abs, e);
+        }
+    }
+
+    /**
+     * Refuses {@link Options#useDirectReads} where {@code fs} cannot open a file of {@code dir} with
+     * O_DIRECT (probed on CURRENT, or LOCK for a new database).
+     */
+    private static void checkDirectReads(FileSystem fs, Path dir) {
+        Path probe = fs.exists(FileNames.currentFile(dir)) ? FileNames.currentFile(dir) : FileNames.lockFile(dir);
+        try (ReadableFile f = fs.newDirectReadableFile(probe)) {
+            f.size();
+        } catch (IOException e) {
+            throw new InvalidArgumentException("useDirectReads: direct reads (O_DIRECT) are not available for " + dir
+                    + ": " + e.getMessage());
         }
     }
 
@@ -290,7 +335,7 @@ public final class Db implements AutoCloseable {
                 children.add(imm.iterator());
             }
             children.addAll(sv.version.iterators());
-            it = new DbIterator(this, sv, new MergingIterator(children), sequence);
+            it = new DbIterator(this, sv, new MergingIterator(children), sequence, readOptions);
         } catch (RuntimeException e) {
             sv.release();
             throw e;
@@ -362,19 +407,19 @@ public final class Db implements AutoCloseable {
 
     /** Sets {@code key} to {@code value}. */
     public void put(byte[] key, byte[] value) {
-        checkOpen();
+        checkWritable("put");
         write(new WriteBatch().put(key, value));
     }
 
     /** Removes {@code key}; removing an absent key is not an error. */
     public void delete(byte[] key) {
-        checkOpen();
+        checkWritable("delete");
         write(new WriteBatch().delete(key));
     }
 
     /** Applies every operation of {@code batch} atomically. An empty batch does nothing. */
     public void write(WriteBatch batch) {
-        checkOpen();
+        checkWritable("write");
         if (batch == null) {
             throw new InvalidArgumentException("batch is null");
         }
@@ -393,7 +438,7 @@ public final class Db implements AutoCloseable {
      * before it, is in a level-0 table; their WALs are then deleted.
      */
     public void flush() {
-        checkOpen();
+        checkWritable("flush");
         commits.freezeMemTable();
         state.lock();
         try {
@@ -409,7 +454,7 @@ public final class Db implements AutoCloseable {
      * levels, after flushing the memtable: overwritten values and unneeded tombstones in the range are dropped.
      */
     public void compactRange(byte[] from, byte[] to) {
-        checkOpen();
+        checkWritable("compactRange");
         if (from != null) {
             WriteBatch.checkKey(from);
         }
@@ -468,10 +513,13 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireSuperVersion();
         try {
             long memBytes = sv.mem.approximateMemoryUsage();
+            long memEntries = sv.mem.entryCount();
             for (MemTable m : sv.imms) {
                 memBytes += m.approximateMemoryUsage();
+                memEntries += m.entryCount();
             }
             s.memtableBytes = memBytes;
+            s.memtableEntries = memEntries;
             s.immutableMemtables = sv.imms.size();
             Version v = sv.version;
             int n = v.numLevels();
@@ -509,13 +557,20 @@ public final class Db implements AutoCloseable {
                     out.add(new TableInfo(level, f.number(), FileNames.tableFile(dir, f.number()), f.fileSize(), f.entries(),
                             f.smallestUserKey().clone(), f.largestUserKey().clone(), f.smallestSequence(), f.largestSequence(),
                             filter ? r.filterKind() : null, filter ? r.filterHashCount() : 0, filter ? r.filterBitSize() : 0,
-                            filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0));
+                            filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0,
+                            filter ? r.filterFractionOfBitsSet() : Double.NaN, r.filterBroken() ? r.filterProblem() : null,
+                            r.properties().compression(), r.properties().dataSize(), r.properties().dataUncompressedSize()));
                 }
             }
             return out;
         } finally {
             v.release();
         }
+    }
+
+    /** The compression a new table of {@code level} gets now (see {@link TableOutputs#compressionForLevel}). */
+    Compression compressionForLevel(int level) {
+        return outputs.compressionForLevel(level);
     }
 
     /** The database directory (absolute). */
@@ -531,6 +586,14 @@ public final class Db implements AutoCloseable {
     private void checkOpen() {
         if (state.closed) {
             throw new DbClosedException("database is closed");
+        }
+    }
+
+    /** @throws DbClosedException once closed; @throws DbReadOnlyException when opened read-only */
+    private void checkWritable(String operation) {
+        checkOpen();
+        if (options.readOnly()) {
+            throw new DbReadOnlyException(dir, operation);
         }
     }
 

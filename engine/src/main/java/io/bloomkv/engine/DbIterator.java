@@ -6,41 +6,63 @@ import java.util.Arrays;
 import java.util.NoSuchElementException;
 
 /**
- * A forward iterator over the user keys and values of a {@link Db} at one point in time (the
- * latest write when it was created, or a {@link Snapshot}), in unsigned lexicographic key order;
- * deleted keys are skipped. It keeps the memtables and tables it reads alive until closed, across
- * flushes and compactions. One thread at a time should move it; its methods are nevertheless
- * mutually exclusive, so {@link Db#close()} from another thread is safe: close waits for a call in
- * progress on each open iterator to return, then invalidates the iterator and releases what it
- * holds; every later call on it throws {@link DbClosedException} (never a {@code NullPointerException},
- * never a read of released memory). Closing an iterator is idempotent, also after its database closed.
+ * An iterator over the user keys and values of a {@link Db} at one point in time (the latest write
+ * when it was created, or a {@link Snapshot}), in unsigned lexicographic key order, in both
+ * directions: {@link #next()} and {@link #prev()} may alternate at any point; deleted keys are
+ * skipped. {@link ReadOptions#iterateLowerBound} / {@link ReadOptions#iterateUpperBound} limit what it
+ * sees. It keeps the memtables and tables it reads alive until closed, across flushes and
+ * compactions. One thread at a time should move it; its methods are nevertheless mutually
+ * exclusive, so {@link Db#close()} from another thread is safe: close waits for a call in progress
+ * on each open iterator to return, then invalidates the iterator and releases what it holds; every
+ * later call on it throws {@link DbClosedException} (never a {@code NullPointerException}, never a
+ * read of released memory). Closing an iterator is idempotent, also after its database closed.
  *
  * <pre>{@code
  * try (DbIterator it = db.iterator()) {
  *     for (it.seek(from); it.valid(); it.next()) { use(it.key(), it.value()); }
+ *     for (it.seekForPrev(to); it.valid(); it.prev()) { use(it.key(), it.value()); } // to, down
  * }
  * }</pre>
+ *
+ * <p>Direction handling is LevelDB's {@code DBIter}: going forward, the merged internal iterator sits
+ * on the newest visible entry of the current key; going backward, it sits before every entry of the
+ * current key, whose key and value were saved while walking back over its versions.
  */
 public final class DbIterator implements AutoCloseable {
     private final Db db;
     private final SuperVersion sv;
     private final MergingIterator merged;
     private final long sequence;
+    /** Inclusive lower and exclusive upper user-key bounds; null = open. */
+    private final byte[] lower;
+    private final byte[] upper;
+    /** The current entry (copies), or null when not valid. */
     private byte[] key;
     private byte[] value;
+    /** True while moving backward (the merged iterator is before the current key's entries). */
+    private boolean reverse;
     private boolean closed;
     private boolean closedByDb;
 
-    DbIterator(Db db, SuperVersion sv, MergingIterator merged, long sequence) {
+    DbIterator(Db db, SuperVersion sv, MergingIterator merged, long sequence, ReadOptions readOptions) {
         this.db = db;
         this.sv = sv;
         this.merged = merged;
         this.sequence = sequence;
+        this.lower = readOptions == null ? null : readOptions.iterateLowerBound();
+        this.upper = readOptions == null ? null : readOptions.iterateUpperBound();
     }
 
     private void checkOpen() {
         if (closed) {
             throw new DbClosedException(closedByDb ? "iterator used after its database was closed" : "iterator used after close");
+        }
+    }
+
+    private void checkValid() {
+        checkOpen();
+        if (key == null) {
+            throw new NoSuchElementException("iterator is not valid");
         }
     }
 
@@ -50,24 +72,65 @@ public final class DbIterator implements AutoCloseable {
         return key != null;
     }
 
-    /** Positions at the smallest key. */
+    /** Positions at the smallest key (at or above the lower bound). */
     public synchronized void seekToFirst() {
         checkOpen();
         try {
-            merged.seekToFirst();
+            reverse = false;
+            if (lower != null) {
+                merged.seek(InternalKey.forSeek(lower, sequence));
+            } else {
+                merged.seekToFirst();
+            }
             findNext(null);
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
         }
     }
 
-    /** Positions at the first key >= {@code target}. */
+    /** Positions at the first key >= {@code target} (and >= the lower bound). */
     public synchronized void seek(byte[] target) {
         checkOpen();
         WriteBatch.checkKey(target);
         try {
-            merged.seek(InternalKey.forSeek(target, sequence));
+            reverse = false;
+            byte[] t = lower != null && Arrays.compareUnsigned(target, lower) < 0 ? lower : target;
+            merged.seek(InternalKey.forSeek(t, sequence));
             findNext(null);
+        } catch (UncheckedIOException e) {
+            throw new BloomKvIOException("iterator read failed", e.getCause());
+        }
+    }
+
+    /** Positions at the largest key (below the upper bound). */
+    public synchronized void seekToLast() {
+        checkOpen();
+        try {
+            reverse = true;
+            if (upper != null) {
+                merged.seekForPrev(InternalKey.forSeek(upper, InternalKey.MAX_SEQUENCE));
+            } else {
+                merged.seekToLast();
+            }
+            findPrev();
+        } catch (UncheckedIOException e) {
+            throw new BloomKvIOException("iterator read failed", e.getCause());
+        }
+    }
+
+    /** Positions at the last key <= {@code target} (RocksDB's {@code SeekForPrev}; below the upper bound). */
+    public synchronized void seekForPrev(byte[] target) {
+        checkOpen();
+        WriteBatch.checkKey(target);
+        if (upper != null && Arrays.compareUnsigned(target, upper) >= 0) {
+            seekToLast();
+            return;
+        }
+        try {
+            reverse = true;
+            // Trailer 0 sorts after every entry of target: the walk back starts at its oldest version.
+            merged.seekForPrev(InternalKey.encode(target, 0, ValueType.DELETE));
+            findPrev();
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
         }
@@ -75,14 +138,39 @@ public final class DbIterator implements AutoCloseable {
 
     /** Moves to the next key. @throws NoSuchElementException when not {@link #valid()} */
     public synchronized void next() {
-        checkOpen();
-        if (key == null) {
-            throw new NoSuchElementException("iterator is not valid");
-        }
+        checkValid();
         byte[] skip = key;
         try {
-            merged.next();
+            if (reverse) {
+                // The merged iterator is before this key's entries: step into them; findNext skips them.
+                reverse = false;
+                if (merged.valid()) {
+                    merged.next();
+                } else {
+                    merged.seekToFirst();
+                }
+            } else {
+                merged.next();
+            }
             findNext(skip);
+        } catch (UncheckedIOException e) {
+            throw new BloomKvIOException("iterator read failed", e.getCause());
+        }
+    }
+
+    /** Moves to the previous key. @throws NoSuchElementException when not {@link #valid()} */
+    public synchronized void prev() {
+        checkValid();
+        try {
+            if (!reverse) {
+                // The merged iterator is on this key's newest visible entry: move before all its entries.
+                byte[] current = key;
+                do {
+                    merged.prev();
+                } while (merged.valid() && InternalKey.compareUserKey(merged.keyNoCopy(), current) >= 0);
+                reverse = true;
+            }
+            findPrev();
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
         }
@@ -90,19 +178,13 @@ public final class DbIterator implements AutoCloseable {
 
     /** Current key (a copy). */
     public synchronized byte[] key() {
-        checkOpen();
-        if (key == null) {
-            throw new NoSuchElementException("iterator is not valid");
-        }
+        checkValid();
         return key.clone();
     }
 
     /** Current value (a copy). */
     public synchronized byte[] value() {
-        checkOpen();
-        if (key == null) {
-            throw new NoSuchElementException("iterator is not valid");
-        }
+        checkValid();
         return value.clone();
     }
 
@@ -112,16 +194,20 @@ public final class DbIterator implements AutoCloseable {
     }
 
     /**
-     * Moves the merged iterator to the newest visible PUT of a user key greater than {@code skip}
-     * (any user key when null), passing over newer-than-snapshot entries, older versions and tombstones.
+     * Moves the merged iterator forward to the newest visible PUT of a user key greater than
+     * {@code skip} (any user key when null), passing over newer-than-snapshot entries, older versions
+     * and tombstones; not valid at the upper bound.
      */
     private void findNext(byte[] skip) {
         byte[] skipKey = skip;
         while (merged.valid()) {
             byte[] ik = merged.keyNoCopy();
+            if (upper != null && InternalKey.compareUserKey(ik, upper) >= 0) {
+                break;
+            }
             if (InternalKey.sequence(ik) <= sequence) {
-                byte[] userKey = InternalKey.userKey(ik);
-                if (skipKey == null || !Arrays.equals(userKey, skipKey)) {
+                if (skipKey == null || InternalKey.compareUserKey(ik, skipKey) != 0) {
+                    byte[] userKey = InternalKey.userKey(ik);
                     if (InternalKey.type(ik) == ValueType.PUT) {
                         key = userKey;
                         value = merged.value();
@@ -134,6 +220,41 @@ public final class DbIterator implements AutoCloseable {
         }
         key = null;
         value = null;
+    }
+
+    /**
+     * LevelDB's {@code FindPrevUserEntry}: walks the merged iterator backward over the entries of the
+     * previous user key, oldest version first, keeping the newest visible one; a tombstone discards
+     * what was kept. Stops on the first visible entry of a smaller key once a value is kept, leaving
+     * the merged iterator there (before the current key's entries); not valid below the lower bound.
+     */
+    private void findPrev() {
+        byte[] savedKey = null;
+        byte[] savedValue = null;
+        while (merged.valid()) {
+            byte[] ik = merged.keyNoCopy();
+            if (lower != null && InternalKey.compareUserKey(ik, lower) < 0) {
+                break;
+            }
+            if (InternalKey.sequence(ik) <= sequence && (upper == null || InternalKey.compareUserKey(ik, upper) < 0)) {
+                if (savedKey != null && InternalKey.compareUserKey(ik, savedKey) < 0) {
+                    break;
+                }
+                if (InternalKey.type(ik) == ValueType.DELETE) {
+                    savedKey = null;
+                    savedValue = null;
+                } else {
+                    savedKey = InternalKey.userKey(ik);
+                    savedValue = merged.value();
+                }
+            }
+            merged.prev();
+        }
+        key = savedKey;
+        value = savedValue;
+        if (savedKey == null) {
+            reverse = false;
+        }
     }
 
     @Override

@@ -20,15 +20,18 @@ public final class Options {
     private FilterKind filterKind = FilterKind.BLOCKED;
     private double bitsPerKey = 10;
     private FilterAllocation filterAllocation = FilterAllocation.UNIFORM;
+    private int ribbonFromLevel = -1;
     private long writeBufferSize = 4L << 20;
     private int maxImmutableMemtables = 2;
     private int blockSize = 4096;
     private int blockRestartInterval = 16;
     private long blockCacheSize = 8L << 20;
+    private SharedBlockCache blockCache;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
     private boolean createIfMissing = true;
     private boolean errorIfExists = false;
+    private boolean readOnly = false;
     private boolean autoCompaction = true;
     private int numLevels = 7;
     private int l0CompactionTrigger = 4;
@@ -37,6 +40,9 @@ public final class Options {
     private long targetFileSize = 64L << 20;
     private long maxBytesForLevelBase = 256L << 20;
     private int levelSizeMultiplier = 10;
+    private Compression compression = Compression.NONE;
+    private Compression bottommostCompression; // null: same as compression
+    private boolean useDirectReads;
 
     private Options() {}
 
@@ -51,15 +57,18 @@ public final class Options {
         o.filterKind = filterKind;
         o.bitsPerKey = bitsPerKey;
         o.filterAllocation = filterAllocation;
+        o.ribbonFromLevel = ribbonFromLevel;
         o.writeBufferSize = writeBufferSize;
         o.maxImmutableMemtables = maxImmutableMemtables;
         o.blockSize = blockSize;
         o.blockRestartInterval = blockRestartInterval;
         o.blockCacheSize = blockCacheSize;
+        o.blockCache = blockCache;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
         o.createIfMissing = createIfMissing;
         o.errorIfExists = errorIfExists;
+        o.readOnly = readOnly;
         o.autoCompaction = autoCompaction;
         o.numLevels = numLevels;
         o.l0CompactionTrigger = l0CompactionTrigger;
@@ -68,6 +77,9 @@ public final class Options {
         o.targetFileSize = targetFileSize;
         o.maxBytesForLevelBase = maxBytesForLevelBase;
         o.levelSizeMultiplier = levelSizeMultiplier;
+        o.compression = compression;
+        o.bottommostCompression = bottommostCompression;
+        o.useDirectReads = useDirectReads;
         return o;
     }
 
@@ -77,7 +89,10 @@ public final class Options {
         }
     }
 
-    /** Filter kind of every new table. Default {@link FilterKind#BLOCKED}. COUNTING is not allowed (tables are immutable). */
+    /**
+     * Filter kind of every new table (above {@link #ribbonFromLevel}). Default {@link FilterKind#BLOCKED}. COUNTING is
+     * not allowed (tables are immutable). RIBBON here makes every table RIBBON, at Bloom-equivalent bits per key.
+     */
     public Options filterKind(FilterKind kind) {
         check(kind != null, "filterKind must not be null");
         check(kind != FilterKind.COUNTING, "COUNTING filters are for mutable sets, not tables");
@@ -109,6 +124,31 @@ public final class Options {
 
     public FilterAllocation filterAllocation() {
         return filterAllocation;
+    }
+
+    /**
+     * Tables of {@code level} and every deeper level get {@link FilterKind#RIBBON} filters, the levels above keep
+     * {@link #filterKind()} (RocksDB's {@code NewRibbonFilterPolicy(bits, bloom_before_level)}): the deep levels hold
+     * most keys and are asked least, so the static filter's ~30% smaller memory pays there and its 3-4x costlier
+     * construction (tables are rebuilt by compaction) is spent where it saves most. {@code -1} (the default) turns
+     * it off; {@code 0} makes every table RIBBON. A RIBBON table gets the bits per key at which RIBBON reaches the
+     * rate BLOCKED has at {@link #bitsPerKey} (or at the level's {@link FilterAllocation#MONKEY} share): "bits per
+     * key" stays the Bloom-equivalent budget, as in RocksDB.
+     */
+    public Options ribbonFromLevel(int level) {
+        check(level >= -1, "ribbonFromLevel must be -1 (off) or a level >= 0: " + level);
+        this.ribbonFromLevel = level;
+        return this;
+    }
+
+    /** The first RIBBON level, -1 when {@link #ribbonFromLevel(int)} is off. */
+    public int ribbonFromLevel() {
+        return ribbonFromLevel;
+    }
+
+    /** The filter kind of a new table of {@code level}: RIBBON from {@link #ribbonFromLevel()} down, else {@link #filterKind()}. */
+    public FilterKind filterKindForLevel(int level) {
+        return ribbonFromLevel >= 0 && level >= ribbonFromLevel ? FilterKind.RIBBON : filterKind;
     }
 
     /** Bytes of entries a memtable takes before it is frozen and flushed, at least 4 KiB. Default 4 MiB. */
@@ -155,6 +195,54 @@ public final class Options {
         return blockRestartInterval;
     }
 
+    /**
+     * How the data and index blocks of new tables are compressed (a block that compression does not
+     * shrink by at least 1/8 is stored as-is). Default {@link Compression#NONE}. Flushes and compactions
+     * into any level but the bottommost use it; see {@link #bottommostCompression}. Tables keep the
+     * compression they were written with, so it may change between opens.
+     */
+    public Options compression(Compression c) {
+        check(c != null, "compression must not be null");
+        this.compression = c;
+        return this;
+    }
+
+    public Compression compression() {
+        return compression;
+    }
+
+    /**
+     * Compression of tables a compaction writes into the bottommost level: its output level when no
+     * deeper level holds a table (as RocksDB's {@code bottommost_compression}; flushes into level 0 always
+     * use {@link #compression}). Default: the same as {@link #compression}. Most data lives in the
+     * bottommost level, so a stronger codec there (ZSTD) saves the most space for the least CPU.
+     */
+    public Options bottommostCompression(Compression c) {
+        check(c != null, "bottommostCompression must not be null");
+        this.bottommostCompression = c;
+        return this;
+    }
+
+    public Compression bottommostCompression() {
+        return bottommostCompression != null ? bottommostCompression : compression;
+    }
+
+    /**
+     * Read table files with O_DIRECT, bypassing the OS page cache (RocksDB's {@code use_direct_reads}):
+     * every data block that misses the block cache is a device read of the block-aligned window around
+     * it. Index, properties and filters are read once, at table open, and kept in memory as usual.
+     * {@link Db#open} refuses with {@link InvalidArgumentException} where the file system (or
+     * {@link #fileSystem}) does not support direct reads. Writes are unaffected. Default false.
+     */
+    public Options useDirectReads(boolean direct) {
+        this.useDirectReads = direct;
+        return this;
+    }
+
+    public boolean useDirectReads() {
+        return useDirectReads;
+    }
+
     /** Bytes of the block cache shared by all tables; 0 disables it. Default 8 MiB. */
     public Options blockCacheSize(long bytes) {
         check(bytes >= 0, "blockCacheSize must be >= 0: " + bytes);
@@ -164,6 +252,19 @@ public final class Options {
 
     public long blockCacheSize() {
         return blockCacheSize;
+    }
+
+    /**
+     * A block cache shared with other databases (one memory bound for all of them); when set,
+     * {@link #blockCacheSize(long)} is ignored. Default null: the database has its own cache.
+     */
+    public Options blockCache(SharedBlockCache cache) {
+        this.blockCache = cache;
+        return this;
+    }
+
+    public SharedBlockCache blockCache() {
+        return blockCache;
     }
 
     /** When writes are fsynced. Default {@link SyncMode#NONE}. */
@@ -206,6 +307,22 @@ public final class Options {
 
     public boolean errorIfExists() {
         return errorIfExists;
+    }
+
+    /**
+     * Open for reading only (Pebble's ReadOnly, RocksDB's OpenForReadOnly): the open never writes
+     * to the directory (no LOCK taken, no WAL replayed into a table, no new WAL or MANIFEST, no
+     * file deleted, no flush or compaction), WAL contents are replayed into memory so reads see
+     * every acknowledged write, and every call that would write throws {@link DbReadOnlyException}.
+     * The database must exist. Default false.
+     */
+    public Options readOnly(boolean readOnly) {
+        this.readOnly = readOnly;
+        return this;
+    }
+
+    public boolean readOnly() {
+        return readOnly;
     }
 
     /** Run compactions in the background when levels overflow. Default true; {@link Db#compactRange} works either way. */
@@ -306,7 +423,7 @@ public final class Options {
 
     @Override
     public String toString() {
-        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation
+        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", ribbonFromLevel=" + ribbonFromLevel
                 + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize=" + blockCacheSize
                 + ", syncMode=" + syncMode + ", numLevels=" + numLevels + ", l0CompactionTrigger=" + l0CompactionTrigger
                 + ", targetFileSize=" + targetFileSize + ", levelSizeMultiplier=" + levelSizeMultiplier + "}";

@@ -3,6 +3,8 @@ package io.bloomkv.engine;
 /** Options of one read ({@link Db#get(byte[], ReadOptions)}, {@link Db#iterator(ReadOptions)}). */
 public final class ReadOptions {
     private Snapshot snapshot;
+    private byte[] iterateLowerBound;
+    private byte[] iterateUpperBound;
 
     private ReadOptions() {}
 
@@ -19,5 +21,32 @@ public final class ReadOptions {
 
     public Snapshot snapshot() {
         return snapshot;
+    }
+
+    /**
+     * Iterators see only keys {@code >= lowerBound} (inclusive, RocksDB's {@code iterate_lower_bound});
+     * null = unbounded. A seek below it lands on it; moving backward stops before passing it. Copied.
+     */
+    public ReadOptions iterateLowerBound(byte[] lowerBound) {
+        this.iterateLowerBound = lowerBound == null ? null : lowerBound.clone();
+        return this;
+    }
+
+    public byte[] iterateLowerBound() {
+        return iterateLowerBound == null ? null : iterateLowerBound.clone();
+    }
+
+    /**
+     * Iterators see only keys {@code < upperBound} (exclusive, RocksDB's {@code iterate_upper_bound});
+     * null = unbounded. Moving forward stops at it without reading past it; {@link DbIterator#seekToLast()}
+     * and {@link DbIterator#seekForPrev} start below it. Copied.
+     */
+    public ReadOptions iterateUpperBound(byte[] upperBound) {
+        this.iterateUpperBound = upperBound == null ? null : upperBound.clone();
+        return this;
+    }
+
+    public byte[] iterateUpperBound() {
+        return iterateUpperBound == null ? null : iterateUpperBound.clone();
     }
 }

@@ -75,6 +75,27 @@ final class Recovery {
         }
     }
 
+    /**
+     * Recovers for a read-only open: replays the MANIFEST and every live WAL into one memtable in
+     * memory, and publishes it; writes nothing (no table, no WAL, no MANIFEST, no deletion).
+     */
+    void runReadOnly() throws IOException {
+        if (!fs.exists(FileNames.currentFile(dir))) {
+            throw new NotADatabaseException(dir, "it holds no database (a read-only open creates nothing)");
+        }
+        versions.recover();
+        MemTable replay = new MemTable(0);
+        long maxSequence = replayLogs(liveLogs(), replay, null);
+        versions.setLastSequence(maxSequence);
+        state.lock();
+        try {
+            state.mem = replay;
+            state.installSuperVersion();
+        } finally {
+            state.unlock();
+        }
+    }
+
     /** Recovers the database; on return it is ready to serve. */
     void run() throws IOException {
         boolean exists = fs.exists(FileNames.currentFile(dir));
@@ -90,7 +111,7 @@ final class Recovery {
             versions.recover();
         }
         VersionEdit edit = new VersionEdit();
-        long maxSequence = replayLogs(liveLogs(), edit);
+        long maxSequence = replayLogs(liveLogs(), new MemTable(0), edit);
         versions.setLastSequence(maxSequence);
         long logNumber = versions.newFileNumber();
         LogWriter log = new LogWriter(fs.newWritableFile(FileNames.logFile(dir, logNumber)));
@@ -134,9 +155,12 @@ final class Recovery {
         return logs;
     }
 
-    /** Replays {@code logs} into level-0 tables added to {@code edit}; returns the largest sequence seen. */
-    private long replayLogs(TreeMap<Long, Path> logs, VersionEdit edit) throws IOException {
-        MemTable replay = new MemTable(0);
+    /**
+     * Replays {@code logs} into {@code replay}; with an {@code edit}, a full memtable (and the last
+     * one) is written to a level-0 table added to it, without one everything stays in {@code replay}.
+     * Returns the largest sequence seen.
+     */
+    private long replayLogs(TreeMap<Long, Path> logs, MemTable replay, VersionEdit edit) throws IOException {
         long maxSequence = versions.lastSequence();
         for (Path logPath : logs.values()) {
             try (ReadableFile f = fs.newReadableFile(logPath); LogReader reader = new LogReader(f)) {
@@ -152,7 +176,7 @@ final class Recovery {
                                 logPath, reader.lastGoodOffset(), e);
                     }
                     maxSequence = Math.max(maxSequence, first + count - 1);
-                    if (replay.approximateMemoryUsage() >= options.writeBufferSize()) {
+                    if (edit != null && replay.approximateMemoryUsage() >= options.writeBufferSize()) {
                         outputs.writeLevel0Table(replay, edit);
                         replay = new MemTable(0);
                     }
@@ -162,7 +186,9 @@ final class Recovery {
                 }
             }
         }
-        outputs.writeLevel0Table(replay, edit);
+        if (edit != null) {
+            outputs.writeLevel0Table(replay, edit);
+        }
         return maxSequence;
     }
 }

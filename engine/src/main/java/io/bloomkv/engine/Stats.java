@@ -46,6 +46,7 @@ public final class Stats {
     long writeSlowdowns;
     // State.
     long filterMemoryBytes;
+    long memtableEntries;
     long memtableBytes;
     int immutableMemtables;
     long lastSequence;
@@ -229,6 +230,11 @@ public final class Stats {
     }
 
     /** Bytes of the mutable and immutable memtables. */
+    /** Entries (puts and tombstones, every version) in the memtables now. */
+    public long memtableEntries() {
+        return memtableEntries;
+    }
+
     public long memtableBytes() {
         return memtableBytes;
     }

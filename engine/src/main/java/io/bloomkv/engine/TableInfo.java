@@ -9,8 +9,15 @@ import java.nio.file.Path;
  *
  * @param filterKind null when the table has no (usable) filter
  * @param filterExpectedFpp the filter's own false-positive formula for its key count (1 without a filter)
+ * @param filterFractionOfBitsSet share of the filter's bits (or counters) that are set; NaN without a filter
+ * @param filterProblem why the table's filter block is unusable (reads fail open and read the table), or
+ *     null when it is fine or the table was written without a filter
+ * @param compression how the table's data and index blocks were written
+ * @param dataBytes bytes of the table's data blocks as stored (compressed), trailers included
+ * @param dataUncompressedBytes the same blocks' bytes before compression
  */
 public record TableInfo(int level, long fileNumber, Path path, long fileSize, long entries,
                         byte[] smallestUserKey, byte[] largestUserKey, long smallestSequence, long largestSequence,
                         FilterKind filterKind, int filterHashCount, long filterBitSize, long filterKeyCount,
-                        long filterMemoryBytes, double filterExpectedFpp) {}
+                        long filterMemoryBytes, double filterExpectedFpp, double filterFractionOfBitsSet,
+                        String filterProblem, Compression compression, long dataBytes, long dataUncompressedBytes) {}

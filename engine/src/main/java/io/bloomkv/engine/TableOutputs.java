@@ -1,5 +1,6 @@
 package io.bloomkv.engine;
 
+import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.compaction.MonkeyAllocation;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
@@ -140,11 +141,35 @@ final class TableOutputs {
 
     /** How tables of {@code level} are built: block layout from the options, filter bits per key per the allocation. */
     TableBuilderOptions tableOptions(int level, long expectedEntries) {
+        FilterKind kind = options.filterKindForLevel(level);
         return TableBuilderOptions.defaults()
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
-                .filterKind(options.filterKind())
-                .bitsPerKey(bitsPerKeyForLevel(level, expectedEntries));
+                .filterKind(kind)
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries), expectedEntries))
+                .compression(compressionForLevel(level));
+    }
+
+    /**
+     * {@link Options#bottommostCompression()} for a compaction output into {@code level} when no deeper
+     * level holds a table now (the bottommost level, as RocksDB defines it); otherwise, and for
+     * flushes into level 0, {@link Options#compression()}.
+     */
+    Compression compressionForLevel(int level) {
+        if (level == 0 || options.bottommostCompression() == options.compression()) {
+            return options.compression();
+        }
+        Version v = versions.retainCurrent();
+        try {
+            for (int deeper = level + 1; deeper < v.numLevels(); deeper++) {
+                if (!v.files(deeper).isEmpty()) {
+                    return options.compression();
+                }
+            }
+            return options.bottommostCompression();
+        } finally {
+            v.release();
+        }
     }
 
     /** Filter bits per key for a new table of {@code level}, per {@link Options#filterAllocation()}. */

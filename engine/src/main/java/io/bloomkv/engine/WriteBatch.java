@@ -162,8 +162,15 @@ public final class WriteBatch {
         return sequence;
     }
 
-    /** Operation count in a serialized batch's header. */
+    /**
+     * Operation count in a serialized batch's header.
+     *
+     * @throws ByteReader.MalformedInputException when the record is shorter than the header (found by WriteBatchFuzzTest)
+     */
     static int countOf(byte[] record) {
+        if (record.length < HEADER_SIZE) {
+            throw new ByteReader.MalformedInputException("batch of " + record.length + " bytes is shorter than its header", 0);
+        }
         return new ByteReader(record, 8, 4).getFixed32();
     }
 

@@ -45,6 +45,50 @@ class ModelTest {
         run(o, "monkey");
     }
 
+    /** BLOCKED on level 0, RIBBON below (Bloom-equivalent bits per key), with MONKEY's fractional per-level budgets. */
+    @Test
+    void ribbonBelowLevel1WithMonkeyAgainstTreeMap() {
+        Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
+                .filterAllocation(FilterAllocation.MONKEY).ribbonFromLevel(1);
+        run(o, "ribbonMonkey");
+    }
+
+    /** Every table RIBBON, uniform budget, with compaction. */
+    @Test
+    void ribbonEverywhereAgainstTreeMap() {
+        Options o = Options.defaults().writeBufferSize(4 << 10).blockSize(256).targetFileSize(4 << 10)
+                .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2).ribbonFromLevel(0);
+        run(o, "ribbonEverywhere");
+    }
+
+    @Test
+    void compressedTablesWithCompactionAgainstTreeMap() {
+        Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
+                .compression(Compression.LZ4).bottommostCompression(Compression.ZSTD);
+        run(o, "compressed");
+    }
+
+    @Test
+    void directReadsWithoutBlockCacheAgainstTreeMap() {
+        Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
+                .useDirectReads(true).blockCacheSize(0).compression(Compression.LZ4);
+        run(o, "directReads");
+    }
+
+    /** A random value of 0..maxLength bytes; compressible (random half, repeated) when the options compress. */
+    private static byte[] value(Random rnd, int maxLength, Options options) {
+        byte[] v = TestKeys.value(rnd, maxLength);
+        if (options.compression() != Compression.NONE) {
+            for (int i = v.length / 2; i < v.length; i++) {
+                v[i] = v[i - v.length / 2];
+            }
+        }
+        return v;
+    }
+
     private Stats run(Options options, String name) {
         long seed = TestKeys.seed("ModelTest." + name);
         Random rnd = new Random(seed);
@@ -61,7 +105,7 @@ class ModelTest {
                 int r = rnd.nextInt(1000);
                 if (r < 400) {
                     byte[] k = randomKey(rnd);
-                    byte[] v = TestKeys.value(rnd, 100);
+                    byte[] v = value(rnd, 100, options);
                     db.put(k, v);
                     model.put(TestKeys.str(k), v);
                 } else if (r < 500) {
@@ -77,7 +121,7 @@ class ModelTest {
                             b.delete(k);
                             model.remove(TestKeys.str(k));
                         } else {
-                            byte[] v = TestKeys.value(rnd, 100);
+                            byte[] v = value(rnd, 100, options);
                             b.put(k, v);
                             model.put(TestKeys.str(k), v);
                         }

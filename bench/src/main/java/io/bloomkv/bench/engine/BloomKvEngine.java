@@ -1,6 +1,5 @@
 package io.bloomkv.bench.engine;
 
-import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
 import io.bloomkv.engine.Options;
@@ -33,7 +32,8 @@ public final class BloomKvEngine implements BenchEngine {
         this.dir = dir;
         this.settings = settings;
         this.options = Options.defaults()
-                .filterKind(FilterKind.valueOf(settings.filterKind()))
+                .filterKind(FilterPolicySpec.parse(settings.filterKind()).kind())
+                .ribbonFromLevel(FilterPolicySpec.parse(settings.filterKind()).ribbonFromLevel())
                 .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
                 .blockSize(settings.blockSize())
                 .blockCacheSize(settings.cacheSize())

@@ -3,6 +3,7 @@ package io.bloomkv.bench.fpr;
 import io.bloomkv.bloom.Filter;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Filters;
+import io.bloomkv.bloom.Hashing;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -75,10 +76,7 @@ public final class FprSweep {
     public static Row measure(FilterKind kind, double bitsPerKey, long n, long absent, long seed, boolean sequential) {
         SplittableRandom random = new SplittableRandom(seed);
         byte[] key = new byte[8];
-        try (Filter f = Filters.create(kind, n, bitsPerKey)) {
-            for (long i = 0; i < n; i++) {
-                f.add(encode(sequential ? i : random.nextLong(), key));
-            }
+        try (Filter f = filled(kind, bitsPerKey, n, random, sequential, key)) {
             long positives = 0;
             for (long i = 0; i < absent; i++) {
                 // a random absent key equals an added one with probability n / 2^64: negligible
@@ -90,6 +88,25 @@ public final class FprSweep {
             return new Row(kind, bitsPerKey, f.hashCount(), (double) positives / absent, f.expectedFpp(),
                     (double) f.bitSize() / n, (double) bodyBits / n, positives, absent);
         }
+    }
+
+    /** Keys 0..n-1 or n random ones: added one by one, or, for a static kind (RIBBON), built from their hashes. */
+    private static Filter filled(FilterKind kind, double bitsPerKey, long n, SplittableRandom random, boolean sequential, byte[] key) {
+        if (kind.isStatic()) {
+            if (n > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException(kind + " sweeps hold at most 2^31 keys");
+            }
+            long[] hashes = new long[(int) n];
+            for (int i = 0; i < n; i++) {
+                hashes[i] = Hashing.hash64(encode(sequential ? i : random.nextLong(), key));
+            }
+            return Filters.build(kind, hashes, bitsPerKey);
+        }
+        Filter f = Filters.create(kind, n, bitsPerKey);
+        for (long i = 0; i < n; i++) {
+            f.add(encode(sequential ? i : random.nextLong(), key));
+        }
+        return f;
     }
 
     private static byte[] encode(long v, byte[] into) {

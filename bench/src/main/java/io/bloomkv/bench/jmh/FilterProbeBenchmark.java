@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Probe latency of each filter kind against Guava's {@link BloomFilter} at the same 10 bits per key, with
+ * Probe latency of each filter kind (RIBBON built from the keys' hashes by {@code Filters.build}) against Guava's {@link BloomFilter} at the same 10 bits per key, with
  * 1M keys (the filter fits in cache) and 50M keys (62.5 MB of bits: every probe misses the caches).
  * Keys are 16 bytes (the harness default). {@code positive} asks about added keys, {@code negative} about
  * keys never added; both include hashing the key (XXH3 here, Murmur3-128 in Guava), as a caller with only
@@ -47,7 +47,7 @@ public class FilterProbeBenchmark {
     private static final int MASK = PROBE_KEYS - 1;
 
     /** A {@link FilterKind} name, or GUAVA. */
-    @Param({"STANDARD", "PARTITIONED", "BLOCKED", "COUNTING", "GUAVA"})
+    @Param({"STANDARD", "PARTITIONED", "BLOCKED", "COUNTING", "RIBBON", "GUAVA"})
     public String impl;
 
     @Param({"1000000", "50000000"})
@@ -78,6 +78,12 @@ public class FilterProbeBenchmark {
             for (long i = 0; i < keys; i++) {
                 guava.put(key(i, buf));
             }
+        } else if (FilterKind.valueOf(impl).isStatic()) {
+            long[] hashes = new long[Math.toIntExact(keys)];
+            for (int i = 0; i < hashes.length; i++) {
+                hashes[i] = Hashing.hash64(key(i, buf));
+            }
+            filter = Filters.build(FilterKind.valueOf(impl), hashes, BITS_PER_KEY);
         } else {
             filter = Filters.create(FilterKind.valueOf(impl), keys, BITS_PER_KEY);
             for (long i = 0; i < keys; i++) {

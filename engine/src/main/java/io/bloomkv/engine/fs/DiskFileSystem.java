@@ -50,6 +50,12 @@ public final class DiskFileSystem implements FileSystem {
         return new DiskReadableFile(p, ch);
     }
 
+    /** Opens {@code p} with O_DIRECT ({@link DirectReadableFile}); refuses, naming the path, where the file system does not support it. */
+    @Override
+    public ReadableFile newDirectReadableFile(Path p) throws IOException {
+        return DirectReadableFile.open(p);
+    }
+
     @Override
     public boolean exists(Path p) {
         return Files.exists(p);
@@ -133,7 +139,7 @@ public final class DiskFileSystem implements FileSystem {
      * JDK's internal {@code setUninterruptible} prevents that. Best effort: without the
      * {@code sun.nio.ch} export (the Chronicle flags include it) the channel stays interruptible.
      */
-    private static void makeUninterruptible(FileChannel ch) {
+    static void makeUninterruptible(FileChannel ch) {
         try {
             ch.getClass().getMethod("setUninterruptible").invoke(ch);
         } catch (ReflectiveOperationException | RuntimeException ignored) {

@@ -34,6 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       unsynced bytes, and may keep never-synced files with a random prefix (a torn write). Open
  *       handles and locks die with the crash (any further use throws an {@link IOException}); the file
  *       system itself can be used at once to reopen the database.
+ *   <li><b>Disk full.</b> {@link #setFreeSpace} gives the file system a number of free bytes: appends
+ *       consume them, deletes, truncations and replacing renames give back the bytes of the files
+ *       they drop. An append that does not fit writes the bytes that still fit and throws a {@link
+ *       NoSpaceLeftException} ({@code ENOSPC}, "No space left on device"), as a real full disk does.
  * </ul>
  *
  * <p>Simplifications, documented as contract: deletes and renames are durable as soon as they
@@ -155,6 +159,9 @@ public final class FaultInjectingFileSystem implements FileSystem {
     private final Set<Handle> openHandles = ConcurrentHashMap.newKeySet();
     private final Set<Closeable> heldLocks = ConcurrentHashMap.newKeySet();
     private final AtomicInteger crashes = new AtomicInteger();
+    /** Free bytes left when {@link #quotaActive}; guarded by {@code this}. */
+    private long freeSpace;
+    private boolean quotaActive;
 
     public FaultInjectingFileSystem(FileSystem inner) {
         this.inner = Objects.requireNonNull(inner, "inner");
@@ -184,6 +191,58 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
     public void clearFaults() {
         faults.clear();
+    }
+
+    /**
+     * From now on the file system has {@code bytes} of free space (see the class comment); appends
+     * beyond it fail with a {@link NoSpaceLeftException}.
+     */
+    public synchronized void setFreeSpace(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("free space must be >= 0: " + bytes);
+        }
+        freeSpace = bytes;
+        quotaActive = true;
+    }
+
+    /** Removes the limit of {@link #setFreeSpace}: the disk is no longer full. */
+    public synchronized void clearFreeSpaceLimit() {
+        quotaActive = false;
+    }
+
+    /** Free bytes left, or {@link Long#MAX_VALUE} when there is no limit. */
+    public synchronized long freeSpace() {
+        return quotaActive ? freeSpace : Long.MAX_VALUE;
+    }
+
+    /** Bytes of {@code len} that fit in the free space, taken from it. */
+    private synchronized long reserve(long len) {
+        if (!quotaActive) {
+            return len;
+        }
+        long granted = Math.min(len, freeSpace);
+        freeSpace -= granted;
+        return granted;
+    }
+
+    /** Gives back the bytes of {@code p} (about to be deleted, truncated or replaced) when a limit is set. */
+    private void release(Path p) {
+        synchronized (this) {
+            if (!quotaActive) {
+                return;
+            }
+        }
+        long size;
+        try {
+            size = inner.exists(p) ? inner.size(p) : 0;
+        } catch (IOException e) {
+            size = 0;
+        }
+        synchronized (this) {
+            if (quotaActive) {
+                freeSpace += size;
+            }
+        }
     }
 
     /** Errors injected since this file system was created. */
@@ -279,6 +338,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
     @Override
     public WritableFile newWritableFile(Path p) throws IOException {
         check(Op.CREATE, p);
+        release(p);
         WritableFile f = inner.newWritableFile(p);
         FileState s = new FileState();
         synchronized (this) {
@@ -297,6 +357,15 @@ public final class FaultInjectingFileSystem implements FileSystem {
         return h;
     }
 
+    /** As {@link #newReadableFile}, over the inner file system's direct-read file (same faults apply). */
+    @Override
+    public ReadableFile newDirectReadableFile(Path p) throws IOException {
+        check(Op.OPEN, p);
+        ReadableHandle h = new ReadableHandle(inner.newDirectReadableFile(p));
+        openHandles.add(h);
+        return h;
+    }
+
     @Override
     public boolean exists(Path p) {
         return inner.exists(p);
@@ -311,6 +380,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
     @Override
     public void delete(Path p) throws IOException {
         check(Op.DELETE, p);
+        release(p);
         inner.delete(p);
         synchronized (this) {
             tracked.remove(key(p));
@@ -321,6 +391,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
     public void rename(Path from, Path to) throws IOException {
         check(Op.RENAME, from);
         check(Op.RENAME, to);
+        release(to);
         synchronized (this) {
             inner.rename(from, to);
             FileState s = tracked.remove(key(from));
@@ -421,6 +492,11 @@ public final class FaultInjectingFileSystem implements FileSystem {
         public void append(byte[] b, int off, int len) throws IOException {
             ensureAlive(f.path());
             check(Op.WRITE, f.path());
+            long fits = reserve(len);
+            if (fits < len) {
+                f.append(b, off, (int) fits);
+                throw new NoSpaceLeftException(f.path(), len, fits);
+            }
             f.append(b, off, len);
         }
 

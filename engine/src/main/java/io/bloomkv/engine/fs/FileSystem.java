@@ -24,6 +24,16 @@ public interface FileSystem {
     /** Opens an existing file for positional reads. */
     ReadableFile newReadableFile(Path p) throws IOException;
 
+    /**
+     * Opens an existing file for positional reads that bypass the OS page cache (O_DIRECT), so each
+     * read is a device read. The default refuses: a file system that supports it overrides this.
+     *
+     * @throws IOException naming {@code p} when direct reads are not supported here
+     */
+    default ReadableFile newDirectReadableFile(Path p) throws IOException {
+        throw new IOException(getClass().getSimpleName() + " does not support direct reads (O_DIRECT): " + p);
+    }
+
     boolean exists(Path p);
 
     /** Size in bytes of an existing file. */

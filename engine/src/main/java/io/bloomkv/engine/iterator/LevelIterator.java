@@ -8,7 +8,7 @@ import java.util.NoSuchElementException;
 
 /**
  * Iterates the tables of one level >= 1 (disjoint, sorted by key) as one sequence, opening one
- * table iterator at a time. The caller keeps the tables alive (by holding their Version).
+ * table iterator at a time, in both directions. The caller keeps the tables alive (by holding their Version).
  */
 public final class LevelIterator implements InternalIterator {
     private final FileMetaData[] files;
@@ -82,6 +82,40 @@ public final class LevelIterator implements InternalIterator {
         }
         table.next();
         skipEmpty();
+    }
+
+    @Override
+    public void seekToLast() {
+        if (files.length == 0) {
+            close();
+            return;
+        }
+        openTable(files.length - 1);
+        table.seekToLast();
+        skipEmptyBackward();
+    }
+
+    @Override
+    public void prev() {
+        if (!valid()) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        table.prev();
+        skipEmptyBackward();
+    }
+
+    /** Moves backward over exhausted tables until one has an entry or the level's start is passed. */
+    private void skipEmptyBackward() {
+        while (table != null && !table.valid()) {
+            if (index == 0) {
+                table.close();
+                table = null;
+                index = -1;
+            } else {
+                openTable(index - 1);
+                table.seekToLast();
+            }
+        }
     }
 
     @Override

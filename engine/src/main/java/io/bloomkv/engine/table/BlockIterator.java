@@ -144,6 +144,73 @@ public final class BlockIterator implements InternalIterator {
         parseNext();
     }
 
+    /** Positions at the block's last entry: the last restart point, then a scan to the end. */
+    @Override
+    public void seekToLast() {
+        int n = block.restartCount();
+        if (n == 0) {
+            current = limit;
+            return;
+        }
+        keyLen = 0;
+        nextOffset = block.restartPoint(n - 1);
+        parseNext();
+        while (nextOffset < limit) {
+            parseNext();
+        }
+    }
+
+    @Override
+    public void seekForPrev(byte[] target) {
+        seek(target);
+        if (!valid()) {
+            seekToLast();
+        } else if (comparator.compare(keyRef(), target) > 0) {
+            prev();
+        }
+    }
+
+    /**
+     * LevelDB's {@code Block::Iter::Prev}: entries only decode forward, so go back to the last restart
+     * point before the current entry and scan forward to the entry that ends where it starts.
+     */
+    @Override
+    public void prev() {
+        if (!valid()) {
+            throw new NoSuchElementException();
+        }
+        int original = current;
+        if (original == 0) {
+            current = limit;
+            nextOffset = limit;
+            return;
+        }
+        // Last restart point < original (restart points ascend); offset 0 when none is.
+        int lo = 0;
+        int hi = block.restartCount() - 1;
+        int start = 0;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int p = block.restartPoint(mid);
+            if (p < original) {
+                start = p;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        keyLen = 0;
+        nextOffset = start;
+        parseNext();
+        while (nextOffset < original) {
+            parseNext();
+        }
+        if (nextOffset != original) {
+            current = limit;
+            throw block.corruption("entries do not end at the entry stepped back from", original);
+        }
+    }
+
     @Override
     public byte[] key() {
         if (!valid()) {

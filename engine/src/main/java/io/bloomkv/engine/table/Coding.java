@@ -22,6 +22,18 @@ final class Coding {
         out.write((int) v);
     }
 
+    /** Writes {@code v} (unsigned) as a varint32 at {@code b[off]}; returns the bytes written (1-5). */
+    static int putVarint32(byte[] b, int off, int v) {
+        long x = v & 0xffffffffL;
+        int i = off;
+        while ((x & ~0x7fL) != 0) {
+            b[i++] = (byte) ((x & 0x7f) | 0x80);
+            x >>>= 7;
+        }
+        b[i++] = (byte) x;
+        return i - off;
+    }
+
     static int varintLength(long v) {
         int n = 1;
         while ((v & ~0x7fL) != 0) {

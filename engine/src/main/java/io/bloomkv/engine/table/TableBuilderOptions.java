@@ -1,6 +1,7 @@
 package io.bloomkv.engine.table;
 
 import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.Compression;
 import java.util.Objects;
 
 /**
@@ -12,8 +13,14 @@ public final class TableBuilderOptions {
     private final int restartInterval;
     private final FilterKind filterKind;
     private final double bitsPerKey;
+    private final Compression compression;
 
     private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey) {
+        this(blockSize, restartInterval, filterKind, bitsPerKey, Compression.NONE);
+    }
+
+    private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey,
+            Compression compression) {
         if (blockSize < 64) {
             throw new IllegalArgumentException("block size must be >= 64 bytes: " + blockSize);
         }
@@ -27,9 +34,10 @@ public final class TableBuilderOptions {
         this.restartInterval = restartInterval;
         this.filterKind = Objects.requireNonNull(filterKind, "filterKind");
         this.bitsPerKey = bitsPerKey;
+        this.compression = Objects.requireNonNull(compression, "compression");
     }
 
-    /** 4 KiB blocks, a restart point every 16 keys, BLOCKED filters at 10 bits per key. */
+    /** 4 KiB blocks, a restart point every 16 keys, BLOCKED filters at 10 bits per key, no compression. */
     public static TableBuilderOptions defaults() {
         return new TableBuilderOptions(4096, 16, FilterKind.BLOCKED, 10);
     }
@@ -40,7 +48,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions blockSize(int bytes) {
-        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey);
+        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, compression);
     }
 
     /** Keys between restart points in data blocks. */
@@ -49,7 +57,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions restartInterval(int keys) {
-        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey);
+        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey, compression);
     }
 
     public FilterKind filterKind() {
@@ -57,7 +65,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions filterKind(FilterKind kind) {
-        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey);
+        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey, compression);
     }
 
     /** Filter bits per distinct user key (counters per key for COUNTING); 0 = the table has no filter. */
@@ -66,7 +74,19 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions bitsPerKey(double bits) {
-        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits);
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits, compression);
+    }
+
+    /**
+     * How data and index blocks are compressed (a block is stored as-is when compression saves less
+     * than 1/8 of it). Default {@link Compression#NONE}.
+     */
+    public Compression compression() {
+        return compression;
+    }
+
+    public TableBuilderOptions compression(Compression c) {
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, c);
     }
 
     public boolean hasFilter() {
@@ -76,6 +96,6 @@ public final class TableBuilderOptions {
     @Override
     public String toString() {
         return "TableBuilderOptions{blockSize=" + blockSize + ", restartInterval=" + restartInterval
-                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + "}";
+                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + "}";
     }
 }

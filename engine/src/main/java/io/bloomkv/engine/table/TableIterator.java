@@ -7,7 +7,7 @@ import java.util.NoSuchElementException;
 
 /**
  * Iterates a whole table: the index block selects data blocks, read on demand (through the block
- * cache when there is one). Holds a reference to its {@link TableReader} until {@link #close()}.
+ * cache when there is one), in both directions. Holds a reference to its {@link TableReader} until {@link #close()}.
  */
 final class TableIterator implements InternalIterator {
     private final TableReader table;
@@ -62,6 +62,26 @@ final class TableIterator implements InternalIterator {
     }
 
     @Override
+    public void seekToLast() {
+        ensureOpen();
+        index.seekToLast();
+        loadBlock();
+        if (data != null) {
+            data.seekToLast();
+        }
+        skipExhaustedBlocksBackward();
+    }
+
+    @Override
+    public void prev() {
+        if (!valid()) {
+            throw new NoSuchElementException();
+        }
+        data.prev();
+        skipExhaustedBlocksBackward();
+    }
+
+    @Override
     public byte[] key() {
         if (!valid()) {
             throw new NoSuchElementException();
@@ -92,6 +112,16 @@ final class TableIterator implements InternalIterator {
             loadBlock();
             if (data != null) {
                 data.seekToFirst();
+            }
+        }
+    }
+
+    private void skipExhaustedBlocksBackward() {
+        while (data != null && !data.valid()) {
+            index.prev();
+            loadBlock();
+            if (data != null) {
+                data.seekToLast();
             }
         }
     }

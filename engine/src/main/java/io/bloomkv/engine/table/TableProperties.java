@@ -1,6 +1,7 @@
 package io.bloomkv.engine.table;
 
 import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.InternalKey;
 import java.io.ByteArrayOutputStream;
@@ -18,7 +19,10 @@ import java.util.TreeMap;
  */
 public final class TableProperties {
     // Property names: on-disk constants (engine/FORMAT.md).
+    static final String COMPRESSION = "bloomkv.compression";
     static final String DATA_BLOCKS = "bloomkv.data.blocks";
+    static final String DATA_BLOCKS_COMPRESSED = "bloomkv.data.blocks.compressed";
+    static final String DATA_UNCOMPRESSED_SIZE = "bloomkv.data.uncompressed.size";
     static final String DATA_SIZE = "bloomkv.data.size";
     static final String DELETIONS = "bloomkv.deletions";
     static final String ENTRIES = "bloomkv.entries";
@@ -51,6 +55,9 @@ public final class TableProperties {
     private final long filterKeys;
     private final long fileSize;
     private final int formatVersion;
+    private final Compression compression;
+    private final long dataUncompressedSize;
+    private final long dataBlocksCompressed;
 
     private TableProperties(Builder b) {
         entries = b.entries;
@@ -70,6 +77,9 @@ public final class TableProperties {
         filterKeys = b.filterKeys;
         fileSize = b.fileSize;
         formatVersion = b.formatVersion;
+        compression = b.compression;
+        dataUncompressedSize = b.dataUncompressedSize;
+        dataBlocksCompressed = b.dataBlocksCompressed;
     }
 
     /** Entries (puts and tombstones). */
@@ -91,7 +101,22 @@ public final class TableProperties {
         return dataSize;
     }
 
-    /** Bytes of the index block, without trailer. */
+    /** The compression the table's data and index blocks were written with ({@link Compression#NONE} for tables older than compression). */
+    public Compression compression() {
+        return compression;
+    }
+
+    /** Bytes of all data blocks before compression, trailers included (equals {@link #dataSize()} without compression). */
+    public long dataUncompressedSize() {
+        return dataUncompressedSize;
+    }
+
+    /** Data blocks stored compressed (the others did not shrink by 1/8 and are stored as-is). */
+    public long dataBlocksCompressed() {
+        return dataBlocksCompressed;
+    }
+
+    /** Bytes of the index block as stored (compressed or not), without trailer. */
     public long indexSize() {
         return indexSize;
     }
@@ -167,7 +192,10 @@ public final class TableProperties {
     /** Every property as stored, by name (for dump tools); values are in their on-disk encoding. */
     Map<String, byte[]> encodeMap() {
         Map<String, byte[]> m = new TreeMap<>();
+        m.put(COMPRESSION, varint(compression.code()));
         m.put(DATA_BLOCKS, varint(dataBlocks));
+        m.put(DATA_BLOCKS_COMPRESSED, varint(dataBlocksCompressed));
+        m.put(DATA_UNCOMPRESSED_SIZE, varint(dataUncompressedSize));
         m.put(DATA_SIZE, varint(dataSize));
         m.put(DELETIONS, varint(deletions));
         m.put(ENTRIES, varint(entries));
@@ -228,6 +256,16 @@ public final class TableProperties {
         b.bitsPerKey = Double.longBitsToDouble(Coding.getFixed64(bits, 0));
         b.filterBytes = d.varint(FILTER_SIZE);
         b.filterKeys = d.varint(FILTER_KEYS);
+        // Written since block compression; a table without them predates it and is uncompressed.
+        long compressionCode = raw.containsKey(COMPRESSION) ? d.varint(COMPRESSION) : Compression.NONE.code();
+        try {
+            b.compression = Compression.fromCode((int) Math.min(compressionCode, Integer.MAX_VALUE));
+        } catch (IllegalArgumentException e) {
+            throw new CorruptionException("property " + COMPRESSION + " names unknown compression " + compressionCode,
+                    file, blockOffset);
+        }
+        b.dataUncompressedSize = raw.containsKey(DATA_UNCOMPRESSED_SIZE) ? d.varint(DATA_UNCOMPRESSED_SIZE) : b.dataSize;
+        b.dataBlocksCompressed = raw.containsKey(DATA_BLOCKS_COMPRESSED) ? d.varint(DATA_BLOCKS_COMPRESSED) : 0;
         if (b.smallestKey.length < InternalKey.TRAILER_SIZE || b.largestKey.length < InternalKey.TRAILER_SIZE) {
             throw new CorruptionException("property key range holds a key shorter than 8 bytes", file, blockOffset);
         }
@@ -289,7 +327,7 @@ public final class TableProperties {
     @Override
     public String toString() {
         return "TableProperties{entries=" + entries + ", deletions=" + deletions + ", dataBlocks=" + dataBlocks
-                + ", fileSize=" + fileSize + ", seq=[" + smallestSeq + ", " + largestSeq + "], filter=" + filterKind
+                + ", fileSize=" + fileSize + ", compression=" + compression + ", seq=[" + smallestSeq + ", " + largestSeq + "], filter=" + filterKind
                 + "@" + bitsPerKey + " (" + filterBytes + " B, " + filterKeys + " keys)}";
     }
 
@@ -312,6 +350,9 @@ public final class TableProperties {
         long filterKeys;
         long fileSize;
         int formatVersion = TableFormat.FORMAT_VERSION;
+        Compression compression = Compression.NONE;
+        long dataUncompressedSize;
+        long dataBlocksCompressed;
 
         TableProperties build() {
             return new TableProperties(this);

@@ -3,6 +3,7 @@ package io.bloomkv.engine.table;
 import io.bloomkv.bloom.Filter;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Filters;
+import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.InternalKey;
 import io.bloomkv.engine.ValueType;
@@ -103,7 +104,17 @@ public final class TableReader implements AutoCloseable {
      */
     public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters)
             throws IOException {
-        ReadableFile file = fs.newReadableFile(path);
+        return open(fs, path, fileNumber, cacheOrNull, counters, false);
+    }
+
+    /**
+     * As {@link #open(FileSystem, Path, long, BlockCache, ReadCounters)}; with {@code directReads} the
+     * file is opened with {@link FileSystem#newDirectReadableFile} (O_DIRECT: every block read that
+     * misses the cache is a device read). The filter is still copied into off-heap memory here.
+     */
+    public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters,
+            boolean directReads) throws IOException {
+        ReadableFile file = directReads ? fs.newDirectReadableFile(path) : fs.newReadableFile(path);
         Filter filter = null;
         try {
             long size = file.size();
@@ -121,7 +132,7 @@ public final class TableReader implements AutoCloseable {
             String problem = null;
             if (footer.hasFilter()) {
                 try {
-                    byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter");
+                    byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter", false);
                     filter = Filters.read(fbytes, 0, (int) footer.filter().size());
                 } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
                     // Errors are treated as potential matches: the table is read without a filter.
@@ -145,11 +156,13 @@ public final class TableReader implements AutoCloseable {
     }
 
     /**
-     * Reads a block and its trailer into one array and checks the trailer (compression type and
-     * checksum). Returns that array: the contents are its first {@code h.size()} bytes, followed by
-     * the trailer; the contents are not copied again.
+     * Reads a block and its trailer into one array and checks the trailer: the checksum (which covers
+     * the stored, possibly compressed, bytes and the type byte) and the compression type, which must
+     * be {@link TableFormat#NO_COMPRESSION} unless {@code mayBeCompressed}. Returns that array: the
+     * stored contents are its first {@code h.size()} bytes, followed by the trailer.
      */
-    private static byte[] readVerified(ReadableFile file, long size, Path path, BlockHandle h, String kind) throws IOException {
+    private static byte[] readVerified(ReadableFile file, long size, Path path, BlockHandle h, String kind,
+            boolean mayBeCompressed) throws IOException {
         if (h.size() > Integer.MAX_VALUE - TableFormat.BLOCK_TRAILER_SIZE
                 || h.offset() > size - TableFormat.FOOTER_SIZE - h.size() - TableFormat.BLOCK_TRAILER_SIZE) {
             throw new CorruptionException(kind + " block handle " + h + " lies outside the table", path, h.offset());
@@ -162,19 +175,34 @@ public final class TableReader implements AutoCloseable {
             throw new CorruptionException(kind + " block runs past the end of the file", path, h.offset(), e);
         }
         int type = buf[n] & 0xff;
-        if (type != TableFormat.NO_COMPRESSION) {
-            throw new CorruptionException(kind + " block has unknown compression type " + type, path, h.offset());
-        }
         int stored = Coding.getFixed32(buf, n + 1);
         if (stored != TableWriter.blockChecksum(buf, 0, n, type)) {
             throw new CorruptionException(kind + " block checksum mismatch", path, h.offset());
         }
+        if (type != TableFormat.NO_COMPRESSION
+                && !(mayBeCompressed && (type == Compression.LZ4.code() || type == Compression.ZSTD.code()))) {
+            throw new CorruptionException(kind + " block has unknown compression type " + type, path, h.offset());
+        }
         return buf;
     }
 
-    /** Reads and verifies the block {@code h} ({@link #readVerified}) and parses it, without copying its contents. */
+    /**
+     * Reads and verifies the block {@code h} ({@link #readVerified}), decompresses it if its trailer
+     * says so, and parses it (an uncompressed block's contents are not copied again).
+     */
     private static Block readBlock(ReadableFile file, long size, Path path, BlockHandle h, String kind) throws IOException {
-        return new Block(readVerified(file, size, path, h, kind), (int) h.size(), path, h.offset());
+        return decodeBlock(readVerified(file, size, path, h, kind, true), path, h, kind);
+    }
+
+    /** Parses a block read by {@link #readVerified}, decompressing it first if its trailer says so. */
+    private static Block decodeBlock(byte[] buf, Path path, BlockHandle h, String kind) {
+        int n = (int) h.size();
+        int type = buf[n] & 0xff;
+        if (type == TableFormat.NO_COMPRESSION) {
+            return new Block(buf, n, path, h.offset());
+        }
+        byte[] contents = BlockCodec.decompress(type, buf, n, path, h.offset(), kind);
+        return new Block(contents, contents.length, path, h.offset());
     }
 
     /**
@@ -411,7 +439,7 @@ public final class TableReader implements AutoCloseable {
         }
         if (footer.hasFilter()) {
             try {
-                byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter");
+                byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter", false);
                 Filters.read(fbytes, 0, (int) footer.filter().size()).close();
             } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
                 bad.add(new BadBlock("filter", footer.filter().offset(), footer.filter().size(), e.getMessage()));
@@ -420,7 +448,7 @@ public final class TableReader implements AutoCloseable {
         for (String kind : new String[] {"index", "properties"}) {
             BlockHandle h = kind.equals("index") ? footer.index() : footer.properties();
             try {
-                readVerified(file, size, path, h, kind);
+                readBlock(file, size, path, h, kind);
             } catch (CorruptionException e) {
                 bad.add(new BadBlock(kind, h.offset(), h.size(), e.getMessage()));
             }
@@ -485,7 +513,9 @@ public final class TableReader implements AutoCloseable {
             try {
                 file.close();
             } catch (IOException e) {
-                throw new UncheckedIOException("closing " + path, e);
+                // Not reported: closing a file only read loses nothing, and its descriptor is released
+                // either way (close(2)); the last release may run on any reader's thread, which must not
+                // see an I/O error of a table it merely stopped using (found by FaultSweepTest).
             }
         }
     }
@@ -550,10 +580,10 @@ public final class TableReader implements AutoCloseable {
             }
             counters.blockCacheMisses.increment();
         }
-        byte[] contentsAndTrailer = readVerified(file, fileSize, path, h, "data");
-        counters.blockReads.increment();
+        byte[] stored = readVerified(file, fileSize, path, h, "data", true);
+        counters.blockReads.increment(); // counted before parsing: a block that fails to parse was still read
         counters.blockReadBytes.add(h.size() + TableFormat.BLOCK_TRAILER_SIZE);
-        Block b = new Block(contentsAndTrailer, (int) h.size(), path, h.offset());
+        Block b = decodeBlock(stored, path, h, "data");
         if (cache != null) {
             cache.put(fileNumber, h.offset(), b);
         }

@@ -3,6 +3,7 @@ package io.bloomkv.engine.table;
 import io.bloomkv.bloom.Filter;
 import io.bloomkv.bloom.Filters;
 import io.bloomkv.bloom.Hashing;
+import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.InternalKey;
 import io.bloomkv.engine.ValueType;
 import io.bloomkv.engine.fs.WritableFile;
@@ -16,7 +17,7 @@ import java.util.Objects;
  * Writes one table file (engine/FORMAT.md, "Table files"): data blocks, then the filter block, the
  * index block, the properties block and the footer. Entries must be added in strictly increasing
  * {@link InternalKey#COMPARATOR} order. The filter is built over the table's distinct USER keys at
- * {@link #finish()}, sized for the exact number of them ({@code expectedKeys} is only a hint for the
+ * {@link #finish()} by {@code Filters.build} (so static kinds such as RIBBON work), sized for the exact number of them ({@code expectedKeys} is only a hint for the
  * buffer of hashes). Not thread-safe.
  *
  * <p>{@link #close()} closes the file; a table closed before {@link #finish()} is incomplete and
@@ -32,6 +33,8 @@ public final class TableWriter implements Closeable {
     private final BlockBuilder indexBlock = new BlockBuilder(TableFormat.META_RESTART_INTERVAL);
     private final TableProperties.Builder props = new TableProperties.Builder();
     private final byte[] trailer = new byte[TableFormat.BLOCK_TRAILER_SIZE];
+    /** Reused output buffer of the block compressor (grown on demand). */
+    private byte[] compressed = new byte[0];
     private long[] userKeyHashes;
     private int hashCount;
     private long offset;
@@ -126,13 +129,11 @@ public final class TableWriter implements Closeable {
         BlockHandle filterHandle;
         if (opts.hasFilter()) {
             byte[] serialized;
-            try (Filter f = Filters.create(opts.filterKind(), hashCount, opts.bitsPerKey())) {
-                for (int i = 0; i < hashCount; i++) {
-                    f.add(userKeyHashes[i]);
-                }
+            long[] hashes = hashCount == userKeyHashes.length ? userKeyHashes : Arrays.copyOf(userKeyHashes, hashCount);
+            try (Filter f = Filters.build(opts.filterKind(), hashes, opts.bitsPerKey())) {
                 serialized = f.toByteArray();
             }
-            filterHandle = writeBlock(serialized);
+            filterHandle = writeBlock(serialized, Compression.NONE); // filter bits are random: never compressed
             props.filterKind = opts.filterKind();
             props.bitsPerKey = opts.bitsPerKey();
             props.filterBytes = serialized.length;
@@ -140,10 +141,11 @@ public final class TableWriter implements Closeable {
             filterHandle = new BlockHandle(offset, 0);
         }
         userKeyHashes = null;
-        BlockHandle indexHandle = writeBlock(indexBlock.finish());
+        BlockHandle indexHandle = writeBlock(indexBlock.finish(), opts.compression());
         props.indexSize = indexHandle.size();
+        props.compression = opts.compression();
         TableProperties withoutSize = props.build();
-        BlockHandle propsHandle = writeBlock(withoutSize.encodeBlock());
+        BlockHandle propsHandle = writeBlock(withoutSize.encodeBlock(), Compression.NONE);
         byte[] footer = new Footer(filterHandle, indexHandle, propsHandle, TableFormat.FORMAT_VERSION).encode();
         file.append(footer);
         offset += footer.length;
@@ -165,21 +167,44 @@ public final class TableWriter implements Closeable {
 
     private void flushDataBlock() throws IOException {
         byte[] contents = dataBlock.finish();
-        BlockHandle h = writeBlock(contents);
+        BlockHandle h = writeBlock(contents, opts.compression());
         props.dataBlocks++;
         props.dataSize += h.size() + TableFormat.BLOCK_TRAILER_SIZE;
+        props.dataUncompressedSize += contents.length + TableFormat.BLOCK_TRAILER_SIZE;
+        if (h.size() < contents.length) {
+            props.dataBlocksCompressed++;
+        }
         // The separator is the block's last key: >= every key of the block, < every key of the next.
         indexBlock.add(dataBlock.lastKey(), h.encode());
         dataBlock.reset();
     }
 
-    private BlockHandle writeBlock(byte[] contents) throws IOException {
-        BlockHandle h = new BlockHandle(offset, contents.length);
-        trailer[0] = (byte) TableFormat.NO_COMPRESSION;
-        Coding.putFixed32(trailer, 1, blockChecksum(contents, 0, contents.length, TableFormat.NO_COMPRESSION));
-        file.append(contents);
+    /**
+     * Writes a block, compressed with {@code c} when that saves at least 1/8 of its bytes (RocksDB's
+     * rule; otherwise, or for {@link Compression#NONE}, as-is), followed by its trailer.
+     */
+    private BlockHandle writeBlock(byte[] contents, Compression c) throws IOException {
+        byte[] stored = contents;
+        int storedLength = contents.length;
+        int type = TableFormat.NO_COMPRESSION;
+        if (c != Compression.NONE && contents.length <= TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE) {
+            int max = BlockCodec.maxStoredLength(c, contents.length);
+            if (compressed.length < max) {
+                compressed = new byte[max];
+            }
+            int n = BlockCodec.compress(c, contents, contents.length, compressed);
+            if (n < contents.length - (contents.length >>> TableFormat.MIN_SAVING_SHIFT)) {
+                stored = compressed;
+                storedLength = n;
+                type = c.code();
+            }
+        }
+        BlockHandle h = new BlockHandle(offset, storedLength);
+        trailer[0] = (byte) type;
+        Coding.putFixed32(trailer, 1, blockChecksum(stored, 0, storedLength, type));
+        file.append(stored, 0, storedLength);
         file.append(trailer);
-        offset += contents.length + TableFormat.BLOCK_TRAILER_SIZE;
+        offset += storedLength + TableFormat.BLOCK_TRAILER_SIZE;
         return h;
     }
 

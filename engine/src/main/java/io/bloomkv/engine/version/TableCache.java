@@ -22,11 +22,18 @@ public final class TableCache implements AutoCloseable {
     private final Path dir;
     private final BlockCache blockCache;
     private final ReadCounters counters;
+    private final boolean directReads;
     private final ConcurrentHashMap<Long, TableReader> open = new ConcurrentHashMap<>();
     private final AtomicLong opened = new AtomicLong();
     private final AtomicLong evicted = new AtomicLong();
 
     public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters) {
+        this(fs, dir, blockCacheOrNull, counters, false);
+    }
+
+    /** With {@code directReads}, tables are opened for O_DIRECT reads ({@link TableReader#open(FileSystem, Path, long, BlockCache, ReadCounters, boolean)}). */
+    public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters, boolean directReads) {
+        this.directReads = directReads;
         this.fs = fs;
         this.dir = dir;
         this.blockCache = blockCacheOrNull;
@@ -42,7 +49,7 @@ public final class TableCache implements AutoCloseable {
         synchronized (this) {
             r = open.get(number);
             if (r == null) {
-                r = TableReader.open(fs, FileNames.tableFile(dir, number), number, blockCache, counters);
+                r = TableReader.open(fs, FileNames.tableFile(dir, number), number, blockCache, counters, directReads);
                 open.put(number, r);
                 opened.incrementAndGet();
             }

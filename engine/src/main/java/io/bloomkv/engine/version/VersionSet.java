@@ -253,6 +253,7 @@ public final class VersionSet implements AutoCloseable {
         boolean newManifest = manifestLog == null;
         long newNumber = 0;
         LogWriter log = manifestLog;
+        boolean currentMayNameNew = false;
         try {
             if (newManifest) {
                 newNumber = newFileNumber();
@@ -276,13 +277,18 @@ public final class VersionSet implements AutoCloseable {
             log.addRecord(edit.encode());
             log.sync();
             if (newManifest) {
-                setCurrent(newNumber);
+                Path tmp = writeCurrentTemp(newNumber);
+                // From the rename on, CURRENT may name the new MANIFEST (the rename may be durable though
+                // the directory sync failed): it must not be deleted then.
+                currentMayNameNew = true;
+                fs.rename(tmp, FileNames.currentFile(dir));
+                fs.syncDirectory(dir);
             }
         } catch (IOException | RuntimeException e) {
             compactPointers = savedPointers;
             closeQuietly(log);
             manifestLog = null;
-            if (newManifest && newNumber != 0) {
+            if (newManifest && newNumber != 0 && !currentMayNameNew) {
                 try {
                     fs.delete(FileNames.manifestFile(dir, newNumber));
                 } catch (IOException suppressed) {
@@ -303,15 +309,15 @@ public final class VersionSet implements AutoCloseable {
         installNew(next);
     }
 
-    private void setCurrent(long manifest) throws IOException {
+    /** Writes and fsyncs the temp file that will replace CURRENT, naming MANIFEST {@code manifest}. */
+    private Path writeCurrentTemp(long manifest) throws IOException {
         Path tmp = FileNames.tempFile(dir, manifest);
         byte[] content = (FileNames.MANIFEST_PREFIX + String.format("%06d", manifest) + "\n").getBytes(StandardCharsets.UTF_8);
         try (WritableFile f = fs.newWritableFile(tmp)) {
             f.append(content, 0, content.length);
             f.sync();
         }
-        fs.rename(tmp, FileNames.currentFile(dir));
-        fs.syncDirectory(dir);
+        return tmp;
     }
 
     private static void closeQuietly(LogWriter w) {

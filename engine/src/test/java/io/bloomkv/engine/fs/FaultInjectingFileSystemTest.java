@@ -168,4 +168,43 @@ class FaultInjectingFileSystemTest {
         fs.crash();
         assertThat(Files.exists(p)).isFalse();
     }
+
+    @Test
+    void freeSpaceRunsOutLikeEnospcAndIsGivenBackByDeletes() throws IOException {
+        fs.setFreeSpace(10);
+        Path a = dir.resolve("a.sst");
+        try (WritableFile w = fs.newWritableFile(a)) {
+            w.append(new byte[6]);
+            assertThatThrownBy(() -> w.append(bytes(7, 1)))
+                    .isInstanceOf(NoSpaceLeftException.class)
+                    .hasMessageContaining("No space left on device")
+                    .hasMessageContaining("a.sst");
+            assertThat(w.size()).as("the 4 bytes that fitted are written").isEqualTo(10);
+            assertThat(fs.freeSpace()).isZero();
+            assertThatThrownBy(() -> w.append(new byte[1])).isInstanceOf(NoSpaceLeftException.class);
+        }
+        assertThat(Files.size(a)).isEqualTo(10);
+        Path b = dir.resolve("b.sst");
+        try (WritableFile w = fs.newWritableFile(b)) {
+            assertThatThrownBy(() -> w.append(new byte[1])).isInstanceOf(NoSpaceLeftException.class);
+        }
+        fs.delete(a);
+        assertThat(fs.freeSpace()).as("deleting a gives its 10 bytes back").isEqualTo(10);
+        try (WritableFile w = fs.newWritableFile(b)) {
+            w.append(new byte[8]);
+        }
+        try (WritableFile w = fs.newWritableFile(b)) {
+            assertThat(fs.freeSpace()).as("truncating b gives its 8 bytes back").isEqualTo(10);
+            w.append(new byte[3]);
+        }
+        Path c = dir.resolve("c.sst");
+        Files.write(c, new byte[5]);
+        fs.rename(b, c);
+        assertThat(fs.freeSpace()).as("replacing c gives its 5 bytes back").isEqualTo(12);
+        fs.clearFreeSpaceLimit();
+        assertThat(fs.freeSpace()).isEqualTo(Long.MAX_VALUE);
+        try (WritableFile w = fs.newWritableFile(dir.resolve("d.sst"))) {
+            w.append(new byte[1000]);
+        }
+    }
 }

@@ -202,7 +202,7 @@ class TableTest {
 
     /** The filter avoids block reads for absent keys inside the key range. */
     @ParameterizedTest
-    @EnumSource(value = FilterKind.class, names = {"BLOCKED", "STANDARD", "PARTITIONED"})
+    @EnumSource(value = FilterKind.class, names = {"BLOCKED", "STANDARD", "PARTITIONED", "RIBBON"})
     void filterAvoidsBlockReadsForAbsentKeys(FilterKind kind) throws IOException {
         int n = 20_000;
         Model m = TestTables.model(n, rnd);

@@ -1,6 +1,7 @@
 package io.bloomkv.tools;
 
 import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.bloom.FilterMath;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -49,7 +50,9 @@ final class BloomCalcCommand implements Callable<Integer> {
         }
         table.print(out, "  ");
         out.println("STANDARD/COUNTING: (1-(1-1/m)^(kn))^k; PARTITIONED: (1-(1-k/m)^n)^k;"
-                + " BLOCKED: Poisson average over 512-bit blocks.");
+                + " BLOCKED: Poisson average over 512-bit blocks;"
+                + " RIBBON: 2^-r and 2^-(r+1) mixed by the share of blocks storing r+1 result bits (k = r),"
+                + " over n x " + Fmt.decimal(FilterMath.ribbonOverhead(keys), 3) + " slots.");
         out.println("COUNTING: 'bits' counts 4-bit counters, so it needs 4x the memory for the same rate.");
         out.flush();
         return ExitCodes.OK;

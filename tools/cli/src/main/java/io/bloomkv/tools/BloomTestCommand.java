@@ -3,6 +3,8 @@ package io.bloomkv.tools;
 import io.bloomkv.bloom.Filter;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Filters;
+import io.bloomkv.bloom.Hashing;
+import io.bloomkv.bloom.FilterMath;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -54,6 +56,25 @@ final class BloomTestCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", description = "Random seed (default: a fresh one, printed).")
     Long seed;
 
+    /** The filter of {@code kind} holding {@code keys} keys drawn from {@code added}: built at once for a static kind. */
+    private Filter filled(FilterKind kind, Double fpp, double bitsPerKey, SplittableRandom added, byte[] key) {
+        if (kind.isStatic()) {
+            double b = fpp != null ? FilterMath.ribbonBitsPerKeyForFpp(keys, fpp) : bitsPerKey;
+            long[] hashes = new long[(int) keys];
+            for (int i = 0; i < hashes.length; i++) {
+                added.nextBytes(key);
+                hashes[i] = Hashing.hash64(key);
+            }
+            return Filters.build(kind, hashes, b);
+        }
+        Filter f = fpp != null ? Filters.createForFpp(kind, keys, fpp) : Filters.create(kind, keys, bitsPerKey);
+        for (long i = 0; i < keys; i++) {
+            added.nextBytes(key);
+            f.add(key);
+        }
+        return f;
+    }
+
     @Override
     public Integer call() {
         if (keys < 1 || keys > Integer.MAX_VALUE) {
@@ -80,17 +101,11 @@ final class BloomTestCommand implements Callable<Integer> {
                 "theoretical FPR", "measured FPR", "95% interval", "false pos.", "false neg.");
         long falseNegativesTotal = 0;
         for (FilterKind kind : tested) {
-            try (Filter f = fpp != null
-                    ? Filters.createForFpp(kind, keys, fpp)
-                    : Filters.create(kind, keys, bitsPerKey)) {
-                SplittableRandom root = new SplittableRandom(s);
-                SplittableRandom added = root.split();
-                SplittableRandom absent = root.split();
-                byte[] key = new byte[keySize];
-                for (long i = 0; i < keys; i++) {
-                    added.nextBytes(key);
-                    f.add(key);
-                }
+            SplittableRandom root = new SplittableRandom(s);
+            SplittableRandom added = root.split();
+            SplittableRandom absent = root.split();
+            byte[] key = new byte[keySize];
+            try (Filter f = filled(kind, fpp, bitsPerKey, added, key)) {
                 long falseNegatives = 0;
                 added = new SplittableRandom(s).split();
                 for (long i = 0; i < keys; i++) {
@@ -114,6 +129,10 @@ final class BloomTestCommand implements Callable<Integer> {
             }
         }
         table.print(out, "  ");
+        if (tested.contains(FilterKind.RIBBON)) {
+            out.println("RIBBON: a static filter built from all the keys' hashes (Filters.build); k = its result bits r,"
+                    + " bits = its solution bits");
+        }
         out.println("replay with: bloomkv bloom test --seed " + s + " (same --keys/--probes/--key-size/sizing)");
         out.flush();
         if (falseNegativesTotal > 0) {

@@ -21,11 +21,11 @@ final class DbOpener {
     }
 
     /**
-     * Options of the commands that only read (get, scan): no automatic compaction, so reading a
-     * database does not start rewriting it. (Opening still replays and flushes a leftover WAL.)
+     * Options of the commands that only read (get, scan, db stats): a read-only open, so reading a
+     * database never changes its directory (no LOCK, no WAL flushed into a table, no compaction).
      */
     static Options readOptions() {
-        return Options.defaults().autoCompaction(false);
+        return Options.defaults().readOnly(true);
     }
 
     /** Checks that {@code dir} is an existing directory (or may be created when {@code create}). */

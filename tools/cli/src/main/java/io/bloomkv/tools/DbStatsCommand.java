@@ -4,11 +4,7 @@ import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
 import io.bloomkv.engine.Options;
 import io.bloomkv.engine.Stats;
-import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.table.TableReader;
-import io.bloomkv.engine.version.FileMetaData;
-import io.bloomkv.engine.version.FileNames;
-import java.io.IOException;
+import io.bloomkv.engine.TableInfo;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,8 +26,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * 0x00 byte and 8 random bytes, so it sorts right after a stored key), asked with {@code get}. The
  * probe reports the disk lookups the filters avoided, and the measured false-positive rate next to
  * the theoretical one: the mean, over every filter check the probe makes, of the checked table's
- * own formula ({@code Filter.expectedFpp}). The database is opened without a block cache and without
- * automatic compaction, so every filter positive is one real data-block read.
+ * own formula ({@code Filter.expectedFpp}). The database is opened read-only (its directory is left
+ * exactly as it was) and without a block cache, so every filter positive is one real data-block read.
  */
 @Command(name = "stats", mixinStandardHelpOptions = true,
         description = {"Levels, tables, sizes, filter memory, and a read probe: N absent keys",
@@ -60,29 +56,32 @@ final class DbStatsCommand implements Callable<Integer> {
     @Mixin
     KeyValueFormat format;
 
-    /** A live table with the figures of its filter, read from the table file. */
-    private record TableFacts(LiveTables.LiveTable live, String filter, int k, long bits, long keys,
-            double fractionSet, double expectedFpp, long filterMemory) {
-        FileMetaData file() {
-            return live.file();
+    /** A live table with the figures of its filter. */
+    private record TableFacts(TableInfo info) {
+        String filter() {
+            return info.filterProblem() != null ? "UNUSABLE" : info.filterKind() != null ? info.filterKind().name() : "none";
+        }
+
+        long keys() {
+            return info.filterKind() == null ? 0 : info.filterKeyCount();
         }
 
         boolean covers(byte[] userKey) {
-            return Arrays.compareUnsigned(userKey, file().smallestUserKey()) >= 0
-                    && Arrays.compareUnsigned(userKey, file().largestUserKey()) <= 0;
+            return Arrays.compareUnsigned(userKey, info.smallestUserKey()) >= 0
+                    && Arrays.compareUnsigned(userKey, info.largestUserKey()) <= 0;
         }
     }
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() {
         if (probes < 0) {
             throw new ParameterException(spec.commandLine(), "--probes must not be negative: " + probes);
         }
         PrintWriter out = spec.commandLine().getOut();
-        Options options = Options.defaults().blockCacheSize(0).autoCompaction(false);
+        Options options = DbOpener.readOptions().blockCacheSize(0);
         try (Db db = DbOpener.open(dir, options, false)) {
             Stats s = db.stats();
-            List<TableFacts> tables = tableFacts(db.directory());
+            List<TableFacts> tables = db.tables().stream().map(TableFacts::new).toList();
             out.println("database: " + db.directory());
             printLevels(out, s);
             if (!noTables) {
@@ -96,19 +95,6 @@ final class DbStatsCommand implements Callable<Integer> {
         }
         out.flush();
         return ExitCodes.OK;
-    }
-
-    private static List<TableFacts> tableFacts(Path dbDir) throws IOException {
-        List<TableFacts> out = new ArrayList<>();
-        for (LiveTables.LiveTable live : LiveTables.read(dbDir)) {
-            long number = live.file().number();
-            try (TableReader t = TableReader.open(FileSystem.disk(), FileNames.tableFile(dbDir, number), number, null, null)) {
-                String filter = t.filterBroken() ? "UNUSABLE" : t.hasFilter() ? t.filterKind().name() : "none";
-                out.add(new TableFacts(live, filter, t.filterHashCount(), t.filterBitSize(), t.filterKeyCount(),
-                        t.filterFractionOfBitsSet(), t.filterExpectedFpp(), t.filterMemoryBytes()));
-            }
-        }
-        return out;
     }
 
     private static void printLevels(PrintWriter out, Stats s) {
@@ -138,12 +124,14 @@ final class DbStatsCommand implements Callable<Integer> {
         TextTable t = new TextTable("level", "table", "size", "entries", "filter", "k", "bits/key", "bits set",
                 "expected FPR", "smallest key", "largest key").leftAligned(4, 9, 10);
         for (TableFacts f : tables) {
+            TableInfo i = f.info();
             boolean has = f.keys() > 0;
-            t.row("L" + f.live().level(), "#" + f.file().number(), Fmt.bytes(f.file().fileSize()),
-                    Fmt.count(f.file().entries()), f.filter(), has ? f.k() : "-",
-                    has ? Fmt.decimal((double) f.bits() / f.keys(), 2) : "-", has ? Fmt.share(f.fractionSet()) : "-",
-                    has ? Fmt.rate(f.expectedFpp()) : "-", format.keys().format(f.file().smallestUserKey()),
-                    format.keys().format(f.file().largestUserKey()));
+            t.row("L" + i.level(), "#" + i.fileNumber(), Fmt.bytes(i.fileSize()),
+                    Fmt.count(i.entries()), f.filter(), has ? i.filterHashCount() : "-",
+                    has ? Fmt.decimal((double) i.filterBitSize() / f.keys(), 2) : "-",
+                    has ? Fmt.share(i.filterFractionOfBitsSet()) : "-",
+                    has ? Fmt.rate(i.filterExpectedFpp()) : "-", format.keys().format(i.smallestUserKey()),
+                    format.keys().format(i.largestUserKey()));
         }
         out.println("tables (level 0 newest first):");
         t.print(out, "  ");
@@ -170,7 +158,7 @@ final class DbStatsCommand implements Callable<Integer> {
             for (TableFacts t : tables) {
                 if (t.keys() > 0 && t.covers(key)) {
                     expectedChecks++;
-                    expectedFalsePositives += t.expectedFpp();
+                    expectedFalsePositives += t.info().filterExpectedFpp();
                 }
             }
             if (db.get(key) != null) {

@@ -9,7 +9,9 @@ import io.bloomkv.bloom.FilterMath;
  * sizing rules written in {@code Filters}' class comment; {@code BloomCommandsTest.planMatchesRealFilters} checks it against
  * real filters so the two cannot drift apart.
  *
- * @param bits bits of the filter (4-bit counters for COUNTING)
+ * For RIBBON it is the plan of {@code Filters.build(RIBBON, hashes of keys, bitsPerKey)}.
+ *
+ * @param bits bits of the filter (4-bit counters for COUNTING; the solution bits for RIBBON, hashCount = its r)
  * @param bytes memory of the bit array (counters) in bytes
  */
 record FilterPlan(FilterKind kind, long keys, double requestedBitsPerKey, long bits, int hashCount, long bytes) {
@@ -42,6 +44,10 @@ record FilterPlan(FilterKind kind, long keys, double requestedBitsPerKey, long b
                 long counters = roundUp(m, 16);
                 return new FilterPlan(kind, keys, bitsPerKey, counters, FilterMath.optimalK(bitsPerKey), counters / 2);
             }
+            case RIBBON: {
+                long bits = FilterMath.ribbonSolutionBits(keys, bitsPerKey);
+                return new FilterPlan(kind, keys, bitsPerKey, bits, FilterMath.ribbonResultBits(keys, bitsPerKey), bits / 8);
+            }
             default:
                 throw new IllegalArgumentException("unknown kind " + kind);
         }
@@ -51,6 +57,8 @@ record FilterPlan(FilterKind kind, long keys, double requestedBitsPerKey, long b
     static FilterPlan forFpp(FilterKind kind, long keys, double fpp) {
         double bitsPerKey = kind == FilterKind.BLOCKED
                 ? FilterMath.blockedBitsPerKeyForFpp(fpp)
+                : kind == FilterKind.RIBBON
+                ? FilterMath.ribbonBitsPerKeyForFpp(keys, fpp)
                 : FilterMath.bitsPerKeyForFpp(fpp);
         return of(kind, keys, bitsPerKey);
     }
@@ -67,6 +75,9 @@ record FilterPlan(FilterKind kind, long keys, double requestedBitsPerKey, long b
 
     /** The kind's own formula ({@link FilterMath#expectedFpp}) for {@code keys} keys. */
     double expectedFpp() {
+        if (kind == FilterKind.RIBBON) {
+            return FilterMath.ribbonFppForBitsPerKey(keys, requestedBitsPerKey);
+        }
         return FilterMath.expectedFpp(kind, bits, hashCount, keys);
     }
 

@@ -1,14 +1,9 @@
 package io.bloomkv.tools;
 
 import io.bloomkv.bloom.FilterKind;
-import io.bloomkv.engine.InternalKey;
-import io.bloomkv.engine.ValueType;
-import io.bloomkv.engine.table.BlockHandle;
-import io.bloomkv.engine.table.Footer;
-import io.bloomkv.engine.table.InternalIterator;
-import io.bloomkv.engine.table.TableFormat;
-import io.bloomkv.engine.table.TableProperties;
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.Compression;
+import io.bloomkv.engine.inspect.Region;
+import io.bloomkv.engine.inspect.TableDump;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -57,10 +52,10 @@ final class SstDumpCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--limit must not be negative: " + limit);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (TableReader t = TableFiles.open(file)) {
+        try (TableDump t = TableFiles.open(file)) {
             printHeader(out, t);
             printProperties(out, t.properties());
-            List<TableReader.IndexEntry> index = t.indexEntries();
+            List<TableDump.IndexEntry> index = t.index();
             printLayout(out, t, index);
             if (!noIndex) {
                 printIndex(out, index);
@@ -74,108 +69,106 @@ final class SstDumpCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private void printHeader(PrintWriter out, TableReader t) {
-        Footer f = t.footer();
+    private void printHeader(PrintWriter out, TableDump t) {
         out.println("file: " + t.path() + " (" + Fmt.count(t.fileSize()) + " bytes, table #" + t.fileNumber() + ")");
-        out.println("footer (" + TableFormat.FOOTER_SIZE + " bytes at offset " + (t.fileSize() - TableFormat.FOOTER_SIZE)
-                + "): format version " + f.formatVersion() + ", magic "
-                + String.format(Locale.ROOT, "0x%016x", TableFormat.MAGIC) + " (\"bloomkv1\"), checksum ok");
-        out.println("  filter block      " + handle(f.filter()) + (f.hasFilter() ? "" : "  (no filter)"));
-        out.println("  index block       " + handle(f.index()));
-        out.println("  properties block  " + handle(f.properties()));
+        out.println("footer (" + TableDump.FOOTER_SIZE + " bytes at offset " + t.footerOffset()
+                + "): format version " + t.formatVersion() + ", magic "
+                + String.format(Locale.ROOT, "0x%016x", TableDump.MAGIC) + " (\"bloomkv1\"), checksum ok");
+        Region filter = t.filterBlock();
+        out.println("  filter block      " + (filter == null ? handle(new Region(0, 0)) + "  (no filter)" : handle(filter)));
+        out.println("  index block       " + handle(t.indexBlock()));
+        out.println("  properties block  " + handle(t.propertiesBlock()));
     }
 
-    private void printProperties(PrintWriter out, TableProperties p) {
+    private void printProperties(PrintWriter out, TableDump.Properties p) {
         ByteFormat keys = format.keys();
         out.println("properties:");
         out.println("  entries           " + Fmt.count(p.entries()) + " (" + Fmt.count(p.deletions()) + " deletions)");
         out.println("  data blocks       " + Fmt.count(p.dataBlocks()) + " (" + Fmt.count(p.dataSize())
                 + " bytes with trailers)");
+        out.println("  compression       " + p.compression() + (p.compression() == Compression.NONE ? ""
+                : ": " + Fmt.count(p.dataBlocksCompressed()) + " of " + Fmt.count(p.dataBlocks())
+                        + " data blocks compressed, " + Fmt.count(p.dataUncompressedSize()) + " bytes uncompressed ("
+                        + Fmt.decimal(p.dataUncompressedSize() == 0 ? 1.0 : (double) p.dataSize() / p.dataUncompressedSize(), 3)
+                        + " of it stored)"));
         out.println("  index size        " + Fmt.count(p.indexSize()) + " bytes");
         out.println("  raw key bytes     " + Fmt.count(p.rawKeyBytes()) + " (internal keys)");
         out.println("  raw value bytes   " + Fmt.count(p.rawValueBytes()));
         out.println("  smallest key      " + TableFiles.internalKey(keys, p.smallestKey()));
         out.println("  largest key       " + TableFiles.internalKey(keys, p.largestKey()));
-        out.println("  sequence range    " + p.smallestSeq() + " .. " + p.largestSeq());
+        out.println("  sequence range    " + p.smallestSequence() + " .. " + p.largestSequence());
         out.println("  filter            " + (p.filterKind() == null ? "none"
                 : p.filterKind() + ", " + Fmt.decimal(p.bitsPerKey(), 2) + " bits per key, "
                         + Fmt.count(p.filterKeys()) + " distinct user keys, " + Fmt.count(p.filterBytes()) + " bytes"));
         out.println("  format version    " + p.formatVersion());
     }
 
-    private void printLayout(PrintWriter out, TableReader t, List<TableReader.IndexEntry> index) {
-        Footer f = t.footer();
+    private void printLayout(PrintWriter out, TableDump t, List<TableDump.IndexEntry> index) {
         TextTable layout = new TextTable("region", "offset", "end", "bytes");
         if (!index.isEmpty()) {
-            long start = index.get(0).handle().offset();
-            long end = index.get(index.size() - 1).handle().end();
+            long start = index.get(0).block().offset();
+            long end = index.get(index.size() - 1).block().end();
             layout.row("data blocks (" + index.size() + ")", Fmt.count(start), Fmt.count(end), Fmt.count(end - start));
         }
-        if (f.hasFilter()) {
-            region(layout, "filter block", f.filter());
+        if (t.filterBlock() != null) {
+            region(layout, "filter block", t.filterBlock());
         }
-        region(layout, "index block", f.index());
-        region(layout, "properties block", f.properties());
-        long footerAt = t.fileSize() - TableFormat.FOOTER_SIZE;
-        layout.row("footer", Fmt.count(footerAt), Fmt.count(t.fileSize()), Fmt.count(TableFormat.FOOTER_SIZE));
-        out.println("layout (every block is followed by a " + TableFormat.BLOCK_TRAILER_SIZE
+        region(layout, "index block", t.indexBlock());
+        region(layout, "properties block", t.propertiesBlock());
+        layout.row("footer", Fmt.count(t.footerOffset()), Fmt.count(t.fileSize()), Fmt.count(TableDump.FOOTER_SIZE));
+        out.println("layout (every block is followed by a " + TableDump.BLOCK_TRAILER_SIZE
                 + "-byte trailer: compression type, masked CRC32C; end and bytes include it):");
         layout.print(out, "  ");
     }
 
-    private static void region(TextTable layout, String name, BlockHandle h) {
+    private static void region(TextTable layout, String name, Region h) {
         layout.row(name, Fmt.count(h.offset()), Fmt.count(h.end()), Fmt.count(h.end() - h.offset()));
     }
 
-    private void printIndex(PrintWriter out, List<TableReader.IndexEntry> index) {
+    private void printIndex(PrintWriter out, List<TableDump.IndexEntry> index) {
         out.println("index (" + index.size() + " data blocks; separator = last key of the block):");
         TextTable table = new TextTable("block", "offset", "size", "separator").leftAligned(3);
         int i = 0;
-        for (TableReader.IndexEntry e : index) {
-            table.row("#" + i++, Fmt.count(e.handle().offset()), Fmt.count(e.handle().size()),
+        for (TableDump.IndexEntry e : index) {
+            table.row("#" + i++, Fmt.count(e.block().offset()), Fmt.count(e.block().size()),
                     TableFiles.internalKey(format.keys(), e.separator()));
         }
         table.print(out, "  ");
     }
 
-    private static void printFilter(PrintWriter out, TableReader t) {
-        if (t.filterBroken()) {
-            out.println("filter: UNUSABLE, reads of this table skip it (fail open): " + t.filterProblem());
+    private static void printFilter(PrintWriter out, TableDump t) {
+        TableDump.FilterInfo f = t.filter();
+        if (f.problem() != null) {
+            out.println("filter: UNUSABLE, reads of this table skip it (fail open): " + f.problem());
             return;
         }
-        if (!t.hasFilter()) {
+        if (!f.present()) {
             out.println("filter: none (written with bits per key 0): every point read of this table reads a block");
             return;
         }
-        long keys = t.filterKeyCount();
+        long keys = f.keys();
         out.println("filter:");
-        out.println("  kind              " + t.filterKind());
-        out.println("  probes (k)        " + t.filterHashCount());
-        out.println("  bits              " + Fmt.count(t.filterBitSize())
-                + (t.filterKind() == FilterKind.COUNTING ? " (4-bit counters)" : ""));
+        out.println("  kind              " + f.kind());
+        out.println("  probes (k)        " + f.hashCount());
+        out.println("  bits              " + Fmt.count(f.bits())
+                + (f.kind() == FilterKind.COUNTING ? " (4-bit counters)" : ""));
         out.println("  keys              " + Fmt.count(keys));
-        out.println("  bits per key      " + (keys == 0 ? "n/a" : Fmt.decimal((double) t.filterBitSize() / keys, 2)));
-        out.println("  bits set          " + Fmt.share(t.filterFractionOfBitsSet()));
-        out.println("  expected FPR      " + Fmt.rate(t.filterExpectedFpp()));
-        out.println("  off-heap memory   " + Fmt.count(t.filterMemoryBytes()) + " bytes");
+        out.println("  bits per key      " + (keys == 0 ? "n/a" : Fmt.decimal((double) f.bits() / keys, 2)));
+        out.println("  bits set          " + Fmt.share(f.fractionOfBitsSet()));
+        out.println("  expected FPR      " + Fmt.rate(f.expectedFpp()));
+        out.println("  off-heap memory   " + Fmt.count(f.memoryBytes()) + " bytes");
     }
 
-    private void printEntries(PrintWriter out, TableReader t) {
+    private void printEntries(PrintWriter out, TableDump t) {
         long max = limit == null ? Long.MAX_VALUE : limit;
         out.println("entries:");
-        long n = 0;
-        try (InternalIterator it = t.iterator()) {
-            for (it.seekToFirst(); it.valid() && n < max; it.next()) {
-                byte[] k = it.key();
-                String shown = "  " + TableFiles.internalKey(format.keys(), k);
-                boolean tombstone = (InternalKey.trailer(k) & 0xff) == ValueType.DELETE.code();
-                out.println(tombstone ? shown : shown + "\t" + format.values().format(it.value()));
-                n++;
-            }
-        }
+        t.forEachEntry(max, e -> {
+            String shown = "  " + TableFiles.internalKey(format.keys(), e.key());
+            out.println(e.key().isDeletion() ? shown : shown + "\t" + format.values().format(e.value()));
+        });
     }
 
-    private static String handle(BlockHandle h) {
+    private static String handle(Region h) {
         return "offset " + Fmt.count(h.offset()) + ", size " + Fmt.count(h.size());
     }
 }

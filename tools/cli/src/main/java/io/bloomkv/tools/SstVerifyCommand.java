@@ -1,19 +1,15 @@
 package io.bloomkv.tools;
 
 import io.bloomkv.engine.CorruptionException;
-import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.fs.ReadableFile;
-import io.bloomkv.engine.table.TableReader;
-import io.bloomkv.engine.version.FileNames;
-import io.bloomkv.engine.wal.LogReader;
+import io.bloomkv.engine.inspect.DatabaseFiles;
+import io.bloomkv.engine.inspect.LogDump;
+import io.bloomkv.engine.inspect.TableDump;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -48,16 +44,18 @@ final class SstVerifyCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         if (Files.isDirectory(target)) {
-            List<Path> paths = databaseFiles(target);
-            if (paths.isEmpty()) {
+            List<DatabaseFiles.DbFile> files = DatabaseFiles.list(target).stream()
+                    .filter(f -> f.kind() == DatabaseFiles.Kind.TABLE || f.kind() == DatabaseFiles.Kind.WAL
+                            || f.kind() == DatabaseFiles.Kind.MANIFEST)
+                    .toList();
+            if (files.isEmpty()) {
                 throw new CliException(ExitCodes.IO_ERROR, target + " holds no table, WAL or MANIFEST file");
             }
-            for (Path p : paths) {
-                FileNames.Kind kind = FileNames.parse(p.getFileName().toString()).kind();
-                if (kind == FileNames.Kind.TABLE) {
-                    verifyTable(out, p);
+            for (DatabaseFiles.DbFile f : files) {
+                if (f.kind() == DatabaseFiles.Kind.TABLE) {
+                    verifyTable(out, f.path());
                 } else {
-                    verifyLog(out, p, kind == FileNames.Kind.MANIFEST ? "MANIFEST" : "WAL");
+                    verifyLog(out, f.path(), f.kind().name());
                 }
             }
         } else {
@@ -74,28 +72,13 @@ final class SstVerifyCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    /** Tables, WALs and MANIFESTs of {@code dir}, by name. */
-    private static List<Path> databaseFiles(Path dir) throws IOException {
-        List<Path> out = new ArrayList<>();
-        try (Stream<Path> s = Files.list(dir)) {
-            s.sorted().forEach(p -> {
-                FileNames.Parsed parsed = FileNames.parse(p.getFileName().toString());
-                if (parsed != null && (parsed.kind() == FileNames.Kind.TABLE || parsed.kind() == FileNames.Kind.LOG
-                        || parsed.kind() == FileNames.Kind.MANIFEST)) {
-                    out.add(p);
-                }
-            });
-        }
-        return out;
-    }
-
     private void verifyTable(PrintWriter out, Path file) throws IOException {
         files++;
-        List<TableReader.BadBlock> bad;
+        List<TableDump.BadBlock> bad;
         int blocks;
-        try (TableReader t = TableFiles.open(file)) {
+        try (TableDump t = TableFiles.open(file)) {
             bad = t.verifyChecksums();
-            blocks = t.indexEntries().size() + 2 + (t.footer().hasFilter() ? 1 : 0);
+            blocks = t.blockCount();
         } catch (CorruptionException e) {
             // The footer, index or properties block is damaged: the table cannot even be opened.
             badFiles++;
@@ -110,27 +93,24 @@ final class SstVerifyCommand implements Callable<Integer> {
         badFiles++;
         badBlocks += bad.size();
         out.println("BAD  " + file + ": " + bad.size() + " of " + blocks + " blocks bad");
-        for (TableReader.BadBlock b : bad) {
+        for (TableDump.BadBlock b : bad) {
             out.println("       " + b.kind() + " block at offset " + b.offset() + " (size " + b.size() + "): " + b.problem());
         }
     }
 
     private void verifyLog(PrintWriter out, Path file, String what) throws IOException {
         files++;
-        long records = 0;
-        try (ReadableFile f = FileSystem.disk().newReadableFile(file); LogReader reader = new LogReader(f)) {
-            while (reader.readRecord() != null) {
-                records++;
-            }
-            String tail = reader.tailDropped()
-                    ? "; torn tail of " + reader.droppedBytes() + " bytes after offset " + reader.lastGoodOffset()
+        try {
+            LogDump.Summary log = LogDump.read(file);
+            String tail = log.tailDropped()
+                    ? "; torn tail of " + log.droppedBytes() + " bytes after offset " + log.lastGoodOffset()
                             + " (a crash mid-write; cut on the next open)"
                     : "";
-            out.println("OK   " + file + ": " + what + ", " + records + " records" + tail);
+            out.println("OK   " + file + ": " + what + ", " + log.records() + " records" + tail);
         } catch (CorruptionException e) {
             badFiles++;
             badBlocks++;
-            out.println("BAD  " + file + ": " + what + " record after " + records + " good records: " + e.getMessage());
+            out.println("BAD  " + file + ": " + what + " record: " + e.getMessage());
         }
     }
 }

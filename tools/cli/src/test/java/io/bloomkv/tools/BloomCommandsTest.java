@@ -82,13 +82,21 @@ class BloomCommandsTest {
         assertThat(badBits.exitCode()).isEqualTo(ExitCodes.USAGE);
     }
 
+    private static long[] hashes(int n) {
+        long[] h = new long[n];
+        for (int i = 0; i < n; i++) {
+            h[i] = i * 0x9E3779B97F4A7C15L + 1;
+        }
+        return h;
+    }
+
     @Test
     void planMatchesRealFilters() {
         for (FilterKind kind : FilterKind.values()) {
             for (long n : new long[] {1, 7, 1000, 12_345}) {
                 for (double b : new double[] {1, 4.5, 10, 16, 23.7}) {
                     FilterPlan p = FilterPlan.of(kind, n, b);
-                    try (Filter f = Filters.create(kind, n, b)) {
+                    try (Filter f = kind.isStatic() ? Filters.build(kind, hashes((int) n), b) : Filters.create(kind, n, b)) {
                         String what = kind + " n=" + n + " b=" + b;
                         assertThat(p.bits()).as(what).isEqualTo(f.bitSize());
                         assertThat(p.hashCount()).as(what).isEqualTo(f.hashCount());
@@ -96,7 +104,12 @@ class BloomCommandsTest {
                     }
                 }
                 FilterPlan p = FilterPlan.forFpp(kind, n, 0.003);
-                try (Filter f = Filters.createForFpp(kind, n, 0.003)) {
+                try (Filter f = kind.isStatic()
+                        ? Filters.build(kind, hashes((int) n), io.bloomkv.bloom.FilterMath.ribbonBitsPerKeyForFpp(n, 0.003))
+                        : Filters.createForFpp(kind, n, 0.003)) {
+                    if (kind.isStatic()) {
+                        assertThat(f.expectedFpp()).as("RIBBON plan rate").isEqualTo(p.expectedFpp()).isLessThanOrEqualTo(0.003);
+                    }
                     assertThat(p.bits()).as(kind + " fpp n=" + n).isEqualTo(f.bitSize());
                     assertThat(p.hashCount()).as(kind + " fpp n=" + n).isEqualTo(f.hashCount());
                 }

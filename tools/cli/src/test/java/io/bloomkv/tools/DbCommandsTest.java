@@ -179,30 +179,58 @@ class DbCommandsTest {
     }
 
     @Test
-    void lockedDatabaseIsExitFive() {
+    void writesToALockedDatabaseAreExitFiveWhileReadsGoOnReadOnly() {
         assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
         try (Db held = Db.open(Path.of(db()), Options.defaults())) {
-            for (String[] args : new String[][] {{"get", db(), "k"}, {"put", db(), "k", "w"}, {"delete", db(), "k"}, {"scan", db()}}) {
+            for (String[] args : new String[][] {{"put", db(), "k", "w"}, {"delete", db(), "k"}}) {
                 Cli.Result r = Cli.run(args);
                 assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.LOCKED);
                 assertThat(r.err()).startsWith("bloomkv " + args[0] + ": database ").contains("already open");
                 assertThat(r.err().lines()).hasSize(1);
             }
+            // get and scan open read-only: no LOCK, so they read a database another process holds.
+            held.put("k2".getBytes(StandardCharsets.UTF_8), "v2".getBytes(StandardCharsets.UTF_8));
+            Cli.Result get = Cli.run("get", db(), "k2");
+            assertThat(get.exitCode()).as(get.toString()).isZero();
+            assertThat(get.out()).isEqualTo("v2\n");
+            Cli.Result scan = Cli.run("scan", db());
+            assertThat(scan.exitCode()).as(scan.toString()).isZero();
+            assertThat(scan.out()).isEqualTo("k\tv\nk2\tv2\n");
             assertThat(held.get("k".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("v");
         }
-        assertThat(Cli.run("get", db(), "k").exitCode()).as("usable again once the holder closed").isZero();
+        assertThat(Cli.run("put", db(), "k", "w").exitCode()).as("writable again once the holder closed").isZero();
     }
 
     @Test
     void verbosePrintsTheStackTraceOfAFailure() {
         assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
         try (Db held = Db.open(Path.of(db()), Options.defaults())) {
-            Cli.Result r = Cli.run("get", "--verbose", db(), "k");
+            Cli.Result r = Cli.run("put", "--verbose", db(), "k", "w");
             assertThat(r.exitCode()).isEqualTo(ExitCodes.LOCKED);
             assertThat(r.err()).contains("DbLockedException", "\tat io.bloomkv.engine.Db.open");
-            Cli.Result quiet = Cli.run("get", db(), "k");
+            Cli.Result quiet = Cli.run("put", db(), "k", "w");
             assertThat(quiet.err()).doesNotContain("\tat ");
             assertThat(held.get("k".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("v");
         }
+    }
+
+    @Test
+    void readingADatabaseNeverChangesItsDirectory() throws Exception {
+        assertThat(Cli.run("put", db(), "--create", "a", "1").exitCode()).isZero();
+        try (Db db = Db.open(Path.of(db()), Options.defaults())) {
+            for (int i = 0; i < 200; i++) {
+                db.put(("key" + i).getBytes(StandardCharsets.UTF_8), ("v" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            db.flush();
+            db.put("unflushed".getBytes(StandardCharsets.UTF_8), "in the WAL".getBytes(StandardCharsets.UTF_8));
+        }
+        java.util.Map<String, String> before = TestDbs.contents(Path.of(db()));
+        assertThat(before.keySet()).anyMatch(n -> n.endsWith(".log"));
+        assertThat(Cli.run("get", db(), "unflushed").out()).isEqualTo("in the WAL\n");
+        assertThat(Cli.run("scan", db(), "--keys-only").out().lines()).hasSize(202);
+        assertThat(Cli.run("db", "stats", db(), "--probes", "200").exitCode()).isZero();
+        assertThat(Cli.run("sst", "verify", db()).exitCode()).isZero();
+        assertThat(TestDbs.contents(Path.of(db()))).as("file names and bytes after get, scan, db stats, sst verify")
+                .isEqualTo(before);
     }
 }

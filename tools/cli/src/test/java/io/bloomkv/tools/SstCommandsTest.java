@@ -81,6 +81,26 @@ class SstCommandsTest {
     }
 
     @Test
+    void dumpShowsTheCompressionOfItsBlocks() throws IOException {
+        Path db = tmp.resolve("db-lz4");
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(db,
+                io.bloomkv.engine.Options.defaults().compression(io.bloomkv.engine.Compression.LZ4))) {
+            for (int i = 0; i < 2000; i++) {
+                d.put(String.format("key%06d", i).getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                        ("value " + i + " value " + i + " value " + i).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            }
+            d.flush();
+        }
+        Path table = TestDbs.tables(db).get(0);
+        int blocks = dataBlocks(table).size();
+        Cli.Result r = Cli.run("sst", "dump", table.toString());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("compression       LZ4: " + blocks + " of " + blocks + " data blocks compressed");
+        Cli.Result plain = Cli.run("sst", "dump", table().toString());
+        assertThat(plain.out()).contains("compression       NONE\n");
+    }
+
+    @Test
     void dumpOfATableWithoutFilter() throws IOException {
         Path db = tmp.resolve("db");
         TestDbs.loadEven(tmp, db, 100, "--bits-per-key", "0");

@@ -52,4 +52,16 @@ final class TestDbs {
             ch.write(ByteBuffer.wrap(new byte[] {(byte) (v ^ 0xff)}), offset);
         }
     }
+
+    /** Every file of {@code dir} by name, with a SHA-256 of its bytes: equal maps mean an unchanged directory. */
+    static java.util.Map<String, String> contents(Path dir) throws Exception {
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.toList()) {
+                byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p));
+                out.put(p.getFileName().toString(), java.util.HexFormat.of().formatHex(digest));
+            }
+        }
+        return out;
+    }
 }

@@ -1,0 +1,133 @@
+package io.bloomkv.bloom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterAll;
+
+/**
+ * Fuzz targets for every decoder of serialized filters (bloom/FORMAT.md): {@link FilterHeader#parse},
+ * {@link Filters#read} and {@link Filters#map}. Invariant: the only exception that escapes is the
+ * documented {@link FilterFormatException}; a filter that decodes answers probes without touching
+ * memory outside its region (every access of {@link OffHeapRegion} is bounds-checked and would throw),
+ * no length field makes it allocate more than the input holds, and it is released exactly once.
+ *
+ * <p>Input layout: byte 0 holds flags, the rest is the serialized filter. Flag bit 0 "re-signs" the
+ * input (writes the magic and a correct CRC32C) so the fuzzer reaches the checks behind the
+ * checksum, which it could not forge by mutation. Plain test runs replay the corpus in
+ * src/test/resources/io/bloomkv/bloom/FilterFuzzTestInputs (seeds written by the real serializer,
+ * plus every input that once found a bug); README "Reliability" gives the fuzzing command.
+ */
+class FilterFuzzTest {
+    private static Path tempDir;
+
+    private static byte[] body(byte[] data) {
+        byte[] b = new byte[Math.max(0, data.length - 1)];
+        System.arraycopy(data, Math.min(1, data.length), b, 0, b.length);
+        if (data.length > 0 && (data[0] & 1) != 0) {
+            resign(b);
+        }
+        return b;
+    }
+
+    /** Writes the magic and the CRC32C of header (bytes 0..60) and body into {@code b}, when it is long enough. */
+    static void resign(byte[] b) {
+        if (b.length < FilterHeader.HEADER_SIZE) {
+            return;
+        }
+        ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        bb.putInt(FilterHeader.OFF_MAGIC, FilterHeader.MAGIC);
+        CRC32C crc = new CRC32C();
+        crc.update(b, 0, FilterHeader.OFF_CRC);
+        crc.update(b, FilterHeader.HEADER_SIZE, b.length - FilterHeader.HEADER_SIZE);
+        bb.putInt(FilterHeader.OFF_CRC, (int) crc.getValue());
+    }
+
+    /** Probes a decoded filter with hashes drawn from the input, checks its sizes against the input, and closes it. */
+    private static void exercise(Filter f, byte[] serialized) {
+        try {
+            assertThat(f.serializedSize()).as("serialized size").isEqualTo(serialized.length);
+            assertThat(f.sizeInBytes()).as("off-heap bytes within the input").isLessThanOrEqualTo(serialized.length);
+            long h = 0x9E3779B97F4A7C15L;
+            for (int i = 0; i < 64; i++) {
+                h = h * 6364136223846793005L + (i < serialized.length ? serialized[i] : i);
+                f.mightContain(h);
+            }
+            f.mightContain(serialized);
+            f.fractionOfBitsSet();
+        } finally {
+            f.close();
+        }
+    }
+
+    /** FilterHeader.parse: throws only {@link FilterFormatException}; a header it accepts describes exactly the input. */
+    @FuzzTest(maxDuration = "5m")
+    void filterHeader(byte[] data) {
+        byte[] b = body(data);
+        try {
+            FilterHeader h = FilterHeader.parse(ByteBuffer.wrap(b), b.length);
+            assertThat(FilterHeader.HEADER_SIZE + FilterHeader.bodyLength(h.kind, h.hashCount, h.bits)).isEqualTo(b.length);
+        } catch (FilterFormatException expected) {
+            // the documented failure
+        }
+    }
+
+    /** Filters.read (byte array and ByteBuffer forms): throws only {@link FilterFormatException}. */
+    @FuzzTest(maxDuration = "5m")
+    void filtersRead(byte[] data) {
+        byte[] b = body(data);
+        try {
+            exercise(Filters.read(b, 0, b.length), b);
+        } catch (FilterFormatException expected) {
+            // the documented failure
+        }
+        try {
+            exercise(Filters.read(ByteBuffer.wrap(b)), b);
+        } catch (FilterFormatException expected) {
+            // the documented failure
+        }
+    }
+
+    /** Filters.map on the input written to a file (at an offset): throws only {@link FilterFormatException}. */
+    @FuzzTest(maxDuration = "5m")
+    void filtersMap(byte[] data) throws IOException {
+        byte[] b = body(data);
+        int prefix = data.length > 0 ? (data[0] >>> 1) & 0x3f : 0;
+        byte[] file = new byte[prefix + b.length];
+        System.arraycopy(b, 0, file, prefix, b.length);
+        Path p = file();
+        Files.write(p, file);
+        try {
+            exercise(Filters.map(p, prefix, b.length), b);
+        } catch (FilterFormatException expected) {
+            // the documented failure
+        }
+    }
+
+    private static synchronized Path file() {
+        try {
+            if (tempDir == null) {
+                tempDir = Files.createTempDirectory("bloomkv-filter-fuzz");
+            }
+            return tempDir.resolve("filter.bin");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @AfterAll
+    static void cleanUp() throws IOException {
+        if (tempDir != null) {
+            Files.deleteIfExists(tempDir.resolve("filter.bin"));
+            Files.deleteIfExists(tempDir);
+            tempDir = null;
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package io.bloomkv.engine.fs;
+
+import com.sun.nio.file.ExtendedOpenOption;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A {@link ReadableFile} opened with O_DIRECT ({@link ExtendedOpenOption#DIRECT}): every read goes to
+ * the device, bypassing the OS page cache. O_DIRECT requires the file position, the length and the
+ * memory address of each read to be multiples of the file system's block size, so a read of
+ * {@code [pos, pos + len)} reads the aligned window {@code [floor(pos), ceil(pos + len))} into an
+ * aligned direct buffer ({@link ByteBuffer#alignedSlice}) and copies the requested bytes out. The
+ * window of a read near the end of the file may extend past it; the device returns what exists.
+ *
+ * <p>Each thread reuses one aligned buffer of up to {@link #MAX_REUSED_BUFFER} bytes (a larger read
+ * uses a buffer of its own). Concurrent reads from several threads are safe.
+ */
+final class DirectReadableFile implements ReadableFile {
+    /** Largest buffer a thread keeps between reads (bigger windows allocate and drop their own). */
+    static final int MAX_REUSED_BUFFER = 1 << 20;
+
+    private static final ThreadLocal<ByteBuffer> BUFFERS = new ThreadLocal<>();
+
+    private final Path path;
+    private final FileChannel channel;
+    private final int alignment;
+
+    private DirectReadableFile(Path path, FileChannel channel, int alignment) {
+        this.path = path;
+        this.channel = channel;
+        this.alignment = alignment;
+    }
+
+    /**
+     * Opens {@code p} for direct reads.
+     *
+     * @throws IOException naming the path when the file system refuses O_DIRECT (EINVAL) or the file cannot be opened
+     */
+    static DirectReadableFile open(Path p) throws IOException {
+        long blockSize = Files.getFileStore(p).getBlockSize();
+        if (blockSize <= 0 || blockSize > (1 << 16) || Long.bitCount(blockSize) != 1) {
+            throw new IOException("direct reads need a power-of-two block size, the file system of " + p + " reports "
+                    + blockSize);
+        }
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(p, StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new IOException("the file system of " + p + " does not support direct reads (O_DIRECT): " + e, e);
+        }
+        DiskFileSystem.makeUninterruptible(ch);
+        return new DirectReadableFile(p, ch, (int) blockSize);
+    }
+
+    /** The alignment of positions, lengths and buffers (the file system's block size). */
+    int alignment() {
+        return alignment;
+    }
+
+    @Override
+    public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
+        java.util.Objects.checkFromIndexSize(off, len, dst.length);
+        if (pos < 0) {
+            throw new IllegalArgumentException("negative position " + pos);
+        }
+        if (len == 0) {
+            return;
+        }
+        long mask = alignment - 1L;
+        long start = pos & ~mask;
+        long end = (pos + len + mask) & ~mask;
+        long windowLong = end - start;
+        if (windowLong > Integer.MAX_VALUE - alignment) {
+            throw new IllegalArgumentException("read of " + len + " bytes is too large for one direct read");
+        }
+        int window = (int) windowLong;
+        ByteBuffer buf = buffer(window);
+        buf.clear().limit(window);
+        int need = (int) (pos + len - start); // bytes of the window up to the end of the request
+        long p = start;
+        while (buf.position() < need) {
+            int n = channel.read(buf, p);
+            if (n <= 0) {
+                break; // end of file
+            }
+            p += n;
+            if ((buf.position() & mask) != 0) {
+                break; // a partial block: the file ends inside this window (the next read would be unaligned)
+            }
+        }
+        if (buf.position() < need) {
+            throw new EOFException("read of " + len + " bytes at " + pos + " past the end of " + path
+                    + " (size " + channel.size() + ")");
+        }
+        buf.position((int) (pos - start));
+        buf.get(dst, off, len);
+    }
+
+    private ByteBuffer buffer(int window) {
+        if (window > MAX_REUSED_BUFFER) {
+            return ByteBuffer.allocateDirect(window + alignment).alignedSlice(alignment);
+        }
+        ByteBuffer b = BUFFERS.get();
+        if (b == null || b.capacity() < window || (b.alignmentOffset(0, alignment) != 0)) {
+            int cap = Math.max(window, 64 << 10);
+            b = ByteBuffer.allocateDirect(cap + alignment).alignedSlice(alignment);
+            BUFFERS.set(b);
+        }
+        return b;
+    }
+
+    @Override
+    public long size() throws IOException {
+        return channel.size();
+    }
+
+    @Override
+    public Path path() {
+        return path;
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+}

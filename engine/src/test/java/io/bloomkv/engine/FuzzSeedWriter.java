@@ -1,0 +1,139 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.table.BlockHandle;
+import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.wal.LogReader;
+import io.bloomkv.engine.wal.LogWriter;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Writes the seed corpus of the engine's fuzz targets from encodings made by the real writers (a
+ * Db's tables, WAL and MANIFEST, WriteBatch): run once, and again when a format changes, with
+ * {@code mvn -B -q -pl engine -am test -Dtest=FuzzSeedWriter -Dsurefire.failIfNoSpecifiedTests=false
+ * -Dbloomkv.fuzz.seeds=$PWD} (the repository root). Seeds are named {@code seed-*}; it checks
+ * that each one is a valid encoding (the real readers accept it). Skipped in normal runs.
+ */
+@EnabledIfSystemProperty(named = "bloomkv.fuzz.seeds", matches = ".+")
+class FuzzSeedWriter {
+    @TempDir
+    Path tmp;
+
+    private static void seed(Path root, String target, String name, byte[] bytes) throws IOException {
+        Path dir = root.resolve(target);
+        Files.createDirectories(dir);
+        Files.write(dir.resolve("seed-" + name), bytes);
+    }
+
+    private static byte[] flagged(int flags, byte[] b) {
+        byte[] out = new byte[b.length + 1];
+        out[0] = (byte) flags;
+        System.arraycopy(b, 0, out, 1, b.length);
+        return out;
+    }
+
+    private static byte[] slice(byte[] file, BlockHandle h) {
+        return Arrays.copyOfRange(file, (int) h.offset(), (int) (h.offset() + h.size()));
+    }
+
+    @Test
+    void writeSeeds() throws IOException {
+        Path root = Path.of(System.getProperty("bloomkv.fuzz.seeds")).resolve("engine/src/test/resources");
+        Path tableInputs = root.resolve("io/bloomkv/engine/table/TableFuzzTestInputs");
+        Path walInputs = root.resolve("io/bloomkv/engine/wal/LogFuzzTestInputs");
+        Path manifestInputs = root.resolve("io/bloomkv/engine/version/ManifestFuzzTestInputs");
+        Path batchInputs = root.resolve("io/bloomkv/engine/WriteBatchFuzzTestInputs");
+        Random rnd = new Random(20261122L);
+        int written = 0;
+
+        // Tables (and their WAL and MANIFEST) from a real Db: small blocks so a table has several.
+        for (FilterKind kind : new FilterKind[] {FilterKind.BLOCKED, FilterKind.STANDARD}) {
+            Path d = tmp.resolve("db-" + kind);
+            Options o = Options.defaults().filterKind(kind).blockSize(256).writeBufferSize(1 << 20);
+            List<byte[]> walRecords = new ArrayList<>();
+            try (Db db = Db.open(d, o)) {
+                for (int i = 0; i < 24; i++) {
+                    WriteBatch b = new WriteBatch();
+                    b.put(TestKeys.key(i), TestKeys.value(rnd, 12));
+                    if (i % 5 == 0) {
+                        b.delete(TestKeys.key(i / 2));
+                    }
+                    db.write(b);
+                    byte[] c = b.contents(100 + i);
+                    walRecords.add(Arrays.copyOf(c, b.approximateSize()));
+                }
+                db.flush();
+                db.put(TestKeys.key(3), TestKeys.bytes("again"));
+                db.flush();
+                db.compactRange(null, null);
+            }
+            try (Stream<Path> files = Files.list(d)) {
+                for (Path p : files.sorted().toList()) {
+                    String name = p.getFileName().toString();
+                    byte[] bytes = Files.readAllBytes(p);
+                    if (name.endsWith(".sst")) {
+                        try (TableReader r = TableReader.open(FileSystem.disk(), p, 1, null, null)) {
+                            assertThat(r.verifyChecksums()).isEmpty();
+                            String n = kind + "-" + name;
+                            for (int flags = 0; flags <= 1; flags++) {
+                                seed(tableInputs, "footer", n + "-" + flags, flagged(flags, bytes));
+                                seed(tableInputs, "tableOpen", n + "-" + flags, flagged(flags, bytes));
+                            }
+                            seed(tableInputs, "block", n + "-index", flagged(0, slice(bytes, r.footer().index())));
+                            seed(tableInputs, "block", n + "-data0", flagged(0, slice(bytes, r.indexEntries().get(0).handle())));
+                            seed(tableInputs, "properties", n, flagged(0, slice(bytes, r.footer().properties())));
+                            written += 7;
+                        }
+                    } else if (name.startsWith("MANIFEST-")) {
+                        ByteArrayOutputStream replay = new ByteArrayOutputStream();
+                        try (LogReader lr = new LogReader(FileSystem.disk().newReadableFile(p))) {
+                            byte[] rec;
+                            int i = 0;
+                            while ((rec = lr.readRecord()) != null) {
+                                seed(manifestInputs, "versionEditDecode", kind + "-" + i++, rec);
+                                replay.write(rec.length & 0xff);
+                                replay.write(rec.length >>> 8);
+                                replay.write(rec);
+                                written++;
+                            }
+                        }
+                        seed(manifestInputs, "manifestReplay", kind.toString(), replay.toByteArray());
+                        seed(walInputs, "logReader", "manifest-" + kind + "-0", flagged(0, bytes));
+                        seed(walInputs, "logReader", "manifest-" + kind + "-1", flagged(1, bytes));
+                        written += 3;
+                    }
+                }
+            }
+            // A WAL as the write path frames it.
+            Path wal = tmp.resolve("wal-" + kind + ".log");
+            try (LogWriter w = new LogWriter(FileSystem.disk().newWritableFile(wal))) {
+                for (byte[] r : walRecords.subList(0, 10)) {
+                    w.addRecord(r);
+                }
+            }
+            byte[] walBytes = Files.readAllBytes(wal);
+            seed(walInputs, "logReader", "wal-" + kind + "-0", flagged(0, walBytes));
+            seed(walInputs, "logReader", "wal-" + kind + "-1", flagged(1, walBytes));
+            for (int i = 0; i < 4; i++) {
+                seed(batchInputs, "writeBatchDecode", kind + "-" + i, walRecords.get(i * 5));
+            }
+            written += 6;
+        }
+        assertThat(written).isGreaterThan(20);
+        System.out.println("FuzzSeedWriter: " + written + " seeds under " + root);
+    }
+}

@@ -1,0 +1,87 @@
+package io.bloomkv.engine.fs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.engine.TestSeeds;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** O_DIRECT reads through {@link FileSystem#newDirectReadableFile}: any position and length, the same bytes as a plain read. */
+class DirectReadableFileTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void unalignedReadsAnywhereReturnTheFilesBytes() throws IOException {
+        long seed = TestSeeds.seed("DirectReadableFileTest");
+        Random rnd = new Random(seed);
+        byte[] content = new byte[5 * 4096 + 1234]; // ends inside a block
+        rnd.nextBytes(content);
+        Path p = dir.resolve("data");
+        Files.write(p, content);
+        try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
+            assertThat(f).isInstanceOf(DirectReadableFile.class);
+            int align = ((DirectReadableFile) f).alignment();
+            assertThat(Integer.bitCount(align)).isEqualTo(1);
+            assertThat(f.size()).isEqualTo(content.length);
+            // edges: first byte, a whole aligned block, across a block boundary, the last byte, the whole file
+            int[][] cases = {{0, 1}, {0, align}, {align - 3, 7}, {content.length - 1, 1}, {0, content.length},
+                {content.length - 5000, 5000}, {7, 0}};
+            for (int[] c : cases) {
+                check(f, content, c[0], c[1], "seed " + seed);
+            }
+            for (int i = 0; i < 2000; i++) {
+                int pos = rnd.nextInt(content.length);
+                int len = rnd.nextInt(Math.min(content.length - pos, 9000) + 1);
+                check(f, content, pos, len, "seed " + seed);
+            }
+            assertThatThrownBy(() -> f.readFully(content.length - 10, new byte[11], 0, 11)).isInstanceOf(EOFException.class)
+                    .hasMessageContaining(p.toString());
+            assertThatThrownBy(() -> f.readFully(content.length + 4096, new byte[1], 0, 1)).isInstanceOf(EOFException.class);
+            // a read larger than the per-thread buffer
+            byte[] big = new byte[DirectReadableFile.MAX_REUSED_BUFFER + 10_000];
+            rnd.nextBytes(big);
+            Path bp = dir.resolve("big");
+            Files.write(bp, big);
+            try (ReadableFile bf = FileSystem.disk().newDirectReadableFile(bp)) {
+                byte[] got = new byte[big.length - 3];
+                bf.readFully(3, got, 0, got.length);
+                assertThat(got).isEqualTo(Arrays.copyOfRange(big, 3, big.length));
+            }
+        }
+    }
+
+    private static void check(ReadableFile f, byte[] content, int pos, int len, String ctx) throws IOException {
+        byte[] dst = new byte[len + 2];
+        f.readFully(pos, dst, 1, len);
+        assertThat(Arrays.copyOfRange(dst, 1, 1 + len)).as("pos %d len %d %s", pos, len, ctx)
+                .isEqualTo(Arrays.copyOfRange(content, pos, pos + len));
+    }
+
+    @Test
+    void aFileSystemWithoutDirectReadsRefusesNamingThePath() throws IOException {
+        Path p = dir.resolve("x");
+        Files.write(p, new byte[10]);
+        FileSystem plain = new FileSystemWithoutDirectReads(FileSystem.disk());
+        assertThatThrownBy(() -> plain.newDirectReadableFile(p)).isInstanceOf(IOException.class)
+                .hasMessageContaining("does not support direct reads").hasMessageContaining(p.toString());
+        // the fault-injecting file system passes the direct open through, and its faults apply
+        FaultInjectingFileSystem ffs = FaultInjectingFileSystem.overDisk();
+        try (ReadableFile f = ffs.newDirectReadableFile(p)) {
+            byte[] b = new byte[3];
+            f.readFully(7, b, 0, 3);
+            ffs.inject(FaultInjectingFileSystem.on(FaultInjectingFileSystem.Op.READ, "x"));
+            assertThatThrownBy(() -> f.readFully(0, b, 0, 3)).isInstanceOf(InjectedIOException.class);
+        }
+        FaultInjectingFileSystem overPlain = new FaultInjectingFileSystem(plain);
+        assertThatThrownBy(() -> overPlain.newDirectReadableFile(p)).isInstanceOf(IOException.class)
+                .hasMessageContaining("does not support direct reads");
+    }
+}

@@ -1,0 +1,94 @@
+package io.bloomkv.engine.inspect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.Options;
+import io.bloomkv.engine.table.TableReader;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The inspection API on real files: a table's parts and entries, damage found, logs read, files listed. */
+class TableDumpTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void dumpsVerifiesAndListsWhatTheEngineWrote() throws Exception {
+        try (Db db = Db.open(dir, Options.defaults().blockSize(256))) {
+            for (int i = 0; i < 300; i++) {
+                db.put(b(String.format("key%04d", i)), b("value" + i));
+            }
+            db.delete(b("key0005"));
+            db.flush();
+            db.put(b("later"), b("x"));
+        }
+        List<DatabaseFiles.DbFile> files = DatabaseFiles.list(dir);
+        assertThat(files).extracting(DatabaseFiles.DbFile::kind)
+                .contains(DatabaseFiles.Kind.TABLE, DatabaseFiles.Kind.WAL, DatabaseFiles.Kind.MANIFEST, DatabaseFiles.Kind.CURRENT);
+        DatabaseFiles.DbFile table = files.stream().filter(f -> f.kind() == DatabaseFiles.Kind.TABLE).findFirst().orElseThrow();
+        assertThat(table.path()).isEqualTo(DatabaseFiles.tableFile(dir, table.number()));
+        long live = TableReader.liveTables();
+        try (TableDump t = TableDump.open(table.path())) {
+            TableDump.Properties p = t.properties();
+            assertThat(p.entries()).isEqualTo(301);
+            assertThat(p.deletions()).isEqualTo(1);
+            assertThat(p.smallestKey().userKey()).isEqualTo(b("key0000"));
+            assertThat(p.filterKind()).isEqualTo(FilterKind.BLOCKED);
+            assertThat(t.index()).hasSize((int) p.dataBlocks());
+            assertThat(t.index().get(t.index().size() - 1).separator().userKey()).isEqualTo(b("key0299"));
+            assertThat(t.fileNumber()).isEqualTo(table.number());
+            assertThat(t.footerOffset()).isEqualTo(t.fileSize() - TableDump.FOOTER_SIZE);
+            TableDump.FilterInfo f = t.filter();
+            assertThat(f.present()).isTrue();
+            assertThat(f.keys()).isEqualTo(300);
+            assertThat(f.problem()).isNull();
+            List<TableDump.Entry> entries = new ArrayList<>();
+            t.forEachEntry(Long.MAX_VALUE, entries::add);
+            assertThat(entries).hasSize(301);
+            assertThat(entries.stream().filter(e -> e.key().isDeletion())).singleElement()
+                    .satisfies(e -> assertThat(e.key().userKey()).isEqualTo(b("key0005")));
+            assertThat(t.verifyChecksums()).isEmpty();
+            assertThat(t.blockCount()).isEqualTo(t.index().size() + 3);
+        }
+        assertThat(TableReader.liveTables()).as("closed").isEqualTo(live);
+        // A flipped byte in the first data block is found and named.
+        try (RandomAccessFile f = new RandomAccessFile(table.path().toFile(), "rw")) {
+            f.seek(10);
+            int v = f.read();
+            f.seek(10);
+            f.write(v ^ 0xff);
+        }
+        try (TableDump t = TableDump.open(table.path())) {
+            assertThat(t.verifyChecksums()).singleElement().satisfies(bad -> {
+                assertThat(bad.kind()).isEqualTo("data");
+                assertThat(bad.offset()).isZero();
+            });
+        }
+        DatabaseFiles.DbFile wal = files.stream().filter(x -> x.kind() == DatabaseFiles.Kind.WAL).reduce((a, c) -> c).orElseThrow();
+        LogDump.Summary log = LogDump.read(wal.path());
+        assertThat(log.records()).isEqualTo(1);
+        assertThat(log.tailDropped()).isFalse();
+        // A damaged footer cannot be opened: a CorruptionException naming the file.
+        try (RandomAccessFile f = new RandomAccessFile(table.path().toFile(), "rw")) {
+            f.seek(f.length() - 1);
+            int v = f.read();
+            f.seek(f.length() - 1);
+            f.write(v ^ 0xff);
+        }
+        assertThatThrownBy(() -> TableDump.open(table.path())).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining(table.path().getFileName().toString());
+    }
+}

@@ -1,0 +1,430 @@
+package io.bloomkv.kafka;
+
+import io.bloomkv.engine.BloomKvException;
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.DbIterator;
+import io.bloomkv.engine.Options;
+import io.bloomkv.engine.ReadOptions;
+import io.bloomkv.engine.SharedBlockCache;
+import io.bloomkv.engine.Stats;
+import io.bloomkv.engine.WriteBatch;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
+import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.internals.OffsetCheckpoint;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A persistent {@code KeyValueStore<Bytes, byte[]>} on one bloomkv database, the drop-in counterpart
+ * of Kafka Streams' {@code RocksDBStore} (made by {@link BloomKvStores}).
+ *
+ * <p>Contract, as {@link KeyValueStore} documents it: a null value deletes; null keys throw
+ * {@link NullPointerException}; range bounds are inclusive, null is open, {@code from > to} gives an
+ * empty iterator and a logged warning; iterators read the store as of their creation (never a
+ * {@code ConcurrentModificationException}) and must be closed (closing the store closes them).
+ * {@link #flush()} / {@link #commit(Map)} make what was written durable (the memtable becomes an
+ * fsynced table) and checkpoint the IQv2 {@link Position}. Data lives under {@code stateDir/name};
+ * the position under {@code stateDir/name.position}. Thread-safe (the stream thread writes, IQ threads
+ * read); writes are serialized. Engine failures surface as {@link ProcessorStateException}, use after
+ * close as {@link InvalidStateStoreException}.
+ */
+public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
+    private static final Logger LOG = LoggerFactory.getLogger(BloomKvStore.class);
+    /** The scope of the store's metrics tags ({@code bloomkv-state-id}). */
+    static final String METRICS_SCOPE = "bloomkv";
+
+    private final String name;
+    private final Options options;
+    private final Set<BloomKvIterator> openIterators = ConcurrentHashMap.newKeySet();
+    private volatile Db db;
+    private volatile boolean open;
+    /** Something was written since the last flush. */
+    private volatile boolean dirty;
+    private StateStoreContext context;
+    private Position position = Position.emptyPosition();
+    private OffsetCheckpoint positionCheckpoint;
+    private boolean consistencyEnabled;
+    private BloomKvMetrics metrics;
+
+    BloomKvStore(String name, Options options) {
+        this.name = Objects.requireNonNull(name, "name cannot be null");
+        this.options = options == null ? Options.defaults() : options.copy();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Opens (or creates) the database under {@code stateDir/name}, reads the checkpointed position,
+     * registers the gauges and a batching restore callback (each restored batch is one WriteBatch).
+     */
+    @Override
+    public synchronized void init(StateStoreContext context, StateStore root) {
+        if (open) {
+            throw new IllegalStateException("store " + name + " is already open");
+        }
+        this.context = context;
+        File stateDir = context.stateDir();
+        Options o = options.copy();
+        if (o.blockCache() == null) {
+            SharedBlockCache shared = BloomKvConfig.sharedBlockCache(context.applicationId(), context.appConfigs());
+            if (shared != null) {
+                o.blockCache(shared);
+            }
+        }
+        try {
+            db = Db.open(new File(stateDir, name).toPath(), o);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": cannot open bloomkv database under " + stateDir, e);
+        }
+        positionCheckpoint = new OffsetCheckpoint(new File(stateDir, name + ".position"));
+        position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
+        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
+                StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        metrics = BloomKvMetrics.register(context, METRICS_SCOPE, name, this::statsOrNull);
+        open = true;
+        context.register(root, new RestoreCallback());
+    }
+
+    /** Restores changelog batches: each batch is one atomic WriteBatch; the position follows the records. */
+    private final class RestoreCallback implements RecordBatchingStateRestoreCallback {
+        @Override
+        public void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+            WriteBatch batch = new WriteBatch();
+            synchronized (BloomKvStore.this) {
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, position);
+                    addTo(batch, r.key(), r.value());
+                }
+                write(batch);
+            }
+        }
+
+        @Override
+        public void restoreAll(Collection<KeyValue<byte[], byte[]>> records) {
+            WriteBatch batch = new WriteBatch();
+            for (KeyValue<byte[], byte[]> r : records) {
+                addTo(batch, r.key, r.value);
+            }
+            synchronized (BloomKvStore.this) {
+                write(batch);
+            }
+        }
+    }
+
+    private static void addTo(WriteBatch batch, byte[] key, byte[] value) {
+        Objects.requireNonNull(key, "key cannot be null");
+        if (value == null) {
+            batch.delete(StoreKeys.encode(key));
+        } else {
+            batch.put(StoreKeys.encode(key), value);
+        }
+    }
+
+    private Db db() {
+        Db d = db;
+        if (!open || d == null) {
+            throw new InvalidStateStoreException("Store " + name + " is currently closed.");
+        }
+        return d;
+    }
+
+    private void write(WriteBatch batch) {
+        if (batch.count() == 0) {
+            return;
+        }
+        try {
+            db().write(batch);
+            dirty = true;
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": write failed", e);
+        }
+    }
+
+    @Override
+    public synchronized void put(Bytes key, byte[] value) {
+        Objects.requireNonNull(key, "key cannot be null");
+        Db d = db();
+        try {
+            if (value == null) {
+                d.delete(StoreKeys.encode(key));
+            } else {
+                d.put(StoreKeys.encode(key), value);
+            }
+            dirty = true;
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": put failed", e);
+        }
+        StoreQueryUtils.updatePosition(position, context);
+    }
+
+    @Override
+    public synchronized byte[] putIfAbsent(Bytes key, byte[] value) {
+        Objects.requireNonNull(key, "key cannot be null");
+        byte[] old = get(key);
+        if (old == null) {
+            put(key, value);
+        }
+        return old;
+    }
+
+    /** One atomic WriteBatch; null values delete. */
+    @Override
+    public synchronized void putAll(List<KeyValue<Bytes, byte[]>> entries) {
+        WriteBatch batch = new WriteBatch();
+        for (KeyValue<Bytes, byte[]> e : entries) {
+            Objects.requireNonNull(e.key, "key cannot be null");
+            addTo(batch, e.key.get(), e.value);
+        }
+        write(batch);
+        StoreQueryUtils.updatePosition(position, context);
+    }
+
+    @Override
+    public synchronized byte[] delete(Bytes key) {
+        Objects.requireNonNull(key, "key cannot be null");
+        byte[] old = get(key);
+        put(key, null);
+        return old;
+    }
+
+    @Override
+    public byte[] get(Bytes key) {
+        Objects.requireNonNull(key, "key cannot be null");
+        try {
+            return db().get(StoreKeys.encode(key));
+        } catch (BloomKvException e) {
+            throw translate(e, "get");
+        }
+    }
+
+    private RuntimeException translate(BloomKvException e, String what) {
+        if (!open) {
+            return new InvalidStateStoreException("Store " + name + " is currently closed.");
+        }
+        return new ProcessorStateException("store " + name + ": " + what + " failed", e);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
+        return range(from, to, true);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseRange(Bytes from, Bytes to) {
+        return range(from, to, false);
+    }
+
+    private KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean forward) {
+        if (from != null && to != null && from.compareTo(to) > 0) {
+            LOG.warn("Returning empty iterator for fetch with invalid key range: from > to. This may be due to range arguments "
+                    + "set in the wrong order, or serdes that don't preserve ordering when lexicographically comparing the "
+                    + "serialized bytes. Note that the built-in numerical serdes do not follow this for negative numbers");
+            return new EmptyIterator();
+        }
+        byte[] lower = StoreKeys.encode(from == null ? new byte[0] : from.get());
+        byte[] upper = to == null ? new byte[] {(byte) (StoreKeys.PLAIN + 1)} : StoreKeys.encodeSuccessor(to.get());
+        return open(lower, upper, forward);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> all() {
+        return range(null, null, true);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseAll() {
+        return range(null, null, false);
+    }
+
+    /** Keys starting with the serialized {@code prefix}, ascending. */
+    @Override
+    public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer) {
+        Objects.requireNonNull(prefix, "prefix cannot be null");
+        Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer cannot be null");
+        byte[] p = prefixKeySerializer.serialize(null, prefix);
+        return open(StoreKeys.encode(p), StoreKeys.prefixEnd(p), true);
+    }
+
+    private KeyValueIterator<Bytes, byte[]> open(byte[] lower, byte[] upper, boolean forward) {
+        DbIterator it;
+        try {
+            it = db().iterator(ReadOptions.defaults().iterateLowerBound(lower).iterateUpperBound(upper));
+        } catch (BloomKvException e) {
+            throw translate(e, "iterator");
+        }
+        BloomKvIterator kv = new BloomKvIterator(this, it, forward);
+        openIterators.add(kv);
+        if (!open) {
+            kv.close();
+            throw new InvalidStateStoreException("Store " + name + " is currently closed.");
+        }
+        return kv;
+    }
+
+    void iteratorClosed(BloomKvIterator it) {
+        openIterators.remove(it);
+    }
+
+    /** Entries in the tables' properties plus the memtables' counts: every version and tombstone counts (no I/O). */
+    @Override
+    public long approximateNumEntries() {
+        Stats s;
+        try {
+            s = db().stats();
+        } catch (BloomKvException e) {
+            throw translate(e, "approximateNumEntries");
+        }
+        long n = s.memtableEntries();
+        for (int level = 0; level < s.numLevels(); level++) {
+            n += s.levelEntries(level);
+        }
+        return n < 0 ? Long.MAX_VALUE : n;
+    }
+
+    /** The engine's counters now, or null when the store is closed. */
+    Stats statsOrNull() {
+        Db d = db;
+        if (!open || d == null) {
+            return null;
+        }
+        try {
+            return d.stats();
+        } catch (BloomKvException e) {
+            return null;
+        }
+    }
+
+    /** The database under this store (open between init and close): for its stats and tables. */
+    public Db database() {
+        return db();
+    }
+
+    /** Makes every write so far durable (memtable -> fsynced table when anything was written) and checkpoints the position. */
+    @Override
+    public synchronized void flush() {
+        Db d = db();
+        try {
+            if (dirty) {
+                dirty = false;
+                d.flush();
+            }
+        } catch (BloomKvException e) {
+            dirty = true;
+            throw new ProcessorStateException("store " + name + ": flush failed", e);
+        }
+        writePosition();
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        flush();
+    }
+
+    private void writePosition() {
+        try {
+            StoreQueryUtils.checkpointPosition(positionCheckpoint, position);
+        } catch (RuntimeException e) {
+            throw new ProcessorStateException("store " + name + ": cannot write the position checkpoint", e);
+        }
+    }
+
+    /** Closes the open iterators, unregisters the gauges and closes the database. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        for (BloomKvIterator it : new ArrayList<>(openIterators)) {
+            it.close();
+        }
+        openIterators.clear();
+        if (metrics != null) {
+            metrics.remove();
+            metrics = null;
+        }
+        Db d = db;
+        db = null;
+        try {
+            d.close();
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": close failed", e);
+        }
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    /** IQv2: KeyQuery and RangeQuery (both orders) are answered; the position bound is checked against {@link #getPosition()}. */
+    @Override
+    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
+    }
+
+    @Override
+    public Position getPosition() {
+        return position;
+    }
+
+    /** An iterator with nothing in it (the answer to {@code from > to}). */
+    private static final class EmptyIterator implements KeyValueIterator<Bytes, byte[]> {
+        @Override
+        public boolean hasNext() {
+            return false;
+        }
+
+        @Override
+        public KeyValue<Bytes, byte[]> next() {
+            throw new java.util.NoSuchElementException();
+        }
+
+        @Override
+        public Bytes peekNextKey() {
+            throw new java.util.NoSuchElementException();
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    @Override
+    public String toString() {
+        return "BloomKvStore[" + name + (open ? ", open" : ", closed") + "]";
+    }
+}
