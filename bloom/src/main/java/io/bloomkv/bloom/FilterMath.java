@@ -198,14 +198,6 @@ public final class FilterMath {
         return (int) Math.max(1, Math.min(MAX_HASH_COUNT, k));
     }
 
-    /** {@link #optimalK(double)} for m bits and n keys: k = (m/n) ln 2. */
-    public static int optimalK(long m, long n) {
-        if (m <= 0 || n <= 0) {
-            throw new IllegalArgumentException("m and n must be positive: m=" + m + " n=" + n);
-        }
-        return optimalK((double) m / n);
-    }
-
     /**
      * The k that minimizes {@link #blockedFppForLoad} at b bits per key (mean load 512 / b). Smaller than
      * {@link #optimalK(double)} at high b, because crowded blocks punish many probes.

@@ -85,7 +85,6 @@ class FilterMathTest {
         assertThat(FilterMath.optimalK(16)).isEqualTo(11);
         assertThat(FilterMath.optimalK(20)).isEqualTo(14);
         assertThat(FilterMath.optimalK(0.5)).isEqualTo(1);
-        assertThat(FilterMath.optimalK(10_000, 1_000)).isEqualTo(7);
         // blocked: k = 6 beats 7 at λ = 51.2 (see blockedRate; RocksDB also picks 6); at 20 bits/key crowding
         // keeps k well below 14
         assertThat(FilterMath.optimalBlockedK(10)).isEqualTo(6);

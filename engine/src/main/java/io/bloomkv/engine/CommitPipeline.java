@@ -1,10 +1,10 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.memtable.MemTable;
-import io.bloomkv.engine.version.FileNames;
-import io.bloomkv.engine.version.VersionSet;
-import io.bloomkv.engine.wal.LogWriter;
+import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.version.FileNames;
+import io.bloomkv.engine.internal.version.VersionSet;
+import io.bloomkv.engine.internal.record.LogWriter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;

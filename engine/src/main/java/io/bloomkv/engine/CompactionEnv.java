@@ -1,7 +1,7 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.table.TableReader;
-import io.bloomkv.engine.version.VersionSet;
+import io.bloomkv.engine.internal.table.TableReader;
+import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.IOException;
 import java.nio.file.Path;
 

@@ -1,13 +1,15 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.compaction.Compaction;
-import io.bloomkv.engine.compaction.CompactionPicker;
-import io.bloomkv.engine.iterator.MergingIterator;
-import io.bloomkv.engine.table.InternalIterator;
-import io.bloomkv.engine.util.Threads;
-import io.bloomkv.engine.version.FileMetaData;
-import io.bloomkv.engine.version.Version;
-import io.bloomkv.engine.version.VersionEdit;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.compaction.Compaction;
+import io.bloomkv.engine.internal.compaction.CompactionPicker;
+import io.bloomkv.engine.internal.iterator.MergingIterator;
+import io.bloomkv.engine.internal.table.InternalIterator;
+import io.bloomkv.engine.internal.util.Threads;
+import io.bloomkv.engine.internal.version.FileMetaData;
+import io.bloomkv.engine.internal.version.Version;
+import io.bloomkv.engine.internal.version.VersionEdit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

@@ -1,19 +1,20 @@
 package io.bloomkv.engine;
 
+import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
-import io.bloomkv.engine.iterator.MergingIterator;
-import io.bloomkv.engine.memtable.MemTable;
-import io.bloomkv.engine.table.BlockCache;
-import io.bloomkv.engine.table.InternalIterator;
-import io.bloomkv.engine.table.ReadCounters;
-import io.bloomkv.engine.table.TableReader;
-import io.bloomkv.engine.version.FileMetaData;
-import io.bloomkv.engine.version.FileNames;
-import io.bloomkv.engine.version.TableCache;
-import io.bloomkv.engine.version.Version;
-import io.bloomkv.engine.version.VersionSet;
+import io.bloomkv.engine.internal.iterator.MergingIterator;
+import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.table.BlockCache;
+import io.bloomkv.engine.internal.table.InternalIterator;
+import io.bloomkv.engine.internal.table.ReadCounters;
+import io.bloomkv.engine.internal.table.TableReader;
+import io.bloomkv.engine.internal.version.FileMetaData;
+import io.bloomkv.engine.internal.version.FileNames;
+import io.bloomkv.engine.internal.version.TableCache;
+import io.bloomkv.engine.internal.version.Version;
+import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -58,7 +59,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <h2>Where each step lives</h2>
  * Open and WAL replay: {@link Recovery}. Writes: {@link CommitPipeline} (write queue, group commit,
  * memtable switch). Flush: {@link Flusher}. New tables: {@link TableOutputs}. Compaction:
- * {@link Compactor}, choosing with {@link io.bloomkv.engine.compaction.CompactionPicker}. File
+ * {@link Compactor}, choosing with {@link io.bloomkv.engine.internal.compaction.CompactionPicker}. File
  * deletion: {@link ObsoleteFiles}. State under the mutex: {@link DbState}. Counters:
  * {@link DbCounters} beside {@link ReadCounters}. This class wires them and serves reads.
  *

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The database's own counters (gets, writes, WAL, flushes, compactions, stalls); the table read
- * counters live beside them in {@link io.bloomkv.engine.table.ReadCounters}. Thread-safe.
+ * counters live beside them in {@link io.bloomkv.engine.internal.table.ReadCounters}. Thread-safe.
  */
 final class DbCounters {
     final LongAdder gets = new LongAdder();

@@ -1,6 +1,8 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.iterator.MergingIterator;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.iterator.MergingIterator;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.NoSuchElementException;

@@ -1,8 +1,8 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.memtable.MemTable;
-import io.bloomkv.engine.version.VersionSet;
-import io.bloomkv.engine.wal.LogWriter;
+import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.version.VersionSet;
+import io.bloomkv.engine.internal.record.LogWriter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

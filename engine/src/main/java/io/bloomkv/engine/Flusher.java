@@ -1,10 +1,10 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.memtable.MemTable;
-import io.bloomkv.engine.util.Threads;
-import io.bloomkv.engine.version.FileMetaData;
-import io.bloomkv.engine.version.VersionEdit;
-import io.bloomkv.engine.version.VersionSet;
+import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.util.Threads;
+import io.bloomkv.engine.internal.version.FileMetaData;
+import io.bloomkv.engine.internal.version.VersionEdit;
+import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.IOException;
 import java.nio.file.Path;
 

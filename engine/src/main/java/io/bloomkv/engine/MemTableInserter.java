@@ -1,6 +1,7 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.memtable.MemTable;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.memtable.MemTable;
 
 /** Adds each operation of a write batch to a memtable under its sequence number (the write path and WAL replay). */
 final class MemTableInserter {

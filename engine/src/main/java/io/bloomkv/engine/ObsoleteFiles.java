@@ -1,10 +1,10 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.table.BlockCache;
-import io.bloomkv.engine.version.FileNames;
-import io.bloomkv.engine.version.TableCache;
-import io.bloomkv.engine.version.VersionSet;
+import io.bloomkv.engine.internal.table.BlockCache;
+import io.bloomkv.engine.internal.version.FileNames;
+import io.bloomkv.engine.internal.version.TableCache;
+import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashSet;

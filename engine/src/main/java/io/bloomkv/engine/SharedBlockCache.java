@@ -1,6 +1,6 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.table.BlockCache;
+import io.bloomkv.engine.internal.table.BlockCache;
 
 /**
  * One block-cache bound for several databases (RocksDB's shared {@code Cache}): pass the same instance

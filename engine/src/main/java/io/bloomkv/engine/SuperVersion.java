@@ -1,8 +1,8 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.memtable.MemTable;
-import io.bloomkv.engine.util.RefCount;
-import io.bloomkv.engine.version.Version;
+import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.util.RefCount;
+import io.bloomkv.engine.internal.version.Version;
 import java.util.List;
 
 /**

@@ -1,20 +1,20 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.bloom.FilterKind;
-import io.bloomkv.engine.compaction.MonkeyAllocation;
+import io.bloomkv.engine.internal.compaction.MonkeyAllocation;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
-import io.bloomkv.engine.memtable.MemTable;
-import io.bloomkv.engine.table.InternalIterator;
-import io.bloomkv.engine.table.TableBuilderOptions;
-import io.bloomkv.engine.table.TableProperties;
-import io.bloomkv.engine.table.TableWriter;
-import io.bloomkv.engine.version.FileMetaData;
-import io.bloomkv.engine.version.FileNames;
-import io.bloomkv.engine.version.TableCache;
-import io.bloomkv.engine.version.Version;
-import io.bloomkv.engine.version.VersionEdit;
-import io.bloomkv.engine.version.VersionSet;
+import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.table.InternalIterator;
+import io.bloomkv.engine.internal.table.TableBuilderOptions;
+import io.bloomkv.engine.internal.table.TableProperties;
+import io.bloomkv.engine.internal.table.TableWriter;
+import io.bloomkv.engine.internal.version.FileMetaData;
+import io.bloomkv.engine.internal.version.FileNames;
+import io.bloomkv.engine.internal.version.TableCache;
+import io.bloomkv.engine.internal.version.Version;
+import io.bloomkv.engine.internal.version.VersionEdit;
+import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.IOException;
 import java.nio.file.Path;
 

@@ -1,7 +1,8 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.util.ByteReader;
-import io.bloomkv.engine.util.ByteWriter;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.util.ByteReader;
+import io.bloomkv.engine.internal.util.ByteWriter;
 
 /**
  * Puts and deletes applied atomically by {@link Db#write}: after a crash either all of them are

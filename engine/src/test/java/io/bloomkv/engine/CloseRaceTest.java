@@ -2,7 +2,7 @@ package io.bloomkv.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

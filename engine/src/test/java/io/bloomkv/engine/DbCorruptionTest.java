@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.table.Footer;
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.internal.table.Footer;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

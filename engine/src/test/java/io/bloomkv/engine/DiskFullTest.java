@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.NoSpaceLeftException;
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;

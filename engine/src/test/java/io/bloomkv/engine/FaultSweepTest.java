@@ -7,7 +7,7 @@ import io.bloomkv.engine.fs.FaultInjectingFileSystem.Fault;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem.Op;
 import io.bloomkv.engine.fs.InjectedIOException;
 import io.bloomkv.engine.fs.NoFsyncFileSystem;
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.table.BlockHandle;
-import io.bloomkv.engine.table.TableReader;
-import io.bloomkv.engine.wal.LogReader;
-import io.bloomkv.engine.wal.LogWriter;
+import io.bloomkv.engine.internal.table.BlockHandle;
+import io.bloomkv.engine.internal.table.TableReader;
+import io.bloomkv.engine.internal.record.LogReader;
+import io.bloomkv.engine.internal.record.LogWriter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,9 +53,9 @@ class FuzzSeedWriter {
     @Test
     void writeSeeds() throws IOException {
         Path root = Path.of(System.getProperty("bloomkv.fuzz.seeds")).resolve("engine/src/test/resources");
-        Path tableInputs = root.resolve("io/bloomkv/engine/table/TableFuzzTestInputs");
-        Path walInputs = root.resolve("io/bloomkv/engine/wal/LogFuzzTestInputs");
-        Path manifestInputs = root.resolve("io/bloomkv/engine/version/ManifestFuzzTestInputs");
+        Path tableInputs = root.resolve("io/bloomkv/engine/internal/table/TableFuzzTestInputs");
+        Path walInputs = root.resolve("io/bloomkv/engine/internal/record/LogFuzzTestInputs");
+        Path manifestInputs = root.resolve("io/bloomkv/engine/internal/version/ManifestFuzzTestInputs");
         Path batchInputs = root.resolve("io/bloomkv/engine/WriteBatchFuzzTestInputs");
         Random rnd = new Random(20261122L);
         int written = 0;

@@ -5,7 +5,7 @@ import static io.bloomkv.engine.TestKeys.str;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;

@@ -1,7 +1,7 @@
 package io.bloomkv.engine;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.bloomkv.engine.util.ByteReader;
+import io.bloomkv.engine.internal.util.ByteReader;
 
 /**
  * Fuzz target for the decoding of a serialized {@link WriteBatch} (a WAL record, engine/FORMAT.md

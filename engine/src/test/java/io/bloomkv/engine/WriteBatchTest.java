@@ -4,7 +4,7 @@ import static io.bloomkv.engine.TestKeys.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomkv.engine.util.ByteReader;
+import io.bloomkv.engine.internal.util.ByteReader;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;

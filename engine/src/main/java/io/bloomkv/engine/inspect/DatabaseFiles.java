@@ -1,6 +1,6 @@
 package io.bloomkv.engine.inspect;
 
-import io.bloomkv.engine.version.FileNames;
+import io.bloomkv.engine.internal.version.FileNames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.bloomkv.engine.inspect;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
-import io.bloomkv.engine.wal.LogReader;
+import io.bloomkv.engine.internal.record.LogReader;
 import java.io.IOException;
 import java.nio.file.Path;
 

@@ -7,7 +7,7 @@ import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.Options;
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;

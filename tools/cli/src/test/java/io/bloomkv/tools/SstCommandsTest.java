@@ -2,11 +2,11 @@ package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.InternalKey;
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.table.BlockHandle;
-import io.bloomkv.engine.table.TableFormat;
-import io.bloomkv.engine.table.TableReader;
+import io.bloomkv.engine.internal.table.BlockHandle;
+import io.bloomkv.engine.internal.table.TableFormat;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,0 +1,21 @@
+package io.bloomkv.engine.internal.compaction;
+
+import io.bloomkv.engine.internal.version.FileMetaData;
+import java.util.List;
+
+/**
+ * What one compaction merges: {@code base} from {@code level} and {@code below} from the next level,
+ * written into {@code outputLevel} (the next level, or {@code level} itself for an in-place rewrite
+ * by compactRange).
+ */
+public record Compaction(int level, int outputLevel, List<FileMetaData> base, List<FileMetaData> below) {
+    public Compaction {
+        base = List.copyOf(base);
+        below = List.copyOf(below);
+    }
+
+    /** A single input with nothing to merge below is moved, not rewritten (never an in-place rewrite). */
+    public boolean isTrivialMove() {
+        return outputLevel != level && base.size() == 1 && below.isEmpty();
+    }
+}

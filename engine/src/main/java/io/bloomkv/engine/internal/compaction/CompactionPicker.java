@@ -1,0 +1,156 @@
+package io.bloomkv.engine.internal.compaction;
+
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.Options;
+import io.bloomkv.engine.internal.version.FileMetaData;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.IntFunction;
+
+/**
+ * Chooses compactions, as LevelDB's version_set.cc does, as pure functions of the levels and the
+ * options (tested from testdata/compaction_picker). A level's score says how much it overflows:
+ * level 0 by table count against {@link Options#l0CompactionTrigger()}, level n >= 1 by bytes
+ * against {@link Options#maxBytesForLevel(int)}; the last level never overflows. A level-0
+ * compaction merges every level-0 table with the overlapping level-1 tables; a level-n compaction
+ * takes the first table after the level's compaction pointer (round robin over the key space) and
+ * the overlapping tables of level n+1.
+ */
+public final class CompactionPicker {
+    private CompactionPicker() {}
+
+    /** The level whose compaction is most urgent and its score; >= 1 means it needs one. */
+    public record Score(int level, double score) {}
+
+    /** The most urgent level of {@code v} and its score. */
+    public static Score score(LevelView v, Options options) {
+        int bestLevel = 0;
+        double bestScore = -1;
+        for (int level = 0; level < v.numLevels() - 1; level++) {
+            double score = level == 0
+                    ? v.files(0).size() / (double) options.l0CompactionTrigger()
+                    : levelBytes(v, level) / (double) options.maxBytesForLevel(level);
+            if (score > bestScore) {
+                bestScore = score;
+                bestLevel = level;
+            }
+        }
+        return new Score(bestLevel, bestScore);
+    }
+
+    /**
+     * The background compaction {@code v} needs, or null when no level's score reaches 1.
+     * {@code compactPointer} gives each level's pointer: the largest internal key its last
+     * compaction took (null = start of the key space).
+     */
+    public static Compaction pickAuto(LevelView v, Options options, IntFunction<byte[]> compactPointer) {
+        Score s = score(v, options);
+        if (s.score() < 1) {
+            return null;
+        }
+        return pickLevel(v, s.level(), compactPointer.apply(s.level()));
+    }
+
+    /** The compaction of {@code level} into the next level, or null when the level is empty. */
+    public static Compaction pickLevel(LevelView v, int level, byte[] compactPointer) {
+        List<FileMetaData> files = v.files(level);
+        if (files.isEmpty()) {
+            return null;
+        }
+        if (level == 0) {
+            return withBelow(v, 0, files);
+        }
+        FileMetaData chosen = files.get(0);
+        if (compactPointer != null) {
+            for (FileMetaData f : files) {
+                if (InternalKey.compare(f.largest(), compactPointer) > 0) {
+                    chosen = f;
+                    break;
+                }
+            }
+        }
+        return withBelow(v, level, List.of(chosen));
+    }
+
+    /**
+     * The tables of {@code level} overlapping [from, to] (null = open bound), merged into the next
+     * level, or rewritten in place when {@code inPlace}; null when none overlaps.
+     */
+    public static Compaction pickRange(LevelView v, int level, byte[] from, byte[] to, boolean inPlace) {
+        List<FileMetaData> base = overlapping(v, level, from, to);
+        if (base.isEmpty()) {
+            return null;
+        }
+        return inPlace ? new Compaction(level, level, base, List.of()) : withBelow(v, level, base);
+    }
+
+    /** The deepest level holding a table that overlaps [from, to]; 0 when none does. */
+    public static int deepestOverlappingLevel(LevelView v, byte[] from, byte[] to) {
+        int deepest = 0;
+        for (int level = 0; level < v.numLevels(); level++) {
+            if (!overlapping(v, level, from, to).isEmpty()) {
+                deepest = level;
+            }
+        }
+        return deepest;
+    }
+
+    /**
+     * Tables of {@code level} whose user-key range overlaps [from, to] (null = open bound). For
+     * level 0 the range grows to cover every overlapping table's range, transitively, so that no
+     * newer entry of a key is left behind.
+     */
+    public static List<FileMetaData> overlapping(LevelView v, int level, byte[] fromUserKey, byte[] toUserKey) {
+        List<FileMetaData> out = new ArrayList<>();
+        byte[] from = fromUserKey;
+        byte[] to = toUserKey;
+        List<FileMetaData> files = v.files(level);
+        for (int i = 0; i < files.size(); i++) {
+            FileMetaData f = files.get(i);
+            if (!f.overlaps(from, to)) {
+                continue;
+            }
+            out.add(f);
+            if (level == 0) {
+                boolean grew = false;
+                if (from != null && Arrays.compareUnsigned(f.smallestUserKey(), from) < 0) {
+                    from = f.smallestUserKey();
+                    grew = true;
+                }
+                if (to != null && Arrays.compareUnsigned(f.largestUserKey(), to) > 0) {
+                    to = f.largestUserKey();
+                    grew = true;
+                }
+                if (grew) {
+                    out.clear();
+                    i = -1;
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Total file bytes of {@code level}. */
+    public static long levelBytes(LevelView v, int level) {
+        long sum = 0;
+        for (FileMetaData f : v.files(level)) {
+            sum += f.fileSize();
+        }
+        return sum;
+    }
+
+    private static Compaction withBelow(LevelView v, int level, List<FileMetaData> base) {
+        byte[] smallest = null;
+        byte[] largest = null;
+        for (FileMetaData f : base) {
+            if (smallest == null || Arrays.compareUnsigned(f.smallestUserKey(), smallest) < 0) {
+                smallest = f.smallestUserKey();
+            }
+            if (largest == null || Arrays.compareUnsigned(f.largestUserKey(), largest) > 0) {
+                largest = f.largestUserKey();
+            }
+        }
+        return new Compaction(level, level + 1, base, overlapping(v, level + 1, smallest, largest));
+    }
+}

@@ -1,0 +1,229 @@
+package io.bloomkv.engine.internal.iterator;
+
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.table.InternalIterator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.PriorityQueue;
+
+/**
+ * Merges sorted {@link InternalIterator}s into one, in {@link InternalKey#COMPARATOR} order, in both
+ * directions. Equal internal keys (which a consistent database never holds) come from the child
+ * listed first going forward. Closing it closes every child.
+ *
+ * <p>Direction switches as in LevelDB's {@code MergingIterator}: going forward every child is at its
+ * first entry after the current key (a min-heap picks the smallest); going backward, at its last
+ * entry before it (a max-heap picks the largest). A switch re-seeks every child but the current one.
+ */
+public final class MergingIterator implements InternalIterator {
+    private static final class Child {
+        final InternalIterator it;
+        final int index;
+        byte[] key;
+
+        Child(InternalIterator it, int index) {
+            this.it = it;
+            this.index = index;
+        }
+
+        void load() {
+            key = it.valid() ? it.key() : null;
+        }
+    }
+
+    private final List<Child> children = new ArrayList<>();
+    private final PriorityQueue<Child> minHeap;
+    private final PriorityQueue<Child> maxHeap;
+    /** The heap of the current direction: {@link #minHeap} forward, {@link #maxHeap} backward. */
+    private PriorityQueue<Child> heap;
+    private boolean forward = true;
+    private Child current;
+    private boolean closed;
+
+    public MergingIterator(List<? extends InternalIterator> iterators) {
+        for (InternalIterator it : iterators) {
+            children.add(new Child(it, children.size()));
+        }
+        minHeap = new PriorityQueue<>(Math.max(1, children.size()), (a, b) -> {
+            int c = InternalKey.COMPARATOR.compare(a.key, b.key);
+            return c != 0 ? c : Integer.compare(a.index, b.index);
+        });
+        maxHeap = new PriorityQueue<>(Math.max(1, children.size()), (a, b) -> {
+            int c = InternalKey.COMPARATOR.compare(b.key, a.key);
+            return c != 0 ? c : Integer.compare(b.index, a.index);
+        });
+        heap = minHeap;
+    }
+
+    /** Loads every child except {@code skip} into the heap of the direction given. */
+    private void fillHeap(boolean forwardDirection, Child skip) {
+        forward = forwardDirection;
+        minHeap.clear();
+        maxHeap.clear();
+        heap = forwardDirection ? minHeap : maxHeap;
+        for (Child c : children) {
+            if (c == skip) {
+                continue;
+            }
+            c.load();
+            if (c.key != null) {
+                heap.add(c);
+            }
+        }
+    }
+
+    private void rebuild(boolean forwardDirection) {
+        fillHeap(forwardDirection, null);
+        current = heap.poll();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("iterator is closed");
+        }
+    }
+
+    @Override
+    public boolean valid() {
+        return current != null;
+    }
+
+    @Override
+    public void seekToFirst() {
+        checkOpen();
+        for (Child c : children) {
+            c.it.seekToFirst();
+        }
+        rebuild(true);
+    }
+
+    @Override
+    public void seek(byte[] target) {
+        checkOpen();
+        for (Child c : children) {
+            c.it.seek(target);
+        }
+        rebuild(true);
+    }
+
+    @Override
+    public void seekToLast() {
+        checkOpen();
+        for (Child c : children) {
+            c.it.seekToLast();
+        }
+        rebuild(false);
+    }
+
+    @Override
+    public void seekForPrev(byte[] target) {
+        checkOpen();
+        for (Child c : children) {
+            c.it.seekForPrev(target);
+        }
+        rebuild(false);
+    }
+
+    @Override
+    public void next() {
+        if (current == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        if (!forward) {
+            // Every other child is before the current key: put each at its first entry after it.
+            byte[] k = current.key;
+            for (Child c : children) {
+                if (c != current) {
+                    c.it.seek(k);
+                    if (c.it.valid() && InternalKey.COMPARATOR.compare(c.it.key(), k) == 0) {
+                        c.it.next();
+                    }
+                }
+            }
+            fillHeap(true, current);
+        }
+        current.it.next();
+        current.load();
+        if (current.key != null) {
+            heap.add(current);
+        }
+        current = heap.poll();
+    }
+
+    @Override
+    public void prev() {
+        if (current == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        if (forward) {
+            // Every other child is after the current key: put each at its last entry before it.
+            byte[] k = current.key;
+            for (Child c : children) {
+                if (c != current) {
+                    c.it.seek(k);
+                    if (c.it.valid()) {
+                        c.it.prev();
+                    } else {
+                        c.it.seekToLast();
+                    }
+                }
+            }
+            fillHeap(false, current);
+        }
+        current.it.prev();
+        current.load();
+        if (current.key != null) {
+            heap.add(current);
+        }
+        current = heap.poll();
+    }
+
+    @Override
+    public byte[] key() {
+        if (current == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return current.key.clone();
+    }
+
+    /** The current key without a copy; the caller must not modify it. */
+    public byte[] keyNoCopy() {
+        if (current == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return current.key;
+    }
+
+    @Override
+    public byte[] value() {
+        if (current == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return current.it.value();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        current = null;
+        minHeap.clear();
+        maxHeap.clear();
+        RuntimeException first = null;
+        for (Child c : children) {
+            try {
+                c.it.close();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.bloomkv.engine.internal.table;
+
+import io.bloomkv.engine.internal.util.Coding;
+import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
+
+/**
+ * Builds a block (engine/FORMAT.md, "Blocks"): entries with keys prefix-compressed against the
+ * previous key, a full key every {@code restartInterval} entries (a restart point), then the
+ * restart offsets. The caller adds keys in the order the block will be searched in.
+ */
+public final class BlockBuilder {
+    private final int restartInterval;
+    private final ByteArrayOutputStream buf = new ByteArrayOutputStream(4096);
+    private int[] restarts = new int[16];
+    private int restartCount;
+    private int sinceRestart;
+    private int entries;
+    private byte[] lastKey;
+    private boolean finished;
+
+    public BlockBuilder(int restartInterval) {
+        if (restartInterval < 1) {
+            throw new IllegalArgumentException("restart interval must be >= 1: " + restartInterval);
+        }
+        this.restartInterval = restartInterval;
+        reset();
+    }
+
+    /** Empties the builder for the next block. */
+    public void reset() {
+        buf.reset();
+        restartCount = 0;
+        addRestart(0);
+        sinceRestart = 0;
+        entries = 0;
+        lastKey = null;
+        finished = false;
+    }
+
+    public void add(byte[] key, byte[] value) {
+        if (finished) {
+            throw new IllegalStateException("block already finished");
+        }
+        int shared = 0;
+        if (sinceRestart < restartInterval) {
+            if (lastKey != null) {
+                shared = Arrays.mismatch(lastKey, key);
+                if (shared < 0) {
+                    shared = key.length; // equal keys
+                }
+                shared = Math.min(shared, Math.min(lastKey.length, key.length));
+            }
+        } else {
+            addRestart(buf.size());
+            sinceRestart = 0;
+        }
+        int unshared = key.length - shared;
+        Coding.putVarint32(buf, shared);
+        Coding.putVarint32(buf, unshared);
+        Coding.putVarint32(buf, value.length);
+        buf.write(key, shared, unshared);
+        buf.write(value, 0, value.length);
+        lastKey = key;
+        sinceRestart++;
+        entries++;
+    }
+
+    private void addRestart(int offset) {
+        if (restartCount == restarts.length) {
+            restarts = Arrays.copyOf(restarts, restartCount * 2);
+        }
+        restarts[restartCount++] = offset;
+    }
+
+    /** Size of {@link #finish()}'s result if it were called now. */
+    public int currentSizeEstimate() {
+        return buf.size() + restartCount * 4 + 4;
+    }
+
+    public boolean isEmpty() {
+        return entries == 0;
+    }
+
+    public int entries() {
+        return entries;
+    }
+
+    /** The key added last, or null. */
+    public byte[] lastKey() {
+        return lastKey;
+    }
+
+    /** The block's contents (without trailer). The builder must be {@link #reset()} before reuse. */
+    public byte[] finish() {
+        for (int i = 0; i < restartCount; i++) {
+            Coding.putFixed32(buf, restarts[i]);
+        }
+        Coding.putFixed32(buf, restartCount);
+        finished = true;
+        return buf.toByteArray();
+    }
+}

@@ -1,0 +1,54 @@
+package io.bloomkv.engine.internal.table;
+
+import java.io.Closeable;
+
+/**
+ * An iterator over encoded internal keys ({@link io.bloomkv.engine.internal.InternalKey}) in
+ * {@link io.bloomkv.engine.internal.InternalKey#COMPARATOR} order, in both directions (LevelDB's
+ * {@code Iterator}): {@code next}/{@code prev} may alternate freely. Memtables, blocks, tables, levels
+ * and the merging iterator all implement it. Not thread-safe: one iterator, one thread.
+ *
+ * <p>{@link #key()} and {@link #value()} may only be called while {@link #valid()} is true; the
+ * returned arrays belong to the caller (implementations do not reuse them).
+ */
+public interface InternalIterator extends Closeable {
+    boolean valid();
+
+    void seekToFirst();
+
+    /** Positions at the first entry whose internal key is {@code >= target}. */
+    void seek(byte[] targetInternalKey);
+
+    void next();
+
+    /** Positions at the last entry; not valid when there is none. */
+    void seekToLast();
+
+    /**
+     * Positions at the last entry whose internal key is {@code <= target}; not valid when there is
+     * none. The default seeks forward and steps back; implementations may do better.
+     */
+    default void seekForPrev(byte[] targetInternalKey) {
+        seek(targetInternalKey);
+        if (!valid()) {
+            seekToLast();
+        } else if (io.bloomkv.engine.internal.InternalKey.COMPARATOR.compare(key(), targetInternalKey) > 0) {
+            prev();
+        }
+    }
+
+    /**
+     * Moves to the previous entry; not valid after the first.
+     *
+     * @throws java.util.NoSuchElementException when not {@link #valid()}
+     */
+    void prev();
+
+    byte[] key();
+
+    byte[] value();
+
+    /** Releases what the iterator pins (tables, blocks). Idempotent. */
+    @Override
+    void close();
+}

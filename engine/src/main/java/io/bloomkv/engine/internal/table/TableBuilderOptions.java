@@ -1,0 +1,101 @@
+package io.bloomkv.engine.internal.table;
+
+import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.Compression;
+import java.util.Objects;
+
+/**
+ * How a {@link TableWriter} lays out a table. Immutable; the fluent setters return a modified copy:
+ * {@code TableBuilderOptions.defaults().blockSize(8192).bitsPerKey(0)}.
+ */
+public final class TableBuilderOptions {
+    private final int blockSize;
+    private final int restartInterval;
+    private final FilterKind filterKind;
+    private final double bitsPerKey;
+    private final Compression compression;
+
+    private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey) {
+        this(blockSize, restartInterval, filterKind, bitsPerKey, Compression.NONE);
+    }
+
+    private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey,
+            Compression compression) {
+        if (blockSize < 64) {
+            throw new IllegalArgumentException("block size must be >= 64 bytes: " + blockSize);
+        }
+        if (restartInterval < 1) {
+            throw new IllegalArgumentException("restart interval must be >= 1: " + restartInterval);
+        }
+        if (!(bitsPerKey >= 0) || Double.isInfinite(bitsPerKey)) {
+            throw new IllegalArgumentException("bits per key must be finite and >= 0: " + bitsPerKey);
+        }
+        this.blockSize = blockSize;
+        this.restartInterval = restartInterval;
+        this.filterKind = Objects.requireNonNull(filterKind, "filterKind");
+        this.bitsPerKey = bitsPerKey;
+        this.compression = Objects.requireNonNull(compression, "compression");
+    }
+
+    /** 4 KiB blocks, a restart point every 16 keys, BLOCKED filters at 10 bits per key, no compression. */
+    public static TableBuilderOptions defaults() {
+        return new TableBuilderOptions(4096, 16, FilterKind.BLOCKED, 10);
+    }
+
+    /** Target size of a data block before its trailer (a block ends after the entry that reaches it). */
+    public int blockSize() {
+        return blockSize;
+    }
+
+    public TableBuilderOptions blockSize(int bytes) {
+        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, compression);
+    }
+
+    /** Keys between restart points in data blocks. */
+    public int restartInterval() {
+        return restartInterval;
+    }
+
+    public TableBuilderOptions restartInterval(int keys) {
+        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey, compression);
+    }
+
+    public FilterKind filterKind() {
+        return filterKind;
+    }
+
+    public TableBuilderOptions filterKind(FilterKind kind) {
+        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey, compression);
+    }
+
+    /** Filter bits per distinct user key (counters per key for COUNTING); 0 = the table has no filter. */
+    public double bitsPerKey() {
+        return bitsPerKey;
+    }
+
+    public TableBuilderOptions bitsPerKey(double bits) {
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits, compression);
+    }
+
+    /**
+     * How data and index blocks are compressed (a block is stored as-is when compression saves less
+     * than 1/8 of it). Default {@link Compression#NONE}.
+     */
+    public Compression compression() {
+        return compression;
+    }
+
+    public TableBuilderOptions compression(Compression c) {
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, c);
+    }
+
+    public boolean hasFilter() {
+        return bitsPerKey > 0;
+    }
+
+    @Override
+    public String toString() {
+        return "TableBuilderOptions{blockSize=" + blockSize + ", restartInterval=" + restartInterval
+                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + "}";
+    }
+}

@@ -1,0 +1,606 @@
+package io.bloomkv.engine.internal.table;
+
+import io.bloomkv.engine.internal.util.Coding;
+import io.bloomkv.bloom.Filter;
+import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.bloom.Filters;
+import io.bloomkv.engine.Compression;
+import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.ReadableFile;
+import io.bloomkv.engine.internal.util.RefCount;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An open table file. {@link #open} reads the footer, the index and properties blocks (kept on the
+ * heap) and the filter, which is copied into off-heap memory ({@link Filters#read}) and stays there
+ * until the table's last reference is released.
+ *
+ * <p>Read path ({@link #get}): key range (from the properties) first, then the filter, and only if the
+ * filter answers "might contain" the index and one data block (block cache, else a positional
+ * read). A filter block that is corrupt or of an unknown format fails open: the table is read as
+ * if it had no filter ({@link #filterBroken()}); a false negative is never possible.
+ *
+ * <p>Errors: damaged bytes in a data block, the index, the properties or the footer raise
+ * {@link CorruptionException} naming the file and the block's offset, never a wrong value. I/O
+ * errors during {@link #get} and iteration surface as {@link UncheckedIOException} (the methods
+ * are unchecked so iterators can be merged); {@link #open} throws {@link IOException}.
+ *
+ * <p>Reference counting: the opener holds one reference; {@link #retain()}/{@link #release()} add
+ * and drop others; {@link #close()} drops the opener's (once). At zero the filter's off-heap memory
+ * and the file are released, exactly once, and the table's cached blocks are evicted. Any use of a
+ * released table throws {@link IllegalStateException}. Thread-safe; {@link #get} pins the table for
+ * its duration, so even a get racing with the last release either completes or throws
+ * {@link IllegalStateException}, never touches freed memory.
+ */
+public final class TableReader implements AutoCloseable {
+
+    /** An entry found by {@link #get}: a value ({@code PUT}) or a tombstone ({@code DELETE}, value null). */
+    public record Entry(ValueType type, long sequence, byte[] value) {}
+
+    /** One index entry: the separator key (>= the block's last key, < the next block's first) and the block. */
+    public record IndexEntry(byte[] separator, BlockHandle handle) {}
+
+    /** A block that failed {@link #verifyChecksums()}. {@code kind} is "data", "filter", "index" or "properties". */
+    public record BadBlock(String kind, long offset, long size, String problem) {}
+
+    private static final AtomicLong LIVE_TABLES = new AtomicLong();
+    private static final AtomicLong LIVE_FILTER_BYTES = new AtomicLong();
+
+    private final Path path;
+    private final long fileNumber;
+    private final ReadableFile file;
+    private final long fileSize;
+    private final Footer footer;
+    private final Block index;
+    /** Fast point search of {@link #index}, or null (then the block's own search is used). */
+    private final IndexSearch indexSearch;
+    private final TableProperties properties;
+    private final Map<String, byte[]> rawProperties;
+    private final Filter filter;
+    private final long filterMemory;
+    private final String filterProblem;
+    private final BlockCache cache;
+    private final ReadCounters counters;
+    private final RefCount refs;
+    private final AtomicBoolean openerReleased = new AtomicBoolean();
+
+    private TableReader(Path path, long fileNumber, ReadableFile file, long fileSize, Footer footer, Block index,
+            TableProperties properties, Map<String, byte[]> rawProperties, Filter filter, String filterProblem,
+            BlockCache cache, ReadCounters counters) {
+        this.path = path;
+        this.refs = new RefCount("table " + path);
+        this.fileNumber = fileNumber;
+        this.file = file;
+        this.fileSize = fileSize;
+        this.footer = footer;
+        this.index = index;
+        this.indexSearch = indexSearchOf(index);
+        this.properties = properties;
+        this.rawProperties = rawProperties;
+        this.filter = filter;
+        this.filterMemory = filter == null ? 0 : filter.sizeInBytes();
+        this.filterProblem = filterProblem;
+        this.cache = cache;
+        this.counters = counters;
+        LIVE_TABLES.incrementAndGet();
+        LIVE_FILTER_BYTES.addAndGet(filterMemory);
+    }
+
+    /**
+     * Opens table {@code path}; {@code fileNumber} keys its blocks in {@code cacheOrNull}. Reads by
+     * {@link #open} itself are not counted in {@code counters} (which may be null).
+     *
+     * @throws CorruptionException if the footer, index or properties block is damaged
+     */
+    public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters)
+            throws IOException {
+        return open(fs, path, fileNumber, cacheOrNull, counters, false);
+    }
+
+    /**
+     * As {@link #open(FileSystem, Path, long, BlockCache, ReadCounters)}; with {@code directReads} the
+     * file is opened with {@link FileSystem#newDirectReadableFile} (O_DIRECT: every block read that
+     * misses the cache is a device read). The filter is still copied into off-heap memory here.
+     */
+    public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters,
+            boolean directReads) throws IOException {
+        ReadableFile file = directReads ? fs.newDirectReadableFile(path) : fs.newReadableFile(path);
+        Filter filter = null;
+        try {
+            long size = file.size();
+            if (size < TableFormat.FOOTER_SIZE) {
+                throw new CorruptionException("file of " + size + " bytes is too short to be a table", path, 0);
+            }
+            byte[] fb = new byte[TableFormat.FOOTER_SIZE];
+            file.readFully(size - TableFormat.FOOTER_SIZE, fb, 0, fb.length);
+            Footer footer = Footer.decode(fb, path, size);
+            Block index = readBlock(file, size, path, footer.index(), "index");
+            Block propsBlock = readBlock(file, size, path, footer.properties(), "properties");
+            Map<String, byte[]> raw = TableProperties.readRaw(propsBlock);
+            TableProperties props = TableProperties.decode(raw, size, footer.formatVersion(), path,
+                    footer.properties().offset());
+            String problem = null;
+            if (footer.hasFilter()) {
+                try {
+                    byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter", false);
+                    filter = Filters.read(fbytes, 0, (int) footer.filter().size());
+                } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
+                    // Errors are treated as potential matches: the table is read without a filter.
+                    problem = e.getMessage();
+                    filter = null;
+                }
+            }
+            return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, cacheOrNull,
+                    counters == null ? new ReadCounters() : counters);
+        } catch (IOException | RuntimeException | Error e) {
+            if (filter != null) {
+                filter.close();
+            }
+            try {
+                file.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Reads a block and its trailer into one array and checks the trailer: the checksum (which covers
+     * the stored, possibly compressed, bytes and the type byte) and the compression type, which must
+     * be {@link TableFormat#NO_COMPRESSION} unless {@code mayBeCompressed}. Returns that array: the
+     * stored contents are its first {@code h.size()} bytes, followed by the trailer.
+     */
+    private static byte[] readVerified(ReadableFile file, long size, Path path, BlockHandle h, String kind,
+            boolean mayBeCompressed) throws IOException {
+        if (h.size() > Integer.MAX_VALUE - TableFormat.BLOCK_TRAILER_SIZE
+                || h.offset() > size - TableFormat.FOOTER_SIZE - h.size() - TableFormat.BLOCK_TRAILER_SIZE) {
+            throw new CorruptionException(kind + " block handle " + h + " lies outside the table", path, h.offset());
+        }
+        int n = (int) h.size();
+        byte[] buf = new byte[n + TableFormat.BLOCK_TRAILER_SIZE];
+        try {
+            file.readFully(h.offset(), buf, 0, buf.length);
+        } catch (EOFException e) {
+            throw new CorruptionException(kind + " block runs past the end of the file", path, h.offset(), e);
+        }
+        int type = buf[n] & 0xff;
+        int stored = Coding.getFixed32(buf, n + 1);
+        if (stored != TableWriter.blockChecksum(buf, 0, n, type)) {
+            throw new CorruptionException(kind + " block checksum mismatch", path, h.offset());
+        }
+        if (type != TableFormat.NO_COMPRESSION
+                && !(mayBeCompressed && (type == Compression.LZ4.code() || type == Compression.ZSTD.code()))) {
+            throw new CorruptionException(kind + " block has unknown compression type " + type, path, h.offset());
+        }
+        return buf;
+    }
+
+    /**
+     * Reads and verifies the block {@code h} ({@link #readVerified}), decompresses it if its trailer
+     * says so, and parses it (an uncompressed block's contents are not copied again).
+     */
+    private static Block readBlock(ReadableFile file, long size, Path path, BlockHandle h, String kind) throws IOException {
+        return decodeBlock(readVerified(file, size, path, h, kind, true), path, h, kind);
+    }
+
+    /** Parses a block read by {@link #readVerified}, decompressing it first if its trailer says so. */
+    private static Block decodeBlock(byte[] buf, Path path, BlockHandle h, String kind) {
+        int n = (int) h.size();
+        int type = buf[n] & 0xff;
+        if (type == TableFormat.NO_COMPRESSION) {
+            return new Block(buf, n, path, h.offset());
+        }
+        byte[] contents = BlockCodec.decompress(type, buf, n, path, h.offset(), kind);
+        return new Block(contents, contents.length, path, h.offset());
+    }
+
+    /**
+     * The newest entry of {@code userKey} with sequence {@code <= snapshotSeq}, or null when the table
+     * holds none. {@code userKeyHash} is {@code Hashing.hash64(userKey)}. Counts in the
+     * {@link ReadCounters}: nothing when the key is outside the table's key range; otherwise
+     * {@code filterChecks} and {@code filterUseful} (negative: no block read) or {@code filterPositive}
+     * (and {@code filterTruePositive} when the table holds any entry of {@code userKey}); without a
+     * usable filter, {@code tablesReadWithoutFilter}; then {@code dataBlockAccesses}, cache hits or
+     * misses and {@code blockReads}/{@code blockReadBytes} for blocks read from the file.
+     */
+    public Entry get(byte[] userKey, long userKeyHash, long snapshotSeq) {
+        // Pinned for the call: a release racing with this get cannot free the off-heap filter under the
+        // probe (a read of unmapped memory would crash the JVM); after the last release this throws
+        // IllegalStateException instead.
+        retain();
+        try {
+            return properties.userKeyInRange(userKey) ? getRetainedInRange(userKey, userKeyHash, snapshotSeq) : null;
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * {@link #get} without its own pinning and key-range check, for a caller that has done both: it
+     * holds a reference to this table for the whole call (the engine's Version retains its tables for
+     * its lifetime) and has checked that {@code userKey} lies in the table's [smallest, largest] user-key
+     * range. Saves two atomic updates of the shared reference count and two key comparisons per table
+     * per get. Calling it without a held reference is a contract violation.
+     */
+    public Entry getRetainedInRange(byte[] userKey, long userKeyHash, long snapshotSeq) {
+        if (filter != null) {
+            counters.filterChecks.increment();
+            if (!filter.mightContain(userKeyHash)) {
+                counters.filterUseful.increment();
+                return null;
+            }
+            counters.filterPositive.increment();
+        } else {
+            counters.tablesReadWithoutFilter.increment();
+        }
+        // Seek target: userKey || (MAX_SEQUENCE, FOR_SEEK), the first internal key of userKey; compared in place.
+        long seekTrailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
+        BlockIterator idx = index.iterator(InternalKey.COMPARATOR);
+        seekIndex(idx, userKey, userKey.length, seekTrailer);
+        boolean sawUserKey = false;
+        boolean first = true;
+        try {
+            while (idx.valid()) {
+                Block block = dataBlock(handleOf(idx), true);
+                BlockIterator it = block.iterator(InternalKey.COMPARATOR);
+                if (first) {
+                    it.seekInternal(userKey, userKey.length, seekTrailer);
+                    first = false;
+                } else {
+                    it.seekToFirst();
+                }
+                for (; it.valid(); it.next()) {
+                    if (it.keyLength() < InternalKey.TRAILER_SIZE) {
+                        throw new CorruptionException("internal key shorter than its trailer", path, block.offset());
+                    }
+                    if (it.compareCurrentUserKey(userKey) != 0) {
+                        return null;
+                    }
+                    if (!sawUserKey) {
+                        sawUserKey = true;
+                        if (filter != null) {
+                            counters.filterTruePositive.increment();
+                        }
+                    }
+                    long trailer = it.currentTrailer();
+                    long seq = trailer >>> 8;
+                    if (seq <= snapshotSeq) {
+                        ValueType type = typeOf((int) (trailer & 0xff), block);
+                        return new Entry(type, seq, type == ValueType.PUT ? it.value() : null);
+                    }
+                }
+                idx.next();
+            }
+            return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** True when {@code userKey} lies within the table's [smallest, largest] user keys (no I/O, no counters). */
+    public boolean mayContainUserKeyRange(byte[] userKey) {
+        return properties.userKeyInRange(userKey);
+    }
+
+    /** True when the table's user-key range intersects [{@code from}, {@code to}] (null = unbounded). */
+    public boolean overlaps(byte[] fromUserKey, byte[] toUserKey) {
+        byte[] small = properties.smallestUserKey();
+        byte[] large = properties.largestUserKey();
+        return (fromUserKey == null || java.util.Arrays.compareUnsigned(large, fromUserKey) >= 0)
+                && (toUserKey == null || java.util.Arrays.compareUnsigned(small, toUserKey) <= 0);
+    }
+
+    /**
+     * An iterator over every entry of the table, in internal key order. It holds a reference to the
+     * table until it is closed.
+     */
+    public InternalIterator iterator() {
+        retain();
+        return new TableIterator(this);
+    }
+
+    // ----- accessors for the db and the dump tool
+
+    public TableProperties properties() {
+        ensureLive();
+        return properties;
+    }
+
+    /** The stored properties by name, in their on-disk encoding (engine/FORMAT.md, "Properties block"). */
+    public Map<String, byte[]> rawProperties() {
+        return rawProperties;
+    }
+
+    public Footer footer() {
+        return footer;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public long fileNumber() {
+        return fileNumber;
+    }
+
+    public long fileSize() {
+        return fileSize;
+    }
+
+    /** Every entry of the index block, in order. */
+    public List<IndexEntry> indexEntries() {
+        ensureLive();
+        List<IndexEntry> out = new ArrayList<>();
+        BlockIterator it = index.iterator(InternalKey.COMPARATOR);
+        for (it.seekToFirst(); it.valid(); it.next()) {
+            out.add(new IndexEntry(it.key(), handleOf(it)));
+        }
+        return out;
+    }
+
+    /** Off-heap bytes of this table's filter (0 if none or broken). */
+    public long filterMemoryBytes() {
+        return filterMemory;
+    }
+
+    /** True when the table has a filter block that is usable. */
+    public boolean hasFilter() {
+        return filter != null;
+    }
+
+    /** True when the table has a filter block that could not be loaded (the table is read without it). */
+    public boolean filterBroken() {
+        return filterProblem != null;
+    }
+
+    /** Why the filter could not be loaded, or null. */
+    public String filterProblem() {
+        return filterProblem;
+    }
+
+    /** Kind of the loaded filter, or null. */
+    public FilterKind filterKind() {
+        return filter == null ? null : liveFilter().kind();
+    }
+
+    /** Probes per key of the loaded filter (0 if none). */
+    public int filterHashCount() {
+        return filter == null ? 0 : liveFilter().hashCount();
+    }
+
+    /** Bits (counters for COUNTING) of the loaded filter (0 if none). */
+    public long filterBitSize() {
+        return filter == null ? 0 : liveFilter().bitSize();
+    }
+
+    /** Keys the loaded filter holds (0 if none). */
+    public long filterKeyCount() {
+        return filter == null ? 0 : liveFilter().keyCount();
+    }
+
+    /** Share of the loaded filter's bits that are set (0 if none). Reads the off-heap bits, so pins the table. */
+    public double filterFractionOfBitsSet() {
+        if (filter == null) {
+            return 0;
+        }
+        retain();
+        try {
+            return filter.fractionOfBitsSet();
+        } finally {
+            release();
+        }
+    }
+
+    /** The false-positive rate the filter's formula predicts for its keys (1 if no usable filter). */
+    public double filterExpectedFpp() {
+        return filter == null ? 1.0 : liveFilter().expectedFpp();
+    }
+
+    /**
+     * Reads every block of the table and checks its trailer checksum and structure. Returns the bad
+     * blocks (empty when the table is sound). Not counted in {@link ReadCounters}.
+     */
+    public List<BadBlock> verifyChecksums() throws IOException {
+        ensureLive();
+        long size = fileSize;
+        List<BadBlock> bad = new ArrayList<>();
+        List<BlockHandle> data = new ArrayList<>();
+        try {
+            BlockIterator it = index.iterator(InternalKey.COMPARATOR);
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                data.add(handleOf(it));
+            }
+        } catch (CorruptionException e) {
+            bad.add(new BadBlock("index", footer.index().offset(), footer.index().size(), e.getMessage()));
+        }
+        for (BlockHandle h : data) {
+            try {
+                Block b = readBlock(file, size, path, h, "data");
+                BlockIterator bi = b.iterator(InternalKey.COMPARATOR);
+                for (bi.seekToFirst(); bi.valid(); bi.next()) {
+                    if (bi.keyRef().length < InternalKey.TRAILER_SIZE) {
+                        throw new CorruptionException("internal key shorter than its trailer", path, h.offset());
+                    }
+                }
+            } catch (CorruptionException e) {
+                bad.add(new BadBlock("data", h.offset(), h.size(), e.getMessage()));
+            }
+        }
+        if (footer.hasFilter()) {
+            try {
+                byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter", false);
+                Filters.read(fbytes, 0, (int) footer.filter().size()).close();
+            } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
+                bad.add(new BadBlock("filter", footer.filter().offset(), footer.filter().size(), e.getMessage()));
+            }
+        }
+        for (String kind : new String[] {"index", "properties"}) {
+            BlockHandle h = kind.equals("index") ? footer.index() : footer.properties();
+            try {
+                readBlock(file, size, path, h, kind);
+            } catch (CorruptionException e) {
+                bad.add(new BadBlock(kind, h.offset(), h.size(), e.getMessage()));
+            }
+        }
+        if (data.size() != properties.dataBlocks() && bad.isEmpty()) {
+            bad.add(new BadBlock("index", footer.index().offset(), footer.index().size(),
+                    "index names " + data.size() + " data blocks, properties say " + properties.dataBlocks()));
+        }
+        return bad;
+    }
+
+    // ----- reference counting
+
+    /** Adds a reference. @throws IllegalStateException if the table was already released */
+    public void retain() {
+        if (!refs.tryRetain()) {
+            throw new IllegalStateException("table " + path + " is released");
+        }
+    }
+
+    /** Drops a reference; the last one frees the filter memory and closes the file. */
+    public void release() {
+        if (refs.release()) {
+            free();
+        }
+    }
+
+    /** Drops the opener's reference (only once; later calls do nothing). */
+    @Override
+    public void close() {
+        if (openerReleased.compareAndSet(false, true)) {
+            release();
+        }
+    }
+
+    /** References held now (0 once released). */
+    public int refCount() {
+        return Math.max(0, refs.get());
+    }
+
+    /** Tables opened and not yet released, in this JVM. */
+    public static long liveTables() {
+        return LIVE_TABLES.get();
+    }
+
+    /** Off-heap filter bytes held by tables not yet released, in this JVM. */
+    public static long liveFilterBytes() {
+        return LIVE_FILTER_BYTES.get();
+    }
+
+    private void free() {
+        LIVE_TABLES.decrementAndGet();
+        LIVE_FILTER_BYTES.addAndGet(-filterMemory);
+        try {
+            if (filter != null) {
+                filter.close();
+            }
+        } finally {
+            if (cache != null) {
+                cache.evictFile(fileNumber);
+            }
+            try {
+                file.close();
+            } catch (IOException e) {
+                // Not reported: closing a file only read loses nothing, and its descriptor is released
+                // either way (close(2)); the last release may run on any reader's thread, which must not
+                // see an I/O error of a table it merely stopped using (found by FaultSweepTest).
+            }
+        }
+    }
+
+    void ensureLive() {
+        if (refs.get() <= 0) {
+            throw new IllegalStateException("table " + path + " is released");
+        }
+    }
+
+    private Filter liveFilter() {
+        ensureLive();
+        return filter;
+    }
+
+    // ----- block access shared with TableIterator
+
+    Block indexBlock() {
+        return index;
+    }
+
+    /** Positions {@code idx} (an iterator of the index block) at the first entry >= {@code userKey[0, userLen) || trailer}. */
+    void seekIndex(BlockIterator idx, byte[] userKey, int userLen, long trailer) {
+        if (indexSearch != null) {
+            idx.seekToRestartPoint(indexSearch.find(userKey, userLen, trailer));
+        } else {
+            idx.seekInternal(userKey, userLen, trailer);
+        }
+    }
+
+    /** The index's fast search, or null when its layout does not allow one or it is malformed (gets then report the damage). */
+    private static IndexSearch indexSearchOf(Block index) {
+        try {
+            return IndexSearch.of(index);
+        } catch (CorruptionException e) {
+            return null;
+        }
+    }
+
+    BlockHandle handleOf(BlockIterator indexIt) {
+        BlockHandle h = BlockHandle.decode(indexIt.valueArray(), indexIt.valueOffset(), indexIt.valueLength());
+        if (h == null) {
+            throw new CorruptionException("malformed block handle in the index", path, footer.index().offset());
+        }
+        if (h.end() > footer.filter().offset()) { // data blocks precede the filter (or where it would be)
+            throw new CorruptionException("index names a data block " + h + " beyond the data area", path,
+                    footer.index().offset());
+        }
+        return h;
+    }
+
+    /** A data block from the cache or the file; {@code pointRead} counts it in dataBlockAccesses. */
+    Block dataBlock(BlockHandle h, boolean pointRead) throws IOException {
+        if (pointRead) {
+            counters.dataBlockAccesses.increment();
+        }
+        if (cache != null) {
+            Block b = cache.get(fileNumber, h.offset());
+            if (b != null) {
+                counters.blockCacheHits.increment();
+                return b;
+            }
+            counters.blockCacheMisses.increment();
+        }
+        byte[] stored = readVerified(file, fileSize, path, h, "data", true);
+        counters.blockReads.increment(); // counted before parsing: a block that fails to parse was still read
+        counters.blockReadBytes.add(h.size() + TableFormat.BLOCK_TRAILER_SIZE);
+        Block b = decodeBlock(stored, path, h, "data");
+        if (cache != null) {
+            cache.put(fileNumber, h.offset(), b);
+        }
+        return b;
+    }
+
+    private ValueType typeOf(int typeCode, Block block) {
+        try {
+            return ValueType.fromCode(typeCode);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptionException("unknown value type in an internal key", path, block.offset(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TableReader{" + path + ", #" + fileNumber + ", refs=" + refs.get() + "}";
+    }
+}

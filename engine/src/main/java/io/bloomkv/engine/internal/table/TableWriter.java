@@ -1,0 +1,225 @@
+package io.bloomkv.engine.internal.table;
+
+import io.bloomkv.engine.internal.util.Coding;
+import io.bloomkv.bloom.Filter;
+import io.bloomkv.bloom.Filters;
+import io.bloomkv.bloom.Hashing;
+import io.bloomkv.engine.Compression;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.util.Crc32c;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Writes one table file (engine/FORMAT.md, "Table files"): data blocks, then the filter block, the
+ * index block, the properties block and the footer. Entries must be added in strictly increasing
+ * {@link InternalKey#COMPARATOR} order. The filter is built over the table's distinct USER keys at
+ * {@link #finish()} by {@code Filters.build} (so static kinds such as RIBBON work), sized for the exact number of them ({@code expectedKeys} is only a hint for the
+ * buffer of hashes). Not thread-safe.
+ *
+ * <p>{@link #close()} closes the file; a table closed before {@link #finish()} is incomplete and
+ * the caller deletes it.
+ */
+public final class TableWriter implements Closeable {
+    /** Distinct user keys one table's filter can hold (the largest Java array of their hashes). */
+    static final int MAX_FILTER_KEYS = Integer.MAX_VALUE - 8;
+
+    private final WritableFile file;
+    private final TableBuilderOptions opts;
+    private final BlockBuilder dataBlock;
+    private final BlockBuilder indexBlock = new BlockBuilder(TableFormat.META_RESTART_INTERVAL);
+    private final TableProperties.Builder props = new TableProperties.Builder();
+    private final byte[] trailer = new byte[TableFormat.BLOCK_TRAILER_SIZE];
+    /** Reused output buffer of the block compressor (grown on demand). */
+    private byte[] compressed = new byte[0];
+    private long[] userKeyHashes;
+    private int hashCount;
+    private long offset;
+    private byte[] lastKey;
+    private boolean finished;
+    private boolean closed;
+
+    public TableWriter(WritableFile file, TableBuilderOptions opts, long expectedKeys) {
+        this.file = Objects.requireNonNull(file, "file");
+        this.opts = Objects.requireNonNull(opts, "opts");
+        this.dataBlock = new BlockBuilder(opts.restartInterval());
+        this.userKeyHashes = new long[(int) Math.max(16, Math.min(expectedKeys, 1 << 20))];
+        this.offset = file.size();
+    }
+
+    /**
+     * Adds an entry.
+     *
+     * @throws IllegalArgumentException if {@code internalKey} is not a valid internal key or does not
+     *     sort strictly after the previous one
+     */
+    public void add(byte[] internalKey, byte[] value) throws IOException {
+        ensureWritable();
+        if (internalKey.length < InternalKey.TRAILER_SIZE) {
+            throw new IllegalArgumentException("internal key shorter than " + InternalKey.TRAILER_SIZE + " bytes");
+        }
+        ValueType type = InternalKey.type(internalKey);
+        boolean newUserKey = lastKey == null || InternalKey.compareUserKeys(lastKey, internalKey) != 0;
+        if (lastKey != null && InternalKey.compare(lastKey, internalKey) >= 0) {
+            throw new IllegalArgumentException("keys out of order: " + Arrays.toString(internalKey)
+                    + " does not sort after the previous key");
+        }
+        if (newUserKey && opts.hasFilter()) {
+            if (hashCount == userKeyHashes.length) {
+                if (hashCount >= MAX_FILTER_KEYS) {
+                    throw new IllegalStateException("a table's filter holds at most " + MAX_FILTER_KEYS
+                            + " distinct user keys; finish this table and start another: " + file.path());
+                }
+                userKeyHashes = Arrays.copyOf(userKeyHashes, (int) Math.min(2L * hashCount, MAX_FILTER_KEYS));
+            }
+            userKeyHashes[hashCount++] = Hashing.hash64(internalKey, 0, internalKey.length - InternalKey.TRAILER_SIZE);
+        }
+        if (newUserKey) {
+            props.filterKeys++;
+        }
+        if (props.smallestKey == null) {
+            props.smallestKey = internalKey.clone();
+        }
+        long seq = InternalKey.sequence(internalKey);
+        props.smallestSeq = Math.min(props.smallestSeq, seq);
+        props.largestSeq = Math.max(props.largestSeq, seq);
+        props.entries++;
+        if (type == ValueType.DELETE) {
+            props.deletions++;
+        }
+        props.rawKeyBytes += internalKey.length;
+        props.rawValueBytes += value.length;
+        lastKey = internalKey.clone();
+        dataBlock.add(lastKey, value);
+        if (dataBlock.currentSizeEstimate() >= opts.blockSize()) {
+            flushDataBlock();
+        }
+    }
+
+    /** Entries added so far. */
+    public long entries() {
+        return props.entries;
+    }
+
+    /** Bytes the file would have if finished now (without the filter). */
+    public long estimatedFileSize() {
+        return offset + dataBlock.currentSizeEstimate() + indexBlock.currentSizeEstimate() + TableFormat.FOOTER_SIZE;
+    }
+
+    /**
+     * Writes the last data block, the filter, index and properties blocks and the footer, then flushes
+     * and syncs the file (it stays open until {@link #close()}).
+     *
+     * @throws IllegalStateException if no entry was added, or when called twice
+     */
+    public TableProperties finish() throws IOException {
+        ensureWritable();
+        if (props.entries == 0) {
+            throw new IllegalStateException("a table needs at least one entry");
+        }
+        finished = true;
+        if (!dataBlock.isEmpty()) {
+            flushDataBlock();
+        }
+        props.largestKey = lastKey;
+        // Filter block.
+        BlockHandle filterHandle;
+        if (opts.hasFilter()) {
+            byte[] serialized;
+            long[] hashes = hashCount == userKeyHashes.length ? userKeyHashes : Arrays.copyOf(userKeyHashes, hashCount);
+            try (Filter f = Filters.build(opts.filterKind(), hashes, opts.bitsPerKey())) {
+                serialized = f.toByteArray();
+            }
+            filterHandle = writeBlock(serialized, Compression.NONE); // filter bits are random: never compressed
+            props.filterKind = opts.filterKind();
+            props.bitsPerKey = opts.bitsPerKey();
+            props.filterBytes = serialized.length;
+        } else {
+            filterHandle = new BlockHandle(offset, 0);
+        }
+        userKeyHashes = null;
+        BlockHandle indexHandle = writeBlock(indexBlock.finish(), opts.compression());
+        props.indexSize = indexHandle.size();
+        props.compression = opts.compression();
+        TableProperties withoutSize = props.build();
+        BlockHandle propsHandle = writeBlock(withoutSize.encodeBlock(), Compression.NONE);
+        byte[] footer = new Footer(filterHandle, indexHandle, propsHandle, TableFormat.FORMAT_VERSION).encode();
+        file.append(footer);
+        offset += footer.length;
+        file.sync();
+        props.fileSize = offset;
+        return props.build();
+    }
+
+    /** Closes the file (flushing what was written; a table not {@link #finish() finished} is incomplete). Idempotent. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        finished = true;
+        file.close();
+    }
+
+    private void flushDataBlock() throws IOException {
+        byte[] contents = dataBlock.finish();
+        BlockHandle h = writeBlock(contents, opts.compression());
+        props.dataBlocks++;
+        props.dataSize += h.size() + TableFormat.BLOCK_TRAILER_SIZE;
+        props.dataUncompressedSize += contents.length + TableFormat.BLOCK_TRAILER_SIZE;
+        if (h.size() < contents.length) {
+            props.dataBlocksCompressed++;
+        }
+        // The separator is the block's last key: >= every key of the block, < every key of the next.
+        indexBlock.add(dataBlock.lastKey(), h.encode());
+        dataBlock.reset();
+    }
+
+    /**
+     * Writes a block, compressed with {@code c} when that saves at least 1/8 of its bytes (RocksDB's
+     * rule; otherwise, or for {@link Compression#NONE}, as-is), followed by its trailer.
+     */
+    private BlockHandle writeBlock(byte[] contents, Compression c) throws IOException {
+        byte[] stored = contents;
+        int storedLength = contents.length;
+        int type = TableFormat.NO_COMPRESSION;
+        if (c != Compression.NONE && contents.length <= TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE) {
+            int max = BlockCodec.maxStoredLength(c, contents.length);
+            if (compressed.length < max) {
+                compressed = new byte[max];
+            }
+            int n = BlockCodec.compress(c, contents, contents.length, compressed);
+            if (n < contents.length - (contents.length >>> TableFormat.MIN_SAVING_SHIFT)) {
+                stored = compressed;
+                storedLength = n;
+                type = c.code();
+            }
+        }
+        BlockHandle h = new BlockHandle(offset, storedLength);
+        trailer[0] = (byte) type;
+        Coding.putFixed32(trailer, 1, blockChecksum(stored, 0, storedLength, type));
+        file.append(stored, 0, storedLength);
+        file.append(trailer);
+        offset += storedLength + TableFormat.BLOCK_TRAILER_SIZE;
+        return h;
+    }
+
+    /** Masked CRC32C of the block contents followed by the compression type byte. */
+    static int blockChecksum(byte[] b, int off, int len, int compressionType) {
+        java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        c.update(b, off, len);
+        c.update(compressionType);
+        return Crc32c.mask((int) c.getValue());
+    }
+
+    private void ensureWritable() {
+        if (finished || closed) {
+            throw new IllegalStateException("table writer is " + (closed ? "closed" : "finished") + ": " + file.path());
+        }
+    }
+}

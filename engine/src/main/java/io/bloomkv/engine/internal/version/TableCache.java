@@ -1,0 +1,107 @@
+package io.bloomkv.engine.internal.version;
+
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.internal.table.BlockCache;
+import io.bloomkv.engine.internal.table.ReadCounters;
+import io.bloomkv.engine.internal.table.TableReader;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The open {@link TableReader}s of one database, by file number. Every live table stays open (its
+ * filter in off-heap memory) until it is evicted, which happens when no live {@link Version} names
+ * it any more. The cache owns the opener's reference of each reader; each Version holds one more
+ * reference of each of its tables, so a reader's memory is freed exactly once, when both are gone.
+ */
+public final class TableCache implements AutoCloseable {
+    private final FileSystem fs;
+    private final Path dir;
+    private final BlockCache blockCache;
+    private final ReadCounters counters;
+    private final boolean directReads;
+    private final ConcurrentHashMap<Long, TableReader> open = new ConcurrentHashMap<>();
+    private final AtomicLong opened = new AtomicLong();
+    private final AtomicLong evicted = new AtomicLong();
+
+    public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters) {
+        this(fs, dir, blockCacheOrNull, counters, false);
+    }
+
+    /** With {@code directReads}, tables are opened for O_DIRECT reads ({@link TableReader#open(FileSystem, Path, long, BlockCache, ReadCounters, boolean)}). */
+    public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters, boolean directReads) {
+        this.directReads = directReads;
+        this.fs = fs;
+        this.dir = dir;
+        this.blockCache = blockCacheOrNull;
+        this.counters = counters;
+    }
+
+    /** Opens table {@code number} unless it is open already; returns its reader. */
+    public TableReader open(long number) throws IOException {
+        TableReader r = open.get(number);
+        if (r != null) {
+            return r;
+        }
+        synchronized (this) {
+            r = open.get(number);
+            if (r == null) {
+                r = TableReader.open(fs, FileNames.tableFile(dir, number), number, blockCache, counters, directReads);
+                open.put(number, r);
+                opened.incrementAndGet();
+            }
+            return r;
+        }
+    }
+
+    /** The reader of an open table. @throws IllegalStateException when it is not open */
+    public TableReader get(long number) {
+        TableReader r = open.get(number);
+        if (r == null) {
+            throw new IllegalStateException("table " + number + " is not open");
+        }
+        return r;
+    }
+
+    public boolean isOpen(long number) {
+        return open.containsKey(number);
+    }
+
+    /** Drops the cache's reference of table {@code number} (no-op when not open). */
+    public void evict(long number) {
+        TableReader r = open.remove(number);
+        if (r != null) {
+            evicted.incrementAndGet();
+            r.close();
+        }
+    }
+
+    public List<Long> openNumbers() {
+        return new ArrayList<>(open.keySet());
+    }
+
+    /** Readers opened so far. */
+    public long openedCount() {
+        return opened.get();
+    }
+
+    /** Readers evicted so far. */
+    public long evictedCount() {
+        return evicted.get();
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    /** Evicts every table. */
+    @Override
+    public void close() {
+        for (Long n : openNumbers()) {
+            evict(n);
+        }
+    }
+}

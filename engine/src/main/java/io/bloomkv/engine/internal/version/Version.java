@@ -1,0 +1,232 @@
+package io.bloomkv.engine.internal.version;
+
+import io.bloomkv.engine.internal.compaction.CompactionPicker;
+import io.bloomkv.engine.internal.compaction.LevelView;
+import io.bloomkv.engine.internal.iterator.LevelIterator;
+import io.bloomkv.engine.internal.table.InternalIterator;
+import io.bloomkv.engine.internal.table.TableReader;
+import io.bloomkv.engine.internal.util.RefCount;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One immutable set of live tables, by level. Level 0 holds flushed memtables, which may overlap,
+ * newest first; every deeper level holds tables with disjoint user-key ranges, sorted by key.
+ *
+ * <p>Reference-counted: a reader retains the Version it starts with and releases it when done, so
+ * its tables stay open even if a compaction replaces them meanwhile. The Version retains each of
+ * its {@link TableReader}s; when its count reaches zero it releases them and tells its
+ * {@link VersionSet}, which deletes the files no live Version names.
+ */
+public final class Version implements LevelView {
+    private final VersionSet owner;
+    private final FileMetaData[][] files;
+    private final TableReader[][] readers;
+    private final RefCount refs = new RefCount("version");
+    private final int compactionLevel;
+    private final double compactionScore;
+
+    Version(VersionSet owner, List<List<FileMetaData>> levels, TableCache tables, int compactionLevel, double compactionScore) {
+        this.owner = owner;
+        this.files = new FileMetaData[levels.size()][];
+        this.readers = new TableReader[levels.size()][];
+        for (int level = 0; level < levels.size(); level++) {
+            files[level] = levels.get(level).toArray(new FileMetaData[0]);
+            readers[level] = new TableReader[files[level].length];
+            for (int i = 0; i < files[level].length; i++) {
+                readers[level][i] = tables.get(files[level][i].number());
+            }
+        }
+        for (TableReader[] rs : readers) {
+            for (TableReader r : rs) {
+                r.retain();
+            }
+        }
+        this.compactionLevel = compactionLevel;
+        this.compactionScore = compactionScore;
+    }
+
+    /** Adds a reference. @throws IllegalStateException if the Version is already dead */
+    public void retain() {
+        if (!tryRetain()) {
+            throw new IllegalStateException("version already released");
+        }
+    }
+
+    /** Adds a reference unless the count already reached zero. */
+    public boolean tryRetain() {
+        return refs.tryRetain();
+    }
+
+    /** Drops a reference; the last one releases the tables. */
+    public void release() {
+        if (refs.release()) {
+            for (TableReader[] rs : readers) {
+                for (TableReader r : rs) {
+                    r.release();
+                }
+            }
+            owner.versionDropped(this);
+        }
+    }
+
+    @Override
+    public int numLevels() {
+        return files.length;
+    }
+
+    /** The tables of {@code level}: level 0 newest first, deeper levels by smallest key. */
+    @Override
+    public List<FileMetaData> files(int level) {
+        return Collections.unmodifiableList(Arrays.asList(files[level]));
+    }
+
+    public int numFiles(int level) {
+        return files[level].length;
+    }
+
+    public int totalFiles() {
+        int n = 0;
+        for (FileMetaData[] f : files) {
+            n += f.length;
+        }
+        return n;
+    }
+
+    public long levelBytes(int level) {
+        long sum = 0;
+        for (FileMetaData f : files[level]) {
+            sum += f.fileSize();
+        }
+        return sum;
+    }
+
+    public long levelEntries(int level) {
+        long sum = 0;
+        for (FileMetaData f : files[level]) {
+            sum += f.entries();
+        }
+        return sum;
+    }
+
+    /** Off-heap bytes of the filters of {@code level}'s tables. */
+    public long levelFilterMemory(int level) {
+        long sum = 0;
+        for (TableReader r : readers[level]) {
+            sum += r.filterMemoryBytes();
+        }
+        return sum;
+    }
+
+    public TableReader reader(int level, int index) {
+        return readers[level][index];
+    }
+
+    /** Level whose compaction is most urgent, and its score (>= 1 means it needs one). */
+    public int compactionLevel() {
+        return compactionLevel;
+    }
+
+    public double compactionScore() {
+        return compactionScore;
+    }
+
+    /**
+     * The newest entry of {@code userKey} visible at {@code snapshotSequence}, or null. Asks level-0
+     * tables newest first, then at most one table per deeper level, each only if its key range
+     * includes the key; each table asks its filter before any block read.
+     */
+    public TableReader.Entry get(byte[] userKey, long userKeyHash, long snapshotSequence) {
+        FileMetaData[] l0 = files[0];
+        for (int i = 0; i < l0.length; i++) {
+            if (l0[i].mayContain(userKey)) {
+                TableReader.Entry e = readers[0][i].getRetainedInRange(userKey, userKeyHash, snapshotSequence);
+                if (e != null) {
+                    return e;
+                }
+            }
+        }
+        for (int level = 1; level < files.length; level++) {
+            int i = findFile(files[level], userKey);
+            if (i < files[level].length && Arrays.compareUnsigned(userKey, files[level][i].smallestUserKey()) >= 0) {
+                TableReader.Entry e = readers[level][i].getRetainedInRange(userKey, userKeyHash, snapshotSequence);
+                if (e != null) {
+                    return e;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Index of the first table whose largest user key is >= {@code userKey} (length when none). */
+    static int findFile(FileMetaData[] sorted, byte[] userKey) {
+        int lo = 0;
+        int hi = sorted.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Arrays.compareUnsigned(sorted[mid].largestUserKey(), userKey) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** One iterator per level-0 table, then one concatenating iterator per non-empty deeper level. */
+    public List<InternalIterator> iterators() {
+        List<InternalIterator> out = new ArrayList<>();
+        for (TableReader r : readers[0]) {
+            out.add(r.iterator());
+        }
+        for (int level = 1; level < files.length; level++) {
+            if (files[level].length > 0) {
+                out.add(new LevelIterator(files[level], readers[level]));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Tables of {@code level} whose user-key range overlaps [from, to] (null = open bound). For
+     * level 0 the range grows to cover every overlapping table's range, transitively, so that no
+     * newer entry of a key is left behind.
+     */
+    public List<FileMetaData> overlapping(int level, byte[] fromUserKey, byte[] toUserKey) {
+        return CompactionPicker.overlapping(this, level, fromUserKey, toUserKey);
+    }
+
+    /** True when some table of a level below {@code level} may hold {@code userKey}. */
+    public boolean keyMayExistBelow(int level, byte[] userKey) {
+        for (int l = level + 1; l < files.length; l++) {
+            int i = findFile(files[l], userKey);
+            if (i < files[l].length && Arrays.compareUnsigned(userKey, files[l][i].smallestUserKey()) >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Every file number this Version names. */
+    public void addLiveFiles(Set<Long> out) {
+        for (FileMetaData[] fs : files) {
+            for (FileMetaData f : fs) {
+                out.add(f.number());
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("Version{");
+        for (int level = 0; level < files.length; level++) {
+            if (files[level].length > 0) {
+                sb.append(" L").append(level).append('=').append(Arrays.toString(files[level]));
+            }
+        }
+        return sb.append(" }").toString();
+    }
+}

@@ -1,0 +1,92 @@
+package io.bloomkv.engine.internal.iterator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.TestSeeds;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.table.InternalIterator;
+import io.bloomkv.engine.internal.table.IteratorWalk;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class MergingIteratorTest {
+    @Test
+    void mergesLikeOneSortedMap() {
+        long seed = TestSeeds.seed("MergingIteratorTest");
+        Random rnd = new Random(seed);
+        TreeMap<byte[], byte[]> model = new TreeMap<>(InternalKey.COMPARATOR);
+        List<MemTable> parts = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            parts.add(new MemTable(i));
+        }
+        for (long seq = 1; seq <= 2000; seq++) {
+            byte[] k = new byte[1 + rnd.nextInt(3)];
+            rnd.nextBytes(k);
+            byte[] v = new byte[] {(byte) seq};
+            parts.get(rnd.nextInt(parts.size())).add(seq, ValueType.PUT, k, v);
+            model.put(InternalKey.encode(k, seq, ValueType.PUT), v);
+        }
+        List<InternalIterator> its = new ArrayList<>();
+        parts.forEach(p -> its.add(p.iterator()));
+        try (MergingIterator m = new MergingIterator(its)) {
+            List<byte[]> keys = new ArrayList<>();
+            for (m.seekToFirst(); m.valid(); m.next()) {
+                keys.add(m.key());
+            }
+            assertThat(keys).as("seed " + seed).containsExactlyElementsOf(model.keySet());
+            for (int i = 0; i < 100; i++) {
+                byte[] target = new byte[1 + rnd.nextInt(3)];
+                rnd.nextBytes(target);
+                byte[] seekKey = InternalKey.forSeek(target, rnd.nextInt(2100));
+                m.seek(seekKey);
+                byte[] expected = model.ceilingKey(seekKey);
+                if (expected == null) {
+                    assertThat(m.valid()).as("seed " + seed).isFalse();
+                } else {
+                    assertThat(m.key()).as("seed " + seed).isEqualTo(expected);
+                    assertThat(m.value()).isEqualTo(model.get(expected));
+                }
+            }
+        }
+    }
+
+    @Test
+    void walksBothWaysWithDirectionSwitches() {
+        long seed = TestSeeds.seed("MergingIteratorTest.walks");
+        Random rnd = new Random(seed);
+        TreeMap<byte[], byte[]> model = new TreeMap<>(InternalKey.COMPARATOR);
+        List<MemTable> parts = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            parts.add(new MemTable(i));
+        }
+        for (long seq = 1; seq <= 3000; seq++) {
+            byte[] k = new byte[1 + rnd.nextInt(2)];
+            rnd.nextBytes(k);
+            byte[] v = new byte[] {(byte) seq, (byte) (seq >> 8)};
+            ValueType type = rnd.nextInt(5) == 0 ? ValueType.DELETE : ValueType.PUT;
+            parts.get(rnd.nextInt(parts.size())).add(seq, type, k, v);
+            model.put(InternalKey.encode(k, seq, type), type == ValueType.DELETE ? new byte[0] : v);
+        }
+        List<InternalIterator> its = new ArrayList<>();
+        parts.forEach(p -> its.add(p.iterator()));
+        its.add(new MemTable(9).iterator()); // an empty child
+        try (MergingIterator m = new MergingIterator(its)) {
+            List<byte[]> back = new ArrayList<>();
+            for (m.seekToLast(); m.valid(); m.prev()) {
+                back.add(m.key());
+            }
+            java.util.Collections.reverse(back);
+            assertThat(back).as("seed " + seed).containsExactlyElementsOf(model.keySet());
+            IteratorWalk.walk(m, model, rnd, 300, 40, r -> {
+                byte[] t = new byte[1 + r.nextInt(2)];
+                r.nextBytes(t);
+                return InternalKey.forSeek(t, r.nextInt(3100));
+            }, "seed " + seed);
+        }
+    }
+}

@@ -1,0 +1,505 @@
+package io.bloomkv.engine.internal.table;
+
+import static io.bloomkv.engine.internal.table.TestTables.userKey;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.bloom.Hashing;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.TestSeeds;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.table.TestTables.Model;
+import io.bloomkv.engine.internal.table.TestTables.Version;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class TableTest {
+    @TempDir
+    Path dir;
+
+    private final FileSystem fs = FileSystem.disk();
+    private long seed;
+    private Random rnd;
+
+    @BeforeEach
+    void seed() {
+        seed = TestSeeds.seed("TableTest", "table.seed");
+        rnd = new Random(seed);
+    }
+
+    static Stream<Arguments> filterConfigs() {
+        return Stream.of(
+                Arguments.of(FilterKind.BLOCKED, 10.0),
+                Arguments.of(FilterKind.STANDARD, 10.0),
+                Arguments.of(FilterKind.PARTITIONED, 10.0),
+                Arguments.of(FilterKind.COUNTING, 10.0),
+                Arguments.of(FilterKind.BLOCKED, 3.5),
+                Arguments.of(FilterKind.BLOCKED, 0.0));
+    }
+
+    private static long hash(byte[] userKey) {
+        return Hashing.hash64(userKey);
+    }
+
+    @ParameterizedTest
+    @MethodSource("filterConfigs")
+    void roundTripGetAndIterate(FilterKind kind, double bits) throws IOException {
+        Model m = TestTables.model(3000, rnd);
+        Path p = dir.resolve("000007.sst");
+        TableBuilderOptions opts = TableBuilderOptions.defaults().filterKind(kind).bitsPerKey(bits).blockSize(1024);
+        TableProperties written = TestTables.write(fs, p, m, opts);
+        String ctx = kind + "@" + bits + " seed " + seed;
+
+        ReadCounters c = new ReadCounters();
+        try (TableReader t = TableReader.open(fs, p, 7, null, c)) {
+            TableProperties props = t.properties();
+            assertThat(props.entries()).isEqualTo(m.entries.size()).isEqualTo(written.entries());
+            assertThat(props.fileSize()).isEqualTo(fs.size(p)).isEqualTo(written.fileSize());
+            assertThat(props.dataBlocks()).isEqualTo(written.dataBlocks()).isGreaterThan(10);
+            assertThat(props.filterKeys()).isEqualTo(3000);
+            assertThat(props.deletions()).isEqualTo(m.entries.stream().filter(e -> InternalKey.type(e[0]) == ValueType.DELETE).count());
+            assertThat(props.smallestKey()).isEqualTo(m.entries.get(0)[0]);
+            assertThat(props.largestKey()).isEqualTo(m.entries.get(m.entries.size() - 1)[0]);
+            assertThat(props.smallestUserKey()).isEqualTo(userKey(0));
+            assertThat(props.largestUserKey()).isEqualTo(userKey(2 * 2999));
+            assertThat(props.smallestSeq()).isLessThan(props.largestSeq());
+            assertThat(props.formatVersion()).isEqualTo(TableFormat.FORMAT_VERSION);
+            assertThat(props.bitsPerKey()).isEqualTo(bits);
+            assertThat(t.indexEntries()).hasSize((int) props.dataBlocks());
+            assertThat(t.verifyChecksums()).isEmpty();
+            if (bits > 0) {
+                assertThat(props.filterKind()).isEqualTo(kind);
+                assertThat(t.hasFilter()).isTrue();
+                assertThat(t.filterKind()).isEqualTo(kind);
+                assertThat(t.filterMemoryBytes()).isPositive();
+                assertThat(t.filterHashCount()).isPositive();
+                assertThat(t.filterBitSize()).isGreaterThanOrEqualTo((long) (3000 * bits));
+                assertThat(t.filterKeyCount()).isEqualTo(3000);
+                assertThat(t.filterFractionOfBitsSet()).isBetween(0.05, 0.95);
+                assertThat(t.filterExpectedFpp()).isBetween(0.0, 0.5);
+                assertThat(t.footer().hasFilter()).isTrue();
+            } else {
+                assertThat(props.filterKind()).isNull();
+                assertThat(t.hasFilter()).isFalse();
+                assertThat(t.filterMemoryBytes()).isZero();
+                assertThat(t.footer().hasFilter()).isFalse();
+            }
+
+            // iteration returns exactly the entries written
+            try (InternalIterator it = t.iterator()) {
+                int i = 0;
+                for (it.seekToFirst(); it.valid(); it.next(), i++) {
+                    assertThat(it.key()).as(ctx).isEqualTo(m.entries.get(i)[0]);
+                    assertThat(it.value()).as(ctx).isEqualTo(m.entries.get(i)[1]);
+                }
+                assertThat(i).isEqualTo(m.entries.size());
+                // seek to random internal keys
+                for (int s = 0; s < 300; s++) {
+                    int j = rnd.nextInt(m.entries.size());
+                    byte[] target = m.entries.get(j)[0];
+                    it.seek(target);
+                    assertThat(it.key()).as(ctx).isEqualTo(target);
+                    // a user key between two present ones lands on the next present key's newest entry
+                    long between = 2L * rnd.nextInt(2999) + 1;
+                    it.seek(InternalKey.forSeek(userKey(between), InternalKey.MAX_SEQUENCE));
+                    assertThat(InternalKey.userKey(it.key())).as(ctx).isEqualTo(userKey(between + 1));
+                }
+                it.seek(InternalKey.forSeek(userKey(1L << 40), 0));
+                assertThat(it.valid()).isFalse();
+            }
+
+            // get() of present keys at the latest and at random snapshots, of absent keys
+            for (Map.Entry<byte[], List<Version>> e : m.versions.entrySet()) {
+                byte[] uk = e.getKey();
+                long snapshot = rnd.nextBoolean() ? InternalKey.MAX_SEQUENCE : rnd.nextInt((int) props.largestSeq() + 2);
+                Version expected = m.visible(uk, snapshot);
+                TableReader.Entry got = t.get(uk, hash(uk), snapshot);
+                if (expected == null) {
+                    assertThat(got).as(ctx).isNull();
+                } else {
+                    assertThat(got).as(ctx).isNotNull();
+                    assertThat(got.sequence()).as(ctx).isEqualTo(expected.seq());
+                    assertThat(got.type()).as(ctx).isEqualTo(expected.type());
+                    if (expected.type() == ValueType.PUT) {
+                        assertThat(got.value()).as(ctx).isEqualTo(expected.value());
+                    } else {
+                        assertThat(got.value()).isNull();
+                    }
+                }
+            }
+            for (int i = 0; i < 500; i++) {
+                byte[] absent = userKey(2L * rnd.nextInt(3000) + 1);
+                assertThat(t.get(absent, hash(absent), InternalKey.MAX_SEQUENCE)).as(ctx).isNull();
+            }
+            byte[] outside = userKey(1L << 40);
+            assertThat(t.get(outside, hash(outside), InternalKey.MAX_SEQUENCE)).isNull();
+            assertThat(t.mayContainUserKeyRange(outside)).isFalse();
+            assertThat(t.mayContainUserKeyRange(userKey(3))).isTrue();
+            assertThat(t.overlaps(userKey(6000), null)).isFalse();
+            assertThat(t.overlaps(null, userKey(0))).isTrue();
+        }
+    }
+
+    @Test
+    void deletedAndOverwrittenKeysAtSnapshots() throws IOException {
+        byte[] a = "a".getBytes();
+        byte[] b = "b".getBytes();
+        Path p = dir.resolve("snap.sst");
+        try (TableWriter w = new TableWriter(fs.newWritableFile(p), TableBuilderOptions.defaults(), 2)) {
+            w.add(InternalKey.encode(a, 30, ValueType.DELETE), new byte[0]);
+            w.add(InternalKey.encode(a, 20, ValueType.PUT), "a20".getBytes());
+            w.add(InternalKey.encode(a, 10, ValueType.PUT), "a10".getBytes());
+            w.add(InternalKey.encode(b, 25, ValueType.PUT), "b25".getBytes());
+            w.finish();
+        }
+        try (TableReader t = TableReader.open(fs, p, 1, null, new ReadCounters())) {
+            assertThat(t.get(a, hash(a), 100).type()).isEqualTo(ValueType.DELETE);
+            assertThat(t.get(a, hash(a), 30).sequence()).isEqualTo(30);
+            assertThat(t.get(a, hash(a), 29).value()).isEqualTo("a20".getBytes());
+            assertThat(t.get(a, hash(a), 19).value()).isEqualTo("a10".getBytes());
+            assertThat(t.get(a, hash(a), 9)).isNull();
+            assertThat(t.get(b, hash(b), 24)).isNull();
+            assertThat(t.get(b, hash(b), 25).value()).isEqualTo("b25".getBytes());
+        }
+    }
+
+    @Test
+    void manyVersionsSpanningBlocksAreFoundAtEverySnapshot() throws IOException {
+        byte[] k = "hot".getBytes();
+        Path p = dir.resolve("versions.sst");
+        try (TableWriter w = new TableWriter(fs.newWritableFile(p), TableBuilderOptions.defaults().blockSize(128), 1)) {
+            for (long s = 1000; s >= 1; s--) {
+                w.add(InternalKey.encode(k, s, ValueType.PUT), Long.toString(s).getBytes());
+            }
+            w.add(InternalKey.encode("hou".getBytes(), 5, ValueType.PUT), "x".getBytes());
+            w.finish();
+        }
+        ReadCounters c = new ReadCounters();
+        try (TableReader t = TableReader.open(fs, p, 1, null, c)) {
+            assertThat(t.properties().dataBlocks()).isGreaterThan(10);
+            for (long s = 1; s <= 1000; s += 37) {
+                assertThat(t.get(k, hash(k), s).value()).isEqualTo(Long.toString(s).getBytes());
+            }
+            assertThat(t.get(k, hash(k), 0)).isNull();
+            assertThat(c.filterTruePositive.sum()).isEqualTo(c.filterPositive.sum());
+        }
+    }
+
+    /** The filter avoids block reads for absent keys inside the key range. */
+    @ParameterizedTest
+    @EnumSource(value = FilterKind.class, names = {"BLOCKED", "STANDARD", "PARTITIONED", "RIBBON"})
+    void filterAvoidsBlockReadsForAbsentKeys(FilterKind kind) throws IOException {
+        int n = 20_000;
+        Model m = TestTables.model(n, rnd);
+        Path p = dir.resolve("f.sst");
+        TestTables.write(fs, p, m, TableBuilderOptions.defaults().filterKind(kind).bitsPerKey(10));
+        ReadCounters c = new ReadCounters();
+        try (TableReader t = TableReader.open(fs, p, 1, null, c)) {
+            assertThat(c.blockReads.sum()).as("open is not counted").isZero();
+            for (int i = 0; i < n; i++) {
+                byte[] absent = userKey(2L * i + 1);
+                assertThat(t.get(absent, hash(absent), InternalKey.MAX_SEQUENCE)).isNull();
+            }
+            long checks = c.filterChecks.sum();
+            long useful = c.filterUseful.sum();
+            long positive = c.filterPositive.sum();
+            assertThat(checks).isEqualTo(n - 1); // the last odd key lies past the largest key
+            assertThat(useful + positive).isEqualTo(checks);
+            assertThat((double) useful / checks).as("useful/checks, seed %d", seed).isGreaterThan(0.98);
+            assertThat(c.filterTruePositive.sum()).isZero();
+            // every false positive costs exactly one data block read (index is in memory), nothing else does
+            assertThat(c.blockReads.sum()).isEqualTo(positive);
+            assertThat(c.dataBlockAccesses.sum()).isEqualTo(positive);
+            assertThat(c.blockReadBytes.sum()).isLessThanOrEqualTo(positive * (t.properties().dataSize() / t.properties().dataBlocks() + 200));
+            double measuredFpp = (double) positive / checks;
+            assertThat(measuredFpp).as("measured vs expected %s, seed %d", t.filterExpectedFpp(), seed)
+                    .isLessThan(2 * t.filterExpectedFpp() + 0.003);
+
+            // present keys: always positive, always a true positive
+            c.filterPositive.reset();
+            c.filterTruePositive.reset();
+            for (int i = 0; i < n; i += 7) {
+                byte[] present = userKey(2L * i);
+                t.get(present, hash(present), InternalKey.MAX_SEQUENCE);
+            }
+            assertThat(c.filterPositive.sum()).isEqualTo((n + 6) / 7);
+            assertThat(c.filterTruePositive.sum()).isEqualTo((n + 6) / 7);
+        }
+    }
+
+    @Test
+    void withoutFilterEveryGetReadsABlock() throws IOException {
+        int n = 5000;
+        Model m = TestTables.model(n, rnd);
+        Path p = dir.resolve("nofilter.sst");
+        TestTables.write(fs, p, m, TableBuilderOptions.defaults().bitsPerKey(0));
+        ReadCounters c = new ReadCounters();
+        try (TableReader t = TableReader.open(fs, p, 1, null, c)) {
+            for (int i = 0; i < n - 1; i++) {
+                byte[] absent = userKey(2L * i + 1);
+                assertThat(t.get(absent, hash(absent), InternalKey.MAX_SEQUENCE)).isNull();
+            }
+            assertThat(c.filterChecks.sum()).isZero();
+            assertThat(c.tablesReadWithoutFilter.sum()).isEqualTo(n - 1);
+            assertThat(c.blockReads.sum()).isEqualTo(n - 1);
+        }
+    }
+
+    @Test
+    void blockCacheServesRepeatedReads() throws IOException {
+        Model m = TestTables.model(2000, rnd);
+        Path p = dir.resolve("cache.sst");
+        TestTables.write(fs, p, m, TableBuilderOptions.defaults());
+        BlockCache cache = new BlockCache(1 << 20);
+        ReadCounters c = new ReadCounters();
+        try (TableReader t = TableReader.open(fs, p, 42, cache, c)) {
+            long blocks = t.properties().dataBlocks();
+            for (byte[] uk : m.versions.keySet()) {
+                assertThat(t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE)).isNotNull();
+            }
+            // Gets of the newest versions touch every block except, for some seeds, a last block
+            // holding only older versions of the last key (seed 5533476823176: 25 of 26).
+            long read = c.blockReads.sum();
+            assertThat(read).as("seed %d: blocks read by the first pass", seed).isBetween(blocks - 1, blocks);
+            assertThat(c.blockCacheMisses.sum()).as("seed %d: each block read from the file once", seed).isEqualTo(read);
+            long accessesBefore = c.dataBlockAccesses.sum();
+            for (byte[] uk : m.versions.keySet()) {
+                assertThat(t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE)).isNotNull();
+            }
+            assertThat(c.blockReads.sum()).as("seed %d: the second pass reads nothing from the file", seed).isEqualTo(read);
+            assertThat(c.dataBlockAccesses.sum()).isEqualTo(2 * accessesBefore);
+            assertThat(c.blockCacheHits.sum()).isEqualTo(c.dataBlockAccesses.sum() - read);
+            assertThat(cache.blockCount()).isEqualTo(read);
+            assertThat(cache.usedBytes()).isGreaterThanOrEqualTo(t.properties().dataSize() * (blocks - 1) / blocks - 5 * blocks);
+        }
+        assertThat(cache.blockCount()).as("released table's blocks evicted").isZero();
+    }
+
+    @Test
+    void blockCacheIsBoundedByBytes() throws IOException {
+        Model m = TestTables.model(5000, rnd);
+        Path p = dir.resolve("small-cache.sst");
+        TestTables.write(fs, p, m, TableBuilderOptions.defaults());
+        BlockCache cache = new BlockCache(20_000);
+        try (TableReader t = TableReader.open(fs, p, 1, cache, new ReadCounters());
+                InternalIterator it = t.iterator()) {
+            int n = 0;
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                n++;
+            }
+            assertThat(n).isEqualTo(m.entries.size());
+            assertThat(cache.usedBytes()).isLessThanOrEqualTo(20_000);
+            assertThat(cache.blockCount()).isGreaterThan(0);
+        }
+    }
+
+    @Test
+    void concurrentGetsShareOneReaderAndCache() throws Exception {
+        Model m = TestTables.model(4000, rnd);
+        Path p = dir.resolve("concurrent.sst");
+        TestTables.write(fs, p, m, TableBuilderOptions.defaults());
+        List<byte[]> keys = new ArrayList<>(m.versions.keySet());
+        ReadCounters c = new ReadCounters();
+        BlockCache cache = new BlockCache(64 * 1024); // smaller than the table: evictions race with reads
+        try (TableReader t = TableReader.open(fs, p, 1, cache, c)) {
+            int threads = 4;
+            int perThread = 5000;
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            try {
+                List<java.util.concurrent.Future<Integer>> futures = new ArrayList<>();
+                for (int th = 0; th < threads; th++) {
+                    long threadSeed = seed + th;
+                    futures.add(pool.submit(() -> {
+                        Random r = new Random(threadSeed);
+                        int checked = 0;
+                        for (int i = 0; i < perThread; i++) {
+                            byte[] uk = keys.get(r.nextInt(keys.size()));
+                            Version want = m.visible(uk, InternalKey.MAX_SEQUENCE);
+                            TableReader.Entry got = t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE);
+                            if (got == null || got.sequence() != want.seq()
+                                    || (want.type() == ValueType.PUT && !java.util.Arrays.equals(got.value(), want.value()))) {
+                                throw new AssertionError("wrong answer for " + new String(uk) + ", seed " + seed);
+                            }
+                            checked++;
+                        }
+                        return checked;
+                    }));
+                }
+                for (java.util.concurrent.Future<Integer> f : futures) {
+                    assertThat(f.get()).isEqualTo(perThread);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(c.filterTruePositive.sum()).isEqualTo((long) threads * perThread);
+            assertThat(c.blockCacheHits.sum() + c.blockCacheMisses.sum()).isEqualTo(c.dataBlockAccesses.sum());
+            assertThat(cache.usedBytes()).isLessThanOrEqualTo(64 * 1024);
+        }
+    }
+
+    /**
+     * Readers keep calling get while the last reference is dropped: each get either answers correctly or
+     * throws IllegalStateException; none reads the freed off-heap filter (a 200 KB filter, freed by munmap,
+     * would crash the JVM).
+     */
+    @Test
+    void getRacingWithTheLastReleaseAnswersOrThrowsIllegalState() throws Exception {
+        Model m = TestTables.model(2000, rnd);
+        Path p = dir.resolve("race.sst");
+        TestTables.write(fs, p, m, TableBuilderOptions.defaults().filterKind(FilterKind.COUNTING).bitsPerKey(200));
+        List<byte[]> keys = new ArrayList<>(m.versions.keySet());
+        for (int round = 0; round < 5; round++) {
+            TableReader t = TableReader.open(fs, p, 1, null, new ReadCounters());
+            assertThat(t.filterMemoryBytes()).isGreaterThan(150_000);
+            int threads = 3;
+            java.util.concurrent.CountDownLatch warmedUp = new java.util.concurrent.CountDownLatch(threads);
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            try {
+                List<java.util.concurrent.Future<Long>> futures = new ArrayList<>();
+                for (int th = 0; th < threads; th++) {
+                    long threadSeed = seed + 31L * round + th;
+                    futures.add(pool.submit(() -> {
+                        Random r = new Random(threadSeed);
+                        long done = 0;
+                        while (true) {
+                            boolean absent = r.nextBoolean();
+                            byte[] uk = absent ? userKey(2L * r.nextInt(4000) + 1) : keys.get(r.nextInt(keys.size()));
+                            TableReader.Entry got;
+                            try {
+                                got = t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE);
+                            } catch (IllegalStateException released) {
+                                return done;
+                            }
+                            Version want = m.visible(uk, InternalKey.MAX_SEQUENCE);
+                            if (want == null ? got != null : got == null || got.sequence() != want.seq()) {
+                                throw new AssertionError("wrong answer for " + new String(uk) + ", seed " + seed);
+                            }
+                            if (++done == 200) {
+                                warmedUp.countDown();
+                            }
+                        }
+                    }));
+                }
+                // Bounded: a reader that fails before its 200th get never counts down; its error
+                // then surfaces from f.get() below instead of hanging the build.
+                warmedUp.await(120, java.util.concurrent.TimeUnit.SECONDS);
+                t.close();
+                for (java.util.concurrent.Future<Long> f : futures) {
+                    assertThat(f.get()).as("seed %d", seed).isGreaterThanOrEqualTo(200);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(t.refCount()).isZero();
+        }
+    }
+
+    @Test
+    void referenceCountingReleasesExactlyOnce() throws IOException {
+        Model m = TestTables.model(500, rnd);
+        Path p = dir.resolve("rc.sst");
+        TestTables.write(fs, p, m, TableBuilderOptions.defaults());
+        long liveBefore = TableReader.liveTables();
+        long bytesBefore = TableReader.liveFilterBytes();
+        TableReader t = TableReader.open(fs, p, 1, null, new ReadCounters());
+        assertThat(TableReader.liveFilterBytes()).isEqualTo(bytesBefore + t.filterMemoryBytes());
+        t.retain();
+        InternalIterator it = t.iterator();
+        assertThat(t.refCount()).isEqualTo(3);
+        t.close();
+        t.close(); // the opener's reference is dropped only once
+        assertThat(t.refCount()).isEqualTo(2);
+        t.release();
+        byte[] k = userKey(0);
+        it.seekToFirst();
+        assertThat(it.valid()).as("iterator pins the table").isTrue();
+        assertThat(t.get(k, hash(k), InternalKey.MAX_SEQUENCE)).isNotNull();
+        assertThat(TableReader.liveTables()).isEqualTo(liveBefore + 1);
+        it.close();
+        it.close();
+        assertThat(t.refCount()).isZero();
+        assertThat(TableReader.liveTables()).isEqualTo(liveBefore);
+        assertThat(TableReader.liveFilterBytes()).isEqualTo(bytesBefore);
+        assertThatThrownBy(() -> t.get(k, hash(k), 1)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(t::iterator).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(t::retain).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(t::release).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(t::filterHashCount).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(it::seekToFirst).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void writerRejectsOutOfOrderKeysAndEmptyTables() throws IOException {
+        try (TableWriter w = new TableWriter(fs.newWritableFile(dir.resolve("x.sst")), TableBuilderOptions.defaults(), 1)) {
+            w.add(InternalKey.encode("b".getBytes(), 5, ValueType.PUT), new byte[0]);
+            assertThatThrownBy(() -> w.add(InternalKey.encode("a".getBytes(), 5, ValueType.PUT), new byte[0]))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> w.add(InternalKey.encode("b".getBytes(), 5, ValueType.PUT), new byte[0]))
+                    .as("duplicate").isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> w.add(InternalKey.encode("b".getBytes(), 6, ValueType.PUT), new byte[0]))
+                    .as("newer sequence after older").isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> w.add(new byte[3], new byte[0])).isInstanceOf(IllegalArgumentException.class);
+        }
+        try (TableWriter w = new TableWriter(fs.newWritableFile(dir.resolve("y.sst")), TableBuilderOptions.defaults(), 1)) {
+            assertThatThrownBy(w::finish).isInstanceOf(IllegalStateException.class);
+        }
+        assertThatThrownBy(() -> TableBuilderOptions.defaults().bitsPerKey(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TableBuilderOptions.defaults().bitsPerKey(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TableBuilderOptions.defaults().blockSize(10)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TableBuilderOptions.defaults().restartInterval(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void largeValuesAndEmptyValues() throws IOException {
+        Path p = dir.resolve("big.sst");
+        List<byte[]> values = new ArrayList<>();
+        try (TableWriter w = new TableWriter(fs.newWritableFile(p), TableBuilderOptions.defaults(), 10)) {
+            for (int i = 0; i < 10; i++) {
+                byte[] v = new byte[i % 2 == 0 ? 0 : 100_000 + i];
+                rnd.nextBytes(v);
+                values.add(v);
+                w.add(InternalKey.encode(userKey(i), 1, ValueType.PUT), v);
+            }
+            assertThat(w.estimatedFileSize()).isGreaterThan(500_000);
+            w.finish();
+        }
+        try (TableReader t = TableReader.open(fs, p, 1, null, null)) {
+            for (int i = 0; i < 10; i++) {
+                assertThat(t.get(userKey(i), hash(userKey(i)), 1).value()).isEqualTo(values.get(i));
+            }
+        }
+    }
+
+    @Test
+    void writerAppendsAtTheFilesCurrentSizeWhenFinishingSyncs() throws IOException {
+        io.bloomkv.engine.fs.FaultInjectingFileSystem ffs = io.bloomkv.engine.fs.FaultInjectingFileSystem.overDisk();
+        Path p = dir.resolve("synced.sst");
+        Model m = TestTables.model(300, rnd);
+        TestTables.write(ffs, p, m, TableBuilderOptions.defaults());
+        ffs.crash();
+        // finish() synced the file: it survives a crash whole
+        try (TableReader t = TableReader.open(ffs, p, 1, null, null)) {
+            assertThat(t.properties().entries()).isEqualTo(m.entries.size());
+        }
+        WritableFile unfinished = ffs.newWritableFile(dir.resolve("unfinished.sst"));
+        TableWriter w = new TableWriter(unfinished, TableBuilderOptions.defaults(), 1);
+        w.add(InternalKey.encode("k".getBytes(), 1, ValueType.PUT), new byte[10]);
+        ffs.crash();
+        assertThat(ffs.exists(dir.resolve("unfinished.sst"))).as("never synced: vanished").isFalse();
+    }
+}
