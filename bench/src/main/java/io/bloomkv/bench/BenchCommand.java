@@ -81,8 +81,18 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Memtable bytes before a flush, both engines (default ${DEFAULT-VALUE}, RocksDB's default).")
     long writeBufferSize;
 
-    @Option(names = "--compression", defaultValue = "none", description = "Block compression; only 'none' is comparable (default ${DEFAULT-VALUE}).")
+    @Option(names = "--compression", defaultValue = "none",
+            description = "Block compression of both engines, bottommost level included: none, lz4 or zstd (default ${DEFAULT-VALUE}).")
     String compression;
+
+    @Option(names = "--value-compressibility", defaultValue = "1.0",
+            description = "Values compress to about this fraction (db_bench's compression_ratio: random bytes of "
+                    + "len*ratio repeated); 1.0 = incompressible (default ${DEFAULT-VALUE}).")
+    double valueCompressibility;
+
+    @Option(names = "--direct", description = "Both engines read tables with O_DIRECT (bloomkv useDirectReads, RocksDB "
+            + "use_direct_reads): block reads are device reads, not page-cache copies.")
+    boolean direct;
 
     @Option(names = "--sync", description = "fsync the WAL on every measured write (default: WAL on, no fsync per write).")
     boolean sync;
@@ -110,7 +120,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--workloads", split = ",", description = "Workloads in order (default: fillseq,fillrandom,overwrite,readrandom,"
             + "readmissing,seekrandom,readwhilewriting,deleterandom; also readupdate (50% get / 50% read-modify-write) and "
-            + "readheavy (95% get / 5% update)).")
+            + "readheavy (95% get / 5% update), multigetrandom and multigetmissing (multiGet batches of 32 present / absent "
+            + "keys; RocksDB multiGetAsList)).")
     List<String> workloads;
 
     @Option(names = "--seed", defaultValue = "301", description = "Seed of every generator (default ${DEFAULT-VALUE}).")
@@ -156,6 +167,12 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--fpr-sweep-probes", defaultValue = "1000000", description = "Absent-key probes per filter in the FPR sweep (default ${DEFAULT-VALUE}).")
     long fprSweepProbes;
 
+    @Option(names = "--defaults",
+            description = "Run each engine on its own defaults (bloomkv Options.defaults(); RocksDB default Options with "
+                    + "a BlockBasedTableConfig holding only BloomFilter(--bits-per-key)) instead of matched options; "
+                    + "--block-size, --cache-size, --write-buffer-size and --filter-kind then do not apply.")
+    boolean ownDefaults;
+
     /** The run's configuration from the flags (the first --value-size). @throws CommandLine.ParameterException for bad flags */
     public BenchConfig config(Path workDir) {
         return config(workDir, valueSizes.get(0), reportDir, fprSweep);
@@ -185,7 +202,7 @@ public final class BenchCommand implements Callable<Integer> {
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
                     sync, threads, es, modes, kind, ws, seed, report, workDir, cold, compact, warmup, phaseWarmup, repeat, progress,
-                    sweep, KeyDistribution.parse(distribution)).validate();
+                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, ownDefaults).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -19,7 +19,7 @@ import java.util.List;
  * @param blockSize      data block size in bytes
  * @param cacheSize      block cache capacity in bytes (same on both engines)
  * @param writeBufferSize memtable size in bytes before a flush
- * @param compression    block compression (only "none" is comparable today)
+ * @param compression    block compression of both engines, every level: none, lz4 or zstd
  * @param sync           fsync the WAL on every measured write
  * @param threads        threads of the read phases (readers; readupdate/readheavy: threads that read and write)
  * @param engines        engine names, run alternately A B A B
@@ -36,7 +36,11 @@ import java.util.List;
  * @param repeat         how many times the whole sequence runs (tables and goals then quote medians and spreads)
  * @param progress       show a progress bar
  * @param fprSweep       draw the FPR-vs-bits-per-key chart (runs a filter sweep)
+ * @param valueCompressibility values compress to about this fraction of their size (db_bench's
+ *                       compression_ratio; 1.0 = random bytes)
+ * @param direct         both engines read tables with O_DIRECT (bypassing the page cache)
  * @param distribution   how operations choose existing keys (uniform, zipfian, latest)
+ * @param ownDefaults    each engine on its own defaults (only filters, bits per key and sync set) instead of matched options
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -44,7 +48,8 @@ public record BenchConfig(
         List<String> engines, List<Boolean> filterModes, String filterKind, List<Workload> workloads,
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
-        boolean fprSweep, KeyDistribution distribution) {
+        boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct,
+        boolean ownDefaults) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 
@@ -66,7 +71,10 @@ public record BenchConfig(
         require(blockSize >= 256 && blockSize <= (1 << 24), "--block-size must be in [256, 16 MiB], got " + blockSize);
         require(cacheSize >= 0, "--cache-size must be >= 0, got " + cacheSize);
         require(writeBufferSize >= 64 * 1024, "--write-buffer-size must be at least 64 KiB, got " + writeBufferSize);
-        require("none".equals(compression), "--compression: only 'none' is supported by both engines, got '" + compression + "'");
+        require(List.of("none", "lz4", "zstd").contains(compression),
+                "--compression: expected none, lz4 or zstd, got '" + compression + "'");
+        require(valueCompressibility > 0 && valueCompressibility <= 1,
+                "--value-compressibility must be in (0, 1], got " + valueCompressibility);
         require(warmup >= 0, "--warmup must be >= 0, got " + warmup);
         require(repeat >= 1 && repeat <= 100, "--repeat must be in [1, 100], got " + repeat);
         require(phaseWarmup >= 0, "--phase-warmup must be >= 0, got " + phaseWarmup);

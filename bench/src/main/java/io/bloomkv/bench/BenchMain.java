@@ -1,12 +1,16 @@
 package io.bloomkv.bench;
 
 import io.bloomkv.bench.jmh.JmhMain;
+import io.bloomkv.bench.kafka.KafkaStreamsBench;
+import java.util.Arrays;
 import picocli.CommandLine;
 
 /**
  * The bench jar's main: {@code java -jar bloomkv-bench.jar [bench flags]} runs {@link BenchCommand}
  * (no flags: the embedded default); {@code java -jar bloomkv-bench.jar jmh [JMH args]} runs the JMH
- * suite with the Chronicle JVM flags passed to its forks.
+ * suite with the Chronicle JVM flags passed to its forks; {@code java -jar bloomkv-bench.jar kafka-streams [flags]}
+ * runs {@link KafkaStreamsBench}; {@code scale-chart OUT.png results.json...} draws ops/s and write
+ * amplification against key count from several runs ({@link io.bloomkv.bench.report.ScaleChart}).
  */
 public final class BenchMain {
     private BenchMain() {
@@ -17,11 +21,19 @@ public final class BenchMain {
         System.setProperty("java.awt.headless", "true");
         // progressbar's SLF4J has no provider in this jar: keep its start-up notice off the console
         System.setProperty("slf4j.internal.verbosity", "ERROR");
+        if (args.length > 0 && args[0].equals("scale-chart")) {
+            io.bloomkv.bench.report.ScaleChart.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (args.length > 0 && args[0].equals("jmh")) {
             String[] rest = new String[args.length - 1];
             System.arraycopy(args, 1, rest, 0, rest.length);
             JmhMain.main(rest);
             return;
+        }
+        if (args.length > 0 && args[0].equals("kafka-streams")) {
+            String[] rest = Arrays.copyOfRange(args, 1, args.length);
+            System.exit(new CommandLine(new KafkaStreamsBench()).execute(rest));
         }
         int exit = new CommandLine(new BenchCommand()).execute(args);
         System.exit(exit);

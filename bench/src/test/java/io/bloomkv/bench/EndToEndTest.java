@@ -141,6 +141,32 @@ class EndToEndTest {
         assertThat(Files.readString(report.resolve(ReportWriter.MARKDOWN))).contains("ran 2 times");
     }
 
+    /** multigetrandom / multigetmissing on all four columns: every key answered right, batches of 32 (RocksDB: multiGetAsList). */
+    @Test
+    void multiGetWorkloadsGiveRightAnswers(@TempDir Path tmp) throws Exception {
+        Path report = tmp.resolve("report");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new BenchCommand());
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute("--num", "4000", "--reads", "2000", "--workloads", "multigetrandom,multigetmissing",
+                "--report-dir", report.toString(), "--db-dir", tmp.resolve("db").toString(), "--no-progress", "--no-fpr-sweep");
+        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+        JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
+        assertThat(root.path("phases").size()).isEqualTo(2 * 4);
+        for (JsonNode p : root.path("phases")) {
+            String what = p.path("phase").asText() + "/" + p.path("label").asText();
+            assertThat(p.path("wrongAnswers").asLong()).as(what).isZero();
+            assertThat(p.path("ops").asLong()).as(what).isEqualTo(2000 / 32 * 32);
+            if (p.path("phase").asText().equals("multigetrandom")) {
+                assertThat(p.path("found").asLong()).as(what).isEqualTo(2000 / 32 * 32);
+            } else {
+                assertThat(p.path("notFound").asLong()).as(what).isEqualTo(2000 / 32 * 32);
+            }
+        }
+    }
+
     /** The two workloads the first run leaves out; how many writes the concurrent writer gets in is not asserted (timing). */
     @Test
     void overwriteAndReadWhileWritingGiveRightAnswers(@TempDir Path tmp) throws Exception {
@@ -235,9 +261,50 @@ class EndToEndTest {
     }
 
     @Test
+    void compressedDirectReadRunsGiveRightAnswersAndSmallerTables(@TempDir Path tmp) throws Exception {
+        long[] sst = new long[2];
+        int i = 0;
+        for (String compression : new String[] {"none", "zstd"}) {
+            Path report = tmp.resolve("report-" + compression);
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            CommandLine cl = new CommandLine(new BenchCommand());
+            cl.setOut(new PrintWriter(out));
+            cl.setErr(new PrintWriter(err));
+            int exit = cl.execute("--num", "5000", "--reads", "2000", "--workloads", "fillrandom,readrandom,readmissing",
+                    "--compression", compression, "--value-compressibility", "0.5", "--direct", "--filters", "on",
+                    "--cache-size", "65536", "--warmup", "1000", "--phase-warmup", "500", "--report-dir", report.toString(),
+                    "--db-dir", tmp.resolve("db-" + compression).toString(), "--no-progress", "--no-fpr-sweep");
+            assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+            JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
+            assertThat(root.path("config").path("directReads").asBoolean()).isTrue();
+            assertThat(root.path("config").path("compression").asText()).isEqualTo(compression);
+            long[] perEngine = new long[2];
+            for (JsonNode p : root.path("phases")) {
+                String what = compression + " " + p.path("phase").asText() + "/" + p.path("label").asText();
+                assertThat(p.path("wrongAnswers").asLong()).as(what).isZero();
+                if (p.path("phase").asText().equals("readrandom")) {
+                    assertThat(p.path("found").asLong()).as(what).isEqualTo(2000);
+                    perEngine[p.path("label").asText().equals("bloomkv") ? 0 : 1] = p.path("sstBytes").asLong();
+                }
+            }
+            assertThat(perEngine[0]).as(compression).isPositive();
+            assertThat(perEngine[1]).as(compression).isPositive();
+            sst[i++] = perEngine[0] + perEngine[1];
+            if (compression.equals("zstd")) {
+                // values compress to about half on both engines: both engines' tables shrink by well over 1/4
+                assertThat((double) perEngine[0]).isLessThan(0.75 * 5000 * 116);
+                assertThat((double) perEngine[1]).isLessThan(0.75 * 5000 * 116);
+            }
+        }
+        assertThat(sst[1]).isLessThan(sst[0]);
+    }
+
+    @Test
     void badFlagsAreRejectedWithAClearMessage() {
         for (String[] args : new String[][] {
-                {"--compression", "lz4"}, {"--key-size", "4"}, {"--engines", "leveldb"}, {"--filters", "maybe"},
+                {"--compression", "snappy"}, {"--value-compressibility", "0"}, {"--value-compressibility", "1.5"},
+                {"--key-size", "4"}, {"--engines", "leveldb"}, {"--filters", "maybe"},
                 {"--workloads", "readsometimes"}, {"--filter-kind", "COUNTING"}, {"--threads", "0"},
                 {"--distribution", "gaussian"}, {"--value-size", "100,0"}, {"--value-size", "100,100"}}) {
             StringWriter err = new StringWriter();

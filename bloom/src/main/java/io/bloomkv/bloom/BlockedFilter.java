@@ -42,6 +42,11 @@ final class BlockedFilter extends OffHeapFilter {
     }
 
     @Override
+    long touch(long hash) {
+        return body.readLong(Probes.reduce32(hash, blocks) << 6);
+    }
+
+    @Override
     boolean probe(long hash) {
         long blockOff = Probes.reduce32(hash, blocks) << 6;
         long word = Probes.step(hash);

@@ -38,6 +38,23 @@ public interface Filter extends AutoCloseable {
     /** As {@link #mightContain(byte[])} for a key whose {@link Hashing#hash64(byte[])} is {@code hash}. */
     boolean mightContain(long hash);
 
+    /**
+     * Asks about {@code count} hashes at once: {@code results[i] = mightContain(hashes[i])} for i &lt; count; returns how
+     * many are true. A filter may first touch every hash's cache line(s), then test, so that the memory loads of the
+     * batch overlap instead of running one after another (useful when the filter is out of cache).
+     */
+    default int mightContainAll(long[] hashes, int count, boolean[] results) {
+        int positives = 0;
+        for (int i = 0; i < count; i++) {
+            boolean r = mightContain(hashes[i]);
+            results[i] = r;
+            if (r) {
+                positives++;
+            }
+        }
+        return positives;
+    }
+
     /** Number of probes per key (k). */
     int hashCount();
 

@@ -86,6 +86,41 @@ abstract class OffHeapFilter implements Filter {
         return probe(hash);
     }
 
+    /**
+     * Loads a word of each cache line {@code hash}'s probe will read first and returns it (the caller folds the words
+     * into a value it keeps, so the loads are not optimized away). The default touches nothing.
+     */
+    long touch(long hash) {
+        return 0;
+    }
+
+    /** A touch pass (independent loads, all in flight together), then the probes, which now hit the cache. */
+    @Override
+    public final int mightContainAll(long[] hashes, int count, boolean[] results) {
+        checkOpen();
+        if (count > hashes.length || count > results.length) {
+            throw new IndexOutOfBoundsException("count " + count + " exceeds the arrays");
+        }
+        long sink = 0;
+        for (int i = 0; i < count; i++) {
+            sink += touch(hashes[i]);
+        }
+        int positives = 0;
+        for (int i = 0; i < count; i++) {
+            boolean r = probe(hashes[i]);
+            results[i] = r;
+            if (r) {
+                positives++;
+            }
+        }
+        touchSink = sink;
+        return positives;
+    }
+
+    /** Keeps the touch pass's loads observable. */
+    @SuppressWarnings("unused")
+    private long touchSink;
+
     @Override
     public final int hashCount() {
         checkOpen();

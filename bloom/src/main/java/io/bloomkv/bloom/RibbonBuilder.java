@@ -17,11 +17,10 @@ final class RibbonBuilder {
 
     private final long[] hashes;
     private final int n;
-    private long[] rowLo;
-    private long[] rowHi;
+    /** Row of slot i: coefficient bits 0..63 at [2i], 64..127 at [2i + 1] (adjacent: one cache line per step). */
+    private long[] rows;
     private int[] rowResult;
-    /** Scratch of {@link #band}: the keys' remixes, the same bucketed by start block, and the bucket bounds. */
-    private long[] remixes;
+    /** Scratch of {@link #band}: the keys' remixes bucketed by start block, and the bucket bounds. */
     private long[] sorted;
     private int[] bucketEnd;
 
@@ -48,8 +47,8 @@ final class RibbonBuilder {
         }
         int attempt = 0;
         while (true) {
-            if (slots > Integer.MAX_VALUE - 2L * W) {
-                throw new IllegalArgumentException("a RIBBON filter holds at most about 2^31 slots; " + n + " keys need " + slots);
+            if (slots > (Integer.MAX_VALUE - 16) / 2) {
+                throw new IllegalArgumentException("a RIBBON filter holds at most about 2^30 slots; " + n + " keys need " + slots);
             }
             allocate((int) slots);
             long starts = slots - W + 1;
@@ -58,8 +57,7 @@ final class RibbonBuilder {
                 if (band(seed, starts)) {
                     return solve(slots, segments, seed, true);
                 }
-                Arrays.fill(rowLo, 0);
-                Arrays.fill(rowHi, 0);
+                Arrays.fill(rows, 0);
                 Arrays.fill(rowResult, 0);
             }
             slots = roundUpToBlock(slots + Math.max(W, slots / 64));
@@ -71,8 +69,7 @@ final class RibbonBuilder {
     }
 
     private void allocate(int slots) {
-        rowLo = new long[slots];
-        rowHi = new long[slots];
+        rows = new long[2 * slots];
         rowResult = new int[slots];
     }
 
@@ -82,9 +79,8 @@ final class RibbonBuilder {
      * stay in cache instead of costing a miss per key.
      */
     private boolean band(int seed, long starts) {
-        int blocks = rowLo.length / W;
-        if (remixes == null) {
-            remixes = new long[n];
+        int blocks = rows.length / 2 / W;
+        if (sorted == null) {
             sorted = new long[n];
             bucketEnd = new int[blocks + 1];
         }
@@ -93,11 +89,9 @@ final class RibbonBuilder {
         } else {
             Arrays.fill(bucketEnd, 0);
         }
-        long[] mixed = remixes;
         int[] ends = bucketEnd;
         for (int key = 0; key < n; key++) {
             long a = RibbonFilter.remix(hashes[key], seed);
-            mixed[key] = a;
             ends[(int) (RibbonFilter.start(a, starts) >>> 7) + 1]++;
         }
         for (int b = 0; b < blocks; b++) {
@@ -106,11 +100,10 @@ final class RibbonBuilder {
         // ends[b] is now where bucket b starts; scattering advances it to where bucket b ends.
         long[] order = sorted;
         for (int key = 0; key < n; key++) {
-            long a = mixed[key];
+            long a = RibbonFilter.remix(hashes[key], seed);
             order[ends[(int) (RibbonFilter.start(a, starts) >>> 7)]++] = a;
         }
-        long[] lo = rowLo;
-        long[] hi = rowHi;
+        long[] rs = rows;
         int[] res = rowResult;
         for (int key = 0; key < n; key++) {
             long a = order[key];
@@ -119,11 +112,11 @@ final class RibbonBuilder {
             long ch = RibbonFilter.coeffHi(a);
             int r = RibbonFilter.result(a);
             while (true) {
-                long sl = lo[i];
-                long sh = hi[i];
+                long sl = rs[2 * i];
+                long sh = rs[2 * i + 1];
                 if ((sl | sh) == 0) {
-                    lo[i] = cl;
-                    hi[i] = ch;
+                    rs[2 * i] = cl;
+                    rs[2 * i + 1] = ch;
                     res[i] = r;
                     break;
                 }
@@ -175,10 +168,8 @@ final class RibbonBuilder {
             if (banded) {
                 backSubstitute(body, (int) slots, r, upperStart, seed);
             }
-            rowLo = null;
-            rowHi = null;
+            rows = null;
             rowResult = null;
-            remixes = null;
             sorted = null;
             return new RibbonFilter(body, r, slots, n, n, seed, upper);
         } catch (RuntimeException | Error e) {
@@ -193,8 +184,7 @@ final class RibbonBuilder {
      * the solution bits of the 128 slots from the current one up (bit t = slot i + t).
      */
     private void backSubstitute(OffHeapRegion body, int slots, int r, long upperStart, int seed) {
-        long[] lo = rowLo;
-        long[] hi = rowHi;
+        long[] rs = rows;
         int[] res = rowResult;
         long[] stateLo = new long[r + 1];
         long[] stateHi = new long[r + 1];
@@ -202,7 +192,7 @@ final class RibbonBuilder {
             int first = b * W;
             int last = first + W - 1;
             for (int i = first; i <= last; i++) {
-                if ((lo[i] | hi[i]) == 0) {
+                if ((rs[2 * i] | rs[2 * i + 1]) == 0) {
                     // A free variable: any value solves the system; pseudo-random ones keep false positives at 2^-r.
                     res[i] = (int) Probes.step(i * 0x9E3779B97F4A7C15L + seed);
                 }
@@ -215,7 +205,7 @@ final class RibbonBuilder {
                 for (int i = last; i >= first; i--) {
                     sh = (sh << 1) | (sl >>> 63);
                     sl <<= 1;
-                    sl |= (Long.bitCount((sl & lo[i]) ^ (sh & hi[i])) ^ (res[i] >>> j)) & 1;
+                    sl |= (Long.bitCount((sl & rs[2 * i]) ^ (sh & rs[2 * i + 1])) ^ (res[i] >>> j)) & 1;
                 }
                 stateLo[j] = sl;
                 stateHi[j] = sh;

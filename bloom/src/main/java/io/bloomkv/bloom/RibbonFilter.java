@@ -97,6 +97,22 @@ final class RibbonFilter extends OffHeapFilter {
         throw new IllegalStateException("RIBBON filters are static: build them from all the keys with Filters.build");
     }
 
+    /** Touches the first segment of the key's start block and of the next one (when it has one). */
+    @Override
+    long touch(long hash) {
+        if (empty) {
+            return 0;
+        }
+        long s = start(remix(hash, seed), starts);
+        long b = s >>> 7;
+        long off0 = firstSegment(b, k, upperStart) * SEGMENT_BYTES;
+        long w = body.readLong(off0);
+        if ((s & (BLOCK_SLOTS - 1)) != 0) {
+            w += body.readLong(off0 + (long) (b < upperStart ? k : k + 1) * SEGMENT_BYTES);
+        }
+        return w;
+    }
+
     @Override
     boolean probe(long hash) {
         if (empty) {

@@ -23,11 +23,21 @@ class FilterFuzzSeedWriter {
         int written = 0;
         for (FilterKind kind : FilterKind.values()) {
             byte[] bytes;
-            try (Filter f = kind == FilterKind.COUNTING ? Filters.createCounting(40, 4) : Filters.create(kind, 40, 10)) {
+            if (kind.isStatic()) {
+                long[] hashes = new long[40];
                 for (int i = 0; i < 40; i++) {
-                    f.add(("key" + i).getBytes(StandardCharsets.UTF_8));
+                    hashes[i] = Hashing.hash64(("key" + i).getBytes(StandardCharsets.UTF_8));
                 }
-                bytes = f.toByteArray();
+                try (Filter f = Filters.build(kind, hashes, 10)) {
+                    bytes = f.toByteArray();
+                }
+            } else {
+                try (Filter f = kind == FilterKind.COUNTING ? Filters.createCounting(40, 4) : Filters.create(kind, 40, 10)) {
+                    for (int i = 0; i < 40; i++) {
+                        f.add(("key" + i).getBytes(StandardCharsets.UTF_8));
+                    }
+                    bytes = f.toByteArray();
+                }
             }
             try (Filter back = Filters.read(bytes, 0, bytes.length)) {
                 assertThat(back.mightContain("key7".getBytes(StandardCharsets.UTF_8))).isTrue();

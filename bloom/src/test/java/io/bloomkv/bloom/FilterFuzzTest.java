@@ -73,7 +73,7 @@ class FilterFuzzTest {
         byte[] b = body(data);
         try {
             FilterHeader h = FilterHeader.parse(ByteBuffer.wrap(b), b.length);
-            assertThat(FilterHeader.HEADER_SIZE + FilterHeader.bodyLength(h.kind, h.hashCount, h.bits)).isEqualTo(b.length);
+            assertThat(FilterHeader.HEADER_SIZE + FilterHeader.bodyLength(h.kind, h.hashCount, h.bits, h.upperBlocks)).isEqualTo(b.length);
         } catch (FilterFormatException expected) {
             // the documented failure
         }

@@ -80,6 +80,15 @@ final class CommitPipeline {
         }
     }
 
+    /**
+     * Fsyncs the current WAL after the writes queued before (older WALs were synced when their
+     * memtables were frozen): every write that returned is then durable.
+     */
+    void syncWal() {
+        run(null, false);
+    }
+
+    /** A write ({@code batch}), a memtable switch ({@code forceSwitch}) or a WAL sync (neither). */
     private MemTable run(WriteBatch batch, boolean forceSwitch) {
         Writer w = new Writer(batch, forceSwitch, state.newCondition());
         state.lock();
@@ -100,6 +109,22 @@ final class CommitPipeline {
             try {
                 if (forceSwitch) {
                     return makeRoomForWrite(true);
+                }
+                if (batch == null) {
+                    LogWriter wal = state.log;
+                    long walNumber = state.logFileNumber;
+                    state.unlock();
+                    try {
+                        wal.sync();
+                        counters.walSyncs.increment();
+                    } catch (IOException e) {
+                        BloomKvIOException err = new BloomKvIOException("WAL sync failed (" + FileNames.logFile(dir, walNumber) + ")", e);
+                        state.setBackgroundError(err);
+                        throw err;
+                    } finally {
+                        state.lock();
+                    }
+                    return null;
                 }
                 makeRoomForWrite(false);
                 WriteBatch merged = formGroup(w, group);
@@ -180,7 +205,9 @@ final class CommitPipeline {
             wal.addRecord(rec, 0, batch.approximateSize());
             counters.walRecords.increment();
             if (options.syncMode() == SyncMode.NONE) {
-                wal.flush();
+                if (!options.manualWalFlush()) {
+                    wal.flush();
+                }
             } else {
                 wal.sync();
                 counters.walSyncs.increment();
@@ -265,7 +292,7 @@ final class CommitPipeline {
         state.log = next;
         state.logFileNumber = number;
         state.imms.addFirst(frozen);
-        state.mem = new MemTable(number);
+        state.mem = new MemTable(number, options.writeBufferSize(), options.memtableFilterBitsPerKey());
         state.installSuperVersion();
         state.signalChangeHeld();
         return frozen;

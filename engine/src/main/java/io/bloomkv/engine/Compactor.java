@@ -175,22 +175,25 @@ final class Compactor {
         try {
             Version v = env.versions().retainCurrent();
             int maxLevel;
+            int baseLevel;
             try {
                 maxLevel = CompactionPicker.deepestOverlappingLevel(v, from, to);
+                baseLevel = v.baseLevel();
             } finally {
                 v.release();
             }
-            int last = Math.max(1, maxLevel);
+            // Levels above the base level stay empty: level 0 goes straight to the base level.
+            int last = Math.max(maxLevel, baseLevel);
             boolean mergedIntoLast = false;
             for (int level = 0; level < last; level++) {
-                Compaction c = rangeCompaction(level, from, to, false);
+                Compaction c = rangeCompaction(level, from, to, false, last);
                 if (c != null) {
                     run(c);
                     mergedIntoLast = c.outputLevel() == last && !c.isTrivialMove();
                 }
             }
             if (!mergedIntoLast) {
-                Compaction c = rangeCompaction(last, from, to, true);
+                Compaction c = rangeCompaction(last, from, to, true, last);
                 if (c != null) {
                     run(c);
                 }
@@ -208,13 +211,14 @@ final class Compactor {
     }
 
     /** The tables of {@code level} overlapping [from, to], merged into the next level or (inPlace) rewritten in it. */
-    private Compaction rangeCompaction(int level, byte[] from, byte[] to, boolean inPlace) {
+    private Compaction rangeCompaction(int level, byte[] from, byte[] to, boolean inPlace, int last) {
         if (env.backgroundError() != null) {
             throw env.backgroundError();
         }
         Version cur = env.versions().retainCurrent();
         try {
-            return CompactionPicker.pickRange(cur, level, from, to, inPlace);
+            int outputLevel = inPlace ? level : level == 0 ? Math.min(cur.baseLevel(), last) : level + 1;
+            return CompactionPicker.pickRange(cur, level, from, to, outputLevel);
         } finally {
             cur.release();
         }
@@ -241,7 +245,7 @@ final class Compactor {
                 bytesRead += f.fileSize();
             }
             for (FileMetaData f : c.below()) {
-                edit.deleteFile(c.level() + 1, f.number());
+                edit.deleteFile(c.outputLevel(), f.number());
                 bytesRead += f.fileSize();
             }
             byte[] largest = null;

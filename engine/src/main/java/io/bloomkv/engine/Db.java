@@ -295,14 +295,14 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireSuperVersion();
         counters.gets.increment();
         try {
-            TableReader.Entry e = sv.mem.get(key, sequence);
+            long hash = Hashing.hash64(key); // once per get: the memtables' and the tables' filters use it
+            TableReader.Entry e = sv.mem.get(key, hash, sequence);
             for (int i = 0; e == null && i < sv.imms.size(); i++) {
-                e = sv.imms.get(i).get(key, sequence);
+                e = sv.imms.get(i).get(key, hash, sequence);
             }
             if (e != null) {
                 counters.memtableHits.increment();
             } else {
-                long hash = Hashing.hash64(key);
                 e = sv.version.get(key, hash, sequence);
             }
             if (e != null && e.type() == ValueType.PUT) {
@@ -313,6 +313,37 @@ public final class Db implements AutoCloseable {
             return null;
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("get failed", e.getCause());
+        } finally {
+            sv.release();
+        }
+    }
+
+    /**
+     * The values of {@code keys} (null where absent), equal to a {@link #get} of each, read at one point in time.
+     * Batched ({@link MultiGet}): every table filters all candidate keys at once, overlapping the filters' cache
+     * misses, before any block is read. The list may hold duplicates; the result has one entry per key.
+     */
+    public List<byte[]> multiGet(List<byte[]> keys) {
+        return multiGet(null, keys);
+    }
+
+    /** {@link #multiGet(List)} at {@code readOptions.snapshot()} (the latest state when null). */
+    public List<byte[]> multiGet(ReadOptions readOptions, List<byte[]> keys) {
+        checkOpen();
+        if (keys == null) {
+            throw new InvalidArgumentException("keys must not be null");
+        }
+        long sequence = readSequence(readOptions);
+        SuperVersion sv = state.acquireSuperVersion();
+        try {
+            MultiGet.Outcome o = MultiGet.run(sv, keys, sequence);
+            counters.gets.add(keys.size());
+            counters.hits.add(o.hits());
+            counters.misses.add(keys.size() - o.hits());
+            counters.memtableHits.add(o.memtableHits());
+            return o.values();
+        } catch (UncheckedIOException e) {
+            throw new BloomKvIOException("multiGet failed", e.getCause());
         } finally {
             sv.release();
         }
@@ -432,6 +463,15 @@ public final class Db implements AutoCloseable {
         long bytes = batch.userBytes();
         commits.write(batch);
         counters.batchWritten(n, nPuts, bytes);
+    }
+
+    /**
+     * Makes every write that returned durable without a flush: fsyncs the write-ahead log, after the
+     * writes queued before (what {@link SyncMode#EVERY_WRITE} does per write, once for all of them).
+     */
+    public void syncWal() {
+        checkOpen();
+        commits.syncWal();
     }
 
     /**
@@ -582,6 +622,11 @@ public final class Db implements AutoCloseable {
     /** A copy of the options the database was opened with. */
     public Options options() {
         return options.copy();
+    }
+
+    /** {@link Options#prefixLength()} without a copy of the options (for iterators). */
+    int prefixLength() {
+        return options.prefixLength();
     }
 
     private void checkOpen() {

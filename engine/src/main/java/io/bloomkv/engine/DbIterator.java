@@ -33,7 +33,12 @@ import java.util.NoSuchElementException;
 public final class DbIterator implements AutoCloseable {
     private final Db db;
     private final SuperVersion sv;
-    private final MergingIterator merged;
+    private MergingIterator merged;
+    /** Prefix seeks (ReadOptions.prefixSameAsStart), or null; {@link #full} is the unrestricted iterator. */
+    private final PrefixSeek prefixSeek;
+    private final MergingIterator full;
+    /** The prefix the current position is confined to (after a prefix seek), or null. */
+    private byte[] prefix;
     private final long sequence;
     /** Inclusive lower and exclusive upper user-key bounds; null = open. */
     private final byte[] lower;
@@ -50,9 +55,30 @@ public final class DbIterator implements AutoCloseable {
         this.db = db;
         this.sv = sv;
         this.merged = merged;
+        this.full = merged;
         this.sequence = sequence;
+        this.prefixSeek = PrefixSeek.of(db.prefixLength(), readOptions, sv);
         this.lower = readOptions == null ? null : readOptions.iterateLowerBound();
         this.upper = readOptions == null ? null : readOptions.iterateUpperBound();
+    }
+
+    /**
+     * Confines the iterator to {@code target}'s prefix (a forward seek with prefix seeks on), or lifts the
+     * confinement (null target: seekToFirst, seekToLast, seekForPrev).
+     */
+    private void scope(byte[] target) {
+        byte[] next = prefixSeek == null || target == null ? null : prefixSeek.prefixOf(target);
+        if (next == null && prefix == null) {
+            return;
+        }
+        if (merged != full) {
+            merged.close();
+            merged = full;
+        }
+        prefix = next;
+        if (next != null) {
+            merged = prefixSeek.iterator(next);
+        }
     }
 
     private void checkOpen() {
@@ -79,6 +105,7 @@ public final class DbIterator implements AutoCloseable {
         checkOpen();
         try {
             reverse = false;
+            scope(null);
             if (lower != null) {
                 merged.seek(InternalKey.forSeek(lower, sequence));
             } else {
@@ -96,6 +123,7 @@ public final class DbIterator implements AutoCloseable {
         WriteBatch.checkKey(target);
         try {
             reverse = false;
+            scope(target);
             byte[] t = lower != null && Arrays.compareUnsigned(target, lower) < 0 ? lower : target;
             merged.seek(InternalKey.forSeek(t, sequence));
             findNext(null);
@@ -109,6 +137,7 @@ public final class DbIterator implements AutoCloseable {
         checkOpen();
         try {
             reverse = true;
+            scope(null);
             if (upper != null) {
                 merged.seekForPrev(InternalKey.forSeek(upper, InternalKey.MAX_SEQUENCE));
             } else {
@@ -130,6 +159,7 @@ public final class DbIterator implements AutoCloseable {
         }
         try {
             reverse = true;
+            scope(null);
             // Trailer 0 sorts after every entry of target: the walk back starts at its oldest version.
             merged.seekForPrev(InternalKey.encode(target, 0, ValueType.DELETE));
             findPrev();
@@ -207,6 +237,9 @@ public final class DbIterator implements AutoCloseable {
             if (upper != null && InternalKey.compareUserKey(ik, upper) >= 0) {
                 break;
             }
+            if (prefix != null && !PrefixSeek.userKeyStartsWith(ik, prefix)) {
+                break; // past the prefix: a prefix seek ends here
+            }
             if (InternalKey.sequence(ik) <= sequence) {
                 if (skipKey == null || InternalKey.compareUserKey(ik, skipKey) != 0) {
                     byte[] userKey = InternalKey.userKey(ik);
@@ -237,6 +270,9 @@ public final class DbIterator implements AutoCloseable {
             byte[] ik = merged.keyNoCopy();
             if (lower != null && InternalKey.compareUserKey(ik, lower) < 0) {
                 break;
+            }
+            if (prefix != null && !PrefixSeek.userKeyStartsWith(ik, prefix)) {
+                break; // before the prefix: iteration is defined within it only
             }
             if (InternalKey.sequence(ik) <= sequence && (upper == null || InternalKey.compareUserKey(ik, upper) < 0)) {
                 if (savedKey != null && InternalKey.compareUserKey(ik, savedKey) < 0) {
@@ -276,7 +312,10 @@ public final class DbIterator implements AutoCloseable {
         key = null;
         value = null;
         try {
-            merged.close();
+            if (merged != full) {
+                merged.close();
+            }
+            full.close();
         } finally {
             sv.release();
         }

@@ -21,12 +21,14 @@ public final class Options {
     private double bitsPerKey = 10;
     private FilterAllocation filterAllocation = FilterAllocation.UNIFORM;
     private int ribbonFromLevel = -1;
-    private long writeBufferSize = 4L << 20;
+    private int prefixLength;
+    private long writeBufferSize = 64L << 20;
     private int maxImmutableMemtables = 2;
     private int blockSize = 4096;
     private int blockRestartInterval = 16;
-    private long blockCacheSize = 8L << 20;
+    private long blockCacheSize = 32L << 20;
     private SharedBlockCache blockCache;
+    private boolean manualWalFlush;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
     private boolean createIfMissing = true;
@@ -35,18 +37,25 @@ public final class Options {
     private boolean autoCompaction = true;
     private int numLevels = 7;
     private int l0CompactionTrigger = 4;
-    private int l0SlowdownWritesTrigger = 8;
-    private int l0StopWritesTrigger = 12;
+    private int l0SlowdownWritesTrigger = 20;
+    private int l0StopWritesTrigger = 36;
     private long targetFileSize = 64L << 20;
     private long maxBytesForLevelBase = 256L << 20;
     private int levelSizeMultiplier = 10;
+    private boolean dynamicLevelBytes = true;
+    private double memtableFilterBitsPerKey = 10;
     private Compression compression = Compression.NONE;
     private Compression bottommostCompression; // null: same as compression
     private boolean useDirectReads;
 
     private Options() {}
 
-    /** The defaults: BLOCKED filters at 10 bits per key, 4 MiB write buffer, 4 KiB blocks, 8 MiB block cache, SyncMode.NONE. */
+    /**
+     * The defaults: BLOCKED filters at 10 bits per key, 64 MiB write buffer, 4 KiB blocks, 32 MiB block
+     * cache, SyncMode.NONE, level sizes computed from the last level upward over a 256 MiB base with a
+     * multiplier of 10, 64 MiB tables, level-0 triggers 4 / 20 / 36. The README ("Why these defaults")
+     * gives the measurements behind each.
+     */
     public static Options defaults() {
         return new Options();
     }
@@ -58,12 +67,14 @@ public final class Options {
         o.bitsPerKey = bitsPerKey;
         o.filterAllocation = filterAllocation;
         o.ribbonFromLevel = ribbonFromLevel;
+        o.prefixLength = prefixLength;
         o.writeBufferSize = writeBufferSize;
         o.maxImmutableMemtables = maxImmutableMemtables;
         o.blockSize = blockSize;
         o.blockRestartInterval = blockRestartInterval;
         o.blockCacheSize = blockCacheSize;
         o.blockCache = blockCache;
+        o.manualWalFlush = manualWalFlush;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
         o.createIfMissing = createIfMissing;
@@ -77,6 +88,8 @@ public final class Options {
         o.targetFileSize = targetFileSize;
         o.maxBytesForLevelBase = maxBytesForLevelBase;
         o.levelSizeMultiplier = levelSizeMultiplier;
+        o.dynamicLevelBytes = dynamicLevelBytes;
+        o.memtableFilterBitsPerKey = memtableFilterBitsPerKey;
         o.compression = compression;
         o.bottommostCompression = bottommostCompression;
         o.useDirectReads = useDirectReads;
@@ -141,6 +154,24 @@ public final class Options {
         return this;
     }
 
+    /**
+     * A fixed-length prefix extractor (RocksDB's {@code NewFixedPrefixTransform}): every new table's filter also holds
+     * the first {@code bytes} bytes of each of its keys that is at least that long, next to the whole keys (one filter,
+     * as RocksDB's whole-key + prefix filtering), so a {@link ReadOptions#prefixSameAsStart} seek skips tables
+     * without the prefix. 0 (the default) turns it off. Each table records the length it was written with
+     * (property {@code bloomkv.filter.prefix.length}); a table written with another length, or none, is never
+     * skipped (it fails open), so the length may change between opens.
+     */
+    public Options prefixLength(int bytes) {
+        check(bytes >= 0 && bytes <= Db.MAX_KEY_SIZE, "prefixLength must be in [0, " + Db.MAX_KEY_SIZE + "]: " + bytes);
+        this.prefixLength = bytes;
+        return this;
+    }
+
+    public int prefixLength() {
+        return prefixLength;
+    }
+
     /** The first RIBBON level, -1 when {@link #ribbonFromLevel(int)} is off. */
     public int ribbonFromLevel() {
         return ribbonFromLevel;
@@ -151,7 +182,7 @@ public final class Options {
         return ribbonFromLevel >= 0 && level >= ribbonFromLevel ? FilterKind.RIBBON : filterKind;
     }
 
-    /** Bytes of entries a memtable takes before it is frozen and flushed, at least 4 KiB. Default 4 MiB. */
+    /** Bytes of entries a memtable takes before it is frozen and flushed, at least 4 KiB. Default 64 MiB. */
     public Options writeBufferSize(long bytes) {
         check(bytes >= 4096, "writeBufferSize must be >= 4096: " + bytes);
         this.writeBufferSize = bytes;
@@ -243,7 +274,7 @@ public final class Options {
         return useDirectReads;
     }
 
-    /** Bytes of the block cache shared by all tables; 0 disables it. Default 8 MiB. */
+    /** Bytes of the block cache shared by all tables; 0 disables it. Default 32 MiB. */
     public Options blockCacheSize(long bytes) {
         check(bytes >= 0, "blockCacheSize must be >= 0: " + bytes);
         this.blockCacheSize = bytes;
@@ -265,6 +296,23 @@ public final class Options {
 
     public SharedBlockCache blockCache() {
         return blockCache;
+    }
+
+    /**
+     * Under {@link SyncMode#NONE}: keep WAL records in the write buffer of the log file (written out
+     * when it fills, at {@link Db#syncWal()}, at a memtable switch and at close) instead of handing
+     * each write to the operating system (RocksDB's {@code manual_wal_flush}). Saves a system call per
+     * write; a process crash may then lose the writes since the last {@code syncWal}, as a power loss
+     * may under NONE. For callers that sync at their own commit points (the Kafka Streams store).
+     * Default false.
+     */
+    public Options manualWalFlush(boolean manual) {
+        this.manualWalFlush = manual;
+        return this;
+    }
+
+    public boolean manualWalFlush() {
+        return manualWalFlush;
     }
 
     /** When writes are fsynced. Default {@link SyncMode#NONE}. */
@@ -357,7 +405,7 @@ public final class Options {
         return l0CompactionTrigger;
     }
 
-    /** Level-0 tables from which each write is delayed by 1 ms. Default 8. */
+    /** Level-0 tables from which each write is delayed by 1 ms. Default 20. */
     public Options l0SlowdownWritesTrigger(int n) {
         check(n >= 1, "l0SlowdownWritesTrigger must be >= 1: " + n);
         this.l0SlowdownWritesTrigger = n;
@@ -368,7 +416,7 @@ public final class Options {
         return l0SlowdownWritesTrigger;
     }
 
-    /** Level-0 tables from which writers needing a new memtable wait for compaction. Default 12. */
+    /** Level-0 tables from which writers needing a new memtable wait for compaction. Default 36. */
     public Options l0StopWritesTrigger(int n) {
         check(n >= 1, "l0StopWritesTrigger must be >= 1: " + n);
         this.l0StopWritesTrigger = n;
@@ -390,7 +438,11 @@ public final class Options {
         return targetFileSize;
     }
 
-    /** Maximum bytes of level 1; level n+1 may hold {@link #levelSizeMultiplier} times level n. Default 256 MiB. */
+    /**
+     * Maximum bytes of the base level (level 1 with static sizing; with {@link #dynamicLevelBytes} the
+     * largest target a level above the last may have and still be the base level); level n+1 may hold
+     * {@link #levelSizeMultiplier} times level n. Default 256 MiB.
+     */
     public Options maxBytesForLevelBase(long bytes) {
         check(bytes >= 4096, "maxBytesForLevelBase must be >= 4096: " + bytes);
         this.maxBytesForLevelBase = bytes;
@@ -412,7 +464,40 @@ public final class Options {
         return levelSizeMultiplier;
     }
 
-    /** Maximum bytes of {@code level} (>= 1) before it is compacted into the next one. */
+    /**
+     * Size the levels from the last level upward (RocksDB's {@code level_compaction_dynamic_level_bytes}):
+     * the last level's target is its actual size, each level above is {@link #levelSizeMultiplier} times
+     * smaller, levels whose target would be below {@link #maxBytesForLevelBase} stay empty, and level 0
+     * compacts straight into the first non-empty level. The tree then has as few levels as its data needs.
+     * False: LevelDB's static sizes ({@link #maxBytesForLevel}). Default true.
+     */
+    public Options dynamicLevelBytes(boolean dynamic) {
+        this.dynamicLevelBytes = dynamic;
+        return this;
+    }
+
+    public boolean dynamicLevelBytes() {
+        return dynamicLevelBytes;
+    }
+
+    /**
+     * Bits per key of each memtable's whole-key Bloom filter (RocksDB's memtable_whole_key_filtering),
+     * in [0, 64]; 0 = no memtable filter. The filter is on the heap, sized for the entries a full write
+     * buffer of 16-byte keys and values holds (about {@code writeBufferSize / 120}), so a get for a key no
+     * memtable holds costs one probe per memtable instead of a skip-list search. Default 10 (a 64 MiB
+     * write buffer: 700 KiB of filter).
+     */
+    public Options memtableFilterBitsPerKey(double bits) {
+        check(bits >= 0 && bits <= 64 && !Double.isNaN(bits), "memtableFilterBitsPerKey must be in [0, 64]: " + bits);
+        this.memtableFilterBitsPerKey = bits;
+        return this;
+    }
+
+    public double memtableFilterBitsPerKey() {
+        return memtableFilterBitsPerKey;
+    }
+
+    /** Static level sizing: maximum bytes of {@code level} (>= 1) before it is compacted into the next one. */
     public long maxBytesForLevel(int level) {
         double bytes = maxBytesForLevelBase;
         for (int i = 1; i < level; i++) {
@@ -423,9 +508,12 @@ public final class Options {
 
     @Override
     public String toString() {
-        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", ribbonFromLevel=" + ribbonFromLevel
+        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", ribbonFromLevel=" + ribbonFromLevel + ", prefixLength=" + prefixLength
                 + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize=" + blockCacheSize
                 + ", syncMode=" + syncMode + ", numLevels=" + numLevels + ", l0CompactionTrigger=" + l0CompactionTrigger
-                + ", targetFileSize=" + targetFileSize + ", levelSizeMultiplier=" + levelSizeMultiplier + "}";
+                + ", targetFileSize=" + targetFileSize + ", levelSizeMultiplier=" + levelSizeMultiplier
+                + ", dynamicLevelBytes=" + dynamicLevelBytes + ", maxBytesForLevelBase=" + maxBytesForLevelBase
+                + ", l0Triggers=" + l0CompactionTrigger + "/" + l0SlowdownWritesTrigger + "/" + l0StopWritesTrigger
+                + ", memtableFilterBitsPerKey=" + memtableFilterBitsPerKey + "}";
     }
 }

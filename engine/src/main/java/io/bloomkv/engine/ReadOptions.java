@@ -49,4 +49,22 @@ public final class ReadOptions {
     public byte[] iterateUpperBound() {
         return iterateUpperBound == null ? null : iterateUpperBound.clone();
     }
+
+    private boolean prefixSameAsStart;
+
+    /**
+     * RocksDB's {@code prefix_same_as_start}, for a database with {@link Options#prefixLength} p > 0: an iterator's
+     * {@code seek(target)} with a target of at least p bytes only visits keys starting with the target's first p
+     * bytes (it becomes invalid past them) and skips every table whose prefix filter says none is there, without
+     * reading it. Targets shorter than p, {@code seekToFirst}, and databases without a prefix length iterate over
+     * everything, as without this option. Default false.
+     */
+    public ReadOptions prefixSameAsStart(boolean sameAsStart) {
+        this.prefixSameAsStart = sameAsStart;
+        return this;
+    }
+
+    public boolean prefixSameAsStart() {
+        return prefixSameAsStart;
+    }
 }

@@ -119,7 +119,7 @@ final class Recovery {
         try {
             state.log = log;
             state.logFileNumber = logNumber;
-            state.mem = new MemTable(logNumber);
+            state.mem = new MemTable(logNumber, options.writeBufferSize(), options.memtableFilterBitsPerKey());
         } finally {
             state.unlock();
         }

@@ -147,7 +147,8 @@ final class TableOutputs {
                 .restartInterval(options.blockRestartInterval())
                 .filterKind(kind)
                 .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries), expectedEntries))
-                .compression(compressionForLevel(level));
+                .compression(compressionForLevel(level))
+                .prefixLength(options.prefixLength());
     }
 
     /**

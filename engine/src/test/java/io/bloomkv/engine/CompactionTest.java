@@ -2,6 +2,7 @@ package io.bloomkv.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomkv.engine.internal.version.LevelTargets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,8 +30,17 @@ class CompactionTest {
 
     @Test
     void levelsStayWithinBoundsAndObsoleteFilesAreDeleted() throws IOException {
+        levelsStayWithinBounds(tiny().dynamicLevelBytes(true));
+    }
+
+    @Test
+    void staticLevelSizesStayWithinBounds() throws IOException {
+        levelsStayWithinBounds(tiny().dynamicLevelBytes(false));
+    }
+
+    private void levelsStayWithinBounds(Options options) throws IOException {
         Random rnd = new Random(TestKeys.seed("CompactionTest.levels"));
-        try (Db db = Db.open(dir, tiny())) {
+        try (Db db = Db.open(dir, options)) {
             for (int i = 0; i < 20_000; i++) {
                 db.put(TestKeys.key(rnd.nextInt(5000)), TestKeys.value(rnd, 80));
             }
@@ -39,8 +49,26 @@ class CompactionTest {
             System.out.println("CompactionTest: " + s);
             assertThat(s.compactions()).as("hundreds of compactions").isGreaterThan(100);
             assertThat(s.levelTables(0)).isLessThan(tiny().l0CompactionTrigger());
+            long[] levelBytes = new long[s.numLevels()];
+            for (int level = 0; level < s.numLevels(); level++) {
+                levelBytes[level] = s.levelBytes(level);
+            }
+            LevelTargets targets = LevelTargets.compute(levelBytes, options.dynamicLevelBytes(), options.maxBytesForLevelBase(),
+                    options.levelSizeMultiplier());
+            System.out.println("CompactionTest: " + targets);
             for (int level = 1; level < s.numLevels() - 1; level++) {
-                assertThat(s.levelBytes(level)).as("level " + level).isLessThanOrEqualTo(tiny().maxBytesForLevel(level));
+                assertThat(s.levelBytes(level)).as("level " + level).isLessThanOrEqualTo(targets.target(level));
+                if (!options.dynamicLevelBytes()) {
+                    assertThat(targets.target(level)).isEqualTo(options.maxBytesForLevel(level));
+                }
+            }
+            for (int level = 1; level < targets.baseLevel(); level++) {
+                assertThat(s.levelBytes(level)).as("level " + level + " above the base level").isZero();
+            }
+            if (options.dynamicLevelBytes()) {
+                // 20,000 puts of ~100 bytes over 5000 keys hold a few hundred KiB: fewer levels than configured.
+                assertThat(targets.baseLevel()).as("levels sized from the last level up").isGreaterThan(1);
+                assertThat(s.levelBytes(s.numLevels() - 1)).as("the last level holds the most").isPositive();
             }
             assertThat(s.writeAmplification()).isGreaterThan(1);
             assertThat(s.compactionBytesWritten()).isPositive();

@@ -29,6 +29,12 @@ class ModelTest {
     }
 
     @Test
+    void level0OnlyWithoutMemtableFilterAgainstTreeMap() {
+        run(Options.defaults().writeBufferSize(16 << 10).autoCompaction(false).blockSize(512).memtableFilterBitsPerKey(0),
+                "level0OnlyNoMemtableFilter");
+    }
+
+    @Test
     void withCompactionAndTinyTablesAgainstTreeMap() {
         Options o = Options.defaults().writeBufferSize(4 << 10).blockSize(256).targetFileSize(4 << 10)
                 .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
@@ -63,19 +69,12 @@ class ModelTest {
     }
 
     @Test
-    void compressedTablesWithCompactionAgainstTreeMap() {
+    void compressedTablesWithDirectReadsAgainstTreeMap() {
         Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
                 .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                .compression(Compression.LZ4).bottommostCompression(Compression.ZSTD);
-        run(o, "compressed");
-    }
-
-    @Test
-    void directReadsWithoutBlockCacheAgainstTreeMap() {
-        Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
-                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                .useDirectReads(true).blockCacheSize(0).compression(Compression.LZ4);
-        run(o, "directReads");
+                .compression(Compression.LZ4).bottommostCompression(Compression.ZSTD)
+                .useDirectReads(true).blockCacheSize(0);
+        run(o, "compressedDirect");
     }
 
     /** A random value of 0..maxLength bytes; compressible (random half, repeated) when the options compress. */

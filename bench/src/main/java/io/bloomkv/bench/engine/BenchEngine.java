@@ -25,6 +25,15 @@ public interface BenchEngine extends AutoCloseable {
 
     void delete(byte[] key) throws IOException;
 
+    /** The values of {@code keys} (null where absent), read as one batch when the engine has a batched read. */
+    default List<byte[]> multiGet(List<byte[]> keys) throws IOException {
+        List<byte[]> out = new java.util.ArrayList<>(keys.size());
+        for (byte[] k : keys) {
+            out.add(get(k));
+        }
+        return out;
+    }
+
     /** Seeks to the first key >= start and steps over up to {@code count} entries; returns how many it saw. */
     int scan(byte[] start, int count) throws IOException;
 

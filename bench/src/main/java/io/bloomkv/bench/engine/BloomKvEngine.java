@@ -1,5 +1,6 @@
 package io.bloomkv.bench.engine;
 
+import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
 import io.bloomkv.engine.Options;
@@ -31,16 +32,36 @@ public final class BloomKvEngine implements BenchEngine {
     private BloomKvEngine(Path dir, EngineSettings settings) {
         this.dir = dir;
         this.settings = settings;
-        this.options = Options.defaults()
+        this.options = settings.ownDefaults()
+                ? Options.defaults() // bloomkv's own defaults: only the filter bits and the sync mode are set
+                        .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
+                        .memtableFilterBitsPerKey(settings.filters() ? Options.defaults().memtableFilterBitsPerKey() : 0)
+                        .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
+                        .fileSystem(fs)
+                : Options.defaults()
                 .filterKind(FilterPolicySpec.parse(settings.filterKind()).kind())
                 .ribbonFromLevel(FilterPolicySpec.parse(settings.filterKind()).ribbonFromLevel())
                 .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
                 .blockSize(settings.blockSize())
                 .blockCacheSize(settings.cacheSize())
                 .writeBufferSize(settings.writeBufferSize())
+                .memtableFilterBitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
                 .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
+                .compression(compression(settings.compression()))
+                .bottommostCompression(compression(settings.compression()))
+                .useDirectReads(settings.directReads())
                 .fileSystem(fs)
                 .createIfMissing(true);
+    }
+
+    /** The engine's compression for the bench's name (none, lz4, zstd). */
+    static Compression compression(String name) {
+        return switch (name) {
+            case "none" -> Compression.NONE;
+            case "lz4" -> Compression.LZ4;
+            case "zstd" -> Compression.ZSTD;
+            default -> throw new IllegalArgumentException("unknown compression '" + name + "'");
+        };
     }
 
     public static BloomKvEngine open(Path dir, EngineSettings settings) throws IOException {
@@ -86,6 +107,11 @@ public final class BloomKvEngine implements BenchEngine {
     @Override
     public void delete(byte[] key) {
         db.delete(key);
+    }
+
+    @Override
+    public List<byte[]> multiGet(List<byte[]> keys) {
+        return db.multiGet(keys);
     }
 
     @Override
@@ -167,9 +193,13 @@ public final class BloomKvEngine implements BenchEngine {
 
     @Override
     public String describe() {
+        if (settings.ownDefaults()) {
+            return "bloomkv on Options.defaults(): " + options;
+        }
         return "bloomkv: " + (settings.filters() ? settings.filterKind() + " filters, " + settings.bitsPerKey() + " bits/key (off-heap)" : "no filters")
                 + ", block " + settings.blockSize() + " B, block cache " + settings.cacheSize() + " B, write buffer "
-                + settings.writeBufferSize() + " B, no compression, WAL on, sync " + (settings.sync() ? "EVERY_WRITE" : "NONE");
+                + settings.writeBufferSize() + " B" + (settings.filters() ? " with a memtable filter" : "") + ", compression " + settings.compression()
+                + (settings.directReads() ? ", direct reads" : "") + ", WAL on, sync " + (settings.sync() ? "EVERY_WRITE" : "NONE");
     }
 
     @Override

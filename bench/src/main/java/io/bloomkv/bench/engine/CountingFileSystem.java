@@ -32,6 +32,11 @@ final class CountingFileSystem implements FileSystem {
         return counter == null ? f : new Counted(f, counter);
     }
 
+    @Override
+    public ReadableFile newDirectReadableFile(Path p) throws IOException {
+        return inner.newDirectReadableFile(p);
+    }
+
     private record Counted(WritableFile inner, LongAdder counter) implements WritableFile {
         @Override
         public void append(byte[] b, int off, int len) throws IOException {

@@ -29,8 +29,8 @@ import java.util.stream.Stream;
  * RocksDB (rocksdbjni) configured to match bloomkv: block-based tables with a whole-key
  * {@code BloomFilter(bitsPerKey)} (format_version 6: the cache-local FastLocalBloom), the same
  * block size, an LRU block cache of the same capacity (index and filter blocks held by the table
- * readers, outside the cache, as bloomkv keeps them), no compression, WAL on, fsync per write only
- * when asked. Counters come from RocksDB's Statistics tickers.
+ * readers, outside the cache, as bloomkv keeps them), a whole-key memtable Bloom filter of the same
+ * size as bloomkv's, no compression, WAL on, fsync per write only when asked. Counters come from RocksDB's Statistics tickers.
  */
 public final class RocksDbEngine implements BenchEngine {
     static {
@@ -77,6 +77,10 @@ public final class RocksDbEngine implements BenchEngine {
     }
 
     private void openDb() throws IOException {
+        if (settings.ownDefaults()) {
+            openWithOwnDefaults();
+            return;
+        }
         cache = new LRUCache(settings.cacheSize());
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setFormatVersion(FORMAT_VERSION)
@@ -92,14 +96,46 @@ public final class RocksDbEngine implements BenchEngine {
                 .setCreateIfMissing(true)
                 .setStatistics(statistics)
                 .setWriteBufferSize(settings.writeBufferSize())
-                .setCompressionType(CompressionType.NO_COMPRESSION)
-                .setBottommostCompressionType(CompressionType.NO_COMPRESSION)
+                // bloomkv's memtable filter: bitsPerKey bits per ~120 bytes of write buffer (MemTable.expectedEntries)
+                .setMemtableWholeKeyFiltering(settings.filters())
+                .setMemtablePrefixBloomSizeRatio(settings.filters() ? settings.bitsPerKey() / (8.0 * 120) : 0)
+                .setCompressionType(compressionType(settings.compression()))
+                .setBottommostCompressionType(compressionType(settings.compression()))
+                .setUseDirectReads(settings.directReads())
                 .setTableFormatConfig(table);
         try {
             db = RocksDB.open(options, dir.toString());
         } catch (RocksDBException e) {
             throw io(e);
         }
+    }
+
+    /** RocksDB's default Options, with a BlockBasedTableConfig that only sets the Bloom filter (a new user's set-up). */
+    private void openWithOwnDefaults() throws IOException {
+        BlockBasedTableConfig table = new BlockBasedTableConfig();
+        if (settings.filters()) {
+            filter = new BloomFilter(settings.bitsPerKey());
+            table.setFilterPolicy(filter);
+        }
+        options = new Options()
+                .setCreateIfMissing(true)
+                .setStatistics(statistics)
+                .setTableFormatConfig(table);
+        try {
+            db = RocksDB.open(options, dir.toString());
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    /** RocksDB's compression for the bench's name (none, lz4, zstd); ZSTD at its default level (3), as bloomkv. */
+    static CompressionType compressionType(String name) {
+        return switch (name) {
+            case "none" -> CompressionType.NO_COMPRESSION;
+            case "lz4" -> CompressionType.LZ4_COMPRESSION;
+            case "zstd" -> CompressionType.ZSTD_COMPRESSION;
+            default -> throw new IllegalArgumentException("unknown compression '" + name + "'");
+        };
     }
 
     @Override
@@ -137,6 +173,15 @@ public final class RocksDbEngine implements BenchEngine {
     public byte[] get(byte[] key) throws IOException {
         try {
             return db.get(readOptions, key);
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public List<byte[]> multiGet(List<byte[]> keys) throws IOException {
+        try {
+            return db.multiGetAsList(readOptions, keys);
         } catch (RocksDBException e) {
             throw io(e);
         }
@@ -279,10 +324,20 @@ public final class RocksDbEngine implements BenchEngine {
 
     @Override
     public String describe() {
+        if (settings.ownDefaults()) {
+            return "rocksdb " + version() + " on its defaults" + (settings.filters() ? " + BloomFilter(" + settings.bitsPerKey() + ")" : "")
+                    + ": write buffer " + options.writeBufferSize() + " B, compression " + options.compressionType()
+                    + ", dynamic level bytes " + options.levelCompactionDynamicLevelBytes() + ", L0 trigger "
+                    + options.level0FileNumCompactionTrigger() + ", max bytes for level base " + options.maxBytesForLevelBase()
+                    + " B, target file size " + options.targetFileSizeBase() + " B, background jobs " + options.maxBackgroundJobs()
+                    + ", WAL on, sync " + settings.sync();
+        }
         return "rocksdb " + version() + ": BlockBasedTable format_version " + FORMAT_VERSION
                 + (settings.filters() ? ", BloomFilter(" + settings.bitsPerKey() + ") [FastLocalBloom, whole key]" : ", no filter")
                 + ", block " + settings.blockSize() + " B, LRUCache " + settings.cacheSize() + " B (index/filter outside the cache)"
-                + ", write buffer " + settings.writeBufferSize() + " B, no compression, WAL on, sync " + settings.sync();
+                + ", write buffer " + settings.writeBufferSize() + " B" + (settings.filters() ? " with a whole-key memtable bloom" : "")
+                + ", compression " + settings.compression()
+                + (settings.directReads() ? ", direct reads" : "") + ", WAL on, sync " + settings.sync();
     }
 
     private void closeDb() {

@@ -120,6 +120,34 @@ public class FilterProbeBenchmark {
         return filter != null ? filter.mightContain(key) : guava.mightContain(key);
     }
 
+    /** 32 absent hashes asked at once ({@code Filter.mightContainAll}: touch pass, then probes); the score is per batch. */
+    @Benchmark
+    public int negativeBatch32() {
+        if (filter == null) {
+            return 0; // Guava has no batch probe
+        }
+        int from = (next += 32) & MASK & ~31;
+        System.arraycopy(absentHashes, from, batch, 0, 32);
+        return filter.mightContainAll(batch, 32, batchResults);
+    }
+
+    /** The same 32 absent hashes asked one by one; the score is per batch. */
+    @Benchmark
+    public int negativeSingle32() {
+        if (filter == null) {
+            return 0;
+        }
+        int from = (next += 32) & MASK & ~31;
+        int positives = 0;
+        for (int i = 0; i < 32; i++) {
+            positives += filter.mightContain(absentHashes[from + i]) ? 1 : 0;
+        }
+        return positives;
+    }
+
+    private final long[] batch = new long[32];
+    private final boolean[] batchResults = new boolean[32];
+
     @Benchmark
     public boolean negativeHashed() {
         long hash = absentHashes[next++ & MASK];

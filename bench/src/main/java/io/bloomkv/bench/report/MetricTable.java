@@ -49,6 +49,7 @@ public final class MetricTable {
             new Metric("write amplification", PhaseResult::writeAmplification, "%.3f"),
             new Metric("SST MiB on disk", p -> p.sstBytes() / 1048576.0, "%,.1f"),
             new Metric("tables", p -> p.tables().tableCount(), "%.0f"),
+            new Metric("heap after GC MiB", p -> p.heapAfterGcBytes() / 1048576.0, "%,.1f"),
             new Metric("wrong answers", p -> p.wrongAnswers(), "%.0f"));
 
     /**

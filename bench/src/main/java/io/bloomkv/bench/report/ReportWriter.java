@@ -57,6 +57,8 @@ public final class ReportWriter {
         cfg.put("cacheSize", c.cacheSize());
         cfg.put("writeBufferSize", c.writeBufferSize());
         cfg.put("compression", c.compression());
+        cfg.put("valueCompressibility", c.valueCompressibility());
+        cfg.put("directReads", c.direct());
         cfg.put("sync", c.sync());
         cfg.put("threads", c.threads());
         cfg.put("distribution", c.distribution().flagName());
@@ -70,6 +72,7 @@ public final class ReportWriter {
         cfg.put("warmup", c.warmup());
         cfg.put("phaseWarmup", c.phaseWarmup());
         cfg.put("repeat", c.repeat());
+        cfg.put("ownDefaults", c.ownDefaults());
         root.put("config", cfg);
         root.put("engines", r.engines());
         root.put("coldMethod", r.coldMethod());
@@ -165,6 +168,7 @@ public final class ReportWriter {
         m.put("tableEntries", p.tables().entries());
         m.put("cold", p.cold());
         m.put("run", p.run());
+        m.put("heapAfterGcBytes", p.heapAfterGcBytes());
         return m;
     }
 
@@ -179,10 +183,12 @@ public final class ReportWriter {
         sb.append("Run ").append(r.started()).append(String.format(Locale.ROOT, ", %.0f s", r.seconds()))
                 .append(", on ").append(r.machine().summary()).append(".\n\n");
         sb.append(String.format(Locale.ROOT, "%,d keys of %d bytes, %d-byte values, %s bits per key, %d-byte blocks, "
-                        + "%,d-byte block cache, %,d-byte write buffer, compression %s, WAL on, sync %s, %d reader thread(s), "
-                        + "%s key distribution, seed %d.%n",
+                        + "%,d-byte block cache, %,d-byte write buffer, compression %s (values compress to ~%s), %s, WAL on, sync %s, "
+                        + "%d reader thread(s), %s key distribution, seed %d.%n",
                 c.num(), c.keySize(), c.valueSize(), trim(c.bitsPerKey()), c.blockSize(), c.cacheSize(), c.writeBufferSize(),
-                c.compression(), c.sync(), c.threads(), c.distribution(), c.seed()));
+                c.compression(), trim(c.valueCompressibility()),
+                c.direct() ? "direct reads (O_DIRECT) on both engines" : "reads through the page cache",
+                c.sync(), c.threads(), c.distribution(), c.seed()));
         sb.append(String.format(Locale.ROOT, "Reads per read phase: %,d; seeks per seek phase: %,d. Engines ran alternately "
                 + "(A B A B) in fresh directories; each preloading workload loads the keys in random order, flushes and waits "
                 + "for compactions before it measures, so reads go to SSTables%s. Each engine first ran %,d untimed operations "

@@ -27,7 +27,9 @@ import java.util.stream.Stream;
  * Runs the configured workloads on every engine column, alternating engines (A B A B) in fresh
  * directories. Workloads that preload load the N keys in a seeded random order (batches of 1000),
  * flush and wait until the engine is idle, so every measured read goes to SSTables. Consecutive
- * read-only workloads (readrandom, readmissing, seekrandom) share one loaded database.
+ * read-only workloads (readrandom, readmissing, seekrandom) share one loaded database; right after
+ * fillrandom they share its database (it loaded the same keys and values in the same order, and
+ * was flushed and settled), which halves the loading time of a scale run.
  */
 public final class BenchRunner {
     static final int PRELOAD_BATCH = 1000;
@@ -48,7 +50,7 @@ public final class BenchRunner {
     public BenchRunner(BenchConfig cfg, ProgressSink progress, PageCacheEvictor evictor) {
         this.cfg = cfg;
         this.keys = new KeySpace(cfg.num(), cfg.keySize());
-        this.values = new ValueSource(cfg.valueSize(), cfg.seed());
+        this.values = new ValueSource(cfg.valueSize(), cfg.seed(), cfg.valueCompressibility());
         this.progress = progress;
         this.evictor = evictor;
         if (cfg.cold() && evictor == null) {
@@ -72,7 +74,8 @@ public final class BenchRunner {
         List<List<Workload>> out = new ArrayList<>();
         List<Workload> current = null;
         for (Workload w : workloads) {
-            if (w.readOnly() && current != null && current.get(0).readOnly()) {
+            // A fillrandom leaves exactly the preloaded state (same keys, values, order), so reads after it reuse its database.
+            if (w.readOnly() && current != null && (current.get(0).readOnly() || current.get(0) == Workload.FILLRANDOM)) {
                 current.add(w);
             } else {
                 current = new ArrayList<>();
@@ -97,6 +100,7 @@ public final class BenchRunner {
                     case SEEKRANDOM -> 2 * cfg.seeks();
                     case DELETERANDOM -> cfg.num() / 2 + Math.min(cfg.reads(), cfg.num() / 2);
                     case READUPDATE, READHEAVY -> cfg.reads();
+                    case MULTIGETRANDOM, MULTIGETMISSING -> cfg.reads();
                 };
             }
         }
@@ -205,6 +209,8 @@ public final class BenchRunner {
             case DELETERANDOM -> deletes(spec, engine);
             case READUPDATE -> List.of(mixed(w, spec, engine, 50, true));
             case READHEAVY -> List.of(mixed(w, spec, engine, 5, false));
+            case MULTIGETRANDOM -> List.of(multiGets(w, name, spec, engine, true));
+            case MULTIGETMISSING -> List.of(multiGets(w, name, spec, engine, false));
         };
     }
 
@@ -319,6 +325,62 @@ public final class BenchRunner {
                     }
                 }
                 tick(i - from);
+            }
+        });
+        EngineCounters delta = engine.counters().minus(before);
+        return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
+                0, delta, tables, 0, cold, predicted);
+    }
+
+    /** Keys per multiGet call of the multiget workloads. */
+    static final int MULTIGET_BATCH = 32;
+
+    /**
+     * {@link #reads} in batches of {@link #MULTIGET_BATCH} keys through {@link BenchEngine#multiGet}: ops count keys;
+     * the latency recorded per key is the batch's time divided by its size.
+     */
+    private PhaseResult multiGets(Workload w, String phase, EngineSpec spec, BenchEngine engine, boolean present)
+            throws IOException {
+        long total = cfg.reads() / MULTIGET_BATCH * MULTIGET_BATCH;
+        phaseWarmUp(engine, present ? 0 : 1);
+        String cold = coldStart(engine);
+        TableSummary tables = engine.tables();
+        EngineCounters before = engine.counters();
+        long[] ids;
+        if (present) {
+            ids = existingIds(phase, total);
+        } else {
+            SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ phase.hashCode());
+            ids = new long[Math.toIntExact(total)];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = keys.missingId(rnd.nextLong(keys.missingCount()));
+            }
+        }
+        byte[][] ks = keysOf(ids);
+        double[] predicted = present ? new double[] {Double.NaN, Double.NaN} : tables.predictAbsent(ks);
+        Parallel par = parallel(total / MULTIGET_BATCH, (from, n, h, counts) -> {
+            for (long b = from; b < from + n; b++) {
+                int first = (int) (b * MULTIGET_BATCH);
+                List<byte[]> batch = Arrays.asList(ks).subList(first, first + MULTIGET_BATCH);
+                long t0 = System.nanoTime();
+                List<byte[]> vs = engine.multiGet(batch);
+                long perKey = (System.nanoTime() - t0) / MULTIGET_BATCH;
+                for (int j = 0; j < MULTIGET_BATCH; j++) {
+                    h.recordValue(Math.min(perKey, HIST_MAX_NANOS));
+                    byte[] v = vs.get(j);
+                    if (v == null) {
+                        counts[1]++;
+                        if (present) {
+                            counts[2]++;
+                        }
+                    } else {
+                        counts[0]++;
+                        if (!present || !values.matches(v, ids[first + j], 0)) {
+                            counts[2]++;
+                        }
+                    }
+                    tick((b - from) * MULTIGET_BATCH + j);
+                }
             }
         });
         EngineCounters delta = engine.counters().minus(before);
@@ -627,7 +689,13 @@ public final class BenchRunner {
                 secs == 0 ? Double.NaN : ops / secs,
                 h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
                 h.getMaxValue() / 1e3, found, notFound, wrong, background, delta, tables, userBytes, cold, run,
-                predicted[0], predicted[1]);
+                predicted[0], predicted[1], heapAfterGc());
+    }
+
+    /** Heap bytes in use after a full GC: what the open engine and the harness keep on the heap. */
+    private static long heapAfterGc() {
+        System.gc();
+        return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
     private long rowBytes() {

@@ -27,6 +27,7 @@ import io.bloomkv.bench.engine.TableSummary;
  * @param run               which repetition of the sequence (0-based, see --repeat)
  * @param predictedChecks   absent-key phases: filter checks the tables' key ranges predict (NaN otherwise)
  * @param predictedUseful   absent-key phases: useful checks predicted from key ranges and each filter's expected FPR
+ * @param heapAfterGcBytes  Java heap in use right after a full GC at the end of the phase (the engine still open)
  */
 public record PhaseResult(
         String workload, String phase, String engine, boolean filters, String label, String kind,
@@ -34,7 +35,7 @@ public record PhaseResult(
         double p50Micros, double p99Micros, double p999Micros, double maxMicros,
         long found, long notFound, long wrongAnswers, long backgroundWrites,
         EngineCounters counters, TableSummary tables, long userBytesWritten, String cold, int run,
-        double predictedChecks, double predictedUseful) {
+        double predictedChecks, double predictedUseful, long heapAfterGcBytes) {
 
     public long filterChecks() {
         return counters.filterChecks();

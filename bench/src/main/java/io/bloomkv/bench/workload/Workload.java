@@ -25,7 +25,11 @@ public enum Workload {
     /** Preload, flush, then each thread: 50% get, 50% read-modify-write (get, then put) of the same key (YCSB A's mix). */
     READUPDATE("readupdate", "50% get, 50% read-modify-write of the same key", true, false),
     /** Preload, flush, then each thread: 95% get, 5% update (a put of an existing key, YCSB B's mix). */
-    READHEAVY("readheavy", "95% get, 5% update", true, false);
+    READHEAVY("readheavy", "95% get, 5% update", true, false),
+    /** Preload, flush, then multiGet batches of {@code BenchRunner.MULTIGET_BATCH} keys that exist (RocksDB: multiGetAsList). */
+    MULTIGETRANDOM("multigetrandom", "multiGet batches of 32 keys that exist", true, true),
+    /** As multigetrandom with absent keys inside the loaded key range (odd ids). */
+    MULTIGETMISSING("multigetmissing", "multiGet batches of 32 absent keys", true, true);
 
     private final String dbBenchName;
     private final String description;

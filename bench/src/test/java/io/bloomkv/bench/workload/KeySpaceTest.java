@@ -109,4 +109,13 @@ class KeySpaceTest {
         assertThat(sessions.get(1)).containsExactly(Workload.READRANDOM, Workload.READMISSING, Workload.SEEKRANDOM);
         assertThat(sessions.get(3)).containsExactly(Workload.READRANDOM);
     }
+
+    @Test
+    void readsRightAfterFillrandomShareItsDatabase() {
+        var sessions = BenchRunner.sessions(java.util.List.of(Workload.FILLRANDOM, Workload.READRANDOM, Workload.READMISSING,
+                Workload.OVERWRITE, Workload.READRANDOM));
+        assertThat(sessions).hasSize(3);
+        assertThat(sessions.get(0)).containsExactly(Workload.FILLRANDOM, Workload.READRANDOM, Workload.READMISSING);
+        assertThat(sessions.get(2)).containsExactly(Workload.READRANDOM);
+    }
 }

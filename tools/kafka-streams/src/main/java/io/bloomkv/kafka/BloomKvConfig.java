@@ -16,7 +16,7 @@ public final class BloomKvConfig {
      * Bytes of one block cache shared by every bloomkv store of the application (all its tasks and
      * threads in this JVM), instead of one cache per store: the memory bound does not grow with the
      * number of partitions. Unset: each store has the block cache of its {@code Options}
-     * ({@code blockCacheSize}, 8 MiB by default). A store opened with {@code Options.blockCache(...)}
+     * ({@code blockCacheSize}, 32 MiB by default). A store opened with {@code Options.blockCache(...)}
      * keeps that cache.
      */
     public static final String BLOCK_CACHE_BYTES_CONFIG = "bloomkv.block.cache.bytes";

@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * {@link NullPointerException}; range bounds are inclusive, null is open, {@code from > to} gives an
  * empty iterator and a logged warning; iterators read the store as of their creation (never a
  * {@code ConcurrentModificationException}) and must be closed (closing the store closes them).
- * {@link #flush()} / {@link #commit(Map)} make what was written durable (the memtable becomes an
- * fsynced table) and checkpoint the IQv2 {@link Position}. Data lives under {@code stateDir/name};
+ * {@link #flush()} / {@link #commit(Map)} make what was written durable (the write-ahead log is
+ * synced) and checkpoint the IQv2 {@link Position}. Data lives under {@code stateDir/name};
  * the position under {@code stateDir/name.position}. Thread-safe (the stream thread writes, IQ threads
  * read); writes are serialized. Engine failures surface as {@link ProcessorStateException}, use after
  * close as {@link InvalidStateStoreException}.
@@ -74,7 +74,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
 
     BloomKvStore(String name, Options options) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
-        this.options = options == null ? Options.defaults() : options.copy();
+        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
     }
 
     @Override
@@ -114,30 +114,42 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         context.register(root, new RestoreCallback());
     }
 
-    /** Restores changelog batches: each batch is one atomic WriteBatch; the position follows the records. */
+    /**
+     * Restores changelog batches: each batch is one atomic WriteBatch holding the last record of each
+     * key in it (earlier records of a key in the same batch are overwritten within it, so they are not
+     * written: the uncompacted changelog tail repeats hot keys); the position follows every record.
+     */
     private final class RestoreCallback implements RecordBatchingStateRestoreCallback {
         @Override
         public void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
-            WriteBatch batch = new WriteBatch();
+            Map<Bytes, byte[]> last = new java.util.LinkedHashMap<>(records.size() * 2);
             synchronized (BloomKvStore.this) {
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, position);
-                    addTo(batch, r.key(), r.value());
+                    last.put(Bytes.wrap(Objects.requireNonNull(r.key(), "key cannot be null")), r.value());
                 }
-                write(batch);
+                write(batchOf(last));
             }
         }
 
         @Override
         public void restoreAll(Collection<KeyValue<byte[], byte[]>> records) {
-            WriteBatch batch = new WriteBatch();
+            Map<Bytes, byte[]> last = new java.util.LinkedHashMap<>(records.size() * 2);
             for (KeyValue<byte[], byte[]> r : records) {
-                addTo(batch, r.key, r.value);
+                last.put(Bytes.wrap(Objects.requireNonNull(r.key, "key cannot be null")), r.value);
             }
             synchronized (BloomKvStore.this) {
-                write(batch);
+                write(batchOf(last));
             }
         }
+    }
+
+    private static WriteBatch batchOf(Map<Bytes, byte[]> entries) {
+        WriteBatch batch = new WriteBatch();
+        for (Map.Entry<Bytes, byte[]> e : entries.entrySet()) {
+            addTo(batch, e.getKey().get(), e.getValue());
+        }
+        return batch;
     }
 
     private static void addTo(WriteBatch batch, byte[] key, byte[] value) {
@@ -328,14 +340,18 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         return db();
     }
 
-    /** Makes every write so far durable (memtable -> fsynced table when anything was written) and checkpoints the position. */
+    /**
+     * Makes every write so far durable and checkpoints the position. Kafka's RocksDB store disables
+     * its WAL and flushes the memtable to a table at every commit; bloomkv keeps its WAL and syncs it
+     * (one fsync), so memtables still fill to their size before they become tables.
+     */
     @Override
     public synchronized void flush() {
         Db d = db();
         try {
             if (dirty) {
                 dirty = false;
-                d.flush();
+                d.syncWal();
             }
         } catch (BloomKvException e) {
             dirty = true;

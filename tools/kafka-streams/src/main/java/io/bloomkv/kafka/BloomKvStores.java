@@ -21,9 +21,21 @@ import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 public final class BloomKvStores {
     private BloomKvStores() {}
 
-    /** A persistent store with the engine's default {@link Options}. */
+    /** Memtable bytes of a store by default: Kafka's RocksDB store uses 16 MiB write buffers. */
+    public static final long DEFAULT_WRITE_BUFFER_BYTES = 16L << 20;
+
+    /**
+     * The options of the stores made without options: the engine's defaults with a {@link #DEFAULT_WRITE_BUFFER_BYTES}
+     * memtable and {@code manualWalFlush} (the store syncs its WAL at every commit, as Kafka expects; Kafka's RocksDB
+     * store runs without a WAL and flushes its memtable instead).
+     */
+    public static Options defaultOptions() {
+        return Options.defaults().writeBufferSize(DEFAULT_WRITE_BUFFER_BYTES).manualWalFlush(true);
+    }
+
+    /** A persistent store with {@link #defaultOptions()}. */
     public static KeyValueBytesStoreSupplier persistentKeyValueStore(String name) {
-        return persistentKeyValueStore(name, Options.defaults());
+        return persistentKeyValueStore(name, defaultOptions());
     }
 
     /** A persistent store with {@code options} (copied; e.g. a shared block cache, filter bits, write buffer). */
@@ -37,7 +49,7 @@ public final class BloomKvStores {
      * {@code Stores.persistentTimestampedKeyValueStore}).
      */
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStore(String name) {
-        return persistentTimestampedKeyValueStore(name, Options.defaults());
+        return persistentTimestampedKeyValueStore(name, defaultOptions());
     }
 
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStore(String name, Options options) {
@@ -46,7 +58,7 @@ public final class BloomKvStores {
 
     /** A persistent store in Kafka's timestamp-and-headers value format (as {@code Stores.persistentTimestampedKeyValueStoreWithHeaders}). */
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(String name) {
-        return persistentTimestampedKeyValueStoreWithHeaders(name, Options.defaults());
+        return persistentTimestampedKeyValueStoreWithHeaders(name, defaultOptions());
     }
 
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(String name, Options options) {

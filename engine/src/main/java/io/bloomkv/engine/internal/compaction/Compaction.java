@@ -4,9 +4,9 @@ import io.bloomkv.engine.internal.version.FileMetaData;
 import java.util.List;
 
 /**
- * What one compaction merges: {@code base} from {@code level} and {@code below} from the next level,
- * written into {@code outputLevel} (the next level, or {@code level} itself for an in-place rewrite
- * by compactRange).
+ * What one compaction merges: {@code base} from {@code level} and {@code below} from
+ * {@code outputLevel}, written into {@code outputLevel} (the next level; the base level for level 0;
+ * or {@code level} itself for an in-place rewrite by compactRange).
  */
 public record Compaction(int level, int outputLevel, List<FileMetaData> base, List<FileMetaData> below) {
     public Compaction {

@@ -3,6 +3,7 @@ package io.bloomkv.engine.internal.compaction;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.Options;
 import io.bloomkv.engine.internal.version.FileMetaData;
+import io.bloomkv.engine.internal.version.LevelTargets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -12,10 +13,13 @@ import java.util.function.IntFunction;
  * Chooses compactions, as LevelDB's version_set.cc does, as pure functions of the levels and the
  * options (tested from testdata/compaction_picker). A level's score says how much it overflows:
  * level 0 by table count against {@link Options#l0CompactionTrigger()}, level n >= 1 by bytes
- * against {@link Options#maxBytesForLevel(int)}; the last level never overflows. A level-0
- * compaction merges every level-0 table with the overlapping level-1 tables; a level-n compaction
- * takes the first table after the level's compaction pointer (round robin over the key space) and
- * the overlapping tables of level n+1.
+ * against its target ({@link LevelTargets}: LevelDB's static sizes, or, with
+ * {@link Options#dynamicLevelBytes()}, RocksDB's sizes computed from the last level upward); levels
+ * above the base level and the last level never overflow. A level-0 compaction merges every
+ * level-0 table with the overlapping tables of the base level; a level-n compaction takes the table
+ * whose overlapping bytes in level n+1 are fewest per byte of its own (RocksDB's
+ * kMinOverlappingRatio: the least rewriting per byte moved down; among equals the first after the
+ * level's compaction pointer, round robin over the key space) and the overlapping tables of level n+1.
  */
 public final class CompactionPicker {
     private CompactionPicker() {}
@@ -23,14 +27,29 @@ public final class CompactionPicker {
     /** The level whose compaction is most urgent and its score; >= 1 means it needs one. */
     public record Score(int level, double score) {}
 
+    /** The size targets of {@code v}'s levels and its base level. */
+    public static LevelTargets targets(LevelView v, Options options) {
+        long[] bytes = new long[v.numLevels()];
+        for (int level = 0; level < bytes.length; level++) {
+            bytes[level] = levelBytes(v, level);
+        }
+        return LevelTargets.compute(bytes, options.dynamicLevelBytes(), options.maxBytesForLevelBase(), options.levelSizeMultiplier());
+    }
+
     /** The most urgent level of {@code v} and its score. */
     public static Score score(LevelView v, Options options) {
+        return score(v, options, targets(v, options));
+    }
+
+    /** The most urgent level of {@code v} and its score, given its {@link #targets}. */
+    public static Score score(LevelView v, Options options, LevelTargets targets) {
         int bestLevel = 0;
         double bestScore = -1;
         for (int level = 0; level < v.numLevels() - 1; level++) {
             double score = level == 0
                     ? v.files(0).size() / (double) options.l0CompactionTrigger()
-                    : levelBytes(v, level) / (double) options.maxBytesForLevel(level);
+                    : level < targets.baseLevel() ? 0 // above the base level: empty by construction
+                    : levelBytes(v, level) / (double) targets.target(level);
             if (score > bestScore) {
                 bestScore = score;
                 bestLevel = level;
@@ -45,32 +64,58 @@ public final class CompactionPicker {
      * compaction took (null = start of the key space).
      */
     public static Compaction pickAuto(LevelView v, Options options, IntFunction<byte[]> compactPointer) {
-        Score s = score(v, options);
+        LevelTargets targets = targets(v, options);
+        Score s = score(v, options, targets);
         if (s.score() < 1) {
             return null;
         }
-        return pickLevel(v, s.level(), compactPointer.apply(s.level()));
+        return pickLevel(v, s.level(), compactPointer.apply(s.level()), targets.baseLevel());
     }
 
-    /** The compaction of {@code level} into the next level, or null when the level is empty. */
-    public static Compaction pickLevel(LevelView v, int level, byte[] compactPointer) {
+    /**
+     * The compaction of {@code level} into the next level (level 0: into {@code baseLevel}), or null
+     * when the level is empty.
+     */
+    public static Compaction pickLevel(LevelView v, int level, byte[] compactPointer, int baseLevel) {
         List<FileMetaData> files = v.files(level);
         if (files.isEmpty()) {
             return null;
         }
         if (level == 0) {
-            return withBelow(v, 0, files);
+            return withBelow(v, 0, baseLevel, files);
         }
-        FileMetaData chosen = files.get(0);
-        if (compactPointer != null) {
-            for (FileMetaData f : files) {
-                if (InternalKey.compare(f.largest(), compactPointer) > 0) {
-                    chosen = f;
-                    break;
-                }
+        return withBelow(v, level, level + 1, List.of(minOverlappingRatio(v, level, files, compactPointer)));
+    }
+
+    /**
+     * The table of {@code level} whose overlapping bytes in the next level, per byte of its own, are
+     * fewest; among equals the first after {@code pointer} (round robin), else the first.
+     */
+    static FileMetaData minOverlappingRatio(LevelView v, int level, List<FileMetaData> files, byte[] pointer) {
+        int start = 0;
+        if (pointer != null) {
+            while (start < files.size() && InternalKey.compare(files.get(start).largest(), pointer) <= 0) {
+                start++;
+            }
+            if (start == files.size()) {
+                start = 0;
             }
         }
-        return withBelow(v, level, List.of(chosen));
+        FileMetaData best = null;
+        double bestRatio = Double.MAX_VALUE;
+        for (int k = 0; k < files.size(); k++) {
+            FileMetaData f = files.get((start + k) % files.size());
+            long below = 0;
+            for (FileMetaData g : overlapping(v, level + 1, f.smallestUserKey(), f.largestUserKey())) {
+                below += g.fileSize();
+            }
+            double ratio = below / (double) Math.max(1, f.fileSize());
+            if (ratio < bestRatio) {
+                bestRatio = ratio;
+                best = f;
+            }
+        }
+        return best;
     }
 
     /**
@@ -78,11 +123,20 @@ public final class CompactionPicker {
      * level, or rewritten in place when {@code inPlace}; null when none overlaps.
      */
     public static Compaction pickRange(LevelView v, int level, byte[] from, byte[] to, boolean inPlace) {
+        return pickRange(v, level, from, to, inPlace ? level : level + 1);
+    }
+
+    /**
+     * The tables of {@code level} overlapping [from, to] (null = open bound), merged into
+     * {@code outputLevel} (below {@code level}), or rewritten in place when it is {@code level}; null
+     * when none overlaps.
+     */
+    public static Compaction pickRange(LevelView v, int level, byte[] from, byte[] to, int outputLevel) {
         List<FileMetaData> base = overlapping(v, level, from, to);
         if (base.isEmpty()) {
             return null;
         }
-        return inPlace ? new Compaction(level, level, base, List.of()) : withBelow(v, level, base);
+        return outputLevel == level ? new Compaction(level, level, base, List.of()) : withBelow(v, level, outputLevel, base);
     }
 
     /** The deepest level holding a table that overlaps [from, to]; 0 when none does. */
@@ -140,7 +194,7 @@ public final class CompactionPicker {
         return sum;
     }
 
-    private static Compaction withBelow(LevelView v, int level, List<FileMetaData> base) {
+    private static Compaction withBelow(LevelView v, int level, int outputLevel, List<FileMetaData> base) {
         byte[] smallest = null;
         byte[] largest = null;
         for (FileMetaData f : base) {
@@ -151,6 +205,6 @@ public final class CompactionPicker {
                 largest = f.largestUserKey();
             }
         }
-        return new Compaction(level, level + 1, base, overlapping(v, level + 1, smallest, largest));
+        return new Compaction(level, outputLevel, base, overlapping(v, outputLevel, smallest, largest));
     }
 }

@@ -93,8 +93,8 @@ public final class MonkeyAllocation {
      * allocation is computed for the tree's steady shape, so that every table written for a level
      * gets the same bits whatever the momentary fill of the levels: level 0 as
      * {@link Options#l0CompactionTrigger()} runs of one flush each ({@code expectedEntries} for a
-     * flush, else the average level-0 table), every level above the deepest one at its capacity
-     * ({@link Options#maxBytesForLevel}, converted to entries at the tree's average entry size), and
+     * flush, else the average level-0 table), every level from the base level to above the deepest one at its capacity
+     * ({@link Version#levelTargets()}, converted to entries at the tree's average entry size), and
      * the deepest level at its current size. Rounded to {@link #BITS_GRANULARITY}, at most
      * {@link #MAX_BITS_PER_KEY}.
      */
@@ -123,10 +123,12 @@ public final class MonkeyAllocation {
             runs.add(flushEntries);
         }
         int target = level == 0 ? 0 : -1;
-        for (int l = 1; l <= deepest; l++) {
+        int first = level == 0 ? version.baseLevel() : Math.min(level, version.baseLevel());
+        for (int l = first; l <= deepest; l++) {
             long n;
             if (l < deepest) {
-                n = (long) (options.maxBytesForLevel(l) / bytesPerEntry);
+                long capacity = version.levelTargets().target(l);
+                n = (long) ((capacity == Long.MAX_VALUE ? options.maxBytesForLevelBase() : capacity) / bytesPerEntry);
             } else {
                 n = version.levelEntries(l) + (l == level ? expectedEntries : 0);
             }

@@ -1,5 +1,6 @@
 package io.bloomkv.engine.internal.memtable;
 
+import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.table.InternalIterator;
@@ -17,6 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>One writer at a time ({@link #add} is called by the database's write leader only); any number
  * of concurrent readers ({@link #get}, {@link #iterator}), lock-free, backed by a
  * {@link ConcurrentSkipListMap}. Arrays handed out are copies.
+ *
+ * <p>With a {@link MemTableFilter} (whole-key Bloom filter over the user keys), a get for a key the
+ * memtable does not hold usually costs one filter probe instead of a skip-list search.
  */
 public final class MemTable {
     /** Bytes charged per entry besides key and value: skip-list node, index levels, array headers. */
@@ -29,10 +33,36 @@ public final class MemTable {
     private final AtomicLong approximateBytes = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
     private final long logNumber;
+    /** Null when the memtable has no filter. */
+    private final MemTableFilter filter;
 
-    /** @param logNumber number of the WAL file holding this memtable's writes */
+    /** A memtable without a filter. @param logNumber number of the WAL file holding this memtable's writes */
     public MemTable(long logNumber) {
+        this(logNumber, 0, 0);
+    }
+
+    /**
+     * @param logNumber        number of the WAL file holding this memtable's writes
+     * @param writeBufferSize  bytes the memtable takes before it is frozen (sizes the filter)
+     * @param filterBitsPerKey bits per key of the whole-key filter, sized for the entries a full memtable
+     *                         of small values holds ({@link #expectedEntries}); 0 = no filter
+     */
+    public MemTable(long logNumber, long writeBufferSize, double filterBitsPerKey) {
         this.logNumber = logNumber;
+        this.filter = filterBitsPerKey > 0 ? new MemTableFilter(expectedEntries(writeBufferSize), filterBitsPerKey) : null;
+    }
+
+    /**
+     * Entries a memtable of {@code writeBufferSize} bytes holds when keys are 16 bytes and values 16
+     * bytes (larger entries: fewer, so more bits per key and a lower false-positive rate).
+     */
+    static long expectedEntries(long writeBufferSize) {
+        return Math.max(64, writeBufferSize / (16 + InternalKey.TRAILER_SIZE + 16 + ENTRY_OVERHEAD));
+    }
+
+    /** Heap bytes of the memtable's filter (0 without one). */
+    public long filterMemoryBytes() {
+        return filter == null ? 0 : filter.memoryBytes();
     }
 
     public long logNumber() {
@@ -47,6 +77,9 @@ public final class MemTable {
         byte[] v = type == ValueType.DELETE ? EMPTY : value;
         int at = arena.copy(v, 0, v.length);
         MemKey key = new MemKey(userKey, InternalKey.packTrailer(sequence, type), at, v.length);
+        if (filter != null) {
+            filter.add(Hashing.hash64(userKey)); // before the entry becomes visible (see MemTableFilter)
+        }
         table.put(key, arena.lastArray());
         entries.incrementAndGet();
         approximateBytes.addAndGet(userKey.length + InternalKey.TRAILER_SIZE + v.length + ENTRY_OVERHEAD);
@@ -57,6 +90,20 @@ public final class MemTable {
      * value, a DELETE (tombstone), or null when this memtable holds nothing for the key.
      */
     public TableReader.Entry get(byte[] userKey, long snapshotSequence) {
+        return get(userKey, filter == null ? 0 : Hashing.hash64(userKey), snapshotSequence);
+    }
+
+    /**
+     * As {@link #get(byte[], long)}, with the key's {@link Hashing#hash64} already computed (the one
+     * hash a get computes for every filter it asks).
+     */
+    public TableReader.Entry get(byte[] userKey, long userKeyHash, long snapshotSequence) {
+        if (entries.get() == 0) {
+            return null; // nothing added before the reader's sequence was published (see MemTableFilter)
+        }
+        if (filter != null && !filter.mightContain(userKeyHash)) {
+            return null;
+        }
         Map.Entry<MemKey, byte[]> e = table.ceilingEntry(
                 new MemKey(userKey, InternalKey.packTrailer(snapshotSequence, ValueType.FOR_SEEK)));
         if (e == null || !Arrays.equals(e.getKey().userKey, userKey)) {

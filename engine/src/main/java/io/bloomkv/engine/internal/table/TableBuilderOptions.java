@@ -14,13 +14,14 @@ public final class TableBuilderOptions {
     private final FilterKind filterKind;
     private final double bitsPerKey;
     private final Compression compression;
+    private final int prefixLength;
 
     private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey) {
-        this(blockSize, restartInterval, filterKind, bitsPerKey, Compression.NONE);
+        this(blockSize, restartInterval, filterKind, bitsPerKey, Compression.NONE, 0);
     }
 
     private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey,
-            Compression compression) {
+            Compression compression, int prefixLength) {
         if (blockSize < 64) {
             throw new IllegalArgumentException("block size must be >= 64 bytes: " + blockSize);
         }
@@ -35,6 +36,10 @@ public final class TableBuilderOptions {
         this.filterKind = Objects.requireNonNull(filterKind, "filterKind");
         this.bitsPerKey = bitsPerKey;
         this.compression = Objects.requireNonNull(compression, "compression");
+        if (prefixLength < 0) {
+            throw new IllegalArgumentException("prefix length must be >= 0: " + prefixLength);
+        }
+        this.prefixLength = prefixLength;
     }
 
     /** 4 KiB blocks, a restart point every 16 keys, BLOCKED filters at 10 bits per key, no compression. */
@@ -48,7 +53,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions blockSize(int bytes) {
-        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, compression);
+        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, compression, prefixLength);
     }
 
     /** Keys between restart points in data blocks. */
@@ -57,7 +62,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions restartInterval(int keys) {
-        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey, compression);
+        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey, compression, prefixLength);
     }
 
     public FilterKind filterKind() {
@@ -65,7 +70,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions filterKind(FilterKind kind) {
-        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey, compression);
+        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey, compression, prefixLength);
     }
 
     /** Filter bits per distinct user key (counters per key for COUNTING); 0 = the table has no filter. */
@@ -74,7 +79,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions bitsPerKey(double bits) {
-        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits, compression);
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits, compression, prefixLength);
     }
 
     /**
@@ -86,7 +91,20 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions compression(Compression c) {
-        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, c);
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, c, prefixLength);
+    }
+
+    /**
+     * Length of the fixed-length prefix whose hashes the filter also holds (0 = whole keys only): every user key of
+     * at least this many bytes adds the hash of its first {@code prefixLength} bytes, so a prefix seek can ask the
+     * filter whether any key with a prefix is in the table.
+     */
+    public int prefixLength() {
+        return prefixLength;
+    }
+
+    public TableBuilderOptions prefixLength(int bytes) {
+        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, bytes);
     }
 
     public boolean hasFilter() {
@@ -96,6 +114,6 @@ public final class TableBuilderOptions {
     @Override
     public String toString() {
         return "TableBuilderOptions{blockSize=" + blockSize + ", restartInterval=" + restartInterval
-                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + "}";
+                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + ", prefixLength=" + prefixLength + "}";
     }
 }

@@ -30,6 +30,10 @@ public final class TableProperties {
     static final String FILTER_BITS_PER_KEY = "bloomkv.filter.bits.per.key";
     static final String FILTER_KEYS = "bloomkv.filter.keys";
     static final String FILTER_KIND = "bloomkv.filter.kind";
+    /** Optional (absent = 0): the fixed prefix length whose prefixes the filter also holds. */
+    static final String FILTER_PREFIX_LENGTH = "bloomkv.filter.prefix.length";
+    /** Optional (absent = 0): distinct prefixes the filter holds besides the keys. */
+    static final String FILTER_PREFIXES = "bloomkv.filter.prefixes";
     static final String FILTER_SIZE = "bloomkv.filter.size";
     static final String INDEX_SIZE = "bloomkv.index.size";
     static final String LARGEST_KEY = "bloomkv.key.largest";
@@ -52,6 +56,8 @@ public final class TableProperties {
     private final long largestSeq;
     private final FilterKind filterKind;
     private final double bitsPerKey;
+    private final int prefixLength;
+    private final long filterPrefixes;
     private final long filterBytes;
     private final long filterKeys;
     private final long fileSize;
@@ -74,6 +80,8 @@ public final class TableProperties {
         largestSeq = b.largestSeq;
         filterKind = b.filterKind;
         bitsPerKey = b.bitsPerKey;
+        prefixLength = b.prefixLength;
+        filterPrefixes = b.filterPrefixes;
         filterBytes = b.filterBytes;
         filterKeys = b.filterKeys;
         fileSize = b.fileSize;
@@ -167,6 +175,16 @@ public final class TableProperties {
         return bitsPerKey;
     }
 
+    /** The prefix length whose prefixes the filter holds besides the whole keys; 0 = whole keys only. */
+    public int prefixLength() {
+        return prefixLength;
+    }
+
+    /** Distinct prefixes the filter holds (0 without a prefix length). */
+    public long filterPrefixes() {
+        return filterPrefixes;
+    }
+
     /** Bytes of the serialized filter block, without trailer (0 = no filter). */
     public long filterBytes() {
         return filterBytes;
@@ -204,6 +222,10 @@ public final class TableProperties {
         m.put(FILTER_KEYS, varint(filterKeys));
         m.put(FILTER_KIND, varint(filterKind == null ? TableFormat.NO_FILTER_CODE : filterKind.code()));
         m.put(FILTER_SIZE, varint(filterBytes));
+        if (prefixLength > 0) {
+            m.put(FILTER_PREFIX_LENGTH, varint(prefixLength));
+            m.put(FILTER_PREFIXES, varint(filterPrefixes));
+        }
         m.put(INDEX_SIZE, varint(indexSize));
         m.put(LARGEST_KEY, largestKey.clone());
         m.put(SMALLEST_KEY, smallestKey.clone());
@@ -257,6 +279,14 @@ public final class TableProperties {
         b.bitsPerKey = Double.longBitsToDouble(Coding.getFixed64(bits, 0));
         b.filterBytes = d.varint(FILTER_SIZE);
         b.filterKeys = d.varint(FILTER_KEYS);
+        if (raw.containsKey(FILTER_PREFIX_LENGTH)) {
+            long p = d.varint(FILTER_PREFIX_LENGTH);
+            if (p > Integer.MAX_VALUE) {
+                throw new CorruptionException("property " + FILTER_PREFIX_LENGTH + " is out of range: " + p, file, blockOffset);
+            }
+            b.prefixLength = (int) p;
+            b.filterPrefixes = raw.containsKey(FILTER_PREFIXES) ? d.varint(FILTER_PREFIXES) : 0;
+        }
         // Written since block compression; a table without them predates it and is uncompressed.
         long compressionCode = raw.containsKey(COMPRESSION) ? d.varint(COMPRESSION) : Compression.NONE.code();
         try {
@@ -349,6 +379,8 @@ public final class TableProperties {
         double bitsPerKey;
         long filterBytes;
         long filterKeys;
+        int prefixLength;
+        long filterPrefixes;
         long fileSize;
         int formatVersion = TableFormat.FORMAT_VERSION;
         Compression compression = Compression.NONE;

@@ -245,6 +245,33 @@ public final class TableReader implements AutoCloseable {
         } else {
             counters.tablesReadWithoutFilter.increment();
         }
+        return searchRetained(userKey, snapshotSeq);
+    }
+
+    /**
+     * The filter step of {@link #getRetainedInRange} for a batch of keys (Db.multiGet): {@code results[i]} is false
+     * when the filter rules out the key whose hash is {@code hashes[i]}; the counters move as for that many gets.
+     * The filter touches the batch's cache lines before testing ({@code Filter.mightContainAll}). Returns the
+     * number of keys let through. Same holding contract as {@link #getRetainedInRange}.
+     */
+    public int filterAllRetained(long[] hashes, int count, boolean[] results) {
+        if (filter == null) {
+            java.util.Arrays.fill(results, 0, count, true);
+            counters.tablesReadWithoutFilter.add(count);
+            return count;
+        }
+        int positives = filter.mightContainAll(hashes, count, results);
+        counters.filterChecks.add(count);
+        counters.filterUseful.add(count - positives);
+        counters.filterPositive.add(positives);
+        return positives;
+    }
+
+    /**
+     * The block step of {@link #getRetainedInRange}, for a key its filter let through ({@link #filterAllRetained}):
+     * index block, then the data block(s) holding {@code userKey}'s entries. Same holding contract.
+     */
+    public Entry searchRetained(byte[] userKey, long snapshotSeq) {
         // Seek target: userKey || (MAX_SEQUENCE, FOR_SEEK), the first internal key of userKey; compared in place.
         long seekTrailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
         BlockIterator idx = index.iterator(InternalKey.COMPARATOR);
@@ -348,6 +375,20 @@ public final class TableReader implements AutoCloseable {
             out.add(new IndexEntry(it.key(), handleOf(it)));
         }
         return out;
+    }
+
+    /**
+     * False only when this table certainly holds no user key starting with a {@code prefixLength}-byte prefix whose
+     * {@code Hashing.hash64} is {@code prefixHash}: its filter was written with this same prefix length (table
+     * property {@code bloomkv.filter.prefix.length}) and answers no. A table without a usable filter, or whose filter
+     * holds another prefix length (or none), answers true (fails open). Same holding contract as
+     * {@link #getRetainedInRange}.
+     */
+    public boolean mayContainPrefixRetained(int prefixLength, long prefixHash) {
+        if (filter == null || prefixLength <= 0 || properties.prefixLength() != prefixLength) {
+            return true;
+        }
+        return filter.mightContain(prefixHash);
     }
 
     /** Off-heap bytes of this table's filter (0 if none or broken). */

@@ -40,6 +40,8 @@ public final class TableWriter implements Closeable {
     private int hashCount;
     private long offset;
     private byte[] lastKey;
+    /** The last prefix whose hash went into the filter (prefix filters only). */
+    private byte[] lastPrefix;
     private boolean finished;
     private boolean closed;
 
@@ -77,6 +79,7 @@ public final class TableWriter implements Closeable {
                 userKeyHashes = Arrays.copyOf(userKeyHashes, (int) Math.min(2L * hashCount, MAX_FILTER_KEYS));
             }
             userKeyHashes[hashCount++] = Hashing.hash64(internalKey, 0, internalKey.length - InternalKey.TRAILER_SIZE);
+            addPrefixHash(internalKey);
         }
         if (newUserKey) {
             props.filterKeys++;
@@ -98,6 +101,31 @@ public final class TableWriter implements Closeable {
         if (dataBlock.currentSizeEstimate() >= opts.blockSize()) {
             flushDataBlock();
         }
+    }
+
+    /**
+     * With a prefix length p, the first user key of each run of keys sharing their first p bytes also adds the hash of
+     * those p bytes (keys are sorted, so equal prefixes are adjacent); keys shorter than p add none.
+     */
+    private void addPrefixHash(byte[] internalKey) {
+        int p = opts.prefixLength();
+        int userLength = internalKey.length - InternalKey.TRAILER_SIZE;
+        if (p == 0 || userLength < p) {
+            return;
+        }
+        if (lastPrefix != null && Arrays.equals(lastPrefix, 0, p, internalKey, 0, p)) {
+            return;
+        }
+        lastPrefix = Arrays.copyOf(internalKey, p);
+        if (hashCount == userKeyHashes.length) {
+            if (hashCount >= MAX_FILTER_KEYS) {
+                throw new IllegalStateException("a table's filter holds at most " + MAX_FILTER_KEYS
+                        + " keys and prefixes; finish this table and start another: " + file.path());
+            }
+            userKeyHashes = Arrays.copyOf(userKeyHashes, (int) Math.min(2L * hashCount, MAX_FILTER_KEYS));
+        }
+        userKeyHashes[hashCount++] = Hashing.hash64(internalKey, 0, p);
+        props.filterPrefixes++;
     }
 
     /** Entries added so far. */
@@ -137,6 +165,7 @@ public final class TableWriter implements Closeable {
             filterHandle = writeBlock(serialized, Compression.NONE); // filter bits are random: never compressed
             props.filterKind = opts.filterKind();
             props.bitsPerKey = opts.bitsPerKey();
+            props.prefixLength = opts.prefixLength();
             props.filterBytes = serialized.length;
         } else {
             filterHandle = new BlockHandle(offset, 0);

@@ -26,10 +26,12 @@ public final class Version implements LevelView {
     private final FileMetaData[][] files;
     private final TableReader[][] readers;
     private final RefCount refs = new RefCount("version");
+    private final LevelTargets targets;
     private final int compactionLevel;
     private final double compactionScore;
 
-    Version(VersionSet owner, List<List<FileMetaData>> levels, TableCache tables, int compactionLevel, double compactionScore) {
+    Version(VersionSet owner, List<List<FileMetaData>> levels, TableCache tables, LevelTargets targets, int compactionLevel,
+            double compactionScore) {
         this.owner = owner;
         this.files = new FileMetaData[levels.size()][];
         this.readers = new TableReader[levels.size()][];
@@ -45,6 +47,7 @@ public final class Version implements LevelView {
                 r.retain();
             }
         }
+        this.targets = targets;
         this.compactionLevel = compactionLevel;
         this.compactionScore = compactionScore;
     }
@@ -125,6 +128,16 @@ public final class Version implements LevelView {
         return readers[level][index];
     }
 
+    /** The level level 0 compacts into (1 with static level sizes; see {@link LevelTargets}). */
+    public int baseLevel() {
+        return targets.baseLevel();
+    }
+
+    /** The size targets of the levels this Version's compaction score was computed with. */
+    public LevelTargets levelTargets() {
+        return targets;
+    }
+
     /** Level whose compaction is most urgent, and its score (>= 1 means it needs one). */
     public int compactionLevel() {
         return compactionLevel;
@@ -161,6 +174,78 @@ public final class Version implements LevelView {
         return null;
     }
 
+    /**
+     * {@link #get} for a batch: for each key k not yet {@code resolved}, {@code out[k]} becomes its newest entry
+     * visible at {@code snapshotSequence} (or stays null) and {@code resolved[k]} true when one is found. Tables are
+     * asked in {@link #get}'s order; each table first filters all its candidate keys at once
+     * ({@link TableReader#filterAllRetained}: the filter's cache-line loads overlap), then searches the keys it let
+     * through in key order, so keys sharing a data block read it back to back (the second from the block cache).
+     * {@code order} lists the key indices sorted by key.
+     */
+    public void multiGet(byte[][] userKeys, long[] hashes, int[] order, long snapshotSequence, TableReader.Entry[] out,
+                         boolean[] resolved) {
+        int n = order.length;
+        int[] batchKeys = new int[n];
+        long[] batchHashes = new long[n];
+        boolean[] passed = new boolean[n];
+        for (int i = 0; i < files[0].length; i++) {
+            int count = 0;
+            for (int k : order) {
+                if (!resolved[k] && files[0][i].mayContain(userKeys[k])) {
+                    batchKeys[count] = k;
+                    batchHashes[count++] = hashes[k];
+                }
+            }
+            probeTable(readers[0][i], userKeys, batchKeys, batchHashes, passed, count, snapshotSequence, out, resolved);
+        }
+        for (int level = 1; level < files.length; level++) {
+            FileMetaData[] fs = files[level];
+            if (fs.length == 0) {
+                continue;
+            }
+            int table = -1;
+            int count = 0;
+            for (int k : order) {
+                if (resolved[k]) {
+                    continue;
+                }
+                int t = findFile(fs, userKeys[k]);
+                if (t >= fs.length || Arrays.compareUnsigned(userKeys[k], fs[t].smallestUserKey()) < 0) {
+                    continue;
+                }
+                if (t != table) {
+                    if (count > 0) {
+                        probeTable(readers[level][table], userKeys, batchKeys, batchHashes, passed, count, snapshotSequence, out, resolved);
+                    }
+                    table = t;
+                    count = 0;
+                }
+                batchKeys[count] = k;
+                batchHashes[count++] = hashes[k];
+            }
+            if (count > 0) {
+                probeTable(readers[level][table], userKeys, batchKeys, batchHashes, passed, count, snapshotSequence, out, resolved);
+            }
+        }
+    }
+
+    private static void probeTable(TableReader r, byte[][] userKeys, int[] batchKeys, long[] batchHashes, boolean[] passed,
+                                   int count, long snapshotSequence, TableReader.Entry[] out, boolean[] resolved) {
+        if (count == 0 || r.filterAllRetained(batchHashes, count, passed) == 0) {
+            return;
+        }
+        for (int j = 0; j < count; j++) {
+            if (passed[j]) {
+                int k = batchKeys[j];
+                TableReader.Entry e = r.searchRetained(userKeys[k], snapshotSequence);
+                if (e != null) {
+                    out[k] = e;
+                    resolved[k] = true;
+                }
+            }
+        }
+    }
+
     /** Index of the first table whose largest user key is >= {@code userKey} (length when none). */
     static int findFile(FileMetaData[] sorted, byte[] userKey) {
         int lo = 0;
@@ -188,6 +273,46 @@ public final class Version implements LevelView {
             }
         }
         return out;
+    }
+
+    /**
+     * As {@link #iterators()}, restricted to the tables that may hold a user key starting with {@code prefix}
+     * ({@code prefixHash} = its {@code Hashing.hash64}): tables whose key range cannot hold one are left out without
+     * touching them, and so are tables whose prefix filter says the prefix is absent
+     * ({@link TableReader#mayContainPrefixRetained}). The result is only meaningful for keys with that prefix.
+     */
+    public List<InternalIterator> prefixIterators(byte[] prefix, long prefixHash) {
+        int p = prefix.length;
+        List<InternalIterator> out = new ArrayList<>();
+        for (int i = 0; i < files[0].length; i++) {
+            if (mayHoldPrefix(files[0][i], prefix) && readers[0][i].mayContainPrefixRetained(p, prefixHash)) {
+                out.add(readers[0][i].iterator());
+            }
+        }
+        for (int level = 1; level < files.length; level++) {
+            FileMetaData[] fs = files[level];
+            List<FileMetaData> keptFiles = new ArrayList<>(1);
+            List<TableReader> keptReaders = new ArrayList<>(1);
+            for (int i = findFile(fs, prefix); i < fs.length && mayHoldPrefix(fs[i], prefix); i++) {
+                if (readers[level][i].mayContainPrefixRetained(p, prefixHash)) {
+                    keptFiles.add(fs[i]);
+                    keptReaders.add(readers[level][i]);
+                }
+            }
+            if (!keptFiles.isEmpty()) {
+                out.add(new LevelIterator(keptFiles.toArray(new FileMetaData[0]), keptReaders.toArray(new TableReader[0])));
+            }
+        }
+        return out;
+    }
+
+    /** The table's user-key range [smallest, largest] can hold a key starting with {@code prefix}. */
+    private static boolean mayHoldPrefix(FileMetaData f, byte[] prefix) {
+        byte[] smallest = f.smallestUserKey();
+        int n = Math.min(smallest.length, prefix.length);
+        // largest >= prefix, and smallest's first bytes <= prefix
+        return Arrays.compareUnsigned(f.largestUserKey(), prefix) >= 0
+                && Arrays.compareUnsigned(smallest, 0, n, prefix, 0, prefix.length) <= 0;
     }
 
     /**

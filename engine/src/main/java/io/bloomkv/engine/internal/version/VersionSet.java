@@ -218,8 +218,10 @@ public final class VersionSet implements AutoCloseable {
     }
 
     private void installNew(List<List<FileMetaData>> levels) {
-        CompactionPicker.Score score = CompactionPicker.score(LevelView.of(levels), options);
-        Version v = new Version(this, levels, tables, score.level(), score.score());
+        LevelView view = LevelView.of(levels);
+        LevelTargets targets = CompactionPicker.targets(view, options);
+        CompactionPicker.Score score = CompactionPicker.score(view, options, targets);
+        Version v = new Version(this, levels, tables, targets, score.level(), score.score());
         synchronized (liveLock) {
             live.add(v);
         }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * testdata/compaction_picker (Pebble's compaction_picker_* files). Commands:
  *
  * <pre>
- * define levels=N l0-trigger=T base=BYTES multiplier=M
+ * define levels=N l0-trigger=T base=BYTES multiplier=M [dynamic=true]
  * L0: NUMBER:SMALLEST-LARGEST:BYTES ...     (level 0 newest first; deeper levels by key)
  * ----
  * (the scores)
@@ -45,7 +45,8 @@ class CompactionPickerDataDrivenTest {
                         .l0CompactionTrigger((int) c.getLong("l0-trigger", 4))
                         .l0SlowdownWritesTrigger(100).l0StopWritesTrigger(100)
                         .maxBytesForLevelBase(c.getLong("base", 4096))
-                        .levelSizeMultiplier((int) c.getLong("multiplier", 10));
+                        .levelSizeMultiplier((int) c.getLong("multiplier", 10))
+                        .dynamicLevelBytes(Boolean.parseBoolean(c.get("dynamic", "false")));
                 List<List<FileMetaData>> lv = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     lv.add(new ArrayList<>());
@@ -89,7 +90,15 @@ class CompactionPickerDataDrivenTest {
                     .append(CompactionPicker.levelBytes(levels, level)).append(" bytes\n");
         }
         CompactionPicker.Score s = CompactionPicker.score(levels, options);
-        return sb.append(String.format(Locale.ROOT, "score: level %d %.2f", s.level(), s.score())).toString();
+        sb.append(String.format(Locale.ROOT, "score: level %d %.2f", s.level(), s.score()));
+        if (options.dynamicLevelBytes()) {
+            var t = CompactionPicker.targets(levels, options);
+            sb.append("\nbase level ").append(t.baseLevel()).append(", targets");
+            for (int level = 1; level < levels.numLevels() - 1; level++) {
+                sb.append(' ').append(t.target(level) == Long.MAX_VALUE ? "-" : Long.toString(t.target(level)));
+            }
+        }
+        return sb.toString();
     }
 
     private static String describe(Compaction c) {

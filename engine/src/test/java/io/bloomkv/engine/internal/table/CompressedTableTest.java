@@ -115,8 +115,9 @@ class CompressedTableTest {
                 assertThat(props.dataBlocksCompressed()).isZero();
                 assertThat(props.dataSize()).isEqualTo(props.dataUncompressedSize());
             } else {
-                // values compress to ~1/2 and keys share prefixes: every block saves well over 1/8
-                assertThat(props.dataBlocksCompressed()).as(ctx).isEqualTo(props.dataBlocks());
+                // values compress to ~1/2 and keys share prefixes: every full block saves well over 1/8 (the
+                // last block may hold a few bytes, e.g. one tombstone, and not shrink enough)
+                assertThat(props.dataBlocksCompressed()).as(ctx).isBetween(props.dataBlocks() - 1, props.dataBlocks());
                 assertThat((double) props.dataSize()).as(ctx).isLessThan(0.8 * props.dataUncompressedSize());
             }
             checkAll(t, m, p, ctx);

@@ -1,0 +1,105 @@
+package io.bloomkv.bench.kafka;
+
+import java.io.File;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.StreamsMetrics;
+import org.apache.kafka.streams.processor.CommitCallback;
+import org.apache.kafka.streams.processor.StateRestoreCallback;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
+
+/**
+ * The context a task gives its stores, reduced to what a store uses: a state directory, a real
+ * metrics registry (the stores' gauges land in it), the registered restore callback (the bench feeds
+ * it changelog batches as Kafka's restore does).
+ */
+final class BenchStoreContext implements StateStoreContext {
+    final Metrics metrics = new Metrics();
+    final StreamsMetricsImpl streamsMetrics = new StreamsMetricsImpl(metrics, "bench", Time.SYSTEM);
+    private final Map<String, Object> configs = new HashMap<>();
+    private final File stateDir;
+    StateRestoreCallback restoreCallback;
+
+    BenchStoreContext(File stateDir) {
+        this.stateDir = stateDir;
+        // As a task's context: the originals overlaid with every config's value (defaults included).
+        Map<String, Object> props = new HashMap<>();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "bench-kafka-streams");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.getPath());
+        StreamsConfig config = new StreamsConfig(props);
+        configs.putAll(config.originals());
+        configs.putAll(config.values());
+    }
+
+    @Override
+    public String applicationId() {
+        return "bench-kafka-streams";
+    }
+
+    @Override
+    public TaskId taskId() {
+        return new TaskId(0, 0);
+    }
+
+    @Override
+    public Optional<RecordMetadata> recordMetadata() {
+        return Optional.empty();
+    }
+
+    @Override
+    public Serde<?> keySerde() {
+        return Serdes.String();
+    }
+
+    @Override
+    public Serde<?> valueSerde() {
+        return Serdes.Long();
+    }
+
+    @Override
+    public File stateDir() {
+        return stateDir;
+    }
+
+    @Override
+    public StreamsMetrics metrics() {
+        return streamsMetrics;
+    }
+
+    @Override
+    public void register(StateStore store, StateRestoreCallback callback) {
+        restoreCallback = callback;
+    }
+
+    @Override
+    public void register(StateStore store, StateRestoreCallback callback, CommitCallback checkpoint) {
+        restoreCallback = callback;
+    }
+
+    @Override
+    public Map<String, Object> appConfigs() {
+        return configs;
+    }
+
+    @Override
+    public Map<String, Object> appConfigsWithPrefix(String prefix) {
+        Map<String, Object> out = new HashMap<>();
+        configs.forEach((k, v) -> {
+            if (k.startsWith(prefix)) {
+                out.put(k.substring(prefix.length()), v);
+            }
+        });
+        return out;
+    }
+}
