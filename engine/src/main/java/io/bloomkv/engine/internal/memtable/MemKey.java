@@ -18,12 +18,28 @@ final class MemKey {
     final long trailer;
     private final long prefix0;
     private final long prefix1;
+    /** Where the entry's value lies in the array the memtable maps this key to ({@link MemArena}); 0, 0 for lookups. */
+    final int valueOffset;
+    final int valueLength;
 
+    /** A key to look up (no value). */
     MemKey(byte[] userKey, long trailer) {
+        this(userKey, trailer, 0, 0);
+    }
+
+    /** A stored key whose value is {@code [valueOffset, valueOffset + valueLength)} of its mapped array. */
+    MemKey(byte[] userKey, long trailer, int valueOffset, int valueLength) {
         this.userKey = userKey;
         this.trailer = trailer;
         this.prefix0 = word(userKey, 0);
         this.prefix1 = word(userKey, 8);
+        this.valueOffset = valueOffset;
+        this.valueLength = valueLength;
+    }
+
+    /** A copy of this entry's value out of {@code store}, the array the memtable maps this key to. */
+    byte[] value(byte[] store) {
+        return java.util.Arrays.copyOfRange(store, valueOffset, valueOffset + valueLength);
     }
 
     /**

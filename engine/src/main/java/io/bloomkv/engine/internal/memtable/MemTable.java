@@ -27,7 +27,9 @@ public final class MemTable {
     static final int ENTRY_OVERHEAD = 80;
     private static final byte[] EMPTY = new byte[0];
 
+    /** Key -> the array holding its value (see {@link MemKey#valueOffset}): an arena chunk, shared by many keys. */
     private final ConcurrentSkipListMap<MemKey, byte[]> table = new ConcurrentSkipListMap<>(MemKey.ORDER);
+    private final MemArena arena = new MemArena();
     private final AtomicLong approximateBytes = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
     private final long logNumber;
@@ -68,16 +70,17 @@ public final class MemTable {
     }
 
     /**
-     * Adds one entry; {@code value} is ignored for deletes. The memtable keeps both arrays: they must
-     * not be changed afterwards.
+     * Adds one entry; {@code value} is ignored for deletes. The memtable keeps the key array (it must
+     * not be changed afterwards) and copies the value into its arena ({@link MemArena}).
      */
     public void add(long sequence, ValueType type, byte[] userKey, byte[] value) {
-        MemKey key = new MemKey(userKey, InternalKey.packTrailer(sequence, type));
         byte[] v = type == ValueType.DELETE ? EMPTY : value;
+        int at = arena.copy(v, 0, v.length);
+        MemKey key = new MemKey(userKey, InternalKey.packTrailer(sequence, type), at, v.length);
         if (filter != null) {
             filter.add(Hashing.hash64(userKey)); // before the entry becomes visible (see MemTableFilter)
         }
-        table.put(key, v);
+        table.put(key, arena.lastArray());
         entries.incrementAndGet();
         approximateBytes.addAndGet(userKey.length + InternalKey.TRAILER_SIZE + v.length + ENTRY_OVERHEAD);
     }
@@ -108,7 +111,7 @@ public final class MemTable {
         }
         long trailer = e.getKey().trailer;
         ValueType type = ValueType.fromCode((int) (trailer & 0xFF));
-        return new TableReader.Entry(type, trailer >>> 8, type == ValueType.PUT ? e.getValue().clone() : null);
+        return new TableReader.Entry(type, trailer >>> 8, type == ValueType.PUT ? e.getKey().value(e.getValue()) : null);
     }
 
     /** An iterator over a live view: entries added later may or may not be seen (callers filter by sequence). */

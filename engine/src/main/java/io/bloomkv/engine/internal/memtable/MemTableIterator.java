@@ -87,7 +87,7 @@ final class MemTableIterator implements InternalIterator {
         if (current == null) {
             throw new NoSuchElementException("iterator is not valid");
         }
-        return current.getValue().clone();
+        return current.getKey().value(current.getValue());
     }
 
     @Override

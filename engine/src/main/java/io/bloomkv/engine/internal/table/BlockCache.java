@@ -34,7 +34,10 @@ public final class BlockCache {
         this.cache = Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
                 .weigher((Key k, Block b) -> b.size() + PER_BLOCK_OVERHEAD)
-                .executor(Runnable::run) // evict on the calling thread: the bound holds when put returns
+                // Evict on the calling thread: the bound holds when put returns. (Caffeine's asynchronous
+                // maintenance saves the pass per put, 19% of a get's CPU at 1 KB values when most gets miss, but
+                // lets the cache overshoot its bound by up to its write buffer, 256 blocks on 2 cores.)
+                .executor(Runnable::run)
                 .build();
         this.owner = OWNERS.incrementAndGet();
     }

@@ -238,6 +238,21 @@ public final class BlockIterator implements InternalIterator {
         return keyCopy;
     }
 
+    /**
+     * Positions at restart point {@code i} (at no entry when {@code i} is the restart count): for a
+     * search that found the restart point itself ({@link IndexSearch}).
+     */
+    void seekToRestartPoint(int i) {
+        keyLen = 0;
+        nextOffset = i >= block.restartCount() ? limit : block.restartPoint(i);
+        parseNext();
+    }
+
+    /** The first 8 bytes of the current internal key's user key, as {@link IndexSearch#word} (length >= trailer, checked by the caller). */
+    long userKeyPrefix() {
+        return IndexSearch.word(keyBuf, keyLen - InternalKey.TRAILER_SIZE);
+    }
+
     /** Length of the current key. */
     int keyLength() {
         return keyLen;

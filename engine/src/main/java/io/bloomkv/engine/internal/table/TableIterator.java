@@ -1,6 +1,7 @@
 package io.bloomkv.engine.internal.table;
 
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.util.Coding;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.NoSuchElementException;
@@ -39,7 +40,12 @@ final class TableIterator implements InternalIterator {
     @Override
     public void seek(byte[] target) {
         ensureOpen();
-        index.seek(target);
+        if (target.length >= InternalKey.TRAILER_SIZE) {
+            int userLen = target.length - InternalKey.TRAILER_SIZE;
+            table.seekIndex(index, target, userLen, Coding.getFixed64(target, userLen));
+        } else {
+            index.seek(target);
+        }
         loadBlock();
         if (data != null) {
             data.seek(target);

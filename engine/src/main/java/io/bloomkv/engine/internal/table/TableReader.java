@@ -63,6 +63,8 @@ public final class TableReader implements AutoCloseable {
     private final long fileSize;
     private final Footer footer;
     private final Block index;
+    /** Fast point search of {@link #index}, or null (then the block's own search is used). */
+    private final IndexSearch indexSearch;
     private final TableProperties properties;
     private final Map<String, byte[]> rawProperties;
     private final Filter filter;
@@ -83,6 +85,7 @@ public final class TableReader implements AutoCloseable {
         this.fileSize = fileSize;
         this.footer = footer;
         this.index = index;
+        this.indexSearch = indexSearchOf(index);
         this.properties = properties;
         this.rawProperties = rawProperties;
         this.filter = filter;
@@ -272,7 +275,7 @@ public final class TableReader implements AutoCloseable {
         // Seek target: userKey || (MAX_SEQUENCE, FOR_SEEK), the first internal key of userKey; compared in place.
         long seekTrailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
         BlockIterator idx = index.iterator(InternalKey.COMPARATOR);
-        idx.seekInternal(userKey, userKey.length, seekTrailer);
+        seekIndex(idx, userKey, userKey.length, seekTrailer);
         boolean sawUserKey = false;
         boolean first = true;
         try {
@@ -574,6 +577,24 @@ public final class TableReader implements AutoCloseable {
 
     Block indexBlock() {
         return index;
+    }
+
+    /** Positions {@code idx} (an iterator of the index block) at the first entry >= {@code userKey[0, userLen) || trailer}. */
+    void seekIndex(BlockIterator idx, byte[] userKey, int userLen, long trailer) {
+        if (indexSearch != null) {
+            idx.seekToRestartPoint(indexSearch.find(userKey, userLen, trailer));
+        } else {
+            idx.seekInternal(userKey, userLen, trailer);
+        }
+    }
+
+    /** The index's fast search, or null when its layout does not allow one or it is malformed (gets then report the damage). */
+    private static IndexSearch indexSearchOf(Block index) {
+        try {
+            return IndexSearch.of(index);
+        } catch (CorruptionException e) {
+            return null;
+        }
     }
 
     BlockHandle handleOf(BlockIterator indexIt) {

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The in-place search of blocks of internal keys ({@link BlockIterator#seek} with
  * {@link InternalKey#COMPARATOR}, {@link BlockIterator#seekInternal}) against a TreeMap ceiling, and
- * blocks that wrap only a prefix of their array (contents followed by the trailer, not copied).
+ * blocks that wrap only a prefix of their array (contents followed by the trailer, not copied); and
+ * {@link IndexSearch} over blocks with one entry per restart point (the index's layout).
  */
 class BlockInternalSeekTest {
     private static final Path FILE = Path.of("test.sst");
@@ -44,7 +45,8 @@ class BlockInternalSeekTest {
                 ValueType t = rnd.nextBoolean() ? ValueType.PUT : ValueType.DELETE;
                 model.put(InternalKey.encode(userKey(rnd), rnd.nextInt(50), t), new byte[] {(byte) i, (byte) (i >> 8)});
             }
-            BlockBuilder b = new BlockBuilder(1 + rnd.nextInt(20));
+            int interval = rnd.nextInt(3) == 0 ? 1 : 1 + rnd.nextInt(20); // 1: the index blocks' layout
+            BlockBuilder b = new BlockBuilder(interval);
             for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
                 b.add(e.getKey(), e.getValue());
             }
@@ -54,6 +56,12 @@ class BlockInternalSeekTest {
             Arrays.fill(withTrailer, contents.length, withTrailer.length, (byte) 0x7f);
             Block block = new Block(withTrailer, contents.length, FILE, 0);
             assertThat(block.size()).as(ctx).isEqualTo(contents.length);
+            IndexSearch search = IndexSearch.of(block);
+            if (interval == 1 && !model.isEmpty()) {
+                assertThat(search).as(ctx + ": one entry per restart point").isNotNull();
+            } else if (model.size() > interval) {
+                assertThat(search).as(ctx + ": entries between restart points").isNull();
+            }
             for (int q = 0; q < 200; q++) {
                 long seq = rnd.nextInt(60);
                 byte[] target = InternalKey.encode(userKey(rnd), Math.min(seq, InternalKey.MAX_SEQUENCE), ValueType.FOR_SEEK);
@@ -66,7 +74,14 @@ class BlockInternalSeekTest {
                 BlockIterator it2 = block.iterator(InternalKey.COMPARATOR);
                 int ul = target.length - InternalKey.TRAILER_SIZE;
                 it2.seekInternal(Arrays.copyOf(target, ul), ul, InternalKey.trailer(target));
-                for (BlockIterator x : new BlockIterator[] {it, it2}) {
+                // IndexSearch (prefix words, then whole keys among equal words) finds the same entry
+                BlockIterator it3 = block.iterator(InternalKey.COMPARATOR);
+                if (search != null) {
+                    it3.seekToRestartPoint(search.find(target, ul, InternalKey.trailer(target)));
+                } else {
+                    it3.seekInternal(target, ul, InternalKey.trailer(target));
+                }
+                for (BlockIterator x : new BlockIterator[] {it, it2, it3}) {
                     if (want == null) {
                         assertThat(x.valid()).as(ctx).isFalse();
                     } else {
