@@ -1,0 +1,119 @@
+package io.bloomkv.engine.fs;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A file system that forwards every call to another one (Guava's {@code Forwarding*} idiom):
+ * subclasses override only the calls they change, such as counting bytes, dropping fsyncs or
+ * refusing direct reads.
+ */
+public abstract class ForwardingFileSystem implements FileSystem {
+    private final FileSystem delegate;
+
+    protected ForwardingFileSystem(FileSystem delegate) {
+        this.delegate = delegate;
+    }
+
+    /** The file system every call goes to. */
+    protected final FileSystem delegate() {
+        return delegate;
+    }
+
+    @Override
+    public WritableFile newWritableFile(Path p) throws IOException {
+        return delegate.newWritableFile(p);
+    }
+
+    @Override
+    public ReadableFile newReadableFile(Path p) throws IOException {
+        return delegate.newReadableFile(p);
+    }
+
+    @Override
+    public ReadableFile newDirectReadableFile(Path p) throws IOException {
+        return delegate.newDirectReadableFile(p);
+    }
+
+    @Override
+    public boolean exists(Path p) {
+        return delegate.exists(p);
+    }
+
+    @Override
+    public long size(Path p) throws IOException {
+        return delegate.size(p);
+    }
+
+    @Override
+    public void delete(Path p) throws IOException {
+        delegate.delete(p);
+    }
+
+    @Override
+    public void rename(Path from, Path to) throws IOException {
+        delegate.rename(from, to);
+    }
+
+    @Override
+    public List<Path> list(Path dir) throws IOException {
+        return delegate.list(dir);
+    }
+
+    @Override
+    public void createDirectories(Path dir) throws IOException {
+        delegate.createDirectories(dir);
+    }
+
+    @Override
+    public void syncDirectory(Path dir) throws IOException {
+        delegate.syncDirectory(dir);
+    }
+
+    @Override
+    public Optional<Closeable> tryLock(Path lockFile) throws IOException {
+        return delegate.tryLock(lockFile);
+    }
+
+    /** A writable file that forwards every call to another one; subclasses override what they change. */
+    public abstract static class ForwardingWritableFile implements WritableFile {
+        private final WritableFile delegate;
+
+        protected ForwardingWritableFile(WritableFile delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void append(byte[] b, int off, int len) throws IOException {
+            delegate.append(b, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            delegate.flush();
+        }
+
+        @Override
+        public void sync() throws IOException {
+            delegate.sync();
+        }
+
+        @Override
+        public long size() {
+            return delegate.size();
+        }
+
+        @Override
+        public Path path() {
+            return delegate.path();
+        }
+
+        @Override
+        public void close() throws IOException {
+            delegate.close();
+        }
+    }
+}
