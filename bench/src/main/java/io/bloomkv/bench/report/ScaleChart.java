@@ -124,7 +124,7 @@ public final class ScaleChart {
     private static XYChart chart(String title, String yTitle, Map<String, TreeMap<Long, Double>> series) {
         XYChart c = new XYChartBuilder().width(W).height(H).title(title).xAxisTitle("keys (log scale)").yAxisTitle(yTitle).build();
         c.getStyler().setXAxisLogarithmic(true);
-        c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         c.getStyler().setChartBackgroundColor(Color.WHITE);
         c.getStyler().setYAxisDecimalPattern("#,##0.#");
         c.getStyler().setXAxisDecimalPattern("0.#E0");
