@@ -51,6 +51,8 @@ final class DirectReadableFile implements ReadableFile {
         try {
             ch = FileChannel.open(p, StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
         } catch (IOException | UnsupportedOperationException e) {
+            // FileChannel.open throws UnsupportedOperationException where the platform lacks O_DIRECT and an
+            // IOException (EINVAL) where the file system refuses it: both mean "no direct reads here".
             throw new IOException("the file system of " + p + " does not support direct reads (O_DIRECT): " + e, e);
         }
         DiskFileSystem.makeUninterruptible(ch);
