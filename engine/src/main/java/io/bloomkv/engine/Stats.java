@@ -9,7 +9,9 @@ import java.util.Locale;
  * <p>The filter counters mirror RocksDB's tickers: {@link #filterUseful()} is BLOOM_FILTER_USEFUL
  * (a table read avoided), {@link #filterPositive()} is BLOOM_FILTER_FULL_POSITIVE and
  * {@link #filterTruePositive()} BLOOM_FILTER_FULL_TRUE_POSITIVE. Measured false-positive rate =
- * (positive - truePositive) / (useful + positive - truePositive).
+ * (positive - truePositive) / (useful + positive - truePositive). A prefix seek's probes of the tables' prefix
+ * filters ({@link ReadOptions#prefixSameAsStart}) count as checks, useful or positive too (RocksDB's
+ * BLOOM_FILTER_PREFIX_CHECKED / _USEFUL), never as true positives.
  */
 public final class Stats {
     // Read path (from the shared ReadCounters).

@@ -148,6 +148,12 @@ class PrefixSeekTest {
             System.out.printf("absent-prefix seeks: %d seeks, %d block reads (%d tables)%n", seeks, reads, db.tables().size());
             // only filter false positives read (~1% per table holding the key range)
             assertThat((double) reads / seeks).as("seed %d", seed).isLessThanOrEqualTo(0.25);
+            long checks = db.stats().filterChecks() - before.filterChecks();
+            long useful = db.stats().filterUseful() - before.filterUseful();
+            long positive = db.stats().filterPositive() - before.filterPositive();
+            assertThat(checks).as("each seek probes the prefix filter of each table in its range").isGreaterThanOrEqualTo(seeks);
+            assertThat(useful + positive).isEqualTo(checks);
+            assertThat(useful).as("seed %d: the probes rule tables out", seed).isGreaterThan(checks * 9 / 10);
 
             Stats b2 = db.stats();
             for (int p = 1; p < 300; p += 2) {

@@ -37,6 +37,13 @@ public interface BenchEngine extends AutoCloseable {
     /** Seeks to the first key >= start and steps over up to {@code count} entries; returns how many it saw. */
     int scan(byte[] start, int count) throws IOException;
 
+    /**
+     * A prefix seek: seeks to the first key >= {@code start} with prefix-same-as-start semantics (the engine may skip
+     * every table whose prefix filter rules out {@code start}'s first {@code prefixLength} bytes, when it was opened
+     * with that prefix length) and steps over up to {@code count} entries that share that prefix; returns how many.
+     */
+    int scanPrefix(byte[] start, int prefixLength, int count) throws IOException;
+
     /** Flushes every memtable to SSTables and waits until background flushes and compactions are idle. */
     void flushAndSettle() throws IOException;
 

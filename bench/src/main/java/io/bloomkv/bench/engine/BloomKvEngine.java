@@ -4,6 +4,7 @@ import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
 import io.bloomkv.engine.Options;
+import io.bloomkv.engine.ReadOptions;
 import io.bloomkv.engine.Stats;
 import io.bloomkv.engine.SyncMode;
 import io.bloomkv.engine.TableInfo;
@@ -24,6 +25,7 @@ public final class BloomKvEngine implements BenchEngine {
     private final Path dir;
     private final EngineSettings settings;
     private final Options options;
+    private static final ReadOptions PREFIX_SAME_AS_START = ReadOptions.defaults().prefixSameAsStart(true);
     private final CountingFileSystem fs = new CountingFileSystem(FileSystem.disk());
     /** Counters of databases closed by {@link #reopen()}: Db.stats() restarts at 0 on open. */
     private EngineCounters carried = EngineCounters.ZERO;
@@ -37,6 +39,7 @@ public final class BloomKvEngine implements BenchEngine {
                         .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
                         .memtableFilterBitsPerKey(settings.filters() ? Options.defaults().memtableFilterBitsPerKey() : 0)
                         .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
+                        .prefixLength(settings.prefixLength())
                         .fileSystem(fs)
                 : Options.defaults()
                 .filterKind(FilterPolicySpec.parse(settings.filterKind()).kind())
@@ -50,6 +53,7 @@ public final class BloomKvEngine implements BenchEngine {
                 .compression(compression(settings.compression()))
                 .bottommostCompression(compression(settings.compression()))
                 .useDirectReads(settings.directReads())
+                .prefixLength(settings.prefixLength())
                 .fileSystem(fs)
                 .createIfMissing(true);
     }
@@ -129,6 +133,26 @@ public final class BloomKvEngine implements BenchEngine {
     }
 
     @Override
+    public int scanPrefix(byte[] start, int prefixLength, int count) {
+        int seen = 0;
+        try (DbIterator it = db.iterator(PREFIX_SAME_AS_START)) {
+            for (it.seek(start); seen < count && it.valid() && startsWith(it.key(), start, prefixLength); it.next()) {
+                if (it.value() == null) {
+                    throw new IllegalStateException("bloomkv iterator returned an entry without a value");
+                }
+                seen++;
+            }
+        }
+        return seen;
+    }
+
+    /** {@code key} has {@code target}'s first {@code prefixLength} bytes as its own first bytes. */
+    static boolean startsWith(byte[] key, byte[] target, int prefixLength) {
+        return key.length >= prefixLength
+                && java.util.Arrays.equals(key, 0, prefixLength, target, 0, prefixLength);
+    }
+
+    @Override
     public void flushAndSettle() throws IOException {
         db.flush();
         db.waitForBackgroundWork();
@@ -199,7 +223,8 @@ public final class BloomKvEngine implements BenchEngine {
         return "bloomkv: " + (settings.filters() ? settings.filterKind() + " filters, " + settings.bitsPerKey() + " bits/key (off-heap)" : "no filters")
                 + ", block " + settings.blockSize() + " B, block cache " + settings.cacheSize() + " B, write buffer "
                 + settings.writeBufferSize() + " B" + (settings.filters() ? " with a memtable filter" : "") + ", compression " + settings.compression()
-                + (settings.directReads() ? ", direct reads" : "") + ", WAL on, sync " + (settings.sync() ? "EVERY_WRITE" : "NONE");
+                + (settings.directReads() ? ", direct reads" : "")
+                + (settings.prefixLength() > 0 ? ", prefix length " + settings.prefixLength() : "") + ", WAL on, sync " + (settings.sync() ? "EVERY_WRITE" : "NONE");
     }
 
     @Override

@@ -8,10 +8,32 @@ package io.bloomkv.bench.engine;
  * @param compression  block compression of every level, bottommost included: "none", "lz4" or "zstd"
  * @param directReads  table reads bypass the OS page cache (O_DIRECT) on both engines
  * @param ownDefaults  each engine on its own defaults (bench --defaults)
+ * @param prefixLength a fixed-length prefix extractor of this many bytes on both engines (0 = none): bloomkv
+ *                     {@code Options.prefixLength}, RocksDB {@code useFixedLengthPrefixExtractor}
  */
 public record EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
                              long writeBufferSize, boolean sync, String compression, boolean directReads,
-                             boolean ownDefaults) {
+                             boolean ownDefaults, int prefixLength) {
+
+    public EngineSettings {
+        if (prefixLength < 0) {
+            throw new IllegalArgumentException("prefixLength must be >= 0, got " + prefixLength);
+        }
+    }
+
+    /** Without a prefix extractor. */
+    public EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
+                          long writeBufferSize, boolean sync, String compression, boolean directReads,
+                          boolean ownDefaults) {
+        this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, compression, directReads,
+                ownDefaults, 0);
+    }
+
+    /** The same settings with a fixed-length prefix extractor of {@code bytes} (0 = none). */
+    public EngineSettings withPrefixLength(int bytes) {
+        return new EngineSettings(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync,
+                compression, directReads, ownDefaults, bytes);
+    }
 
     /** Matched settings. */
     public EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,

@@ -46,6 +46,7 @@ public final class RocksDbEngine implements BenchEngine {
     private final Statistics statistics = new Statistics();
     private final WriteOptions writeOptions = new WriteOptions();
     private final ReadOptions readOptions = new ReadOptions();
+    private final ReadOptions prefixReadOptions = new ReadOptions().setPrefixSameAsStart(true);
     private Options options;
     private LRUCache cache;
     private BloomFilter filter;
@@ -103,6 +104,9 @@ public final class RocksDbEngine implements BenchEngine {
                 .setBottommostCompressionType(compressionType(settings.compression()))
                 .setUseDirectReads(settings.directReads())
                 .setTableFormatConfig(table);
+        if (settings.prefixLength() > 0) {
+            options.useFixedLengthPrefixExtractor(settings.prefixLength());
+        }
         try {
             db = RocksDB.open(options, dir.toString());
         } catch (RocksDBException e) {
@@ -121,6 +125,9 @@ public final class RocksDbEngine implements BenchEngine {
                 .setCreateIfMissing(true)
                 .setStatistics(statistics)
                 .setTableFormatConfig(table);
+        if (settings.prefixLength() > 0) {
+            options.useFixedLengthPrefixExtractor(settings.prefixLength());
+        }
         try {
             db = RocksDB.open(options, dir.toString());
         } catch (RocksDBException e) {
@@ -216,6 +223,25 @@ public final class RocksDbEngine implements BenchEngine {
     }
 
     @Override
+    public int scanPrefix(byte[] start, int prefixLength, int count) throws IOException {
+        int seen = 0;
+        try (RocksIterator it = db.newIterator(prefixReadOptions)) {
+            it.seek(start);
+            while (seen < count && it.isValid() && BloomKvEngine.startsWith(it.key(), start, prefixLength)) {
+                if (it.value() == null) {
+                    throw new IOException("rocksdb iterator returned an entry without a value");
+                }
+                seen++;
+                it.next();
+            }
+            it.status();
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+        return seen;
+    }
+
+    @Override
     public void flushAndSettle() throws IOException {
         try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
             db.flush(fo);
@@ -255,9 +281,15 @@ public final class RocksDbEngine implements BenchEngine {
 
     @Override
     public EngineCounters counters() {
-        long useful = t(TickerType.BLOOM_FILTER_USEFUL);
-        long positive = t(TickerType.BLOOM_FILTER_FULL_POSITIVE);
-        long truePositive = t(TickerType.BLOOM_FILTER_FULL_TRUE_POSITIVE);
+        // whole-key probes (gets) plus prefix probes (point reads by prefix, and seeks: the *_SEEK_FILTERED /
+        // *_SEEK_FILTER_MATCH tickers), as bloomkv's Stats count both
+        long seekFiltered = t(TickerType.LAST_LEVEL_SEEK_FILTERED) + t(TickerType.NON_LAST_LEVEL_SEEK_FILTERED);
+        long seekMatched = t(TickerType.LAST_LEVEL_SEEK_FILTER_MATCH) + t(TickerType.NON_LAST_LEVEL_SEEK_FILTER_MATCH);
+        long prefixChecked = t(TickerType.BLOOM_FILTER_PREFIX_CHECKED) + seekFiltered + seekMatched;
+        long prefixUseful = t(TickerType.BLOOM_FILTER_PREFIX_USEFUL) + seekFiltered;
+        long useful = t(TickerType.BLOOM_FILTER_USEFUL) + prefixUseful;
+        long positive = t(TickerType.BLOOM_FILTER_FULL_POSITIVE) + (prefixChecked - prefixUseful);
+        long truePositive = t(TickerType.BLOOM_FILTER_FULL_TRUE_POSITIVE); // whole keys only, as bloomkv's
         long blockReads = t(TickerType.BLOCK_CACHE_DATA_MISS) + t(TickerType.BLOCK_CACHE_INDEX_MISS)
                 + t(TickerType.BLOCK_CACHE_FILTER_MISS);
         long blockBytes = t(TickerType.BLOCK_CACHE_DATA_BYTES_INSERT) + t(TickerType.BLOCK_CACHE_INDEX_BYTES_INSERT)
@@ -337,7 +369,9 @@ public final class RocksDbEngine implements BenchEngine {
                 + ", block " + settings.blockSize() + " B, LRUCache " + settings.cacheSize() + " B (index/filter outside the cache)"
                 + ", write buffer " + settings.writeBufferSize() + " B" + (settings.filters() ? " with a whole-key memtable bloom" : "")
                 + ", compression " + settings.compression()
-                + (settings.directReads() ? ", direct reads" : "") + ", WAL on, sync " + settings.sync();
+                + (settings.directReads() ? ", direct reads" : "")
+                + (settings.prefixLength() > 0 ? ", fixed-length prefix extractor " + settings.prefixLength() : "")
+                + ", WAL on, sync " + settings.sync();
     }
 
     private void closeDb() {
@@ -364,6 +398,7 @@ public final class RocksDbEngine implements BenchEngine {
         closeDb();
         writeOptions.close();
         readOptions.close();
+        prefixReadOptions.close();
         statistics.close();
     }
 

@@ -21,7 +21,9 @@ public record Goal(String name, double target, double measured, boolean met, Str
 
     /**
      * The issue's goals: readmissing >= 2x, readrandom >= 1.2x, fillrandom >= 1x ops/s; lookups avoided within 10% of
-     * theory; and, when the run has them, readupdate and readheavy >= 1x (issue 14), multigetrandom >= 1.2x (issue 12).
+     * theory; and, when the run has them, readupdate and readheavy >= 1x (issue 14), multigetrandom >= 1.2x (issue 12), and
+     * seekprefix's phases >= 1.5x, its absent-prefix seeks <= 0.05 block reads each and >= 5x faster than without
+     * filters (issue 12).
      */
     public static List<Goal> evaluate(List<PhaseResult> results) {
         List<Goal> goals = new ArrayList<>();
@@ -39,6 +41,26 @@ public record Goal(String name, double target, double measured, boolean met, Str
             goals.add(throughput(results, "multigetrandom", 1.2));
         }
         List<PhaseResult> medians = Summary.medians(results);
+        // issue 12 (prefix filters), only when the run has the phases
+        for (String phase : List.of("seekprefix-hit", "seekprefix-miss")) {
+            if (!runPairs(results, phase).isEmpty()) {
+                goals.add(throughput(results, phase, 1.5));
+            }
+        }
+        Optional<PhaseResult> miss = find(medians, "seekprefix-miss", "bloomkv", true);
+        if (miss.isPresent()) {
+            double reads = miss.get().blockReadsPerOp();
+            goals.add(new Goal("seekprefix-miss: bloomkv data-block reads per seek <= 0.05", 0.05, reads,
+                    reads <= 0.05, String.format(Locale.ROOT, "%.4f block reads per seek (%,d prefix filter checks, %,d useful)",
+                    reads, miss.get().filterChecks(), miss.get().filterUseful())));
+            Optional<PhaseResult> off = find(medians, "seekprefix-miss", "bloomkv", false);
+            if (off.isPresent()) {
+                double speedup = miss.get().opsPerSec() / off.get().opsPerSec();
+                goals.add(new Goal("seekprefix-miss: bloomkv with prefix filters / without >= 5x", 5.0, speedup, speedup >= 5.0,
+                        String.format(Locale.ROOT, "%.0f ops/s with filters, %.0f without (%.3f vs %.3f block reads per seek)",
+                                miss.get().opsPerSec(), off.get().opsPerSec(), reads, off.get().blockReadsPerOp())));
+            }
+        }
         for (String engine : List.of("bloomkv", "rocksdb")) {
             Optional<PhaseResult> r = find(medians, "readmissing", engine, true);
             double ratio = r.map(PhaseResult::usefulVsTheory).orElse(Double.NaN);

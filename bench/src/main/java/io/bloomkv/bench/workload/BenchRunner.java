@@ -40,6 +40,8 @@ public final class BenchRunner {
 
     private final BenchConfig cfg;
     private final KeySpace keys;
+    /** The seekprefix layout, or null when --num is too small for it (validated when the workload is asked for). */
+    private final PrefixLayout prefixes;
     private final ValueSource values;
     private final ProgressSink progress;
     private final PageCacheEvictor evictor;
@@ -50,6 +52,7 @@ public final class BenchRunner {
     public BenchRunner(BenchConfig cfg, ProgressSink progress, PageCacheEvictor evictor) {
         this.cfg = cfg;
         this.keys = new KeySpace(cfg.num(), cfg.keySize());
+        this.prefixes = cfg.workloads().contains(Workload.SEEKPREFIX) ? new PrefixLayout(cfg.num()) : null;
         this.values = new ValueSource(cfg.valueSize(), cfg.seed(), cfg.valueCompressibility());
         this.progress = progress;
         this.evictor = evictor;
@@ -75,7 +78,9 @@ public final class BenchRunner {
         List<Workload> current = null;
         for (Workload w : workloads) {
             // A fillrandom leaves exactly the preloaded state (same keys, values, order), so reads after it reuse its database.
-            if (w.readOnly() && current != null && (current.get(0).readOnly() || current.get(0) == Workload.FILLRANDOM)) {
+            // seekprefix loads its own key layout on engines with a prefix extractor: it shares with nothing.
+            if (w.readOnly() && !w.ownLayout() && current != null && !current.get(0).ownLayout()
+                    && (current.get(0).readOnly() || current.get(0) == Workload.FILLRANDOM)) {
                 current.add(w);
             } else {
                 current = new ArrayList<>();
@@ -101,6 +106,7 @@ public final class BenchRunner {
                     case DELETERANDOM -> cfg.num() / 2 + Math.min(cfg.reads(), cfg.num() / 2);
                     case READUPDATE, READHEAVY -> cfg.reads();
                     case MULTIGETRANDOM, MULTIGETMISSING -> cfg.reads();
+                    case SEEKPREFIX -> 2 * cfg.seeks();
                 };
             }
         }
@@ -122,10 +128,13 @@ public final class BenchRunner {
             for (EngineSpec spec : columns(cfg)) {
                 Path dir = cfg.workDir().resolve(String.format("%02d-%s-%s", sessions++, session.get(0), spec.label()));
                 deleteRecursively(dir);
-                try (BenchEngine engine = EngineFactory.open(spec, dir, cfg)) {
+                boolean prefixLayout = session.get(0).ownLayout();
+                try (BenchEngine engine = prefixLayout
+                        ? EngineFactory.open(spec.engine(), dir, EngineFactory.settings(spec, cfg).withPrefixLength(PrefixLayout.PREFIX_LENGTH))
+                        : EngineFactory.open(spec, dir, cfg)) {
                     if (session.get(0).preloads()) {
                         progress.task(spec.label() + " preload");
-                        preload(engine);
+                        preload(engine, prefixLayout ? prefixes::loadedId : keys::loadedId);
                         engine.flushAndSettle();
                         if (cfg.compact()) {
                             engine.compactAll();
@@ -174,12 +183,13 @@ public final class BenchRunner {
         }
     }
 
-    private void preload(BenchEngine engine) throws IOException {
+    /** Loads the N keys in the fillrandom order, load index j as id {@code idOfLoadIndex(j)}, in batches. */
+    private void preload(BenchEngine engine, java.util.function.LongUnaryOperator idOfLoadIndex) throws IOException {
         int[] order = keys.shuffledLoadOrder(cfg.seed());
         List<byte[]> ks = new ArrayList<>(PRELOAD_BATCH);
         List<byte[]> vs = new ArrayList<>(PRELOAD_BATCH);
         for (int j : order) {
-            long id = keys.loadedId(j);
+            long id = idOfLoadIndex.applyAsLong(j);
             ks.add(keys.key(id));
             vs.add(values.value(id, 0));
             if (ks.size() == PRELOAD_BATCH) {
@@ -211,6 +221,7 @@ public final class BenchRunner {
             case READHEAVY -> List.of(mixed(w, spec, engine, 5, false));
             case MULTIGETRANDOM -> List.of(multiGets(w, name, spec, engine, true));
             case MULTIGETMISSING -> List.of(multiGets(w, name, spec, engine, false));
+            case SEEKPREFIX -> List.of(prefixSeeks(spec, engine, true), prefixSeeks(spec, engine, false));
         };
     }
 
@@ -413,6 +424,47 @@ public final class BenchRunner {
                 par.counts[2], 0, delta, tables, 0, cold);
     }
 
+    /**
+     * Prefix seeks ({@link BenchEngine#scanPrefix}) to {@code cfg.seeks()} random prefixes of the {@link PrefixLayout}:
+     * {@code present}: the first key of a present prefix, iterating every key under it (phase seekprefix-hit, each
+     * must see exactly the prefix's keys); otherwise a target under an absent prefix (phase seekprefix-miss, each
+     * must see nothing). Found = entries seen.
+     */
+    private PhaseResult prefixSeeks(EngineSpec spec, BenchEngine engine, boolean present) throws IOException {
+        String phase = present ? "seekprefix-hit" : "seekprefix-miss";
+        phaseWarmUp(engine, present ? 3 : 4);
+        String cold = coldStart(engine);
+        TableSummary tables = engine.tables();
+        EngineCounters before = engine.counters();
+        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ phase.hashCode());
+        long[] prefix = new long[Math.toIntExact(cfg.seeks())];
+        for (int i = 0; i < prefix.length; i++) {
+            prefix[i] = rnd.nextLong(present ? prefixes.presentPrefixes() : prefixes.absentPrefixes());
+        }
+        byte[][] ks = new byte[prefix.length][];
+        for (int i = 0; i < prefix.length; i++) {
+            ks[i] = keys.key(present ? prefixes.presentSeekId(prefix[i]) : prefixes.absentSeekId(prefix[i]));
+        }
+        Parallel par = parallel(cfg.seeks(), (from, n, h, counts) -> {
+            for (int i = (int) from; i < from + n; i++) {
+                long t0 = System.nanoTime();
+                int seen = engine.scanPrefix(ks[i], PrefixLayout.PREFIX_LENGTH, PrefixLayout.KEYS_PER_PREFIX);
+                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                counts[0] += seen;
+                if (seen == 0) {
+                    counts[1]++;
+                }
+                if (seen != (present ? prefixes.keysUnder(prefix[i]) : 0)) {
+                    counts[2]++;
+                }
+                tick(i - from);
+            }
+        });
+        EngineCounters delta = engine.counters().minus(before);
+        return result(Workload.SEEKPREFIX, phase, spec, "scan", par.hist, cfg.seeks(), par.elapsed, par.counts[0],
+                par.counts[1], par.counts[2], 0, delta, tables, 0, cold);
+    }
+
     private PhaseResult readWhileWriting(EngineSpec spec, BenchEngine engine) throws IOException {
         phaseWarmUp(engine, 0);
         long[] ids = existingIds("readwhilewriting", cfg.reads());
@@ -571,12 +623,22 @@ public final class BenchRunner {
 
     /**
      * Untimed, before a read phase: {@code cfg.phaseWarmup()} operations of the phase's kind (0 gets of
-     * present keys, 1 gets of absent keys, 2 short scans; existing keys by {@code --distribution}) from
+     * present keys, 1 gets of absent keys, 2 short scans, 3 and 4 prefix seeks to present and absent prefixes; existing
+     * keys by {@code --distribution}) from
      * another random stream, so that every
      * engine column starts its measurement with the JIT and the block cache in the same steady state,
      * whatever ran before it in this JVM. Its counts are not part of the phase.
      */
     private void phaseWarmUp(BenchEngine engine, int kind) throws IOException {
+        if (kind >= 3) { // prefix seeks to present (3) or absent (4) prefixes
+            SplittableRandom r = new SplittableRandom(cfg.seed() ^ 0x0_7A4E_0000L ^ kind);
+            for (long i = 0; i < cfg.phaseWarmup(); i++) {
+                long id = kind == 3 ? prefixes.presentSeekId(r.nextLong(prefixes.presentPrefixes()))
+                        : prefixes.absentSeekId(r.nextLong(prefixes.absentPrefixes()));
+                engine.scanPrefix(keys.key(id), PrefixLayout.PREFIX_LENGTH, PrefixLayout.KEYS_PER_PREFIX);
+            }
+            return;
+        }
         SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ 0x0_7A4E_0000L ^ kind);
         KeyGenerator existing = kind == 1 ? null : distribution().generator(cfg.seed() ^ 0x0_7A4E_0000L ^ kind);
         for (long i = 0; i < cfg.phaseWarmup(); i++) {

@@ -29,7 +29,14 @@ public enum Workload {
     /** Preload, flush, then multiGet batches of {@code BenchRunner.MULTIGET_BATCH} keys that exist (RocksDB: multiGetAsList). */
     MULTIGETRANDOM("multigetrandom", "multiGet batches of 32 keys that exist", true, true),
     /** As multigetrandom with absent keys inside the loaded key range (odd ids). */
-    MULTIGETMISSING("multigetmissing", "multiGet batches of 32 absent keys", true, true);
+    MULTIGETMISSING("multigetmissing", "multiGet batches of 32 absent keys", true, true),
+    /**
+     * Loads keys grouped by a {@link PrefixLayout#PREFIX_LENGTH}-byte prefix ({@link PrefixLayout#KEYS_PER_PREFIX} keys
+     * each, every other prefix absent), both engines with a fixed-length prefix extractor of that length; then seeks
+     * with prefix-same-as-start semantics to present prefixes, iterating the prefix (phase seekprefix-hit), and to
+     * absent prefixes inside every table's key range (phase seekprefix-miss). Its own key layout: its own session.
+     */
+    SEEKPREFIX("seekprefix", "prefix seeks to present / absent prefixes (prefix filters)", true, true);
 
     private final String dbBenchName;
     private final String description;
@@ -54,6 +61,14 @@ public enum Workload {
     /** True when the workload first loads the N keys (untimed) and measures what follows. */
     public boolean preloads() {
         return preloads;
+    }
+
+    /**
+     * True when the workload loads its own key layout ({@link PrefixLayout}) and engines with a prefix extractor, so
+     * it shares its database with no other workload.
+     */
+    public boolean ownLayout() {
+        return this == SEEKPREFIX;
     }
 
     /** True when the measured phases change nothing, so consecutive read-only workloads share one loaded database. */

@@ -381,14 +381,22 @@ public final class TableReader implements AutoCloseable {
      * False only when this table certainly holds no user key starting with a {@code prefixLength}-byte prefix whose
      * {@code Hashing.hash64} is {@code prefixHash}: its filter was written with this same prefix length (table
      * property {@code bloomkv.filter.prefix.length}) and answers no. A table without a usable filter, or whose filter
-     * holds another prefix length (or none), answers true (fails open). Same holding contract as
+     * holds another prefix length (or none), answers true (fails open). A probe counts in {@link ReadCounters} as a
+     * filter check, useful or positive (never a true positive: that would need the table read). Same holding contract as
      * {@link #getRetainedInRange}.
      */
     public boolean mayContainPrefixRetained(int prefixLength, long prefixHash) {
         if (filter == null || prefixLength <= 0 || properties.prefixLength() != prefixLength) {
             return true;
         }
-        return filter.mightContain(prefixHash);
+        boolean may = filter.mightContain(prefixHash);
+        counters.filterChecks.increment();
+        if (may) {
+            counters.filterPositive.increment();
+        } else {
+            counters.filterUseful.increment();
+        }
+        return may;
     }
 
     /** Off-heap bytes of this table's filter (0 if none or broken). */
