@@ -10,7 +10,7 @@ import java.util.Comparator;
  * comparisons in the skip list are {@code long} compares that do not touch the key arrays.
  * Orders exactly as {@link InternalKey#COMPARATOR} orders the encoded internal keys.
  */
-final class MemKey {
+class MemKey {
     /** User key ascending (unsigned), then trailer descending (newest first). */
     static final Comparator<MemKey> ORDER = MemKey::compare;
 
@@ -64,7 +64,16 @@ final class MemKey {
         if (c != 0) {
             return c;
         }
-        c = Arrays.compareUnsigned(a.userKey, b.userKey);
+        // The first 16 bytes agree (zero-padded). A key shorter than 16 bytes is then a prefix of the other key
+        // (the other's bytes past its end are the zeros of its padding): the shorter key sorts first. Otherwise
+        // both are at least 16 bytes long and only the rest decides (a hot key's versions end here, not in a scan).
+        byte[] ka = a.userKey;
+        byte[] kb = b.userKey;
+        if (ka.length < 16 || kb.length < 16) {
+            c = Integer.compare(ka.length, kb.length);
+        } else {
+            c = Arrays.compareUnsigned(ka, 16, ka.length, kb, 16, kb.length);
+        }
         if (c != 0) {
             return c;
         }

@@ -6,8 +6,6 @@ import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableReader;
 import java.util.Arrays;
-import java.util.Map;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -16,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * sequence s sees exactly the entries with sequence <= s.
  *
  * <p>One writer at a time ({@link #add} is called by the database's write leader only); any number
- * of concurrent readers ({@link #get}, {@link #iterator}), lock-free, backed by a
- * {@link ConcurrentSkipListMap}. Arrays handed out are copies.
+ * of concurrent readers ({@link #get}, {@link #iterator}), lock-free, backed by a {@link MemSkipList} (LevelDB's
+ * single-writer skip list, whose nodes are the entries). Arrays handed out are copies.
  *
  * <p>With a {@link MemTableFilter} (whole-key Bloom filter over the user keys), a get for a key the
  * memtable does not hold usually costs one filter probe instead of a skip-list search.
@@ -27,8 +25,8 @@ public final class MemTable {
     static final int ENTRY_OVERHEAD = 80;
     private static final byte[] EMPTY = new byte[0];
 
-    /** Key -> the array holding its value (see {@link MemKey#valueOffset}): an arena chunk, shared by many keys. */
-    private final ConcurrentSkipListMap<MemKey, byte[]> table = new ConcurrentSkipListMap<>(MemKey.ORDER);
+    /** The entries; each names the array holding its value (see {@link MemKey#valueOffset}): an arena chunk, shared by many keys. */
+    private final MemSkipList table = new MemSkipList();
     private final MemArena arena = new MemArena();
     private final AtomicLong approximateBytes = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
@@ -76,11 +74,10 @@ public final class MemTable {
     public void add(long sequence, ValueType type, byte[] userKey, byte[] value) {
         byte[] v = type == ValueType.DELETE ? EMPTY : value;
         int at = arena.copy(v, 0, v.length);
-        MemKey key = new MemKey(userKey, InternalKey.packTrailer(sequence, type), at, v.length);
         if (filter != null) {
             filter.add(Hashing.hash64(userKey)); // before the entry becomes visible (see MemTableFilter)
         }
-        table.put(key, arena.lastArray());
+        table.insert(userKey, InternalKey.packTrailer(sequence, type), arena.lastArray(), at, v.length);
         entries.incrementAndGet();
         approximateBytes.addAndGet(userKey.length + InternalKey.TRAILER_SIZE + v.length + ENTRY_OVERHEAD);
     }
@@ -104,14 +101,14 @@ public final class MemTable {
         if (filter != null && !filter.mightContain(userKeyHash)) {
             return null;
         }
-        Map.Entry<MemKey, byte[]> e = table.ceilingEntry(
-                new MemKey(userKey, InternalKey.packTrailer(snapshotSequence, ValueType.FOR_SEEK)));
-        if (e == null || !Arrays.equals(e.getKey().userKey, userKey)) {
+        MemSkipList.Node e = table.findGreaterOrEqual(
+                new MemKey(userKey, InternalKey.packTrailer(snapshotSequence, ValueType.FOR_SEEK)), null);
+        if (e == null || !Arrays.equals(e.userKey, userKey)) {
             return null;
         }
-        long trailer = e.getKey().trailer;
+        long trailer = e.trailer;
         ValueType type = ValueType.fromCode((int) (trailer & 0xFF));
-        return new TableReader.Entry(type, trailer >>> 8, type == ValueType.PUT ? e.getKey().value(e.getValue()) : null);
+        return new TableReader.Entry(type, trailer >>> 8, type == ValueType.PUT ? e.value() : null);
     }
 
     /** An iterator over a live view: entries added later may or may not be seen (callers filter by sequence). */

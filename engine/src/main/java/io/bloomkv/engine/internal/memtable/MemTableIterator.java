@@ -1,24 +1,20 @@
 package io.bloomkv.engine.internal.memtable;
 
 import io.bloomkv.engine.internal.table.InternalIterator;
-import java.util.Iterator;
-import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.concurrent.ConcurrentNavigableMap;
 
 /**
- * {@link InternalIterator} over a memtable's skip list (weakly consistent). Returns copies. Forward
- * steps use a skip-list cursor; a backward step is a {@code lowerEntry} search (O(log n)), after
- * which the next forward step re-opens the cursor after the current key.
+ * {@link InternalIterator} over a memtable's {@link MemSkipList} (weakly consistent: entries added after the iterator
+ * was made may or may not be seen; callers filter by sequence). Returns copies. A forward step follows the current
+ * node's level-0 link; a backward step is a search for the last entry before the current key (O(log n)), as in
+ * LevelDB's memtable iterator.
  */
 final class MemTableIterator implements InternalIterator {
-    private final ConcurrentNavigableMap<MemKey, byte[]> map;
-    /** The forward cursor just past {@link #current}, or null when it must be re-opened there. */
-    private Iterator<Map.Entry<MemKey, byte[]>> it;
-    private Map.Entry<MemKey, byte[]> current;
+    private final MemSkipList list;
+    private MemSkipList.Node current;
 
-    MemTableIterator(ConcurrentNavigableMap<MemKey, byte[]> map) {
-        this.map = map;
+    MemTableIterator(MemSkipList list) {
+        this.list = list;
     }
 
     @Override
@@ -28,71 +24,55 @@ final class MemTableIterator implements InternalIterator {
 
     @Override
     public void seekToFirst() {
-        it = map.entrySet().iterator();
-        advance();
+        current = list.first();
     }
 
     @Override
     public void seek(byte[] target) {
-        it = map.tailMap(MemKey.of(target), true).entrySet().iterator();
-        advance();
+        current = list.findGreaterOrEqual(MemKey.of(target), null);
     }
 
     @Override
     public void next() {
-        if (current == null) {
-            throw new NoSuchElementException("iterator is not valid");
-        }
-        if (it == null) {
-            it = map.tailMap(current.getKey(), false).entrySet().iterator();
-        }
-        advance();
+        current = node().next(0);
     }
 
     @Override
     public void seekToLast() {
-        current = map.lastEntry();
-        it = null;
+        current = list.findLast();
     }
 
     @Override
     public void seekForPrev(byte[] target) {
-        current = map.floorEntry(MemKey.of(target));
-        it = null;
+        current = list.findLessOrEqual(MemKey.of(target));
     }
 
     @Override
     public void prev() {
-        if (current == null) {
-            throw new NoSuchElementException("iterator is not valid");
-        }
-        current = map.lowerEntry(current.getKey());
-        it = null;
+        current = list.findLessThan(node());
     }
 
-    private void advance() {
-        current = it.hasNext() ? it.next() : null;
+    /** The current node. @throws NoSuchElementException when the iterator is not valid */
+    private MemSkipList.Node node() {
+        MemSkipList.Node c = current;
+        if (c == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return c;
     }
 
     @Override
     public byte[] key() {
-        if (current == null) {
-            throw new NoSuchElementException("iterator is not valid");
-        }
-        return current.getKey().encode();
+        return node().encode();
     }
 
     @Override
     public byte[] value() {
-        if (current == null) {
-            throw new NoSuchElementException("iterator is not valid");
-        }
-        return current.getKey().value(current.getValue());
+        return node().value();
     }
 
     @Override
     public void close() {
         current = null;
-        it = null;
     }
 }

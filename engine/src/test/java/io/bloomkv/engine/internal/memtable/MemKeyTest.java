@@ -28,9 +28,9 @@ class MemKeyTest {
         assertThat(MemKey.of(ik).encode()).isEqualTo(ik);
     }
 
-    /** Short keys, zero bytes and high bytes around the 8- and 16-byte word boundaries. */
+    /** Short and long keys, zero bytes and high bytes around the 8- and 16-byte word boundaries. */
     private static byte[] randomKey(Random rnd) {
-        byte[] k = new byte[rnd.nextInt(20)];
+        byte[] k = new byte[rnd.nextInt(rnd.nextBoolean() ? 20 : 40)];
         for (int i = 0; i < k.length; i++) {
             int r = rnd.nextInt(4);
             k[i] = (byte) (r == 0 ? 0 : r == 1 ? 0xFF : r == 2 ? 0x80 : 0x7F);
