@@ -361,13 +361,15 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireSuperVersion();
         DbIterator it;
         try {
-            List<InternalIterator> children = new ArrayList<>();
-            children.add(sv.mem.iterator());
-            for (MemTable imm : sv.imms) {
-                children.add(imm.iterator());
-            }
-            children.addAll(sv.version.iterators());
-            it = new DbIterator(this, sv, new MergingIterator(children), sequence, readOptions);
+            it = new DbIterator(this, sv, () -> {
+                List<InternalIterator> children = new ArrayList<>();
+                children.add(sv.mem.iterator());
+                for (MemTable imm : sv.imms) {
+                    children.add(imm.iterator());
+                }
+                children.addAll(sv.version.iterators());
+                return new MergingIterator(children);
+            }, sequence, readOptions);
         } catch (RuntimeException e) {
             sv.release();
             throw e;

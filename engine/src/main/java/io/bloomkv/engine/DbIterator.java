@@ -6,6 +6,7 @@ import io.bloomkv.engine.internal.iterator.MergingIterator;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
+import java.util.function.Supplier;
 
 /**
  * An iterator over the user keys and values of a {@link Db} at one point in time (the latest write
@@ -33,10 +34,14 @@ import java.util.NoSuchElementException;
 public final class DbIterator implements AutoCloseable {
     private final Db db;
     private final SuperVersion sv;
+    /** The iterator positioned now: {@link #full} or a prefix seek's; null until the first seek of a prefix iterator. */
     private MergingIterator merged;
     /** Prefix seeks (ReadOptions.prefixSameAsStart), or null; {@link #full} is the unrestricted iterator. */
     private final PrefixSeek prefixSeek;
-    private final MergingIterator full;
+    /** Makes the unrestricted iterator over every memtable and table of {@link #sv}. */
+    private final Supplier<MergingIterator> makeFull;
+    /** The unrestricted iterator; made on first use when prefix seeks are on (a prefix seek never needs it). */
+    private MergingIterator full;
     /** The prefix the current position is confined to (after a prefix seek), or null. */
     private byte[] prefix;
     private final long sequence;
@@ -51,13 +56,16 @@ public final class DbIterator implements AutoCloseable {
     private boolean closed;
     private boolean closedByDb;
 
-    DbIterator(Db db, SuperVersion sv, MergingIterator merged, long sequence, ReadOptions readOptions) {
+    DbIterator(Db db, SuperVersion sv, Supplier<MergingIterator> makeFull, long sequence, ReadOptions readOptions) {
         this.db = db;
         this.sv = sv;
-        this.merged = merged;
-        this.full = merged;
+        this.makeFull = makeFull;
         this.sequence = sequence;
         this.prefixSeek = PrefixSeek.of(db.prefixLength(), readOptions, sv);
+        if (prefixSeek == null) {
+            this.full = makeFull.get();
+            this.merged = full;
+        }
         this.lower = readOptions == null ? null : readOptions.iterateLowerBound();
         this.upper = readOptions == null ? null : readOptions.iterateUpperBound();
     }
@@ -68,16 +76,20 @@ public final class DbIterator implements AutoCloseable {
      */
     private void scope(byte[] target) {
         byte[] next = prefixSeek == null || target == null ? null : prefixSeek.prefixOf(target);
-        if (next == null && prefix == null) {
+        if (next == null && prefix == null && merged != null) {
             return;
         }
-        if (merged != full) {
+        if (merged != null && merged != full) {
             merged.close();
-            merged = full;
         }
         prefix = next;
         if (next != null) {
             merged = prefixSeek.iterator(next);
+        } else {
+            if (full == null) {
+                full = makeFull.get();
+            }
+            merged = full;
         }
     }
 
@@ -312,10 +324,12 @@ public final class DbIterator implements AutoCloseable {
         key = null;
         value = null;
         try {
-            if (merged != full) {
+            if (merged != null && merged != full) {
                 merged.close();
             }
-            full.close();
+            if (full != null) {
+                full.close();
+            }
         } finally {
             sv.release();
         }
