@@ -278,6 +278,14 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
+    private static double min(List<Double> xs) {
+        return xs.stream().mapToDouble(d -> d).min().orElse(Double.NaN);
+    }
+
+    private static double max(List<Double> xs) {
+        return xs.stream().mapToDouble(d -> d).max().orElse(Double.NaN);
+    }
+
     private static double median(List<Double> xs) {
         List<Double> s = new ArrayList<>(xs);
         s.sort(Comparator.naturalOrder());
@@ -317,11 +325,23 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     s.get("restoreMax"), s.get("heapGrowthMiBMedian"), s.get("offHeapMiBMedian"), s.get("offHeapWhat")));
         }
         if (summary.containsKey("rocksdb") && summary.containsKey("bloomkv")) {
-            double pr = (double) summary.get("bloomkv").get("processMedian") / (double) summary.get("rocksdb").get("processMedian");
-            double rr = (double) summary.get("bloomkv").get("restoreMedian") / (double) summary.get("rocksdb").get("restoreMedian");
-            md.append(String.format(Locale.ROOT, "%nGoal: processing >= 1.0x the RocksDB store: %.2fx (%s); restore >= 1.0x: %.2fx (%s).%n",
-                    pr, pr >= 1.0 ? "met" : "NOT met", rr, rr >= 1.0 ? "met" : "NOT met"));
-            summary.put("ratios", Map.of("process", pr, "restore", rr));
+            // Each round runs both stores back to back: the ratio per round, then its median (as the main bench's goals)
+            List<Double> pr = new ArrayList<>();
+            List<Double> rr = new ArrayList<>();
+            for (Run b : runs) {
+                for (Run x : runs) {
+                    if (b.engine().equals("bloomkv") && x.engine().equals("rocksdb") && x.round() == b.round()) {
+                        pr.add(b.processRecordsPerSec() / x.processRecordsPerSec());
+                        rr.add(b.restoreRecordsPerSec() / x.restoreRecordsPerSec());
+                    }
+                }
+            }
+            double p = median(pr);
+            double r = median(rr);
+            md.append(String.format(Locale.ROOT, "%nGoal (median of the per-round ratios bloomkv / rocksdb, min-max): processing >= 1.0x the "
+                            + "RocksDB store: %.2fx (%.2f-%.2f, %s); restore >= 1.0x: %.2fx (%.2f-%.2f, %s).%n",
+                    p, min(pr), max(pr), p >= 1.0 ? "met" : "NOT met", r, min(rr), max(rr), r >= 1.0 ? "met" : "NOT met"));
+            summary.put("ratios", Map.of("process", p, "restore", r, "processPerRound", pr, "restorePerRound", rr));
         }
         md.append("\n![kafka-streams](kafka-streams.png)\n");
         Files.writeString(reportDir.resolve("kafka-streams.md"), md.toString(), StandardCharsets.UTF_8);
