@@ -5,7 +5,6 @@ import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.table.TableReader;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -31,12 +30,14 @@ final class MultiGet {
         }
         TableReader.Entry[] found = new TableReader.Entry[n];
         boolean[] resolved = new boolean[n];
+        long[] hashes = new long[n];
         int memtableHits = 0;
         int pending = 0;
         for (int i = 0; i < n; i++) {
-            TableReader.Entry e = sv.mem.get(userKeys[i], sequence);
+            hashes[i] = Hashing.hash64(userKeys[i]); // the one hash every filter (memtables' and tables') is asked with
+            TableReader.Entry e = sv.mem.get(userKeys[i], hashes[i], sequence);
             for (int j = 0; e == null && j < sv.imms.size(); j++) {
-                e = sv.imms.get(j).get(userKeys[i], sequence);
+                e = sv.imms.get(j).get(userKeys[i], hashes[i], sequence);
             }
             if (e != null) {
                 found[i] = e;
@@ -47,19 +48,13 @@ final class MultiGet {
             }
         }
         if (pending > 0) {
-            long[] hashes = new long[n];
-            Integer[] boxed = new Integer[pending];
+            int[] order = new int[pending];
             for (int i = 0, p = 0; i < n; i++) {
                 if (!resolved[i]) {
-                    hashes[i] = Hashing.hash64(userKeys[i]);
-                    boxed[p++] = i;
+                    order[p++] = i;
                 }
             }
-            Arrays.sort(boxed, Comparator.comparing((Integer i) -> userKeys[i], Arrays::compareUnsigned));
-            int[] order = new int[pending];
-            for (int p = 0; p < pending; p++) {
-                order[p] = boxed[p];
-            }
+            sortByKey(order, userKeys);
             sv.version.multiGet(userKeys, hashes, order, sequence, found, resolved);
         }
         List<byte[]> values = new ArrayList<>(n);
@@ -74,5 +69,60 @@ final class MultiGet {
             }
         }
         return new Outcome(values, hits, memtableHits);
+    }
+
+    /** Batches up to this size are sorted by insertion (no boxing, no comparator objects). */
+    static final int INSERTION_SORT_MAX = 64;
+
+    /**
+     * Sorts the key indices {@code order} by their keys (unsigned bytes): first by the keys' first 8 bytes as one
+     * unsigned long, whole keys only among equal words. Insertion sort for a typical batch, a boxed sort beyond.
+     */
+    static void sortByKey(int[] order, byte[][] keys) {
+        int n = order.length;
+        long[] words = new long[n];
+        for (int i = 0; i < n; i++) {
+            words[i] = word(keys[order[i]]);
+        }
+        if (n > INSERTION_SORT_MAX) {
+            Integer[] boxed = new Integer[n];
+            for (int i = 0; i < n; i++) {
+                boxed[i] = i;
+            }
+            Arrays.sort(boxed, (x, y) -> compare(words[x], keys[order[x]], words[y], keys[order[y]]));
+            int[] sorted = new int[n];
+            for (int i = 0; i < n; i++) {
+                sorted[i] = order[boxed[i]];
+            }
+            System.arraycopy(sorted, 0, order, 0, n);
+            return;
+        }
+        for (int i = 1; i < n; i++) {
+            int k = order[i];
+            long w = words[i];
+            int j = i - 1;
+            while (j >= 0 && compare(words[j], keys[order[j]], w, keys[k]) > 0) {
+                order[j + 1] = order[j];
+                words[j + 1] = words[j];
+                j--;
+            }
+            order[j + 1] = k;
+            words[j + 1] = w;
+        }
+    }
+
+    private static int compare(long wordA, byte[] a, long wordB, byte[] b) {
+        int c = Long.compareUnsigned(wordA, wordB);
+        return c != 0 ? c : Arrays.compareUnsigned(a, b);
+    }
+
+    /** The first 8 bytes of {@code key}, big-endian, zero-padded: where two words differ they order as the keys. */
+    private static long word(byte[] key) {
+        long w = 0;
+        int m = Math.min(8, key.length);
+        for (int i = 0; i < m; i++) {
+            w = (w << 8) | (key[i] & 0xFFL);
+        }
+        return w << (8 * (8 - m));
     }
 }
