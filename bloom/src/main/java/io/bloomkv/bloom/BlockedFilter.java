@@ -42,7 +42,7 @@ final class BlockedFilter extends OffHeapFilter {
     }
 
     @Override
-    long touch(long hash) {
+    long touchLines(long hash) {
         return body.readLong(Probes.reduce32(hash, blocks) << 6);
     }
 

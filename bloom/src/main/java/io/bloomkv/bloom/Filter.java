@@ -55,6 +55,15 @@ public interface Filter extends AutoCloseable {
         return positives;
     }
 
+    /**
+     * Loads a word of the cache line(s) a probe of {@code hash} reads first and returns it, without testing anything:
+     * a caller about to probe several filters for one key touches them all first, so their memory loads overlap
+     * (fold the results into a value that is used, so the loads are not optimized away). The default touches nothing.
+     */
+    default long touch(long hash) {
+        return 0;
+    }
+
     /** Number of probes per key (k). */
     int hashCount();
 

@@ -90,8 +90,14 @@ abstract class OffHeapFilter implements Filter {
      * Loads a word of each cache line {@code hash}'s probe will read first and returns it (the caller folds the words
      * into a value it keeps, so the loads are not optimized away). The default touches nothing.
      */
-    long touch(long hash) {
+    long touchLines(long hash) {
         return 0;
+    }
+
+    @Override
+    public final long touch(long hash) {
+        checkOpen();
+        return touchLines(hash);
     }
 
     /** A touch pass (independent loads, all in flight together), then the probes, which now hit the cache. */
@@ -103,7 +109,7 @@ abstract class OffHeapFilter implements Filter {
         }
         long sink = 0;
         for (int i = 0; i < count; i++) {
-            sink += touch(hashes[i]);
+            sink += touchLines(hashes[i]);
         }
         int positives = 0;
         for (int i = 0; i < count; i++) {

@@ -99,7 +99,7 @@ final class RibbonFilter extends OffHeapFilter {
 
     /** Touches the first segment of the key's start block and of the next one (when it has one). */
     @Override
-    long touch(long hash) {
+    long touchLines(long hash) {
         if (empty) {
             return 0;
         }

@@ -79,7 +79,7 @@ class LifecycleTest {
         f.close(); // idempotent
         List<Consumer<Filter>> calls = List.of(
                 x -> x.add(TestKeys.longKey(1)), x -> x.add(1L), x -> x.mightContain(TestKeys.longKey(7)),
-                x -> x.mightContain(1L), Filter::hashCount, Filter::bitSize, Filter::expectedKeys, Filter::keyCount,
+                x -> x.mightContain(1L), x -> x.touch(1L), Filter::hashCount, Filter::bitSize, Filter::expectedKeys, Filter::keyCount,
                 Filter::expectedFpp, Filter::fractionOfBitsSet, Filter::sizeInBytes, Filter::serializedSize,
                 Filter::toByteArray, x -> {
                     try {

@@ -249,6 +249,16 @@ public final class TableReader implements AutoCloseable {
     }
 
     /**
+     * Touches the cache line(s) this table's filter will read for {@code userKeyHash} ({@code Filter.touch}) and
+     * returns the word loaded (0 without a filter), so a get can start the filter loads of every table it may ask
+     * before probing any. Same holding contract as {@link #getRetainedInRange}.
+     */
+    public long touchFilterRetained(long userKeyHash) {
+        Filter f = filter;
+        return f == null ? 0 : f.touch(userKeyHash);
+    }
+
+    /**
      * The filter step of {@link #getRetainedInRange} for a batch of keys (Db.multiGet): {@code results[i]} is false
      * when the filter rules out the key whose hash is {@code hashes[i]}; the counters move as for that many gets.
      * The filter touches the batch's cache lines before testing ({@code Filter.mightContainAll}). Returns the
