@@ -26,18 +26,12 @@ class EndToEndTest {
     @Test
     void tinyRunWritesAConsistentReport(@TempDir Path tmp) throws Exception {
         Path report = tmp.resolve("report");
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new BenchCommand());
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute("--num", "10000", "--reads", "4000", "--seeks", "300",
+        String out = BenchCli.runOk("--num", "10000", "--reads", "4000", "--seeks", "300",
                 "--workloads", "fillrandom,readrandom,readmissing,seekrandom,deleterandom",
                 "--write-buffer-size", "262144", "--cache-size", "131072", "--cold",
                 "--report-dir", report.toString(), "--db-dir", tmp.resolve("db").toString(),
                 "--no-progress", "--fpr-sweep-keys", "2000", "--fpr-sweep-probes", "20000");
-        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
-        String console = out.toString();
+        String console = out;
         assertThat(console).contains("readmissing", "bloomkv/rocksdb", "useful (lookups avoided)", "goals");
 
         for (String f : new String[] {ReportWriter.JSON, ReportWriter.MARKDOWN, Charts.FPR, Charts.LOOKUPS, Charts.THROUGHPUT, Charts.READ_AMP}) {
@@ -112,15 +106,9 @@ class EndToEndTest {
     @Test
     void repeatedRunsReportMediansAndSpreads(@TempDir Path tmp) throws Exception {
         Path report = tmp.resolve("report");
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new BenchCommand());
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute("--num", "5000", "--reads", "2000", "--workloads", "readmissing", "--repeat", "2",
+        String out = BenchCli.runOk("--num", "5000", "--reads", "2000", "--workloads", "readmissing", "--repeat", "2",
                 "--warmup", "1000", "--phase-warmup", "500", "--report-dir", report.toString(),
                 "--db-dir", tmp.resolve("db").toString(), "--no-progress", "--no-fpr-sweep");
-        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
         JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
         assertThat(root.path("phases").size()).isEqualTo(2 * 4);
         Set<Integer> runs = new HashSet<>();
@@ -137,7 +125,7 @@ class EndToEndTest {
         JsonNode goal = root.path("goals").get(0);
         assertThat(goal.path("name").asText()).startsWith("readmissing");
         assertThat(goal.path("detail").asText()).contains("median of 2 runs");
-        assertThat(out.toString()).contains("ops/s min-max (2 runs)");
+        assertThat(out).contains("ops/s min-max (2 runs)");
         assertThat(Files.readString(report.resolve(ReportWriter.MARKDOWN))).contains("ran 2 times");
     }
 
@@ -145,14 +133,8 @@ class EndToEndTest {
     @Test
     void multiGetWorkloadsGiveRightAnswers(@TempDir Path tmp) throws Exception {
         Path report = tmp.resolve("report");
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new BenchCommand());
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute("--num", "4000", "--reads", "2000", "--workloads", "multigetrandom,multigetmissing",
+        String out = BenchCli.runOk("--num", "4000", "--reads", "2000", "--workloads", "multigetrandom,multigetmissing",
                 "--report-dir", report.toString(), "--db-dir", tmp.resolve("db").toString(), "--no-progress", "--no-fpr-sweep");
-        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
         JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
         assertThat(root.path("phases").size()).isEqualTo(2 * 4);
         for (JsonNode p : root.path("phases")) {
@@ -171,15 +153,9 @@ class EndToEndTest {
     @Test
     void overwriteAndReadWhileWritingGiveRightAnswers(@TempDir Path tmp) throws Exception {
         Path report = tmp.resolve("report");
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new BenchCommand());
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute("--num", "3000", "--reads", "2000", "--workloads", "overwrite,readwhilewriting",
+        String out = BenchCli.runOk("--num", "3000", "--reads", "2000", "--workloads", "overwrite,readwhilewriting",
                 "--write-buffer-size", "131072", "--report-dir", report.toString(),
                 "--db-dir", tmp.resolve("db").toString(), "--no-progress", "--no-fpr-sweep");
-        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
         JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
         assertThat(root.path("phases").size()).isEqualTo(2 * 4);
         Set<String> seen = new HashSet<>();
@@ -210,16 +186,10 @@ class EndToEndTest {
     @Test
     void mixedWorkloadsOnTwoThreadsOverValueSizes(@TempDir Path tmp) throws Exception {
         Path report = tmp.resolve("report");
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new BenchCommand());
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute("--num", "2000", "--reads", "4000", "--workloads", "readupdate,readheavy",
+        String out = BenchCli.runOk("--num", "2000", "--reads", "4000", "--workloads", "readupdate,readheavy",
                 "--threads", "2", "--distribution", "zipfian", "--value-size", "100,700", "--filters", "on",
                 "--warmup", "1000", "--phase-warmup", "500", "--write-buffer-size", "131072",
                 "--report-dir", report.toString(), "--db-dir", tmp.resolve("db").toString(), "--no-progress", "--no-fpr-sweep");
-        assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
         for (int size : new int[] {100, 700}) {
             Path dir = report.resolve("value-size-" + size);
             JsonNode root = new ObjectMapper().readTree(dir.resolve(ReportWriter.JSON).toFile());
@@ -257,7 +227,7 @@ class EndToEndTest {
         BufferedImage img = ImageIO.read(report.resolve(Charts.RATIO_VS_VALUE_SIZE).toFile());
         assertThat(img).isNotNull();
         assertThat(Files.readString(report.resolve(ValueSizeSweep.MARKDOWN))).contains("| readupdate |", "100 B", "700 B");
-        assertThat(out.toString()).contains("bloomkv / rocksdb ops/s against value size");
+        assertThat(out).contains("bloomkv / rocksdb ops/s against value size");
     }
 
     @Test
@@ -266,16 +236,10 @@ class EndToEndTest {
         int i = 0;
         for (String compression : new String[] {"none", "zstd"}) {
             Path report = tmp.resolve("report-" + compression);
-            StringWriter out = new StringWriter();
-            StringWriter err = new StringWriter();
-            CommandLine cl = new CommandLine(new BenchCommand());
-            cl.setOut(new PrintWriter(out));
-            cl.setErr(new PrintWriter(err));
-            int exit = cl.execute("--num", "5000", "--reads", "2000", "--workloads", "fillrandom,readrandom,readmissing",
+            String out = BenchCli.runOk("--num", "5000", "--reads", "2000", "--workloads", "fillrandom,readrandom,readmissing",
                     "--compression", compression, "--value-compressibility", "0.5", "--direct", "--filters", "on",
                     "--cache-size", "65536", "--warmup", "1000", "--phase-warmup", "500", "--report-dir", report.toString(),
                     "--db-dir", tmp.resolve("db-" + compression).toString(), "--no-progress", "--no-fpr-sweep");
-            assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
             JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
             assertThat(root.path("config").path("directReads").asBoolean()).isTrue();
             assertThat(root.path("config").path("compression").asText()).isEqualTo(compression);

@@ -120,25 +120,21 @@ public final class BloomKvEngine implements BenchEngine {
 
     @Override
     public int scan(byte[] start, int count) {
-        int seen = 0;
-        try (DbIterator it = db.iterator()) {
-            for (it.seek(start); seen < count && it.valid(); it.next()) {
-                if (it.key().length == 0 || it.value() == null) {
-                    throw new IllegalStateException("bloomkv iterator returned an empty entry");
-                }
-                seen++;
-            }
-        }
-        return seen;
+        return scan(null, start, 0, count);
     }
 
     @Override
     public int scanPrefix(byte[] start, int prefixLength, int count) {
+        return scan(PREFIX_SAME_AS_START, start, prefixLength, count);
+    }
+
+    /** Seeks to {@code start} and steps over up to {@code count} entries sharing its first {@code prefixLength} bytes. */
+    private int scan(ReadOptions ro, byte[] start, int prefixLength, int count) {
         int seen = 0;
-        try (DbIterator it = db.iterator(PREFIX_SAME_AS_START)) {
+        try (DbIterator it = db.iterator(ro)) {
             for (it.seek(start); seen < count && it.valid() && startsWith(it.key(), start, prefixLength); it.next()) {
-                if (it.value() == null) {
-                    throw new IllegalStateException("bloomkv iterator returned an entry without a value");
+                if (it.key().length == 0 || it.value() == null) {
+                    throw new IllegalStateException("bloomkv iterator returned an empty entry");
                 }
                 seen++;
             }

@@ -205,31 +205,22 @@ public final class RocksDbEngine implements BenchEngine {
 
     @Override
     public int scan(byte[] start, int count) throws IOException {
-        int seen = 0;
-        try (RocksIterator it = db.newIterator(readOptions)) {
-            it.seek(start);
-            while (seen < count && it.isValid()) {
-                if (it.key().length == 0 || it.value() == null) {
-                    throw new IOException("rocksdb iterator returned an empty entry");
-                }
-                seen++;
-                it.next();
-            }
-            it.status();
-        } catch (RocksDBException e) {
-            throw io(e);
-        }
-        return seen;
+        return scan(readOptions, start, 0, count);
     }
 
     @Override
     public int scanPrefix(byte[] start, int prefixLength, int count) throws IOException {
+        return scan(prefixReadOptions, start, prefixLength, count);
+    }
+
+    /** Seeks to {@code start} and steps over up to {@code count} entries sharing its first {@code prefixLength} bytes. */
+    private int scan(ReadOptions ro, byte[] start, int prefixLength, int count) throws IOException {
         int seen = 0;
-        try (RocksIterator it = db.newIterator(prefixReadOptions)) {
+        try (RocksIterator it = db.newIterator(ro)) {
             it.seek(start);
             while (seen < count && it.isValid() && BloomKvEngine.startsWith(it.key(), start, prefixLength)) {
-                if (it.value() == null) {
-                    throw new IOException("rocksdb iterator returned an entry without a value");
+                if (it.key().length == 0 || it.value() == null) {
+                    throw new IOException("rocksdb iterator returned an empty entry");
                 }
                 seen++;
                 it.next();

@@ -100,27 +100,22 @@ final class MemSkipList {
 
     /** The last entry < {@code key}, or null. */
     Node findLessThan(MemKey key) {
-        Node x = head;
-        int level = height - 1;
-        while (true) {
-            Node n = x.next(level);
-            if (n != null && MemKey.compare(n, key) < 0) {
-                x = n;
-            } else if (level == 0) {
-                return x == head ? null : x;
-            } else {
-                level--;
-            }
-        }
+        return findLast(key, false);
     }
 
     /** The last entry <= {@code key}, or null. */
     Node findLessOrEqual(MemKey key) {
+        return findLast(key, true);
+    }
+
+    /** The last entry < {@code key} (or <= with {@code orEqual}), or null. */
+    private Node findLast(MemKey key, boolean orEqual) {
         Node x = head;
         int level = height - 1;
         while (true) {
             Node n = x.next(level);
-            if (n != null && MemKey.compare(n, key) <= 0) {
+            int c = n == null ? 1 : MemKey.compare(n, key);
+            if (c < 0 || (orEqual && c == 0)) {
                 x = n;
             } else if (level == 0) {
                 return x == head ? null : x;
