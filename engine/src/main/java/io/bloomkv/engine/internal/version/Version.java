@@ -322,15 +322,22 @@ public final class Version implements LevelView {
         }
         for (int level = 1; level < files.length; level++) {
             FileMetaData[] fs = files[level];
-            List<FileMetaData> keptFiles = new ArrayList<>(1);
-            List<TableReader> keptReaders = new ArrayList<>(1);
+            if (fs.length == 0) {
+                continue;
+            }
+            List<FileMetaData> keptFiles = null; // made for the first table kept: most levels keep none
+            List<TableReader> keptReaders = null;
             for (int i = findFile(fs, prefix); i < fs.length && mayHoldPrefix(fs[i], prefix); i++) {
                 if (readers[level][i].mayContainPrefixRetained(p, prefixHash)) {
+                    if (keptFiles == null) {
+                        keptFiles = new ArrayList<>(1);
+                        keptReaders = new ArrayList<>(1);
+                    }
                     keptFiles.add(fs[i]);
                     keptReaders.add(readers[level][i]);
                 }
             }
-            if (!keptFiles.isEmpty()) {
+            if (keptFiles != null) {
                 out.add(new LevelIterator(keptFiles.toArray(new FileMetaData[0]), keptReaders.toArray(new TableReader[0])));
             }
         }
