@@ -108,13 +108,13 @@ final class MemSkipList {
         return findLast(key, true);
     }
 
-    /** The last entry < {@code key} (or <= with {@code orEqual}), or null. */
+    /** The last entry < {@code key} (or <= with {@code orEqual}; a null key: the last entry), or null. */
     private Node findLast(MemKey key, boolean orEqual) {
         Node x = head;
         int level = height - 1;
         while (true) {
             Node n = x.next(level);
-            int c = n == null ? 1 : MemKey.compare(n, key);
+            int c = n == null ? 1 : key == null ? -1 : MemKey.compare(n, key);
             if (c < 0 || (orEqual && c == 0)) {
                 x = n;
             } else if (level == 0) {
@@ -127,18 +127,7 @@ final class MemSkipList {
 
     /** The last entry, or null when empty. */
     Node findLast() {
-        Node x = head;
-        int level = height - 1;
-        while (true) {
-            Node n = x.next(level);
-            if (n != null) {
-                x = n;
-            } else if (level == 0) {
-                return x == head ? null : x;
-            } else {
-                level--;
-            }
-        }
+        return findLast(null, false);
     }
 
     /** The first entry, or null when empty. */
