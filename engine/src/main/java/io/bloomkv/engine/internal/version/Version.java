@@ -220,9 +220,15 @@ public final class Version implements LevelView {
         long[] batchHashes = new long[n];
         boolean[] passed = new boolean[n];
         for (int i = 0; i < files[0].length; i++) {
+            // The keys are sorted: those in the table's range are one run, found by a binary search for its first.
+            FileMetaData f = files[0][i];
             int count = 0;
-            for (int k : order) {
-                if (!resolved[k] && files[0][i].mayContain(userKeys[k])) {
+            for (int j = firstAtLeast(userKeys, order, f.smallestUserKey()); j < n; j++) {
+                int k = order[j];
+                if (Arrays.compareUnsigned(userKeys[k], f.largestUserKey()) > 0) {
+                    break;
+                }
+                if (!resolved[k]) {
                     batchKeys[count] = k;
                     batchHashes[count++] = hashes[k];
                 }
@@ -236,12 +242,22 @@ public final class Version implements LevelView {
             }
             int table = -1;
             int count = 0;
+            int t = -1; // the sorted keys walk the level's sorted tables forward: a binary search for the first only
             for (int k : order) {
                 if (resolved[k]) {
                     continue;
                 }
-                int t = findFile(fs, userKeys[k]);
-                if (t >= fs.length || Arrays.compareUnsigned(userKeys[k], fs[t].smallestUserKey()) < 0) {
+                if (t < 0) {
+                    t = findFile(fs, userKeys[k]);
+                } else {
+                    while (t < fs.length && Arrays.compareUnsigned(fs[t].largestUserKey(), userKeys[k]) < 0) {
+                        t++;
+                    }
+                }
+                if (t >= fs.length) {
+                    break;
+                }
+                if (Arrays.compareUnsigned(userKeys[k], fs[t].smallestUserKey()) < 0) {
                     continue;
                 }
                 if (t != table) {
@@ -258,6 +274,21 @@ public final class Version implements LevelView {
                 probeTable(readers[level][table], userKeys, batchKeys, batchHashes, passed, count, snapshotSequence, out, resolved);
             }
         }
+    }
+
+    /** The first position j of {@code order} (indices of keys in ascending key order) whose key is >= {@code bound}. */
+    private static int firstAtLeast(byte[][] userKeys, int[] order, byte[] bound) {
+        int lo = 0;
+        int hi = order.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Arrays.compareUnsigned(userKeys[order[mid]], bound) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     private static void probeTable(TableReader r, byte[][] userKeys, int[] batchKeys, long[] batchHashes, boolean[] passed,
