@@ -50,6 +50,20 @@ final class MemTableFilter {
 
     /** Adds the key of hash {@code hash}. Single writer only. */
     void add(long hash) {
+        visit(hash, true);
+    }
+
+    /** False only when no key of hash {@code hash} was added. */
+    boolean mightContain(long hash) {
+        return visit(hash, false);
+    }
+
+    /**
+     * The k probe bits of {@code hash} in its block (9 bits of a mixed word each, 7 per word): with {@code set}, sets
+     * them (single writer: a plain read, a release write when a bit changes) and returns true; otherwise returns
+     * whether all are set (acquire reads).
+     */
+    private boolean visit(long hash, boolean set) {
         int block = (int) (((hash & 0xFFFF_FFFFL) * blocks) >>> 32) * WORDS_PER_BLOCK;
         long word = fmix64(hash);
         long x = word;
@@ -60,27 +74,13 @@ final class MemTableFilter {
             }
             int bit = (int) (x >>> 55);
             int index = block + (bit >>> 6);
-            long old = words.getPlain(index); // only this writer changes the words
-            long updated = old | (1L << bit);
-            if (updated != old) {
-                words.setRelease(index, updated);
-            }
-            x <<= 9;
-        }
-    }
-
-    /** False only when no key of hash {@code hash} was added. */
-    boolean mightContain(long hash) {
-        int block = (int) (((hash & 0xFFFF_FFFFL) * blocks) >>> 32) * WORDS_PER_BLOCK;
-        long word = fmix64(hash);
-        long x = word;
-        for (int i = 0; i < k; i++) {
-            if (i > 0 && i % PROBES_PER_WORD == 0) {
-                word = fmix64(word);
-                x = word;
-            }
-            int bit = (int) (x >>> 55);
-            if ((words.getAcquire(block + (bit >>> 6)) & (1L << bit)) == 0) {
+            if (set) {
+                long old = words.getPlain(index); // only this writer changes the words
+                long updated = old | (1L << bit);
+                if (updated != old) {
+                    words.setRelease(index, updated);
+                }
+            } else if ((words.getAcquire(index) & (1L << bit)) == 0) {
                 return false;
             }
             x <<= 9;
