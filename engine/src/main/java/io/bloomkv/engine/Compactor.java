@@ -4,6 +4,7 @@ import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.compaction.CompactionPicker;
+import io.bloomkv.engine.internal.compaction.OutputCutter;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.util.Threads;
@@ -24,9 +25,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * alone; a single input with nothing to merge below is moved down without rewriting.
  *
  * <p>The merge drops an entry when a newer entry of the same user key is visible to every open
- * snapshot, and a tombstone when additionally no deeper level may hold the key. Outputs are cut at
- * {@link Options#targetFileSize()}, never inside one user key's entries, so the tables of a level
- * have disjoint user-key ranges. Each output gets its own filter. Readers are never blocked: the
+ * snapshot, and a tombstone when additionally no deeper level may hold the key. Where outputs end
+ * is {@link OutputCutter}'s choice: at {@link Options#targetFileSize()} in the last level, else aligned
+ * with the boundaries of the tables one level further down; never inside one user key's entries, so
+ * the tables of a level have disjoint user-key ranges. Each output gets its own filter. Readers are never blocked: the
  * new Version is installed atomically and the input tables live until their last reader is done.
  */
 final class Compactor {
@@ -300,6 +302,7 @@ final class Compactor {
             long targetSize = env.options().targetFileSize();
             long expectedPerTable = Math.max(1, Math.min(expected, expected * targetSize
                     / Math.max(1, sizeOf(c.base()) + sizeOf(c.below()))));
+            OutputCutter cutter = new OutputCutter(grandparents(v, c), targetSize);
             try (MergingIterator it = new MergingIterator(inputs)) {
                 inputs.clear();
                 it.seekToFirst();
@@ -328,7 +331,8 @@ final class Compactor {
                     }
                     lastSequenceForKey = sequence;
                     if (!drop) {
-                        if (out != null && out.writer.estimatedFileSize() >= targetSize && !Arrays.equals(userKey, lastAddedUserKey)) {
+                        boolean newUserKey = !Arrays.equals(userKey, lastAddedUserKey);
+                        if (newUserKey && cutter.shouldCutBefore(userKey, out == null ? 0 : out.writer.estimatedFileSize()) && out != null) {
                             outputs.add(out.finish());
                             out = null;
                         }
@@ -360,6 +364,27 @@ final class Compactor {
         } finally {
             v.release();
         }
+    }
+
+    /** The tables of the level below {@code c}'s output level that overlap its key range (none below the last level). */
+    private static List<FileMetaData> grandparents(Version v, Compaction c) {
+        int below = c.outputLevel() + 1;
+        if (below >= v.numLevels()) {
+            return List.of();
+        }
+        byte[] smallest = null;
+        byte[] largest = null;
+        for (List<FileMetaData> files : List.of(c.base(), c.below())) {
+            for (FileMetaData f : files) {
+                if (smallest == null || Arrays.compareUnsigned(f.smallestUserKey(), smallest) < 0) {
+                    smallest = f.smallestUserKey();
+                }
+                if (largest == null || Arrays.compareUnsigned(f.largestUserKey(), largest) > 0) {
+                    largest = f.largestUserKey();
+                }
+            }
+        }
+        return CompactionPicker.overlapping(v, below, smallest, largest);
     }
 
     private static long sizeOf(List<FileMetaData> files) {

@@ -1,0 +1,58 @@
+package io.bloomkv.engine.internal.compaction;
+
+import io.bloomkv.engine.internal.version.FileMetaData;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Where a compaction's output tables end. Without a level below the output level (the last level,
+ * or no table there in the compaction's range) an output ends once it reaches the target file size,
+ * as in LevelDB. Otherwise its ends are aligned with the boundaries of the tables one level further
+ * down (the "grandparents"), as RocksDB's {@code level_compaction_dynamic_file_size} does: an
+ * output of at least half the target size ends where the keys pass a grandparent's last key, and
+ * any output ends at twice the target size. An output aligned so overlaps whole grandparents and
+ * no partial one, so compacting it down later rewrites only the tables its keys fall into
+ * (without alignment each such compaction also rewrites, on average, most of one grandparent that
+ * it overlaps only at an edge).
+ *
+ * <p>Fed every user key of the merge's output in order ({@link #shouldCutBefore}), once per user
+ * key: an output never ends inside one user key's entries.
+ */
+public final class OutputCutter {
+    private final List<FileMetaData> grandparents;
+    private final long targetSize;
+    /** Index of the first grandparent whose last key is not below the last key seen. */
+    private int next;
+
+    /**
+     * @param grandparents the tables of the level below the output level that overlap the
+     *                     compaction's key range, in key order with disjoint ranges (may be empty)
+     * @param targetSize   the target file size
+     */
+    public OutputCutter(List<FileMetaData> grandparents, long targetSize) {
+        if (targetSize <= 0) {
+            throw new IllegalArgumentException("targetSize must be > 0: " + targetSize);
+        }
+        this.grandparents = List.copyOf(grandparents);
+        this.targetSize = targetSize;
+    }
+
+    /**
+     * Whether the current output, holding {@code outputSize} bytes (0: there is none), ends before
+     * {@code userKey}, the next user key to be written (larger than every key fed before).
+     */
+    public boolean shouldCutBefore(byte[] userKey, long outputSize) {
+        boolean crossed = false;
+        while (next < grandparents.size() && Arrays.compareUnsigned(userKey, grandparents.get(next).largestUserKey()) > 0) {
+            next++;
+            crossed = true;
+        }
+        if (outputSize == 0) {
+            return false;
+        }
+        if (grandparents.isEmpty()) {
+            return outputSize >= targetSize;
+        }
+        return outputSize >= 2 * targetSize || (crossed && outputSize >= targetSize / 2);
+    }
+}

@@ -1,0 +1,78 @@
+package io.bloomkv.engine.internal.compaction;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.version.FileMetaData;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class OutputCutterTest {
+    private static FileMetaData table(long number, String smallest, String largest) {
+        return new FileMetaData(number, 1000, InternalKey.encode(smallest.getBytes(UTF_8), 2, ValueType.PUT),
+                InternalKey.encode(largest.getBytes(UTF_8), 1, ValueType.PUT), 10, 1, 2);
+    }
+
+    private static byte[] k(String s) {
+        return s.getBytes(UTF_8);
+    }
+
+    /** Feeds keys k00..k99 of {@code entrySize} bytes each; returns the first key of every output. */
+    private static List<String> outputs(OutputCutter cutter, int entrySize) {
+        List<String> firsts = new ArrayList<>();
+        long size = 0;
+        for (int i = 0; i < 100; i++) {
+            String key = String.format("k%02d", i);
+            if (cutter.shouldCutBefore(k(key), size)) {
+                size = 0;
+            }
+            if (size == 0) {
+                firsts.add(key);
+            }
+            size += entrySize;
+        }
+        return firsts;
+    }
+
+    @Test
+    void withoutGrandparentsCutsAtTheTargetSize() {
+        assertThat(outputs(new OutputCutter(List.of(), 100), 10)).containsExactly("k00", "k10", "k20", "k30", "k40", "k50", "k60", "k70", "k80", "k90");
+    }
+
+    @Test
+    void cutsWhereTheKeysPassAGrandparentOnceHalfTheTargetIsWritten() {
+        // grandparents end at k24, k49 (k50-k54 is a gap), k79, k99
+        List<FileMetaData> gp = List.of(table(1, "k00", "k24"), table(2, "k30", "k49"), table(3, "k55", "k79"), table(4, "k80", "k99"));
+        // target 200 bytes = 20 keys: every grandparent boundary comes after >= 10 keys, so each is a cut
+        assertThat(outputs(new OutputCutter(gp, 200), 10)).containsExactly("k00", "k25", "k50", "k80");
+    }
+
+    @Test
+    void aBoundaryBeforeHalfTheTargetIsNotACut() {
+        List<FileMetaData> gp = List.of(table(1, "k00", "k04"), table(2, "k05", "k59"), table(3, "k60", "k99"));
+        // target 400 bytes = 40 keys: k05 comes after 5 keys (< 20), k60 after 60 keys
+        assertThat(outputs(new OutputCutter(gp, 400), 10)).containsExactly("k00", "k60");
+    }
+
+    @Test
+    void anOutputEndsAtTwiceTheTargetEvenInsideOneGrandparent() {
+        List<FileMetaData> gp = List.of(table(1, "k00", "k99"));
+        assertThat(outputs(new OutputCutter(gp, 150), 10)).containsExactly("k00", "k30", "k60", "k90");
+    }
+
+    @Test
+    void keysPastTheLastGrandparentFallBackToTheHardLimit() {
+        List<FileMetaData> gp = List.of(table(1, "a", "b"));
+        // every key is past the only grandparent: the first call crosses it with no output open
+        assertThat(outputs(new OutputCutter(gp, 100), 10)).containsExactly("k00", "k20", "k40", "k60", "k80");
+    }
+
+    @Test
+    void rejectsANonPositiveTarget() {
+        assertThatThrownBy(() -> new OutputCutter(List.of(), 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
