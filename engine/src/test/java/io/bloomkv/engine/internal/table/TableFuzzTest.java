@@ -8,23 +8,22 @@ import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.InMemoryFileSystem;
+import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.internal.util.Crc32c;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 
 /**
  * Fuzz targets for every decoder of table bytes (engine/FORMAT.md, "Table"): the footer, data and
  * index blocks, the properties block, block decompression (LZ4, ZSTD), and {@link TableReader#open} on a whole fuzzed file read
- * through the engine's {@link FileSystem} (then every entry iterated, every key looked up, every
- * checksum verified). Invariant: the only exception that escapes is the documented {@link
+ * through the engine's {@link FileSystem}, here an {@link InMemoryFileSystem} (then every entry iterated, every key
+ * looked up, every checksum verified). Invariant: the only exception that escapes is the documented {@link
  * CorruptionException}; never another exception, a hang, an {@link OutOfMemoryError} from a length
  * field, or a table left unreleased.
  *
@@ -36,7 +35,8 @@ import org.junit.jupiter.api.AfterAll;
  * fuzzing command.
  */
 class TableFuzzTest {
-    private static Path tempDir;
+    /** Where {@link #tableOpen} writes its table, in a fresh {@link InMemoryFileSystem} per input. */
+    private static final Path TABLE = Path.of("/fuzz/000001.sst");
 
     static byte[] payload(byte[] data) {
         return data.length == 0 ? data : Arrays.copyOfRange(data, 1, data.length);
@@ -168,9 +168,11 @@ class TableFuzzTest {
     }
 
     /**
-     * TableReader.open on the input as a whole table file, through the engine's FileSystem; then every
-     * entry iterated and looked up, and every checksum verified. Only {@link CorruptionException}.
-     * Re-signing also signs the data blocks the index names (a second open), so entries are reached.
+     * TableReader.open on the input as a whole table file, through the engine's FileSystem (an
+     * {@link InMemoryFileSystem}: a file written and opened on disk per input made this target disk
+     * bound); then every entry iterated and looked up, and every checksum verified. Only {@link
+     * CorruptionException}. Re-signing also signs the data blocks the index names (a second open), so
+     * entries are reached.
      */
     @FuzzTest(maxDuration = "5m")
     void tableOpen(byte[] data) throws IOException {
@@ -180,20 +182,22 @@ class TableFuzzTest {
             resignFile(file);
         }
         long live = TableReader.liveTables();
-        Path p = file();
-        Files.write(p, file);
+        FileSystem fs = new InMemoryFileSystem();
+        Path p = TABLE;
+        fs.createDirectories(p.getParent());
+        write(fs, p, file);
         try {
             if (resign) {
-                try (TableReader r = TableReader.open(FileSystem.disk(), p, 1, null, null)) {
+                try (TableReader r = TableReader.open(fs, p, 1, null, null)) {
                     for (TableReader.IndexEntry e : r.indexEntries()) {
                         resignBlock(file, e.handle().offset(), e.handle().size());
                     }
                 } catch (CorruptionException notSignable) {
                     // read as it is below
                 }
-                Files.write(p, file);
+                write(fs, p, file);
             }
-            try (TableReader r = TableReader.open(FileSystem.disk(), p, 1, null, null)) {
+            try (TableReader r = TableReader.open(fs, p, 1, null, null)) {
                 r.properties().toString();
                 r.verifyChecksums();
                 List<byte[]> userKeys = new ArrayList<>();
@@ -219,23 +223,9 @@ class TableFuzzTest {
         assertThat(TableReader.liveTables()).as("the table is released").isEqualTo(live);
     }
 
-    private static synchronized Path file() {
-        try {
-            if (tempDir == null) {
-                tempDir = Files.createTempDirectory("bloomkv-table-fuzz");
-            }
-            return tempDir.resolve("000001.sst");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    @AfterAll
-    static void cleanUp() throws IOException {
-        if (tempDir != null) {
-            Files.deleteIfExists(tempDir.resolve("000001.sst"));
-            Files.deleteIfExists(tempDir);
-            tempDir = null;
+    private static void write(FileSystem fs, Path p, byte[] contents) throws IOException {
+        try (WritableFile w = fs.newWritableFile(p)) {
+            w.append(contents);
         }
     }
 }

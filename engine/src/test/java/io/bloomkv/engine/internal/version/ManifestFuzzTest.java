@@ -4,19 +4,17 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.Options;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.InMemoryFileSystem;
+import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.table.ReadCounters;
 import io.bloomkv.engine.internal.util.ByteReader;
 import io.bloomkv.engine.internal.record.LogWriter;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 
 /**
  * Fuzz targets for the MANIFEST (engine/FORMAT.md, "MANIFEST and VersionEdit"): {@link
@@ -28,11 +26,12 @@ import org.junit.jupiter.api.AfterAll;
  *
  * <p>Input of {@code manifestReplay}: records, each a 2-byte little-endian length and that many
  * bytes, written through the real {@link LogWriter} (framing is fuzzed by LogFuzzTest), then
- * CURRENT naming that MANIFEST. Corpus:
+ * CURRENT naming that MANIFEST, in a fresh {@link InMemoryFileSystem} per input. Corpus:
  * src/test/resources/io/bloomkv/engine/internal/version/ManifestFuzzTestInputs (seeds from real MANIFESTs).
  */
 class ManifestFuzzTest {
-    private static Path tempDir;
+    /** The database directory of {@link #manifestReplay}, in its {@link InMemoryFileSystem}. */
+    private static final Path DIR = Path.of("/fuzz/db");
 
     @FuzzTest(maxDuration = "5m")
     void versionEditDecode(byte[] record) {
@@ -64,14 +63,17 @@ class ManifestFuzzTest {
 
     @FuzzTest(maxDuration = "5m")
     void manifestReplay(byte[] data) throws IOException {
-        Path dir = dir();
-        FileSystem fs = FileSystem.disk();
+        Path dir = DIR;
+        FileSystem fs = new InMemoryFileSystem();
+        fs.createDirectories(dir);
         try (LogWriter w = new LogWriter(fs.newWritableFile(dir.resolve("MANIFEST-000001")))) {
             for (byte[] r : records(data)) {
                 w.addRecord(r);
             }
         }
-        Files.write(dir.resolve("CURRENT"), "MANIFEST-000001\n".getBytes(StandardCharsets.US_ASCII));
+        try (WritableFile current = fs.newWritableFile(dir.resolve("CURRENT"))) {
+            current.append("MANIFEST-000001\n".getBytes(StandardCharsets.US_ASCII));
+        }
         try (TableCache tables = new TableCache(fs, dir, null, new ReadCounters())) {
             VersionSet vs = new VersionSet(fs, dir, Options.defaults(), tables, () -> { });
             try {
@@ -83,30 +85,6 @@ class ManifestFuzzTest {
             } finally {
                 vs.close();
             }
-        }
-    }
-
-    private static synchronized Path dir() {
-        try {
-            if (tempDir == null) {
-                tempDir = Files.createTempDirectory("bloomkv-manifest-fuzz");
-            }
-            return tempDir;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    @AfterAll
-    static void cleanUp() throws IOException {
-        if (tempDir != null) {
-            try (Stream<Path> s = Files.list(tempDir)) {
-                for (Path p : s.toList()) {
-                    Files.delete(p);
-                }
-            }
-            Files.delete(tempDir);
-            tempDir = null;
         }
     }
 }
