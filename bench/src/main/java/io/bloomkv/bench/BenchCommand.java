@@ -119,8 +119,8 @@ public final class BenchCommand implements Callable<Integer> {
     String filterKind;
 
     @Option(names = "--workloads", split = ",", description = "Workloads in order (default: fillseq,fillrandom,overwrite,readrandom,"
-            + "readmissing,seekrandom,readwhilewriting,deleterandom; also readupdate (50% get / 50% read-modify-write) and "
-            + "readheavy (95% get / 5% update), multigetrandom and multigetmissing (multiGet batches of 32 present / absent "
+            + "readmissing,seekrandom,readwhilewriting,deleterandom; also readupdate (50%% get / 50%% read-modify-write) and "
+            + "readheavy (95%% get / 5%% update), multigetrandom and multigetmissing (multiGet batches of 32 present / absent "
             + "keys; RocksDB multiGetAsList), seekprefix (keys under 7-byte prefixes, both engines with a prefix extractor: "
             + "prefix seeks to present prefixes (seekprefix-hit) and absent ones (seekprefix-miss))).")
     List<String> workloads;

@@ -1,0 +1,27 @@
+package io.bloomkv.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class BenchHelpTest {
+    /** A bare '%' in a picocli description is a format error: picocli warns on stderr and prints the raw text. */
+    @Test
+    void helpFormatsEveryDescriptionWithoutWarnings() {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        String help;
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            help = new CommandLine(new BenchCommand()).getUsageMessage(CommandLine.Help.Ansi.OFF);
+        } finally {
+            System.setErr(err);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("Could not format");
+        assertThat(help).contains("readupdate (50% get / 50%").contains("readheavy (95% get / 5% update)");
+    }
+}
