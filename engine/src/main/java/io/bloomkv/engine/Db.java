@@ -293,7 +293,6 @@ public final class Db implements AutoCloseable {
         WriteBatch.checkKey(key);
         long sequence = readSequence(readOptions);
         SuperVersion sv = state.acquireSuperVersion();
-        counters.gets.increment();
         try {
             long hash = Hashing.hash64(key); // once per get: the memtables' and the tables' filters use it
             TableReader.Entry e = sv.mem.get(key, hash, sequence);
@@ -337,7 +336,6 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireSuperVersion();
         try {
             MultiGet.Outcome o = MultiGet.run(sv, keys, sequence);
-            counters.gets.add(keys.size());
             counters.hits.add(o.hits());
             counters.misses.add(keys.size() - o.hits());
             counters.memtableHits.add(o.memtableHits());
@@ -538,7 +536,7 @@ public final class Db implements AutoCloseable {
         ReadCounters c = readCounters;
         s.filterChecks = c.filterChecks.sum();
         s.filterUseful = c.filterUseful.sum();
-        s.filterPositive = c.filterPositive.sum();
+        s.filterPositive = c.filterPositive();
         s.filterTruePositive = c.filterTruePositive.sum();
         s.tablesReadWithoutFilter = c.tablesReadWithoutFilter.sum();
         s.blockReads = c.blockReads.sum();

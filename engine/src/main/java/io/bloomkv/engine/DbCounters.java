@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.LongAdder;
  * counters live beside them in {@link io.bloomkv.engine.internal.table.ReadCounters}. Thread-safe.
  */
 final class DbCounters {
-    final LongAdder gets = new LongAdder();
     final LongAdder hits = new LongAdder();
     final LongAdder misses = new LongAdder();
     final LongAdder memtableHits = new LongAdder();
@@ -44,9 +43,9 @@ final class DbCounters {
 
     /** Copies the counters into {@code s}. */
     void fill(Stats s) {
-        s.gets = gets.sum();
         s.hits = hits.sum();
         s.misses = misses.sum();
+        s.gets = s.hits + s.misses; // every get (or multiGet key) that returned is one or the other
         s.memtableHits = memtableHits.sum();
         s.puts = puts.sum();
         s.deletes = deletes.sum();

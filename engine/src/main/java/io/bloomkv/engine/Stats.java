@@ -128,7 +128,7 @@ public final class Stats {
         return blockCacheMisses;
     }
 
-    /** Calls of get. */
+    /** Keys looked up by get and multiGet that returned: {@link #hits} + {@link #misses}. */
     public long gets() {
         return gets;
     }

@@ -6,14 +6,16 @@ import java.util.concurrent.atomic.LongAdder;
  * Live counters of the read path, shared by every table of one database. The names mirror
  * RocksDB's tickers (BLOOM_FILTER_USEFUL, BLOOM_FILTER_FULL_POSITIVE,
  * BLOOM_FILTER_FULL_TRUE_POSITIVE, BLOCK_CACHE_*). Thread-safe.
+ *
+ * <p>Each update of a {@link LongAdder} is an atomic read-modify-write (about 8 ns here, and a fence that keeps
+ * the loads around it from overlapping), so the get path adds its filter counts once per get
+ * ({@link #recordProbes}), not once per table, and the positives are derived: checks - useful.
  */
 public final class ReadCounters {
     /** Filter probes made by point reads. */
     public final LongAdder filterChecks = new LongAdder();
     /** Probes that answered "definitely not": a table read avoided. */
     public final LongAdder filterUseful = new LongAdder();
-    /** Probes that answered "might contain". */
-    public final LongAdder filterPositive = new LongAdder();
     /** Positive probes where the table really held an entry for the key. */
     public final LongAdder filterTruePositive = new LongAdder();
     /** Point reads of tables that have no filter (read directly). */
@@ -26,4 +28,20 @@ public final class ReadCounters {
     public final LongAdder dataBlockAccesses = new LongAdder();
     public final LongAdder blockCacheHits = new LongAdder();
     public final LongAdder blockCacheMisses = new LongAdder();
+
+    /** Adds {@code checks} filter probes, {@code useful} of which answered "definitely not". */
+    public void recordProbes(long checks, long useful) {
+        if (checks != 0) {
+            filterChecks.add(checks); // before useful: a reader of useful, then checks, never sees more useful than checks
+        }
+        if (useful != 0) {
+            filterUseful.add(useful);
+        }
+    }
+
+    /** Probes that answered "might contain": checks - useful, read in the order that keeps it >= 0. */
+    public long filterPositive() {
+        long useful = filterUseful.sum();
+        return filterChecks.sum() - useful;
+    }
 }

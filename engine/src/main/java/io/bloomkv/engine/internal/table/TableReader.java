@@ -236,12 +236,11 @@ public final class TableReader implements AutoCloseable {
      */
     public Entry getRetainedInRange(byte[] userKey, long userKeyHash, long snapshotSeq) {
         if (filter != null) {
-            counters.filterChecks.increment();
-            if (!filter.mightContain(userKeyHash)) {
-                counters.filterUseful.increment();
+            boolean may = filter.mightContain(userKeyHash);
+            counters.recordProbes(1, may ? 0 : 1);
+            if (!may) {
                 return null;
             }
-            counters.filterPositive.increment();
         } else {
             counters.tablesReadWithoutFilter.increment();
         }
@@ -249,13 +248,23 @@ public final class TableReader implements AutoCloseable {
     }
 
     /**
-     * Touches the cache line(s) this table's filter will read for {@code userKeyHash} ({@code Filter.touch}) and
-     * returns the word loaded (0 without a filter), so a get can start the filter loads of every table it may ask
-     * before probing any. Same holding contract as {@link #getRetainedInRange}.
+     * The filter step of {@link #getRetainedInRange} without its counting, for a get that asks several tables and
+     * counts them once ({@link #recordProbes}): false when the filter rules the key out (true without a filter, see
+     * {@link #hasFilter}). Same holding contract as {@link #getRetainedInRange}.
      */
-    public long touchFilterRetained(long userKeyHash) {
+    public boolean filterPassesRetained(long userKeyHash) {
         Filter f = filter;
-        return f == null ? 0 : f.touch(userKeyHash);
+        return f == null || f.mightContain(userKeyHash);
+    }
+
+    /** Adds filter probes made through {@link #filterPassesRetained} to the database's counters. */
+    public void recordProbes(int checks, int useful) {
+        counters.recordProbes(checks, useful);
+    }
+
+    /** Counts a get that read this table without a filter. */
+    public void recordReadWithoutFilter() {
+        counters.tablesReadWithoutFilter.increment();
     }
 
     /**
@@ -271,9 +280,7 @@ public final class TableReader implements AutoCloseable {
             return count;
         }
         int positives = filter.mightContainAll(hashes, count, results);
-        counters.filterChecks.add(count);
-        counters.filterUseful.add(count - positives);
-        counters.filterPositive.add(positives);
+        counters.recordProbes(count, count - positives);
         return positives;
     }
 
@@ -400,12 +407,7 @@ public final class TableReader implements AutoCloseable {
             return true;
         }
         boolean may = filter.mightContain(prefixHash);
-        counters.filterChecks.increment();
-        if (may) {
-            counters.filterPositive.increment();
-        } else {
-            counters.filterUseful.increment();
-        }
+        counters.recordProbes(1, may ? 0 : 1);
         return may;
     }
 

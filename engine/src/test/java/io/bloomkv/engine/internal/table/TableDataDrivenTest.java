@@ -110,7 +110,7 @@ class TableDataDrivenTest {
             }
             case "counters": {
                 String s = "checks=" + counters.filterChecks.sum() + " useful=" + counters.filterUseful.sum()
-                        + " positive=" + counters.filterPositive.sum() + " truePositive=" + counters.filterTruePositive.sum()
+                        + " positive=" + counters.filterPositive() + " truePositive=" + counters.filterTruePositive.sum()
                         + " withoutFilter=" + counters.tablesReadWithoutFilter.sum() + " blockReads=" + counters.blockReads.sum()
                         + " blockReadBytes=" + counters.blockReadBytes.sum();
                 counters = new ReadCounters();
