@@ -22,8 +22,8 @@ public final class Options {
     private FilterAllocation filterAllocation = FilterAllocation.UNIFORM;
     private int ribbonFromLevel = -1;
     private int prefixLength;
-    private long writeBufferSize = 64L << 20;
-    private int maxImmutableMemtables = 2;
+    private long writeBufferSize = 96L << 20;
+    private int maxImmutableMemtables = 1;
     private int blockSize = 4096;
     private int blockRestartInterval = 16;
     private long blockCacheSize = 32L << 20;
@@ -40,7 +40,7 @@ public final class Options {
     private int l0SlowdownWritesTrigger = 20;
     private int l0StopWritesTrigger = 36;
     private long targetFileSize = 64L << 20;
-    private long maxBytesForLevelBase = 256L << 20;
+    private long maxBytesForLevelBase = 512L << 20;
     private int levelSizeMultiplier = 10;
     private boolean dynamicLevelBytes = true;
     private double memtableFilterBitsPerKey = 10;
@@ -51,8 +51,8 @@ public final class Options {
     private Options() {}
 
     /**
-     * The defaults: BLOCKED filters at 10 bits per key, 64 MiB write buffer, 4 KiB blocks, 32 MiB block
-     * cache, SyncMode.NONE, level sizes computed from the last level upward over a 256 MiB base with a
+     * The defaults: BLOCKED filters at 10 bits per key, 96 MiB write buffer (1 immutable), 4 KiB blocks, 32 MiB block
+     * cache, SyncMode.NONE, level sizes computed from the last level upward over a 512 MiB base with a
      * multiplier of 10, 64 MiB tables, level-0 triggers 4 / 20 / 36. The README ("Why these defaults")
      * gives the measurements behind each.
      */
@@ -182,7 +182,11 @@ public final class Options {
         return ribbonFromLevel >= 0 && level >= ribbonFromLevel ? FilterKind.RIBBON : filterKind;
     }
 
-    /** Bytes of entries a memtable takes before it is frozen and flushed, at least 4 KiB. Default 64 MiB. */
+    /**
+     * Bytes a memtable takes (its entries and their heap overhead) before it is frozen and flushed, at least 4 KiB.
+     * Default 96 MiB: at ~212 heap bytes per 124-byte entry it holds what RocksDB's 64 MiB arena holds, and flushes
+     * tables of ~60 MB as RocksDB does.
+     */
     public Options writeBufferSize(long bytes) {
         check(bytes >= 4096, "writeBufferSize must be >= 4096: " + bytes);
         this.writeBufferSize = bytes;
@@ -193,7 +197,7 @@ public final class Options {
         return writeBufferSize;
     }
 
-    /** Immutable memtables allowed to wait for a flush before writers stall, at least 1. Default 2. */
+    /** Immutable memtables allowed to wait for a flush before writers stall, at least 1. Default 1 (RocksDB's max_write_buffer_number 2). */
     public Options maxImmutableMemtables(int n) {
         check(n >= 1, "maxImmutableMemtables must be >= 1: " + n);
         this.maxImmutableMemtables = n;
@@ -441,7 +445,7 @@ public final class Options {
     /**
      * Maximum bytes of the base level (level 1 with static sizing; with {@link #dynamicLevelBytes} the
      * largest target a level above the last may have and still be the base level); level n+1 may hold
-     * {@link #levelSizeMultiplier} times level n. Default 256 MiB.
+     * {@link #levelSizeMultiplier} times level n. Default 512 MiB.
      */
     public Options maxBytesForLevelBase(long bytes) {
         check(bytes >= 4096, "maxBytesForLevelBase must be >= 4096: " + bytes);
@@ -485,7 +489,7 @@ public final class Options {
      * in [0, 64]; 0 = no memtable filter. The filter is on the heap, sized for the entries a full write
      * buffer of 16-byte keys and values holds (about {@code writeBufferSize / 120}), so a get for a key no
      * memtable holds costs one probe per memtable instead of a skip-list search. Default 10 (a 64 MiB
-     * write buffer: 700 KiB of filter).
+     * write buffer: about 1 MiB of filter).
      */
     public Options memtableFilterBitsPerKey(double bits) {
         check(bits >= 0 && bits <= 64 && !Double.isNaN(bits), "memtableFilterBitsPerKey must be in [0, 64]: " + bits);
