@@ -115,7 +115,7 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> filters;
 
     @Option(names = "--filter-kind", defaultValue = "BLOCKED",
-            description = "bloomkv's filter kind: STANDARD, PARTITIONED, BLOCKED, RIBBON, or RIBBON@N = RIBBON from level N down, BLOCKED above, at Bloom-equivalent bits per key (RocksDB always uses FastLocalBloom; default ${DEFAULT-VALUE}).")
+            description = "bloomkv's filter kind: STANDARD, PARTITIONED, BLOCKED, RIBBON, or RIBBON@N = RIBBON from level N down, BLOCKED above, at Bloom-equivalent bits per key; a +MONKEY suffix (e.g. BLOCKED+MONKEY) spreads the same filter memory over the levels by Monkey's allocation (RocksDB always uses FastLocalBloom; default ${DEFAULT-VALUE}).")
     String filterKind;
 
     @Option(names = "--workloads", split = ",", description = "Workloads in order (default: fillseq,fillrandom,overwrite,readrandom,"

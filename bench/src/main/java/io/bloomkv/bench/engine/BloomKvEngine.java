@@ -44,6 +44,8 @@ public final class BloomKvEngine implements BenchEngine {
                 : Options.defaults()
                 .filterKind(FilterPolicySpec.parse(settings.filterKind()).kind())
                 .ribbonFromLevel(FilterPolicySpec.parse(settings.filterKind()).ribbonFromLevel())
+                .filterAllocation(FilterPolicySpec.parse(settings.filterKind()).monkey()
+                        ? io.bloomkv.engine.FilterAllocation.MONKEY : io.bloomkv.engine.FilterAllocation.UNIFORM)
                 .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
                 .blockSize(settings.blockSize())
                 .blockCacheSize(settings.cacheSize())
