@@ -66,10 +66,7 @@ final class DirectReadableFile implements ReadableFile {
 
     @Override
     public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
-        java.util.Objects.checkFromIndexSize(off, len, dst.length);
-        if (pos < 0) {
-            throw new IllegalArgumentException("negative position " + pos);
-        }
+        FileArgs.checkRead(pos, dst, off, len);
         if (len == 0) {
             return;
         }

@@ -272,10 +272,7 @@ public final class DiskFileSystem implements FileSystem {
 
         @Override
         public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
-            java.util.Objects.checkFromIndexSize(off, len, dst.length);
-            if (pos < 0) {
-                throw new IllegalArgumentException("negative position " + pos);
-            }
+            FileArgs.checkRead(pos, dst, off, len);
             ByteBuffer bb = ByteBuffer.wrap(dst, off, len);
             long p = pos;
             while (bb.hasRemaining()) {

@@ -328,14 +328,36 @@ public final class InMemoryFileSystem implements FileSystem {
         }
     }
 
-    private static final class MemWritableFile implements WritableFile {
-        private final Path path;
+    /** What a reader and a writer share: the path, and IOException after close. */
+    private abstract static class MemHandle {
+        final Path path;
+        private volatile boolean closed;
+
+        MemHandle(Path path) {
+            this.path = path;
+        }
+
+        public Path path() {
+            return path;
+        }
+
+        public void close() {
+            closed = true;
+        }
+
+        final void ensureOpen() throws IOException {
+            if (closed) {
+                throw new IOException("file is closed: " + path);
+            }
+        }
+    }
+
+    private static final class MemWritableFile extends MemHandle implements WritableFile {
         private final Data data;
         private long size;
-        private boolean closed;
 
         MemWritableFile(Path path, Data data) {
-            this.path = path;
+            super(path);
             this.data = data;
         }
 
@@ -361,41 +383,20 @@ public final class InMemoryFileSystem implements FileSystem {
         public long size() {
             return size;
         }
-
-        @Override
-        public Path path() {
-            return path;
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-        }
-
-        private void ensureOpen() throws IOException {
-            if (closed) {
-                throw new IOException("file is closed: " + path);
-            }
-        }
     }
 
-    private static final class MemReadableFile implements ReadableFile {
-        private final Path path;
+    private static final class MemReadableFile extends MemHandle implements ReadableFile {
         private final Data data;
-        private volatile boolean closed;
 
         MemReadableFile(Path path, Data data) {
-            this.path = path;
+            super(path);
             this.data = data;
         }
 
         @Override
         public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
             ensureOpen();
-            Objects.checkFromIndexSize(off, len, dst.length);
-            if (pos < 0) {
-                throw new IllegalArgumentException("negative position " + pos);
-            }
+            FileArgs.checkRead(pos, dst, off, len);
             data.read(path, pos, dst, off, len);
         }
 
@@ -403,22 +404,6 @@ public final class InMemoryFileSystem implements FileSystem {
         public long size() throws IOException {
             ensureOpen();
             return data.size();
-        }
-
-        @Override
-        public Path path() {
-            return path;
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-        }
-
-        private void ensureOpen() throws IOException {
-            if (closed) {
-                throw new IOException("file is closed: " + path);
-            }
         }
     }
 }
