@@ -302,7 +302,7 @@ final class Compactor {
             long targetSize = env.options().targetFileSize();
             long expectedPerTable = Math.max(1, Math.min(expected, expected * targetSize
                     / Math.max(1, sizeOf(c.base()) + sizeOf(c.below()))));
-            OutputCutter cutter = new OutputCutter(grandparents(v, c), targetSize);
+            OutputCutter cutter = new OutputCutter(CompactionPicker.grandparents(v, c), targetSize);
             try (MergingIterator it = new MergingIterator(inputs)) {
                 inputs.clear();
                 it.seekToFirst();
@@ -332,7 +332,8 @@ final class Compactor {
                     lastSequenceForKey = sequence;
                     if (!drop) {
                         boolean newUserKey = !Arrays.equals(userKey, lastAddedUserKey);
-                        if (newUserKey && cutter.shouldCutBefore(userKey, out == null ? 0 : out.writer.estimatedFileSize()) && out != null) {
+                        // the cutter sees every new user key (out == null: size 0, never a cut), so it tracks the grandparents
+                        if (newUserKey && cutter.shouldCutBefore(userKey, out == null ? 0 : out.writer.estimatedFileSize())) {
                             outputs.add(out.finish());
                             out = null;
                         }
@@ -364,27 +365,6 @@ final class Compactor {
         } finally {
             v.release();
         }
-    }
-
-    /** The tables of the level below {@code c}'s output level that overlap its key range (none below the last level). */
-    private static List<FileMetaData> grandparents(Version v, Compaction c) {
-        int below = c.outputLevel() + 1;
-        if (below >= v.numLevels()) {
-            return List.of();
-        }
-        byte[] smallest = null;
-        byte[] largest = null;
-        for (List<FileMetaData> files : List.of(c.base(), c.below())) {
-            for (FileMetaData f : files) {
-                if (smallest == null || Arrays.compareUnsigned(f.smallestUserKey(), smallest) < 0) {
-                    smallest = f.smallestUserKey();
-                }
-                if (largest == null || Arrays.compareUnsigned(f.largestUserKey(), largest) > 0) {
-                    largest = f.largestUserKey();
-                }
-            }
-        }
-        return CompactionPicker.overlapping(v, below, smallest, largest);
     }
 
     private static long sizeOf(List<FileMetaData> files) {

@@ -194,10 +194,27 @@ public final class CompactionPicker {
         return sum;
     }
 
-    private static Compaction withBelow(LevelView v, int level, int outputLevel, List<FileMetaData> base) {
+    /**
+     * The tables of the level below {@code c}'s output level that overlap the user-key range of its
+     * inputs (the "grandparents" its outputs are aligned with, see {@link OutputCutter}); none when the
+     * output level is the last.
+     */
+    public static List<FileMetaData> grandparents(LevelView v, Compaction c) {
+        int below = c.outputLevel() + 1;
+        if (below >= v.numLevels()) {
+            return List.of();
+        }
+        List<FileMetaData> inputs = new ArrayList<>(c.base());
+        inputs.addAll(c.below());
+        byte[][] range = userKeyRange(inputs);
+        return overlapping(v, below, range[0], range[1]);
+    }
+
+    /** The smallest and largest user key of {@code files} (not empty). */
+    private static byte[][] userKeyRange(List<FileMetaData> files) {
         byte[] smallest = null;
         byte[] largest = null;
-        for (FileMetaData f : base) {
+        for (FileMetaData f : files) {
             if (smallest == null || Arrays.compareUnsigned(f.smallestUserKey(), smallest) < 0) {
                 smallest = f.smallestUserKey();
             }
@@ -205,6 +222,11 @@ public final class CompactionPicker {
                 largest = f.largestUserKey();
             }
         }
-        return new Compaction(level, outputLevel, base, overlapping(v, outputLevel, smallest, largest));
+        return new byte[][] {smallest, largest};
+    }
+
+    private static Compaction withBelow(LevelView v, int level, int outputLevel, List<FileMetaData> base) {
+        byte[][] range = userKeyRange(base);
+        return new Compaction(level, outputLevel, base, overlapping(v, outputLevel, range[0], range[1]));
     }
 }

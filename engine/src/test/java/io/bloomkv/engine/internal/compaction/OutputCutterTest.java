@@ -72,6 +72,21 @@ class OutputCutterTest {
     }
 
     @Test
+    void grandparentsAreTheNextLevelsTablesOverlappingAllInputs() {
+        FileMetaData base = table(10, "k20", "k40");
+        FileMetaData below = table(11, "k35", "k60");
+        FileMetaData g1 = table(20, "k00", "k10");
+        FileMetaData g2 = table(21, "k15", "k25");
+        FileMetaData g3 = table(22, "k55", "k70");
+        FileMetaData g4 = table(23, "k80", "k90");
+        LevelView v = LevelView.of(List.of(List.of(), List.of(base), List.of(below), List.of(g1, g2, g3, g4)));
+        // inputs span k20..k60 (base and below together): g2 and g3 overlap it, g1 and g4 do not
+        assertThat(CompactionPicker.grandparents(v, new Compaction(1, 2, List.of(base), List.of(below)))).containsExactly(g2, g3);
+        // output into the last level: nothing below it
+        assertThat(CompactionPicker.grandparents(v, new Compaction(2, 3, List.of(below), List.of(g3)))).isEmpty();
+    }
+
+    @Test
     void rejectsANonPositiveTarget() {
         assertThatThrownBy(() -> new OutputCutter(List.of(), 0)).isInstanceOf(IllegalArgumentException.class);
     }
