@@ -249,4 +249,25 @@ public final class Filters {
     private static long roundUp(long x, long multiple) {
         return ((Math.max(1, x) + multiple - 1) / multiple) * multiple;
     }
+
+    /**
+     * True when filter bodies (created, built or read; not {@link #map mapped} ones) come from the process's huge-page
+     * arena: Linux, and not turned off with {@code -Dbloomkv.filters.hugePages=false}. Otherwise they are
+     * {@code malloc}'d through Chronicle, on 4 KiB pages.
+     */
+    public static boolean hugePageArenaEnabled() {
+        return HugePageArena.shared() != null;
+    }
+
+    /** Bytes of filter bodies now allocated from the huge-page arena (0 when it is off). */
+    public static long hugePageArenaLiveBytes() {
+        HugePageArena a = HugePageArena.shared();
+        return a == null ? 0 : a.liveBytes();
+    }
+
+    /** Bytes the huge-page arena has mapped: live bodies, the free ranges of its slabs, one spare slab (0 when off). */
+    public static long hugePageArenaMappedBytes() {
+        HugePageArena a = HugePageArena.shared();
+        return a == null ? 0 : a.mappedBytes();
+    }
 }

@@ -3,6 +3,7 @@ package io.bloomkv.bloom;
 import java.nio.MappedByteBuffer;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.bytes.PointerBytesStore;
 
 /**
  * A bounds-checked window [base, base + length) of a Chronicle {@link BytesStore}. Chronicle's native
@@ -22,8 +23,16 @@ final class OffHeapRegion {
     private final long base;
     private final long length;
     private final boolean readOnly;
+    /** The arena the memory came from (freed to it on release), or null. */
+    private final HugePageArena arena;
+    private final long arenaAddress;
 
     private OffHeapRegion(Bytes<?> handle, boolean storeHasOwnReference, long base, long length, boolean readOnly) {
+        this(handle, storeHasOwnReference, base, length, readOnly, null, 0);
+    }
+
+    private OffHeapRegion(Bytes<?> handle, boolean storeHasOwnReference, long base, long length, boolean readOnly,
+                          HugePageArena arena, long arenaAddress) {
         BytesStore<?, ?> store = handle.bytesStore();
         if (base < 0 || length < 0 || base + length > store.realCapacity()) {
             throw new IllegalArgumentException("region [" + base + ", " + (base + length) + ") outside store of "
@@ -35,12 +44,25 @@ final class OffHeapRegion {
         this.base = base;
         this.length = length;
         this.readOnly = readOnly;
+        this.arena = arena;
+        this.arenaAddress = arenaAddress;
     }
 
-    /** Fresh zeroed native memory of {@code length} bytes starting on a 64-byte boundary. */
+    /**
+     * Fresh zeroed native memory of {@code length} bytes starting on a 64-byte boundary: from the process's
+     * {@link HugePageArena} (huge pages), or where that is off or unavailable, from {@code malloc} through Chronicle.
+     */
     static OffHeapRegion allocate(long length) {
+        return allocate(length, HugePageArena.shared());
+    }
+
+    /** As {@link #allocate(long)}, from {@code arena} (null: {@code malloc}). */
+    static OffHeapRegion allocate(long length, HugePageArena arena) {
         if (length <= 0 || length % 8 != 0) {
             throw new IllegalArgumentException("length must be a positive multiple of 8: " + length);
+        }
+        if (arena != null) {
+            return allocateIn(arena, length);
         }
         Bytes<Void> handle = Bytes.allocateDirect(length + ALIGNMENT);
         try {
@@ -51,6 +73,32 @@ final class OffHeapRegion {
             return new OffHeapRegion(handle, false, base, length, false);
         } catch (RuntimeException | Error e) {
             handle.releaseLast();
+            throw e;
+        }
+    }
+
+    /**
+     * The arena's memory is wrapped in a Chronicle pointer store of its own, held through a {@link Bytes} handle, so
+     * Chronicle's reference tracing reports a leaked arena filter as it does a malloc'd one.
+     */
+    private static OffHeapRegion allocateIn(HugePageArena arena, long length) {
+        long address = arena.allocate(length);
+        PointerBytesStore store = null;
+        Bytes<?> handle = null;
+        try {
+            store = new PointerBytesStore();
+            store.set(address, length);
+            store.zeroOut(0, length);
+            handle = store.bytesForRead();
+            return new OffHeapRegion(handle, true, 0, length, false, arena, address);
+        } catch (RuntimeException | Error e) {
+            if (handle != null) {
+                handle.releaseLast();
+            }
+            if (store != null) {
+                store.releaseLast();
+            }
+            arena.free(address);
             throw e;
         }
     }
@@ -132,11 +180,17 @@ final class OffHeapRegion {
         }
     }
 
-    /** Releases the handle and, for a wrapped mapping, the store's own reference (which unmaps it). */
+    /**
+     * Releases the handle and, for a wrapped mapping or arena memory, the store's own reference (which unmaps a
+     * mapping); arena memory then goes back to its arena.
+     */
     void release() {
         handle.releaseLast();
         if (storeHasOwnReference) {
             store.releaseLast();
+        }
+        if (arena != null) {
+            arena.free(arenaAddress);
         }
     }
 }

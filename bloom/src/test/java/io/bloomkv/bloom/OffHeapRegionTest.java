@@ -38,19 +38,42 @@ class OffHeapRegionTest {
 
     @Test
     void allocatedBodiesAreZeroedAndCacheLineAligned() {
-        for (long len : new long[] {8, 64, 72, 4096}) {
-            OffHeapRegion r = OffHeapRegion.allocate(len);
-            try {
-                for (long off = 0; off < len; off += 8) {
-                    assertThat(r.readLong(off)).isZero();
+        for (HugePageArena arena : new HugePageArena[] {null, HugePageArena.shared()}) {
+            for (long len : new long[] {8, 64, 72, 4096, 3 * HugePageArena.LARGE}) {
+                OffHeapRegion r = OffHeapRegion.allocate(len, arena);
+                try {
+                    for (long off = 0; off < len; off += 8) {
+                        assertThat(r.readLong(off)).isZero();
+                    }
+                    assertThat(r.storeBytes()).isGreaterThanOrEqualTo(len);
+                    assertThat(r.address() % OffHeapRegion.ALIGNMENT).as("body address").isZero();
+                } finally {
+                    r.release();
                 }
-                assertThat(r.storeBytes()).isGreaterThanOrEqualTo(len);
-                assertThat(r.address() % OffHeapRegion.ALIGNMENT).as("body address").isZero();
-            } finally {
-                r.release();
             }
         }
         assertThatThrownBy(() -> OffHeapRegion.allocate(0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> OffHeapRegion.allocate(12)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void arenaMemoryIsZeroedWhenItIsReused() {
+        HugePageArena arena = HugePageArena.shared();
+        org.junit.jupiter.api.Assumptions.assumeTrue(arena != null, "the filter arena needs Linux mmap");
+        OffHeapRegion first = OffHeapRegion.allocate(4096, arena);
+        long address = first.address();
+        for (long off = 0; off < 4096; off += 8) {
+            first.writeLong(off, -1L);
+        }
+        first.release();
+        OffHeapRegion again = OffHeapRegion.allocate(4096, arena);
+        try {
+            assertThat(again.address()).as("first fit hands the same range back").isEqualTo(address);
+            for (long off = 0; off < 4096; off += 8) {
+                assertThat(again.readLong(off)).isZero();
+            }
+        } finally {
+            again.release();
+        }
     }
 }

@@ -27,6 +27,7 @@ class LeakTest {
         Random rnd = new Random(seed);
         BackgroundResourceReleaser.releasePendingResources();
         long nativeBefore = OS.memory().nativeMemoryUsed();
+        long arenaBefore = io.bloomkv.bloom.Filters.hugePageArenaLiveBytes();
         long liveBefore = TableReader.liveTables();
         long filterBefore = TableReader.liveFilterBytes();
         Options o = Options.defaults().writeBufferSize(4096).blockSize(256).targetFileSize(4096)
@@ -59,5 +60,6 @@ class LeakTest {
         assertThat(opened).as("thousands of table opens").isGreaterThan(1000);
         BackgroundResourceReleaser.releasePendingResources();
         assertThat(OS.memory().nativeMemoryUsed()).as("native memory after close").isEqualTo(nativeBefore);
+        assertThat(io.bloomkv.bloom.Filters.hugePageArenaLiveBytes()).as("huge-page arena after close").isEqualTo(arenaBefore);
     }
 }
