@@ -257,6 +257,15 @@ public final class TableReader implements AutoCloseable {
         return f == null || f.mightContain(userKeyHash);
     }
 
+    /**
+     * Loads the first word of the filter line(s) {@link #filterPassesRetained} would read for this hash and returns it
+     * (0 without a filter), so a get asking several tables starts all their filters' cache misses before it tests any.
+     */
+    public long touchFilterRetained(long userKeyHash) {
+        Filter f = filter;
+        return f == null ? 0 : f.touch(userKeyHash);
+    }
+
     /** Adds filter probes made through {@link #filterPassesRetained} to the database's counters. */
     public void recordProbes(int checks, int useful) {
         counters.recordProbes(checks, useful);

@@ -1,0 +1,47 @@
+package io.bloomkv.engine.internal.util;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * The first 8 bytes of a key as one unsigned big-endian long, zero-padded when the key is shorter, so that two keys
+ * whose prefixes differ compare as their prefixes do (unsigned): a get's search among the tables of a level compares
+ * longs, and calls {@link Arrays#compareUnsigned(byte[], byte[])} only on a tie. Why that holds: at the first byte
+ * where the padded prefixes differ, at least one key has a real byte; if the other key has ended there, it is a
+ * proper prefix of the first (all bytes before are equal) and so smaller, and its padding byte 0 is smaller too
+ * (the real byte differs from it, so it is above 0).
+ */
+public final class KeyPrefix {
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    private KeyPrefix() {
+    }
+
+    /** The zero-padded big-endian first 8 bytes of {@code key}. */
+    public static long of(byte[] key) {
+        if (key.length >= 8) {
+            return (long) LONG_BE.get(key, 0);
+        }
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            p = (p << 8) | (i < key.length ? key[i] & 0xFF : 0);
+        }
+        return p;
+    }
+
+    /** {@code Arrays.compareUnsigned(a, b)}'s sign, given {@code pa = of(a)} and {@code pb = of(b)}. */
+    public static int compare(long pa, byte[] a, long pb, byte[] b) {
+        return pa != pb ? Long.compareUnsigned(pa, pb) : Arrays.compareUnsigned(a, b);
+    }
+
+    /** The prefixes of {@code keys}, in order. */
+    public static long[] of(byte[][] keys) {
+        long[] out = new long[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            out[i] = of(keys[i]);
+        }
+        return out;
+    }
+}
