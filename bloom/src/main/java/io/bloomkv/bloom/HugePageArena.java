@@ -16,8 +16,8 @@ import net.openhft.posix.PosixAPI;
  * has 12.5 MB of filters at 10 bits per key. On 4 KiB pages that is 3,000 pages, more than the second-level TLB
  * holds, so nearly every probe also misses the TLB, and under a hypervisor each miss is a two-dimensional page walk.
  * Measured on the 2-core KVM machine of the README (a C loop of dependent random loads over 16 MiB): 86 ns per load
- * on 4 KiB pages, 47 ns on 2 MiB pages. This is RocksDB's {@code huge_page_tlb_size} for its arenas and LevelDB-style
- * readers' advice to put filters on huge pages.
+ * on 4 KiB pages, 47 ns on 2 MiB pages. RocksDB offers the same for its memtable arenas
+ * ({@code memtable_huge_page_size}).
  *
  * <p>How: memory is mapped anonymously with {@code mmap}, aligned to 2 MiB, and advised with
  * {@code madvise(MADV_HUGEPAGE)} (the kernel's default THP mode, {@code madvise}, backs only advised memory with huge

@@ -35,13 +35,4 @@ public final class KeyPrefix {
     public static int compare(long pa, byte[] a, long pb, byte[] b) {
         return pa != pb ? Long.compareUnsigned(pa, pb) : Arrays.compareUnsigned(a, b);
     }
-
-    /** The prefixes of {@code keys}, in order. */
-    public static long[] of(byte[][] keys) {
-        long[] out = new long[keys.length];
-        for (int i = 0; i < keys.length; i++) {
-            out[i] = of(keys[i]);
-        }
-        return out;
-    }
 }
