@@ -70,14 +70,14 @@ class HugePageArenaTest {
                 long a = arena.allocate(len);
                 assertThat(a % 64).as("alignment (seed %d)", seed).isZero();
                 MEMORY.writeLong(a, a); // a signature at both ends, checked when freed: no other allocation overlapped
-                MEMORY.writeLong(a + HugePageArena.roundUp(len, 8) - 8, ~a);
+                MEMORY.writeLong(a + tailOffset(len), ~a);
                 live.put(a, len);
                 liveRounded += HugePageArena.roundUp(len, 64);
             } else {
                 long a = new ArrayList<>(live.keySet()).get(rnd.nextInt(live.size()));
                 long len = live.remove(a);
                 assertThat(MEMORY.readLong(a)).as("head of 0x%x (seed %d)", a, seed).isEqualTo(a);
-                assertThat(MEMORY.readLong(a + HugePageArena.roundUp(len, 8) - 8)).as("tail (seed %d)", seed).isEqualTo(~a);
+                assertThat(MEMORY.readLong(a + tailOffset(len))).as("tail (seed %d)", seed).isEqualTo(~a);
                 arena.free(a);
                 liveRounded -= HugePageArena.roundUp(len, 64);
             }
@@ -90,6 +90,11 @@ class HugePageArenaTest {
         assertThat(arena.liveBytes()).isZero();
         assertThat(arena.slabCount()).as("one empty slab is kept").isLessThanOrEqualTo(1);
         assertThat(pages.mapped).isEqualTo(arena.mappedBytes()).isLessThanOrEqualTo(HugePageArena.SLAB);
+    }
+
+    /** The last word of an allocation of {@code len} bytes, after the head's (every allocation is at least 64 bytes). */
+    private static long tailOffset(long len) {
+        return Math.max(8, HugePageArena.roundUp(len, 8) - 8);
     }
 
     @Test
