@@ -251,15 +251,9 @@ public final class Filters {
     }
 
     /**
-     * True when filter bodies (created, built or read; not {@link #map mapped} ones) come from the process's huge-page
-     * arena: Linux, and not turned off with {@code -Dbloomkv.filters.hugePages=false}. Otherwise they are
-     * {@code malloc}'d through Chronicle, on 4 KiB pages.
+     * Bytes of filter bodies now allocated from the process's huge-page arena (0 when it is off: off Linux, or with
+     * {@code -Dbloomkv.filters.hugePages=false}; bodies are then {@code malloc}'d through Chronicle).
      */
-    public static boolean hugePageArenaEnabled() {
-        return HugePageArena.shared() != null;
-    }
-
-    /** Bytes of filter bodies now allocated from the huge-page arena (0 when it is off). */
     public static long hugePageArenaLiveBytes() {
         HugePageArena a = HugePageArena.shared();
         return a == null ? 0 : a.liveBytes();
