@@ -1,90 +1,240 @@
 package io.bloomkv.engine.internal.memtable;
 
+import io.bloomkv.engine.internal.InternalKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
- * The memtable's ordered index: LevelDB's skip list ({@code db/skiplist.h}) for one writer and any number of lock-free
- * readers. Each {@link Node} is the entry itself (a {@link MemKey} with its value's place and its forward links), so
- * a search step reads the next node and compares the key fields inside it: one dependent load per step, where
- * {@code ConcurrentSkipListMap} needs three (index, node, key object).
+ * The memtable: LevelDB's skip list ({@code db/skiplist.h}) for one writer and any number of lock-free readers, laid
+ * out flat in large byte arrays as RocksDB's {@code InlineSkipList} lays it out in its arena. An entry is one run of
+ * bytes: its forward links, then its key lengths, trailer, user key and value. No object per entry: a 16-byte key
+ * with a 100-byte value takes about 144 bytes, where a node object, its link array and its key array took about 210
+ * on the heap, so a write buffer of a given size holds about half as many entries again, and young collections have
+ * nothing of the memtable's to copy.
  *
- * <p>Publication: a new node's links are set before the node becomes reachable; each predecessor's link is then set
- * with release semantics, and readers load links with acquire semantics, so a reader that reaches a node sees all of
- * its fields. Entries are never removed or changed. {@link #insert} must not be called concurrently with itself (the
- * memtable's single writer).
+ * <p>Layout. An entry is addressed by a {@code long}: its chunk's index in the high 32 bits, the offset of its header
+ * in the low 32 (never 0: 0 is "none"). Around the header at {@code p} (8-byte aligned):
+ * <pre>
+ *   p - 8 * (i + 1)   link of level i (i &lt; height): the next entry's address, 0 at the end of the level
+ *   p + 0             int   user key length
+ *   p + 4             int   value length
+ *   p + 8             long  trailer (sequence &lt;&lt; 8 | type)
+ *   p + 16            user key, then value
+ * </pre>
+ * The entry's size is rounded up to 8 bytes, so the next one's links are aligned. Chunks start at
+ * {@link #FIRST_CHUNK} bytes and double up to {@link #MAX_CHUNK}; an entry too large for a chunk of that size gets a
+ * chunk of its own.
+ *
+ * <p>Publication: a new entry's bytes and links are written before it becomes reachable; each predecessor's link is
+ * then set with release semantics, and readers load links with acquire semantics, so a reader that reaches an entry
+ * sees all of its bytes. A new chunk is published (the volatile {@link #chunks}, a fresh array each time) before any
+ * entry in it is linked. Entries are never removed or changed. {@link #insert} must not be called concurrently with
+ * itself (the memtable's single writer).
  */
 final class MemSkipList {
     /** LevelDB's: with branching 4, searches stay O(log n) up to ~16M entries, far above a memtable's. */
     static final int MAX_HEIGHT = 12;
     private static final int BRANCHING = 4;
-    private static final VarHandle LINK = MethodHandles.arrayElementVarHandle(Node[].class);
+    static final int FIRST_CHUNK = 64 << 10;
+    /** Chunks this large are humongous objects for G1 (at least half a region up to 8 GiB heaps): never copied. */
+    static final int MAX_CHUNK = 4 << 20;
+    /** Key lengths, value length, trailer. */
+    static final int HEADER = 16;
+    /** Largest entry (links, header, key and value) a chunk can hold. */
+    static final int MAX_ENTRY = Integer.MAX_VALUE - 64;
 
-    /** An entry: its key (the {@link MemKey} fields), the array holding its value, and its forward links. */
-    static final class Node extends MemKey {
-        /** The array the value lies in ({@link MemArena} chunk); null for the head. */
-        final byte[] store;
-        /** Forward links, level 0 first; elements are read and published through {@link #LINK}. */
-        final Node[] next;
+    private static final VarHandle LINK = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle WORD = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
-        Node(byte[] userKey, long trailer, byte[] store, int valueOffset, int valueLength, int height) {
-            super(userKey, trailer, valueOffset, valueLength);
-            this.store = store;
-            this.next = new Node[height];
-        }
+    /** The chunks, by index; replaced (never changed) when one is added, so a reader's copy stays valid. */
+    private volatile byte[][] chunks;
+    /** The head: an entry of MAX_HEIGHT links and an empty key, in chunk 0. */
+    private final long head;
 
-        Node next(int level) {
-            return (Node) LINK.getAcquire(next, level);
-        }
-
-        /** A copy of this entry's value. */
-        byte[] value() {
-            return value(store);
-        }
-    }
-
-    private final Node head = new Node(new byte[0], 0, null, 0, 0, MAX_HEIGHT);
-    /** Levels in use (1..MAX_HEIGHT); readers may see a new height before the head links of those levels: null ends a level. */
+    // The writer's state.
+    private byte[] current;
+    private int currentIndex;
+    private int used;
+    private int nextChunkSize = FIRST_CHUNK;
+    /** Levels in use (1..MAX_HEIGHT); readers may see a new height before the head links of those levels: 0 ends a level. */
     private volatile int height = 1;
     /** The writer's random state (xorshift64*); only {@link #insert} touches it. */
     private long random = 0x9E3779B97F4A7C15L;
-    /** The writer's scratch: the predecessor of the new node on each level. */
-    private final Node[] prev = new Node[MAX_HEIGHT];
+    /** The writer's scratch: the predecessor of the new entry on each level. */
+    private final long[] prev = new long[MAX_HEIGHT];
+
+    MemSkipList() {
+        int headSize = 8 * MAX_HEIGHT + HEADER;
+        current = new byte[Math.max(FIRST_CHUNK, headSize)];
+        chunks = new byte[][] {current};
+        head = 8 * MAX_HEIGHT; // chunk 0, links below it, an empty key; it is never compared
+        used = headSize;
+        nextChunkSize = Math.min(MAX_CHUNK, FIRST_CHUNK * 2);
+    }
 
     /**
-     * Adds an entry. Writer only. @throws IllegalStateException if an entry with the same user key and trailer is
-     * already present (sequence numbers are unique, so this is a caller's bug)
+     * Copies an entry in: the user key, its trailer and {@code value[valueOffset, valueOffset + valueLength)}. Writer
+     * only. @return the bytes it took (links, header, key, value, padding)
+     * @throws IllegalStateException if an entry with the same user key and trailer is already present (sequence
+     *                               numbers are unique, so this is a caller's bug)
+     * @throws IllegalArgumentException if the entry is too large for a chunk ({@link #MAX_ENTRY})
      */
-    void insert(byte[] userKey, long trailer, byte[] store, int valueOffset, int valueLength) {
+    int insert(byte[] userKey, long trailer, byte[] value, int valueOffset, int valueLength) {
         MemKey key = new MemKey(userKey, trailer);
-        Node at = findGreaterOrEqual(key, prev);
-        if (at != null && MemKey.compare(at, key) == 0) {
+        long at = findGreaterOrEqual(key, prev);
+        if (at != 0 && compare(at, key) == 0) {
             throw new IllegalStateException("memtable already holds this internal key (sequence " + (trailer >>> 8) + ")");
         }
         int h = randomHeight();
-        int current = height;
-        if (h > current) {
-            for (int i = current; i < h; i++) {
+        long size = 8L * h + HEADER + userKey.length + (long) valueLength;
+        if (size > MAX_ENTRY) {
+            throw new IllegalArgumentException("entry of " + size + " bytes is too large for the memtable");
+        }
+        int aligned = (int) ((size + 7) & ~7L);
+        long x = allocate(aligned, h);
+        byte[] c = current;
+        int p = (int) x;
+        INT.set(c, p, userKey.length);
+        INT.set(c, p + 4, valueLength);
+        LONG.set(c, p + 8, trailer);
+        System.arraycopy(userKey, 0, c, p + HEADER, userKey.length);
+        System.arraycopy(value, valueOffset, c, p + HEADER + userKey.length, valueLength);
+        int cur = height;
+        if (h > cur) {
+            for (int i = cur; i < h; i++) {
                 prev[i] = head;
             }
             height = h; // readers that see it before the head links below treat the new levels as empty
         }
-        Node x = new Node(userKey, trailer, store, valueOffset, valueLength, h);
         for (int i = 0; i < h; i++) {
-            x.next[i] = prev[i].next(i); // plain: x is not reachable yet
+            LINK.set(c, p - 8 * (i + 1), next(prev[i], i)); // plain: x is not reachable yet
         }
         for (int i = 0; i < h; i++) {
-            LINK.setRelease(prev[i].next, i, x);
+            long pr = prev[i];
+            LINK.setRelease(chunk((int) (pr >>> 32)), (int) pr - 8 * (i + 1), x);
         }
+        return aligned;
     }
 
-    /** The first entry >= {@code key}, or null; fills {@code prevOut} (when not null) with the predecessors per level. */
-    Node findGreaterOrEqual(MemKey key, Node[] prevOut) {
-        Node x = head;
+    /** Room for an entry of {@code size} bytes (a multiple of 8) whose header follows its {@code h} links. */
+    private long allocate(int size, int h) {
+        if (current.length - used < size) {
+            int length = size > MAX_CHUNK ? size : Math.max(nextChunkSize, size);
+            nextChunkSize = Math.min(MAX_CHUNK, nextChunkSize * 2);
+            byte[] fresh = new byte[length];
+            byte[][] old = chunks;
+            byte[][] grown = Arrays.copyOf(old, old.length + 1);
+            grown[old.length] = fresh;
+            chunks = grown; // published before any entry in it is linked
+            current = fresh;
+            currentIndex = old.length;
+            used = 0;
+        }
+        int p = used + 8 * h;
+        used += size;
+        return ((long) currentIndex << 32) | p;
+    }
+
+    private byte[] chunk(int index) {
+        return chunks[index];
+    }
+
+    /** The next entry after {@code node} on {@code level}, or 0 (acquire: its bytes are visible). */
+    long next(long node, int level) {
+        return (long) LINK.getAcquire(chunk((int) (node >>> 32)), (int) node - 8 * (level + 1));
+    }
+
+    /** The next entry on level 0, or 0. */
+    long next(long node) {
+        return next(node, 0);
+    }
+
+    long trailer(long node) {
+        return (long) LONG.get(chunk((int) (node >>> 32)), (int) node + 8);
+    }
+
+    /** A copy of the entry's user key. */
+    byte[] userKey(long node) {
+        byte[] c = chunk((int) (node >>> 32));
+        int p = (int) node;
+        return Arrays.copyOfRange(c, p + HEADER, p + HEADER + (int) INT.get(c, p));
+    }
+
+    /** True when the entry's user key is {@code userKey}. */
+    boolean userKeyEquals(long node, byte[] userKey) {
+        byte[] c = chunk((int) (node >>> 32));
+        int p = (int) node;
+        int len = (int) INT.get(c, p);
+        return len == userKey.length && Arrays.equals(c, p + HEADER, p + HEADER + len, userKey, 0, len);
+    }
+
+    /** A copy of the entry's value. */
+    byte[] value(long node) {
+        byte[] c = chunk((int) (node >>> 32));
+        int p = (int) node;
+        int from = p + HEADER + (int) INT.get(c, p);
+        return Arrays.copyOfRange(c, from, from + (int) INT.get(c, p + 4));
+    }
+
+    /** The entry's encoded internal key (user key, then the trailer as fixed64), a fresh array. */
+    byte[] encodedKey(long node) {
+        byte[] c = chunk((int) (node >>> 32));
+        int p = (int) node;
+        int len = (int) INT.get(c, p);
+        byte[] out = Arrays.copyOfRange(c, p + HEADER, p + HEADER + len + InternalKey.TRAILER_SIZE);
+        long trailer = (long) LONG.get(c, p + 8);
+        for (int i = 0; i < 8; i++) {
+            out[len + i] = (byte) (trailer >>> (8 * i));
+        }
+        return out;
+    }
+
+    /** The entry's key as a lookup key. */
+    MemKey key(long node) {
+        return new MemKey(userKey(node), trailer(node));
+    }
+
+    /** The entry at {@code node} against {@code key}, in {@link MemKey#compare}'s order. */
+    int compare(long node, MemKey key) {
+        byte[] c = chunk((int) (node >>> 32));
+        int p = (int) node;
+        int len = (int) INT.get(c, p);
+        int from = p + HEADER;
+        long w0 = len >= 8 ? (long) WORD.get(c, from) : MemKey.word(c, from, len, 0);
+        int r = Long.compareUnsigned(w0, key.prefix0);
+        if (r != 0) {
+            return r;
+        }
+        long w1 = len >= 16 ? (long) WORD.get(c, from + 8) : MemKey.word(c, from, len, 8);
+        r = Long.compareUnsigned(w1, key.prefix1);
+        if (r != 0) {
+            return r;
+        }
+        // As MemKey.compare: the first 16 bytes agree (zero-padded), so a key shorter than 16 bytes is a prefix of
+        // the other; otherwise the bytes past 16 decide.
+        byte[] k = key.userKey;
+        if (len < 16 || k.length < 16) {
+            r = Integer.compare(len, k.length);
+        } else {
+            r = Arrays.compareUnsigned(c, from + 16, from + len, k, 16, k.length);
+        }
+        if (r != 0) {
+            return r;
+        }
+        return Long.compareUnsigned(key.trailer, (long) LONG.get(c, p + 8));
+    }
+
+    /** The first entry >= {@code key}, or 0; fills {@code prevOut} (when not null) with the predecessors per level. */
+    long findGreaterOrEqual(MemKey key, long[] prevOut) {
+        long x = head;
         int level = height - 1;
         while (true) {
-            Node n = x.next(level);
-            if (n != null && MemKey.compare(n, key) < 0) {
+            long n = next(x, level);
+            if (n != 0 && compare(n, key) < 0) {
                 x = n;
             } else {
                 if (prevOut != null) {
@@ -98,45 +248,59 @@ final class MemSkipList {
         }
     }
 
-    /** The last entry < {@code key}, or null. */
-    Node findLessThan(MemKey key) {
+    /** The last entry < {@code key}, or 0. */
+    long findLessThan(MemKey key) {
         return findLast(key, false);
     }
 
-    /** The last entry <= {@code key}, or null. */
-    Node findLessOrEqual(MemKey key) {
+    /** The last entry <= {@code key}, or 0. */
+    long findLessOrEqual(MemKey key) {
         return findLast(key, true);
     }
 
-    /** The last entry < {@code key} (or <= with {@code orEqual}; a null key: the last entry), or null. */
-    private Node findLast(MemKey key, boolean orEqual) {
-        Node x = head;
+    /** The last entry < {@code key} (or <= with {@code orEqual}; a null key: the last entry), or 0. */
+    private long findLast(MemKey key, boolean orEqual) {
+        long x = head;
         int level = height - 1;
         while (true) {
-            Node n = x.next(level);
-            int c = n == null ? 1 : key == null ? -1 : MemKey.compare(n, key);
+            long n = next(x, level);
+            int c = n == 0 ? 1 : key == null ? -1 : compare(n, key);
             if (c < 0 || (orEqual && c == 0)) {
                 x = n;
             } else if (level == 0) {
-                return x == head ? null : x;
+                return x == head ? 0 : x;
             } else {
                 level--;
             }
         }
     }
 
-    /** The last entry, or null when empty. */
-    Node findLast() {
+    /** The last entry, or 0 when empty. */
+    long findLast() {
         return findLast(null, false);
     }
 
-    /** The first entry, or null when empty. */
-    Node first() {
-        return head.next(0);
+    /** The first entry, or 0 when empty. */
+    long first() {
+        return next(head, 0);
     }
 
     boolean isEmpty() {
-        return head.next(0) == null;
+        return first() == 0;
+    }
+
+    /** Bytes of the chunks allocated so far (the entries' bytes plus the unused end of each chunk). */
+    long chunkBytes() {
+        long sum = 0;
+        for (byte[] c : chunks) {
+            sum += c.length;
+        }
+        return sum;
+    }
+
+    /** Number of chunks allocated so far. */
+    int chunkCount() {
+        return chunks.length;
     }
 
     /** 1 with probability 3/4, 2 with 3/16, ... (each level 1/BRANCHING of the one below), at most MAX_HEIGHT. */

@@ -5,29 +5,30 @@ import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableReader;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The in-memory sorted table of the newest writes: internal keys ({@link InternalKey}, kept as
- * {@link MemKey}s) to values, in {@link InternalKey#COMPARATOR} order, so a delete is a tombstone entry and a reader at
+ * The in-memory sorted table of the newest writes: internal keys ({@link InternalKey}) to values, in {@link InternalKey#COMPARATOR} order, so a delete is a tombstone entry and a reader at
  * sequence s sees exactly the entries with sequence <= s.
  *
  * <p>One writer at a time ({@link #add} is called by the database's write leader only); any number
  * of concurrent readers ({@link #get}, {@link #iterator}), lock-free, backed by a {@link MemSkipList} (LevelDB's
- * single-writer skip list, whose nodes are the entries). Arrays handed out are copies.
+ * single-writer skip list, laid out flat in large arrays as RocksDB's InlineSkipList). Arrays handed out are copies.
  *
  * <p>With a {@link MemTableFilter} (whole-key Bloom filter over the user keys), a get for a key the
  * memtable does not hold usually costs one filter probe instead of a skip-list search.
  */
 public final class MemTable {
-    /** Bytes charged per entry besides key and value: skip-list node, index levels, array headers. */
-    static final int ENTRY_OVERHEAD = 80;
+    /**
+     * Bytes an entry takes besides its key, trailer and value, on average: its skip-list links (1.33 of 8 bytes), its
+     * two lengths and the padding to 8 bytes ({@link MemSkipList}). Only sizes the filter: the memtable counts the
+     * bytes each entry really takes.
+     */
+    static final int ENTRY_OVERHEAD = 24;
     private static final byte[] EMPTY = new byte[0];
 
-    /** The entries; each names the array holding its value (see {@link MemKey#valueOffset}): an arena chunk, shared by many keys. */
+    /** The entries, keys and values copied in (flat, in large chunks). */
     private final MemSkipList table = new MemSkipList();
-    private final MemArena arena = new MemArena();
     private final AtomicLong approximateBytes = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
     private final long logNumber;
@@ -68,18 +69,17 @@ public final class MemTable {
     }
 
     /**
-     * Adds one entry; {@code value} is ignored for deletes. The memtable keeps the key array (it must
-     * not be changed afterwards) and copies the value into its arena ({@link MemArena}).
+     * Adds one entry; {@code value} is ignored for deletes. Key and value are copied in: the caller may
+     * change its arrays afterwards.
      */
     public void add(long sequence, ValueType type, byte[] userKey, byte[] value) {
         byte[] v = type == ValueType.DELETE ? EMPTY : value;
-        int at = arena.copy(v, 0, v.length);
         if (filter != null) {
             filter.add(Hashing.hash64(userKey)); // before the entry becomes visible (see MemTableFilter)
         }
-        table.insert(userKey, InternalKey.packTrailer(sequence, type), arena.lastArray(), at, v.length);
+        int bytes = table.insert(userKey, InternalKey.packTrailer(sequence, type), v, 0, v.length);
         entries.incrementAndGet();
-        approximateBytes.addAndGet(userKey.length + InternalKey.TRAILER_SIZE + v.length + ENTRY_OVERHEAD);
+        approximateBytes.addAndGet(bytes);
     }
 
     /**
@@ -101,14 +101,14 @@ public final class MemTable {
         if (filter != null && !filter.mightContain(userKeyHash)) {
             return null;
         }
-        MemSkipList.Node e = table.findGreaterOrEqual(
+        long e = table.findGreaterOrEqual(
                 new MemKey(userKey, InternalKey.packTrailer(snapshotSequence, ValueType.FOR_SEEK)), null);
-        if (e == null || !Arrays.equals(e.userKey, userKey)) {
+        if (e == 0 || !table.userKeyEquals(e, userKey)) {
             return null;
         }
-        long trailer = e.trailer;
+        long trailer = table.trailer(e);
         ValueType type = ValueType.fromCode((int) (trailer & 0xFF));
-        return new TableReader.Entry(type, trailer >>> 8, type == ValueType.PUT ? e.value() : null);
+        return new TableReader.Entry(type, trailer >>> 8, type == ValueType.PUT ? table.value(e) : null);
     }
 
     /** An iterator over a live view: entries added later may or may not be seen (callers filter by sequence). */
@@ -116,7 +116,7 @@ public final class MemTable {
         return new MemTableIterator(table);
     }
 
-    /** Approximate heap bytes used by the entries. */
+    /** Heap bytes the entries take (links, lengths, keys, values, padding; not the unused end of the last chunk). */
     public long approximateMemoryUsage() {
         return approximateBytes.get();
     }

@@ -11,7 +11,8 @@ import java.util.NoSuchElementException;
  */
 final class MemTableIterator implements InternalIterator {
     private final MemSkipList list;
-    private MemSkipList.Node current;
+    /** The current entry's address, 0 when not valid. */
+    private long current;
 
     MemTableIterator(MemSkipList list) {
         this.list = list;
@@ -19,7 +20,7 @@ final class MemTableIterator implements InternalIterator {
 
     @Override
     public boolean valid() {
-        return current != null;
+        return current != 0;
     }
 
     @Override
@@ -34,7 +35,7 @@ final class MemTableIterator implements InternalIterator {
 
     @Override
     public void next() {
-        current = node().next(0);
+        current = list.next(node());
     }
 
     @Override
@@ -49,13 +50,13 @@ final class MemTableIterator implements InternalIterator {
 
     @Override
     public void prev() {
-        current = list.findLessThan(node());
+        current = list.findLessThan(list.key(node()));
     }
 
     /** The current node. @throws NoSuchElementException when the iterator is not valid */
-    private MemSkipList.Node node() {
-        MemSkipList.Node c = current;
-        if (c == null) {
+    private long node() {
+        long c = current;
+        if (c == 0) {
             throw new NoSuchElementException("iterator is not valid");
         }
         return c;
@@ -63,16 +64,16 @@ final class MemTableIterator implements InternalIterator {
 
     @Override
     public byte[] key() {
-        return node().encode();
+        return list.encodedKey(node());
     }
 
     @Override
     public byte[] value() {
-        return node().value();
+        return list.value(node());
     }
 
     @Override
     public void close() {
-        current = null;
+        current = 0;
     }
 }

@@ -25,7 +25,40 @@ class MemKeyTest {
             assertThat(actual).as("seed " + seed + " case " + i).isEqualTo(expected);
         }
         byte[] ik = InternalKey.encode(new byte[] {1, 2, 3}, 77, ValueType.PUT);
-        assertThat(MemKey.of(ik).encode()).isEqualTo(ik);
+        MemKey k = MemKey.of(ik);
+        MemSkipList list = new MemSkipList();
+        list.insert(k.userKey, k.trailer, new byte[0], 0, 0);
+        assertThat(list.encodedKey(list.first())).isEqualTo(ik);
+    }
+
+    /** A key stored in the skip list compares with a lookup key exactly as the two encoded internal keys compare. */
+    @Test
+    void storedKeysCompareLikeEncodedInternalKeys() {
+        long seed = TestSeeds.seed("MemKeyTest.stored");
+        Random rnd = new Random(seed);
+        MemSkipList list = new MemSkipList();
+        java.util.List<byte[]> stored = new java.util.ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            byte[] a = randomKey(rnd);
+            long trailer = InternalKey.packTrailer(i + 1, rnd.nextBoolean() ? ValueType.PUT : ValueType.DELETE);
+            list.insert(a, trailer, new byte[0], 0, 0);
+            stored.add(InternalKey.encode(a, i + 1, ValueType.fromCode((int) (trailer & 0xFF))));
+        }
+        java.util.Map<String, Long> nodes = new java.util.HashMap<>();
+        for (long n = list.first(); n != 0; n = list.next(n)) {
+            nodes.put(java.util.HexFormat.of().formatHex(list.encodedKey(n)), n);
+        }
+        assertThat(nodes).hasSize(stored.size());
+        for (int i = 0; i < 100_000; i++) {
+            byte[] a = stored.get(rnd.nextInt(stored.size()));
+            byte[] b = rnd.nextInt(4) == 0 ? InternalKey.userKey(a) : randomKey(rnd);
+            long sb = rnd.nextInt(3000);
+            ValueType tb = rnd.nextBoolean() ? ValueType.PUT : ValueType.DELETE;
+            int expected = Integer.signum(InternalKey.compare(a, InternalKey.encode(b, sb, tb)));
+            int actual = Integer.signum(list.compare(nodes.get(java.util.HexFormat.of().formatHex(a)),
+                    new MemKey(b, InternalKey.packTrailer(sb, tb))));
+            assertThat(actual).as("seed " + seed + " case " + i).isEqualTo(expected);
+        }
     }
 
     /** Short and long keys, zero bytes and high bytes around the 8- and 16-byte word boundaries. */

@@ -33,27 +33,31 @@ class MemSkipListTest {
         MemSkipList list = new MemSkipList();
         TreeSet<MemKey> model = new TreeSet<>(MemKey.ORDER);
         assertThat(list.isEmpty()).isTrue();
-        assertThat(list.first()).isNull();
-        assertThat(list.findLast()).isNull();
+        assertThat(list.first()).isZero();
+        assertThat(list.findLast()).isZero();
         for (long seq = 1; seq <= 20_000; seq++) {
             byte[] k = key(rnd);
+            byte[] kept = k.clone();
             long trailer = InternalKey.packTrailer(seq, rnd.nextInt(5) == 0 ? ValueType.DELETE : ValueType.PUT);
             list.insert(k, trailer, new byte[] {(byte) seq}, 0, 1);
-            model.add(new MemKey(k, trailer));
+            if (k.length > 0) {
+                k[0] ^= 1; // the list copied the key: changing the caller's array changes nothing
+            }
+            model.add(new MemKey(kept, trailer));
             if (seq % 500 == 0) {
                 for (int q = 0; q < 300; q++) {
                     MemKey probe = new MemKey(key(rnd), InternalKey.packTrailer(rnd.nextInt((int) seq + 2), ValueType.FOR_SEEK));
                     String what = "seed " + seed + ", after " + seq + " inserts";
-                    assertSame(what + " ceiling", list.findGreaterOrEqual(probe, null), model.ceiling(probe));
-                    assertSame(what + " lower", list.findLessThan(probe), model.lower(probe));
-                    assertSame(what + " floor", list.findLessOrEqual(probe), model.floor(probe));
+                    assertSame(list, what + " ceiling", list.findGreaterOrEqual(probe, null), model.ceiling(probe));
+                    assertSame(list, what + " lower", list.findLessThan(probe), model.lower(probe));
+                    assertSame(list, what + " floor", list.findLessOrEqual(probe), model.floor(probe));
                 }
-                assertSame("last", list.findLast(), model.last());
+                assertSame(list, "last", list.findLast(), model.last());
             }
         }
         List<MemKey> walked = new ArrayList<>();
-        for (MemSkipList.Node n = list.first(); n != null; n = n.next(0)) {
-            walked.add(n);
+        for (long n = list.first(); n != 0; n = list.next(n)) {
+            walked.add(list.key(n));
         }
         assertThat(walked).hasSize(model.size());
         int i = 0;
@@ -62,12 +66,13 @@ class MemSkipListTest {
         }
     }
 
-    private static void assertSame(String what, MemSkipList.Node got, MemKey want) {
+    private static void assertSame(MemSkipList list, String what, long got, MemKey want) {
         if (want == null) {
-            assertThat(got).as(what).isNull();
+            assertThat(got).as(what).isZero();
         } else {
-            assertThat(got).as(what).isNotNull();
-            assertThat(MemKey.compare(got, want)).as(what).isZero();
+            assertThat(got).as(what).isNotZero();
+            assertThat(list.compare(got, want)).as(what).isZero();
+            assertThat(MemKey.compare(list.key(got), want)).as(what).isZero();
         }
     }
 
@@ -109,15 +114,15 @@ class MemSkipListTest {
                         long before = inserted.get();
                         long count = 0;
                         MemKey last = null;
-                        for (MemSkipList.Node n = list.first(); n != null; n = n.next(0)) {
-                            if (last != null && MemKey.compare(last, n) >= 0) {
+                        for (long n = list.first(); n != 0; n = list.next(n)) {
+                            if (last != null && list.compare(n, last) <= 0) {
                                 throw new AssertionError("seed " + seed + ": walk out of order");
                             }
-                            long seq = n.trailer >>> 8;
-                            if (java.nio.ByteBuffer.wrap(n.value()).getLong() != seq) {
+                            long seq = list.trailer(n) >>> 8;
+                            if (java.nio.ByteBuffer.wrap(list.value(n)).getLong() != seq) {
                                 throw new AssertionError("seed " + seed + ": value of sequence " + seq + " is wrong");
                             }
-                            last = n;
+                            last = list.key(n);
                             count++;
                         }
                         if (count < before) {

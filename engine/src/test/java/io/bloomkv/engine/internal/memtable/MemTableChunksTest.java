@@ -1,0 +1,97 @@
+package io.bloomkv.engine.internal.memtable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.TestSeeds;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.table.InternalIterator;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Entries copied into the memtable's chunks come back intact (get and iteration), whatever their size, and share chunks. */
+class MemTableChunksTest {
+
+    @Test
+    void valuesOfEverySizeRoundTripThroughTheArena() {
+        long seed = TestSeeds.seed("MemTableChunksTest");
+        Random rnd = new Random(seed);
+        MemTable m = new MemTable(1);
+        int n = 3000;
+        byte[][] values = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            int size = switch (rnd.nextInt(10)) {
+                case 0 -> 0;
+                case 1 -> rnd.nextInt(30) == 0 ? MemSkipList.MAX_CHUNK + rnd.nextInt(1000) // a chunk of its own
+                        : (256 << 10) + rnd.nextInt(1000);
+                case 2 -> MemSkipList.FIRST_CHUNK - 40 + rnd.nextInt(80); // around a whole first chunk
+                default -> rnd.nextInt(5000);
+            };
+            values[i] = new byte[size];
+            rnd.nextBytes(values[i]);
+            byte[] given = values[i].clone();
+            m.add(i + 1, ValueType.PUT, key(i), given);
+            Arrays.fill(given, (byte) 0); // the memtable copied the value: changing the caller's array changes nothing
+        }
+        m.add(n + 1, ValueType.DELETE, key(0), null);
+        for (int i = 0; i < n; i++) {
+            assertThat(m.get(key(i), i + 1).value()).as("seed %d value %d (%d bytes)", seed, i, values[i].length)
+                    .isEqualTo(values[i]);
+        }
+        assertThat(m.get(key(0), n + 1).type()).isEqualTo(ValueType.DELETE);
+        int seen = 0;
+        try (InternalIterator it = m.iterator()) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                int i = (int) InternalKey.sequence(it.key()) - 1;
+                if (i < n) {
+                    assertThat(it.value()).as("seed %d iterated value %d", seed, i).isEqualTo(values[i]);
+                    seen++;
+                }
+            }
+        }
+        assertThat(seen).isEqualTo(n);
+    }
+
+    @Test
+    void smallEntriesShareChunksThatGrowToTheLimit() {
+        MemSkipList list = new MemSkipList();
+        byte[] v = new byte[1024];
+        long total = 0;
+        for (int i = 0; i < 20_000; i++) { // 20 MB of 1 KiB values
+            v[0] = (byte) i;
+            int took = list.insert(key(i), InternalKey.packTrailer(i + 1, ValueType.PUT), v, 0, v.length);
+            assertThat(took % 8).isZero();
+            assertThat(took).isBetween(4 + 1024 + MemSkipList.HEADER + 8, 4 + 1024 + MemSkipList.HEADER + 8 * MemSkipList.MAX_HEIGHT + 7);
+            total += took;
+        }
+        // 64 KiB, 128 KiB, ... 4 MiB, then 4 MiB chunks: a handful of arrays instead of 20,000 objects
+        assertThat(list.chunkCount()).isLessThan(15);
+        assertThat(list.chunkBytes()).isGreaterThanOrEqualTo(total).isLessThan(total + 2L * MemSkipList.MAX_CHUNK);
+        int i = 0;
+        for (long n = list.first(); n != 0; n = list.next(n), i++) {
+            assertThat(list.value(n)[0]).isEqualTo((byte) i);
+        }
+        assertThat(i).isEqualTo(20_000);
+    }
+
+    @Test
+    void anEntryLargerThanAChunkGetsAChunkOfItsOwn() {
+        MemSkipList list = new MemSkipList();
+        byte[] big = new byte[MemSkipList.MAX_CHUNK * 2 + 3];
+        new Random(5).nextBytes(big);
+        list.insert(key(1), InternalKey.packTrailer(1, ValueType.PUT), new byte[] {7}, 0, 1);
+        list.insert(key(2), InternalKey.packTrailer(2, ValueType.PUT), big, 0, big.length);
+        list.insert(key(3), InternalKey.packTrailer(3, ValueType.PUT), new byte[] {9}, 0, 1);
+        assertThat(list.chunkCount()).isEqualTo(3); // the first, the big entry's own, a fresh one after it
+        long n = list.first();
+        assertThat(list.value(n)).containsExactly(7);
+        n = list.next(n);
+        assertThat(list.value(n)).isEqualTo(big);
+        assertThat(list.value(list.next(n))).containsExactly(9);
+    }
+
+    private static byte[] key(int i) {
+        return new byte[] {(byte) (i >>> 24), (byte) (i >>> 16), (byte) (i >>> 8), (byte) i};
+    }
+}
