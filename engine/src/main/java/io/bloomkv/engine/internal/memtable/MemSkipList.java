@@ -59,6 +59,8 @@ final class MemSkipList {
     private byte[] current;
     private int currentIndex;
     private int used;
+    /** Lengths of the chunks before the current one (their unused ends included). */
+    private long closedBytes;
     private int nextChunkSize = FIRST_CHUNK;
     /** Levels in use (1..MAX_HEIGHT); readers may see a new height before the head links of those levels: 0 ends a level. */
     private volatile int height = 1;
@@ -78,12 +80,13 @@ final class MemSkipList {
 
     /**
      * Copies an entry in: the user key, its trailer and {@code value[valueOffset, valueOffset + valueLength)}. Writer
-     * only. @return the bytes it took (links, header, key, value, padding)
+     * only. @return the bytes it took: links, header, key, value and padding, plus the unused end of the chunk it
+     * closed when it did not fit there (so the sum is {@link #bytesTaken}, what the memtable holds on the heap)
      * @throws IllegalStateException if an entry with the same user key and trailer is already present (sequence
      *                               numbers are unique, so this is a caller's bug)
      * @throws IllegalArgumentException if the entry is too large for a chunk ({@link #MAX_ENTRY})
      */
-    int insert(byte[] userKey, long trailer, byte[] value, int valueOffset, int valueLength) {
+    long insert(byte[] userKey, long trailer, byte[] value, int valueOffset, int valueLength) {
         MemKey key = new MemKey(userKey, trailer);
         long at = findGreaterOrEqual(key, prev);
         if (at != 0 && compare(at, key) == 0) {
@@ -95,6 +98,7 @@ final class MemSkipList {
             throw new IllegalArgumentException("entry of " + size + " bytes is too large for the memtable");
         }
         int aligned = (int) ((size + 7) & ~7L);
+        long before = bytesTaken();
         long x = allocate(aligned, h);
         byte[] c = current;
         int p = (int) x;
@@ -117,7 +121,12 @@ final class MemSkipList {
             long pr = prev[i];
             LINK.setRelease(chunk((int) (pr >>> 32)), (int) pr - 8 * (i + 1), x);
         }
-        return aligned;
+        return bytesTaken() - before;
+    }
+
+    /** Bytes of the chunks up to the end of the last entry: every closed chunk whole, the current one as far as used. */
+    long bytesTaken() {
+        return closedBytes + used;
     }
 
     /** Room for an entry of {@code size} bytes (a multiple of 8) whose header follows its {@code h} links. */
@@ -130,6 +139,7 @@ final class MemSkipList {
             byte[][] grown = Arrays.copyOf(old, old.length + 1);
             grown[old.length] = fresh;
             chunks = grown; // published before any entry in it is linked
+            closedBytes += current.length;
             current = fresh;
             currentIndex = old.length;
             used = 0;

@@ -22,7 +22,7 @@ public final class MemTable {
     /**
      * Bytes an entry takes besides its key, trailer and value, on average: its skip-list links (1.33 of 8 bytes), its
      * two lengths and the padding to 8 bytes ({@link MemSkipList}). Only sizes the filter: the memtable counts the
-     * bytes each entry really takes.
+     * bytes it really holds ({@link #approximateMemoryUsage}).
      */
     static final int ENTRY_OVERHEAD = 24;
     private static final byte[] EMPTY = new byte[0];
@@ -77,7 +77,7 @@ public final class MemTable {
         if (filter != null) {
             filter.add(Hashing.hash64(userKey)); // before the entry becomes visible (see MemTableFilter)
         }
-        int bytes = table.insert(userKey, InternalKey.packTrailer(sequence, type), v, 0, v.length);
+        long bytes = table.insert(userKey, InternalKey.packTrailer(sequence, type), v, 0, v.length);
         entries.incrementAndGet();
         approximateBytes.addAndGet(bytes);
     }
@@ -116,7 +116,10 @@ public final class MemTable {
         return new MemTableIterator(table);
     }
 
-    /** Heap bytes the entries take (links, lengths, keys, values, padding; not the unused end of the last chunk). */
+    /**
+     * Heap bytes the entries take: links, lengths, keys, values, padding, and the unused ends of the chunks they filled
+     * (not of the chunk being filled, so a small write buffer is not charged a whole first chunk).
+     */
     public long approximateMemoryUsage() {
         return approximateBytes.get();
     }
