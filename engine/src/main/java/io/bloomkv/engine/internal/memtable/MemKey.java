@@ -32,15 +32,10 @@ final class MemKey {
      * words of two keys differ, their unsigned order is the unsigned lexicographic order of the keys.
      */
     static long word(byte[] key, int from) {
-        return word(key, 0, key.length, from);
-    }
-
-    /** {@link #word} of the key lying at {@code bytes[keyOffset, keyOffset + keyLength)}. */
-    static long word(byte[] bytes, int keyOffset, int keyLength, int from) {
         long p = 0;
-        int n = Math.max(0, Math.min(8, keyLength - from));
+        int n = Math.max(0, Math.min(8, key.length - from));
         for (int i = 0; i < n; i++) {
-            p = (p << 8) | (bytes[keyOffset + from + i] & 0xFFL);
+            p = (p << 8) | (key[from + i] & 0xFFL);
         }
         return n == 8 ? p : n == 0 ? 0 : p << (8 * (8 - n));
     }

@@ -21,8 +21,10 @@ import java.util.Arrays;
  *   p + 0             int   user key length
  *   p + 4             int   value length
  *   p + 8             long  trailer (sequence &lt;&lt; 8 | type)
- *   p + 16            user key, then value
+ *   p + 16            user key, zero-padded to 16 bytes when shorter, then value
  * </pre>
+ * The padding lets a compare read the key's first two 8-byte words ({@link MemKey#word}) as two loads whatever the
+ * key's length.
  * The entry's size is rounded up to 8 bytes, so the next one's links are aligned. Chunks start at
  * {@link #FIRST_CHUNK} bytes and double up to {@link #MAX_CHUNK}; an entry too large for a chunk of that size gets a
  * chunk of its own.
@@ -37,11 +39,20 @@ final class MemSkipList {
     /** LevelDB's: with branching 4, searches stay O(log n) up to ~16M entries, far above a memtable's. */
     static final int MAX_HEIGHT = 12;
     private static final int BRANCHING = 4;
-    static final int FIRST_CHUNK = 64 << 10;
+    /**
+     * Bytes of a byte array's object header (mark word, compressed class pointer, length). Chunk lengths are a power
+     * of two minus this, so a chunk with its header is exactly a power of two: a 4 MiB chunk is a humongous object
+     * of exactly 4 G1 regions of 1 MiB (2 of 2 MiB, 1 of 4 MiB), where 4 MiB of data would take a fifth region, 25%
+     * more heap than the memtable counts.
+     */
+    static final int ARRAY_HEADER = 16;
+    static final int FIRST_CHUNK = (64 << 10) - ARRAY_HEADER;
     /** Chunks this large are humongous objects for G1 (at least half a region up to 8 GiB heaps): never copied. */
-    static final int MAX_CHUNK = 4 << 20;
-    /** Key lengths, value length, trailer. */
+    static final int MAX_CHUNK = (4 << 20) - ARRAY_HEADER;
+    /** Key length, value length, trailer. */
     static final int HEADER = 16;
+    /** Bytes a key takes at least (zero-padded): the two words a compare reads. */
+    static final int MIN_KEY_AREA = 16;
     /** Largest entry (links, header, key and value) a chunk can hold. */
     static final int MAX_ENTRY = Integer.MAX_VALUE - 64;
 
@@ -75,7 +86,7 @@ final class MemSkipList {
         chunks = new byte[][] {current};
         head = 8 * MAX_HEIGHT; // chunk 0, links below it, an empty key; it is never compared
         used = headSize;
-        nextChunkSize = Math.min(MAX_CHUNK, FIRST_CHUNK * 2);
+        nextChunkSize = doubled(FIRST_CHUNK);
     }
 
     /**
@@ -93,7 +104,8 @@ final class MemSkipList {
             throw new IllegalStateException("memtable already holds this internal key (sequence " + (trailer >>> 8) + ")");
         }
         int h = randomHeight();
-        long size = 8L * h + HEADER + userKey.length + (long) valueLength;
+        int keyArea = keyArea(userKey.length);
+        long size = 8L * h + HEADER + keyArea + (long) valueLength;
         if (size > MAX_ENTRY) {
             throw new IllegalArgumentException("entry of " + size + " bytes is too large for the memtable");
         }
@@ -106,7 +118,8 @@ final class MemSkipList {
         INT.set(c, p + 4, valueLength);
         LONG.set(c, p + 8, trailer);
         System.arraycopy(userKey, 0, c, p + HEADER, userKey.length);
-        System.arraycopy(value, valueOffset, c, p + HEADER + userKey.length, valueLength);
+        // a short key's padding stays zero: chunks are fresh arrays and their bytes are written once
+        System.arraycopy(value, valueOffset, c, p + HEADER + keyArea, valueLength);
         int cur = height;
         if (h > cur) {
             for (int i = cur; i < h; i++) {
@@ -133,7 +146,7 @@ final class MemSkipList {
     private long allocate(int size, int h) {
         if (current.length - used < size) {
             int length = size > MAX_CHUNK ? size : Math.max(nextChunkSize, size);
-            nextChunkSize = Math.min(MAX_CHUNK, nextChunkSize * 2);
+            nextChunkSize = doubled(nextChunkSize);
             byte[] fresh = new byte[length];
             byte[][] old = chunks;
             byte[][] grown = Arrays.copyOf(old, old.length + 1);
@@ -147,6 +160,16 @@ final class MemSkipList {
         int p = used + 8 * h;
         used += size;
         return ((long) currentIndex << 32) | p;
+    }
+
+    /** Bytes a key of {@code length} takes in an entry. */
+    private static int keyArea(int length) {
+        return Math.max(MIN_KEY_AREA, length);
+    }
+
+    /** The chunk length after {@code length}: twice the object (array and header), up to {@link #MAX_CHUNK}. */
+    private static int doubled(int length) {
+        return Math.min(MAX_CHUNK, 2 * (length + ARRAY_HEADER) - ARRAY_HEADER);
     }
 
     private byte[] chunk(int index) {
@@ -186,7 +209,7 @@ final class MemSkipList {
     byte[] value(long node) {
         byte[] c = chunk((int) (node >>> 32));
         int p = (int) node;
-        int from = p + HEADER + (int) INT.get(c, p);
+        int from = p + HEADER + keyArea((int) INT.get(c, p));
         return Arrays.copyOfRange(c, from, from + (int) INT.get(c, p + 4));
     }
 
@@ -214,13 +237,11 @@ final class MemSkipList {
         int p = (int) node;
         int len = (int) INT.get(c, p);
         int from = p + HEADER;
-        long w0 = len >= 8 ? (long) WORD.get(c, from) : MemKey.word(c, from, len, 0);
-        int r = Long.compareUnsigned(w0, key.prefix0);
+        int r = Long.compareUnsigned((long) WORD.get(c, from), key.prefix0); // zero-padded, so MemKey.word's value
         if (r != 0) {
             return r;
         }
-        long w1 = len >= 16 ? (long) WORD.get(c, from + 8) : MemKey.word(c, from, len, 8);
-        r = Long.compareUnsigned(w1, key.prefix1);
+        r = Long.compareUnsigned((long) WORD.get(c, from + 8), key.prefix1);
         if (r != 0) {
             return r;
         }
@@ -306,6 +327,11 @@ final class MemSkipList {
             sum += c.length;
         }
         return sum;
+    }
+
+    /** Length of chunk {@code index}. */
+    int chunkLength(int index) {
+        return chunks[index].length;
     }
 
     /** Number of chunks allocated so far. */

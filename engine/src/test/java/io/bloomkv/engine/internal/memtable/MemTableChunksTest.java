@@ -65,9 +65,9 @@ class MemTableChunksTest {
             int chunksBefore = list.chunkCount();
             long took = list.insert(key(i), InternalKey.packTrailer(i + 1, ValueType.PUT), v, 0, v.length);
             assertThat(took % 8).isZero();
-            assertThat(took).isGreaterThanOrEqualTo(4 + 1024 + MemSkipList.HEADER + 8);
+            assertThat(took).isGreaterThanOrEqualTo(MemSkipList.MIN_KEY_AREA + 1024 + MemSkipList.HEADER + 8); // 4-byte keys take 16
             if (list.chunkCount() == chunksBefore) { // no chunk closed: the entry's own bytes only
-                assertThat(took).isLessThanOrEqualTo(4 + 1024 + MemSkipList.HEADER + 8 * MemSkipList.MAX_HEIGHT + 7);
+                assertThat(took).isLessThanOrEqualTo(MemSkipList.MIN_KEY_AREA + 1024 + MemSkipList.HEADER + 8 * MemSkipList.MAX_HEIGHT + 7);
             } else {
                 closedChunk++;
             }
@@ -75,6 +75,11 @@ class MemTableChunksTest {
         }
         // 64 KiB, 128 KiB, ... 4 MiB, then 4 MiB chunks: a handful of arrays instead of 20,000 objects
         assertThat(list.chunkCount()).isLessThan(15);
+        for (int c = 0; c < list.chunkCount(); c++) { // with its header each chunk is a power of two: no G1 region half used
+            int object = list.chunkLength(c) + MemSkipList.ARRAY_HEADER;
+            assertThat(Integer.bitCount(object)).as("chunk %d: %d bytes", c, list.chunkLength(c)).isEqualTo(1);
+            assertThat(object).isBetween(64 << 10, 4 << 20);
+        }
         assertThat(closedChunk).isEqualTo(list.chunkCount() - 1);
         assertThat(list.bytesTaken() - start).isEqualTo(total);
         assertThat(list.chunkBytes()).isGreaterThanOrEqualTo(list.bytesTaken()).isLessThan(list.bytesTaken() + MemSkipList.MAX_CHUNK);
