@@ -3,35 +3,35 @@ package io.bloomkv.engine.internal.memtable;
 import io.bloomkv.engine.internal.InternalKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
  * The memtable: LevelDB's skip list ({@code db/skiplist.h}) for one writer and any number of lock-free readers, laid
- * out flat in large byte arrays as RocksDB's {@code InlineSkipList} lays it out in its arena. An entry is one run of
- * bytes: its forward links, then its key lengths, trailer, user key and value. No object per entry: a 16-byte key
- * with a 100-byte value takes about 144 bytes, where a node object, its link array and its key array took about 210
- * on the heap, so a write buffer of a given size holds about half as many entries again, and young collections have
+ * out flat in large arrays as RocksDB's {@code InlineSkipList} lays it out in its arena. An entry is one run of
+ * 8-byte words: its forward links, its lengths, trailer, user key and value. No object per entry: a 16-byte key with
+ * a 100-byte value takes about 147 bytes, where a node object, its link array and its key array took about 212 on
+ * the heap, so a write buffer of a given size holds about 1.4 times as many entries, and young collections have
  * nothing of the memtable's to copy.
  *
- * <p>Layout. An entry is addressed by a {@code long}: its chunk's index in the high 32 bits, the offset of its header
- * in the low 32 (never 0: 0 is "none"). Around the header at {@code p} (8-byte aligned):
+ * <p>Layout. Chunks are {@code long[]}: links are array elements, read with acquire and set with release through
+ * {@link MethodHandles#arrayElementVarHandle} (byte-array views do not offer those modes on every JVM: Java 25
+ * refuses them). An entry is addressed by a {@code long}: its chunk's index in the high 32 bits, the index of its
+ * header word in the low 32 (never 0: its links come first, so 0 is "none"). Around the header at {@code p}:
  * <pre>
- *   p - 8 * (i + 1)   link of level i (i &lt; height): the next entry's address, 0 at the end of the level
- *   p + 0             int   user key length
- *   p + 4             int   value length
- *   p + 8             long  trailer (sequence &lt;&lt; 8 | type)
- *   p + 16            user key, zero-padded to 16 bytes when shorter, then value
+ *   p - 1 - i         link of level i (i &lt; height): the next entry's address, 0 at the end of the level
+ *   p                 user key length (high 32 bits), value length (low 32)
+ *   p + 1             trailer (sequence &lt;&lt; 8 | type)
+ *   p + 2 ...         user key, 8 bytes per word, big-endian, zero-padded; at least 2 words ({@link MemKey#word})
+ *   then              value, 8 bytes per word, big-endian, zero-padded
  * </pre>
- * The padding lets a compare read the key's first two 8-byte words ({@link MemKey#word}) as two loads whatever the
- * key's length.
- * The entry's size is rounded up to 8 bytes, so the next one's links are aligned. Chunks start at
+ * A compare reads the key's first two words as two loads whatever the key's length. Chunks start at
  * {@link #FIRST_CHUNK} bytes and double up to {@link #MAX_CHUNK}; an entry too large for a chunk of that size gets a
  * chunk of its own.
  *
- * <p>Publication: a new entry's bytes and links are written before it becomes reachable; each predecessor's link is
+ * <p>Publication: a new entry's words and links are written before it becomes reachable; each predecessor's link is
  * then set with release semantics, and readers load links with acquire semantics, so a reader that reaches an entry
- * sees all of its bytes. A new chunk is published (the volatile {@link #chunks}, a fresh array each time) before any
+ * sees all of its words. A new chunk is published (the volatile {@link #chunks}, a fresh array each time) before any
  * entry in it is linked. Entries are never removed or changed. {@link #insert} must not be called concurrently with
  * itself (the memtable's single writer).
  */
@@ -40,39 +40,39 @@ final class MemSkipList {
     static final int MAX_HEIGHT = 12;
     private static final int BRANCHING = 4;
     /**
-     * Bytes of a byte array's object header (mark word, compressed class pointer, length). Chunk lengths are a power
-     * of two minus this, so a chunk with its header is exactly a power of two: a 4 MiB chunk is a humongous object
-     * of exactly 4 G1 regions of 1 MiB (2 of 2 MiB, 1 of 4 MiB), where 4 MiB of data would take a fifth region, 25%
-     * more heap than the memtable counts.
+     * Bytes of an array's object header (mark word, compressed class pointer, length). Chunk lengths are a power of
+     * two minus this, so a chunk with its header is exactly a power of two: a 4 MiB chunk is a humongous object of
+     * exactly 4 G1 regions of 1 MiB (2 of 2 MiB, 1 of 4 MiB), where 4 MiB of data would take a fifth region, 25% more
+     * heap than the memtable counts.
      */
     static final int ARRAY_HEADER = 16;
+    /** Bytes of the first chunk. */
     static final int FIRST_CHUNK = (64 << 10) - ARRAY_HEADER;
-    /** Chunks this large are humongous objects for G1 (at least half a region up to 8 GiB heaps): never copied. */
+    /** Bytes of the largest regular chunk: a humongous object for G1 (at least half a region up to 8 GiB heaps), never copied. */
     static final int MAX_CHUNK = (4 << 20) - ARRAY_HEADER;
-    /** Key length, value length, trailer. */
+    /** Bytes of an entry's header: lengths and trailer. */
     static final int HEADER = 16;
     /** Bytes a key takes at least (zero-padded): the two words a compare reads. */
     static final int MIN_KEY_AREA = 16;
-    /** Largest entry (links, header, key and value) a chunk can hold. */
-    static final int MAX_ENTRY = Integer.MAX_VALUE - 64;
+    /** Largest entry in bytes (links, header, key and value) a chunk can hold. */
+    static final long MAX_ENTRY = 8L * (Integer.MAX_VALUE - 64);
 
-    private static final VarHandle LINK = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
-    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
-    private static final VarHandle WORD = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LINK = MethodHandles.arrayElementVarHandle(long[].class);
 
     /** The chunks, by index; replaced (never changed) when one is added, so a reader's copy stays valid. */
-    private volatile byte[][] chunks;
+    private volatile long[][] chunks;
     /** The head: an entry of MAX_HEIGHT links and an empty key, in chunk 0. */
     private final long head;
 
     // The writer's state.
-    private byte[] current;
+    private long[] current;
     private int currentIndex;
+    /** Words of the current chunk in use. */
     private int used;
-    /** Lengths of the chunks before the current one (their unused ends included). */
+    /** Bytes of the chunks before the current one (their unused ends included). */
     private long closedBytes;
-    private int nextChunkSize = FIRST_CHUNK;
+    /** Bytes of the next regular chunk. */
+    private int nextChunkSize;
     /** Levels in use (1..MAX_HEIGHT); readers may see a new height before the head links of those levels: 0 ends a level. */
     private volatile int height = 1;
     /** The writer's random state (xorshift64*); only {@link #insert} touches it. */
@@ -81,11 +81,10 @@ final class MemSkipList {
     private final long[] prev = new long[MAX_HEIGHT];
 
     MemSkipList() {
-        int headSize = 8 * MAX_HEIGHT + HEADER;
-        current = new byte[Math.max(FIRST_CHUNK, headSize)];
-        chunks = new byte[][] {current};
-        head = 8 * MAX_HEIGHT; // chunk 0, links below it, an empty key; it is never compared
-        used = headSize;
+        current = new long[FIRST_CHUNK / 8];
+        chunks = new long[][] {current};
+        head = MAX_HEIGHT; // chunk 0, its links below it, an empty key; it is never compared
+        used = MAX_HEIGHT + 2 + MIN_KEY_AREA / 8;
         nextChunkSize = doubled(FIRST_CHUNK);
     }
 
@@ -104,22 +103,21 @@ final class MemSkipList {
             throw new IllegalStateException("memtable already holds this internal key (sequence " + (trailer >>> 8) + ")");
         }
         int h = randomHeight();
-        int keyArea = keyArea(userKey.length);
-        long size = 8L * h + HEADER + keyArea + (long) valueLength;
-        if (size > MAX_ENTRY) {
-            throw new IllegalArgumentException("entry of " + size + " bytes is too large for the memtable");
+        int keyWords = keyWords(userKey.length);
+        long words = h + 2L + keyWords + ((valueLength + 7L) >>> 3);
+        if (8 * words > MAX_ENTRY) {
+            throw new IllegalArgumentException("entry of " + 8 * words + " bytes is too large for the memtable");
         }
-        int aligned = (int) ((size + 7) & ~7L);
         long before = bytesTaken();
-        long x = allocate(aligned, h);
-        byte[] c = current;
+        long x = allocate((int) words, h);
+        long[] c = current;
         int p = (int) x;
-        INT.set(c, p, userKey.length);
-        INT.set(c, p + 4, valueLength);
-        LONG.set(c, p + 8, trailer);
-        System.arraycopy(userKey, 0, c, p + HEADER, userKey.length);
-        // a short key's padding stays zero: chunks are fresh arrays and their bytes are written once
-        System.arraycopy(value, valueOffset, c, p + HEADER + keyArea, valueLength);
+        c[p] = ((long) userKey.length << 32) | (valueLength & 0xFFFFFFFFL);
+        c[p + 1] = trailer;
+        for (int j = 0; j < keyWords; j++) {
+            c[p + 2 + j] = MemKey.word(userKey, 8 * j);
+        }
+        pack(value, valueOffset, valueLength, c, p + 2 + keyWords);
         int cur = height;
         if (h > cur) {
             for (int i = cur; i < h; i++) {
@@ -128,57 +126,88 @@ final class MemSkipList {
             height = h; // readers that see it before the head links below treat the new levels as empty
         }
         for (int i = 0; i < h; i++) {
-            LINK.set(c, p - 8 * (i + 1), next(prev[i], i)); // plain: x is not reachable yet
+            c[p - 1 - i] = next(prev[i], i); // plain: x is not reachable yet
         }
         for (int i = 0; i < h; i++) {
             long pr = prev[i];
-            LINK.setRelease(chunk((int) (pr >>> 32)), (int) pr - 8 * (i + 1), x);
+            LINK.setRelease(chunk((int) (pr >>> 32)), (int) pr - 1 - i, x);
         }
         return bytesTaken() - before;
     }
 
     /** Bytes of the chunks up to the end of the last entry: every closed chunk whole, the current one as far as used. */
     long bytesTaken() {
-        return closedBytes + used;
+        return closedBytes + 8L * used;
     }
 
-    /** Room for an entry of {@code size} bytes (a multiple of 8) whose header follows its {@code h} links. */
-    private long allocate(int size, int h) {
-        if (current.length - used < size) {
-            int length = size > MAX_CHUNK ? size : Math.max(nextChunkSize, size);
+    /** Room for an entry of {@code words} words whose header follows its {@code h} links; its address. */
+    private long allocate(int words, int h) {
+        if (current.length - used < words) {
+            int length = 8L * words > MAX_CHUNK ? words : Math.max(nextChunkSize / 8, words);
             nextChunkSize = doubled(nextChunkSize);
-            byte[] fresh = new byte[length];
-            byte[][] old = chunks;
-            byte[][] grown = Arrays.copyOf(old, old.length + 1);
+            long[] fresh = new long[length];
+            long[][] old = chunks;
+            long[][] grown = Arrays.copyOf(old, old.length + 1);
             grown[old.length] = fresh;
             chunks = grown; // published before any entry in it is linked
-            closedBytes += current.length;
+            closedBytes += 8L * current.length;
             current = fresh;
             currentIndex = old.length;
             used = 0;
         }
-        int p = used + 8 * h;
-        used += size;
+        int p = used + h;
+        used += words;
         return ((long) currentIndex << 32) | p;
     }
 
-    /** Bytes a key of {@code length} takes in an entry. */
-    private static int keyArea(int length) {
-        return Math.max(MIN_KEY_AREA, length);
+    /** Words a key of {@code length} bytes takes: at least the two a compare reads. */
+    private static int keyWords(int length) {
+        return Math.max(MIN_KEY_AREA / 8, (length + 7) >>> 3);
     }
 
-    /** The chunk length after {@code length}: twice the object (array and header), up to {@link #MAX_CHUNK}. */
-    private static int doubled(int length) {
-        return Math.min(MAX_CHUNK, 2 * (length + ARRAY_HEADER) - ARRAY_HEADER);
+    /** {@code bytes[off, off + len)} into words from {@code c[at]}, 8 bytes each, big-endian, the last zero-padded. */
+    private static void pack(byte[] bytes, int off, int len, long[] c, int at) {
+        int full = len >>> 3;
+        if (full > 0) {
+            ByteBuffer.wrap(bytes, off, 8 * full).slice().asLongBuffer().get(c, at, full);
+        }
+        int rest = len & 7;
+        if (rest > 0) {
+            long w = 0;
+            for (int i = 0; i < rest; i++) {
+                w |= (bytes[off + 8 * full + i] & 0xFFL) << (56 - 8 * i);
+            }
+            c[at + full] = w;
+        }
     }
 
-    private byte[] chunk(int index) {
+    /** The first {@code len} bytes of the words from {@code c[at]} into {@code out[off...]} ({@link #pack}'s inverse). */
+    private static void unpack(long[] c, int at, int len, byte[] out, int off) {
+        int full = len >>> 3;
+        if (full > 0) {
+            ByteBuffer.wrap(out, off, 8 * full).slice().asLongBuffer().put(c, at, full);
+        }
+        int rest = len & 7;
+        if (rest > 0) {
+            long w = c[at + full];
+            for (int i = 0; i < rest; i++) {
+                out[off + 8 * full + i] = (byte) (w >>> (56 - 8 * i));
+            }
+        }
+    }
+
+    /** The chunk size after {@code size} bytes: twice the object (array and header), up to {@link #MAX_CHUNK}. */
+    private static int doubled(int size) {
+        return Math.min(MAX_CHUNK, 2 * (size + ARRAY_HEADER) - ARRAY_HEADER);
+    }
+
+    private long[] chunk(int index) {
         return chunks[index];
     }
 
-    /** The next entry after {@code node} on {@code level}, or 0 (acquire: its bytes are visible). */
+    /** The next entry after {@code node} on {@code level}, or 0 (acquire: its words are visible). */
     long next(long node, int level) {
-        return (long) LINK.getAcquire(chunk((int) (node >>> 32)), (int) node - 8 * (level + 1));
+        return (long) LINK.getAcquire(chunk((int) (node >>> 32)), (int) node - 1 - level);
     }
 
     /** The next entry on level 0, or 0. */
@@ -187,39 +216,53 @@ final class MemSkipList {
     }
 
     long trailer(long node) {
-        return (long) LONG.get(chunk((int) (node >>> 32)), (int) node + 8);
+        return chunk((int) (node >>> 32))[(int) node + 1];
     }
 
     /** A copy of the entry's user key. */
     byte[] userKey(long node) {
-        byte[] c = chunk((int) (node >>> 32));
+        long[] c = chunk((int) (node >>> 32));
         int p = (int) node;
-        return Arrays.copyOfRange(c, p + HEADER, p + HEADER + (int) INT.get(c, p));
+        byte[] out = new byte[(int) (c[p] >>> 32)];
+        unpack(c, p + 2, out.length, out, 0);
+        return out;
     }
 
-    /** True when the entry's user key is {@code userKey}. */
-    boolean userKeyEquals(long node, byte[] userKey) {
-        byte[] c = chunk((int) (node >>> 32));
+    /** True when the entry's user key is {@code key}'s. */
+    boolean userKeyEquals(long node, MemKey key) {
+        long[] c = chunk((int) (node >>> 32));
         int p = (int) node;
-        int len = (int) INT.get(c, p);
-        return len == userKey.length && Arrays.equals(c, p + HEADER, p + HEADER + len, userKey, 0, len);
+        int len = (int) (c[p] >>> 32);
+        byte[] k = key.userKey;
+        if (len != k.length || c[p + 2] != key.prefix0 || c[p + 3] != key.prefix1) {
+            return false;
+        }
+        for (int j = 2; j < keyWords(len); j++) {
+            if (c[p + 2 + j] != MemKey.word(k, 8 * j)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A copy of the entry's value. */
     byte[] value(long node) {
-        byte[] c = chunk((int) (node >>> 32));
+        long[] c = chunk((int) (node >>> 32));
         int p = (int) node;
-        int from = p + HEADER + keyArea((int) INT.get(c, p));
-        return Arrays.copyOfRange(c, from, from + (int) INT.get(c, p + 4));
+        long lengths = c[p];
+        byte[] out = new byte[(int) lengths];
+        unpack(c, p + 2 + keyWords((int) (lengths >>> 32)), out.length, out, 0);
+        return out;
     }
 
     /** The entry's encoded internal key (user key, then the trailer as fixed64), a fresh array. */
     byte[] encodedKey(long node) {
-        byte[] c = chunk((int) (node >>> 32));
+        long[] c = chunk((int) (node >>> 32));
         int p = (int) node;
-        int len = (int) INT.get(c, p);
-        byte[] out = Arrays.copyOfRange(c, p + HEADER, p + HEADER + len + InternalKey.TRAILER_SIZE);
-        long trailer = (long) LONG.get(c, p + 8);
+        int len = (int) (c[p] >>> 32);
+        byte[] out = new byte[len + InternalKey.TRAILER_SIZE];
+        unpack(c, p + 2, len, out, 0);
+        long trailer = c[p + 1];
         for (int i = 0; i < 8; i++) {
             out[len + i] = (byte) (trailer >>> (8 * i));
         }
@@ -233,30 +276,35 @@ final class MemSkipList {
 
     /** The entry at {@code node} against {@code key}, in {@link MemKey#compare}'s order. */
     int compare(long node, MemKey key) {
-        byte[] c = chunk((int) (node >>> 32));
+        long[] c = chunk((int) (node >>> 32));
         int p = (int) node;
-        int len = (int) INT.get(c, p);
-        int from = p + HEADER;
-        int r = Long.compareUnsigned((long) WORD.get(c, from), key.prefix0); // zero-padded, so MemKey.word's value
+        int r = Long.compareUnsigned(c[p + 2], key.prefix0);
         if (r != 0) {
             return r;
         }
-        r = Long.compareUnsigned((long) WORD.get(c, from + 8), key.prefix1);
+        r = Long.compareUnsigned(c[p + 3], key.prefix1);
         if (r != 0) {
             return r;
         }
-        // As MemKey.compare: the first 16 bytes agree (zero-padded), so a key shorter than 16 bytes is a prefix of
-        // the other; otherwise the bytes past 16 decide.
+        // As MemKey.compare: the first 16 bytes agree (zero-padded), so a key of at most 16 bytes is a prefix of the
+        // other; otherwise the words past 16 decide (zero-padded, big-endian: their unsigned order is the bytes'),
+        // then the lengths.
+        int len = (int) (c[p] >>> 32);
         byte[] k = key.userKey;
-        if (len < 16 || k.length < 16) {
-            r = Integer.compare(len, k.length);
-        } else {
-            r = Arrays.compareUnsigned(c, from + 16, from + len, k, 16, k.length);
+        if (len > 16 && k.length > 16) {
+            int words = Math.min(keyWords(len), keyWords(k.length));
+            for (int j = 2; j < words; j++) {
+                r = Long.compareUnsigned(c[p + 2 + j], MemKey.word(k, 8 * j));
+                if (r != 0) {
+                    return r;
+                }
+            }
         }
+        r = Integer.compare(len, k.length);
         if (r != 0) {
             return r;
         }
-        return Long.compareUnsigned(key.trailer, (long) LONG.get(c, p + 8));
+        return Long.compareUnsigned(key.trailer, c[p + 1]);
     }
 
     /** The first entry >= {@code key}, or 0; fills {@code prevOut} (when not null) with the predecessors per level. */
@@ -323,15 +371,15 @@ final class MemSkipList {
     /** Bytes of the chunks allocated so far (the entries' bytes plus the unused end of each chunk). */
     long chunkBytes() {
         long sum = 0;
-        for (byte[] c : chunks) {
-            sum += c.length;
+        for (long[] c : chunks) {
+            sum += 8L * c.length;
         }
         return sum;
     }
 
-    /** Length of chunk {@code index}. */
-    int chunkLength(int index) {
-        return chunks[index].length;
+    /** Bytes of chunk {@code index}. */
+    long chunkLength(int index) {
+        return 8L * chunks[index].length;
     }
 
     /** Number of chunks allocated so far. */

@@ -101,9 +101,9 @@ public final class MemTable {
         if (filter != null && !filter.mightContain(userKeyHash)) {
             return null;
         }
-        long e = table.findGreaterOrEqual(
-                new MemKey(userKey, InternalKey.packTrailer(snapshotSequence, ValueType.FOR_SEEK)), null);
-        if (e == 0 || !table.userKeyEquals(e, userKey)) {
+        MemKey lookup = new MemKey(userKey, InternalKey.packTrailer(snapshotSequence, ValueType.FOR_SEEK));
+        long e = table.findGreaterOrEqual(lookup, null);
+        if (e == 0 || !table.userKeyEquals(e, lookup)) {
             return null;
         }
         long trailer = table.trailer(e);

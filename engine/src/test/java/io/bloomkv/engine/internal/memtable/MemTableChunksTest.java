@@ -76,9 +76,9 @@ class MemTableChunksTest {
         // 64 KiB, 128 KiB, ... 4 MiB, then 4 MiB chunks: a handful of arrays instead of 20,000 objects
         assertThat(list.chunkCount()).isLessThan(15);
         for (int c = 0; c < list.chunkCount(); c++) { // with its header each chunk is a power of two: no G1 region half used
-            int object = list.chunkLength(c) + MemSkipList.ARRAY_HEADER;
-            assertThat(Integer.bitCount(object)).as("chunk %d: %d bytes", c, list.chunkLength(c)).isEqualTo(1);
-            assertThat(object).isBetween(64 << 10, 4 << 20);
+            long object = list.chunkLength(c) + MemSkipList.ARRAY_HEADER;
+            assertThat(Long.bitCount(object)).as("chunk %d: %d bytes", c, list.chunkLength(c)).isEqualTo(1);
+            assertThat(object).isBetween(64L << 10, 4L << 20);
         }
         assertThat(closedChunk).isEqualTo(list.chunkCount() - 1);
         assertThat(list.bytesTaken() - start).isEqualTo(total);
