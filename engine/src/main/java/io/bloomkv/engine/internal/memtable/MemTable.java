@@ -8,8 +8,9 @@ import io.bloomkv.engine.internal.table.TableReader;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The in-memory sorted table of the newest writes: internal keys ({@link InternalKey}) to values, in {@link InternalKey#COMPARATOR} order, so a delete is a tombstone entry and a reader at
- * sequence s sees exactly the entries with sequence <= s.
+ * The in-memory sorted table of the newest writes: internal keys ({@link InternalKey}) to values, in
+ * {@link InternalKey#COMPARATOR} order, so a delete is a tombstone entry and a reader at sequence s sees exactly the
+ * entries with sequence <= s.
  *
  * <p>One writer at a time ({@link #add} is called by the database's write leader only); any number
  * of concurrent readers ({@link #get}, {@link #iterator}), lock-free, backed by a {@link MemSkipList} (LevelDB's
@@ -20,8 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class MemTable {
     /**
-     * Bytes an entry takes besides its key, trailer and value, on average: its skip-list links (1.33 of 8 bytes), its
-     * two lengths and the padding to 8 bytes ({@link MemSkipList}). Only sizes the filter: the memtable counts the
+     * Bytes an entry takes besides its key, trailer and value, on average: its skip-list links (1.33 words of 8 bytes),
+     * its lengths' word and the padding of key and value to whole words ({@link MemSkipList}). Only sizes the filter: the memtable counts the
      * bytes it really holds ({@link #approximateMemoryUsage}).
      */
     static final int ENTRY_OVERHEAD = 24;
