@@ -114,8 +114,10 @@ final class MemSkipList {
         int p = (int) x;
         c[p] = ((long) userKey.length << 32) | (valueLength & 0xFFFFFFFFL);
         c[p + 1] = trailer;
-        for (int j = 0; j < keyWords; j++) {
-            c[p + 2 + j] = MemKey.word(userKey, 8 * j);
+        c[p + 2] = key.prefix0; // the key's first two words, as the lookup key already holds them
+        c[p + 3] = key.prefix1;
+        if (userKey.length > 16) {
+            pack(userKey, 16, userKey.length - 16, c, p + 4);
         }
         pack(value, valueOffset, valueLength, c, p + 2 + keyWords);
         int cur = height;
