@@ -13,11 +13,18 @@ import java.util.NoSuchElementException;
 final class TableIterator implements InternalIterator {
     private final TableReader table;
     private final BlockIterator index;
+    /** Sequential reads through a window of the file (compaction), or null: blocks through the block cache. */
+    private final Readahead readahead;
     private BlockIterator data;
     private boolean closed;
 
     TableIterator(TableReader table) {
+        this(table, null);
+    }
+
+    TableIterator(TableReader table, Readahead readahead) {
         this.table = table;
+        this.readahead = readahead;
         this.index = table.indexBlock().iterator(InternalKey.COMPARATOR);
     }
 
@@ -103,6 +110,9 @@ final class TableIterator implements InternalIterator {
         if (!closed) {
             closed = true;
             data = null;
+            if (readahead != null) {
+                readahead.release();
+            }
             table.release();
         }
     }
@@ -133,7 +143,9 @@ final class TableIterator implements InternalIterator {
             return;
         }
         try {
-            data = table.dataBlock(table.handleOf(index), false).iterator(InternalKey.COMPARATOR);
+            BlockHandle h = table.handleOf(index);
+            data = (readahead == null ? table.dataBlock(h, false) : table.sequentialDataBlock(h, readahead))
+                    .iterator(InternalKey.COMPARATOR);
         } catch (IOException e) {
             data = null;
             throw new UncheckedIOException(e);
