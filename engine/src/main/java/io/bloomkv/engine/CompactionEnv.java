@@ -30,8 +30,12 @@ interface CompactionEnv {
 
     void setBackgroundError(BloomKvException e);
 
-    /** Starts a new output table of {@code level}; its number is kept from deletion until {@link #outputRecorded}. */
-    TableOutputs.Output newOutput(int level, long expectedEntries) throws IOException;
+    /**
+     * Starts a new output table of {@code level} whose keys lie in [smallestUserKey, largestUserKey] (a bound: the
+     * filter's bits per key may depend on what the range overlaps); its number is kept from deletion until
+     * {@link #outputRecorded}.
+     */
+    TableOutputs.Output newOutput(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) throws IOException;
 
     /** Evicts and deletes a finished output that will not be recorded. */
     void discardOutput(long number, Exception cause);

@@ -783,8 +783,9 @@ public final class Db implements AutoCloseable {
         }
 
         @Override
-        public TableOutputs.Output newOutput(int level, long expectedEntries) throws IOException {
-            return outputs.newOutput(level, expectedEntries);
+        public TableOutputs.Output newOutput(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey)
+                throws IOException {
+            return outputs.newOutput(level, expectedEntries, smallestUserKey, largestUserKey);
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.compaction.MonkeyAllocation;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
@@ -49,13 +50,14 @@ final class TableOutputs {
         final Path path;
         final TableWriter writer;
 
-        private Output(int level, long expectedEntries) throws IOException {
+        private Output(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) throws IOException {
             number = obsolete.newOutput();
             path = FileNames.tableFile(dir, number);
             WritableFile file = null;
             try {
                 file = fs.newWritableFile(path);
-                writer = new TableWriter(file, tableOptions(level, expectedEntries), Math.max(1, expectedEntries));
+                writer = new TableWriter(file, tableOptions(level, expectedEntries, smallestUserKey, largestUserKey),
+                        Math.max(1, expectedEntries));
             } catch (IOException | RuntimeException e) {
                 if (file != null) {
                     try {
@@ -98,9 +100,9 @@ final class TableOutputs {
         }
     }
 
-    /** Starts a table of {@code level} sized for about {@code expectedEntries} keys. */
-    Output newOutput(int level, long expectedEntries) throws IOException {
-        return new Output(level, expectedEntries);
+    /** Starts a table of {@code level} sized for about {@code expectedEntries} keys within [smallestUserKey, largestUserKey]. */
+    Output newOutput(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) throws IOException {
+        return new Output(level, expectedEntries, smallestUserKey, largestUserKey);
     }
 
     /** Evicts and deletes a finished table that will not be recorded; problems are added to {@code cause}. */
@@ -122,7 +124,15 @@ final class TableOutputs {
         if (m.isEmpty()) {
             return null;
         }
-        Output out = newOutput(0, m.entryCount());
+        byte[] smallest;
+        byte[] largest;
+        try (InternalIterator it = m.iterator()) {
+            it.seekToFirst();
+            smallest = InternalKey.userKey(it.key());
+            it.seekToLast();
+            largest = InternalKey.userKey(it.key());
+        }
+        Output out = new Output(0, m.entryCount(), smallest, largest);
         try (InternalIterator it = m.iterator()) {
             it.seekToFirst();
             while (it.valid()) {
@@ -141,12 +151,21 @@ final class TableOutputs {
 
     /** How tables of {@code level} are built: block layout from the options, filter bits per key per the allocation. */
     TableBuilderOptions tableOptions(int level, long expectedEntries) {
+        return tableOptions(level, expectedEntries, null, null);
+    }
+
+    /**
+     * {@link #tableOptions(int, long)} for a table whose user keys span [smallestUserKey, largestUserKey] (null when
+     * not known yet): a table whose keys overlap no table below it gets the filter bits of the level it will be moved to.
+     */
+    TableBuilderOptions tableOptions(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) {
         FilterKind kind = options.filterKindForLevel(level);
         return TableBuilderOptions.defaults()
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
                 .filterKind(kind)
-                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries), expectedEntries))
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries, smallestUserKey, largestUserKey),
+                        expectedEntries))
                 .compression(compressionForLevel(level))
                 .prefixLength(options.prefixLength());
     }
@@ -174,13 +193,13 @@ final class TableOutputs {
     }
 
     /** Filter bits per key for a new table of {@code level}, per {@link Options#filterAllocation()}. */
-    double bitsPerKeyForLevel(int level, long expectedEntries) {
+    double bitsPerKeyForLevel(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) {
         if (options.filterAllocation() == FilterAllocation.UNIFORM || options.bitsPerKey() == 0) {
             return options.bitsPerKey();
         }
         Version v = versions.retainCurrent();
         try {
-            return MonkeyAllocation.bitsPerKeyForLevel(v, level, options, expectedEntries);
+            return MonkeyAllocation.bitsPerKeyForLevel(v, level, options, expectedEntries, smallestUserKey, largestUserKey);
         } finally {
             v.release();
         }

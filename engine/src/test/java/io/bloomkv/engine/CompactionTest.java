@@ -203,4 +203,64 @@ class CompactionTest {
                     .isGreaterThan(s.levelBitsPerKey(largest) + 0.5);
         }
     }
+
+    /** Filter bits over filter keys of the live tables, and the sum over the runs a get asks of their expected rates. */
+    private static double[] filterBitsPerKeyAndSumOfRates(Db db) {
+        double bits = 0;
+        double keys = 0;
+        java.util.Map<Integer, Double> levelRate = new java.util.TreeMap<>();
+        java.util.Map<Integer, Double> levelKeys = new java.util.TreeMap<>();
+        double sumOfRates = 0;
+        for (TableInfo t : db.tables()) {
+            bits += t.filterBitSize();
+            keys += t.filterKeyCount();
+            if (t.level() == 0) {
+                sumOfRates += t.filterExpectedFpp();
+            } else {
+                // A get asks one table per deeper level: the level's rate, weighted by its tables' keys.
+                levelRate.merge(t.level(), t.filterExpectedFpp() * t.filterKeyCount(), Double::sum);
+                levelKeys.merge(t.level(), (double) t.filterKeyCount(), Double::sum);
+            }
+        }
+        for (int level : levelRate.keySet()) {
+            sumOfRates += levelRate.get(level) / levelKeys.get(level);
+        }
+        return new double[] {bits / keys, sumOfRates};
+    }
+
+    private double[] loadAndMeasure(FilterAllocation allocation, boolean sequential, Path path) {
+        Options o = Options.defaults().writeBufferSize(64 << 10).targetFileSize(64 << 10).maxBytesForLevelBase(256 << 10)
+                .levelSizeMultiplier(4).l0CompactionTrigger(4).filterAllocation(allocation);
+        Random rnd = new Random(7);
+        try (Db db = Db.open(path, o)) {
+            for (int i = 0; i < 60_000; i++) {
+                db.put(TestKeys.key(sequential ? i : rnd.nextInt(1_000_000)), TestKeys.value(rnd, 50));
+                if (i % 500 == 499) {
+                    db.waitForBackgroundWork();
+                }
+            }
+            db.waitForBackgroundWork();
+            return filterBitsPerKeyAndSumOfRates(db);
+        }
+    }
+
+    @Test
+    void monkeySpendsTheUniformBudgetAndLowersTheSumOfRates() {
+        for (boolean sequential : new boolean[] {false, true}) {
+            String load = sequential ? "sequential" : "random";
+            double[] uniform = loadAndMeasure(FilterAllocation.UNIFORM, sequential, dir.resolve(load + "-uniform"));
+            double[] monkey = loadAndMeasure(FilterAllocation.MONKEY, sequential, dir.resolve(load + "-monkey"));
+            System.out.printf("CompactionTest.monkey %s load: bits/key %.2f uniform, %.2f monkey; sum of rates %.4f, %.4f%n",
+                    load, uniform[0], monkey[0], uniform[1], monkey[1]);
+            // Small filters round up to whole 512-bit blocks, so the uniform tree spends a little over 10 bits per key.
+            assertThat(uniform[0]).as(load).isBetween(10.0, 10.5);
+            // The same memory within a few percent (bits are fixed when a table is written, the shape moves on).
+            assertThat(monkey[0] / uniform[0]).as(load + " monkey bits per key / uniform").isBetween(0.93, 1.03);
+            // A sequential load builds one sorted run, whose optimum is the uniform allocation (block rounding aside).
+            assertThat(monkey[1]).as(load + " monkey sum of rates").isLessThanOrEqualTo(uniform[1] * 1.05);
+            if (!sequential) {
+                assertThat(monkey[1]).as(load + " monkey sum of rates").isLessThan(uniform[1] * 0.9);
+            }
+        }
+    }
 }

@@ -50,7 +50,17 @@ public record PhaseResult(
         return counters.measuredFpr();
     }
 
+    /**
+     * The expected false-positive rate of one filter check. For absent-key phases, from the key-range prediction:
+     * the predicted false positives over the predicted checks, so each table counts as often as gets ask it (with
+     * per-level bits per key, FilterAllocation.MONKEY, the small level-0 tables are asked as often as the largest
+     * level, and an entries-weighted average would be the largest level's rate). Otherwise the tables' average
+     * weighted by entries.
+     */
     public double theoreticalFpr() {
+        if (!Double.isNaN(predictedChecks) && !Double.isNaN(predictedUseful) && predictedChecks > 0) {
+            return (predictedChecks - predictedUseful) / predictedChecks;
+        }
         return tables.theoreticalFpr();
     }
 
@@ -65,7 +75,7 @@ public record PhaseResult(
 
     /** Measured checks of tables not holding the key x (1 - theoretical FPR). */
     public double expectedUsefulFromChecks() {
-        double fpr = theoreticalFpr();
+        double fpr = tables.theoreticalFpr();
         return Double.isNaN(fpr) || counters.absentChecks() == 0 ? Double.NaN : counters.absentChecks() * (1 - fpr);
     }
 
