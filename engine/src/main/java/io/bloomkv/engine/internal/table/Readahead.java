@@ -19,7 +19,6 @@ final class Readahead {
     private byte[] window;
     private long windowStart;
     private int windowLength;
-    private long fileReads;
 
     /**
      * @param file     the table file
@@ -32,7 +31,8 @@ final class Readahead {
         }
         this.file = file;
         this.fileSize = fileSize;
-        this.size = size;
+        // A small table's window is the table (rounded up to whole device blocks), not a full window.
+        this.size = (int) Math.min(size, Math.max(ALIGNMENT, (fileSize + ALIGNMENT - 1) & -(long) ALIGNMENT));
     }
 
     /** Reads {@code dst.length} bytes at {@code pos} into {@code dst}, from the window when it holds them. */
@@ -46,7 +46,6 @@ final class Readahead {
         if (pos + len - start > size) {
             // A block larger than a window: read it alone.
             file.readFully(pos, dst, 0, len);
-            fileReads++;
             return;
         }
         int n = (int) Math.min(size, fileSize - start);
@@ -55,15 +54,14 @@ final class Readahead {
         }
         windowLength = 0; // a failed read leaves no window behind
         file.readFully(start, window, 0, n);
-        fileReads++;
         windowStart = start;
         windowLength = n;
         System.arraycopy(window, (int) (pos - start), dst, 0, len);
     }
 
-    /** Reads made from the file so far (window refills and blocks larger than a window). */
-    long fileReads() {
-        return fileReads;
+    /** Bytes of one window: the requested size, or less for a table smaller than that. */
+    int windowSize() {
+        return size;
     }
 
     /** Drops the window (the iterator is closed). */

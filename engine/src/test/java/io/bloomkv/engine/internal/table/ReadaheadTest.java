@@ -153,4 +153,11 @@ class ReadaheadTest {
     void windowSmallerThanADeviceBlockIsRefused() {
         assertThatThrownBy(() -> new Readahead(null, 0, 100)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aSmallTableGetsAWindowOfItsOwnSize() {
+        assertThat(new Readahead(null, 10_000, 1 << 20).windowSize()).isEqualTo(3 * 4096);
+        assertThat(new Readahead(null, 0, 1 << 20).windowSize()).isEqualTo(4096);
+        assertThat(new Readahead(null, 64L << 20, 1 << 20).windowSize()).isEqualTo(1 << 20);
+    }
 }
