@@ -116,4 +116,33 @@ public abstract class ForwardingFileSystem implements FileSystem {
             delegate.close();
         }
     }
+
+    /** A readable file that forwards every call to another one; subclasses override what they change. */
+    public abstract static class ForwardingReadableFile implements ReadableFile {
+        private final ReadableFile delegate;
+
+        protected ForwardingReadableFile(ReadableFile delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
+            delegate.readFully(pos, dst, off, len);
+        }
+
+        @Override
+        public long size() throws IOException {
+            return delegate.size();
+        }
+
+        @Override
+        public Path path() {
+            return delegate.path();
+        }
+
+        @Override
+        public void close() throws IOException {
+            delegate.close();
+        }
+    }
 }

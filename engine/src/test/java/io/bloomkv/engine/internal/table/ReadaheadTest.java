@@ -7,6 +7,7 @@ import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ForwardingFileSystem;
+import io.bloomkv.engine.fs.ForwardingFileSystem.ForwardingReadableFile;
 import io.bloomkv.engine.fs.ReadableFile;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
@@ -36,30 +37,21 @@ class ReadaheadTest {
 
         @Override
         public ReadableFile newReadableFile(Path p) throws IOException {
-            ReadableFile f = delegate().newReadableFile(p);
-            return new ReadableFile() {
+            return new ForwardingReadableFile(delegate().newReadableFile(p)) {
                 @Override
                 public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
                     reads.incrementAndGet();
-                    f.readFully(pos, dst, off, len);
-                }
-
-                @Override
-                public long size() throws IOException {
-                    return f.size();
-                }
-
-                @Override
-                public Path path() {
-                    return f.path();
-                }
-
-                @Override
-                public void close() throws IOException {
-                    f.close();
+                    super.readFully(pos, dst, off, len);
                 }
             };
         }
+    }
+
+    /** Writes {@code model} to {@code name} with 512-byte blocks (many blocks per window). */
+    private Path writeWithSmallBlocks(Model model, String name) throws IOException {
+        Path p = dir.resolve(name);
+        TestTables.write(FileSystem.disk(), p, model, TableBuilderOptions.defaults().blockSize(512));
+        return p;
     }
 
     private static List<byte[][]> drain(InternalIterator it) {
@@ -82,8 +74,7 @@ class ReadaheadTest {
     void onePassReadsWindowsNotBlocksAndLeavesTheCacheAlone() throws IOException {
         long seed = TestSeeds.seed("ReadaheadTest", "readahead.seed");
         Model model = TestTables.model(3000, new Random(seed));
-        Path p = dir.resolve("000007.sst");
-        TestTables.write(FileSystem.disk(), p, model, TableBuilderOptions.defaults().blockSize(512));
+        Path p = writeWithSmallBlocks(model, "000007.sst");
         long size = Files.size(p);
         for (int window : new int[] {2 * 4096, 5 * 4096, 1 << 20}) {
             CountingFs fs = new CountingFs();
@@ -136,9 +127,7 @@ class ReadaheadTest {
     @Test
     void aCorruptBlockInTheWindowIsACorruptionException() throws IOException {
         long seed = TestSeeds.seed("ReadaheadTest", "readahead.seed");
-        Model model = TestTables.model(400, new Random(seed));
-        Path p = dir.resolve("000009.sst");
-        TestTables.write(FileSystem.disk(), p, model, TableBuilderOptions.defaults().blockSize(512));
+        Path p = writeWithSmallBlocks(TestTables.model(400, new Random(seed)), "000009.sst");
         byte[] bytes = Files.readAllBytes(p);
         bytes[700] ^= 0x5a; // inside the second data block
         Files.write(p, bytes);
