@@ -310,13 +310,7 @@ final class Compactor {
             long expectedPerTable = Math.max(1, Math.min(expected, expected * targetSize
                     / Math.max(1, sizeOf(c.base()) + sizeOf(c.below()))));
             OutputCutter cutter = new OutputCutter(CompactionPicker.grandparents(v, c), targetSize);
-            byte[] largestInput = null; // bounds every output's keys (MonkeyAllocation asks what an output overlaps)
-            for (FileMetaData f : c.base()) {
-                largestInput = largestInput == null || Arrays.compareUnsigned(f.largestUserKey(), largestInput) > 0 ? f.largestUserKey() : largestInput;
-            }
-            for (FileMetaData f : c.below()) {
-                largestInput = largestInput == null || Arrays.compareUnsigned(f.largestUserKey(), largestInput) > 0 ? f.largestUserKey() : largestInput;
-            }
+            byte[] largestInput = c.largestUserKey(); // bounds every output's keys (MonkeyAllocation asks what they overlap)
             try (MergingIterator it = new MergingIterator(inputs)) {
                 inputs.clear();
                 it.seekToFirst();

@@ -149,14 +149,9 @@ final class TableOutputs {
         return meta;
     }
 
-    /** How tables of {@code level} are built: block layout from the options, filter bits per key per the allocation. */
-    TableBuilderOptions tableOptions(int level, long expectedEntries) {
-        return tableOptions(level, expectedEntries, null, null);
-    }
-
     /**
-     * {@link #tableOptions(int, long)} for a table whose user keys span [smallestUserKey, largestUserKey] (null when
-     * not known yet): a table whose keys overlap no table below it gets the filter bits of the level it will be moved to.
+     * How a table of {@code level} whose user keys lie in [smallestUserKey, largestUserKey] is built: block layout from
+     * the options, filter bits per key per the allocation (MONKEY asks what the range overlaps).
      */
     TableBuilderOptions tableOptions(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) {
         FilterKind kind = options.filterKindForLevel(level);

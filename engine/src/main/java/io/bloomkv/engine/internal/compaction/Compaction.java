@@ -1,6 +1,7 @@
 package io.bloomkv.engine.internal.compaction;
 
 import io.bloomkv.engine.internal.version.FileMetaData;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -17,5 +18,12 @@ public record Compaction(int level, int outputLevel, List<FileMetaData> base, Li
     /** A single input with nothing to merge below is moved, not rewritten (never an in-place rewrite). */
     public boolean isTrivialMove() {
         return outputLevel != level && base.size() == 1 && below.isEmpty();
+    }
+
+    /** The largest user key of the inputs: no output holds a larger one. */
+    public byte[] largestUserKey() {
+        List<FileMetaData> inputs = new ArrayList<>(base);
+        inputs.addAll(below);
+        return CompactionPicker.userKeyRange(inputs)[1];
     }
 }

@@ -211,7 +211,7 @@ public final class CompactionPicker {
     }
 
     /** The smallest and largest user key of {@code files} (not empty). */
-    private static byte[][] userKeyRange(List<FileMetaData> files) {
+    static byte[][] userKeyRange(List<FileMetaData> files) {
         byte[] smallest = null;
         byte[] largest = null;
         for (FileMetaData f : files) {

@@ -164,10 +164,7 @@ public final class TableReader implements AutoCloseable {
      */
     private static byte[] readVerified(ReadableFile file, long size, Path path, BlockHandle h, String kind,
             boolean mayBeCompressed) throws IOException {
-        if (h.size() > Integer.MAX_VALUE - TableFormat.BLOCK_TRAILER_SIZE
-                || h.offset() > size - TableFormat.FOOTER_SIZE - h.size() - TableFormat.BLOCK_TRAILER_SIZE) {
-            throw new CorruptionException(kind + " block handle " + h + " lies outside the table", path, h.offset());
-        }
+        checkHandle(size, path, h, kind);
         int n = (int) h.size();
         byte[] buf = new byte[n + TableFormat.BLOCK_TRAILER_SIZE];
         try {
@@ -176,6 +173,14 @@ public final class TableReader implements AutoCloseable {
             throw new CorruptionException(kind + " block runs past the end of the file", path, h.offset(), e);
         }
         return verifyTrailer(buf, path, h, kind, mayBeCompressed);
+    }
+
+    /** A {@link CorruptionException} unless block {@code h} and its trailer lie before the footer of a file of {@code size}. */
+    private static void checkHandle(long size, Path path, BlockHandle h, String kind) {
+        if (h.size() > Integer.MAX_VALUE - TableFormat.BLOCK_TRAILER_SIZE
+                || h.offset() > size - TableFormat.FOOTER_SIZE - h.size() - TableFormat.BLOCK_TRAILER_SIZE) {
+            throw new CorruptionException(kind + " block handle " + h + " lies outside the table", path, h.offset());
+        }
     }
 
     /** Checks the trailer of a block read with its trailer into {@code buf} (see {@link #readVerified}); returns buf. */
@@ -650,10 +655,7 @@ public final class TableReader implements AutoCloseable {
      * compaction inputs with {@code fill_cache = false} too). Counted as a block read like {@link #dataBlock}.
      */
     Block sequentialDataBlock(BlockHandle h, Readahead readahead) throws IOException {
-        if (h.size() > Integer.MAX_VALUE - TableFormat.BLOCK_TRAILER_SIZE
-                || h.offset() > fileSize - TableFormat.FOOTER_SIZE - h.size() - TableFormat.BLOCK_TRAILER_SIZE) {
-            throw new CorruptionException("data block handle " + h + " lies outside the table", path, h.offset());
-        }
+        checkHandle(fileSize, path, h, "data");
         byte[] stored = new byte[(int) h.size() + TableFormat.BLOCK_TRAILER_SIZE];
         readahead.read(h.offset(), stored);
         verifyTrailer(stored, path, h, "data", true);
