@@ -115,7 +115,7 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> filters;
 
     @Option(names = "--filter-kind", defaultValue = "BLOCKED",
-            description = "bloomkv's filter kind: STANDARD, PARTITIONED, BLOCKED, RIBBON, or RIBBON@N = RIBBON from level N down, BLOCKED above, at Bloom-equivalent bits per key; a +MONKEY suffix (e.g. BLOCKED+MONKEY) spreads the same filter memory over the levels by Monkey's allocation (RocksDB always uses FastLocalBloom; default ${DEFAULT-VALUE}).")
+            description = "bloomkv's filter kind: STANDARD, PARTITIONED, BLOCKED, RIBBON, or RIBBON@N = RIBBON from level N down, BLOCKED above, at Bloom-equivalent bits per key; then any of the suffixes +MONKEY (the same filter memory spread over the levels by Monkey's allocation, e.g. BLOCKED+MONKEY), +MEMORY (RIBBON spends the bits per key as memory, for a lower false-positive rate than Bloom's) and +ROCKSDB-RIBBON (RocksDB gets its Ribbon filter too, else it keeps FastLocalBloom at the bits per key); default ${DEFAULT-VALUE}.")
     String filterKind;
 
     @Option(names = "--workloads", split = ",", description = "Workloads in order (default: fillseq,fillrandom,overwrite,readrandom,"

@@ -7,14 +7,15 @@ import io.bloomkv.bloom.FilterMath;
  * Bits per key of a new table's filter given its kind ({@link Options#filterKindForLevel}) and its Bloom budget
  * (Options#bitsPerKey, or the level's MONKEY share). Bloom kinds spend the budget as is. RIBBON gets the bits per key at
  * which it reaches the rate BLOCKED reaches with the budget (RocksDB's "Bloom-equivalent bits per key"): the same
- * false-positive rate for about 30% less memory, fractional as the budget may be.
+ * false-positive rate for about 30% less memory, fractional as the budget may be. Under {@link FilterBudget#MEMORY}
+ * every kind spends the budget as is, RIBBON included (the same memory for a lower rate).
  */
 final class LevelFilterPolicy {
     private LevelFilterPolicy() {
     }
 
-    static double bitsPerKey(FilterKind kind, double bloomBitsPerKey, long expectedKeys) {
-        if (kind != FilterKind.RIBBON || bloomBitsPerKey <= 0) {
+    static double bitsPerKey(FilterKind kind, FilterBudget budget, double bloomBitsPerKey, long expectedKeys) {
+        if (kind != FilterKind.RIBBON || budget == FilterBudget.MEMORY || bloomBitsPerKey <= 0) {
             return bloomBitsPerKey;
         }
         return ribbonBitsForBloomBudget(bloomBitsPerKey, Math.max(1, expectedKeys));

@@ -20,6 +20,7 @@ public final class Options {
     private FilterKind filterKind = FilterKind.BLOCKED;
     private double bitsPerKey = 10;
     private FilterAllocation filterAllocation = FilterAllocation.UNIFORM;
+    private FilterBudget filterBudget = FilterBudget.FALSE_POSITIVE_RATE;
     private int ribbonFromLevel = -1;
     private int prefixLength;
     private long writeBufferSize = 96L << 20;
@@ -66,6 +67,7 @@ public final class Options {
         o.filterKind = filterKind;
         o.bitsPerKey = bitsPerKey;
         o.filterAllocation = filterAllocation;
+        o.filterBudget = filterBudget;
         o.ribbonFromLevel = ribbonFromLevel;
         o.prefixLength = prefixLength;
         o.writeBufferSize = writeBufferSize;
@@ -140,13 +142,29 @@ public final class Options {
     }
 
     /**
+     * What {@link #bitsPerKey} holds fixed for RIBBON tables: their false-positive rate (the default,
+     * {@link FilterBudget#FALSE_POSITIVE_RATE}: Bloom-equivalent bits, as in RocksDB, ~30% less memory) or their memory
+     * ({@link FilterBudget#MEMORY}: the same bits per key as a Bloom table, ~8x fewer false positives at 10 bits).
+     */
+    public Options filterBudget(FilterBudget budget) {
+        check(budget != null, "filterBudget must not be null");
+        this.filterBudget = budget;
+        return this;
+    }
+
+    public FilterBudget filterBudget() {
+        return filterBudget;
+    }
+
+    /**
      * Tables of {@code level} and every deeper level get {@link FilterKind#RIBBON} filters, the levels above keep
      * {@link #filterKind()} (RocksDB's {@code NewRibbonFilterPolicy(bits, bloom_before_level)}): the deep levels hold
      * most keys and are asked least, so the static filter's ~30% smaller memory pays there and its 3-4x costlier
      * construction (tables are rebuilt by compaction) is spent where it saves most. {@code -1} (the default) turns
      * it off; {@code 0} makes every table RIBBON. A RIBBON table gets the bits per key at which RIBBON reaches the
      * rate BLOCKED has at {@link #bitsPerKey} (or at the level's {@link FilterAllocation#MONKEY} share): "bits per
-     * key" stays the Bloom-equivalent budget, as in RocksDB.
+     * key" stays the Bloom-equivalent budget, as in RocksDB; under {@link FilterBudget#MEMORY} it spends those bits
+     * instead, for a lower rate.
      */
     public Options ribbonFromLevel(int level) {
         check(level >= -1, "ribbonFromLevel must be -1 (off) or a level >= 0: " + level);
@@ -513,7 +531,7 @@ public final class Options {
 
     @Override
     public String toString() {
-        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", ribbonFromLevel=" + ribbonFromLevel + ", prefixLength=" + prefixLength
+        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", filterBudget=" + filterBudget + ", ribbonFromLevel=" + ribbonFromLevel + ", prefixLength=" + prefixLength
                 + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize=" + blockCacheSize
                 + ", syncMode=" + syncMode + ", numLevels=" + numLevels + ", l0CompactionTrigger=" + l0CompactionTrigger
                 + ", targetFileSize=" + targetFileSize + ", levelSizeMultiplier=" + levelSizeMultiplier

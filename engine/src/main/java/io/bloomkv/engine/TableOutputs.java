@@ -159,7 +159,7 @@ final class TableOutputs {
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
                 .filterKind(kind)
-                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, bitsPerKeyForLevel(level, expectedEntries, smallestUserKey, largestUserKey),
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, options.filterBudget(), bitsPerKeyForLevel(level, expectedEntries, smallestUserKey, largestUserKey),
                         expectedEntries))
                 .compression(compressionForLevel(level))
                 .prefixLength(options.prefixLength());

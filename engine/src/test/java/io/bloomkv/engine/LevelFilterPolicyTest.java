@@ -33,13 +33,67 @@ class LevelFilterPolicyTest {
     void ribbonGetsBloomEquivalentBits() {
         double bloom = 10;
         double blockedRate = FilterMath.blockedFppForLoad(512 / bloom, FilterMath.optimalBlockedK(bloom), 512);
-        double ribbon = LevelFilterPolicy.bitsPerKey(FilterKind.RIBBON, bloom, 1_000_000);
+        double ribbon = LevelFilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, bloom, 1_000_000);
         assertThat(ribbon).isBetween(6.5, 7.5);
         assertThat(FilterMath.ribbonFppForBitsPerKey(1_000_000, ribbon)).isLessThanOrEqualTo(blockedRate);
-        assertThat(LevelFilterPolicy.bitsPerKey(FilterKind.BLOCKED, bloom, 1_000_000)).isEqualTo(bloom);
-        assertThat(LevelFilterPolicy.bitsPerKey(FilterKind.RIBBON, 0, 1_000_000)).isZero();
+        assertThat(LevelFilterPolicy.bitsPerKey(FilterKind.BLOCKED, FilterBudget.FALSE_POSITIVE_RATE, bloom, 1_000_000)).isEqualTo(bloom);
+        assertThat(LevelFilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 0, 1_000_000)).isZero();
         // MONKEY's fractional budgets map to fractional RIBBON bits
-        assertThat(LevelFilterPolicy.bitsPerKey(FilterKind.RIBBON, 8.37, 50_000)).isNotEqualTo(Math.rint(8.37));
+        assertThat(LevelFilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 8.37, 50_000)).isNotEqualTo(Math.rint(8.37));
+    }
+
+    @Test
+    void memoryBudgetSpendsTheBitsForALowerRate() {
+        assertThat(Options.defaults().filterBudget()).isEqualTo(FilterBudget.FALSE_POSITIVE_RATE);
+        assertThat(Options.defaults().filterBudget(FilterBudget.MEMORY).copy().filterBudget()).isEqualTo(FilterBudget.MEMORY);
+        assertThatThrownBy(() -> Options.defaults().filterBudget(null)).isInstanceOf(InvalidArgumentException.class);
+        for (FilterKind kind : List.of(FilterKind.RIBBON, FilterKind.BLOCKED, FilterKind.STANDARD)) {
+            assertThat(LevelFilterPolicy.bitsPerKey(kind, FilterBudget.MEMORY, 10, 1_000_000)).isEqualTo(10);
+        }
+        double blockedRate = FilterMath.blockedFppForLoad(512 / 10.0, FilterMath.optimalBlockedK(10), 512);
+        double ribbonRate = FilterMath.ribbonFppForBitsPerKey(1_000_000, 10);
+        // the same 10 bits buy RIBBON a rate ~8x lower than BLOCKED's (0.12% vs 0.97%)
+        assertThat(ribbonRate).isLessThan(blockedRate / 6).isGreaterThan(Math.pow(2, -10));
+    }
+
+    @Test
+    void memoryBudgetRibbonTablesSpendBloomMemoryAndLetFewerAbsentKeysThrough() {
+        long seed = TestKeys.seed("LevelFilterPolicyTest.memoryBudget");
+        java.util.Random rnd = new java.util.Random(seed);
+        int n = 40_000;
+        double[] falsePositives = new double[2];
+        double[] bitsPerKey = new double[2];
+        FilterBudget[] budgets = {FilterBudget.FALSE_POSITIVE_RATE, FilterBudget.MEMORY};
+        for (int b = 0; b < 2; b++) {
+            Path d = dir.resolve(budgets[b].name());
+            Options o = Options.defaults().filterKind(FilterKind.RIBBON).filterBudget(budgets[b]).bitsPerKey(10)
+                    .memtableFilterBitsPerKey(0);
+            try (Db db = Db.open(d, o)) {
+                for (int i = 0; i < n; i++) {
+                    db.put(TestKeys.key(2L * i), TestKeys.value(rnd, 20));
+                }
+                db.flush();
+                long bits = 0;
+                long keys = 0;
+                for (TableInfo t : db.tables()) {
+                    assertThat(t.filterKind()).isEqualTo(FilterKind.RIBBON);
+                    bits += t.filterBitSize();
+                    keys += t.filterKeyCount();
+                }
+                bitsPerKey[b] = bits / (double) keys;
+                Stats before = db.stats();
+                int absent = 200_000;
+                for (int i = 0; i < absent; i++) {
+                    assertThat(db.get(TestKeys.key(2L * rnd.nextInt(n) + 1))).as("seed %d", seed).isNull();
+                }
+                falsePositives[b] = (db.stats().filterFalsePositive() - before.filterFalsePositive()) / (double) absent;
+            }
+        }
+        // the rate budget spends ~7 bits per key for BLOCKED's ~1%; the memory budget spends the 10 bits for ~0.12%
+        assertThat(bitsPerKey[0]).as("seed %d", seed).isBetween(6.5, 7.6);
+        assertThat(bitsPerKey[1]).as("seed %d", seed).isBetween(9.8, 10.4);
+        assertThat(falsePositives[0]).as("seed %d", seed).isBetween(0.005, 0.015);
+        assertThat(falsePositives[1]).as("seed %d", seed).isLessThan(0.0025);
     }
 
     @Test

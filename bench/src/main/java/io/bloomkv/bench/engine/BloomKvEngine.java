@@ -46,6 +46,8 @@ public final class BloomKvEngine implements BenchEngine {
                 .ribbonFromLevel(FilterPolicySpec.parse(settings.filterKind()).ribbonFromLevel())
                 .filterAllocation(FilterPolicySpec.parse(settings.filterKind()).monkey()
                         ? io.bloomkv.engine.FilterAllocation.MONKEY : io.bloomkv.engine.FilterAllocation.UNIFORM)
+                .filterBudget(FilterPolicySpec.parse(settings.filterKind()).memoryBudget()
+                        ? io.bloomkv.engine.FilterBudget.MEMORY : io.bloomkv.engine.FilterBudget.FALSE_POSITIVE_RATE)
                 .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
                 .blockSize(settings.blockSize())
                 .blockCacheSize(settings.cacheSize())

@@ -1,8 +1,12 @@
 package io.bloomkv.bench.engine;
 
+import io.bloomkv.bloom.FilterMath;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
+import org.rocksdb.ConfigOptions;
+import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LiveFileMetaData;
 import org.rocksdb.LRUCache;
@@ -22,7 +26,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.stream.Stream;
 
 /**
@@ -82,19 +88,24 @@ public final class RocksDbEngine implements BenchEngine {
             openWithOwnDefaults();
             return;
         }
-        cache = new LRUCache(settings.cacheSize());
-        BlockBasedTableConfig table = new BlockBasedTableConfig()
-                .setFormatVersion(FORMAT_VERSION)
-                .setBlockSize(settings.blockSize())
-                .setBlockCache(cache)
-                .setCacheIndexAndFilterBlocks(false)
-                .setWholeKeyFiltering(true);
-        if (settings.filters()) {
-            filter = new BloomFilter(settings.bitsPerKey());
-            table.setFilterPolicy(filter);
+        FilterPolicySpec spec = FilterPolicySpec.parse(settings.filterKind());
+        if (settings.filters() && spec.rocksdbRibbon()) {
+            options = ribbonOptions(spec);
+        } else {
+            cache = new LRUCache(settings.cacheSize());
+            BlockBasedTableConfig table = new BlockBasedTableConfig()
+                    .setFormatVersion(FORMAT_VERSION)
+                    .setBlockSize(settings.blockSize())
+                    .setBlockCache(cache)
+                    .setCacheIndexAndFilterBlocks(false)
+                    .setWholeKeyFiltering(true);
+            if (settings.filters()) {
+                filter = new BloomFilter(settings.bitsPerKey());
+                table.setFilterPolicy(filter);
+            }
+            options = new Options().setTableFormatConfig(table);
         }
-        options = new Options()
-                .setCreateIfMissing(true)
+        options.setCreateIfMissing(true)
                 .setStatistics(statistics)
                 .setWriteBufferSize(settings.writeBufferSize())
                 // bloomkv's memtable filter: bitsPerKey bits per ~64 bytes of write buffer (MemTable.expectedEntries)
@@ -102,8 +113,7 @@ public final class RocksDbEngine implements BenchEngine {
                 .setMemtablePrefixBloomSizeRatio(settings.filters() ? settings.bitsPerKey() / (8.0 * 64) : 0)
                 .setCompressionType(compressionType(settings.compression()))
                 .setBottommostCompressionType(compressionType(settings.compression()))
-                .setUseDirectReads(settings.directReads())
-                .setTableFormatConfig(table);
+                .setUseDirectReads(settings.directReads());
         if (settings.prefixLength() > 0) {
             options.useFixedLengthPrefixExtractor(settings.prefixLength());
         }
@@ -112,6 +122,32 @@ public final class RocksDbEngine implements BenchEngine {
         } catch (RocksDBException e) {
             throw io(e);
         }
+    }
+
+    /**
+     * Matched options whose tables carry RocksDB's Ribbon filter ({@code +ROCKSDB-RIBBON}). rocksdbjni has no Java class
+     * for {@code NewRibbonFilterPolicy}, so the block-based table factory comes from RocksDB's option string, with the
+     * same block size, format version, block-cache capacity and whole-key filtering as the Bloom set-up.
+     */
+    private Options ribbonOptions(FilterPolicySpec spec) throws IOException {
+        Properties props = new Properties();
+        props.setProperty("block_based_table_factory", ribbonTableOptions(spec, settings));
+        try (ConfigOptions config = new ConfigOptions().setIgnoreUnknownOptions(false);
+             DBOptions dbOptions = new DBOptions();
+             ColumnFamilyOptions cf = ColumnFamilyOptions.getColumnFamilyOptionsFromProps(config, props)) {
+            if (cf == null) {
+                throw new IOException("RocksDB rejected the table options " + props);
+            }
+            return new Options(dbOptions, cf);
+        }
+    }
+
+    /** The {@code block_based_table_factory} option string of {@link #ribbonOptions}. */
+    static String ribbonTableOptions(FilterPolicySpec spec, EngineSettings settings) {
+        return String.format(Locale.ROOT, "{filter_policy=ribbonfilter:%.3f:%d;format_version=%d;block_size=%d;"
+                        + "block_cache=%d;cache_index_and_filter_blocks=false;whole_key_filtering=true}",
+                spec.ribbonBloomEquivalentBits(settings.bitsPerKey()), spec.rocksdbBloomBeforeLevel(), FORMAT_VERSION,
+                settings.blockSize(), settings.cacheSize());
     }
 
     /** RocksDB's default Options, with a BlockBasedTableConfig that only sets the Bloom filter (a new user's set-up). */
@@ -301,13 +337,11 @@ public final class RocksDbEngine implements BenchEngine {
             long entries = 0;
             long filterBytes = 0;
             double weightedFpr = 0;
-            int probes = RocksBloomMath.chooseNumProbes(settings.bitsPerKey());
             for (TableProperties p : all.values()) {
                 entries += p.getNumEntries();
                 filterBytes += p.getFilterSize();
-                long bitArray = Math.max(0, p.getFilterSize() - RocksBloomMath.FILTER_METADATA_BYTES);
-                if (p.getNumEntries() > 0 && bitArray > 0) {
-                    weightedFpr += p.getNumEntries() * RocksBloomMath.estimatedFpRate(p.getNumEntries(), bitArray, probes);
+                if (p.getNumEntries() > 0 && p.getFilterSize() > RocksBloomMath.FILTER_METADATA_BYTES) {
+                    weightedFpr += p.getNumEntries() * tableFpRate(p);
                 }
             }
             double fpr = settings.filters() && entries > 0 ? weightedFpr / entries : Double.NaN;
@@ -325,8 +359,7 @@ public final class RocksDbEngine implements BenchEngine {
                 }
                 double tableFpr = Double.NaN;
                 if (p != null && p.getNumEntries() > 0 && p.getFilterSize() > RocksBloomMath.FILTER_METADATA_BYTES) {
-                    tableFpr = RocksBloomMath.estimatedFpRate(p.getNumEntries(),
-                            p.getFilterSize() - RocksBloomMath.FILTER_METADATA_BYTES, probes);
+                    tableFpr = tableFpRate(p);
                 } else if (p == null && settings.filters()) {
                     throw new IOException("no table properties for live file " + f.path() + f.fileName() + " among " + all.keySet());
                 }
@@ -336,6 +369,25 @@ public final class RocksDbEngine implements BenchEngine {
         } catch (RocksDBException e) {
             throw io(e);
         }
+    }
+
+    /**
+     * The expected false-positive rate of one table's filter. Under {@code +ROCKSDB-RIBBON} a table whose filter spends
+     * clearly fewer bits per key than the Bloom-equivalent setting is a Ribbon table (RocksDB builds Bloom filters above
+     * {@code bloom_before_level} at the full setting), estimated by bloomkv's Ribbon model at its bits per key.
+     */
+    private double tableFpRate(TableProperties p) {
+        long bitArray = p.getFilterSize() - RocksBloomMath.FILTER_METADATA_BYTES;
+        FilterPolicySpec spec = FilterPolicySpec.parse(settings.filterKind());
+        if (spec.rocksdbRibbon()) {
+            double bloomBits = spec.ribbonBloomEquivalentBits(settings.bitsPerKey());
+            double bitsPerKey = p.getFilterSize() * 8.0 / p.getNumEntries();
+            if (bitsPerKey < 0.85 * bloomBits) {
+                return FilterMath.ribbonFppForBitsPerKey(p.getNumEntries(), bitsPerKey);
+            }
+            return RocksBloomMath.estimatedFpRate(p.getNumEntries(), bitArray, RocksBloomMath.chooseNumProbes(bloomBits));
+        }
+        return RocksBloomMath.estimatedFpRate(p.getNumEntries(), bitArray, RocksBloomMath.chooseNumProbes(settings.bitsPerKey()));
     }
 
     @Override
@@ -356,7 +408,9 @@ public final class RocksDbEngine implements BenchEngine {
                     + ", WAL on, sync " + settings.sync();
         }
         return "rocksdb " + version() + ": BlockBasedTable format_version " + FORMAT_VERSION
-                + (settings.filters() ? ", BloomFilter(" + settings.bitsPerKey() + ") [FastLocalBloom, whole key]" : ", no filter")
+                + (!settings.filters() ? ", no filter" : FilterPolicySpec.parse(settings.filterKind()).rocksdbRibbon()
+                        ? ", Ribbon filter " + ribbonTableOptions(FilterPolicySpec.parse(settings.filterKind()), settings)
+                        : ", BloomFilter(" + settings.bitsPerKey() + ") [FastLocalBloom, whole key]")
                 + ", block " + settings.blockSize() + " B, LRUCache " + settings.cacheSize() + " B (index/filter outside the cache)"
                 + ", write buffer " + settings.writeBufferSize() + " B" + (settings.filters() ? " with a whole-key memtable bloom" : "")
                 + ", compression " + settings.compression()
