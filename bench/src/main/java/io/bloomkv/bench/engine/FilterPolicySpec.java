@@ -59,25 +59,7 @@ public record FilterPolicySpec(FilterKind kind, int ribbonFromLevel, boolean mon
         if (!memoryBudget || bitsPerKey <= 0) {
             return bitsPerKey;
         }
-        double rate = FilterMath.ribbonFppForBitsPerKey(TYPICAL_TABLE_KEYS, bitsPerKey);
-        double lo = bitsPerKey;
-        double hi = 64;
-        if (blockedRate(hi) > rate) {
-            return hi;
-        }
-        while (hi - lo > 1e-3) {
-            double mid = (lo + hi) / 2;
-            if (blockedRate(mid) <= rate) {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        return hi;
-    }
-
-    private static double blockedRate(double bits) {
-        return FilterMath.blockedFppForLoad(FilterMath.BLOCK_BITS / bits, FilterMath.optimalBlockedK(bits), FilterMath.BLOCK_BITS);
+        return FilterMath.blockedBitsPerKeyForFpp(FilterMath.ribbonFppForBitsPerKey(TYPICAL_TABLE_KEYS, bitsPerKey));
     }
 
     /** @throws IllegalArgumentException for anything else */
