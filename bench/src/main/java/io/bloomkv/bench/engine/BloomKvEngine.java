@@ -34,6 +34,7 @@ public final class BloomKvEngine implements BenchEngine {
     private BloomKvEngine(Path dir, EngineSettings settings) {
         this.dir = dir;
         this.settings = settings;
+        FilterPolicySpec spec = FilterPolicySpec.parse(settings.filterKind());
         this.options = settings.ownDefaults()
                 ? Options.defaults() // bloomkv's own defaults: only the filter bits and the sync mode are set
                         .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
@@ -42,11 +43,11 @@ public final class BloomKvEngine implements BenchEngine {
                         .prefixLength(settings.prefixLength())
                         .fileSystem(fs)
                 : Options.defaults()
-                .filterKind(FilterPolicySpec.parse(settings.filterKind()).kind())
-                .ribbonFromLevel(FilterPolicySpec.parse(settings.filterKind()).ribbonFromLevel())
-                .filterAllocation(FilterPolicySpec.parse(settings.filterKind()).monkey()
+                .filterKind(spec.kind())
+                .ribbonFromLevel(spec.ribbonFromLevel())
+                .filterAllocation(spec.monkey()
                         ? io.bloomkv.engine.FilterAllocation.MONKEY : io.bloomkv.engine.FilterAllocation.UNIFORM)
-                .filterBudget(FilterPolicySpec.parse(settings.filterKind()).memoryBudget()
+                .filterBudget(spec.memoryBudget()
                         ? io.bloomkv.engine.FilterBudget.MEMORY : io.bloomkv.engine.FilterBudget.FALSE_POSITIVE_RATE)
                 .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
                 .blockSize(settings.blockSize())

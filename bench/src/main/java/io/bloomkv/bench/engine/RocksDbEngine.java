@@ -49,6 +49,10 @@ public final class RocksDbEngine implements BenchEngine {
 
     private final Path dir;
     private final EngineSettings settings;
+    /** {@code settings.filterKind()}, parsed once. */
+    private final FilterPolicySpec filterSpec;
+    /** The bits per key RocksDB's filter policy is given: Bloom's, or Ribbon's Bloom-equivalent under the spec. */
+    private final double filterSettingBits;
     private final Statistics statistics = new Statistics();
     private final WriteOptions writeOptions = new WriteOptions();
     private final ReadOptions readOptions = new ReadOptions();
@@ -61,6 +65,9 @@ public final class RocksDbEngine implements BenchEngine {
     private RocksDbEngine(Path dir, EngineSettings settings) {
         this.dir = dir;
         this.settings = settings;
+        this.filterSpec = FilterPolicySpec.parse(settings.filterKind());
+        this.filterSettingBits = filterSpec.rocksdbRibbon() ? filterSpec.ribbonBloomEquivalentBits(settings.bitsPerKey())
+                : settings.bitsPerKey();
         writeOptions.setSync(settings.sync());
         writeOptions.setDisableWAL(false);
     }
@@ -88,9 +95,8 @@ public final class RocksDbEngine implements BenchEngine {
             openWithOwnDefaults();
             return;
         }
-        FilterPolicySpec spec = FilterPolicySpec.parse(settings.filterKind());
-        if (settings.filters() && spec.rocksdbRibbon()) {
-            options = ribbonOptions(spec);
+        if (settings.filters() && filterSpec.rocksdbRibbon()) {
+            options = ribbonOptions();
         } else {
             cache = new LRUCache(settings.cacheSize());
             BlockBasedTableConfig table = new BlockBasedTableConfig()
@@ -129,9 +135,9 @@ public final class RocksDbEngine implements BenchEngine {
      * for {@code NewRibbonFilterPolicy}, so the block-based table factory comes from RocksDB's option string, with the
      * same block size, format version, block-cache capacity and whole-key filtering as the Bloom set-up.
      */
-    private Options ribbonOptions(FilterPolicySpec spec) throws IOException {
+    private Options ribbonOptions() throws IOException {
         Properties props = new Properties();
-        props.setProperty("block_based_table_factory", ribbonTableOptions(spec, settings));
+        props.setProperty("block_based_table_factory", ribbonTableOptions());
         try (ConfigOptions config = new ConfigOptions().setIgnoreUnknownOptions(false);
              DBOptions dbOptions = new DBOptions();
              ColumnFamilyOptions cf = ColumnFamilyOptions.getColumnFamilyOptionsFromProps(config, props)) {
@@ -143,10 +149,10 @@ public final class RocksDbEngine implements BenchEngine {
     }
 
     /** The {@code block_based_table_factory} option string of {@link #ribbonOptions}. */
-    static String ribbonTableOptions(FilterPolicySpec spec, EngineSettings settings) {
+    private String ribbonTableOptions() {
         return String.format(Locale.ROOT, "{filter_policy=ribbonfilter:%.3f:%d;format_version=%d;block_size=%d;"
                         + "block_cache=%d;cache_index_and_filter_blocks=false;whole_key_filtering=true}",
-                spec.ribbonBloomEquivalentBits(settings.bitsPerKey()), spec.rocksdbBloomBeforeLevel(), FORMAT_VERSION,
+                filterSettingBits, filterSpec.rocksdbBloomBeforeLevel(), FORMAT_VERSION,
                 settings.blockSize(), settings.cacheSize());
     }
 
@@ -337,11 +343,14 @@ public final class RocksDbEngine implements BenchEngine {
             long entries = 0;
             long filterBytes = 0;
             double weightedFpr = 0;
+            Map<TableProperties, Double> rates = new java.util.IdentityHashMap<>();
             for (TableProperties p : all.values()) {
                 entries += p.getNumEntries();
                 filterBytes += p.getFilterSize();
                 if (p.getNumEntries() > 0 && p.getFilterSize() > RocksBloomMath.FILTER_METADATA_BYTES) {
-                    weightedFpr += p.getNumEntries() * tableFpRate(p);
+                    double rate = tableFpRate(p);
+                    rates.put(p, rate);
+                    weightedFpr += p.getNumEntries() * rate;
                 }
             }
             double fpr = settings.filters() && entries > 0 ? weightedFpr / entries : Double.NaN;
@@ -357,10 +366,8 @@ public final class RocksDbEngine implements BenchEngine {
                 if (p == null) {
                     p = all.get(Path.of(f.path(), f.fileName()).toString());
                 }
-                double tableFpr = Double.NaN;
-                if (p != null && p.getNumEntries() > 0 && p.getFilterSize() > RocksBloomMath.FILTER_METADATA_BYTES) {
-                    tableFpr = tableFpRate(p);
-                } else if (p == null && settings.filters()) {
+                double tableFpr = p == null ? Double.NaN : rates.getOrDefault(p, Double.NaN);
+                if (p == null && settings.filters()) {
                     throw new IOException("no table properties for live file " + f.path() + f.fileName() + " among " + all.keySet());
                 }
                 ranges.add(new TableRange(f.smallestKey(), f.largestKey(), tableFpr, f.level() != 0 || l0RangeChecked));
@@ -377,17 +384,12 @@ public final class RocksDbEngine implements BenchEngine {
      * {@code bloom_before_level} at the full setting), estimated by bloomkv's Ribbon model at its bits per key.
      */
     private double tableFpRate(TableProperties p) {
-        long bitArray = p.getFilterSize() - RocksBloomMath.FILTER_METADATA_BYTES;
-        FilterPolicySpec spec = FilterPolicySpec.parse(settings.filterKind());
-        if (spec.rocksdbRibbon()) {
-            double bloomBits = spec.ribbonBloomEquivalentBits(settings.bitsPerKey());
-            double bitsPerKey = p.getFilterSize() * 8.0 / p.getNumEntries();
-            if (bitsPerKey < 0.85 * bloomBits) {
-                return FilterMath.ribbonFppForBitsPerKey(p.getNumEntries(), bitsPerKey);
-            }
-            return RocksBloomMath.estimatedFpRate(p.getNumEntries(), bitArray, RocksBloomMath.chooseNumProbes(bloomBits));
+        double bitsPerKey = p.getFilterSize() * 8.0 / p.getNumEntries();
+        if (filterSpec.rocksdbRibbon() && bitsPerKey < 0.85 * filterSettingBits) {
+            return FilterMath.ribbonFppForBitsPerKey(p.getNumEntries(), bitsPerKey);
         }
-        return RocksBloomMath.estimatedFpRate(p.getNumEntries(), bitArray, RocksBloomMath.chooseNumProbes(settings.bitsPerKey()));
+        return RocksBloomMath.estimatedFpRate(p.getNumEntries(), p.getFilterSize() - RocksBloomMath.FILTER_METADATA_BYTES,
+                RocksBloomMath.chooseNumProbes(filterSettingBits));
     }
 
     @Override
@@ -408,8 +410,8 @@ public final class RocksDbEngine implements BenchEngine {
                     + ", WAL on, sync " + settings.sync();
         }
         return "rocksdb " + version() + ": BlockBasedTable format_version " + FORMAT_VERSION
-                + (!settings.filters() ? ", no filter" : FilterPolicySpec.parse(settings.filterKind()).rocksdbRibbon()
-                        ? ", Ribbon filter " + ribbonTableOptions(FilterPolicySpec.parse(settings.filterKind()), settings)
+                + (!settings.filters() ? ", no filter" : filterSpec.rocksdbRibbon()
+                        ? ", Ribbon filter " + ribbonTableOptions()
                         : ", BloomFilter(" + settings.bitsPerKey() + ") [FastLocalBloom, whole key]")
                 + ", block " + settings.blockSize() + " B, LRUCache " + settings.cacheSize() + " B (index/filter outside the cache)"
                 + ", write buffer " + settings.writeBufferSize() + " B" + (settings.filters() ? " with a whole-key memtable bloom" : "")
