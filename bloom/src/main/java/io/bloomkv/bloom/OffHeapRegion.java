@@ -4,6 +4,7 @@ import java.nio.MappedByteBuffer;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.PointerBytesStore;
+import net.openhft.chronicle.core.UnsafeMemory;
 
 /**
  * A bounds-checked window [base, base + length) of a Chronicle {@link BytesStore}. Chronicle's native
@@ -22,6 +23,8 @@ final class OffHeapRegion {
     private final BytesStore<?, ?> store;
     private final long base;
     private final long length;
+    /** Native address of byte 0 of the region (every region is native memory: allocated, arena or mapped). */
+    private final long address;
     private final boolean readOnly;
     /** The arena the memory came from (freed to it on release), or null. */
     private final HugePageArena arena;
@@ -46,6 +49,10 @@ final class OffHeapRegion {
         this.readOnly = readOnly;
         this.arena = arena;
         this.arenaAddress = arenaAddress;
+        if (!store.isDirectMemory()) {
+            throw new IllegalArgumentException("an off-heap region needs native memory");
+        }
+        this.address = store.addressForRead(base);
     }
 
     /**
@@ -138,12 +145,28 @@ final class OffHeapRegion {
 
     /** Native address of byte 0 of the region. */
     long address() {
-        return store.addressForRead(base);
+        return address;
     }
 
     long readLong(long offset) {
         checkIndex(offset, 8);
-        return store.readLong(base + offset);
+        return UnsafeMemory.MEMORY.readLong(address + offset);
+    }
+
+    /**
+     * Checks once that {@code [offset, offset + size)} lies in the region, for the {@link #readLongInRange} calls
+     * that follow: a filter probe checks its cache line(s) once instead of every word it reads.
+     */
+    void checkRange(long offset, long size) {
+        checkIndex(offset, size);
+    }
+
+    /**
+     * The word at {@code offset}, which the caller has bounds-checked with {@link #checkRange} (the read itself is
+     * not checked: the plain {@code Unsafe} load, nothing between the probe and the memory).
+     */
+    long readLongInRange(long offset) {
+        return UnsafeMemory.MEMORY.readLong(address + offset);
     }
 
     void writeLong(long offset, long value) {

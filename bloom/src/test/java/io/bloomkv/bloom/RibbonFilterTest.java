@@ -287,11 +287,15 @@ class RibbonFilterTest {
             assertThat(f.expectedFpp()).isEqualTo(FilterMath.ribbonFpp(m, r, upper));
             for (long h : hashes) {
                 assertThat(documentedAnswer(bytes, h)).as("key %d, seed %d", h, seed).isTrue();
+                assertThat(f.mightContainTouched(h)).as("key %d, seed %d", h, seed).isTrue();
             }
             SplittableRandom absent = new SplittableRandom(seed + 1);
             for (int i = 0; i < 20_000; i++) {
                 long h = absent.nextLong();
-                assertThat(documentedAnswer(bytes, h)).as("absent %d, seed %d", h, seed).isEqualTo(f.mightContain(h));
+                boolean documented = documentedAnswer(bytes, h);
+                assertThat(f.mightContain(h)).as("absent %d, seed %d", h, seed).isEqualTo(documented);
+                f.touch(h);
+                assertThat(f.mightContainTouched(h)).as("touched %d, seed %d", h, seed).isEqualTo(documented);
             }
         }
     }

@@ -261,11 +261,13 @@ public final class TableReader implements AutoCloseable {
     /**
      * The filter step of {@link #getRetainedInRange} without its counting, for a get that asks several tables and
      * counts them once ({@link #recordProbes}): false when the filter rules the key out (true without a filter, see
-     * {@link #hasFilter}). Same holding contract as {@link #getRetainedInRange}.
+     * {@link #hasFilter}). The caller has touched the filter's lines first ({@link #touchFilterRetained}), so the
+     * filter tests them without its early exit ({@code Filter.mightContainTouched}). Same holding contract as
+     * {@link #getRetainedInRange}.
      */
     public boolean filterPassesRetained(long userKeyHash) {
         Filter f = filter;
-        return f == null || f.mightContain(userKeyHash);
+        return f == null || f.mightContainTouched(userKeyHash);
     }
 
     /**
