@@ -8,7 +8,8 @@ import net.openhft.chronicle.core.UnsafeMemory;
 
 /**
  * A bounds-checked window [base, base + length) of a Chronicle {@link BytesStore}. Chronicle's native
- * store performs no bounds checks, so every access goes through {@link #checkIndex}. The region holds its
+ * store performs no bounds checks, so every access goes through {@link #checkIndex} (a filter probe checks its
+ * cache line once with {@link #checkRange}, then reads its words with {@link #readLongInRange}). The region holds its
  * store through a Chronicle {@link Bytes} handle, which Chronicle's reference tracing monitors (bare native
  * stores are not), so {@code AbstractReferenceCounted.assertReferencesReleased()} reports a leaked filter.
  * {@link #release()} gives every reference back exactly once; the caller guarantees it is called once and
