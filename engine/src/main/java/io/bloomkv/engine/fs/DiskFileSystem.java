@@ -56,6 +56,22 @@ public final class DiskFileSystem implements FileSystem {
         return DirectReadableFile.open(p);
     }
 
+    /** Maps {@code p} read-only ({@link MappedReadableFile}); refuses, naming the path, where it cannot be mapped. */
+    @Override
+    public ReadableFile newMappedReadableFile(Path p) throws IOException {
+        return MappedReadableFile.open(p);
+    }
+
+    /** Files mapped by {@link #newMappedReadableFile} and not yet closed, in this process (for leak checks). */
+    public static long liveMappedFiles() {
+        return MappedReadableFile.liveMappings();
+    }
+
+    /** Bytes of the mappings counted by {@link #liveMappedFiles}. */
+    public static long liveMappedBytes() {
+        return MappedReadableFile.liveMappedBytes();
+    }
+
     @Override
     public boolean exists(Path p) {
         return Files.exists(p);

@@ -366,6 +366,15 @@ public final class FaultInjectingFileSystem implements FileSystem {
         return h;
     }
 
+    /** As {@link #newReadableFile}, over the inner file system's mapped file (same faults apply). */
+    @Override
+    public ReadableFile newMappedReadableFile(Path p) throws IOException {
+        check(Op.OPEN, p);
+        ReadableHandle h = new ReadableHandle(inner.newMappedReadableFile(p));
+        openHandles.add(h);
+        return h;
+    }
+
     @Override
     public boolean exists(Path p) {
         return inner.exists(p);

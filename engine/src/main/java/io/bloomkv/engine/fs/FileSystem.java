@@ -34,6 +34,17 @@ public interface FileSystem {
         throw new IOException(getClass().getSimpleName() + " does not support direct reads (O_DIRECT): " + p);
     }
 
+    /**
+     * Opens an existing file for positional reads from a read-only memory mapping of it (no system call per read;
+     * see {@code Options.useMmapReads}). The default refuses: a file system that supports it overrides this, and the
+     * engine then reads with {@link #newReadableFile}.
+     *
+     * @throws IOException naming {@code p} when mapped reads are not supported here or the file cannot be mapped
+     */
+    default ReadableFile newMappedReadableFile(Path p) throws IOException {
+        throw new IOException(getClass().getSimpleName() + " does not support memory-mapped reads: " + p);
+    }
+
     boolean exists(Path p);
 
     /** Size in bytes of an existing file. */

@@ -39,6 +39,11 @@ public abstract class ForwardingFileSystem implements FileSystem {
     }
 
     @Override
+    public ReadableFile newMappedReadableFile(Path p) throws IOException {
+        return delegate.newMappedReadableFile(p);
+    }
+
+    @Override
     public boolean exists(Path p) {
         return delegate.exists(p);
     }

@@ -46,7 +46,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li><b>Locks</b> ({@link #tryLock}) are exclusive per path within this instance; the lock file is
  *       created if missing.
  *   <li><b>Direct reads</b> ({@link #newDirectReadableFile}) are refused, as the interface's default
- *       does: there is no page cache to bypass.
+ *       does: there is no page cache to bypass. So are <b>mapped reads</b> ({@link #newMappedReadableFile}):
+ *       the engine then reads with {@link #newReadableFile}.
  * </ul>
  *
  * <p>Errors are those of {@link DiskFileSystem} on Linux: {@link NoSuchFileException} for a missing
