@@ -9,6 +9,7 @@ import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.table.BlockCache;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.ReadCounters;
+import io.bloomkv.engine.internal.table.TableReadMode;
 import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.version.FileMetaData;
 import io.bloomkv.engine.internal.version.FileNames;
@@ -100,7 +101,8 @@ public final class Db implements AutoCloseable {
         this.dirLock = dirLock;
         this.blockCache = options.blockCache() != null ? options.blockCache().newView()
                 : options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
-        this.tableCache = new TableCache(fs, dir, blockCache, readCounters, options.useDirectReads());
+        this.tableCache = new TableCache(fs, dir, blockCache, readCounters,
+                TableReadMode.of(options.useDirectReads(), options.useMmapReads()));
         // The VersionSet calls back into obsolete-file deletion whenever a Version dies.
         ObsoleteFiles[] obsoleteRef = new ObsoleteFiles[1];
         this.versions = new VersionSet(fs, dir, options, tableCache, () -> obsoleteRef[0].delete());

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * After close nothing stays off-heap: no table reader alive, no filter bytes, native memory back
+ * After close nothing stays off-heap: no table reader alive, no filter bytes, no table file mapped, native memory back
  * to where it was, including tables opened and dropped by thousands of flushes and compactions,
  * and iterators and snapshots left open by the caller.
  */
@@ -30,6 +30,7 @@ class LeakTest {
         long arenaBefore = io.bloomkv.bloom.Filters.hugePageArenaLiveBytes();
         long liveBefore = TableReader.liveTables();
         long filterBefore = TableReader.liveFilterBytes();
+        long mappedBefore = io.bloomkv.engine.fs.DiskFileSystem.liveMappedFiles();
         Options o = Options.defaults().writeBufferSize(4096).blockSize(256).targetFileSize(4096)
                 .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2);
         long opened = 0;
@@ -55,6 +56,8 @@ class LeakTest {
                     .isInstanceOf(DbClosedException.class));
             assertThat(TableReader.liveTables()).as("seed " + seed + " round " + round + ": table readers alive after close").isEqualTo(liveBefore);
             assertThat(TableReader.liveFilterBytes()).as("filter bytes after close").isEqualTo(filterBefore);
+            assertThat(io.bloomkv.engine.fs.DiskFileSystem.liveMappedFiles()).as("table files still mapped after close")
+                    .isEqualTo(mappedBefore);
         }
         System.out.println("LeakTest: " + opened + " table opens");
         assertThat(opened).as("thousands of table opens").isGreaterThan(1000);

@@ -17,7 +17,9 @@ public final class BloomKvConfig {
      * threads in this JVM), instead of one cache per store: the memory bound does not grow with the
      * number of partitions. Unset: each store has the block cache of its {@code Options}
      * ({@code blockCacheSize}, 32 MiB by default). A store opened with {@code Options.blockCache(...)}
-     * keeps that cache.
+     * keeps that cache. With the shared cache the stores read their tables with {@code pread}
+     * ({@code Options.useMmapReads(false)}), so that their blocks go through it: mapped tables of uncompressed
+     * blocks skip the block cache.
      */
     public static final String BLOCK_CACHE_BYTES_CONFIG = "bloomkv.block.cache.bytes";
 

@@ -97,7 +97,9 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         if (o.blockCache() == null) {
             SharedBlockCache shared = BloomKvConfig.sharedBlockCache(context.applicationId(), context.appConfigs());
             if (shared != null) {
-                o.blockCache(shared);
+                // The application asked for a bounded cache of blocks: read with pread so the blocks go through it
+                // (mapped tables of uncompressed blocks skip the block cache; Options.useMmapReads).
+                o.blockCache(shared).useMmapReads(false);
             }
         }
         try {

@@ -394,6 +394,7 @@ class BloomKvStoreTest {
             assertThat(str(a.get(b("k" + i)))).isEqualTo("value-" + i);
             assertThat(str(c.get(b("k" + i)))).isEqualTo("other-" + i);
         }
+        assertThat(a.database().options().useMmapReads()).as("reads go through the shared cache").isFalse();
         assertThat(cache.usedBytes()).isGreaterThan(0).isLessThanOrEqualTo(1L << 20);
         TestStoreContext bad = context();
         bad.configs.put(BloomKvConfig.BLOCK_CACHE_BYTES_CONFIG, "lots");

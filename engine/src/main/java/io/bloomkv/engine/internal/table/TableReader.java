@@ -105,17 +105,22 @@ public final class TableReader implements AutoCloseable {
      */
     public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters)
             throws IOException {
-        return open(fs, path, fileNumber, cacheOrNull, counters, false);
+        return open(fs, path, fileNumber, cacheOrNull, counters, TableReadMode.PREAD);
     }
 
     /**
-     * As {@link #open(FileSystem, Path, long, BlockCache, ReadCounters)}; with {@code directReads} the
-     * file is opened with {@link FileSystem#newDirectReadableFile} (O_DIRECT: every block read that
-     * misses the cache is a device read). The filter is still copied into off-heap memory here.
+     * As {@link #open(FileSystem, Path, long, BlockCache, ReadCounters)}, reading the file as {@code mode} says:
+     * {@link TableReadMode#DIRECT} opens it with {@link FileSystem#newDirectReadableFile} (O_DIRECT: every block read
+     * that misses the cache is a device read); {@link TableReadMode#MMAP} with {@link FileSystem#newMappedReadableFile},
+     * or {@link FileSystem#newReadableFile} where the file cannot be mapped. A mapped table whose blocks are
+     * uncompressed does not use {@code cacheOrNull}: its blocks are copied out of the mapping at each access. The
+     * filter is copied into off-heap memory here in every mode.
      */
     public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters,
-            boolean directReads) throws IOException {
-        ReadableFile file = directReads ? fs.newDirectReadableFile(path) : fs.newReadableFile(path);
+            TableReadMode mode) throws IOException {
+        ReadableFile mappedFile = mode == TableReadMode.MMAP ? mappedOrNull(fs, path) : null;
+        ReadableFile file = mappedFile != null ? mappedFile
+                : mode == TableReadMode.DIRECT ? fs.newDirectReadableFile(path) : fs.newReadableFile(path);
         Filter filter = null;
         try {
             long size = file.size();
@@ -141,7 +146,11 @@ public final class TableReader implements AutoCloseable {
                     filter = null;
                 }
             }
-            return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, cacheOrNull,
+            // A mapped table of uncompressed blocks skips the block cache: the mapping is its cache (LevelDB does not
+            // cache blocks read from a mapping either). A block copied out of the page cache costs less than a cache
+            // insert that evicts another (README, "Mapped reads").
+            BlockCache cache = mappedFile != null && props.compression() == Compression.NONE ? null : cacheOrNull;
+            return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, cache,
                     counters == null ? new ReadCounters() : counters);
         } catch (IOException | RuntimeException | Error e) {
             if (filter != null) {
@@ -153,6 +162,15 @@ public final class TableReader implements AutoCloseable {
                 e.addSuppressed(suppressed);
             }
             throw e;
+        }
+    }
+
+    /** The file mapped, or null where it cannot be (no support, the mapping limit): it is then read with {@code pread}. */
+    private static ReadableFile mappedOrNull(FileSystem fs, Path path) {
+        try {
+            return fs.newMappedReadableFile(path);
+        } catch (IOException notMapped) {
+            return null;
         }
     }
 

@@ -3,6 +3,7 @@ package io.bloomkv.engine.internal.version;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.internal.table.BlockCache;
 import io.bloomkv.engine.internal.table.ReadCounters;
+import io.bloomkv.engine.internal.table.TableReadMode;
 import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,18 +23,18 @@ public final class TableCache implements AutoCloseable {
     private final Path dir;
     private final BlockCache blockCache;
     private final ReadCounters counters;
-    private final boolean directReads;
+    private final TableReadMode readMode;
     private final ConcurrentHashMap<Long, TableReader> open = new ConcurrentHashMap<>();
     private final AtomicLong opened = new AtomicLong();
     private final AtomicLong evicted = new AtomicLong();
 
     public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters) {
-        this(fs, dir, blockCacheOrNull, counters, false);
+        this(fs, dir, blockCacheOrNull, counters, TableReadMode.PREAD);
     }
 
-    /** With {@code directReads}, tables are opened for O_DIRECT reads ({@link TableReader#open(FileSystem, Path, long, BlockCache, ReadCounters, boolean)}). */
-    public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters, boolean directReads) {
-        this.directReads = directReads;
+    /** Tables are opened for {@code readMode}'s reads ({@link TableReader#open(FileSystem, Path, long, BlockCache, ReadCounters, TableReadMode)}). */
+    public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters, TableReadMode readMode) {
+        this.readMode = readMode;
         this.fs = fs;
         this.dir = dir;
         this.blockCache = blockCacheOrNull;
@@ -49,7 +50,7 @@ public final class TableCache implements AutoCloseable {
         synchronized (this) {
             r = open.get(number);
             if (r == null) {
-                r = TableReader.open(fs, FileNames.tableFile(dir, number), number, blockCache, counters, directReads);
+                r = TableReader.open(fs, FileNames.tableFile(dir, number), number, blockCache, counters, readMode);
                 open.put(number, r);
                 opened.incrementAndGet();
             }

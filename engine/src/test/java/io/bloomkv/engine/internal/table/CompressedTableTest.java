@@ -137,7 +137,7 @@ class CompressedTableTest {
         Path p = dir.resolve("000011.sst");
         TestTables.write(fs, p, m, TableBuilderOptions.defaults().blockSize(1000).compression(c)); // unaligned blocks
         ReadCounters counters = new ReadCounters();
-        try (TableReader t = TableReader.open(fs, p, 11, null, counters, true)) {
+        try (TableReader t = TableReader.open(fs, p, 11, null, counters, TableReadMode.DIRECT)) {
             assertThat(t.filterMemoryBytes()).as("the filter is loaded off-heap at open").isPositive();
             checkAll(t, m, p, c + " direct, seed " + seed);
             // the last data block of the file, alone
