@@ -94,6 +94,12 @@ public final class BenchCommand implements Callable<Integer> {
             + "use_direct_reads): block reads are device reads, not page-cache copies.")
     boolean direct;
 
+    @Option(names = "--mmap-reads", negatable = true, defaultValue = "false", fallbackValue = "true",
+            description = "Both engines read tables through memory mappings (bloomkv useMmapReads, RocksDB allow_mmap_reads; "
+                    + "RocksDB then reports no bytes read). Default: pread on both, RocksDB's default. Off under --direct; "
+                    + "with --defaults each engine reads its own way (bloomkv mapped, RocksDB pread) (default ${DEFAULT-VALUE}).")
+    boolean mmapReads;
+
     @Option(names = "--sync", description = "fsync the WAL on every measured write (default: WAL on, no fsync per write).")
     boolean sync;
 
@@ -203,7 +209,7 @@ public final class BenchCommand implements Callable<Integer> {
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
                     sync, threads, es, modes, kind, ws, seed, report, workDir, cold, compact, warmup, phaseWarmup, repeat, progress,
-                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, ownDefaults).validate();
+                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, mmapReads && !direct, ownDefaults).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

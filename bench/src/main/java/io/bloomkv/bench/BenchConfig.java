@@ -39,6 +39,7 @@ import java.util.List;
  * @param valueCompressibility values compress to about this fraction of their size (db_bench's
  *                       compression_ratio; 1.0 = random bytes)
  * @param direct         both engines read tables with O_DIRECT (bypassing the page cache)
+ * @param mmapReads      both engines read tables through memory mappings (else pread); off under {@code direct}
  * @param distribution   how operations choose existing keys (uniform, zipfian, latest)
  * @param ownDefaults    each engine on its own defaults (only filters, bits per key and sync set) instead of matched options
  */
@@ -49,7 +50,7 @@ public record BenchConfig(
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
         boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct,
-        boolean ownDefaults) {
+        boolean mmapReads, boolean ownDefaults) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 

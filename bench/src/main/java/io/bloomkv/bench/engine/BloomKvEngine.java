@@ -58,6 +58,7 @@ public final class BloomKvEngine implements BenchEngine {
                 .compression(compression(settings.compression()))
                 .bottommostCompression(compression(settings.compression()))
                 .useDirectReads(settings.directReads())
+                .useMmapReads(settings.mmapReads())
                 .prefixLength(settings.prefixLength())
                 .fileSystem(fs)
                 .createIfMissing(true);

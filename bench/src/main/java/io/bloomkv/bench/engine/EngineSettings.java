@@ -7,13 +7,15 @@ package io.bloomkv.bench.engine;
  *
  * @param compression  block compression of every level, bottommost included: "none", "lz4" or "zstd"
  * @param directReads  table reads bypass the OS page cache (O_DIRECT) on both engines
+ * @param mmapReads    table reads copy out of memory mappings on both engines (bloomkv {@code useMmapReads}, RocksDB
+ *                     {@code allow_mmap_reads}); false: {@code pread} on both. Off under {@code directReads}
  * @param ownDefaults  each engine on its own defaults (bench --defaults)
  * @param prefixLength a fixed-length prefix extractor of this many bytes on both engines (0 = none): bloomkv
  *                     {@code Options.prefixLength}, RocksDB {@code useFixedLengthPrefixExtractor}
  */
 public record EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
                              long writeBufferSize, boolean sync, String compression, boolean directReads,
-                             boolean ownDefaults, int prefixLength) {
+                             boolean mmapReads, boolean ownDefaults, int prefixLength) {
 
     public EngineSettings {
         if (prefixLength < 0) {
@@ -24,24 +26,24 @@ public record EngineSettings(boolean filters, double bitsPerKey, String filterKi
     /** Without a prefix extractor. */
     public EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
                           long writeBufferSize, boolean sync, String compression, boolean directReads,
-                          boolean ownDefaults) {
+                          boolean mmapReads, boolean ownDefaults) {
         this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, compression, directReads,
-                ownDefaults, 0);
+                mmapReads, ownDefaults, 0);
     }
 
     /** The same settings with a fixed-length prefix extractor of {@code bytes} (0 = none). */
     public EngineSettings withPrefixLength(int bytes) {
         return new EngineSettings(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync,
-                compression, directReads, ownDefaults, bytes);
+                compression, directReads, mmapReads, ownDefaults, bytes);
     }
 
     /** Matched settings. */
     public EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
                           long writeBufferSize, boolean sync, String compression, boolean directReads) {
-        this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, compression, directReads, false);
+        this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, compression, directReads, false, false);
     }
 
-    /** Uncompressed tables read through the page cache. */
+    /** Uncompressed tables read through the page cache with pread. */
     public EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
                           long writeBufferSize, boolean sync) {
         this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, "none", false);

@@ -119,7 +119,9 @@ public final class RocksDbEngine implements BenchEngine {
                 .setMemtablePrefixBloomSizeRatio(settings.filters() ? settings.bitsPerKey() / (8.0 * 64) : 0)
                 .setCompressionType(compressionType(settings.compression()))
                 .setBottommostCompressionType(compressionType(settings.compression()))
-                .setUseDirectReads(settings.directReads());
+                .setUseDirectReads(settings.directReads())
+                // RocksDB refuses mmap reads together with direct reads; bloomkv ignores useMmapReads under them
+                .setAllowMmapReads(settings.mmapReads() && !settings.directReads());
         if (settings.prefixLength() > 0) {
             options.useFixedLengthPrefixExtractor(settings.prefixLength());
         }

@@ -59,6 +59,7 @@ public final class ReportWriter {
         cfg.put("compression", c.compression());
         cfg.put("valueCompressibility", c.valueCompressibility());
         cfg.put("directReads", c.direct());
+        cfg.put("mmapReads", c.mmapReads());
         cfg.put("sync", c.sync());
         cfg.put("threads", c.threads());
         cfg.put("distribution", c.distribution().flagName());
@@ -187,7 +188,10 @@ public final class ReportWriter {
                         + "%d reader thread(s), %s key distribution, seed %d.%n",
                 c.num(), c.keySize(), c.valueSize(), trim(c.bitsPerKey()), c.blockSize(), c.cacheSize(), c.writeBufferSize(),
                 c.compression(), trim(c.valueCompressibility()),
-                c.direct() ? "direct reads (O_DIRECT) on both engines" : "reads through the page cache",
+                c.direct() ? "direct reads (O_DIRECT) on both engines"
+                        : c.ownDefaults() ? "reads through the page cache, each engine its own way (bloomkv mapped, RocksDB pread)"
+                        : c.mmapReads() ? "reads through the page cache from memory mappings on both engines"
+                        : "reads through the page cache with pread on both engines",
                 c.sync(), c.threads(), c.distribution(), c.seed()));
         sb.append(String.format(Locale.ROOT, "Reads per read phase: %,d; seeks per seek phase: %,d. Engines ran alternately "
                 + "(A B A B) in fresh directories; each preloading workload loads the keys in random order, flushes and waits "
