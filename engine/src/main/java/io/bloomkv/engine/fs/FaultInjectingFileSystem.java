@@ -351,8 +351,17 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
     @Override
     public ReadableFile newReadableFile(Path p) throws IOException {
+        return openReadable(p, inner::newReadableFile);
+    }
+
+    private interface Opener {
+        ReadableFile open(Path p) throws IOException;
+    }
+
+    /** Checks OPEN, then wraps what {@code opener} opens of the inner file system (reads then face the faults). */
+    private ReadableFile openReadable(Path p, Opener opener) throws IOException {
         check(Op.OPEN, p);
-        ReadableHandle h = new ReadableHandle(inner.newReadableFile(p));
+        ReadableHandle h = new ReadableHandle(opener.open(p));
         openHandles.add(h);
         return h;
     }
@@ -360,19 +369,13 @@ public final class FaultInjectingFileSystem implements FileSystem {
     /** As {@link #newReadableFile}, over the inner file system's direct-read file (same faults apply). */
     @Override
     public ReadableFile newDirectReadableFile(Path p) throws IOException {
-        check(Op.OPEN, p);
-        ReadableHandle h = new ReadableHandle(inner.newDirectReadableFile(p));
-        openHandles.add(h);
-        return h;
+        return openReadable(p, inner::newDirectReadableFile);
     }
 
     /** As {@link #newReadableFile}, over the inner file system's mapped file (same faults apply). */
     @Override
     public ReadableFile newMappedReadableFile(Path p) throws IOException {
-        check(Op.OPEN, p);
-        ReadableHandle h = new ReadableHandle(inner.newMappedReadableFile(p));
-        openHandles.add(h);
-        return h;
+        return openReadable(p, inner::newMappedReadableFile);
     }
 
     @Override
