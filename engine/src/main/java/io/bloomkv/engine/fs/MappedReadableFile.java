@@ -27,10 +27,10 @@ import net.openhft.posix.PosixAPI;
  *
  * <p>A page that cannot be read in (the file shrank under the mapping, or the device failed: {@code SIGBUS}) does not
  * crash the JVM either, but it is reported the JVM's way for memory-mapped data: an {@link InternalError} ("a fault
- * occurred in an unsafe memory access operation"). Where the copy runs as a call into the JVM (interpreted code) the
- * error is thrown by the copy and this class turns it into an {@link IOException}. Where the JIT compiled the copy
- * inline, the faulting copy stops short, leaving the rest of {@code dst} as it was, and the JVM throws the error at the
- * thread's next safepoint poll, shortly after this method returned. The engine's tables are never truncated, and a
+ * occurred in an unsafe memory access operation"). The faulting copy stops short, leaving the rest of {@code dst} as it
+ * was, and the JVM throws the error at the thread's next safepoint poll: if that is still inside this method, it is
+ * turned into an {@link IOException}; usually (always, once the JIT compiled the copy, in {@code MappedReadableFileTest})
+ * it is shortly after this method returned. The engine's tables are never truncated, and a
  * block copied short fails its checksum ({@code CorruptionException}), so a fault is never read as a value; a caller
  * that must see every device error as an {@link IOException} reads with {@code pread}
  * ({@code Options.useMmapReads(false)}). Thread-safe.
@@ -121,7 +121,7 @@ final class MappedReadableFile implements ReadableFile {
             }
             UnsafeMemory.UNSAFE.copyMemory(null, address + pos, dst, BYTE_ARRAY_BASE + off, len);
         } catch (InternalError e) {
-            // SIGBUS while copying: the page could not be read in (the file shrank, or the device failed)
+            // SIGBUS while copying, reported before the copy returned: the page could not be read in
             throw new IOException("fault reading " + len + " bytes at " + pos + " of the mapping of " + path + ": " + e.getMessage(), e);
         } finally {
             state.getAndDecrement();

@@ -166,9 +166,9 @@ class MappedReadableFileTest {
 
     /**
      * The file shrinks under its mapping: reading the vanished page does not crash the JVM and does not go unnoticed.
-     * Interpreted, the copy throws and the read is an IOException; compiled, the copy stops short and the JVM throws
-     * its InternalError at the thread's next safepoint poll (forced here by a GC). Either way the reading thread sees
-     * an error before it reads further, and a short copy leaves the bytes that were not copied as they were.
+     * The copy stops short and the JVM throws its InternalError at the thread's next safepoint poll (forced here by a
+     * GC at the latest): inside the read it is an IOException, after it the InternalError. Either way the reading
+     * thread sees an error for every such read, and never the vanished bytes.
      */
     @Test
     void aFaultWhileCopyingIsReportedNotACrash() throws IOException {
@@ -178,7 +178,7 @@ class MappedReadableFileTest {
         Files.write(p, content);
         try (ReadableFile f = FileSystem.disk().newMappedReadableFile(p)) {
             byte[] warm = new byte[4096];
-            for (int i = 0; i < 200_000; i++) { // both paths: interpreted first, then compiled
+            for (int i = 0; i < 200_000; i++) { // interpreted first, then compiled
                 f.readFully((i & 3) * 4096L, warm, 0, warm.length);
             }
             try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
