@@ -298,7 +298,7 @@ public final class BenchCommand implements Callable<Integer> {
                 ? FilterLibrarySweep.sweep(sweepKeys, sweepProbes, FilterLibrarySweep.DEFAULT_BITS, cfg.seed())
                 : List.of();
         double secs = (System.nanoTime() - t0) / 1e9;
-        return new BenchReport(started, secs, Machine.current(), cfg, engines, coldMethod, phases, Goal.evaluate(phases), sweep);
+        return new BenchReport(started, secs, Machine.current(), cfg, engines, coldMethod, phases, Goal.evaluate(phases, cfg), sweep);
     }
 
     /** The console output: one table per phase, then the goals. */

@@ -45,6 +45,7 @@ class EndToEndTest {
         }
         String md = Files.readString(report.resolve(ReportWriter.MARKDOWN));
         assertThat(md).contains("## Goals", "### readmissing", "![" + Charts.FPR + "]", "Where cold mode falls short");
+        assertThat(md).as("the report speaks of goals, not of issue numbers").doesNotContainPattern("(?i)issue \\d");
 
         JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
         assertThat(root.path("config").path("num").asLong()).isEqualTo(10000);
