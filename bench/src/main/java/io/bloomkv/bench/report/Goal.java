@@ -37,12 +37,13 @@ public record Goal(String name, double target, double measured, boolean met, Str
      */
     public static List<Goal> evaluate(List<PhaseResult> results, BenchConfig cfg) {
         List<Goal> goals = new ArrayList<>();
+        List<PhaseResult> medians = Summary.medians(results);
         if (cfg.num() < SCALE_KEYS) {
             goals.add(throughput(results, "readmissing", 2.0));
             goals.add(throughput(results, "readrandom", 1.2));
             goals.add(throughput(results, "fillrandom", 1.0));
         } else {
-            goals.addAll(scale(results, cfg));
+            goals.addAll(scale(results, medians, cfg));
         }
         // other shapes (larger values, skewed keys, threads), only when the run has the phase
         for (String phase : List.of("readupdate", "readheavy")) {
@@ -54,7 +55,6 @@ public record Goal(String name, double target, double measured, boolean met, Str
         if (!runPairs(results, "multigetrandom").isEmpty()) {
             goals.add(throughput(results, "multigetrandom", 1.2));
         }
-        List<PhaseResult> medians = Summary.medians(results);
         // prefix filters, only when the run has the phases
         for (String phase : List.of("seekprefix-hit", "seekprefix-miss")) {
             if (!runPairs(results, phase).isEmpty()) {
@@ -88,11 +88,15 @@ public record Goal(String name, double target, double measured, boolean met, Str
         return goals;
     }
 
-    /** The scale goals of the run's mode (see {@link #evaluate}). */
-    private static List<Goal> scale(List<PhaseResult> results, BenchConfig cfg) {
+    /** The mode whose scale goals a run is judged by, as the report's heading names it. */
+    public static String scaleMode(BenchConfig cfg) {
+        return cfg.ownDefaults() ? "each engine on its own defaults" : cfg.direct() ? "O_DIRECT table reads on both" : "matched options";
+    }
+
+    /** The scale goals of the run's mode (see {@link #evaluate}); {@code medians} are the median runs of {@code results}. */
+    private static List<Goal> scale(List<PhaseResult> results, List<PhaseResult> medians, BenchConfig cfg) {
         double slack = cfg.num() >= LARGE_SCALE_KEYS ? 0.9 : 1.0;
         List<Goal> goals = new ArrayList<>();
-        List<PhaseResult> medians = Summary.medians(results);
         if (cfg.ownDefaults()) {
             for (String phase : List.of("fillrandom", "readrandom", "readmissing")) {
                 goals.add(throughput(results, phase, 1.0 * slack));

@@ -219,7 +219,7 @@ public final class ReportWriter {
         }
         sb.append(c.num() >= Goal.SCALE_KEYS
                 ? String.format(Locale.ROOT, "## Goals at scale (%,d keys, %s), ratios bloomkv / RocksDB from this run, same bits per key\n\n",
-                        c.num(), c.ownDefaults() ? "each engine on its own defaults" : c.direct() ? "O_DIRECT table reads on both" : "matched options")
+                        c.num(), Goal.scaleMode(c))
                 : "## Goals, ratios bloomkv / RocksDB from this run, same bits per key\n\n");
         sb.append("| goal | measured | met | figures |\n| --- | ---: | :---: | --- |\n");
         for (Goal g : r.goals()) {
