@@ -152,8 +152,9 @@ public final class BenchCommand implements Callable<Integer> {
     long warmup;
 
     @Option(names = "--phase-warmup", defaultValue = "100000",
-            description = "Untimed operations of the same kind right before each read phase, so every engine column is "
-                    + "measured in the same steady state (default ${DEFAULT-VALUE}).")
+            description = "Untimed operations of the same kind, through the phase's own timed loop, right before each read "
+                    + "phase, so every engine column is measured in the same steady state; at most 10000000 "
+                    + "(default ${DEFAULT-VALUE}).")
     long phaseWarmup;
 
     @Option(names = "--repeat", defaultValue = "1",

@@ -32,7 +32,8 @@ import java.util.List;
  * @param cold           evict the tables from the page cache before each read phase
  * @param compact        after each preload, compact every table down the levels on both engines (same LSM shape)
  * @param warmup         untimed operations per engine before the first measurement (JIT warm-up)
- * @param phaseWarmup    untimed operations of the same kind right before each read phase
+ * @param phaseWarmup    untimed operations of the same kind, through the phase's own timed loop, right before each
+ *                       read phase (their keys are generated up front, so at most {@link #MAX_PHASE_WARMUP})
  * @param repeat         how many times the whole sequence runs (tables and goals then quote medians and spreads)
  * @param progress       show a progress bar
  * @param fprSweep       draw the FPR-vs-bits-per-key chart (runs a filter sweep)
@@ -53,6 +54,9 @@ public record BenchConfig(
         boolean mmapReads, boolean ownDefaults) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
+
+    /** The largest {@code --phase-warmup}: its keys are generated before it runs (~50 bytes each on the heap). */
+    public static final long MAX_PHASE_WARMUP = 10_000_000;
 
     public BenchConfig {
         engines = List.copyOf(engines);
@@ -78,7 +82,8 @@ public record BenchConfig(
                 "--value-compressibility must be in (0, 1], got " + valueCompressibility);
         require(warmup >= 0, "--warmup must be >= 0, got " + warmup);
         require(repeat >= 1 && repeat <= 100, "--repeat must be in [1, 100], got " + repeat);
-        require(phaseWarmup >= 0, "--phase-warmup must be >= 0, got " + phaseWarmup);
+        require(phaseWarmup >= 0 && phaseWarmup <= MAX_PHASE_WARMUP,
+                "--phase-warmup must be in [0, " + MAX_PHASE_WARMUP + "], got " + phaseWarmup);
         require(threads >= 1 && threads <= 256, "--threads must be in [1, 256], got " + threads);
         require(!engines.isEmpty(), "--engines must name at least one engine");
         for (String e : engines) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -25,5 +27,17 @@ class BenchHelpTest {
         // the help wraps lines: compare with runs of white space as one blank
         assertThat(help.replaceAll("\\s+", " ")).contains("readupdate (50% get / 50% read-modify-write)")
                 .contains("readheavy (95% get / 5% update)");
+    }
+
+    /** The phase warm-up's keys are generated before it runs: a count beyond the bound is a usage error, not an OOM. */
+    @Test
+    void phaseWarmupAboveItsBoundIsAUsageError() {
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new BenchCommand());
+        cl.setOut(new PrintWriter(new StringWriter()));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute("--num", "1000", "--phase-warmup", String.valueOf(BenchConfig.MAX_PHASE_WARMUP + 1));
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("--phase-warmup must be in [0, 10000000], got 10000001");
     }
 }

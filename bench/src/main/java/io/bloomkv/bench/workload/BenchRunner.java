@@ -105,7 +105,7 @@ public final class BenchRunner {
                     case SEEKRANDOM -> 2 * cfg.seeks();
                     case DELETERANDOM -> cfg.num() / 2 + Math.min(cfg.reads(), cfg.num() / 2);
                     case READUPDATE, READHEAVY -> cfg.reads();
-                    case MULTIGETRANDOM, MULTIGETMISSING -> cfg.reads();
+                    case MULTIGETRANDOM, MULTIGETMISSING -> cfg.reads() / MULTIGET_BATCH * MULTIGET_BATCH;
                     case SEEKPREFIX -> 2 * cfg.seeks();
                 };
             }
@@ -302,7 +302,8 @@ public final class BenchRunner {
     private PhaseResult reads(Workload w, String phase, EngineSpec spec, BenchEngine engine, boolean present,
                               int[] fromLoadIndices) throws IOException {
         long total = fromLoadIndices == null ? cfg.reads() : Math.min(cfg.reads(), fromLoadIndices.length);
-        phaseWarmUp(engine, present ? 0 : 1);
+        long[] warmIds = phaseWarmUpIds(present ? 0 : 1);
+        warmUpLoop(getLoop(engine, keysOf(warmIds), warmIds, present), warmIds.length, WARM_UP_CHUNK);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
@@ -319,7 +320,20 @@ public final class BenchRunner {
         }
         byte[][] ks = keysOf(ids);
         double[] predicted = !present && fromLoadIndices == null ? tables.predictAbsent(ks) : new double[] {Double.NaN, Double.NaN};
-        Parallel par = parallel(total, (from, n, h, counts) -> {
+        Parallel par = parallel(total, getLoop(engine, ks, ids, present));
+        EngineCounters delta = engine.counters().minus(before);
+        return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
+                0, delta, tables, 0, cold, predicted);
+    }
+
+    /**
+     * The timed loop of {@link #reads}: gets of {@code ks}, each expected to return the value of {@code ids[i]}
+     * ({@code present}) or null. The phase's warm-up runs this same loop ({@link #warmUpLoop}), so the JIT has seen
+     * the phase's outcome before the measurement starts; a warm-up through another loop left this one compiled for
+     * the previous phase's outcome, and the first engine measured paid for its recompilation.
+     */
+    private Worker getLoop(BenchEngine engine, byte[][] ks, long[] ids, boolean present) {
+        return (from, n, h, counts) -> {
             for (int i = (int) from; i < from + n; i++) {
                 long t0 = System.nanoTime();
                 byte[] v = engine.get(ks[i]);
@@ -337,14 +351,55 @@ public final class BenchRunner {
                 }
                 tick(i - from);
             }
-        });
-        EngineCounters delta = engine.counters().minus(before);
-        return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
-                0, delta, tables, 0, cold, predicted);
+        };
+    }
+
+    /** Operations per call of a phase's loop during its warm-up: below {@link #PROGRESS_EVERY}, so it never ticks. */
+    private static final int WARM_UP_CHUNK = 512;
+
+    /**
+     * Untimed: {@code n} units (gets or batches) of a phase's own timed loop, called {@code chunk} units at a time
+     * (many calls, so the JIT compiles the loop as a method and not only for one long call; at most
+     * {@link #WARM_UP_CHUNK} operations per call) on the calling thread. Its latencies and counts are dropped.
+     */
+    private static void warmUpLoop(Worker loop, long n, int chunk) throws IOException {
+        Histogram h = histogram();
+        long[] counts = new long[4];
+        for (long from = 0; from < n; from += chunk) {
+            loop.run(from, Math.min(chunk, n - from), h, counts);
+        }
     }
 
     /** Keys per multiGet call of the multiget workloads. */
     static final int MULTIGET_BATCH = 32;
+
+    /** Seeds the warm-up streams of the phases ({@link #phaseWarmUpIds}), apart from every phase's own. */
+    private static final long PHASE_WARM_UP_SEED = 0x0_7A4E_0000L;
+
+    /**
+     * Untimed, before each read phase: the ids of its {@code cfg.phaseWarmup()} warm-up operations, from other random
+     * streams than the phase's, so that every engine column starts its measurement with the JIT (the phase's own loop
+     * included, see {@link #warmUpLoop}) and the block cache in the same steady state, whatever ran before it in this
+     * JVM. {@code kind}: 0 existing keys by {@code --distribution} (gets), 1 absent keys, 2 existing keys (scans),
+     * 3 and 4 indices of present and absent prefixes (prefix seeks).
+     */
+    private long[] phaseWarmUpIds(int kind) {
+        long[] ids = new long[Math.toIntExact(cfg.phaseWarmup())];
+        long seed = cfg.seed() ^ PHASE_WARM_UP_SEED ^ kind;
+        if (kind == 0 || kind == 2) {
+            KeyGenerator existing = distribution().generator(seed);
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = keys.loadedId(existing.nextIndex());
+            }
+        } else {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            long bound = kind == 1 ? keys.missingCount() : kind == 3 ? prefixes.presentPrefixes() : prefixes.absentPrefixes();
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = kind == 1 ? keys.missingId(rnd.nextLong(bound)) : rnd.nextLong(bound);
+            }
+        }
+        return ids;
+    }
 
     /**
      * {@link #reads} in batches of {@link #MULTIGET_BATCH} keys through {@link BenchEngine#multiGet}: ops count keys;
@@ -353,7 +408,9 @@ public final class BenchRunner {
     private PhaseResult multiGets(Workload w, String phase, EngineSpec spec, BenchEngine engine, boolean present)
             throws IOException {
         long total = cfg.reads() / MULTIGET_BATCH * MULTIGET_BATCH;
-        phaseWarmUp(engine, present ? 0 : 1);
+        long[] warmIds = phaseWarmUpIds(present ? 0 : 1);
+        warmUpLoop(multiGetLoop(engine, keysOf(warmIds), warmIds, present), warmIds.length / MULTIGET_BATCH,
+                WARM_UP_CHUNK / MULTIGET_BATCH);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
@@ -369,7 +426,15 @@ public final class BenchRunner {
         }
         byte[][] ks = keysOf(ids);
         double[] predicted = present ? new double[] {Double.NaN, Double.NaN} : tables.predictAbsent(ks);
-        Parallel par = parallel(total / MULTIGET_BATCH, (from, n, h, counts) -> {
+        Parallel par = parallel(total / MULTIGET_BATCH, MULTIGET_BATCH, multiGetLoop(engine, ks, ids, present));
+        EngineCounters delta = engine.counters().minus(before);
+        return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
+                0, delta, tables, 0, cold, predicted);
+    }
+
+    /** The timed loop of {@link #multiGets} (batches {@code from..from+n-1}), also its warm-up's (see {@link #getLoop}). */
+    private Worker multiGetLoop(BenchEngine engine, byte[][] ks, long[] ids, boolean present) {
+        return (from, n, h, counts) -> {
             for (long b = from; b < from + n; b++) {
                 int first = (int) (b * MULTIGET_BATCH);
                 List<byte[]> batch = Arrays.asList(ks).subList(first, first + MULTIGET_BATCH);
@@ -393,21 +458,27 @@ public final class BenchRunner {
                     tick((b - from) * MULTIGET_BATCH + j);
                 }
             }
-        });
-        EngineCounters delta = engine.counters().minus(before);
-        return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
-                0, delta, tables, 0, cold, predicted);
+        };
     }
 
     private PhaseResult seeks(EngineSpec spec, BenchEngine engine, int length) throws IOException {
         String phase = "seekrandom-" + length;
-        phaseWarmUp(engine, 2);
+        long[] warmIds = phaseWarmUpIds(2);
+        warmUpLoop(seekLoop(engine, keysOf(warmIds), warmIds, length), warmIds.length, WARM_UP_CHUNK);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
         long[] ids = existingIds(phase, cfg.seeks());
         byte[][] ks = keysOf(ids);
-        Parallel par = parallel(cfg.seeks(), (from, n, h, counts) -> {
+        Parallel par = parallel(cfg.seeks(), seekLoop(engine, ks, ids, length));
+        EngineCounters delta = engine.counters().minus(before);
+        return result(Workload.SEEKRANDOM, phase, spec, "scan", par.hist, cfg.seeks(), par.elapsed, par.counts[0], 0,
+                par.counts[2], 0, delta, tables, 0, cold);
+    }
+
+    /** The timed loop of {@link #seeks}, also its warm-up's (see {@link #getLoop}). */
+    private Worker seekLoop(BenchEngine engine, byte[][] ks, long[] ids, int length) {
+        return (from, n, h, counts) -> {
             for (int i = (int) from; i < from + n; i++) {
                 long t0 = System.nanoTime();
                 int seen = engine.scan(ks[i], length);
@@ -418,10 +489,7 @@ public final class BenchRunner {
                 }
                 tick(i - from);
             }
-        });
-        EngineCounters delta = engine.counters().minus(before);
-        return result(Workload.SEEKRANDOM, phase, spec, "scan", par.hist, cfg.seeks(), par.elapsed, par.counts[0], 0,
-                par.counts[2], 0, delta, tables, 0, cold);
+        };
     }
 
     /**
@@ -432,7 +500,9 @@ public final class BenchRunner {
      */
     private PhaseResult prefixSeeks(EngineSpec spec, BenchEngine engine, boolean present) throws IOException {
         String phase = present ? "seekprefix-hit" : "seekprefix-miss";
-        phaseWarmUp(engine, present ? 3 : 4);
+        long[] warmPrefixes = phaseWarmUpIds(present ? 3 : 4);
+        warmUpLoop(prefixSeekLoop(engine, prefixSeekKeys(warmPrefixes, present), warmPrefixes, present),
+                warmPrefixes.length, WARM_UP_CHUNK);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
@@ -441,11 +511,24 @@ public final class BenchRunner {
         for (int i = 0; i < prefix.length; i++) {
             prefix[i] = rnd.nextLong(present ? prefixes.presentPrefixes() : prefixes.absentPrefixes());
         }
+        Parallel par = parallel(cfg.seeks(), prefixSeekLoop(engine, prefixSeekKeys(prefix, present), prefix, present));
+        EngineCounters delta = engine.counters().minus(before);
+        return result(Workload.SEEKPREFIX, phase, spec, "scan", par.hist, cfg.seeks(), par.elapsed, par.counts[0],
+                par.counts[1], par.counts[2], 0, delta, tables, 0, cold);
+    }
+
+    /** The seek targets of prefix indices: a present prefix's first key, or a key under an absent prefix. */
+    private byte[][] prefixSeekKeys(long[] prefix, boolean present) {
         byte[][] ks = new byte[prefix.length][];
         for (int i = 0; i < prefix.length; i++) {
             ks[i] = keys.key(present ? prefixes.presentSeekId(prefix[i]) : prefixes.absentSeekId(prefix[i]));
         }
-        Parallel par = parallel(cfg.seeks(), (from, n, h, counts) -> {
+        return ks;
+    }
+
+    /** The timed loop of {@link #prefixSeeks}, also its warm-up's (see {@link #getLoop}). */
+    private Worker prefixSeekLoop(BenchEngine engine, byte[][] ks, long[] prefix, boolean present) {
+        return (from, n, h, counts) -> {
             for (int i = (int) from; i < from + n; i++) {
                 long t0 = System.nanoTime();
                 int seen = engine.scanPrefix(ks[i], PrefixLayout.PREFIX_LENGTH, PrefixLayout.KEYS_PER_PREFIX);
@@ -459,14 +542,12 @@ public final class BenchRunner {
                 }
                 tick(i - from);
             }
-        });
-        EngineCounters delta = engine.counters().minus(before);
-        return result(Workload.SEEKPREFIX, phase, spec, "scan", par.hist, cfg.seeks(), par.elapsed, par.counts[0],
-                par.counts[1], par.counts[2], 0, delta, tables, 0, cold);
+        };
     }
 
     private PhaseResult readWhileWriting(EngineSpec spec, BenchEngine engine) throws IOException {
-        phaseWarmUp(engine, 0);
+        long[] warmIds = phaseWarmUpIds(0);
+        warmUpLoop(readWhileWritingLoop(engine, keysOf(warmIds), warmIds), warmIds.length, WARM_UP_CHUNK); // no writer yet
         long[] ids = existingIds("readwhilewriting", cfg.reads());
         byte[][] ks = keysOf(ids);
         String cold = coldStart(engine);
@@ -491,23 +572,7 @@ public final class BenchRunner {
         writer.start();
         Parallel par;
         try {
-            par = parallel(cfg.reads(), (from, n, h, counts) -> {
-                for (int i = (int) from; i < from + n; i++) {
-                    long t0 = System.nanoTime();
-                    byte[] v = engine.get(ks[i]);
-                    h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
-                    if (v == null) {
-                        counts[1]++;
-                        counts[2]++;
-                    } else {
-                        counts[0]++;
-                        if (!values.matches(v, ids[i], 0) && !values.matches(v, ids[i], 2)) {
-                            counts[2]++;
-                        }
-                    }
-                    tick(i - from);
-                }
-            });
+            par = parallel(cfg.reads(), readWhileWritingLoop(engine, ks, ids));
         } finally {
             stop.set(true);
             try {
@@ -526,6 +591,27 @@ public final class BenchRunner {
                 written.get() * rowBytes(), cold);
     }
 
+    /** The readers' timed loop of {@link #readWhileWriting}: a value is the loaded one or the writer's. */
+    private Worker readWhileWritingLoop(BenchEngine engine, byte[][] ks, long[] ids) {
+        return (from, n, h, counts) -> {
+            for (int i = (int) from; i < from + n; i++) {
+                long t0 = System.nanoTime();
+                byte[] v = engine.get(ks[i]);
+                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                if (v == null) {
+                    counts[1]++;
+                    counts[2]++;
+                } else {
+                    counts[0]++;
+                    if (!values.matches(v, ids[i], 0) && !values.matches(v, ids[i], 2)) {
+                        counts[2]++;
+                    }
+                }
+                tick(i - from);
+            }
+        };
+    }
+
     /**
      * A YCSB-style mix over {@code cfg.threads()} threads, each doing its share of {@code cfg.reads()}
      * operations on existing keys chosen by {@code --distribution}: {@code updatePercent}% are
@@ -537,7 +623,15 @@ public final class BenchRunner {
     private PhaseResult mixed(Workload w, EngineSpec spec, BenchEngine engine, int updatePercent, boolean readBeforeWrite)
             throws IOException {
         String phase = w.dbBenchName();
-        phaseWarmUp(engine, 0);
+        long[] warmIds = phaseWarmUpIds(0);
+        boolean[] warmUpdates = new boolean[warmIds.length];
+        SplittableRandom warmMix = new SplittableRandom(cfg.seed() ^ PHASE_WARM_UP_SEED ^ 5);
+        for (int i = 0; i < warmUpdates.length; i++) {
+            warmUpdates[i] = warmMix.nextInt(100) < updatePercent;
+        }
+        // the warm-up's updates write the same versions the phase's do, so every get still checks
+        warmUpLoop(mixedLoop(engine, keysOf(warmIds), warmIds, warmUpdates, readBeforeWrite), warmIds.length,
+                WARM_UP_CHUNK);
         long total = cfg.reads();
         long[] ids = existingIds(phase, total);
         byte[][] ks = keysOf(ids);
@@ -554,7 +648,16 @@ public final class BenchRunner {
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
-        Parallel par = parallel(total, (first, n, h, counts) -> {
+        Parallel par = parallel(total, mixedLoop(engine, ks, ids, update, readBeforeWrite));
+        EngineCounters delta = engine.counters().minus(before);
+        long writes = par.counts[3];
+        return result(w, phase, spec, "mixed", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
+                writes, delta, tables, writes * rowBytes(), cold);
+    }
+
+    /** The timed loop of {@link #mixed}, also its warm-up's (see {@link #getLoop}). */
+    private Worker mixedLoop(BenchEngine engine, byte[][] ks, long[] ids, boolean[] update, boolean readBeforeWrite) {
+        return (first, n, h, counts) -> {
             for (int i = (int) first; i < first + n; i++) {
                 long t0 = System.nanoTime();
                 if (!update[i] || readBeforeWrite) {
@@ -576,11 +679,7 @@ public final class BenchRunner {
                 h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
                 tick(i - first);
             }
-        });
-        EngineCounters delta = engine.counters().minus(before);
-        long writes = par.counts[3];
-        return result(w, phase, spec, "mixed", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
-                writes, delta, tables, writes * rowBytes(), cold);
+        };
     }
 
     /**
@@ -621,35 +720,6 @@ public final class BenchRunner {
         return d.prepare(keys.num(), order);
     }
 
-    /**
-     * Untimed, before a read phase: {@code cfg.phaseWarmup()} operations of the phase's kind (0 gets of
-     * present keys, 1 gets of absent keys, 2 short scans, 3 and 4 prefix seeks to present and absent prefixes; existing
-     * keys by {@code --distribution}) from
-     * another random stream, so that every
-     * engine column starts its measurement with the JIT and the block cache in the same steady state,
-     * whatever ran before it in this JVM. Its counts are not part of the phase.
-     */
-    private void phaseWarmUp(BenchEngine engine, int kind) throws IOException {
-        if (kind >= 3) { // prefix seeks to present (3) or absent (4) prefixes
-            SplittableRandom r = new SplittableRandom(cfg.seed() ^ 0x0_7A4E_0000L ^ kind);
-            for (long i = 0; i < cfg.phaseWarmup(); i++) {
-                long id = kind == 3 ? prefixes.presentSeekId(r.nextLong(prefixes.presentPrefixes()))
-                        : prefixes.absentSeekId(r.nextLong(prefixes.absentPrefixes()));
-                engine.scanPrefix(keys.key(id), PrefixLayout.PREFIX_LENGTH, PrefixLayout.KEYS_PER_PREFIX);
-            }
-            return;
-        }
-        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ 0x0_7A4E_0000L ^ kind);
-        KeyGenerator existing = kind == 1 ? null : distribution().generator(cfg.seed() ^ 0x0_7A4E_0000L ^ kind);
-        for (long i = 0; i < cfg.phaseWarmup(); i++) {
-            switch (kind) {
-                case 0 -> engine.get(keys.key(keys.loadedId(existing.nextIndex())));
-                case 1 -> engine.get(keys.key(keys.missingId(rnd.nextLong(keys.missingCount()))));
-                default -> engine.scan(keys.key(keys.loadedId(existing.nextIndex())), 10);
-            }
-        }
-    }
-
     /** Before a read phase in cold mode: reopen (empty block cache), then drop the table files from the page cache. */
     private String coldStart(BenchEngine engine) throws IOException {
         if (!cfg.cold()) {
@@ -678,6 +748,16 @@ public final class BenchRunner {
     }
 
     private Parallel parallel(long total, Worker worker) throws IOException {
+        return parallel(total, 1, worker);
+    }
+
+    /**
+     * Runs {@code total} units of a phase split over {@code cfg.threads()} threads ({@link #sliceLength}); a unit is
+     * {@code opsPerUnit} operations (a multiGet batch, or one get), which the worker ticks by its slice's operation
+     * index. The progress bar gets the operations the threads' ticks left out once they are done, so a phase steps it
+     * by exactly {@code total * opsPerUnit}.
+     */
+    private Parallel parallel(long total, int opsPerUnit, Worker worker) throws IOException {
         int threads = cfg.threads();
         Histogram[] hs = new Histogram[threads];
         long[][] counts = new long[threads][4];
@@ -715,7 +795,11 @@ public final class BenchRunner {
             }
         }
         long elapsed = System.nanoTime() - start;
-        progress.step(total % PROGRESS_EVERY);
+        long ticked = 0;
+        for (int t = 0; t < threads; t++) {
+            ticked += sliceLength(total, t) * opsPerUnit / PROGRESS_EVERY * PROGRESS_EVERY;
+        }
+        progress.step(total * opsPerUnit - ticked);
         Histogram all = histogram();
         long[] sum = new long[4];
         for (int t = 0; t < threads; t++) {
