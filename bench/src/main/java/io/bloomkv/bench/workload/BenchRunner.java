@@ -35,6 +35,8 @@ public final class BenchRunner {
     static final int PRELOAD_BATCH = 1000;
     /** The value version readupdate and readheavy write (the load writes version 0). */
     static final long UPDATE_VERSION = 3;
+    /** The value version readwhilewriting's writer writes. */
+    static final long WRITER_VERSION = 2;
     private static final int PROGRESS_EVERY = 1024;
     private static final long HIST_MAX_NANOS = 60_000_000_000L;
 
@@ -303,7 +305,7 @@ public final class BenchRunner {
                               int[] fromLoadIndices) throws IOException {
         long total = fromLoadIndices == null ? cfg.reads() : Math.min(cfg.reads(), fromLoadIndices.length);
         long[] warmIds = phaseWarmUpIds(present ? 0 : 1);
-        warmUpLoop(getLoop(engine, keysOf(warmIds), warmIds, present), warmIds.length, WARM_UP_CHUNK);
+        warmUpLoop(getLoop(engine, keysOf(warmIds), warmIds, present, -1), warmIds.length, WARM_UP_CHUNK);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
@@ -320,19 +322,20 @@ public final class BenchRunner {
         }
         byte[][] ks = keysOf(ids);
         double[] predicted = !present && fromLoadIndices == null ? tables.predictAbsent(ks) : new double[] {Double.NaN, Double.NaN};
-        Parallel par = parallel(total, getLoop(engine, ks, ids, present));
+        Parallel par = parallel(total, getLoop(engine, ks, ids, present, -1));
         EngineCounters delta = engine.counters().minus(before);
         return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
                 0, delta, tables, 0, cold, predicted);
     }
 
     /**
-     * The timed loop of {@link #reads}: gets of {@code ks}, each expected to return the value of {@code ids[i]}
-     * ({@code present}) or null. The phase's warm-up runs this same loop ({@link #warmUpLoop}), so the JIT has seen
+     * The timed loop of {@link #reads} and of {@link #readWhileWriting}'s readers: gets of {@code ks}, each expected to
+     * return the value of {@code ids[i]} ({@code present}; also its version {@code otherVersion} when that is >= 0, a
+     * concurrent writer's) or null. The phase's warm-up runs this same loop ({@link #warmUpLoop}), so the JIT has seen
      * the phase's outcome before the measurement starts; a warm-up through another loop left this one compiled for
      * the previous phase's outcome, and the first engine measured paid for its recompilation.
      */
-    private Worker getLoop(BenchEngine engine, byte[][] ks, long[] ids, boolean present) {
+    private Worker getLoop(BenchEngine engine, byte[][] ks, long[] ids, boolean present, long otherVersion) {
         return (from, n, h, counts) -> {
             for (int i = (int) from; i < from + n; i++) {
                 long t0 = System.nanoTime();
@@ -345,7 +348,8 @@ public final class BenchRunner {
                     }
                 } else {
                     counts[0]++;
-                    if (!present || !values.matches(v, ids[i], 0)) {
+                    if (!present || !values.matches(v, ids[i], 0)
+                            && (otherVersion < 0 || !values.matches(v, ids[i], otherVersion))) {
                         counts[2]++;
                     }
                 }
@@ -547,7 +551,7 @@ public final class BenchRunner {
 
     private PhaseResult readWhileWriting(EngineSpec spec, BenchEngine engine) throws IOException {
         long[] warmIds = phaseWarmUpIds(0);
-        warmUpLoop(readWhileWritingLoop(engine, keysOf(warmIds), warmIds), warmIds.length, WARM_UP_CHUNK); // no writer yet
+        warmUpLoop(getLoop(engine, keysOf(warmIds), warmIds, true, WRITER_VERSION), warmIds.length, WARM_UP_CHUNK); // no writer yet
         long[] ids = existingIds("readwhilewriting", cfg.reads());
         byte[][] ks = keysOf(ids);
         String cold = coldStart(engine);
@@ -561,7 +565,7 @@ public final class BenchRunner {
             try {
                 while (!stop.get()) {
                     long id = keys.loadedId(writes.nextLong(keys.num()));
-                    engine.put(keys.key(id), values.value(id, 2));
+                    engine.put(keys.key(id), values.value(id, WRITER_VERSION));
                     written.incrementAndGet();
                 }
             } catch (IOException | RuntimeException e) {
@@ -572,7 +576,7 @@ public final class BenchRunner {
         writer.start();
         Parallel par;
         try {
-            par = parallel(cfg.reads(), readWhileWritingLoop(engine, ks, ids));
+            par = parallel(cfg.reads(), getLoop(engine, ks, ids, true, WRITER_VERSION));
         } finally {
             stop.set(true);
             try {
@@ -589,27 +593,6 @@ public final class BenchRunner {
         return result(Workload.READWHILEWRITING, "readwhilewriting", spec, "read", par.hist, cfg.reads(), par.elapsed,
                 par.counts[0], par.counts[1], par.counts[2], written.get(), delta, tables,
                 written.get() * rowBytes(), cold);
-    }
-
-    /** The readers' timed loop of {@link #readWhileWriting}: a value is the loaded one or the writer's. */
-    private Worker readWhileWritingLoop(BenchEngine engine, byte[][] ks, long[] ids) {
-        return (from, n, h, counts) -> {
-            for (int i = (int) from; i < from + n; i++) {
-                long t0 = System.nanoTime();
-                byte[] v = engine.get(ks[i]);
-                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
-                if (v == null) {
-                    counts[1]++;
-                    counts[2]++;
-                } else {
-                    counts[0]++;
-                    if (!values.matches(v, ids[i], 0) && !values.matches(v, ids[i], 2)) {
-                        counts[2]++;
-                    }
-                }
-                tick(i - from);
-            }
-        };
     }
 
     /**
