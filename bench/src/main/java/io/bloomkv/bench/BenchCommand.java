@@ -311,7 +311,7 @@ public final class BenchCommand implements Callable<Integer> {
             out.print(t.toText());
         }
         out.println();
-        out.println("goals (bloomkv / rocksdb, filters on):");
+        out.println("g" + Goal.title(report.config()).substring(1) + " (bloomkv / rocksdb, filters on):"); // "goals ..."
         for (Goal g : report.goals()) {
             out.printf(Locale.ROOT, "  %-75s %8s  %s  (%s)%n", g.name(),
                     Double.isNaN(g.measured()) ? "-" : String.format(Locale.ROOT, "%.3f", g.measured()),

@@ -88,7 +88,13 @@ public record Goal(String name, double target, double measured, boolean met, Str
         return goals;
     }
 
-    /** The mode whose scale goals a run is judged by, as the report's heading names it. */
+    /** The goals' heading, in the report and on the console: "Goals", or "Goals at scale (N keys, mode)". */
+    public static String title(BenchConfig cfg) {
+        return cfg.num() >= SCALE_KEYS
+                ? String.format(Locale.ROOT, "Goals at scale (%,d keys, %s)", cfg.num(), scaleMode(cfg)) : "Goals";
+    }
+
+    /** The mode whose scale goals a run is judged by, as the goals' heading names it. */
     public static String scaleMode(BenchConfig cfg) {
         return cfg.ownDefaults() ? "each engine on its own defaults" : cfg.direct() ? "O_DIRECT table reads on both" : "matched options";
     }
@@ -96,6 +102,7 @@ public record Goal(String name, double target, double measured, boolean met, Str
     /** The scale goals of the run's mode (see {@link #evaluate}); {@code medians} are the median runs of {@code results}. */
     private static List<Goal> scale(List<PhaseResult> results, List<PhaseResult> medians, BenchConfig cfg) {
         double slack = cfg.num() >= LARGE_SCALE_KEYS ? 0.9 : 1.0;
+        Optional<PhaseResult> miss = find(medians, "readmissing", "bloomkv", true);
         List<Goal> goals = new ArrayList<>();
         if (cfg.ownDefaults()) {
             for (String phase : List.of("fillrandom", "readrandom", "readmissing")) {
@@ -114,7 +121,6 @@ public record Goal(String name, double target, double measured, boolean met, Str
         } else if (cfg.direct()) {
             goals.add(throughput(results, "readrandom", 1.0 * slack));
             goals.add(throughput(results, "readmissing", 3.0 * slack));
-            Optional<PhaseResult> miss = find(medians, "readmissing", "bloomkv", true);
             double predicted = miss.map(p -> (p.predictedChecks() - p.predictedUseful()) / p.ops()).orElse(Double.NaN);
             double measured = miss.map(PhaseResult::blockReadsPerOp).orElse(Double.NaN);
             double ratio = measured / predicted;
@@ -128,7 +134,6 @@ public record Goal(String name, double target, double measured, boolean met, Str
             goals.add(throughput(results, "readrandom", 1.3 * slack));
             goals.add(throughput(results, "readmissing", 3.0 * slack));
         }
-        Optional<PhaseResult> miss = find(medians, "readmissing", "bloomkv", true);
         if (miss.isPresent()) {
             PhaseResult p = miss.get();
             double filters = (double) p.filterChecks() / p.ops();

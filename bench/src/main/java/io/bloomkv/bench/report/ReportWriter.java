@@ -217,10 +217,7 @@ public final class ReportWriter {
                     + "ops/s, each table's last row gives the ops/s range, and the goals quote the median of the per-run ratios.%n%n",
                     c.repeat()));
         }
-        sb.append(c.num() >= Goal.SCALE_KEYS
-                ? String.format(Locale.ROOT, "## Goals at scale (%,d keys, %s), ratios bloomkv / RocksDB from this run, same bits per key\n\n",
-                        c.num(), Goal.scaleMode(c))
-                : "## Goals, ratios bloomkv / RocksDB from this run, same bits per key\n\n");
+        sb.append("## ").append(Goal.title(c)).append(", ratios bloomkv / RocksDB from this run, same bits per key\n\n");
         sb.append("| goal | measured | met | figures |\n| --- | ---: | :---: | --- |\n");
         for (Goal g : r.goals()) {
             sb.append("| ").append(g.name()).append(" | ")

@@ -138,4 +138,14 @@ class GoalTest {
         assertThat(off.measured()).isCloseTo(1.25, within(1e-9));
         assertThat(off.met()).isFalse();
     }
+
+    @Test
+    void theHeadingNamesTheScaleAndItsMode() {
+        assertThat(Goal.title(config("--num", "1000000"))).isEqualTo("Goals");
+        assertThat(Goal.title(config("--num", "10000000"))).isEqualTo("Goals at scale (10,000,000 keys, matched options)");
+        assertThat(Goal.title(config("--num", "50000000", "--defaults")))
+                .isEqualTo("Goals at scale (50,000,000 keys, each engine on its own defaults)");
+        assertThat(Goal.title(config("--num", "10000000", "--direct")))
+                .isEqualTo("Goals at scale (10,000,000 keys, O_DIRECT table reads on both)");
+    }
 }
