@@ -17,7 +17,8 @@ import org.junit.jupiter.api.AfterAll;
  * Fuzz targets for every decoder of serialized filters (bloom/FORMAT.md): {@link FilterHeader#parse},
  * {@link Filters#read} and {@link Filters#map}. Invariant: the only exception that escapes is the
  * documented {@link FilterFormatException}; a filter that decodes answers probes without touching
- * memory outside its region (every access of {@link OffHeapRegion} is bounds-checked and would throw),
+ * memory outside its region, and its three probe paths (the lone {@code mightContain}, the read path's
+ * {@code touch} + {@code mightContainTouched}, the batch's {@code mightContainAll}) give the same answers (every access of {@link OffHeapRegion} is bounds-checked and would throw),
  * no length field makes it allocate more than the input holds, and it is released exactly once.
  *
  * <p>Input layout: byte 0 holds flags, the rest is the serialized filter. Flag bit 0 "re-signs" the
@@ -63,10 +64,21 @@ class FilterFuzzTest {
             assertThat(f.serializedSize()).as("serialized size").isEqualTo(serialized.length);
             assertThat(f.sizeInBytes()).as("off-heap bytes within the input").isLessThanOrEqualTo(serialized.length);
             long h = 0x9E3779B97F4A7C15L;
-            for (int i = 0; i < 64; i++) {
+            long[] hashes = new long[64];
+            boolean[] lone = new boolean[hashes.length];
+            int positives = 0;
+            for (int i = 0; i < hashes.length; i++) {
                 h = h * 6364136223846793005L + (i < serialized.length ? serialized[i] : i);
-                f.mightContain(h);
+                hashes[i] = h;
+                lone[i] = f.mightContain(h);
+                positives += lone[i] ? 1 : 0;
+                // The read path's probe (Db.get: touch the line, then test without the early exit) must agree.
+                f.touch(h);
+                assertThat(f.mightContainTouched(h)).as("touched probe of hash %d agrees with the lone probe", i).isEqualTo(lone[i]);
             }
+            boolean[] batch = new boolean[hashes.length];
+            assertThat(f.mightContainAll(hashes, hashes.length, batch)).as("batch positives").isEqualTo(positives);
+            assertThat(batch).as("batch probe (multiGet) agrees with the lone probes").isEqualTo(lone);
             f.mightContain(serialized);
             f.fractionOfBitsSet();
         } finally {
