@@ -7,23 +7,31 @@ import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.fs.DiskFileSystem;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.InMemoryFileSystem;
 import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.internal.util.Crc32c;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
 
 /**
  * Fuzz targets for every decoder of table bytes (engine/FORMAT.md, "Table"): the footer, data and
  * index blocks, the properties block, block decompression (LZ4, ZSTD), and {@link TableReader#open} on a whole fuzzed file read
  * through the engine's {@link FileSystem}, here an {@link InMemoryFileSystem} (then every entry iterated, every key
- * looked up, every checksum verified). Invariant: the only exception that escapes is the documented {@link
+ * looked up, every checksum verified), and the same through a memory mapping of a real file (the default read path),
+ * which must answer exactly as {@code pread} does. Invariant: the only exception that escapes is the documented {@link
  * CorruptionException}; never another exception, a hang, an {@link OutOfMemoryError} from a length
  * field, or a table left unreleased.
  *
@@ -37,6 +45,11 @@ import java.util.Map;
 class TableFuzzTest {
     /** Where {@link #tableOpen} writes its table, in a fresh {@link InMemoryFileSystem} per input. */
     private static final Path TABLE = Path.of("/fuzz/000001.sst");
+
+    /** The real file {@link #tableOpenMapped} maps, its directory, and a channel kept open to rewrite it per input. */
+    private static Path mapDir;
+    private static Path mapFile;
+    private static FileChannel mapChannel;
 
     static byte[] payload(byte[] data) {
         return data.length == 0 ? data : Arrays.copyOfRange(data, 1, data.length);
@@ -176,51 +189,118 @@ class TableFuzzTest {
      */
     @FuzzTest(maxDuration = "5m")
     void tableOpen(byte[] data) throws IOException {
-        byte[] file = payload(data);
-        boolean resign = resign(data);
-        if (resign) {
-            resignFile(file);
-        }
+        byte[] file = tableFile(data);
         long live = TableReader.liveTables();
-        FileSystem fs = new InMemoryFileSystem();
-        Path p = TABLE;
-        fs.createDirectories(p.getParent());
-        write(fs, p, file);
-        try {
-            if (resign) {
-                try (TableReader r = TableReader.open(fs, p, 1, null, null)) {
-                    for (TableReader.IndexEntry e : r.indexEntries()) {
-                        resignBlock(file, e.handle().offset(), e.handle().size());
-                    }
-                } catch (CorruptionException notSignable) {
-                    // read as it is below
+        readAll(inMemory(file), TABLE, TableReadMode.PREAD, file);
+        assertThat(TableReader.liveTables()).as("the table is released").isEqualTo(live);
+    }
+
+    /**
+     * The default read path ({@code Options.useMmapReads}): the same table file written to a real file (on tmpfs where
+     * there is one) and read through a read-only mapping ({@link TableReadMode#MMAP}), where a read past the mapping
+     * would crash the JVM rather than throw. Only {@link CorruptionException}, the mapping released, and every answer
+     * (entries, gets, bad blocks, where it fails) the same as through {@code pread} of the same bytes.
+     */
+    @FuzzTest(maxDuration = "5m")
+    void tableOpenMapped(byte[] data) throws IOException {
+        byte[] file = tableFile(data);
+        long live = TableReader.liveTables();
+        long mappings = DiskFileSystem.liveMappedFiles();
+        List<String> mapped = readAll(FileSystem.disk(), writeMapFile(file), TableReadMode.MMAP, file);
+        assertThat(DiskFileSystem.liveMappedFiles()).as("the mapping is released").isEqualTo(mappings);
+        List<String> pread = readAll(inMemory(file), TABLE, TableReadMode.PREAD, file);
+        assertThat(mapped).as("mapped reads answer as pread does").isEqualTo(pread);
+        assertThat(TableReader.liveTables()).as("the tables are released").isEqualTo(live);
+    }
+
+    /** The input's table file; re-signed (footer, the blocks it names, then the data blocks its index names) when flagged. */
+    private static byte[] tableFile(byte[] data) throws IOException {
+        byte[] file = payload(data);
+        if (resign(data)) {
+            resignFile(file);
+            try (TableReader r = TableReader.open(inMemory(file), TABLE, 1, null, null)) {
+                for (TableReader.IndexEntry e : r.indexEntries()) {
+                    resignBlock(file, e.handle().offset(), e.handle().size());
                 }
-                write(fs, p, file);
+            } catch (CorruptionException notSignable) {
+                // read as it is
             }
-            try (TableReader r = TableReader.open(fs, p, 1, null, null)) {
-                r.properties().toString();
-                r.verifyChecksums();
-                List<byte[]> userKeys = new ArrayList<>();
-                try (InternalIterator it = r.iterator()) {
-                    for (it.seekToFirst(); it.valid() && userKeys.size() < 100_000; it.next()) {
-                        if (it.key().length >= InternalKey.TRAILER_SIZE) {
-                            userKeys.add(InternalKey.userKey(it.key()));
-                        }
-                        it.value();
+        }
+        return file;
+    }
+
+    /** A fresh in-memory file system holding {@code file} at {@link #TABLE}. */
+    private static FileSystem inMemory(byte[] file) throws IOException {
+        FileSystem fs = new InMemoryFileSystem();
+        fs.createDirectories(TABLE.getParent());
+        write(fs, TABLE, file);
+        return fs;
+    }
+
+    /**
+     * Opens table {@code p} as {@code mode} says, reads its properties, verifies its checksums, iterates every entry and
+     * looks up every sixteenth key and one absent key; returns what it saw, up to the {@link CorruptionException} that
+     * ended it (the only exception allowed), which is recorded too.
+     */
+    private static List<String> readAll(FileSystem fs, Path p, TableReadMode mode, byte[] file) throws IOException {
+        List<String> seen = new ArrayList<>();
+        try (TableReader r = TableReader.open(fs, p, 1, null, null, mode)) {
+            seen.add("properties " + r.properties());
+            for (TableReader.BadBlock bad : r.verifyChecksums()) {
+                seen.add("bad " + bad.kind() + " " + bad.offset() + " " + bad.size());
+            }
+            List<byte[]> userKeys = new ArrayList<>();
+            try (InternalIterator it = r.iterator()) {
+                for (it.seekToFirst(); it.valid() && userKeys.size() < 100_000; it.next()) {
+                    if (it.key().length >= InternalKey.TRAILER_SIZE) {
+                        userKeys.add(InternalKey.userKey(it.key()));
                     }
-                    it.seek(InternalKey.encode(file, InternalKey.MAX_SEQUENCE, io.bloomkv.engine.internal.ValueType.PUT));
+                    seen.add("entry " + HexFormat.of().formatHex(it.key()) + " " + HexFormat.of().formatHex(it.value()));
                 }
-                for (int i = 0; i < userKeys.size(); i += 1 + userKeys.size() / 16) {
-                    byte[] k = userKeys.get(i);
-                    r.get(k, Hashing.hash64(k), InternalKey.MAX_SEQUENCE);
-                }
-                byte[] absent = Arrays.copyOf(file, Math.min(file.length, 24));
-                r.get(absent, Hashing.hash64(absent), InternalKey.MAX_SEQUENCE);
+                it.seek(InternalKey.encode(file, InternalKey.MAX_SEQUENCE, io.bloomkv.engine.internal.ValueType.PUT));
+                seen.add("seek " + it.valid());
+            }
+            List<byte[]> lookups = new ArrayList<>();
+            for (int i = 0; i < userKeys.size(); i += 1 + userKeys.size() / 16) {
+                lookups.add(userKeys.get(i));
+            }
+            lookups.add(Arrays.copyOf(file, Math.min(file.length, 24)));
+            for (byte[] k : lookups) {
+                TableReader.Entry e = r.get(k, Hashing.hash64(k), InternalKey.MAX_SEQUENCE);
+                seen.add("get " + HexFormat.of().formatHex(k) + " " + (e == null ? "none"
+                        : e.type() + " " + e.sequence() + " " + (e.value() == null ? "-" : HexFormat.of().formatHex(e.value()))));
             }
         } catch (CorruptionException expected) {
-            // the documented failure
+            seen.add("corrupt"); // the documented failure (its message names the file, which differs between the two)
         }
-        assertThat(TableReader.liveTables()).as("the table is released").isEqualTo(live);
+        return seen;
+    }
+
+    /** Makes the mapped target's file hold exactly {@code contents}; no mapping of it is alive (each table was closed). */
+    private static synchronized Path writeMapFile(byte[] contents) throws IOException {
+        if (mapChannel == null) {
+            Path shm = Path.of("/dev/shm");
+            Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+            mapDir = Files.createTempDirectory(parent, "bloomkv-table-fuzz");
+            mapFile = mapDir.resolve("000001.sst");
+            mapChannel = FileChannel.open(mapFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+        ByteBuffer src = ByteBuffer.wrap(contents);
+        while (src.hasRemaining()) {
+            mapChannel.write(src, src.position());
+        }
+        mapChannel.truncate(contents.length); // the file ends where the input does
+        return mapFile;
+    }
+
+    @AfterAll
+    static synchronized void cleanUp() throws IOException {
+        if (mapChannel != null) {
+            mapChannel.close();
+            mapChannel = null;
+            Files.deleteIfExists(mapFile);
+            Files.deleteIfExists(mapDir);
+        }
     }
 
     private static void write(FileSystem fs, Path p, byte[] contents) throws IOException {
