@@ -14,11 +14,8 @@ import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.internal.util.Crc32c;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -46,10 +43,8 @@ class TableFuzzTest {
     /** Where {@link #tableOpen} writes its table, in a fresh {@link InMemoryFileSystem} per input. */
     private static final Path TABLE = Path.of("/fuzz/000001.sst");
 
-    /** The real file {@link #tableOpenMapped} maps, its directory, and a channel kept open to rewrite it per input. */
+    /** The directory of the real file {@link #tableOpenMapped} maps. */
     private static Path mapDir;
-    private static Path mapFile;
-    private static FileChannel mapChannel;
 
     static byte[] payload(byte[] data) {
         return data.length == 0 ? data : Arrays.copyOfRange(data, 1, data.length);
@@ -276,30 +271,27 @@ class TableFuzzTest {
         return seen;
     }
 
-    /** Makes the mapped target's file hold exactly {@code contents}; no mapping of it is alive (each table was closed). */
+    /**
+     * Writes {@code contents} as the mapped target's file (no mapping of it is alive: each table was closed), in a
+     * directory made once on tmpfs where there is one, where rewriting a file per input costs no journaled truncate.
+     */
     private static synchronized Path writeMapFile(byte[] contents) throws IOException {
-        if (mapChannel == null) {
+        if (mapDir == null) {
             Path shm = Path.of("/dev/shm");
             Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
             mapDir = Files.createTempDirectory(parent, "bloomkv-table-fuzz");
-            mapFile = mapDir.resolve("000001.sst");
-            mapChannel = FileChannel.open(mapFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
-        ByteBuffer src = ByteBuffer.wrap(contents);
-        while (src.hasRemaining()) {
-            mapChannel.write(src, src.position());
-        }
-        mapChannel.truncate(contents.length); // the file ends where the input does
-        return mapFile;
+        Path p = mapDir.resolve(TABLE.getFileName().toString());
+        write(FileSystem.disk(), p, contents);
+        return p;
     }
 
     @AfterAll
     static synchronized void cleanUp() throws IOException {
-        if (mapChannel != null) {
-            mapChannel.close();
-            mapChannel = null;
-            Files.deleteIfExists(mapFile);
+        if (mapDir != null) {
+            Files.deleteIfExists(mapDir.resolve(TABLE.getFileName().toString()));
             Files.deleteIfExists(mapDir);
+            mapDir = null;
         }
     }
 
