@@ -1,6 +1,9 @@
 package io.bloomkv.tools;
 
+import com.sun.nio.file.ExtendedOpenOption;
+import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.BloomKvException;
+import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.Db;
 import io.bloomkv.tools.stress.ExpectedState;
 import io.bloomkv.tools.stress.StressVerifier;
@@ -9,8 +12,11 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,8 +70,22 @@ final class CrashTestCommand implements Callable<Integer> {
             description = "Longest run of a child before the kill (default: ${DEFAULT-VALUE}).")
     int killMaxMs;
 
+    @Option(names = "--vary-options",
+            description = "Each round's child (and the reopen after its kill) writes and reads tables with a compression, "
+                    + "filter kind and read mode drawn from the seed, as db_crashtest varies its options, so one database "
+                    + "holds tables of every codec and filter kind (O_DIRECT only where the file system supports it).")
+    boolean varyOptions;
+
     @Mixin
     StressOptions stress;
+
+    /** A round's table settings. */
+    private record RoundOptions(Compression compression, FilterKind filterKind, StressOptions.ReadMode readMode) {
+        @Override
+        public String toString() {
+            return StressOptions.describe(compression, filterKind, readMode);
+        }
+    }
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -76,9 +96,16 @@ final class CrashTestCommand implements Callable<Integer> {
         Random rnd = new Random(s);
         PrintWriter out = spec.commandLine().getOut();
         Path expected = stress.expectedFile(dir);
+        stress.toOptions(); // refuses a filter kind no table can carry before any child starts
+        List<StressOptions.ReadMode> readModes = new ArrayList<>(List.of(StressOptions.ReadMode.values()));
+        if (varyOptions && !directReadsSupported(dir)) {
+            readModes.remove(StressOptions.ReadMode.DIRECT);
+        }
         out.println("crashtest: seed " + s + " (replay with --seed " + s + "), " + rounds + " rounds, sync " + stress.sync + ", "
-                + stress.keys + " keys, " + threads + " threads, kill after " + killMinMs + "-" + killMaxMs + " ms, expected state "
-                + expected);
+                + stress.keys + " keys, " + threads + " threads, kill after " + killMinMs + "-" + killMaxMs + " ms, "
+                + (varyOptions ? "options varied per round (read modes " + readModes + ")"
+                        : StressOptions.describe(stress.compression, stress.filterKind, stress.readMode))
+                + ", expected state " + expected);
         out.flush();
         long ops0;
         long acked0;
@@ -95,7 +122,12 @@ final class CrashTestCommand implements Callable<Integer> {
         long deadline = durationSeconds > 0 ? t0 + TimeUnit.SECONDS.toNanos(durationSeconds) : Long.MAX_VALUE;
         for (int round = 0; round < rounds && System.nanoTime() < deadline; round++) {
             long childSeed = rnd.nextLong();
-            Process p = new ProcessBuilder(childCommand(childSeed)).redirectErrorStream(true).start();
+            RoundOptions ro = varyOptions
+                    ? new RoundOptions(Compression.values()[rnd.nextInt(Compression.values().length)],
+                            StressOptions.TABLE_FILTER_KINDS[rnd.nextInt(StressOptions.TABLE_FILTER_KINDS.length)],
+                            readModes.get(rnd.nextInt(readModes.size())))
+                    : new RoundOptions(stress.compression, stress.filterKind, stress.readMode);
+            Process p = new ProcessBuilder(childCommand(childSeed, ro)).redirectErrorStream(true).start();
             ArrayDeque<String> tail = new ArrayDeque<>();
             long[] runningAt = {0};
             Thread reader = new Thread(() -> readChild(p, tail, runningAt), "crashtest-child-output");
@@ -118,7 +150,7 @@ final class CrashTestCommand implements Callable<Integer> {
             reader.join(10_000);
             if (!running || !aliveAtKill) {
                 childFailures++;
-                out.println("crashtest: round " + round + ": the stress child " + (running ? "exited by itself (exit " + p.exitValue() + ")"
+                out.println("crashtest: round " + round + " (" + ro + "): the stress child " + (running ? "exited by itself (exit " + p.exitValue() + ")"
                         : "did not start its threads") + "; its last output:");
                 synchronized (tail) {
                     tail.forEach(l -> out.println("  | " + l));
@@ -129,18 +161,18 @@ final class CrashTestCommand implements Callable<Integer> {
             // Reopen and verify, as the next child would, but in this process.
             StressVerifier.Result r;
             try (ExpectedState es = StressCommand.openExpected(expected, stress.keys);
-                    Db db = DbOpener.open(dir, stress.toOptions().autoCompaction(false), true)) {
+                    Db db = DbOpener.open(dir, stress.toOptions(ro.compression(), ro.filterKind(), ro.readMode()).autoCompaction(false), true)) {
                 r = StressVerifier.verifyAndResolve(db, es);
             } catch (BloomKvException e) {
                 failedOpens++;
-                out.println("crashtest: round " + round + ": reopen failed: " + e);
+                out.println("crashtest: round " + round + " (" + ro + "): reopen failed: " + e);
                 out.flush();
                 break;
             }
             lost += r.lost();
             wrong += r.wrong();
             done++;
-            out.println("crashtest: round " + round + ": killed after " + killAfter + " ms; " + r);
+            out.println("crashtest: round " + round + (varyOptions ? " (" + ro + ")" : "") + ": killed after " + killAfter + " ms; " + r);
             out.flush();
             if (!r.ok()) {
                 break;
@@ -197,7 +229,7 @@ final class CrashTestCommand implements Callable<Integer> {
      * carries the Chronicle flags), else {@code java [this JVM's --add-opens/--add-exports flags] -cp
      * CLASSPATH io.bloomkv.tools.BloomKvCli stress ...}.
      */
-    private List<String> childCommand(long childSeed) {
+    private List<String> childCommand(long childSeed, RoundOptions ro) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -224,6 +256,25 @@ final class CrashTestCommand implements Callable<Integer> {
         cmd.add("--ops=0");
         cmd.add("--duration=86400");
         cmd.add("--seed=" + childSeed);
+        cmd.add("--compression=" + ro.compression());
+        cmd.add("--filter-kind=" + ro.filterKind());
+        cmd.add("--read-mode=" + ro.readMode());
         return cmd;
+    }
+
+    /**
+     * Whether files beside {@code dir} can be opened with O_DIRECT (tmpfs cannot), checked on a scratch file in the
+     * database's directory (created if missing), which is then deleted.
+     */
+    private static boolean directReadsSupported(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path probe = Files.createTempFile(dir, "direct-probe", ".tmp");
+        try (FileChannel ch = FileChannel.open(probe, StandardOpenOption.READ, ExtendedOpenOption.DIRECT)) {
+            return ch.isOpen();
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        } finally {
+            Files.deleteIfExists(probe);
+        }
     }
 }

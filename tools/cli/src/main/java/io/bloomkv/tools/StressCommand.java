@@ -1,6 +1,7 @@
 package io.bloomkv.tools;
 
 import io.bloomkv.engine.Db;
+import io.bloomkv.engine.Options;
 import io.bloomkv.tools.stress.ExpectedState;
 import io.bloomkv.tools.stress.StressRun;
 import io.bloomkv.tools.stress.StressVerifier;
@@ -63,11 +64,13 @@ final class StressCommand implements Callable<Integer> {
         }
         long s = seed != null ? seed : System.nanoTime();
         PrintWriter out = spec.commandLine().getOut();
+        Options options = stress.toOptions();
         out.println("stress: seed " + s + " (replay with --seed " + s + "), " + threads + " threads, " + stress.keys + " keys, sync "
-                + stress.sync + ", expected state " + stress.expectedFile(dir));
+                + stress.sync + ", " + StressOptions.describe(stress.compression, stress.filterKind, stress.readMode)
+                + ", expected state " + stress.expectedFile(dir));
         out.flush();
         try (ExpectedState es = openExpected(stress.expectedFile(dir), stress.keys);
-                Db db = DbOpener.open(dir, stress.toOptions(), true)) {
+                Db db = DbOpener.open(dir, options, true)) {
             StressVerifier.Result verified = StressVerifier.verifyAndResolve(db, es);
             out.println("stress: open: " + verified);
             if (!verified.ok()) {

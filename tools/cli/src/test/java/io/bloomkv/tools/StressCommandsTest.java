@@ -2,6 +2,8 @@ package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.Options;
 import io.bloomkv.tools.stress.ExpectedState;
@@ -64,7 +66,32 @@ class StressCommandsTest {
     }
 
     @Test
+    void stressWritesAndReadsTablesAsItsOptionsSay() throws IOException {
+        long seed = seed("StressCommandsTest.options");
+        Path db = tmp.resolve("db");
+        Cli.Result run = Cli.run("stress", db.toString(), "--ops=4000", "--threads=2", "--keys=800", "--seed=" + seed,
+                "--compression=ZSTD", "--filter-kind=RIBBON", "--read-mode=PREAD");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out()).contains("compression ZSTD, RIBBON filters, pread reads").contains("wrong answers 0");
+        try (Db d = Db.open(db, Options.defaults().readOnly(true))) { // read-only: its WAL replay writes no table
+            assertThat(d.tables()).as("the run flushed tables").isNotEmpty()
+                    .allSatisfy(t -> {
+                        assertThat(t.compression()).isEqualTo(Compression.ZSTD);
+                        assertThat(t.filterKind()).isEqualTo(FilterKind.RIBBON);
+                    });
+        }
+        Cli.Result lz4 = Cli.run("stress", db.toString(), "--ops=1000", "--threads=2", "--keys=800", "--seed=" + (seed + 1),
+                "--compression=LZ4", "--filter-kind=PARTITIONED");
+        assertThat(lz4.exitCode()).as(lz4.toString()).isZero();
+        assertThat(lz4.out()).contains("800 keys verified: lost 0, wrong 0").contains("compression LZ4, PARTITIONED filters, mmap reads");
+    }
+
+    @Test
     void argumentsAreChecked() {
+        Cli.Result counting = Cli.run("stress", tmp.resolve("c").toString(), "--ops=10", "--filter-kind=COUNTING");
+        assertThat(counting.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(counting.err()).contains("COUNTING is for mutable sets");
+        assertThat(Cli.run("crashtest", tmp.resolve("c").toString(), "--filter-kind=COUNTING").exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(Cli.run("stress", tmp.resolve("d").toString(), "--ops=0").exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(Cli.run("stress", tmp.resolve("d").toString(), "--threads=0").exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(Cli.run("crashtest", tmp.resolve("d").toString(), "--rounds=0").exitCode()).isEqualTo(ExitCodes.USAGE);
@@ -85,5 +112,21 @@ class StressCommandsTest {
         assertThat(r.exitCode()).as(r.toString()).isZero();
         assertThat(r.out()).contains("crashtest: 4 rounds").contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
         assertThat(r.out()).containsPattern("[1-9][0-9]* acknowledged writes");
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void crashTestVaryingTheTablesOptionsLosesNothing() {
+        long seed = seed("StressCommandsTest.crashtestVaried");
+        Cli.Result r = Cli.run("crashtest", tmp.resolve("db").toString(), "--rounds=4", "--keys=1000", "--threads=2",
+                "--kill-min-ms=50", "--kill-max-ms=700", "--vary-options", "--seed=" + seed);
+        System.out.println(r.out());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("options varied per round")
+                .contains("crashtest: 4 rounds").contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
+        for (int round = 0; round < 4; round++) {
+            assertThat(r.out()).as("round %d names its options", round).containsPattern("crashtest: round " + round
+                    + " \\(compression (NONE|LZ4|ZSTD), (BLOCKED|STANDARD|PARTITIONED|RIBBON) filters, (mmap|pread|direct) reads\\): killed");
+        }
     }
 }
