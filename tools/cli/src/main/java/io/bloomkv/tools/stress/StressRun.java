@@ -13,7 +13,7 @@ import java.util.function.Consumer;
 
 /**
  * The threads of a stress run (RocksDB db_stress's operation mix): random puts, deletes, batches,
- * gets, iterators and snapshots, each answer checked against the {@link ExpectedState}; occasional
+ * gets, multiGets, iterators and snapshots, each answer checked against the {@link ExpectedState}; occasional
  * flushes and range compactions. Keys are partitioned among the threads: thread t writes only keys
  * {@code k % threads == t}, so its own keys have an exact expected state while it runs; keys of other
  * threads are checked to be a well-formed value of a version between the ones the expected state
@@ -25,13 +25,13 @@ public final class StressRun {
     public record Config(int threads, long ops, long durationMillis, long seed) {}
 
     /** What a run did. */
-    public record Summary(long ops, long puts, long deletes, long batches, long gets, long iterators, long snapshots,
+    public record Summary(long ops, long puts, long deletes, long batches, long gets, long multiGets, long iterators, long snapshots,
                           long flushes, long compactions, long acknowledgedWrites, long wrongAnswers, List<String> problems,
                           long millis) {
         @Override
         public String toString() {
             return ops + " ops in " + millis + " ms (" + (millis > 0 ? ops * 1000 / millis : 0) + " ops/s): puts " + puts
-                    + ", deletes " + deletes + ", batches " + batches + ", gets " + gets + ", iterators " + iterators
+                    + ", deletes " + deletes + ", batches " + batches + ", gets " + gets + ", multiGets " + multiGets + ", iterators " + iterators
                     + ", snapshots " + snapshots + ", flushes " + flushes + ", compactions " + compactions
                     + "; acknowledged writes " + acknowledgedWrites + "; wrong answers " + wrongAnswers
                     + (problems.isEmpty() ? "" : "; first: " + problems);
@@ -47,6 +47,7 @@ public final class StressRun {
     private final AtomicLong deletes = new AtomicLong();
     private final AtomicLong batches = new AtomicLong();
     private final AtomicLong gets = new AtomicLong();
+    private final AtomicLong multiGets = new AtomicLong();
     private final AtomicLong iterators = new AtomicLong();
     private final AtomicLong snapshots = new AtomicLong();
     private final AtomicLong flushes = new AtomicLong();
@@ -101,7 +102,7 @@ public final class StressRun {
         }
         long millis = (System.nanoTime() - t0) / 1_000_000;
         synchronized (problems) {
-            return new Summary(ops.get(), puts.get(), deletes.get(), batches.get(), gets.get(), iterators.get(), snapshots.get(),
+            return new Summary(ops.get(), puts.get(), deletes.get(), batches.get(), gets.get(), multiGets.get(), iterators.get(), snapshots.get(),
                     flushes.get(), compactions.get(), acked.get(), wrong.get(), List.copyOf(problems), millis);
         }
     }
@@ -150,8 +151,10 @@ public final class StressRun {
                     }
                 }
                 write(thread, writeId, ks, rnd, rnd.nextInt(4) == 0);
-            } else if (r < 820) {
+            } else if (r < 780) {
                 get(thread, rnd.nextInt(keys));
+            } else if (r < 820) {
+                multiGet(thread, rnd);
             } else if (r < 900) {
                 iterate(thread, rnd);
             } else if (r < 996) {
@@ -227,14 +230,46 @@ public final class StressRun {
     private void get(int thread, int k) {
         gets.incrementAndGet();
         long before = es.committed(k);
-        byte[] v = db.get(StressValue.key(k));
+        check(thread, k, before, db.get(StressValue.key(k)), "get");
+    }
+
+    /**
+     * A {@code multiGet} of 2-16 keys, any thread's, duplicates and neighbours included (db_stress's TestMultiGet): the
+     * batched read path (each table filters the whole batch, keys sharing a block read it back to back); each answer is
+     * checked as a get's.
+     */
+    private void multiGet(int thread, Random rnd) {
+        multiGets.incrementAndGet();
+        int n = 2 + rnd.nextInt(15);
+        int[] ks = new int[n];
+        List<byte[]> batch = new ArrayList<>(n);
+        for (int j = 0; j < n; j++) {
+            ks[j] = j > 0 && rnd.nextInt(3) == 0 ? Math.min(keys - 1, ks[j - 1] + rnd.nextInt(3)) : rnd.nextInt(keys);
+            batch.add(StressValue.key(ks[j]));
+        }
+        long[] before = new long[n];
+        for (int j = 0; j < n; j++) {
+            before[j] = es.committed(ks[j]);
+        }
+        List<byte[]> values = db.multiGet(batch);
+        if (values.size() != n) {
+            wrongAnswer("multiGet of " + n + " keys returned " + values.size() + " values");
+            return;
+        }
+        for (int j = 0; j < n; j++) {
+            check(thread, ks[j], before[j], values.get(j), "multiGet");
+        }
+    }
+
+    /** Checks {@code v}, read for key {@code k} whose committed state was {@code before} when the read began. */
+    private void check(int thread, int k, long before, byte[] v, String op) {
         if (own(thread, k)) {
             if (!StressValue.matches(k, before, v)) {
-                wrongAnswer("get of own key " + k + ": expected " + StressVerifier.describe(before) + ", got "
+                wrongAnswer(op + " of own key " + k + ": expected " + StressVerifier.describe(before) + ", got "
                         + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v)));
             }
         } else if (!plausible(k, v, before, es.committed(k))) {
-            wrongAnswer("get of key " + k + ": " + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v))
+            wrongAnswer(op + " of key " + k + ": " + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v))
                     + " outside [" + StressVerifier.describe(before) + ", " + StressVerifier.describe(es.committed(k)) + "]");
         }
     }
