@@ -1,7 +1,6 @@
 package io.bloomkv.tools;
 
 import com.sun.nio.file.ExtendedOpenOption;
-import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.BloomKvException;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.Db;
@@ -79,14 +78,6 @@ final class CrashTestCommand implements Callable<Integer> {
     @Mixin
     StressOptions stress;
 
-    /** A round's table settings. */
-    private record RoundOptions(Compression compression, FilterKind filterKind, StressOptions.ReadMode readMode) {
-        @Override
-        public String toString() {
-            return StressOptions.describe(compression, filterKind, readMode);
-        }
-    }
-
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (rounds < 1 || killMinMs < 0 || killMaxMs < killMinMs) {
@@ -96,7 +87,7 @@ final class CrashTestCommand implements Callable<Integer> {
         Random rnd = new Random(s);
         PrintWriter out = spec.commandLine().getOut();
         Path expected = stress.expectedFile(dir);
-        stress.toOptions(); // refuses a filter kind no table can carry before any child starts
+        StressOptions.Tables fixed = stress.tables(); // refuses a filter kind no table can carry before any child starts
         List<StressOptions.ReadMode> readModes = new ArrayList<>(List.of(StressOptions.ReadMode.values()));
         if (varyOptions && !directReadsSupported(dir)) {
             readModes.remove(StressOptions.ReadMode.DIRECT);
@@ -104,7 +95,7 @@ final class CrashTestCommand implements Callable<Integer> {
         out.println("crashtest: seed " + s + " (replay with --seed " + s + "), " + rounds + " rounds, sync " + stress.sync + ", "
                 + stress.keys + " keys, " + threads + " threads, kill after " + killMinMs + "-" + killMaxMs + " ms, "
                 + (varyOptions ? "options varied per round (read modes " + readModes + ")"
-                        : StressOptions.describe(stress.compression, stress.filterKind, stress.readMode))
+                        : fixed)
                 + ", expected state " + expected);
         out.flush();
         long ops0;
@@ -122,11 +113,11 @@ final class CrashTestCommand implements Callable<Integer> {
         long deadline = durationSeconds > 0 ? t0 + TimeUnit.SECONDS.toNanos(durationSeconds) : Long.MAX_VALUE;
         for (int round = 0; round < rounds && System.nanoTime() < deadline; round++) {
             long childSeed = rnd.nextLong();
-            RoundOptions ro = varyOptions
-                    ? new RoundOptions(Compression.values()[rnd.nextInt(Compression.values().length)],
+            StressOptions.Tables ro = varyOptions
+                    ? new StressOptions.Tables(Compression.values()[rnd.nextInt(Compression.values().length)],
                             StressOptions.TABLE_FILTER_KINDS[rnd.nextInt(StressOptions.TABLE_FILTER_KINDS.length)],
                             readModes.get(rnd.nextInt(readModes.size())))
-                    : new RoundOptions(stress.compression, stress.filterKind, stress.readMode);
+                    : fixed;
             Process p = new ProcessBuilder(childCommand(childSeed, ro)).redirectErrorStream(true).start();
             ArrayDeque<String> tail = new ArrayDeque<>();
             long[] runningAt = {0};
@@ -161,7 +152,7 @@ final class CrashTestCommand implements Callable<Integer> {
             // Reopen and verify, as the next child would, but in this process.
             StressVerifier.Result r;
             try (ExpectedState es = StressCommand.openExpected(expected, stress.keys);
-                    Db db = DbOpener.open(dir, stress.toOptions(ro.compression(), ro.filterKind(), ro.readMode()).autoCompaction(false), true)) {
+                    Db db = DbOpener.open(dir, stress.toOptions(ro).autoCompaction(false), true)) {
                 r = StressVerifier.verifyAndResolve(db, es);
             } catch (BloomKvException e) {
                 failedOpens++;
@@ -229,7 +220,7 @@ final class CrashTestCommand implements Callable<Integer> {
      * carries the Chronicle flags), else {@code java [this JVM's --add-opens/--add-exports flags] -cp
      * CLASSPATH io.bloomkv.tools.BloomKvCli stress ...}.
      */
-    private List<String> childCommand(long childSeed, RoundOptions ro) {
+    private List<String> childCommand(long childSeed, StressOptions.Tables ro) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -272,6 +263,7 @@ final class CrashTestCommand implements Callable<Integer> {
         try (FileChannel ch = FileChannel.open(probe, StandardOpenOption.READ, ExtendedOpenOption.DIRECT)) {
             return ch.isOpen();
         } catch (IOException | UnsupportedOperationException e) {
+            // EINVAL from open(2) (tmpfs, some network file systems) or no O_DIRECT on this platform: the answer, not an error
             return false;
         } finally {
             Files.deleteIfExists(probe);

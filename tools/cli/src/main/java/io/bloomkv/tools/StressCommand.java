@@ -64,10 +64,10 @@ final class StressCommand implements Callable<Integer> {
         }
         long s = seed != null ? seed : System.nanoTime();
         PrintWriter out = spec.commandLine().getOut();
-        Options options = stress.toOptions();
+        StressOptions.Tables tables = stress.tables();
+        Options options = stress.toOptions(tables);
         out.println("stress: seed " + s + " (replay with --seed " + s + "), " + threads + " threads, " + stress.keys + " keys, sync "
-                + stress.sync + ", " + StressOptions.describe(stress.compression, stress.filterKind, stress.readMode)
-                + ", expected state " + stress.expectedFile(dir));
+                + stress.sync + ", " + tables + ", expected state " + stress.expectedFile(dir));
         out.flush();
         try (ExpectedState es = openExpected(stress.expectedFile(dir), stress.keys);
                 Db db = DbOpener.open(dir, options, true)) {

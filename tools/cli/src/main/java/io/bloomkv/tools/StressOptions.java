@@ -55,24 +55,31 @@ final class StressOptions {
         return expected != null ? expected : dir.toAbsolutePath().normalize().resolveSibling(dir.getFileName() + ".expected");
     }
 
-    /** Small memtables and tables so a run of seconds flushes and compacts; tables written and read as the options say. */
-    Options toOptions() {
-        return toOptions(compression, filterKind, readMode);
+    /** How a run writes and reads its tables; its {@code toString} ("compression LZ4, RIBBON filters, pread reads") names it in the output. */
+    record Tables(Compression compression, FilterKind filterKind, ReadMode readMode) {
+        Tables {
+            if (filterKind == FilterKind.COUNTING) {
+                throw new CliException(ExitCodes.USAGE,
+                        "--filter-kind COUNTING is for mutable sets, not tables: use BLOCKED, STANDARD, PARTITIONED or RIBBON");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "compression " + compression + ", " + filterKind + " filters, " + readMode.label() + " reads";
+        }
     }
 
-    /** {@link #toOptions()} with another compression, filter kind and read mode (a crash test round's). */
-    Options toOptions(Compression codec, FilterKind kind, ReadMode mode) {
-        if (kind == FilterKind.COUNTING) {
-            throw new CliException(ExitCodes.USAGE, "--filter-kind COUNTING is for mutable sets, not tables: use BLOCKED, STANDARD, PARTITIONED or RIBBON");
-        }
+    /** The tables' settings these options give. */
+    Tables tables() {
+        return new Tables(compression, filterKind, readMode);
+    }
+
+    /** Small memtables and tables so a run of seconds flushes and compacts; tables written and read as {@code tables} says. */
+    Options toOptions(Tables tables) {
         return Options.defaults().syncMode(sync).writeBufferSize(256 << 10).targetFileSize(256 << 10)
                 .maxBytesForLevelBase(1 << 20).blockSize(1024)
-                .compression(codec).filterKind(kind)
-                .useMmapReads(mode == ReadMode.MMAP).useDirectReads(mode == ReadMode.DIRECT);
-    }
-
-    /** "compression LZ4, RIBBON filters, pread reads": what a run's tables are written and read with. */
-    static String describe(Compression codec, FilterKind kind, ReadMode mode) {
-        return "compression " + codec + ", " + kind + " filters, " + mode.label() + " reads";
+                .compression(tables.compression()).filterKind(tables.filterKind())
+                .useMmapReads(tables.readMode() == ReadMode.MMAP).useDirectReads(tables.readMode() == ReadMode.DIRECT);
     }
 }
