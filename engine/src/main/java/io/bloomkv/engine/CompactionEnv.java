@@ -1,5 +1,6 @@
 package io.bloomkv.engine;
 
+import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.IOException;
@@ -31,11 +32,12 @@ interface CompactionEnv {
     void setBackgroundError(BloomKvException e);
 
     /**
-     * Starts a new output table of {@code level} whose keys lie in [smallestUserKey, largestUserKey] (a bound: the
-     * filter's bits per key may depend on what the range overlaps); its number is kept from deletion until
-     * {@link #outputRecorded}.
+     * Starts a new output table of compaction {@code job} in {@code level} whose keys lie in [smallestUserKey,
+     * largestUserKey] (a bound: the filter's bits per key may depend on what the range overlaps and on the tree the job
+     * leaves); its number is kept from deletion until {@link #outputRecorded}.
      */
-    TableOutputs.Output newOutput(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) throws IOException;
+    TableOutputs.Output newOutput(int level, long expectedEntries, Compaction job, byte[] smallestUserKey,
+                                  byte[] largestUserKey) throws IOException;
 
     /** Evicts and deletes a finished output that will not be recorded. */
     void discardOutput(long number, Exception cause);

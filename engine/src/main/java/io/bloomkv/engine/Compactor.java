@@ -346,7 +346,7 @@ final class Compactor {
                             out = null;
                         }
                         if (out == null) {
-                            out = env.newOutput(c.outputLevel(), expectedPerTable, userKey, largestInput);
+                            out = env.newOutput(c.outputLevel(), expectedPerTable, c, userKey, largestInput);
                         }
                         out.writer.add(it.key(), it.value());
                         lastAddedUserKey = userKey;

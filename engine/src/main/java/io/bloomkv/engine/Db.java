@@ -4,6 +4,7 @@ import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
+import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
 import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.table.BlockCache;
@@ -785,9 +786,9 @@ public final class Db implements AutoCloseable {
         }
 
         @Override
-        public TableOutputs.Output newOutput(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey)
-                throws IOException {
-            return outputs.newOutput(level, expectedEntries, smallestUserKey, largestUserKey);
+        public TableOutputs.Output newOutput(int level, long expectedEntries, Compaction job, byte[] smallestUserKey,
+                                             byte[] largestUserKey) throws IOException {
+            return outputs.newOutput(level, expectedEntries, job, smallestUserKey, largestUserKey);
         }
 
         @Override

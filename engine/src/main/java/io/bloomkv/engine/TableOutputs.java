@@ -2,6 +2,7 @@ package io.bloomkv.engine;
 
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.compaction.MonkeyAllocation;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
@@ -50,13 +51,14 @@ final class TableOutputs {
         final Path path;
         final TableWriter writer;
 
-        private Output(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) throws IOException {
+        private Output(int level, long expectedEntries, Compaction job, byte[] smallestUserKey, byte[] largestUserKey)
+                throws IOException {
             number = obsolete.newOutput();
             path = FileNames.tableFile(dir, number);
             WritableFile file = null;
             try {
                 file = fs.newWritableFile(path);
-                writer = new TableWriter(file, tableOptions(level, expectedEntries, smallestUserKey, largestUserKey),
+                writer = new TableWriter(file, tableOptions(level, expectedEntries, job, smallestUserKey, largestUserKey),
                         Math.max(1, expectedEntries));
             } catch (IOException | RuntimeException e) {
                 if (file != null) {
@@ -100,9 +102,13 @@ final class TableOutputs {
         }
     }
 
-    /** Starts a table of {@code level} sized for about {@code expectedEntries} keys within [smallestUserKey, largestUserKey]. */
-    Output newOutput(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) throws IOException {
-        return new Output(level, expectedEntries, smallestUserKey, largestUserKey);
+    /**
+     * Starts a table of {@code level}, written by compaction {@code job}, sized for about {@code expectedEntries} keys
+     * within [smallestUserKey, largestUserKey].
+     */
+    Output newOutput(int level, long expectedEntries, Compaction job, byte[] smallestUserKey, byte[] largestUserKey)
+            throws IOException {
+        return new Output(level, expectedEntries, job, smallestUserKey, largestUserKey);
     }
 
     /** Evicts and deletes a finished table that will not be recorded; problems are added to {@code cause}. */
@@ -132,7 +138,7 @@ final class TableOutputs {
             it.seekToLast();
             largest = InternalKey.userKey(it.key());
         }
-        Output out = new Output(0, m.entryCount(), smallest, largest);
+        Output out = new Output(0, m.entryCount(), null, smallest, largest);
         try (InternalIterator it = m.iterator()) {
             it.seekToFirst();
             while (it.valid()) {
@@ -151,16 +157,18 @@ final class TableOutputs {
 
     /**
      * How a table of {@code level} whose user keys lie in [smallestUserKey, largestUserKey] is built: block layout from
-     * the options, filter bits per key per the allocation (MONKEY asks what the range overlaps).
+     * the options, filter bits per key per the allocation (MONKEY asks what the range overlaps and, for a table of
+     * compaction {@code job} (null: a flush), what the tree holds once the job is done).
      */
-    TableBuilderOptions tableOptions(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) {
+    TableBuilderOptions tableOptions(int level, long expectedEntries, Compaction job, byte[] smallestUserKey,
+                                     byte[] largestUserKey) {
         FilterKind kind = options.filterKindForLevel(level);
         return TableBuilderOptions.defaults()
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
                 .filterKind(kind)
-                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, options.filterBudget(), bitsPerKeyForLevel(level, expectedEntries, smallestUserKey, largestUserKey),
-                        expectedEntries))
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, options.filterBudget(), bitsPerKeyForLevel(level, expectedEntries, job, smallestUserKey,
+                        largestUserKey), expectedEntries))
                 .compression(compressionForLevel(level))
                 .prefixLength(options.prefixLength());
     }
@@ -188,13 +196,14 @@ final class TableOutputs {
     }
 
     /** Filter bits per key for a new table of {@code level}, per {@link Options#filterAllocation()}. */
-    double bitsPerKeyForLevel(int level, long expectedEntries, byte[] smallestUserKey, byte[] largestUserKey) {
+    double bitsPerKeyForLevel(int level, long expectedEntries, Compaction job, byte[] smallestUserKey, byte[] largestUserKey) {
         if (options.filterAllocation() == FilterAllocation.UNIFORM || options.bitsPerKey() == 0) {
             return options.bitsPerKey();
         }
         Version v = versions.retainCurrent();
         try {
-            return MonkeyAllocation.bitsPerKeyForLevel(v, level, options, expectedEntries, smallestUserKey, largestUserKey);
+            return MonkeyAllocation.bitsPerKeyForLevel(v, level, options, expectedEntries, job, smallestUserKey,
+                    largestUserKey);
         } finally {
             v.release();
         }

@@ -2,9 +2,12 @@ package io.bloomkv.engine.internal.compaction;
 
 import io.bloomkv.engine.FilterAllocation;
 import io.bloomkv.engine.Options;
+import io.bloomkv.engine.internal.version.FileMetaData;
 import io.bloomkv.engine.internal.version.Version;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Per-run filter bits per key minimizing the sum of false-positive rates at a fixed total of filter
@@ -91,10 +94,15 @@ public final class MonkeyAllocation {
 
     /**
      * Bits per key for a new table of {@code level} holding about {@code expectedEntries}, allocated over the
-     * tree as a get sees it now: every level-0 table is a run (a flush adds its new table as one more), every
-     * non-empty deeper level is one run of its actual entries (the level the table is written to counts the
-     * table too), and the budget is {@link Options#bitsPerKey()} times the entries of all those runs, so the
-     * filters of the tree together spend what {@link FilterAllocation#UNIFORM} would. Rounded to
+     * tree as a get will see it once the job writing the table is installed: every level-0 table is a run (a flush
+     * adds its new table as one more), every non-empty deeper level is one run of its entries, and the budget is
+     * {@link Options#bitsPerKey()} times the entries of all those runs, so the filters of the tree together spend what
+     * {@link FilterAllocation#UNIFORM} would. For a compaction ({@code job} not null) that tree is the one after it:
+     * its input tables are no runs, and its output level holds what the level keeps plus all the inputs' entries
+     * (the job's outputs). Counted in the tree before the job instead, a compaction of four level-0 tables into the
+     * last level gave their 1.8M entries, about to disappear, level-0 runs' generous bits, and left the last level
+     * 8.25-8.5 bits per key for the rest of its life (10M random keys, RIBBON at 10 bits of memory: 9.35 bits per key
+     * spent at rest, and more false positives per absent get than {@code UNIFORM}). Rounded to
      * {@link #BITS_GRANULARITY}, at most {@link #MAX_BITS_PER_KEY}.
      *
      * <p>Why the actual shape, not the tree's steady one (level 0 at its trigger, each level at its target): a
@@ -112,37 +120,67 @@ public final class MonkeyAllocation {
      * table of a sequential load would keep a small run's bits per key (1.09x the budget in {@code CompactionTest});
      * allocated as part of the deepest level, each would leave budget to level-0 runs that never spend it (0.87x).
      *
+     * @param job             the compaction writing the table, or null for a flush
      * @param smallestUserKey the table's smallest user key, or null when not known
      * @param largestUserKey  the table's largest user key (or a bound above it), or null
      */
     public static double bitsPerKeyForLevel(Version version, int level, Options options, long expectedEntries,
-                                            byte[] smallestUserKey, byte[] largestUserKey) {
+                                            Compaction job, byte[] smallestUserKey, byte[] largestUserKey) {
         if (smallestUserKey != null && largestUserKey != null && hasTableBelow(version, level)
                 && overlapsNothingFrom(version, level == 0 ? 0 : level + 1, smallestUserKey, largestUserKey)) {
             return options.bitsPerKey();
         }
-        List<Long> runs = new ArrayList<>();
-        int target = -1;
-        for (long n : version.levelZeroEntries()) {
-            runs.add(Math.max(1, n));
+        List<List<FileMetaData>> levels = new ArrayList<>();
+        for (int l = 0; l < version.numLevels(); l++) {
+            levels.add(version.files(l));
         }
-        if (level == 0) {
-            target = runs.size();
-            runs.add(Math.max(1, expectedEntries));
-        }
-        for (int l = 1; l < version.numLevels(); l++) {
-            long n = version.levelEntries(l) + (l == level ? Math.max(1, expectedEntries) : 0);
-            if (n == 0) {
-                continue;
-            }
-            if (l == level) {
-                target = runs.size();
-            }
-            runs.add(n);
-        }
-        long[] counts = runs.stream().mapToLong(Long::longValue).toArray();
-        double bits = Math.min(MAX_BITS_PER_KEY, allocate(counts, options.bitsPerKey())[target]);
+        long[] runs = runsAfter(levels, level, expectedEntries, job);
+        double bits = Math.min(MAX_BITS_PER_KEY, allocate(runs, options.bitsPerKey())[runs.length - 1]);
         return Math.round(bits / BITS_GRANULARITY) * BITS_GRANULARITY;
+    }
+
+    /**
+     * The entries of each run a get will ask once the job writing a table of {@code level} is installed (see
+     * {@link #bitsPerKeyForLevel}), the run of that table last: each level-0 table in {@code levels.get(0)} that is
+     * not an input of {@code job}, then each non-empty deeper level less the job's inputs in it, and the level written
+     * to plus the job's input entries (for a flush, {@code job} null: a new level-0 run of {@code expectedEntries}).
+     */
+    static long[] runsAfter(List<List<FileMetaData>> levels, int level, long expectedEntries, Compaction job) {
+        Set<Long> leaving = new HashSet<>();
+        long[] leavingEntries = new long[levels.size()];
+        long jobEntries = 0;
+        if (job != null) {
+            for (FileMetaData f : job.base()) {
+                leaving.add(f.number());
+                leavingEntries[job.level()] += f.entries();
+                jobEntries += f.entries();
+            }
+            for (FileMetaData f : job.below()) {
+                leaving.add(f.number());
+                leavingEntries[job.outputLevel()] += f.entries();
+                jobEntries += f.entries();
+            }
+        }
+        List<Long> runs = new ArrayList<>();
+        for (FileMetaData f : levels.get(0)) {
+            if (!leaving.contains(f.number())) {
+                runs.add(Math.max(1, f.entries()));
+            }
+        }
+        long written = Math.max(1, job != null ? jobEntries : expectedEntries);
+        for (int l = 1; l < levels.size(); l++) {
+            long n = -leavingEntries[l];
+            for (FileMetaData f : levels.get(l)) {
+                n += f.entries();
+            }
+            if (l != level && n > 0) {
+                runs.add(n);
+            } else if (l == level) {
+                written += n;
+            }
+        }
+        runs.add(written);
+        return runs.stream().mapToLong(Long::longValue).toArray();
     }
 
     /** Whether a level deeper than {@code level} holds a table (one a table of {@code level} could be moved down to). */
