@@ -167,8 +167,8 @@ final class TableOutputs {
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
                 .filterKind(kind)
-                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, options.filterBudget(), bitsPerKeyForLevel(level, expectedEntries, job, smallestUserKey,
-                        largestUserKey), expectedEntries))
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, options.filterBudget(),
+                        bitsPerKeyForLevel(level, expectedEntries, job, smallestUserKey, largestUserKey), expectedEntries))
                 .compression(compressionForLevel(level))
                 .prefixLength(options.prefixLength());
     }

@@ -127,15 +127,6 @@ public final class Version implements LevelView {
         return sum;
     }
 
-    /** The entries of each level-0 table, newest first. */
-    public long[] levelZeroEntries() {
-        long[] out = new long[files[0].length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = files[0][i].entries();
-        }
-        return out;
-    }
-
     /** Off-heap bytes of the filters of {@code level}'s tables. */
     public long levelFilterMemory(int level) {
         long sum = 0;
