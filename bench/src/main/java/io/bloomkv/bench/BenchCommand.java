@@ -181,6 +181,12 @@ public final class BenchCommand implements Callable<Integer> {
                     + "--block-size, --cache-size, --write-buffer-size and --filter-kind then do not apply.")
     boolean ownDefaults;
 
+    @Option(names = "--paired-reads",
+            description = "Keep both engines' databases open through a session and run each readrandom/readmissing phase "
+                    + "on them in " + BenchConfig.PAIRED_SLICES + " interleaved slices (A B, B A, ...), so that both "
+                    + "engines' reads see the same minutes of a noisy machine. Loads still run one engine at a time.")
+    boolean pairedReads;
+
     /** The run's configuration from the flags (the first --value-size). @throws CommandLine.ParameterException for bad flags */
     public BenchConfig config(Path workDir) {
         return config(workDir, valueSizes.get(0), reportDir, fprSweep);
@@ -210,7 +216,7 @@ public final class BenchCommand implements Callable<Integer> {
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
                     sync, threads, es, modes, kind, ws, seed, report, workDir, cold, compact, warmup, phaseWarmup, repeat, progress,
-                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, mmapReads && !direct, ownDefaults).validate();
+                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, mmapReads && !direct, ownDefaults, pairedReads).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

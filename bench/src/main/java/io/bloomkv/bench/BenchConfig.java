@@ -43,6 +43,9 @@ import java.util.List;
  * @param mmapReads      both engines read tables through memory mappings (else pread); off under {@code direct}
  * @param distribution   how operations choose existing keys (uniform, zipfian, latest)
  * @param ownDefaults    each engine on its own defaults (only filters, bits per key and sync set) instead of matched options
+ * @param pairedReads    both engines of a filter mode stay open through a session, and each readrandom/readmissing phase
+ *                       runs on them in {@link #PAIRED_SLICES} interleaved slices (A B, B A, ...), so that both engines'
+ *                       reads see the same minutes of a noisy machine
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -51,12 +54,15 @@ public record BenchConfig(
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
         boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct,
-        boolean mmapReads, boolean ownDefaults) {
+        boolean mmapReads, boolean ownDefaults, boolean pairedReads) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 
     /** The largest {@code --phase-warmup}: its keys are generated before it runs (~50 bytes each on the heap). */
     public static final long MAX_PHASE_WARMUP = 10_000_000;
+
+    /** Slices per paired read phase ({@code pairedReads}): each engine's gets run in this many interleaved parts. */
+    public static final int PAIRED_SLICES = 16;
 
     public BenchConfig {
         engines = List.copyOf(engines);
@@ -92,6 +98,8 @@ public record BenchConfig(
         require(!filterModes.isEmpty(), "--filters must be on, off or on,off");
         require(!workloads.isEmpty(), "--workloads must name at least one workload");
         require(distribution != null, "--distribution must be uniform, zipfian or latest");
+        require(!pairedReads || engines.size() >= 2, "--paired-reads interleaves the reads of two engines; --engines names only "
+                + engines);
         return this;
     }
 

@@ -74,6 +74,7 @@ public final class ReportWriter {
         cfg.put("phaseWarmup", c.phaseWarmup());
         cfg.put("repeat", c.repeat());
         cfg.put("ownDefaults", c.ownDefaults());
+        cfg.put("pairedReads", c.pairedReads());
         root.put("config", cfg);
         root.put("engines", r.engines());
         root.put("coldMethod", r.coldMethod());
@@ -196,11 +197,16 @@ public final class ReportWriter {
         sb.append(String.format(Locale.ROOT, "Reads per read phase: %,d; seeks per seek phase: %,d. Engines ran alternately "
                 + "(A B A B) in fresh directories; each preloading workload loads the keys in random order, flushes and waits "
                 + "for compactions before it measures, so reads go to SSTables%s. Each engine first ran %,d untimed operations "
-                + "(JIT warm-up), and every read phase is preceded by %,d untimed operations of its own kind.%n%n",
+                + "(JIT warm-up), and every read phase is preceded by %,d untimed operations of its own kind.%s%n%n",
                 c.reads(), c.seeks(), c.compact()
                 ? "; then both engines compacted every table down the levels (--compact), so both read the same LSM shape"
                 : "; each engine keeps the LSM shape its own flush and compaction policy gave (see the tables row)", c.warmup(),
-                c.phaseWarmup()));
+                c.phaseWarmup(), c.pairedReads()
+                ? String.format(Locale.ROOT, " Paired reads (--paired-reads): both engines' databases stayed open through a "
+                + "session, and each readrandom and readmissing phase ran on them in %d interleaved slices (A B, B A, ...), "
+                + "so both engines' gets sampled the same minutes of the machine; an engine's ops/s is its gets over the sum "
+                + "of its slices' times.", BenchConfig.PAIRED_SLICES)
+                : ""));
         sb.append("Engines:\n\n");
         for (Map.Entry<String, String> e : r.engines().entrySet()) {
             sb.append("- **").append(e.getKey()).append("**: ").append(e.getValue()).append('\n');

@@ -127,6 +127,12 @@ public final class BenchRunner {
 
     private void runOnce(List<PhaseResult> results) throws IOException {
         for (List<Workload> session : sessions(cfg.workloads())) {
+            if (cfg.pairedReads() && session.stream().anyMatch(BenchRunner::pairable)) {
+                for (boolean filters : cfg.filterModes()) {
+                    pairedSession(session, columns(cfg).stream().filter(c -> c.filters() == filters).toList(), results);
+                }
+                continue;
+            }
             for (EngineSpec spec : columns(cfg)) {
                 Path dir = cfg.workDir().resolve(String.format("%02d-%s-%s", sessions++, session.get(0), spec.label()));
                 deleteRecursively(dir);
@@ -150,6 +156,153 @@ public final class BenchRunner {
                 }
             }
         }
+    }
+
+    /** Workloads that {@code --paired-reads} interleaves between the engines: point gets of a loaded database. */
+    static boolean pairable(Workload w) {
+        return w == Workload.READRANDOM || w == Workload.READMISSING;
+    }
+
+    /**
+     * One session under {@code --paired-reads}: every engine of {@code specs} (one filter mode) opens its fresh
+     * database and keeps it open to the end of the session. A preload, and every workload that is not
+     * {@link #pairable}, runs on one engine after the other as without pairing; each pairable read phase runs on
+     * all of them at once ({@link #pairedReads}).
+     */
+    private void pairedSession(List<Workload> session, List<EngineSpec> specs, List<PhaseResult> results) throws IOException {
+        List<BenchEngine> engines = new ArrayList<>();
+        List<Path> dirs = new ArrayList<>();
+        Throwable failure = null;
+        try {
+            for (EngineSpec spec : specs) {
+                Path dir = cfg.workDir().resolve(String.format("%02d-%s-%s", sessions++, session.get(0), spec.label()));
+                deleteRecursively(dir);
+                dirs.add(dir);
+                engines.add(EngineFactory.open(spec, dir, cfg));
+            }
+            if (session.get(0).preloads()) {
+                for (int e = 0; e < engines.size(); e++) {
+                    progress.task(specs.get(e).label() + " preload");
+                    preload(engines.get(e), keys::loadedId);
+                    engines.get(e).flushAndSettle();
+                    if (cfg.compact()) {
+                        engines.get(e).compactAll();
+                    }
+                }
+            }
+            for (Workload w : session) {
+                if (pairable(w)) {
+                    results.addAll(pairedReads(w, specs, engines));
+                } else {
+                    for (int e = 0; e < engines.size(); e++) {
+                        results.addAll(runWorkload(w, specs.get(e), engines.get(e)));
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            failure = t;
+            throw t;
+        } finally {
+            IOException closeFailure = closeAll(engines, failure);
+            for (Path dir : dirs) {
+                deleteRecursively(dir);
+            }
+            if (closeFailure != null) {
+                throw closeFailure;
+            }
+        }
+    }
+
+    /**
+     * Closes every engine. A close that fails is added to {@code failure} as suppressed when there is one; otherwise
+     * the first is returned (with the later ones suppressed) for the caller to throw.
+     */
+    private static IOException closeAll(List<BenchEngine> engines, Throwable failure) {
+        IOException first = null;
+        for (BenchEngine engine : engines) {
+            try {
+                engine.close();
+            } catch (IOException | RuntimeException e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                } else if (first == null) {
+                    first = e instanceof IOException io ? io : new IOException("closing " + engine.name() + " failed", e);
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        return first;
+    }
+
+    /**
+     * A readrandom or readmissing phase on several open engines at once: each engine first runs its phase warm-up
+     * (as {@link #reads}), then the phase's gets (the same keys on every engine) run in {@link BenchConfig#PAIRED_SLICES}
+     * slices, slice s on the engines in column order when s is even and in reverse order when it is odd (A B, B A, ...).
+     * An engine's latencies, counts and counters are its slices' together, and its elapsed time is the sum of its
+     * slices' times, so its ops/s is comparable with an unpaired run's while slow minutes of the machine fall on both.
+     */
+    private List<PhaseResult> pairedReads(Workload w, List<EngineSpec> specs, List<BenchEngine> engines) throws IOException {
+        boolean present = w == Workload.READRANDOM;
+        String phase = w.dbBenchName();
+        int n = engines.size();
+        long total = cfg.reads();
+        long[] warmIds = phaseWarmUpIds(present ? 0 : 1);
+        byte[][] warmKeys = keysOf(warmIds);
+        for (int e = 0; e < n; e++) {
+            progress.task(specs.get(e).label() + " " + phase + " warm-up");
+            warmUpLoop(getLoop(engines.get(e), warmKeys, warmIds, present, -1), warmIds.length, WARM_UP_CHUNK);
+        }
+        progress.task("paired " + phase);
+        String[] cold = new String[n];
+        TableSummary[] tables = new TableSummary[n];
+        EngineCounters[] before = new EngineCounters[n];
+        for (int e = 0; e < n; e++) {
+            cold[e] = coldStart(engines.get(e));
+            tables[e] = engines.get(e).tables();
+        }
+        long[] ids = readIds(phase, present, total, null);
+        byte[][] ks = keysOf(ids);
+        double[][] predicted = new double[n][];
+        Worker[] loops = new Worker[n];
+        Histogram[] hist = new Histogram[n];
+        long[] elapsed = new long[n];
+        long[][] counts = new long[n][4];
+        for (int e = 0; e < n; e++) {
+            predicted[e] = present ? new double[] {Double.NaN, Double.NaN} : tables[e].predictAbsent(ks);
+            loops[e] = getLoop(engines.get(e), ks, ids, present, -1);
+            hist[e] = histogram();
+            before[e] = engines.get(e).counters();
+        }
+        int slices = (int) Math.min(BenchConfig.PAIRED_SLICES, total);
+        for (int s = 0; s < slices; s++) {
+            long from = total * s / slices;
+            long length = total * (s + 1) / slices - from;
+            for (int e : pairedOrder(s, n)) {
+                Parallel p = parallel(from, length, 1, loops[e]);
+                hist[e].add(p.hist);
+                elapsed[e] += p.elapsed;
+                for (int i = 0; i < 4; i++) {
+                    counts[e][i] += p.counts[i];
+                }
+            }
+        }
+        List<PhaseResult> out = new ArrayList<>();
+        for (int e = 0; e < n; e++) {
+            EngineCounters delta = engines.get(e).counters().minus(before[e]);
+            out.add(result(w, phase, specs.get(e), "read", hist[e], total, elapsed[e], counts[e][0], counts[e][1],
+                    counts[e][2], 0, delta, tables[e], 0, cold[e], predicted[e]));
+        }
+        return out;
+    }
+
+    /** The engines' order in slice {@code slice} of a paired read phase: column order, reversed in odd slices. */
+    static int[] pairedOrder(int slice, int engines) {
+        int[] order = new int[engines];
+        for (int k = 0; k < engines; k++) {
+            order[k] = slice % 2 == 0 ? k : engines - 1 - k;
+        }
+        return order;
     }
 
     /**
@@ -309,23 +462,27 @@ public final class BenchRunner {
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
-        long[] ids;
-        if (present && fromLoadIndices == null) {
-            ids = existingIds(phase, total);
-        } else {
-            SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ phase.hashCode());
-            ids = new long[Math.toIntExact(total)];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = fromLoadIndices != null ? keys.loadedId(fromLoadIndices[rnd.nextInt(fromLoadIndices.length)])
-                        : keys.missingId(rnd.nextLong(keys.missingCount()));
-            }
-        }
+        long[] ids = readIds(phase, present, total, fromLoadIndices);
         byte[][] ks = keysOf(ids);
         double[] predicted = !present && fromLoadIndices == null ? tables.predictAbsent(ks) : new double[] {Double.NaN, Double.NaN};
         Parallel par = parallel(total, getLoop(engine, ks, ids, present, -1));
         EngineCounters delta = engine.counters().minus(before);
         return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
                 0, delta, tables, 0, cold, predicted);
+    }
+
+    /** The ids a read phase gets: the same on every engine (seeded by the phase). See {@link #reads}. */
+    private long[] readIds(String phase, boolean present, long total, int[] fromLoadIndices) {
+        if (present && fromLoadIndices == null) {
+            return existingIds(phase, total);
+        }
+        SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ phase.hashCode());
+        long[] ids = new long[Math.toIntExact(total)];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = fromLoadIndices != null ? keys.loadedId(fromLoadIndices[rnd.nextInt(fromLoadIndices.length)])
+                    : keys.missingId(rnd.nextLong(keys.missingCount()));
+        }
+        return ids;
     }
 
     /**
@@ -731,22 +888,26 @@ public final class BenchRunner {
     }
 
     private Parallel parallel(long total, Worker worker) throws IOException {
-        return parallel(total, 1, worker);
+        return parallel(0, total, 1, worker);
+    }
+
+    private Parallel parallel(long total, int opsPerUnit, Worker worker) throws IOException {
+        return parallel(0, total, opsPerUnit, worker);
     }
 
     /**
      * Runs {@code total} units of a phase split over {@code cfg.threads()} threads ({@link #sliceLength}); a unit is
      * {@code opsPerUnit} operations (a multiGet batch, or one get), which the worker ticks by its slice's operation
      * index. The progress bar gets the operations the threads' ticks left out once they are done, so a phase steps it
-     * by exactly {@code total * opsPerUnit}.
+     * by exactly {@code total * opsPerUnit}. The units are {@code base .. base+total-1} of the phase.
      */
-    private Parallel parallel(long total, int opsPerUnit, Worker worker) throws IOException {
+    private Parallel parallel(long base, long total, int opsPerUnit, Worker worker) throws IOException {
         int threads = cfg.threads();
         Histogram[] hs = new Histogram[threads];
         long[][] counts = new long[threads][4];
         Throwable[] errors = new Throwable[threads];
         Thread[] ts = new Thread[threads];
-        long from = 0;
+        long from = base;
         for (int t = 0; t < threads; t++) {
             hs[t] = histogram();
             final int id = t;
