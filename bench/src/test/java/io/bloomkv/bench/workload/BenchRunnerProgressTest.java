@@ -6,7 +6,6 @@ import io.bloomkv.bench.BenchCommand;
 import io.bloomkv.bench.BenchConfig;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import picocli.CommandLine;
@@ -26,29 +25,10 @@ class BenchRunnerProgressTest {
                 "--filters", "on", "--threads", String.valueOf(threads), "--warmup", "500", "--phase-warmup", "5000", "--write-buffer-size", "131072",
                 "--fpr-sweep=false", "--progress=false", "--report-dir", dir.resolve("report").toString());
         BenchConfig cfg = cmd.config(dir.resolve("work"));
-        AtomicLong steps = new AtomicLong();
-        StringBuilder log = new StringBuilder();
-        ProgressSink counting = new ProgressSink() {
-            String current = "";
-
-            @Override
-            public void task(String name) {
-                log.append(current).append('=').append(steps.get()).append("; ");
-                current = name;
-            }
-
-            @Override
-            public void step(long ops) {
-                steps.addAndGet(ops);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        CountingProgress counting = new CountingProgress();
         List<PhaseResult> results = new BenchRunner(cfg, counting, null).run();
 
-        assertThat(steps.get()).as(log.toString()).isEqualTo(BenchRunner.plannedOps(cfg));
+        assertThat(counting.steps()).as(counting.log()).isEqualTo(BenchRunner.plannedOps(cfg));
         assertThat(results).allSatisfy(r -> assertThat(r.wrongAnswers()).as(r.phase()).isZero());
         // the warm-ups' gets are not counted in the phases: each read phase did exactly --reads gets (multiGet: whole
         // batches of 32)

@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,26 +38,10 @@ class PairedReadsTest {
     void bothEnginesGetEveryKeyRightAndTheBarAddsUp(int threads, @TempDir Path dir) throws Exception {
         BenchConfig cfg = config(dir, "--paired-reads", "--threads", String.valueOf(threads), "--filters", "on,off",
                 "--workloads", "fillrandom,readrandom,readmissing,seekrandom");
-        AtomicLong steps = new AtomicLong();
-        List<String> tasks = new ArrayList<>();
-        ProgressSink counting = new ProgressSink() {
-            @Override
-            public void task(String name) {
-                tasks.add(name);
-            }
-
-            @Override
-            public void step(long ops) {
-                steps.addAndGet(ops);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        CountingProgress counting = new CountingProgress();
         List<PhaseResult> results = new BenchRunner(cfg, counting, null).run();
 
-        assertThat(steps.get()).as(String.join("; ", tasks)).isEqualTo(BenchRunner.plannedOps(cfg));
+        assertThat(counting.steps()).as(counting.log()).isEqualTo(BenchRunner.plannedOps(cfg));
         // 4 columns (2 engines x filters on/off), each: fillrandom, readrandom, readmissing, seekrandom-10, -100
         assertThat(results).hasSize(4 * 5);
         assertThat(results).allSatisfy(r -> assertThat(r.wrongAnswers()).as(r.phase() + "/" + r.label()).isZero());
@@ -79,7 +62,7 @@ class PairedReadsTest {
         assertThat(results).filteredOn(r -> r.label().equals("bloomkv") && r.phase().equals("readmissing"))
                 .singleElement().satisfies(r -> assertThat(r.counters().filterUseful()).isGreaterThan(2000));
         // loads ran one engine after the other; each paired phase is one task after both engines' warm-ups
-        assertThat(tasks).containsSubsequence("bloomkv fillrandom", "rocksdb fillrandom", "bloomkv readrandom warm-up",
+        assertThat(counting.tasks()).containsSubsequence("bloomkv fillrandom", "rocksdb fillrandom", "bloomkv readrandom warm-up",
                 "rocksdb readrandom warm-up", "paired readrandom", "paired readmissing", "bloomkv seekrandom",
                 "rocksdb seekrandom");
         try (Stream<Path> left = Files.list(dir.resolve("work"))) {
