@@ -134,19 +134,14 @@ public final class BenchRunner {
                 continue;
             }
             for (EngineSpec spec : columns(cfg)) {
-                Path dir = cfg.workDir().resolve(String.format("%02d-%s-%s", sessions++, session.get(0), spec.label()));
+                Path dir = sessionDir(session, spec);
                 deleteRecursively(dir);
                 boolean prefixLayout = session.get(0).ownLayout();
                 try (BenchEngine engine = prefixLayout
                         ? EngineFactory.open(spec.engine(), dir, EngineFactory.settings(spec, cfg).withPrefixLength(PrefixLayout.PREFIX_LENGTH))
                         : EngineFactory.open(spec, dir, cfg)) {
                     if (session.get(0).preloads()) {
-                        progress.task(spec.label() + " preload");
-                        preload(engine, prefixLayout ? prefixes::loadedId : keys::loadedId);
-                        engine.flushAndSettle();
-                        if (cfg.compact()) {
-                            engine.compactAll();
-                        }
+                        preloadAndSettle(spec, engine, prefixLayout ? prefixes::loadedId : keys::loadedId);
                     }
                     for (Workload w : session) {
                         results.addAll(runWorkload(w, spec, engine));
@@ -155,6 +150,22 @@ public final class BenchRunner {
                     deleteRecursively(dir);
                 }
             }
+        }
+    }
+
+    /** A fresh directory name for {@code spec}'s database in {@code session} (numbered in run order). */
+    private Path sessionDir(List<Workload> session, EngineSpec spec) {
+        return cfg.workDir().resolve(String.format("%02d-%s-%s", sessions++, session.get(0), spec.label()));
+    }
+
+    /** A session's preload on one engine: the keys, a flush, idle compactions, and with {@code --compact} a full compaction. */
+    private void preloadAndSettle(EngineSpec spec, BenchEngine engine, java.util.function.LongUnaryOperator idOfLoadIndex)
+            throws IOException {
+        progress.task(spec.label() + " preload");
+        preload(engine, idOfLoadIndex);
+        engine.flushAndSettle();
+        if (cfg.compact()) {
+            engine.compactAll();
         }
     }
 
@@ -175,19 +186,14 @@ public final class BenchRunner {
         Throwable failure = null;
         try {
             for (EngineSpec spec : specs) {
-                Path dir = cfg.workDir().resolve(String.format("%02d-%s-%s", sessions++, session.get(0), spec.label()));
+                Path dir = sessionDir(session, spec);
                 deleteRecursively(dir);
                 dirs.add(dir);
                 engines.add(EngineFactory.open(spec, dir, cfg));
             }
             if (session.get(0).preloads()) {
                 for (int e = 0; e < engines.size(); e++) {
-                    progress.task(specs.get(e).label() + " preload");
-                    preload(engines.get(e), keys::loadedId);
-                    engines.get(e).flushAndSettle();
-                    if (cfg.compact()) {
-                        engines.get(e).compactAll();
-                    }
+                    preloadAndSettle(specs.get(e), engines.get(e), keys::loadedId);
                 }
             }
             for (Workload w : session) {
@@ -235,49 +241,55 @@ public final class BenchRunner {
         return first;
     }
 
-    /**
-     * A readrandom or readmissing phase on several open engines at once: each engine first runs its phase warm-up
-     * (as {@link #reads}), then the phase's gets (the same keys on every engine) run in {@link BenchConfig#PAIRED_SLICES}
-     * slices, slice s on the engines in column order when s is even and in reverse order when it is odd (A B, B A, ...).
-     * An engine's latencies, counts and counters are its slices' together, and its elapsed time is the sum of its
-     * slices' times, so its ops/s is comparable with an unpaired run's while slow minutes of the machine fall on both.
-     */
+    /** A readrandom or readmissing phase on several open engines at once, in {@link BenchConfig#PAIRED_SLICES} slices. */
     private List<PhaseResult> pairedReads(Workload w, List<EngineSpec> specs, List<BenchEngine> engines) throws IOException {
-        boolean present = w == Workload.READRANDOM;
-        String phase = w.dbBenchName();
+        return readPhase(w, w.dbBenchName(), specs, engines, w == Workload.READRANDOM, null, BenchConfig.PAIRED_SLICES);
+    }
+
+    /**
+     * A read phase ({@link #reads}) on one engine or on several open at once: each engine first runs its phase warm-up,
+     * then the phase's gets (the same keys on every engine) run in {@code slices} slices, slice s on the engines in
+     * column order when s is even and in reverse order when it is odd (A B, B A, ...). An engine's latencies, counts
+     * and counters are its slices' together, and its elapsed time is the sum of its slices' times, so a paired run's
+     * ops/s is comparable with an unpaired one's while slow minutes of the machine fall on both engines.
+     */
+    private List<PhaseResult> readPhase(Workload w, String phase, List<EngineSpec> specs, List<BenchEngine> engines,
+                                        boolean present, int[] fromLoadIndices, int slices) throws IOException {
         int n = engines.size();
-        long total = cfg.reads();
+        long total = fromLoadIndices == null ? cfg.reads() : Math.min(cfg.reads(), fromLoadIndices.length);
         long[] warmIds = phaseWarmUpIds(present ? 0 : 1);
         byte[][] warmKeys = keysOf(warmIds);
         for (int e = 0; e < n; e++) {
-            progress.task(specs.get(e).label() + " " + phase + " warm-up");
+            if (n > 1) {
+                progress.task(specs.get(e).label() + " " + phase + " warm-up");
+            }
             warmUpLoop(getLoop(engines.get(e), warmKeys, warmIds, present, -1), warmIds.length, WARM_UP_CHUNK);
         }
-        progress.task("paired " + phase);
+        if (n > 1) {
+            progress.task("paired " + phase);
+        }
         String[] cold = new String[n];
         TableSummary[] tables = new TableSummary[n];
         EngineCounters[] before = new EngineCounters[n];
         for (int e = 0; e < n; e++) {
             cold[e] = coldStart(engines.get(e));
             tables[e] = engines.get(e).tables();
+            before[e] = engines.get(e).counters();
         }
-        long[] ids = readIds(phase, present, total, null);
+        long[] ids = readIds(phase, present, total, fromLoadIndices);
         byte[][] ks = keysOf(ids);
-        double[][] predicted = new double[n][];
         Worker[] loops = new Worker[n];
         Histogram[] hist = new Histogram[n];
         long[] elapsed = new long[n];
         long[][] counts = new long[n][4];
         for (int e = 0; e < n; e++) {
-            predicted[e] = present ? new double[] {Double.NaN, Double.NaN} : tables[e].predictAbsent(ks);
             loops[e] = getLoop(engines.get(e), ks, ids, present, -1);
             hist[e] = histogram();
-            before[e] = engines.get(e).counters();
         }
-        int slices = (int) Math.min(BenchConfig.PAIRED_SLICES, total);
-        for (int s = 0; s < slices; s++) {
-            long from = total * s / slices;
-            long length = total * (s + 1) / slices - from;
+        int parts = (int) Math.max(1, Math.min(slices, total));
+        for (int s = 0; s < parts; s++) {
+            long from = total * s / parts;
+            long length = total * (s + 1) / parts - from;
             for (int e : pairedOrder(s, n)) {
                 Parallel p = parallel(from, length, 1, loops[e]);
                 hist[e].add(p.hist);
@@ -290,8 +302,10 @@ public final class BenchRunner {
         List<PhaseResult> out = new ArrayList<>();
         for (int e = 0; e < n; e++) {
             EngineCounters delta = engines.get(e).counters().minus(before[e]);
+            double[] predicted = !present && fromLoadIndices == null ? tables[e].predictAbsent(ks)
+                    : new double[] {Double.NaN, Double.NaN};
             out.add(result(w, phase, specs.get(e), "read", hist[e], total, elapsed[e], counts[e][0], counts[e][1],
-                    counts[e][2], 0, delta, tables[e], 0, cold[e], predicted[e]));
+                    counts[e][2], 0, delta, tables[e], 0, cold[e], predicted));
         }
         return out;
     }
@@ -456,19 +470,7 @@ public final class BenchRunner {
      */
     private PhaseResult reads(Workload w, String phase, EngineSpec spec, BenchEngine engine, boolean present,
                               int[] fromLoadIndices) throws IOException {
-        long total = fromLoadIndices == null ? cfg.reads() : Math.min(cfg.reads(), fromLoadIndices.length);
-        long[] warmIds = phaseWarmUpIds(present ? 0 : 1);
-        warmUpLoop(getLoop(engine, keysOf(warmIds), warmIds, present, -1), warmIds.length, WARM_UP_CHUNK);
-        String cold = coldStart(engine);
-        TableSummary tables = engine.tables();
-        EngineCounters before = engine.counters();
-        long[] ids = readIds(phase, present, total, fromLoadIndices);
-        byte[][] ks = keysOf(ids);
-        double[] predicted = !present && fromLoadIndices == null ? tables.predictAbsent(ks) : new double[] {Double.NaN, Double.NaN};
-        Parallel par = parallel(total, getLoop(engine, ks, ids, present, -1));
-        EngineCounters delta = engine.counters().minus(before);
-        return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
-                0, delta, tables, 0, cold, predicted);
+        return readPhase(w, phase, List.of(spec), List.of(engine), present, fromLoadIndices, 1).get(0);
     }
 
     /** The ids a read phase gets: the same on every engine (seeded by the phase). See {@link #reads}. */
