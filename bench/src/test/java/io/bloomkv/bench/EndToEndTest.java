@@ -34,7 +34,7 @@ class EndToEndTest {
         String console = out;
         assertThat(console).contains("readmissing", "bloomkv/rocksdb", "useful (lookups avoided)", "goals");
 
-        for (String f : new String[] {ReportWriter.JSON, ReportWriter.MARKDOWN, Charts.FPR, Charts.LOOKUPS, Charts.THROUGHPUT, Charts.READ_AMP}) {
+        for (String f : new String[] {ReportWriter.JSON, ReportWriter.MARKDOWN, Charts.FPR, Charts.LOOKUPS, Charts.THROUGHPUT, Charts.READ_AMP, Charts.RATIOS}) {
             assertThat(report.resolve(f)).as(f).exists();
             assertThat(Files.size(report.resolve(f))).as(f).isPositive();
             if (f.endsWith(".png")) {

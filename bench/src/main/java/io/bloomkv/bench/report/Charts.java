@@ -5,6 +5,7 @@ import io.bloomkv.bench.workload.PhaseResult;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -35,6 +36,7 @@ public final class Charts {
     public static final String THROUGHPUT = "throughput-p99.png";
     public static final String READ_AMP = "read-amplification.png";
     public static final String RATIO_VS_VALUE_SIZE = "ratio-vs-value-size.png";
+    public static final String RATIOS = "ratio-per-workload.png";
 
     private static final Color[] PALETTE = {new Color(0x1f77b4), new Color(0x2ca02c), new Color(0xd62728),
         new Color(0x9467bd), new Color(0xff7f0e)};
@@ -53,6 +55,11 @@ public final class Charts {
         if (!report.fprSweep().isEmpty()) {
             save(fpr(report.fprSweep()), dir.resolve(FPR));
             written.add(FPR);
+        }
+        CategoryChart ratios = ratios(report.phases());
+        if (ratios != null) {
+            save(ratios, dir.resolve(RATIOS));
+            written.add(RATIOS);
         }
         List<PhaseResult> phases = Summary.medians(report.phases());
         CategoryChart lookups = lookups(phases);
@@ -114,6 +121,63 @@ public final class Charts {
             t.setLineColor(color);
         }
         return chart;
+    }
+
+    /**
+     * bloomkv / RocksDB ops/s per workload (the median of the per-run ratios over --repeat), with filters on and, where
+     * both engines also ran without filters, off; a dashed line marks parity. Null when no phase ran on both engines.
+     */
+    static CategoryChart ratios(List<PhaseResult> results) {
+        Set<String> phases = new LinkedHashSet<>();
+        for (PhaseResult p : results) {
+            phases.add(p.phase());
+        }
+        List<String> cats = new ArrayList<>();
+        List<Double> on = new ArrayList<>();
+        List<Double> off = new ArrayList<>();
+        boolean anyOff = false;
+        for (String phase : phases) {
+            double withFilters = medianRatio(Goal.runPairs(results, phase, true));
+            double without = medianRatio(Goal.runPairs(results, phase, false));
+            if (Double.isNaN(withFilters) && Double.isNaN(without)) {
+                continue;
+            }
+            cats.add(phase);
+            on.add(Double.isNaN(withFilters) ? null : withFilters);
+            off.add(Double.isNaN(without) ? null : without);
+            anyOff |= !Double.isNaN(without);
+        }
+        if (cats.isEmpty()) {
+            return null;
+        }
+        CategoryChart chart = base("bloomkv / RocksDB ops/s per workload (median of the runs; above 1 = bloomkv faster)",
+                "ops/s ratio bloomkv / RocksDB");
+        chart.getStyler().setYAxisDecimalPattern("0.00");
+        chart.getStyler().setLabelsVisible(true);
+        chart.getStyler().setLabelsPosition(0.98);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.addSeries("filters on", cats, on);
+        if (anyOff) {
+            chart.addSeries("filters off", cats, off);
+        }
+        List<Double> ones = new ArrayList<>();
+        for (int i = 0; i < cats.size(); i++) {
+            ones.add(1.0);
+        }
+        CategorySeries parity = chart.addSeries("parity (1.0)", cats, ones);
+        parity.setChartCategorySeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
+        parity.setMarker(SeriesMarkers.NONE);
+        parity.setLineStyle(SeriesLines.DASH_DASH);
+        parity.setLineColor(Color.GRAY);
+        return chart;
+    }
+
+    private static double medianRatio(List<double[]> pairs) {
+        List<Double> ratios = new ArrayList<>();
+        for (double[] p : pairs) {
+            ratios.add(p[0] / p[1]);
+        }
+        return ratios.isEmpty() ? Double.NaN : Summary.median(ratios);
     }
 
     /** Disk lookups avoided (filter useful) per read phase: measured and predicted, both engines (filters on). */

@@ -178,13 +178,18 @@ public record Goal(String name, double target, double measured, boolean met, Str
 
     /** Per run (--repeat), the ops/s of {@code phase} as {bloomkv, rocksdb}, filters on; runs lacking either are left out. */
     public static List<double[]> runPairs(List<PhaseResult> results, String phase) {
+        return runPairs(results, phase, true);
+    }
+
+    /** {@link #runPairs(List, String)} for the runs with filters on or (false) off. */
+    public static List<double[]> runPairs(List<PhaseResult> results, String phase, boolean filters) {
         List<double[]> out = new ArrayList<>();
         for (PhaseResult b : results) {
-            if (!b.phase().equals(phase) || !b.engine().equals("bloomkv") || !b.filters()) {
+            if (!b.phase().equals(phase) || !b.engine().equals("bloomkv") || b.filters() != filters) {
                 continue;
             }
             for (PhaseResult r : results) {
-                if (r.phase().equals(phase) && r.engine().equals("rocksdb") && r.filters() && r.run() == b.run()) {
+                if (r.phase().equals(phase) && r.engine().equals("rocksdb") && r.filters() == filters && r.run() == b.run()) {
                     out.add(new double[] {b.opsPerSec(), r.opsPerSec()});
                 }
             }

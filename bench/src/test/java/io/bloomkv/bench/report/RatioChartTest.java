@@ -1,0 +1,99 @@
+package io.bloomkv.bench.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.bloomkv.bench.engine.EngineCounters;
+import io.bloomkv.bench.engine.EngineSpec;
+import io.bloomkv.bench.engine.TableSummary;
+import io.bloomkv.bench.workload.PhaseResult;
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategorySeries;
+
+/** The report's ratio chart: bloomkv / RocksDB ops/s per workload, medians of the per-run ratios, filters on and off. */
+class RatioChartTest {
+    private static final TableSummary TABLES = new TableSummary(3, 1_000_000, 1_250_000, 120_000_000L, 0.01, List.of());
+
+    private static PhaseResult phase(String name, String engine, boolean filters, double opsPerSec, int run) {
+        long ops = 100_000;
+        EngineCounters c = new EngineCounters(0, 0, 0, 0, 0, 0, 0, 0);
+        return new PhaseResult(name, name, engine, filters, new EngineSpec(engine, filters).label(), "read", ops,
+                ops / opsPerSec, opsPerSec, 0.5, 2.0, 5.0, 9.0, 0, ops, 0, 0, c, TABLES, 0, "off", run,
+                Double.NaN, Double.NaN, 0);
+    }
+
+    /** readrandom: per-run ratios 1.5, 2.0, 4.0 with filters on (median 2.0), 1.1, 1.2, 0.9 without (median 1.1). */
+    private static List<PhaseResult> results() {
+        double[] on = {1.5, 2.0, 4.0};
+        double[] off = {1.1, 1.2, 0.9};
+        List<PhaseResult> out = new ArrayList<>();
+        for (int run = 0; run < 3; run++) {
+            out.add(phase("readrandom", "bloomkv", true, 100_000 * on[run], run));
+            out.add(phase("readrandom", "rocksdb", true, 100_000, run));
+            out.add(phase("readrandom", "bloomkv", false, 50_000 * off[run], run));
+            out.add(phase("readrandom", "rocksdb", false, 50_000, run));
+            // measured on bloomkv only: no ratio, so no bar
+            out.add(phase("readmissing", "bloomkv", true, 1_000_000, run));
+            // filters on only
+            out.add(phase("fillrandom", "bloomkv", true, 120_000, run));
+            out.add(phase("fillrandom", "rocksdb", true, 100_000, run));
+        }
+        return out;
+    }
+
+    @Test
+    void barsAreTheMediansOfThePerRunRatiosWithAParityLine() {
+        CategoryChart chart = Charts.ratios(results());
+
+        assertThat(chart.getSeriesMap()).containsOnlyKeys("filters on", "filters off", "parity (1.0)");
+        CategorySeries on = chart.getSeriesMap().get("filters on");
+        assertThat(new ArrayList<Object>(on.getXData())).containsExactly("readrandom", "fillrandom");
+        List<Number> onY = new ArrayList<>(on.getYData());
+        assertThat(onY.get(0).doubleValue()).isCloseTo(2.0, within(1e-9));
+        assertThat(onY.get(1).doubleValue()).isCloseTo(1.2, within(1e-9));
+        List<Number> offY = new ArrayList<>(chart.getSeriesMap().get("filters off").getYData());
+        assertThat(offY.get(0).doubleValue()).isCloseTo(1.1, within(1e-9));
+        assertThat(offY.get(1)).as("fillrandom ran with filters on only").isNull();
+        CategorySeries parity = chart.getSeriesMap().get("parity (1.0)");
+        assertThat(parity.getChartCategorySeriesRenderStyle()).isEqualTo(CategorySeries.CategorySeriesRenderStyle.Line);
+        assertThat(parity.getYData()).allMatch(y -> y.doubleValue() == 1.0);
+    }
+
+    @Test
+    void noPhaseOnBothEnginesMeansNoChart() {
+        List<PhaseResult> bloomkvOnly = results().stream().filter(p -> p.engine().equals("bloomkv")).toList();
+        assertThat(Charts.ratios(bloomkvOnly)).isNull();
+    }
+
+    @Test
+    void withoutNoFilterRunsThereIsNoFiltersOffSeries() {
+        List<PhaseResult> on = results().stream().filter(PhaseResult::filters).toList();
+        assertThat(Charts.ratios(on).getSeriesMap()).containsOnlyKeys("filters on", "parity (1.0)");
+    }
+
+    @Test
+    void writtenIntoTheReportFolderAsAPng(@TempDir Path dir) throws Exception {
+        BenchReport report = new BenchReport(Instant.now(), 1.0, Machine.current(), null, Map.of(), "off", results(),
+                List.of(), List.of());
+        List<EngineSpec> columns = List.of(new EngineSpec("bloomkv", true), new EngineSpec("rocksdb", true),
+                new EngineSpec("bloomkv", false), new EngineSpec("rocksdb", false));
+        List<String> written = Charts.writeAll(report, columns, dir);
+
+        assertThat(written).contains(Charts.RATIOS);
+        Path png = dir.resolve(Charts.RATIOS);
+        assertThat(Files.size(png)).isPositive();
+        BufferedImage img = ImageIO.read(png.toFile());
+        assertThat(img.getWidth()).isGreaterThan(500);
+        assertThat(img.getHeight()).isGreaterThan(300);
+    }
+}
