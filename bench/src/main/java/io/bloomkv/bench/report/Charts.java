@@ -137,8 +137,8 @@ public final class Charts {
         List<Double> off = new ArrayList<>();
         boolean anyOff = false;
         for (String phase : phases) {
-            double withFilters = medianRatio(Goal.runPairs(results, phase, true));
-            double without = medianRatio(Goal.runPairs(results, phase, false));
+            double withFilters = Summary.median(Goal.runRatios(results, phase, true)); // NaN without runs
+            double without = Summary.median(Goal.runRatios(results, phase, false));
             if (Double.isNaN(withFilters) && Double.isNaN(without)) {
                 continue;
             }
@@ -170,14 +170,6 @@ public final class Charts {
         parity.setLineStyle(SeriesLines.DASH_DASH);
         parity.setLineColor(Color.GRAY);
         return chart;
-    }
-
-    private static double medianRatio(List<double[]> pairs) {
-        List<Double> ratios = new ArrayList<>();
-        for (double[] p : pairs) {
-            ratios.add(p[0] / p[1]);
-        }
-        return ratios.isEmpty() ? Double.NaN : Summary.median(ratios);
     }
 
     /** Disk lookups avoided (filter useful) per read phase: measured and predicted, both engines (filters on). */

@@ -181,6 +181,15 @@ public record Goal(String name, double target, double measured, boolean met, Str
         return runPairs(results, phase, true);
     }
 
+    /** Per run, the ratio bloomkv / rocksdb ops/s of {@code phase} with filters on or (false) off ({@link #runPairs}). */
+    public static List<Double> runRatios(List<PhaseResult> results, String phase, boolean filters) {
+        List<Double> ratios = new ArrayList<>();
+        for (double[] p : runPairs(results, phase, filters)) {
+            ratios.add(p[0] / p[1]);
+        }
+        return ratios;
+    }
+
     /** {@link #runPairs(List, String)} for the runs with filters on or (false) off. */
     public static List<double[]> runPairs(List<PhaseResult> results, String phase, boolean filters) {
         List<double[]> out = new ArrayList<>();

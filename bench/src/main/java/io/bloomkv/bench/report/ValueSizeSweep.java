@@ -46,10 +46,7 @@ public final class ValueSizeSweep {
                 phases.add(p.phase());
             }
             for (String phase : phases) {
-                List<Double> ratios = new ArrayList<>();
-                for (double[] pair : Goal.runPairs(e.getValue().phases(), phase)) {
-                    ratios.add(pair[0] / pair[1]);
-                }
+                List<Double> ratios = Goal.runRatios(e.getValue().phases(), phase, true);
                 if (!ratios.isEmpty()) {
                     out.add(new Point(e.getKey(), phase, Summary.median(ratios),
                             ratios.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
