@@ -172,8 +172,8 @@ public final class Version implements LevelView {
         // filters, ~100-230 ns each from memory). Touching each table as the first pass finds it overlapped them
         // less: the binary searches between two touches (mispredicted branches, ~100 instructions a level) fill the
         // reorder buffer behind the first miss before the next load issues; the tight loop took an absent get at
-        // 10M keys from ~1.06 to ~0.67 µs with mapped reads (README, "Scale", "The touch loop"). The third pass probes, from the cache now, and searches
-        // the tables the filters let through, in the same order.
+        // 10M keys from ~1.06 to ~0.67 µs with mapped reads (README, "Scale", "The touch loop"). The third pass
+        // probes, from the cache now, and searches the tables the filters let through, in the same order.
         // Probes are counted once per get (ReadCounters.recordProbes), not once per table: each count is an atomic
         // update, which also fences the next probe's load.
         long keyPrefix = KeyPrefix.of(userKey);
@@ -183,16 +183,14 @@ public final class Version implements LevelView {
         for (int i = 0; i < l0.length; i++) {
             if (KeyPrefix.compare(keyPrefix, userKey, smallestPrefix[0][i], l0[i].smallestUserKey()) >= 0
                     && KeyPrefix.compare(keyPrefix, userKey, largestPrefix[0][i], l0[i].largestUserKey()) <= 0) {
-                TableReader r = readers[0][i];
-                candidates[n++] = r;
+                candidates[n++] = readers[0][i];
             }
         }
         for (int level = 1; level < files.length; level++) {
             FileMetaData[] fs = files[level];
             int i = findFile(level, userKey, keyPrefix);
             if (i < fs.length && KeyPrefix.compare(keyPrefix, userKey, smallestPrefix[level][i], fs[i].smallestUserKey()) >= 0) {
-                TableReader r = readers[level][i];
-                candidates[n++] = r;
+                candidates[n++] = readers[level][i];
             }
         }
         long touched = 0;
