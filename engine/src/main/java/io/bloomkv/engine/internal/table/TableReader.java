@@ -331,13 +331,22 @@ public final class TableReader implements AutoCloseable {
     public Entry searchRetained(byte[] userKey, long snapshotSeq) {
         // Seek target: userKey || (MAX_SEQUENCE, FOR_SEEK), the first internal key of userKey; compared in place.
         long seekTrailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
-        BlockIterator idx = index.iterator(InternalKey.COMPARATOR);
-        seekIndex(idx, userKey, userKey.length, seekTrailer);
+        // With the index's fast search the index entries are walked by number and their handles read from its dense
+        // array (IndexSearch.handle); otherwise with the index block's own iterator.
+        IndexSearch search = indexSearch;
+        BlockIterator idx = null;
+        int entry = 0;
+        if (search != null) {
+            entry = search.find(userKey, userKey.length, seekTrailer);
+        } else {
+            idx = index.iterator(InternalKey.COMPARATOR);
+            idx.seekInternal(userKey, userKey.length, seekTrailer);
+        }
         boolean sawUserKey = false;
         boolean first = true;
         try {
-            while (idx.valid()) {
-                Block block = dataBlock(handleOf(idx), true);
+            while (search != null ? entry < search.entries() : idx.valid()) {
+                Block block = dataBlock(search != null ? indexHandle(search, entry) : handleOf(idx), true);
                 BlockIterator it = block.iterator(InternalKey.COMPARATOR);
                 if (first) {
                     it.seekInternal(userKey, userKey.length, seekTrailer);
@@ -365,12 +374,30 @@ public final class TableReader implements AutoCloseable {
                         return new Entry(type, seq, type == ValueType.PUT ? it.value() : null);
                     }
                 }
-                idx.next();
+                if (search != null) {
+                    entry++;
+                } else {
+                    idx.next();
+                }
             }
             return null;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The block handle of index entry {@code i}, from {@code search}'s dense array, checked as {@link #handleOf}
+     * checks a decoded one; an entry whose handle did not pack is decoded (and its damage reported) by handleOf.
+     */
+    private BlockHandle indexHandle(IndexSearch search, int i) {
+        long packed = search.handle(i);
+        if (packed == IndexSearch.NOT_PACKED) {
+            BlockIterator it = index.iterator(InternalKey.COMPARATOR);
+            it.seekToRestartPoint(i);
+            return handleOf(it);
+        }
+        return checkedDataHandle(new BlockHandle(IndexSearch.offsetOf(packed), IndexSearch.sizeOf(packed)));
     }
 
     /** True when {@code userKey} lies within the table's [smallest, largest] user keys (no I/O, no counters). */
@@ -662,6 +689,11 @@ public final class TableReader implements AutoCloseable {
         if (h == null) {
             throw new CorruptionException("malformed block handle in the index", path, footer.index().offset());
         }
+        return checkedDataHandle(h);
+    }
+
+    /** {@code h}, unless it names a block beyond the data area (a {@link CorruptionException}). */
+    private BlockHandle checkedDataHandle(BlockHandle h) {
         if (h.end() > footer.filter().offset()) { // data blocks precede the filter (or where it would be)
             throw new CorruptionException("index names a data block " + h + " beyond the data area", path,
                     footer.index().offset());

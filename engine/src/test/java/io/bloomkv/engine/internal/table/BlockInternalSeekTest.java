@@ -33,6 +33,38 @@ class BlockInternalSeekTest {
         return k;
     }
 
+    /**
+     * The handles {@link IndexSearch} keeps per entry: each is the entry's value decoded, packed as offset and size;
+     * a handle too large to pack or a malformed value is {@link IndexSearch#NOT_PACKED} (the reader decodes those).
+     */
+    @Test
+    void indexSearchKeepsEachEntrysHandle() {
+        long maxSize = (1L << 24) - 1;
+        long maxOffset = (1L << 39) - 1;
+        BlockHandle[] handles = {
+            new BlockHandle(0, 0), new BlockHandle(4096, 4000), new BlockHandle(123_456_789, maxSize),
+            new BlockHandle(maxOffset, 17), new BlockHandle(1, maxSize + 1), new BlockHandle(maxOffset + 1, 1), null,
+        };
+        BlockBuilder b = new BlockBuilder(1);
+        for (int i = 0; i < handles.length; i++) {
+            byte[] value = handles[i] == null ? new byte[] {(byte) 0x80} : handles[i].encode(); // null: a cut varint
+            b.add(InternalKey.encode(new byte[] {'k', (byte) i}, 1, ValueType.PUT), value);
+        }
+        byte[] contents = b.finish();
+        IndexSearch search = IndexSearch.of(new Block(contents, contents.length, FILE, 0));
+        assertThat(search).isNotNull();
+        assertThat(search.entries()).isEqualTo(handles.length);
+        for (int i = 0; i < handles.length; i++) {
+            long packed = search.handle(i);
+            boolean packs = i < 4;
+            assertThat(packed == IndexSearch.NOT_PACKED).as("entry %d: %s", i, handles[i]).isEqualTo(!packs);
+            if (packs) {
+                assertThat(new BlockHandle(IndexSearch.offsetOf(packed), IndexSearch.sizeOf(packed)))
+                        .as("entry %d", i).isEqualTo(handles[i]);
+            }
+        }
+    }
+
     @Test
     void inPlaceSeekMatchesTheModel() {
         System.out.println("BlockInternalSeekTest seed " + SEED + " (replay with -Dbloomkv.seed=" + SEED + ")");

@@ -485,6 +485,31 @@ class TableTest {
         }
     }
 
+    /**
+     * A data block of 16 MiB or more has a handle the index search does not pack ({@link IndexSearch#NOT_PACKED}):
+     * gets decode that index entry instead, and find the keys before, in and after the large block.
+     */
+    @Test
+    void blockTooLargeForAPackedHandleIsStillFound() throws IOException {
+        Path p = dir.resolve("huge.sst");
+        byte[] huge = new byte[(16 << 20) + 1];
+        rnd.nextBytes(huge);
+        try (TableWriter w = new TableWriter(fs.newWritableFile(p), TableBuilderOptions.defaults(), 10)) {
+            for (int i = 0; i < 300; i++) {
+                w.add(InternalKey.encode(userKey(i), 1, ValueType.PUT), i == 150 ? huge : new byte[] {(byte) i});
+            }
+            w.finish();
+        }
+        try (TableReader t = TableReader.open(fs, p, 1, null, null)) {
+            for (int i = 0; i < 300; i++) {
+                TableReader.Entry e = t.get(userKey(i), hash(userKey(i)), 1);
+                assertThat(e).as("key %d", i).isNotNull();
+                assertThat(e.value()).as("key %d", i).isEqualTo(i == 150 ? huge : new byte[] {(byte) i});
+            }
+            assertThat(t.get(userKey(1000), hash(userKey(1000)), 1)).isNull();
+        }
+    }
+
     @Test
     void writerAppendsAtTheFilesCurrentSizeWhenFinishingSyncs() throws IOException {
         io.bloomkv.engine.fs.FaultInjectingFileSystem ffs = io.bloomkv.engine.fs.FaultInjectingFileSystem.overDisk();
