@@ -233,6 +233,12 @@ public final class BenchCommand implements Callable<Integer> {
         boolean tempWork = dbDir == null;
         Path workDir = tempWork ? Files.createTempDirectory("bloomkv-bench") : dbDir;
         PrintWriter out = spec.commandLine().getOut();
+        java.lang.management.MemoryUsage heap = java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        String advice = heapAdvice(heap.getInit(), heap.getMax());
+        if (advice != null) {
+            out.println(advice);
+            out.flush();
+        }
         try {
             boolean list = valueSizes.size() > 1;
             Map<Integer, BenchReport> bySize = new LinkedHashMap<>();
@@ -306,6 +312,24 @@ public final class BenchCommand implements Callable<Integer> {
                 : List.of();
         double secs = (System.nanoTime() - t0) / 1e9;
         return new BenchReport(started, secs, Machine.current(), cfg, engines, coldMethod, phases, Goal.evaluate(phases, cfg), sweep);
+    }
+
+    /**
+     * A note when the heap may shrink between phases ({@code -Xms} below {@code -Xmx}), else null. After the full
+     * collection behind each phase's "heap after GC" the JVM may give heap back to the OS; the next phase then faults
+     * fresh pages in as it allocates, and bloomkv's reads allocate each block they read on the heap: in some runs its
+     * readrandom measured up to 3x slower (50k keys, 1 KB values, five runs: 119k-446k gets/s; with a fixed,
+     * pre-touched heap 457k-496k). RocksDB's blocks are off the Java heap, so the difference would count against
+     * bloomkv alone. Cassandra and Kafka are run with {@code -Xms} = {@code -Xmx} for the same reason.
+     */
+    static String heapAdvice(long initBytes, long maxBytes) {
+        if (initBytes <= 0 || maxBytes <= 0 || initBytes >= maxBytes) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "note: the heap starts at %d MiB of %d MiB and may shrink after each phase's "
+                + "full GC, so some runs pay page faults as it grows back; for steady figures run with -Xms equal to "
+                + "-Xmx and -XX:+AlwaysPreTouch (e.g. java -Xms2g -Xmx2g -XX:+AlwaysPreTouch -jar ...)",
+                initBytes >> 20, maxBytes >> 20);
     }
 
     /** The console output: one table per phase, then the goals. */

@@ -40,4 +40,13 @@ class BenchHelpTest {
         assertThat(exit).isEqualTo(2);
         assertThat(err.toString()).contains("--phase-warmup must be in [0, 10000000], got 10000001");
     }
+
+    /** A heap that may shrink between phases gets a note with the flags that fix it; a fixed heap gets none. */
+    @Test
+    void heapThatMayShrinkGetsTheFixedHeapAdvice() {
+        assertThat(BenchCommand.heapAdvice(64L << 20, 2048L << 20))
+                .contains("starts at 64 MiB of 2048 MiB").contains("-Xms2g -Xmx2g -XX:+AlwaysPreTouch");
+        assertThat(BenchCommand.heapAdvice(2048L << 20, 2048L << 20)).isNull();
+        assertThat(BenchCommand.heapAdvice(-1, 2048L << 20)).isNull(); // undefined initial size: nothing to say
+    }
 }
