@@ -26,6 +26,8 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -233,7 +235,7 @@ public final class BenchCommand implements Callable<Integer> {
         boolean tempWork = dbDir == null;
         Path workDir = tempWork ? Files.createTempDirectory("bloomkv-bench") : dbDir;
         PrintWriter out = spec.commandLine().getOut();
-        java.lang.management.MemoryUsage heap = java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         String advice = heapAdvice(heap.getInit(), heap.getMax());
         if (advice != null) {
             out.println(advice);
