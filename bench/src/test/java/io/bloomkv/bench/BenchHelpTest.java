@@ -49,4 +49,16 @@ class BenchHelpTest {
         assertThat(BenchCommand.heapAdvice(2048L << 20, 2048L << 20)).isNull();
         assertThat(BenchCommand.heapAdvice(-1, 2048L << 20)).isNull(); // undefined initial size: nothing to say
     }
+
+    /** --direct with Bloom-type filters gets a note naming the Ribbon setting; Ribbon, no filters or no --direct none. */
+    @Test
+    void directReadsWithBloomFiltersGetTheRibbonAdvice() {
+        assertThat(BenchCommand.directFilterAdvice(true, true, "BLOCKED"))
+                .contains("BLOCKED filters").contains("--filter-kind RIBBON+MEMORY");
+        assertThat(BenchCommand.directFilterAdvice(true, true, "blocked+monkey")).contains("blocked+monkey filters");
+        assertThat(BenchCommand.directFilterAdvice(true, true, "RIBBON+MEMORY")).isNull();
+        assertThat(BenchCommand.directFilterAdvice(true, true, "RIBBON@2")).isNull();
+        assertThat(BenchCommand.directFilterAdvice(false, true, "BLOCKED")).isNull();
+        assertThat(BenchCommand.directFilterAdvice(true, false, "BLOCKED")).isNull();
+    }
 }
