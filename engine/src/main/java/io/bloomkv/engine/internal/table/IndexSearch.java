@@ -37,10 +37,11 @@ final class IndexSearch {
     /**
      * The search over {@code index}, or null when the block does not have one entry per restart
      * point (written with another restart interval), in which case callers use the block's own search.
+     * {@code dataEnd}: where the table's data blocks end (a handle reaching past it is not packed).
      *
      * @throws io.bloomkv.engine.CorruptionException if an entry is malformed
      */
-    static IndexSearch of(Block index) {
+    static IndexSearch of(Block index, long dataEnd) {
         int n = index.restartCount();
         long[] prefixes = new long[n];
         long[] handles = new long[n];
@@ -54,14 +55,17 @@ final class IndexSearch {
                 throw index.corruption("internal key shorter than its trailer", it.currentOffset());
             }
             prefixes[i] = it.userKeyPrefix();
-            handles[i++] = pack(BlockHandle.decode(it.valueArray(), it.valueOffset(), it.valueLength()));
+            handles[i++] = pack(BlockHandle.decode(it.valueArray(), it.valueOffset(), it.valueLength()), dataEnd);
         }
         return i == n ? new IndexSearch(index, prefixes, handles) : null;
     }
 
-    /** {@code h} packed as {@code offset << 24 | size}, or {@link #NOT_PACKED} when it is null or too large. */
-    static long pack(BlockHandle h) {
-        if (h == null || h.size() > SIZE_MASK || h.offset() >= 1L << (63 - SIZE_BITS)) {
+    /**
+     * {@code h} packed as {@code offset << 24 | size}, or {@link #NOT_PACKED} when it is null, too large, or ends
+     * beyond {@code dataEnd} (damage, which the decode path then reports): a packed handle is checked once, here.
+     */
+    static long pack(BlockHandle h, long dataEnd) {
+        if (h == null || h.size() > SIZE_MASK || h.offset() >= 1L << (63 - SIZE_BITS) || h.end() > dataEnd) {
             return NOT_PACKED;
         }
         return h.offset() << SIZE_BITS | h.size();

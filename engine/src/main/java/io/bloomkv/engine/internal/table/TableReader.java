@@ -85,7 +85,7 @@ public final class TableReader implements AutoCloseable {
         this.fileSize = fileSize;
         this.footer = footer;
         this.index = index;
-        this.indexSearch = indexSearchOf(index);
+        this.indexSearch = indexSearchOf(index, footer.filter().offset()); // data blocks precede the filter
         this.properties = properties;
         this.rawProperties = rawProperties;
         this.filter = filter;
@@ -387,8 +387,8 @@ public final class TableReader implements AutoCloseable {
     }
 
     /**
-     * The block handle of index entry {@code i}, from {@code search}'s dense array, checked as {@link #handleOf}
-     * checks a decoded one; an entry whose handle did not pack is decoded (and its damage reported) by handleOf.
+     * The block handle of index entry {@code i}, from {@code search}'s dense array (checked against the data area
+     * when it was packed); an entry whose handle did not pack is decoded (and its damage reported) by handleOf.
      */
     private BlockHandle indexHandle(IndexSearch search, int i) {
         long packed = search.handle(i);
@@ -397,7 +397,7 @@ public final class TableReader implements AutoCloseable {
             it.seekToRestartPoint(i);
             return handleOf(it);
         }
-        return checkedDataHandle(new BlockHandle(IndexSearch.offsetOf(packed), IndexSearch.sizeOf(packed)));
+        return new BlockHandle(IndexSearch.offsetOf(packed), IndexSearch.sizeOf(packed));
     }
 
     /** True when {@code userKey} lies within the table's [smallest, largest] user keys (no I/O, no counters). */
@@ -676,9 +676,9 @@ public final class TableReader implements AutoCloseable {
     }
 
     /** The index's fast search, or null when its layout does not allow one or it is malformed (gets then report the damage). */
-    private static IndexSearch indexSearchOf(Block index) {
+    private static IndexSearch indexSearchOf(Block index, long dataEnd) {
         try {
-            return IndexSearch.of(index);
+            return IndexSearch.of(index, dataEnd);
         } catch (CorruptionException e) {
             return null;
         }
@@ -689,11 +689,6 @@ public final class TableReader implements AutoCloseable {
         if (h == null) {
             throw new CorruptionException("malformed block handle in the index", path, footer.index().offset());
         }
-        return checkedDataHandle(h);
-    }
-
-    /** {@code h}, unless it names a block beyond the data area (a {@link CorruptionException}). */
-    private BlockHandle checkedDataHandle(BlockHandle h) {
         if (h.end() > footer.filter().offset()) { // data blocks precede the filter (or where it would be)
             throw new CorruptionException("index names a data block " + h + " beyond the data area", path,
                     footer.index().offset());

@@ -51,7 +51,8 @@ class BlockInternalSeekTest {
             b.add(InternalKey.encode(new byte[] {'k', (byte) i}, 1, ValueType.PUT), value);
         }
         byte[] contents = b.finish();
-        IndexSearch search = IndexSearch.of(new Block(contents, contents.length, FILE, 0));
+        Block block = new Block(contents, contents.length, FILE, 0);
+        IndexSearch search = IndexSearch.of(block, Long.MAX_VALUE);
         assertThat(search).isNotNull();
         assertThat(search.entries()).isEqualTo(handles.length);
         for (int i = 0; i < handles.length; i++) {
@@ -63,6 +64,10 @@ class BlockInternalSeekTest {
                         .as("entry %d", i).isEqualTo(handles[i]);
             }
         }
+        // A handle that reaches past the data area is left to the decode path, which reports the damage.
+        IndexSearch bounded = IndexSearch.of(block, handles[1].end() - 1);
+        assertThat(bounded.handle(0)).isNotEqualTo(IndexSearch.NOT_PACKED);
+        assertThat(bounded.handle(1)).isEqualTo(IndexSearch.NOT_PACKED);
     }
 
     @Test
@@ -88,7 +93,7 @@ class BlockInternalSeekTest {
             Arrays.fill(withTrailer, contents.length, withTrailer.length, (byte) 0x7f);
             Block block = new Block(withTrailer, contents.length, FILE, 0);
             assertThat(block.size()).as(ctx).isEqualTo(contents.length);
-            IndexSearch search = IndexSearch.of(block);
+            IndexSearch search = IndexSearch.of(block, Long.MAX_VALUE);
             if (interval == 1 && !model.isEmpty()) {
                 assertThat(search).as(ctx + ": one entry per restart point").isNotNull();
             } else if (model.size() > interval) {
