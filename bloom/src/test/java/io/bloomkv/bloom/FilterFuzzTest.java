@@ -25,7 +25,7 @@ import org.junit.jupiter.api.AfterAll;
  * input (writes the magic and a correct CRC32C) so the fuzzer reaches the checks behind the
  * checksum, which it could not forge by mutation. Plain test runs replay the corpus in
  * src/test/resources/io/bloomkv/bloom/FilterFuzzTestInputs (seeds written by the real serializer,
- * plus every input that once found a bug); README "Reliability" gives the fuzzing command.
+ * plus every input that once found a bug); docs/reliability.md gives the fuzzing command.
  */
 class FilterFuzzTest {
     /** tmpfs where there is one (Linux): {@link #filtersMap} rewrites its file per input, which on a disk costs a journaled truncate. */

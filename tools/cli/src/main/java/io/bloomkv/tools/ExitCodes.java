@@ -2,7 +2,7 @@ package io.bloomkv.tools;
 
 /**
  * Exit codes of the {@code bloomkv} command. Scripts may rely on them; they are part of the
- * command's documented interface (see the README).
+ * command's documented interface (docs/cli.md).
  */
 public final class ExitCodes {
     /** The command did what was asked. */

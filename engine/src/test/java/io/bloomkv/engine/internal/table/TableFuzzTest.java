@@ -36,7 +36,7 @@ import org.junit.jupiter.api.AfterAll;
  * input (writes the magic and correct CRC32Cs of the footer and of every block its handles reach), so
  * the fuzzer gets past the checksums, which it could not forge by mutation. Plain test runs replay the
  * corpus in src/test/resources/io/bloomkv/engine/internal/table/TableFuzzTestInputs (seeds cut from tables the
- * real TableWriter wrote, plus every input that once found a bug); README "Reliability" gives the
+ * real TableWriter wrote, plus every input that once found a bug); docs/reliability.md gives the
  * fuzzing command.
  */
 class TableFuzzTest {
