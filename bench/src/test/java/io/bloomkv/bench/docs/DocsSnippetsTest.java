@@ -1,0 +1,267 @@
+package io.bloomkv.bench.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every {@code ```java} block of README.md and docs/*.md compiles against the project's classes, and runs (docs/README.md,
+ * "Java snippets", documents the two forms). The quickstart can never rot: a block that does not compile or throws fails
+ * this test, named by file and line. The surefire JVM already has Chronicle's flags, so a snippet's main runs in this
+ * JVM, from a child class loader over the compiled class.
+ */
+class DocsSnippetsTest {
+    /** The first line that turns a block into the body of a generated main method. */
+    static final String BODY_MARKER = "// snippet: body";
+
+    /** The imports a body snippet gets (docs/README.md lists them: keep the two in step). */
+    static final List<String> BODY_IMPORTS = List.of(
+            "import io.bloomkv.bloom.*;",
+            "import io.bloomkv.engine.*;",
+            "import io.bloomkv.engine.inspect.*;",
+            "import java.nio.charset.StandardCharsets;",
+            "import java.nio.file.*;",
+            "import java.util.*;",
+            "import static java.nio.charset.StandardCharsets.UTF_8;");
+
+    private static final Pattern TYPE_NAME =
+            Pattern.compile("^\\s*public\\s+(?:final\\s+|abstract\\s+)*(?:class|record|interface|enum)\\s+(\\w+)", Pattern.MULTILINE);
+    private static final Pattern MAIN =
+            Pattern.compile("public\\s+static\\s+void\\s+main\\s*\\(\\s*String\\s*(?:\\[\\s*]\\s*\\w+|\\w+\\s*\\[\\s*]|\\.\\.\\.\\s*\\w+)\\s*\\)");
+
+    /** One fenced Java block: where it is, and its text. */
+    record Snippet(String file, int line, String code) {
+        String where() {
+            return file + ":" + line;
+        }
+
+        boolean isBody() {
+            return code.lines().findFirst().map(String::strip).orElse("").equals(BODY_MARKER);
+        }
+    }
+
+    /** The Java blocks of one markdown text; {@code line} is the 1-based line of the opening fence. */
+    static List<Snippet> javaBlocks(String file, String markdown) {
+        List<Snippet> out = new ArrayList<>();
+        String[] lines = markdown.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String t = lines[i].strip();
+            if (!t.startsWith("```")) {
+                continue;
+            }
+            String info = t.substring(3).strip().toLowerCase(Locale.ROOT);
+            int open = i;
+            StringBuilder code = new StringBuilder();
+            for (i++; i < lines.length && !lines[i].strip().startsWith("```"); i++) {
+                code.append(lines[i]).append('\n');
+            }
+            if (i >= lines.length) {
+                throw new AssertionError(file + ":" + (open + 1) + ": code fence never closed");
+            }
+            if (info.equals("java") || info.startsWith("java ")) {
+                out.add(new Snippet(file, open + 1, code.toString()));
+            }
+        }
+        return out;
+    }
+
+    /** The compilation unit for a snippet and its public class's name. */
+    record Unit(String className, String source, int headerLines) {}
+
+    static Unit unitOf(Snippet s) {
+        if (s.isBody()) {
+            String name = "Snippet_" + s.file().replaceAll("[^A-Za-z0-9]", "_") + "_" + s.line();
+            StringBuilder src = new StringBuilder();
+            for (String imp : BODY_IMPORTS) {
+                src.append(imp).append('\n');
+            }
+            src.append("public class ").append(name).append(" {\n")
+                    .append("public static void main(String[] args) throws Exception {\n");
+            int header = BODY_IMPORTS.size() + 2;
+            src.append(s.code()).append("}\n}\n");
+            return new Unit(name, src.toString(), header);
+        }
+        Matcher m = TYPE_NAME.matcher(s.code());
+        if (!m.find()) {
+            throw new AssertionError(s.where() + ": a Java block must declare a public class, or start with '"
+                    + BODY_MARKER + "' (docs/README.md, \"Java snippets\")");
+        }
+        return new Unit(m.group(1), s.code(), 0);
+    }
+
+    /**
+     * Compiles the snippet into {@code outDir} and runs its main, if it has one. Returns null when it compiled and ran,
+     * else what went wrong, starting with the snippet's file and line.
+     */
+    static String compileAndRun(Snippet s, Path outDir) throws IOException {
+        Unit unit;
+        try {
+            unit = unitOf(s);
+        } catch (AssertionError e) {
+            return e.getMessage();
+        }
+        Path srcDir = Files.createDirectories(outDir.resolve("src"));
+        Path classes = Files.createDirectories(outDir.resolve("classes"));
+        Path source = srcDir.resolve(unit.className() + ".java");
+        Files.writeString(source, unit.source());
+
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertThat(javac).as("a JDK's compiler (javax.tools)").isNotNull();
+        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+        boolean ok;
+        try (StandardJavaFileManager fm = javac.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8)) {
+            List<String> options = List.of("-classpath", classPath(), "-d", classes.toString(), "-proc:none",
+                    "-encoding", "UTF-8", "-Xlint:none", "-nowarn");
+            ok = javac.getTask(null, fm, diagnostics, options, null, fm.getJavaFileObjects(source.toFile())).call();
+        }
+        if (!ok) {
+            StringBuilder msg = new StringBuilder(s.where() + ": the snippet does not compile:");
+            for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
+                if (d.getKind() != Diagnostic.Kind.ERROR) {
+                    continue;
+                }
+                // the block's first code line is the fence's line + 1; a body's code starts after the generated header
+                long docLine = s.line() + d.getLineNumber() - unit.headerLines();
+                msg.append("\n  ").append(s.file()).append(':').append(docLine).append(": ")
+                        .append(d.getMessage(Locale.ROOT));
+            }
+            return msg.toString();
+        }
+        if (!s.isBody() && !MAIN.matcher(s.code()).find()) {
+            return null; // a compile-only unit: compiled, nothing to run
+        }
+        return run(s, unit, classes);
+    }
+
+    private static String run(Snippet s, Unit unit, Path classes) throws IOException {
+        PrintStream out = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
+                DocsSnippetsTest.class.getClassLoader())) {
+            Class<?> c = Class.forName(unit.className(), true, loader);
+            Method main = c.getMethod("main", String[].class);
+            if (!Modifier.isStatic(main.getModifiers())) {
+                return s.where() + ": main is not static";
+            }
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            main.invoke(null, (Object) new String[0]);
+            return null;
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            java.io.StringWriter trace = new java.io.StringWriter();
+            cause.printStackTrace(new java.io.PrintWriter(trace));
+            return s.where() + ": the snippet threw " + cause + "\n" + trace + "output so far:\n"
+                    + captured.toString(StandardCharsets.UTF_8);
+        } catch (ReflectiveOperationException e) {
+            return s.where() + ": cannot run the snippet's main: " + e;
+        } finally {
+            System.setOut(out);
+        }
+    }
+
+    /** The test class path: surefire's (its booter jar may stand for it in java.class.path) and the JVM's. */
+    private static String classPath() {
+        Set<String> entries = new LinkedHashSet<>();
+        for (String prop : List.of("surefire.test.class.path", "java.class.path")) {
+            String v = System.getProperty(prop);
+            if (v != null && !v.isBlank()) {
+                entries.addAll(List.of(v.split(File.pathSeparator)));
+            }
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyJavaBlockCompilesAndRuns() {
+        Path root = DocsFiles.repoRoot();
+        List<Snippet> snippets = new ArrayList<>();
+        for (Path page : DocsFiles.pagesWithSnippets(root)) {
+            snippets.addAll(javaBlocks(DocsFiles.name(root, page), DocsFiles.read(page)));
+        }
+        assertThat(snippets).as("Java blocks in README.md and docs/").isNotEmpty();
+        return snippets.stream().map(s -> DynamicTest.dynamicTest(s.where(), () -> {
+            Path dir = Files.createTempDirectory("bloomkv-doc-snippet");
+            try {
+                String problem = compileAndRun(s, dir);
+                if (problem != null) {
+                    fail(problem);
+                }
+            } finally {
+                deleteTree(dir);
+            }
+        }));
+    }
+
+    /** The front page's quickstart is one of the snippets that run. */
+    @Test
+    void theReadmeHasARunnableQuickstart() {
+        Path root = DocsFiles.repoRoot();
+        List<Snippet> readme = javaBlocks("README.md", DocsFiles.read(root.resolve("README.md")));
+        assertThat(readme).as("README.md's Java blocks")
+                .anyMatch(s -> s.isBody() || MAIN.matcher(s.code()).find());
+        assertThat(readme).anyMatch(s -> s.code().contains("Db.open"));
+    }
+
+    /** The checker fails a block that does not compile and one that throws, naming file and line. */
+    @Test
+    void aBrokenSnippetIsReportedWithItsFileAndLine(@TempDir Path tmp) throws IOException {
+        String page = "text\n\n```java\n" + BODY_MARKER + "\nint x = \"not an int\";\n```\n\n```java\n" + BODY_MARKER
+                + "\nthrow new IllegalStateException(\"boom\");\n```\n\n```java\nclass NotPublic {}\n```\n";
+        List<Snippet> blocks = javaBlocks("docs/example.md", page);
+        assertThat(blocks).extracting(Snippet::line).containsExactly(3, 8, 13);
+        String compile = compileAndRun(blocks.get(0), tmp.resolve("a"));
+        assertThat(compile).startsWith("docs/example.md:3: the snippet does not compile").contains("docs/example.md:5:");
+        String thrown = compileAndRun(blocks.get(1), tmp.resolve("b"));
+        assertThat(thrown).startsWith("docs/example.md:8: the snippet threw java.lang.IllegalStateException: boom");
+        assertThat(compileAndRun(blocks.get(2), tmp.resolve("c"))).startsWith("docs/example.md:13: a Java block must");
+        String good = "```java\n" + BODY_MARKER + "\nSystem.out.println(UTF_8.name() + Db.MAX_KEY_SIZE);\n```\n";
+        assertThat(compileAndRun(javaBlocks("x.md", good).get(0), tmp.resolve("d"))).isNull();
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                try {
+                    Files.delete(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        }
+    }
+}
