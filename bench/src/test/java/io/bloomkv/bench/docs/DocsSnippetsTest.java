@@ -30,7 +30,9 @@ import javax.tools.DiagnosticCollector;
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
 import javax.tools.StandardJavaFileManager;
+import javax.tools.StandardLocation;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -137,14 +139,13 @@ class DocsSnippetsTest {
         Path source = srcDir.resolve(unit.className() + ".java");
         Files.writeString(source, unit.source());
 
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertThat(javac).as("a JDK's compiler (javax.tools)").isNotNull();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         boolean ok;
-        try (StandardJavaFileManager fm = javac.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8)) {
-            List<String> options = List.of("-classpath", classPath(), "-d", classes.toString(), "-proc:none",
-                    "-encoding", "UTF-8", "-Xlint:none", "-nowarn");
-            ok = javac.getTask(null, fm, diagnostics, options, null, fm.getJavaFileObjects(source.toFile())).call();
+        synchronized (DocsSnippetsTest.class) {
+            StandardJavaFileManager fm = fileManager();
+            fm.setLocation(StandardLocation.CLASS_OUTPUT, List.of(classes.toFile()));
+            List<String> options = List.of("-proc:none", "-encoding", "UTF-8", "-Xlint:none", "-nowarn");
+            ok = compiler().getTask(null, fm, diagnostics, options, null, fm.getJavaFileObjects(source.toFile())).call();
         }
         if (!ok) {
             StringBuilder msg = new StringBuilder(s.where() + ": the snippet does not compile:");
@@ -191,8 +192,37 @@ class DocsSnippetsTest {
         }
     }
 
+    private static JavaCompiler compiler;
+    private static StandardJavaFileManager fileManager;
+
+    private static JavaCompiler compiler() {
+        if (compiler == null) {
+            compiler = ToolProvider.getSystemJavaCompiler();
+            assertThat(compiler).as("a JDK's compiler (javax.tools)").isNotNull();
+        }
+        return compiler;
+    }
+
+    /** One file manager for every snippet: it opens the class path's jars once, not once per snippet. */
+    private static StandardJavaFileManager fileManager() throws IOException {
+        if (fileManager == null) {
+            StandardJavaFileManager fm = compiler().getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+            fm.setLocation(StandardLocation.CLASS_PATH, classPath());
+            fileManager = fm;
+        }
+        return fileManager;
+    }
+
+    @AfterAll
+    static void closeFileManager() throws IOException {
+        if (fileManager != null) {
+            fileManager.close();
+            fileManager = null;
+        }
+    }
+
     /** The test class path: surefire's (its booter jar may stand for it in java.class.path) and the JVM's. */
-    private static String classPath() {
+    private static List<File> classPath() {
         Set<String> entries = new LinkedHashSet<>();
         for (String prop : List.of("surefire.test.class.path", "java.class.path")) {
             String v = System.getProperty(prop);
@@ -200,7 +230,7 @@ class DocsSnippetsTest {
                 entries.addAll(List.of(v.split(File.pathSeparator)));
             }
         }
-        return String.join(File.pathSeparator, entries);
+        return entries.stream().filter(e -> !e.isBlank()).map(File::new).toList();
     }
 
     @TestFactory
