@@ -327,10 +327,10 @@ public final class BenchCommand implements Callable<Integer> {
     /**
      * A note when the heap may shrink between phases ({@code -Xms} below {@code -Xmx}), else null. After the full
      * collection behind each phase's "heap after GC" the JVM may give heap back to the OS; the next phase then faults
-     * fresh pages in as it allocates, and bloomkv's reads allocate each block they read on the heap: in some runs its
-     * readrandom measured up to 3x slower (50k keys, 1 KB values, five runs: 119k-446k gets/s; with a fixed,
-     * pre-touched heap 457k-496k). RocksDB's blocks are off the Java heap, so the difference would count against
-     * bloomkv alone. Cassandra and Kafka are run with {@code -Xms} = {@code -Xmx} for the same reason.
+     * fresh pages in as it allocates, and bloomkv's reads allocate each block they read on the heap, so its readrandom
+     * pays page faults the fixed, pre-touched heap does not (bench/RESULTS.md, "Heap"). RocksDB's blocks are off the
+     * Java heap, so the difference would count against bloomkv alone. Cassandra and Kafka are run with {@code -Xms} =
+     * {@code -Xmx} for the same reason.
      */
     static String heapAdvice(long initBytes, long maxBytes) {
         if (initBytes <= 0 || maxBytes <= 0 || initBytes >= maxBytes) {

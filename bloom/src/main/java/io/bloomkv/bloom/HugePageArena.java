@@ -15,8 +15,8 @@ import net.openhft.posix.PosixAPI;
  * <p>Why: a filter probe is one random cache line in a body of hundreds of kilobytes, and a database of 10M keys
  * has 12.5 MB of filters at 10 bits per key. On 4 KiB pages that is 3,000 pages, more than the second-level TLB
  * holds, so nearly every probe also misses the TLB, and under a hypervisor each miss is a two-dimensional page walk.
- * Measured on the 2-core KVM machine of the README (a C loop of dependent random loads over 16 MiB): 86 ns per load
- * on 4 KiB pages, 47 ns on 2 MiB pages. RocksDB offers the same for its memtable arenas
+ * On 2 MiB pages the same bodies need a few TLB entries, and a random load is about one memory access instead of a
+ * page walk plus one (bench/RESULTS.md keeps the measurement). RocksDB offers the same for its memtable arenas
  * ({@code memtable_huge_page_size}).
  *
  * <p>How: memory is mapped anonymously with {@code mmap}, aligned to 2 MiB, and advised with

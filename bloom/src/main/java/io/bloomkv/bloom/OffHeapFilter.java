@@ -170,7 +170,10 @@ abstract class OffHeapFilter implements Filter {
         keyCount--;
     }
 
-    /** The last {@link #expectedFpp()} answer and the key count it was computed for (the BLOCKED formula costs ~1 ms). */
+    /**
+     * The last {@link #expectedFpp()} answer and the key count it was computed for (the BLOCKED formula sums over the
+     * Poisson block load: too costly to repeat per call).
+     */
     private record FppMemo(long keys, double fpp) {
     }
 

@@ -178,8 +178,8 @@ final class RibbonFilter extends OffHeapFilter {
      * leaves after the first group 15 times in 16, a branch the CPU predicts, where an exit at the first wrong column
      * (each column fails with probability 1/2) would be mispredicted about once per absent key. No branch depends
      * on the start offset. {@link #probe} keeps its own branchy shape rather than sharing this one with a group of 1:
-     * out of the cache that shared version measured slower for a lone probe (5 probes over 62 MB of filters:
-     * 971-989 ns against 762-861).
+     * out of the cache a lone probe gains more from its early exit (fewer instructions before the next probe's miss
+     * can start) than it loses to mispredictions, and the shared version measured slower there (bench/RESULTS.md).
      */
     @Override
     boolean probeTouched(long hash) {

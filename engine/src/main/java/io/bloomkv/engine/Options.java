@@ -55,8 +55,8 @@ public final class Options {
     /**
      * The defaults: BLOCKED filters at 10 bits per key, 96 MiB write buffer (1 immutable), 4 KiB blocks, 32 MiB block
      * cache, SyncMode.NONE, level sizes computed from the last level upward over a 512 MiB base with a
-     * multiplier of 10, 64 MiB tables, level-0 triggers 4 / 20 / 36. The README ("Why these defaults")
-     * gives the measurements behind each.
+     * multiplier of 10, 64 MiB tables, level-0 triggers 4 / 20 / 36. docs/user-guide.md ("Why these defaults")
+     * gives the reason for each.
      */
     public static Options defaults() {
         return new Options();
@@ -161,10 +161,10 @@ public final class Options {
     /**
      * Tables of {@code level} and every deeper level get {@link FilterKind#RIBBON} filters, the levels above keep
      * {@link #filterKind()} (RocksDB's {@code NewRibbonFilterPolicy(bits, bloom_before_level)}): the deep levels hold
-     * most keys and are asked least, so the static filter's ~30% smaller memory pays there and its 3-4x costlier
-     * construction (tables are rebuilt by compaction) is spent where it saves most. {@code -1} (the default) turns
-     * it off; {@code 0} makes every table RIBBON. A RIBBON table gets the bits per key at which RIBBON reaches the
-     * rate BLOCKED has at {@link #bitsPerKey} (or at the level's {@link FilterAllocation#MONKEY} share): "bits per
+     * most keys and are asked least, so the static filter's ~30% smaller memory pays there and its several times
+     * costlier construction (tables are rebuilt by compaction) is spent where it saves most. {@code -1} (the default)
+     * turns it off; {@code 0} makes every table RIBBON. A RIBBON table gets the bits per key at which RIBBON reaches
+     * the rate BLOCKED has at {@link #bitsPerKey} (or at the level's {@link FilterAllocation#MONKEY} share): "bits per
      * key" stays the Bloom-equivalent budget, as in RocksDB; under {@link FilterBudget#MEMORY} it spends those bits
      * instead, for a lower rate.
      */
@@ -205,8 +205,8 @@ public final class Options {
     /**
      * Bytes a memtable takes (its entries laid out flat: links, lengths, keys, values) before it is frozen and flushed,
      * at least 4 KiB. Default 96 MiB: ~147 bytes per 16-byte key with a 100-byte value, so ~685,000 such entries and
-     * ~84 MB tables; a 10M-key load writes 2.10x its data at 96 MiB against 2.65x at 64 MiB (README, "Why these
-     * defaults").
+     * ~84 MB tables; a 10M-key load writes 2.10x its data at 96 MiB against 2.65x at 64 MiB (docs/user-guide.md, "Why
+     * these defaults").
      */
     public Options writeBufferSize(long bytes) {
         check(bytes >= 4096, "writeBufferSize must be >= 4096: " + bytes);
@@ -301,13 +301,13 @@ public final class Options {
 
     /**
      * Read table files through a read-only memory mapping of each (LevelDB's table reads, RocksDB's
-     * {@code allow_mmap_reads}): a data block that misses the block cache is copied out of the mapping, with no
-     * system call, instead of read with {@code pread} (on the README's machine a random 4 KiB read from the page cache
-     * took 1.4-1.6 µs against 3.3-4.4 µs). The blocks of a mapped table written without compression skip the block
-     * cache, as LevelDB's do: the mapping is their cache, and a copy out of it costs less than a cache insert (the
-     * README's "Mapped reads" has the measurements). A table whose file cannot be mapped
-     * (a {@link #fileSystem} without mapped reads, the process's mapping limit) is read with {@code pread}. Ignored
-     * under {@link #useDirectReads}, which bypasses the page cache a mapping reads from. Default true.
+     * {@code allow_mmap_reads}): a data block that misses the block cache is copied out of the mapping, with no system
+     * call, instead of read with {@code pread} (a system call per block). The blocks of a mapped table written without
+     * compression skip the block cache, as LevelDB's do: the mapping is their cache, and a copy out of it costs less
+     * than a cache insert (docs/operations.md, "Mapped reads"; the measurements are in bench/RESULTS.md). A table whose
+     * file cannot be mapped (a {@link #fileSystem} without mapped reads, the process's mapping limit) is read with
+     * {@code pread}. Ignored under {@link #useDirectReads}, which bypasses the page cache a mapping reads from. Default
+     * true.
      */
     public Options useMmapReads(boolean mmap) {
         this.useMmapReads = mmap;

@@ -12,8 +12,8 @@ import net.openhft.posix.PosixAPI;
  * A {@link ReadableFile} over a read-only shared memory mapping of the whole file (LevelDB's table reads, RocksDB's
  * {@code allow_mmap_reads}, Lucene's {@code MMapDirectory}): a read copies the bytes out of the mapping, with no
  * system call. Where the pages are in the OS page cache that is a memory copy, against a {@code pread} that enters
- * the kernel for every block (on the README's KVM machine a random 4 KiB read took 3.3-4.4 µs with {@code pread} and
- * 1.4-1.6 µs from a mapping). A page not yet in memory is read by the page fault that touches it.
+ * the kernel for every block, so a random 4 KiB read from the page cache costs less from a mapping (bench/RESULTS.md
+ * has the figures). A page not yet in memory is read by the page fault that touches it.
  *
  * <p>The mapping is made with {@code mmap(2)} through Chronicle's {@code net.openhft:posix} (the calls the filters'
  * huge-page arena uses) and advised {@code MADV_RANDOM}, as RocksDB advises table files, so a page fault reads the

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
  * RocksDB's tickers (BLOOM_FILTER_USEFUL, BLOOM_FILTER_FULL_POSITIVE,
  * BLOOM_FILTER_FULL_TRUE_POSITIVE, BLOCK_CACHE_*). Thread-safe.
  *
- * <p>Each update of a {@link LongAdder} is an atomic read-modify-write (about 8 ns here, and a fence that keeps
+ * <p>Each update of a {@link LongAdder} is an atomic read-modify-write (a locked instruction, and a fence that keeps
  * the loads around it from overlapping), so the get path adds its filter counts once per get
  * ({@link #recordProbes}), not once per table, and the positives are derived: checks - useful.
  */

@@ -148,7 +148,7 @@ public final class TableReader implements AutoCloseable {
             }
             // A mapped table of uncompressed blocks skips the block cache: the mapping is its cache (LevelDB does not
             // cache blocks read from a mapping either). A block copied out of the page cache costs less than a cache
-            // insert that evicts another (README, "Mapped reads").
+            // insert that evicts another (docs/operations.md, "Mapped reads").
             BlockCache cache = mappedFile != null && props.compression() == Compression.NONE ? null : cacheOrNull;
             return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, cache,
                     counters == null ? new ReadCounters() : counters);
@@ -712,10 +712,10 @@ public final class TableReader implements AutoCloseable {
     }
 
     /**
-     * An iterator over every entry of the table for one forward pass (compaction): data blocks are read from a
-     * window of {@code readaheadBytes} of the file, one read per window instead of one per block, and bypass the
-     * block cache. Under {@code useDirectReads} a per-block read is a device read (~30 µs on the README's machine),
-     * so a compaction reading 4 KiB at a time fell behind the writes; RocksDB reads compaction inputs with a 2 MiB
+     * An iterator over every entry of the table for one forward pass (compaction): data blocks are read from a window
+     * of {@code readaheadBytes} of the file, one read per window instead of one per block, and bypass the block cache.
+     * Under {@code useDirectReads} a per-block read is a device read, tens of microseconds against a page-cache copy,
+     * so a compaction reading 4 KiB at a time falls behind the writes; RocksDB reads compaction inputs with a 2 MiB
      * {@code compaction_readahead_size} for the same reason. Seeks and backward steps work as in {@link #iterator()}.
      */
     public InternalIterator compactionIterator(int readaheadBytes) {

@@ -169,10 +169,10 @@ public final class Version implements LevelView {
         // one per deeper level; table bounds compared by their KeyPrefix first). The second loads one word of each
         // one's filter line, in a loop of a few instructions per table: the loads are independent, so their cache
         // misses overlap, where the probes alone would take them one after another (a get at 10M keys asks 4-5
-        // filters, ~100-230 ns each from memory). Touching each table as the first pass finds it overlapped them
-        // less: the binary searches between two touches (mispredicted branches, ~100 instructions a level) fill the
-        // reorder buffer behind the first miss before the next load issues; the tight loop took an absent get at
-        // 10M keys from ~1.06 to ~0.67 µs with mapped reads (README, "Scale", "The touch loop"). The third pass
+        // filters, each line a DRAM access once the filters outgrow the caches). Touching each table as the first
+        // pass finds it overlapped them less: the binary searches between two touches (mispredicted branches, ~100
+        // instructions a level) fill the reorder buffer behind the first miss before the next load issues, so the
+        // touches sit in a loop of their own (docs/architecture.md; bench/RESULTS.md, "The touch loop"). The third pass
         // probes, from the cache now, and searches the tables the filters let through, in the same order.
         // Probes are counted once per get (ReadCounters.recordProbes), not once per table: each count is an atomic
         // update, which also fences the next probe's load.
