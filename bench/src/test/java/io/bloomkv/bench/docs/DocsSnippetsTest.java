@@ -39,10 +39,10 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every {@code ```java} block of README.md and docs/*.md compiles against the project's classes, and runs (docs/README.md,
- * "Java snippets", documents the two forms). The quickstart can never rot: a block that does not compile or throws fails
- * this test, named by file and line. The surefire JVM already has Chronicle's flags, so a snippet's main runs in this
- * JVM, from a child class loader over the compiled class.
+ * Every {@code ```java} block of README.md and docs/*.md compiles against the project's classes, and runs
+ * (docs/README.md, "Java snippets", documents the two forms). The quickstart can never rot: a block that does not
+ * compile or throws fails this test, named by file and line. The surefire JVM already has Chronicle's flags, so a
+ * snippet's main runs in this JVM, from a child class loader over the compiled class.
  */
 class DocsSnippetsTest {
     /** The first line that turns a block into the body of a generated main method. */
@@ -58,10 +58,10 @@ class DocsSnippetsTest {
             "import java.util.*;",
             "import static java.nio.charset.StandardCharsets.UTF_8;");
 
-    private static final Pattern TYPE_NAME =
-            Pattern.compile("^\\s*public\\s+(?:final\\s+|abstract\\s+)*(?:class|record|interface|enum)\\s+(\\w+)", Pattern.MULTILINE);
-    private static final Pattern MAIN =
-            Pattern.compile("public\\s+static\\s+void\\s+main\\s*\\(\\s*String\\s*(?:\\[\\s*]\\s*\\w+|\\w+\\s*\\[\\s*]|\\.\\.\\.\\s*\\w+)\\s*\\)");
+    private static final Pattern TYPE_NAME = Pattern.compile(
+            "^\\s*public\\s+(?:final\\s+|abstract\\s+)*(?:class|record|interface|enum)\\s+(\\w+)", Pattern.MULTILINE);
+    private static final Pattern MAIN = Pattern.compile("public\\s+static\\s+void\\s+main\\s*\\(\\s*String\\s*"
+            + "(?:\\[\\s*]\\s*\\w+|\\w+\\s*\\[\\s*]|\\.\\.\\.\\s*\\w+)\\s*\\)");
 
     /** One fenced Java block: where it is, and its text. */
     record Snippet(String file, int line, String code) {
@@ -124,6 +124,23 @@ class DocsSnippetsTest {
     }
 
     /**
+     * A snippet that opens a database on disk does so in a fresh temporary directory and removes it (docs/README.md,
+     * "Java snippets"); one that makes a temporary file deletes it. Null when the snippet follows that, else why not.
+     */
+    static String cleanupProblem(Snippet s) {
+        String code = s.code();
+        if (code.contains("Db.open(") && !code.contains("InMemoryFileSystem")
+                && !(code.contains("Files.createTempDirectory(") && code.contains("Db.destroy("))) {
+            return s.where() + ": a snippet that opens a database must use Files.createTempDirectory and end with "
+                    + "Db.destroy";
+        }
+        if (code.contains("Files.createTempFile(") && !code.contains("Files.delete(")) {
+            return s.where() + ": a snippet that makes a temporary file must delete it";
+        }
+        return null;
+    }
+
+    /**
      * Compiles the snippet into {@code outDir} and runs its main, if it has one. Returns null when it compiled and ran,
      * else what went wrong, starting with the snippet's file and line.
      */
@@ -145,7 +162,8 @@ class DocsSnippetsTest {
             StandardJavaFileManager fm = fileManager();
             fm.setLocation(StandardLocation.CLASS_OUTPUT, List.of(classes.toFile()));
             List<String> options = List.of("-proc:none", "-encoding", "UTF-8", "-Xlint:none", "-nowarn");
-            ok = compiler().getTask(null, fm, diagnostics, options, null, fm.getJavaFileObjects(source.toFile())).call();
+            Iterable<? extends JavaFileObject> units = fm.getJavaFileObjects(source.toFile());
+            ok = compiler().getTask(null, fm, diagnostics, options, null, units).call();
         }
         if (!ok) {
             StringBuilder msg = new StringBuilder(s.where() + ": the snippet does not compile:");
@@ -244,6 +262,10 @@ class DocsSnippetsTest {
         return snippets.stream().map(s -> DynamicTest.dynamicTest(s.where(), () -> {
             Path dir = Files.createTempDirectory("bloomkv-doc-snippet");
             try {
+                String cleanup = cleanupProblem(s);
+                if (cleanup != null) {
+                    fail(cleanup);
+                }
                 String problem = compileAndRun(s, dir);
                 if (problem != null) {
                     fail(problem);
@@ -272,10 +294,14 @@ class DocsSnippetsTest {
         List<Snippet> blocks = javaBlocks("docs/example.md", page);
         assertThat(blocks).extracting(Snippet::line).containsExactly(3, 8, 13);
         String compile = compileAndRun(blocks.get(0), tmp.resolve("a"));
-        assertThat(compile).startsWith("docs/example.md:3: the snippet does not compile").contains("docs/example.md:5:");
+        assertThat(compile).startsWith("docs/example.md:3: the snippet does not compile")
+                .contains("docs/example.md:5:");
         String thrown = compileAndRun(blocks.get(1), tmp.resolve("b"));
         assertThat(thrown).startsWith("docs/example.md:8: the snippet threw java.lang.IllegalStateException: boom");
         assertThat(compileAndRun(blocks.get(2), tmp.resolve("c"))).startsWith("docs/example.md:13: a Java block must");
+        Snippet leaky = javaBlocks("docs/leak.md", "```java\n" + BODY_MARKER
+                + "\ntry (Db db = Db.open(Path.of(\"/tmp/x\"), Options.defaults())) { }\n```\n").get(0);
+        assertThat(cleanupProblem(leaky)).startsWith("docs/leak.md:1: a snippet that opens a database");
         String good = "```java\n" + BODY_MARKER + "\nSystem.out.println(UTF_8.name() + Db.MAX_KEY_SIZE);\n```\n";
         assertThat(compileAndRun(javaBlocks("x.md", good).get(0), tmp.resolve("d"))).isNull();
     }
