@@ -18,7 +18,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -141,47 +144,99 @@ class DocsSnippetsTest {
     }
 
     /**
-     * Compiles the snippet into {@code outDir} and runs its main, if it has one. Returns null when it compiled and ran,
-     * else what went wrong, starting with the snippet's file and line.
+     * Compiles the snippets together, in one javac task, into {@code workDir}/classes (one task opens the class path
+     * once: a task per snippet would take seconds each). Returns each snippet's problem, if it has one: not a unit,
+     * a class name another block already uses, or its compile errors, each with its file and line in the page. When
+     * some snippets fail, the others are compiled again without them, since javac writes no class after an error.
      */
-    static String compileAndRun(Snippet s, Path outDir) throws IOException {
-        Unit unit;
-        try {
-            unit = unitOf(s);
-        } catch (AssertionError e) {
-            return e.getMessage();
+    static Map<Snippet, String> compile(List<Snippet> snippets, Path workDir) throws IOException {
+        Map<Snippet, String> problems = new LinkedHashMap<>();
+        Map<Snippet, Unit> units = new LinkedHashMap<>();
+        Map<String, Snippet> byClass = new HashMap<>();
+        Path srcDir = Files.createDirectories(workDir.resolve("src"));
+        Path classes = Files.createDirectories(workDir.resolve("classes"));
+        Map<String, Snippet> bySourceName = new HashMap<>();
+        for (Snippet s : snippets) {
+            Unit unit;
+            try {
+                unit = unitOf(s);
+            } catch (AssertionError e) {
+                problems.put(s, e.getMessage());
+                continue;
+            }
+            Snippet other = byClass.putIfAbsent(unit.className(), s);
+            if (other != null) {
+                problems.put(s, s.where() + ": class " + unit.className() + " is already declared by the block at "
+                        + other.where() + "; give this one another name");
+                continue;
+            }
+            Path source = srcDir.resolve(unit.className() + ".java");
+            Files.writeString(source, unit.source());
+            units.put(s, unit);
+            bySourceName.put(source.toFile().getName(), s);
         }
-        Path srcDir = Files.createDirectories(outDir.resolve("src"));
-        Path classes = Files.createDirectories(outDir.resolve("classes"));
-        Path source = srcDir.resolve(unit.className() + ".java");
-        Files.writeString(source, unit.source());
+        List<Snippet> toCompile = new ArrayList<>(units.keySet());
+        for (int round = 0; round < 2 && !toCompile.isEmpty(); round++) {
+            Map<Snippet, String> errors = javac(toCompile, units, bySourceName, srcDir, classes);
+            if (errors.isEmpty()) {
+                break;
+            }
+            problems.putAll(errors);
+            toCompile.removeAll(errors.keySet());
+        }
+        return problems;
+    }
 
+    private static Map<Snippet, String> javac(List<Snippet> snippets, Map<Snippet, Unit> units,
+            Map<String, Snippet> bySourceName, Path srcDir, Path classes) throws IOException {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         boolean ok;
         synchronized (DocsSnippetsTest.class) {
             StandardJavaFileManager fm = fileManager();
             fm.setLocation(StandardLocation.CLASS_OUTPUT, List.of(classes.toFile()));
             List<String> options = List.of("-proc:none", "-encoding", "UTF-8", "-Xlint:none", "-nowarn");
-            Iterable<? extends JavaFileObject> units = fm.getJavaFileObjects(source.toFile());
-            ok = compiler().getTask(null, fm, diagnostics, options, null, units).call();
+            List<File> files = snippets.stream()
+                    .map(s -> srcDir.resolve(units.get(s).className() + ".java").toFile()).toList();
+            Iterable<? extends JavaFileObject> sources = fm.getJavaFileObjectsFromFiles(files);
+            ok = compiler().getTask(null, fm, diagnostics, options, null, sources).call();
         }
-        if (!ok) {
-            StringBuilder msg = new StringBuilder(s.where() + ": the snippet does not compile:");
-            for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
-                if (d.getKind() != Diagnostic.Kind.ERROR) {
-                    continue;
-                }
-                // the block's first code line is the fence's line + 1; a body's code starts after the generated header
-                long docLine = s.line() + d.getLineNumber() - unit.headerLines();
-                msg.append("\n  ").append(s.file()).append(':').append(docLine).append(": ")
-                        .append(d.getMessage(Locale.ROOT));
+        Map<Snippet, StringBuilder> messages = new LinkedHashMap<>();
+        for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
+            if (d.getKind() != Diagnostic.Kind.ERROR) {
+                continue;
             }
-            return msg.toString();
+            Snippet s = d.getSource() == null ? null : bySourceName.get(new File(d.getSource().getName()).getName());
+            List<Snippet> owners = s == null ? snippets : List.of(s);
+            for (Snippet o : owners) {
+                // the block's first code line is the fence's line + 1; a body's code starts after the generated header
+                long docLine = o.line() + d.getLineNumber() - units.get(o).headerLines();
+                messages.computeIfAbsent(o, k -> new StringBuilder(k.where() + ": the snippet does not compile:"))
+                        .append("\n  ").append(o.file()).append(':').append(s == null ? o.line() : docLine)
+                        .append(": ").append(d.getMessage(Locale.ROOT));
+            }
         }
+        if (!ok && messages.isEmpty()) {
+            for (Snippet o : snippets) {
+                messages.put(o, new StringBuilder(o.where() + ": javac failed without an error message"));
+            }
+        }
+        Map<Snippet, String> out = new LinkedHashMap<>();
+        messages.forEach((k, v) -> out.put(k, v.toString()));
+        return out;
+    }
+
+    /** Runs the compiled snippet's main, if it has one: null when it ran (or has none), else what it threw. */
+    static String runCompiled(Snippet s, Path workDir) throws IOException {
         if (!s.isBody() && !MAIN.matcher(s.code()).find()) {
             return null; // a compile-only unit: compiled, nothing to run
         }
-        return run(s, unit, classes);
+        return run(s, unitOf(s), workDir.resolve("classes"));
+    }
+
+    /** Compiles one snippet into {@code workDir} and runs it: null when both worked, else what went wrong. */
+    static String compileAndRun(Snippet s, Path workDir) throws IOException {
+        String problem = compile(List.of(s), workDir).get(s);
+        return problem != null ? problem : runCompiled(s, workDir);
     }
 
     private static String run(Snippet s, Unit unit, Path classes) throws IOException {
@@ -231,12 +286,19 @@ class DocsSnippetsTest {
         return fileManager;
     }
 
+    /** The compiled snippets' directories, removed after the class. */
+    private static final List<Path> workDirs = new ArrayList<>();
+
     @AfterAll
-    static void closeFileManager() throws IOException {
+    static void cleanUp() throws IOException {
         if (fileManager != null) {
             fileManager.close();
             fileManager = null;
         }
+        for (Path dir : workDirs) {
+            deleteTree(dir);
+        }
+        workDirs.clear();
     }
 
     /** The test class path: surefire's (its booter jar may stand for it in java.class.path) and the JVM's. */
@@ -259,19 +321,26 @@ class DocsSnippetsTest {
             snippets.addAll(javaBlocks(DocsFiles.name(root, page), DocsFiles.read(page)));
         }
         assertThat(snippets).as("Java blocks in README.md and docs/").isNotEmpty();
+        Path work;
+        Map<Snippet, String> compileProblems;
+        try {
+            work = Files.createTempDirectory("bloomkv-doc-snippets");
+            workDirs.add(work);
+            compileProblems = compile(snippets, work);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return snippets.stream().map(s -> DynamicTest.dynamicTest(s.where(), () -> {
-            Path dir = Files.createTempDirectory("bloomkv-doc-snippet");
-            try {
-                String cleanup = cleanupProblem(s);
-                if (cleanup != null) {
-                    fail(cleanup);
-                }
-                String problem = compileAndRun(s, dir);
-                if (problem != null) {
-                    fail(problem);
-                }
-            } finally {
-                deleteTree(dir);
+            String cleanup = cleanupProblem(s);
+            if (cleanup != null) {
+                fail(cleanup);
+            }
+            String problem = compileProblems.get(s);
+            if (problem == null) {
+                problem = runCompiled(s, work);
+            }
+            if (problem != null) {
+                fail(problem);
             }
         }));
     }
@@ -290,15 +359,24 @@ class DocsSnippetsTest {
     @Test
     void aBrokenSnippetIsReportedWithItsFileAndLine(@TempDir Path tmp) throws IOException {
         String page = "text\n\n```java\n" + BODY_MARKER + "\nint x = \"not an int\";\n```\n\n```java\n" + BODY_MARKER
-                + "\nthrow new IllegalStateException(\"boom\");\n```\n\n```java\nclass NotPublic {}\n```\n";
+                + "\nthrow new IllegalStateException(\"boom\");\n```\n\n```java\nclass NotPublic {}\n```\n\n"
+                + "```java\npublic class Twice { public static void main(String[] a) { } }\n```\n\n"
+                + "```java\npublic class Twice { }\n```\n";
         List<Snippet> blocks = javaBlocks("docs/example.md", page);
-        assertThat(blocks).extracting(Snippet::line).containsExactly(3, 8, 13);
-        String compile = compileAndRun(blocks.get(0), tmp.resolve("a"));
-        assertThat(compile).startsWith("docs/example.md:3: the snippet does not compile")
+        assertThat(blocks).extracting(Snippet::line).containsExactly(3, 8, 13, 17, 21);
+        // compiled together, as the docs are: the good blocks still compile beside the broken ones
+        Map<Snippet, String> problems = compile(blocks, tmp.resolve("together"));
+        assertThat(problems).containsOnlyKeys(blocks.get(0), blocks.get(2), blocks.get(4));
+        assertThat(problems.get(blocks.get(0))).startsWith("docs/example.md:3: the snippet does not compile")
                 .contains("docs/example.md:5:");
-        String thrown = compileAndRun(blocks.get(1), tmp.resolve("b"));
-        assertThat(thrown).startsWith("docs/example.md:8: the snippet threw java.lang.IllegalStateException: boom");
-        assertThat(compileAndRun(blocks.get(2), tmp.resolve("c"))).startsWith("docs/example.md:13: a Java block must");
+        assertThat(problems.get(blocks.get(2))).startsWith("docs/example.md:13: a Java block must");
+        assertThat(problems.get(blocks.get(4)))
+                .startsWith("docs/example.md:21: class Twice is already declared by the block at docs/example.md:17");
+        assertThat(runCompiled(blocks.get(1), tmp.resolve("together")))
+                .startsWith("docs/example.md:8: the snippet threw java.lang.IllegalStateException: boom");
+        assertThat(runCompiled(blocks.get(3), tmp.resolve("together"))).isNull();
+        // one by one
+        assertThat(compileAndRun(blocks.get(0), tmp.resolve("a"))).startsWith("docs/example.md:3: the snippet");
         Snippet leaky = javaBlocks("docs/leak.md", "```java\n" + BODY_MARKER
                 + "\ntry (Db db = Db.open(Path.of(\"/tmp/x\"), Options.defaults())) { }\n```\n").get(0);
         assertThat(cleanupProblem(leaky)).startsWith("docs/leak.md:1: a snippet that opens a database");
