@@ -352,7 +352,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         return "note: under --direct each false positive is a device read; bloomkv's " + filterKind + " filters let "
                 + "about as many absent keys through to one as RocksDB's Bloom filter at the same bits per key (~1% at "
-                + "10). --filter-kind RIBBON+MEMORY spends the same filter memory for ~8x fewer (README, \"Direct "
+                + "10). --filter-kind RIBBON+MEMORY spends the same filter memory for ~8x fewer (docs/operations.md, \"Direct "
                 + "reads\"); add +ROCKSDB-RIBBON to give RocksDB its Ribbon filter too";
     }
 
