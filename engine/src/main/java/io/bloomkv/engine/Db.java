@@ -1,5 +1,6 @@
 package io.bloomkv.engine;
 
+import io.bloomkv.bloom.JvmEnvironment;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.fs.FileSystem;
@@ -127,6 +128,7 @@ public final class Db implements AutoCloseable {
      * @throws BloomKvIOException on an I/O error
      */
     public static Db open(Path dir, Options options) {
+        JvmEnvironment.ensureInitialized(); // before Chronicle, posix or XXH3 is touched: see its class comment
         if (dir == null) {
             throw new InvalidArgumentException("directory is null");
         }
