@@ -418,7 +418,7 @@ public final class FilterMath {
     /**
      * Probability that one given counter of a counting filter with m counters reaches 15 after n keys with k
      * probes: its count is Binomial(kn, 1/m) ≈ Poisson(kn/m), so
-     * <pre>P = 1 - Σ_{j<15} e^(-kn/m) (kn/m)^j / j!</pre>
+     * <pre>P = 1 - Σ_{j&lt;15} e^(-kn/m) (kn/m)^j / j!</pre>
      */
     public static double counterSaturationProbability(long m, int k, long n) {
         checkMkn(m, k, n);

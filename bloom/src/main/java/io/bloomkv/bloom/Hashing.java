@@ -10,6 +10,10 @@ public final class Hashing {
     /** Identifies this hash function and the probe derivation in serialized filters. */
     public static final int HASH_VERSION = 1;
 
+    static {
+        JvmEnvironment.ensureInitialized(); // before zero-allocation-hashing's Unsafe access is initialised
+    }
+
     private static final LongHashFunction XXH3 = LongHashFunction.xx3();
 
     private Hashing() {

@@ -31,7 +31,8 @@ import net.openhft.posix.PosixAPI;
  * opened, not on the read path).
  *
  * <p>{@link #shared()} is the arena of the process, or null (bodies then come from {@code malloc} through Chronicle,
- * on 4 KiB pages) when the system property {@value #PROPERTY} is {@code false}, the OS is not Linux, or mapping fails.
+ * on 4 KiB pages) when the system property {@value #PROPERTY} is {@code false}, the OS is not Linux, native access
+ * is off on Java 24+ ({@link JvmEnvironment}), or mapping fails.
  */
 final class HugePageArena {
     /** System property that turns the arena off ({@code -Dbloomkv.filters.hugePages=false}). */
@@ -79,7 +80,8 @@ final class HugePageArena {
 
     private static HugePageArena open() {
         if (!Boolean.parseBoolean(System.getProperty(PROPERTY, "true"))
-                || !System.getProperty("os.name", "").startsWith("Linux")) {
+                || !System.getProperty("os.name", "").startsWith("Linux")
+                || !JvmEnvironment.nativeAccessEnabled()) { // Java 24+ without native access: no JNI (see JvmEnvironment)
             return null;
         }
         try {

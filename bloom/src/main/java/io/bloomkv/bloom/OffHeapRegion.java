@@ -19,6 +19,10 @@ final class OffHeapRegion {
     /** Blocks of the blocked layout are one cache line; allocated bodies start on this boundary. */
     static final int ALIGNMENT = 64;
 
+    static {
+        JvmEnvironment.ensureInitialized(); // before the first Chronicle class is initialised
+    }
+
     private final Bytes<?> handle;
     private final boolean storeHasOwnReference;
     private final BytesStore<?, ?> store;

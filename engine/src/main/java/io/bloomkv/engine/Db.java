@@ -1,5 +1,6 @@
 package io.bloomkv.engine;
 
+import io.bloomkv.bloom.JvmEnvironment;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.fs.FileSystem;
@@ -127,6 +128,7 @@ public final class Db implements AutoCloseable {
      * @throws BloomKvIOException on an I/O error
      */
     public static Db open(Path dir, Options options) {
+        JvmEnvironment.ensureInitialized(); // before Chronicle, posix or XXH3 is touched: see its class comment
         if (dir == null) {
             throw new InvalidArgumentException("directory is null");
         }
@@ -512,7 +514,22 @@ public final class Db implements AutoCloseable {
         compactor.compactRange(from, to);
     }
 
-    /** Waits until no memtable waits for a flush and the compactor is idle; for tests and benchmarks. */
+    /**
+     * Waits until the background work due now is done: every immutable memtable flushed to a table, and no
+     * compaction running or needed (no level's compaction score at 1 or above, when automatic compaction is on).
+     * RocksDB's {@code DB::WaitForCompact} is the counterpart. Use it after a bulk load so that reads which follow
+     * find the tree in its settled shape, before measuring, or before copying the database's files elsewhere.
+     *
+     * <p>The active memtable is not flushed: call {@link #flush()} first for that (RocksDB's
+     * {@code WaitForCompactOptions.flush}). Writes made by other threads while it waits may start new work, which it
+     * may or may not wait for; it returns once it has seen the background idle. The wait is not interruptible and has
+     * no time limit: it ends when the work ends, when a background error stops the work, or when the database is
+     * closed by another thread.
+     *
+     * @throws DbClosedException if the database is closed
+     * @throws BloomKvException the background error that stopped flushes or compactions (the database then
+     *     refuses writes with the same error)
+     */
     public void waitForBackgroundWork() {
         checkOpen();
         state.lock();

@@ -161,7 +161,7 @@ public final class DbIterator implements AutoCloseable {
         }
     }
 
-    /** Positions at the last key <= {@code target} (RocksDB's {@code SeekForPrev}; below the upper bound). */
+    /** Positions at the last key {@code <= target} (RocksDB's {@code SeekForPrev}; below the upper bound). */
     public synchronized void seekForPrev(byte[] target) {
         checkOpen();
         WriteBatch.checkKey(target);

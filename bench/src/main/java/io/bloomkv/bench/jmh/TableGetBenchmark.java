@@ -3,15 +3,7 @@ package io.bloomkv.bench.jmh;
 import io.bloomkv.bench.workload.KeySpace;
 import io.bloomkv.bench.workload.ValueSource;
 import io.bloomkv.bloom.FilterKind;
-import io.bloomkv.bloom.Hashing;
-import io.bloomkv.engine.internal.InternalKey;
-import io.bloomkv.engine.internal.ValueType;
-import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.internal.table.BlockCache;
-import io.bloomkv.engine.internal.table.ReadCounters;
-import io.bloomkv.engine.internal.table.TableBuilderOptions;
-import io.bloomkv.engine.internal.table.TableReader;
-import io.bloomkv.engine.internal.table.TableWriter;
+import io.bloomkv.engine.inspect.TableProbe;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -32,7 +24,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One bloomkv table alone: {@link TableReader#get} (filter, then index, then data block through an
+ * One bloomkv table alone: {@link TableProbe#get} (filter, then index, then data block through an
  * 8 MiB block cache) for present keys and for absent keys inside the table's key range, with the
  * key's hash computed once per get as the Db does. {@code bitsPerKey=0} measures the table without
  * a filter.
@@ -56,7 +48,7 @@ public class TableGetBenchmark {
     public String filterKind;
 
     private Path dir;
-    private TableReader table;
+    private TableProbe table;
     private KeyPool pool;
 
     @Setup(Level.Trial)
@@ -65,17 +57,14 @@ public class TableGetBenchmark {
         KeySpace ks = new KeySpace(keys, 16);
         ValueSource values = new ValueSource(100, 1);
         Path file = dir.resolve("000001.sst");
-        TableBuilderOptions opts = TableBuilderOptions.defaults().blockSize(4096)
-                .filterKind(FilterKind.valueOf(filterKind)).bitsPerKey(bitsPerKey);
-        FileSystem fs = FileSystem.disk();
-        try (TableWriter w = new TableWriter(fs.newWritableFile(file), opts, keys)) {
+        try (TableProbe.Writer w = TableProbe.Writer.create(file, FilterKind.valueOf(filterKind), bitsPerKey, 4096, keys)) {
             for (long j = 0; j < keys; j++) {
                 long id = ks.loadedId(j);
-                w.add(InternalKey.encode(ks.key(id), j + 1, ValueType.PUT), values.value(id, 0));
+                w.add(ks.key(id), values.value(id, 0));
             }
             w.finish();
         }
-        table = TableReader.open(fs, file, 1, new BlockCache(8L << 20), new ReadCounters());
+        table = TableProbe.open(file, 8L << 20);
         pool = new KeyPool(ks, keys);
     }
 
@@ -87,14 +76,12 @@ public class TableGetBenchmark {
     }
 
     @Benchmark
-    public TableReader.Entry tableGetPresent(KeyPool.Cursor c) {
-        byte[] k = pool.present[c.next()];
-        return table.get(k, Hashing.hash64(k), InternalKey.MAX_SEQUENCE);
+    public byte[] tableGetPresent(KeyPool.Cursor c) {
+        return table.get(pool.present[c.next()]);
     }
 
     @Benchmark
-    public TableReader.Entry tableGetAbsent(KeyPool.Cursor c) {
-        byte[] k = pool.absent[c.next()];
-        return table.get(k, Hashing.hash64(k), InternalKey.MAX_SEQUENCE);
+    public byte[] tableGetAbsent(KeyPool.Cursor c) {
+        return table.get(pool.absent[c.next()]);
     }
 }

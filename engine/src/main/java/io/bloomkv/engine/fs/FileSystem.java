@@ -8,8 +8,10 @@ import java.util.Optional;
 
 /**
  * Every file operation of the engine goes through this interface, so tests can substitute a
- * {@link FaultInjectingFileSystem} (injected I/O errors, simulated crashes) for the real
- * {@link DiskFileSystem}. Implementations are thread-safe.
+ * {@code FaultInjectingFileSystem} (injected I/O errors, simulated crashes; in the test-support artifact
+ * {@code io.bloomkv:bloomkv-testing}, as Pebble keeps {@code vfs/errorfs} and RocksDB its
+ * {@code FaultInjectionTestFS} apart from the store) for the real {@link DiskFileSystem}. Implementations are
+ * thread-safe.
  */
 public interface FileSystem {
 

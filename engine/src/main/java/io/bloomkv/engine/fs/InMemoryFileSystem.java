@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       {@code O_TRUNC} does), so readers opened before see it shrink. {@link WritableFile#flush} and
  *       {@link WritableFile#sync} only check that the file is open: every appended byte is at once
  *       visible and as durable as this file system gets (it has no crash model; wrap it in a
- *       {@link FaultInjectingFileSystem} for one). A reader or writer throws an {@link IOException}
+ *       {@code FaultInjectingFileSystem} of {@code bloomkv-testing} for one). A reader or writer throws an {@link IOException}
  *       once closed; closing again does nothing.
  *   <li><b>Directories</b> are explicit, as on disk: a file can only be created in a directory that
  *       exists ({@link #createDirectories}; a root such as {@code /} always exists), {@link #list}

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import io.bloomkv.bloom.JvmEnvironment;
 import net.openhft.chronicle.core.UnsafeMemory;
 import net.openhft.posix.PosixAPI;
 
@@ -73,6 +74,10 @@ final class MappedReadableFile implements ReadableFile {
      *                     limit, no native access on this platform)
      */
     static MappedReadableFile open(Path p) throws IOException {
+        if (!JvmEnvironment.nativeAccessEnabled()) {
+            throw new IOException("memory-mapped reads need native access on Java " + Runtime.version().feature()
+                    + " (run with --enable-native-access=ALL-UNNAMED): " + p);
+        }
         PosixAPI posix;
         try {
             posix = PosixAPI.posix();

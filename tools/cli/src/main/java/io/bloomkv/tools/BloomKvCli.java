@@ -1,5 +1,6 @@
 package io.bloomkv.tools;
 
+import io.bloomkv.bloom.JvmEnvironment;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
@@ -58,6 +59,8 @@ public final class BloomKvCli implements Callable<Integer> {
         System.setProperty("chronicle.analytics.disable", "true");
         // No SLF4J binding is shipped: keep its "no providers" notice off stderr, which carries only errors.
         System.setProperty("slf4j.internal.verbosity", "ERROR");
+        // A command prints only its answer: no bloomkv notice about missing JVM flags (see JvmEnvironment).
+        System.setProperty(JvmEnvironment.NOTICE_PROPERTY, "false");
         // The bench draws its PNG charts (XChart) without a display.
         System.setProperty("java.awt.headless", "true");
         System.exit(newCommandLine().execute(args));

@@ -2,14 +2,14 @@ package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.internal.table.TableReader;
+import io.bloomkv.engine.inspect.OpenResources;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
 
 /**
  * Runs the {@code bloomkv} command line in-process and captures what it prints. Every run must give
- * back the tables (and their off-heap filters) it opened: checked with TableReader's live counters.
+ * back the tables (and their off-heap filters) it opened: checked with the inspect API's OpenResources counters.
  */
 final class Cli {
     /** The outcome of one run. */
@@ -28,13 +28,13 @@ final class Cli {
         StringWriter err = new StringWriter();
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
-        long tablesBefore = TableReader.liveTables();
-        long filterBytesBefore = TableReader.liveFilterBytes();
+        long tablesBefore = OpenResources.tables();
+        long filterBytesBefore = OpenResources.filterBytes();
         int code = cl.execute(args);
         Result result = new Result(code, out.toString(), err.toString());
-        assertThat(TableReader.liveTables()).as("tables left open by " + String.join(" ", args) + "\n" + result)
+        assertThat(OpenResources.tables()).as("tables left open by " + String.join(" ", args) + "\n" + result)
                 .isEqualTo(tablesBefore);
-        assertThat(TableReader.liveFilterBytes()).as("filter bytes left by " + String.join(" ", args))
+        assertThat(OpenResources.filterBytes()).as("filter bytes left by " + String.join(" ", args))
                 .isEqualTo(filterBytesBefore);
         return result;
     }

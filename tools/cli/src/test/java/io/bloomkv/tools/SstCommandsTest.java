@@ -2,11 +2,8 @@ package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.internal.InternalKey;
-import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.internal.table.BlockHandle;
-import io.bloomkv.engine.internal.table.TableFormat;
-import io.bloomkv.engine.internal.table.TableReader;
+import io.bloomkv.engine.inspect.Region;
+import io.bloomkv.engine.inspect.TableDump;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,9 +26,9 @@ class SstCommandsTest {
     }
 
     /** The data blocks of {@code table}, from its index. */
-    private static List<BlockHandle> dataBlocks(Path table) throws IOException {
-        try (TableReader t = TableReader.open(FileSystem.disk(), table, 1, null, null)) {
-            return t.indexEntries().stream().map(TableReader.IndexEntry::handle).toList();
+    private static List<Region> dataBlocks(Path table) throws IOException {
+        try (TableDump t = TableDump.open(table)) {
+            return t.index().stream().map(TableDump.IndexEntry::block).toList();
         }
     }
 
@@ -141,8 +138,8 @@ class SstCommandsTest {
     @Test
     void flippedDataByteIsNamedByVerifyAndStopsReads() throws IOException {
         Path table = table();
-        List<BlockHandle> blocks = dataBlocks(table);
-        BlockHandle second = blocks.get(1);
+        List<Region> blocks = dataBlocks(table);
+        Region second = blocks.get(1);
         TestDbs.flipByte(table, second.offset() + 17);
 
         Cli.Result r = Cli.run("sst", "verify", table.toString());
@@ -173,8 +170,8 @@ class SstCommandsTest {
     void flippedFilterByteFailsOpen() throws IOException {
         Path table = table();
         long filterOffset;
-        try (TableReader t = TableReader.open(FileSystem.disk(), table, 1, null, null)) {
-            filterOffset = t.footer().filter().offset();
+        try (TableDump t = TableDump.open(table)) {
+            filterOffset = t.filterBlock().offset();
         }
         TestDbs.flipByte(table, filterOffset + 100);
         Cli.Result verify = Cli.run("sst", "verify", table.toString());
@@ -214,7 +211,7 @@ class SstCommandsTest {
         Cli.Result empty = Cli.run("sst", "verify", Files.createDirectories(tmp.resolve("empty")).toString());
         assertThat(empty.exitCode()).isEqualTo(ExitCodes.IO_ERROR);
         assertThat(empty.err()).contains("holds no table, WAL or MANIFEST file");
-        Path shortFile = Files.write(tmp.resolve("000009.sst"), new byte[TableFormat.FOOTER_SIZE - 1]);
+        Path shortFile = Files.write(tmp.resolve("000009.sst"), new byte[TableDump.FOOTER_SIZE - 1]);
         Cli.Result tooShort = Cli.run("sst", "dump", shortFile.toString());
         assertThat(tooShort.exitCode()).isEqualTo(ExitCodes.CORRUPTION);
         assertThat(tooShort.err()).contains("too short");
@@ -222,10 +219,10 @@ class SstCommandsTest {
 
     /** The first user key stored in data block {@code index} of {@code table}. */
     private static String firstKeyOfBlock(Path table, int index) throws IOException {
-        try (TableReader t = TableReader.open(FileSystem.disk(), table, 1, null, null)) {
-            byte[] prev = t.indexEntries().get(index - 1).separator();
+        try (TableDump t = TableDump.open(table)) {
+            byte[] prev = t.index().get(index - 1).separator().userKey();
             // Keys are key%06d of even ids; the separator is the last key of the previous block.
-            String last = new String(InternalKey.userKey(prev), StandardCharsets.UTF_8);
+            String last = new String(prev, StandardCharsets.UTF_8);
             int id = Integer.parseInt(last.substring(3)) + 2;
             return String.format("key%06d", id);
         }

@@ -197,7 +197,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": put failed", e);
         }
-        StoreQueryUtils.updatePosition(position, context);
+        updatePosition();
     }
 
     @Override
@@ -219,7 +219,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
             addTo(batch, e.key.get(), e.value);
         }
         write(batch);
-        StoreQueryUtils.updatePosition(position, context);
+        updatePosition();
     }
 
     @Override
@@ -365,6 +365,20 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     @Override
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
         flush();
+    }
+
+    /**
+     * Advances the position to the record being processed, through the public StateStoreContext.recordMetadata()
+     * (what Kafka's internal StoreQueryUtils.updatePosition does; no metadata outside processing, e.g. in a punctuator).
+     */
+    private void updatePosition() {
+        if (context != null) {
+            context.recordMetadata().ifPresent(m -> {
+                if (m.topic() != null) {
+                    position.withComponent(m.topic(), m.partition(), m.offset());
+                }
+            });
+        }
     }
 
     private void writePosition() {

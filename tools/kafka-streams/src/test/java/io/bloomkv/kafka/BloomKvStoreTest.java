@@ -63,8 +63,8 @@ class BloomKvStoreTest {
     void closeAll() {
         stores.forEach(BloomKvStore::close);
         // Every table and its off-heap filter released exactly once the stores are closed.
-        assertThat(io.bloomkv.engine.internal.table.TableReader.liveTables()).as("tables left open").isZero();
-        assertThat(io.bloomkv.engine.internal.table.TableReader.liveFilterBytes()).as("off-heap filter bytes left").isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.tables()).as("tables left open").isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes()).as("off-heap filter bytes left").isZero();
     }
 
     private static Bytes b(String s) {

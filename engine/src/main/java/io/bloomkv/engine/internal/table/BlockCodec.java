@@ -2,6 +2,7 @@ package io.bloomkv.engine.internal.table;
 
 import io.bloomkv.engine.internal.util.Coding;
 import com.github.luben.zstd.Zstd;
+import io.bloomkv.bloom.JvmEnvironment;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import java.nio.file.Path;
@@ -20,7 +21,9 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * naming the file and the block's offset. Thread-safe (the codec objects are stateless).
  */
 final class BlockCodec {
-    private static final LZ4Factory LZ4 = LZ4Factory.fastestInstance();
+    /** The JNI codec where native code may load without a JDK notice, else the pure-Java one (the same format). */
+    private static final LZ4Factory LZ4 = JvmEnvironment.nativeAccessEnabled()
+            ? LZ4Factory.fastestInstance() : LZ4Factory.fastestJavaInstance();
     private static final LZ4Compressor LZ4_COMPRESSOR = LZ4.fastCompressor();
     /** The bounds-checked decompressor: malformed input is an exception, never a read or write out of range. */
     private static final LZ4SafeDecompressor LZ4_DECOMPRESSOR = LZ4.safeDecompressor();

@@ -1,0 +1,133 @@
+package io.bloomkv.kafka;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.Location;
+import java.io.File;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.Sensor.RecordingLevel;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Kafka Streams internals the store module still uses (docs/kafka-streams.md, "Kafka internals the stores
+ * use"), each checked by reflection with the exact signature the code calls: a Kafka upgrade that removes or changes
+ * one fails here with its name, not later in an application whose stores stop restoring. A second check reads the
+ * module's compiled classes: a Kafka internal that is not on this list fails the build until it is added here and to
+ * the docs with its reason.
+ */
+class KafkaInternalsContractTest {
+    private static final String PROCESSOR_INTERNALS = "org.apache.kafka.streams.processor.internals.";
+    private static final String STATE_INTERNALS = "org.apache.kafka.streams.state.internals.";
+
+    /** Every Kafka internal class the main code names. */
+    static final Set<String> NAMED = Set.of(
+            STATE_INTERNALS + "OffsetCheckpoint",
+            STATE_INTERNALS + "StoreQueryUtils",
+            PROCESSOR_INTERNALS + "RecordBatchingStateRestoreCallback",
+            PROCESSOR_INTERNALS + "ChangelogRecordDeserializationHelper",
+            PROCESSOR_INTERNALS + "ProcessorContextUtils",
+            PROCESSOR_INTERNALS + "metrics.StreamsMetricsImpl",
+            "org.apache.kafka.streams.StreamsConfig$InternalConfig");
+
+    @Test
+    void offsetCheckpointReadsAndWritesThePositionFile() throws Exception {
+        Class<?> checkpoint = Class.forName(STATE_INTERNALS + "OffsetCheckpoint");
+        Constructor<?> ctor = checkpoint.getConstructor(File.class);
+        assertThat(Modifier.isPublic(ctor.getModifiers())).isTrue();
+        Class<?> utils = Class.forName(STATE_INTERNALS + "StoreQueryUtils");
+        assertStatic(utils.getMethod("readPositionFromCheckpoint", checkpoint), Position.class);
+        assertStatic(utils.getMethod("checkpointPosition", checkpoint, Position.class), void.class);
+    }
+
+    @Test
+    void storeQueryUtilsAnswersTheBasicQueries() throws Exception {
+        Class<?> utils = Class.forName(STATE_INTERNALS + "StoreQueryUtils");
+        assertStatic(utils.getMethod("handleBasicQueries", Query.class, PositionBound.class, QueryConfig.class,
+                StateStore.class, Position.class, StateStoreContext.class), QueryResult.class);
+    }
+
+    @Test
+    void restoreSeesWholeChangelogRecords() throws Exception {
+        Class<?> callback = Class.forName(PROCESSOR_INTERNALS + "RecordBatchingStateRestoreCallback");
+        assertThat(callback.isInterface()).isTrue();
+        Method restoreBatch = callback.getMethod("restoreBatch", Collection.class);
+        assertThat(Modifier.isAbstract(restoreBatch.getModifiers())).as("the one method a store implements").isTrue();
+        assertThat(restoreBatch.getReturnType()).isEqualTo(void.class);
+        Class<?> helper = Class.forName(PROCESSOR_INTERNALS + "ChangelogRecordDeserializationHelper");
+        assertStatic(helper.getMethod("applyChecksAndUpdatePosition", ConsumerRecord.class, boolean.class,
+                Position.class), void.class);
+    }
+
+    @Test
+    void storeLevelGaugesGoThroughStreamsMetricsImpl() throws Exception {
+        Class<?> impl = Class.forName(PROCESSOR_INTERNALS + "metrics.StreamsMetricsImpl");
+        Class<?> utils = Class.forName(PROCESSOR_INTERNALS + "ProcessorContextUtils");
+        assertStatic(utils.getMethod("metricsImpl", StateStoreContext.class), impl);
+        Method add = impl.getMethod("addStoreLevelMutableMetric", String.class, String.class, String.class,
+                String.class, String.class, RecordingLevel.class, Gauge.class);
+        assertThat(Modifier.isStatic(add.getModifiers())).isFalse();
+        Method remove = impl.getMethod("removeAllStoreLevelSensorsAndMetrics", String.class, String.class);
+        assertThat(Modifier.isStatic(remove.getModifiers())).isFalse();
+    }
+
+    @Test
+    void consistencyVectorSwitchIsAnInternalConfig() throws Exception {
+        Class<?> internal = Class.forName("org.apache.kafka.streams.StreamsConfig$InternalConfig");
+        assertThat(internal.getEnclosingClass()).isEqualTo(StreamsConfig.class);
+        Field key = internal.getField("IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED");
+        assertThat(Modifier.isStatic(key.getModifiers())).isTrue();
+        assertThat(key.get(null)).isEqualTo("__iq.consistency.offset.vector.enabled__");
+        assertStatic(internal.getMethod("getBoolean", Map.class, String.class, boolean.class), boolean.class);
+    }
+
+    @Test
+    void theMainCodeUsesNoOtherKafkaInternal() {
+        JavaClasses main = new ClassFileImporter().importLocations(Set.of(Location.of(Path.of("target", "classes"))));
+        DescribedPredicate<JavaClass> unnamedInternal = DescribedPredicate.describe(
+                "a Kafka internal not named in KafkaInternalsContractTest and docs/kafka-streams.md",
+                c -> c.getName().startsWith("org.apache.kafka.") && isInternal(c) && !NAMED.contains(outermostOrSelf(c)));
+        noClasses().should().dependOnClassesThat(unnamedInternal).check(main);
+    }
+
+    private static boolean isInternal(JavaClass c) {
+        return c.getPackageName().contains(".internals") || c.getName().contains("$InternalConfig");
+    }
+
+    /** The named class a nested class belongs to (StreamsMetricsImpl$X counts as StreamsMetricsImpl). */
+    private static String outermostOrSelf(JavaClass c) {
+        String n = c.getName();
+        if (NAMED.contains(n)) {
+            return n;
+        }
+        int dollar = n.indexOf('$');
+        return dollar < 0 ? n : n.substring(0, dollar);
+    }
+
+    private static void assertStatic(Method m, Class<?> returnType) {
+        assertThat(Modifier.isStatic(m.getModifiers())).as("%s is static", m).isTrue();
+        assertThat(Modifier.isPublic(m.getModifiers())).as("%s is public", m).isTrue();
+        assertThat(m.getReturnType()).as("return type of %s", m).isEqualTo(returnType);
+    }
+}
