@@ -530,6 +530,28 @@ public final class Db implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------ operations
+
+    /**
+     * Writes a consistent point-in-time copy of the database into {@code dir} (RocksDB's
+     * {@code Checkpoint::CreateCheckpoint}): a directory {@link #open} accepts, in this process or another, holding
+     * exactly the writes acknowledged before this call. Writers go on meanwhile. Tables are hard-linked where the
+     * file system allows (same device), copied otherwise; the WAL is cut at the point. {@code dir} must not exist or
+     * be empty. A checkpoint cut short by an error or a crash has no CURRENT file and is refused by {@link #open};
+     * after an error its files are removed. See {@link Checkpointer}.
+     *
+     * @throws InvalidArgumentException if {@code dir} is null, not empty, a file, or this database's directory
+     * @throws DbReadOnlyException when opened read-only
+     * @throws BloomKvIOException on an I/O error
+     */
+    public void checkpoint(Path dir) {
+        checkWritable("checkpoint");
+        if (dir == null) {
+            throw new InvalidArgumentException("checkpoint: directory is null");
+        }
+        new Checkpointer(fs, this.dir, versions, obsolete, commits::syncWal).run(dir);
+    }
+
     // ------------------------------------------------------------------ stats, accessors
 
     /** The counters and the shape of the database now. */

@@ -33,6 +33,7 @@ import picocli.CommandLine.Model.CommandSpec;
             BloomCommand.class,
             StressCommand.class,
             CrashTestCommand.class,
+            CheckpointCommand.class,
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
