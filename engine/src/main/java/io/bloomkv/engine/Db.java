@@ -94,6 +94,8 @@ public final class Db implements AutoCloseable {
     private final Set<DbIterator> openIterators = ConcurrentHashMap.newKeySet();
     private Flusher flusher;
     private Compactor compactor;
+    /** Unregisters this database's {@link DbMXBean}; taken (once) by {@link #close}. */
+    private final java.util.concurrent.atomic.AtomicReference<AutoCloseable> jmx = new java.util.concurrent.atomic.AtomicReference<>();
 
     private Db(Path dir, Options options, Closeable dirLock) {
         this.dir = dir;
@@ -141,7 +143,7 @@ public final class Db implements AutoCloseable {
         FileSystem fs = opts.fileSystem();
         Path abs = dir.toAbsolutePath().normalize();
         if (opts.readOnly()) {
-            return openReadOnly(fs, abs, opts);
+            return openReadOnly(fs, abs, opts, dir.toString());
         }
         Closeable lock = null;
         Db db = null;
@@ -164,6 +166,7 @@ public final class Db implements AutoCloseable {
             db = new Db(abs, opts, lock);
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).run();
             db.startBackgroundThreads();
+            db.jmx.set(DbJmx.register(db, dir.toString(), db.state::backgroundError));
             return db;
         } catch (IOException e) {
             cleanupFailedOpen(db, lock, e);
@@ -175,7 +178,7 @@ public final class Db implements AutoCloseable {
     }
 
     /** {@link #open} with {@link Options#readOnly}: takes no lock, writes nothing, starts no thread. */
-    private static Db openReadOnly(FileSystem fs, Path abs, Options opts) {
+    private static Db openReadOnly(FileSystem fs, Path abs, Options opts, String dirAsPassed) {
         Db db = null;
         try {
             if (!fs.exists(abs)) {
@@ -187,6 +190,7 @@ public final class Db implements AutoCloseable {
             }
             db = new Db(abs, opts, () -> { });
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).runReadOnly();
+            db.jmx.set(DbJmx.register(db, dirAsPassed, db.state::backgroundError));
             return db;
         } catch (IOException e) {
             cleanupFailedOpen(db, null, e);
@@ -552,6 +556,31 @@ public final class Db implements AutoCloseable {
         new Checkpointer(fs, this.dir, versions, obsolete, commits::syncWal).run(dir);
     }
 
+    /**
+     * The value of a named property, for scripts and health checks (RocksDB's {@code DB::GetProperty}, with
+     * {@code bloomkv.} for {@code rocksdb.}): {@code bloomkv.estimate-num-keys}, {@code bloomkv.levelstats},
+     * {@code bloomkv.num-files-at-level<N>}, {@code bloomkv.filter-memory}, {@code bloomkv.background-errors},
+     * {@code bloomkv.stats}, ... (the full list: docs/operations.md, "Properties"). Unknown names, and a level
+     * the database does not have, give an empty result.
+     *
+     * @throws InvalidArgumentException if {@code name} is null
+     */
+    public Optional<String> property(String name) {
+        checkOpen();
+        if (name == null) {
+            throw new InvalidArgumentException("property name is null");
+        }
+        Version v = versions.current();
+        boolean pending = options.autoCompaction() && v != null && v.compactionScore() >= 1;
+        return DbProperties.get(name, stats(), blockCacheUsedBytes(),
+                blockCache == null ? -1 : blockCache.capacityBytes(), state.backgroundError(), pending);
+    }
+
+    /** Bytes the block cache holds now (for a shared cache, all its users'), or -1 without a cache. */
+    long blockCacheUsedBytes() {
+        return blockCache == null ? -1 : blockCache.usedBytes();
+    }
+
     // ------------------------------------------------------------------ stats, accessors
 
     /** The counters and the shape of the database now. */
@@ -678,6 +707,14 @@ public final class Db implements AutoCloseable {
      */
     @Override
     public void close() {
+        AutoCloseable mbean = jmx.getAndSet(null);
+        if (mbean != null) {
+            try {
+                mbean.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot unregister the MBean of " + dir, e);
+            }
+        }
         state.lock();
         try {
             if (state.closed) {
