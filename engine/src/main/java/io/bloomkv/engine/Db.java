@@ -92,6 +92,7 @@ public final class Db implements AutoCloseable {
     private final CommitPipeline commits;
     private final SnapshotList snapshots = new SnapshotList();
     private final Set<DbIterator> openIterators = ConcurrentHashMap.newKeySet();
+    private final Events events;
     private Flusher flusher;
     private Compactor compactor;
     /** Unregisters this database's {@link DbMXBean}; taken (once) by {@link #close}. */
@@ -114,6 +115,9 @@ public final class Db implements AutoCloseable {
         obsoleteRef[0] = obsolete;
         this.outputs = new TableOutputs(fs, dir, options, versions, tableCache, obsolete, counters);
         this.commits = new CommitPipeline(state, versions, options, fs, dir, counters);
+        this.events = new Events(DbLog.withLog(options.listeners()), dir);
+        this.obsolete.events(events);
+        this.commits.events(events);
     }
 
     // ------------------------------------------------------------------ open
@@ -166,6 +170,11 @@ public final class Db implements AutoCloseable {
             db = new Db(abs, opts, lock);
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).run();
             db.startBackgroundThreads();
+            if (DbLog.LOG.isInfoEnabled()) {
+                Stats st = db.stats();
+                DbLog.LOG.info("[{}] opened: {} tables in {} levels, last sequence {}, {} torn WAL tails dropped in recovery",
+                        abs, st.tableCount(), st.numLevels(), st.lastSequence(), st.walTailsDropped());
+            }
             db.jmx.set(DbJmx.register(db, dir.toString(), db.state::backgroundError));
             return db;
         } catch (IOException e) {
@@ -283,6 +292,7 @@ public final class Db implements AutoCloseable {
     private void startBackgroundThreads() {
         compactor = new Compactor(new DbCompactionEnv());
         flusher = new Flusher(state, versions, outputs, obsolete, counters, compactor::wake);
+        flusher.events(events);
         flusher.start(dir);
         compactor.start();
     }
@@ -747,8 +757,10 @@ public final class Db implements AutoCloseable {
             }
         }
         if (failure != null) {
+            DbLog.LOG.error("[{}] error closing", dir, failure);
             throw new BloomKvIOException("error closing database " + dir, failure);
         }
+        DbLog.LOG.info("[{}] closed", dir);
     }
 
     /**
@@ -794,7 +806,18 @@ public final class Db implements AutoCloseable {
             }
         }
         tableCache.close();
+        events.close(); // after the background threads: their last events are delivered
         return failure;
+    }
+
+    /** The rate limiter of table writes ({@link Options#rateLimiter}), or null. */
+    RateLimiter rateLimiterForTests() {
+        return outputs.rateLimiter();
+    }
+
+    /** Whether the calling thread holds an engine lock (the mutex, the compaction lock); for listener tests. */
+    boolean engineLockHeldByCurrentThread() {
+        return state.heldByCurrentThread() || (compactor != null && compactor.lockHeldByCurrentThread());
     }
 
     @Override
@@ -864,6 +887,11 @@ public final class Db implements AutoCloseable {
         public void versionInstalled() {
             state.versionChanged();
             obsolete.delete();
+        }
+
+        @Override
+        public Events events() {
+            return events;
         }
 
         @Override

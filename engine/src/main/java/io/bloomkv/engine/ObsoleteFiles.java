@@ -32,6 +32,7 @@ final class ObsoleteFiles {
     private final ConcurrentLinkedQueue<Long> pinnedLogs = new ConcurrentLinkedQueue<>();
     private final Object lock = new Object();
     private volatile boolean enabled;
+    private volatile Events events;
 
     ObsoleteFiles(FileSystem fs, Path dir, VersionSet versions, TableCache tableCache, BlockCache blockCacheOrNull,
                   Supplier<BloomKvException> backgroundError) {
@@ -64,6 +65,11 @@ final class ObsoleteFiles {
         Long entry = from;
         pinnedLogs.add(entry);
         return () -> pinnedLogs.remove(entry);
+    }
+
+    /** Where table-deleted events go. */
+    void events(Events e) {
+        this.events = e;
     }
 
     /** Deletion starts once open has recovered, and stops for good at close. */
@@ -116,6 +122,10 @@ final class ObsoleteFiles {
                 if (parsed != null && isObsolete(parsed, keep, logNumber, manifest)) {
                     try {
                         fs.delete(p);
+                        Events ev = events;
+                        if (ev != null && parsed.kind() == FileNames.Kind.TABLE) {
+                            ev.post(l -> l.onTableFileDeleted(new EventListener.TableFileDeletedInfo(p, parsed.number())));
+                        }
                     } catch (IOException e) {
                         // Left for the next pass.
                     }
