@@ -191,7 +191,7 @@ final class Checkpointer {
 
     /**
      * Hard-links {@code src} to {@code dst}, or copies it (synced) where the file system cannot link. Returns
-     * true when linked. Shared with backups and ingestion.
+     * true when linked.
      */
     static boolean linkOrCopy(FileSystem fs, Path src, Path dst) throws IOException {
         try {

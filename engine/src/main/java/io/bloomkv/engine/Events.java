@@ -26,10 +26,6 @@ final class Events {
         return dir;
     }
 
-    boolean enabled() {
-        return !listeners.isEmpty();
-    }
-
     /** Queues {@code event} for every listener; dropped after {@link #close}. */
     void post(Consumer<EventListener> event) {
         if (listeners.isEmpty()) {
