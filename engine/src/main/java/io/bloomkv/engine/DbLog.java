@@ -15,6 +15,17 @@ import org.slf4j.LoggerFactory;
 final class DbLog implements EventListener {
     static final Logger LOG = LoggerFactory.getLogger(Db.class);
 
+    private final Logger log;
+
+    DbLog() {
+        this(LOG);
+    }
+
+    /** Writes to {@code log} (tests pass a recording logger). */
+    DbLog(Logger log) {
+        this.log = log;
+    }
+
     /** {@code listeners} plus the log when the logger is enabled at INFO. */
     static List<EventListener> withLog(List<EventListener> listeners) {
         if (!LOG.isInfoEnabled()) {
@@ -27,47 +38,47 @@ final class DbLog implements EventListener {
 
     @Override
     public void onFlushBegin(FlushInfo info) {
-        LOG.info("[{}] flush begun: memtable of WAL {}, {} entries, {} bytes", info.directory(), info.walNumber(),
+        log.info("[{}] flush begun: memtable of WAL {}, {} entries, {} bytes", info.directory(), info.walNumber(),
                 info.entries(), info.memtableBytes());
     }
 
     @Override
     public void onFlushCompleted(FlushCompletedInfo info) {
-        LOG.info("[{}] flush finished: WAL {} -> table #{} ({} bytes, {} entries)", info.directory(), info.walNumber(),
+        log.info("[{}] flush finished: WAL {} -> table #{} ({} bytes, {} entries)", info.directory(), info.walNumber(),
                 info.tableNumber(), info.tableBytes(), info.entries());
     }
 
     @Override
     public void onCompactionBegin(CompactionInfo info) {
-        LOG.info("[{}] compaction begun: L{} -> L{}, inputs {} ({} bytes){}", info.directory(), info.level(),
+        log.info("[{}] compaction begun: L{} -> L{}, inputs {} ({} bytes){}", info.directory(), info.level(),
                 info.outputLevel(), info.inputs(), info.inputBytes(), info.trivialMove() ? ", trivial move" : "");
     }
 
     @Override
     public void onCompactionCompleted(CompactionCompletedInfo info) {
-        LOG.info("[{}] compaction finished: L{} -> L{}, inputs {} -> outputs {}, read {} bytes, wrote {} bytes",
+        log.info("[{}] compaction finished: L{} -> L{}, inputs {} -> outputs {}, read {} bytes, wrote {} bytes",
                 info.directory(), info.level(), info.outputLevel(), info.inputs(), info.outputs(), info.bytesRead(),
                 info.bytesWritten());
     }
 
     @Override
     public void onTableFileDeleted(TableFileDeletedInfo info) {
-        LOG.debug("table file deleted: {}", info.path());
+        log.debug("table file deleted: {}", info.path());
     }
 
     @Override
     public void onWriteStallChanged(WriteStallInfo info) {
         if (info.stalled()) {
-            LOG.warn("[{}] stalling writes: {} level-0 tables, {} memtables waiting for flush", info.directory(),
+            log.warn("[{}] stalling writes: {} level-0 tables, {} memtables waiting for flush", info.directory(),
                     info.level0Tables(), info.immutableMemtables());
         } else {
-            LOG.info("[{}] writes resumed", info.directory());
+            log.info("[{}] writes resumed", info.directory());
         }
     }
 
     @Override
     public boolean onBackgroundError(BackgroundErrorInfo info) {
-        LOG.error("[{}] background {} failed{}", info.directory(), info.operation(),
+        log.error("[{}] background {} failed{}", info.directory(), info.operation(),
                 info.recoverable() ? " (recoverable)" : ", writes stopped until reopen", info.error());
         return false;
     }
