@@ -103,6 +103,11 @@ public final class BenchCommand implements Callable<Integer> {
                     + "with --defaults each engine reads its own way (bloomkv mapped, RocksDB pread) (default ${DEFAULT-VALUE}).")
     boolean mmapReads;
 
+    @Option(names = "--rate-limit", defaultValue = "0",
+            description = "Bytes per second both engines' flushes and compactions may write (bloomkv Options.rateLimiter, "
+                    + "RocksDB RateLimiter); 0 = unlimited (default ${DEFAULT-VALUE}).")
+    long rateLimit;
+
     @Option(names = "--sync", description = "fsync the WAL on every measured write (default: WAL on, no fsync per write).")
     boolean sync;
 
@@ -219,7 +224,7 @@ public final class BenchCommand implements Callable<Integer> {
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
                     sync, threads, es, modes, kind, ws, seed, report, workDir, cold, compact, warmup, phaseWarmup, repeat, progress,
-                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, mmapReads && !direct, ownDefaults, pairedReads).validate();
+                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, mmapReads && !direct, ownDefaults, pairedReads, rateLimit).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -46,6 +46,8 @@ import java.util.List;
  * @param pairedReads    both engines of a filter mode stay open through a session, and each readrandom/readmissing phase
  *                       runs on them in {@link #PAIRED_SLICES} interleaved slices (A B, B A, ...), so that both engines'
  *                       reads see the same minutes of a noisy machine
+ * @param rateLimit      bytes per second both engines' flushes and compactions may write (bloomkv
+ *                       {@code Options.rateLimiter}, RocksDB {@code RateLimiter}); 0 = unlimited
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -54,7 +56,7 @@ public record BenchConfig(
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
         boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct,
-        boolean mmapReads, boolean ownDefaults, boolean pairedReads) {
+        boolean mmapReads, boolean ownDefaults, boolean pairedReads, long rateLimit) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 

@@ -33,6 +33,24 @@ final class CommitPipeline {
     private final DbCounters counters;
     /** Guarded by the state's mutex. */
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    /** Guarded by the state's mutex: writes are stopped (last told to the listeners). */
+    private boolean stalled;
+    private Events events = new Events(List.of(), Path.of("."));
+
+    /** Where write-stall events go (none by default). */
+    void events(Events e) {
+        this.events = e;
+    }
+
+    /** Mutex held. Tells the listeners (asynchronously) when writes stop or resume. */
+    private void stallChanged(boolean now) {
+        if (stalled != now) {
+            stalled = now;
+            int l0 = versions.current().numFiles(0);
+            int imms = state.imms.size();
+            events.post(l -> l.onWriteStallChanged(new EventListener.WriteStallInfo(dir, now, l0, imms)));
+        }
+    }
 
     /** A queued write: its batch (null = make room only) and, once done, its outcome. */
     private static final class Writer {
@@ -245,19 +263,23 @@ final class CommitPipeline {
                 continue;
             }
             if (!force && state.mem.approximateMemoryUsage() < options.writeBufferSize()) {
+                stallChanged(false);
                 return null;
             }
             if (force && state.mem.isEmpty()) {
+                stallChanged(false);
                 return null;
             }
             if (state.imms.size() >= options.maxImmutableMemtables()
                     || (options.autoCompaction() && l0 >= options.l0StopWritesTrigger())) {
                 counters.writeStalls.increment();
+                stallChanged(true);
                 long t0 = System.nanoTime();
                 state.awaitChange();
                 counters.writeStallNanos.add(System.nanoTime() - t0);
                 continue;
             }
+            stallChanged(false);
             return switchMemTable();
         }
     }

@@ -48,6 +48,9 @@ interface CompactionEnv {
     /** A compaction's edit was installed: republish to readers and delete what became obsolete. */
     void versionInstalled();
 
+    /** Where compaction events go. */
+    Events events();
+
     /** Counts a finished merge (not a trivial move). */
     void compactionFinished(long bytesRead, long bytesWritten);
 }

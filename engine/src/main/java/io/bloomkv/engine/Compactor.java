@@ -122,7 +122,14 @@ final class Compactor {
                 // the database is closing: abandoning a compaction is not an error
             } catch (IOException | RuntimeException | Error e) {
                 if (!isStopping()) {
-                    env.setBackgroundError(BackgroundErrors.of("compaction failed", e));
+                    BloomKvException err = BackgroundErrors.of("compaction failed", e);
+                    // Recoverable when nothing was recorded: a MANIFEST failure set the background error already.
+                    boolean recoverable = env.backgroundError() == null && !(e instanceof Error)
+                            && !(err instanceof CorruptionException);
+                    // No lock is held here (compactionLock and stateLock were released).
+                    if (!env.events().backgroundError("compaction", err, recoverable)) {
+                        env.setBackgroundError(err);
+                    }
                 }
             } finally {
                 stateLock.lock();
@@ -229,6 +236,13 @@ final class Compactor {
     /** Executes {@code c}: a trivial move or a merge, then one MANIFEST edit. */
     private void run(Compaction c) throws IOException {
         VersionEdit edit = new VersionEdit();
+        Events events = env.events();
+        List<Long> inputs = new ArrayList<>();
+        c.base().forEach(f -> inputs.add(f.number()));
+        c.below().forEach(f -> inputs.add(f.number()));
+        long inputBytes = sizeOf(c.base()) + sizeOf(c.below());
+        events.post(l -> l.onCompactionBegin(new EventListener.CompactionInfo(events.directory(), c.level(),
+                c.outputLevel(), List.copyOf(inputs), inputBytes, c.isTrivialMove())));
         if (c.isTrivialMove()) {
             FileMetaData f = c.base().get(0);
             edit.deleteFile(c.level(), f.number());
@@ -236,6 +250,8 @@ final class Compactor {
             edit.compactPointer(c.level(), f.largest());
             env.versions().logAndApply(edit);
             env.versionInstalled();
+            events.post(l -> l.onCompactionCompleted(new EventListener.CompactionCompletedInfo(events.directory(),
+                    c.level(), c.outputLevel(), List.copyOf(inputs), List.copyOf(inputs), 0, 0, true)));
             return;
         }
         List<FileMetaData> outputs = new ArrayList<>();
@@ -271,12 +287,31 @@ final class Compactor {
                 throw e;
             }
             env.compactionFinished(bytesRead, written);
+            long read = bytesRead;
+            long wrote = written;
+            List<FileMetaData> made = List.copyOf(outputs);
+            events.post(l -> {
+                List<Long> outs = new ArrayList<>();
+                for (FileMetaData f : made) {
+                    outs.add(f.number());
+                    l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
+                            io.bloomkv.engine.internal.version.FileNames.tableFile(events.directory(), f.number()),
+                            f.number(), f.fileSize(), f.entries(), EventListener.TableReason.COMPACTION));
+                }
+                l.onCompactionCompleted(new EventListener.CompactionCompletedInfo(events.directory(), c.level(),
+                        c.outputLevel(), List.copyOf(inputs), List.copyOf(outs), read, wrote, false));
+            });
         } finally {
             for (FileMetaData f : outputs) {
                 env.outputRecorded(f.number());
             }
         }
         env.versionInstalled();
+    }
+
+    /** Whether the calling thread holds the compaction lock (tests check that listeners never run under it). */
+    boolean lockHeldByCurrentThread() {
+        return compactionLock.isHeldByCurrentThread();
     }
 
     /**

@@ -93,8 +93,11 @@ public final class Db implements AutoCloseable {
     private final CommitPipeline commits;
     private final SnapshotList snapshots = new SnapshotList();
     private final Set<DbIterator> openIterators = ConcurrentHashMap.newKeySet();
+    private final Events events;
     private Flusher flusher;
     private Compactor compactor;
+    /** Unregisters this database's {@link DbMXBean}; taken (once) by {@link #close}. */
+    private final java.util.concurrent.atomic.AtomicReference<AutoCloseable> jmx = new java.util.concurrent.atomic.AtomicReference<>();
 
     private Db(Path dir, Options options, Closeable dirLock) {
         this.dir = dir;
@@ -113,6 +116,9 @@ public final class Db implements AutoCloseable {
         obsoleteRef[0] = obsolete;
         this.outputs = new TableOutputs(fs, dir, options, versions, tableCache, obsolete, counters);
         this.commits = new CommitPipeline(state, versions, options, fs, dir, counters);
+        this.events = new Events(DbLog.withLog(options.listeners()), dir);
+        this.obsolete.events(events);
+        this.commits.events(events);
     }
 
     // ------------------------------------------------------------------ open
@@ -143,7 +149,7 @@ public final class Db implements AutoCloseable {
         FileSystem fs = opts.fileSystem();
         Path abs = dir.toAbsolutePath().normalize();
         if (opts.readOnly()) {
-            return openReadOnly(fs, abs, opts);
+            return openReadOnly(fs, abs, opts, dir.toString());
         }
         Closeable lock = null;
         Db db = null;
@@ -166,6 +172,12 @@ public final class Db implements AutoCloseable {
             db = new Db(abs, opts, lock);
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).run();
             db.startBackgroundThreads();
+            if (DbLog.LOG.isInfoEnabled()) {
+                Stats st = db.stats();
+                DbLog.LOG.info("[{}] opened: {} tables in {} levels, last sequence {}, {} torn WAL tails dropped in recovery",
+                        abs, st.tableCount(), st.numLevels(), st.lastSequence(), st.walTailsDropped());
+            }
+            db.jmx.set(DbJmx.register(db, dir.toString(), db.state::backgroundError));
             return db;
         } catch (IOException e) {
             cleanupFailedOpen(db, lock, e);
@@ -177,7 +189,7 @@ public final class Db implements AutoCloseable {
     }
 
     /** {@link #open} with {@link Options#readOnly}: takes no lock, writes nothing, starts no thread. */
-    private static Db openReadOnly(FileSystem fs, Path abs, Options opts) {
+    private static Db openReadOnly(FileSystem fs, Path abs, Options opts, String dirAsPassed) {
         Db db = null;
         try {
             if (!fs.exists(abs)) {
@@ -189,6 +201,7 @@ public final class Db implements AutoCloseable {
             }
             db = new Db(abs, opts, () -> { });
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).runReadOnly();
+            db.jmx.set(DbJmx.register(db, dirAsPassed, db.state::backgroundError));
             return db;
         } catch (IOException e) {
             cleanupFailedOpen(db, null, e);
@@ -281,6 +294,7 @@ public final class Db implements AutoCloseable {
     private void startBackgroundThreads() {
         compactor = new Compactor(new DbCompactionEnv());
         flusher = new Flusher(state, versions, outputs, obsolete, counters, compactor::wake);
+        flusher.events(events);
         flusher.start(dir);
         compactor.start();
     }
@@ -547,6 +561,53 @@ public final class Db implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------ operations
+
+    /**
+     * Writes a consistent point-in-time copy of the database into {@code dir} (RocksDB's
+     * {@code Checkpoint::CreateCheckpoint}): a directory {@link #open} accepts, in this process or another, holding
+     * exactly the writes acknowledged before this call. Writers go on meanwhile. Tables are hard-linked where the
+     * file system allows (same device), copied otherwise; the WAL is cut at the point. {@code dir} must not exist or
+     * be empty. A checkpoint cut short by an error or a crash has no CURRENT file and is refused by {@link #open};
+     * after an error its files are removed. See {@link Checkpointer}.
+     *
+     * @throws InvalidArgumentException if {@code dir} is null, not empty, a file, or this database's directory
+     * @throws DbReadOnlyException when opened read-only
+     * @throws BloomKvIOException on an I/O error
+     */
+    public void checkpoint(Path dir) {
+        checkWritable("checkpoint");
+        if (dir == null) {
+            throw new InvalidArgumentException("checkpoint: directory is null");
+        }
+        new Checkpointer(fs, this.dir, versions, obsolete, commits::syncWal).run(dir);
+    }
+
+    /**
+     * The value of a named property, for scripts and health checks (RocksDB's {@code DB::GetProperty}, with
+     * {@code bloomkv.} for {@code rocksdb.}): {@code bloomkv.estimate-num-keys}, {@code bloomkv.levelstats},
+     * {@code bloomkv.num-files-at-level<N>}, {@code bloomkv.filter-memory}, {@code bloomkv.background-errors},
+     * {@code bloomkv.stats}, ... (the full list: docs/operations.md, "Properties"). Unknown names, and a level
+     * the database does not have, give an empty result.
+     *
+     * @throws InvalidArgumentException if {@code name} is null
+     */
+    public Optional<String> property(String name) {
+        checkOpen();
+        if (name == null) {
+            throw new InvalidArgumentException("property name is null");
+        }
+        Version v = versions.current();
+        boolean pending = options.autoCompaction() && v != null && v.compactionScore() >= 1;
+        return DbProperties.get(name, stats(), blockCacheUsedBytes(),
+                blockCache == null ? -1 : blockCache.capacityBytes(), state.backgroundError(), pending);
+    }
+
+    /** Bytes the block cache holds now (for a shared cache, all its users'), or -1 without a cache. */
+    long blockCacheUsedBytes() {
+        return blockCache == null ? -1 : blockCache.usedBytes();
+    }
+
     // ------------------------------------------------------------------ stats, accessors
 
     /** The counters and the shape of the database now. */
@@ -673,6 +734,14 @@ public final class Db implements AutoCloseable {
      */
     @Override
     public void close() {
+        AutoCloseable mbean = jmx.getAndSet(null);
+        if (mbean != null) {
+            try {
+                mbean.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot unregister the MBean of " + dir, e);
+            }
+        }
         state.lock();
         try {
             if (state.closed) {
@@ -705,8 +774,10 @@ public final class Db implements AutoCloseable {
             }
         }
         if (failure != null) {
+            DbLog.LOG.error("[{}] error closing", dir, failure);
             throw new BloomKvIOException("error closing database " + dir, failure);
         }
+        DbLog.LOG.info("[{}] closed", dir);
     }
 
     /**
@@ -752,7 +823,18 @@ public final class Db implements AutoCloseable {
             }
         }
         tableCache.close();
+        events.close(); // after the background threads: their last events are delivered
         return failure;
+    }
+
+    /** The rate limiter of table writes ({@link Options#rateLimiter}), or null. */
+    RateLimiter rateLimiterForTests() {
+        return outputs.rateLimiter();
+    }
+
+    /** Whether the calling thread holds an engine lock (the mutex, the compaction lock); for listener tests. */
+    boolean engineLockHeldByCurrentThread() {
+        return state.heldByCurrentThread() || (compactor != null && compactor.lockHeldByCurrentThread());
     }
 
     @Override
@@ -822,6 +904,11 @@ public final class Db implements AutoCloseable {
         public void versionInstalled() {
             state.versionChanged();
             obsolete.delete();
+        }
+
+        @Override
+        public Events events() {
+            return events;
         }
 
         @Override

@@ -50,6 +50,11 @@ final class DbState {
         mutex.unlock();
     }
 
+    /** Whether the calling thread holds the mutex (tests check that listeners never run under it). */
+    boolean heldByCurrentThread() {
+        return mutex.isHeldByCurrentThread();
+    }
+
     /** @throws IllegalStateException when the calling thread does not hold the mutex */
     void assertHeld() {
         if (!mutex.isHeldByCurrentThread()) {

@@ -21,6 +21,7 @@ final class Flusher {
     private final DbCounters counters;
     private final Runnable afterFlush;
     private Thread thread;
+    private Events events = new Events(java.util.List.of(), Path.of("."));
 
     /** {@code afterFlush} runs after every flush (it wakes the compactor). */
     Flusher(DbState state, VersionSet versions, TableOutputs outputs, ObsoleteFiles obsolete, DbCounters counters,
@@ -31,6 +32,11 @@ final class Flusher {
         this.obsolete = obsolete;
         this.counters = counters;
         this.afterFlush = afterFlush;
+    }
+
+    /** Where flush events go (none by default). */
+    void events(Events e) {
+        this.events = e;
     }
 
     void start(Path dir) {
@@ -62,7 +68,9 @@ final class Flusher {
             try {
                 flush(imm);
             } catch (IOException | RuntimeException | Error e) {
-                state.setBackgroundError(BackgroundErrors.of("flush of memtable (WAL " + imm.logNumber() + ") failed", e));
+                BloomKvException err = BackgroundErrors.of("flush of memtable (WAL " + imm.logNumber() + ") failed", e);
+                events.backgroundError("flush", err, false); // no lock held here; a flush error is never ignored
+                state.setBackgroundError(err);
             } finally {
                 state.signalChange();
             }
@@ -72,6 +80,11 @@ final class Flusher {
     /** Writes the oldest immutable memtable to a level-0 table, records it, and drops the memtable and its WAL. */
     private void flush(MemTable imm) throws IOException {
         VersionEdit edit = new VersionEdit();
+        Path dir = events.directory();
+        long wal = imm.logNumber();
+        long memEntries = imm.entryCount();
+        long memBytes = imm.approximateMemoryUsage();
+        events.post(l -> l.onFlushBegin(new EventListener.FlushInfo(dir, wal, memEntries, memBytes)));
         FileMetaData meta = outputs.writeLevel0Table(imm, edit);
         long oldestLiveLog;
         state.lock();
@@ -109,6 +122,15 @@ final class Flusher {
             state.unlock();
         }
         counters.flushes.increment();
+        events.post(l -> {
+            if (meta != null) {
+                l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
+                        io.bloomkv.engine.internal.version.FileNames.tableFile(dir, meta.number()), meta.number(),
+                        meta.fileSize(), meta.entries(), EventListener.TableReason.FLUSH));
+            }
+            l.onFlushCompleted(new EventListener.FlushCompletedInfo(dir, wal, meta == null ? -1 : meta.number(),
+                    meta == null ? 0 : meta.fileSize(), memEntries));
+        });
         obsolete.delete();
         afterFlush.run();
     }

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
 
 /**
@@ -27,8 +28,11 @@ final class ObsoleteFiles {
     private final BlockCache blockCache;
     private final Supplier<BloomKvException> backgroundError;
     private final Set<Long> pendingOutputs = ConcurrentHashMap.newKeySet();
+    /** Oldest WAL number each checkpoint in progress still reads, one entry per checkpoint (a multiset). */
+    private final ConcurrentLinkedQueue<Long> pinnedLogs = new ConcurrentLinkedQueue<>();
     private final Object lock = new Object();
     private volatile boolean enabled;
+    private volatile Events events;
 
     ObsoleteFiles(FileSystem fs, Path dir, VersionSet versions, TableCache tableCache, BlockCache blockCacheOrNull,
                   Supplier<BloomKvException> backgroundError) {
@@ -50,6 +54,22 @@ final class ObsoleteFiles {
     /** Table {@code number} is named by a live Version now, or was abandoned. */
     void released(long number) {
         pendingOutputs.remove(number);
+    }
+
+    /**
+     * Keeps every WAL numbered {@code from} or above until the returned handle is closed (a checkpoint reads
+     * them; RocksDB's DisableFileDeletions, narrowed to the WALs). Call while {@code from} is still at most the
+     * VersionSet's log number, so no pass can have judged those WALs obsolete yet (see {@link #delete}).
+     */
+    AutoCloseable pinLogs(long from) {
+        Long entry = from;
+        pinnedLogs.add(entry);
+        return () -> pinnedLogs.remove(entry);
+    }
+
+    /** Where table-deleted events go. */
+    void events(Events e) {
+        this.events = e;
     }
 
     /** Deletion starts once open has recovered, and stops for good at close. */
@@ -85,6 +105,10 @@ final class ObsoleteFiles {
             Set<Long> keep = new HashSet<>(pendingOutputs);
             keep.addAll(versions.liveFiles());
             long logNumber = versions.logNumber();
+            // Read after the log number: a pin taken while the log number was still at or below its WAL is seen.
+            for (Long pinned : pinnedLogs) {
+                logNumber = Math.min(logNumber, pinned);
+            }
             for (Long n : openTables) {
                 if (!keep.contains(n)) {
                     tableCache.evict(n);
@@ -98,6 +122,10 @@ final class ObsoleteFiles {
                 if (parsed != null && isObsolete(parsed, keep, logNumber, manifest)) {
                     try {
                         fs.delete(p);
+                        Events ev = events;
+                        if (ev != null && parsed.kind() == FileNames.Kind.TABLE) {
+                            ev.post(l -> l.onTableFileDeleted(new EventListener.TableFileDeletedInfo(p, parsed.number())));
+                        }
                     } catch (IOException e) {
                         // Left for the next pass.
                     }

@@ -49,6 +49,8 @@ public final class Options {
     private Compression bottommostCompression; // null: same as compression
     private boolean useDirectReads;
     private boolean useMmapReads = true;
+    private java.util.List<EventListener> listeners = java.util.List.of();
+    private long rateLimiterBytesPerSecond;
 
     private Options() {}
 
@@ -97,6 +99,8 @@ public final class Options {
         o.bottommostCompression = bottommostCompression;
         o.useDirectReads = useDirectReads;
         o.useMmapReads = useMmapReads;
+        o.listeners = listeners;
+        o.rateLimiterBytesPerSecond = rateLimiterBytesPerSecond;
         return o;
     }
 
@@ -340,6 +344,44 @@ public final class Options {
 
     public SharedBlockCache blockCache() {
         return blockCache;
+    }
+
+    /**
+     * Listeners told of flushes, compactions, table files, write stalls and background errors (RocksDB's
+     * {@code listeners}); replaces those set before. Default none. See {@link EventListener} for the threads.
+     *
+     * @throws InvalidArgumentException if the array or one of them is null
+     */
+    public Options listeners(EventListener... listeners) {
+        check(listeners != null, "listeners must not be null");
+        for (EventListener l : listeners) {
+            check(l != null, "a listener is null");
+        }
+        this.listeners = java.util.List.of(listeners);
+        return this;
+    }
+
+    /** The listeners (unmodifiable). */
+    public java.util.List<EventListener> listeners() {
+        return listeners;
+    }
+
+    /**
+     * Caps the bytes per second that flushes and compactions write to table files, shared by both (RocksDB's
+     * {@code NewGenericRateLimiter(rate_bytes_per_sec)}): a token bucket refilled continuously, at most one second
+     * of tokens banked. Foreground writes (the WAL) are never limited. 0 (the default) means no limit.
+     *
+     * @throws InvalidArgumentException if negative
+     */
+    public Options rateLimiter(long bytesPerSecond) {
+        check(bytesPerSecond >= 0, "rateLimiter bytes per second must be >= 0, got " + bytesPerSecond);
+        this.rateLimiterBytesPerSecond = bytesPerSecond;
+        return this;
+    }
+
+    /** {@link #rateLimiter(long)}'s bytes per second, 0 when unlimited. */
+    public long rateLimiter() {
+        return rateLimiterBytesPerSecond;
     }
 
     /**

@@ -33,6 +33,8 @@ final class TableOutputs {
     private final TableCache tableCache;
     private final ObsoleteFiles obsolete;
     private final DbCounters counters;
+    /** {@link Options#rateLimiter}: shared by every flush and compaction output of the database; null when unlimited. */
+    private final RateLimiter rateLimiter;
 
     TableOutputs(FileSystem fs, Path dir, Options options, VersionSet versions, TableCache tableCache, ObsoleteFiles obsolete,
                  DbCounters counters) {
@@ -43,6 +45,12 @@ final class TableOutputs {
         this.tableCache = tableCache;
         this.obsolete = obsolete;
         this.counters = counters;
+        this.rateLimiter = options.rateLimiter() > 0 ? new RateLimiter(options.rateLimiter()) : null;
+    }
+
+    /** The rate limiter of table writes, or null. */
+    RateLimiter rateLimiter() {
+        return rateLimiter;
     }
 
     /** One table being written; {@link #finish} or {@link #abandon} it. */
@@ -58,6 +66,9 @@ final class TableOutputs {
             WritableFile file = null;
             try {
                 file = fs.newWritableFile(path);
+                if (rateLimiter != null) {
+                    file = rateLimiter.limit(file);
+                }
                 writer = new TableWriter(file, tableOptions(level, expectedEntries, job, smallestUserKey, largestUserKey),
                         Math.max(1, expectedEntries));
             } catch (IOException | RuntimeException e) {

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
  */
 class PublicApiTest {
     private static final Set<String> USER_API = Set.of(
-            "BloomKvException", "BloomKvIOException", "Compression", "CorruptionException", "Db", "DbClosedException",
-            "DbIterator", "DbLockedException", "DbReadOnlyException", "FilterAllocation", "FilterBudget", "InvalidArgumentException",
+            "BackupEngine", "BloomKvException", "BloomKvIOException", "Compression", "CorruptionException", "Db", "DbClosedException",
+            "DbIterator", "DbLockedException", "DbMXBean", "DbReadOnlyException", "EventListener", "FilterAllocation", "FilterBudget", "InvalidArgumentException",
             "NotADatabaseException", "Options", "ReadOptions", "SharedBlockCache", "Snapshot", "Stats", "SyncMode",
             "TableInfo", "WriteBatch");
 

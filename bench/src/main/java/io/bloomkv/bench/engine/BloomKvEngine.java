@@ -41,6 +41,7 @@ public final class BloomKvEngine implements BenchEngine {
                         .memtableFilterBitsPerKey(settings.filters() ? Options.defaults().memtableFilterBitsPerKey() : 0)
                         .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
                         .prefixLength(settings.prefixLength())
+                        .rateLimiter(settings.rateLimit())
                         .fileSystem(fs)
                 : Options.defaults()
                 .filterKind(spec.kind())
@@ -60,6 +61,7 @@ public final class BloomKvEngine implements BenchEngine {
                 .useDirectReads(settings.directReads())
                 .useMmapReads(settings.mmapReads())
                 .prefixLength(settings.prefixLength())
+                .rateLimiter(settings.rateLimit())
                 .fileSystem(fs)
                 .createIfMissing(true);
     }

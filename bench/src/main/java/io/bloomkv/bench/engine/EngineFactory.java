@@ -12,7 +12,8 @@ public final class EngineFactory {
 
     public static EngineSettings settings(EngineSpec spec, BenchConfig cfg) {
         return new EngineSettings(spec.filters(), cfg.bitsPerKey(), cfg.filterKind(), cfg.blockSize(), cfg.cacheSize(),
-                cfg.writeBufferSize(), cfg.sync(), cfg.compression(), cfg.direct(), cfg.mmapReads(), cfg.ownDefaults());
+                cfg.writeBufferSize(), cfg.sync(), cfg.compression(), cfg.direct(), cfg.mmapReads(), cfg.ownDefaults(), 0)
+                .withRateLimit(cfg.rateLimit());
     }
 
     /** Opens (creating) a fresh database of {@code spec.engine()} in {@code dir}. */

@@ -12,15 +12,34 @@ package io.bloomkv.bench.engine;
  * @param ownDefaults  each engine on its own defaults (bench --defaults)
  * @param prefixLength a fixed-length prefix extractor of this many bytes on both engines (0 = none): bloomkv
  *                     {@code Options.prefixLength}, RocksDB {@code useFixedLengthPrefixExtractor}
+ * @param rateLimit    bytes per second flushes and compactions may write on both engines (bloomkv
+ *                     {@code Options.rateLimiter}, RocksDB {@code RateLimiter}); 0 = unlimited
  */
 public record EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
                              long writeBufferSize, boolean sync, String compression, boolean directReads,
-                             boolean mmapReads, boolean ownDefaults, int prefixLength) {
+                             boolean mmapReads, boolean ownDefaults, int prefixLength, long rateLimit) {
 
     public EngineSettings {
         if (prefixLength < 0) {
             throw new IllegalArgumentException("prefixLength must be >= 0, got " + prefixLength);
         }
+        if (rateLimit < 0) {
+            throw new IllegalArgumentException("rateLimit must be >= 0, got " + rateLimit);
+        }
+    }
+
+    /** Without a rate limit. */
+    public EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
+                          long writeBufferSize, boolean sync, String compression, boolean directReads,
+                          boolean mmapReads, boolean ownDefaults, int prefixLength) {
+        this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, compression, directReads,
+                mmapReads, ownDefaults, prefixLength, 0);
+    }
+
+    /** The same settings with flushes and compactions limited to {@code bytesPerSecond} (0 = unlimited). */
+    public EngineSettings withRateLimit(long bytesPerSecond) {
+        return new EngineSettings(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync,
+                compression, directReads, mmapReads, ownDefaults, prefixLength, bytesPerSecond);
     }
 
     /** Without a prefix extractor. */
@@ -34,7 +53,7 @@ public record EngineSettings(boolean filters, double bitsPerKey, String filterKi
     /** The same settings with a fixed-length prefix extractor of {@code bytes} (0 = none). */
     public EngineSettings withPrefixLength(int bytes) {
         return new EngineSettings(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync,
-                compression, directReads, mmapReads, ownDefaults, bytes);
+                compression, directReads, mmapReads, ownDefaults, bytes, rateLimit);
     }
 
     /** Matched settings. */

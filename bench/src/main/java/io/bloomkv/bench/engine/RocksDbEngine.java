@@ -59,6 +59,8 @@ public final class RocksDbEngine implements BenchEngine {
     private final ReadOptions prefixReadOptions = new ReadOptions().setPrefixSameAsStart(true);
     private Options options;
     private LRUCache cache;
+    /** bench --rate-limit: flushes and compactions, as bloomkv's Options.rateLimiter; null when unlimited. */
+    private org.rocksdb.RateLimiter rateLimiter;
     private BloomFilter filter;
     private RocksDB db;
 
@@ -125,6 +127,10 @@ public final class RocksDbEngine implements BenchEngine {
         if (settings.prefixLength() > 0) {
             options.useFixedLengthPrefixExtractor(settings.prefixLength());
         }
+        if (settings.rateLimit() > 0) {
+            rateLimiter = new org.rocksdb.RateLimiter(settings.rateLimit());
+            options.setRateLimiter(rateLimiter);
+        }
         try {
             db = RocksDB.open(options, dir.toString());
         } catch (RocksDBException e) {
@@ -171,6 +177,10 @@ public final class RocksDbEngine implements BenchEngine {
                 .setTableFormatConfig(table);
         if (settings.prefixLength() > 0) {
             options.useFixedLengthPrefixExtractor(settings.prefixLength());
+        }
+        if (settings.rateLimit() > 0) {
+            rateLimiter = new org.rocksdb.RateLimiter(settings.rateLimit());
+            options.setRateLimiter(rateLimiter);
         }
         try {
             db = RocksDB.open(options, dir.toString());
@@ -420,6 +430,7 @@ public final class RocksDbEngine implements BenchEngine {
                 + ", compression " + settings.compression()
                 + (settings.directReads() ? ", direct reads" : "")
                 + (settings.prefixLength() > 0 ? ", fixed-length prefix extractor " + settings.prefixLength() : "")
+                + (settings.rateLimit() > 0 ? ", rate limit " + settings.rateLimit() + " B/s" : "")
                 + ", WAL on, sync " + settings.sync();
     }
 
@@ -439,6 +450,10 @@ public final class RocksDbEngine implements BenchEngine {
         if (cache != null) {
             cache.close();
             cache = null;
+        }
+        if (rateLimiter != null) {
+            rateLimiter.close();
+            rateLimiter = null;
         }
     }
 

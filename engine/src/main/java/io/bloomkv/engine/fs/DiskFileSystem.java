@@ -92,6 +92,16 @@ public final class DiskFileSystem implements FileSystem {
         Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
+    /** {@link Files#createLink}; fails (an IOException) where the file system or the device pair has no hard links. */
+    @Override
+    public void link(Path existing, Path link) throws IOException {
+        try {
+            Files.createLink(link, existing);
+        } catch (UnsupportedOperationException e) {
+            throw new IOException("hard links are not supported here: " + existing + " -> " + link, e);
+        }
+    }
+
     @Override
     public List<Path> list(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {

@@ -58,6 +58,19 @@ public interface FileSystem {
     /** Renames {@code from} to {@code to} atomically, replacing {@code to} if it exists. */
     void rename(Path from, Path to) throws IOException;
 
+    /**
+     * Creates {@code link} as a hard link to the existing file {@code existing} (POSIX link(2)): both names then
+     * reach the same bytes, and deleting one leaves the other. Used by checkpoints and ingestion to share an
+     * immutable table without copying it (RocksDB's {@code Env::LinkFile}, Pebble's {@code vfs.FS.Link}). The
+     * default refuses: a file system that supports links overrides this, and callers then copy the file instead.
+     *
+     * @throws java.nio.file.FileAlreadyExistsException if {@code link} exists
+     * @throws IOException naming the paths when links are not supported here (for instance across devices)
+     */
+    default void link(Path existing, Path link) throws IOException {
+        throw new IOException(getClass().getSimpleName() + " does not support hard links: " + existing + " -> " + link);
+    }
+
     /** The entries of {@code dir}, sorted by name. */
     List<Path> list(Path dir) throws IOException;
 

@@ -64,6 +64,11 @@ public abstract class ForwardingFileSystem implements FileSystem {
     }
 
     @Override
+    public void link(Path existing, Path link) throws IOException {
+        delegate.link(existing, link);
+    }
+
+    @Override
     public List<Path> list(Path dir) throws IOException {
         return delegate.list(dir);
     }

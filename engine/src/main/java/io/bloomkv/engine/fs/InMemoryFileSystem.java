@@ -171,6 +171,24 @@ public final class InMemoryFileSystem implements FileSystem {
         target.add(name(dst));
     }
 
+    /** Makes {@code link} a second name of the bytes of {@code existing} (a write through either name shows in both). */
+    @Override
+    public synchronized void link(Path existing, Path link) throws IOException {
+        Path src = key(existing);
+        Path dst = key(link);
+        Data d = files.get(src);
+        if (d == null) {
+            throw isDirectory(src) ? new FileSystemException(existing.toString(), link.toString(), "Is a directory")
+                    : new NoSuchFileException(existing.toString());
+        }
+        if (files.containsKey(dst) || isDirectory(dst)) {
+            throw new FileAlreadyExistsException(link.toString());
+        }
+        TreeSet<String> target = parentEntries(link, dst);
+        files.put(dst, d);
+        target.add(name(dst));
+    }
+
     @Override
     public List<Path> list(Path dir) throws IOException {
         Path key = key(dir);

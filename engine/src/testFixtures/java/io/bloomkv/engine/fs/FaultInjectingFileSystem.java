@@ -66,6 +66,8 @@ public final class FaultInjectingFileSystem implements FileSystem {
         DELETE,
         /** {@link FileSystem#rename}; the predicate is tested with the source and with the target path. */
         RENAME,
+        /** {@link FileSystem#link}; the predicate is tested with the existing and with the new path. */
+        LINK,
         LIST,
         /** {@link FileSystem#size}. */
         SIZE,
@@ -411,6 +413,23 @@ public final class FaultInjectingFileSystem implements FileSystem {
                 tracked.put(key(to), s);
             } else {
                 tracked.remove(key(to));
+            }
+        }
+    }
+
+    /**
+     * A hard link, durable as soon as it returns (as deletes and renames are here). The new name shares the crash
+     * state of the file it names: a crash cuts back their common bytes once.
+     */
+    @Override
+    public void link(Path existing, Path link) throws IOException {
+        check(Op.LINK, existing);
+        check(Op.LINK, link);
+        synchronized (this) {
+            inner.link(existing, link);
+            FileState s = tracked.get(key(existing));
+            if (s != null) {
+                tracked.put(key(link), s);
             }
         }
     }

@@ -34,6 +34,8 @@ import picocli.CommandLine.Model.CommandSpec;
             BloomCommand.class,
             StressCommand.class,
             CrashTestCommand.class,
+            CheckpointCommand.class,
+            BackupCommand.class,
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {

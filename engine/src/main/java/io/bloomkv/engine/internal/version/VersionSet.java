@@ -361,6 +361,16 @@ public final class VersionSet implements AutoCloseable {
         }
     }
 
+    /**
+     * The current Version, retained for the caller, after {@code atLogNumber} was given the log number that
+     * goes with it: no edit can come in between (edits are serialized on this object), so the WALs at or above
+     * that number hold every write the Version's tables lack. Used by checkpoints to pin those WALs.
+     */
+    public synchronized Version retainCurrent(java.util.function.LongConsumer atLogNumber) {
+        atLogNumber.accept(logNumber);
+        return retainCurrent();
+    }
+
     /** Numbers of the tables named by any live Version. */
     public Set<Long> liveFiles() {
         Set<Long> out = new HashSet<>();

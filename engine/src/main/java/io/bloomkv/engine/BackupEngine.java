@@ -1,0 +1,462 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.ReadableFile;
+import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.version.FileNames;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.zip.CRC32C;
+
+/**
+ * Incremental backups of databases in one backup directory (RocksDB's {@code BackupEngine}), built on
+ * {@link Db#checkpoint}. Layout (engine/FORMAT.md, "Backup directory"):
+ *
+ * <pre>
+ * BACKUP_DIR/meta/ID                    one metadata file per backup: its files, sizes and CRC32C checksums
+ * BACKUP_DIR/shared/N_CRC_SIZE.sst      tables, shared by every backup that holds them (named by number, checksum, size)
+ * BACKUP_DIR/private/ID/               the backup's own MANIFEST, CURRENT and WALs
+ * BACKUP_DIR/tmp/                       a backup being made
+ * </pre>
+ *
+ * <p>{@link #createBackup} checkpoints the database into {@code tmp/} (hard links where it can), moves each table
+ * into {@code shared/} unless a file of the same name (number, CRC32C, size) is there already, moves the rest into
+ * {@code private/ID/}, syncs, and last writes {@code meta/ID} (a temp file renamed into place): the backup exists
+ * once its metadata does. What a failed or crashed create left is removed by the next create. The backup holds
+ * exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
+ *
+ * <p>{@link #verify} recomputes every file's checksum; {@link #restore} copies a backup into an empty directory,
+ * checking each file's size and checksum as it copies, and writes CURRENT last. A missing or damaged file is a
+ * {@link CorruptionException} naming it; a restore that meets one leaves no CURRENT (and removes what it wrote).
+ *
+ * <p>One BackupEngine per backup directory at a time (it takes no lock); its methods are synchronized. The file
+ * system must be the one the backed-up databases use, so that the checkpoint's files can be moved.
+ */
+public final class BackupEngine {
+    static final String META_MAGIC = "bloomkv-backup";
+    static final int META_VERSION = 1;
+    private static final String SHARED = "shared";
+    private static final String PRIVATE = "private";
+    private static final String META = "meta";
+    private static final String TMP = "tmp";
+    private static final int BUFFER = 1 << 20;
+
+    private final FileSystem fs;
+    private final Path root;
+
+    /** A file of a backup: its path relative to the backup directory, size and CRC32C. */
+    public record BackupFile(String path, long size, int crc32c) {}
+
+    /** A backup: its id, when it was made (ms since the epoch), and its files. */
+    public record BackupInfo(int id, long timestampMillis, List<BackupFile> files) {
+        /** Bytes of all its files (shared ones included). */
+        public long size() {
+            long n = 0;
+            for (BackupFile f : files) {
+                n += f.size();
+            }
+            return n;
+        }
+    }
+
+    private BackupEngine(FileSystem fs, Path root) {
+        this.fs = fs;
+        this.root = root;
+    }
+
+    /** The backups in {@code backupDir} on the real file system (the directory is created if missing). */
+    public static BackupEngine open(Path backupDir) {
+        return open(backupDir, FileSystem.disk());
+    }
+
+    /** The backups in {@code backupDir} on {@code fs} (the directory is created if missing). */
+    public static BackupEngine open(Path backupDir, FileSystem fs) {
+        if (backupDir == null || fs == null) {
+            throw new InvalidArgumentException("backup directory and file system must not be null");
+        }
+        Path root = backupDir.toAbsolutePath().normalize();
+        try {
+            if (fs.exists(root) && !fs.exists(root.resolve(META)) && !fs.list(root).isEmpty()) {
+                throw new InvalidArgumentException("not a backup directory (it holds other files): " + root);
+            }
+            for (String d : List.of(META, SHARED, PRIVATE, TMP)) {
+                fs.createDirectories(root.resolve(d));
+            }
+        } catch (java.nio.file.NotDirectoryException | java.nio.file.FileAlreadyExistsException e) {
+            throw new InvalidArgumentException("backup directory is a file: " + root);
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot open backup directory " + root, e);
+        }
+        return new BackupEngine(fs, root);
+    }
+
+    /** The backup directory (absolute). */
+    public Path directory() {
+        return root;
+    }
+
+    /**
+     * Backs up {@code db} (a writable database on this engine's file system): a new backup holding exactly the
+     * writes acknowledged before the call. Tables already in the backup directory are not copied again.
+     */
+    public synchronized BackupInfo createBackup(Db db) {
+        if (db == null) {
+            throw new InvalidArgumentException("database is null");
+        }
+        try {
+            removeLeftovers();
+            int id = nextId();
+            Path tmp = root.resolve(TMP).resolve(Integer.toString(id));
+            db.checkpoint(tmp);
+            Path priv = root.resolve(PRIVATE).resolve(Integer.toString(id));
+            fs.createDirectories(priv);
+            List<BackupFile> files = new ArrayList<>();
+            for (Path p : fs.list(tmp)) {
+                String name = p.getFileName().toString();
+                FileNames.Parsed parsed = FileNames.parse(name);
+                int crc = crc32c(p);
+                long size = fs.size(p);
+                if (parsed != null && parsed.kind() == FileNames.Kind.TABLE) {
+                    String sharedName = String.format(Locale.ROOT, "%d_%08x_%d.sst", parsed.number(), crc, size);
+                    Path dst = root.resolve(SHARED).resolve(sharedName);
+                    if (fs.exists(dst)) {
+                        fs.delete(p);
+                    } else {
+                        fs.rename(p, dst);
+                    }
+                    files.add(new BackupFile(SHARED + "/" + sharedName, size, crc));
+                } else {
+                    fs.rename(p, priv.resolve(name));
+                    files.add(new BackupFile(PRIVATE + "/" + id + "/" + name, size, crc));
+                }
+            }
+            fs.syncDirectory(root.resolve(SHARED));
+            fs.syncDirectory(priv);
+            BackupInfo info = new BackupInfo(id, System.currentTimeMillis(), List.copyOf(files));
+            writeMeta(info);
+            fs.delete(tmp);
+            return info;
+        } catch (IOException e) {
+            throw new BloomKvIOException("backup of " + db.directory() + " into " + root + " failed", e);
+        }
+    }
+
+    /** The backups, oldest first. @throws CorruptionException naming a metadata file that is damaged */
+    public synchronized List<BackupInfo> backups() {
+        try {
+            List<BackupInfo> out = new ArrayList<>();
+            for (int id : ids()) {
+                out.add(readMeta(id));
+            }
+            return out;
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot list the backups in " + root, e);
+        }
+    }
+
+    /**
+     * Recomputes the size and checksum of every file of backup {@code id}.
+     *
+     * @throws CorruptionException naming the first file that is missing, of the wrong size, or whose checksum differs
+     * @throws InvalidArgumentException if there is no such backup
+     */
+    public synchronized void verify(int id) {
+        try {
+            BackupInfo info = readMeta(checkId(id));
+            for (BackupFile f : info.files()) {
+                Path p = root.resolve(f.path());
+                if (!fs.exists(p)) {
+                    throw new CorruptionException("backup " + id + ": file is missing", p, -1);
+                }
+                long size = fs.size(p);
+                if (size != f.size()) {
+                    throw new CorruptionException("backup " + id + ": size " + size + ", expected " + f.size(), p, -1);
+                }
+                int crc = crc32c(p);
+                if (crc != f.crc32c()) {
+                    throw new CorruptionException(String.format(Locale.ROOT,
+                            "backup %d: checksum %08x, expected %08x", id, crc, f.crc32c()), p, -1);
+                }
+            }
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot verify backup " + id + " in " + root, e);
+        }
+    }
+
+    /**
+     * Restores backup {@code id} into {@code target}, which must not exist or be empty; the result opens with
+     * {@link Db#open}. Each file is checked (size, CRC32C) as it is copied; CURRENT is written last.
+     *
+     * @throws CorruptionException naming a backup file that is missing or damaged (the target is then left without
+     *     CURRENT, its files removed)
+     */
+    public synchronized void restore(int id, Path target) {
+        if (target == null) {
+            throw new InvalidArgumentException("restore target is null");
+        }
+        Path out = target.toAbsolutePath().normalize();
+        List<Path> written = new ArrayList<>();
+        try {
+            BackupInfo info = readMeta(checkId(id));
+            if (fs.exists(out)) {
+                if (!fs.list(out).isEmpty()) {
+                    throw new InvalidArgumentException("restore target is not empty: " + out);
+                }
+            } else {
+                fs.createDirectories(out);
+            }
+            BackupFile current = null;
+            for (BackupFile f : info.files()) {
+                String name = Path.of(f.path()).getFileName().toString();
+                if (name.equals(FileNames.CURRENT)) {
+                    current = f;
+                    continue;
+                }
+                Path dst;
+                if (f.path().startsWith(SHARED + "/")) {
+                    dst = FileNames.tableFile(out, Long.parseLong(name.substring(0, name.indexOf('_'))));
+                } else {
+                    dst = out.resolve(name);
+                }
+                written.add(dst);
+                copyChecked(id, root.resolve(f.path()), dst, f);
+            }
+            if (current == null) {
+                throw new CorruptionException("backup " + id + " has no CURRENT", metaFile(id), -1);
+            }
+            Path tmp = FileNames.tempFile(out, 0);
+            written.add(tmp);
+            copyChecked(id, root.resolve(current.path()), tmp, current);
+            fs.syncDirectory(out);
+            written.add(FileNames.currentFile(out));
+            fs.rename(tmp, FileNames.currentFile(out));
+            fs.syncDirectory(out);
+        } catch (IOException | RuntimeException e) {
+            for (int i = written.size() - 1; i >= 0; i--) {
+                try {
+                    fs.delete(written.get(i));
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            if (e instanceof IOException io) {
+                throw new BloomKvIOException("cannot restore backup " + id + " into " + out, io);
+            }
+            throw (RuntimeException) e;
+        }
+    }
+
+    // ------------------------------------------------------------------ files
+
+    /** Copies {@code src} to {@code dst} (synced), checking its size and CRC32C against {@code f}. */
+    private void copyChecked(int id, Path src, Path dst, BackupFile f) throws IOException {
+        if (!fs.exists(src)) {
+            throw new CorruptionException("backup " + id + ": file is missing", src, -1);
+        }
+        CRC32C crc = new CRC32C();
+        try (ReadableFile in = fs.newReadableFile(src); WritableFile w = fs.newWritableFile(dst)) {
+            long size = in.size();
+            if (size != f.size()) {
+                throw new CorruptionException("backup " + id + ": size " + size + ", expected " + f.size(), src, -1);
+            }
+            byte[] buf = new byte[(int) Math.min(BUFFER, Math.max(1, size))];
+            for (long pos = 0; pos < size; ) {
+                int n = (int) Math.min(buf.length, size - pos);
+                in.readFully(pos, buf, 0, n);
+                crc.update(buf, 0, n);
+                w.append(buf, 0, n);
+                pos += n;
+            }
+            if ((int) crc.getValue() != f.crc32c()) {
+                throw new CorruptionException(String.format(Locale.ROOT, "backup %d: checksum %08x, expected %08x", id,
+                        (int) crc.getValue(), f.crc32c()), src, -1);
+            }
+            w.sync();
+        }
+    }
+
+    private int crc32c(Path p) throws IOException {
+        CRC32C crc = new CRC32C();
+        try (ReadableFile in = fs.newReadableFile(p)) {
+            long size = in.size();
+            byte[] buf = new byte[(int) Math.min(BUFFER, Math.max(1, size))];
+            for (long pos = 0; pos < size; ) {
+                int n = (int) Math.min(buf.length, size - pos);
+                in.readFully(pos, buf, 0, n);
+                crc.update(buf, 0, n);
+                pos += n;
+            }
+        }
+        return (int) crc.getValue();
+    }
+
+    /** Backup ids with a metadata file, ascending. */
+    private List<Integer> ids() throws IOException {
+        List<Integer> ids = new ArrayList<>();
+        for (Path p : fs.list(root.resolve(META))) {
+            String name = p.getFileName().toString();
+            if (name.matches("[0-9]{1,9}")) {
+                ids.add(Integer.parseInt(name));
+            }
+        }
+        ids.sort(null);
+        return ids;
+    }
+
+    private int checkId(int id) throws IOException {
+        if (!ids().contains(id)) {
+            throw new InvalidArgumentException("no backup " + id + " in " + root);
+        }
+        return id;
+    }
+
+    private int nextId() throws IOException {
+        List<Integer> ids = ids();
+        int next = ids.isEmpty() ? 1 : ids.get(ids.size() - 1) + 1;
+        // A private directory left by a failed create is removed by removeLeftovers; never reuse a live one.
+        return next;
+    }
+
+    private Path metaFile(int id) {
+        return root.resolve(META).resolve(Integer.toString(id));
+    }
+
+    /**
+     * Removes what a failed or crashed create left: everything under {@code tmp/}, private directories without
+     * metadata, metadata temp files, and shared tables no backup names.
+     */
+    private void removeLeftovers() throws IOException {
+        for (Path dir : fs.list(root.resolve(TMP))) {
+            deleteTree(dir);
+        }
+        Set<Integer> ids = new HashSet<>(ids());
+        Set<String> named = new HashSet<>();
+        for (int id : ids) {
+            for (BackupFile f : readMeta(id).files()) {
+                named.add(f.path());
+            }
+        }
+        for (Path p : fs.list(root.resolve(PRIVATE))) {
+            String name = p.getFileName().toString();
+            if (!name.matches("[0-9]{1,9}") || !ids.contains(Integer.parseInt(name))) {
+                deleteTree(p);
+            }
+        }
+        for (Path p : fs.list(root.resolve(SHARED))) {
+            if (!named.contains(SHARED + "/" + p.getFileName())) {
+                fs.delete(p);
+            }
+        }
+        for (Path p : fs.list(root.resolve(META))) {
+            if (p.getFileName().toString().endsWith(".tmp")) {
+                fs.delete(p);
+            }
+        }
+    }
+
+    private void deleteTree(Path p) throws IOException {
+        List<Path> children;
+        try {
+            children = fs.list(p);
+        } catch (java.nio.file.NotDirectoryException e) {
+            fs.delete(p);
+            return;
+        }
+        for (Path c : children) {
+            deleteTree(c);
+        }
+        fs.delete(p);
+    }
+
+    // ------------------------------------------------------------------ metadata (engine/FORMAT.md, "Backup directory")
+
+    private void writeMeta(BackupInfo info) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        sb.append(META_MAGIC).append(' ').append(META_VERSION).append('\n');
+        sb.append("id ").append(info.id()).append('\n');
+        sb.append("timestamp ").append(info.timestampMillis()).append('\n');
+        sb.append("files ").append(info.files().size()).append('\n');
+        for (BackupFile f : info.files()) {
+            sb.append(f.path()).append(' ').append(f.size()).append(' ')
+                    .append(String.format(Locale.ROOT, "%08x", f.crc32c())).append('\n');
+        }
+        byte[] body = sb.toString().getBytes(StandardCharsets.UTF_8);
+        CRC32C crc = new CRC32C();
+        crc.update(body, 0, body.length);
+        byte[] tail = String.format(Locale.ROOT, "crc32c %08x\n", (int) crc.getValue()).getBytes(StandardCharsets.UTF_8);
+        Path tmp = root.resolve(META).resolve(info.id() + ".tmp");
+        try (WritableFile w = fs.newWritableFile(tmp)) {
+            w.append(body, 0, body.length);
+            w.append(tail, 0, tail.length);
+            w.sync();
+        }
+        fs.rename(tmp, metaFile(info.id()));
+        fs.syncDirectory(root.resolve(META));
+    }
+
+    /** Parses {@code meta/ID}. @throws CorruptionException naming it when it does not parse or its checksum differs */
+    BackupInfo readMeta(int id) throws IOException {
+        Path p = metaFile(id);
+        byte[] b;
+        try (ReadableFile f = fs.newReadableFile(p)) {
+            long size = f.size();
+            if (size > (64L << 20)) {
+                throw new CorruptionException("backup metadata of " + size + " bytes", p, 0);
+            }
+            b = new byte[(int) size];
+            f.readFully(0, b, 0, b.length);
+        }
+        String text = new String(b, StandardCharsets.UTF_8);
+        int tailAt = text.lastIndexOf("crc32c ");
+        if (tailAt < 0 || !text.endsWith("\n")) {
+            throw new CorruptionException("backup metadata has no checksum line", p, b.length);
+        }
+        CRC32C crc = new CRC32C();
+        byte[] body = text.substring(0, tailAt).getBytes(StandardCharsets.UTF_8);
+        crc.update(body, 0, body.length);
+        String stored = text.substring(tailAt + 7, text.length() - 1);
+        if (!stored.equals(String.format(Locale.ROOT, "%08x", (int) crc.getValue()))) {
+            throw new CorruptionException("backup metadata checksum mismatch", p, tailAt);
+        }
+        try {
+            String[] lines = text.substring(0, tailAt).split("\n");
+            if (!lines[0].equals(META_MAGIC + " " + META_VERSION)) {
+                throw new CorruptionException("not bloomkv backup metadata version " + META_VERSION + ": '" + lines[0] + "'", p, 0);
+            }
+            int storedId = Integer.parseInt(field(lines[1], "id"));
+            if (storedId != id) {
+                throw new CorruptionException("backup metadata names id " + storedId, p, 0);
+            }
+            long timestamp = Long.parseLong(field(lines[2], "timestamp"));
+            int n = Integer.parseInt(field(lines[3], "files"));
+            if (n != lines.length - 4) {
+                throw new CorruptionException("backup metadata lists " + (lines.length - 4) + " files, says " + n, p, 0);
+            }
+            List<BackupFile> files = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                String[] parts = lines[4 + i].split(" ");
+                if (parts.length != 3 || parts[0].contains("..") || !(parts[0].startsWith(SHARED + "/")
+                        || parts[0].startsWith(PRIVATE + "/" + id + "/"))) {
+                    throw new CorruptionException("bad file line '" + lines[4 + i] + "'", p, 0);
+                }
+                files.add(new BackupFile(parts[0], Long.parseLong(parts[1]), Integer.parseUnsignedInt(parts[2], 16)));
+            }
+            return new BackupInfo(id, timestamp, List.copyOf(files));
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            throw new CorruptionException("backup metadata does not parse: " + e.getMessage(), p, 0, e);
+        }
+    }
+
+    private static String field(String line, String name) {
+        if (!line.startsWith(name + " ")) {
+            throw new NumberFormatException("expected '" + name + " ...', got '" + line + "'");
+        }
+        return line.substring(name.length() + 1);
+    }
+}

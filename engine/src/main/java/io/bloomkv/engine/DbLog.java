@@ -1,0 +1,85 @@
+package io.bloomkv.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The info log of a database (RocksDB's LOG file), through SLF4J: logger {@code io.bloomkv.engine.Db}, the
+ * application's binding decides where it goes. Levels as a RocksDB LOG reader expects them: INFO for open,
+ * recovery, close, flushes and compactions (begun and finished, with tables and bytes); WARN when writes stall;
+ * ERROR for background errors. It is an {@link EventListener} the database adds to its own when INFO is enabled for
+ * the logger, so it runs on the event thread, never under an engine lock.
+ */
+final class DbLog implements EventListener {
+    static final Logger LOG = LoggerFactory.getLogger(Db.class);
+
+    private final Logger log;
+
+    DbLog() {
+        this(LOG);
+    }
+
+    /** Writes to {@code log} (tests pass a recording logger). */
+    DbLog(Logger log) {
+        this.log = log;
+    }
+
+    /** {@code listeners} plus the log when the logger is enabled at INFO. */
+    static List<EventListener> withLog(List<EventListener> listeners) {
+        if (!LOG.isInfoEnabled()) {
+            return listeners;
+        }
+        List<EventListener> out = new ArrayList<>(listeners);
+        out.add(new DbLog());
+        return out;
+    }
+
+    @Override
+    public void onFlushBegin(FlushInfo info) {
+        log.info("[{}] flush begun: memtable of WAL {}, {} entries, {} bytes", info.directory(), info.walNumber(),
+                info.entries(), info.memtableBytes());
+    }
+
+    @Override
+    public void onFlushCompleted(FlushCompletedInfo info) {
+        log.info("[{}] flush finished: WAL {} -> table #{} ({} bytes, {} entries)", info.directory(), info.walNumber(),
+                info.tableNumber(), info.tableBytes(), info.entries());
+    }
+
+    @Override
+    public void onCompactionBegin(CompactionInfo info) {
+        log.info("[{}] compaction begun: L{} -> L{}, inputs {} ({} bytes){}", info.directory(), info.level(),
+                info.outputLevel(), info.inputs(), info.inputBytes(), info.trivialMove() ? ", trivial move" : "");
+    }
+
+    @Override
+    public void onCompactionCompleted(CompactionCompletedInfo info) {
+        log.info("[{}] compaction finished: L{} -> L{}, inputs {} -> outputs {}, read {} bytes, wrote {} bytes",
+                info.directory(), info.level(), info.outputLevel(), info.inputs(), info.outputs(), info.bytesRead(),
+                info.bytesWritten());
+    }
+
+    @Override
+    public void onTableFileDeleted(TableFileDeletedInfo info) {
+        log.debug("table file deleted: {}", info.path());
+    }
+
+    @Override
+    public void onWriteStallChanged(WriteStallInfo info) {
+        if (info.stalled()) {
+            log.warn("[{}] stalling writes: {} level-0 tables, {} memtables waiting for flush", info.directory(),
+                    info.level0Tables(), info.immutableMemtables());
+        } else {
+            log.info("[{}] writes resumed", info.directory());
+        }
+    }
+
+    @Override
+    public boolean onBackgroundError(BackgroundErrorInfo info) {
+        log.error("[{}] background {} failed{}", info.directory(), info.operation(),
+                info.recoverable() ? " (recoverable)" : ", writes stopped until reopen", info.error());
+        return false;
+    }
+}

@@ -1,0 +1,87 @@
+package io.bloomkv.engine;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Callbacks on what a database does in the background (RocksDB's {@code EventListener}): flushes and compactions
+ * begun and completed, table files created and deleted, writes stalled and resumed, and background errors. Install
+ * with {@link Options#listeners}. Every method has an empty default, so a listener overrides only what it needs.
+ *
+ * <p>Threads: events are delivered, in the order they happened, on one event thread per database
+ * ({@code bloomkv-events-<dir>}), never under an engine lock: a listener may call the database (read, write, take a
+ * {@link Db#property}); a slow listener delays later events, not the engine. {@link #onBackgroundError} is the
+ * exception: it runs on the background thread that failed (again holding no engine lock), because its answer
+ * decides what happens next. An exception thrown by a listener is swallowed (and logged); it changes nothing.
+ * Events still queued when the database closes are delivered before {@link Db#close} returns.
+ */
+public interface EventListener {
+
+    /** A memtable starts being written to a level-0 table. */
+    record FlushInfo(Path directory, long walNumber, long entries, long memtableBytes) {}
+
+    /** A memtable is in a level-0 table, recorded in the MANIFEST ({@code tableNumber} -1 when it held nothing). */
+    record FlushCompletedInfo(Path directory, long walNumber, long tableNumber, long tableBytes, long entries) {}
+
+    /**
+     * A compaction of {@code inputs} (table numbers, from {@code level} and {@code outputLevel}) into
+     * {@code outputLevel}; {@code trivialMove} when the one input moves down without a rewrite.
+     */
+    record CompactionInfo(Path directory, int level, int outputLevel, List<Long> inputs, long inputBytes,
+                          boolean trivialMove) {}
+
+    /** A compaction is recorded: its outputs (table numbers) replaced its inputs; bytes read and written. */
+    record CompactionCompletedInfo(Path directory, int level, int outputLevel, List<Long> inputs, List<Long> outputs,
+                                   long bytesRead, long bytesWritten, boolean trivialMove) {}
+
+    /** Why a table file was created. */
+    enum TableReason { FLUSH, COMPACTION }
+
+    /** A table file is in the live set ({@code path}, its number, size and entries). */
+    record TableFileCreatedInfo(Path path, long number, long bytes, long entries, TableReason reason) {}
+
+    /** An obsolete table file was deleted. */
+    record TableFileDeletedInfo(Path path, long number) {}
+
+    /**
+     * Writes stopped ({@code stalled}: too many level-0 tables or memtables waiting for flush) or resumed; the
+     * level-0 table count and immutable memtable count at that moment.
+     */
+    record WriteStallInfo(Path directory, boolean stalled, int level0Tables, int immutableMemtables) {}
+
+    /**
+     * A background flush or compaction failed. {@code recoverable} when ignoring it is safe: the failure happened
+     * before anything was recorded (a compaction whose merge or output write failed leaves its inputs in place and
+     * is retried later). A failure of a flush or of a MANIFEST write is never recoverable.
+     */
+    record BackgroundErrorInfo(Path directory, String operation, BloomKvException error, boolean recoverable) {}
+
+    default void onFlushBegin(FlushInfo info) {
+    }
+
+    default void onFlushCompleted(FlushCompletedInfo info) {
+    }
+
+    default void onCompactionBegin(CompactionInfo info) {
+    }
+
+    default void onCompactionCompleted(CompactionCompletedInfo info) {
+    }
+
+    default void onTableFileCreated(TableFileCreatedInfo info) {
+    }
+
+    default void onTableFileDeleted(TableFileDeletedInfo info) {
+    }
+
+    default void onWriteStallChanged(WriteStallInfo info) {
+    }
+
+    /**
+     * A background error (RocksDB's {@code OnBackgroundError}). Return true to ignore a recoverable one: it then
+     * does not stop writes. An unrecoverable error stops writes whatever the answer (reopen the database).
+     */
+    default boolean onBackgroundError(BackgroundErrorInfo info) {
+        return false;
+    }
+}

@@ -1,0 +1,105 @@
+package io.bloomkv.engine;
+
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Delivers {@link EventListener} callbacks of one database: events are queued by the engine (under its locks or
+ * not: queuing takes only this object's monitor, never an engine lock) and run in order on one daemon thread that
+ * holds no engine lock. Without listeners nothing is queued and no thread is started.
+ */
+final class Events {
+    private final List<EventListener> listeners;
+    private final Path dir;
+    private final ArrayDeque<Consumer<EventListener>> queue = new ArrayDeque<>();
+    private Thread thread;
+    private boolean closed;
+
+    Events(List<EventListener> listeners, Path dir) {
+        this.listeners = List.copyOf(listeners);
+        this.dir = dir;
+    }
+
+    Path directory() {
+        return dir;
+    }
+
+    /** Queues {@code event} for every listener; dropped after {@link #close}. */
+    void post(Consumer<EventListener> event) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (thread == null) {
+                thread = new Thread(this::loop, "bloomkv-events-" + dir.getFileName());
+                thread.setDaemon(true);
+                thread.start();
+            }
+            queue.addLast(event);
+            notifyAll();
+        }
+    }
+
+    /**
+     * Asks the listeners about a background error, on the calling thread (which must hold no engine lock). True
+     * when the error is recoverable and some listener chose to ignore it.
+     */
+    boolean backgroundError(String operation, BloomKvException error, boolean recoverable) {
+        boolean ignore = false;
+        EventListener.BackgroundErrorInfo info = new EventListener.BackgroundErrorInfo(dir, operation, error, recoverable);
+        for (EventListener l : listeners) {
+            try {
+                ignore |= l.onBackgroundError(info);
+            } catch (RuntimeException e) {
+                // a listener's failure changes nothing
+            }
+        }
+        return recoverable && ignore;
+    }
+
+    private void loop() {
+        while (true) {
+            Consumer<EventListener> event;
+            synchronized (this) {
+                while (queue.isEmpty() && !closed) {
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+                if (queue.isEmpty()) {
+                    notifyAll();
+                    return;
+                }
+                event = queue.pollFirst();
+            }
+            for (EventListener l : listeners) {
+                try {
+                    event.accept(l);
+                } catch (RuntimeException e) {
+                    // a listener's failure changes nothing
+                }
+            }
+        }
+    }
+
+    /** Delivers what is queued, then stops the thread (after the background threads stopped). */
+    void close() {
+        Thread t;
+        synchronized (this) {
+            closed = true;
+            notifyAll();
+            t = thread;
+        }
+        if (t != null && t != Thread.currentThread()) {
+            io.bloomkv.engine.internal.util.Threads.joinUninterruptibly(t);
+        }
+    }
+}

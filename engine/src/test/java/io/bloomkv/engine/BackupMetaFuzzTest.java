@@ -1,0 +1,54 @@
+package io.bloomkv.engine;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.InMemoryFileSystem;
+import io.bloomkv.engine.fs.WritableFile;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.zip.CRC32C;
+
+/**
+ * Fuzz target for the backup metadata file (engine/FORMAT.md, "Backup directory"): {@link BackupEngine#readMeta}
+ * of fuzzed bytes, as they are and with a valid checksum line appended (so the parser behind the checksum is
+ * reached). Invariant: it throws only {@link CorruptionException}, never another exception, and a file it accepts
+ * names only paths inside the backup directory.
+ */
+class BackupMetaFuzzTest {
+    private static final Path DIR = Path.of("/fuzz/backups");
+
+    @FuzzTest(maxDuration = "5m")
+    void backupMetadata(byte[] data) throws IOException {
+        parse(data);
+        byte[] body = data;
+        CRC32C crc = new CRC32C();
+        crc.update(body, 0, body.length);
+        byte[] tail = String.format(Locale.ROOT, "crc32c %08x\n", (int) crc.getValue()).getBytes(StandardCharsets.UTF_8);
+        byte[] withCrc = new byte[body.length + tail.length];
+        System.arraycopy(body, 0, withCrc, 0, body.length);
+        System.arraycopy(tail, 0, withCrc, body.length, tail.length);
+        parse(withCrc);
+    }
+
+    private static void parse(byte[] meta) throws IOException {
+        FileSystem fs = new InMemoryFileSystem();
+        BackupEngine engine = BackupEngine.open(DIR, fs);
+        try (WritableFile f = fs.newWritableFile(DIR.resolve("meta").resolve("1"))) {
+            f.append(meta, 0, meta.length);
+        }
+        BackupEngine.BackupInfo info;
+        try {
+            info = engine.readMeta(1);
+        } catch (CorruptionException expected) {
+            return;
+        }
+        for (BackupEngine.BackupFile file : info.files()) {
+            Path p = DIR.resolve(file.path()).normalize();
+            if (!p.startsWith(DIR) || file.path().contains("..")) {
+                throw new AssertionError("accepted a path outside the backup directory: " + file.path());
+            }
+        }
+    }
+}

@@ -1,0 +1,332 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.engine.fs.FaultInjectingFileSystem;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.ForwardingFileSystem;
+import io.bloomkv.engine.fs.InMemoryFileSystem;
+import io.bloomkv.engine.fs.NoFsyncFileSystem;
+import io.bloomkv.engine.internal.version.FileNames;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link Db#checkpoint}: the copy opens (read-write, as another process would) with exactly the writes acknowledged
+ * before the call, under a concurrent writer too; tables are linked, or copied where links fail; a failed
+ * checkpoint (every file-system operation failed in turn) leaves no CURRENT and the source intact; a crash at any
+ * operation of a checkpoint leaves a directory that either opens with exactly the point or is refused.
+ */
+class CheckpointTest {
+    @TempDir
+    Path dir;
+
+    /** Small tables; writes not synced (durability is tested on a {@link FaultInjectingFileSystem}, see {@link #faulty}). */
+    private static Options small(FileSystem fs) {
+        return Options.defaults().fileSystem(fs).writeBufferSize(16 << 10).blockSize(512).targetFileSize(16 << 10)
+                .syncMode(SyncMode.NONE);
+    }
+
+    /** A fault-injecting file system over the disk without fsyncs (its crash model decides what survives). */
+    private static FaultInjectingFileSystem faulty() {
+        return new FaultInjectingFileSystem(new NoFsyncFileSystem());
+    }
+
+    /** Puts {@code n} random keys (and some deletes) into {@code db} and {@code model}. */
+    private static void load(Db db, TreeMap<String, byte[]> model, Random rnd, int n) {
+        for (int i = 0; i < n; i++) {
+            byte[] k = TestKeys.key(rnd.nextInt(2000));
+            if (rnd.nextInt(10) == 0) {
+                db.delete(k);
+                model.remove(TestKeys.str(k));
+            } else {
+                byte[] v = TestKeys.value(rnd, 80);
+                db.put(k, v);
+                model.put(TestKeys.str(k), v);
+            }
+        }
+    }
+
+    static TreeMap<String, String> contents(Db db) {
+        TreeMap<String, String> out = new TreeMap<>();
+        try (DbIterator it = db.iterator()) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                out.put(TestKeys.str(it.key()), Arrays.toString(it.value()));
+            }
+        }
+        return out;
+    }
+
+    static TreeMap<String, String> render(TreeMap<String, byte[]> model) {
+        TreeMap<String, String> out = new TreeMap<>();
+        model.forEach((k, v) -> out.put(k, Arrays.toString(v)));
+        return out;
+    }
+
+    @Test
+    void checkpointHoldsTablesAndMemtableAndIsIndependent() throws IOException {
+        long seed = TestSeeds.seed("CheckpointTest.basic");
+        Random rnd = new Random(seed);
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        Path src = dir.resolve("db");
+        Path cp = dir.resolve("cp");
+        try (Db db = Db.open(src, small(FileSystem.disk()))) {
+            load(db, model, rnd, 3000);
+            db.flush();
+            load(db, model, rnd, 200); // some in the memtable only
+            db.checkpoint(cp);
+            TreeMap<String, String> atPoint = render(model);
+            load(db, model, rnd, 500); // after the point: not in the checkpoint
+            db.compactRange(null, null); // deletes the source's old tables: the checkpoint keeps its links
+            assertThat(contents(db)).isEqualTo(render(model));
+            try (Db copy = Db.open(cp, small(FileSystem.disk()))) {
+                assertThat(contents(copy)).as("seed " + seed).isEqualTo(atPoint);
+                copy.put(TestKeys.bytes("only-in-copy"), new byte[] {1});
+            }
+            assertThat(db.get(TestKeys.bytes("only-in-copy"))).isNull();
+        }
+        try (Db copy = Db.open(cp, small(FileSystem.disk()))) {
+            assertThat(copy.get(TestKeys.bytes("only-in-copy"))).containsExactly(1);
+        }
+    }
+
+    @Test
+    void refusesBadTargets() throws IOException {
+        Path src = dir.resolve("db");
+        Files.createDirectories(dir.resolve("full"));
+        Files.writeString(dir.resolve("full").resolve("x"), "x");
+        Files.writeString(dir.resolve("afile"), "x");
+        try (Db db = Db.open(src, small(FileSystem.disk()))) {
+            db.put(TestKeys.key(1), new byte[] {1});
+            assertThatThrownBy(() -> db.checkpoint(null)).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> db.checkpoint(src)).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> db.checkpoint(dir.resolve("full"))).isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("not empty");
+            assertThatThrownBy(() -> db.checkpoint(dir.resolve("afile"))).isInstanceOf(InvalidArgumentException.class);
+            Files.createDirectories(dir.resolve("empty"));
+            db.checkpoint(dir.resolve("empty"));
+        }
+        try (Db copy = Db.open(dir.resolve("empty"), small(FileSystem.disk()))) {
+            assertThat(copy.get(TestKeys.key(1))).containsExactly(1);
+        }
+    }
+
+    @Test
+    void copiesTablesWhereLinksFail() {
+        InMemoryFileSystem mem = new InMemoryFileSystem();
+        AtomicInteger linkCalls = new AtomicInteger();
+        FileSystem noLinks = new ForwardingFileSystem(mem) {
+            @Override
+            public void link(Path existing, Path link) throws IOException {
+                linkCalls.incrementAndGet();
+                throw new IOException("links refused by the test");
+            }
+        };
+        Random rnd = new Random(7);
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        Path src = Path.of("/mem/db");
+        try (Db db = Db.open(src, small(noLinks).autoCompaction(false))) {
+            load(db, model, rnd, 2000);
+            db.flush();
+            int tables = db.tables().size();
+            assertThat(tables).isPositive();
+            db.checkpoint(Path.of("/mem/cp"));
+            assertThat(linkCalls.get()).isEqualTo(tables);
+        }
+        try (Db copy = Db.open(Path.of("/mem/cp"), small(mem))) {
+            assertThat(contents(copy)).isEqualTo(render(model));
+        }
+    }
+
+    /**
+     * A writer puts keys 0, 1, 2, ... without pause; each checkpoint must hold a prefix of them that includes every
+     * key acknowledged before the call and none written after it returned.
+     */
+    @Test
+    void checkpointsUnderAConcurrentWriterHoldExactlyAPrefix() throws Exception {
+        Path src = dir.resolve("db");
+        Options opts = small(FileSystem.disk()).syncMode(SyncMode.GROUP_COMMIT);
+        AtomicLong acked = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        try (Db db = Db.open(src, opts)) {
+            Thread writer = new Thread(() -> {
+                for (long i = 0; !stop.get(); i++) {
+                    db.put(TestKeys.key(i), TestKeys.key(i));
+                    acked.set(i + 1);
+                }
+            });
+            writer.setDaemon(true);
+            writer.start();
+            try {
+                for (int c = 0; c < 5; c++) {
+                    Thread.sleep(30);
+                    long before = acked.get();
+                    Path cp = dir.resolve("cp" + c);
+                    db.checkpoint(cp);
+                    long after = acked.get();
+                    try (Db copy = Db.open(cp, opts)) {
+                        long n = 0;
+                        try (DbIterator it = copy.iterator()) {
+                            for (it.seekToFirst(); it.valid(); it.next()) {
+                                n++;
+                            }
+                        }
+                        assertThat(n).as("checkpoint " + c).isBetween(before, after + 1);
+                        for (long i = 0; i < n; i++) {
+                            assertThat(copy.get(TestKeys.key(i))).as("checkpoint " + c + " key " + i + " of " + n)
+                                    .isEqualTo(TestKeys.key(i));
+                        }
+                    }
+                }
+            } finally {
+                stop.set(true);
+                writer.join();
+            }
+        }
+    }
+
+    /**
+     * Every file-system operation of a checkpoint, failed in turn: the checkpoint throws an I/O error (or tolerates
+     * the failure and succeeds), leaves no CURRENT behind, and the source serves and survives a crash intact.
+     */
+    @Test
+    void everyFailedOperationLeavesNoCheckpointAndTheSourceIntact() throws IOException {
+        long seed = TestSeeds.seed("CheckpointTest.faultSweep");
+        int total = -1;
+        int surfaced = 0;
+        for (int i = 0; total < 0 || i <= total; i++) {
+            Random rnd = new Random(seed);
+            FaultInjectingFileSystem fs = faulty();
+            Path src = dir.resolve("f" + i).resolve("db");
+            Path cp = dir.resolve("f" + i).resolve("cp");
+            TreeMap<String, byte[]> model = new TreeMap<>();
+            Db db = Db.open(src, small(fs).autoCompaction(false).syncMode(SyncMode.EVERY_WRITE));
+            load(db, model, rnd, 300);
+            db.flush();
+            load(db, model, rnd, 20);
+            AtomicInteger ops = new AtomicInteger();
+            FaultInjectingFileSystem.Fault counter = fs.inject((op, p) -> {
+                ops.incrementAndGet();
+                return false;
+            });
+            FaultInjectingFileSystem.Fault nth = i == 0 ? null : fs.injectNth((op, p) -> true, i);
+            String ctx = "seed " + seed + ", fault at operation " + i + " of " + total;
+            try {
+                db.checkpoint(cp);
+                if (nth != null && nth.fired() > 0) {
+                    // tolerated (e.g. a failed link falls back to a copy): the checkpoint must be whole
+                    try (Db copy = Db.open(cp, small(FileSystem.disk()))) {
+                        assertThat(contents(copy)).as(ctx).isEqualTo(render(model));
+                    }
+                }
+            } catch (BloomKvIOException e) {
+                surfaced++;
+                assertThat(Files.exists(cp.resolve(FileNames.CURRENT))).as(ctx + ": no CURRENT after a failure").isFalse();
+            }
+            counter.remove();
+            if (nth != null) {
+                nth.remove();
+            }
+            if (i == 0) {
+                total = ops.get();
+                assertThat(total).isPositive();
+            }
+            // The source goes on: a write that needs no failed component, then a crash and a reopen.
+            boolean failedState = db.stats() != null && isFailed(db);
+            if (!failedState) {
+                db.put(TestKeys.bytes("after"), new byte[] {9});
+                model.put("after", new byte[] {9});
+            }
+            SimulatedCrashTest.crash(fs, db, null);
+            try (Db again = Db.open(src, small(FileSystem.disk()))) {
+                assertThat(contents(again)).as(ctx + ": source after crash").isEqualTo(render(model));
+            }
+        }
+        System.out.println("CheckpointTest fault sweep: " + total + " operations, " + surfaced + " surfaced");
+        assertThat(surfaced).isPositive();
+    }
+
+    private static boolean isFailed(Db db) {
+        try {
+            db.syncWal();
+            return false;
+        } catch (BloomKvException e) {
+            return true;
+        }
+    }
+
+    /**
+     * The process dies at each operation of a checkpoint in turn (that operation and every later one fail, then
+     * unsynced bytes are dropped or torn): the directory is refused by open, or opens with exactly the point.
+     */
+    @Test
+    void aCrashAtAnyOperationLeavesNoneOrAWholeCheckpoint() throws IOException {
+        long seed = TestSeeds.seed("CheckpointTest.crash");
+        int total = -1;
+        int whole = 0;
+        int refused = 0;
+        for (int i = 0; total < 0 || i <= total + 1; i++) {
+            Random rnd = new Random(seed);
+            FaultInjectingFileSystem fs = faulty();
+            Path src = dir.resolve("c" + i).resolve("db");
+            Path cp = dir.resolve("c" + i).resolve("cp");
+            TreeMap<String, byte[]> model = new TreeMap<>();
+            Db db = Db.open(src, small(fs).autoCompaction(false).syncMode(SyncMode.EVERY_WRITE));
+            load(db, model, rnd, 300);
+            db.flush();
+            load(db, model, rnd, 20);
+            AtomicInteger ops = new AtomicInteger();
+            FaultInjectingFileSystem.Fault counter = fs.inject((op, p) -> {
+                ops.incrementAndGet();
+                return false;
+            });
+            FaultInjectingFileSystem.Fault dead = i == 0 ? null : fs.injectFromNth((op, p) -> true, i);
+            try {
+                db.checkpoint(cp);
+            } catch (BloomKvIOException expected) {
+                // the process is dying
+            }
+            counter.remove();
+            if (i == 0) {
+                total = ops.get();
+            }
+            if (dead != null) {
+                dead.remove();
+            }
+            SimulatedCrashTest.crash(fs, db, new Random(seed + i));
+            String ctx = "seed " + seed + ", crash at operation " + i + " of " + total;
+            if (Files.exists(cp.resolve(FileNames.CURRENT))) {
+                whole++;
+                try (Db copy = Db.open(cp, small(FileSystem.disk()))) {
+                    assertThat(contents(copy)).as(ctx).isEqualTo(render(model));
+                }
+            } else {
+                refused++;
+                if (Files.exists(cp)) {
+                    try (var s = Files.list(cp)) {
+                        if (s.findAny().isPresent()) {
+                            assertThatThrownBy(() -> Db.open(cp, small(FileSystem.disk()))).as(ctx)
+                                    .isInstanceOf(NotADatabaseException.class);
+                        }
+                    }
+                }
+            }
+            try (Db again = Db.open(src, small(FileSystem.disk()))) {
+                assertThat(contents(again)).as(ctx + ": source").isEqualTo(render(model));
+            }
+        }
+        System.out.println("CheckpointTest crashes: " + whole + " whole, " + refused + " refused");
+        assertThat(whole).isPositive();
+        assertThat(refused).isPositive();
+    }
+}

@@ -1,0 +1,268 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.engine.fs.FaultInjectingFileSystem;
+import io.bloomkv.engine.fs.FaultInjectingFileSystem.Op;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.ForwardingFileSystem;
+import io.bloomkv.engine.fs.NoFsyncFileSystem;
+import io.bloomkv.engine.fs.WritableFile;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link EventListener}: flushes, compactions, table files, write stalls and background errors are reported, on the
+ * event thread (the background error on the failing thread), never under an engine lock, and a listener may call
+ * the database; a recoverable compaction error can be ignored, an ignored one does not stop writes.
+ */
+class EventListenerTest {
+    @TempDir
+    Path dir;
+
+    /** Records every event as a line, and any violation of the threading contract. */
+    static final class Recorder implements EventListener {
+        final AtomicReference<Db> db = new AtomicReference<>();
+        final List<String> events = new CopyOnWriteArrayList<>();
+        final List<Object> infos = new CopyOnWriteArrayList<>();
+        final List<String> violations = new CopyOnWriteArrayList<>();
+        volatile boolean ignoreErrors;
+
+        private void record(String what, Object info) {
+            Db d = db.get();
+            if (d != null && d.engineLockHeldByCurrentThread()) {
+                violations.add(what + " delivered under an engine lock");
+            }
+            if (!what.equals("error") && !Thread.currentThread().getName().startsWith("bloomkv-events-")) {
+                violations.add(what + " delivered on " + Thread.currentThread().getName());
+            }
+            if (d != null) {
+                try {
+                    d.property("bloomkv.num-files-at-level0"); // a listener may call the database
+                } catch (DbClosedException closing) {
+                    // events queued before close are delivered while it closes
+                }
+            }
+            events.add(what);
+            infos.add(info);
+        }
+
+        @Override
+        public void onFlushBegin(FlushInfo info) {
+            record("flush-begin", info);
+        }
+
+        @Override
+        public void onFlushCompleted(FlushCompletedInfo info) {
+            record("flush-done", info);
+        }
+
+        @Override
+        public void onCompactionBegin(CompactionInfo info) {
+            record("compaction-begin", info);
+        }
+
+        @Override
+        public void onCompactionCompleted(CompactionCompletedInfo info) {
+            record("compaction-done", info);
+        }
+
+        @Override
+        public void onTableFileCreated(TableFileCreatedInfo info) {
+            record("table-created", info);
+        }
+
+        @Override
+        public void onTableFileDeleted(TableFileDeletedInfo info) {
+            record("table-deleted", info);
+        }
+
+        @Override
+        public void onWriteStallChanged(WriteStallInfo info) {
+            record(info.stalled() ? "stall-on" : "stall-off", info);
+        }
+
+        @Override
+        public boolean onBackgroundError(BackgroundErrorInfo info) {
+            record("error", info);
+            return ignoreErrors;
+        }
+
+        <T> List<T> of(Class<T> type) {
+            List<T> out = new ArrayList<>();
+            for (Object o : infos) {
+                if (type.isInstance(o)) {
+                    out.add(type.cast(o));
+                }
+            }
+            return out;
+        }
+    }
+
+    private static Options small(FileSystem fs) {
+        return Options.defaults().fileSystem(fs).writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2).syncMode(SyncMode.NONE);
+    }
+
+    @Test
+    void flushesCompactionsAndTableFilesAreReportedOffTheEngineLocks() {
+        Recorder rec = new Recorder();
+        long flushes;
+        Set<Long> live = new HashSet<>();
+        try (Db db = Db.open(dir, small(FileSystem.disk()).listeners(rec))) {
+            rec.db.set(db);
+            for (int i = 0; i < 6000; i++) {
+                db.put(TestKeys.key(i % 1500), TestKeys.key(i));
+            }
+            db.flush();
+            db.waitForBackgroundWork();
+            flushes = db.stats().flushes();
+            db.tables().forEach(t -> live.add(t.fileNumber()));
+        }
+        // close delivered what was queued
+        assertThat(rec.violations).isEmpty();
+        List<EventListener.FlushInfo> begun = rec.of(EventListener.FlushInfo.class);
+        List<EventListener.FlushCompletedInfo> flushed = rec.of(EventListener.FlushCompletedInfo.class);
+        assertThat(flushed).hasSize((int) flushes);
+        assertThat(begun).hasSize((int) flushes);
+        for (int i = 0; i < flushed.size(); i++) {
+            assertThat(flushed.get(i).walNumber()).isEqualTo(begun.get(i).walNumber());
+            assertThat(flushed.get(i).tableBytes()).isPositive();
+        }
+        List<EventListener.CompactionCompletedInfo> compacted = rec.of(EventListener.CompactionCompletedInfo.class);
+        assertThat(compacted).isNotEmpty();
+        assertThat(rec.of(EventListener.CompactionInfo.class)).hasSize(compacted.size());
+        assertThat(compacted).anyMatch(c -> !c.trivialMove() && c.bytesWritten() > 0 && !c.outputs().isEmpty());
+        // every table: created once; those gone deleted (after their creation); the live ones not deleted
+        Set<Long> created = new HashSet<>();
+        for (EventListener.TableFileCreatedInfo t : rec.of(EventListener.TableFileCreatedInfo.class)) {
+            assertThat(created.add(t.number())).as("table " + t.number() + " created once").isTrue();
+        }
+        Set<Long> deleted = new HashSet<>();
+        for (EventListener.TableFileDeletedInfo t : rec.of(EventListener.TableFileDeletedInfo.class)) {
+            assertThat(created).contains(t.number());
+            deleted.add(t.number());
+        }
+        assertThat(deleted).isNotEmpty().doesNotContainAnyElementsOf(live);
+        assertThat(created).containsAll(live);
+        int firstBegin = rec.events.indexOf("flush-begin");
+        assertThat(firstBegin).isLessThan(rec.events.indexOf("flush-done"));
+    }
+
+    @Test
+    void writeStallsAreReportedOnAndOff() {
+        Recorder rec = new Recorder();
+        // Slow table syncs keep a memtable waiting for its flush, so writers stall on the immutable memtable.
+        FileSystem slowTables = new ForwardingFileSystem(FileSystem.disk()) {
+            @Override
+            public WritableFile newWritableFile(Path p) throws IOException {
+                WritableFile f = super.newWritableFile(p);
+                if (!p.toString().endsWith(".sst")) {
+                    return f;
+                }
+                return new ForwardingWritableFile(f) {
+                    @Override
+                    public void sync() throws IOException {
+                        try {
+                            Thread.sleep(50);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        super.sync();
+                    }
+                };
+            }
+        };
+        try (Db db = Db.open(dir, small(slowTables).autoCompaction(false).listeners(rec))) {
+            rec.db.set(db);
+            for (int i = 0; i < 3000; i++) {
+                db.put(TestKeys.key(i), TestKeys.key(i));
+            }
+            db.waitForBackgroundWork();
+            db.put(TestKeys.key(0), TestKeys.key(0)); // passes without a stall: "off" if the last was "on"
+            assertThat(db.stats().writeStalls()).isPositive();
+        }
+        assertThat(rec.violations).isEmpty();
+        List<String> stalls = rec.events.stream().filter(e -> e.startsWith("stall")).toList();
+        assertThat(stalls).isNotEmpty();
+        for (int i = 0; i < stalls.size(); i++) {
+            assertThat(stalls.get(i)).as("stall events alternate, starting with on").isEqualTo(i % 2 == 0 ? "stall-on" : "stall-off");
+        }
+        assertThat(stalls.get(stalls.size() - 1)).isEqualTo("stall-off");
+    }
+
+    /** A compaction output that cannot be created: an ignored (recoverable) error leaves writes going; else they stop. */
+    @Test
+    void aRecoverableCompactionErrorMayBeIgnored() {
+        for (boolean ignore : new boolean[] {true, false}) {
+            Recorder rec = new Recorder();
+            rec.ignoreErrors = ignore;
+            FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
+            FaultInjectingFileSystem.Fault fault = fs.injectNth(
+                    FaultInjectingFileSystem.on(Op.CREATE, "*.sst").and((op, p) ->
+                            Thread.currentThread().getName().startsWith("bloomkv-compact")), 1);
+            Path d = dir.resolve("ignore-" + ignore);
+            try (Db db = Db.open(d, small(fs).listeners(rec))) {
+                rec.db.set(db);
+                for (int i = 0; i < 4000 && fault.fired() == 0; i++) {
+                    db.put(TestKeys.key(i % 1000), TestKeys.key(i));
+                }
+                assertThat(fault.fired()).isEqualTo(1);
+                List<EventListener.BackgroundErrorInfo> errors = rec.of(EventListener.BackgroundErrorInfo.class);
+                // the error callback is synchronous: it has run once the fault fired and the compaction thread moved on
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (rec.of(EventListener.BackgroundErrorInfo.class).isEmpty() && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                errors = rec.of(EventListener.BackgroundErrorInfo.class);
+                assertThat(errors).hasSize(1);
+                assertThat(errors.get(0).operation()).isEqualTo("compaction");
+                assertThat(errors.get(0).recoverable()).isTrue();
+                if (ignore) {
+                    for (int i = 0; i < 2000; i++) {
+                        db.put(TestKeys.key(i % 1000), TestKeys.key(i));
+                    }
+                    db.waitForBackgroundWork();
+                    assertThat(db.property("bloomkv.background-errors")).hasValue("0");
+                    for (int i = 0; i < 1000; i++) {
+                        assertThat(db.get(TestKeys.key(i))).isEqualTo(TestKeys.key(1000 + i));
+                    }
+                } else {
+                    waitForError(db);
+                    assertThat(db.property("bloomkv.background-errors")).hasValue("1");
+                    assertThatThrownBy(() -> db.put(TestKeys.key(1), TestKeys.key(1))).isInstanceOf(BloomKvException.class);
+                }
+            } catch (BloomKvException closeAfterError) {
+                assertThat(ignore).as("only the unignored run may fail at close").isFalse();
+            }
+            assertThat(rec.violations).as("ignore " + ignore).isEmpty();
+        }
+    }
+
+    private static void waitForError(Db db) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (db.property("bloomkv.background-errors").orElseThrow().equals("0") && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void listenersAreCheckedAndCopied() {
+        assertThatThrownBy(() -> Options.defaults().listeners((EventListener) null)).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> Options.defaults().listeners((EventListener[]) null)).isInstanceOf(InvalidArgumentException.class);
+        Recorder r = new Recorder();
+        Options o = Options.defaults().listeners(r);
+        assertThat(o.copy().listeners()).containsExactly(r);
+        assertThat(Collections.unmodifiableList(o.listeners())).hasSize(1);
+    }
+}

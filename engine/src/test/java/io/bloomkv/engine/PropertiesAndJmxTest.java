@@ -1,0 +1,96 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link Db#property} against {@link Db#stats}, and the {@link DbMXBean} in the platform MBean server. */
+class PropertiesAndJmxTest {
+    @TempDir
+    Path dir;
+
+    private static Options opts() {
+        return Options.defaults().writeBufferSize(32 << 10).blockSize(512).autoCompaction(false).syncMode(SyncMode.NONE);
+    }
+
+    @Test
+    void propertiesAnswerAsStatsAndUnknownNamesAreEmpty() {
+        try (Db db = Db.open(dir, opts())) {
+            for (int i = 0; i < 2000; i++) {
+                db.put(TestKeys.key(i), TestKeys.key(i));
+            }
+            db.flush();
+            for (int i = 0; i < 10; i++) {
+                db.put(TestKeys.key(100_000 + i), TestKeys.key(i));
+            }
+            Stats s = db.stats();
+            assertThat(db.property("bloomkv.estimate-num-keys")).hasValue(Long.toString(2010));
+            assertThat(db.property("bloomkv.num-files-at-level0")).hasValue(Integer.toString(s.levelTables(0)));
+            assertThat(s.levelTables(0)).isPositive();
+            assertThat(db.property("bloomkv.num-files-at-level1")).hasValue("0");
+            assertThat(db.property("bloomkv.num-files-at-level" + s.numLevels())).isEmpty();
+            assertThat(db.property("bloomkv.num-files-at-levelx")).isEmpty();
+            assertThat(db.property("bloomkv.filter-memory")).hasValue(Long.toString(s.filterMemoryBytes()));
+            assertThat(s.filterMemoryBytes()).isPositive();
+            assertThat(db.property("bloomkv.total-sst-files-size")).hasValue(Long.toString(s.tableBytes()));
+            assertThat(db.property("bloomkv.background-errors")).hasValue("0");
+            assertThat(db.property("bloomkv.background-error")).hasValue("");
+            assertThat(db.property("bloomkv.num-levels")).hasValue(Integer.toString(s.numLevels()));
+            assertThat(db.property("bloomkv.levelstats").orElseThrow()).startsWith("Level Files")
+                    .contains(String.format("%5d %5d", 0, s.levelTables(0)));
+            assertThat(db.property("bloomkv.stats").orElseThrow()).contains("filter: checks");
+            assertThat(db.property("bloomkv.num-entries-active-mem-table")).hasValue("10");
+            assertThat(db.property("bloomkv.block-cache-capacity")).hasValue(Long.toString(Options.defaults().blockCacheSize()));
+            assertThat(db.property("bloomkv.no-such-property")).isEmpty();
+            assertThat(db.property("rocksdb.estimate-num-keys")).isEmpty();
+            assertThat(db.property("")).isEmpty();
+            assertThatThrownBy(() -> db.property(null)).isInstanceOf(InvalidArgumentException.class);
+            for (String name : DbProperties.NAMES) {
+                String concrete = name.replace("<N>", "0");
+                if (!concrete.equals("bloomkv.block-cache-usage")) {
+                    assertThat(db.property(concrete)).as(concrete).isPresent();
+                }
+            }
+        }
+    }
+
+    @Test
+    void mbeanIsRegisteredAtOpenAndRemovedAtClose() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        Path asPassed = dir.resolve("db");
+        ObjectName name = new ObjectName("io.bloomkv:type=Db,name=" + ObjectName.quote(asPassed.toString()));
+        assertThat(server.isRegistered(name)).isFalse();
+        try (Db db = Db.open(asPassed, opts())) {
+            assertThat(server.isRegistered(name)).isTrue();
+            for (int i = 0; i < 3000; i++) {
+                db.put(TestKeys.key(2 * i), TestKeys.key(i));
+            }
+            db.flush();
+            for (int i = 0; i < 100; i++) {
+                db.get(TestKeys.key(2 * i + 1)); // inside the tables' key ranges: the filters answer
+            }
+            Stats s = db.stats();
+            assertThat((Long) server.getAttribute(name, "FilterUseful")).isEqualTo(s.filterUseful()).isPositive();
+            assertThat((Long) server.getAttribute(name, "Puts")).isEqualTo(3000L);
+            assertThat((Long) server.getAttribute(name, "FilterMemoryBytes")).isEqualTo(s.filterMemoryBytes());
+            assertThat((Long) server.getAttribute(name, "MemtableBytes")).isEqualTo(s.memtableBytes());
+            int[] files = (int[]) server.getAttribute(name, "LevelFiles");
+            assertThat(files).hasSize(s.numLevels());
+            assertThat(files[0]).isEqualTo(s.levelTables(0));
+            assertThat((Integer) server.getAttribute(name, "BackgroundErrors")).isZero();
+            assertThat((String) server.getAttribute(name, "Directory")).isEqualTo(db.directory().toString());
+            assertThat((String) server.getAttribute(name, "LevelStats")).startsWith("Level Files");
+            // a read-only open of the same path in this JVM does not take the name, nor remove it
+            Db ro = Db.open(asPassed, opts().readOnly(true));
+            ro.close();
+            assertThat(server.isRegistered(name)).isTrue();
+        }
+        assertThat(server.isRegistered(name)).isFalse();
+    }
+}

@@ -1,0 +1,134 @@
+package io.bloomkv.tools;
+
+import io.bloomkv.engine.BackupEngine;
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.Options;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code bloomkv backup create|list|restore|verify}: a thin shell over {@link BackupEngine} (incremental backups
+ * sharing tables by name and checksum). A corrupted backup file fails with exit code 4, naming the file.
+ */
+@Command(name = "backup", mixinStandardHelpOptions = true,
+        description = "Incremental backups of a database: create, list, verify, restore.",
+        subcommands = {BackupCommand.Create.class, BackupCommand.ListBackups.class, BackupCommand.Verify.class,
+            BackupCommand.Restore.class})
+final class BackupCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return ExitCodes.USAGE;
+    }
+
+    /** An existing backup directory (list, verify and restore never create one). */
+    static BackupEngine existing(Path backupDir) {
+        if (!Files.isDirectory(backupDir)) {
+            throw new CliException(ExitCodes.IO_ERROR, "no such backup directory: " + backupDir);
+        }
+        return BackupEngine.open(backupDir);
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true,
+            description = "Back up the database in DB_DIR into BACKUP_DIR (created if missing); prints the new backup's id.")
+    static final class Create implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory.")
+        Path dir;
+
+        @Parameters(index = "1", paramLabel = "BACKUP_DIR", description = "The backup directory.")
+        Path backupDir;
+
+        @Override
+        public Integer call() {
+            BackupEngine.BackupInfo info;
+            try (Db db = DbOpener.open(dir, Options.defaults(), false)) {
+                info = BackupEngine.open(backupDir).createBackup(db);
+            }
+            spec.commandLine().getOut().println("backup " + info.id() + ": " + info.files().size() + " files, "
+                    + info.size() + " bytes");
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the backups in BACKUP_DIR.")
+    static final class ListBackups implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "BACKUP_DIR", description = "The backup directory.")
+        Path backupDir;
+
+        @Override
+        public Integer call() {
+            List<BackupEngine.BackupInfo> all = existing(backupDir).backups();
+            PrintWriter out = spec.commandLine().getOut();
+            out.println("id  created                   files  bytes");
+            for (BackupEngine.BackupInfo b : all) {
+                out.printf("%-3d %-25s %5d  %d%n", b.id(), Instant.ofEpochMilli(b.timestampMillis()), b.files().size(),
+                        b.size());
+            }
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "verify", mixinStandardHelpOptions = true,
+            description = "Check every file of backup ID (all backups without ID) against its size and CRC32C.")
+    static final class Verify implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "BACKUP_DIR", description = "The backup directory.")
+        Path backupDir;
+
+        @Parameters(index = "1", paramLabel = "ID", arity = "0..1", description = "The backup (default: all).")
+        Integer id;
+
+        @Override
+        public Integer call() {
+            BackupEngine engine = existing(backupDir);
+            List<Integer> ids = id != null ? List.of(id) : engine.backups().stream().map(BackupEngine.BackupInfo::id).toList();
+            for (int i : ids) {
+                engine.verify(i);
+                spec.commandLine().getOut().println("backup " + i + ": ok");
+            }
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "restore", mixinStandardHelpOptions = true,
+            description = "Restore backup ID into TARGET_DIR (which must not exist or be empty), checking every file.")
+    static final class Restore implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "BACKUP_DIR", description = "The backup directory.")
+        Path backupDir;
+
+        @Parameters(index = "1", paramLabel = "ID", description = "The backup.")
+        int id;
+
+        @Parameters(index = "2", paramLabel = "TARGET_DIR", description = "Where the database is restored.")
+        Path target;
+
+        @Override
+        public Integer call() {
+            existing(backupDir).restore(id, target);
+            spec.commandLine().getOut().println("backup " + id + " restored to " + target);
+            return ExitCodes.OK;
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.bloomkv.tools;
+
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.Options;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code bloomkv checkpoint DB_DIR CHECKPOINT_DIR}: {@link Db#checkpoint} of a database that no other process has
+ * open (the command opens it, which takes its lock). A running service takes its checkpoints through the API.
+ */
+@Command(name = "checkpoint", mixinStandardHelpOptions = true,
+        description = {"Write a consistent copy of the database into CHECKPOINT_DIR (which must not exist or be empty):",
+            "tables hard-linked where the file system allows, copied otherwise. The copy opens as a database."})
+final class CheckpointCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory.")
+    Path dir;
+
+    @Parameters(index = "1", paramLabel = "CHECKPOINT_DIR", description = "Where the checkpoint goes.")
+    Path target;
+
+    @Override
+    public Integer call() {
+        try (Db db = DbOpener.open(dir, Options.defaults(), false)) {
+            db.checkpoint(target);
+        }
+        spec.commandLine().getOut().println("checkpoint of " + dir + " written to " + target);
+        return ExitCodes.OK;
+    }
+}
