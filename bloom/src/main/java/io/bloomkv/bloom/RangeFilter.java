@@ -24,8 +24,10 @@ import java.util.zip.CRC32C;
  *
  * <p>Variable-length keys (what an LSM table holds) are made integers by an order-preserving map, per SEGMENT of up
  * to {@code segmentKeys} consecutive keys: the segment's keys share their first c bits (the common prefix of its first
- * and last key, in bits), and each key maps to the next w = min(62, 8·(longest key) - c) bits, zero-padded past the
- * key's end. Long common prefixes (URLs of one site, a user id before a timestamp) are thus stripped per segment, and
+ * and last key, in bits), and each key maps to the next w = min(62, e - c) bits, zero-padded past the key's end, where
+ * e is the position of the last 1 bit of any key of the segment (trailing zeros, such as padding or a zero suffix,
+ * would only stretch a range's length in window units); a segment is cut early when its next key would need more
+ * than 62 bits. Long common prefixes (URLs of one site, a user id before a timestamp) are thus stripped per segment, and
  * the window lands on the bits that vary. The map is monotone (zero-padding and truncation preserve lexicographic
  * order, never reverse it), so a key in [lo, hi] always maps into the image of [lo, hi]: no false negative. What it
  * costs: keys of one segment that differ only beyond the window collapse to one value, so a range between two of them
@@ -160,7 +162,8 @@ public final class RangeFilter implements AutoCloseable {
         private final int segmentKeys;
         private byte[][] pending;
         private int pendingCount;
-        private int pendingMaxLen;
+        /** The largest {@link RangeFilter#bitLength} of the pending keys. */
+        private int pendingEnd;
         private byte[] previous;
         private byte[] previousSegmentLast;
         private long keys;
@@ -200,19 +203,21 @@ public final class RangeFilter implements AutoCloseable {
             if (previous != null && Arrays.compareUnsigned(previous, k) >= 0) {
                 throw new IllegalArgumentException("range filter keys must be added in strictly increasing order");
             }
+            int endWith = Math.max(pendingEnd, bitLength(k));
             if (pendingCount >= Math.max(1, segmentKeys / 8)) {
-                // Cut early where this key would push the segment's window off the end of its keys: the window then
-                // keeps covering the bits that vary (a user id changing before a timestamp, a new site before a path).
-                int maxLen = Math.max(pendingMaxLen, k.length);
-                boolean alignedNow = 8L * pendingMaxLen - commonPrefixBits(pending[0], previous) <= MAX_WINDOW;
-                boolean alignedWith = 8L * maxLen - commonPrefixBits(pending[0], k) <= MAX_WINDOW;
-                if (alignedNow && !alignedWith) {
+                // Cut early where this key would push the segment's window past 62 bits: the window then keeps
+                // covering the bits that vary (a user id changing before a timestamp, a new site before a path),
+                // instead of cutting off the keys' ends.
+                boolean fitsNow = (long) pendingEnd - commonPrefixBits(pending[0], previous) <= MAX_WINDOW;
+                boolean fitsWith = (long) endWith - commonPrefixBits(pending[0], k) <= MAX_WINDOW;
+                if (fitsNow && !fitsWith) {
                     closeSegment();
+                    endWith = bitLength(k);
                 }
             }
             previous = k;
             pending[pendingCount++] = k;
-            pendingMaxLen = Math.max(pendingMaxLen, k.length);
+            pendingEnd = endWith;
             keys++;
             if (pendingCount == segmentKeys) {
                 closeSegment();
@@ -227,11 +232,13 @@ public final class RangeFilter implements AutoCloseable {
             byte[] first = pending[0];
             byte[] last = pending[pendingCount - 1];
             int c = commonPrefixBits(first, last);
-            int maxLen = 0;
+            // The window ends at the last 1 bit of any of the segment's keys: trailing zeros (zero padding, a zero
+            // suffix) would only stretch every range's length in window units without telling keys apart.
+            long end = 0;
             for (int i = 0; i < pendingCount; i++) {
-                maxLen = Math.max(maxLen, pending[i].length);
+                end = Math.max(end, bitLength(pending[i]));
             }
-            int w = (int) Math.max(1, Math.min(MAX_WINDOW, 8L * maxLen - c));
+            int w = (int) Math.max(1, Math.min(MAX_WINDOW, end - c));
             long w0 = window(first, c, w);
             long u = window(last, c, w) - w0 + 1;
             long[] values = new long[pendingCount];
@@ -274,7 +281,7 @@ public final class RangeFilter implements AutoCloseable {
             previousSegmentLast = last;
             Arrays.fill(pending, 0, pendingCount, null);
             pendingCount = 0;
-            pendingMaxLen = 0;
+            pendingEnd = 0;
         }
 
         /** Builds the filter into fresh off-heap memory. The builder cannot be used afterwards. */
@@ -404,6 +411,16 @@ public final class RangeFilter implements AutoCloseable {
             return 8 * n;
         }
         return 8 * i + Integer.numberOfLeadingZeros((a[i] ^ b[i]) & 0xFF) - 24;
+    }
+
+    /** Bits up to and including the key's last 1 bit (0 for a key of zero bytes only). */
+    static int bitLength(byte[] key) {
+        for (int i = key.length - 1; i >= 0; i--) {
+            if (key[i] != 0) {
+                return 8 * i + 8 - Integer.numberOfTrailingZeros(key[i] & 0xFF);
+            }
+        }
+        return 0;
     }
 
     /** The shortest prefix of {@code first} that sorts after {@code prevLast} (prevLast &lt; first). */
