@@ -10,7 +10,9 @@ import picocli.CommandLine;
  * (no flags: the embedded default); {@code java -jar bloomkv-bench.jar jmh [JMH args]} runs the JMH
  * suite with the Chronicle JVM flags passed to its forks; {@code java -jar bloomkv-bench.jar kafka-streams [flags]}
  * runs {@link KafkaStreamsBench}; {@code scale-chart OUT.png results.json...} draws ops/s and write
- * amplification against key count from several runs ({@link io.bloomkv.bench.report.ScaleChart}).
+ * amplification against key count from several runs ({@link io.bloomkv.bench.report.ScaleChart}); {@code range-fpr}
+ * measures range filters against their bound ({@link io.bloomkv.bench.range.RangeFprSweep}); {@code rangeseek} runs
+ * the seekempty / seekshort workloads ({@link io.bloomkv.bench.range.RangeSeekBench}).
  */
 public final class BenchMain {
     private BenchMain() {
@@ -23,6 +25,14 @@ public final class BenchMain {
         System.setProperty("slf4j.internal.verbosity", "ERROR");
         if (args.length > 0 && args[0].equals("scale-chart")) {
             io.bloomkv.bench.report.ScaleChart.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("range-fpr")) {
+            io.bloomkv.bench.range.RangeFprSweep.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("rangeseek")) {
+            io.bloomkv.bench.range.RangeSeekBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("jmh")) {

@@ -105,6 +105,31 @@ public interface Filter extends AutoCloseable {
     /** The serialized form as an array; {@link IllegalStateException} if it exceeds the largest array. */
     byte[] toByteArray();
 
+    /**
+     * An estimate of how many DISTINCT keys the filter holds, from its bits alone (Guava's
+     * {@code approximateElementCount}); unlike {@link #keyCount()} it counts a key added twice once, and it is what
+     * the bits say after a {@link Filters#union} or {@link Filters#intersection}. Per kind:
+     * <ul>
+     *   <li>STANDARD: Swamidass–Baldi, n ≈ -(m/k) ln(1 - X/m) for X bits set ({@link FilterMath#estimateKeys});</li>
+     *   <li>PARTITIONED: the same per row of m/k bits (one probe per key per row, so k = 1 in the formula), averaged
+     *       over the k rows;</li>
+     *   <li>BLOCKED: the same per 512-bit block, summed over blocks (a key's probes all fall in one block);</li>
+     *   <li>COUNTING: the sum of the counters divided by k: exact while no counter has saturated, a lower bound after;</li>
+     *   <li>RIBBON: {@link #keyCount()} (a Ribbon solution's bits carry no count; the count it was built from is exact).</li>
+     * </ul>
+     * Its standard error is {@link FilterMath#approximateKeyCountStandardError}. Reads the whole body.
+     */
+    long approximateKeyCount();
+
+    /**
+     * Writes the filter in the compressed wire form of bloom/FORMAT.md ("Compressed form"): the set (or, when most are
+     * set, the clear) bits of the body as Rice-coded gaps, or the raw body when coding would not make it smaller, so the
+     * bytes sent approach the entropy bound m·H(p) of the body's fraction p of set bits. A filter at the optimal k has
+     * p ≈ 1/2 and does not compress; a larger filter with fewer probes at the same false-positive rate is sparser and
+     * ships fewer bytes ({@link FilterMath#bitsPerKeyForFpp(double, int)}). Read back with {@link Filters#readCompressed}.
+     */
+    void writeCompressed(OutputStream out) throws IOException;
+
     /** Releases the off-heap memory (unmaps a mapped filter). Idempotent. */
     @Override
     void close();

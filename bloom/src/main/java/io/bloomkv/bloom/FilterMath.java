@@ -446,6 +446,79 @@ public final class FilterMath {
         return s;
     }
 
+    /**
+     * Bits per key for a Bloom filter with a FIXED probe count {@code k} to reach rate {@code p}: from
+     * p = (1 - e^(-k/b))^k, b = -k / ln(1 - p^(1/k)). With k below the optimum the filter is larger and sparser (fewer
+     * bits set), which is what a compressed wire form ({@link Filter#writeCompressed}) turns into fewer bytes sent
+     * (Mitzenmacher, "Compressed Bloom Filters", 2002).
+     */
+    public static double bitsPerKeyForFpp(double p, int k) {
+        checkFpp(p);
+        if (k < 1 || k > MAX_HASH_COUNT) {
+            throw new IllegalArgumentException("k outside [1, " + MAX_HASH_COUNT + "]: " + k);
+        }
+        return -k / Math.log1p(-Math.pow(p, 1.0 / k));
+    }
+
+    /**
+     * The Swamidass–Baldi estimate of the number of distinct keys in an array of {@code m} bits with {@code setBits}
+     * set by {@code k} uniform probes per key: E[set] = m (1 - e^(-kn/m)), so
+     * <pre>n ≈ -(m / k) ln(1 - X / m)</pre>
+     * A full array (X = m) has no finite estimate: it is taken as X = m - 1/2, a lower bound.
+     */
+    public static double estimateKeys(long m, int k, long setBits) {
+        if (m <= 0 || k < 1 || setBits < 0 || setBits > m) {
+            throw new IllegalArgumentException("need m > 0, k >= 1, 0 <= X <= m: m=" + m + " k=" + k + " X=" + setBits);
+        }
+        double x = setBits == m ? m - 0.5 : setBits;
+        return -((double) m / k) * Math.log1p(-x / m);
+    }
+
+    /** The entropy in bits of one Bernoulli(p) bit, H(p) = -p log2 p - (1-p) log2 (1-p); 0 at p = 0 or 1. */
+    public static double binaryEntropy(double p) {
+        if (!(p >= 0 && p <= 1)) {
+            throw new IllegalArgumentException("p outside [0, 1]: " + p);
+        }
+        if (p == 0 || p == 1) {
+            return 0;
+        }
+        return (-p * Math.log(p) - (1 - p) * Math.log1p(-p)) / LN2;
+    }
+
+    /**
+     * The standard error of {@link Filter#approximateKeyCount()} for n distinct keys, by the delta method: the number
+     * of clear bits of m after T = kn uniform probes has variance ≈ m e^(-λ)(1 - (1 + λ) e^(-λ)), λ = kn/m, and
+     * dn/dX = 1 / (k e^(-λ)), so
+     * <ul>
+     *   <li>STANDARD, PARTITIONED (k rows of m/k bits, one probe per row, rows averaged): SE = sqrt(m (e^λ - 1 - λ)) / k;</li>
+     *   <li>BLOCKED (estimated block by block and summed): each of the B = m/512 blocks holds N ~ Poisson(μ = n/B) keys,
+     *       Var = 512 (e^(kN/512) - 1 - kN/512) / k² per block, whose mean over N is
+     *       512 (exp(μ (e^(k/512) - 1)) - 1 - kμ/512) / k²; SE = sqrt(B times that);</li>
+     *   <li>COUNTING and RIBBON: 0 (the counters sum to exactly kn while none saturates; a RIBBON knows its key count).</li>
+     * </ul>
+     */
+    public static double approximateKeyCountStandardError(FilterKind kind, long m, int k, long n) {
+        checkMkn(m, k, n);
+        switch (kind) {
+            case STANDARD:
+            case PARTITIONED: {
+                double lambda = (double) k * n / m;
+                return Math.sqrt(m * (Math.expm1(lambda) - lambda)) / k;
+            }
+            case BLOCKED: {
+                long blocks = m / BLOCK_BITS;
+                double mu = (double) n / blocks;
+                double perBlock = BLOCK_BITS * (Math.expm1(mu * Math.expm1((double) k / BLOCK_BITS)) - k * mu / BLOCK_BITS) / ((double) k * k);
+                return Math.sqrt(blocks * perBlock);
+            }
+            case COUNTING:
+            case RIBBON:
+                return 0;
+            default:
+                throw new IllegalArgumentException("unknown kind " + kind);
+        }
+    }
+
     private static void checkMkn(long m, int k, long n) {
         if (m <= 0 || k < 1 || n < 0) {
             throw new IllegalArgumentException("need m > 0, k >= 1, n >= 0: m=" + m + " k=" + k + " n=" + n);

@@ -1,6 +1,7 @@
 package io.bloomkv.bloom;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -226,7 +227,7 @@ public final class Filters {
         }
     }
 
-    private static Filter newFilter(FilterHeader h, OffHeapRegion body) {
+    static Filter newFilter(FilterHeader h, OffHeapRegion body) {
         switch (h.kind) {
             case STANDARD:
                 return new StandardFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount);
@@ -243,6 +244,101 @@ public final class Filters {
             }
             default:
                 throw new FilterFormatException("unknown kind " + h.kind);
+        }
+    }
+
+    /**
+     * A new filter holding every key of {@code a} and of {@code b}: the bitwise OR of two Bloom bodies, which is bit for
+     * bit the filter built from the union of their key sets; for COUNTING the counters' saturating sum (Guava's
+     * {@code putAll}). Its {@link Filter#keyCount()} is the sum of the operands' (adds, not distinct keys: see
+     * {@link Filter#approximateKeyCount()}). The operands are unchanged and stay open.
+     *
+     * @throws IncompatibleFiltersException if the kinds, sizes or probe counts differ, or for RIBBON (no sound union)
+     */
+    public static Filter union(Filter a, Filter b) {
+        return FilterAlgebra.combine(a, b, FilterAlgebra.Op.UNION);
+    }
+
+    /**
+     * A new filter that answers "might contain" for every key held by both {@code a} and {@code b}: the bitwise AND of
+     * two Bloom bodies (COUNTING: the counters' minimum). It is NOT the filter built from the intersection: it also
+     * keeps the bits a key of A \ B shares with a key of B \ A, so its false-positive rate lies between that filter's
+     * and the rate of a filter holding all of A ∪ B's fill that survives the AND; it never exceeds either operand's.
+     * {@link Filter#keyCount()} is the smaller operand's, so {@link Filter#expectedFpp()} is an upper bound. The size
+     * of the intersection is better estimated as a.approximateKeyCount() + b.approximateKeyCount() -
+     * union(a, b).approximateKeyCount() (Swamidass–Baldi).
+     *
+     * @throws IncompatibleFiltersException if the kinds, sizes or probe counts differ, or for RIBBON
+     */
+    public static Filter intersection(Filter a, Filter b) {
+        return FilterAlgebra.combine(a, b, FilterAlgebra.Op.INTERSECTION);
+    }
+
+    /**
+     * Reads one filter in the compressed wire form ({@link Filter#writeCompressed}, bloom/FORMAT.md "Compressed form")
+     * from {@code in}, consuming exactly its bytes, into fresh off-heap memory.
+     *
+     * @throws FilterFormatException if the record is malformed, truncated or fails either CRC32C
+     */
+    public static Filter readCompressed(InputStream in) throws IOException {
+        return readCompressed(in, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #readCompressed(InputStream)}, refusing ({@link FilterFormatException}) a filter whose body would take
+     * more than {@code maxBodyBytes}: a few bytes of compressed record can describe a large, nearly empty filter, so a
+     * reader of untrusted input bounds what it allocates.
+     */
+    public static Filter readCompressed(InputStream in, long maxBodyBytes) throws IOException {
+        if (in == null) {
+            throw new NullPointerException("in");
+        }
+        return CompressedFilterCodec.read(in, maxBodyBytes);
+    }
+
+    /**
+     * As {@link #create} with the probe count fixed at {@code hashCount} instead of the optimum: a larger, sparser
+     * filter for {@link Filter#writeCompressed} (size it with {@link FilterMath#bitsPerKeyForFpp(double, int)}).
+     */
+    public static Filter create(FilterKind kind, long expectedKeys, double bitsPerKey, int hashCount) {
+        if (hashCount < 1 || hashCount > FilterMath.MAX_HASH_COUNT) {
+            throw new IllegalArgumentException("hashCount outside [1, " + FilterMath.MAX_HASH_COUNT + "]: " + hashCount);
+        }
+        if (kind == null) {
+            throw new NullPointerException("kind");
+        }
+        if (kind.isStatic()) {
+            throw new IllegalArgumentException(kind + " is a static filter: use Filters.build");
+        }
+        if (expectedKeys < 0) {
+            throw new IllegalArgumentException("expectedKeys must not be negative: " + expectedKeys);
+        }
+        FilterMath.checkBitsPerKey(bitsPerKey);
+        double wanted = Math.ceil(Math.max(1, expectedKeys) * bitsPerKey);
+        if (wanted > FilterHeader.MAX_BITS) {
+            throw new IllegalArgumentException(expectedKeys + " keys at " + bitsPerKey + " bits per key exceed the 2^40-bit limit");
+        }
+        long m = (long) wanted;
+        switch (kind) {
+            case STANDARD: {
+                long bits = roundUp(m, 64);
+                return new StandardFilter(OffHeapRegion.allocate(bits / 8), hashCount, bits, expectedKeys, 0);
+            }
+            case PARTITIONED: {
+                long rowBits = roundUp((m + hashCount - 1) / hashCount, 64);
+                long bits = rowBits * hashCount;
+                return new PartitionedFilter(OffHeapRegion.allocate(bits / 8), hashCount, bits, expectedKeys, 0);
+            }
+            case BLOCKED: {
+                long bits = roundUp(m, FilterMath.BLOCK_BITS);
+                return new BlockedFilter(OffHeapRegion.allocate(bits / 8), hashCount, bits, expectedKeys, 0);
+            }
+            case COUNTING: {
+                long counters = roundUp(m, 16);
+                return new CountingBloomFilter(OffHeapRegion.allocate(counters / 2), hashCount, counters, expectedKeys, 0);
+            }
+            default:
+                throw new IllegalArgumentException("unknown kind " + kind);
         }
     }
 

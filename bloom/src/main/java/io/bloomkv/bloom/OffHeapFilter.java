@@ -213,9 +213,8 @@ abstract class OffHeapFilter implements Filter {
         return FilterHeader.HEADER_SIZE + body.length();
     }
 
-    @Override
-    public final void writeTo(OutputStream out) throws IOException {
-        checkOpen();
+    /** The 64-byte serialized header (bloom/FORMAT.md) with its CRC32C over header and body, as {@link #writeTo} emits it. */
+    final byte[] serializedHeader() {
         byte[] chunk = new byte[(int) Math.min(COPY_CHUNK, body.length())];
         byte[] header = FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(), 0);
         CRC32C crc = FilterHeader.crcOverHeader(header);
@@ -224,9 +223,27 @@ abstract class OffHeapFilter implements Filter {
             body.read(off, chunk, 0, n);
             crc.update(chunk, 0, n);
         }
-        header = FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(),
+        return FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(),
                 (int) crc.getValue());
-        out.write(header);
+    }
+
+    @Override
+    public final long approximateKeyCount() {
+        checkOpen();
+        return KeyCountEstimator.estimate(this);
+    }
+
+    @Override
+    public final void writeCompressed(OutputStream out) throws IOException {
+        checkOpen();
+        CompressedFilterCodec.write(this, out);
+    }
+
+    @Override
+    public final void writeTo(OutputStream out) throws IOException {
+        checkOpen();
+        byte[] chunk = new byte[(int) Math.min(COPY_CHUNK, body.length())];
+        out.write(serializedHeader());
         for (long off = 0; off < body.length(); off += chunk.length) {
             int n = (int) Math.min(chunk.length, body.length() - off);
             body.read(off, chunk, 0, n);

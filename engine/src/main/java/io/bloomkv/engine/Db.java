@@ -384,7 +384,10 @@ public final class Db implements AutoCloseable {
                 for (MemTable imm : sv.imms) {
                     children.add(imm.iterator());
                 }
-                children.addAll(sv.version.iterators());
+                byte[] lower = readOptions == null ? null : readOptions.iterateLowerBound();
+                byte[] upper = readOptions == null ? null : readOptions.iterateUpperBound();
+                // A bounded read puts each table behind its range filter (Options.rangeFilterBitsPerKey).
+                children.addAll(lower == null && upper == null ? sv.version.iterators() : sv.version.iterators(lower, upper));
                 return new MergingIterator(children);
             }, sequence, readOptions);
         } catch (RuntimeException e) {
@@ -619,6 +622,9 @@ public final class Db implements AutoCloseable {
         s.filterUseful = c.filterUseful.sum();
         s.filterPositive = c.filterPositive();
         s.filterTruePositive = c.filterTruePositive.sum();
+        s.rangeFilterChecks = c.rangeFilterChecks.sum();
+        s.rangeFilterUseful = c.rangeFilterUseful.sum();
+        s.rangeFilterFalsePositives = c.rangeFilterFalsePositives.sum();
         s.tablesReadWithoutFilter = c.tablesReadWithoutFilter.sum();
         s.blockReads = c.blockReads.sum();
         s.blockReadBytes = c.blockReadBytes.sum();

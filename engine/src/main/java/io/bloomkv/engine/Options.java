@@ -23,6 +23,7 @@ public final class Options {
     private FilterBudget filterBudget = FilterBudget.FALSE_POSITIVE_RATE;
     private int ribbonFromLevel = -1;
     private int prefixLength;
+    private double rangeFilterBitsPerKey;
     private long writeBufferSize = 96L << 20;
     private int maxImmutableMemtables = 1;
     private int blockSize = 4096;
@@ -73,6 +74,7 @@ public final class Options {
         o.filterBudget = filterBudget;
         o.ribbonFromLevel = ribbonFromLevel;
         o.prefixLength = prefixLength;
+        o.rangeFilterBitsPerKey = rangeFilterBitsPerKey;
         o.writeBufferSize = writeBufferSize;
         o.maxImmutableMemtables = maxImmutableMemtables;
         o.blockSize = blockSize;
@@ -190,6 +192,25 @@ public final class Options {
         check(bytes >= 0 && bytes <= Db.MAX_KEY_SIZE, "prefixLength must be in [0, " + Db.MAX_KEY_SIZE + "]: " + bytes);
         this.prefixLength = bytes;
         return this;
+    }
+
+    /**
+     * Bits per key of each new table's RANGE filter (bloom's {@code RangeFilter}: Grafite over order-preserving windows
+     * of the keys; docs/filters.md "Range filters"); 0 (the default) writes none. A bounded iterator's seeks
+     * ({@link ReadOptions#iterateUpperBound} for {@link DbIterator#seek}, {@link ReadOptions#iterateLowerBound} for
+     * {@link DbIterator#seekForPrev}) skip, before touching its index, every table whose range filter says the range
+     * [target, bound] holds no key; an empty range of ℓ values passes a table with probability at most ℓ / 2^(B-2).
+     * Values in (0, 2) are rejected (the filter needs 2 bits per key for its Elias–Fano upper bits), as are values above 60.
+     * Each table records its own setting; tables written without one are never skipped, so it may change between opens.
+     */
+    public Options rangeFilterBitsPerKey(double bits) {
+        check(bits == 0 || (bits >= 2 && bits <= 60), "rangeFilterBitsPerKey must be 0 or in [2, 60]: " + bits);
+        this.rangeFilterBitsPerKey = bits;
+        return this;
+    }
+
+    public double rangeFilterBitsPerKey() {
+        return rangeFilterBitsPerKey;
     }
 
     public int prefixLength() {
@@ -594,7 +615,7 @@ public final class Options {
 
     @Override
     public String toString() {
-        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", filterBudget=" + filterBudget + ", ribbonFromLevel=" + ribbonFromLevel + ", prefixLength=" + prefixLength
+        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", filterBudget=" + filterBudget + ", ribbonFromLevel=" + ribbonFromLevel + ", prefixLength=" + prefixLength + ", rangeFilterBitsPerKey=" + rangeFilterBitsPerKey
                 + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize=" + blockCacheSize
                 + ", syncMode=" + syncMode + ", numLevels=" + numLevels + ", l0CompactionTrigger=" + l0CompactionTrigger
                 + ", targetFileSize=" + targetFileSize + ", levelSizeMultiplier=" + levelSizeMultiplier

@@ -25,6 +25,9 @@ public final class Stats {
     long dataBlockAccesses;
     long blockCacheHits;
     long blockCacheMisses;
+    long rangeFilterChecks;
+    long rangeFilterUseful;
+    long rangeFilterFalsePositives;
     // Requests.
     long gets;
     long hits;
@@ -65,6 +68,28 @@ public final class Stats {
     Stats() {}
 
     /** Filter probes made by point reads. */
+    /**
+     * Range-filter probes ({@link Options#rangeFilterBitsPerKey}): one per table a bounded seek asked whether its range
+     * may hold a key. The range counterpart of {@link #filterChecks()}.
+     */
+    public long rangeFilterChecks() {
+        return rangeFilterChecks;
+    }
+
+    /** Range-filter probes that answered "no key in the range": a table's index and data blocks not touched. */
+    public long rangeFilterUseful() {
+        return rangeFilterUseful;
+    }
+
+    /**
+     * Range-filter probes that answered "might contain" where the table then held no key in the range (the seek read
+     * its index and a block for nothing). Measured range false-positive rate =
+     * falsePositives / (useful + falsePositives).
+     */
+    public long rangeFilterFalsePositives() {
+        return rangeFilterFalsePositives;
+    }
+
     public long filterChecks() {
         return filterChecks;
     }
@@ -321,6 +346,10 @@ public final class Stats {
                 gets, hits, misses, memtableHits, puts, deletes, writeBatches));
         sb.append(String.format(Locale.ROOT, "filter: checks %d, useful %d, positive %d, true positive %d, measured FPR %.5f, memory %d bytes%n",
                 filterChecks, filterUseful, filterPositive, filterTruePositive, measuredFalsePositiveRate(), filterMemoryBytes));
+        if (rangeFilterChecks > 0) {
+            sb.append(String.format(Locale.ROOT, "range filter: checks %d, useful %d, false positives %d%n",
+                    rangeFilterChecks, rangeFilterUseful, rangeFilterFalsePositives));
+        }
         sb.append(String.format(Locale.ROOT, "blocks: read %d (%d bytes), data-block accesses %d, cache hits %d, misses %d%n",
                 blockReads, blockReadBytes, dataBlockAccesses, blockCacheHits, blockCacheMisses));
         sb.append(String.format(Locale.ROOT, "flushes %d (%d bytes), compactions %d (read %d, written %d), write amp %.2f, stalls %d (%d us), slowdowns %d%n",

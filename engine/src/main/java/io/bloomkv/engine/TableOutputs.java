@@ -181,7 +181,8 @@ final class TableOutputs {
                 .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, options.filterBudget(),
                         bitsPerKeyForLevel(level, expectedEntries, job, smallestUserKey, largestUserKey), expectedEntries))
                 .compression(compressionForLevel(level))
-                .prefixLength(options.prefixLength());
+                .prefixLength(options.prefixLength())
+                .rangeFilterBitsPerKey(options.rangeFilterBitsPerKey());
     }
 
     /**

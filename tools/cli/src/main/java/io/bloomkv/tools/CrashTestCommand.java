@@ -116,7 +116,8 @@ final class CrashTestCommand implements Callable<Integer> {
             StressOptions.Tables ro = varyOptions
                     ? new StressOptions.Tables(Compression.values()[rnd.nextInt(Compression.values().length)],
                             StressOptions.TABLE_FILTER_KINDS[rnd.nextInt(StressOptions.TABLE_FILTER_KINDS.length)],
-                            readModes.get(rnd.nextInt(readModes.size())))
+                            readModes.get(rnd.nextInt(readModes.size())),
+                            StressOptions.RANGE_FILTER_BITS[rnd.nextInt(StressOptions.RANGE_FILTER_BITS.length)])
                     : fixed;
             Process p = new ProcessBuilder(childCommand(childSeed, ro)).redirectErrorStream(true).start();
             ArrayDeque<String> tail = new ArrayDeque<>();
@@ -250,6 +251,7 @@ final class CrashTestCommand implements Callable<Integer> {
         cmd.add("--compression=" + ro.compression());
         cmd.add("--filter-kind=" + ro.filterKind());
         cmd.add("--read-mode=" + ro.readMode());
+        cmd.add("--range-filter-bits=" + ro.rangeFilterBits());
         return cmd;
     }
 

@@ -47,6 +47,13 @@ final class StressOptions {
             description = "Filter of the tables written: BLOCKED, STANDARD, PARTITIONED or RIBBON (default: ${DEFAULT-VALUE}).")
     FilterKind filterKind;
 
+    @Option(names = "--range-filter-bits", paramLabel = "B", defaultValue = "0",
+            description = "Bits per key of the tables' range filters, 0 = none (Options.rangeFilterBitsPerKey) (default: ${DEFAULT-VALUE}).")
+    double rangeFilterBits;
+
+    /** Range filter settings --vary-options picks from (0 = none). */
+    static final double[] RANGE_FILTER_BITS = {0, 10, 16};
+
     @Option(names = "--read-mode", paramLabel = "MODE", defaultValue = "MMAP",
             description = "How tables are read: ${COMPLETION-CANDIDATES} (mapped, the default; pread; O_DIRECT) (default: ${DEFAULT-VALUE}).")
     ReadMode readMode;
@@ -56,7 +63,11 @@ final class StressOptions {
     }
 
     /** How a run writes and reads its tables; its {@code toString} ("compression LZ4, RIBBON filters, pread reads") names it in the output. */
-    record Tables(Compression compression, FilterKind filterKind, ReadMode readMode) {
+    record Tables(Compression compression, FilterKind filterKind, ReadMode readMode, double rangeFilterBits) {
+        Tables(Compression compression, FilterKind filterKind, ReadMode readMode) {
+            this(compression, filterKind, readMode, 0);
+        }
+
         Tables {
             if (filterKind == FilterKind.COUNTING) {
                 throw new CliException(ExitCodes.USAGE,
@@ -66,20 +77,21 @@ final class StressOptions {
 
         @Override
         public String toString() {
-            return "compression " + compression + ", " + filterKind + " filters, " + readMode.label() + " reads";
+            return "compression " + compression + ", " + filterKind + " filters, "
+                    + (rangeFilterBits > 0 ? "range filters at " + rangeFilterBits + " bits/key, " : "") + readMode.label() + " reads";
         }
     }
 
     /** The tables' settings these options give. */
     Tables tables() {
-        return new Tables(compression, filterKind, readMode);
+        return new Tables(compression, filterKind, readMode, rangeFilterBits);
     }
 
     /** Small memtables and tables so a run of seconds flushes and compacts; tables written and read as {@code tables} says. */
     Options toOptions(Tables tables) {
         return Options.defaults().syncMode(sync).writeBufferSize(256 << 10).targetFileSize(256 << 10)
                 .maxBytesForLevelBase(1 << 20).blockSize(1024)
-                .compression(tables.compression()).filterKind(tables.filterKind())
+                .compression(tables.compression()).filterKind(tables.filterKind()).rangeFilterBitsPerKey(tables.rangeFilterBits())
                 .useMmapReads(tables.readMode() == ReadMode.MMAP).useDirectReads(tables.readMode() == ReadMode.DIRECT);
     }
 }

@@ -127,7 +127,7 @@ class StressCommandsTest {
                 .contains("crashtest: 4 rounds").contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
         for (int round = 0; round < 4; round++) {
             assertThat(r.out()).as("round %d names its options", round).containsPattern("crashtest: round " + round
-                    + " \\(compression (NONE|LZ4|ZSTD), (BLOCKED|STANDARD|PARTITIONED|RIBBON) filters, (mmap|pread|direct) reads\\): killed");
+                    + " \\(compression (NONE|LZ4|ZSTD), (BLOCKED|STANDARD|PARTITIONED|RIBBON) filters, (range filters at (10|16).0 bits/key, )?(mmap|pread|direct) reads\\): killed");
         }
     }
 }

@@ -4,6 +4,7 @@ import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.version.FileMetaData;
+import java.util.Arrays;
 import java.util.NoSuchElementException;
 
 /**
@@ -15,10 +16,28 @@ public final class LevelIterator implements InternalIterator {
     private final TableReader[] readers;
     private int index = -1;
     private InternalIterator table;
+    /** User-key bounds [lower, upper) of a bounded read, or both null: tables are then opened behind their range filters. */
+    private final byte[] lower;
+    private final byte[] upper;
 
     public LevelIterator(FileMetaData[] files, TableReader[] readers) {
+        this(files, readers, null, null);
+    }
+
+    /**
+     * A level read within [lower, upper) (user keys; null = open): each table is opened behind its range filter
+     * ({@link RangeFilteredIterator}), and moving past the bounds stops at the first table lying wholly outside them
+     * instead of walking the rest of the level.
+     */
+    public LevelIterator(FileMetaData[] files, TableReader[] readers, byte[] lower, byte[] upper) {
         this.files = files;
         this.readers = readers;
+        this.lower = lower;
+        this.upper = upper;
+    }
+
+    private boolean bounded() {
+        return lower != null || upper != null;
     }
 
     private void openTable(int i) {
@@ -28,13 +47,17 @@ public final class LevelIterator implements InternalIterator {
         }
         index = i;
         if (i < files.length) {
-            table = readers[i].iterator();
+            table = bounded() ? new RangeFilteredIterator(readers[i], lower, upper) : readers[i].iterator();
         }
     }
 
     /** Moves forward over exhausted tables until one has an entry or the level ends. */
     private void skipEmpty() {
         while (table != null && !table.valid()) {
+            if (upper != null && index + 1 < files.length && Arrays.compareUnsigned(files[index + 1].smallestUserKey(), upper) >= 0) {
+                close(); // every later table lies at or above the upper bound
+                return;
+            }
             openTable(index + 1);
             if (table != null) {
                 table.seekToFirst();
@@ -107,7 +130,7 @@ public final class LevelIterator implements InternalIterator {
     /** Moves backward over exhausted tables until one has an entry or the level's start is passed. */
     private void skipEmptyBackward() {
         while (table != null && !table.valid()) {
-            if (index == 0) {
+            if (index == 0 || (lower != null && Arrays.compareUnsigned(files[index - 1].largestUserKey(), lower) < 0)) {
                 table.close();
                 table = null;
                 index = -1;

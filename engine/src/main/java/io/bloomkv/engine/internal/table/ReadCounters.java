@@ -28,6 +28,12 @@ public final class ReadCounters {
     public final LongAdder dataBlockAccesses = new LongAdder();
     public final LongAdder blockCacheHits = new LongAdder();
     public final LongAdder blockCacheMisses = new LongAdder();
+    /** Range-filter probes made by bounded seeks (one per table asked). */
+    public final LongAdder rangeFilterChecks = new LongAdder();
+    /** Range-filter probes that answered "no key in the range": the table's index and blocks were not touched. */
+    public final LongAdder rangeFilterUseful = new LongAdder();
+    /** Range-filter probes that answered "might contain" where the table then had no key in the range. */
+    public final LongAdder rangeFilterFalsePositives = new LongAdder();
 
     /** Adds {@code checks} filter probes, {@code useful} of which answered "definitely not". */
     public void recordProbes(long checks, long useful) {

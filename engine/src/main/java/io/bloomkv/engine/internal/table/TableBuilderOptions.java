@@ -15,6 +15,8 @@ public final class TableBuilderOptions {
     private final double bitsPerKey;
     private final Compression compression;
     private final int prefixLength;
+    /** Bits per key of the table's range filter (bloom RangeFilter); 0 = none. Set after construction by its copy-setter. */
+    private double rangeFilterBitsPerKey;
 
     private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey) {
         this(blockSize, restartInterval, filterKind, bitsPerKey, Compression.NONE, 0);
@@ -53,7 +55,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions blockSize(int bytes) {
-        return new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, compression, prefixLength);
+        return carry(new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
     }
 
     /** Keys between restart points in data blocks. */
@@ -62,7 +64,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions restartInterval(int keys) {
-        return new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey, compression, prefixLength);
+        return carry(new TableBuilderOptions(blockSize, keys, filterKind, bitsPerKey, compression, prefixLength));
     }
 
     public FilterKind filterKind() {
@@ -70,7 +72,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions filterKind(FilterKind kind) {
-        return new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey, compression, prefixLength);
+        return carry(new TableBuilderOptions(blockSize, restartInterval, kind, bitsPerKey, compression, prefixLength));
     }
 
     /** Filter bits per distinct user key (counters per key for COUNTING); 0 = the table has no filter. */
@@ -79,7 +81,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions bitsPerKey(double bits) {
-        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bits, compression, prefixLength);
+        return carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bits, compression, prefixLength));
     }
 
     /**
@@ -91,7 +93,7 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions compression(Compression c) {
-        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, c, prefixLength);
+        return carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, c, prefixLength));
     }
 
     /**
@@ -104,7 +106,26 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions prefixLength(int bytes) {
-        return new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, bytes);
+        return carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, bytes));
+    }
+
+    /** Bits per key of the table's range filter (engine/FORMAT.md "Range filter block"); 0 = none. */
+    public double rangeFilterBitsPerKey() {
+        return rangeFilterBitsPerKey;
+    }
+
+    public TableBuilderOptions rangeFilterBitsPerKey(double bits) {
+        if (!(bits == 0 || (bits >= 2 && bits <= 60))) {
+            throw new IllegalArgumentException("range filter bits per key must be 0 or in [2, 60]: " + bits);
+        }
+        TableBuilderOptions o = new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength);
+        o.rangeFilterBitsPerKey = bits;
+        return o;
+    }
+
+    private TableBuilderOptions carry(TableBuilderOptions o) {
+        o.rangeFilterBitsPerKey = rangeFilterBitsPerKey;
+        return o;
     }
 
     public boolean hasFilter() {
@@ -114,6 +135,6 @@ public final class TableBuilderOptions {
     @Override
     public String toString() {
         return "TableBuilderOptions{blockSize=" + blockSize + ", restartInterval=" + restartInterval
-                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + ", prefixLength=" + prefixLength + "}";
+                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + ", prefixLength=" + prefixLength + ", rangeFilterBitsPerKey=" + rangeFilterBitsPerKey + "}";
     }
 }

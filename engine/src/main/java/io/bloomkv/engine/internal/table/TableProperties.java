@@ -35,6 +35,10 @@ public final class TableProperties {
     /** Optional (absent = 0): distinct prefixes the filter holds besides the keys. */
     static final String FILTER_PREFIXES = "bloomkv.filter.prefixes";
     static final String FILTER_SIZE = "bloomkv.filter.size";
+    /** Optional (absent: no range filter): the range filter block's handle and bits per key (engine/FORMAT.md). */
+    static final String RANGE_FILTER_OFFSET = "bloomkv.range.filter.offset";
+    static final String RANGE_FILTER_SIZE = "bloomkv.range.filter.size";
+    static final String RANGE_FILTER_BITS_PER_KEY = "bloomkv.range.filter.bits.per.key";
     static final String INDEX_SIZE = "bloomkv.index.size";
     static final String LARGEST_KEY = "bloomkv.key.largest";
     static final String SMALLEST_KEY = "bloomkv.key.smallest";
@@ -65,6 +69,8 @@ public final class TableProperties {
     private final Compression compression;
     private final long dataUncompressedSize;
     private final long dataBlocksCompressed;
+    private final BlockHandle rangeFilter;
+    private final double rangeFilterBitsPerKey;
 
     private TableProperties(Builder b) {
         entries = b.entries;
@@ -89,6 +95,18 @@ public final class TableProperties {
         compression = b.compression;
         dataUncompressedSize = b.dataUncompressedSize;
         dataBlocksCompressed = b.dataBlocksCompressed;
+        rangeFilter = b.rangeFilter;
+        rangeFilterBitsPerKey = b.rangeFilterBitsPerKey;
+    }
+
+    /** The range filter block's handle, or null when the table has none. */
+    public BlockHandle rangeFilter() {
+        return rangeFilter;
+    }
+
+    /** Bits per key the range filter was built at (0 without one). */
+    public double rangeFilterBitsPerKey() {
+        return rangeFilterBitsPerKey;
     }
 
     /** Entries (puts and tombstones). */
@@ -226,6 +244,11 @@ public final class TableProperties {
             m.put(FILTER_PREFIX_LENGTH, varint(prefixLength));
             m.put(FILTER_PREFIXES, varint(filterPrefixes));
         }
+        if (rangeFilter != null) {
+            m.put(RANGE_FILTER_OFFSET, varint(rangeFilter.offset()));
+            m.put(RANGE_FILTER_SIZE, varint(rangeFilter.size()));
+            m.put(RANGE_FILTER_BITS_PER_KEY, fixed64(Double.doubleToLongBits(rangeFilterBitsPerKey)));
+        }
         m.put(INDEX_SIZE, varint(indexSize));
         m.put(LARGEST_KEY, largestKey.clone());
         m.put(SMALLEST_KEY, smallestKey.clone());
@@ -297,6 +320,16 @@ public final class TableProperties {
         }
         b.dataUncompressedSize = raw.containsKey(DATA_UNCOMPRESSED_SIZE) ? d.varint(DATA_UNCOMPRESSED_SIZE) : b.dataSize;
         b.dataBlocksCompressed = raw.containsKey(DATA_BLOCKS_COMPRESSED) ? d.varint(DATA_BLOCKS_COMPRESSED) : 0;
+        if (raw.containsKey(RANGE_FILTER_OFFSET) || raw.containsKey(RANGE_FILTER_SIZE)) {
+            long off = d.varint(RANGE_FILTER_OFFSET);
+            long size = d.varint(RANGE_FILTER_SIZE);
+            byte[] rb = d.bytes(RANGE_FILTER_BITS_PER_KEY);
+            if (rb.length != 8 || size == 0 || off > fileSize || size > fileSize - off) {
+                throw new CorruptionException("range filter properties out of range: " + off + "+" + size, file, blockOffset);
+            }
+            b.rangeFilter = new BlockHandle(off, size);
+            b.rangeFilterBitsPerKey = Double.longBitsToDouble(Coding.getFixed64(rb, 0));
+        }
         if (b.smallestKey.length < InternalKey.TRAILER_SIZE || b.largestKey.length < InternalKey.TRAILER_SIZE) {
             throw new CorruptionException("property key range holds a key shorter than 8 bytes", file, blockOffset);
         }
@@ -386,6 +419,8 @@ public final class TableProperties {
         Compression compression = Compression.NONE;
         long dataUncompressedSize;
         long dataBlocksCompressed;
+        BlockHandle rangeFilter;
+        double rangeFilterBitsPerKey;
 
         TableProperties build() {
             return new TableProperties(this);

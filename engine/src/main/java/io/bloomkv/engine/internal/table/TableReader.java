@@ -4,6 +4,7 @@ import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.bloom.Filter;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Filters;
+import io.bloomkv.bloom.RangeFilter;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.internal.InternalKey;
@@ -70,6 +71,9 @@ public final class TableReader implements AutoCloseable {
     private final Filter filter;
     private final long filterMemory;
     private final String filterProblem;
+    /** The table's range filter (bloom RangeFilter, off-heap), or null: none written, or it failed to load. */
+    private final RangeFilter rangeFilter;
+    private final String rangeFilterProblem;
     private final BlockCache cache;
     private final ReadCounters counters;
     private final RefCount refs;
@@ -77,7 +81,7 @@ public final class TableReader implements AutoCloseable {
 
     private TableReader(Path path, long fileNumber, ReadableFile file, long fileSize, Footer footer, Block index,
             TableProperties properties, Map<String, byte[]> rawProperties, Filter filter, String filterProblem,
-            BlockCache cache, ReadCounters counters) {
+            RangeFilter rangeFilter, String rangeFilterProblem, BlockCache cache, ReadCounters counters) {
         this.path = path;
         this.refs = new RefCount("table " + path);
         this.fileNumber = fileNumber;
@@ -89,8 +93,10 @@ public final class TableReader implements AutoCloseable {
         this.properties = properties;
         this.rawProperties = rawProperties;
         this.filter = filter;
-        this.filterMemory = filter == null ? 0 : filter.sizeInBytes();
+        this.filterMemory = (filter == null ? 0 : filter.sizeInBytes()) + (rangeFilter == null ? 0 : rangeFilter.sizeInBytes());
         this.filterProblem = filterProblem;
+        this.rangeFilter = rangeFilter;
+        this.rangeFilterProblem = rangeFilterProblem;
         this.cache = cache;
         this.counters = counters;
         LIVE_TABLES.incrementAndGet();
@@ -122,6 +128,7 @@ public final class TableReader implements AutoCloseable {
         ReadableFile file = mappedFile != null ? mappedFile
                 : mode == TableReadMode.DIRECT ? fs.newDirectReadableFile(path) : fs.newReadableFile(path);
         Filter filter = null;
+        RangeFilter rangeFilter = null;
         try {
             long size = file.size();
             if (size < TableFormat.FOOTER_SIZE) {
@@ -146,15 +153,29 @@ public final class TableReader implements AutoCloseable {
                     filter = null;
                 }
             }
+            String rangeProblem = null;
+            if (props.rangeFilter() != null) {
+                try {
+                    byte[] rbytes = readVerified(file, size, path, props.rangeFilter(), "range filter", false);
+                    rangeFilter = RangeFilter.read(rbytes, 0, (int) props.rangeFilter().size());
+                } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
+                    // As the point filter: a range filter that cannot be loaded is absent, every range "might contain".
+                    rangeProblem = e.getMessage();
+                    rangeFilter = null;
+                }
+            }
             // A mapped table of uncompressed blocks skips the block cache: the mapping is its cache (LevelDB does not
             // cache blocks read from a mapping either). A block copied out of the page cache costs less than a cache
             // insert that evicts another (docs/operations.md, "Mapped reads").
             BlockCache cache = mappedFile != null && props.compression() == Compression.NONE ? null : cacheOrNull;
-            return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, cache,
+            return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, rangeFilter, rangeProblem, cache,
                     counters == null ? new ReadCounters() : counters);
         } catch (IOException | RuntimeException | Error e) {
             if (filter != null) {
                 filter.close();
+            }
+            if (rangeFilter != null) {
+                rangeFilter.close();
             }
             try {
                 file.close();
@@ -478,7 +499,41 @@ public final class TableReader implements AutoCloseable {
         return may;
     }
 
-    /** Off-heap bytes of this table's filter (0 if none or broken). */
+    /**
+     * False only when this table certainly holds no user key in [lo, hi] (inclusive; a null bound is open): its range
+     * filter says so. Without a usable range filter, true. Counts {@code rangeFilterChecks} and, when false,
+     * {@code rangeFilterUseful} in {@link ReadCounters}. The caller holds a reference (the table is not released
+     * during the call), as for {@link #getRetainedInRange}.
+     */
+    public boolean rangeMayContainRetained(byte[] lo, byte[] hi) {
+        RangeFilter rf = rangeFilter;
+        if (rf == null) {
+            return true;
+        }
+        boolean may = rf.mightContainRange(lo, hi);
+        counters.rangeFilterChecks.increment();
+        if (!may) {
+            counters.rangeFilterUseful.increment();
+        }
+        return may;
+    }
+
+    /** Counts a range the range filter let through but the table did not hold a key of (seen by the iterator). */
+    public void recordRangeFalsePositive() {
+        counters.rangeFilterFalsePositives.increment();
+    }
+
+    /** True when the table has a usable range filter. */
+    public boolean hasRangeFilter() {
+        return rangeFilter != null;
+    }
+
+    /** Why the range filter could not be loaded, or null. */
+    public String rangeFilterProblem() {
+        return rangeFilterProblem;
+    }
+
+    /** Off-heap bytes of this table's filters, point and range (0 if none or broken). */
     public long filterMemoryBytes() {
         return filterMemory;
     }
@@ -634,6 +689,9 @@ public final class TableReader implements AutoCloseable {
         try {
             if (filter != null) {
                 filter.close();
+            }
+            if (rangeFilter != null) {
+                rangeFilter.close();
             }
         } finally {
             if (cache != null) {

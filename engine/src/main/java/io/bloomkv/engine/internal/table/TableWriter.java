@@ -4,6 +4,7 @@ import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.bloom.Filter;
 import io.bloomkv.bloom.Filters;
 import io.bloomkv.bloom.Hashing;
+import io.bloomkv.bloom.RangeFilter;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
@@ -44,6 +45,8 @@ public final class TableWriter implements Closeable {
     private byte[] lastPrefix;
     private boolean finished;
     private boolean closed;
+    /** Collects the distinct user keys for the range filter, or null without one. */
+    private RangeFilter.Builder rangeFilter;
 
     public TableWriter(WritableFile file, TableBuilderOptions opts, long expectedKeys) {
         this.file = Objects.requireNonNull(file, "file");
@@ -51,6 +54,9 @@ public final class TableWriter implements Closeable {
         this.dataBlock = new BlockBuilder(opts.restartInterval());
         this.userKeyHashes = new long[(int) Math.max(16, Math.min(expectedKeys, 1 << 20))];
         this.offset = file.size();
+        if (opts.rangeFilterBitsPerKey() > 0) {
+            this.rangeFilter = RangeFilter.builder(opts.rangeFilterBitsPerKey());
+        }
     }
 
     /**
@@ -83,6 +89,9 @@ public final class TableWriter implements Closeable {
         }
         if (newUserKey) {
             props.filterKeys++;
+            if (rangeFilter != null) {
+                rangeFilter.add(internalKey, 0, internalKey.length - InternalKey.TRAILER_SIZE);
+            }
         }
         if (props.smallestKey == null) {
             props.smallestKey = internalKey.clone();
@@ -171,6 +180,16 @@ public final class TableWriter implements Closeable {
             filterHandle = new BlockHandle(offset, 0);
         }
         userKeyHashes = null;
+        if (rangeFilter != null) {
+            // Range filter block: after the filter block, before the index (engine/FORMAT.md "Range filter block").
+            byte[] serialized;
+            try (RangeFilter rf = rangeFilter.build()) {
+                serialized = rf.toByteArray();
+            }
+            rangeFilter = null;
+            props.rangeFilter = writeBlock(serialized, Compression.NONE);
+            props.rangeFilterBitsPerKey = opts.rangeFilterBitsPerKey();
+        }
         BlockHandle indexHandle = writeBlock(indexBlock.finish(), opts.compression());
         props.indexSize = indexHandle.size();
         props.compression = opts.compression();

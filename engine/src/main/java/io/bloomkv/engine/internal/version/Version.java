@@ -3,6 +3,7 @@ package io.bloomkv.engine.internal.version;
 import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.iterator.LevelIterator;
+import io.bloomkv.engine.internal.iterator.RangeFilteredIterator;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.util.KeyPrefix;
@@ -379,6 +380,24 @@ public final class Version implements LevelView {
         for (int level = 1; level < files.length; level++) {
             if (files[level].length > 0) {
                 out.add(new LevelIterator(files[level], readers[level]));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * As {@link #iterators()} for a read bounded by [lower, upper) (user keys; null = open; at least one set): every table
+     * sits behind its range filter ({@code RangeFilteredIterator}), which rules it out of a seek whose range it holds
+     * no key of, before its index is read.
+     */
+    public List<InternalIterator> iterators(byte[] lower, byte[] upper) {
+        List<InternalIterator> out = new ArrayList<>();
+        for (TableReader r : readers[0]) {
+            out.add(new RangeFilteredIterator(r, lower, upper));
+        }
+        for (int level = 1; level < files.length; level++) {
+            if (files[level].length > 0) {
+                out.add(new LevelIterator(files[level], readers[level], lower, upper));
             }
         }
         return out;

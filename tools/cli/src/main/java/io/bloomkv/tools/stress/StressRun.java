@@ -343,6 +343,9 @@ public final class StressRun {
                 }
             }
             if (rnd.nextBoolean()) {
+                if (rnd.nextBoolean()) {
+                    ro.iterateUpperBound(StressValue.key(ks[0] + 1)); // a one-key range: through the range filters
+                }
                 try (DbIterator it = db.iterator(ro)) {
                     it.seek(StressValue.key(ks[0]));
                     boolean at = it.valid() && StressValue.keyNumber(it.key()) == ks[0];

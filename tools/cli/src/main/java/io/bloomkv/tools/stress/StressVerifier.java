@@ -87,6 +87,23 @@ public final class StressVerifier {
                 }
             }
         }
+        // Bounded seeks, one per key: each reads through the tables' range filters (Options.rangeFilterBitsPerKey), which
+        // must never hide a key in [k, k + 1), forward or backward.
+        for (int k = 0; k < n; k++) {
+            io.bloomkv.engine.ReadOptions ro = io.bloomkv.engine.ReadOptions.defaults()
+                    .iterateLowerBound(StressValue.key(k)).iterateUpperBound(StressValue.key(k + 1));
+            try (DbIterator it = db.iterator(ro)) {
+                it.seek(StressValue.key(k));
+                boolean forward = it.valid();
+                it.seekForPrev(StressValue.key(k));
+                boolean backward = it.valid();
+                if (forward != (got[k] != null) || backward != (got[k] != null)) {
+                    wrong++;
+                    note(problems, "bounded seek of key " + k + ": forward " + (forward ? "found" : "missed") + ", backward "
+                            + (backward ? "found" : "missed") + ", get " + (got[k] != null ? "found" : "missed"));
+                }
+            }
+        }
         int present = 0;
         for (byte[] v : got) {
             if (v != null) {

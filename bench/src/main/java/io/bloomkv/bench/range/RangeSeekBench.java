@@ -1,0 +1,337 @@
+package io.bloomkv.bench.range;
+
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.DbIterator;
+import io.bloomkv.engine.Options;
+import io.bloomkv.engine.Stats;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.LRUCache;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+
+/**
+ * Bounded seeks into short ranges, the workloads of issue 41's range filters: {@code seekempty} (ranges 2..64 ids wide
+ * that hold no key, inside every table's key range) and {@code seekshort} (ranges 2..64 ids wide starting at a key,
+ * holding about half as many keys), on three engines loaded with the same keys: bloomkv with range filters
+ * ({@code Options.rangeFilterBitsPerKey}), bloomkv without, and RocksDB with the best it has for these queries: a
+ * 11-byte fixed prefix extractor with its prefix Bloom (every range lies within one 11-byte prefix) and
+ * {@code iterate_upper_bound}.
+ *
+ * <p>Layout: 12-byte keys, a 4-byte tenant tag then the id (big-endian); id block b = id >>> 8 (the 11-byte prefix) holds the 64 ids b·256 + 2j, j &lt; 64; ids b·256 + 128 .. b·256 + 255 are never written, so an empty
+ * range shares its prefix with 64 keys and only a range filter can rule a table out. Engines run in turn, each phase
+ * {@code rounds} times alternating; the report gives the median ops/s and the spread (min..max) per engine.
+ *
+ * <pre>java -jar bloomkv-bench.jar rangeseek [--num=1000000] [--seeks=100000] [--rounds=3] [--range-bits=16]
+ *      [--bits=10] [--cache-mb=8] [--dir=/tmp/rangeseek] [--seed=1]</pre>
+ */
+public final class RangeSeekBench {
+    static final int KEY_SIZE = 12;
+    static final int PER_BLOCK = 64;
+    /** Tenant tag and the id's first 7 bytes: one prefix per block of 256 ids. */
+    static final int PREFIX = 11;
+
+    /** One engine under test. */
+    interface Engine extends AutoCloseable {
+        String name();
+
+        void put(byte[] k, byte[] v) throws IOException;
+
+        void settle() throws IOException;
+
+        /** Keys in [lo, hi) from a bounded seek to lo. */
+        int scan(byte[] lo, byte[] hi) throws IOException;
+
+        @Override
+        void close() throws IOException;
+    }
+
+    /** A 4-byte tenant tag, then the id big-endian (so a range of ids is a range of keys). */
+    static byte[] key(long id) {
+        byte[] k = new byte[KEY_SIZE];
+        k[0] = 'b';
+        k[1] = 'k';
+        k[2] = 'v';
+        k[3] = '1';
+        for (int i = 0; i < 8; i++) {
+            k[4 + i] = (byte) (id >>> (56 - 8 * i));
+        }
+        return k;
+    }
+
+    /** A seek bound at an id: its key. */
+    static byte[] bound(long id) {
+        return key(id);
+    }
+
+    static long loadedId(long j) {
+        return ((j / PER_BLOCK) << 8) + 2 * (j % PER_BLOCK);
+    }
+
+    static final class BloomKv implements Engine {
+        private final Db db;
+        private final String name;
+
+        BloomKv(Path dir, double rangeBits, double bits, long cacheBytes) {
+            this.name = rangeBits > 0 ? "bloomkv+range" + (int) rangeBits : "bloomkv";
+            this.db = Db.open(dir, Options.defaults().bitsPerKey(bits).blockCacheSize(cacheBytes).rangeFilterBitsPerKey(rangeBits));
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public void put(byte[] k, byte[] v) {
+            db.put(k, v);
+        }
+
+        @Override
+        public void settle() {
+            db.flush();
+            db.waitForBackgroundWork();
+        }
+
+        @Override
+        public int scan(byte[] lo, byte[] hi) {
+            int n = 0;
+            try (DbIterator it = db.iterator(io.bloomkv.engine.ReadOptions.defaults().iterateUpperBound(hi))) {
+                for (it.seek(lo); it.valid(); it.next()) {
+                    n++;
+                }
+            }
+            return n;
+        }
+
+        Stats stats() {
+            return db.stats();
+        }
+
+        @Override
+        public void close() {
+            db.close();
+        }
+    }
+
+    static final class Rocks implements Engine {
+        private final RocksDB db;
+        private final org.rocksdb.Options options;
+        private final LRUCache cache;
+        private final BloomFilter filter;
+
+        Rocks(Path dir, double bits, long cacheBytes) throws IOException {
+            RocksDB.loadLibrary();
+            cache = new LRUCache(cacheBytes);
+            filter = new BloomFilter(bits);
+            BlockBasedTableConfig t = new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(filter)
+                    .setWholeKeyFiltering(true).setFormatVersion(6);
+            options = new org.rocksdb.Options().setCreateIfMissing(true).setCompressionType(CompressionType.NO_COMPRESSION)
+                    .useFixedLengthPrefixExtractor(PREFIX).setTableFormatConfig(t);
+            try {
+                db = RocksDB.open(options, dir.toString());
+            } catch (RocksDBException e) {
+                throw new IOException(e);
+            }
+        }
+
+        @Override
+        public String name() {
+            return "rocksdb+prefix";
+        }
+
+        @Override
+        public void put(byte[] k, byte[] v) throws IOException {
+            try {
+                db.put(k, v);
+            } catch (RocksDBException e) {
+                throw new IOException(e);
+            }
+        }
+
+        @Override
+        public void settle() throws IOException {
+            try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+                db.flush(fo);
+                db.compactRange();
+            } catch (RocksDBException e) {
+                throw new IOException(e);
+            }
+        }
+
+        @Override
+        public int scan(byte[] lo, byte[] hi) throws IOException {
+            int n = 0;
+            try (Slice upper = new Slice(hi);
+                 ReadOptions ro = new ReadOptions().setIterateUpperBound(upper).setPrefixSameAsStart(true);
+                 RocksIterator it = db.newIterator(ro)) {
+                for (it.seek(lo); it.isValid(); it.next()) {
+                    n++;
+                }
+                it.status();
+            } catch (RocksDBException e) {
+                throw new IOException(e);
+            }
+            return n;
+        }
+
+        @Override
+        public void close() {
+            db.close();
+            options.close();
+            filter.close();
+            cache.close();
+        }
+    }
+
+    /** The ranges of a phase: [lo, hi) ids and the keys each holds. */
+    record Ranges(byte[][] lo, byte[][] hi, int[] expected) {
+    }
+
+    static Ranges ranges(boolean empty, long num, int count, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        long blocks = num / PER_BLOCK;
+        byte[][] lo = new byte[count][];
+        byte[][] hi = new byte[count][];
+        int[] expected = new int[count];
+        for (int i = 0; i < count; i++) {
+            long b = rnd.nextLong(blocks);
+            int w = 2 + rnd.nextInt(63);
+            long start;
+            if (empty) {
+                start = (b << 8) + 128 + rnd.nextInt(128 - w + 1);
+                expected[i] = 0;
+            } else {
+                int j = rnd.nextInt(PER_BLOCK - w / 2);
+                start = (b << 8) + 2L * j;
+                expected[i] = (w + 1) / 2;
+            }
+            lo[i] = bound(start);
+            hi[i] = bound(start + w);
+        }
+        return new Ranges(lo, hi, expected);
+    }
+
+    /** Ops/s of one pass; throws if an answer is wrong. */
+    static double pass(Engine e, Ranges r) throws IOException {
+        long t0 = System.nanoTime();
+        for (int i = 0; i < r.lo().length; i++) {
+            int n = e.scan(r.lo()[i], r.hi()[i]);
+            if (n != r.expected()[i]) {
+                throw new IllegalStateException(e.name() + ": range " + i + " holds " + r.expected()[i] + " keys, the engine saw " + n);
+            }
+        }
+        return r.lo().length / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    /** One row of the report. */
+    record Result(String workload, String engine, double medianOps, double minOps, double maxOps, double blockReadsPerSeek,
+                  double rangeUsefulPerSeek) {
+    }
+
+    public static List<Result> run(Path dir, long num, int seeks, int rounds, double rangeBits, double bits, long cacheBytes, long seed)
+            throws IOException {
+        Files.createDirectories(dir);
+        List<Engine> engines = new ArrayList<>();
+        try {
+            engines.add(new BloomKv(dir.resolve("bloomkv-range"), rangeBits, bits, cacheBytes));
+            engines.add(new BloomKv(dir.resolve("bloomkv"), 0, bits, cacheBytes));
+            engines.add(new Rocks(dir.resolve("rocksdb"), bits, cacheBytes));
+            byte[] value = new byte[100];
+            for (Engine e : engines) {
+                for (long j = 0; j < num; j++) {
+                    long id = loadedId(j);
+                    value[0] = (byte) id;
+                    e.put(key(id), value);
+                }
+                e.settle();
+            }
+            List<Result> out = new ArrayList<>();
+            for (String w : new String[] {"seekempty", "seekshort"}) {
+                Ranges warm = ranges(w.equals("seekempty"), num, Math.max(1, seeks / 10), seed ^ 0x5EED);
+                for (Engine e : engines) {
+                    pass(e, warm);
+                }
+                double[][] ops = new double[engines.size()][rounds];
+                long[] reads = new long[engines.size()];
+                long[] useful = new long[engines.size()];
+                for (int round = 0; round < rounds; round++) {
+                    Ranges r = ranges(w.equals("seekempty"), num, seeks, seed + 31L * round + w.hashCode());
+                    for (int k = 0; k < engines.size(); k++) {
+                        Engine e = engines.get(k);
+                        Stats before = e instanceof BloomKv b ? b.stats() : null;
+                        ops[k][round] = pass(e, r);
+                        if (before != null) {
+                            Stats after = ((BloomKv) e).stats();
+                            reads[k] += after.blockReads() - before.blockReads();
+                            useful[k] += after.rangeFilterUseful() - before.rangeFilterUseful();
+                        }
+                    }
+                }
+                for (int k = 0; k < engines.size(); k++) {
+                    double[] s = ops[k].clone();
+                    Arrays.sort(s);
+                    boolean isBloom = engines.get(k) instanceof BloomKv;
+                    out.add(new Result(w, engines.get(k).name(), s[s.length / 2], s[0], s[s.length - 1],
+                            isBloom ? (double) reads[k] / ((long) seeks * rounds) : Double.NaN,
+                            isBloom ? (double) useful[k] / ((long) seeks * rounds) : Double.NaN));
+                }
+            }
+            return out;
+        } finally {
+            for (Engine e : engines) {
+                e.close();
+            }
+        }
+    }
+
+    public static void main(String[] args) throws IOException {
+        long num = 1_000_000;
+        int seeks = 100_000;
+        int rounds = 3;
+        double rangeBits = 16;
+        double bits = 10;
+        long cacheMb = 8;
+        long seed = 1;
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "bloomkv-rangeseek");
+        for (String a : args) {
+            String v = a.substring(a.indexOf('=') + 1);
+            switch (a.substring(0, Math.max(0, a.indexOf('=')))) {
+                case "--num" -> num = Long.parseLong(v);
+                case "--seeks" -> seeks = Integer.parseInt(v);
+                case "--rounds" -> rounds = Integer.parseInt(v);
+                case "--range-bits" -> rangeBits = Double.parseDouble(v);
+                case "--bits" -> bits = Double.parseDouble(v);
+                case "--cache-mb" -> cacheMb = Long.parseLong(v);
+                case "--seed" -> seed = Long.parseLong(v);
+                case "--dir" -> dir = Path.of(v);
+                default -> throw new IllegalArgumentException("unknown argument " + a);
+            }
+        }
+        if (Files.exists(dir)) {
+            throw new IllegalArgumentException(dir + " exists: give a fresh --dir");
+        }
+        System.out.printf(Locale.ROOT, "rangeseek: %d keys, %d seeks x %d rounds per engine, range filters at %.0f bits/key, "
+                + "point filters %.0f bits/key, block caches %d MiB%n", num, seeks, rounds, rangeBits, bits, cacheMb);
+        List<Result> rs = run(dir, num, seeks, rounds, rangeBits, bits, cacheMb << 20, seed);
+        System.out.printf(Locale.ROOT, "%-10s %-16s %12s %24s %18s %18s%n", "workload", "engine", "ops/s (med)", "spread (min..max)",
+                "block reads/seek", "range useful/seek");
+        for (Result r : rs) {
+            System.out.printf(Locale.ROOT, "%-10s %-16s %12.0f %11.0f..%-12.0f %18.3f %18.3f%n", r.workload(), r.engine(), r.medianOps(),
+                    r.minOps(), r.maxOps(), r.blockReadsPerSeek(), r.rangeUsefulPerSeek());
+        }
+    }
+}
