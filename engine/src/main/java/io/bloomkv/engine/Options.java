@@ -29,6 +29,7 @@ public final class Options {
     private int blockRestartInterval = 16;
     private long blockCacheSize = 32L << 20;
     private SharedBlockCache blockCache;
+    private WriteBufferManager writeBufferManager;
     private boolean manualWalFlush;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
@@ -77,6 +78,7 @@ public final class Options {
         o.blockRestartInterval = blockRestartInterval;
         o.blockCacheSize = blockCacheSize;
         o.blockCache = blockCache;
+        o.writeBufferManager = writeBufferManager;
         o.manualWalFlush = manualWalFlush;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
@@ -340,6 +342,20 @@ public final class Options {
 
     public SharedBlockCache blockCache() {
         return blockCache;
+    }
+
+    /**
+     * A memtable budget shared with other databases (RocksDB's {@code write_buffer_manager}): a write
+     * freezes this database's memtable early when the databases sharing it hold too much memtable memory
+     * (see {@link WriteBufferManager}). Default null: only {@link #writeBufferSize(long)} bounds the memtable.
+     */
+    public Options writeBufferManager(WriteBufferManager manager) {
+        this.writeBufferManager = manager;
+        return this;
+    }
+
+    public WriteBufferManager writeBufferManager() {
+        return writeBufferManager;
     }
 
     /**
