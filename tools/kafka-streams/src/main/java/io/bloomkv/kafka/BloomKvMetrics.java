@@ -1,6 +1,9 @@
 package io.bloomkv.kafka;
 
+import io.bloomkv.engine.SharedBlockCache;
 import io.bloomkv.engine.Stats;
+import io.bloomkv.engine.WriteBufferManager;
+import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.metrics.Gauge;
@@ -37,8 +40,10 @@ final class BloomKvMetrics {
     private final StreamsMetricsImpl metrics;
     private final String taskId;
     private final String storeName;
+    private final String scope;
 
-    private BloomKvMetrics(StreamsMetricsImpl metrics, String taskId, String storeName) {
+    private BloomKvMetrics(StreamsMetricsImpl metrics, String taskId, String storeName, String scope) {
+        this.scope = scope;
         this.metrics = metrics;
         this.taskId = taskId;
         this.storeName = storeName;
@@ -55,7 +60,67 @@ final class BloomKvMetrics {
             };
             metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-" + d.name(), d.description(), RecordingLevel.INFO, g);
         }
-        return new BloomKvMetrics(metrics, taskId, storeName);
+        return new BloomKvMetrics(metrics, taskId, storeName, scope);
+    }
+
+    /**
+     * Registers the gauges of a store over several databases (a window or session store: one per segment):
+     * each counter is the sum over the open segments; the false-positive rate is computed from the sums.
+     */
+    static BloomKvMetrics registerSegmented(StateStoreContext context, String scope, String storeName,
+            Supplier<List<Stats>> stats) {
+        StreamsMetricsImpl metrics = ProcessorContextUtils.metricsImpl(context);
+        String taskId = context.taskId().toString();
+        for (Def d : DEFS) {
+            Gauge<Number> g;
+            if (d.name().equals("filter-false-positive-rate")) {
+                g = (config, now) -> {
+                    long useful = 0;
+                    long positive = 0;
+                    long truePositive = 0;
+                    for (Stats s : stats.get()) {
+                        useful += s.filterUseful();
+                        positive += s.filterPositive();
+                        truePositive += s.filterTruePositive();
+                    }
+                    long negatives = useful + positive - truePositive;
+                    return negatives == 0 ? 0.0 : (double) (positive - truePositive) / negatives;
+                };
+            } else {
+                g = (config, now) -> {
+                    double sum = 0;
+                    for (Stats s : stats.get()) {
+                        sum += d.read().apply(s).doubleValue();
+                    }
+                    return sum;
+                };
+            }
+            metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-" + d.name(), d.description(), RecordingLevel.INFO, g);
+        }
+        metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-segments", "open segments (one database each)",
+                RecordingLevel.INFO, (Gauge<Number>) (config, now) -> stats.get().size());
+        return new BloomKvMetrics(metrics, taskId, storeName, scope);
+    }
+
+    /**
+     * The memory budgets the store's databases share, as RocksDB's store reports its block cache and write
+     * buffer manager: capacity and current use of the block cache and of the write-buffer budget (0 when the
+     * store has none of that kind). Removed with the store's other gauges.
+     */
+    void registerBudgets(SharedBlockCache cache, WriteBufferManager writeBuffers) {
+        addBudget("block-cache-capacity-bytes", "capacity of the block cache the store's databases share",
+                () -> cache == null ? 0 : cache.capacityBytes());
+        addBudget("block-cache-usage-bytes", "bytes of blocks in that cache now (every database sharing it)",
+                () -> cache == null ? 0 : cache.usedBytes());
+        addBudget("write-buffer-capacity-bytes", "the memtable budget (bloomkv.write.buffer.bytes) the store shares",
+                () -> writeBuffers == null ? 0 : writeBuffers.capacityBytes());
+        addBudget("write-buffer-usage-bytes", "memtable bytes charged to that budget now (every database sharing it)",
+                () -> writeBuffers == null ? 0 : writeBuffers.usedBytes());
+    }
+
+    private void addBudget(String name, String description, Supplier<Long> read) {
+        metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-" + name, description, RecordingLevel.INFO,
+                (Gauge<Number>) (config, now) -> read.get());
     }
 
     void remove() {

@@ -102,6 +102,10 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
                 o.blockCache(shared).useMmapReads(false);
             }
         }
+        if (o.writeBufferManager() == null) {
+            // bloomkv.write.buffer.bytes: one memtable budget for every bloomkv store of the application in this JVM.
+            o.writeBufferManager(BloomKvConfig.sharedWriteBufferManager(context.applicationId(), context.appConfigs()));
+        }
         try {
             db = Db.open(new File(stateDir, name).toPath(), o);
         } catch (BloomKvException e) {
@@ -112,6 +116,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         metrics = BloomKvMetrics.register(context, METRICS_SCOPE, name, this::statsOrNull);
+        metrics.registerBudgets(o.blockCache(), o.writeBufferManager());
         open = true;
         context.register(root, new RestoreCallback());
     }
