@@ -83,27 +83,27 @@ public class BloomKvSessionStore implements SessionStore<Bytes, byte[]> {
     }
 
     /**
-     * Every session whose end is in [earliestSessionEndTime, latestSessionEndTime], by end time, then key,
-     * then start (the order of Kafka's time-ordered session store, which emit-on-window-close uses).
+     * Every session whose end is in [earliestSessionEndTime, latestSessionEndTime] held by a live segment, by end
+     * time, then start, then key (the order of Kafka's time-ordered session store, which emit-on-window-close uses;
+     * like that store's, this scan applies segment expiry only, no per-record retention floor).
      */
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(long earliestSessionEndTime, long latestSessionEndTime) {
-        long actualFrom = Math.max(earliestSessionEndTime, bytes.retentionFloor());
-        if (latestSessionEndTime < actualFrom) {
+        if (latestSessionEndTime < earliestSessionEndTime) {
             return EmptyKeyValueIterator.instance();
         }
-        return WindowedIterators.sessions(new TimeOrderedIterator(bytes, bytes.segmentsFor(actualFrom, latestSessionEndTime, true),
-                k -> {
+        return WindowedIterators.sessions(new TimeOrderedIterator(bytes,
+                bytes.segmentsFor(earliestSessionEndTime, latestSessionEndTime, true), k -> {
                     long end = SessionKeyLayout.extractEnd(k);
-                    return end >= actualFrom && end <= latestSessionEndTime;
-                }, BloomKvSessionStore::endFirst, true));
+                    return end >= earliestSessionEndTime && end <= latestSessionEndTime;
+                }, BloomKvSessionStore::timeFirst, true));
     }
 
-    /** Kafka's time-ordered session key: {@code [end (8)][key][start (8)]}. */
-    private static byte[] endFirst(byte[] storeKey) {
+    /** Kafka's time-first session key: {@code [end (8)][start (8)][key]}. */
+    private static byte[] timeFirst(byte[] storeKey) {
         int keyLength = storeKey.length - SessionKeyLayout.SUFFIX_SIZE;
         return ByteBuffer.allocate(storeKey.length).putLong(SessionKeyLayout.extractEnd(storeKey))
-                .put(storeKey, 0, keyLength).putLong(SessionKeyLayout.extractStart(storeKey)).array();
+                .putLong(SessionKeyLayout.extractStart(storeKey)).put(storeKey, 0, keyLength).array();
     }
 
     @Override

@@ -307,17 +307,13 @@ final class SegmentedStore {
     /** The live segments whose ids cover [timeFrom, timeTo], for callers that scan them one at a time. */
     synchronized List<Segment> segmentsFor(long timeFrom, long timeTo, boolean forward) {
         checkOpen();
-        return segments.segments(actualFrom(timeFrom), timeTo, forward);
+        return segments.segments(timeFrom, timeTo, forward);
     }
 
     /** A scan over one segment (for callers that order each segment's entries themselves). */
     synchronized SegmentIterator scan(Segment segment, SegmentIterator.Filter filter) {
         checkOpen();
         return register(new SegmentIterator(this, List.of(segment), null, null, true, filter));
-    }
-
-    long retentionFloor() {
-        return observedStreamTime - retentionPeriod + 1;
     }
 
     private SegmentIterator register(SegmentIterator it) {

@@ -57,13 +57,14 @@ class WindowStoreDifferentialTest {
                 Boolean.getBoolean("bloomkv.bigbuf") ? BloomKvStores.defaultOptions() : smallOptions());
         assertThat(bloom.segmentIntervalMs()).isEqualTo(kafka.segmentIntervalMs());
         List<String> checks = new ArrayList<>();
-        InsideTopology.run(stateDir, ctx -> {
+        try (ShmDir shm = new ShmDir(stateDir)) {
+        InsideTopology.run(shm.path, ctx -> {
             WindowStore<Bytes, byte[]> k = ctx.getStateStore("kafka");
             WindowStore<Bytes, byte[]> b = ctx.getStateStore("bloom");
             Random rnd = new Random(seed);
             long streamTime = 1_000_000;
             long retention = RETENTION.toMillis();
-            for (int op = 0; op < 1500; op++) {
+            for (int op = 0; op < 1000; op++) {
                 int what = rnd.nextInt(100);
                 if (what < 60) {
                     // Mostly around stream time; some late, some beyond retention (dropped), some ahead.
@@ -74,8 +75,8 @@ class WindowStoreDifferentialTest {
                     byte[] value = rnd.nextInt(10) == 0 ? null : ("v" + op).getBytes();
                     k.put(key, value, ts);
                     b.put(key, value, ts);
-                } else if (what < 63) {
-                    streamTime += rnd.nextInt(6) == 0 ? retention * (1 + rnd.nextInt(2)) : rnd.nextInt(60_000);
+                } else if (what < 62) {
+                    streamTime += rnd.nextInt(5) == 0 ? retention + rnd.nextInt((int) retention) : rnd.nextInt(40_000);
                 } else {
                     compareReads(k, b, rnd, streamTime, retention, "seed " + seed + " op " + op, checks);
                 }
@@ -85,8 +86,9 @@ class WindowStoreDifferentialTest {
             assertThat(windows(b.backwardAll())).isEqualTo(windows(k.backwardAll()));
         }, Stores.windowStoreBuilder(kafka, Serdes.Bytes(), Serdes.ByteArray()).withCachingDisabled().withLoggingDisabled(),
                 Stores.windowStoreBuilder(bloom, Serdes.Bytes(), Serdes.ByteArray()).withCachingDisabled().withLoggingDisabled());
-        assertThat(checks).as("reads compared").hasSizeGreaterThan(300);
-        assertThat(checks.stream().filter(c -> !c.equals("empty")).count()).as("reads that returned something").isGreaterThan(100);
+        }
+        assertThat(checks).as("reads compared").hasSizeGreaterThan(200);
+        assertThat(checks.stream().filter(c -> !c.equals("empty")).count()).as("reads that returned something").isGreaterThan(60);
     }
 
     private static void compareReads(WindowStore<Bytes, byte[]> k, WindowStore<Bytes, byte[]> b, Random rnd, long streamTime,
