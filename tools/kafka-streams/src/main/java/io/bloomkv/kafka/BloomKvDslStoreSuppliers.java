@@ -2,6 +2,7 @@ package io.bloomkv.kafka;
 
 import java.util.Map;
 import org.apache.kafka.streams.DslStoreFormat;
+import org.apache.kafka.streams.kstream.EmitStrategy;
 import org.apache.kafka.streams.state.DslKeyValueParams;
 import org.apache.kafka.streams.state.DslSessionParams;
 import org.apache.kafka.streams.state.DslStoreSuppliers;
@@ -21,9 +22,10 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * Key-value stores get the bloomkv store of the requested value format (plain, timestamped, or timestamped with
  * headers); window stores the bloomkv window store of the requested format (Kafka's default is timestamped);
  * session stores the bloomkv session store (with headers when asked). Emit-on-window-close gets the same stores
- * (Kafka's built-in suppliers give it time-ordered RocksDB stores; bloomkv's session store answers the time-range
- * {@code findSessions} those aggregations call, and its window store serves them through the key-ordered
- * scans its caching layer expects, as Kafka's in-memory suppliers do). No RocksDB store is created.
+ * (Kafka's built-in suppliers give it time-ordered stores): the session store answers the end-time range
+ * {@code findSessions} those aggregations call in Kafka's time order; a sliding-window store scans closed windows in
+ * time order; tumbling and hopping ones keep the key-ordered scans Kafka's caching layer expects. No RocksDB store
+ * is created.
  */
 public class BloomKvDslStoreSuppliers implements DslStoreSuppliers {
     @Override
@@ -41,14 +43,11 @@ public class BloomKvDslStoreSuppliers implements DslStoreSuppliers {
     @Override
     public WindowBytesStoreSupplier windowStore(DslWindowParams params) {
         DslStoreFormat format = params.dslStoreFormat() == null ? DslStoreFormat.TIMESTAMPED : params.dslStoreFormat();
-        return switch (format) {
-            case HEADERS -> BloomKvStores.persistentTimestampedWindowStoreWithHeaders(params.name(), params.retentionPeriod(),
-                    params.windowSize(), params.retainDuplicates());
-            case TIMESTAMPED -> BloomKvStores.persistentTimestampedWindowStore(params.name(), params.retentionPeriod(),
-                    params.windowSize(), params.retainDuplicates());
-            case PLAIN -> BloomKvStores.persistentWindowStore(params.name(), params.retentionPeriod(), params.windowSize(),
-                    params.retainDuplicates());
-        };
+        // Sliding windows emitting on close scan closed windows by time (Kafka gives them a time-ordered store,
+        // uncached); every other window store is key-ordered, as Kafka's caching layer expects.
+        boolean timeOrderedScans = params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE && params.isSlidingWindow();
+        return BloomKvStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates(),
+                format, timeOrderedScans, BloomKvStores.defaultOptions());
     }
 
     @Override

@@ -90,7 +90,7 @@ public final class BloomKvStores {
     /** {@link #persistentWindowStore(String, Duration, Duration, boolean)} with {@code options} (copied) for each segment. */
     public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod, Duration windowSize,
             boolean retainDuplicates, Options options) throws IllegalArgumentException {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.PLAIN, options);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.PLAIN, false, options);
     }
 
     /**
@@ -105,7 +105,7 @@ public final class BloomKvStores {
 
     public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
             Duration windowSize, boolean retainDuplicates, Options options) throws IllegalArgumentException {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.TIMESTAMPED, options);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.TIMESTAMPED, false, options);
     }
 
     /**
@@ -119,12 +119,15 @@ public final class BloomKvStores {
 
     public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(String name, Duration retentionPeriod,
             Duration windowSize, boolean retainDuplicates, Options options) throws IllegalArgumentException {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.HEADERS, options);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.HEADERS, false, options);
     }
 
-    /** Kafka's checks, in Kafka's order, with its messages ({@code Stores.persistentWindowStore}). */
-    private static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
-            boolean retainDuplicates, DslStoreFormat format, Options options) {
+    /**
+     * Kafka's checks, in Kafka's order, with its messages ({@code Stores.persistentWindowStore}); {@code timeOrderedScans}
+     * for the DSL's sliding-window emit-on-window-close stores (see {@link BloomKvWindowStore}).
+     */
+    static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
+            boolean retainDuplicates, DslStoreFormat format, boolean timeOrderedScans, Options options) {
         Objects.requireNonNull(name, "name cannot be null");
         String rpMsgPrefix = ApiUtils.prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
         long retentionMs = ApiUtils.validateMillisecondDuration(retentionPeriod, rpMsgPrefix);
@@ -143,10 +146,10 @@ public final class BloomKvStores {
         }
         if (format == DslStoreFormat.HEADERS) {
             return new BloomKvWindowBytesStoreSupplier.Headers(name, retentionMs, defaultSegmentInterval, windowSizeMs,
-                    retainDuplicates, options);
+                    retainDuplicates, timeOrderedScans, options);
         }
         return new BloomKvWindowBytesStoreSupplier(name, retentionMs, defaultSegmentInterval, windowSizeMs, retainDuplicates,
-                format, options);
+                format, timeOrderedScans, options);
     }
 
     // ------------------------------------------------------------------ session stores

@@ -11,7 +11,7 @@ import org.apache.kafka.streams.state.TimestampedBytesStore;
  */
 public class BloomKvTimestampedWindowStore extends BloomKvWindowStore implements TimestampedBytesStore {
     BloomKvTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-            boolean retainDuplicates, Options options) {
-        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, options);
+            boolean retainDuplicates, boolean timeOrderedScans, Options options) {
+        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, timeOrderedScans, options);
     }
 }

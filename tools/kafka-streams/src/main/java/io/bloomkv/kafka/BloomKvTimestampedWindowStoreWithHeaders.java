@@ -16,8 +16,8 @@ import org.apache.kafka.streams.state.TimestampedBytesStore;
  */
 public class BloomKvTimestampedWindowStoreWithHeaders extends BloomKvWindowStore implements TimestampedBytesStore, HeadersBytesStore {
     BloomKvTimestampedWindowStoreWithHeaders(String name, long retentionPeriod, long segmentInterval, long windowSize,
-            boolean retainDuplicates, Options options) {
-        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, options);
+            boolean retainDuplicates, boolean timeOrderedScans, Options options) {
+        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, timeOrderedScans, options);
     }
 
     @Override

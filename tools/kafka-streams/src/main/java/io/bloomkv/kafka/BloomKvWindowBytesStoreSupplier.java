@@ -19,9 +19,17 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
     private final boolean retainDuplicates;
     private final DslStoreFormat format;
     private final Options options;
+    private final boolean timeOrderedScans;
 
     BloomKvWindowBytesStoreSupplier(String name, long retentionPeriod, long segmentInterval, long windowSize,
             boolean retainDuplicates, DslStoreFormat format, Options options) {
+        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, format, false, options);
+    }
+
+    /** {@code timeOrderedScans}: see {@link BloomKvWindowStore} (sliding-window emit-on-window-close). */
+    BloomKvWindowBytesStoreSupplier(String name, long retentionPeriod, long segmentInterval, long windowSize,
+            boolean retainDuplicates, DslStoreFormat format, boolean timeOrderedScans, Options options) {
+        this.timeOrderedScans = timeOrderedScans;
         this.name = name;
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
@@ -39,11 +47,12 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
     @Override
     public WindowStore<Bytes, byte[]> get() {
         return switch (format) {
-            case PLAIN -> new BloomKvWindowStore(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, options);
+            case PLAIN -> new BloomKvWindowStore(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates,
+                    timeOrderedScans, options);
             case TIMESTAMPED -> new BloomKvTimestampedWindowStore(name, retentionPeriod, segmentInterval, windowSize,
-                    retainDuplicates, options);
+                    retainDuplicates, timeOrderedScans, options);
             case HEADERS -> new BloomKvTimestampedWindowStoreWithHeaders(name, retentionPeriod, segmentInterval, windowSize,
-                    retainDuplicates, options);
+                    retainDuplicates, timeOrderedScans, options);
         };
     }
 
@@ -86,8 +95,9 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
     /** The headers variant carries Kafka's supplier marker too (as RocksDbWindowHeadersBytesStoreSupplier). */
     static final class Headers extends BloomKvWindowBytesStoreSupplier
             implements org.apache.kafka.streams.state.HeadersBytesStoreSupplier {
-        Headers(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates, Options options) {
-            super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, DslStoreFormat.HEADERS, options);
+        Headers(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
+                boolean timeOrderedScans, Options options) {
+            super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, DslStoreFormat.HEADERS, timeOrderedScans, options);
         }
     }
 }

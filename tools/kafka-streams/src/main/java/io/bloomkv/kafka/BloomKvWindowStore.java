@@ -43,11 +43,25 @@ public class BloomKvWindowStore implements WindowStore<Bytes, byte[]> {
     private final SegmentedStore bytes;
     private final boolean retainDuplicates;
     private final long windowSize;
+    /** fetchAll / backwardFetchAll in time order (see the constructor). */
+    private final boolean timeOrderedScans;
     private int seqnum = 0;
     private StateStoreContext context;
 
     BloomKvWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
             Options options) {
+        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, false, options);
+    }
+
+    /**
+     * {@code timeOrderedScans}: fetchAll and backwardFetchAll return windows by start time, then key, then
+     * sequence number, as Kafka's time-ordered window store does (which its DSL gives sliding-window
+     * emit-on-window-close aggregations, whose emission order follows that scan; their stores are not cached).
+     * Key fetches keep the key order.
+     */
+    BloomKvWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
+            boolean timeOrderedScans, Options options) {
+        this.timeOrderedScans = timeOrderedScans;
         this.bytes = new SegmentedStore(name, METRICS_SCOPE, retentionPeriod, segmentInterval, WindowKeyLayout.INSTANCE, options);
         this.retainDuplicates = retainDuplicates;
         this.windowSize = windowSize;
@@ -120,12 +134,30 @@ public class BloomKvWindowStore implements WindowStore<Bytes, byte[]> {
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> fetchAll(long timeFrom, long timeTo) {
-        return WindowedIterators.windows(bytes.fetchAll(timeFrom, timeTo, true), windowSize);
+        return WindowedIterators.windows(timeOrderedScans ? timeOrdered(timeFrom, timeTo, true)
+                : bytes.fetchAll(timeFrom, timeTo, true), windowSize);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetchAll(long timeFrom, long timeTo) {
-        return WindowedIterators.windows(bytes.fetchAll(timeFrom, timeTo, false), windowSize);
+        return WindowedIterators.windows(timeOrderedScans ? timeOrdered(timeFrom, timeTo, false)
+                : bytes.fetchAll(timeFrom, timeTo, false), windowSize);
+    }
+
+    private KeyValueIterator<Bytes, byte[]> timeOrdered(long timeFrom, long timeTo, boolean forward) {
+        long actualFrom = Math.max(timeFrom, bytes.retentionFloor());
+        if (timeTo < actualFrom) {
+            return EmptyKeyValueIterator.instance();
+        }
+        return new TimeOrderedIterator(bytes, bytes.segmentsFor(actualFrom, timeTo, forward),
+                k -> WindowKeyLayout.INSTANCE.matches(k, null, null, actualFrom, timeTo), BloomKvWindowStore::timeFirst, forward);
+    }
+
+    /** Kafka's time-first window key: {@code [start (8)][key][seqnum (4)]}. */
+    private static byte[] timeFirst(byte[] storeKey) {
+        int keyLength = storeKey.length - WindowKeyLayout.SUFFIX_SIZE;
+        return java.nio.ByteBuffer.allocate(storeKey.length).putLong(WindowKeyLayout.extractTimestamp(storeKey))
+                .put(storeKey, 0, keyLength).putInt(WindowKeyLayout.extractSeqnum(storeKey)).array();
     }
 
     @Override

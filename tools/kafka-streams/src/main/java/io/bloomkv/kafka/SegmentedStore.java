@@ -304,6 +304,11 @@ final class SegmentedStore {
                 k -> schema.matches(k, null, null, actualFrom, timeTo)));
     }
 
+    /** Stream time minus retention plus one: reads return nothing older. */
+    long retentionFloor() {
+        return observedStreamTime - retentionPeriod + 1;
+    }
+
     /** The live segments whose ids cover [timeFrom, timeTo], for callers that scan them one at a time. */
     synchronized List<Segment> segmentsFor(long timeFrom, long timeTo, boolean forward) {
         checkOpen();

@@ -15,7 +15,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 /**
  * The entries of a time-range scan in time order (Kafka's time-ordered window and session stores, which the
  * DSL's emit-on-window-close aggregations use): segment after segment, and within a segment by the
- * time-first key Kafka's time-ordered schema stores (sessions: {@code [end][start][key]}), compared as bytes. Each
+ * time-first key Kafka's time-ordered schema stores (windows: {@code [start][key][seqnum]}; sessions: {@code [end][start][key]}), compared as bytes. Each
  * segment's matching entries are read and sorted when the iterator reaches it, so memory is one segment's
  * share of the range (an emit-on-window-close fetch asks for the windows closed since the last emission).
  */
