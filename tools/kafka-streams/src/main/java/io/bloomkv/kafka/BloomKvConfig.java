@@ -26,7 +26,7 @@ public final class BloomKvConfig {
     public static final String BLOCK_CACHE_BYTES_CONFIG = "bloomkv.block.cache.bytes";
 
     /**
-     * Bytes of one memtable budget shared by every bloomkv store of the application in this JVM (RocksDB's
+     * Bytes of one memtable budget shared by every bloomkv store of the application in this JVM (the
      * {@code WriteBufferManager}, see {@link WriteBufferManager}): every database of every store (each segment of
      * a window or session store, each partition) charges its memtables to it, and a write freezes its database's
      * memtable early when the budget is exceeded, so memtable memory does not grow with partitions times segments.

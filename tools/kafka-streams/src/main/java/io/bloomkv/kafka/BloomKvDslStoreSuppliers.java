@@ -24,8 +24,8 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * session stores the bloomkv session store (with headers when asked). Emit-on-window-close gets the same stores
  * (Kafka's built-in suppliers give it time-ordered stores): the session store answers the end-time range
  * {@code findSessions} those aggregations call in Kafka's time order; a sliding-window store scans closed windows in
- * time order; tumbling and hopping ones keep the key-ordered scans Kafka's caching layer expects. No RocksDB store
- * is created.
+ * time order; tumbling and hopping ones keep the key-ordered scans Kafka's caching layer expects. No store of Kafka's
+ * built-in persistent engine is created.
  */
 public class BloomKvDslStoreSuppliers implements DslStoreSuppliers {
     @Override

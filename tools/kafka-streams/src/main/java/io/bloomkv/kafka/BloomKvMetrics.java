@@ -15,7 +15,7 @@ import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
 /**
  * The store's engine counters as gauges in Kafka Streams' metrics registry, in the state-store
  * group ({@code stream-state-metrics}, tags thread-id, task-id and {@code bloomkv-state-id} = the
- * store name), as RocksDB's store reports its properties. Each read takes the counters of that
+ * store name), as Kafka's built-in persistent store reports its engine properties. Each read takes the counters of that
  * moment (cheap: no I/O); a closed store reports 0.
  */
 final class BloomKvMetrics {
@@ -23,8 +23,8 @@ final class BloomKvMetrics {
     private record Def(String name, String description, Function<Stats, Number> read) {}
 
     private static final Def[] DEFS = {
-        new Def("filter-useful", "table reads a Bloom filter avoided (RocksDB BLOOM_FILTER_USEFUL)", Stats::filterUseful),
-        new Def("filter-positive", "filter checks answering 'might contain' (RocksDB BLOOM_FILTER_FULL_POSITIVE)", Stats::filterPositive),
+        new Def("filter-useful", "table reads a Bloom filter avoided (ticker BLOOM_FILTER_USEFUL)", Stats::filterUseful),
+        new Def("filter-positive", "filter checks answering 'might contain' (ticker BLOOM_FILTER_FULL_POSITIVE)", Stats::filterPositive),
         new Def("filter-true-positive", "filter positives whose table held the key", Stats::filterTruePositive),
         new Def("filter-false-positive-rate", "measured false-positive rate of the filters", Stats::measuredFalsePositiveRate),
         new Def("filter-memory-bytes", "off-heap bytes of the open tables' Bloom filters", Stats::filterMemoryBytes),
@@ -103,7 +103,7 @@ final class BloomKvMetrics {
     }
 
     /**
-     * The memory budgets the store's databases share, as RocksDB's store reports its block cache and write
+     * The memory budgets the store's databases share, as Kafka's built-in persistent store reports its block cache and write
      * buffer manager: capacity and current use of the block cache and of the write-buffer budget (0 when the
      * store has none of that kind). Removed with the store's other gauges.
      */

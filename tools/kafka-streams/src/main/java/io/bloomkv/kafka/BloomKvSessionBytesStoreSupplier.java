@@ -7,7 +7,7 @@ import org.apache.kafka.streams.state.SessionStore;
 
 /**
  * Supplies bloomkv session stores of one name and retention (made by {@link BloomKvStores}, as Kafka's
- * {@code RocksDbSessionBytesStoreSupplier}, with its segment interval {@code max(retention / 2, 60 s)}); each
+ * persistent session store supplier, with its segment interval {@code max(retention / 2, 60 s)}); each
  * {@link #get()} is a new store (one per task). Metrics scope {@code bloomkv-session}.
  */
 public class BloomKvSessionBytesStoreSupplier implements SessionBytesStoreSupplier {
@@ -50,7 +50,7 @@ public class BloomKvSessionBytesStoreSupplier implements SessionBytesStoreSuppli
         return retentionPeriod;
     }
 
-    /** The headers variant carries Kafka's supplier marker too (as RocksDbSessionHeadersBytesStoreSupplier). */
+    /** The headers variant carries Kafka's supplier marker too (as Kafka's built-in headers session supplier). */
     static final class Headers extends BloomKvSessionBytesStoreSupplier
             implements org.apache.kafka.streams.state.HeadersBytesStoreSupplier {
         Headers(String name, long retentionPeriod, Options options) {

@@ -21,7 +21,7 @@ import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 
 /**
  * A persistent {@code SessionStore<Bytes, byte[]>} on bloomkv, the counterpart of Kafka Streams'
- * {@code RocksDBSessionStore} (made by {@link BloomKvStores#persistentSessionStore}): sessions are stored
+ * built-in persistent session store (made by {@link BloomKvStores#persistentSessionStore}): sessions are stored
  * under {@link SessionKeyLayout} keys in time {@link Segments} by their end time, one bloomkv database per
  * segment; expired segments are dropped whole.
  *

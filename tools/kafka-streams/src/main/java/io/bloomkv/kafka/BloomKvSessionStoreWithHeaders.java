@@ -10,7 +10,7 @@ import org.apache.kafka.streams.state.HeadersBytesStore;
 /**
  * The session store of applications that keep record headers in their stores ({@code DslStoreFormat.HEADERS},
  * {@code Stores.sessionStoreWithHeadersBuilder}): aggregates are in Kafka's aggregation-with-headers format, which
- * Kafka Streams writes and reads as is (as {@code RocksDBSessionStoreWithHeaders}). As Kafka's, it answers no IQv2
+ * Kafka Streams writes and reads as is (as Kafka's built-in session store with headers). As Kafka's, it answers no IQv2
  * query at this layer (unknown query type, with the position).
  */
 public class BloomKvSessionStoreWithHeaders extends BloomKvSessionStore implements HeadersBytesStore {

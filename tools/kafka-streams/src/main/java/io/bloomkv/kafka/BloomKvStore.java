@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A persistent {@code KeyValueStore<Bytes, byte[]>} on one bloomkv database, the drop-in counterpart
- * of Kafka Streams' {@code RocksDBStore} (made by {@link BloomKvStores}).
+ * of Kafka Streams' built-in persistent key-value store (made by {@link BloomKvStores}).
  *
  * <p>Contract, as {@link KeyValueStore} documents it: a null value deletes; null keys throw
  * {@link NullPointerException}; range bounds are inclusive, null is open, {@code from > to} gives an
@@ -348,7 +348,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     }
 
     /**
-     * Makes every write so far durable and checkpoints the position. Kafka's RocksDB store disables
+     * Makes every write so far durable and checkpoints the position. Kafka's built-in persistent store disables
      * its WAL and flushes the memtable to a table at every commit; bloomkv keeps its WAL and syncs it
      * (one fsync), so memtables still fill to their size before they become tables.
      */

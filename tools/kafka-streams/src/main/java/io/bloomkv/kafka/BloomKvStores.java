@@ -26,12 +26,12 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 public final class BloomKvStores {
     private BloomKvStores() {}
 
-    /** Memtable bytes of a store by default: Kafka's RocksDB store uses 16 MiB write buffers. */
+    /** Memtable bytes of a store by default: Kafka's built-in persistent store uses 16 MiB write buffers. */
     public static final long DEFAULT_WRITE_BUFFER_BYTES = 16L << 20;
 
     /**
      * The options of the stores made without options: the engine's defaults with a {@link #DEFAULT_WRITE_BUFFER_BYTES}
-     * memtable and {@code manualWalFlush} (the store syncs its WAL at every commit, as Kafka expects; Kafka's RocksDB
+     * memtable and {@code manualWalFlush} (the store syncs its WAL at every commit, as Kafka expects; Kafka's built-in persistent
      * store runs without a WAL and flushes its memtable instead).
      */
     public static Options defaultOptions() {

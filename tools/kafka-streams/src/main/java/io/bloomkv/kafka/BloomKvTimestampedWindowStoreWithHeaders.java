@@ -11,7 +11,7 @@ import org.apache.kafka.streams.state.TimestampedBytesStore;
 /**
  * The window store of applications that keep record headers in their stores ({@code DslStoreFormat.HEADERS},
  * {@code Stores.timestampedWindowStoreWithHeadersBuilder}): values are in Kafka's timestamp-and-headers format,
- * which Kafka Streams writes and reads as is (as {@code RocksDBTimestampedWindowStoreWithHeaders}). As Kafka's,
+ * which Kafka Streams writes and reads as is (as Kafka's built-in timestamped window store with headers). As Kafka's,
  * it answers no IQv2 query at this layer (every query gets an unknown-query-type result with the position).
  */
 public class BloomKvTimestampedWindowStoreWithHeaders extends BloomKvWindowStore implements TimestampedBytesStore, HeadersBytesStore {

@@ -8,7 +8,7 @@ import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * Supplies bloomkv window stores of one name, retention, segment interval, window size and value format
- * (made by {@link BloomKvStores}, as Kafka's {@code RocksDbWindowBytesStoreSupplier}); each {@link #get()} is a
+ * (made by {@link BloomKvStores}, as Kafka's persistent window store supplier); each {@link #get()} is a
  * new store (one per task). Metrics scope {@code bloomkv-window}.
  */
 public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
@@ -92,7 +92,7 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
                 + segmentInterval + ", windowSize=" + windowSize + ", retainDuplicates=" + retainDuplicates + ", format=" + format + "}";
     }
 
-    /** The headers variant carries Kafka's supplier marker too (as RocksDbWindowHeadersBytesStoreSupplier). */
+    /** The headers variant carries Kafka's supplier marker too (as Kafka's built-in headers window supplier). */
     static final class Headers extends BloomKvWindowBytesStoreSupplier
             implements org.apache.kafka.streams.state.HeadersBytesStoreSupplier {
         Headers(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,

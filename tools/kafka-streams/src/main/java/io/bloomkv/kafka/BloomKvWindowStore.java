@@ -21,7 +21,7 @@ import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 
 /**
  * A persistent {@code WindowStore<Bytes, byte[]>} on bloomkv, the counterpart of Kafka Streams'
- * {@code RocksDBWindowStore} (made by {@link BloomKvStores#persistentWindowStore}): windows of a key are
+ * built-in persistent window store (made by {@link BloomKvStores#persistentWindowStore}): windows of a key are
  * stored under {@link WindowKeyLayout} keys in time {@link Segments}, one bloomkv database per segment of
  * {@code segmentInterval} ms; expired segments are dropped whole.
  *

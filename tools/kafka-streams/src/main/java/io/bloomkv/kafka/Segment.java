@@ -12,7 +12,7 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
 
 /**
  * One time segment of a window or session store: one bloomkv database in its own directory (Kafka's
- * {@code KeyValueSegment}, one RocksDB instance per segment). Expiry closes it and deletes its directory,
+ * {@code KeyValueSegment}, one database instance per segment). Expiry closes it and deletes its directory,
  * so retention costs no write per record. Keys are the schema's composite keys as they are, values as
  * Kafka's changelog carries them. Used under the owning store's lock, except reads (the engine is thread-safe).
  */

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The time-segmented byte store under a window or session store (Kafka's
- * {@code AbstractRocksDBSegmentedBytesStore}): composite keys of a {@link SegmentedKeySchema} in
+ * abstract segmented bytes store): composite keys of a {@link SegmentedKeySchema} in
  * {@link Segments}, one bloomkv database per segment.
  *
  * <p>Contract, as Kafka's: the observed stream time is the largest segment timestamp put, removed or
