@@ -20,7 +20,8 @@ final class WriteBufferCharge {
 
     /**
      * Brings the charge of the mutable memtable {@code mem} up to date; true when the manager asks this
-     * write to freeze it (it is not empty and the shared budget is exceeded).
+     * write to freeze it (the shared budget is exceeded and the memtable holds at least the manager's
+     * {@link WriteBufferManager#minFreezeBytes()}).
      */
     boolean mustFreeze(MemTable mem) {
         if (manager == null) {
@@ -29,7 +30,7 @@ final class WriteBufferCharge {
         long now = mem.approximateMemoryUsage();
         manager.chargeMutable(now - mutableCharged);
         mutableCharged = now;
-        return !mem.isEmpty() && manager.shouldFlush();
+        return now >= manager.minFreezeBytes() && manager.shouldFlush();
     }
 
     /** {@code mem} was frozen (it joined the immutable memtables); the new mutable memtable starts uncharged. */

@@ -12,7 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * approximate bytes of its memtables here (the mutable one and those frozen and waiting for flush); a
  * write to a database freezes that database's memtable (and so schedules its flush) when it is not
  * empty and either the mutable memtables together exceed 7/8 of the capacity, or all memtables
- * together reach the capacity while the mutable ones hold at least half of it. A flushed memtable's
+ * together reach the capacity while the mutable ones hold at least half of it, and the memtable holds at least
+ * {@link #minFreezeBytes()} (1/64 of the capacity): a budget held by databases that receive no more writes
+ * (their memtables stay until they flush or close) then makes the written ones flush tables of that size, not one
+ * table per write; the overrun is at most that size per written database. A flushed memtable's
  * bytes are released when its table is recorded; a closed database releases all its bytes. Each
  * database's own {@link Options#writeBufferSize} still applies. The bound is soft, as RocksDB's
  * without {@code allow_stall}: writes are not stalled for the budget, memtables are frozen earlier.
@@ -43,6 +46,11 @@ public final class WriteBufferManager {
     /** Bytes of the mutable (not yet frozen) memtables charged now. */
     public long mutableBytes() {
         return mutableBytes.get();
+    }
+
+    /** The smallest memtable a write freezes for the budget: 1/64 of the capacity. */
+    public long minFreezeBytes() {
+        return Math.max(1, capacityBytes / 64);
     }
 
     /** True when a write should freeze its database's memtable (RocksDB's ShouldFlush, see the class comment). */

@@ -71,4 +71,33 @@ class WriteBufferManagerTest {
         assertThat(wbm.usedBytes()).isZero();
         assertThatThrownBy(() -> new WriteBufferManager(0)).isInstanceOf(InvalidArgumentException.class);
     }
+
+    @Test
+    void aBudgetHeldByAnIdleDatabaseDoesNotMakeEveryWriteAFlush() {
+        long budget = 256 << 10;
+        WriteBufferManager wbm = new WriteBufferManager(budget);
+        Options o = Options.defaults().writeBufferSize(4L << 20).writeBufferManager(wbm);
+        try (Db idleA = Db.open(dir.resolve("idleA"), o); Db idleB = Db.open(dir.resolve("idleB"), o.copy());
+                Db busy = Db.open(dir.resolve("busy"), o.copy())) {
+            // Two databases written, then idle, holding together just under 7/8 of the budget in their memtables.
+            byte[] value = new byte[200];
+            int i = 0;
+            while (wbm.mutableBytes() < budget * 6 / 10) {
+                idleA.put(TestKeys.key(i++), value);
+            }
+            while (wbm.mutableBytes() < budget * 85 / 100) {
+                idleB.put(TestKeys.key(i++), value);
+            }
+            assertThat(wbm.shouldFlush()).isFalse();
+            for (int k = 0; k < 2000; k++) {
+                busy.put(TestKeys.key(k), new byte[50]);
+            }
+            busy.waitForBackgroundWork();
+            // ~150 KB written past the budget: tables of at least budget / 64 (4 KiB) each, not one per write.
+            assertThat(busy.stats().flushes()).isGreaterThan(0).isLessThanOrEqualTo(2000L * 120 / wbm.minFreezeBytes() + 1);
+            assertThat(idleA.stats().flushes() + idleB.stats().flushes()).as("idle databases do not flush").isZero();
+            assertThat(busy.get(TestKeys.key(1999))).hasSize(50);
+        }
+        assertThat(wbm.usedBytes()).isZero();
+    }
 }
