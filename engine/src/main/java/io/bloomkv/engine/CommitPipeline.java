@@ -31,6 +31,7 @@ final class CommitPipeline {
     private final FileSystem fs;
     private final Path dir;
     private final DbCounters counters;
+    private final WriteBufferCharge writeBufferCharge;
     /** Guarded by the state's mutex. */
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
     /** Guarded by the state's mutex: writes are stopped (last told to the listeners). */
@@ -67,7 +68,9 @@ final class CommitPipeline {
         }
     }
 
-    CommitPipeline(DbState state, VersionSet versions, Options options, FileSystem fs, Path dir, DbCounters counters) {
+    CommitPipeline(DbState state, VersionSet versions, Options options, FileSystem fs, Path dir, DbCounters counters,
+            WriteBufferCharge writeBufferCharge) {
+        this.writeBufferCharge = writeBufferCharge;
         this.state = state;
         this.versions = versions;
         this.options = options;
@@ -262,7 +265,8 @@ final class CommitPipeline {
                 counters.writeStallNanos.add(System.nanoTime() - t0);
                 continue;
             }
-            if (!force && state.mem.approximateMemoryUsage() < options.writeBufferSize()) {
+            if (!force && state.mem.approximateMemoryUsage() < options.writeBufferSize()
+                    && !writeBufferCharge.mustFreeze(state.mem)) {
                 stallChanged(false);
                 return null;
             }
@@ -314,6 +318,7 @@ final class CommitPipeline {
         state.log = next;
         state.logFileNumber = number;
         state.imms.addFirst(frozen);
+        writeBufferCharge.frozen(frozen);
         state.mem = new MemTable(number, options.writeBufferSize(), options.memtableFilterBitsPerKey());
         state.installSuperVersion();
         state.signalChangeHeld();

@@ -91,6 +91,8 @@ public final class Db implements AutoCloseable {
     private final ObsoleteFiles obsolete;
     private final TableOutputs outputs;
     private final CommitPipeline commits;
+    /** This database's share of {@link Options#writeBufferManager()} (nothing without one); under the mutex. */
+    private final WriteBufferCharge writeBufferCharge;
     private final SnapshotList snapshots = new SnapshotList();
     private final Set<DbIterator> openIterators = ConcurrentHashMap.newKeySet();
     private final Events events;
@@ -115,7 +117,8 @@ public final class Db implements AutoCloseable {
         this.obsolete = new ObsoleteFiles(fs, dir, versions, tableCache, blockCache, state::backgroundError);
         obsoleteRef[0] = obsolete;
         this.outputs = new TableOutputs(fs, dir, options, versions, tableCache, obsolete, counters);
-        this.commits = new CommitPipeline(state, versions, options, fs, dir, counters);
+        this.writeBufferCharge = new WriteBufferCharge(options.writeBufferManager());
+        this.commits = new CommitPipeline(state, versions, options, fs, dir, counters, writeBufferCharge);
         this.events = new Events(DbLog.withLog(options.listeners()), dir);
         this.obsolete.events(events);
         this.commits.events(events);
@@ -293,7 +296,7 @@ public final class Db implements AutoCloseable {
 
     private void startBackgroundThreads() {
         compactor = new Compactor(new DbCompactionEnv());
-        flusher = new Flusher(state, versions, outputs, obsolete, counters, compactor::wake);
+        flusher = new Flusher(state, versions, outputs, obsolete, counters, compactor::wake, writeBufferCharge);
         flusher.events(events);
         flusher.start(dir);
         compactor.start();
@@ -810,6 +813,7 @@ public final class Db implements AutoCloseable {
         IOException failure = null;
         state.lock();
         try {
+            writeBufferCharge.releaseAll();
             if (state.log != null) {
                 state.log.close();
             }

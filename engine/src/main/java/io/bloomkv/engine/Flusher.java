@@ -20,12 +20,14 @@ final class Flusher {
     private final ObsoleteFiles obsolete;
     private final DbCounters counters;
     private final Runnable afterFlush;
+    private final WriteBufferCharge writeBufferCharge;
     private Thread thread;
     private Events events = new Events(java.util.List.of(), Path.of("."));
 
     /** {@code afterFlush} runs after every flush (it wakes the compactor). */
     Flusher(DbState state, VersionSet versions, TableOutputs outputs, ObsoleteFiles obsolete, DbCounters counters,
-            Runnable afterFlush) {
+            Runnable afterFlush, WriteBufferCharge writeBufferCharge) {
+        this.writeBufferCharge = writeBufferCharge;
         this.state = state;
         this.versions = versions;
         this.outputs = outputs;
@@ -116,6 +118,7 @@ final class Flusher {
         state.lock();
         try {
             state.imms.remove(imm);
+            writeBufferCharge.flushed(imm);
             state.installSuperVersion();
             state.signalChangeHeld();
         } finally {

@@ -30,6 +30,7 @@ public final class Options {
     private int blockRestartInterval = 16;
     private long blockCacheSize = 32L << 20;
     private SharedBlockCache blockCache;
+    private WriteBufferManager writeBufferManager;
     private boolean manualWalFlush;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
@@ -81,6 +82,7 @@ public final class Options {
         o.blockRestartInterval = blockRestartInterval;
         o.blockCacheSize = blockCacheSize;
         o.blockCache = blockCache;
+        o.writeBufferManager = writeBufferManager;
         o.manualWalFlush = manualWalFlush;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
@@ -403,6 +405,20 @@ public final class Options {
     /** {@link #rateLimiter(long)}'s bytes per second, 0 when unlimited. */
     public long rateLimiter() {
         return rateLimiterBytesPerSecond;
+    }
+
+    /**
+     * A memtable budget shared with other databases (RocksDB's {@code write_buffer_manager}): a write
+     * freezes this database's memtable early when the databases sharing it hold too much memtable memory
+     * (see {@link WriteBufferManager}). Default null: only {@link #writeBufferSize(long)} bounds the memtable.
+     */
+    public Options writeBufferManager(WriteBufferManager manager) {
+        this.writeBufferManager = manager;
+        return this;
+    }
+
+    public WriteBufferManager writeBufferManager() {
+        return writeBufferManager;
     }
 
     /**

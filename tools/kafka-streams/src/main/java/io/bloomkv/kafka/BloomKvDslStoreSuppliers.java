@@ -1,7 +1,8 @@
 package io.bloomkv.kafka;
 
 import java.util.Map;
-import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
+import org.apache.kafka.streams.DslStoreFormat;
+import org.apache.kafka.streams.kstream.EmitStrategy;
 import org.apache.kafka.streams.state.DslKeyValueParams;
 import org.apache.kafka.streams.state.DslSessionParams;
 import org.apache.kafka.streams.state.DslStoreSuppliers;
@@ -11,24 +12,24 @@ import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
- * Moves a DSL application's key-value stores (KTables, aggregations, joins' tables) onto bloomkv with
- * one config line:
+ * Moves every store of a DSL application (KTables, aggregations, joins' tables, windowed aggregations and
+ * joins, sliding windows, session windows, emit-on-window-close) onto bloomkv with one config line:
  *
  * <pre>{@code
  * props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, BloomKvDslStoreSuppliers.class);
  * }</pre>
  *
- * Key-value stores get the bloomkv store of the requested value format (plain, timestamped, or
- * timestamped with headers). Window and session stores are segmented stores bloomkv does not
- * provide: they stay on Kafka's built-in RocksDB suppliers.
+ * Key-value stores get the bloomkv store of the requested value format (plain, timestamped, or timestamped with
+ * headers); window stores the bloomkv window store of the requested format (Kafka's default is timestamped);
+ * session stores the bloomkv session store (with headers when asked). Emit-on-window-close gets the same stores
+ * (Kafka's built-in suppliers give it time-ordered stores): the session store answers the end-time range
+ * {@code findSessions} those aggregations call in Kafka's time order; a sliding-window store scans closed windows in
+ * time order; tumbling and hopping ones keep the key-ordered scans Kafka's caching layer expects. No store of Kafka's
+ * built-in persistent engine is created.
  */
 public class BloomKvDslStoreSuppliers implements DslStoreSuppliers {
-    private final DslStoreSuppliers rocksDb = new BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers();
-
     @Override
-    public void configure(Map<String, ?> configs) {
-        rocksDb.configure(configs);
-    }
+    public void configure(Map<String, ?> configs) {}
 
     @Override
     public KeyValueBytesStoreSupplier keyValueStore(DslKeyValueParams params) {
@@ -41,11 +42,19 @@ public class BloomKvDslStoreSuppliers implements DslStoreSuppliers {
 
     @Override
     public WindowBytesStoreSupplier windowStore(DslWindowParams params) {
-        return rocksDb.windowStore(params);
+        DslStoreFormat format = params.dslStoreFormat() == null ? DslStoreFormat.TIMESTAMPED : params.dslStoreFormat();
+        // Sliding windows emitting on close scan closed windows by time (Kafka gives them a time-ordered store,
+        // uncached); every other window store is key-ordered, as Kafka's caching layer expects.
+        boolean timeOrderedScans = params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE && params.isSlidingWindow();
+        return BloomKvStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates(),
+                format, timeOrderedScans, BloomKvStores.defaultOptions());
     }
 
     @Override
     public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
-        return rocksDb.sessionStore(params);
+        if (params.storeFormat() == DslStoreFormat.HEADERS) {
+            return BloomKvStores.persistentSessionStoreWithHeaders(params.name(), params.retentionPeriod());
+        }
+        return BloomKvStores.persistentSessionStore(params.name(), params.retentionPeriod());
     }
 }

@@ -46,7 +46,7 @@ public class BloomKvKeyValueBytesStoreSupplier implements KeyValueBytesStoreSupp
         return format;
     }
 
-    /** The headers variant carries Kafka's supplier marker too (as RocksDBKeyValueHeadersBytesStoreSupplier). */
+    /** The headers variant carries Kafka's supplier marker too (as Kafka's built-in headers key-value supplier). */
     static final class Headers extends BloomKvKeyValueBytesStoreSupplier
             implements org.apache.kafka.streams.state.HeadersBytesStoreSupplier {
         Headers(String name, Options options) {

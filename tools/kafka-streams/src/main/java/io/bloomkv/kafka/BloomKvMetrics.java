@@ -1,6 +1,9 @@
 package io.bloomkv.kafka;
 
+import io.bloomkv.engine.SharedBlockCache;
 import io.bloomkv.engine.Stats;
+import io.bloomkv.engine.WriteBufferManager;
+import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.metrics.Gauge;
@@ -12,7 +15,7 @@ import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
 /**
  * The store's engine counters as gauges in Kafka Streams' metrics registry, in the state-store
  * group ({@code stream-state-metrics}, tags thread-id, task-id and {@code bloomkv-state-id} = the
- * store name), as RocksDB's store reports its properties. Each read takes the counters of that
+ * store name), as Kafka's built-in persistent store reports its engine properties. Each read takes the counters of that
  * moment (cheap: no I/O); a closed store reports 0.
  */
 final class BloomKvMetrics {
@@ -20,8 +23,8 @@ final class BloomKvMetrics {
     private record Def(String name, String description, Function<Stats, Number> read) {}
 
     private static final Def[] DEFS = {
-        new Def("filter-useful", "table reads a Bloom filter avoided (RocksDB BLOOM_FILTER_USEFUL)", Stats::filterUseful),
-        new Def("filter-positive", "filter checks answering 'might contain' (RocksDB BLOOM_FILTER_FULL_POSITIVE)", Stats::filterPositive),
+        new Def("filter-useful", "table reads a Bloom filter avoided (ticker BLOOM_FILTER_USEFUL)", Stats::filterUseful),
+        new Def("filter-positive", "filter checks answering 'might contain' (ticker BLOOM_FILTER_FULL_POSITIVE)", Stats::filterPositive),
         new Def("filter-true-positive", "filter positives whose table held the key", Stats::filterTruePositive),
         new Def("filter-false-positive-rate", "measured false-positive rate of the filters", Stats::measuredFalsePositiveRate),
         new Def("filter-memory-bytes", "off-heap bytes of the open tables' Bloom filters", Stats::filterMemoryBytes),
@@ -37,8 +40,10 @@ final class BloomKvMetrics {
     private final StreamsMetricsImpl metrics;
     private final String taskId;
     private final String storeName;
+    private final String scope;
 
-    private BloomKvMetrics(StreamsMetricsImpl metrics, String taskId, String storeName) {
+    private BloomKvMetrics(StreamsMetricsImpl metrics, String taskId, String storeName, String scope) {
+        this.scope = scope;
         this.metrics = metrics;
         this.taskId = taskId;
         this.storeName = storeName;
@@ -55,7 +60,67 @@ final class BloomKvMetrics {
             };
             metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-" + d.name(), d.description(), RecordingLevel.INFO, g);
         }
-        return new BloomKvMetrics(metrics, taskId, storeName);
+        return new BloomKvMetrics(metrics, taskId, storeName, scope);
+    }
+
+    /**
+     * Registers the gauges of a store over several databases (a window or session store: one per segment):
+     * each counter is the sum over the open segments; the false-positive rate is computed from the sums.
+     */
+    static BloomKvMetrics registerSegmented(StateStoreContext context, String scope, String storeName,
+            Supplier<List<Stats>> stats) {
+        StreamsMetricsImpl metrics = ProcessorContextUtils.metricsImpl(context);
+        String taskId = context.taskId().toString();
+        for (Def d : DEFS) {
+            Gauge<Number> g;
+            if (d.name().equals("filter-false-positive-rate")) {
+                g = (config, now) -> {
+                    long useful = 0;
+                    long positive = 0;
+                    long truePositive = 0;
+                    for (Stats s : stats.get()) {
+                        useful += s.filterUseful();
+                        positive += s.filterPositive();
+                        truePositive += s.filterTruePositive();
+                    }
+                    long negatives = useful + positive - truePositive;
+                    return negatives == 0 ? 0.0 : (double) (positive - truePositive) / negatives;
+                };
+            } else {
+                g = (config, now) -> {
+                    double sum = 0;
+                    for (Stats s : stats.get()) {
+                        sum += d.read().apply(s).doubleValue();
+                    }
+                    return sum;
+                };
+            }
+            metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-" + d.name(), d.description(), RecordingLevel.INFO, g);
+        }
+        metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-segments", "open segments (one database each)",
+                RecordingLevel.INFO, (Gauge<Number>) (config, now) -> stats.get().size());
+        return new BloomKvMetrics(metrics, taskId, storeName, scope);
+    }
+
+    /**
+     * The memory budgets the store's databases share, as Kafka's built-in persistent store reports its block cache and write
+     * buffer manager: capacity and current use of the block cache and of the write-buffer budget (0 when the
+     * store has none of that kind). Removed with the store's other gauges.
+     */
+    void registerBudgets(SharedBlockCache cache, WriteBufferManager writeBuffers) {
+        addBudget("block-cache-capacity-bytes", "capacity of the block cache the store's databases share",
+                () -> cache == null ? 0 : cache.capacityBytes());
+        addBudget("block-cache-usage-bytes", "bytes of blocks in that cache now (every database sharing it)",
+                () -> cache == null ? 0 : cache.usedBytes());
+        addBudget("write-buffer-capacity-bytes", "the memtable budget (bloomkv.write.buffer.bytes) the store shares",
+                () -> writeBuffers == null ? 0 : writeBuffers.capacityBytes());
+        addBudget("write-buffer-usage-bytes", "memtable bytes charged to that budget now (every database sharing it)",
+                () -> writeBuffers == null ? 0 : writeBuffers.usedBytes());
+    }
+
+    private void addBudget(String name, String description, Supplier<Long> read) {
+        metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-" + name, description, RecordingLevel.INFO,
+                (Gauge<Number>) (config, now) -> read.get());
     }
 
     void remove() {

@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A persistent {@code KeyValueStore<Bytes, byte[]>} on one bloomkv database, the drop-in counterpart
- * of Kafka Streams' {@code RocksDBStore} (made by {@link BloomKvStores}).
+ * of Kafka Streams' built-in persistent key-value store (made by {@link BloomKvStores}).
  *
  * <p>Contract, as {@link KeyValueStore} documents it: a null value deletes; null keys throw
  * {@link NullPointerException}; range bounds are inclusive, null is open, {@code from > to} gives an
@@ -102,6 +102,10 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
                 o.blockCache(shared).useMmapReads(false);
             }
         }
+        if (o.writeBufferManager() == null) {
+            // bloomkv.write.buffer.bytes: one memtable budget for every bloomkv store of the application in this JVM.
+            o.writeBufferManager(BloomKvConfig.sharedWriteBufferManager(context.applicationId(), context.appConfigs()));
+        }
         try {
             db = Db.open(new File(stateDir, name).toPath(), o);
         } catch (BloomKvException e) {
@@ -112,6 +116,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         metrics = BloomKvMetrics.register(context, METRICS_SCOPE, name, this::statsOrNull);
+        metrics.registerBudgets(o.blockCache(), o.writeBufferManager());
         open = true;
         context.register(root, new RestoreCallback());
     }
@@ -343,7 +348,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     }
 
     /**
-     * Makes every write so far durable and checkpoints the position. Kafka's RocksDB store disables
+     * Makes every write so far durable and checkpoints the position. Kafka's built-in persistent store disables
      * its WAL and flushes the memtable to a table at every commit; bloomkv keeps its WAL and syncs it
      * (one fsync), so memtables still fill to their size before they become tables.
      */

@@ -1,8 +1,13 @@
 package io.bloomkv.kafka;
 
 import io.bloomkv.engine.Options;
+import java.time.Duration;
+import java.util.Objects;
 import org.apache.kafka.streams.DslStoreFormat;
+import org.apache.kafka.streams.internals.ApiUtils;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
  * Factory of bloomkv state-store suppliers, mirroring {@code org.apache.kafka.streams.state.Stores}:
@@ -21,12 +26,12 @@ import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 public final class BloomKvStores {
     private BloomKvStores() {}
 
-    /** Memtable bytes of a store by default: Kafka's RocksDB store uses 16 MiB write buffers. */
+    /** Memtable bytes of a store by default: Kafka's built-in persistent store uses 16 MiB write buffers. */
     public static final long DEFAULT_WRITE_BUFFER_BYTES = 16L << 20;
 
     /**
      * The options of the stores made without options: the engine's defaults with a {@link #DEFAULT_WRITE_BUFFER_BYTES}
-     * memtable and {@code manualWalFlush} (the store syncs its WAL at every commit, as Kafka expects; Kafka's RocksDB
+     * memtable and {@code manualWalFlush} (the store syncs its WAL at every commit, as Kafka expects; Kafka's built-in persistent
      * store runs without a WAL and flushes its memtable instead).
      */
     public static Options defaultOptions() {
@@ -63,5 +68,126 @@ public final class BloomKvStores {
 
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(String name, Options options) {
         return new BloomKvKeyValueBytesStoreSupplier.Headers(name, options);
+    }
+
+    // ------------------------------------------------------------------ window stores
+
+    /**
+     * A persistent window store (as {@code Stores.persistentWindowStore}): windows of {@code windowSize}
+     * kept for {@code retentionPeriod}, in segments of {@code max(retention / 2, 60 s)}, one bloomkv database
+     * per segment; with {@code retainDuplicates} every put is kept (windowed joins). The same checks and
+     * exceptions as Kafka's:
+     *
+     * @throws NullPointerException if {@code name} is null ("name cannot be null")
+     * @throws IllegalArgumentException if a duration is null or overflows milliseconds, either is negative, or
+     *     {@code windowSize > retentionPeriod}
+     */
+    public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod, Duration windowSize,
+            boolean retainDuplicates) throws IllegalArgumentException {
+        return persistentWindowStore(name, retentionPeriod, windowSize, retainDuplicates, defaultOptions());
+    }
+
+    /** {@link #persistentWindowStore(String, Duration, Duration, boolean)} with {@code options} (copied) for each segment. */
+    public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod, Duration windowSize,
+            boolean retainDuplicates, Options options) throws IllegalArgumentException {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.PLAIN, false, options);
+    }
+
+    /**
+     * A persistent window store whose values carry their timestamps ({@code TimestampedBytesStore}), for
+     * {@code Stores.timestampedWindowStoreBuilder} and DSL windowed aggregations (as
+     * {@code Stores.persistentTimestampedWindowStore}); checks as {@link #persistentWindowStore}.
+     */
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
+            Duration windowSize, boolean retainDuplicates) throws IllegalArgumentException {
+        return persistentTimestampedWindowStore(name, retentionPeriod, windowSize, retainDuplicates, defaultOptions());
+    }
+
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
+            Duration windowSize, boolean retainDuplicates, Options options) throws IllegalArgumentException {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.TIMESTAMPED, false, options);
+    }
+
+    /**
+     * A persistent window store in Kafka's timestamp-and-headers value format (as
+     * {@code Stores.persistentTimestampedWindowStoreWithHeaders}); checks as {@link #persistentWindowStore}.
+     */
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(String name, Duration retentionPeriod,
+            Duration windowSize, boolean retainDuplicates) throws IllegalArgumentException {
+        return persistentTimestampedWindowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, defaultOptions());
+    }
+
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(String name, Duration retentionPeriod,
+            Duration windowSize, boolean retainDuplicates, Options options) throws IllegalArgumentException {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.HEADERS, false, options);
+    }
+
+    /**
+     * Kafka's checks, in Kafka's order, with its messages ({@code Stores.persistentWindowStore}); {@code timeOrderedScans}
+     * for the DSL's sliding-window emit-on-window-close stores (see {@link BloomKvWindowStore}).
+     */
+    static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
+            boolean retainDuplicates, DslStoreFormat format, boolean timeOrderedScans, Options options) {
+        Objects.requireNonNull(name, "name cannot be null");
+        String rpMsgPrefix = ApiUtils.prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
+        long retentionMs = ApiUtils.validateMillisecondDuration(retentionPeriod, rpMsgPrefix);
+        String wsMsgPrefix = ApiUtils.prepareMillisCheckFailMsgPrefix(windowSize, "windowSize");
+        long windowSizeMs = ApiUtils.validateMillisecondDuration(windowSize, wsMsgPrefix);
+        long defaultSegmentInterval = Math.max(retentionMs / 2, 60_000L);
+        if (retentionMs < 0L) {
+            throw new IllegalArgumentException("retentionPeriod cannot be negative");
+        }
+        if (windowSizeMs < 0L) {
+            throw new IllegalArgumentException("windowSize cannot be negative");
+        }
+        if (windowSizeMs > retentionMs) {
+            throw new IllegalArgumentException("The retention period of the window store " + name
+                    + " must be no smaller than its window size. Got size=[" + windowSize + "], retention=[" + retentionPeriod + "]");
+        }
+        if (format == DslStoreFormat.HEADERS) {
+            return new BloomKvWindowBytesStoreSupplier.Headers(name, retentionMs, defaultSegmentInterval, windowSizeMs,
+                    retainDuplicates, timeOrderedScans, options);
+        }
+        return new BloomKvWindowBytesStoreSupplier(name, retentionMs, defaultSegmentInterval, windowSizeMs, retainDuplicates,
+                format, timeOrderedScans, options);
+    }
+
+    // ------------------------------------------------------------------ session stores
+
+    /**
+     * A persistent session store (as {@code Stores.persistentSessionStore}): sessions kept for
+     * {@code retentionPeriod} after their end, in segments of {@code max(retention / 2, 60 s)}, one bloomkv
+     * database per segment.
+     *
+     * @throws NullPointerException if {@code name} is null ("name cannot be null")
+     * @throws IllegalArgumentException if {@code retentionPeriod} is null, overflows milliseconds or is negative
+     */
+    public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod) {
+        return persistentSessionStore(name, retentionPeriod, defaultOptions());
+    }
+
+    /** {@link #persistentSessionStore(String, Duration)} with {@code options} (copied) for each segment. */
+    public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod, Options options) {
+        return sessionStore(name, retentionPeriod, false, options);
+    }
+
+    /** A persistent session store in Kafka's aggregation-with-headers format (as {@code Stores.persistentSessionStoreWithHeaders}). */
+    public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(String name, Duration retentionPeriod) {
+        return persistentSessionStoreWithHeaders(name, retentionPeriod, defaultOptions());
+    }
+
+    public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(String name, Duration retentionPeriod, Options options) {
+        return sessionStore(name, retentionPeriod, true, options);
+    }
+
+    private static SessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod, boolean withHeaders, Options options) {
+        Objects.requireNonNull(name, "name cannot be null");
+        String msgPrefix = ApiUtils.prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
+        long retentionPeriodMs = ApiUtils.validateMillisecondDuration(retentionPeriod, msgPrefix);
+        if (retentionPeriodMs < 0) {
+            throw new IllegalArgumentException("retentionPeriod cannot be negative");
+        }
+        return withHeaders ? new BloomKvSessionBytesStoreSupplier.Headers(name, retentionPeriodMs, options)
+                : new BloomKvSessionBytesStoreSupplier(name, retentionPeriodMs, false, options);
     }
 }

@@ -1,0 +1,189 @@
+package io.bloomkv.kafka;
+
+import io.bloomkv.engine.Options;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.SessionStore;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+
+/**
+ * A persistent {@code SessionStore<Bytes, byte[]>} on bloomkv, the counterpart of Kafka Streams'
+ * built-in persistent session store (made by {@link BloomKvStores#persistentSessionStore}): sessions are stored
+ * under {@link SessionKeyLayout} keys in time {@link Segments} by their end time, one bloomkv database per
+ * segment; expired segments are dropped whole.
+ *
+ * <p>Contract, as {@link SessionStore} documents it and Kafka's store behaves: {@code findSessions(key,
+ * earliestSessionEndTime, latestSessionStartTime)} returns the sessions with end >= earliestSessionEndTime
+ * and start <= latestSessionStartTime, segment by segment (oldest end first), each in stored key order;
+ * {@code fetchSession(key, start, end)} the aggregate of exactly that session; a null aggregate on put
+ * deletes; {@code remove} deletes (without creating a segment); sessions ending before observed stream time
+ * minus retention are never returned and their puts are dropped (counted in {@code dropped-records});
+ * {@code findSessions(earliestSessionEndTime, latestSessionEndTime)} (the DSL's emit-on-window-close) returns
+ * every session ending in that range in end-time order. IQv2: {@code WindowRangeQuery.withKey}.
+ * Use after close throws {@link InvalidStateStoreException}.
+ */
+public class BloomKvSessionStore implements SessionStore<Bytes, byte[]> {
+    /** The metrics scope of session stores (Kafka's is {@code rocksdb-session}). */
+    static final String METRICS_SCOPE = "bloomkv-session";
+
+    private final SegmentedStore bytes;
+    private StateStoreContext context;
+
+    BloomKvSessionStore(String name, long retentionPeriod, long segmentInterval, Options options) {
+        this.bytes = new SegmentedStore(name, METRICS_SCOPE, retentionPeriod, segmentInterval, SessionKeyLayout.INSTANCE, options);
+    }
+
+    @Override
+    public String name() {
+        return bytes.name();
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        bytes.init(context, root);
+        this.context = context;
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes key, long earliestSessionEndTime, long latestSessionStartTime) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return WindowedIterators.sessions(bytes.fetch(key, earliestSessionEndTime, latestSessionStartTime, true));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes key, long earliestSessionEndTime,
+            long latestSessionStartTime) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return WindowedIterators.sessions(bytes.fetch(key, earliestSessionEndTime, latestSessionStartTime, false));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime,
+            long latestSessionStartTime) {
+        return WindowedIterators.sessions(bytes.fetch(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, true));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime,
+            long latestSessionStartTime) {
+        return WindowedIterators.sessions(bytes.fetch(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, false));
+    }
+
+    /**
+     * Every session whose end is in [earliestSessionEndTime, latestSessionEndTime] held by a live segment, by end
+     * time, then start, then key (the order of Kafka's time-ordered session store, which emit-on-window-close uses;
+     * like that store's, this scan applies segment expiry only, no per-record retention floor).
+     */
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(long earliestSessionEndTime, long latestSessionEndTime) {
+        if (latestSessionEndTime < earliestSessionEndTime) {
+            return EmptyKeyValueIterator.instance();
+        }
+        return WindowedIterators.sessions(new TimeOrderedIterator(bytes,
+                bytes.segmentsFor(earliestSessionEndTime, latestSessionEndTime, true), k -> {
+                    long end = SessionKeyLayout.extractEnd(k);
+                    return end >= earliestSessionEndTime && end <= latestSessionEndTime;
+                }, BloomKvSessionStore::timeFirst, true));
+    }
+
+    /** Kafka's time-first session key: {@code [end (8)][start (8)][key]}. */
+    private static byte[] timeFirst(byte[] storeKey) {
+        int keyLength = storeKey.length - SessionKeyLayout.SUFFIX_SIZE;
+        return ByteBuffer.allocate(storeKey.length).putLong(SessionKeyLayout.extractEnd(storeKey))
+                .putLong(SessionKeyLayout.extractStart(storeKey)).put(storeKey, 0, keyLength).array();
+    }
+
+    @Override
+    public byte[] fetchSession(Bytes key, long sessionStartTime, long sessionEndTime) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return bytes.get(SessionKeyLayout.toStoreKey(key.get(), sessionStartTime, sessionEndTime));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetch(Bytes key) {
+        return findSessions(key, 0, Long.MAX_VALUE);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes key) {
+        return backwardFindSessions(key, 0, Long.MAX_VALUE);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetch(Bytes keyFrom, Bytes keyTo) {
+        return findSessions(keyFrom, keyTo, 0, Long.MAX_VALUE);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes keyFrom, Bytes keyTo) {
+        return backwardFindSessions(keyFrom, keyTo, 0, Long.MAX_VALUE);
+    }
+
+    @Override
+    public void remove(Windowed<Bytes> sessionKey) {
+        Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
+        Objects.requireNonNull(sessionKey.key(), "sessionKey.key() cannot be null");
+        bytes.remove(SessionKeyLayout.toStoreKey(sessionKey));
+    }
+
+    @Override
+    public void put(Windowed<Bytes> sessionKey, byte[] aggregate) {
+        Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
+        Objects.requireNonNull(sessionKey.key(), "sessionKey.key() cannot be null");
+        bytes.put(SessionKeyLayout.toStoreKey(sessionKey), aggregate);
+    }
+
+    @Override
+    public void flush() {
+        bytes.flush();
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        bytes.flush();
+    }
+
+    @Override
+    public void close() {
+        bytes.close();
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return bytes.isOpen();
+    }
+
+    /** IQv2: WindowRangeQuery.withKey (every session of the key), checked against the position bound. */
+    @Override
+    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, getPosition(), context);
+    }
+
+    @Override
+    public Position getPosition() {
+        return bytes.position();
+    }
+
+    @Override
+    public String toString() {
+        return "BloomKvSessionStore[" + name() + (isOpen() ? ", open" : ", closed") + "]";
+    }
+}

@@ -1,0 +1,158 @@
+package io.bloomkv.kafka;
+
+import io.bloomkv.engine.BloomKvException;
+import io.bloomkv.engine.DbIterator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+
+/**
+ * The stored entries of a fetch, segment after segment (oldest first forward, newest first backward),
+ * each segment scanned over [{@code from}, {@code to}] in its key order and filtered by the schema
+ * (Kafka's {@code SegmentIterator} + {@code HasNextCondition}). A segment's scan opens when the iterator
+ * reaches it and reads the segment as of that moment. A segment dropped by expiry meanwhile is skipped,
+ * as Kafka skips a closed segment. Closing the store closes the iterator; then every call but
+ * {@link #close()} throws {@link InvalidStateStoreException}.
+ */
+final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
+    /** What a scan keeps: the fetch's key and time bounds. */
+    interface Filter {
+        boolean matches(byte[] storeKey);
+    }
+
+    private final SegmentedStore store;
+    private final Iterator<Segment> segments;
+    private final byte[] from;
+    private final byte[] to;
+    private final boolean forward;
+    private final Filter filter;
+    private Segment currentSegment;
+    private DbIterator current;
+    private volatile boolean closed;
+
+    SegmentIterator(SegmentedStore store, List<Segment> segments, byte[] from, byte[] to, boolean forward, Filter filter) {
+        this.store = store;
+        this.segments = segments.iterator();
+        this.from = from;
+        this.to = to;
+        this.forward = forward;
+        this.filter = filter;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new InvalidStateStoreException("bloomkv iterator for store " + store.name() + " has closed");
+        }
+    }
+
+    /** Positions {@link #current} on the next matching entry, moving across segments; false at the end. */
+    private boolean advance() {
+        while (true) {
+            if (current != null) {
+                try {
+                    while (current.valid()) {
+                        if (filter.matches(current.key())) {
+                            return true;
+                        }
+                        step();
+                    }
+                } catch (BloomKvException e) {
+                    if (currentSegment.isOpen() && store.isOpen()) {
+                        throw new ProcessorStateException("store " + store.name() + ": iterator failed", e);
+                    }
+                    // The segment was dropped (expired) under the iterator: skip the rest of it, as Kafka does.
+                }
+                closeCurrent();
+            }
+            if (!segments.hasNext()) {
+                return false;
+            }
+            currentSegment = segments.next();
+            if (!currentSegment.isOpen()) {
+                continue;
+            }
+            try {
+                current = currentSegment.iterator(from, to);
+                if (forward) {
+                    current.seekToFirst();
+                } else {
+                    current.seekToLast();
+                }
+            } catch (InvalidStateStoreException | BloomKvException e) {
+                if (currentSegment.isOpen() && store.isOpen()) {
+                    throw e instanceof BloomKvException be
+                            ? new ProcessorStateException("store " + store.name() + ": iterator failed", be) : (RuntimeException) e;
+                }
+                closeCurrent();
+            }
+        }
+    }
+
+    private void step() {
+        if (forward) {
+            current.next();
+        } else {
+            current.prev();
+        }
+    }
+
+    private void closeCurrent() {
+        if (current != null) {
+            current.close();
+            current = null;
+        }
+    }
+
+    @Override
+    public synchronized boolean hasNext() {
+        checkOpen();
+        return advance();
+    }
+
+    @Override
+    public synchronized KeyValue<Bytes, byte[]> next() {
+        checkOpen();
+        if (!advance()) {
+            throw new NoSuchElementException();
+        }
+        try {
+            KeyValue<Bytes, byte[]> kv = KeyValue.pair(Bytes.wrap(current.key()), current.value());
+            step();
+            return kv;
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + store.name() + ": iterator failed", e);
+        }
+    }
+
+    @Override
+    public synchronized Bytes peekNextKey() {
+        checkOpen();
+        if (!advance()) {
+            throw new NoSuchElementException();
+        }
+        try {
+            return Bytes.wrap(current.key());
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + store.name() + ": iterator failed", e);
+        }
+    }
+
+    /** Idempotent; also after the store closed. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            closeCurrent();
+        } finally {
+            store.iteratorClosed(this);
+        }
+    }
+}

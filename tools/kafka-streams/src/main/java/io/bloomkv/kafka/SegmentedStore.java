@@ -1,0 +1,360 @@
+package io.bloomkv.kafka;
+
+import io.bloomkv.engine.Options;
+import io.bloomkv.engine.SharedBlockCache;
+import io.bloomkv.engine.Stats;
+import io.bloomkv.engine.WriteBatch;
+import io.bloomkv.engine.WriteBufferManager;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.processor.internals.ProcessorContextUtils;
+import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
+import org.apache.kafka.streams.processor.internals.metrics.TaskMetrics;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.internals.OffsetCheckpoint;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The time-segmented byte store under a window or session store (Kafka's
+ * abstract segmented bytes store): composite keys of a {@link SegmentedKeySchema} in
+ * {@link Segments}, one bloomkv database per segment.
+ *
+ * <p>Contract, as Kafka's: the observed stream time is the largest segment timestamp put, removed or
+ * restored (not persisted: -1 after a restart, as Kafka's); a put whose segment is older than
+ * {@code segmentId(streamTime - retention)} is dropped and counted in the task's {@code dropped-records}
+ * sensor ({@code TaskMetrics.droppedRecordsSensor}); reads never return entries older than
+ * {@code streamTime - retention + 1}; fetches go segment by segment (oldest first forward), each segment in
+ * its composite key order, filtered by the schema. Writes are serialized; reads are thread-safe (IQ threads).
+ * Use after close throws {@link InvalidStateStoreException}; engine failures {@link ProcessorStateException}.
+ * The IQv2 position is checkpointed at {@code stateDir/name.position} on every flush.
+ */
+final class SegmentedStore {
+    private static final Logger LOG = LoggerFactory.getLogger(SegmentedStore.class);
+
+    private final String name;
+    private final String metricsScope;
+    private final long retentionPeriod;
+    private final long segmentInterval;
+    private final SegmentedKeySchema schema;
+    private final Options options;
+    private final Set<SegmentIterator> openIterators = ConcurrentHashMap.newKeySet();
+    private Segments segments;
+    private volatile long observedStreamTime = ConsumerRecord.NO_TIMESTAMP;
+    private volatile boolean open;
+    private StateStoreContext context;
+    private Position position = Position.emptyPosition();
+    private OffsetCheckpoint positionCheckpoint;
+    private boolean consistencyEnabled;
+    private Sensor expiredRecordSensor;
+    private BloomKvMetrics metrics;
+
+    SegmentedStore(String name, String metricsScope, long retentionPeriod, long segmentInterval, SegmentedKeySchema schema,
+            Options options) {
+        this.name = Objects.requireNonNull(name, "name cannot be null");
+        this.metricsScope = metricsScope;
+        this.retentionPeriod = retentionPeriod;
+        this.segmentInterval = segmentInterval;
+        this.schema = schema;
+        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
+    }
+
+    String name() {
+        return name;
+    }
+
+    boolean isOpen() {
+        return open;
+    }
+
+    long observedStreamTime() {
+        return observedStreamTime;
+    }
+
+    /**
+     * The options of every segment database: the application's shared block cache and write-buffer budget
+     * when configured ({@link BloomKvConfig}), else one cache and one budget (of the options' block cache and
+     * write buffer sizes) shared by this store's segments, so a store costs what one key-value store costs
+     * however many segments it has.
+     */
+    private Options segmentOptions(StateStoreContext context) {
+        Options o = options.copy();
+        if (o.blockCache() == null) {
+            SharedBlockCache shared = BloomKvConfig.sharedBlockCache(context.applicationId(), context.appConfigs());
+            if (shared != null) {
+                o.blockCache(shared).useMmapReads(false);
+            } else if (o.blockCacheSize() > 0) {
+                o.blockCache(new SharedBlockCache(o.blockCacheSize()));
+            }
+        }
+        if (o.writeBufferManager() == null) {
+            WriteBufferManager shared = BloomKvConfig.sharedWriteBufferManager(context.applicationId(), context.appConfigs());
+            o.writeBufferManager(shared != null ? shared : new WriteBufferManager(o.writeBufferSize()));
+        }
+        return o;
+    }
+
+    synchronized void init(StateStoreContext context, StateStore root) {
+        if (open) {
+            throw new IllegalStateException("store " + name + " is already open");
+        }
+        this.context = context;
+        Options segmentOptions = segmentOptions(context);
+        segments = new Segments(name, retentionPeriod, segmentInterval, segmentOptions);
+        expiredRecordSensor = TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(), context.taskId().toString(),
+                ProcessorContextUtils.metricsImpl(context));
+        segments.openExisting(context.stateDir(), observedStreamTime);
+        positionCheckpoint = new OffsetCheckpoint(new File(context.stateDir(), name + ".position"));
+        position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
+        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
+                StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        metrics = BloomKvMetrics.registerSegmented(context, metricsScope, name, this::segmentStats);
+        metrics.registerBudgets(segmentOptions.blockCache(), segmentOptions.writeBufferManager());
+        open = true;
+        context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
+    }
+
+    private List<Stats> segmentStats() {
+        List<Segment> all;
+        synchronized (this) {
+            if (!open) {
+                return List.of();
+            }
+            all = segments.allSegments(true);
+        }
+        List<Stats> out = new ArrayList<>(all.size());
+        for (Segment s : all) {
+            Stats st = s.statsOrNull();
+            if (st != null) {
+                out.add(st);
+            }
+        }
+        return out;
+    }
+
+    private void checkOpen() {
+        if (!open) {
+            throw new InvalidStateStoreException("Store " + name + " is currently closed.");
+        }
+    }
+
+    Position position() {
+        return position;
+    }
+
+    /**
+     * Restores a batch of changelog records (keys are composite keys): stream time first advances to the batch's
+     * largest timestamp, then the records of live segments go to one WriteBatch per segment (a null value deletes).
+     */
+    void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        synchronized (this) {
+            checkOpen();
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                observedStreamTime = Math.max(observedStreamTime, schema.segmentTimestamp(record.key()));
+            }
+            Map<Segment, WriteBatch> batches = new HashMap<>();
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                long segmentId = segments.segmentId(schema.segmentTimestamp(record.key()));
+                Segment segment = segments.getOrCreateSegmentIfLive(segmentId, observedStreamTime);
+                if (segment != null) {
+                    ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, position);
+                    WriteBatch batch = batches.computeIfAbsent(segment, s -> new WriteBatch());
+                    if (record.value() == null) {
+                        batch.delete(record.key());
+                    } else {
+                        batch.put(record.key(), record.value());
+                    }
+                }
+            }
+            for (Map.Entry<Segment, WriteBatch> e : batches.entrySet()) {
+                if (e.getKey().isOpen()) {
+                    e.getKey().write(e.getValue());
+                }
+            }
+        }
+    }
+
+    /** Puts (null deletes) a composite key; dropped and counted when its segment has expired. */
+    synchronized void put(byte[] storeKey, byte[] value) {
+        checkOpen();
+        long timestamp = schema.segmentTimestamp(storeKey);
+        observedStreamTime = Math.max(observedStreamTime, timestamp);
+        long segmentId = segments.segmentId(timestamp);
+        Segment segment = segments.getOrCreateSegmentIfLive(segmentId, observedStreamTime);
+        if (segment == null) {
+            long now = context instanceof InternalProcessorContext<?, ?> ipc ? ipc.currentSystemTimeMs() : System.currentTimeMillis();
+            expiredRecordSensor.record(1.0d, now);
+        } else {
+            synchronized (position) {
+                StoreQueryUtils.updatePosition(position, context);
+                segment.put(storeKey, value);
+            }
+        }
+    }
+
+    /** Deletes a composite key from its segment if that segment exists (no segment is created). */
+    synchronized void remove(byte[] storeKey) {
+        checkOpen();
+        long timestamp = schema.segmentTimestamp(storeKey);
+        observedStreamTime = Math.max(observedStreamTime, timestamp);
+        Segment segment = segments.segmentForTimestamp(timestamp);
+        if (segment == null) {
+            return;
+        }
+        segment.put(storeKey, null);
+    }
+
+    /** The value of a composite key, null when absent or older than stream time minus retention. */
+    byte[] get(byte[] storeKey) {
+        Segment segment;
+        synchronized (this) {
+            checkOpen();
+            long timestamp = schema.segmentTimestamp(storeKey);
+            if (timestamp < observedStreamTime - retentionPeriod + 1) {
+                return null;
+            }
+            segment = segments.segmentForTimestamp(timestamp);
+        }
+        if (segment == null) {
+            return null;
+        }
+        try {
+            return segment.get(storeKey);
+        } catch (InvalidStateStoreException e) {
+            checkOpen();
+            return null; // the segment expired meanwhile
+        }
+    }
+
+    private long actualFrom(long from) {
+        return Math.max(from, observedStreamTime - retentionPeriod + 1);
+    }
+
+    /** One key's entries in [from, to]: one bounded scan per segment between the key's fixed-size bounds. */
+    synchronized KeyValueIterator<Bytes, byte[]> fetch(Bytes key, long from, long to, boolean forward) {
+        checkOpen();
+        long actualFrom = actualFrom(from);
+        if (schema.emptyWhenToBeforeFrom() && to < actualFrom) {
+            LOG.debug("Returning no records for key {} as to ({}) < actualFrom ({}) ", key, to, actualFrom);
+            return EmptyKeyValueIterator.instance();
+        }
+        List<Segment> search = segments.segments(actualFrom, schema.searchUpperTime(to), forward);
+        return register(new SegmentIterator(this, search, schema.lowerRangeFixedSize(key, actualFrom),
+                schema.upperRangeFixedSize(key, to), forward, k -> schema.matches(k, key, key, actualFrom, to)));
+    }
+
+    /** Entries of keys in [keyFrom, keyTo] (null is open) in [from, to]; empty with a warning when keyFrom > keyTo. */
+    synchronized KeyValueIterator<Bytes, byte[]> fetch(Bytes keyFrom, Bytes keyTo, long from, long to, boolean forward) {
+        checkOpen();
+        if (keyFrom != null && keyTo != null && keyFrom.compareTo(keyTo) > 0) {
+            LOG.warn("Returning empty iterator for fetch with invalid key range: from > to. "
+                    + "This may be due to range arguments set in the wrong order, "
+                    + "or serdes that don't preserve ordering when lexicographically comparing the serialized bytes. "
+                    + "Note that the built-in numerical serdes do not follow this for negative numbers");
+            return EmptyKeyValueIterator.instance();
+        }
+        long actualFrom = actualFrom(from);
+        if (schema.emptyWhenToBeforeFrom() && to < actualFrom) {
+            LOG.debug("Returning no records for keys {}/{} as to ({}) < actualFrom ({}) ", keyFrom, keyTo, to, actualFrom);
+            return EmptyKeyValueIterator.instance();
+        }
+        List<Segment> search = segments.segments(actualFrom, schema.searchUpperTime(to), forward);
+        return register(new SegmentIterator(this, search, schema.lowerRange(keyFrom, actualFrom), schema.upperRange(keyTo, to),
+                forward, k -> schema.matches(k, keyFrom, keyTo, actualFrom, to)));
+    }
+
+    /** Every live entry, segment by segment. */
+    synchronized KeyValueIterator<Bytes, byte[]> all(boolean forward) {
+        checkOpen();
+        long actualFrom = actualFrom(0);
+        List<Segment> search = segments.segments(actualFrom, schema.searchUpperTime(Long.MAX_VALUE), forward);
+        return register(new SegmentIterator(this, search, null, null, forward,
+                k -> schema.matches(k, null, null, actualFrom, Long.MAX_VALUE)));
+    }
+
+    /** Every entry with a segment timestamp in [timeFrom, timeTo] (only the segments of that time range are read). */
+    synchronized KeyValueIterator<Bytes, byte[]> fetchAll(long timeFrom, long timeTo, boolean forward) {
+        checkOpen();
+        long actualFrom = actualFrom(timeFrom);
+        if (schema.emptyWhenToBeforeFrom() && timeTo < actualFrom) {
+            LOG.debug("Returning no records for as timeTo ({}) < actualFrom ({}) ", timeTo, actualFrom);
+            return EmptyKeyValueIterator.instance();
+        }
+        List<Segment> search = segments.segments(actualFrom, timeTo, forward);
+        return register(new SegmentIterator(this, search, null, null, forward,
+                k -> schema.matches(k, null, null, actualFrom, timeTo)));
+    }
+
+    /** Stream time minus retention plus one: reads return nothing older. */
+    long retentionFloor() {
+        return observedStreamTime - retentionPeriod + 1;
+    }
+
+    /** The live segments whose ids cover [timeFrom, timeTo], for callers that scan them one at a time. */
+    synchronized List<Segment> segmentsFor(long timeFrom, long timeTo, boolean forward) {
+        checkOpen();
+        return segments.segments(timeFrom, timeTo, forward);
+    }
+
+    /** A scan over one segment (for callers that order each segment's entries themselves). */
+    synchronized SegmentIterator scan(Segment segment, SegmentIterator.Filter filter) {
+        checkOpen();
+        return register(new SegmentIterator(this, List.of(segment), null, null, true, filter));
+    }
+
+    private SegmentIterator register(SegmentIterator it) {
+        openIterators.add(it);
+        return it;
+    }
+
+    void iteratorClosed(SegmentIterator it) {
+        openIterators.remove(it);
+    }
+
+    /** Syncs the WAL of every segment written since the last flush and checkpoints the position. */
+    synchronized void flush() {
+        checkOpen();
+        segments.syncWal();
+        try {
+            StoreQueryUtils.checkpointPosition(positionCheckpoint, position);
+        } catch (RuntimeException e) {
+            throw new ProcessorStateException("store " + name + ": cannot write the position checkpoint", e);
+        }
+    }
+
+    /** Closes the open iterators, unregisters the gauges and closes every segment. Idempotent. */
+    synchronized void close() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        for (SegmentIterator it : new ArrayList<>(openIterators)) {
+            it.close();
+        }
+        openIterators.clear();
+        if (metrics != null) {
+            metrics.remove();
+            metrics = null;
+        }
+        segments.close();
+    }
+}

@@ -1,0 +1,140 @@
+package io.bloomkv.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.engine.Options;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.ForwardingFileSystem;
+import io.bloomkv.engine.fs.WritableFile;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.WindowStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Retention costs nothing per record: ten retention periods of steady input into a window store write no byte
+ * into a segment once it has expired (expiry drops whole segment directories, no tombstones), expired
+ * directories are gone, and the disk held and the bytes written per period stay flat.
+ */
+class WindowRetentionTest {
+    private static final long MINUTE = 60_000;
+    private static final Duration RETENTION = Duration.ofMinutes(10); // segments of 5 minutes
+
+    @TempDir
+    Path tmp;
+
+    /** Stream time of the scenario, read by the counting file system. */
+    private static volatile long streamTime;
+
+    /** Counts appended bytes, and separately those appended to a segment already past retention. */
+    static final class CountingFileSystem extends ForwardingFileSystem {
+        final AtomicLong written = new AtomicLong();
+        final AtomicLong writtenToExpired = new AtomicLong();
+        private final long segmentInterval;
+        private final long retention;
+
+        CountingFileSystem(long segmentInterval, long retention) {
+            super(FileSystem.disk());
+            this.segmentInterval = segmentInterval;
+            this.retention = retention;
+        }
+
+        @Override
+        public WritableFile newWritableFile(Path p) throws IOException {
+            // The segment directory is named "<store>.<segment start ms>".
+            String dir = p.getParent().getFileName().toString();
+            long segmentStart = Long.parseLong(dir.substring(dir.lastIndexOf('.') + 1));
+            return new ForwardingWritableFile(delegate().newWritableFile(p)) {
+                @Override
+                public void append(byte[] b, int off, int len) throws IOException {
+                    written.addAndGet(len);
+                    if (segmentStart + segmentInterval <= streamTime - retention) {
+                        writtenToExpired.addAndGet(len);
+                    }
+                    super.append(b, off, len);
+                }
+            };
+        }
+    }
+
+    private static long bytesUnder(Path dir) {
+        try (Stream<Path> all = Files.walk(dir)) {
+            return all.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void tenRetentionPeriodsOfSteadyInputKeepDiskFlatAndWriteNothingForExpiry() throws IOException {
+        long retention = RETENTION.toMillis();
+        long segmentInterval = Math.max(retention / 2, MINUTE);
+        CountingFileSystem fs = new CountingFileSystem(segmentInterval, retention);
+        Options options = BloomKvStores.defaultOptions().writeBufferSize(64 << 10).fileSystem(fs);
+        try (ShmDir state = new ShmDir(tmp)) {
+            TestStoreContext ctx = new TestStoreContext(state.path.toFile());
+            WindowStore<Bytes, byte[]> store = BloomKvStores.persistentWindowStore("w", RETENTION, Duration.ofMinutes(1), false, options).get();
+            store.init(ctx, store);
+            Path storeDir = new File(state.path.toFile(), "w").toPath();
+            List<Long> diskAfterPeriod = new ArrayList<>();
+            List<Long> writtenPerPeriod = new ArrayList<>();
+            byte[] value = new byte[100];
+            long start = 10 * retention;
+            long lastWritten = 0;
+            for (int period = 0; period < 10; period++) {
+                for (int minute = 0; minute < 10; minute++) {
+                    for (int i = 0; i < 300; i++) {
+                        long t = start + period * retention + minute * MINUTE + i * 200L;
+                        streamTime = Math.max(streamTime, t);
+                        store.put(Bytes.wrap(("key-" + (i * 7 + minute) % 1000).getBytes()), value, t - t % MINUTE);
+                    }
+                    store.flush();
+                }
+                diskAfterPeriod.add(bytesUnder(storeDir));
+                writtenPerPeriod.add(fs.written.get() - lastWritten);
+                lastWritten = fs.written.get();
+                try (Stream<Path> segments = Files.list(storeDir)) {
+                    assertThat(segments.count()).as("live segments: retention / interval + the open one").isLessThanOrEqualTo(3);
+                }
+                for (var segment : new File(storeDir.toFile().getPath()).listFiles()) {
+                    assertThat(Long.parseLong(segment.getName().substring(2)) + segmentInterval)
+                            .as("no expired segment is left on disk").isGreaterThan(streamTime - retention);
+                }
+                assertThat(metricSum(ctx, "bloomkv-segments")).as("the segments gauge").isBetween(1.0, 3.0);
+            }
+            System.out.println("WindowRetentionTest disk after each period " + diskAfterPeriod + ", bytes written per period "
+                    + writtenPerPeriod);
+            assertThat(fs.written.get()).as("the counting file system sees the writes").isGreaterThan(1 << 20);
+            assertThat(fs.writtenToExpired.get()).as("bytes written for expiry").isZero();
+            List<Long> steady = diskAfterPeriod.subList(2, diskAfterPeriod.size());
+            long min = steady.stream().mapToLong(Long::longValue).min().orElseThrow();
+            long max = steady.stream().mapToLong(Long::longValue).max().orElseThrow();
+            assertThat(max).as("disk held stays flat: " + diskAfterPeriod).isLessThanOrEqualTo(min + min / 2);
+            List<Long> steadyWrites = writtenPerPeriod.subList(2, writtenPerPeriod.size());
+            long wmin = steadyWrites.stream().mapToLong(Long::longValue).min().orElseThrow();
+            long wmax = steadyWrites.stream().mapToLong(Long::longValue).max().orElseThrow();
+            assertThat(wmax).as("bytes written per period stay flat: " + writtenPerPeriod).isLessThanOrEqualTo(wmin * 2);
+            store.close();
+        }
+    }
+
+    private static double metricSum(TestStoreContext ctx, String name) {
+        double sum = 0;
+        for (var e : ctx.metrics.metrics().entrySet()) {
+            if (e.getKey().name().equals(name)) {
+                sum += ((Number) e.getValue().metricValue()).doubleValue();
+            }
+        }
+        return sum;
+    }
+}
