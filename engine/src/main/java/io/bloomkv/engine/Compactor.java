@@ -2,6 +2,7 @@ package io.bloomkv.engine;
 
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.compaction.MergeCollapser;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.OutputCutter;
@@ -318,6 +319,7 @@ final class Compactor {
                 long lastSequenceForKey = Long.MAX_VALUE;
                 byte[] lastAddedUserKey = null;
                 long count = 0;
+                MergeOperator operator = env.options().mergeOperator();
                 while (it.valid()) {
                     if ((++count & 1023) == 0 && (isStopping() || env.isShuttingDown())) {
                         throw new CompactionAbortedException();
@@ -329,16 +331,30 @@ final class Compactor {
                         currentUserKey = userKey;
                         lastSequenceForKey = Long.MAX_VALUE;
                     }
+                    ValueType type = InternalKey.type(ik);
                     boolean drop;
                     if (lastSequenceForKey <= smallestSnapshot) {
                         // A newer entry of this key is visible to every reader.
                         drop = true;
                     } else {
-                        drop = InternalKey.type(ik) == ValueType.DELETE && sequence <= smallestSnapshot
+                        drop = type == ValueType.DELETE && sequence <= smallestSnapshot
                                 && !v.keyMayExistBelow(c.outputLevel(), userKey);
                     }
                     lastSequenceForKey = sequence;
-                    if (!drop) {
+                    if (drop) {
+                        it.next();
+                        continue;
+                    }
+                    List<MergeCollapser.Out> entries;
+                    if (type == ValueType.MERGE && sequence <= smallestSnapshot) {
+                        // The newest entry every reader sees is an operand: its chain collapses (consumes the key's rest).
+                        entries = MergeCollapser.collapse(it, userKey, operator,
+                                v.keyMayExistBelow(c.outputLevel(), userKey), null);
+                    } else {
+                        entries = List.of(new MergeCollapser.Out(it.key(), it.value()));
+                        it.next();
+                    }
+                    for (MergeCollapser.Out e : entries) {
                         boolean newUserKey = !Arrays.equals(userKey, lastAddedUserKey);
                         // the cutter sees every new user key (out == null: size 0, never a cut), so it tracks the grandparents
                         if (newUserKey && cutter.shouldCutBefore(userKey, out == null ? 0 : out.writer.estimatedFileSize())) {
@@ -348,10 +364,9 @@ final class Compactor {
                         if (out == null) {
                             out = env.newOutput(c.outputLevel(), expectedPerTable, c, userKey, largestInput);
                         }
-                        out.writer.add(it.key(), it.value());
+                        out.writer.add(e.internalKey(), e.value());
                         lastAddedUserKey = userKey;
                     }
-                    it.next();
                 }
             }
             if (out != null) {

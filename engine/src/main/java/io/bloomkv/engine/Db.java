@@ -163,6 +163,7 @@ public final class Db implements AutoCloseable {
             }
             db = new Db(abs, opts, lock);
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).run();
+            db.checkMergeOperator();
             db.startBackgroundThreads();
             return db;
         } catch (IOException e) {
@@ -187,6 +188,7 @@ public final class Db implements AutoCloseable {
             }
             db = new Db(abs, opts, () -> { });
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).runReadOnly();
+            db.checkMergeOperator();
             return db;
         } catch (IOException e) {
             cleanupFailedOpen(db, null, e);
@@ -276,6 +278,33 @@ public final class Db implements AutoCloseable {
         }
     }
 
+    /**
+     * Refuses a database that holds merge operands (in a table, or a replayed memtable) when no merge operator is set:
+     * its reads could not be answered (RocksDB fails each such read; bloomkv fails the open, once and clearly).
+     */
+    private void checkMergeOperator() {
+        if (options.mergeOperator() != null) {
+            return;
+        }
+        SuperVersion sv = state.acquireSuperVersion();
+        try {
+            boolean found = sv.mem.hasMergeOperands();
+            for (MemTable m : sv.imms) {
+                found |= m.hasMergeOperands();
+            }
+            for (int level = 0; level < sv.version.numLevels() && !found; level++) {
+                for (int i = 0; i < sv.version.numFiles(level) && !found; i++) {
+                    found = sv.version.reader(level, i).properties().mergeOperands() > 0;
+                }
+            }
+            if (found) {
+                throw new MergeOperatorException("database " + dir + " holds merge operands: open it with Options.mergeOperator");
+            }
+        } finally {
+            sv.release();
+        }
+    }
+
     private void startBackgroundThreads() {
         compactor = new Compactor(new DbCompactionEnv());
         flusher = new Flusher(state, versions, outputs, obsolete, counters, compactor::wake);
@@ -306,6 +335,11 @@ public final class Db implements AutoCloseable {
                 counters.memtableHits.increment();
             } else {
                 e = sv.version.get(key, hash, sequence);
+            }
+            if (e != null && e.type() == ValueType.MERGE) {
+                byte[] merged = PointLookup.get(sv, key, hash, sequence, options.mergeOperator());
+                (merged != null ? counters.hits : counters.misses).increment();
+                return merged;
             }
             if (e != null && e.type() == ValueType.PUT) {
                 counters.hits.increment();
@@ -338,7 +372,7 @@ public final class Db implements AutoCloseable {
         long sequence = readSequence(readOptions);
         SuperVersion sv = state.acquireSuperVersion();
         try {
-            MultiGet.Outcome o = MultiGet.run(sv, keys, sequence);
+            MultiGet.Outcome o = MultiGet.run(sv, keys, sequence, options.mergeOperator());
             counters.hits.add(o.hits());
             counters.misses.add(keys.size() - o.hits());
             counters.memtableHits.add(o.memtableHits());
@@ -446,6 +480,31 @@ public final class Db implements AutoCloseable {
         write(new WriteBatch().put(key, value));
     }
 
+    /**
+     * Adds {@code operand} to {@code key}'s merge operands (RocksDB's {@code Merge}): reads then see
+     * {@link Options#mergeOperator}'s {@link MergeOperator#fullMerge} of the key's older value and its operands; flush and
+     * compaction combine them ahead of reads. One write, no read.
+     *
+     * @throws InvalidArgumentException when the database was opened without a merge operator
+     */
+    public void merge(byte[] key, byte[] operand) {
+        checkWritable("merge");
+        write(new WriteBatch().merge(key, operand));
+    }
+
+    /**
+     * Removes every key in [{@code beginInclusive}, {@code endExclusive}) (RocksDB's {@code DeleteRange}): one write of
+     * one range tombstone, whatever the number of keys covered. Reads see the keys as absent at once (a get for a
+     * covered key reads no block of a table older than the tombstone); compactions drop the covered entries, and
+     * tables wholly covered, and at the last level the tombstone itself. An empty range does nothing.
+     *
+     * @throws InvalidArgumentException when a bound is not a valid key, or {@code beginInclusive > endExclusive}
+     */
+    public void deleteRange(byte[] beginInclusive, byte[] endExclusive) {
+        checkWritable("deleteRange");
+        write(new WriteBatch().deleteRange(beginInclusive, endExclusive));
+    }
+
     /** Removes {@code key}; removing an absent key is not an error. */
     public void delete(byte[] key) {
         checkWritable("delete");
@@ -460,6 +519,9 @@ public final class Db implements AutoCloseable {
         }
         if (batch.isEmpty()) {
             return;
+        }
+        if (batch.mergeCount() > 0 && options.mergeOperator() == null) {
+            throw new InvalidArgumentException("merge needs a merge operator (Options.mergeOperator)");
         }
         int n = batch.count();
         int nPuts = batch.putCount();
@@ -625,6 +687,11 @@ public final class Db implements AutoCloseable {
     /** A copy of the options the database was opened with. */
     public Options options() {
         return options.copy();
+    }
+
+    /** {@link Options#mergeOperator()} without a copy of the options (for iterators). */
+    MergeOperator mergeOperator() {
+        return options.mergeOperator();
     }
 
     /** {@link Options#prefixLength()} without a copy of the options (for iterators). */

@@ -20,7 +20,7 @@ final class MultiGet {
     record Outcome(List<byte[]> values, int hits, int memtableHits) {
     }
 
-    static Outcome run(SuperVersion sv, List<byte[]> keys, long sequence) {
+    static Outcome run(SuperVersion sv, List<byte[]> keys, long sequence, MergeOperator operator) {
         int n = keys.size();
         byte[][] userKeys = new byte[n][];
         for (int i = 0; i < n; i++) {
@@ -61,7 +61,12 @@ final class MultiGet {
         int hits = 0;
         for (int i = 0; i < n; i++) {
             TableReader.Entry e = found[i];
-            if (e != null && e.type() == ValueType.PUT) {
+            if (e != null && e.type() == ValueType.MERGE) {
+                // The newest entry is an operand: the key's older entries are read as a get does (PointLookup).
+                byte[] merged = PointLookup.get(sv, userKeys[i], hashes[i], sequence, operator);
+                values.add(merged);
+                hits += merged != null ? 1 : 0;
+            } else if (e != null && e.type() == ValueType.PUT) {
                 values.add(e.value());
                 hits++;
             } else {

@@ -49,6 +49,8 @@ public final class Options {
     private Compression bottommostCompression; // null: same as compression
     private boolean useDirectReads;
     private boolean useMmapReads = true;
+    // RocksDB-semantics features (MergeOperator, ...): null/zero = off.
+    private MergeOperator mergeOperator;
 
     private Options() {}
 
@@ -97,6 +99,7 @@ public final class Options {
         o.bottommostCompression = bottommostCompression;
         o.useDirectReads = useDirectReads;
         o.useMmapReads = useMmapReads;
+        o.mergeOperator = mergeOperator;
         return o;
     }
 
@@ -548,6 +551,19 @@ public final class Options {
             bytes *= levelSizeMultiplier;
         }
         return bytes >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) bytes;
+    }
+
+    /**
+     * The operator that combines {@link Db#merge} operands with older values (RocksDB's {@code merge_operator}); null
+     * (the default) = none, and {@link Db#merge} is refused. A database holding merge operands must be opened with one.
+     */
+    public Options mergeOperator(MergeOperator operator) {
+        this.mergeOperator = operator;
+        return this;
+    }
+
+    public MergeOperator mergeOperator() {
+        return mergeOperator;
     }
 
     @Override

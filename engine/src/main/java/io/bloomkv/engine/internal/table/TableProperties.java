@@ -37,6 +37,8 @@ public final class TableProperties {
     static final String FILTER_SIZE = "bloomkv.filter.size";
     static final String INDEX_SIZE = "bloomkv.index.size";
     static final String LARGEST_KEY = "bloomkv.key.largest";
+    /** Optional (absent = 0; written only when non-zero): merge operands among the entries. */
+    static final String MERGE_OPERANDS = "bloomkv.merge.operands";
     static final String SMALLEST_KEY = "bloomkv.key.smallest";
     static final String RAW_KEY_SIZE = "bloomkv.raw.key.size";
     static final String RAW_VALUE_SIZE = "bloomkv.raw.value.size";
@@ -65,6 +67,7 @@ public final class TableProperties {
     private final Compression compression;
     private final long dataUncompressedSize;
     private final long dataBlocksCompressed;
+    private final long mergeOperands;
 
     private TableProperties(Builder b) {
         entries = b.entries;
@@ -89,6 +92,12 @@ public final class TableProperties {
         compression = b.compression;
         dataUncompressedSize = b.dataUncompressedSize;
         dataBlocksCompressed = b.dataBlocksCompressed;
+        mergeOperands = b.mergeOperands;
+    }
+
+    /** Merge operands among {@link #entries()} (a database holding any needs a merge operator). */
+    public long mergeOperands() {
+        return mergeOperands;
     }
 
     /** Entries (puts and tombstones). */
@@ -228,6 +237,9 @@ public final class TableProperties {
         }
         m.put(INDEX_SIZE, varint(indexSize));
         m.put(LARGEST_KEY, largestKey.clone());
+        if (mergeOperands > 0) {
+            m.put(MERGE_OPERANDS, varint(mergeOperands));
+        }
         m.put(SMALLEST_KEY, smallestKey.clone());
         m.put(RAW_KEY_SIZE, varint(rawKeyBytes));
         m.put(RAW_VALUE_SIZE, varint(rawValueBytes));
@@ -297,6 +309,7 @@ public final class TableProperties {
         }
         b.dataUncompressedSize = raw.containsKey(DATA_UNCOMPRESSED_SIZE) ? d.varint(DATA_UNCOMPRESSED_SIZE) : b.dataSize;
         b.dataBlocksCompressed = raw.containsKey(DATA_BLOCKS_COMPRESSED) ? d.varint(DATA_BLOCKS_COMPRESSED) : 0;
+        b.mergeOperands = raw.containsKey(MERGE_OPERANDS) ? d.varint(MERGE_OPERANDS) : 0;
         if (b.smallestKey.length < InternalKey.TRAILER_SIZE || b.largestKey.length < InternalKey.TRAILER_SIZE) {
             throw new CorruptionException("property key range holds a key shorter than 8 bytes", file, blockOffset);
         }
@@ -386,6 +399,7 @@ public final class TableProperties {
         Compression compression = Compression.NONE;
         long dataUncompressedSize;
         long dataBlocksCompressed;
+        long mergeOperands;
 
         TableProperties build() {
             return new TableProperties(this);

@@ -7,6 +7,7 @@ import io.bloomkv.bloom.Filters;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.KeyLookup;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
@@ -371,7 +372,7 @@ public final class TableReader implements AutoCloseable {
                     long seq = trailer >>> 8;
                     if (seq <= snapshotSeq) {
                         ValueType type = typeOf((int) (trailer & 0xff), block);
-                        return new Entry(type, seq, type == ValueType.PUT ? it.value() : null);
+                        return new Entry(type, seq, type == ValueType.DELETE ? null : it.value());
                     }
                 }
                 if (search != null) {
@@ -381,6 +382,58 @@ public final class TableReader implements AutoCloseable {
                 }
             }
             return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * {@link #searchRetained} for a lookup that may need more than the newest entry (merge operands): feeds
+     * {@code lookup} every entry of its key visible at its snapshot, newest first, until it is done. Returns
+     * {@link KeyLookup#isDone()}. Same holding contract; the caller asked the filter first.
+     */
+    public boolean collectRetained(KeyLookup lookup) {
+        byte[] userKey = lookup.userKey();
+        long snapshotSeq = lookup.snapshot();
+        long seekTrailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
+        BlockIterator idx = index.iterator(InternalKey.COMPARATOR);
+        idx.seekInternal(userKey, userKey.length, seekTrailer);
+        boolean sawUserKey = false;
+        boolean first = true;
+        try {
+            for (; idx.valid(); idx.next()) {
+                Block block = dataBlock(handleOf(idx), true);
+                BlockIterator it = block.iterator(InternalKey.COMPARATOR);
+                if (first) {
+                    it.seekInternal(userKey, userKey.length, seekTrailer);
+                    first = false;
+                } else {
+                    it.seekToFirst();
+                }
+                for (; it.valid(); it.next()) {
+                    if (it.keyLength() < InternalKey.TRAILER_SIZE) {
+                        throw new CorruptionException("internal key shorter than its trailer", path, block.offset());
+                    }
+                    if (it.compareCurrentUserKey(userKey) != 0) {
+                        return lookup.isDone();
+                    }
+                    if (!sawUserKey) {
+                        sawUserKey = true;
+                        if (filter != null) {
+                            counters.filterTruePositive.increment();
+                        }
+                    }
+                    long trailer = it.currentTrailer();
+                    long seq = trailer >>> 8;
+                    if (seq <= snapshotSeq) {
+                        ValueType type = typeOf((int) (trailer & 0xff), block);
+                        if (lookup.add(type, seq, type == ValueType.DELETE ? null : it.value())) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            return lookup.isDone();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -93,6 +93,8 @@ public final class TableWriter implements Closeable {
         props.entries++;
         if (type == ValueType.DELETE) {
             props.deletions++;
+        } else if (type == ValueType.MERGE) {
+            props.mergeOperands++;
         }
         props.rawKeyBytes += internalKey.length;
         props.rawValueBytes += value.length;

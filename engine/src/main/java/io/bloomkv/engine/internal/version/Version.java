@@ -1,5 +1,6 @@
 package io.bloomkv.engine.internal.version;
 
+import io.bloomkv.engine.internal.KeyLookup;
 import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.iterator.LevelIterator;
@@ -222,6 +223,55 @@ public final class Version implements LevelView {
                 }
             }
             return null;
+        } finally {
+            if (last != null) {
+                last.recordProbes(checks, useful);
+            }
+        }
+    }
+
+    /**
+     * {@link #get} for a lookup that may need more than the newest entry (merge operands, range tombstones): asks the
+     * same tables in the same order, each one's filter before any block, feeding {@code lookup} every visible entry
+     * of its key until it is done. Returns {@link KeyLookup#isDone()}.
+     */
+    public boolean collect(long userKeyHash, KeyLookup lookup) {
+        byte[] userKey = lookup.userKey();
+        long keyPrefix = KeyPrefix.of(userKey);
+        int checks = 0;
+        int useful = 0;
+        TableReader last = null;
+        try {
+            for (int level = 0; level < files.length && !lookup.isDone(); level++) {
+                FileMetaData[] fs = files[level];
+                int from;
+                int to;
+                if (level == 0) {
+                    from = 0;
+                    to = fs.length;
+                } else {
+                    from = findFile(level, userKey, keyPrefix);
+                    to = Math.min(fs.length, from + 1);
+                }
+                for (int i = from; i < to && !lookup.isDone(); i++) {
+                    if (!fs[i].mayContain(userKey)) {
+                        continue;
+                    }
+                    TableReader r = readers[level][i];
+                    last = r;
+                    if (r.hasFilter()) {
+                        checks++;
+                        if (!r.filterPassesRetained(userKeyHash)) {
+                            useful++;
+                            continue;
+                        }
+                    } else {
+                        r.recordReadWithoutFilter();
+                    }
+                    r.collectRetained(lookup);
+                }
+            }
+            return lookup.isDone();
         } finally {
             if (last != null) {
                 last.recordProbes(checks, useful);
