@@ -3,6 +3,9 @@ package io.bloomkv.engine;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.compaction.MergeCollapser;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
+import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.OutputCutter;
@@ -294,12 +297,30 @@ final class Compactor {
         List<InternalIterator> inputs = new ArrayList<>();
         TableOutputs.Output out = null;
         try {
-            for (FileMetaData f : c.base()) {
-                inputs.add(env.table(f.number()).compactionIterator(COMPACTION_READAHEAD));
+            // Range tombstones of the inputs: an input whose whole range they cover, newer than all of it and seen by
+            // every snapshot, is dropped unread; the others' tombstones decide which entries are dead.
+            List<FileMetaData> all = new ArrayList<>(c.base());
+            all.addAll(c.below());
+            List<RangeTombstone> inputTombstones = new ArrayList<>();
+            for (FileMetaData f : all) {
+                inputTombstones.addAll(env.table(f.number()).rangeTombstones().fragments());
             }
-            for (FileMetaData f : c.below()) {
-                inputs.add(env.table(f.number()).compactionIterator(COMPACTION_READAHEAD));
+            RangeTombstoneList covering = RangeTombstoneList.of(inputTombstones);
+            List<RangeTombstone> kept = new ArrayList<>();
+            for (FileMetaData f : all) {
+                TableReader r = env.table(f.number());
+                if (!covering.isEmpty() && covering.coversRange(f.smallestUserKey(), f.largestUserKey(), f.largestSequence(),
+                        smallestSnapshot)) {
+                    r.recordDroppedByRangeDeletion();
+                    continue;
+                }
+                kept.addAll(r.rangeTombstones().fragments());
+                inputs.add(r.compactionIterator(COMPACTION_READAHEAD));
             }
+            RangeTombstoneList tombstones = RangeTombstoneList.of(kept);
+            MergeCollapser.Dead dead = tombstones.isEmpty() ? null
+                    : (k, s) -> tombstones.maxCovering(k, smallestSnapshot) > s;
+            List<RangeTombstone> outputTombstones = tombstonesToKeep(tombstones, smallestSnapshot, v, c.outputLevel());
             long expected = 0;
             for (FileMetaData f : c.base()) {
                 expected += f.entries();
@@ -312,6 +333,7 @@ final class Compactor {
                     / Math.max(1, sizeOf(c.base()) + sizeOf(c.below()))));
             OutputCutter cutter = new OutputCutter(CompactionPicker.grandparents(v, c), targetSize);
             byte[] largestInput = c.largestUserKey(); // bounds every output's keys (MonkeyAllocation asks what they overlap)
+            byte[] outputLower = null; // where the current output's share of the tombstones starts (null: open)
             try (MergingIterator it = new MergingIterator(inputs)) {
                 inputs.clear();
                 it.seekToFirst();
@@ -336,6 +358,9 @@ final class Compactor {
                     if (lastSequenceForKey <= smallestSnapshot) {
                         // A newer entry of this key is visible to every reader.
                         drop = true;
+                    } else if (dead != null && dead.isDead(userKey, sequence)) {
+                        // A range tombstone every reader sees covers it (and every older entry of the key).
+                        drop = true;
                     } else {
                         drop = type == ValueType.DELETE && sequence <= smallestSnapshot
                                 && !v.keyMayExistBelow(c.outputLevel(), userKey);
@@ -349,7 +374,7 @@ final class Compactor {
                     if (type == ValueType.MERGE && sequence <= smallestSnapshot) {
                         // The newest entry every reader sees is an operand: its chain collapses (consumes the key's rest).
                         entries = MergeCollapser.collapse(it, userKey, operator,
-                                v.keyMayExistBelow(c.outputLevel(), userKey), null);
+                                v.keyMayExistBelow(c.outputLevel(), userKey), dead);
                     } else {
                         entries = List.of(new MergeCollapser.Out(it.key(), it.value()));
                         it.next();
@@ -358,6 +383,10 @@ final class Compactor {
                         boolean newUserKey = !Arrays.equals(userKey, lastAddedUserKey);
                         // the cutter sees every new user key (out == null: size 0, never a cut), so it tracks the grandparents
                         if (newUserKey && cutter.shouldCutBefore(userKey, out == null ? 0 : out.writer.estimatedFileSize())) {
+                            // This output's tombstones end where its keys do: the next output starts after its last key.
+                            byte[] upper = RangeTombstone.successor(lastAddedUserKey);
+                            addClipped(out, outputTombstones, outputLower, upper);
+                            outputLower = upper;
                             outputs.add(out.finish());
                             out = null;
                         }
@@ -369,7 +398,12 @@ final class Compactor {
                     }
                 }
             }
+            if (out == null && !outputTombstones.isEmpty()) {
+                // Every entry was dropped but tombstones remain: an output of tombstones only.
+                out = env.newOutput(c.outputLevel(), 1, c, outputTombstones.get(0).begin(), largestInput);
+            }
             if (out != null) {
+                addClipped(out, outputTombstones, outputLower, null);
                 outputs.add(out.finish());
                 out = null;
             }
@@ -387,6 +421,45 @@ final class Compactor {
             throw e;
         } finally {
             v.release();
+        }
+    }
+
+    /**
+     * The range tombstones a compaction writes (RocksDB's {@code CompactionRangeDelAggregator}): per fragment, those
+     * newer than the oldest snapshot and the newest one every snapshot sees (older ones are hidden behind it for every
+     * reader); that newest one is dropped too when no level below the output holds a key of its range (the entries it
+     * covered were dropped by this compaction).
+     */
+    private static List<RangeTombstone> tombstonesToKeep(RangeTombstoneList tombstones, long smallestSnapshot, Version v,
+                                                         int outputLevel) {
+        List<RangeTombstone> out = new ArrayList<>();
+        byte[] start = null;
+        boolean sawVisibleToAll = false;
+        for (RangeTombstone t : tombstones.fragments()) { // start ascending, sequence descending
+            if (start == null || !Arrays.equals(start, t.begin())) {
+                start = t.begin();
+                sawVisibleToAll = false;
+            }
+            if (t.sequence() > smallestSnapshot) {
+                out.add(t);
+            } else if (!sawVisibleToAll) {
+                sawVisibleToAll = true;
+                if (v.rangeMayExistBelow(outputLevel, t.begin(), t.end())) {
+                    out.add(t);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Adds to {@code out} the parts of {@code tombstones} within [lower, upper) (null: open). */
+    private static void addClipped(TableOutputs.Output out, List<RangeTombstone> tombstones, byte[] lower, byte[] upper) {
+        for (RangeTombstone t : tombstones) {
+            byte[] b = lower != null && Arrays.compareUnsigned(t.begin(), lower) < 0 ? lower : t.begin();
+            byte[] e = upper != null && Arrays.compareUnsigned(t.end(), upper) > 0 ? upper : t.end();
+            if (Arrays.compareUnsigned(b, e) < 0) {
+                out.writer.addRangeTombstone(new RangeTombstone(b, e, t.sequence()));
+            }
         }
     }
 

@@ -327,6 +327,12 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireSuperVersion();
         try {
             long hash = Hashing.hash64(key); // once per get: the memtables' and the tables' filters use it
+            if (sv.hasRangeTombstones()) {
+                // Tombstones are weighed against each source's entries (PointLookup consults them before any block).
+                byte[] v = PointLookup.get(sv, key, hash, sequence, options.mergeOperator(), readCounters);
+                (v != null ? counters.hits : counters.misses).increment();
+                return v;
+            }
             TableReader.Entry e = sv.mem.get(key, hash, sequence);
             for (int i = 0; e == null && i < sv.imms.size(); i++) {
                 e = sv.imms.get(i).get(key, hash, sequence);
@@ -337,7 +343,7 @@ public final class Db implements AutoCloseable {
                 e = sv.version.get(key, hash, sequence);
             }
             if (e != null && e.type() == ValueType.MERGE) {
-                byte[] merged = PointLookup.get(sv, key, hash, sequence, options.mergeOperator());
+                byte[] merged = PointLookup.get(sv, key, hash, sequence, options.mergeOperator(), readCounters);
                 (merged != null ? counters.hits : counters.misses).increment();
                 return merged;
             }
@@ -372,7 +378,7 @@ public final class Db implements AutoCloseable {
         long sequence = readSequence(readOptions);
         SuperVersion sv = state.acquireSuperVersion();
         try {
-            MultiGet.Outcome o = MultiGet.run(sv, keys, sequence, options.mergeOperator());
+            MultiGet.Outcome o = MultiGet.run(sv, keys, sequence, options.mergeOperator(), readCounters);
             counters.hits.add(o.hits());
             counters.misses.add(keys.size() - o.hits());
             counters.memtableHits.add(o.memtableHits());
@@ -609,6 +615,9 @@ public final class Db implements AutoCloseable {
         s.dataBlockAccesses = c.dataBlockAccesses.sum();
         s.blockCacheHits = c.blockCacheHits.sum();
         s.blockCacheMisses = c.blockCacheMisses.sum();
+        s.rangeTombstoneSkips = c.rangeTombstoneSkips.sum();
+        s.tablesDroppedByRangeDeletion = c.tablesDroppedByRangeDeletion.sum();
+        s.mergeLookups = c.mergeLookups.sum();
         counters.fill(s);
         s.lastSequence = versions.lastSequence();
         s.liveVersions = versions.liveVersionCount();

@@ -5,6 +5,7 @@ import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
 import java.io.UncheckedIOException;
 import io.bloomkv.engine.internal.KeyLookup;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -57,6 +58,8 @@ public final class DbIterator implements AutoCloseable {
     private byte[] value;
     /** True while moving backward (the merged iterator is before the current key's entries). */
     private boolean reverse;
+    /** The range tombstones visible at {@link #sequence}, fragmented; null when there are none. */
+    private final RangeTombstoneList tombstones;
     /** Going forward after a merge: the merged iterator is already past the current key's newest entry. */
     private boolean pastCurrent;
     private boolean closed;
@@ -72,6 +75,8 @@ public final class DbIterator implements AutoCloseable {
             this.full = makeFull.get();
             this.merged = full;
         }
+        RangeTombstoneList ts = sv.rangeTombstones(sequence);
+        this.tombstones = ts.isEmpty() ? null : ts;
         this.lower = readOptions == null ? null : readOptions.iterateLowerBound();
         this.upper = readOptions == null ? null : readOptions.iterateUpperBound();
     }
@@ -269,7 +274,7 @@ public final class DbIterator implements AutoCloseable {
             if (InternalKey.sequence(ik) <= sequence) {
                 if (skipKey == null || InternalKey.compareUserKey(ik, skipKey) != 0) {
                     byte[] userKey = InternalKey.userKey(ik);
-                    ValueType type = InternalKey.type(ik);
+                    ValueType type = typeOf(ik);
                     if (type == ValueType.PUT) {
                         key = userKey;
                         value = merged.value();
@@ -290,6 +295,16 @@ public final class DbIterator implements AutoCloseable {
         value = null;
     }
 
+    /** The type of entry {@code ik}, a DELETE when a visible range tombstone newer than it covers its key. */
+    private ValueType typeOf(byte[] ik) {
+        ValueType t = InternalKey.type(ik);
+        if (tombstones != null && t != ValueType.DELETE
+                && InternalKey.sequence(ik) < tombstones.maxCovering(InternalKey.userKey(ik), sequence)) {
+            return ValueType.DELETE;
+        }
+        return t;
+    }
+
     /**
      * With the merged iterator on {@code userKey}'s newest visible entry, a merge operand: collects it and the older
      * operands down to a PUT or a DELETE (or the key's last entry) and merges them. Leaves the merged iterator on the
@@ -304,7 +319,7 @@ public final class DbIterator implements AutoCloseable {
                 break;
             }
             if (InternalKey.sequence(ik) <= sequence) {
-                ValueType type = InternalKey.type(ik);
+                ValueType type = typeOf(ik);
                 if (type == ValueType.PUT) {
                     base = merged.value();
                     break;
@@ -344,7 +359,7 @@ public final class DbIterator implements AutoCloseable {
                 if (savedKey != null && InternalKey.compareUserKey(ik, savedKey) < 0) {
                     break;
                 }
-                ValueType type = InternalKey.type(ik);
+                ValueType type = typeOf(ik);
                 if (type == ValueType.DELETE) {
                     savedKey = null;
                     savedValue = null;

@@ -2,6 +2,7 @@ package io.bloomkv.engine;
 
 import io.bloomkv.engine.internal.KeyLookup;
 import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.table.ReadCounters;
 
 /**
  * The point read that looks past the newest entry of a key (RocksDB's {@code DBImpl::GetImpl} with a
@@ -14,7 +15,7 @@ final class PointLookup {
     }
 
     /** The value of {@code key} at {@code sequence} in {@code sv}, or null; {@code hash} is its {@code Hashing.hash64}. */
-    static byte[] get(SuperVersion sv, byte[] key, long hash, long sequence, MergeOperator operator) {
+    static byte[] get(SuperVersion sv, byte[] key, long hash, long sequence, MergeOperator operator, ReadCounters counters) {
         KeyLookup lookup = new KeyLookup(key, sequence, operator);
         if (!sv.mem.collect(hash, lookup)) {
             for (MemTable imm : sv.imms) {
@@ -26,6 +27,10 @@ final class PointLookup {
                 sv.version.collect(hash, lookup);
             }
         }
-        return lookup.finish();
+        byte[] value = lookup.finish();
+        if (lookup.sawOperands()) {
+            counters.mergeLookups.increment();
+        }
+        return value;
     }
 }

@@ -32,7 +32,7 @@ class RocksFeaturesDifferentialTest {
     @TempDir
     Path dir;
 
-    private static final int OPS = Integer.getInteger("bloomkv.modelOps", 4000);
+    private static final int OPS = Integer.getInteger("bloomkv.modelOps", 2500);
 
     /** Small tables and levels, so flushes and compactions (and their merge collapsing) happen often. */
     private static Options small() {
@@ -51,6 +51,16 @@ class RocksFeaturesDifferentialTest {
         run(small().mergeOperator(MergeOperators.stringAppend(',')), false, false, "stringAppend");
     }
 
+    @Test
+    void deleteRangeMatchesRocksDb() throws Exception {
+        run(small().mergeOperator(MergeOperators.stringAppend(',')), false, true, "deleteRange");
+    }
+
+    @Test
+    void deleteRangeWithCountersMatchesRocksDb() throws Exception {
+        run(small().mergeOperator(MergeOperators.uint64Add()), true, true, "deleteRangeCounters");
+    }
+
     private void run(Options options, boolean counters, boolean rangeDeletes, String name) throws RocksDBException {
         long seed = TestKeys.seed("RocksFeaturesDifferentialTest." + name);
         Random rnd = new Random(seed);
@@ -61,6 +71,8 @@ class RocksFeaturesDifferentialTest {
                      .setMergeOperator(rop);
              RocksDB rocks = RocksDB.open(ro, dir.resolve("rocksdb").toString())) {
             Db db = Db.open(ours, options);
+            long skips = 0;
+            long merges = 0;
             List<Snapshot> snaps = new ArrayList<>();
             List<org.rocksdb.Snapshot> rsnaps = new ArrayList<>();
             try {
@@ -81,7 +93,7 @@ class RocksFeaturesDifferentialTest {
                         byte[] v = operand(rnd, counters);
                         db.merge(k, v);
                         rocks.merge(k, v);
-                    } else if (r < 520 && rangeDeletes) {
+                    } else if (r < 530 && rangeDeletes) {
                         byte[][] range = range(rnd);
                         db.deleteRange(range[0], range[1]);
                         rocks.deleteRange(range[0], range[1]);
@@ -112,7 +124,7 @@ class RocksFeaturesDifferentialTest {
                             db.write(b);
                             rocks.write(wo, rb);
                         }
-                    } else if (r < 700) {
+                    } else if (r < 700 || r >= 940) {
                         int s = snaps.isEmpty() || rnd.nextBoolean() ? -1 : rnd.nextInt(snaps.size());
                         byte[] k = key(rnd);
                         if (s < 0) {
@@ -153,9 +165,9 @@ class RocksFeaturesDifferentialTest {
                             snaps.remove(s).close();
                             rocks.releaseSnapshot(rsnaps.remove(s));
                         }
-                    } else if (r < 950) {
+                    } else if (r < 925) {
                         db.flush();
-                    } else if (r < 975) {
+                    } else if (r < 930) {
                         byte[] a = key(rnd);
                         byte[] b = key(rnd);
                         if (Arrays.compareUnsigned(a, b) > 0) {
@@ -164,7 +176,9 @@ class RocksFeaturesDifferentialTest {
                             b = t;
                         }
                         db.compactRange(rnd.nextBoolean() ? null : a, rnd.nextBoolean() ? null : b);
-                    } else if (snaps.isEmpty()) {
+                    } else if (r < 940 && snaps.isEmpty()) {
+                        skips += db.stats().rangeTombstoneSkips();
+                        merges += db.stats().mergeLookups();
                         db.close();
                         db = Db.open(ours, options);
                     }
@@ -175,6 +189,12 @@ class RocksFeaturesDifferentialTest {
                 assertThat(scan(db, null, null, null, null, true, Integer.MAX_VALUE)).as(ctx + " full reverse scan after compactRange")
                         .isEqualTo(scan(rocks, null, null, null, null, true, Integer.MAX_VALUE));
                 System.out.println("RocksFeaturesDifferentialTest." + name + ": " + db.stats());
+                skips += db.stats().rangeTombstoneSkips();
+                merges += db.stats().mergeLookups();
+                assertThat(merges).as("gets read past merge operands").isPositive();
+                if (rangeDeletes) {
+                    assertThat(skips).as("gets answered by a range tombstone without reading a table").isPositive();
+                }
             } finally {
                 for (Snapshot s : snaps) {
                     s.close();

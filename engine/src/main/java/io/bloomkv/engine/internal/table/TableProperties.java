@@ -37,6 +37,10 @@ public final class TableProperties {
     static final String FILTER_SIZE = "bloomkv.filter.size";
     static final String INDEX_SIZE = "bloomkv.index.size";
     static final String LARGEST_KEY = "bloomkv.key.largest";
+    /** Optional (absent = 0; written only when non-zero): range tombstones in the range-deletion block. */
+    static final String RANGE_DELETIONS = "bloomkv.range.deletions";
+    /** Optional (present exactly when {@link #RANGE_DELETIONS} is): the range-deletion block's handle. */
+    static final String RANGE_DELETIONS_BLOCK = "bloomkv.range.deletions.block";
     /** Optional (absent = 0; written only when non-zero): merge operands among the entries. */
     static final String MERGE_OPERANDS = "bloomkv.merge.operands";
     static final String SMALLEST_KEY = "bloomkv.key.smallest";
@@ -68,6 +72,8 @@ public final class TableProperties {
     private final long dataUncompressedSize;
     private final long dataBlocksCompressed;
     private final long mergeOperands;
+    private final long rangeDeletions;
+    private final BlockHandle rangeDeletionsBlock;
 
     private TableProperties(Builder b) {
         entries = b.entries;
@@ -93,6 +99,18 @@ public final class TableProperties {
         dataUncompressedSize = b.dataUncompressedSize;
         dataBlocksCompressed = b.dataBlocksCompressed;
         mergeOperands = b.mergeOperands;
+        rangeDeletions = b.rangeDeletions;
+        rangeDeletionsBlock = b.rangeDeletionsBlock;
+    }
+
+    /** Range tombstones the table holds (in its range-deletion block). */
+    public long rangeDeletions() {
+        return rangeDeletions;
+    }
+
+    /** The range-deletion block, or null when the table has none. */
+    public BlockHandle rangeDeletionsBlock() {
+        return rangeDeletionsBlock;
     }
 
     /** Merge operands among {@link #entries()} (a database holding any needs a merge operator). */
@@ -240,6 +258,10 @@ public final class TableProperties {
         if (mergeOperands > 0) {
             m.put(MERGE_OPERANDS, varint(mergeOperands));
         }
+        if (rangeDeletions > 0) {
+            m.put(RANGE_DELETIONS, varint(rangeDeletions));
+            m.put(RANGE_DELETIONS_BLOCK, rangeDeletionsBlock.encode());
+        }
         m.put(SMALLEST_KEY, smallestKey.clone());
         m.put(RAW_KEY_SIZE, varint(rawKeyBytes));
         m.put(RAW_VALUE_SIZE, varint(rawValueBytes));
@@ -310,6 +332,17 @@ public final class TableProperties {
         b.dataUncompressedSize = raw.containsKey(DATA_UNCOMPRESSED_SIZE) ? d.varint(DATA_UNCOMPRESSED_SIZE) : b.dataSize;
         b.dataBlocksCompressed = raw.containsKey(DATA_BLOCKS_COMPRESSED) ? d.varint(DATA_BLOCKS_COMPRESSED) : 0;
         b.mergeOperands = raw.containsKey(MERGE_OPERANDS) ? d.varint(MERGE_OPERANDS) : 0;
+        b.rangeDeletions = raw.containsKey(RANGE_DELETIONS) ? d.varint(RANGE_DELETIONS) : 0;
+        if (b.rangeDeletions > 0) {
+            byte[] h = d.bytes(RANGE_DELETIONS_BLOCK);
+            Coding.Reader r = new Coding.Reader(h, 0, h.length);
+            long off = r.varint64();
+            long size = r.varint64();
+            if (!r.ok || r.pos != h.length || off < 0 || size <= 0 || off > fileSize || size > fileSize) {
+                throw new CorruptionException("property " + RANGE_DELETIONS_BLOCK + " is not a block handle", file, blockOffset);
+            }
+            b.rangeDeletionsBlock = new BlockHandle(off, size);
+        }
         if (b.smallestKey.length < InternalKey.TRAILER_SIZE || b.largestKey.length < InternalKey.TRAILER_SIZE) {
             throw new CorruptionException("property key range holds a key shorter than 8 bytes", file, blockOffset);
         }
@@ -400,6 +433,8 @@ public final class TableProperties {
         long dataUncompressedSize;
         long dataBlocksCompressed;
         long mergeOperands;
+        long rangeDeletions;
+        BlockHandle rangeDeletionsBlock;
 
         TableProperties build() {
             return new TableProperties(this);

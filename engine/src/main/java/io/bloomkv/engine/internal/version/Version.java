@@ -1,6 +1,8 @@
 package io.bloomkv.engine.internal.version;
 
 import io.bloomkv.engine.internal.KeyLookup;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.iterator.LevelIterator;
@@ -34,6 +36,8 @@ public final class Version implements LevelView {
     private final LevelTargets targets;
     private final int compactionLevel;
     private final double compactionScore;
+    /** True when some table holds a range tombstone (point reads then take {@link #collect}). */
+    private final boolean hasRangeTombstones;
 
     Version(VersionSet owner, List<List<FileMetaData>> levels, TableCache tables, LevelTargets targets, int compactionLevel,
             double compactionScore) {
@@ -60,6 +64,13 @@ public final class Version implements LevelView {
                 r.retain();
             }
         }
+        boolean tombstones = false;
+        for (TableReader[] rs : readers) {
+            for (TableReader r : rs) {
+                tombstones |= !r.rangeTombstones().isEmpty();
+            }
+        }
+        this.hasRangeTombstones = tombstones;
         this.targets = targets;
         this.compactionLevel = compactionLevel;
         this.compactionScore = compactionScore;
@@ -87,6 +98,25 @@ public final class Version implements LevelView {
             }
             owner.versionDropped(this);
         }
+    }
+
+    /** True when some table of this Version holds a range tombstone. */
+    public boolean hasRangeTombstones() {
+        return hasRangeTombstones;
+    }
+
+    /** Every range tombstone of every table (fragments), for an iterator's view; empty for most Versions. */
+    public List<RangeTombstone> rangeTombstones() {
+        if (!hasRangeTombstones) {
+            return List.of();
+        }
+        List<RangeTombstone> out = new ArrayList<>();
+        for (TableReader[] rs : readers) {
+            for (TableReader r : rs) {
+                out.addAll(r.rangeTombstones().fragments());
+            }
+        }
+        return out;
     }
 
     @Override
@@ -259,6 +289,16 @@ public final class Version implements LevelView {
                     }
                     TableReader r = readers[level][i];
                     last = r;
+                    // Range tombstones first (in memory): a covering tombstone newer than all of this table (and so
+                    // of every deeper one) answers without the filter or a block.
+                    RangeTombstoneList ts = r.rangeTombstones();
+                    if (!ts.isEmpty()) {
+                        lookup.coveredBy(ts.maxCovering(userKey, lookup.snapshot()));
+                    }
+                    if (lookup.coversAllOf(fs[i].largestSequence())) {
+                        r.recordRangeTombstoneSkip();
+                        break;
+                    }
                     if (r.hasFilter()) {
                         checks++;
                         if (!r.filterPassesRetained(userKeyHash)) {
@@ -496,6 +536,18 @@ public final class Version implements LevelView {
             int i = findFile(files[l], userKey);
             if (i < files[l].length && Arrays.compareUnsigned(userKey, files[l][i].smallestUserKey()) >= 0) {
                 return true;
+            }
+        }
+        return false;
+    }
+
+    /** True when a table of a level below {@code level} overlaps [from, endExclusive] (inclusive: conservative). */
+    public boolean rangeMayExistBelow(int level, byte[] from, byte[] endExclusive) {
+        for (int l = level + 1; l < files.length; l++) {
+            for (FileMetaData f : files[l]) {
+                if (f.overlaps(from, endExclusive)) {
+                    return true;
+                }
             }
         }
         return false;
