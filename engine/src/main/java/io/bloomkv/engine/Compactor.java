@@ -342,6 +342,8 @@ final class Compactor {
                 byte[] lastAddedUserKey = null;
                 long count = 0;
                 MergeOperator operator = env.options().mergeOperator();
+                CompactionFilter filter = env.options().compactionFilter();
+                long newestSnapshot = env.newestSnapshot();
                 while (it.valid()) {
                     if ((++count & 1023) == 0 && (isStopping() || env.isShuttingDown())) {
                         throw new CompactionAbortedException();
@@ -354,6 +356,7 @@ final class Compactor {
                         lastSequenceForKey = Long.MAX_VALUE;
                     }
                     ValueType type = InternalKey.type(ik);
+                    boolean newestOfKey = lastSequenceForKey == Long.MAX_VALUE;
                     boolean drop;
                     if (lastSequenceForKey <= smallestSnapshot) {
                         // A newer entry of this key is visible to every reader.
@@ -378,6 +381,10 @@ final class Compactor {
                     } else {
                         entries = List.of(new MergeCollapser.Out(it.key(), it.value()));
                         it.next();
+                    }
+                    if (filter != null && newestOfKey && sequence > newestSnapshot) {
+                        // The key's newest entry, which no live snapshot can read: the filter may decide its fate.
+                        entries = applyFilter(filter, c.outputLevel(), userKey, entries, smallestSnapshot, v);
                     }
                     for (MergeCollapser.Out e : entries) {
                         boolean newUserKey = !Arrays.equals(userKey, lastAddedUserKey);
@@ -422,6 +429,45 @@ final class Compactor {
         } finally {
             v.release();
         }
+    }
+
+    /**
+     * Asks {@code filter} about the value heading {@code entries} (the newest entry of one user key, which no live
+     * snapshot reads; what follows it is older and untouched). A removed value becomes a tombstone under its sequence,
+     * or disappears when no deeper level may hold the key and no reader can see an older version.
+     */
+    private static List<MergeCollapser.Out> applyFilter(CompactionFilter filter, int level, byte[] userKey,
+                                                        List<MergeCollapser.Out> entries, long smallestSnapshot, Version v) {
+        List<MergeCollapser.Out> out = null;
+        for (int i = 0; i < Math.min(1, entries.size()); i++) {
+            MergeCollapser.Out e = entries.get(i);
+            long seq = InternalKey.sequence(e.internalKey());
+            if (InternalKey.type(e.internalKey()) != ValueType.PUT) {
+                continue;
+            }
+            boolean below = v.keyMayExistBelow(level, userKey);
+            CompactionFilter.Decision d = filter.filter(level, !below, userKey, e.value());
+            if (d == null) {
+                throw new IllegalStateException("compaction filter returned null");
+            }
+            if (d == CompactionFilter.Decision.KEEP || (!d.isRemove() && d.newValueNoCopy() == null)) {
+                continue;
+            }
+            if (out == null) {
+                out = new ArrayList<>(entries);
+            }
+            if (d.isRemove()) {
+                boolean tombstone = below || seq > smallestSnapshot;
+                out.set(i, tombstone ? new MergeCollapser.Out(InternalKey.encode(userKey, seq, ValueType.DELETE), new byte[0]) : null);
+            } else {
+                out.set(i, new MergeCollapser.Out(e.internalKey(), d.newValueNoCopy()));
+            }
+        }
+        if (out == null) {
+            return entries;
+        }
+        out.removeIf(java.util.Objects::isNull);
+        return out;
     }
 
     /**

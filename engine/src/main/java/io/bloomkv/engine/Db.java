@@ -847,6 +847,11 @@ public final class Db implements AutoCloseable {
         }
 
         @Override
+        public long newestSnapshot() {
+            return snapshots.newest(0);
+        }
+
+        @Override
         public boolean isShuttingDown() {
             return state.closed;
         }

@@ -51,6 +51,7 @@ public final class Options {
     private boolean useMmapReads = true;
     // RocksDB-semantics features (MergeOperator, ...): null/zero = off.
     private MergeOperator mergeOperator;
+    private CompactionFilter compactionFilter;
 
     private Options() {}
 
@@ -100,6 +101,7 @@ public final class Options {
         o.useDirectReads = useDirectReads;
         o.useMmapReads = useMmapReads;
         o.mergeOperator = mergeOperator;
+        o.compactionFilter = compactionFilter;
         return o;
     }
 
@@ -564,6 +566,19 @@ public final class Options {
 
     public MergeOperator mergeOperator() {
         return mergeOperator;
+    }
+
+    /**
+     * The filter compactions ask about each value they write (RocksDB's {@code compaction_filter}); null (the default) =
+     * none. See {@link CompactionFilter} for which values it sees.
+     */
+    public Options compactionFilter(CompactionFilter filter) {
+        this.compactionFilter = filter;
+        return this;
+    }
+
+    public CompactionFilter compactionFilter() {
+        return compactionFilter;
     }
 
     @Override
