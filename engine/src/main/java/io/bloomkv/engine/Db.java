@@ -65,6 +65,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * deletion: {@link ObsoleteFiles}. State under the mutex: {@link DbState}. Counters:
  * {@link DbCounters} beside {@link ReadCounters}. This class wires them and serves reads.
  *
+ * <h2>Merges, range deletions, compaction filters (RocksDB's semantics)</h2>
+ * {@link #merge} writes operands that {@link Options#mergeOperator} combines on reads ({@link PointLookup} with
+ * {@link io.bloomkv.engine.internal.KeyLookup} for gets, {@link DbIterator} for scans) and in compactions
+ * ({@link io.bloomkv.engine.internal.compaction.MergeCollapser}). {@link #deleteRange} writes range tombstones
+ * ({@link io.bloomkv.engine.internal.rangedel.RangeTombstoneList}), kept by memtables and in each table's
+ * range-deletion block; reads weigh them before any filter or block, compactions drop what they cover
+ * ({@link Compactor}). {@link Options#compactionFilter} decides the fate of values in compactions.
+ *
  * <h2>Errors</h2>
  * Bad input is an {@link InvalidArgumentException} and changes nothing; use after close is a
  * {@link DbClosedException}; I/O errors are {@link BloomKvIOException}s; damaged files are
