@@ -21,7 +21,9 @@ class PublicApiTest {
             "BloomKvException", "BloomKvIOException", "Compression", "CorruptionException", "Db", "DbClosedException",
             "DbIterator", "DbLockedException", "DbReadOnlyException", "FilterAllocation", "FilterBudget", "InvalidArgumentException",
             "NotADatabaseException", "Options", "ReadOptions", "SharedBlockCache", "Snapshot", "Stats", "SyncMode",
-            "TableInfo", "WriteBatch");
+            "TableInfo", "WriteBatch",
+            // RocksDB-semantics features (issue 39)
+            "CompactionFilter", "MergeOperator", "MergeOperatorException", "MergeOperators");
 
     @Test
     void thePublicTypesOfTheApiPackageAreTheUserApi() throws Exception {
