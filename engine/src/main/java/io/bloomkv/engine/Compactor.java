@@ -2,6 +2,10 @@ package io.bloomkv.engine;
 
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.compaction.MergeCollapser;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
+import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.OutputCutter;
@@ -328,12 +332,30 @@ final class Compactor {
         List<InternalIterator> inputs = new ArrayList<>();
         TableOutputs.Output out = null;
         try {
-            for (FileMetaData f : c.base()) {
-                inputs.add(env.table(f.number()).compactionIterator(COMPACTION_READAHEAD));
+            // Range tombstones of the inputs: an input whose whole range they cover, newer than all of it and seen by
+            // every snapshot, is dropped unread; the others' tombstones decide which entries are dead.
+            List<FileMetaData> all = new ArrayList<>(c.base());
+            all.addAll(c.below());
+            List<RangeTombstone> inputTombstones = new ArrayList<>();
+            for (FileMetaData f : all) {
+                inputTombstones.addAll(env.table(f.number()).rangeTombstones().fragments());
             }
-            for (FileMetaData f : c.below()) {
-                inputs.add(env.table(f.number()).compactionIterator(COMPACTION_READAHEAD));
+            RangeTombstoneList covering = RangeTombstoneList.of(inputTombstones);
+            List<RangeTombstone> kept = new ArrayList<>();
+            for (FileMetaData f : all) {
+                TableReader r = env.table(f.number());
+                if (!covering.isEmpty() && covering.coversRange(f.smallestUserKey(), f.largestUserKey(), f.largestSequence(),
+                        smallestSnapshot)) {
+                    r.recordDroppedByRangeDeletion();
+                    continue;
+                }
+                kept.addAll(r.rangeTombstones().fragments());
+                inputs.add(r.compactionIterator(COMPACTION_READAHEAD));
             }
+            RangeTombstoneList tombstones = RangeTombstoneList.of(kept);
+            MergeCollapser.Dead dead = tombstones.isEmpty() ? null
+                    : (k, s) -> tombstones.maxCovering(k, smallestSnapshot) > s;
+            List<RangeTombstone> outputTombstones = tombstonesToKeep(tombstones, smallestSnapshot, v, c.outputLevel());
             long expected = 0;
             for (FileMetaData f : c.base()) {
                 expected += f.entries();
@@ -346,6 +368,7 @@ final class Compactor {
                     / Math.max(1, sizeOf(c.base()) + sizeOf(c.below()))));
             OutputCutter cutter = new OutputCutter(CompactionPicker.grandparents(v, c), targetSize);
             byte[] largestInput = c.largestUserKey(); // bounds every output's keys (MonkeyAllocation asks what they overlap)
+            byte[] outputLower = null; // where the current output's share of the tombstones starts (null: open)
             try (MergingIterator it = new MergingIterator(inputs)) {
                 inputs.clear();
                 it.seekToFirst();
@@ -353,6 +376,9 @@ final class Compactor {
                 long lastSequenceForKey = Long.MAX_VALUE;
                 byte[] lastAddedUserKey = null;
                 long count = 0;
+                MergeOperator operator = env.options().mergeOperator();
+                CompactionFilter filter = env.options().compactionFilter();
+                long newestSnapshot = env.newestSnapshot();
                 while (it.valid()) {
                     if ((++count & 1023) == 0 && (isStopping() || env.isShuttingDown())) {
                         throw new CompactionAbortedException();
@@ -364,32 +390,62 @@ final class Compactor {
                         currentUserKey = userKey;
                         lastSequenceForKey = Long.MAX_VALUE;
                     }
+                    ValueType type = InternalKey.type(ik);
+                    boolean newestOfKey = lastSequenceForKey == Long.MAX_VALUE;
                     boolean drop;
                     if (lastSequenceForKey <= smallestSnapshot) {
                         // A newer entry of this key is visible to every reader.
                         drop = true;
+                    } else if (dead != null && dead.isDead(userKey, sequence)) {
+                        // A range tombstone every reader sees covers it (and every older entry of the key).
+                        drop = true;
                     } else {
-                        drop = InternalKey.type(ik) == ValueType.DELETE && sequence <= smallestSnapshot
+                        drop = type == ValueType.DELETE && sequence <= smallestSnapshot
                                 && !v.keyMayExistBelow(c.outputLevel(), userKey);
                     }
                     lastSequenceForKey = sequence;
-                    if (!drop) {
+                    if (drop) {
+                        it.next();
+                        continue;
+                    }
+                    List<MergeCollapser.Out> entries;
+                    if (type == ValueType.MERGE && sequence <= smallestSnapshot) {
+                        // The newest entry every reader sees is an operand: its chain collapses (consumes the key's rest).
+                        entries = MergeCollapser.collapse(it, userKey, operator,
+                                v.keyMayExistBelow(c.outputLevel(), userKey), dead);
+                    } else {
+                        entries = List.of(new MergeCollapser.Out(it.key(), it.value()));
+                        it.next();
+                    }
+                    if (filter != null && newestOfKey && sequence > newestSnapshot) {
+                        // The key's newest entry, which no live snapshot can read: the filter may decide its fate.
+                        entries = applyFilter(filter, c.outputLevel(), userKey, entries, smallestSnapshot, v);
+                    }
+                    for (MergeCollapser.Out e : entries) {
                         boolean newUserKey = !Arrays.equals(userKey, lastAddedUserKey);
                         // the cutter sees every new user key (out == null: size 0, never a cut), so it tracks the grandparents
                         if (newUserKey && cutter.shouldCutBefore(userKey, out == null ? 0 : out.writer.estimatedFileSize())) {
+                            // This output's tombstones end where its keys do: the next output starts after its last key.
+                            byte[] upper = RangeTombstone.successor(lastAddedUserKey);
+                            addClipped(out, outputTombstones, outputLower, upper);
+                            outputLower = upper;
                             outputs.add(out.finish());
                             out = null;
                         }
                         if (out == null) {
                             out = env.newOutput(c.outputLevel(), expectedPerTable, c, userKey, largestInput);
                         }
-                        out.writer.add(it.key(), it.value());
+                        out.writer.add(e.internalKey(), e.value());
                         lastAddedUserKey = userKey;
                     }
-                    it.next();
                 }
             }
+            if (out == null && !outputTombstones.isEmpty()) {
+                // Every entry was dropped but tombstones remain: an output of tombstones only.
+                out = env.newOutput(c.outputLevel(), 1, c, outputTombstones.get(0).begin(), largestInput);
+            }
             if (out != null) {
+                addClipped(out, outputTombstones, outputLower, null);
                 outputs.add(out.finish());
                 out = null;
             }
@@ -407,6 +463,84 @@ final class Compactor {
             throw e;
         } finally {
             v.release();
+        }
+    }
+
+    /**
+     * Asks {@code filter} about the value heading {@code entries} (the newest entry of one user key, which no live
+     * snapshot reads; what follows it is older and untouched). A removed value becomes a tombstone under its sequence,
+     * or disappears when no deeper level may hold the key and no reader can see an older version.
+     */
+    private static List<MergeCollapser.Out> applyFilter(CompactionFilter filter, int level, byte[] userKey,
+                                                        List<MergeCollapser.Out> entries, long smallestSnapshot, Version v) {
+        List<MergeCollapser.Out> out = null;
+        for (int i = 0; i < Math.min(1, entries.size()); i++) {
+            MergeCollapser.Out e = entries.get(i);
+            long seq = InternalKey.sequence(e.internalKey());
+            if (InternalKey.type(e.internalKey()) != ValueType.PUT) {
+                continue;
+            }
+            boolean below = v.keyMayExistBelow(level, userKey);
+            CompactionFilter.Decision d = filter.filter(level, !below, userKey, e.value());
+            if (d == null) {
+                throw new IllegalStateException("compaction filter returned null");
+            }
+            if (d == CompactionFilter.Decision.KEEP || (!d.isRemove() && d.newValueNoCopy() == null)) {
+                continue;
+            }
+            if (out == null) {
+                out = new ArrayList<>(entries);
+            }
+            if (d.isRemove()) {
+                boolean tombstone = below || seq > smallestSnapshot;
+                out.set(i, tombstone ? new MergeCollapser.Out(InternalKey.encode(userKey, seq, ValueType.DELETE), new byte[0]) : null);
+            } else {
+                out.set(i, new MergeCollapser.Out(e.internalKey(), d.newValueNoCopy()));
+            }
+        }
+        if (out == null) {
+            return entries;
+        }
+        out.removeIf(java.util.Objects::isNull);
+        return out;
+    }
+
+    /**
+     * The range tombstones a compaction writes (RocksDB's {@code CompactionRangeDelAggregator}): per fragment, those
+     * newer than the oldest snapshot and the newest one every snapshot sees (older ones are hidden behind it for every
+     * reader); that newest one is dropped too when no level below the output holds a key of its range (the entries it
+     * covered were dropped by this compaction).
+     */
+    private static List<RangeTombstone> tombstonesToKeep(RangeTombstoneList tombstones, long smallestSnapshot, Version v,
+                                                         int outputLevel) {
+        List<RangeTombstone> out = new ArrayList<>();
+        byte[] start = null;
+        boolean sawVisibleToAll = false;
+        for (RangeTombstone t : tombstones.fragments()) { // start ascending, sequence descending
+            if (start == null || !Arrays.equals(start, t.begin())) {
+                start = t.begin();
+                sawVisibleToAll = false;
+            }
+            if (t.sequence() > smallestSnapshot) {
+                out.add(t);
+            } else if (!sawVisibleToAll) {
+                sawVisibleToAll = true;
+                if (v.rangeMayExistBelow(outputLevel, t.begin(), t.end())) {
+                    out.add(t);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Adds to {@code out} the parts of {@code tombstones} within [lower, upper) (null: open). */
+    private static void addClipped(TableOutputs.Output out, List<RangeTombstone> tombstones, byte[] lower, byte[] upper) {
+        for (RangeTombstone t : tombstones) {
+            byte[] b = lower != null && Arrays.compareUnsigned(t.begin(), lower) < 0 ? lower : t.begin();
+            byte[] e = upper != null && Arrays.compareUnsigned(t.end(), upper) > 0 ? upper : t.end();
+            if (Arrays.compareUnsigned(b, e) < 0) {
+                out.writer.addRangeTombstone(new RangeTombstone(b, e, t.sequence()));
+            }
         }
     }
 

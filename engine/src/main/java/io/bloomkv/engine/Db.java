@@ -66,6 +66,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * deletion: {@link ObsoleteFiles}. State under the mutex: {@link DbState}. Counters:
  * {@link DbCounters} beside {@link ReadCounters}. This class wires them and serves reads.
  *
+ * <h2>Merges, range deletions, compaction filters (RocksDB's semantics)</h2>
+ * {@link #merge} writes operands that {@link Options#mergeOperator} combines on reads ({@link PointLookup} with
+ * {@link io.bloomkv.engine.internal.KeyLookup} for gets, {@link DbIterator} for scans) and in compactions
+ * ({@link io.bloomkv.engine.internal.compaction.MergeCollapser}). {@link #deleteRange} writes range tombstones
+ * ({@link io.bloomkv.engine.internal.rangedel.RangeTombstoneList}), kept by memtables and in each table's
+ * range-deletion block; reads weigh them before any filter or block, compactions drop what they cover
+ * ({@link Compactor}). {@link Options#compactionFilter} decides the fate of values in compactions.
+ *
  * <h2>Errors</h2>
  * Bad input is an {@link InvalidArgumentException} and changes nothing; use after close is a
  * {@link DbClosedException}; I/O errors are {@link BloomKvIOException}s; damaged files are
@@ -174,6 +182,7 @@ public final class Db implements AutoCloseable {
             }
             db = new Db(abs, opts, lock);
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).run();
+            db.checkMergeOperator();
             db.startBackgroundThreads();
             if (DbLog.LOG.isInfoEnabled()) {
                 Stats st = db.stats();
@@ -204,6 +213,7 @@ public final class Db implements AutoCloseable {
             }
             db = new Db(abs, opts, () -> { });
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).runReadOnly();
+            db.checkMergeOperator();
             db.jmx.set(DbJmx.register(db, dirAsPassed, db.state::backgroundError));
             return db;
         } catch (IOException e) {
@@ -294,6 +304,33 @@ public final class Db implements AutoCloseable {
         }
     }
 
+    /**
+     * Refuses a database that holds merge operands (in a table, or a replayed memtable) when no merge operator is set:
+     * its reads could not be answered (RocksDB fails each such read; bloomkv fails the open, once and clearly).
+     */
+    private void checkMergeOperator() {
+        if (options.mergeOperator() != null) {
+            return;
+        }
+        SuperVersion sv = state.acquireSuperVersion();
+        try {
+            boolean found = sv.mem.hasMergeOperands();
+            for (MemTable m : sv.imms) {
+                found |= m.hasMergeOperands();
+            }
+            for (int level = 0; level < sv.version.numLevels() && !found; level++) {
+                for (int i = 0; i < sv.version.numFiles(level) && !found; i++) {
+                    found = sv.version.reader(level, i).properties().mergeOperands() > 0;
+                }
+            }
+            if (found) {
+                throw new MergeOperatorException("database " + dir + " holds merge operands: open it with Options.mergeOperator");
+            }
+        } finally {
+            sv.release();
+        }
+    }
+
     private void startBackgroundThreads() {
         compactor = new Compactor(new DbCompactionEnv());
         flusher = new Flusher(state, versions, outputs, obsolete, counters, compactor::wake, writeBufferCharge);
@@ -317,6 +354,12 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireSuperVersion();
         try {
             long hash = Hashing.hash64(key); // once per get: the memtables' and the tables' filters use it
+            if (sv.hasRangeTombstones()) {
+                // Tombstones are weighed against each source's entries (PointLookup consults them before any block).
+                byte[] v = PointLookup.get(sv, key, hash, sequence, options.mergeOperator(), readCounters);
+                (v != null ? counters.hits : counters.misses).increment();
+                return v;
+            }
             TableReader.Entry e = sv.mem.get(key, hash, sequence);
             for (int i = 0; e == null && i < sv.imms.size(); i++) {
                 e = sv.imms.get(i).get(key, hash, sequence);
@@ -325,6 +368,11 @@ public final class Db implements AutoCloseable {
                 counters.memtableHits.increment();
             } else {
                 e = sv.version.get(key, hash, sequence);
+            }
+            if (e != null && e.type() == ValueType.MERGE) {
+                byte[] merged = PointLookup.get(sv, key, hash, sequence, options.mergeOperator(), readCounters);
+                (merged != null ? counters.hits : counters.misses).increment();
+                return merged;
             }
             if (e != null && e.type() == ValueType.PUT) {
                 counters.hits.increment();
@@ -357,7 +405,7 @@ public final class Db implements AutoCloseable {
         long sequence = readSequence(readOptions);
         SuperVersion sv = state.acquireSuperVersion();
         try {
-            MultiGet.Outcome o = MultiGet.run(sv, keys, sequence);
+            MultiGet.Outcome o = MultiGet.run(sv, keys, sequence, options.mergeOperator(), readCounters);
             counters.hits.add(o.hits());
             counters.misses.add(keys.size() - o.hits());
             counters.memtableHits.add(o.memtableHits());
@@ -468,6 +516,31 @@ public final class Db implements AutoCloseable {
         write(new WriteBatch().put(key, value));
     }
 
+    /**
+     * Adds {@code operand} to {@code key}'s merge operands (RocksDB's {@code Merge}): reads then see
+     * {@link Options#mergeOperator}'s {@link MergeOperator#fullMerge} of the key's older value and its operands; flush and
+     * compaction combine them ahead of reads. One write, no read.
+     *
+     * @throws InvalidArgumentException when the database was opened without a merge operator
+     */
+    public void merge(byte[] key, byte[] operand) {
+        checkWritable("merge");
+        write(new WriteBatch().merge(key, operand));
+    }
+
+    /**
+     * Removes every key in [{@code beginInclusive}, {@code endExclusive}) (RocksDB's {@code DeleteRange}): one write of
+     * one range tombstone, whatever the number of keys covered. Reads see the keys as absent at once (a get for a
+     * covered key reads no block of a table older than the tombstone); compactions drop the covered entries, and
+     * tables wholly covered, and at the last level the tombstone itself. An empty range does nothing.
+     *
+     * @throws InvalidArgumentException when a bound is not a valid key, or {@code beginInclusive > endExclusive}
+     */
+    public void deleteRange(byte[] beginInclusive, byte[] endExclusive) {
+        checkWritable("deleteRange");
+        write(new WriteBatch().deleteRange(beginInclusive, endExclusive));
+    }
+
     /** Removes {@code key}; removing an absent key is not an error. */
     public void delete(byte[] key) {
         checkWritable("delete");
@@ -482,6 +555,9 @@ public final class Db implements AutoCloseable {
         }
         if (batch.isEmpty()) {
             return;
+        }
+        if (batch.mergeCount() > 0 && options.mergeOperator() == null) {
+            throw new InvalidArgumentException("merge needs a merge operator (Options.mergeOperator)");
         }
         int n = batch.count();
         int nPuts = batch.putCount();
@@ -634,6 +710,9 @@ public final class Db implements AutoCloseable {
         s.dataBlockAccesses = c.dataBlockAccesses.sum();
         s.blockCacheHits = c.blockCacheHits.sum();
         s.blockCacheMisses = c.blockCacheMisses.sum();
+        s.rangeTombstoneSkips = c.rangeTombstoneSkips.sum();
+        s.tablesDroppedByRangeDeletion = c.tablesDroppedByRangeDeletion.sum();
+        s.mergeLookups = c.mergeLookups.sum();
         counters.fill(s);
         s.lastSequence = versions.lastSequence();
         s.liveVersions = versions.liveVersionCount();
@@ -712,6 +791,11 @@ public final class Db implements AutoCloseable {
     /** A copy of the options the database was opened with. */
     public Options options() {
         return options.copy();
+    }
+
+    /** {@link Options#mergeOperator()} without a copy of the options (for iterators). */
+    MergeOperator mergeOperator() {
+        return options.mergeOperator();
     }
 
     /** {@link Options#prefixLength()} without a copy of the options (for iterators). */
@@ -877,6 +961,11 @@ public final class Db implements AutoCloseable {
         @Override
         public long smallestSnapshot() {
             return Db.this.smallestSnapshot();
+        }
+
+        @Override
+        public long newestSnapshot() {
+            return snapshots.newest(0);
         }
 
         @Override

@@ -4,7 +4,12 @@ import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
 import java.io.UncheckedIOException;
+import io.bloomkv.engine.internal.KeyLookup;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.function.Supplier;
 
@@ -53,6 +58,10 @@ public final class DbIterator implements AutoCloseable {
     private byte[] value;
     /** True while moving backward (the merged iterator is before the current key's entries). */
     private boolean reverse;
+    /** The range tombstones visible at {@link #sequence}, fragmented; null when there are none. */
+    private final RangeTombstoneList tombstones;
+    /** Going forward after a merge: the merged iterator is already past the current key's newest entry. */
+    private boolean pastCurrent;
     private boolean closed;
     private boolean closedByDb;
 
@@ -66,6 +75,8 @@ public final class DbIterator implements AutoCloseable {
             this.full = makeFull.get();
             this.merged = full;
         }
+        RangeTombstoneList ts = sv.rangeTombstones(sequence);
+        this.tombstones = ts.isEmpty() ? null : ts;
         this.lower = readOptions == null ? null : readOptions.iterateLowerBound();
         this.upper = readOptions == null ? null : readOptions.iterateUpperBound();
     }
@@ -193,7 +204,7 @@ public final class DbIterator implements AutoCloseable {
                 } else {
                     merged.seekToFirst();
                 }
-            } else {
+            } else if (!pastCurrent) {
                 merged.next();
             }
             findNext(skip);
@@ -208,10 +219,15 @@ public final class DbIterator implements AutoCloseable {
         try {
             if (!reverse) {
                 // The merged iterator is on this key's newest visible entry: move before all its entries.
+                // (After a merge the merged iterator is past the key's operands, maybe past the end.)
                 byte[] current = key;
-                do {
+                if (!merged.valid()) {
+                    merged.seekToLast();
+                }
+                while (merged.valid() && InternalKey.compareUserKey(merged.keyNoCopy(), current) >= 0) {
                     merged.prev();
-                } while (merged.valid() && InternalKey.compareUserKey(merged.keyNoCopy(), current) >= 0);
+                }
+                pastCurrent = false;
                 reverse = true;
             }
             findPrev();
@@ -240,9 +256,12 @@ public final class DbIterator implements AutoCloseable {
     /**
      * Moves the merged iterator forward to the newest visible PUT of a user key greater than
      * {@code skip} (any user key when null), passing over newer-than-snapshot entries, older versions
-     * and tombstones; not valid at the upper bound.
+     * and tombstones; not valid at the upper bound. A key whose newest visible entry is a merge operand is resolved
+     * here (RocksDB's {@code DBIter::MergeValuesNewToOld}): its operands are collected down to a value or a
+     * tombstone and merged; the merged iterator is then past the operands ({@link #pastCurrent}).
      */
     private void findNext(byte[] skip) {
+        pastCurrent = false;
         byte[] skipKey = skip;
         while (merged.valid()) {
             byte[] ik = merged.keyNoCopy();
@@ -255,9 +274,16 @@ public final class DbIterator implements AutoCloseable {
             if (InternalKey.sequence(ik) <= sequence) {
                 if (skipKey == null || InternalKey.compareUserKey(ik, skipKey) != 0) {
                     byte[] userKey = InternalKey.userKey(ik);
-                    if (InternalKey.type(ik) == ValueType.PUT) {
+                    ValueType type = typeOf(ik);
+                    if (type == ValueType.PUT) {
                         key = userKey;
                         value = merged.value();
+                        return;
+                    }
+                    if (type == ValueType.MERGE) {
+                        key = userKey;
+                        value = mergeForward(userKey);
+                        pastCurrent = true;
                         return;
                     }
                     skipKey = userKey;
@@ -269,15 +295,58 @@ public final class DbIterator implements AutoCloseable {
         value = null;
     }
 
+    /** The type of entry {@code ik}, a DELETE when a visible range tombstone newer than it covers its key. */
+    private ValueType typeOf(byte[] ik) {
+        ValueType t = InternalKey.type(ik);
+        if (tombstones != null && t != ValueType.DELETE
+                && InternalKey.sequence(ik) < tombstones.maxCovering(InternalKey.userKey(ik), sequence)) {
+            return ValueType.DELETE;
+        }
+        return t;
+    }
+
+    /**
+     * With the merged iterator on {@code userKey}'s newest visible entry, a merge operand: collects it and the older
+     * operands down to a PUT or a DELETE (or the key's last entry) and merges them. Leaves the merged iterator on the
+     * entry that ended the walk (or past the key).
+     */
+    private byte[] mergeForward(byte[] userKey) {
+        List<byte[]> newestFirst = new ArrayList<>();
+        byte[] base = null;
+        while (merged.valid()) {
+            byte[] ik = merged.keyNoCopy();
+            if (InternalKey.compareUserKey(ik, userKey) != 0) {
+                break;
+            }
+            if (InternalKey.sequence(ik) <= sequence) {
+                ValueType type = typeOf(ik);
+                if (type == ValueType.PUT) {
+                    base = merged.value();
+                    break;
+                }
+                if (type == ValueType.DELETE) {
+                    break;
+                }
+                newestFirst.add(merged.value());
+            }
+            merged.next();
+        }
+        Collections.reverse(newestFirst);
+        return KeyLookup.fullMerge(db.mergeOperator(), userKey, base, newestFirst);
+    }
+
     /**
      * LevelDB's {@code FindPrevUserEntry}: walks the merged iterator backward over the entries of the
      * previous user key, oldest version first, keeping the newest visible one; a tombstone discards
-     * what was kept. Stops on the first visible entry of a smaller key once a value is kept, leaving
-     * the merged iterator there (before the current key's entries); not valid below the lower bound.
+     * what was kept, merge operands are gathered over the value kept (and merged at the end). Stops on the first
+     * visible entry of a smaller key once a value is kept, leaving the merged iterator there (before the current
+     * key's entries); not valid below the lower bound.
      */
     private void findPrev() {
+        pastCurrent = false;
         byte[] savedKey = null;
         byte[] savedValue = null;
+        List<byte[]> operands = null; // oldest first, over savedValue (null: no value)
         while (merged.valid()) {
             byte[] ik = merged.keyNoCopy();
             if (lower != null && InternalKey.compareUserKey(ik, lower) < 0) {
@@ -290,18 +359,30 @@ public final class DbIterator implements AutoCloseable {
                 if (savedKey != null && InternalKey.compareUserKey(ik, savedKey) < 0) {
                     break;
                 }
-                if (InternalKey.type(ik) == ValueType.DELETE) {
+                ValueType type = typeOf(ik);
+                if (type == ValueType.DELETE) {
                     savedKey = null;
                     savedValue = null;
-                } else {
+                    operands = null;
+                } else if (type == ValueType.PUT) {
                     savedKey = InternalKey.userKey(ik);
                     savedValue = merged.value();
+                    operands = null;
+                } else {
+                    if (savedKey == null) {
+                        savedKey = InternalKey.userKey(ik);
+                    }
+                    if (operands == null) {
+                        operands = new ArrayList<>();
+                    }
+                    operands.add(merged.value());
                 }
             }
             merged.prev();
         }
         key = savedKey;
-        value = savedValue;
+        value = operands == null || savedKey == null ? savedValue
+                : KeyLookup.fullMerge(db.mergeOperator(), savedKey, savedValue, operands);
         if (savedKey == null) {
             reverse = false;
         }

@@ -18,6 +18,16 @@ final class MemTableInserter {
             public void delete(long sequence, byte[] key) {
                 target.add(sequence, ValueType.DELETE, key, null);
             }
+
+            @Override
+            public void merge(long sequence, byte[] key, byte[] operand) {
+                target.add(sequence, ValueType.MERGE, key, operand);
+            }
+
+            @Override
+            public void deleteRange(long sequence, byte[] begin, byte[] end) {
+                target.addRangeTombstone(sequence, begin, end);
+            }
         };
     }
 }

@@ -2,6 +2,7 @@ package io.bloomkv.engine;
 
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.table.ReadCounters;
 import io.bloomkv.engine.internal.table.TableReader;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,13 +21,24 @@ final class MultiGet {
     record Outcome(List<byte[]> values, int hits, int memtableHits) {
     }
 
-    static Outcome run(SuperVersion sv, List<byte[]> keys, long sequence) {
+    static Outcome run(SuperVersion sv, List<byte[]> keys, long sequence, MergeOperator operator, ReadCounters counters) {
         int n = keys.size();
         byte[][] userKeys = new byte[n][];
         for (int i = 0; i < n; i++) {
             byte[] k = keys.get(i);
             WriteBatch.checkKey(k);
             userKeys[i] = k;
+        }
+        if (sv.hasRangeTombstones()) {
+            // Range tombstones are weighed per key, as a get does (PointLookup); one hash per key still.
+            List<byte[]> values = new ArrayList<>(n);
+            int hits = 0;
+            for (int i = 0; i < n; i++) {
+                byte[] v = PointLookup.get(sv, userKeys[i], Hashing.hash64(userKeys[i]), sequence, operator, counters);
+                values.add(v);
+                hits += v != null ? 1 : 0;
+            }
+            return new Outcome(values, hits, 0);
         }
         TableReader.Entry[] found = new TableReader.Entry[n];
         boolean[] resolved = new boolean[n];
@@ -61,7 +73,12 @@ final class MultiGet {
         int hits = 0;
         for (int i = 0; i < n; i++) {
             TableReader.Entry e = found[i];
-            if (e != null && e.type() == ValueType.PUT) {
+            if (e != null && e.type() == ValueType.MERGE) {
+                // The newest entry is an operand: the key's older entries are read as a get does (PointLookup).
+                byte[] merged = PointLookup.get(sv, userKeys[i], hashes[i], sequence, operator, counters);
+                values.add(merged);
+                hits += merged != null ? 1 : 0;
+            } else if (e != null && e.type() == ValueType.PUT) {
                 values.add(e.value());
                 hits++;
             } else {

@@ -53,6 +53,9 @@ public final class Options {
     private boolean useMmapReads = true;
     private java.util.List<EventListener> listeners = java.util.List.of();
     private long rateLimiterBytesPerSecond;
+    // RocksDB-semantics features (MergeOperator, ...): null/zero = off.
+    private MergeOperator mergeOperator;
+    private CompactionFilter compactionFilter;
 
     private Options() {}
 
@@ -105,6 +108,8 @@ public final class Options {
         o.useMmapReads = useMmapReads;
         o.listeners = listeners;
         o.rateLimiterBytesPerSecond = rateLimiterBytesPerSecond;
+        o.mergeOperator = mergeOperator;
+        o.compactionFilter = compactionFilter;
         return o;
     }
 
@@ -627,6 +632,32 @@ public final class Options {
             bytes *= levelSizeMultiplier;
         }
         return bytes >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) bytes;
+    }
+
+    /**
+     * The operator that combines {@link Db#merge} operands with older values (RocksDB's {@code merge_operator}); null
+     * (the default) = none, and {@link Db#merge} is refused. A database holding merge operands must be opened with one.
+     */
+    public Options mergeOperator(MergeOperator operator) {
+        this.mergeOperator = operator;
+        return this;
+    }
+
+    public MergeOperator mergeOperator() {
+        return mergeOperator;
+    }
+
+    /**
+     * The filter compactions ask about each value they write (RocksDB's {@code compaction_filter}); null (the default) =
+     * none. See {@link CompactionFilter} for which values it sees.
+     */
+    public Options compactionFilter(CompactionFilter filter) {
+        this.compactionFilter = filter;
+        return this;
+    }
+
+    public CompactionFilter compactionFilter() {
+        return compactionFilter;
     }
 
     @Override

@@ -21,6 +21,12 @@ final class SnapshotList {
         return e == null ? fallback : e.getKey();
     }
 
+    /** The newest live snapshot's sequence, or {@code fallback} when there is none. */
+    long newest(long fallback) {
+        Map.Entry<Long, Integer> e = counts.lastEntry();
+        return e == null ? fallback : e.getKey();
+    }
+
     int size() {
         return counts.values().stream().mapToInt(Integer::intValue).sum();
     }

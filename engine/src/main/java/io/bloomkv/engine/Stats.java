@@ -28,6 +28,9 @@ public final class Stats {
     long rangeFilterChecks;
     long rangeFilterUseful;
     long rangeFilterFalsePositives;
+    long rangeTombstoneSkips;
+    long tablesDroppedByRangeDeletion;
+    long mergeLookups;
     // Requests.
     long gets;
     long hits;
@@ -143,6 +146,24 @@ public final class Stats {
     /** Data blocks searched by point reads, from the cache or the file. */
     public long dataBlockAccesses() {
         return dataBlockAccesses;
+    }
+
+    /**
+     * Tables point reads passed without a filter probe or a block read because a newer range tombstone covers the key
+     * ({@link Db#deleteRange}).
+     */
+    public long rangeTombstoneSkips() {
+        return rangeTombstoneSkips;
+    }
+
+    /** Compaction inputs dropped unread because range tombstones every snapshot sees cover them whole. */
+    public long tablesDroppedByRangeDeletion() {
+        return tablesDroppedByRangeDeletion;
+    }
+
+    /** Point reads whose newest entry was a merge operand, so they read on (each table's filter still first). */
+    public long mergeLookups() {
+        return mergeLookups;
     }
 
     public long blockCacheHits() {
@@ -355,6 +376,10 @@ public final class Stats {
         sb.append(String.format(Locale.ROOT, "flushes %d (%d bytes), compactions %d (read %d, written %d), write amp %.2f, stalls %d (%d us), slowdowns %d%n",
                 flushes, flushBytesWritten, compactions, compactionBytesRead, compactionBytesWritten, writeAmplification(),
                 writeStalls, writeStallMicros, writeSlowdowns));
+        if (rangeTombstoneSkips + tablesDroppedByRangeDeletion + mergeLookups > 0) {
+            sb.append(String.format(Locale.ROOT, "range tombstones: tables skipped by gets %d, dropped by compactions %d; merge lookups %d%n",
+                    rangeTombstoneSkips, tablesDroppedByRangeDeletion, mergeLookups));
+        }
         for (int level = 0; level < levelTables.length; level++) {
             if (levelTables[level] > 0) {
                 sb.append(String.format(Locale.ROOT, "L%d: %d tables, %d bytes, %d entries, filter %d bytes (%.2f bits/key)%n",

@@ -2,6 +2,8 @@ package io.bloomkv.engine;
 
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import java.util.Arrays;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.compaction.MonkeyAllocation;
 import io.bloomkv.engine.fs.FileSystem;
@@ -141,13 +143,23 @@ final class TableOutputs {
         if (m.isEmpty()) {
             return null;
         }
-        byte[] smallest;
-        byte[] largest;
-        try (InternalIterator it = m.iterator()) {
-            it.seekToFirst();
-            smallest = InternalKey.userKey(it.key());
-            it.seekToLast();
-            largest = InternalKey.userKey(it.key());
+        byte[] smallest = null;
+        byte[] largest = null;
+        if (!m.hasNoPointEntries()) {
+            try (InternalIterator it = m.iterator()) {
+                it.seekToFirst();
+                smallest = InternalKey.userKey(it.key());
+                it.seekToLast();
+                largest = InternalKey.userKey(it.key());
+            }
+        }
+        for (RangeTombstone t : m.rangeTombstones()) { // a table's range includes its range tombstones
+            if (smallest == null || Arrays.compareUnsigned(t.begin(), smallest) < 0) {
+                smallest = t.begin();
+            }
+            if (largest == null || Arrays.compareUnsigned(t.largestCoveredBound(), largest) > 0) {
+                largest = t.largestCoveredBound();
+            }
         }
         Output out = new Output(0, m.entryCount(), null, smallest, largest);
         try (InternalIterator it = m.iterator()) {
@@ -155,6 +167,9 @@ final class TableOutputs {
             while (it.valid()) {
                 out.writer.add(it.key(), it.value());
                 it.next();
+            }
+            for (RangeTombstone t : m.rangeTombstones()) {
+                out.writer.addRangeTombstone(t);
             }
         } catch (IOException | RuntimeException e) {
             out.abandon(e);

@@ -1,16 +1,18 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.util.ByteReader;
 import io.bloomkv.engine.internal.util.ByteWriter;
 
 /**
- * Puts and deletes applied atomically by {@link Db#write}: after a crash either all of them are
+ * Puts, deletes, merges and range deletions applied atomically by {@link Db#write}: after a crash either all of them are
  * there or none. Later operations on the same key win. Not thread-safe; reusable after {@link #clear()}.
  *
  * <p>The batch is kept in its serialized form, which is also the WAL record payload (engine/FORMAT.md,
  * "WriteBatch (WAL record payload)"): a 12-byte header {@code fixed64 sequence | fixed32 count},
- * then per operation {@code type byte | varint32 keyLength | key [| varint32 valueLength | value]}.
+ * then per operation {@code type byte | varint32 keyLength | key [| varint32 valueLength | value]} (a value for PUT
+ * and MERGE).
  * Input is checked when added, so a batch that was built can always be written.
  */
 public final class WriteBatch {
@@ -24,11 +26,18 @@ public final class WriteBatch {
         void put(long sequence, byte[] key, byte[] value);
 
         void delete(long sequence, byte[] key);
+
+        /** A merge operand ({@link WriteBatch#merge}). */
+        void merge(long sequence, byte[] key, byte[] operand);
+
+        /** A range deletion of [begin, end) ({@link WriteBatch#deleteRange}). */
+        void deleteRange(long sequence, byte[] begin, byte[] end);
     }
 
     private final ByteWriter rep = new ByteWriter(64);
     private int count;
     private int puts;
+    private int merges;
     private long userBytes;
 
     public WriteBatch() {
@@ -46,6 +55,50 @@ public final class WriteBatch {
         count++;
         puts++;
         userBytes += key.length + value.length;
+        return this;
+    }
+
+    /**
+     * Adds {@code operand} to {@code key}'s merge operands (RocksDB's {@code WriteBatch::Merge}): the database's
+     * {@link Options#mergeOperator} combines it with the key's older value when read. Both arrays are copied. A batch
+     * holding a merge is refused by a database opened without a merge operator.
+     */
+    public WriteBatch merge(byte[] key, byte[] operand) {
+        checkKey(key);
+        checkValue(operand);
+        checkRoom(key.length + operand.length + 11);
+        rep.putByte(ValueType.MERGE.code());
+        rep.putLengthPrefixed(key);
+        rep.putLengthPrefixed(operand);
+        count++;
+        merges++;
+        userBytes += key.length + operand.length;
+        return this;
+    }
+
+    /**
+     * Removes every key in [{@code beginInclusive}, {@code endExclusive}) (RocksDB's {@code WriteBatch::DeleteRange}):
+     * one range tombstone, whatever the number of keys it covers; later operations of the batch on keys of the range
+     * are not affected. An empty range ({@code begin == end}) adds nothing.
+     *
+     * @throws InvalidArgumentException when a bound is not a valid key, or {@code begin > end}
+     */
+    public WriteBatch deleteRange(byte[] beginInclusive, byte[] endExclusive) {
+        checkKey(beginInclusive);
+        checkKey(endExclusive);
+        int c = java.util.Arrays.compareUnsigned(beginInclusive, endExclusive);
+        if (c > 0) {
+            throw new InvalidArgumentException("deleteRange: begin sorts after end");
+        }
+        if (c == 0) {
+            return this;
+        }
+        checkRoom(beginInclusive.length + endExclusive.length + 11);
+        rep.putByte(RangeTombstone.TYPE_CODE);
+        rep.putLengthPrefixed(beginInclusive);
+        rep.putLengthPrefixed(endExclusive);
+        count++;
+        userBytes += beginInclusive.length + endExclusive.length;
         return this;
     }
 
@@ -67,6 +120,7 @@ public final class WriteBatch {
         rep.putFixed32(0);
         count = 0;
         puts = 0;
+        merges = 0;
         userBytes = 0;
         return this;
     }
@@ -79,6 +133,11 @@ public final class WriteBatch {
     /** Number of puts. */
     int putCount() {
         return puts;
+    }
+
+    /** Number of merges. */
+    int mergeCount() {
+        return merges;
     }
 
     /** Bytes of the keys and values given to the batch. */
@@ -128,6 +187,7 @@ public final class WriteBatch {
         rep.putBytes(other.rep.array(), HEADER_SIZE, other.rep.size() - HEADER_SIZE);
         count += other.count;
         puts += other.puts;
+        merges += other.merges;
         userBytes += other.userBytes;
         return this;
     }
@@ -186,6 +246,10 @@ public final class WriteBatch {
                 handler.put(seq, key, r.getLengthPrefixed());
             } else if (type == ValueType.DELETE.code()) {
                 handler.delete(seq, key);
+            } else if (type == ValueType.MERGE.code()) {
+                handler.merge(seq, key, r.getLengthPrefixed());
+            } else if (type == RangeTombstone.TYPE_CODE) {
+                handler.deleteRange(seq, key, r.getLengthPrefixed());
             } else {
                 throw new ByteReader.MalformedInputException("unknown operation type " + type, r.position() - 1);
             }

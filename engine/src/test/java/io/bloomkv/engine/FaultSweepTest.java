@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The fault sweep: a fixed workload (puts, deletes, batches, gets, scans, flushes, a full
+ * The fault sweep: a fixed workload (puts, merges, deletes, range deletions, batches, gets, scans, flushes, a full
  * compaction, a reopen) under {@link SyncMode#EVERY_WRITE} is first run once on a healthy {@link
  * FaultInjectingFileSystem} to count its file-system operations (every {@link Op}: create, open,
  * write, flush, sync, read, close, delete, rename, list, size, lock, ...). Then, for every i, a fresh
@@ -51,8 +51,37 @@ class FaultSweepTest {
 
     private static final int KEYS = 64;
 
-    /** One change of a write: {@code value == null} deletes. */
-    record Mut(int key, byte[] value) {}
+    /**
+     * One change of a write: {@code value == null} deletes; {@code merge} appends {@code value} (the stringAppend(',')
+     * operator); {@code rangeEnd > key} deletes the keys [key, rangeEnd) with one range tombstone.
+     */
+    record Mut(int key, byte[] value, boolean merge, int rangeEnd) {
+        Mut(int key, byte[] value) {
+            this(key, value, false, -1);
+        }
+
+        static Mut merge(int key, byte[] operand) {
+            return new Mut(key, operand, true, -1);
+        }
+
+        static Mut deleteRange(int from, int to) {
+            return new Mut(from, null, false, to);
+        }
+    }
+
+    /** A random single write: a put, a merge, a delete or a range deletion. */
+    private static Mut randomMut(Random rnd) {
+        int r = rnd.nextInt(100);
+        int k = rnd.nextInt(KEYS);
+        if (r < 55) {
+            return new Mut(k, TestKeys.value(rnd, 40));
+        } else if (r < 75) {
+            return Mut.merge(k, TestKeys.value(rnd, 12));
+        } else if (r < 92) {
+            return new Mut(k, null);
+        }
+        return Mut.deleteRange(k, Math.min(KEYS, k + 1 + rnd.nextInt(6)));
+    }
 
     sealed interface Step permits Write, Get, Scan, Flush, Compact, Reopen {}
 
@@ -76,15 +105,13 @@ class FaultSweepTest {
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < 24; i++) {
                 int r = rnd.nextInt(100);
-                if (r < 45) {
-                    steps.add(new Write(List.of(new Mut(rnd.nextInt(KEYS), TestKeys.value(rnd, 40))), false));
-                } else if (r < 60) {
-                    steps.add(new Write(List.of(new Mut(rnd.nextInt(KEYS), null)), false));
+                if (r < 60) {
+                    steps.add(new Write(List.of(randomMut(rnd)), false));
                 } else if (r < 75) {
                     List<Mut> muts = new ArrayList<>();
                     int n = 2 + rnd.nextInt(5);
                     for (int j = 0; j < n; j++) {
-                        muts.add(new Mut(rnd.nextInt(KEYS), rnd.nextInt(4) == 0 ? null : TestKeys.value(rnd, 40)));
+                        muts.add(randomMut(rnd));
                     }
                     steps.add(new Write(muts, true));
                 } else if (r < 95) {
@@ -109,7 +136,7 @@ class FaultSweepTest {
         // No automatic flush or compaction: the calls of the workload are the only file-system users,
         // so the i-th operation is the same one in every run. No block cache: gets read the tables.
         return Options.defaults().fileSystem(fs).syncMode(SyncMode.EVERY_WRITE).autoCompaction(false)
-                .writeBufferSize(1 << 20).blockSize(256).blockCacheSize(0)
+                .writeBufferSize(1 << 20).blockSize(256).blockCacheSize(0).mergeOperator(MergeOperators.stringAppend(','))
                 .rangeFilterBitsPerKey(10); // every table write also writes a range filter block
     }
 
@@ -125,8 +152,13 @@ class FaultSweepTest {
     private static TreeMap<Integer, byte[]> applied(TreeMap<Integer, byte[]> model, List<Mut> muts) {
         TreeMap<Integer, byte[]> m = new TreeMap<>(model);
         for (Mut mu : muts) {
-            if (mu.value() == null) {
+            if (mu.rangeEnd() > mu.key()) {
+                m.subMap(mu.key(), mu.rangeEnd()).clear();
+            } else if (mu.value() == null) {
                 m.remove(mu.key());
+            } else if (mu.merge()) {
+                byte[] old = m.get(mu.key());
+                m.put(mu.key(), MergeOperators.stringAppend(',').fullMerge(null, old, List.of(mu.value())));
             } else {
                 m.put(mu.key(), mu.value());
             }
@@ -165,8 +197,12 @@ class FaultSweepTest {
             if (w.batch()) {
                 WriteBatch b = new WriteBatch();
                 for (Mut m : w.muts()) {
-                    if (m.value() == null) {
+                    if (m.rangeEnd() > m.key()) {
+                        b.deleteRange(TestKeys.key(m.key()), TestKeys.key(m.rangeEnd()));
+                    } else if (m.value() == null) {
                         b.delete(TestKeys.key(m.key()));
+                    } else if (m.merge()) {
+                        b.merge(TestKeys.key(m.key()), m.value());
                     } else {
                         b.put(TestKeys.key(m.key()), m.value());
                     }
@@ -174,8 +210,12 @@ class FaultSweepTest {
                 db.write(b);
             } else {
                 Mut m = w.muts().get(0);
-                if (m.value() == null) {
+                if (m.rangeEnd() > m.key()) {
+                    db.deleteRange(TestKeys.key(m.key()), TestKeys.key(m.rangeEnd()));
+                } else if (m.value() == null) {
                     db.delete(TestKeys.key(m.key()));
+                } else if (m.merge()) {
+                    db.merge(TestKeys.key(m.key()), m.value());
                 } else {
                     db.put(TestKeys.key(m.key()), m.value());
                 }

@@ -21,7 +21,9 @@ class PublicApiTest {
             "BackupEngine", "BloomKvException", "BloomKvIOException", "Compression", "CorruptionException", "Db", "DbClosedException",
             "DbIterator", "DbLockedException", "DbMXBean", "DbReadOnlyException", "EventListener", "FilterAllocation", "FilterBudget", "InvalidArgumentException",
             "NotADatabaseException", "Options", "ReadOptions", "SharedBlockCache", "Snapshot", "Stats", "SyncMode",
-            "TableInfo", "WriteBatch");
+            "TableInfo", "WriteBatch",
+            // RocksDB-semantics features (issue 39)
+            "CompactionFilter", "MergeOperator", "MergeOperatorException", "MergeOperators");
 
     @Test
     void thePublicTypesOfTheApiPackageAreTheUserApi() throws Exception {

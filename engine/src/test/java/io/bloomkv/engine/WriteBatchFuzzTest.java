@@ -30,6 +30,18 @@ class WriteBatchFuzzTest {
                     ops[0]++;
                     bytes[0] += key.length;
                 }
+
+                @Override
+                public void merge(long sequence, byte[] key, byte[] operand) {
+                    ops[0]++;
+                    bytes[0] += key.length + operand.length;
+                }
+
+                @Override
+                public void deleteRange(long sequence, byte[] begin, byte[] end) {
+                    ops[0]++;
+                    bytes[0] += begin.length + end.length;
+                }
             });
             if (ops[0] != count || bytes[0] > record.length) {
                 throw new AssertionError("decoded " + ops[0] + " operations of " + bytes[0] + " bytes, header says " + count

@@ -23,6 +23,16 @@ class WriteBatchTest {
             public void delete(long sequence, byte[] key) {
                 ops.add(sequence + ":del:" + TestKeys.str(key));
             }
+
+            @Override
+            public void merge(long sequence, byte[] key, byte[] operand) {
+                ops.add(sequence + ":merge:" + TestKeys.str(key) + "=" + TestKeys.str(operand));
+            }
+
+            @Override
+            public void deleteRange(long sequence, byte[] begin, byte[] end) {
+                ops.add(sequence + ":deleteRange:" + TestKeys.str(begin) + ".." + TestKeys.str(end));
+            }
         });
         return ops;
     }
@@ -36,6 +46,26 @@ class WriteBatchTest {
                 "0504030201000000" + "02000000" + "01" + "02" + "6162" + "03" + "78797a" + "00" + "01" + "63");
         assertThat(decode(rec)).containsExactly("4328719365:put:ab=xyz", "4328719366:del:c");
         assertThat(WriteBatch.countOf(rec)).isEqualTo(2);
+    }
+
+    @Test
+    void mergeIsTypeTwoWithItsOperand() {
+        WriteBatch b = new WriteBatch().merge(bytes("ab"), bytes("xyz"));
+        byte[] rec = b.serialize(7);
+        // FORMAT.md "WriteBatch": MERGE = 02 len key len operand
+        assertThat(HexFormat.of().formatHex(rec)).isEqualTo("0700000000000000" + "01000000" + "02" + "02" + "6162" + "03" + "78797a");
+        assertThat(decode(rec)).containsExactly("7:merge:ab=xyz");
+        assertThat(b.mergeCount()).isEqualTo(1);
+    }
+
+    @Test
+    void deleteRangeIsTypeFifteenWithBothBounds() {
+        WriteBatch b = new WriteBatch().deleteRange(bytes("a"), bytes("c")).deleteRange(bytes("x"), bytes("x"));
+        byte[] rec = b.serialize(9);
+        // FORMAT.md "WriteBatch": RANGE_DELETE = 0f len begin len end; an empty range adds nothing
+        assertThat(HexFormat.of().formatHex(rec)).isEqualTo("0900000000000000" + "01000000" + "0f" + "01" + "61" + "01" + "63");
+        assertThat(decode(rec)).containsExactly("9:deleteRange:a..c");
+        assertThatThrownBy(() -> new WriteBatch().deleteRange(bytes("b"), bytes("a"))).isInstanceOf(InvalidArgumentException.class);
     }
 
     @Test

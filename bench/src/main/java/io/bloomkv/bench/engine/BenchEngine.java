@@ -25,6 +25,16 @@ public interface BenchEngine extends AutoCloseable {
 
     void delete(byte[] key) throws IOException;
 
+    /**
+     * Adds a merge operand: both engines are opened with an unsigned 64-bit add operator (bloomkv's
+     * {@code MergeOperators.uint64Add()}, RocksDB's {@code UInt64AddOperator}), so {@code operand} is an 8-byte
+     * little-endian increment.
+     */
+    void merge(byte[] key, byte[] operand) throws IOException;
+
+    /** Deletes every key in [begin, end) with one range tombstone. */
+    void deleteRange(byte[] begin, byte[] end) throws IOException;
+
     /** The values of {@code keys} (null where absent), read as one batch when the engine has a batched read. */
     default List<byte[]> multiGet(List<byte[]> keys) throws IOException {
         List<byte[]> out = new java.util.ArrayList<>(keys.size());

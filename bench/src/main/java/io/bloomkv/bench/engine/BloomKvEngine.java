@@ -3,6 +3,7 @@ package io.bloomkv.bench.engine;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
+import io.bloomkv.engine.MergeOperators;
 import io.bloomkv.engine.Options;
 import io.bloomkv.engine.ReadOptions;
 import io.bloomkv.engine.Stats;
@@ -42,6 +43,7 @@ public final class BloomKvEngine implements BenchEngine {
                         .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
                         .prefixLength(settings.prefixLength())
                         .rateLimiter(settings.rateLimit())
+                        .mergeOperator(MergeOperators.uint64Add())
                         .fileSystem(fs)
                 : Options.defaults()
                 .filterKind(spec.kind())
@@ -62,6 +64,7 @@ public final class BloomKvEngine implements BenchEngine {
                 .useMmapReads(settings.mmapReads())
                 .prefixLength(settings.prefixLength())
                 .rateLimiter(settings.rateLimit())
+                .mergeOperator(MergeOperators.uint64Add())
                 .fileSystem(fs)
                 .createIfMissing(true);
     }
@@ -119,6 +122,16 @@ public final class BloomKvEngine implements BenchEngine {
     @Override
     public void delete(byte[] key) {
         db.delete(key);
+    }
+
+    @Override
+    public void merge(byte[] key, byte[] operand) {
+        db.merge(key, operand);
+    }
+
+    @Override
+    public void deleteRange(byte[] begin, byte[] end) {
+        db.deleteRange(begin, end);
     }
 
     @Override

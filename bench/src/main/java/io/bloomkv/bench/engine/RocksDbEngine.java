@@ -13,6 +13,7 @@ import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
+import org.rocksdb.UInt64AddOperator;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Statistics;
@@ -58,6 +59,8 @@ public final class RocksDbEngine implements BenchEngine {
     private final ReadOptions readOptions = new ReadOptions();
     private final ReadOptions prefixReadOptions = new ReadOptions().setPrefixSameAsStart(true);
     private Options options;
+    /** The merge operator of every open (the mergerandom workload's counters); closed with the engine. */
+    private final UInt64AddOperator mergeOperator = new UInt64AddOperator();
     private LRUCache cache;
     /** bench --rate-limit: flushes and compactions, as bloomkv's Options.rateLimiter; null when unlimited. */
     private org.rocksdb.RateLimiter rateLimiter;
@@ -132,6 +135,7 @@ public final class RocksDbEngine implements BenchEngine {
             options.setRateLimiter(rateLimiter);
         }
         try {
+            options.setMergeOperator(mergeOperator);
             db = RocksDB.open(options, dir.toString());
         } catch (RocksDBException e) {
             throw io(e);
@@ -183,6 +187,7 @@ public final class RocksDbEngine implements BenchEngine {
             options.setRateLimiter(rateLimiter);
         }
         try {
+            options.setMergeOperator(mergeOperator);
             db = RocksDB.open(options, dir.toString());
         } catch (RocksDBException e) {
             throw io(e);
@@ -252,6 +257,24 @@ public final class RocksDbEngine implements BenchEngine {
     public void delete(byte[] key) throws IOException {
         try {
             db.delete(writeOptions, key);
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public void merge(byte[] key, byte[] operand) throws IOException {
+        try {
+            db.merge(writeOptions, key, operand);
+        } catch (RocksDBException e) {
+            throw io(e);
+        }
+    }
+
+    @Override
+    public void deleteRange(byte[] begin, byte[] end) throws IOException {
+        try {
+            db.deleteRange(writeOptions, begin, end);
         } catch (RocksDBException e) {
             throw io(e);
         }
@@ -464,6 +487,7 @@ public final class RocksDbEngine implements BenchEngine {
         readOptions.close();
         prefixReadOptions.close();
         statistics.close();
+        mergeOperator.close();
     }
 
     private static IOException io(RocksDBException e) {

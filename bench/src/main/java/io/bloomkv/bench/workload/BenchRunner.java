@@ -109,6 +109,8 @@ public final class BenchRunner {
                     case READUPDATE, READHEAVY -> cfg.reads();
                     case MULTIGETRANDOM, MULTIGETMISSING -> cfg.reads() / MULTIGET_BATCH * MULTIGET_BATCH;
                     case SEEKPREFIX -> 2 * cfg.seeks();
+                    case MERGERANDOM -> 2 * cfg.num() + cfg.reads();
+                    case DELETERANGE -> cfg.num() / 100 / DELETE_RANGE_KEYS + 2 * cfg.reads();
                 };
             }
         }
@@ -391,6 +393,8 @@ public final class BenchRunner {
             case MULTIGETRANDOM -> List.of(multiGets(w, name, spec, engine, true));
             case MULTIGETMISSING -> List.of(multiGets(w, name, spec, engine, false));
             case SEEKPREFIX -> List.of(prefixSeeks(spec, engine, true), prefixSeeks(spec, engine, false));
+            case MERGERANDOM -> merges(spec, engine);
+            case DELETERANGE -> rangeDeletes(spec, engine);
         };
     }
 
@@ -452,6 +456,133 @@ public final class BenchRunner {
         int[] deleted = Arrays.copyOf(order, count);
         PhaseResult read = reads(Workload.DELETERANDOM, "deleterandom-read", spec, engine, false, deleted);
         return List.of(del, read);
+    }
+
+    /** One counter increment: 1 as 8 little-endian bytes (the add operators' operand). */
+    private static final byte[] ONE = {1, 0, 0, 0, 0, 0, 0, 0};
+
+    /**
+     * mergerandom: N increments by merge, N by read-modify-write (get, add, put: what an engine without merge operators
+     * makes a counter cost), then gets of random existing keys that read the counters back (merging operands left).
+     */
+    private List<PhaseResult> merges(EngineSpec spec, BenchEngine engine) throws IOException {
+        List<PhaseResult> out = new ArrayList<>();
+        for (boolean rmw : new boolean[] {false, true}) {
+            KeyGenerator rnd = distribution().generator(cfg.seed() ^ (rmw ? 0x0_3E26_0002L : 0x0_3E26_0001L));
+            EngineCounters before = engine.counters();
+            Histogram h = histogram();
+            long start = System.nanoTime();
+            for (int i = 0; i < keys.num(); i++) {
+                byte[] k = keys.key(keys.loadedId(rnd.nextIndex()));
+                long t0 = System.nanoTime();
+                if (rmw) {
+                    byte[] v = engine.get(k);
+                    engine.put(k, addOne(v));
+                } else {
+                    engine.merge(k, ONE);
+                }
+                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                tick(i);
+            }
+            long elapsed = System.nanoTime() - start;
+            progress.step(keys.num() % PROGRESS_EVERY);
+            out.add(afterWrite(Workload.MERGERANDOM, rmw ? "mergerandom-rmw" : "mergerandom", spec, engine, before, h,
+                    keys.num(), elapsed, keys.num() * (cfg.keySize() + 8L), 0));
+        }
+        // Gets of random existing keys: each must find its counter (or, never incremented, its loaded value).
+        long total = cfg.reads();
+        long[] ids = existingIds("mergerandom-read", total);
+        byte[][] ks = keysOf(ids);
+        Worker loop = (from, n, h, counts) -> {
+            for (int i = (int) from; i < from + n; i++) {
+                long t0 = System.nanoTime();
+                byte[] v = engine.get(ks[i]);
+                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                if (v == null) {
+                    counts[1]++;
+                    counts[2]++;
+                } else {
+                    counts[0]++;
+                    if (v.length != 8 && !values.matches(v, ids[i], 0)) {
+                        counts[2]++;
+                    }
+                }
+                tick(i - from);
+            }
+        };
+        warmUpLoop(loop, Math.min(total, cfg.phaseWarmup()), WARM_UP_CHUNK);
+        String cold = coldStart(engine);
+        TableSummary tables = engine.tables();
+        EngineCounters before = engine.counters();
+        Parallel p = parallel(total, loop);
+        out.add(result(Workload.MERGERANDOM, "mergerandom-read", spec, "read", p.hist(), total, p.elapsed(), p.counts()[0],
+                p.counts()[1], p.counts()[2], 0, engine.counters().minus(before), tables, 0, cold,
+                new double[] {Double.NaN, Double.NaN}));
+        return out;
+    }
+
+    /** {@code v} as an unsigned 64-bit little-endian counter plus one (a missing or non-counter value counts as 0). */
+    static byte[] addOne(byte[] v) {
+        long c = 0;
+        if (v != null && v.length == 8) {
+            for (int i = 7; i >= 0; i--) {
+                c = (c << 8) | (v[i] & 0xFFL);
+            }
+        }
+        c++;
+        byte[] out = new byte[8];
+        for (int i = 0; i < 8; i++) {
+            out[i] = (byte) (c >>> (8 * i));
+        }
+        return out;
+    }
+
+    /** Consecutive loaded keys one range deletion of the deleterange workload removes. */
+    static final int DELETE_RANGE_KEYS = 100;
+
+    /**
+     * deleterange: 1% of the loaded keys removed as ranges of {@link #DELETE_RANGE_KEYS} consecutive keys (seeded
+     * starts, non-overlapping), then gets inside the ranges (must be absent) and outside them (must be present).
+     */
+    private List<PhaseResult> rangeDeletes(EngineSpec spec, BenchEngine engine) throws IOException {
+        int ranges = (int) Math.max(1, keys.num() / 100 / DELETE_RANGE_KEYS);
+        int slots = (int) (keys.num() / DELETE_RANGE_KEYS);
+        int[] slotOrder = new KeySpace(Math.max(2, slots), 8).shuffledLoadOrder(cfg.seed() ^ 0x0_DE1A_0000L);
+        boolean[] deleted = new boolean[Math.toIntExact(keys.num())];
+        EngineCounters before = engine.counters();
+        Histogram h = histogram();
+        long start = System.nanoTime();
+        for (int r = 0; r < ranges && r < slots; r++) {
+            long first = (long) slotOrder[r] * DELETE_RANGE_KEYS; // load index: ids 2*first .. 2*(first+len)-2
+            long end = Math.min(keys.num(), first + DELETE_RANGE_KEYS);
+            long t0 = System.nanoTime();
+            engine.deleteRange(keys.key(keys.loadedId(first)), end < keys.num() ? keys.key(keys.loadedId(end))
+                    : keys.key(keys.loadedId(keys.num() - 1) + 1));
+            h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+            for (long j = first; j < end; j++) {
+                deleted[(int) j] = true;
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        int n = Math.min(ranges, slots);
+        PhaseResult del = afterWrite(Workload.DELETERANGE, "deleterange", spec, engine, before, h, n, elapsed,
+                (long) n * 2 * cfg.keySize(), 0);
+        int inCount = 0;
+        for (boolean d : deleted) {
+            inCount += d ? 1 : 0;
+        }
+        int[] inside = new int[inCount];
+        int[] outside = new int[deleted.length - inCount];
+        for (int j = 0, a = 0, b = 0; j < deleted.length; j++) {
+            if (deleted[j]) {
+                inside[a++] = j;
+            } else {
+                outside[b++] = j;
+            }
+        }
+        PhaseResult in = reads(Workload.DELETERANGE, "deleterange-inside", spec, engine, false, inside);
+        PhaseResult outPhase = reads(Workload.DELETERANGE, "deleterange-outside", spec, engine, true, outside);
+        return List.of(del, in, outPhase);
     }
 
     private PhaseResult afterWrite(Workload w, String phase, EngineSpec spec, BenchEngine engine, EngineCounters before,

@@ -36,7 +36,19 @@ public enum Workload {
      * with prefix-same-as-start semantics to present prefixes, iterating the prefix (phase seekprefix-hit), and to
      * absent prefixes inside every table's key range (phase seekprefix-miss). Its own key layout: its own session.
      */
-    SEEKPREFIX("seekprefix", "prefix seeks to present / absent prefixes (prefix filters)", true, true);
+    SEEKPREFIX("seekprefix", "prefix seeks to present / absent prefixes (prefix filters)", true, true),
+    /**
+     * Preload, flush, then N counter increments of random existing keys through the engine's merge operator (an
+     * unsigned 64-bit add on both engines; phase mergerandom), N more as a read-modify-write loop (get, add, put; phase
+     * mergerandom-rmw), then gets of random existing keys, which merge the operands left (phase mergerandom-read).
+     */
+    MERGERANDOM("mergerandom", "counter increments by merge, by read-modify-write, then gets", true, false),
+    /**
+     * Preload, flush, then delete 1% of the keys as ranges of {@code BenchRunner.DELETE_RANGE_KEYS} consecutive keys
+     * (phase deleterange), then get keys inside the ranges (absent; phase deleterange-inside) and outside them
+     * (present; phase deleterange-outside).
+     */
+    DELETERANGE("deleterange", "drop 1% of the keys as ranges, then read inside and outside them", true, false);
 
     private final String dbBenchName;
     private final String description;

@@ -42,6 +42,9 @@ public final class TableDump implements AutoCloseable {
     /** One entry of the table in key order. */
     public record Entry(Key key, byte[] value) {}
 
+    /** A range tombstone of the table's range-deletion block: keys in [begin, end) older than {@code sequence} are deleted. */
+    public record RangeDeletion(byte[] begin, byte[] end, long sequence) {}
+
     /** One data block: the last key of the block (its separator) and where it is. */
     public record IndexEntry(Key separator, Region block) {}
 
@@ -96,7 +99,8 @@ public final class TableDump implements AutoCloseable {
             throw new IllegalArgumentException("not an internal key: " + internalKey.length + " bytes");
         }
         int code = (int) (InternalKey.trailer(internalKey) & 0xff);
-        String type = code == ValueType.PUT.code() ? "PUT" : code == ValueType.DELETE.code() ? "DEL" : "type" + code;
+        String type = code == ValueType.PUT.code() ? "PUT" : code == ValueType.DELETE.code() ? "DEL"
+                : code == ValueType.MERGE.code() ? "MERGE" : "type" + code;
         return new Key(InternalKey.userKey(internalKey), InternalKey.sequence(internalKey), type);
     }
 
@@ -121,6 +125,21 @@ public final class TableDump implements AutoCloseable {
     public Region filterBlock() {
         Footer f = table.footer();
         return f.hasFilter() ? region(f.filter()) : null;
+    }
+
+    /** The range-deletion block, or null when the table holds no range tombstone. */
+    public Region rangeDeletionBlock() {
+        var h = table.properties().rangeDeletionsBlock();
+        return h == null ? null : new Region(h.offset(), h.size());
+    }
+
+    /** The range tombstones as the table stores them, fragmented (engine/FORMAT.md, "Range deletion block"). */
+    public List<RangeDeletion> rangeDeletions() {
+        List<RangeDeletion> out = new java.util.ArrayList<>();
+        for (var t : table.rangeTombstones().fragments()) {
+            out.add(new RangeDeletion(t.begin().clone(), t.end().clone(), t.sequence()));
+        }
+        return out;
     }
 
     public Region indexBlock() {

@@ -56,6 +56,9 @@ final class DbStatsCommand implements Callable<Integer> {
     @Mixin
     KeyValueFormat format;
 
+    @Mixin
+    MergeOperatorOption mergeOperator;
+
     /** A live table with the figures of its filter. */
     private record TableFacts(TableInfo info) {
         String filter() {
@@ -78,7 +81,7 @@ final class DbStatsCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--probes must not be negative: " + probes);
         }
         PrintWriter out = spec.commandLine().getOut();
-        Options options = DbOpener.readOptions().blockCacheSize(0);
+        Options options = mergeOperator.apply(DbOpener.readOptions().blockCacheSize(0));
         try (Db db = DbOpener.open(dir, options, false)) {
             Stats s = db.stats();
             List<TableFacts> tables = db.tables().stream().map(TableFacts::new).toList();

@@ -77,6 +77,9 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
             if (t instanceof NotADatabaseException) {
                 return new Classified(ExitCodes.IO_ERROR, message(t));
             }
+            if (t instanceof io.bloomkv.engine.MergeOperatorException) {
+                return new Classified(ExitCodes.USAGE, message(t) + " (give --merge-operator)");
+            }
             if (t instanceof InvalidArgumentException) {
                 return new Classified(ExitCodes.USAGE, "invalid argument: " + message(t));
             }

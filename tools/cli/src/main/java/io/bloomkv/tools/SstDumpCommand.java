@@ -61,6 +61,7 @@ final class SstDumpCommand implements Callable<Integer> {
                 printIndex(out, index);
             }
             printFilter(out, t);
+            printRangeDeletions(out, t);
             if (entries) {
                 printEntries(out, t);
             }
@@ -76,6 +77,9 @@ final class SstDumpCommand implements Callable<Integer> {
                 + String.format(Locale.ROOT, "0x%016x", TableDump.MAGIC) + " (\"bloomkv1\"), checksum ok");
         Region filter = t.filterBlock();
         out.println("  filter block      " + (filter == null ? handle(new Region(0, 0)) + "  (no filter)" : handle(filter)));
+        if (t.rangeDeletionBlock() != null) {
+            out.println("  range deletions   " + handle(t.rangeDeletionBlock()) + "  (properties: bloomkv.range.deletions.block)");
+        }
         out.println("  index block       " + handle(t.indexBlock()));
         out.println("  properties block  " + handle(t.propertiesBlock()));
     }
@@ -109,6 +113,9 @@ final class SstDumpCommand implements Callable<Integer> {
             long start = index.get(0).block().offset();
             long end = index.get(index.size() - 1).block().end();
             layout.row("data blocks (" + index.size() + ")", Fmt.count(start), Fmt.count(end), Fmt.count(end - start));
+        }
+        if (t.rangeDeletionBlock() != null) {
+            region(layout, "range deletion block", t.rangeDeletionBlock());
         }
         if (t.filterBlock() != null) {
             region(layout, "filter block", t.filterBlock());
@@ -157,6 +164,18 @@ final class SstDumpCommand implements Callable<Integer> {
         out.println("  bits set          " + Fmt.share(f.fractionOfBitsSet()));
         out.println("  expected FPR      " + Fmt.rate(f.expectedFpp()));
         out.println("  off-heap memory   " + Fmt.count(f.memoryBytes()) + " bytes");
+    }
+
+    /** The table's range tombstones, fragmented (none: nothing printed). */
+    private void printRangeDeletions(PrintWriter out, TableDump t) {
+        List<TableDump.RangeDeletion> ds = t.rangeDeletions();
+        if (ds.isEmpty()) {
+            return;
+        }
+        out.println("range deletions (" + ds.size() + " fragments; keys in [begin, end) older than seq are deleted):");
+        for (TableDump.RangeDeletion d : ds) {
+            out.println("  [" + format.keys().format(d.begin()) + ", " + format.keys().format(d.end()) + ") @" + d.sequence());
+        }
     }
 
     private void printEntries(PrintWriter out, TableDump t) {

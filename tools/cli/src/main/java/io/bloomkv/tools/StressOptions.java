@@ -3,6 +3,7 @@ package io.bloomkv.tools;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.Options;
+import io.bloomkv.tools.stress.StressValue;
 import io.bloomkv.engine.SyncMode;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -92,6 +93,7 @@ final class StressOptions {
         return Options.defaults().syncMode(sync).writeBufferSize(256 << 10).targetFileSize(256 << 10)
                 .maxBytesForLevelBase(1 << 20).blockSize(1024)
                 .compression(tables.compression()).filterKind(tables.filterKind()).rangeFilterBitsPerKey(tables.rangeFilterBits())
-                .useMmapReads(tables.readMode() == ReadMode.MMAP).useDirectReads(tables.readMode() == ReadMode.DIRECT);
+                .useMmapReads(tables.readMode() == ReadMode.MMAP).useDirectReads(tables.readMode() == ReadMode.DIRECT)
+                .mergeOperator(StressValue.MERGE_OPERATOR); // the runs write merges: every open of their database needs it
     }
 }

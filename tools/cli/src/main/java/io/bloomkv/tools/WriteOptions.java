@@ -6,6 +6,7 @@ import io.bloomkv.engine.Options;
 import io.bloomkv.engine.SyncMode;
 import java.io.IOException;
 import java.nio.file.Path;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -34,8 +35,11 @@ final class WriteOptions {
             defaultValue = "10")
     double bitsPerKey;
 
+    @Mixin
+    MergeOperatorOption mergeOperator = new MergeOperatorOption();
+
     Options toOptions() {
-        return Options.defaults()
+        return mergeOperator.apply(Options.defaults())
                 .filterKind(filterKind)
                 .bitsPerKey(bitsPerKey)
                 .syncMode(noSync ? SyncMode.NONE : SyncMode.EVERY_WRITE);

@@ -26,6 +26,29 @@ class DbCommandsTest {
     }
 
     @Test
+    void aDatabaseWithMergeOperandsIsReadWithMergeOperator() {
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(Path.of(db()),
+                io.bloomkv.engine.Options.defaults().mergeOperator(io.bloomkv.engine.MergeOperators.stringAppend(',')))) {
+            d.merge("list".getBytes(java.nio.charset.StandardCharsets.UTF_8), "a".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.merge("list".getBytes(java.nio.charset.StandardCharsets.UTF_8), "b".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.deleteRange("m".getBytes(java.nio.charset.StandardCharsets.UTF_8), "n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.put("m1".getBytes(java.nio.charset.StandardCharsets.UTF_8), "x".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.put("m0".getBytes(java.nio.charset.StandardCharsets.UTF_8), "y".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.deleteRange("m0".getBytes(java.nio.charset.StandardCharsets.UTF_8), "m1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        Cli.Result refused = Cli.run("get", db(), "list");
+        assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(refused.err()).contains("merge operands", "--merge-operator");
+        Cli.Result get = Cli.run("get", db(), "list", "--merge-operator=stringappend");
+        assertThat(get.exitCode()).as(get.toString()).isZero();
+        assertThat(get.out()).isEqualTo("a,b\n");
+        Cli.Result scan = Cli.run("scan", db(), "--merge-operator=stringappend:,");
+        assertThat(scan.exitCode()).as(scan.toString()).isZero();
+        assertThat(scan.out()).contains("list").contains("m1").doesNotContain("m0");
+        assertThat(Cli.run("get", db(), "list", "--merge-operator=nope").exitCode()).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
     void putGetDeleteRoundTrip() {
         Cli.Result put = Cli.run("put", db(), "--create", "apple", "red");
         assertThat(put.exitCode()).as(put.toString()).isZero();

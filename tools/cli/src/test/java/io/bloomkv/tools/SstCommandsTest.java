@@ -33,6 +33,25 @@ class SstCommandsTest {
     }
 
     @Test
+    void dumpListsRangeDeletionsAndTheirBlock() throws IOException {
+        Path db = tmp.resolve("rd");
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(db, io.bloomkv.engine.Options.defaults())) {
+            d.put("a1".getBytes(StandardCharsets.UTF_8), "x".getBytes(StandardCharsets.UTF_8));
+            d.deleteRange("a".getBytes(StandardCharsets.UTF_8), "c".getBytes(StandardCharsets.UTF_8));
+            d.deleteRange("b".getBytes(StandardCharsets.UTF_8), "e".getBytes(StandardCharsets.UTF_8));
+            d.flush();
+        }
+        List<Path> tables = TestDbs.tables(db);
+        assertThat(tables).hasSize(1);
+        Cli.Result r = Cli.run("sst", "dump", tables.get(0).toString());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("range deletions   offset", "range deletion block",
+                "range deletions (4 fragments", "[a, b) @2", "[b, c) @3", "[b, c) @2", "[c, e) @3");
+        Cli.Result v = Cli.run("sst", "verify", tables.get(0).toString());
+        assertThat(v.exitCode()).as(v.toString()).isZero();
+    }
+
+    @Test
     void dumpShowsFooterPropertiesLayoutIndexAndFilter() throws IOException {
         Path table = table();
         int blocks = dataBlocks(table).size();

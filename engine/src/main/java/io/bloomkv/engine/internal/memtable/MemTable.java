@@ -2,6 +2,9 @@ package io.bloomkv.engine.internal.memtable;
 
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.KeyLookup;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableReader;
@@ -33,6 +36,12 @@ public final class MemTable {
     private final AtomicLong approximateBytes = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
     private final long logNumber;
+    /** Range tombstones, in the order added (one writer; readers take the published array). */
+    private volatile RangeTombstone[] rangeTombstones = new RangeTombstone[0];
+    /** {@link #rangeTombstones} fragmented, rebuilt by the first reader after each addition. */
+    private volatile RangeTombstoneList fragmented = RangeTombstoneList.EMPTY;
+    /** Set once a merge operand is added (a read-only open checks it holds none without a merge operator). */
+    private volatile boolean hasMergeOperands;
     /** Null when the memtable has no filter. */
     private final MemTableFilter filter;
 
@@ -78,9 +87,56 @@ public final class MemTable {
         if (filter != null) {
             filter.add(Hashing.hash64(userKey)); // before the entry becomes visible (see MemTableFilter)
         }
+        if (type == ValueType.MERGE) {
+            hasMergeOperands = true;
+        }
         long bytes = table.insert(userKey, InternalKey.packTrailer(sequence, type), v, 0, v.length);
         entries.incrementAndGet();
         approximateBytes.addAndGet(bytes);
+    }
+
+    /**
+     * Adds a range tombstone: the memtable's and older entries of keys in [begin, end) with sequence below
+     * {@code sequence} read as deleted (arrays copied). Called by the write leader only, as {@link #add}.
+     */
+    public void addRangeTombstone(long sequence, byte[] begin, byte[] end) {
+        RangeTombstone[] old = rangeTombstones;
+        RangeTombstone[] now = java.util.Arrays.copyOf(old, old.length + 1);
+        now[old.length] = new RangeTombstone(begin.clone(), end.clone(), sequence);
+        approximateBytes.addAndGet(begin.length + end.length + ENTRY_OVERHEAD + InternalKey.TRAILER_SIZE);
+        entries.incrementAndGet();
+        rangeTombstones = now;
+    }
+
+    /** True once a range tombstone was added. */
+    public boolean hasRangeTombstones() {
+        return rangeTombstones.length > 0;
+    }
+
+    /** The range tombstones added so far, in the order added. */
+    public java.util.List<RangeTombstone> rangeTombstones() {
+        return java.util.List.of(rangeTombstones);
+    }
+
+    /** The range tombstones added so far, fragmented (cached until the next one is added). */
+    public RangeTombstoneList rangeTombstoneList() {
+        RangeTombstone[] now = rangeTombstones;
+        RangeTombstoneList f = fragmented;
+        if (f.tombstoneCount() != countNonEmpty(now)) {
+            f = RangeTombstoneList.of(java.util.Arrays.asList(now));
+            fragmented = f;
+        }
+        return f;
+    }
+
+    private static int countNonEmpty(RangeTombstone[] ts) {
+        int n = 0;
+        for (RangeTombstone t : ts) {
+            if (java.util.Arrays.compareUnsigned(t.begin(), t.end()) < 0) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /**
@@ -109,7 +165,29 @@ public final class MemTable {
         }
         long trailer = table.trailer(e);
         ValueType type = ValueType.fromCode((int) (trailer & 0xFF));
-        return new TableReader.Entry(type, trailer >>> 8, type == ValueType.PUT ? table.value(e) : null);
+        return new TableReader.Entry(type, trailer >>> 8, type == ValueType.DELETE ? null : table.value(e));
+    }
+
+    /**
+     * Feeds {@code lookup} this memtable's entries of its key visible at its snapshot, newest first, until it is done
+     * (a get past merge operands). Returns {@link KeyLookup#isDone()}.
+     */
+    public boolean collect(long userKeyHash, KeyLookup lookup) {
+        if (rangeTombstones.length > 0) {
+            lookup.coveredBy(rangeTombstoneList().maxCovering(lookup.userKey(), lookup.snapshot()));
+        }
+        if (entries.get() == 0 || (filter != null && !filter.mightContain(userKeyHash))) {
+            return lookup.isDone();
+        }
+        MemKey key = new MemKey(lookup.userKey(), InternalKey.packTrailer(lookup.snapshot(), ValueType.FOR_SEEK));
+        for (long e = table.findGreaterOrEqual(key, null); e != 0 && table.userKeyEquals(e, key); e = table.next(e)) {
+            long trailer = table.trailer(e);
+            ValueType type = ValueType.fromCode((int) (trailer & 0xFF));
+            if (lookup.add(type, trailer >>> 8, type == ValueType.DELETE ? null : table.value(e))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** An iterator over a live view: entries added later may or may not be seen (callers filter by sequence). */
@@ -125,11 +203,22 @@ public final class MemTable {
         return approximateBytes.get();
     }
 
+    /** True once a merge operand was added. */
+    public boolean hasMergeOperands() {
+        return hasMergeOperands;
+    }
+
     public long entryCount() {
         return entries.get();
     }
 
+    /** True when nothing was added (no entry, no range tombstone). */
     public boolean isEmpty() {
+        return table.isEmpty() && rangeTombstones.length == 0;
+    }
+
+    /** True when no point entry was added (range tombstones aside). */
+    public boolean hasNoPointEntries() {
         return table.isEmpty();
     }
 }

@@ -34,6 +34,18 @@ public final class ReadCounters {
     public final LongAdder rangeFilterUseful = new LongAdder();
     /** Range-filter probes that answered "might contain" where the table then had no key in the range. */
     public final LongAdder rangeFilterFalsePositives = new LongAdder();
+    /**
+     * Tables a point read passed without asking their filter or reading a block because a newer range tombstone
+     * covers the key (RocksDB's range-deletion short-circuit in {@code Version::Get}).
+     */
+    public final LongAdder rangeTombstoneSkips = new LongAdder();
+    /**
+     * Compaction inputs not read at all because newer range tombstones every snapshot sees cover their whole key range
+     * (RocksDB's "delete range drops whole files").
+     */
+    public final LongAdder tablesDroppedByRangeDeletion = new LongAdder();
+    /** Point reads that met a merge operand and read on past it ({@code PointLookup}). */
+    public final LongAdder mergeLookups = new LongAdder();
 
     /** Adds {@code checks} filter probes, {@code useful} of which answered "definitely not". */
     public void recordProbes(long checks, long useful) {

@@ -41,6 +41,12 @@ public final class TableProperties {
     static final String RANGE_FILTER_BITS_PER_KEY = "bloomkv.range.filter.bits.per.key";
     static final String INDEX_SIZE = "bloomkv.index.size";
     static final String LARGEST_KEY = "bloomkv.key.largest";
+    /** Optional (absent = 0; written only when non-zero): range tombstones in the range-deletion block. */
+    static final String RANGE_DELETIONS = "bloomkv.range.deletions";
+    /** Optional (present exactly when {@link #RANGE_DELETIONS} is): the range-deletion block's handle. */
+    static final String RANGE_DELETIONS_BLOCK = "bloomkv.range.deletions.block";
+    /** Optional (absent = 0; written only when non-zero): merge operands among the entries. */
+    static final String MERGE_OPERANDS = "bloomkv.merge.operands";
     static final String SMALLEST_KEY = "bloomkv.key.smallest";
     static final String RAW_KEY_SIZE = "bloomkv.raw.key.size";
     static final String RAW_VALUE_SIZE = "bloomkv.raw.value.size";
@@ -71,6 +77,9 @@ public final class TableProperties {
     private final long dataBlocksCompressed;
     private final BlockHandle rangeFilter;
     private final double rangeFilterBitsPerKey;
+    private final long mergeOperands;
+    private final long rangeDeletions;
+    private final BlockHandle rangeDeletionsBlock;
 
     private TableProperties(Builder b) {
         entries = b.entries;
@@ -97,6 +106,9 @@ public final class TableProperties {
         dataBlocksCompressed = b.dataBlocksCompressed;
         rangeFilter = b.rangeFilter;
         rangeFilterBitsPerKey = b.rangeFilterBitsPerKey;
+        mergeOperands = b.mergeOperands;
+        rangeDeletions = b.rangeDeletions;
+        rangeDeletionsBlock = b.rangeDeletionsBlock;
     }
 
     /** The range filter block's handle, or null when the table has none. */
@@ -107,6 +119,21 @@ public final class TableProperties {
     /** Bits per key the range filter was built at (0 without one). */
     public double rangeFilterBitsPerKey() {
         return rangeFilterBitsPerKey;
+    }
+
+    /** Range tombstones the table holds (in its range-deletion block). */
+    public long rangeDeletions() {
+        return rangeDeletions;
+    }
+
+    /** The range-deletion block, or null when the table has none. */
+    public BlockHandle rangeDeletionsBlock() {
+        return rangeDeletionsBlock;
+    }
+
+    /** Merge operands among {@link #entries()} (a database holding any needs a merge operator). */
+    public long mergeOperands() {
+        return mergeOperands;
     }
 
     /** Entries (puts and tombstones). */
@@ -251,6 +278,13 @@ public final class TableProperties {
         }
         m.put(INDEX_SIZE, varint(indexSize));
         m.put(LARGEST_KEY, largestKey.clone());
+        if (mergeOperands > 0) {
+            m.put(MERGE_OPERANDS, varint(mergeOperands));
+        }
+        if (rangeDeletions > 0) {
+            m.put(RANGE_DELETIONS, varint(rangeDeletions));
+            m.put(RANGE_DELETIONS_BLOCK, rangeDeletionsBlock.encode());
+        }
         m.put(SMALLEST_KEY, smallestKey.clone());
         m.put(RAW_KEY_SIZE, varint(rawKeyBytes));
         m.put(RAW_VALUE_SIZE, varint(rawValueBytes));
@@ -329,6 +363,18 @@ public final class TableProperties {
             }
             b.rangeFilter = new BlockHandle(off, size);
             b.rangeFilterBitsPerKey = Double.longBitsToDouble(Coding.getFixed64(rb, 0));
+        }
+        b.mergeOperands = raw.containsKey(MERGE_OPERANDS) ? d.varint(MERGE_OPERANDS) : 0;
+        b.rangeDeletions = raw.containsKey(RANGE_DELETIONS) ? d.varint(RANGE_DELETIONS) : 0;
+        if (b.rangeDeletions > 0) {
+            byte[] h = d.bytes(RANGE_DELETIONS_BLOCK);
+            Coding.Reader r = new Coding.Reader(h, 0, h.length);
+            long off = r.varint64();
+            long size = r.varint64();
+            if (!r.ok || r.pos != h.length || off < 0 || size <= 0 || off > fileSize || size > fileSize) {
+                throw new CorruptionException("property " + RANGE_DELETIONS_BLOCK + " is not a block handle", file, blockOffset);
+            }
+            b.rangeDeletionsBlock = new BlockHandle(off, size);
         }
         if (b.smallestKey.length < InternalKey.TRAILER_SIZE || b.largestKey.length < InternalKey.TRAILER_SIZE) {
             throw new CorruptionException("property key range holds a key shorter than 8 bytes", file, blockOffset);
@@ -421,6 +467,9 @@ public final class TableProperties {
         long dataBlocksCompressed;
         BlockHandle rangeFilter;
         double rangeFilterBitsPerKey;
+        long mergeOperands;
+        long rangeDeletions;
+        BlockHandle rangeDeletionsBlock;
 
         TableProperties build() {
             return new TableProperties(this);

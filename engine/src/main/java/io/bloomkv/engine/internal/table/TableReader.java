@@ -8,6 +8,9 @@ import io.bloomkv.bloom.RangeFilter;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.KeyLookup;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
@@ -52,7 +55,10 @@ public final class TableReader implements AutoCloseable {
     /** One index entry: the separator key (>= the block's last key, < the next block's first) and the block. */
     public record IndexEntry(byte[] separator, BlockHandle handle) {}
 
-    /** A block that failed {@link #verifyChecksums()}. {@code kind} is "data", "filter", "index" or "properties". */
+    /**
+     * A block that failed {@link #verifyChecksums()}. {@code kind} is "data", "filter", "index", "properties" or
+     * "range deletion".
+     */
     public record BadBlock(String kind, long offset, long size, String problem) {}
 
     private static final AtomicLong LIVE_TABLES = new AtomicLong();
@@ -78,11 +84,15 @@ public final class TableReader implements AutoCloseable {
     private final ReadCounters counters;
     private final RefCount refs;
     private final AtomicBoolean openerReleased = new AtomicBoolean();
+    /** The range-deletion block, fragmented (read at open and kept on the heap, as RocksDB caches it). */
+    private final RangeTombstoneList rangeTombstones;
 
     private TableReader(Path path, long fileNumber, ReadableFile file, long fileSize, Footer footer, Block index,
             TableProperties properties, Map<String, byte[]> rawProperties, Filter filter, String filterProblem,
-            RangeFilter rangeFilter, String rangeFilterProblem, BlockCache cache, ReadCounters counters) {
+            RangeFilter rangeFilter, String rangeFilterProblem, BlockCache cache, ReadCounters counters,
+            RangeTombstoneList rangeTombstones) {
         this.path = path;
+        this.rangeTombstones = rangeTombstones;
         this.refs = new RefCount("table " + path);
         this.fileNumber = fileNumber;
         this.file = file;
@@ -168,8 +178,10 @@ public final class TableReader implements AutoCloseable {
             // cache blocks read from a mapping either). A block copied out of the page cache costs less than a cache
             // insert that evicts another (docs/operations.md, "Mapped reads").
             BlockCache cache = mappedFile != null && props.compression() == Compression.NONE ? null : cacheOrNull;
+            RangeTombstoneList tombstones = props.rangeDeletionsBlock() == null ? RangeTombstoneList.EMPTY
+                    : readRangeTombstones(file, size, path, props);
             return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, rangeFilter, rangeProblem, cache,
-                    counters == null ? new ReadCounters() : counters);
+                    counters == null ? new ReadCounters() : counters, tombstones);
         } catch (IOException | RuntimeException | Error e) {
             if (filter != null) {
                 filter.close();
@@ -184,6 +196,59 @@ public final class TableReader implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Reads and checks the range-deletion block (engine/FORMAT.md, "Range deletion block"): every key an internal key
+     * of type 0x0F, in strictly increasing order, each range non-empty, as many as the properties say.
+     */
+    private static RangeTombstoneList readRangeTombstones(ReadableFile file, long size, Path path, TableProperties props)
+            throws IOException {
+        BlockHandle h = props.rangeDeletionsBlock();
+        return decodeRangeTombstones(readBlock(file, size, path, h, "range deletion"), props.rangeDeletions(), path, h.offset());
+    }
+
+    /**
+     * Decodes a range-deletion block's contents (fuzzed by RangeDeletionFuzzTest). {@code expected} is the count the
+     * properties give. @throws CorruptionException naming {@code path} and {@code offset} for any violation
+     */
+    static RangeTombstoneList decodeRangeTombstones(Block block, long expected, Path path, long offset) {
+        List<RangeTombstone> ts = new ArrayList<>();
+        BlockIterator it = block.iterator(InternalKey.COMPARATOR);
+        byte[] previous = null;
+        for (it.seekToFirst(); it.valid(); it.next()) {
+            byte[] key = it.key();
+            if (key.length < InternalKey.TRAILER_SIZE + 1) {
+                throw new CorruptionException("range deletion key shorter than its trailer plus one byte", path, offset);
+            }
+            long trailer = InternalKey.trailer(key);
+            if ((trailer & 0xFF) != RangeTombstone.TYPE_CODE) {
+                throw new CorruptionException("range deletion key of type " + (trailer & 0xFF), path, offset);
+            }
+            if (previous != null && InternalKey.compare(previous, key) >= 0) {
+                throw new CorruptionException("range deletion keys out of order", path, offset);
+            }
+            previous = key;
+            byte[] begin = InternalKey.userKey(key);
+            byte[] end = it.value();
+            if (java.util.Arrays.compareUnsigned(begin, end) >= 0) {
+                throw new CorruptionException("range deletion with begin >= end", path, offset);
+            }
+            ts.add(new RangeTombstone(begin, end, trailer >>> 8));
+            if (ts.size() > expected) {
+                break;
+            }
+        }
+        if (ts.size() != expected) {
+            throw new CorruptionException("range deletion block holds " + (ts.size() > expected ? "more than " : "")
+                    + ts.size() + " tombstones, properties say " + expected, path, offset);
+        }
+        return RangeTombstoneList.of(ts);
+    }
+
+    /** The range tombstones of the table, fragmented (empty for most tables). No I/O. */
+    public RangeTombstoneList rangeTombstones() {
+        return rangeTombstones;
     }
 
     /** The file mapped, or null where it cannot be (no support, the mapping limit): it is then read with {@code pread}. */
@@ -323,6 +388,21 @@ public final class TableReader implements AutoCloseable {
         counters.recordProbes(checks, useful);
     }
 
+    /** Counts a table a get passed because a newer range tombstone covers the key. */
+    public void recordRangeTombstoneSkip() {
+        counters.rangeTombstoneSkips.increment();
+    }
+
+    /** Counts this table dropped by a compaction without being read (range tombstones cover it). */
+    public void recordDroppedByRangeDeletion() {
+        counters.tablesDroppedByRangeDeletion.increment();
+    }
+
+    /** Counts a get that read on past a merge operand. */
+    public void recordMergeLookup() {
+        counters.mergeLookups.increment();
+    }
+
     /** Counts a get that read this table without a filter. */
     public void recordReadWithoutFilter() {
         counters.tablesReadWithoutFilter.increment();
@@ -392,7 +472,7 @@ public final class TableReader implements AutoCloseable {
                     long seq = trailer >>> 8;
                     if (seq <= snapshotSeq) {
                         ValueType type = typeOf((int) (trailer & 0xff), block);
-                        return new Entry(type, seq, type == ValueType.PUT ? it.value() : null);
+                        return new Entry(type, seq, type == ValueType.DELETE ? null : it.value());
                     }
                 }
                 if (search != null) {
@@ -402,6 +482,58 @@ public final class TableReader implements AutoCloseable {
                 }
             }
             return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * {@link #searchRetained} for a lookup that may need more than the newest entry (merge operands): feeds
+     * {@code lookup} every entry of its key visible at its snapshot, newest first, until it is done. Returns
+     * {@link KeyLookup#isDone()}. Same holding contract; the caller asked the filter first.
+     */
+    public boolean collectRetained(KeyLookup lookup) {
+        byte[] userKey = lookup.userKey();
+        long snapshotSeq = lookup.snapshot();
+        long seekTrailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
+        BlockIterator idx = index.iterator(InternalKey.COMPARATOR);
+        idx.seekInternal(userKey, userKey.length, seekTrailer);
+        boolean sawUserKey = false;
+        boolean first = true;
+        try {
+            for (; idx.valid(); idx.next()) {
+                Block block = dataBlock(handleOf(idx), true);
+                BlockIterator it = block.iterator(InternalKey.COMPARATOR);
+                if (first) {
+                    it.seekInternal(userKey, userKey.length, seekTrailer);
+                    first = false;
+                } else {
+                    it.seekToFirst();
+                }
+                for (; it.valid(); it.next()) {
+                    if (it.keyLength() < InternalKey.TRAILER_SIZE) {
+                        throw new CorruptionException("internal key shorter than its trailer", path, block.offset());
+                    }
+                    if (it.compareCurrentUserKey(userKey) != 0) {
+                        return lookup.isDone();
+                    }
+                    if (!sawUserKey) {
+                        sawUserKey = true;
+                        if (filter != null) {
+                            counters.filterTruePositive.increment();
+                        }
+                    }
+                    long trailer = it.currentTrailer();
+                    long seq = trailer >>> 8;
+                    if (seq <= snapshotSeq) {
+                        ValueType type = typeOf((int) (trailer & 0xff), block);
+                        if (lookup.add(type, seq, type == ValueType.DELETE ? null : it.value())) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            return lookup.isDone();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -627,6 +759,14 @@ public final class TableReader implements AutoCloseable {
                 Filters.read(fbytes, 0, (int) footer.filter().size()).close();
             } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
                 bad.add(new BadBlock("filter", footer.filter().offset(), footer.filter().size(), e.getMessage()));
+            }
+        }
+        if (properties.rangeDeletionsBlock() != null) {
+            BlockHandle h = properties.rangeDeletionsBlock();
+            try {
+                readRangeTombstones(file, size, path, properties);
+            } catch (CorruptionException e) {
+                bad.add(new BadBlock("range deletion", h.offset(), h.size(), e.getMessage()));
             }
         }
         for (String kind : new String[] {"index", "properties"}) {

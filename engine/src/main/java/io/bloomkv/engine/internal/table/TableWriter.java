@@ -7,6 +7,8 @@ import io.bloomkv.bloom.Hashing;
 import io.bloomkv.bloom.RangeFilter;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import java.util.List;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.util.Crc32c;
@@ -47,6 +49,7 @@ public final class TableWriter implements Closeable {
     private boolean closed;
     /** Collects the distinct user keys for the range filter, or null without one. */
     private RangeFilter.Builder rangeFilter;
+    private final java.util.List<RangeTombstone> rangeTombstones = new java.util.ArrayList<>();
 
     public TableWriter(WritableFile file, TableBuilderOptions opts, long expectedKeys) {
         this.file = Objects.requireNonNull(file, "file");
@@ -102,6 +105,8 @@ public final class TableWriter implements Closeable {
         props.entries++;
         if (type == ValueType.DELETE) {
             props.deletions++;
+        } else if (type == ValueType.MERGE) {
+            props.mergeOperands++;
         }
         props.rawKeyBytes += internalKey.length;
         props.rawValueBytes += value.length;
@@ -137,6 +142,24 @@ public final class TableWriter implements Closeable {
         props.filterPrefixes++;
     }
 
+    /**
+     * Adds a range tombstone to the table's range-deletion block (engine/FORMAT.md, "Range deletion block"), any time
+     * before {@link #finish()}; the table's key range and sequence range grow to include it. Tombstones of one table
+     * must differ in (begin, sequence).
+     */
+    public void addRangeTombstone(RangeTombstone t) {
+        ensureWritable();
+        if (java.util.Arrays.compareUnsigned(t.begin(), t.end()) >= 0) {
+            throw new IllegalArgumentException("empty range tombstone " + t);
+        }
+        rangeTombstones.add(t);
+    }
+
+    /** Range tombstones added so far. */
+    public int rangeTombstoneCount() {
+        return rangeTombstones.size();
+    }
+
     /** Entries added so far. */
     public long entries() {
         return props.entries;
@@ -155,17 +178,21 @@ public final class TableWriter implements Closeable {
      */
     public TableProperties finish() throws IOException {
         ensureWritable();
-        if (props.entries == 0) {
-            throw new IllegalStateException("a table needs at least one entry");
+        if (props.entries == 0 && rangeTombstones.isEmpty()) {
+            throw new IllegalStateException("a table needs at least one entry or range tombstone");
         }
         finished = true;
         if (!dataBlock.isEmpty()) {
             flushDataBlock();
         }
         props.largestKey = lastKey;
+        // Range-deletion block (before the filter: the data area ends where the filter starts, see IndexSearch).
+        if (!rangeTombstones.isEmpty()) {
+            writeRangeDeletionBlock();
+        }
         // Filter block.
         BlockHandle filterHandle;
-        if (opts.hasFilter()) {
+        if (opts.hasFilter() && hashCount > 0) {
             byte[] serialized;
             long[] hashes = hashCount == userKeyHashes.length ? userKeyHashes : Arrays.copyOf(userKeyHashes, hashCount);
             try (Filter f = Filters.build(opts.filterKind(), hashes, opts.bitsPerKey())) {
@@ -201,6 +228,47 @@ public final class TableWriter implements Closeable {
         file.sync();
         props.fileSize = offset;
         return props.build();
+    }
+
+    /**
+     * Writes the range tombstones as one block of internal keys {@code begin | (sequence << 8 | 0x0F)} to their
+     * {@code end}s, in internal-key order, uncompressed, and widens the table's key and sequence ranges to cover them.
+     */
+    private void writeRangeDeletionBlock() throws IOException {
+        List<RangeTombstone> ts = new java.util.ArrayList<>(rangeTombstones);
+        ts.sort((a, b) -> {
+            int c = java.util.Arrays.compareUnsigned(a.begin(), b.begin());
+            return c != 0 ? c : Long.compare(b.sequence(), a.sequence());
+        });
+        BlockBuilder block = new BlockBuilder(TableFormat.META_RESTART_INTERVAL);
+        byte[] previous = null;
+        for (RangeTombstone t : ts) {
+            byte[] key = rangeDeletionKey(t.begin(), t.sequence());
+            if (previous != null && Arrays.equals(previous, key)) {
+                throw new IllegalArgumentException("two range tombstones with the same begin and sequence: " + t);
+            }
+            previous = key;
+            block.add(key, t.end());
+            byte[] low = InternalKey.encode(t.begin(), t.sequence(), ValueType.DELETE);
+            byte[] high = InternalKey.encode(t.largestCoveredBound(), 0, ValueType.DELETE);
+            if (props.smallestKey == null || InternalKey.compare(low, props.smallestKey) < 0) {
+                props.smallestKey = low;
+            }
+            if (props.largestKey == null || InternalKey.compare(high, props.largestKey) > 0) {
+                props.largestKey = high;
+            }
+            props.smallestSeq = Math.min(props.smallestSeq, t.sequence());
+            props.largestSeq = Math.max(props.largestSeq, t.sequence());
+        }
+        props.rangeDeletionsBlock = writeBlock(block.finish(), Compression.NONE);
+        props.rangeDeletions = ts.size();
+    }
+
+    /** The internal key of a range tombstone in the range-deletion block: {@code begin | u64le(sequence << 8 | 0x0F)}. */
+    static byte[] rangeDeletionKey(byte[] begin, long sequence) {
+        byte[] key = Arrays.copyOf(begin, begin.length + InternalKey.TRAILER_SIZE);
+        Coding.putFixed64(key, begin.length, (sequence << 8) | RangeTombstone.TYPE_CODE);
+        return key;
     }
 
     /** Closes the file (flushing what was written; a table not {@link #finish() finished} is incomplete). Idempotent. */

@@ -1,5 +1,8 @@
 package io.bloomkv.engine.internal.version;
 
+import io.bloomkv.engine.internal.KeyLookup;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.iterator.LevelIterator;
@@ -34,6 +37,8 @@ public final class Version implements LevelView {
     private final LevelTargets targets;
     private final int compactionLevel;
     private final double compactionScore;
+    /** True when some table holds a range tombstone (point reads then take {@link #collect}). */
+    private final boolean hasRangeTombstones;
 
     Version(VersionSet owner, List<List<FileMetaData>> levels, TableCache tables, LevelTargets targets, int compactionLevel,
             double compactionScore) {
@@ -60,6 +65,13 @@ public final class Version implements LevelView {
                 r.retain();
             }
         }
+        boolean tombstones = false;
+        for (TableReader[] rs : readers) {
+            for (TableReader r : rs) {
+                tombstones |= !r.rangeTombstones().isEmpty();
+            }
+        }
+        this.hasRangeTombstones = tombstones;
         this.targets = targets;
         this.compactionLevel = compactionLevel;
         this.compactionScore = compactionScore;
@@ -87,6 +99,25 @@ public final class Version implements LevelView {
             }
             owner.versionDropped(this);
         }
+    }
+
+    /** True when some table of this Version holds a range tombstone. */
+    public boolean hasRangeTombstones() {
+        return hasRangeTombstones;
+    }
+
+    /** Every range tombstone of every table (fragments), for an iterator's view; empty for most Versions. */
+    public List<RangeTombstone> rangeTombstones() {
+        if (!hasRangeTombstones) {
+            return List.of();
+        }
+        List<RangeTombstone> out = new ArrayList<>();
+        for (TableReader[] rs : readers) {
+            for (TableReader r : rs) {
+                out.addAll(r.rangeTombstones().fragments());
+            }
+        }
+        return out;
     }
 
     @Override
@@ -223,6 +254,65 @@ public final class Version implements LevelView {
                 }
             }
             return null;
+        } finally {
+            if (last != null) {
+                last.recordProbes(checks, useful);
+            }
+        }
+    }
+
+    /**
+     * {@link #get} for a lookup that may need more than the newest entry (merge operands, range tombstones): asks the
+     * same tables in the same order, each one's filter before any block, feeding {@code lookup} every visible entry
+     * of its key until it is done. Returns {@link KeyLookup#isDone()}.
+     */
+    public boolean collect(long userKeyHash, KeyLookup lookup) {
+        byte[] userKey = lookup.userKey();
+        long keyPrefix = KeyPrefix.of(userKey);
+        int checks = 0;
+        int useful = 0;
+        TableReader last = null;
+        try {
+            for (int level = 0; level < files.length && !lookup.isDone(); level++) {
+                FileMetaData[] fs = files[level];
+                int from;
+                int to;
+                if (level == 0) {
+                    from = 0;
+                    to = fs.length;
+                } else {
+                    from = findFile(level, userKey, keyPrefix);
+                    to = Math.min(fs.length, from + 1);
+                }
+                for (int i = from; i < to && !lookup.isDone(); i++) {
+                    if (!fs[i].mayContain(userKey)) {
+                        continue;
+                    }
+                    TableReader r = readers[level][i];
+                    last = r;
+                    // Range tombstones first (in memory): a covering tombstone newer than all of this table (and so
+                    // of every deeper one) answers without the filter or a block.
+                    RangeTombstoneList ts = r.rangeTombstones();
+                    if (!ts.isEmpty()) {
+                        lookup.coveredBy(ts.maxCovering(userKey, lookup.snapshot()));
+                    }
+                    if (lookup.coversAllOf(fs[i].largestSequence())) {
+                        r.recordRangeTombstoneSkip();
+                        break;
+                    }
+                    if (r.hasFilter()) {
+                        checks++;
+                        if (!r.filterPassesRetained(userKeyHash)) {
+                            useful++;
+                            continue;
+                        }
+                    } else {
+                        r.recordReadWithoutFilter();
+                    }
+                    r.collectRetained(lookup);
+                }
+            }
+            return lookup.isDone();
         } finally {
             if (last != null) {
                 last.recordProbes(checks, useful);
@@ -465,6 +555,18 @@ public final class Version implements LevelView {
             int i = findFile(files[l], userKey);
             if (i < files[l].length && Arrays.compareUnsigned(userKey, files[l][i].smallestUserKey()) >= 0) {
                 return true;
+            }
+        }
+        return false;
+    }
+
+    /** True when a table of a level below {@code level} overlaps [from, endExclusive] (inclusive: conservative). */
+    public boolean rangeMayExistBelow(int level, byte[] from, byte[] endExclusive) {
+        for (int l = level + 1; l < files.length; l++) {
+            for (FileMetaData f : files[l]) {
+                if (f.overlaps(from, endExclusive)) {
+                    return true;
+                }
             }
         }
         return false;

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * The threads of a stress run (RocksDB db_stress's operation mix): random puts, deletes, batches,
+ * The threads of a stress run (RocksDB db_stress's operation mix): random puts, merges, deletes, range deletions, batches,
  * gets, multiGets, iterators and snapshots, each answer checked against the {@link ExpectedState}; occasional
  * flushes and range compactions. Keys are partitioned among the threads: thread t writes only keys
  * {@code k % threads == t}, so its own keys have an exact expected state while it runs; keys of other
@@ -25,13 +25,13 @@ public final class StressRun {
     public record Config(int threads, long ops, long durationMillis, long seed) {}
 
     /** What a run did. */
-    public record Summary(long ops, long puts, long deletes, long batches, long gets, long multiGets, long iterators, long snapshots,
+    public record Summary(long ops, long puts, long deletes, long merges, long rangeDeletes, long batches, long gets, long multiGets, long iterators, long snapshots,
                           long flushes, long compactions, long acknowledgedWrites, long wrongAnswers, List<String> problems,
                           long millis) {
         @Override
         public String toString() {
             return ops + " ops in " + millis + " ms (" + (millis > 0 ? ops * 1000 / millis : 0) + " ops/s): puts " + puts
-                    + ", deletes " + deletes + ", batches " + batches + ", gets " + gets + ", multiGets " + multiGets + ", iterators " + iterators
+                    + ", deletes " + deletes + ", merges " + merges + ", range deletions " + rangeDeletes + ", batches " + batches + ", gets " + gets + ", multiGets " + multiGets + ", iterators " + iterators
                     + ", snapshots " + snapshots + ", flushes " + flushes + ", compactions " + compactions
                     + "; acknowledged writes " + acknowledgedWrites + "; wrong answers " + wrongAnswers
                     + (problems.isEmpty() ? "" : "; first: " + problems);
@@ -45,6 +45,8 @@ public final class StressRun {
     private final AtomicLong ops = new AtomicLong();
     private final AtomicLong puts = new AtomicLong();
     private final AtomicLong deletes = new AtomicLong();
+    private final AtomicLong merges = new AtomicLong();
+    private final AtomicLong rangeDeletes = new AtomicLong();
     private final AtomicLong batches = new AtomicLong();
     private final AtomicLong gets = new AtomicLong();
     private final AtomicLong multiGets = new AtomicLong();
@@ -102,7 +104,7 @@ public final class StressRun {
         }
         long millis = (System.nanoTime() - t0) / 1_000_000;
         synchronized (problems) {
-            return new Summary(ops.get(), puts.get(), deletes.get(), batches.get(), gets.get(), multiGets.get(), iterators.get(), snapshots.get(),
+            return new Summary(ops.get(), puts.get(), deletes.get(), merges.get(), rangeDeletes.get(), batches.get(), gets.get(), multiGets.get(), iterators.get(), snapshots.get(),
                     flushes.get(), compactions.get(), acked.get(), wrong.get(), List.copyOf(problems), millis);
         }
     }
@@ -173,28 +175,47 @@ public final class StressRun {
         }
     }
 
-    /** Writes {@code ks} (one put or delete, or a batch of several; {@code deletes}: a random share of them are deletes). */
+    /**
+     * Writes {@code ks} (one put or delete, or a batch of several; {@code deletes}: a random share of them are deletes).
+     * A quarter of the writes of a value are merges ({@link StressValue#MERGE_OPERATOR}: same rule as a put) and a
+     * quarter of the deletes are range deletions of exactly the key ({@link StressValue#rangeEnd}: same rule as a delete).
+     */
     private void write(int thread, long writeId, List<Integer> ks, Random rnd, boolean withDeletes) {
         long[] next = new long[ks.size()];
+        boolean[] alt = new boolean[ks.size()];
         WriteBatch b = new WriteBatch();
         for (int j = 0; j < ks.size(); j++) {
             int k = ks.get(j);
             long version = ExpectedState.version(es.committed(k)) + 1;
             boolean del = ks.size() == 1 ? withDeletes : withDeletes && rnd.nextBoolean();
+            alt[j] = rnd.nextInt(4) == 0;
             next[j] = ExpectedState.state(version, !del);
             es.setPending(k, next[j], writeId);
-            if (del) {
+            if (del && alt[j]) {
+                b.deleteRange(StressValue.key(k), StressValue.rangeEnd(k));
+            } else if (del) {
                 b.delete(StressValue.key(k));
+            } else if (alt[j]) {
+                b.merge(StressValue.key(k), StressValue.of(k, version));
             } else {
                 b.put(StressValue.key(k), StressValue.of(k, version));
             }
         }
         if (ks.size() == 1) {
+            int k = ks.get(0);
             if (ExpectedState.exists(next[0])) {
-                db.put(StressValue.key(ks.get(0)), StressValue.of(ks.get(0), ExpectedState.version(next[0])));
-                puts.incrementAndGet();
+                if (alt[0]) {
+                    db.merge(StressValue.key(k), StressValue.of(k, ExpectedState.version(next[0])));
+                    merges.incrementAndGet();
+                } else {
+                    db.put(StressValue.key(k), StressValue.of(k, ExpectedState.version(next[0])));
+                    puts.incrementAndGet();
+                }
+            } else if (alt[0]) {
+                db.deleteRange(StressValue.key(k), StressValue.rangeEnd(k));
+                rangeDeletes.incrementAndGet();
             } else {
-                db.delete(StressValue.key(ks.get(0)));
+                db.delete(StressValue.key(k));
                 deletes.incrementAndGet();
             }
         } else {

@@ -1,6 +1,8 @@
 package io.bloomkv.tools.stress;
 
+import io.bloomkv.engine.MergeOperator;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Arrays;
 
 /**
@@ -13,6 +15,38 @@ public final class StressValue {
     private StressValue() {}
 
     private static final byte[] PREFIX = "stress".getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * The merge operator of stress databases: the newest operand is the value (RocksDB's {@code PutOperator},
+     * utilities/merge_operators/put.cc), so a merge of {@link #of(int, long)} has a put's expected-state rule while it
+     * drives the merge paths (operand chains in memtables and tables, reads past operands, collapsing and partial
+     * merges in compactions).
+     */
+    public static final MergeOperator MERGE_OPERATOR = new MergeOperator() {
+        @Override
+        public String name() {
+            return "StressPutOperator";
+        }
+
+        @Override
+        public byte[] fullMerge(byte[] key, byte[] existingValue, List<byte[]> operands) {
+            return operands.get(operands.size() - 1);
+        }
+
+        @Override
+        public byte[] partialMerge(byte[] key, byte[] leftOperand, byte[] rightOperand) {
+            return rightOperand;
+        }
+    };
+
+    /**
+     * The exclusive end of a range deletion that removes exactly key {@code k}: {@code key(k) || 0x00}, the next byte
+     * string (a range tombstone has a delete's expected-state rule).
+     */
+    public static byte[] rangeEnd(int k) {
+        byte[] key = key(k);
+        return Arrays.copyOf(key, key.length + 1);
+    }
 
     public static byte[] key(int k) {
         return String.format("stress%010d", k).getBytes(StandardCharsets.US_ASCII);

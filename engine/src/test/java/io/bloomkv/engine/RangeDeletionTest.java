@@ -1,0 +1,80 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Range deletions' costs: no filter probe or block read for a covered key, whole tables dropped, tombstones gone at the bottom. */
+class RangeDeletionTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aCoveredKeyCostsNoFilterProbeAndNoBlockRead() {
+        try (Db db = Db.open(dir, Options.defaults().blockCacheSize(0).autoCompaction(false))) {
+            for (int i = 0; i < 2000; i++) {
+                db.put(TestKeys.key(i), TestKeys.bytes("v" + i));
+            }
+            db.flush();
+            db.compactRange(null, null);
+            db.deleteRange(TestKeys.key(500), TestKeys.key(1500)); // one write, whatever the number of keys
+            Stats before = db.stats();
+            for (int i = 500; i < 1500; i++) {
+                assertThat(db.get(TestKeys.key(i))).isNull();
+            }
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = 600; i < 700; i++) {
+                keys.add(TestKeys.key(i));
+            }
+            assertThat(db.multiGet(keys)).containsOnlyNulls();
+            Stats after = db.stats();
+            assertThat(after.filterChecks() - before.filterChecks()).as("filter probes").isZero();
+            assertThat(after.dataBlockAccesses() - before.dataBlockAccesses()).as("data blocks searched").isZero();
+            assertThat(after.blockReads() - before.blockReads()).as("blocks read").isZero();
+            assertThat(after.rangeTombstoneSkips() - before.rangeTombstoneSkips()).isEqualTo(1100);
+            assertThat(TestKeys.str(db.get(TestKeys.key(1500)))).isEqualTo("v1500");
+            assertThat(TestKeys.str(db.get(TestKeys.key(499)))).isEqualTo("v499");
+            db.flush(); // the tombstone now in a level-0 table: still no block of the older table
+            before = db.stats();
+            assertThat(db.get(TestKeys.key(1000))).isNull();
+            assertThat(db.stats().dataBlockAccesses() - before.dataBlockAccesses()).isZero();
+        }
+    }
+
+    @Test
+    void compactionDropsCoveredTablesAndBottomTombstones() {
+        try (Db db = Db.open(dir, Options.defaults().autoCompaction(false).targetFileSize(16 << 10))) {
+            for (int i = 0; i < 4000; i++) {
+                db.put(TestKeys.key(i), new byte[64]);
+            }
+            db.flush();
+            db.compactRange(null, null);
+            int tables = db.tables().size();
+            assertThat(tables).as("several tables at the bottom").isGreaterThan(3);
+            db.deleteRange(TestKeys.key(0), TestKeys.key(3000));
+            db.flush();
+            db.compactRange(null, null);
+            assertThat(db.stats().tablesDroppedByRangeDeletion()).as("tables inside the range dropped unread").isPositive();
+            long entries = 0;
+            for (TableInfo t : db.tables()) {
+                entries += t.entries();
+            }
+            assertThat(entries).as("only the keys outside the range are left").isEqualTo(1000);
+            try (DbIterator it = db.iterator()) {
+                it.seekToFirst();
+                assertThat(it.key()).isEqualTo(TestKeys.key(3000));
+            }
+        }
+        // Reopened: the tombstone is gone from the last level (no table's range reaches below the first key left).
+        try (Db db = Db.open(dir, Options.defaults())) {
+            assertThat(db.get(TestKeys.key(10))).isNull();
+            assertThat(db.get(TestKeys.key(3999))).isNotNull();
+            assertThat(db.tables()).allSatisfy(t -> assertThat(java.util.Arrays.compareUnsigned(t.smallestUserKey(),
+                    TestKeys.key(3000))).as("table starts at or after the first key left").isGreaterThanOrEqualTo(0));
+        }
+    }
+}
