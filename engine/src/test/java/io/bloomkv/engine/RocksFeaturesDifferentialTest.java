@@ -61,6 +61,13 @@ class RocksFeaturesDifferentialTest {
         run(small().mergeOperator(MergeOperators.uint64Add()), true, true, "deleteRangeCounters");
     }
 
+    /** Range filters on: bounded scans skip tables through them while range tombstones still apply. */
+    @Test
+    void deleteRangeWithRangeFiltersMatchesRocksDb() throws Exception {
+        run(small().mergeOperator(MergeOperators.stringAppend(',')).rangeFilterBitsPerKey(10), false, true,
+                "deleteRangeRangeFilters");
+    }
+
     private void run(Options options, boolean counters, boolean rangeDeletes, String name) throws RocksDBException {
         long seed = TestKeys.seed("RocksFeaturesDifferentialTest." + name);
         Random rnd = new Random(seed);

@@ -16,9 +16,10 @@ import java.util.NoSuchElementException;
  * (RocksDB's prefix Bloom skips a table only for a seek within one fixed-length prefix); SuRF in the research RocksDB
  * fork filtered seeks this way.
  *
- * <p>A table that holds range tombstones must not be skipped for a range its tombstones cover; this iterator is
- * used only for tables whose range filter covers everything a read of the range needs (point entries: tables have no
- * other kind here). The caller keeps the table alive (its Version).
+ * <p>Only the table's point entries (puts, deletes, merge operands) sit behind the range filter. Its range tombstones
+ * do not: a read gathers every table's tombstones into its {@code SuperVersion} apart from the point iterators, so
+ * skipping a table here never lets a key its tombstones cover show through. The caller keeps the table alive (its
+ * Version).
  */
 public final class RangeFilteredIterator implements InternalIterator {
     private final TableReader table;
