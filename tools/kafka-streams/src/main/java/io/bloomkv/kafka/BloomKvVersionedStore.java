@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * enough, else null; observed stream time is not persisted (a reopened store starts from none, as Kafka's).
  * Null keys throw NullPointerException; use of a closed store throws InvalidStateStoreException. Thread-safe: every
  * call holds the store's lock (the stream thread writes, IQ threads read). Offsets are managed by the store
- * (KIP-1035) in the latest-value database, see {@link StoreOffsets}.
+ * (KIP-1035), see {@link StoreOffsets}.
  */
 public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(BloomKvVersionedStore.class);
@@ -85,6 +85,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     private Position position = Position.emptyPosition();
     private OffsetCheckpoint positionCheckpoint;
     private BloomKvMetrics metrics;
+    private StoreOffsets offsets;
     private volatile boolean open;
 
     BloomKvVersionedStore(String name, long historyRetention, long segmentInterval, Options options) {
@@ -131,7 +132,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         try {
             segments.openExisting(root0, o);
             latest = new VersionedSegment(VersionedSegment.LATEST_ID, root0.toPath().resolve(LATEST_DIR), o);
-            StoreOffsets.open(latest.db(), name, context);
+            offsets = new StoreOffsets(context.stateDir(), name);
+            offsets.open(context);
         } catch (RuntimeException e) {
             closeDatabases();
             throw e instanceof BloomKvException ? new ProcessorStateException("store " + name + ": cannot open", e) : e;
@@ -555,7 +557,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         try {
             segments.sync();
             latest.sync();
-            StoreOffsets.commit(latest.db(), changelogOffsets);
+            offsets.commit(changelogOffsets);
         } catch (BloomKvException e) {
             throw new ProcessorStateException("Error while executing commit from store " + name, e);
         }
@@ -571,11 +573,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     @Override
     public synchronized Long committedOffset(TopicPartition partition) {
         validateStoreOpen();
-        try {
-            return StoreOffsets.committedOffset(latest.db(), partition);
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("Error while getting committed offset for partition " + partition, e);
-        }
+        return offsets.committedOffset(partition);
     }
 
     private void writePosition() {
@@ -604,12 +602,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             metrics.remove();
             metrics = null;
         }
-        try {
-            segments.sync();
-            StoreOffsets.close(latest.db());
-        } finally {
-            closeDatabases();
-        }
+        closeDatabases();
+        offsets.close();
     }
 
     private void closeDatabases() {
