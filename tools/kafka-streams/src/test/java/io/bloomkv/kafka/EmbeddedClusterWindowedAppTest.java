@@ -179,7 +179,7 @@ class EmbeddedClusterWindowedAppTest {
                 waitUntil(() -> profilesLoaded(streams), Duration.ofSeconds(120), "the versioned table to hold every profile");
                 try (KafkaProducer<String, Long> producer = new KafkaProducer<>(producerProps(cluster), Serdes.String().serializer(),
                         Serdes.Long().serializer())) {
-                    sendEvents(producer, rnd, expected, 3000);
+                    sendEvents(producer, rnd, expected, 2000);
                 }
                 waitUntil(() -> answersMatch(streams, expected), Duration.ofSeconds(120), "the first run to process every event");
                 first = answers(streams);
@@ -224,9 +224,9 @@ class EmbeddedClusterWindowedAppTest {
                 try {
                     waitUntil(() -> committed(cluster, WindowedTestApp.PROFILES) >= 2L * USERS, Duration.ofSeconds(150),
                             "the child to load the versioned table");
-                    sendEvents(producer, rnd, expected, 1500);
-                    waitUntil(() -> committedEvents(cluster) >= 500, Duration.ofSeconds(120), "the child to commit some of its work");
-                    sendEvents(producer, rnd, expected, 1500);
+                    sendEvents(producer, rnd, expected, 1000);
+                    waitUntil(() -> committedEvents(cluster) >= 300, Duration.ofSeconds(120), "the child to commit some of its work");
+                    sendEvents(producer, rnd, expected, 1000);
                     // kill -9 while the second half is being processed.
                     child.destroyForcibly().waitFor();
                 } finally {
@@ -238,7 +238,7 @@ class EmbeddedClusterWindowedAppTest {
                 try (Stream<Path> tasks = Files.list(stateDir.resolve(WindowedTestApp.APP))) {
                     assertThat(tasks.count()).as("the child left its task directories").isPositive();
                 }
-                sendEvents(producer, rnd, expected, 1000);
+                sendEvents(producer, rnd, expected, 500);
             }
             Map<String, AtomicLong> restored = new ConcurrentHashMap<>();
             try (KafkaStreams streams = start(cluster, stateDir, StreamsConfig.EXACTLY_ONCE_V2, restored)) {
