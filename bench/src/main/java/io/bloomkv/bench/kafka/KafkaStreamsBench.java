@@ -111,6 +111,10 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             description = "Run each measurement in a fresh child JVM, so RSS is one engine's (default ${DEFAULT-VALUE}).")
     boolean fork;
 
+    @Option(names = "--warmup", defaultValue = "true", arity = "1",
+            description = "Without --fork: an untimed run of each engine first, so the JIT has compiled both (default ${DEFAULT-VALUE}).")
+    boolean warmup;
+
     @Option(names = "--child-run", hidden = true, description = "Internal: run one measurement (engine,round,partitions) and print it.")
     String childRun;
 
@@ -162,7 +166,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             List<Run> runs = new ArrayList<>();
             for (int p : partitions) {
                 // Warm-up (untimed, in this JVM only when not forking): the JIT compiles both stores' paths first.
-                if (!fork) {
+                if (!fork && warmup) {
                     for (String e : engines) {
                         runOnce(e, -1, p, parent);
                     }

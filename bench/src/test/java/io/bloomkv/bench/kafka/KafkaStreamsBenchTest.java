@@ -46,7 +46,7 @@ class KafkaStreamsBenchTest {
     @Test
     void everyTopologyRunsOnBothEnginesAndWritesTheReport() throws Exception {
         for (String topology : new String[] {"kv", "window", "session", "versioned"}) {
-            JsonNode json = run(topology, "--fork", "false");
+            JsonNode json = run(topology, "--fork", "false", "--warmup", "false");
             assertThat(json.get("runs")).as(topology).hasSize(2 * 2);
             for (JsonNode r : json.get("runs")) {
                 assertThat(r.get("topology").asText()).isEqualTo(topology);
