@@ -30,8 +30,16 @@ final class BenchStoreContext implements StateStoreContext {
     private final File stateDir;
     StateRestoreCallback restoreCallback;
 
+    private final int partition;
+
     BenchStoreContext(File stateDir) {
+        this(stateDir, 0);
+    }
+
+    /** The context of task {@code 0_partition}. */
+    BenchStoreContext(File stateDir, int partition) {
         this.stateDir = stateDir;
+        this.partition = partition;
         // As a task's context: the originals overlaid with every config's value (defaults included).
         Map<String, Object> props = new HashMap<>();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "bench-kafka-streams");
@@ -49,7 +57,7 @@ final class BenchStoreContext implements StateStoreContext {
 
     @Override
     public TaskId taskId() {
-        return new TaskId(0, 0);
+        return new TaskId(0, partition);
     }
 
     @Override
@@ -101,5 +109,39 @@ final class BenchStoreContext implements StateStoreContext {
             }
         });
         return out;
+    }
+
+    /**
+     * This context seen as Kafka's {@code InternalProcessorContext}, which Kafka's segmented RocksDB stores (window,
+     * session, versioned) require at init: the methods of this context are delegated to it and
+     * {@code currentSystemTimeMs} reads the clock; any other internal call is an error of the bench.
+     */
+    StateStoreContext asInternal() {
+        return (StateStoreContext) java.lang.reflect.Proxy.newProxyInstance(BenchStoreContext.class.getClassLoader(),
+                new Class<?>[] {org.apache.kafka.streams.processor.internals.InternalProcessorContext.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "currentSystemTimeMs":
+                            return System.currentTimeMillis();
+                        case "hashCode":
+                            return System.identityHashCode(proxy);
+                        case "equals":
+                            return proxy == args[0];
+                        case "toString":
+                            return "BenchStoreContext[" + stateDir + "]";
+                        default:
+                            break;
+                    }
+                    java.lang.reflect.Method target;
+                    try {
+                        target = StateStoreContext.class.getMethod(method.getName(), method.getParameterTypes());
+                    } catch (NoSuchMethodException e) {
+                        throw new IllegalStateException("the store called InternalProcessorContext." + method.getName());
+                    }
+                    try {
+                        return target.invoke(this, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 }

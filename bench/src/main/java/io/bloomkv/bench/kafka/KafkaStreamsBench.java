@@ -3,15 +3,18 @@ package io.bloomkv.bench.kafka;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.bloomkv.bench.report.Machine;
-import io.bloomkv.engine.Stats;
+import io.bloomkv.kafka.BloomKvConfig;
 import io.bloomkv.kafka.BloomKvStore;
-import io.bloomkv.kafka.BloomKvStores;
+import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -24,62 +27,98 @@ import java.util.concurrent.Callable;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.BatchingStateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
-import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowStore;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code bench kafka-streams}: the word-count processor of a Kafka Streams application on Kafka's
- * RocksDB store ({@code Stores.persistentKeyValueStore}) and on the bloomkv store
- * ({@code BloomKvStores.persistentKeyValueStore}), each with the defaults a user gets (bloomkv with the
- * same 50 MiB block cache as Kafka's RocksDB store, {@code --bloomkv-cache-bytes}), called as the
- * stream thread calls the innermost store (String/Long serdes; no record cache, so every record
- * reaches the store). Processing: per record a get and a put of the word's count, a commit (store flush) every
- * {@code --commit-every} records, as a stream thread does. Restore: the changelog of that run fed to a
- * fresh store's registered restore callback in batches of {@code --restore-batch} records (Kafka's
- * restore consumer batches), then the commit. Engines alternate (A B A B); medians and min-max spreads.
+ * {@code bench kafka-streams}: a Kafka Streams store workload ({@code --topology kv|window|session|versioned}, see
+ * {@link BenchTopology}) on Kafka's RocksDB stores and on the bloomkv stores, the stores obtained as the DSL obtains
+ * them ({@code dsl.store.suppliers.class}: {@code BloomKvDslStoreSuppliers} against
+ * {@code BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers}), driven as stream threads drive their innermost stores, with
+ * the input spread over {@code --partitions} tasks (one store each; each count of partitions is measured).
+ * Processing: every record applied to its task's store, a commit (with the changelog offset) every
+ * {@code --commit-every} records per task. Restore: the changelog of that run fed to fresh stores' registered restore
+ * callbacks in batches of {@code --restore-batch} records, then the commit. Memory after processing, stores open: heap
+ * growth (after GC), direct and mapped buffers (BufferPool MXBeans), the stores' own off-heap report, and the process's
+ * resident set (VmRSS, peak VmHWM from /proc/self/status). Each run is a fresh child JVM ({@code --fork}, default), so
+ * the resident set is that engine's alone; the engines alternate (A B A B) and each round's ratio is reported, with
+ * medians and min-max spreads.
  */
 @Command(name = "kafka-streams", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Kafka Streams state store bench: a word count on the RocksDB store and on the bloomkv store, "
-                + "records/s processed and restored, heap and off-heap memory; writes kafka-streams.md/.json/.png."})
+        description = {"Kafka Streams store bench: a topology's stores on RocksDB and on bloomkv, records/s processed and restored, "
+                + "heap, off-heap and RSS at each partition count; writes kafka-streams-<topology>.md/.json/.png."})
 public final class KafkaStreamsBench implements Callable<Integer> {
+    @Option(names = "--topology", defaultValue = "kv", description = "kv | window | session | versioned (default ${DEFAULT-VALUE}).")
+    String topology;
+
     @Option(names = "--records", defaultValue = "1000000", description = "Records processed per run (default ${DEFAULT-VALUE}).")
     int records;
 
-    @Option(names = "--words", defaultValue = "200000", description = "Distinct words (keys) (default ${DEFAULT-VALUE}).")
+    @Option(names = "--words", defaultValue = "200000", description = "Distinct keys of the kv topology (default ${DEFAULT-VALUE}).")
     int words;
 
+    @Option(names = "--keys", defaultValue = "100000", description = "Distinct keys of the window, session and versioned topologies (default ${DEFAULT-VALUE}).")
+    int keys;
+
+    @Option(names = "--event-hours", defaultValue = "2", description = "Event time the records span (default ${DEFAULT-VALUE} hours).")
+    double eventHours;
+
+    @Option(names = "--window-minutes", defaultValue = "1", description = "Tumbling window size of the window topology (default ${DEFAULT-VALUE}).")
+    double windowMinutes;
+
+    @Option(names = "--retention-minutes", defaultValue = "60",
+            description = "Retention of window and session stores, history retention of the versioned store (default ${DEFAULT-VALUE}).")
+    double retentionMinutes;
+
+    @Option(names = "--session-gap-minutes", defaultValue = "5", description = "Inactivity gap of the session topology (default ${DEFAULT-VALUE}).")
+    double sessionGapMinutes;
+
+    @Option(names = "--partitions", defaultValue = "1,16", split = ",",
+            description = "Task counts to measure, one store per task (default ${DEFAULT-VALUE}).")
+    List<Integer> partitions;
+
     @Option(names = "--commit-every", defaultValue = "10000",
-            description = "Records between commits (default ${DEFAULT-VALUE}: ~100 ms at 100k records/s, the EOS commit interval).")
+            description = "Records between commits of a task (default ${DEFAULT-VALUE}: ~100 ms at 100k records/s, the EOS commit interval).")
     int commitEvery;
 
     @Option(names = "--restore-batch", defaultValue = "1000", description = "Changelog records per restore batch (default ${DEFAULT-VALUE}, max.poll.records).")
     int restoreBatch;
 
-    @Option(names = "--rounds", defaultValue = "3", description = "Runs per engine, engines alternating (default ${DEFAULT-VALUE}).")
+    @Option(names = "--rounds", defaultValue = "5", description = "Runs per engine and partition count, engines alternating (default ${DEFAULT-VALUE}).")
     int rounds;
 
     @Option(names = "--engines", defaultValue = "rocksdb,bloomkv", split = ",", description = "Stores, run alternately (default ${DEFAULT-VALUE}).")
     List<String> engines;
 
     @Option(names = "--bloomkv-cache-bytes", defaultValue = "52428800",
-            description = "Block cache bytes of the bloomkv store (default ${DEFAULT-VALUE}: the 50 MiB of Kafka's RocksDB store, the same memory).")
+            description = "One block cache shared by the bloomkv stores (bloomkv.block.cache.bytes; default ${DEFAULT-VALUE}: "
+                    + "the 50 MiB Kafka gives each RocksDB store).")
     long bloomkvCacheBytes;
 
-    @Option(names = "--seed", defaultValue = "301", description = "Seed of the word sequence (default ${DEFAULT-VALUE}).")
+    @Option(names = "--fork", defaultValue = "true", arity = "1",
+            description = "Run each measurement in a fresh child JVM, so RSS is one engine's (default ${DEFAULT-VALUE}).")
+    boolean fork;
+
+    @Option(names = "--warmup", defaultValue = "true", arity = "1",
+            description = "Without --fork: an untimed run of each engine first, so the JIT has compiled both (default ${DEFAULT-VALUE}).")
+    boolean warmup;
+
+    @Option(names = "--child-run", hidden = true, description = "Internal: run one measurement (engine,round,partitions) and print it.")
+    String childRun;
+
+    @Option(names = "--seed", defaultValue = "301", description = "Seed of the input (default ${DEFAULT-VALUE}).")
     long seed;
 
     @Option(names = "--report-dir", defaultValue = "bench-report", description = "Report folder (default ./${DEFAULT-VALUE}).")
@@ -88,184 +127,368 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     @Option(names = "--db-dir", description = "Parent of the state directories (default: a new temp directory, deleted afterwards).")
     Path dbDir;
 
-    private static final String TOPIC = "counts-changelog";
+    @Spec
+    CommandSpec spec;
 
-    /** One run of one store. */
-    public record Run(String engine, int round, double processRecordsPerSec, double restoreRecordsPerSec, long processMillis,
-            long restoreMillis, long heapBeforeBytes, long heapAfterBytes, long offHeapBytes, String offHeapWhat, long restoredEntries) {}
+    private static final long BASE_TIME = 1_700_000_000_000L;
+    private static final String RESULT = "RESULT ";
+
+    /** One run of one engine at one partition count. */
+    public record Run(String topology, String engine, int partitions, int round, double processRecordsPerSec, double restoreRecordsPerSec,
+            long processMillis, long restoreMillis, long heapBytes, long directBytes, long storeOffHeapBytes, String storeOffHeapWhat,
+            long rssBytes, long rssPeakBytes, long changelogRecords, long verifiedReads) {}
 
     @Override
     public Integer call() throws Exception {
         for (String e : engines) {
             if (!e.equals("rocksdb") && !e.equals("bloomkv")) {
-                throw new IllegalArgumentException("unknown engine " + e + " (rocksdb, bloomkv)");
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown engine " + e + " (rocksdb, bloomkv)");
             }
+        }
+        if (!BenchTopology.NAMES.contains(topology)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "unknown topology " + topology + " " + BenchTopology.NAMES);
+        }
+        if (partitions.stream().anyMatch(p -> p < 1) || records < 1 || keys < 1 || words < 1 || rounds < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--partitions, --records, --keys, --words and --rounds must be >= 1");
         }
         Path parent = dbDir != null ? Files.createDirectories(dbDir) : Files.createTempDirectory("bloomkv-kafka-bench");
-        int[] sequence = sequence();
-        String[] wordText = new String[words];
-        for (int i = 0; i < words; i++) {
-            wordText[i] = String.format(Locale.ROOT, "word-%08d", i);
-        }
-        System.out.printf(Locale.ROOT, "kafka-streams bench: %,d records, %,d words, commit every %,d, restore batches of %,d, %d rounds%n",
-                records, words, commitEvery, restoreBatch, rounds);
-        System.out.println("machine: " + Machine.current().summary());
-        List<Run> runs = new ArrayList<>();
         try {
-            // Warm-up (untimed): the JIT compiles both stores' paths before the first measured run.
-            for (String e : engines) {
-                runOnce(e, -1, parent, Arrays.copyOf(sequence, Math.min(sequence.length, 200_000)), wordText);
+            if (childRun != null) {
+                String[] f = childRun.split(",");
+                Run r = runOnce(f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]), parent);
+                System.out.println(RESULT + new ObjectMapper().writeValueAsString(r));
+                return 0;
             }
-            for (int round = 0; round < rounds; round++) {
-                for (String e : engines) {
-                    Run r = runOnce(e, round, parent, sequence, wordText);
-                    runs.add(r);
-                    System.out.printf(Locale.ROOT, "  %-8s round %d: process %,10.0f rec/s   restore %,10.0f rec/s   heap %+6.1f MiB   off-heap %7.1f MiB (%s)%n",
-                            r.engine(), round, r.processRecordsPerSec(), r.restoreRecordsPerSec(),
-                            (r.heapAfterBytes() - r.heapBeforeBytes()) / 1048576.0, r.offHeapBytes() / 1048576.0, r.offHeapWhat());
+            System.out.printf(Locale.ROOT, "kafka-streams bench, topology %s: %,d records, %,d keys, partitions %s, commit every %,d, "
+                            + "restore batches of %,d, %d rounds, %s%n", topology, records, topologyKeys(), partitions, commitEvery,
+                    restoreBatch, rounds, fork ? "a child JVM per run" : "in this JVM");
+            System.out.println("machine: " + Machine.current().summary());
+            List<Run> runs = new ArrayList<>();
+            for (int p : partitions) {
+                // Warm-up (untimed, in this JVM only when not forking): the JIT compiles both stores' paths first.
+                if (!fork && warmup) {
+                    for (String e : engines) {
+                        runOnce(e, -1, p, parent);
+                    }
+                }
+                for (int round = 0; round < rounds; round++) {
+                    for (String e : engines) {
+                        Run r = fork ? runInChild(e, round, p) : runOnce(e, round, p, parent);
+                        runs.add(r);
+                        System.out.printf(Locale.ROOT, "  %-8s p=%-3d round %d: process %,10.0f rec/s  restore %,10.0f rec/s  heap %7.1f MiB  "
+                                        + "direct %7.1f MiB  RSS %7.1f MiB (peak %7.1f)%n", r.engine(), p, round, r.processRecordsPerSec(),
+                                r.restoreRecordsPerSec(), mib(r.heapBytes()), mib(r.directBytes()), mib(r.rssBytes()), mib(r.rssPeakBytes()));
+                    }
                 }
             }
+            report(runs);
+            return 0;
         } finally {
             if (dbDir == null) {
                 deleteRecursively(parent);
             }
         }
-        report(runs);
-        return 0;
     }
 
-    /** The word of every record: skewed (a few hot words, a long tail), seeded. */
-    private int[] sequence() {
+    private int topologyKeys() {
+        return topology.equals("kv") ? words : keys;
+    }
+
+    private static double mib(long bytes) {
+        return bytes / 1048576.0;
+    }
+
+    /** Runs one measurement in a fresh JVM (this JVM's flags and class path) and reads its result line. */
+    private Run runInChild(String engine, int round, int p) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!a.startsWith("-agentlib") && !a.startsWith("-javaagent")) {
+                cmd.add(a);
+            }
+        }
+        String classPath = System.getProperty("java.class.path");
+        if (isBenchJar(classPath)) {
+            // The runnable jar: -jar, so its manifest's Add-Opens (the flags Chronicle needs) apply to the child too.
+            cmd.add("-jar");
+            cmd.add(classPath);
+        } else {
+            cmd.add("-cp");
+            cmd.add(classPath);
+            cmd.add("io.bloomkv.bench.BenchMain");
+        }
+        cmd.add("kafka-streams");
+        List<String> original = spec.commandLine().getParseResult().originalArgs();
+        for (int i = 0; i < original.size(); i++) {
+            String a = original.get(i);
+            if (a.equals("--child-run") || a.equals("--report-dir")) {
+                i++;
+            } else if (!a.startsWith("--child-run=") && !a.startsWith("--report-dir=")) {
+                cmd.add(a);
+            }
+        }
+        cmd.add("--child-run");
+        cmd.add(engine + "," + round + "," + p);
+        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Run result = null;
+        StringBuilder out = new StringBuilder();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                if (line.startsWith(RESULT)) {
+                    result = new ObjectMapper().readValue(line.substring(RESULT.length()), Run.class);
+                } else {
+                    out.append(line).append('\n');
+                }
+            }
+        }
+        int exit = child.waitFor();
+        if (exit != 0 || result == null) {
+            throw new IllegalStateException("the child run " + engine + " p=" + p + " round " + round + " failed (exit " + exit + "):\n" + out);
+        }
+        return result;
+    }
+
+    /** Whether {@code classPath} is the bench's runnable jar alone (its manifest's Main-Class is BenchMain). */
+    private static boolean isBenchJar(String classPath) {
+        if (!classPath.endsWith(".jar") || classPath.contains(File.pathSeparator)) {
+            return false;
+        }
+        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(classPath)) {
+            java.util.jar.Manifest m = jar.getManifest();
+            return m != null && "io.bloomkv.bench.BenchMain".equals(m.getMainAttributes().getValue("Main-Class"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The key of every record: skewed (a few hot keys, a long tail), seeded. */
+    private int[] sequence(int n) {
         Random rnd = new Random(seed);
         int[] seq = new int[records];
         for (int i = 0; i < records; i++) {
             double u = rnd.nextDouble();
-            seq[i] = (int) (words * u * u * u);
+            seq[i] = (int) (n * u * u * u);
         }
         return seq;
     }
 
-    /** Kafka's RocksDB store as users get it; the bloomkv store with its defaults and the same block-cache memory. */
-    private KeyValueBytesStoreSupplier supplier(String engine) {
-        return engine.equals("rocksdb") ? Stores.persistentKeyValueStore("counts")
-                : BloomKvStores.persistentKeyValueStore("counts", BloomKvStores.defaultOptions().blockCacheSize(bloomkvCacheBytes));
+    private BenchTopology topology() {
+        return BenchTopology.of(topology, Duration.ofMillis((long) (windowMinutes * 60_000)),
+                Duration.ofMillis((long) (retentionMinutes * 60_000)), Duration.ofMillis((long) (sessionGapMinutes * 60_000)));
     }
 
-    private Run runOnce(String engine, int round, Path parent, int[] seq, String[] wordText) throws IOException {
-        Path dir = parent.resolve(engine + "-" + round);
+    private BenchStoreContext context(Path dir, int partition) throws IOException {
+        Files.createDirectories(dir);
+        BenchStoreContext ctx = new BenchStoreContext(dir.toFile(), partition);
+        ctx.appConfigs().put(BloomKvConfig.BLOCK_CACHE_BYTES_CONFIG, bloomkvCacheBytes);
+        return ctx;
+    }
+
+    private StateStore open(BenchTopology t, String engine, BenchStoreContext ctx) {
+        StateStore s = t.newStore(engine);
+        s.init(t.needsInternalContext() ? ctx.asInternal() : ctx, s);
+        return s;
+    }
+
+    private Run runOnce(String engine, int round, int p, Path parent) throws IOException {
+        BenchTopology t = topology();
+        int n = topologyKeys();
+        int[] seq = round < 0 ? Arrays.copyOf(sequence(n), Math.min(records, 200_000)) : sequence(n);
+        byte[][] keyBytes = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            keyBytes[i] = String.format(Locale.ROOT, "key-%08d", i).getBytes(StandardCharsets.UTF_8);
+        }
+        long spanMs = (long) (eventHours * 3_600_000);
+        Path dir = parent.resolve(topology + "-" + engine + "-p" + p + "-r" + round);
         deleteRecursively(dir);
         Files.createDirectories(dir);
         try {
-            // Processing.
-            BenchStoreContext ctx = new BenchStoreContext(dir.resolve("process").toFile());
-            KeyValueStore<Bytes, byte[]> store = supplier(engine).get();
-            Serializer<String> ks = Serdes.String().serializer();
-            Serializer<Long> vs = Serdes.Long().serializer();
-            Deserializer<Long> vd = Serdes.Long().deserializer();
+            BenchStoreContext[] ctx = new BenchStoreContext[p];
+            StateStore[] stores = new StateStore[p];
+            List<List<ConsumerRecord<byte[], byte[]>>> changelogs = new ArrayList<>();
             gc();
             long heapBefore = heapUsed();
-            store.init(ctx, store);
+            for (int i = 0; i < p; i++) {
+                ctx[i] = context(dir.resolve("process").resolve("0_" + i), i);
+                stores[i] = open(t, engine, ctx[i]);
+                changelogs.add(new ArrayList<>());
+            }
+            int[] sinceCommit = new int[p];
+            Random rnd = new Random(seed + 1);
             long t0 = System.nanoTime();
             for (int i = 0; i < seq.length; i++) {
-                Bytes k = Bytes.wrap(ks.serialize(TOPIC, wordText[seq[i]]));
-                byte[] old = store.get(k);
-                store.put(k, vs.serialize(TOPIC, old == null ? 1L : vd.deserialize(TOPIC, old) + 1));
-                if ((i + 1) % commitEvery == 0) {
-                    store.flush();
+                int k = seq[i];
+                int part = k % p;
+                long ts = BASE_TIME + (long) ((double) i * spanMs / seq.length);
+                t.process(stores[part], i, keyBytes[k], ts, rnd, part, changelogs.get(part));
+                if (++sinceCommit[part] == commitEvery) {
+                    sinceCommit[part] = 0;
+                    commit(stores[part], part, changelogs.get(part).size());
                 }
             }
-            store.flush();
+            for (int i = 0; i < p; i++) {
+                commit(stores[i], i, changelogs.get(i).size());
+            }
             long processNanos = System.nanoTime() - t0;
             gc();
-            long heapAfter = heapUsed();
-            long[] offHeap = {0};
-            String offHeapWhat = offHeap(store, ctx, offHeap);
-            store.close();
+            long heap = heapUsed() - heapBefore;
+            long direct = directAndMapped();
+            long[] storeOffHeap = {0};
+            String what = storeOffHeap(stores, ctx, storeOffHeap);
+            long[] rss = rss();
+            for (StateStore s : stores) {
+                s.close();
+            }
 
-            // Restore: the changelog of that run into a fresh store.
-            BenchStoreContext rctx = new BenchStoreContext(dir.resolve("restore").toFile());
-            KeyValueStore<Bytes, byte[]> restored = supplier(engine).get();
-            restored.init(rctx, restored);
-            long restoreNanos = restore(rctx, seq, wordText);
-            long t1 = System.nanoTime();
-            restored.flush();
-            restoreNanos += System.nanoTime() - t1;
-            long[] expected = new long[words];
-            for (int s : seq) {
-                expected[s]++;
-            }
-            long entries = 0;
-            for (int i = 0; i < words; i += Math.max(1, words / 1000)) {
-                byte[] raw = restored.get(Bytes.wrap(ks.serialize(TOPIC, wordText[i])));
-                Long got = raw == null ? null : vd.deserialize(TOPIC, raw);
-                long want = expected[i];
-                if (want == 0 ? got != null : got == null || got != want) {
-                    throw new IllegalStateException(engine + ": restored count of " + wordText[i] + " is " + got + ", expected " + want);
+            // Restore: each task's changelog into a fresh store.
+            long restoreNanos = 0;
+            long changelogRecords = 0;
+            StateStore[] restored = new StateStore[p];
+            for (int i = 0; i < p; i++) {
+                BenchStoreContext rctx = context(dir.resolve("restore").resolve("0_" + i), i);
+                restored[i] = open(t, engine, rctx);
+                List<ConsumerRecord<byte[], byte[]>> log = changelogs.get(i);
+                changelogRecords += log.size();
+                long r0 = System.nanoTime();
+                for (int from = 0; from < log.size(); from += restoreBatch) {
+                    restoreBatch(rctx.restoreCallback, log.subList(from, Math.min(log.size(), from + restoreBatch)));
                 }
-                entries += want == 0 ? 0 : 1;
+                commit(restored[i], i, log.size());
+                restoreNanos += System.nanoTime() - r0;
             }
-            restored.close();
-            return new Run(engine, round, seq.length / (processNanos / 1e9), seq.length / (restoreNanos / 1e9), processNanos / 1_000_000,
-                    restoreNanos / 1_000_000, heapBefore, heapAfter, offHeap[0], offHeapWhat, entries);
+            long verified = verify(t, restored, seq, keyBytes, p, spanMs);
+            for (StateStore s : restored) {
+                s.close();
+            }
+            return new Run(topology, engine, p, round, seq.length / (processNanos / 1e9), changelogRecords / (restoreNanos / 1e9),
+                    processNanos / 1_000_000, restoreNanos / 1_000_000, heap, direct, storeOffHeap[0], what, rss[0], rss[1], changelogRecords,
+                    verified);
         } finally {
             deleteRecursively(dir);
         }
     }
 
-    /** Feeds the changelog (word, running count) in batches to the registered callback; returns the nanoseconds inside it. */
-    private long restore(BenchStoreContext ctx, int[] seq, String[] wordText) {
-        Serializer<String> ks = Serdes.String().serializer();
-        Serializer<Long> vs = Serdes.Long().serializer();
-        long[] counts = new long[words];
-        long nanos = 0;
-        List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>(restoreBatch);
-        List<KeyValue<byte[], byte[]>> kvBatch = new ArrayList<>(restoreBatch);
-        for (int i = 0; i < seq.length; i++) {
-            int w = seq[i];
-            byte[] k = ks.serialize("counts-changelog", wordText[w]);
-            byte[] v = vs.serialize("counts-changelog", ++counts[w]);
-            batch.add(new ConsumerRecord<>("counts-changelog", 0, i, k, v));
-            kvBatch.add(KeyValue.pair(k, v));
-            if (batch.size() == restoreBatch || i == seq.length - 1) {
-                long t = System.nanoTime();
-                if (ctx.restoreCallback instanceof RecordBatchingStateRestoreCallback records) {
-                    records.restoreBatch(batch);
-                } else if (ctx.restoreCallback instanceof BatchingStateRestoreCallback kvs) {
-                    kvs.restoreAll(kvBatch);
-                } else {
-                    for (KeyValue<byte[], byte[]> kv : kvBatch) {
-                        ctx.restoreCallback.restore(kv.key, kv.value);
-                    }
-                }
-                nanos += System.nanoTime() - t;
-                batch = new ArrayList<>(restoreBatch);
-                kvBatch = new ArrayList<>(restoreBatch);
+    /** Hands a batch to the store's callback as Kafka's restore does (record batches, else key-value batches, else one by one). */
+    private static void restoreBatch(org.apache.kafka.streams.processor.StateRestoreCallback cb, List<ConsumerRecord<byte[], byte[]>> batch) {
+        if (cb instanceof RecordBatchingStateRestoreCallback records) {
+            records.restoreBatch(batch);
+        } else if (cb instanceof org.apache.kafka.streams.processor.BatchingStateRestoreCallback kvs) {
+            List<org.apache.kafka.streams.KeyValue<byte[], byte[]>> kv = new ArrayList<>(batch.size());
+            for (ConsumerRecord<byte[], byte[]> r : batch) {
+                kv.add(org.apache.kafka.streams.KeyValue.pair(r.key(), r.value()));
+            }
+            kvs.restoreAll(kv);
+        } else {
+            for (ConsumerRecord<byte[], byte[]> r : batch) {
+                cb.restore(r.key(), r.value());
             }
         }
-        return nanos;
     }
 
-    /** Off-heap bytes of the store: bloomkv's filters; RocksDB's memtables, table readers (filters, indexes) and block cache. */
-    private static String offHeap(StateStore store, BenchStoreContext ctx, long[] out) {
-        if (store instanceof BloomKvStore b) {
-            Stats s = b.database().stats();
-            out[0] = s.filterMemoryBytes();
-            return "filters";
+    private static void commit(StateStore store, int partition, long offset) {
+        store.commit(Map.of(new TopicPartition(BenchTopology.CHANGELOG, partition), offset));
+    }
+
+    /**
+     * Reads back from the restored stores what the input implies, for a sample of keys, and fails on a difference:
+     * kv: each key's count; window: each key's count in the last window. Returns the reads checked (0 for the other
+     * topologies, whose restore the store tests check).
+     */
+    @SuppressWarnings("unchecked")
+    private long verify(BenchTopology t, StateStore[] restored, int[] seq, byte[][] keyBytes, int p, long spanMs) {
+        int n = keyBytes.length;
+        long checked = 0;
+        if (t.name.equals("kv")) {
+            long[] expected = new long[n];
+            for (int s : seq) {
+                expected[s]++;
+            }
+            for (int k = 0; k < n; k += Math.max(1, n / 1000)) {
+                long got = BenchTopology.longOf(((KeyValueStore<Bytes, byte[]>) restored[k % p]).get(Bytes.wrap(keyBytes[k])));
+                if (got != expected[k]) {
+                    throw new IllegalStateException("restored count of key " + k + " is " + got + ", expected " + expected[k]);
+                }
+                checked++;
+            }
+        } else if (t.name.equals("window")) {
+            long window = (long) (windowMinutes * 60_000);
+            long lastTs = BASE_TIME + (long) ((double) (seq.length - 1) * spanMs / seq.length);
+            long lastStart = lastTs - lastTs % window;
+            long[] expected = new long[n];
+            for (int i = 0; i < seq.length; i++) {
+                long ts = BASE_TIME + (long) ((double) i * spanMs / seq.length);
+                if (ts - ts % window == lastStart) {
+                    expected[seq[i]]++;
+                }
+            }
+            for (int k = 0; k < n; k += Math.max(1, n / 1000)) {
+                long got = BenchTopology.longOf(((WindowStore<Bytes, byte[]>) restored[k % p]).fetch(Bytes.wrap(keyBytes[k]), lastStart));
+                if (got != expected[k]) {
+                    throw new IllegalStateException("restored count of key " + k + " in the last window is " + got + ", expected " + expected[k]);
+                }
+                checked++;
+            }
         }
+        return checked;
+    }
+
+    /** Off-heap bytes the stores report: bloomkv key-value stores their filters; RocksDB its memtables, table readers and block cache. */
+    private static String storeOffHeap(StateStore[] stores, BenchStoreContext[] ctx, long[] out) {
         long sum = 0;
         List<String> parts = new ArrayList<>();
-        for (Map.Entry<MetricName, ? extends Metric> e : ctx.metrics.metrics().entrySet()) {
-            String n = e.getKey().name();
-            if (n.equals("size-all-mem-tables") || n.equals("estimate-table-readers-mem") || n.equals("block-cache-usage")) {
-                Object v = e.getValue().metricValue();
-                if (v instanceof Number num) {
-                    sum += num.longValue();
-                    parts.add(n);
+        for (int i = 0; i < stores.length; i++) {
+            if (stores[i] instanceof BloomKvStore b) {
+                sum += b.database().stats().filterMemoryBytes();
+                if (!parts.contains("filters")) {
+                    parts.add("filters");
+                }
+                continue;
+            }
+            for (Map.Entry<MetricName, ? extends Metric> e : ctx[i].metrics.metrics().entrySet()) {
+                String n = e.getKey().name();
+                if (n.equals("size-all-mem-tables") || n.equals("estimate-table-readers-mem") || n.equals("block-cache-usage")) {
+                    if (e.getValue().metricValue() instanceof Number num) {
+                        sum += num.longValue();
+                        if (!parts.contains(n)) {
+                            parts.add(n);
+                        }
+                    }
                 }
             }
         }
         out[0] = sum;
         return parts.isEmpty() ? "not reported" : String.join("+", parts);
+    }
+
+    private static long directAndMapped() {
+        long sum = 0;
+        for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (b.getName().equals("direct") || b.getName().equals("mapped")) {
+                sum += b.getMemoryUsed();
+            }
+        }
+        return sum;
+    }
+
+    /** VmRSS and VmHWM of this process in bytes (0 where /proc is absent). */
+    static long[] rss() {
+        long[] out = new long[2];
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    out[0] = kib(line);
+                } else if (line.startsWith("VmHWM:")) {
+                    out[1] = kib(line);
+                }
+            }
+        } catch (IOException e) {
+            return out;
+        }
+        return out;
+    }
+
+    private static long kib(String line) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
     }
 
     private static void gc() {
@@ -286,7 +509,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         return xs.stream().mapToDouble(d -> d).max().orElse(Double.NaN);
     }
 
-    private static double median(List<Double> xs) {
+    static double median(List<Double> xs) {
         List<Double> s = new ArrayList<>(xs);
         s.sort(Comparator.naturalOrder());
         int n = s.size();
@@ -295,78 +518,106 @@ public final class KafkaStreamsBench implements Callable<Integer> {
 
     private void report(List<Run> runs) throws IOException {
         Files.createDirectories(reportDir);
-        Map<String, Map<String, Object>> summary = new LinkedHashMap<>();
+        String base = "kafka-streams-" + topology;
+        Map<String, Object> summary = new LinkedHashMap<>();
         StringBuilder md = new StringBuilder();
-        md.append("# bench kafka-streams\n\n");
-        md.append(String.format(Locale.ROOT, "Word count, %,d records over %,d words (skewed), commit every %,d records, restore batches of %,d; "
-                + "bloomkv block cache %,d bytes; %d runs per store, stores alternating; machine: %s.%n%n", records, words, commitEvery,
-                restoreBatch, bloomkvCacheBytes, rounds, Machine.current().summary()));
-        md.append("| store | process rec/s (median, min-max) | restore rec/s (median, min-max) | heap growth MiB (median) | off-heap MiB (median) |\n");
-        md.append("|---|---:|---:|---:|---:|\n");
-        for (String e : engines) {
-            List<Run> mine = runs.stream().filter(r -> r.engine().equals(e)).toList();
-            List<Double> p = mine.stream().map(Run::processRecordsPerSec).toList();
-            List<Double> r = mine.stream().map(Run::restoreRecordsPerSec).toList();
-            List<Double> h = mine.stream().map(x -> (x.heapAfterBytes() - x.heapBeforeBytes()) / 1048576.0).toList();
-            List<Double> o = mine.stream().map(x -> x.offHeapBytes() / 1048576.0).toList();
-            Map<String, Object> s = new LinkedHashMap<>();
-            s.put("processMedian", median(p));
-            s.put("processMin", p.stream().mapToDouble(d -> d).min().orElse(Double.NaN));
-            s.put("processMax", p.stream().mapToDouble(d -> d).max().orElse(Double.NaN));
-            s.put("restoreMedian", median(r));
-            s.put("restoreMin", r.stream().mapToDouble(d -> d).min().orElse(Double.NaN));
-            s.put("restoreMax", r.stream().mapToDouble(d -> d).max().orElse(Double.NaN));
-            s.put("heapGrowthMiBMedian", median(h));
-            s.put("offHeapMiBMedian", median(o));
-            s.put("offHeapWhat", mine.isEmpty() ? "" : mine.get(0).offHeapWhat());
-            summary.put(e, s);
-            md.append(String.format(Locale.ROOT, "| %s | %,.0f (%,.0f-%,.0f) | %,.0f (%,.0f-%,.0f) | %+.1f | %.1f (%s) |%n", e,
-                    s.get("processMedian"), s.get("processMin"), s.get("processMax"), s.get("restoreMedian"), s.get("restoreMin"),
-                    s.get("restoreMax"), s.get("heapGrowthMiBMedian"), s.get("offHeapMiBMedian"), s.get("offHeapWhat")));
-        }
-        if (summary.containsKey("rocksdb") && summary.containsKey("bloomkv")) {
-            // Each round runs both stores back to back: the ratio per round, then its median (as the main bench's goals)
-            List<Double> pr = new ArrayList<>();
-            List<Double> rr = new ArrayList<>();
-            for (Run b : runs) {
-                for (Run x : runs) {
-                    if (b.engine().equals("bloomkv") && x.engine().equals("rocksdb") && x.round() == b.round()) {
-                        pr.add(b.processRecordsPerSec() / x.processRecordsPerSec());
-                        rr.add(b.restoreRecordsPerSec() / x.restoreRecordsPerSec());
+        md.append("# bench kafka-streams --topology ").append(topology).append("\n\n");
+        md.append(String.format(Locale.ROOT, "%,d records over %,d keys (skewed), event time %.2f h, window %.2f min, retention %.1f min, "
+                        + "session gap %.2f min; commit every %,d records per task, restore batches of %,d; bloomkv shared block cache %,d bytes; "
+                        + "%d runs per engine and partition count, engines alternating, %s; machine: %s.%n%n", records, topologyKeys(), eventHours,
+                windowMinutes, retentionMinutes, sessionGapMinutes, commitEvery, restoreBatch, bloomkvCacheBytes, rounds,
+                fork ? "each run a fresh JVM" : "one JVM", Machine.current().summary()));
+        List<String> categories = new ArrayList<>();
+        List<Double> ratioValues = new ArrayList<>();
+        for (int p : partitions) {
+            md.append("## ").append(p).append(p == 1 ? " partition" : " partitions").append("\n\n");
+            md.append("| store | process rec/s (median, min-max) | restore rec/s (median, min-max) | heap MiB | direct+mapped MiB | "
+                    + "store off-heap MiB | RSS MiB (peak) |\n|---|---:|---:|---:|---:|---:|---:|\n");
+            Map<String, Object> atP = new LinkedHashMap<>();
+            for (String e : engines) {
+                List<Run> mine = runs.stream().filter(r -> r.engine().equals(e) && r.partitions() == p).toList();
+                List<Double> pr = mine.stream().map(Run::processRecordsPerSec).toList();
+                List<Double> rr = mine.stream().map(Run::restoreRecordsPerSec).toList();
+                Map<String, Object> s = new LinkedHashMap<>();
+                s.put("processMedian", median(pr));
+                s.put("processMin", min(pr));
+                s.put("processMax", max(pr));
+                s.put("restoreMedian", median(rr));
+                s.put("restoreMin", min(rr));
+                s.put("restoreMax", max(rr));
+                s.put("heapMiBMedian", median(mine.stream().map(r -> mib(r.heapBytes())).toList()));
+                s.put("directMiBMedian", median(mine.stream().map(r -> mib(r.directBytes())).toList()));
+                s.put("storeOffHeapMiBMedian", median(mine.stream().map(r -> mib(r.storeOffHeapBytes())).toList()));
+                s.put("storeOffHeapWhat", mine.isEmpty() ? "" : mine.get(0).storeOffHeapWhat());
+                s.put("rssMiBMedian", median(mine.stream().map(r -> mib(r.rssBytes())).toList()));
+                s.put("rssPeakMiBMedian", median(mine.stream().map(r -> mib(r.rssPeakBytes())).toList()));
+                atP.put(e, s);
+                md.append(String.format(Locale.ROOT, "| %s | %,.0f (%,.0f-%,.0f) | %,.0f (%,.0f-%,.0f) | %.1f | %.1f | %.1f (%s) | %.1f (%.1f) |%n", e,
+                        s.get("processMedian"), s.get("processMin"), s.get("processMax"), s.get("restoreMedian"), s.get("restoreMin"),
+                        s.get("restoreMax"), s.get("heapMiBMedian"), s.get("directMiBMedian"), s.get("storeOffHeapMiBMedian"),
+                        s.get("storeOffHeapWhat"), s.get("rssMiBMedian"), s.get("rssPeakMiBMedian")));
+            }
+            if (engines.contains("rocksdb") && engines.contains("bloomkv")) {
+                // Each round runs both engines back to back: the ratio per round, then the median of those ratios.
+                List<Double> pr = new ArrayList<>();
+                List<Double> rr = new ArrayList<>();
+                for (Run b : runs) {
+                    for (Run x : runs) {
+                        if (b.engine().equals("bloomkv") && x.engine().equals("rocksdb") && x.round() == b.round()
+                                && b.partitions() == p && x.partitions() == p) {
+                            pr.add(b.processRecordsPerSec() / x.processRecordsPerSec());
+                            rr.add(b.restoreRecordsPerSec() / x.restoreRecordsPerSec());
+                        }
                     }
                 }
+                md.append(String.format(Locale.ROOT, "%nRatios bloomkv / rocksdb per round: processing %s, median %.2fx (%.2f-%.2f); "
+                                + "restore %s, median %.2fx (%.2f-%.2f).%n%n", fmt(pr), median(pr), min(pr), max(pr), fmt(rr), median(rr),
+                        min(rr), max(rr)));
+                atP.put("ratios", Map.of("process", median(pr), "restore", median(rr), "processPerRound", pr, "restorePerRound", rr));
+                categories.add("process p=" + p);
+                ratioValues.add(median(pr));
+                categories.add("restore p=" + p);
+                ratioValues.add(median(rr));
             }
-            double p = median(pr);
-            double r = median(rr);
-            md.append(String.format(Locale.ROOT, "%nGoal (median of the per-round ratios bloomkv / rocksdb, min-max): processing >= 1.0x the "
-                            + "RocksDB store: %.2fx (%.2f-%.2f, %s); restore >= 1.0x: %.2fx (%.2f-%.2f, %s).%n",
-                    p, min(pr), max(pr), p >= 1.0 ? "met" : "NOT met", r, min(rr), max(rr), r >= 1.0 ? "met" : "NOT met"));
-            summary.put("ratios", Map.of("process", p, "restore", r, "processPerRound", pr, "restorePerRound", rr));
+            summary.put("p" + p, atP);
         }
-        md.append("\n![kafka-streams](kafka-streams.png)\n");
-        Files.writeString(reportDir.resolve("kafka-streams.md"), md.toString(), StandardCharsets.UTF_8);
+        md.append("![").append(base).append("](").append(base).append(".png)\n");
+        Files.writeString(reportDir.resolve(base + ".md"), md.toString(), StandardCharsets.UTF_8);
         Map<String, Object> json = new LinkedHashMap<>();
+        json.put("topology", topology);
         json.put("records", records);
-        json.put("words", words);
+        json.put("keys", topologyKeys());
+        json.put("partitions", partitions);
         json.put("commitEvery", commitEvery);
         json.put("restoreBatch", restoreBatch);
         json.put("bloomkvCacheBytes", bloomkvCacheBytes);
+        json.put("fork", fork);
         json.put("machine", Machine.current());
         json.put("runs", runs);
         json.put("summary", summary);
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(reportDir.resolve("kafka-streams.json").toFile(), json);
-        CategoryChart chart = new CategoryChartBuilder().width(900).height(480).title("Kafka Streams word count: records/s (median of "
-                + rounds + " runs)").yAxisTitle("records/s").build();
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(reportDir.resolve(base + ".json").toFile(), json);
+        CategoryChart chart = new CategoryChartBuilder().width(900).height(480)
+                .title("Kafka Streams " + topology + ": bloomkv / RocksDB records/s (median of " + rounds + " rounds)")
+                .yAxisTitle("ratio (1.0 = same speed)").build();
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
-        chart.getStyler().setYAxisDecimalPattern("#,##0");
-        for (String e : engines) {
-            Map<String, Object> s = summary.get(e);
-            chart.addSeries(e, List.of("process", "restore"), List.of((Double) s.get("processMedian"), (Double) s.get("restoreMedian")));
+        chart.getStyler().setYAxisDecimalPattern("0.00");
+        if (!categories.isEmpty()) {
+            chart.addSeries("bloomkv / rocksdb", categories, ratioValues);
+        } else {
+            chart.addSeries("no pair of engines", List.of("-"), List.of(0.0));
         }
-        BitmapEncoder.saveBitmap(chart, reportDir.resolve("kafka-streams").toString(), BitmapEncoder.BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(chart, reportDir.resolve(base).toString(), BitmapEncoder.BitmapFormat.PNG);
         System.out.println();
         System.out.print(md);
-        System.out.println("report: " + reportDir.resolve("kafka-streams.md").toAbsolutePath());
+        System.out.println("report: " + reportDir.resolve(base + ".md").toAbsolutePath());
+    }
+
+    private static String fmt(List<Double> xs) {
+        StringBuilder b = new StringBuilder("[");
+        for (double x : xs) {
+            b.append(b.length() > 1 ? " " : "").append(String.format(Locale.ROOT, "%.2f", x));
+        }
+        return b.append("]").toString();
     }
 
     private static void deleteRecursively(Path p) throws IOException {

@@ -10,33 +10,77 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** A tiny {@code bench kafka-streams} run: both stores process and restore (counts verified inside), the report is written. */
+/**
+ * Tiny {@code bench kafka-streams} runs: every topology on both engines at two partition counts (in this JVM), the
+ * restored stores checked inside, the report written; and one forked run (a child JVM per measurement).
+ */
 class KafkaStreamsBenchTest {
     @TempDir
     Path dir;
 
-    @Test
-    void tinyRunOnBothStoresWritesTheReport() throws Exception {
-        Path report = dir.resolve("report");
-        int exit = new CommandLine(new KafkaStreamsBench()).execute("--records", "3000", "--words", "300", "--commit-every", "500",
-                "--rounds", "2", "--report-dir", report.toString(), "--db-dir", dir.resolve("db").toString());
-        assertThat(exit).isZero();
-        assertThat(report.resolve("kafka-streams.md")).exists();
-        assertThat(report.resolve("kafka-streams.png")).exists();
-        JsonNode json = new ObjectMapper().readTree(report.resolve("kafka-streams.json").toFile());
-        assertThat(json.get("runs")).hasSize(4);
-        for (JsonNode run : json.get("runs")) {
-            assertThat(run.get("processRecordsPerSec").asDouble()).isPositive();
-            assertThat(run.get("restoreRecordsPerSec").asDouble()).isPositive();
-            assertThat(run.get("restoredEntries").asLong()).as("restored words checked").isPositive();
+    /** Runs the command with tiny sizes; {@code overrides} are flag, value pairs replacing the defaults of this test. */
+    private JsonNode run(String topology, String... overrides) throws Exception {
+        Path report = dir.resolve("report-" + topology);
+        java.util.Map<String, String> flags = new java.util.LinkedHashMap<>();
+        String[] base = {"--topology", topology, "--records", "2000", "--words", "300", "--keys", "200", "--commit-every", "500",
+            "--event-hours", "0.5", "--retention-minutes", "20", "--rounds", "1", "--partitions", "1,2", "--report-dir", report.toString(),
+            "--db-dir", dir.resolve("db-" + topology).toString()};
+        for (int i = 0; i < base.length; i += 2) {
+            flags.put(base[i], base[i + 1]);
         }
-        assertThat(json.get("runs").get(0).get("engine").asText()).isEqualTo("rocksdb");
-        assertThat(json.get("runs").get(1).get("engine").asText()).as("alternating").isEqualTo("bloomkv");
-        JsonNode bloomkv = json.get("runs").get(1);
-        assertThat(bloomkv.get("offHeapWhat").asText()).isEqualTo("filters");
-        assertThat(Files.readString(report.resolve("kafka-streams.md"))).contains("| rocksdb |", "| bloomkv |", "Goal (median of the per-round ratios", "processing >= 1.0x");
-        assertThat(json.get("summary").get("ratios").get("process").asDouble()).isPositive();
-        assertThat(json.get("summary").get("ratios").get("restorePerRound").size()).as("one ratio per round")
-                .isEqualTo(json.get("runs").size() / 2);
+        for (int i = 0; i < overrides.length; i += 2) {
+            flags.put(overrides[i], overrides[i + 1]);
+        }
+        java.util.List<String> args = new java.util.ArrayList<>();
+        flags.forEach((k, v) -> {
+            args.add(k);
+            args.add(v);
+        });
+        int exit = new CommandLine(new KafkaStreamsBench()).execute(args.toArray(new String[0]));
+        assertThat(exit).isZero();
+        assertThat(report.resolve("kafka-streams-" + topology + ".md")).exists();
+        assertThat(report.resolve("kafka-streams-" + topology + ".png")).exists();
+        return new ObjectMapper().readTree(report.resolve("kafka-streams-" + topology + ".json").toFile());
+    }
+
+    @Test
+    void everyTopologyRunsOnBothEnginesAndWritesTheReport() throws Exception {
+        for (String topology : new String[] {"kv", "window", "session", "versioned"}) {
+            JsonNode json = run(topology, "--fork", "false", "--warmup", "false");
+            assertThat(json.get("runs")).as(topology).hasSize(2 * 2);
+            for (JsonNode r : json.get("runs")) {
+                assertThat(r.get("topology").asText()).isEqualTo(topology);
+                assertThat(r.get("processRecordsPerSec").asDouble()).isPositive();
+                assertThat(r.get("restoreRecordsPerSec").asDouble()).isPositive();
+                assertThat(r.get("changelogRecords").asLong()).as("changelog records restored").isGreaterThanOrEqualTo(2000);
+                assertThat(r.get("rssBytes").asLong()).isPositive();
+                if (topology.equals("kv") || topology.equals("window")) {
+                    assertThat(r.get("verifiedReads").asLong()).as("restored reads checked").isPositive();
+                }
+            }
+            assertThat(json.get("runs").get(0).get("engine").asText()).isEqualTo("rocksdb");
+            assertThat(json.get("runs").get(1).get("engine").asText()).as("alternating").isEqualTo("bloomkv");
+            assertThat(json.get("runs").get(0).get("partitions").asInt()).isEqualTo(1);
+            assertThat(json.get("runs").get(2).get("partitions").asInt()).isEqualTo(2);
+            assertThat(json.get("summary").get("p2").get("ratios").get("restorePerRound").size()).as("one ratio per round").isEqualTo(1);
+            assertThat(Files.readString(dir.resolve("report-" + topology).resolve("kafka-streams-" + topology + ".md")))
+                    .contains("| rocksdb |", "| bloomkv |", "Ratios bloomkv / rocksdb per round", "## 2 partitions");
+        }
+    }
+
+    @Test
+    void forkedRunsMeasureEachEngineInItsOwnJvm() throws Exception {
+        JsonNode json = run("versioned", "--partitions", "2");
+        assertThat(json.get("fork").asBoolean()).isTrue();
+        assertThat(json.get("runs")).hasSize(2);
+        for (JsonNode r : json.get("runs")) {
+            assertThat(r.get("rssPeakBytes").asLong()).isGreaterThanOrEqualTo(r.get("rssBytes").asLong()).isPositive();
+        }
+    }
+
+    @Test
+    void anUnknownTopologyIsRejected() {
+        int exit = new CommandLine(new KafkaStreamsBench()).execute("--topology", "tree", "--db-dir", dir.resolve("x").toString());
+        assertThat(exit).isNotZero();
     }
 }

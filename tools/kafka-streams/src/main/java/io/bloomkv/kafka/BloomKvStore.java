@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * empty iterator and a logged warning; iterators read the store as of their creation (never a
  * {@code ConcurrentModificationException}) and must be closed (closing the store closes them).
  * {@link #flush()} / {@link #commit(Map)} make what was written durable (the write-ahead log is
- * synced) and checkpoint the IQv2 {@link Position}. Data lives under {@code stateDir/name};
+ * synced) and checkpoint the IQv2 {@link Position}; {@code commit(Map)} then records the changelog offsets, which
+ * the store manages itself (KIP-1035, {@link StoreOffsets}). Data lives under {@code stateDir/name};
  * the position under {@code stateDir/name.position}. Thread-safe (the stream thread writes, IQ threads
  * read); writes are serialized. Engine failures surface as {@link ProcessorStateException}, use after
  * close as {@link InvalidStateStoreException}.
@@ -71,6 +72,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     private OffsetCheckpoint positionCheckpoint;
     private boolean consistencyEnabled;
     private BloomKvMetrics metrics;
+    private StoreOffsets offsets;
 
     BloomKvStore(String name, Options options) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
@@ -110,6 +112,15 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
             db = Db.open(new File(stateDir, name).toPath(), o);
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": cannot open bloomkv database under " + stateDir, e);
+        }
+        offsets = new StoreOffsets(stateDir, name);
+        try {
+            offsets.open(context);
+        } catch (RuntimeException e) {
+            Db d = db;
+            db = null;
+            d.close();
+            throw e instanceof BloomKvException ? new ProcessorStateException("store " + name + ": cannot open", e) : e;
         }
         positionCheckpoint = new OffsetCheckpoint(new File(stateDir, name + ".position"));
         position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
@@ -367,9 +378,40 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         writePosition();
     }
 
+    /**
+     * Makes every write so far durable together with {@code changelogOffsets} (KIP-1035, see {@link StoreOffsets}):
+     * the offsets go into the write-ahead log after the data they cover, then the log is synced once.
+     */
     @Override
-    public void commit(Map<TopicPartition, Long> changelogOffsets) {
-        flush();
+    public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
+        if (!open) {
+            return;
+        }
+        try {
+            Db d = db();
+            if (dirty) {
+                dirty = false;
+                d.syncWal();
+            }
+            offsets.commit(changelogOffsets);
+        } catch (BloomKvException e) {
+            dirty = true;
+            throw new ProcessorStateException("Error while executing commit from store " + name, e);
+        }
+        writePosition();
+    }
+
+    /** This store keeps its changelog offsets itself ({@link StoreOffsets}), as Kafka 4.3's RocksDBStore does. */
+    @Deprecated
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public synchronized Long committedOffset(TopicPartition partition) {
+        db();
+        return offsets.committedOffset(partition);
     }
 
     /**
@@ -416,6 +458,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": close failed", e);
         }
+        offsets.close();
     }
 
     @Override

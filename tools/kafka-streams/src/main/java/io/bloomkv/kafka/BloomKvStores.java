@@ -8,6 +8,7 @@ import org.apache.kafka.streams.internals.ApiUtils;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
+import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
 
 /**
  * Factory of bloomkv state-store suppliers, mirroring {@code org.apache.kafka.streams.state.Stores}:
@@ -189,5 +190,57 @@ public final class BloomKvStores {
         }
         return withHeaders ? new BloomKvSessionBytesStoreSupplier.Headers(name, retentionPeriodMs, options)
                 : new BloomKvSessionBytesStoreSupplier(name, retentionPeriodMs, false, options);
+    }
+
+    /**
+     * A persistent versioned store ({@code VersionedKeyValueStore}) keeping old versions for {@code historyRetention}
+     * (also the grace period of out-of-order writes), with Kafka's default segment interval for it; the counterpart
+     * of {@code Stores.persistentVersionedKeyValueStore(name, historyRetention)}, with the same argument checks.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code historyRetention} is null, negative or not representable in milliseconds
+     */
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention) {
+        return persistentVersionedKeyValueStore(name, historyRetention, defaultOptions());
+    }
+
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention, Options options) {
+        Objects.requireNonNull(name, "name cannot be null");
+        long historyRetentionMs = historyRetentionMs(historyRetention);
+        return new BloomKvVersionedBytesStoreSupplier(name, historyRetentionMs,
+                BloomKvVersionedBytesStoreSupplier.defaultSegmentInterval(historyRetentionMs), options);
+    }
+
+    /**
+     * As {@link #persistentVersionedKeyValueStore(String, Duration)} with old versions kept in segments of
+     * {@code segmentInterval} (each segment one database, dropped whole when it expires); the counterpart of
+     * {@code Stores.persistentVersionedKeyValueStore(name, historyRetention, segmentInterval)}.
+     *
+     * @throws IllegalArgumentException also if {@code segmentInterval} is null, zero, negative or not representable in milliseconds
+     */
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention,
+            Duration segmentInterval) {
+        return persistentVersionedKeyValueStore(name, historyRetention, segmentInterval, defaultOptions());
+    }
+
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention,
+            Duration segmentInterval, Options options) {
+        Objects.requireNonNull(name, "name cannot be null");
+        long historyRetentionMs = historyRetentionMs(historyRetention);
+        String siMsgPrefix = ApiUtils.prepareMillisCheckFailMsgPrefix(segmentInterval, "segmentInterval");
+        long segmentIntervalMs = ApiUtils.validateMillisecondDuration(segmentInterval, siMsgPrefix);
+        if (segmentIntervalMs < 1L) {
+            throw new IllegalArgumentException("segmentInterval cannot be zero or negative");
+        }
+        return new BloomKvVersionedBytesStoreSupplier(name, historyRetentionMs, segmentIntervalMs, options);
+    }
+
+    private static long historyRetentionMs(Duration historyRetention) {
+        String hrMsgPrefix = ApiUtils.prepareMillisCheckFailMsgPrefix(historyRetention, "historyRetention");
+        long ms = ApiUtils.validateMillisecondDuration(historyRetention, hrMsgPrefix);
+        if (ms < 0L) {
+            throw new IllegalArgumentException("historyRetention cannot be negative");
+        }
+        return ms;
     }
 }

@@ -1,0 +1,714 @@
+package io.bloomkv.kafka;
+
+import io.bloomkv.engine.BloomKvException;
+import io.bloomkv.engine.Options;
+import io.bloomkv.engine.SharedBlockCache;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
+import org.apache.kafka.streams.processor.internals.ProcessorContextUtils;
+import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
+import org.apache.kafka.streams.processor.internals.metrics.TaskMetrics;
+import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.MultiVersionedKeyQuery;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.ResultOrder;
+import org.apache.kafka.streams.state.VersionedKeyValueStore;
+import org.apache.kafka.streams.state.VersionedRecord;
+import org.apache.kafka.streams.state.VersionedRecordIterator;
+import org.apache.kafka.streams.state.internals.OffsetCheckpoint;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A persistent {@code VersionedKeyValueStore<Bytes, byte[]>} on bloomkv databases, the counterpart of Kafka Streams'
+ * {@code RocksDBVersionedStore} (made by {@link BloomKvStores#persistentVersionedKeyValueStore}), with the same
+ * answers to every call.
+ *
+ * <p>Layout: the newest version of each key lives in a latest-value database ({@link VersionedLatestValue}); older
+ * versions live in segments ({@link VersionedSegments}), one database per {@code segmentInterval} of validTo, a
+ * key's versions in one segment packed in one row ({@link VersionedSegmentValue}). A put moves the previous newest
+ * version into the segment of its new validTo. Segments older than {@code observedStreamTime - historyRetention}
+ * are dropped whole (their directories destroyed); the latest version of a key never expires.
+ *
+ * <p>Contract, as {@link VersionedKeyValueStore} documents it and RocksDBVersionedStore behaves: history retention
+ * is also the grace period: a put or delete older than {@code observedStreamTime - historyRetention} is not applied
+ * (put returns {@link #PUT_RETURN_CODE_NOT_PUT}, delete returns null) and counted in the task's
+ * {@code dropped-records} metric; {@code get(key, asOf)} older than that returns the latest version if it is old
+ * enough, else null; observed stream time is not persisted (a reopened store starts from none, as Kafka's).
+ * Null keys throw NullPointerException; use of a closed store throws InvalidStateStoreException. Thread-safe: every
+ * call holds the store's lock (the stream thread writes, IQ threads read). Offsets are managed by the store
+ * (KIP-1035), see {@link StoreOffsets}.
+ */
+public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte[]> {
+    private static final Logger LOG = LoggerFactory.getLogger(BloomKvVersionedStore.class);
+    /** A marker for "no version found yet" during a put: not a valid record timestamp. */
+    private static final long SENTINEL_TIMESTAMP = Long.MIN_VALUE;
+    /** The latest-value database's directory under {@code stateDir/name/}. */
+    static final String LATEST_DIR = "latest";
+
+    private final String name;
+    private final long historyRetention;
+    private final long gracePeriod;
+    private final long segmentInterval;
+    private final Options options;
+    private final VersionedSegments segments;
+    private final Set<VersionedRecordIterator<byte[]>> openIterators = ConcurrentHashMap.newKeySet();
+    private final DirectClient directClient = new DirectClient();
+    private VersionedRestoreBuffer restoreBuffer;
+    private VersionedSegment latest;
+    private StateStoreContext context;
+    private Sensor expiredRecordSensor;
+    private long observedStreamTime = ConsumerRecord.NO_TIMESTAMP;
+    private boolean consistencyEnabled;
+    private Position position = Position.emptyPosition();
+    private OffsetCheckpoint positionCheckpoint;
+    private BloomKvMetrics metrics;
+    private StoreOffsets offsets;
+    private volatile boolean open;
+
+    BloomKvVersionedStore(String name, long historyRetention, long segmentInterval, Options options) {
+        this.name = Objects.requireNonNull(name, "name cannot be null");
+        this.historyRetention = historyRetention;
+        // History retention doubles as the grace period, as in Kafka's store.
+        this.gracePeriod = historyRetention;
+        this.segmentInterval = segmentInterval;
+        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
+        this.segments = new VersionedSegments(name, historyRetention, segmentInterval);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    public long historyRetentionMs() {
+        return historyRetention;
+    }
+
+    public long segmentIntervalMs() {
+        return segmentInterval;
+    }
+
+    /**
+     * Opens the latest-value database and every segment under {@code stateDir/name/}, checks the store was closed
+     * cleanly under EOS ({@link StoreOffsets#open}), registers the gauges and a batching restore callback.
+     */
+    @Override
+    public synchronized void init(StateStoreContext context, StateStore root) {
+        if (open) {
+            throw new IllegalStateException("store " + name + " is already open");
+        }
+        this.context = context;
+        Options o = options.copy();
+        if (o.blockCache() == null) {
+            SharedBlockCache shared = BloomKvConfig.sharedBlockCache(context.applicationId(), context.appConfigs());
+            if (shared != null) {
+                o.blockCache(shared).useMmapReads(false);
+            }
+        }
+        File root0 = new File(context.stateDir(), name);
+        try {
+            segments.openExisting(root0, o);
+            latest = new VersionedSegment(VersionedSegment.LATEST_ID, root0.toPath().resolve(LATEST_DIR), o);
+            offsets = new StoreOffsets(context.stateDir(), name);
+            offsets.open(context);
+        } catch (RuntimeException e) {
+            closeDatabases();
+            throw e instanceof BloomKvException ? new ProcessorStateException("store " + name + ": cannot open", e) : e;
+        }
+        expiredRecordSensor = TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(), context.taskId().toString(),
+                ProcessorContextUtils.metricsImpl(context));
+        positionCheckpoint = new OffsetCheckpoint(new File(context.stateDir(), name + ".position"));
+        position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
+        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
+                StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        restoreBuffer = new VersionedRestoreBuffer(directClient, () -> latest);
+        metrics = BloomKvMetrics.register(context, BloomKvStore.METRICS_SCOPE, name, () -> {
+            VersionedSegment l = latest;
+            return open && l != null && l.isOpen() ? l.db().stats() : null;
+        });
+        open = true;
+        context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::writePosition);
+    }
+
+    private void validateStoreOpen() {
+        if (!open) {
+            throw new InvalidStateStoreException("Store " + name + " is currently closed");
+        }
+    }
+
+    private RuntimeException translate(BloomKvException e, String what) {
+        if (!open) {
+            return new InvalidStateStoreException("Store " + name + " is currently closed");
+        }
+        return new ProcessorStateException("store " + name + ": " + what + " failed", e);
+    }
+
+    @Override
+    public synchronized long put(Bytes key, byte[] value, long timestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        validateStoreOpen();
+        if (timestamp < observedStreamTime - gracePeriod) {
+            expiredRecordSensor.record(1.0d, System.currentTimeMillis());
+            LOG.warn("Skipping record for expired put.");
+            StoreQueryUtils.updatePosition(position, context);
+            return PUT_RETURN_CODE_NOT_PUT;
+        }
+        observedStreamTime = Math.max(observedStreamTime, timestamp);
+        long foundTs;
+        try {
+            foundTs = doPut(directClient, observedStreamTime, key, value, timestamp);
+        } catch (BloomKvException e) {
+            throw translate(e, "put");
+        }
+        StoreQueryUtils.updatePosition(position, context);
+        return foundTs;
+    }
+
+    @Override
+    public synchronized VersionedRecord<byte[]> delete(Bytes key, long timestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        validateStoreOpen();
+        if (timestamp < observedStreamTime - gracePeriod) {
+            expiredRecordSensor.record(1.0d, System.currentTimeMillis());
+            LOG.warn("Skipping record for expired delete.");
+            return null;
+        }
+        VersionedRecord<byte[]> existing = get(key, timestamp);
+        observedStreamTime = Math.max(observedStreamTime, timestamp);
+        try {
+            doPut(directClient, observedStreamTime, key, null, timestamp);
+        } catch (BloomKvException e) {
+            throw translate(e, "delete");
+        }
+        StoreQueryUtils.updatePosition(position, context);
+        return existing;
+    }
+
+    @Override
+    public synchronized VersionedRecord<byte[]> get(Bytes key) {
+        Objects.requireNonNull(key, "key cannot be null");
+        validateStoreOpen();
+        try {
+            byte[] raw = latest.get(key);
+            return raw == null ? null : new VersionedRecord<>(VersionedLatestValue.value(raw), VersionedLatestValue.timestamp(raw));
+        } catch (BloomKvException e) {
+            throw translate(e, "get");
+        }
+    }
+
+    @Override
+    public synchronized VersionedRecord<byte[]> get(Bytes key, long asOfTimestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        validateStoreOpen();
+        try {
+            return getAsOf(key, asOfTimestamp);
+        } catch (BloomKvException e) {
+            throw translate(e, "get");
+        }
+    }
+
+    private VersionedRecord<byte[]> getAsOf(Bytes key, long asOfTimestamp) {
+        byte[] rawLatest = latest.get(key);
+        if (rawLatest != null) {
+            long latestTs = VersionedLatestValue.timestamp(rawLatest);
+            if (latestTs <= asOfTimestamp) {
+                // The newest version never expires.
+                return new VersionedRecord<>(VersionedLatestValue.value(rawLatest), latestTs);
+            }
+        }
+        if (asOfTimestamp < observedStreamTime - historyRetention) {
+            // Past the history retention: null, even if a segment still holds the version (predictable answers).
+            LOG.warn("Returning null for expired get.");
+            return null;
+        }
+        for (VersionedSegment segment : segments.segments(asOfTimestamp, Long.MAX_VALUE, false)) {
+            byte[] raw = segment.get(key);
+            if (raw == null) {
+                continue;
+            }
+            if (VersionedSegmentValue.nextTimestamp(raw) <= asOfTimestamp) {
+                // This segment holds nothing valid at asOf, so older segments cannot either.
+                return null;
+            }
+            if (VersionedSegmentValue.minTimestamp(raw) > asOfTimestamp) {
+                continue;
+            }
+            VersionedSegmentValue.Found f = VersionedSegmentValue.decode(raw).find(asOfTimestamp);
+            return f.value() == null ? null : new VersionedRecord<>(f.value(), f.validFrom(), f.validTo());
+        }
+        return null;
+    }
+
+    /**
+     * The versions of {@code key} valid at some time in {@code [fromTimestamp, toTimestamp]} (Kafka's
+     * {@code RocksDBVersionedStore.get(key, from, to, order)}, the answer to {@link MultiVersionedKeyQuery}): read
+     * at once under the store's lock (a consistent view), returned by an iterator the store closes when it closes.
+     */
+    synchronized VersionedRecordIterator<byte[]> get(Bytes key, long fromTimestamp, long toTimestamp, ResultOrder order) {
+        Objects.requireNonNull(key, "key cannot be null");
+        validateStoreOpen();
+        List<VersionedSegment> sources = new ArrayList<>();
+        boolean onlyLatest = toTimestamp < observedStreamTime - historyRetention;
+        // Newest first; an ascending answer is the same list read backwards.
+        sources.add(latest);
+        if (!onlyLatest) {
+            sources.addAll(segments.segments(Long.MIN_VALUE, toTimestamp, false));
+        }
+        List<VersionedRecord<byte[]>> newestFirst = new ArrayList<>();
+        try {
+            for (VersionedSegment s : sources) {
+                byte[] raw = s.get(key);
+                if (raw == null) {
+                    continue;
+                }
+                if (s == latest) {
+                    long ts = VersionedLatestValue.timestamp(raw);
+                    if (ts <= toTimestamp) {
+                        newestFirst.add(new VersionedRecord<>(VersionedLatestValue.value(raw), ts));
+                    }
+                } else {
+                    for (VersionedSegmentValue.Found f : VersionedSegmentValue.decode(raw).findAll(fromTimestamp, toTimestamp)) {
+                        newestFirst.add(new VersionedRecord<>(f.value(), f.validFrom(), f.validTo()));
+                    }
+                }
+            }
+        } catch (BloomKvException e) {
+            throw translate(e, "get");
+        }
+        if (order == ResultOrder.ASCENDING) {
+            java.util.Collections.reverse(newestFirst);
+        }
+        ListIterator it = new ListIterator(newestFirst);
+        openIterators.add(it);
+        return it;
+    }
+
+    /** The answer of a multi-versioned query: a list read once, closed by the caller or by the store's close. */
+    private final class ListIterator implements VersionedRecordIterator<byte[]> {
+        private final List<VersionedRecord<byte[]>> records;
+        private int next;
+        private volatile boolean closed;
+
+        ListIterator(List<VersionedRecord<byte[]>> records) {
+            this.records = records;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (closed) {
+                throw new IllegalStateException("The iterator is out of scope.");
+            }
+            return next < records.size();
+        }
+
+        @Override
+        public VersionedRecord<byte[]> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return records.get(next++);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            openIterators.remove(this);
+        }
+    }
+
+    /** The put procedure shared by put, delete and restore (Kafka's {@code doPut}); returns the validTo or a code. */
+    private long doPut(VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp) {
+        segments.cleanupExpiredSegments(streamTime);
+        long[] found = {SENTINEL_TIMESTAMP};
+        if (putToLatest(client, streamTime, key, value, timestamp, found)) {
+            return code(found[0]);
+        }
+        if (putToSegments(client, streamTime, key, value, timestamp, found)) {
+            return code(found[0]);
+        }
+        return code(finishPut(client, streamTime, key, value, timestamp, found[0]));
+    }
+
+    private static long code(long foundTs) {
+        return foundTs == SENTINEL_TIMESTAMP ? PUT_RETURN_CODE_VALID_TO_UNDEFINED : foundTs;
+    }
+
+    /**
+     * A put at or after the newest version replaces it (moving it into the segment of its new validTo first, so a
+     * failure between the two writes duplicates rather than loses it). Otherwise {@code found[0]} becomes the newest
+     * version's timestamp and the search goes on in the segments. Returns whether the put is done.
+     */
+    private boolean putToLatest(VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long[] found) {
+        byte[] rawLatest = client.latestValue(key);
+        if (rawLatest == null) {
+            return false;
+        }
+        long latestTs = VersionedLatestValue.timestamp(rawLatest);
+        if (timestamp < latestTs) {
+            found[0] = latestTs;
+            return false;
+        }
+        if (timestamp > latestTs) {
+            VersionedStoreClient.Segment segment = client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(timestamp), streamTime);
+            // No live segment: the moved version would already be past the history retention; it is dropped.
+            if (segment != null) {
+                byte[] moved = VersionedLatestValue.value(rawLatest);
+                byte[] rawSegment = segment.get(key);
+                if (rawSegment == null) {
+                    segment.put(key, VersionedSegmentValue.withRecord(moved, latestTs, timestamp).encode());
+                } else {
+                    VersionedSegmentValue sv = VersionedSegmentValue.decode(rawSegment);
+                    sv.insertAsLatest(latestTs, timestamp, moved);
+                    segment.put(key, sv.encode());
+                }
+            }
+        }
+        if (value != null) {
+            client.putLatestValue(key, VersionedLatestValue.encode(value, timestamp));
+        } else {
+            client.deleteLatestValue(key);
+        }
+        return true;
+    }
+
+    /** Searches the segments newest first for the one the put belongs in (Kafka's {@code maybePutToSegments}). */
+    private boolean putToSegments(VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long[] found) {
+        for (VersionedStoreClient.Segment segment : client.reversedSegments(timestamp)) {
+            byte[] raw = segment.get(key);
+            if (raw == null) {
+                continue;
+            }
+            long nextTs = VersionedSegmentValue.nextTimestamp(raw);
+            if (nextTs <= timestamp) {
+                // This segment and older ones hold nothing the put affects: finishPut places it by found[0].
+                return false;
+            }
+            long minTs = VersionedSegmentValue.minTimestamp(raw);
+            if (minTs <= timestamp) {
+                found[0] = putToSegment(client, streamTime, segment, raw, key, value, timestamp);
+                return true;
+            }
+            if (minTs < streamTime - historyRetention) {
+                // The put does not change any history still kept (possible in restore, where stream time runs ahead).
+                found[0] = PUT_RETURN_CODE_NOT_PUT;
+                return true;
+            }
+            found[0] = minTs;
+        }
+        return false;
+    }
+
+    /** Puts into the segment row that spans the timestamp; returns the put version's validTo. */
+    private long putToSegment(VersionedStoreClient client, long streamTime, VersionedStoreClient.Segment segment, byte[] raw,
+            Bytes key, byte[] value, long timestamp) {
+        long segmentIdForTimestamp = client.segmentIdForTimestamp(timestamp);
+        boolean olderSegmentMaybeNeeded = segmentIdForTimestamp != segment.id();
+        VersionedSegmentValue sv = VersionedSegmentValue.decode(raw);
+        VersionedSegmentValue.Found f = sv.find(timestamp);
+        if (f.validFrom() == timestamp) {
+            // Replaces a version: no validTo changes, nothing moves.
+            sv.update(timestamp, value, f.index());
+            segment.put(key, sv.encode());
+            return f.validTo();
+        }
+        if (olderSegmentMaybeNeeded) {
+            // The found version's validTo becomes this timestamp, which falls in an older segment: move it there
+            // first (a failure in between duplicates it; insertAsLatest reconciles such rows later).
+            VersionedStoreClient.Segment older = client.getOrCreateSegmentIfLive(segmentIdForTimestamp, streamTime);
+            if (older != null) {
+                byte[] rawOlder = older.get(key);
+                if (rawOlder == null) {
+                    older.put(key, VersionedSegmentValue.withRecord(f.value(), f.validFrom(), timestamp).encode());
+                } else {
+                    VersionedSegmentValue ov = VersionedSegmentValue.decode(rawOlder);
+                    ov.insertAsLatest(f.validFrom(), timestamp, f.value());
+                    older.put(key, ov.encode());
+                }
+            }
+            sv.update(timestamp, value, f.index());
+            segment.put(key, sv.encode());
+            return f.validTo();
+        }
+        sv.insert(timestamp, value, f.index());
+        segment.put(key, sv.encode());
+        return f.validTo();
+    }
+
+    /** Places a put that no existing row spans, by the validTo found so far (Kafka's {@code finishPut}). */
+    private long finishPut(VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long foundTs) {
+        if (foundTs == SENTINEL_TIMESTAMP) {
+            if (value != null) {
+                client.putLatestValue(key, VersionedLatestValue.encode(value, timestamp));
+                return foundTs;
+            }
+            // A tombstone never goes to the latest-value database (it has no expiry): into the segment of its own
+            // timestamp, as a degenerate row when the key has none there.
+            VersionedStoreClient.Segment segment = client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(timestamp), streamTime);
+            if (segment == null) {
+                return PUT_RETURN_CODE_NOT_PUT;
+            }
+            byte[] raw = segment.get(key);
+            if (raw == null) {
+                segment.put(key, VersionedSegmentValue.withRecord(null, timestamp, timestamp).encode());
+            } else {
+                long nextTs = VersionedSegmentValue.nextTimestamp(raw);
+                if (nextTs == timestamp) {
+                    // The row already ends at this timestamp: that end is the tombstone.
+                    return foundTs;
+                }
+                VersionedSegmentValue sv = VersionedSegmentValue.decode(raw);
+                sv.insertAsLatest(nextTs, timestamp, null);
+                segment.put(key, sv.encode());
+            }
+            return foundTs;
+        }
+        // foundTs is the put's validTo: the put is the newest or the oldest version of that segment's row.
+        VersionedStoreClient.Segment segment = client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(foundTs), streamTime);
+        if (segment == null) {
+            return PUT_RETURN_CODE_NOT_PUT;
+        }
+        byte[] raw = segment.get(key);
+        if (raw == null) {
+            segment.put(key, VersionedSegmentValue.withRecord(value, timestamp, foundTs).encode());
+        } else {
+            VersionedSegmentValue sv = VersionedSegmentValue.decode(raw);
+            if (VersionedSegmentValue.nextTimestamp(raw) <= timestamp) {
+                // A gap after an older degenerate row: newest of the row.
+                sv.insertAsLatest(timestamp, foundTs, value);
+            } else {
+                sv.insertAsEarliest(timestamp, value);
+            }
+            segment.put(key, sv.encode());
+        }
+        return foundTs;
+    }
+
+    /**
+     * Restores a changelog batch: stream time first jumps to the batch's newest timestamp (versions that would
+     * expire by the batch's end are not written), the puts run on a {@link VersionedRestoreBuffer}, and the
+     * buffer is written as one WriteBatch per database, older segments first, the latest values last.
+     */
+    synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        long endOfBatchStreamTime = observedStreamTime;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            endOfBatchStreamTime = Math.max(endOfBatchStreamTime, r.timestamp());
+        }
+        try {
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                if (r.timestamp() < observedStreamTime - gracePeriod) {
+                    // Older than the grace period: it was never written to the store.
+                    continue;
+                }
+                observedStreamTime = Math.max(observedStreamTime, r.timestamp());
+                ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, position);
+                doPut(restoreBuffer.client(), endOfBatchStreamTime, new Bytes(r.key()), r.value(), r.timestamp());
+            }
+            restoreBuffer.flush();
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("Error restoring batch to store " + name, e);
+        }
+    }
+
+    /** Syncs every segment's and then the latest-value database's log, and writes the position checkpoint. */
+    @Override
+    public synchronized void flush() {
+        validateStoreOpen();
+        try {
+            segments.sync();
+            latest.sync();
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": flush failed", e);
+        }
+        writePosition();
+    }
+
+    /**
+     * Makes every write durable, then the offsets (KIP-1035): the segments' logs are synced before the offsets are
+     * written to the latest-value database, so recovered offsets never run ahead of recovered data.
+     */
+    @Override
+    public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
+        if (!open) {
+            return;
+        }
+        try {
+            segments.sync();
+            latest.sync();
+            offsets.commit(changelogOffsets);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("Error while executing commit from store " + name, e);
+        }
+        writePosition();
+    }
+
+    @Deprecated
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public synchronized Long committedOffset(TopicPartition partition) {
+        validateStoreOpen();
+        return offsets.committedOffset(partition);
+    }
+
+    private void writePosition() {
+        if (positionCheckpoint == null) {
+            return;
+        }
+        try {
+            StoreQueryUtils.checkpointPosition(positionCheckpoint, position);
+        } catch (RuntimeException e) {
+            throw new ProcessorStateException("store " + name + ": cannot write the position checkpoint", e);
+        }
+    }
+
+    /** Closes the open iterators, unregisters the gauges, marks the store closed cleanly and closes every database. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        for (VersionedRecordIterator<byte[]> it : new ArrayList<>(openIterators)) {
+            it.close();
+        }
+        openIterators.clear();
+        if (metrics != null) {
+            metrics.remove();
+            metrics = null;
+        }
+        closeDatabases();
+        offsets.close();
+    }
+
+    private void closeDatabases() {
+        try {
+            segments.close();
+        } finally {
+            VersionedSegment l = latest;
+            latest = null;
+            if (l != null) {
+                l.close();
+            }
+        }
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    /**
+     * IQv2: {@code VersionedKeyQuery} through Kafka's handler; {@link MultiVersionedKeyQuery} answered here (Kafka's
+     * handler only knows its RocksDB store), with the same position-bound check and the same answers.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        if (!(query instanceof MultiVersionedKeyQuery)) {
+            // The store's lock before the position's, the order put takes them in.
+            synchronized (this) {
+                return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
+            }
+        }
+        long start = config.isCollectExecutionInfo() ? System.nanoTime() : -1L;
+        QueryResult<R> result;
+        synchronized (this) {
+            if (context == null || !StoreQueryUtils.isPermitted(position, positionBound, context.taskId().partition())) {
+                result = QueryResult.notUpToBound(position, positionBound, context == null ? null : context.taskId().partition());
+            } else {
+                MultiVersionedKeyQuery<Bytes, byte[]> q = (MultiVersionedKeyQuery<Bytes, byte[]>) query;
+                try {
+                    result = (QueryResult<R>) QueryResult.forResult(get(q.key(), q.fromTime().get().toEpochMilli(),
+                            q.toTime().get().toEpochMilli(), q.resultOrder()));
+                } catch (RuntimeException e) {
+                    result = QueryResult.forFailure(FailureReason.STORE_EXCEPTION,
+                            "Failed to query store " + name + " with " + query + ": " + e);
+                }
+            }
+            if (config.isCollectExecutionInfo()) {
+                result.addExecutionInfo("Handled in " + getClass() + " in " + (System.nanoTime() - start) + "ns");
+            }
+            result.setPosition(position.copy());
+        }
+        return result;
+    }
+
+    @Override
+    public Position getPosition() {
+        return position;
+    }
+
+    /** The store's own databases as the put procedure sees them. */
+    private final class DirectClient implements VersionedStoreClient {
+        @Override
+        public byte[] latestValue(Bytes key) {
+            return latest.get(key);
+        }
+
+        @Override
+        public void putLatestValue(Bytes key, byte[] value) {
+            latest.put(key, value);
+        }
+
+        @Override
+        public void deleteLatestValue(Bytes key) {
+            latest.delete(key);
+        }
+
+        @Override
+        public VersionedSegment getOrCreateSegmentIfLive(long segmentId, long streamTime) {
+            return segments.getOrCreateSegmentIfLive(segmentId, streamTime);
+        }
+
+        @Override
+        public List<VersionedSegment> reversedSegments(long timestampFrom) {
+            return segments.segments(timestampFrom, Long.MAX_VALUE, false);
+        }
+
+        @Override
+        public long segmentIdForTimestamp(long timestamp) {
+            return segments.segmentId(timestamp);
+        }
+    }
+
+    /** Number of segment databases open now (for tests and metrics). */
+    synchronized int segmentCount() {
+        return segments.size();
+    }
+
+    @Override
+    public String toString() {
+        return "BloomKvVersionedStore[" + name + (open ? ", open" : ", closed") + "]";
+    }
+}

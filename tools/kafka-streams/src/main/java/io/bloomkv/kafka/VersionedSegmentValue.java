@@ -1,0 +1,254 @@
+package io.bloomkv.kafka;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The versions of one key held in one segment of a {@link BloomKvVersionedStore}: the value of the segment
+ * database's row for that key. Counterpart of Kafka's {@code RocksDBVersionedStoreSegmentValueFormatter}, whose
+ * semantics it keeps exactly (including the "degenerate" row of a lone tombstone, and the truncation that
+ * reconciles a partial two-segment write), in its own layout.
+ *
+ * <pre>
+ * offset  width  field
+ * 0       1      format      0x01 ({@link #FORMAT_V1})
+ * 1       8      next_ts     validTo of the newest version in the row (big-endian, as Kafka's timestamps)
+ * 9       8      min_ts      validFrom of the oldest version in the row
+ * 17      4      count       number of versions, >= 1
+ * 21      12*n   versions    newest first: validFrom (8) then value size (4, signed; -1 = tombstone)
+ * ...     sum    values      the values' bytes, newest first (a tombstone has none)
+ * </pre>
+ *
+ * The validTo of version i is the validFrom of version i-1 (next_ts for version 0). A row is degenerate when
+ * {@code next_ts == min_ts}: a single tombstone put when no version of the key was in reach; such a row only
+ * answers {@link #nextTimestamp} / {@link #minTimestamp} and is replaced (never searched) by the writes below.
+ * Not thread-safe: one put at a time uses it.
+ */
+final class VersionedSegmentValue {
+    /** The format byte of the layout above. */
+    static final byte FORMAT_V1 = 0x01;
+    private static final int HEADER = 1 + 8 + 8 + 4;
+    private static final int ENTRY = 8 + 4;
+
+    private long nextTimestamp;
+    private long minTimestamp;
+    private boolean degenerate;
+    /** validFrom of each version, newest first. */
+    private final ArrayList<Long> timestamps = new ArrayList<>();
+    /** value of each version, newest first; null = tombstone. */
+    private final ArrayList<byte[]> values = new ArrayList<>();
+
+    private VersionedSegmentValue() {}
+
+    /** A row holding one version (degenerate when {@code validFrom == validTo}, as Kafka's newSegmentValueWithRecord). */
+    static VersionedSegmentValue withRecord(byte[] value, long validFrom, long validTo) {
+        VersionedSegmentValue v = new VersionedSegmentValue();
+        v.initialize(value, validFrom, validTo);
+        return v;
+    }
+
+    static long nextTimestamp(byte[] raw) {
+        return buffer(raw).getLong(1);
+    }
+
+    static long minTimestamp(byte[] raw) {
+        return buffer(raw).getLong(9);
+    }
+
+    private static ByteBuffer buffer(byte[] raw) {
+        if (raw.length < HEADER || raw[0] != FORMAT_V1) {
+            throw new IllegalStateException("not a bloomkv versioned segment row (length " + raw.length + ")");
+        }
+        return ByteBuffer.wrap(raw).order(ByteOrder.BIG_ENDIAN);
+    }
+
+    static VersionedSegmentValue decode(byte[] raw) {
+        ByteBuffer b = buffer(raw);
+        VersionedSegmentValue v = new VersionedSegmentValue();
+        v.nextTimestamp = b.getLong(1);
+        v.minTimestamp = b.getLong(9);
+        int count = b.getInt(17);
+        if (count < 1 || HEADER + (long) count * ENTRY > raw.length) {
+            throw new IllegalStateException("corrupt bloomkv versioned segment row: count " + count + ", length " + raw.length);
+        }
+        int valuePos = HEADER + count * ENTRY;
+        for (int i = 0; i < count; i++) {
+            long ts = b.getLong(HEADER + i * ENTRY);
+            int size = b.getInt(HEADER + i * ENTRY + 8);
+            v.timestamps.add(ts);
+            if (size < 0) {
+                v.values.add(null);
+            } else {
+                if (valuePos + size > raw.length) {
+                    throw new IllegalStateException("corrupt bloomkv versioned segment row: value past the end");
+                }
+                byte[] value = new byte[size];
+                System.arraycopy(raw, valuePos, value, 0, size);
+                valuePos += size;
+                v.values.add(value);
+            }
+        }
+        v.degenerate = v.nextTimestamp == v.minTimestamp;
+        return v;
+    }
+
+    byte[] encode() {
+        int size = HEADER + timestamps.size() * ENTRY;
+        for (byte[] value : values) {
+            size += value == null ? 0 : value.length;
+        }
+        ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.BIG_ENDIAN);
+        b.put(FORMAT_V1).putLong(nextTimestamp).putLong(minTimestamp).putInt(timestamps.size());
+        for (int i = 0; i < timestamps.size(); i++) {
+            b.putLong(timestamps.get(i)).putInt(values.get(i) == null ? -1 : values.get(i).length);
+        }
+        for (byte[] value : values) {
+            if (value != null) {
+                b.put(value);
+            }
+        }
+        return b.array();
+    }
+
+    long nextTimestamp() {
+        return nextTimestamp;
+    }
+
+    long minTimestamp() {
+        return minTimestamp;
+    }
+
+    /** One version found in a row: its index (0 = newest), validity interval and value (null = tombstone). */
+    record Found(int index, long validFrom, long validTo, byte[] value) {}
+
+    /**
+     * The newest version with validFrom {@code <= timestamp}; requires {@code minTimestamp <= timestamp < nextTimestamp}
+     * (so never on a degenerate row), else IllegalArgumentException as Kafka's {@code find}.
+     */
+    Found find(long timestamp) {
+        if (timestamp < minTimestamp) {
+            throw new IllegalArgumentException("Timestamp is too small to be found in this segment.");
+        }
+        if (timestamp >= nextTimestamp) {
+            throw new IllegalArgumentException("Timestamp is too large to be found in this segment.");
+        }
+        long validTo = nextTimestamp;
+        for (int i = 0; i < timestamps.size(); i++) {
+            long ts = timestamps.get(i);
+            if (ts <= timestamp) {
+                return new Found(i, ts, validTo, values.get(i));
+            }
+            validTo = ts;
+        }
+        throw new IllegalStateException("Search in segment expected to find result but did not.");
+    }
+
+    /** The non-tombstone versions valid at some time in {@code [fromTime, toTime]}, newest first (Kafka's findAll). */
+    List<Found> findAll(long fromTime, long toTime) {
+        List<Found> out = new ArrayList<>();
+        long validTo = nextTimestamp;
+        for (int i = 0; i < timestamps.size(); i++) {
+            long ts = timestamps.get(i);
+            byte[] value = values.get(i);
+            if (value != null && ts <= toTime && validTo > fromTime) {
+                out.add(new Found(i, ts, validTo, value));
+            }
+            validTo = ts;
+        }
+        return out;
+    }
+
+    /**
+     * Adds a version as the newest of the row. A validFrom older than the row's next_ts means an earlier put wrote
+     * the older segment but not the newer one: the row is first truncated to validFrom (Kafka's recovery of a
+     * partial write). A gap between next_ts and validFrom becomes a tombstone at next_ts.
+     */
+    void insertAsLatest(long validFrom, long validTo, byte[] value) {
+        if (validFrom < nextTimestamp) {
+            truncateToTimestamp(validFrom);
+        }
+        if (nextTimestamp == validFrom) {
+            if (degenerate) {
+                initialize(value, validFrom, validTo);
+            } else {
+                insertAt(0, validFrom, value);
+            }
+        } else {
+            if (degenerate) {
+                initialize(null, nextTimestamp, validFrom);
+            } else {
+                insertAt(0, nextTimestamp, null);
+            }
+            insertAt(0, validFrom, value);
+        }
+        nextTimestamp = validTo;
+    }
+
+    /** Adds a version older than every version of the row (a degenerate row is replaced, keeping its next_ts). */
+    void insertAsEarliest(long timestamp, byte[] value) {
+        if (degenerate) {
+            initialize(value, timestamp, nextTimestamp);
+        } else {
+            insertAt(timestamps.size(), timestamp, value);
+        }
+    }
+
+    /** Inserts at {@code index} (as found by {@link #find}); appending makes it the oldest (min_ts follows). */
+    void insert(long timestamp, byte[] value, int index) {
+        if (degenerate || index < 0 || index > timestamps.size()) {
+            throw new IllegalStateException("Cannot insert at index " + index + " of this segment row");
+        }
+        insertAt(index, timestamp, value);
+    }
+
+    /** Replaces the version at {@code index}; replacing the oldest moves min_ts. */
+    void update(long timestamp, byte[] value, int index) {
+        if (index < 0 || index >= timestamps.size()) {
+            throw new IllegalArgumentException("no version at index " + index);
+        }
+        timestamps.set(index, timestamp);
+        values.set(index, value);
+        if (index == timestamps.size() - 1) {
+            minTimestamp = timestamp;
+        }
+    }
+
+    private void insertAt(int index, long timestamp, byte[] value) {
+        if (degenerate) {
+            throw new IllegalStateException("Cannot insert at negative index or into degenerate segment.");
+        }
+        boolean oldest = index == timestamps.size();
+        timestamps.add(index, timestamp);
+        values.add(index, value);
+        if (oldest) {
+            minTimestamp = timestamp;
+        }
+    }
+
+    private void initialize(byte[] value, long validFrom, long validTo) {
+        timestamps.clear();
+        values.clear();
+        timestamps.add(validFrom);
+        values.add(value);
+        minTimestamp = validFrom;
+        nextTimestamp = validTo;
+        degenerate = nextTimestamp == minTimestamp;
+    }
+
+    /** Drops every version at or after {@code timestamp} and ends the row there (next_ts = timestamp). */
+    private void truncateToTimestamp(long timestamp) {
+        if (timestamp <= minTimestamp) {
+            initialize(null, timestamp, timestamp);
+            return;
+        }
+        Found f = find(timestamp);
+        int drop = f.index() + (f.validFrom() == timestamp ? 1 : 0);
+        for (int i = 0; i < drop; i++) {
+            timestamps.remove(0);
+            values.remove(0);
+        }
+        nextTimestamp = timestamp;
+    }
+}
