@@ -184,7 +184,8 @@ class EmbeddedClusterWindowedAppTest {
                 waitUntil(() -> answersMatch(streams, expected), Duration.ofSeconds(120), "the first run to process every event");
                 first = answers(streams);
                 assertVersionedAnswers(streams);
-                assertNoRocksDbStoreDirectories(stateDir, WindowedTestApp.PROFILE_STORE, WindowedTestApp.JOIN_COUNTS);
+                assertNoRocksDbStoreDirectories(stateDir, WindowedTestApp.PROFILE_STORE, WindowedTestApp.JOIN_COUNTS,
+                        WindowedTestApp.TUMBLING, WindowedTestApp.HOPPING, WindowedTestApp.SESSIONS);
                 streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                         .withTimeout(Duration.ofSeconds(30)));
             }
@@ -196,7 +197,8 @@ class EmbeddedClusterWindowedAppTest {
                         "the second run to restore every store");
                 assertThat(answers(streams)).as("identical answers after wipe and restore").isEqualTo(first);
                 assertVersionedAnswers(streams);
-                assertNoRocksDbStoreDirectories(stateDir, WindowedTestApp.PROFILE_STORE, WindowedTestApp.JOIN_COUNTS);
+                assertNoRocksDbStoreDirectories(stateDir, WindowedTestApp.PROFILE_STORE, WindowedTestApp.JOIN_COUNTS,
+                        WindowedTestApp.TUMBLING, WindowedTestApp.HOPPING, WindowedTestApp.SESSIONS);
                 System.out.println("records restored after the wipe, by store: " + restored);
                 assertThat(restored.get(WindowedTestApp.PROFILE_STORE)).as("the versioned table restored from its changelog").isNotNull();
                 assertThat(restored.get(WindowedTestApp.PROFILE_STORE).get()).isEqualTo(2L * USERS);
@@ -246,7 +248,8 @@ class EmbeddedClusterWindowedAppTest {
                 waitUntil(() -> streams.state() == KafkaStreams.State.RUNNING && answersMatch(streams, expected), Duration.ofSeconds(150),
                         "the restarted run to reach the exact counts");
                 assertVersionedAnswers(streams);
-                assertNoRocksDbStoreDirectories(stateDir, WindowedTestApp.PROFILE_STORE, WindowedTestApp.JOIN_COUNTS);
+                assertNoRocksDbStoreDirectories(stateDir, WindowedTestApp.PROFILE_STORE, WindowedTestApp.JOIN_COUNTS,
+                        WindowedTestApp.TUMBLING, WindowedTestApp.HOPPING, WindowedTestApp.SESSIONS);
                 System.out.println("records restored after kill -9 under exactly_once_v2, by store: " + restored);
                 assertThat(restored.get(WindowedTestApp.PROFILE_STORE)).as("the versioned table was wiped and restored").isNotNull();
                 streams.close(Duration.ofSeconds(30));
@@ -423,6 +426,12 @@ class EmbeddedClusterWindowedAppTest {
             }
         }
         assertThat(found).as("bloomkv directories of " + List.of(storeNames) + " under " + stateDir).isTrue();
+        // Window and session stores: Kafka's segmented RocksDB stores keep their segments in <task>/<store>/, each a
+        // RocksDB directory with OPTIONS-n files, which bloomkv never writes: none may exist anywhere.
+        try (Stream<Path> all = Files.walk(stateDir)) {
+            assertThat(all.filter(f -> f.getFileName().toString().startsWith("OPTIONS-")).toList())
+                    .as("RocksDB OPTIONS files under " + stateDir).isEmpty();
+        }
     }
 
     private java.util.function.Supplier<String> describe;
