@@ -49,7 +49,7 @@ class BloomKvVersionedStoreDifferentialTest {
     @AfterEach
     void closeAll() {
         stores.forEach(StateStore::close);
-        assertThat(io.bloomkv.engine.internal.table.TableReader.liveTables()).as("tables left open").isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.tables()).as("tables left open").isZero();
     }
 
     /** One operation of the sequence, kept to replay it as the changelog. */

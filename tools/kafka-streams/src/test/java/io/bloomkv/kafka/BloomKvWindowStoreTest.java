@@ -53,8 +53,8 @@ class BloomKvWindowStoreTest {
     @AfterEach
     void closeAll() {
         stores.forEach(StateStore::close);
-        assertThat(io.bloomkv.engine.internal.table.TableReader.liveTables()).as("tables left open").isZero();
-        assertThat(io.bloomkv.engine.internal.table.TableReader.liveFilterBytes()).as("off-heap filter bytes left").isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.tables()).as("tables left open").isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes()).as("off-heap filter bytes left").isZero();
     }
 
     private static Bytes b(String s) {

@@ -49,7 +49,13 @@ class KafkaInternalsContractTest {
             PROCESSOR_INTERNALS + "ChangelogRecordDeserializationHelper",
             PROCESSOR_INTERNALS + "ProcessorContextUtils",
             PROCESSOR_INTERNALS + "metrics.StreamsMetricsImpl",
-            "org.apache.kafka.streams.StreamsConfig$InternalConfig");
+            "org.apache.kafka.streams.StreamsConfig$InternalConfig",
+            "org.apache.kafka.streams.internals.ApiUtils",
+            STATE_INTERNALS + "VersionedKeyValueToBytesStoreAdapter",
+            PROCESSOR_INTERNALS + "metrics.TaskMetrics",
+            PROCESSOR_INTERNALS + "InternalProcessorContext",
+            "org.apache.kafka.streams.kstream.internals.TimeWindow",
+            "org.apache.kafka.streams.kstream.internals.SessionWindow");
 
     @Test
     void offsetCheckpointReadsAndWritesThePositionFile() throws Exception {
@@ -100,6 +106,40 @@ class KafkaInternalsContractTest {
         assertThat(Modifier.isStatic(key.getModifiers())).isTrue();
         assertThat(key.get(null)).isEqualTo("__iq.consistency.offset.vector.enabled__");
         assertStatic(internal.getMethod("getBoolean", Map.class, String.class, boolean.class), boolean.class);
+    }
+
+    @Test
+    void durationChecksGiveKafkasMessages() throws Exception {
+        Class<?> api = Class.forName("org.apache.kafka.streams.internals.ApiUtils");
+        assertStatic(api.getMethod("prepareMillisCheckFailMsgPrefix", Object.class, String.class), String.class);
+        assertStatic(api.getMethod("validateMillisecondDuration", java.time.Duration.class, String.class), long.class);
+    }
+
+    @Test
+    void versionedStoresAreAdaptedToBytesStoresAsKafkasAre() throws Exception {
+        Class<?> adapter = Class.forName(STATE_INTERNALS + "VersionedKeyValueToBytesStoreAdapter");
+        Constructor<?> ctor = adapter.getConstructor(org.apache.kafka.streams.state.VersionedKeyValueStore.class);
+        assertThat(Modifier.isPublic(ctor.getModifiers())).isTrue();
+        assertThat(org.apache.kafka.streams.state.KeyValueStore.class.isAssignableFrom(adapter)).isTrue();
+    }
+
+    @Test
+    void droppedRecordsGoToTheTaskSensor() throws Exception {
+        Class<?> task = Class.forName(PROCESSOR_INTERNALS + "metrics.TaskMetrics");
+        Class<?> impl = Class.forName(PROCESSOR_INTERNALS + "metrics.StreamsMetricsImpl");
+        assertStatic(task.getMethod("droppedRecordsSensor", String.class, String.class, impl),
+                org.apache.kafka.common.metrics.Sensor.class);
+        Class<?> ctx = Class.forName(PROCESSOR_INTERNALS + "InternalProcessorContext");
+        assertThat(ctx.getMethod("currentSystemTimeMs").getReturnType()).isEqualTo(long.class);
+    }
+
+    @Test
+    void windowedKeysCarryKafkasWindowClasses() throws Exception {
+        for (String name : new String[] {"TimeWindow", "SessionWindow"}) {
+            Class<?> w = Class.forName("org.apache.kafka.streams.kstream.internals." + name);
+            assertThat(org.apache.kafka.streams.kstream.Window.class.isAssignableFrom(w)).as(name).isTrue();
+            assertThat(Modifier.isPublic(w.getConstructor(long.class, long.class).getModifiers())).as(name).isTrue();
+        }
     }
 
     @Test
