@@ -46,6 +46,11 @@ import java.util.List;
  * @param pairedReads    both engines of a filter mode stay open through a session, and each readrandom/readmissing phase
  *                       runs on them in {@link #PAIRED_SLICES} interleaved slices (A B, B A, ...), so that both engines'
  *                       reads see the same minutes of a noisy machine
+ * @param noSettle       read-only workloads of a loaded session first run unsettled: timed right after the load, with
+ *                       no flush, no wait for compactions and no phase warm-up (phases named {@code <phase>-unsettled});
+ *                       then the engine settles and they run again as usual, so both figures sit side by side
+ * @param reopen         every workload of a session runs in a fresh JVM (the same JVM flags) on the database the
+ *                       previous phase left: WAL replay, empty caches, cold JIT (no warm-up of any kind)
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -54,7 +59,7 @@ public record BenchConfig(
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
         boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct,
-        boolean mmapReads, boolean ownDefaults, boolean pairedReads) {
+        boolean mmapReads, boolean ownDefaults, boolean pairedReads, boolean noSettle, boolean reopen) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 
@@ -100,7 +105,19 @@ public record BenchConfig(
         require(distribution != null, "--distribution must be uniform, zipfian or latest");
         require(!pairedReads || engines.size() >= 2, "--paired-reads interleaves the reads of two engines; --engines names only "
                 + engines);
+        require(!pairedReads || !noSettle && !reopen, "--paired-reads cannot be combined with --no-settle or --reopen");
         return this;
+    }
+
+    /**
+     * This configuration as a {@code --reopen} child process runs it: no JIT warm-up and no phase warm-up (a fresh
+     * process on an existing database is cold), no progress bar, and not {@code reopen} (the child is the fresh process).
+     */
+    public BenchConfig coldChild() {
+        return new BenchConfig(num, reads, seeks, keySize, valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize,
+                compression, sync, threads, engines, filterModes, filterKind, workloads, seed, reportDir, workDir, cold,
+                compact, 0, 0, repeat, false, false, distribution, valueCompressibility, direct, mmapReads,
+                ownDefaults, pairedReads, noSettle, false);
     }
 
     private static void require(boolean ok, String message) {
