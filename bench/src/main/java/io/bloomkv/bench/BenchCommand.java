@@ -136,7 +136,13 @@ public final class BenchCommand implements Callable<Integer> {
             + "readmissing,seekrandom,readwhilewriting,deleterandom; also readupdate (50%% get / 50%% read-modify-write) and "
             + "readheavy (95%% get / 5%% update), multigetrandom and multigetmissing (multiGet batches of 32 present / absent "
             + "keys; RocksDB multiGetAsList), seekprefix (keys under 7-byte prefixes, both engines with a prefix extractor: "
-            + "prefix seeks to present prefixes (seekprefix-hit) and absent ones (seekprefix-miss))).")
+            + "prefix seeks to present prefixes (seekprefix-hit) and absent ones (seekprefix-miss)); and the records "
+            + "family (~1 KB values of 10 fields, YCSB's record; 'records' names them all): recordsload (--num records "
+            + "inserted by --threads threads), recordsread (100%% reads), recordslatest (95%% reads of the latest "
+            + "records, 5%% inserts), recordsrmw (50%% reads, 50%% read-modify-writes), recordsupdate (50%% reads, "
+            + "50%% updates), recordsreadheavy (95%% reads, 5%% updates), recordsscan (95%% scans of 1-100 records, "
+            + "5%% inserts); zipfian key choice but in recordslatest, --reads operations each, every one on the "
+            + "database the previous left).")
     List<String> workloads;
 
     @Option(names = "--seed", defaultValue = "301", description = "Seed of every generator (default ${DEFAULT-VALUE}).")
@@ -195,6 +201,35 @@ public final class BenchCommand implements Callable<Integer> {
                     + "engines' reads see the same minutes of a noisy machine. Loads still run one engine at a time.")
     boolean pairedReads;
 
+    @Option(names = "--no-settle",
+            description = "Also measure the read-only workloads unsettled: right after the load (or fillrandom) with no "
+                    + "flush, no wait for compactions and no phase warm-up, as phases named <phase>-unsettled; then the "
+                    + "engine settles and they run again as usual, so the report shows both side by side. The records "
+                    + "family then runs without settling after its load.")
+    boolean noSettle;
+
+    @Option(names = "--reopen",
+            description = "Run every workload of a session in a fresh JVM (this JVM's flags and classpath) on the database "
+                    + "the previous phase left: WAL replay, empty caches and page-cache state as left, cold JIT (no "
+                    + "warm-up of any kind in the child). The untimed preload runs in this process.")
+    boolean reopen;
+
+    // The child side of --reopen (hidden): the parent passes its own arguments plus these.
+    @Option(names = "--child-db", hidden = true)
+    Path childDb;
+    @Option(names = "--child-workload", hidden = true)
+    String childWorkload;
+    @Option(names = "--child-engine", hidden = true)
+    String childEngine;
+    @Option(names = "--child-filters", hidden = true)
+    boolean childFilters;
+    @Option(names = "--child-run", hidden = true, defaultValue = "0")
+    int childRun;
+    @Option(names = "--child-value-size", hidden = true, defaultValue = "-1")
+    int childValueSize;
+    @Option(names = "--child-out", hidden = true)
+    Path childOut;
+
     /** The run's configuration from the flags (the first --value-size). @throws CommandLine.ParameterException for bad flags */
     public BenchConfig config(Path workDir) {
         return config(workDir, valueSizes.get(0), reportDir, fprSweep);
@@ -205,7 +240,7 @@ public final class BenchCommand implements Callable<Integer> {
         try {
             List<Workload> ws = new ArrayList<>();
             for (String w : workloads == null || workloads.isEmpty() ? DEFAULT_WORKLOADS : workloads) {
-                ws.add(Workload.parse(w));
+                ws.addAll(Workload.parseAll(w));
             }
             List<Boolean> modes = new ArrayList<>();
             for (String f : filters) {
@@ -224,7 +259,7 @@ public final class BenchCommand implements Callable<Integer> {
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
                     sync, threads, es, modes, kind, ws, seed, report, workDir, cold, compact, warmup, phaseWarmup, repeat, progress,
-                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, mmapReads && !direct, ownDefaults, pairedReads, rateLimit).validate();
+                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, mmapReads && !direct, ownDefaults, pairedReads, rateLimit, noSettle, reopen).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -232,6 +267,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (childDb != null) {
+            return runChild();
+        }
         for (int v : valueSizes) { // rejects bad flags before anything is created
             config(dbDir == null ? Path.of(".") : dbDir, v, reportDir, fprSweep);
         }
@@ -266,7 +304,8 @@ public final class BenchCommand implements Callable<Integer> {
                     out.println("value size " + v + " B:");
                     out.flush();
                 }
-                BenchReport report = run(cfg, fprSweepKeys, fprSweepProbes, out);
+                BenchReport report = run(cfg, fprSweepKeys, fprSweepProbes, out,
+                        spec.commandLine().getParseResult().originalArgs());
                 List<Path> files = ReportWriter.write(report, BenchRunner.columns(cfg), cfg.reportDir());
                 print(report, BenchRunner.columns(cfg), out);
                 out.println("report: " + cfg.reportDir().toAbsolutePath() + " (" + files.size() + " files: "
@@ -296,8 +335,31 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    /** The child side of {@code --reopen}: one workload on the existing database, its phases serialized to --child-out. */
+    private int runChild() throws IOException {
+        if (childOut == null || childWorkload == null || childEngine == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--child-db needs --child-out, --child-workload and --child-engine");
+        }
+        int v = childValueSize > 0 ? childValueSize : valueSizes.get(0);
+        BenchConfig cfg = config(childDb.getParent(), v, reportDir, false).coldChild();
+        List<PhaseResult> phases = new BenchRunner(cfg, ProgressSink.NONE, cfg.cold() ? PageCacheEvictor.detect(childDb) : null)
+                .runChildPhase(Workload.parse(childWorkload), new EngineSpec(childEngine, childFilters), childDb, childRun);
+        ChildProcess.writeResults(childOut, phases);
+        return 0;
+    }
+
     /** Runs the workloads (and the FPR sweep) and assembles the report. */
     public static BenchReport run(BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out) throws IOException {
+        return run(cfg, sweepKeys, sweepProbes, out, null);
+    }
+
+    /**
+     * {@link #run(BenchConfig, long, long, PrintWriter)} with the launcher of {@code --reopen}'s child processes
+     * (their arguments are {@code childArgs} plus the child options; null: --reopen is refused).
+     */
+    public static BenchReport run(BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out, List<String> childArgs)
+            throws IOException {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
         Files.createDirectories(cfg.workDir());
@@ -320,7 +382,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         List<PhaseResult> phases;
         try (ProgressSink progress = cfg.progress() ? new ConsoleProgress(BenchRunner.plannedOps(cfg)) : ProgressSink.NONE) {
-            phases = new BenchRunner(cfg, progress, evictor).run();
+            BenchRunner.PhaseLauncher launcher = childArgs == null ? null
+                    : (w, s, dir, run) -> ChildProcess.run(childArgs, cfg.valueSize(), w, s, dir, run);
+            phases = new BenchRunner(cfg, progress, evictor, launcher).run();
         }
         List<FprPoint> sweep = cfg.fprSweep()
                 ? FilterLibrarySweep.sweep(sweepKeys, sweepProbes, FilterLibrarySweep.DEFAULT_BITS, cfg.seed())

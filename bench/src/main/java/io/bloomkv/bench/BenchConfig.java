@@ -48,6 +48,11 @@ import java.util.List;
  *                       reads see the same minutes of a noisy machine
  * @param rateLimit      bytes per second both engines' flushes and compactions may write (bloomkv
  *                       {@code Options.rateLimiter}, RocksDB {@code RateLimiter}); 0 = unlimited
+ * @param noSettle       read-only workloads of a loaded session first run unsettled: timed right after the load, with
+ *                       no flush, no wait for compactions and no phase warm-up (phases named {@code <phase>-unsettled});
+ *                       then the engine settles and they run again as usual, so both figures sit side by side
+ * @param reopen         every workload of a session runs in a fresh JVM (the same JVM flags) on the database the
+ *                       previous phase left: WAL replay, empty caches, cold JIT (no warm-up of any kind)
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -56,7 +61,7 @@ public record BenchConfig(
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
         boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct,
-        boolean mmapReads, boolean ownDefaults, boolean pairedReads, long rateLimit) {
+        boolean mmapReads, boolean ownDefaults, boolean pairedReads, long rateLimit, boolean noSettle, boolean reopen) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 
@@ -102,7 +107,19 @@ public record BenchConfig(
         require(distribution != null, "--distribution must be uniform, zipfian or latest");
         require(!pairedReads || engines.size() >= 2, "--paired-reads interleaves the reads of two engines; --engines names only "
                 + engines);
+        require(!pairedReads || !noSettle && !reopen, "--paired-reads cannot be combined with --no-settle or --reopen");
         return this;
+    }
+
+    /**
+     * This configuration as a {@code --reopen} child process runs it: no JIT warm-up and no phase warm-up (a fresh
+     * process on an existing database is cold), no progress bar, and not {@code reopen} (the child is the fresh process).
+     */
+    public BenchConfig coldChild() {
+        return new BenchConfig(num, reads, seeks, keySize, valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize,
+                compression, sync, threads, engines, filterModes, filterKind, workloads, seed, reportDir, workDir, cold,
+                compact, 0, 0, repeat, false, false, distribution, valueCompressibility, direct, mmapReads,
+                ownDefaults, pairedReads, rateLimit, noSettle, false);
     }
 
     private static void require(boolean ok, String message) {

@@ -12,7 +12,9 @@ import picocli.CommandLine;
  * runs {@link KafkaStreamsBench}; {@code scale-chart OUT.png results.json...} draws ops/s and write
  * amplification against key count from several runs ({@link io.bloomkv.bench.report.ScaleChart}); {@code range-fpr}
  * measures range filters against their bound ({@link io.bloomkv.bench.range.RangeFprSweep}); {@code rangeseek} runs
- * the seekempty / seekshort workloads ({@link io.bloomkv.bench.range.RangeSeekBench}).
+ * the seekempty / seekshort workloads ({@link io.bloomkv.bench.range.RangeSeekBench}); {@code cpu-cost
+ * [bench flags]} prints CPU time and allocation per put and get and background CPU per table byte written
+ * ({@link io.bloomkv.bench.cpu.CpuCost}).
  */
 public final class BenchMain {
     private BenchMain() {
@@ -34,6 +36,15 @@ public final class BenchMain {
         if (args.length > 0 && args[0].equals("rangeseek")) {
             io.bloomkv.bench.range.RangeSeekBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
+        }
+        if (args.length > 0 && args[0].equals("cpu-cost")) {
+            BenchCommand cmd = new BenchCommand();
+            new CommandLine(cmd).parseArgs(Arrays.copyOfRange(args, 1, args.length));
+            java.nio.file.Path work = java.nio.file.Files.createTempDirectory("bloomkv-cpu-cost");
+            java.io.PrintWriter out = new java.io.PrintWriter(System.out, true);
+            io.bloomkv.bench.cpu.CpuCost.run(cmd.config(work), out);
+            java.nio.file.Files.deleteIfExists(work);
+            System.exit(0);
         }
         if (args.length > 0 && args[0].equals("jmh")) {
             String[] rest = new String[args.length - 1];

@@ -194,9 +194,9 @@ final class CommitPipeline {
         if (options.syncMode() == SyncMode.EVERY_WRITE) {
             return leader.batch;
         }
-        WriteBatch merged = null;
         int size = leader.batch.approximateSize();
         int max = size <= (128 << 10) ? size + (128 << 10) : MAX_GROUP_BYTES;
+        int joined = group.size();
         boolean first = true;
         for (Writer next : writers) {
             if (first) {
@@ -206,17 +206,22 @@ final class CommitPipeline {
             if (next.batch == null || next.forceSwitch) {
                 break;
             }
-            size += next.batch.approximateSize() - WriteBatch.HEADER_SIZE;
-            if (size > max) {
+            int grown = size + next.batch.approximateSize() - WriteBatch.HEADER_SIZE;
+            if (grown > max) {
                 break;
             }
-            if (merged == null) {
-                merged = new WriteBatch().append(leader.batch);
-            }
-            merged.append(next.batch);
+            size = grown;
             group.add(next);
         }
-        return merged == null ? leader.batch : merged;
+        if (group.size() == joined) {
+            return leader.batch;
+        }
+        // sized once for the whole group: appending into a doubling buffer copied every large value again
+        WriteBatch merged = new WriteBatch(size).append(leader.batch);
+        for (int i = joined; i < group.size(); i++) {
+            merged.append(group.get(i).batch);
+        }
+        return merged;
     }
 
     /** Mutex not held (only the leader writes the WAL). A failure becomes the background error. */

@@ -513,7 +513,9 @@ public final class Db implements AutoCloseable {
     /** Sets {@code key} to {@code value}. */
     public void put(byte[] key, byte[] value) {
         checkWritable("put");
-        write(new WriteBatch().put(key, value));
+        WriteBatch.checkKey(key);
+        WriteBatch.checkValue(value);
+        write(new WriteBatch(WriteBatch.putSize(key, value)).put(key, value));
     }
 
     /**

@@ -15,6 +15,11 @@ final class MemTableInserter {
             }
 
             @Override
+            public void put(long sequence, byte[] key, byte[] buf, int valueOffset, int valueLength) {
+                target.add(sequence, ValueType.PUT, key, buf, valueOffset, valueLength); // copied into the arena
+            }
+
+            @Override
             public void delete(long sequence, byte[] key) {
                 target.add(sequence, ValueType.DELETE, key, null);
             }

@@ -47,7 +47,7 @@ public final class Options {
     private int levelSizeMultiplier = 10;
     private boolean dynamicLevelBytes = true;
     private double memtableFilterBitsPerKey = 10;
-    private Compression compression = Compression.NONE;
+    private Compression compression = Compression.LZ4;
     private Compression bottommostCompression; // null: same as compression
     private boolean useDirectReads;
     private boolean useMmapReads = true;
@@ -285,9 +285,13 @@ public final class Options {
 
     /**
      * How the data and index blocks of new tables are compressed (a block that compression does not
-     * shrink by at least 1/8 is stored as-is). Default {@link Compression#NONE}. Flushes and compactions
-     * into any level but the bottommost use it; see {@link #bottommostCompression}. Tables keep the
-     * compression they were written with, so it may change between opens.
+     * shrink by at least 1/8 is stored as-is). Default {@link Compression#LZ4}, chosen by measurement
+     * (docs/operations.md, "Compression: why LZ4 by default"): on values with repetition it stores about what
+     * RocksDB's default Snappy stores, and on incompressible values every block stays raw and a table whose data
+     * blocks all stayed raw is read as an uncompressed one (from the mapping, without the block cache), so it costs
+     * those reads nothing. Flushes and compactions into any level but the bottommost use it; see
+     * {@link #bottommostCompression}. Tables keep the compression they were written with, so it may change between
+     * opens.
      */
     public Options compression(Compression c) {
         check(c != null, "compression must not be null");

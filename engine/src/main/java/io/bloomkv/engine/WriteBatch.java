@@ -1,5 +1,7 @@
 package io.bloomkv.engine;
 
+import java.util.Arrays;
+
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.util.ByteReader;
@@ -25,6 +27,15 @@ public final class WriteBatch {
     interface Handler {
         void put(long sequence, byte[] key, byte[] value);
 
+        /**
+         * A put whose value is {@code buf[valueOffset .. valueOffset + valueLength)}, a slice of the batch valid only
+         * during the call. The default copies it out for {@link #put(long, byte[], byte[])}; a handler that copies the
+         * value anyway (the memtable's arena) takes the slice and saves that copy of every value written.
+         */
+        default void put(long sequence, byte[] key, byte[] buf, int valueOffset, int valueLength) {
+            put(sequence, key, Arrays.copyOfRange(buf, valueOffset, valueOffset + valueLength));
+        }
+
         void delete(long sequence, byte[] key);
 
         /** A merge operand ({@link WriteBatch#merge}). */
@@ -34,14 +45,28 @@ public final class WriteBatch {
         void deleteRange(long sequence, byte[] begin, byte[] end);
     }
 
-    private final ByteWriter rep = new ByteWriter(64);
+    private final ByteWriter rep;
     private int count;
     private int puts;
     private int merges;
     private long userBytes;
 
     public WriteBatch() {
+        this(64);
+    }
+
+    /**
+     * An empty batch whose buffer starts at {@code capacity} bytes: {@link Db#put} sizes it for its one operation and
+     * group commit for the batches it merges, so a large value is not copied again each time the buffer doubles.
+     */
+    WriteBatch(int capacity) {
+        rep = new ByteWriter(capacity);
         clear();
+    }
+
+    /** Bytes of the serialized form of a batch holding only a put of {@code key} and {@code value}. */
+    static int putSize(byte[] key, byte[] value) {
+        return HEADER_SIZE + 1 + 5 + key.length + 5 + value.length;
     }
 
     /** Sets {@code key} to {@code value}. Both arrays are copied. */
@@ -243,7 +268,10 @@ public final class WriteBatch {
             int type = r.getByte();
             byte[] key = r.getLengthPrefixed();
             if (type == ValueType.PUT.code()) {
-                handler.put(seq, key, r.getLengthPrefixed());
+                int valueLength = r.getLength(r.remaining());
+                int valueOffset = r.position();
+                r.skip(valueLength);
+                handler.put(seq, key, buf, valueOffset, valueLength);
             } else if (type == ValueType.DELETE.code()) {
                 handler.delete(seq, key);
             } else if (type == ValueType.MERGE.code()) {

@@ -13,7 +13,7 @@ package io.bloomkv.bench.engine;
  * </ul>
  */
 public record EngineCounters(long filterChecks, long filterUseful, long filterPositive, long filterTruePositive,
-                             long blockReads, long blockReadBytes, long tableBytesWritten, long walBytesWritten) {
+                             long blockReads, long blockReadBytes, long tableBytesWritten, long walBytesWritten) implements java.io.Serializable {
 
     public static final EngineCounters ZERO = new EngineCounters(0, 0, 0, 0, 0, 0, 0, 0);
 

@@ -373,6 +373,27 @@ public final class RocksDbEngine implements BenchEngine {
 
     @Override
     public TableSummary tables() throws IOException {
+        // Unsettled (bench --no-settle), a compaction may install new files between the two snapshots below; the
+        // summary is then taken again, at most this many times, until both saw the same files.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return tablesOnce();
+            } catch (FilesChangedException e) {
+                if (attempt == 20) {
+                    throw new IOException(e.getMessage());
+                }
+            }
+        }
+    }
+
+    /** The live files changed while {@link #tablesOnce} read them (a background compaction finished). */
+    private static final class FilesChangedException extends IOException {
+        FilesChangedException(String message) {
+            super(message);
+        }
+    }
+
+    private TableSummary tablesOnce() throws IOException {
         try {
             Map<String, TableProperties> all = db.getPropertiesOfAllTables();
             long entries = 0;
@@ -403,7 +424,8 @@ public final class RocksDbEngine implements BenchEngine {
                 }
                 double tableFpr = p == null ? Double.NaN : rates.getOrDefault(p, Double.NaN);
                 if (p == null && settings.filters()) {
-                    throw new IOException("no table properties for live file " + f.path() + f.fileName() + " among " + all.keySet());
+                    throw new FilesChangedException("no table properties for live file " + f.path() + f.fileName()
+                            + " among " + all.keySet());
                 }
                 ranges.add(new TableRange(f.smallestKey(), f.largestKey(), tableFpr, f.level() != 0 || l0RangeChecked));
             }

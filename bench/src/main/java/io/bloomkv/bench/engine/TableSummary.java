@@ -13,7 +13,7 @@ package io.bloomkv.bench.engine;
  * @param ranges         each live table's key range and expected FPR
  */
 public record TableSummary(long tableCount, long entries, long filterBytes, long sstBytes, double theoreticalFpr,
-                           java.util.List<TableRange> ranges) {
+                           java.util.List<TableRange> ranges) implements java.io.Serializable {
 
     public TableSummary {
         ranges = java.util.List.copyOf(ranges);

@@ -47,12 +47,40 @@ public final class BenchRunner {
     private final ValueSource values;
     private final ProgressSink progress;
     private final PageCacheEvictor evictor;
+    /** The records family's values (~1 KB, 10 fields), same seed and compressibility as {@link #values}. */
+    private final RecordSource records;
+    /** Runs one workload of a {@code --reopen} session in a fresh process (null: not given, --reopen refused). */
+    private final PhaseLauncher launcher;
     private int sessions;
     private int run;
+    /** The phases run now are the unsettled pass of {@code --no-settle}: no phase warm-up, names end in -unsettled. */
+    private boolean unsettled;
+    /** A write phase does not flush and settle after its timed part ({@code --no-settle} before an unsettled pass). */
+    private boolean skipSettle;
+
+    /**
+     * Runs one workload of a {@code --reopen} session in a fresh JVM on the database directory the previous phase
+     * left (BenchCommand launches the child with the parent's JVM flags and arguments).
+     */
+    @FunctionalInterface
+    public interface PhaseLauncher {
+        /** The phases the child measured for {@code w} on {@code spec}'s database at {@code dir} in repetition {@code run}. */
+        List<PhaseResult> run(Workload w, EngineSpec spec, Path dir, int run) throws IOException;
+    }
 
     /** @param evictor required when {@code cfg.cold()}; ignored otherwise */
     public BenchRunner(BenchConfig cfg, ProgressSink progress, PageCacheEvictor evictor) {
+        this(cfg, progress, evictor, null);
+    }
+
+    /** @param launcher runs the phases of a {@code --reopen} run in fresh processes (required when {@code cfg.reopen()}) */
+    public BenchRunner(BenchConfig cfg, ProgressSink progress, PageCacheEvictor evictor, PhaseLauncher launcher) {
         this.cfg = cfg;
+        this.launcher = launcher;
+        this.records = new RecordSource(cfg.seed(), cfg.valueCompressibility());
+        if (cfg.reopen() && launcher == null) {
+            throw new IllegalArgumentException("--reopen needs a launcher of child processes");
+        }
         this.keys = new KeySpace(cfg.num(), cfg.keySize());
         this.prefixes = cfg.workloads().contains(Workload.SEEKPREFIX) ? new PrefixLayout(cfg.num()) : null;
         this.values = new ValueSource(cfg.valueSize(), cfg.seed(), cfg.valueCompressibility());
@@ -81,7 +109,10 @@ public final class BenchRunner {
         for (Workload w : workloads) {
             // A fillrandom leaves exactly the preloaded state (same keys, values, order), so reads after it reuse its database.
             // seekprefix loads its own key layout on engines with a prefix extractor: it shares with nothing.
-            if (w.readOnly() && !w.ownLayout() && current != null && !current.get(0).ownLayout()
+            // The records family: each workload runs on the database the previous one left.
+            boolean records = w.records() && w != Workload.RECORDSLOAD && current != null && current.get(0).records();
+            if (records || !w.records() && w.readOnly() && !w.ownLayout() && current != null && !current.get(0).ownLayout()
+                    && !current.get(0).records()
                     && (current.get(0).readOnly() || current.get(0) == Workload.FILLRANDOM)) {
                 current.add(w);
             } else {
@@ -100,21 +131,28 @@ public final class BenchRunner {
             if (s.get(0).preloads()) {
                 perColumn += cfg.num();
             }
+            boolean unsettledPass = !cfg.reopen() && cfg.noSettle() && s.stream().anyMatch(Workload::readOnly);
             for (Workload w : s) {
-                perColumn += switch (w) {
-                    case FILLSEQ, FILLRANDOM, OVERWRITE -> cfg.num();
-                    case READRANDOM, READMISSING, READWHILEWRITING -> cfg.reads();
-                    case SEEKRANDOM -> 2 * cfg.seeks();
-                    case DELETERANDOM -> cfg.num() / 2 + Math.min(cfg.reads(), cfg.num() / 2);
-                    case READUPDATE, READHEAVY -> cfg.reads();
-                    case MULTIGETRANDOM, MULTIGETMISSING -> cfg.reads() / MULTIGET_BATCH * MULTIGET_BATCH;
-                    case SEEKPREFIX -> 2 * cfg.seeks();
-                    case MERGERANDOM -> 2 * cfg.num() + cfg.reads();
-                    case DELETERANGE -> cfg.num() / 100 / DELETE_RANGE_KEYS + 2 * cfg.reads();
-                };
+                perColumn += plannedOps(cfg, w) * (unsettledPass && w.readOnly() ? 2 : 1);
             }
         }
         return perColumn * columns(cfg).size() * cfg.repeat();
+    }
+
+    /** Operations one run of {@code w} does on one engine (preload excluded). */
+    static long plannedOps(BenchConfig cfg, Workload w) {
+        return switch (w) {
+            case FILLSEQ, FILLRANDOM, OVERWRITE, RECORDSLOAD -> cfg.num();
+            case READRANDOM, READMISSING, READWHILEWRITING -> cfg.reads();
+            case SEEKRANDOM -> 2 * cfg.seeks();
+            case DELETERANDOM -> cfg.num() / 2 + Math.min(cfg.reads(), cfg.num() / 2);
+            case READUPDATE, READHEAVY -> cfg.reads();
+            case MULTIGETRANDOM, MULTIGETMISSING -> cfg.reads() / MULTIGET_BATCH * MULTIGET_BATCH;
+            case SEEKPREFIX -> 2 * cfg.seeks();
+            case MERGERANDOM -> 2 * cfg.num() + cfg.reads();
+            case DELETERANGE -> cfg.num() / 100 / DELETE_RANGE_KEYS + 2 * cfg.reads();
+            case RECORDSREAD, RECORDSLATEST, RECORDSRMW, RECORDSUPDATE, RECORDSREADHEAVY, RECORDSSCAN -> cfg.reads();
+        };
     }
 
     public List<PhaseResult> run() throws IOException {
@@ -129,6 +167,12 @@ public final class BenchRunner {
 
     private void runOnce(List<PhaseResult> results) throws IOException {
         for (List<Workload> session : sessions(cfg.workloads())) {
+            if (cfg.reopen()) {
+                for (EngineSpec spec : columns(cfg)) {
+                    reopenSession(session, spec, results);
+                }
+                continue;
+            }
             if (cfg.pairedReads() && session.stream().anyMatch(BenchRunner::pairable)) {
                 for (boolean filters : cfg.filterModes()) {
                     pairedSession(session, columns(cfg).stream().filter(c -> c.filters() == filters).toList(), results);
@@ -138,20 +182,114 @@ public final class BenchRunner {
             for (EngineSpec spec : columns(cfg)) {
                 Path dir = sessionDir(session, spec);
                 deleteRecursively(dir);
-                boolean prefixLayout = session.get(0).ownLayout();
-                try (BenchEngine engine = prefixLayout
-                        ? EngineFactory.open(spec.engine(), dir, EngineFactory.settings(spec, cfg).withPrefixLength(PrefixLayout.PREFIX_LENGTH))
-                        : EngineFactory.open(spec, dir, cfg)) {
-                    if (session.get(0).preloads()) {
-                        preloadAndSettle(spec, engine, prefixLayout ? prefixes::loadedId : keys::loadedId);
-                    }
-                    for (Workload w : session) {
-                        results.addAll(runWorkload(w, spec, engine));
-                    }
+                try (BenchEngine engine = openFor(session.get(0), spec, dir)) {
+                    runSession(session, spec, engine, results);
                 } finally {
                     deleteRecursively(dir);
                 }
             }
+        }
+    }
+
+    /** Opens {@code spec}'s engine on {@code dir} for a session starting with {@code first} (seekprefix: its prefix extractor). */
+    private BenchEngine openFor(Workload first, EngineSpec spec, Path dir) throws IOException {
+        return first.ownLayout()
+                ? EngineFactory.open(spec.engine(), dir, EngineFactory.settings(spec, cfg).withPrefixLength(PrefixLayout.PREFIX_LENGTH))
+                : EngineFactory.open(spec, dir, cfg);
+    }
+
+    /**
+     * One session on one open engine: its preload (if it preloads), then its workloads in order. Under
+     * {@code --no-settle} a session with read-only workloads first runs them unsettled (right after the load or the
+     * fill, without flush, settle or phase warm-up; phases named {@code -unsettled}), then settles and runs them again.
+     */
+    private void runSession(List<Workload> session, EngineSpec spec, BenchEngine engine, List<PhaseResult> results)
+            throws IOException {
+        boolean unsettledPass = cfg.noSettle() && session.stream().anyMatch(Workload::readOnly);
+        if (session.get(0).preloads()) {
+            preloadSession(session.get(0), spec, engine, !unsettledPass && !(cfg.noSettle() && session.get(0).records()));
+        }
+        List<Workload> rest = session;
+        if (unsettledPass) {
+            int k = 0;
+            if (!session.get(0).readOnly()) { // a fillrandom whose database the reads share
+                skipSettle = true;
+                try {
+                    results.addAll(runWorkload(session.get(0), spec, engine));
+                } finally {
+                    skipSettle = false;
+                }
+                k = 1;
+            }
+            rest = session.subList(k, session.size());
+            unsettled = true;
+            try {
+                for (Workload w : rest) {
+                    if (w.readOnly()) {
+                        results.addAll(runWorkload(w, spec, engine));
+                    }
+                }
+            } finally {
+                unsettled = false;
+            }
+            engine.flushAndSettle();
+            if (session.get(0).preloads() && cfg.compact()) {
+                engine.compactAll();
+            }
+        }
+        for (Workload w : rest) {
+            results.addAll(runWorkload(w, spec, engine));
+        }
+    }
+
+    /** A session's untimed preload: the records family's records, else the keys (seekprefix: its layout). */
+    private void preloadSession(Workload first, EngineSpec spec, BenchEngine engine, boolean settle) throws IOException {
+        if (first.records()) {
+            progress.task(spec.label() + " preload");
+            preload(engine, keys::loadedId, id -> records.value(id, 0));
+            if (settle) {
+                engine.flushAndSettle();
+            }
+        } else if (settle) {
+            preloadAndSettle(spec, engine, first.ownLayout() ? prefixes::loadedId : keys::loadedId);
+        } else {
+            progress.task(spec.label() + " preload");
+            preload(engine, first.ownLayout() ? prefixes::loadedId : keys::loadedId);
+        }
+    }
+
+    /**
+     * A session under {@code --reopen}: the untimed preload (if any) in this process, then each workload in a fresh
+     * process ({@link #launcher}) on the database the previous one left. Nothing is flushed between phases beyond
+     * what each engine does on close, so a child meets the WAL its parent left.
+     */
+    private void reopenSession(List<Workload> session, EngineSpec spec, List<PhaseResult> results) throws IOException {
+        Path dir = sessionDir(session, spec);
+        deleteRecursively(dir);
+        try {
+            if (session.get(0).preloads()) {
+                try (BenchEngine engine = openFor(session.get(0), spec, dir)) {
+                    preloadSession(session.get(0), spec, engine, !cfg.noSettle());
+                }
+            }
+            for (Workload w : session) {
+                progress.task(spec.label() + " " + w + " (fresh process)");
+                results.addAll(launcher.run(w, spec, dir, run));
+                progress.step(plannedOps(cfg, w));
+            }
+        } finally {
+            deleteRecursively(dir);
+        }
+    }
+
+    /**
+     * The child side of {@code --reopen}: opens {@code spec}'s engine on the existing database {@code dir}, runs
+     * {@code w} once (repetition {@code run}) and closes it. The configuration should be {@link BenchConfig#coldChild}.
+     */
+    public List<PhaseResult> runChildPhase(Workload w, EngineSpec spec, Path dir, int run) throws IOException {
+        this.run = run;
+        try (BenchEngine engine = openFor(w, spec, dir)) {
+            return runWorkload(w, spec, engine);
         }
     }
 
@@ -356,13 +494,19 @@ public final class BenchRunner {
 
     /** Loads the N keys in the fillrandom order, load index j as id {@code idOfLoadIndex(j)}, in batches. */
     private void preload(BenchEngine engine, java.util.function.LongUnaryOperator idOfLoadIndex) throws IOException {
+        preload(engine, idOfLoadIndex, id -> values.value(id, 0));
+    }
+
+    /** {@link #preload(BenchEngine, java.util.function.LongUnaryOperator)} with the value of each id from {@code valueOf}. */
+    private void preload(BenchEngine engine, java.util.function.LongUnaryOperator idOfLoadIndex,
+                         java.util.function.LongFunction<byte[]> valueOf) throws IOException {
         int[] order = keys.shuffledLoadOrder(cfg.seed());
         List<byte[]> ks = new ArrayList<>(PRELOAD_BATCH);
         List<byte[]> vs = new ArrayList<>(PRELOAD_BATCH);
         for (int j : order) {
             long id = idOfLoadIndex.applyAsLong(j);
             ks.add(keys.key(id));
-            vs.add(values.value(id, 0));
+            vs.add(valueOf.apply(id));
             if (ks.size() == PRELOAD_BATCH) {
                 engine.putAll(ks, vs);
                 progress.step(ks.size());
@@ -395,6 +539,9 @@ public final class BenchRunner {
             case SEEKPREFIX -> List.of(prefixSeeks(spec, engine, true), prefixSeeks(spec, engine, false));
             case MERGERANDOM -> merges(spec, engine);
             case DELETERANGE -> rangeDeletes(spec, engine);
+            case RECORDSLOAD -> List.of(recordsLoad(spec, engine));
+            case RECORDSREAD, RECORDSLATEST, RECORDSRMW, RECORDSUPDATE, RECORDSREADHEAVY, RECORDSSCAN ->
+                    List.of(recordsMix(w, spec, engine));
         };
     }
 
@@ -588,7 +735,9 @@ public final class BenchRunner {
     private PhaseResult afterWrite(Workload w, String phase, EngineSpec spec, BenchEngine engine, EngineCounters before,
                                    Histogram h, long ops, long elapsedNanos, long userBytes, long background)
             throws IOException {
-        engine.flushAndSettle();
+        if (!skipSettle) {
+            engine.flushAndSettle();
+        }
         EngineCounters delta = engine.counters().minus(before);
         TableSummary tables = engine.tables();
         return result(w, phase, spec, "write", h, ops, elapsedNanos, 0, 0, 0, background, delta, tables, userBytes, "off");
@@ -678,7 +827,7 @@ public final class BenchRunner {
      * 3 and 4 indices of present and absent prefixes (prefix seeks).
      */
     private long[] phaseWarmUpIds(int kind) {
-        long[] ids = new long[Math.toIntExact(cfg.phaseWarmup())];
+        long[] ids = new long[unsettled ? 0 : Math.toIntExact(cfg.phaseWarmup())];
         long seed = cfg.seed() ^ PHASE_WARM_UP_SEED ^ kind;
         if (kind == 0 || kind == 2) {
             KeyGenerator existing = distribution().generator(seed);
@@ -1108,6 +1257,9 @@ public final class BenchRunner {
                                long elapsedNanos, long found, long notFound, long wrong, long background,
                                EngineCounters delta, TableSummary tables, long userBytes, String cold, double[] predicted) {
         double secs = elapsedNanos / 1e9;
+        if (unsettled) {
+            phase = phase + UNSETTLED_SUFFIX;
+        }
         return new PhaseResult(w.dbBenchName(), phase, spec.engine(), spec.filters(), spec.label(), kind, ops, secs,
                 secs == 0 ? Double.NaN : ops / secs,
                 h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
@@ -1133,6 +1285,161 @@ public final class BenchRunner {
 
     private static Histogram histogram() {
         return new Histogram(HIST_MAX_NANOS, 3);
+    }
+
+    /** The suffix of a phase's name in the unsettled pass of {@code --no-settle}. */
+    public static final String UNSETTLED_SUFFIX = "-unsettled";
+
+    /** The first id the inserts of records workload {@code w} write (beyond every loaded and absent id). */
+    static long insertBase(Workload w) {
+        return (1L + w.ordinal()) << 40;
+    }
+
+    /**
+     * recordsload: the N records ({@link RecordSource}) inserted by {@code cfg.threads()} threads, one put each,
+     * timed. Thread t inserts every T-th record of the fillrandom order (t, t+T, ...), so the load order overall stays
+     * that order and recordslatest's hot keys are the last ones inserted.
+     */
+    private PhaseResult recordsLoad(EngineSpec spec, BenchEngine engine) throws IOException {
+        int[] order = keys.shuffledLoadOrder(cfg.seed());
+        int threads = cfg.threads();
+        int[] byThread = new int[order.length];
+        int at = 0;
+        for (int t = 0; t < threads; t++) {
+            for (int i = t; i < order.length; i += threads) {
+                byThread[at++] = order[i];
+            }
+        }
+        EngineCounters before = engine.counters();
+        Parallel par = parallel(order.length, (from, n, h, counts) -> {
+            for (int i = (int) from; i < from + n; i++) {
+                long id = keys.loadedId(byThread[i]);
+                byte[] k = keys.key(id);
+                byte[] v = records.value(id, 0);
+                long t0 = System.nanoTime();
+                engine.put(k, v);
+                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                counts[3]++;
+                tick(i - from);
+            }
+        });
+        boolean was = skipSettle;
+        skipSettle = was || cfg.noSettle();
+        try {
+            return afterWrite(Workload.RECORDSLOAD, "recordsload", spec, engine, before, par.hist, order.length,
+                    par.elapsed, order.length * ((long) cfg.keySize() + RecordSource.RECORD_BYTES), 0);
+        } finally {
+            skipSettle = was;
+        }
+    }
+
+    /** What one operation of a records mix does. */
+    private static final byte OP_READ = 0;
+    private static final byte OP_UPDATE = 1;
+    private static final byte OP_RMW = 2;
+    private static final byte OP_INSERT = 3;
+    private static final byte OP_SCAN = 4;
+    /** The longest scan of recordsscan (YCSB E's maxscanlength); each scan's length is uniform in [1, this]. */
+    static final int MAX_SCAN = 100;
+
+    /**
+     * One records mix (YCSB A-F on {@link RecordSource} records) of {@code cfg.reads()} operations over
+     * {@code cfg.threads()} threads, each choosing existing records by YCSB's scrambled Zipfian (recordslatest: its
+     * skewed-latest). A read must return the record's loaded or updated version; an update or a read-modify-write
+     * writes version {@link #UPDATE_VERSION}; an insert writes a new record beyond every loaded id; a scan of length
+     * L must see min(L, records from its start) at least and L at most. No phase warm-up (the family measures what
+     * a user meets), and no settling after it: the next workload runs on what this one left.
+     */
+    private PhaseResult recordsMix(Workload w, EngineSpec spec, BenchEngine engine) throws IOException {
+        String phase = w.dbBenchName();
+        int total = Math.toIntExact(cfg.reads());
+        int readPct;
+        byte other;
+        switch (w) {
+            case RECORDSREAD -> { readPct = 100; other = OP_READ; }
+            case RECORDSLATEST -> { readPct = 95; other = OP_INSERT; }
+            case RECORDSRMW -> { readPct = 50; other = OP_RMW; }
+            case RECORDSUPDATE -> { readPct = 50; other = OP_UPDATE; }
+            case RECORDSREADHEAVY -> { readPct = 95; other = OP_UPDATE; }
+            case RECORDSSCAN -> { readPct = 95; other = OP_INSERT; }
+            default -> throw new IllegalArgumentException("not a records mix: " + w);
+        }
+        byte main = w == Workload.RECORDSSCAN ? OP_SCAN : OP_READ;
+        KeyDistribution d = w == Workload.RECORDSLATEST ? KeyDistribution.LATEST : KeyDistribution.ZIPFIAN;
+        KeyDistribution.Shared dist = d.prepare(keys.num(), d == KeyDistribution.LATEST ? keys.shuffledLoadOrder(cfg.seed()) : null);
+        long[] ids = new long[total];
+        byte[] ops = new byte[total];
+        byte[] scanLength = new byte[total];
+        long base = insertBase(w);
+        long from = 0;
+        for (int t = 0; t < cfg.threads(); t++) {
+            long n = sliceLength(total, t);
+            long seed = threadSeed(cfg.seed() ^ phase.hashCode(), t);
+            KeyGenerator g = dist.generator(seed);
+            SplittableRandom mix = new SplittableRandom(seed ^ 0x0_0F5_A11EL);
+            for (long i = from; i < from + n; i++) {
+                int k = (int) i;
+                ops[k] = mix.nextInt(100) < readPct ? main : other;
+                ids[k] = ops[k] == OP_INSERT ? base + k : keys.loadedId(g.nextIndex());
+                scanLength[k] = (byte) (1 + mix.nextInt(MAX_SCAN));
+            }
+            from += n;
+        }
+        byte[][] ks = keysOf(ids);
+        String cold = coldStart(engine);
+        TableSummary tables = engine.tables();
+        EngineCounters before = engine.counters();
+        Parallel par = parallel(total, (first, n, h, counts) -> {
+            for (int i = (int) first; i < first + n; i++) {
+                byte op = ops[i];
+                byte[] v = op == OP_READ || op == OP_SCAN ? null
+                        : records.value(ids[i], op == OP_INSERT ? 0 : UPDATE_VERSION);
+                long t0 = System.nanoTime();
+                switch (op) {
+                    case OP_READ, OP_RMW -> {
+                        byte[] got = engine.get(ks[i]);
+                        if (got == null) {
+                            counts[1]++;
+                            counts[2]++;
+                        } else {
+                            counts[0]++;
+                            if (!records.matches(got, ids[i], 0) && !records.matches(got, ids[i], UPDATE_VERSION)) {
+                                counts[2]++;
+                            }
+                        }
+                        if (op == OP_RMW) {
+                            engine.put(ks[i], v);
+                            counts[3]++;
+                        }
+                    }
+                    case OP_UPDATE, OP_INSERT -> {
+                        engine.put(ks[i], v);
+                        counts[3]++;
+                    }
+                    default -> {
+                        int length = scanLength[i];
+                        int seen = engine.scan(ks[i], length);
+                        counts[0] += seen;
+                        if (seen > length || seen < Math.min(length, keys.num() - ids[i] / 2)) {
+                            counts[2]++;
+                        }
+                    }
+                }
+                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                tick(i - first);
+            }
+        });
+        EngineCounters delta = engine.counters().minus(before);
+        long writes = par.counts[3];
+        boolean was = unsettled;
+        unsettled = was || cfg.noSettle();
+        try {
+            return result(w, phase, spec, w == Workload.RECORDSSCAN ? "scan" : "mixed", par.hist, total, par.elapsed,
+                    par.counts[0], par.counts[1], par.counts[2], writes, delta, tables,
+                    writes * ((long) cfg.keySize() + RecordSource.RECORD_BYTES), cold);
+        } finally {
+            unsettled = was;
+        }
     }
 
     static void deleteRecursively(Path dir) throws IOException {

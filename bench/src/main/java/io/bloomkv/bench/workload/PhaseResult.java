@@ -35,7 +35,7 @@ public record PhaseResult(
         double p50Micros, double p99Micros, double p999Micros, double maxMicros,
         long found, long notFound, long wrongAnswers, long backgroundWrites,
         EngineCounters counters, TableSummary tables, long userBytesWritten, String cold, int run,
-        double predictedChecks, double predictedUseful, long heapAfterGcBytes) {
+        double predictedChecks, double predictedUseful, long heapAfterGcBytes) implements java.io.Serializable {
 
     public long filterChecks() {
         return counters.filterChecks();

@@ -66,6 +66,18 @@ public final class ValueSource {
         return v.length == valueSize && Arrays.equals(v, 0, valueSize, pool, off, off + valueSize);
     }
 
+    /** True when {@code v[from .. from + valueSize)} equals {@link #value(long, long)}, without allocating. */
+    public boolean matches(byte[] v, int from, long id, long version) {
+        int off = offset(id, version);
+        return from >= 0 && v.length - from >= valueSize
+                && Arrays.equals(v, from, from + valueSize, pool, off, off + valueSize);
+    }
+
+    /** Copies {@link #value(long, long)} into {@code dst} at {@code at}. */
+    void copyValue(long id, long version, byte[] dst, int at) {
+        System.arraycopy(pool, offset(id, version), dst, at, valueSize);
+    }
+
     private int offset(long id, long version) {
         long h = KeySpace.mix64(id * 31 + version);
         if (pieceAligned) {

@@ -48,7 +48,28 @@ public enum Workload {
      * (phase deleterange), then get keys inside the ranges (absent; phase deleterange-inside) and outside them
      * (present; phase deleterange-outside).
      */
-    DELETERANGE("deleterange", "drop 1% of the keys as ranges, then read inside and outside them", true, false);
+    DELETERANGE("deleterange", "drop 1% of the keys as ranges, then read inside and outside them", true, false),
+    /**
+     * The records family ({@link RecordSource}: ~1 KB values of 10 fields, YCSB's record shape). recordsload: the N
+     * records inserted from {@code --threads} threads (the measured phase is the load, YCSB's load phase).
+     */
+    RECORDSLOAD("recordsload", "records: insert N ~1 KB records from --threads threads", false, false),
+    /** Records: 100% reads, zipfian key choice (YCSB C). */
+    RECORDSREAD("recordsread", "records: 100% reads, zipfian", true, false),
+    /** Records: 95% reads of the latest-inserted records, 5% inserts of new ones (YCSB D). */
+    RECORDSLATEST("recordslatest", "records: 95% reads of the latest records, 5% inserts", true, false),
+    /** Records: 50% reads, 50% read-modify-writes of the same record, zipfian (YCSB F). */
+    RECORDSRMW("recordsrmw", "records: 50% reads, 50% read-modify-writes, zipfian", true, false),
+    /** Records: 50% reads, 50% updates (blind writes of a whole record), zipfian (YCSB A). */
+    RECORDSUPDATE("recordsupdate", "records: 50% reads, 50% updates, zipfian", true, false),
+    /** Records: 95% reads, 5% updates, zipfian (YCSB B). */
+    RECORDSREADHEAVY("recordsreadheavy", "records: 95% reads, 5% updates, zipfian", true, false),
+    /** Records: 95% short scans (1 to 100 records from a zipfian start), 5% inserts (YCSB E). */
+    RECORDSSCAN("recordsscan", "records: 95% scans of up to 100 records, 5% inserts", true, false);
+
+    /** The records family in the order {@code --workloads records} runs it (the load first). */
+    public static final List<Workload> RECORDS = List.of(RECORDSLOAD, RECORDSREAD, RECORDSLATEST, RECORDSRMW,
+            RECORDSUPDATE, RECORDSREADHEAVY, RECORDSSCAN);
 
     private final String dbBenchName;
     private final String description;
@@ -83,9 +104,28 @@ public enum Workload {
         return this == SEEKPREFIX;
     }
 
+    /**
+     * True for the records family: its workloads share one database session (each runs on the database the previous
+     * one left) and write {@link RecordSource} values instead of the {@code --value-size} ones.
+     */
+    public boolean records() {
+        return RECORDS.contains(this);
+    }
+
     /** True when the measured phases change nothing, so consecutive read-only workloads share one loaded database. */
     public boolean readOnly() {
         return readOnly;
+    }
+
+    /**
+     * Parses a {@code --workloads} entry: a db_bench name (case-insensitive) as one workload, or {@code records} as
+     * the whole records family ({@link #RECORDS}). @throws IllegalArgumentException for an unknown name
+     */
+    public static List<Workload> parseAll(String name) {
+        if (name.trim().equalsIgnoreCase("records")) {
+            return RECORDS;
+        }
+        return List.of(parse(name));
     }
 
     /** Parses a db_bench name (case-insensitive). @throws IllegalArgumentException for an unknown name */

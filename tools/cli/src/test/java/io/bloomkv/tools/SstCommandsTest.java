@@ -112,7 +112,14 @@ class SstCommandsTest {
         Cli.Result r = Cli.run("sst", "dump", table.toString());
         assertThat(r.exitCode()).as(r.toString()).isZero();
         assertThat(r.out()).contains("compression       LZ4: " + blocks + " of " + blocks + " data blocks compressed");
-        Cli.Result plain = Cli.run("sst", "dump", table().toString());
+        Path plainDb = tmp.resolve("db-none"); // Options.defaults() compresses with LZ4: ask for none
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(plainDb,
+                io.bloomkv.engine.Options.defaults().compression(io.bloomkv.engine.Compression.NONE))) {
+            d.put("key".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                    "value value value value".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            d.flush();
+        }
+        Cli.Result plain = Cli.run("sst", "dump", TestDbs.tables(plainDb).get(0).toString());
         assertThat(plain.out()).contains("compression       NONE\n");
     }
 

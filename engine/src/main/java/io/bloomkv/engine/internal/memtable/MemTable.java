@@ -84,13 +84,21 @@ public final class MemTable {
      */
     public void add(long sequence, ValueType type, byte[] userKey, byte[] value) {
         byte[] v = type == ValueType.DELETE ? EMPTY : value;
+        add(sequence, type, userKey, v, 0, v.length);
+    }
+
+    /**
+     * As {@link #add(long, ValueType, byte[], byte[])} with the value {@code buf[valueOffset .. +valueLength)}, which
+     * is copied into the arena (the write path passes a slice of the write batch, so the value is copied once).
+     */
+    public void add(long sequence, ValueType type, byte[] userKey, byte[] buf, int valueOffset, int valueLength) {
         if (filter != null) {
             filter.add(Hashing.hash64(userKey)); // before the entry becomes visible (see MemTableFilter)
         }
         if (type == ValueType.MERGE) {
             hasMergeOperands = true;
         }
-        long bytes = table.insert(userKey, InternalKey.packTrailer(sequence, type), v, 0, v.length);
+        long bytes = table.insert(userKey, InternalKey.packTrailer(sequence, type), buf, valueOffset, valueLength);
         entries.incrementAndGet();
         approximateBytes.addAndGet(bytes);
     }

@@ -1,7 +1,6 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.util.Coding;
-import java.io.ByteArrayOutputStream;
+import io.bloomkv.engine.internal.util.ByteWriter;
 import java.util.Arrays;
 
 /**
@@ -11,7 +10,11 @@ import java.util.Arrays;
  */
 public final class BlockBuilder {
     private final int restartInterval;
-    private final ByteArrayOutputStream buf = new ByteArrayOutputStream(4096);
+    /**
+     * The block being built. Not a ByteArrayOutputStream: its methods are synchronized, and building blocks (every
+     * byte a flush or compaction writes) paid a lock per varint byte and per key and value appended.
+     */
+    private final ByteWriter buf = new ByteWriter(4096);
     private int[] restarts = new int[16];
     private int restartCount;
     private int sinceRestart;
@@ -29,7 +32,7 @@ public final class BlockBuilder {
 
     /** Empties the builder for the next block. */
     public void reset() {
-        buf.reset();
+        buf.truncate(0);
         restartCount = 0;
         addRestart(0);
         sinceRestart = 0;
@@ -56,11 +59,11 @@ public final class BlockBuilder {
             sinceRestart = 0;
         }
         int unshared = key.length - shared;
-        Coding.putVarint32(buf, shared);
-        Coding.putVarint32(buf, unshared);
-        Coding.putVarint32(buf, value.length);
-        buf.write(key, shared, unshared);
-        buf.write(value, 0, value.length);
+        buf.putVarint32(shared);
+        buf.putVarint32(unshared);
+        buf.putVarint32(value.length);
+        buf.putBytes(key, shared, unshared);
+        buf.putBytes(value, 0, value.length);
         lastKey = key;
         sinceRestart++;
         entries++;
@@ -91,13 +94,27 @@ public final class BlockBuilder {
         return lastKey;
     }
 
-    /** The block's contents (without trailer). The builder must be {@link #reset()} before reuse. */
+    /** The block's contents (without trailer), a fresh array. The builder must be {@link #reset()} before reuse. */
     public byte[] finish() {
+        int length = finishInPlace(); // first: finishing may grow the buffer into a new array
+        return Arrays.copyOf(buf.array(), length);
+    }
+
+    /**
+     * Finishes the block without copying it: returns its length; its contents are {@link #contents()}{@code [0,
+     * length)} until the builder is {@link #reset()} or added to. The builder must be reset before reuse.
+     */
+    public int finishInPlace() {
         for (int i = 0; i < restartCount; i++) {
-            Coding.putFixed32(buf, restarts[i]);
+            buf.putFixed32(restarts[i]);
         }
-        Coding.putFixed32(buf, restartCount);
+        buf.putFixed32(restartCount);
         finished = true;
-        return buf.toByteArray();
+        return buf.size();
+    }
+
+    /** The builder's buffer: after {@link #finishInPlace()}, the block's contents in its first bytes. */
+    public byte[] contents() {
+        return buf.array();
     }
 }

@@ -177,7 +177,10 @@ public final class TableReader implements AutoCloseable {
             // A mapped table of uncompressed blocks skips the block cache: the mapping is its cache (LevelDB does not
             // cache blocks read from a mapping either). A block copied out of the page cache costs less than a cache
             // insert that evicts another (docs/operations.md, "Mapped reads").
-            BlockCache cache = mappedFile != null && props.compression() == Compression.NONE ? null : cacheOrNull;
+            // A table written with compression whose data blocks all stayed raw (none shrank by 1/8: incompressible
+            // values) reads as an uncompressed one: its blocks too are copied straight out of the mapping.
+            BlockCache cache = mappedFile != null
+                    && (props.compression() == Compression.NONE || props.dataBlocksCompressed() == 0) ? null : cacheOrNull;
             RangeTombstoneList tombstones = props.rangeDeletionsBlock() == null ? RangeTombstoneList.EMPTY
                     : readRangeTombstones(file, size, path, props);
             return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, rangeFilter, rangeProblem, cache,

@@ -283,12 +283,12 @@ public final class TableWriter implements Closeable {
     }
 
     private void flushDataBlock() throws IOException {
-        byte[] contents = dataBlock.finish();
-        BlockHandle h = writeBlock(contents, opts.compression());
+        int length = dataBlock.finishInPlace(); // written from the builder's buffer: no copy of every data block
+        BlockHandle h = writeBlock(dataBlock.contents(), length, opts.compression());
         props.dataBlocks++;
         props.dataSize += h.size() + TableFormat.BLOCK_TRAILER_SIZE;
-        props.dataUncompressedSize += contents.length + TableFormat.BLOCK_TRAILER_SIZE;
-        if (h.size() < contents.length) {
+        props.dataUncompressedSize += length + TableFormat.BLOCK_TRAILER_SIZE;
+        if (h.size() < length) {
             props.dataBlocksCompressed++;
         }
         // The separator is the block's last key: >= every key of the block, < every key of the next.
@@ -301,16 +301,21 @@ public final class TableWriter implements Closeable {
      * rule; otherwise, or for {@link Compression#NONE}, as-is), followed by its trailer.
      */
     private BlockHandle writeBlock(byte[] contents, Compression c) throws IOException {
+        return writeBlock(contents, contents.length, c);
+    }
+
+    /** {@link #writeBlock(byte[], Compression)} of the block {@code contents[0, length)}. */
+    private BlockHandle writeBlock(byte[] contents, int length, Compression c) throws IOException {
         byte[] stored = contents;
-        int storedLength = contents.length;
+        int storedLength = length;
         int type = TableFormat.NO_COMPRESSION;
-        if (c != Compression.NONE && contents.length <= TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE) {
-            int max = BlockCodec.maxStoredLength(c, contents.length);
+        if (c != Compression.NONE && length <= TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE) {
+            int max = BlockCodec.maxStoredLength(c, length);
             if (compressed.length < max) {
                 compressed = new byte[max];
             }
-            int n = BlockCodec.compress(c, contents, contents.length, compressed);
-            if (n < contents.length - (contents.length >>> TableFormat.MIN_SAVING_SHIFT)) {
+            int n = BlockCodec.compress(c, contents, length, compressed);
+            if (n < length - (length >>> TableFormat.MIN_SAVING_SHIFT)) {
                 stored = compressed;
                 storedLength = n;
                 type = c.code();

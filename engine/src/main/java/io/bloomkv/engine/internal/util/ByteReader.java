@@ -115,6 +115,12 @@ public final class ByteReader {
         return out;
     }
 
+    /** Steps over {@code len} bytes (which must be there). */
+    public void skip(int len) {
+        need(len);
+        pos += len;
+    }
+
     /** varint32 length, then that many bytes. */
     public byte[] getLengthPrefixed() {
         return getBytes(getLength(end - pos));

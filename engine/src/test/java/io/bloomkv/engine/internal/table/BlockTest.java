@@ -57,6 +57,35 @@ class BlockTest {
         return new Block(contents, FILE, 0);
     }
 
+    /**
+     * finish() and finishInPlace() give the same block whether or not writing the restart array grows the builder's
+     * buffer past its first 4 KiB (finish once copied the buffer it had before that growth, losing the restarts).
+     */
+    @Test
+    void finishIsWholeWhenTheRestartArrayGrowsTheBuffer() {
+        for (int n = 300; n <= 700; n++) {
+            BlockBuilder a = new BlockBuilder(1);
+            BlockBuilder b = new BlockBuilder(1);
+            for (int i = 0; i < n; i++) {
+                byte[] k = new byte[] {(byte) (i >>> 8), (byte) i};
+                a.add(k, new byte[0]);
+                b.add(k, new byte[0]);
+            }
+            int estimate = a.currentSizeEstimate();
+            byte[] copy = a.finish();
+            int length = b.finishInPlace();
+            assertThat(copy).as("%d entries", n).hasSize(estimate);
+            assertThat(length).isEqualTo(estimate);
+            assertThat(Arrays.copyOf(b.contents(), length)).isEqualTo(copy);
+            BlockIterator it = new Block(copy, FILE, 0).iterator(BYTEWISE);
+            int seen = 0;
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                seen++;
+            }
+            assertThat(seen).as("%d entries", n).isEqualTo(n);
+        }
+    }
+
     /** Checks iteration and seeks of a block built from {@code model} against the TreeMap. */
     private static void checkAgainstModel(NavigableMap<byte[], byte[]> model, int restartInterval, Random rnd, String ctx) {
         Block block = build(model, restartInterval);

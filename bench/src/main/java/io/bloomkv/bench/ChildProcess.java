@@ -1,0 +1,107 @@
+package io.bloomkv.bench;
+
+import io.bloomkv.bench.engine.EngineSpec;
+import io.bloomkv.bench.workload.PhaseResult;
+import io.bloomkv.bench.workload.Workload;
+
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.jar.JarFile;
+
+/**
+ * The fresh processes of {@code bench --reopen}: each phase runs in a new JVM started with this JVM's flags (heap,
+ * GC, {@code --add-opens}, system properties: whatever {@code getInputArguments} lists) and classpath, on the
+ * database directory the previous phase left. When this JVM runs from the bench jar ({@code java -jar}), the child
+ * does too, so the jar manifest's {@code Add-Opens} (pom.xml's chronicle.manifest.addOpens) apply to it as well.
+ * The child writes its {@link PhaseResult}s with Java serialization to a file the parent reads back.
+ */
+final class ChildProcess {
+    private ChildProcess() {
+    }
+
+    /** Runs workload {@code w} of {@code spec} on {@code dir} in a fresh JVM and returns its phases. */
+    static List<PhaseResult> run(List<String> parentArgs, int valueSize, Workload w, EngineSpec spec, Path dir, int run)
+            throws IOException {
+        Path out = dir.resolveSibling(dir.getFileName() + "-" + w + ".phases");
+        Path log = dir.resolveSibling(dir.getFileName() + "-" + w + ".log");
+        List<String> cmd = command(parentArgs);
+        cmd.addAll(List.of("--child-db", dir.toString(), "--child-workload", w.dbBenchName(), "--child-engine",
+                spec.engine(), "--child-filters=" + spec.filters(), "--child-run", Integer.toString(run),
+                "--child-value-size", Integer.toString(valueSize), "--child-out", out.toString()));
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            int exit;
+            try {
+                exit = p.waitFor();
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while " + w + " ran in a child process", e);
+            }
+            if (exit != 0 || !Files.exists(out)) {
+                String text = Files.exists(log) ? Files.readString(log) : "";
+                throw new IOException("the child process of " + w + " on " + spec.label() + " exited with " + exit
+                        + ": " + text.substring(Math.max(0, text.length() - 4000)));
+            }
+            return readResults(out);
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(log);
+        }
+    }
+
+    /** {@code java [this JVM's flags] (-jar JAR | -cp CLASSPATH BenchMain) [parent's arguments]}. */
+    static List<String> command(List<String> parentArgs) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!a.startsWith("-agentlib:jdwp") && !a.startsWith("-javaagent")) { // a debugger's port is taken
+                cmd.add(a);
+            }
+        }
+        String cp = System.getProperty("java.class.path");
+        if (isBenchJar(cp)) {
+            cmd.add("-jar");
+            cmd.add(cp);
+        } else {
+            cmd.add("-cp");
+            cmd.add(cp);
+            cmd.add(BenchMain.class.getName());
+        }
+        cmd.addAll(parentArgs);
+        return cmd;
+    }
+
+    private static boolean isBenchJar(String classPath) {
+        if (!classPath.endsWith(".jar") || classPath.contains(java.io.File.pathSeparator)) {
+            return false;
+        }
+        try (JarFile jar = new JarFile(classPath)) {
+            var m = jar.getManifest();
+            return m != null && BenchMain.class.getName().equals(m.getMainAttributes().getValue("Main-Class"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static void writeResults(Path file, List<PhaseResult> phases) throws IOException {
+        try (ObjectOutputStream o = new ObjectOutputStream(Files.newOutputStream(file))) {
+            o.writeObject(new ArrayList<>(phases));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<PhaseResult> readResults(Path file) throws IOException {
+        try (ObjectInputStream in = new ObjectInputStream(Files.newInputStream(file))) {
+            return (List<PhaseResult>) in.readObject();
+        } catch (ClassNotFoundException | ClassCastException e) {
+            throw new IOException("unreadable child results " + file, e);
+        }
+    }
+}
