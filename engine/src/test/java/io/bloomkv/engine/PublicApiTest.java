@@ -21,7 +21,7 @@ class PublicApiTest {
             "BackupEngine", "BloomKvException", "BloomKvIOException", "Compression", "CorruptionException", "Db", "DbClosedException",
             "DbIterator", "DbLockedException", "DbMXBean", "DbReadOnlyException", "EventListener", "FilterAllocation", "FilterBudget", "InvalidArgumentException",
             "NotADatabaseException", "Options", "ReadOptions", "SharedBlockCache", "Snapshot", "Stats", "SyncMode",
-            "TableFileWriter", "TableInfo", "WriteBatch");
+            "IngestOptions", "TableFileWriter", "TableInfo", "WriteBatch");
 
     @Test
     void thePublicTypesOfTheApiPackageAreTheUserApi() throws Exception {
