@@ -330,6 +330,10 @@ final class Ingester {
                 byte[] key = it.key();
                 out.writer.add(InternalKey.encode(InternalKey.userKey(key), sequence, InternalKey.type(key)), it.value());
             }
+        } catch (java.io.UncheckedIOException e) {
+            // the table iterator reports read errors unchecked
+            out.abandon(e.getCause());
+            throw e.getCause();
         } catch (IOException | RuntimeException e) {
             out.abandon(e);
             throw e;
