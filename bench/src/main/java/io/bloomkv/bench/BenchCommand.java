@@ -136,7 +136,9 @@ public final class BenchCommand implements Callable<Integer> {
             + "readmissing,seekrandom,readwhilewriting,deleterandom; also readupdate (50%% get / 50%% read-modify-write) and "
             + "readheavy (95%% get / 5%% update), multigetrandom and multigetmissing (multiGet batches of 32 present / absent "
             + "keys; RocksDB multiGetAsList), seekprefix (keys under 7-byte prefixes, both engines with a prefix extractor: "
-            + "prefix seeks to present prefixes (seekprefix-hit) and absent ones (seekprefix-miss))).")
+            + "prefix seeks to present prefixes (seekprefix-hit) and absent ones (seekprefix-miss)), bulkload (the keys in key order "
+            + "through one table file + ingest: TableFileWriter + Db.ingest vs SstFileWriter + ingestExternalFile; then "
+            + "bulkload-read; compare with fillseq)).")
     List<String> workloads;
 
     @Option(names = "--seed", defaultValue = "301", description = "Seed of every generator (default ${DEFAULT-VALUE}).")

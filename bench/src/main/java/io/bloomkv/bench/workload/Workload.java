@@ -36,7 +36,14 @@ public enum Workload {
      * with prefix-same-as-start semantics to present prefixes, iterating the prefix (phase seekprefix-hit), and to
      * absent prefixes inside every table's key range (phase seekprefix-miss). Its own key layout: its own session.
      */
-    SEEKPREFIX("seekprefix", "prefix seeks to present / absent prefixes (prefix filters)", true, true);
+    SEEKPREFIX("seekprefix", "prefix seeks to present / absent prefixes (prefix filters)", true, true),
+    /**
+     * Load N keys in key order through one table file written outside the database and ingested (bloomkv:
+     * TableFileWriter + Db.ingest; RocksDB: SstFileWriter + ingestExternalFile, both moving the file in; phase
+     * bulkload, timed from the first put to the end of the ingestion and the settling after it), then get keys that
+     * exist right after (phase bulkload-read). Compare with fillseq, the same keys through puts.
+     */
+    BULKLOAD("bulkload", "load N sorted keys through a table file + ingest, then read", false, false);
 
     private final String dbBenchName;
     private final String description;
