@@ -109,6 +109,51 @@ final class CommitPipeline {
         run(null, false);
     }
 
+    /**
+     * Runs {@code body} at the head of the write queue, with the mutex held on entry and exit (it may release it
+     * while it waits or does I/O): writes queued after it wait until it returns, and it starts only after the writes
+     * queued before it are done (RocksDB's ingestion enters the write thread the same way). A leader never takes an
+     * exclusive entry into its group ({@link #formGroup} stops at an entry without a batch). Used by
+     * {@link Db#ingest}, so that no write takes a sequence number or enters a memtable meanwhile.
+     *
+     * @throws DbClosedException if the database is closing, or the background error if one is set
+     */
+    <T> T exclusive(java.util.function.Supplier<T> body) {
+        Writer w = new Writer(null, false, state.newCondition());
+        state.lock();
+        try {
+            writers.addLast(w);
+            while (writers.peekFirst() != w) {
+                w.turn.awaitUninterruptibly();
+            }
+            try {
+                state.throwIfClosingOrFailed("database is closed");
+                return body.get();
+            } finally {
+                if (!state.heldByCurrentThread()) {
+                    state.lock();
+                }
+                if (writers.pollFirst() != w) {
+                    throw new IllegalStateException("write queue out of order");
+                }
+                Writer next = writers.peekFirst();
+                if (next != null) {
+                    next.turn.signal();
+                }
+            }
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /**
+     * Inside {@link #exclusive}, mutex held: freezes the memtable unless it is empty (waiting while too many
+     * memtables wait for flush), as a forced memtable switch does.
+     */
+    MemTable freezeMemTableHeld() {
+        return makeRoomForWrite(true);
+    }
+
     /** A write ({@code batch}), a memtable switch ({@code forceSwitch}) or a WAL sync (neither). */
     private MemTable run(WriteBatch batch, boolean forceSwitch) {
         Writer w = new Writer(batch, forceSwitch, state.newCondition());

@@ -178,6 +178,21 @@ final class Compactor {
     }
 
     /**
+     * Runs {@code body} while no compaction runs or is being picked (it waits for the running one to finish), then
+     * wakes the thread: an ingestion chooses its levels and installs its tables without a compaction writing into the
+     * same key range meanwhile (RocksDB checks the ranges of running compactions; one lock is simpler).
+     */
+    <T> T exclusive(java.util.concurrent.Callable<T> body) throws Exception {
+        compactionLock.lock();
+        try {
+            return body.call();
+        } finally {
+            compactionLock.unlock();
+            wake();
+        }
+    }
+
+    /**
      * Compacts every table overlapping [from, to] down to the deepest level that holds such a table,
      * level by level, then rewrites that level's overlapping tables in place if no merge wrote into
      * it, so overwritten values and tombstones in the range are dropped everywhere. Runs on the

@@ -479,6 +479,12 @@ public final class Db implements AutoCloseable {
         checkOpen();
         state.lock();
         try {
+            while (state.ingestAtZero && !state.shuttingDown) {
+                state.awaitChange();
+            }
+            if (state.shuttingDown) {
+                throw new DbClosedException("database is closed");
+            }
             long seq = versions.lastSequence();
             snapshots.add(seq);
             return new Snapshot(this, seq);
@@ -665,6 +671,35 @@ public final class Db implements AutoCloseable {
             throw new InvalidArgumentException("checkpoint: directory is null");
         }
         new Checkpointer(fs, this.dir, versions, obsolete, commits::syncWal).run(dir);
+    }
+
+    /**
+     * Adds table files written by {@link TableFileWriter} to the database (RocksDB's {@code IngestExternalFile}):
+     * afterwards every key of the files reads as its value there, newer than every write made before the call, older
+     * than every write after it. Files whose keys overlap nothing in the database go to the last level as written
+     * (linked with {@link IngestOptions#moveFiles}, else copied); otherwise they get one new sequence number and are
+     * rewritten into the deepest level where nothing above overlaps them. A memtable holding keys in their ranges is
+     * flushed first, or the call is refused, as {@link IngestOptions#allowBlockingFlush} says. Writes wait while an
+     * ingestion runs; reads go on. All files are added by one MANIFEST record: after an error or a crash the
+     * database holds all of them or none. See {@link Ingester}.
+     *
+     * @throws InvalidArgumentException if the list or an options argument is null or empty, a file is missing, listed
+     *     twice, holds entries above sequence 0, the files' key ranges overlap each other, or a memtable overlaps
+     *     them while blocking flushes are not allowed (the database is then unchanged)
+     * @throws CorruptionException if a file is not a valid table
+     * @throws DbReadOnlyException when opened read-only
+     * @throws BloomKvIOException on an I/O error
+     */
+    public void ingest(List<Path> files, IngestOptions ingestOptions) {
+        checkWritable("ingest");
+        if (files == null || files.isEmpty()) {
+            throw new InvalidArgumentException("ingest: no files");
+        }
+        if (ingestOptions == null) {
+            throw new InvalidArgumentException("ingest: options are null");
+        }
+        new Ingester(fs, dir, state, versions, tableCache, obsolete, outputs, commits, compactor, snapshots, events)
+                .run(files, ingestOptions);
     }
 
     /**

@@ -35,6 +35,12 @@ final class DbState {
     /** Set together with {@link #shuttingDown}; readable without the mutex. */
     volatile boolean closed;
 
+    /**
+     * Guarded by the mutex: an ingestion decided to add tables at sequence 0 because no snapshot was open; new
+     * snapshots wait until it is done (a snapshot taken meanwhile would otherwise see the ingested keys).
+     */
+    boolean ingestAtZero;
+
     private volatile SuperVersion superVersion;
     private volatile BloomKvException backgroundError;
 

@@ -35,7 +35,7 @@ public interface EventListener {
                                    long bytesRead, long bytesWritten, boolean trivialMove) {}
 
     /** Why a table file was created. */
-    enum TableReason { FLUSH, COMPACTION }
+    enum TableReason { FLUSH, COMPACTION, INGEST }
 
     /** A table file is in the live set ({@code path}, its number, size and entries). */
     record TableFileCreatedInfo(Path path, long number, long bytes, long entries, TableReason reason) {}

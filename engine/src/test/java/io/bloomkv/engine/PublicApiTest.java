@@ -21,7 +21,7 @@ class PublicApiTest {
             "BackupEngine", "BloomKvException", "BloomKvIOException", "Compression", "CorruptionException", "Db", "DbClosedException",
             "DbIterator", "DbLockedException", "DbMXBean", "DbReadOnlyException", "EventListener", "FilterAllocation", "FilterBudget", "InvalidArgumentException",
             "NotADatabaseException", "Options", "ReadOptions", "SharedBlockCache", "Snapshot", "Stats", "SyncMode",
-            "TableInfo", "WriteBatch", "WriteBufferManager",
+            "IngestOptions", "TableFileWriter", "TableInfo", "WriteBatch", "WriteBufferManager",
             // RocksDB-semantics features (issue 39)
             "CompactionFilter", "MergeOperator", "MergeOperatorException", "MergeOperators");
 

@@ -17,6 +17,25 @@ public interface BenchEngine extends AutoCloseable {
 
     void put(byte[] key, byte[] value) throws IOException;
 
+    /**
+     * A bulk load: sorted pairs written into one table file outside the database ({@link #put}), then added to it
+     * ({@link #ingest}): bloomkv's TableFileWriter + Db.ingest, RocksDB's SstFileWriter + ingestExternalFile, both
+     * moving the file in.
+     */
+    interface BulkLoad extends AutoCloseable {
+        /** Adds a pair; keys in strictly increasing order. */
+        void put(byte[] key, byte[] value) throws IOException;
+
+        /** Finishes the file and ingests it. */
+        void ingest() throws IOException;
+
+        @Override
+        void close() throws IOException;
+    }
+
+    /** Starts a bulk load through the table file {@code file} (outside the database directory). */
+    BulkLoad bulkLoad(Path file) throws IOException;
+
     /** Writes all pairs atomically (one write batch). */
     void putAll(List<byte[]> keys, List<byte[]> values) throws IOException;
 

@@ -106,6 +106,28 @@ public final class BloomKvEngine implements BenchEngine {
     }
 
     @Override
+    public BulkLoad bulkLoad(Path file) {
+        io.bloomkv.engine.TableFileWriter w = io.bloomkv.engine.TableFileWriter.create(file, options);
+        return new BulkLoad() {
+            @Override
+            public void put(byte[] key, byte[] value) {
+                w.put(key, value);
+            }
+
+            @Override
+            public void ingest() {
+                w.finish();
+                db.ingest(List.of(file), io.bloomkv.engine.IngestOptions.defaults().moveFiles(true));
+            }
+
+            @Override
+            public void close() {
+                w.close();
+            }
+        };
+    }
+
+    @Override
     public void putAll(List<byte[]> keys, List<byte[]> values) {
         WriteBatch batch = new WriteBatch();
         for (int i = 0; i < keys.size(); i++) {

@@ -224,6 +224,46 @@ public final class RocksDbEngine implements BenchEngine {
     }
 
     @Override
+    public BulkLoad bulkLoad(Path file) throws IOException {
+        org.rocksdb.EnvOptions env = new org.rocksdb.EnvOptions();
+        org.rocksdb.SstFileWriter w = new org.rocksdb.SstFileWriter(env, options);
+        try {
+            w.open(file.toString());
+        } catch (RocksDBException e) {
+            w.close();
+            env.close();
+            throw new IOException(e);
+        }
+        return new BulkLoad() {
+            @Override
+            public void put(byte[] key, byte[] value) throws IOException {
+                try {
+                    w.put(key, value);
+                } catch (RocksDBException e) {
+                    throw new IOException(e);
+                }
+            }
+
+            @Override
+            public void ingest() throws IOException {
+                try (org.rocksdb.IngestExternalFileOptions io = new org.rocksdb.IngestExternalFileOptions()) {
+                    w.finish();
+                    io.setMoveFiles(true);
+                    db.ingestExternalFile(List.of(file.toString()), io);
+                } catch (RocksDBException e) {
+                    throw new IOException(e);
+                }
+            }
+
+            @Override
+            public void close() {
+                w.close();
+                env.close();
+            }
+        };
+    }
+
+    @Override
     public void putAll(List<byte[]> keys, List<byte[]> values) throws IOException {
         try (WriteBatch batch = new WriteBatch()) {
             for (int i = 0; i < keys.size(); i++) {

@@ -150,6 +150,7 @@ public final class BenchRunner {
             case MULTIGETRANDOM, MULTIGETMISSING -> cfg.reads() / MULTIGET_BATCH * MULTIGET_BATCH;
             case SEEKPREFIX -> 2 * cfg.seeks();
             case MERGERANDOM -> 2 * cfg.num() + cfg.reads();
+            case BULKLOAD -> cfg.num() + cfg.reads();
             case DELETERANGE -> cfg.num() / 100 / DELETE_RANGE_KEYS + 2 * cfg.reads();
             case RECORDSREAD, RECORDSLATEST, RECORDSRMW, RECORDSUPDATE, RECORDSREADHEAVY, RECORDSSCAN -> cfg.reads();
         };
@@ -542,7 +543,38 @@ public final class BenchRunner {
             case RECORDSLOAD -> List.of(recordsLoad(spec, engine));
             case RECORDSREAD, RECORDSLATEST, RECORDSRMW, RECORDSUPDATE, RECORDSREADHEAVY, RECORDSSCAN ->
                     List.of(recordsMix(w, spec, engine));
+            case BULKLOAD -> List.of(bulkLoad(spec, engine), reads(w, "bulkload-read", spec, engine, true, null));
         };
+    }
+
+    /**
+     * The keys in key order into one table file outside the database, then ingested: each put's latency recorded,
+     * the elapsed time from the first put to the end of the ingestion (and the settling after it, as for fillseq).
+     */
+    private PhaseResult bulkLoad(EngineSpec spec, BenchEngine engine) throws IOException {
+        EngineCounters before = engine.counters();
+        Path file = cfg.workDir().resolve("bulkload-" + spec.label() + "-" + run + ".sst");
+        Files.deleteIfExists(file);
+        Histogram h = histogram();
+        long start = System.nanoTime();
+        try (BenchEngine.BulkLoad load = engine.bulkLoad(file)) {
+            for (int i = 0; i < keys.num(); i++) {
+                long id = keys.loadedId(i);
+                byte[] k = keys.key(id);
+                byte[] v = values.value(id, 0);
+                long t0 = System.nanoTime();
+                load.put(k, v);
+                h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                tick(i);
+            }
+            load.ingest();
+        } finally {
+            Files.deleteIfExists(file);
+        }
+        long elapsed = System.nanoTime() - start;
+        progress.step(keys.num() % PROGRESS_EVERY);
+        return afterWrite(Workload.BULKLOAD, "bulkload", spec, engine, before, h, keys.num(), elapsed,
+                keys.num() * rowBytes(), 0);
     }
 
     private PhaseResult fill(Workload w, EngineSpec spec, BenchEngine engine, int[] order) throws IOException {

@@ -65,7 +65,14 @@ public enum Workload {
     /** Records: 95% reads, 5% updates, zipfian (YCSB B). */
     RECORDSREADHEAVY("recordsreadheavy", "records: 95% reads, 5% updates, zipfian", true, false),
     /** Records: 95% short scans (1 to 100 records from a zipfian start), 5% inserts (YCSB E). */
-    RECORDSSCAN("recordsscan", "records: 95% scans of up to 100 records, 5% inserts", true, false);
+    RECORDSSCAN("recordsscan", "records: 95% scans of up to 100 records, 5% inserts", true, false),
+    /**
+     * Load N keys in key order through one table file written outside the database and ingested (bloomkv:
+     * TableFileWriter + Db.ingest; RocksDB: SstFileWriter + ingestExternalFile, both moving the file in; phase
+     * bulkload, timed from the first put to the end of the ingestion and the settling after it), then get keys that
+     * exist right after (phase bulkload-read). Compare with fillseq, the same keys through puts.
+     */
+    BULKLOAD("bulkload", "load N sorted keys through a table file + ingest, then read", false, false);
 
     /** The records family in the order {@code --workloads records} runs it (the load first). */
     public static final List<Workload> RECORDS = List.of(RECORDSLOAD, RECORDSREAD, RECORDSLATEST, RECORDSRMW,

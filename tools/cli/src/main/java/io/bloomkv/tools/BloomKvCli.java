@@ -35,6 +35,7 @@ import picocli.CommandLine.Model.CommandSpec;
             StressCommand.class,
             CrashTestCommand.class,
             CheckpointCommand.class,
+            IngestCommand.class,
             BackupCommand.class,
         },
         exitCodeListHeading = "%nExit codes:%n",

@@ -1,0 +1,184 @@
+package io.bloomkv.engine;
+
+import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.table.TableBuilderOptions;
+import io.bloomkv.engine.internal.table.TableWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+/**
+ * Writes sorted key/values into a table file outside any database, for {@link Db#ingest} (RocksDB's
+ * {@code SstFileWriter}). The file is the engine's own table format (engine/FORMAT.md, "Table files"), written by the
+ * engine's table builder with the filter, block size, restart interval, prefix length and bottommost compression of
+ * the given {@link Options} (a table that overlaps nothing is ingested into the last level as written).
+ *
+ * <p>Every entry is written with sequence number 0, as RocksDB's writer does: {@link Db#ingest} either places the file
+ * where nothing older exists for its keys, or rewrites it with a fresh sequence number.
+ *
+ * <p>Keys must be added in strictly increasing unsigned lexicographic order; an unsorted or repeated key is refused
+ * with an {@link InvalidArgumentException} and nothing is added (the writer stays usable). Closing a writer before
+ * {@link #finish()} deletes the partial file. Not thread-safe.
+ *
+ * <pre>{@code
+ * try (TableFileWriter w = TableFileWriter.create(Path.of("/tmp/batch-1.sst"), Options.defaults())) {
+ *     w.put(key1, value1);
+ *     w.put(key2, value2);
+ *     w.finish();
+ * }
+ * }</pre>
+ */
+public final class TableFileWriter implements AutoCloseable {
+    private final FileSystem fs;
+    private final Path path;
+    private final TableWriter writer;
+    private byte[] lastKey;
+    private boolean finished;
+    private boolean closed;
+
+    private TableFileWriter(FileSystem fs, Path path, TableWriter writer) {
+        this.fs = fs;
+        this.path = path;
+        this.writer = writer;
+    }
+
+    /**
+     * Creates (or truncates) the table file {@code path} through {@code options.fileSystem()}.
+     *
+     * @throws InvalidArgumentException if {@code path} or {@code options} is null
+     * @throws BloomKvIOException if the file cannot be created
+     */
+    public static TableFileWriter create(Path path, Options options) {
+        if (path == null) {
+            throw new InvalidArgumentException("TableFileWriter: path is null");
+        }
+        if (options == null) {
+            throw new InvalidArgumentException("TableFileWriter: options is null");
+        }
+        FileSystem fs = options.fileSystem();
+        int lastLevel = options.numLevels() - 1;
+        FilterKind kind = options.filterKindForLevel(lastLevel);
+        TableBuilderOptions tableOptions = TableBuilderOptions.defaults()
+                .blockSize(options.blockSize())
+                .restartInterval(options.blockRestartInterval())
+                .filterKind(kind)
+                // Sized per key when finished; the RIBBON equivalence is computed for a large table.
+                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, options.filterBudget(), options.bitsPerKey(), 1 << 20))
+                .compression(options.bottommostCompression())
+                .prefixLength(options.prefixLength());
+        WritableFile file;
+        try {
+            file = fs.newWritableFile(path);
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot create table file " + path, e);
+        }
+        return new TableFileWriter(fs, path, new TableWriter(file, tableOptions, 1 << 16));
+    }
+
+    /**
+     * Adds {@code key} with {@code value}.
+     *
+     * @throws InvalidArgumentException if the key is null, empty, longer than {@link Db#MAX_KEY_SIZE}, not strictly
+     *     greater than the previous key, or the value is null or longer than {@link Db#MAX_VALUE_SIZE}
+     * @throws IllegalStateException after {@link #finish()} or {@link #close()}
+     * @throws BloomKvIOException on an I/O error
+     */
+    public void put(byte[] key, byte[] value) {
+        ensureOpen();
+        WriteBatch.checkKey(key);
+        WriteBatch.checkValue(value);
+        if (lastKey != null && Arrays.compareUnsigned(lastKey, key) >= 0) {
+            throw new InvalidArgumentException("TableFileWriter: keys must be added in strictly increasing order ("
+                    + (Arrays.equals(lastKey, key) ? "duplicate key" : "key sorts before the previous one")
+                    + ", " + path + ")");
+        }
+        try {
+            writer.add(InternalKey.encode(key, 0, ValueType.PUT), value);
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot write table file " + path, e);
+        }
+        lastKey = key.clone();
+    }
+
+    /** Entries added so far. */
+    public long entries() {
+        return writer.entries();
+    }
+
+    /**
+     * Writes the filter, index, properties and footer, fsyncs and closes the file. The writer is then closed.
+     *
+     * @throws InvalidArgumentException if no entry was added (a table needs at least one; nothing is left on disk)
+     * @throws IllegalStateException when called twice or after {@link #close()}
+     * @throws BloomKvIOException on an I/O error (the partial file is deleted)
+     */
+    public void finish() {
+        ensureOpen();
+        if (writer.entries() == 0) {
+            close();
+            throw new InvalidArgumentException("TableFileWriter: a table file needs at least one entry: " + path);
+        }
+        try {
+            writer.finish();
+            writer.close();
+        } catch (IOException e) {
+            BloomKvIOException err = new BloomKvIOException("cannot finish table file " + path, e);
+            close(err);
+            throw err;
+        } catch (RuntimeException e) {
+            close(e);
+            throw e;
+        }
+        finished = true;
+        closed = true;
+    }
+
+    /** The file being written. */
+    public Path path() {
+        return path;
+    }
+
+    /** Closes the writer; a file not {@link #finish() finished} is deleted. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        BloomKvIOException error = new BloomKvIOException("cannot close table file " + path, null);
+        close(error);
+        if (error.getSuppressed().length > 0) {
+            throw error;
+        }
+    }
+
+    private void close(Exception cause) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            writer.close();
+        } catch (IOException | RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+        if (!finished) {
+            try {
+                if (fs.exists(path)) {
+                    fs.delete(path);
+                }
+            } catch (IOException e) {
+                cause.addSuppressed(e);
+            }
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed || finished) {
+            throw new IllegalStateException("TableFileWriter is " + (finished ? "finished" : "closed") + ": " + path);
+        }
+    }
+}

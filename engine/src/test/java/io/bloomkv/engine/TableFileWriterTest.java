@@ -1,0 +1,165 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.bloom.Hashing;
+import io.bloomkv.engine.fs.FaultInjectingFileSystem;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.table.InternalIterator;
+import io.bloomkv.engine.internal.table.ReadCounters;
+import io.bloomkv.engine.internal.table.TableReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link TableFileWriter}: the file is an engine table (read back by the engine's {@link TableReader}, entries at
+ * sequence 0, with a filter) holding exactly what was put; unsorted, duplicate and invalid input is refused with
+ * {@link InvalidArgumentException} and leaves the writer usable; an unfinished or failed file is deleted.
+ */
+class TableFileWriterTest {
+    @TempDir
+    Path dir;
+
+    private static TreeMap<String, byte[]> randomSorted(Random rnd, int n) {
+        TreeMap<String, byte[]> m = new TreeMap<>();
+        while (m.size() < n) {
+            m.put(TestKeys.str(TestKeys.key(rnd.nextInt(1_000_000))), TestKeys.value(rnd, 100));
+        }
+        return m;
+    }
+
+    private static TableReader open(Path p) throws IOException {
+        return TableReader.open(FileSystem.disk(), p, 1, null, new ReadCounters());
+    }
+
+    @Test
+    void writesATableTheEngineReadsBack() throws IOException {
+        long seed = TestSeeds.seed("TableFileWriterTest.roundTrip");
+        Random rnd = new Random(seed);
+        TreeMap<String, byte[]> model = randomSorted(rnd, 5000);
+        Path p = dir.resolve("a.sst");
+        try (TableFileWriter w = TableFileWriter.create(p, Options.defaults().blockSize(512).compression(Compression.LZ4))) {
+            for (Map.Entry<String, byte[]> e : model.entrySet()) {
+                w.put(TestKeys.bytes(e.getKey()), e.getValue());
+            }
+            assertThat(w.entries()).isEqualTo(model.size());
+            w.finish();
+            assertThatThrownBy(() -> w.put(TestKeys.bytes("zzz"), new byte[1])).isInstanceOf(IllegalStateException.class);
+        }
+        try (TableReader r = open(p)) {
+            assertThat(r.properties().entries()).isEqualTo(model.size());
+            assertThat(r.properties().largestSeq()).isZero();
+            assertThat(r.hasFilter()).isTrue();
+            TreeMap<String, byte[]> read = new TreeMap<>();
+            try (InternalIterator it = r.iterator()) {
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    assertThat(InternalKey.sequence(it.key())).isZero();
+                    assertThat(InternalKey.type(it.key())).isEqualTo(ValueType.PUT);
+                    read.put(TestKeys.str(InternalKey.userKey(it.key())), it.value());
+                }
+            }
+            assertThat(read.keySet()).isEqualTo(model.keySet());
+            for (Map.Entry<String, byte[]> e : model.entrySet()) {
+                assertThat(read.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+                byte[] k = TestKeys.bytes(e.getKey());
+                TableReader.Entry got = r.get(k, Hashing.hash64(k), InternalKey.MAX_SEQUENCE);
+                assertThat(got).as("get " + e.getKey()).isNotNull();
+                assertThat(got.value()).isEqualTo(e.getValue());
+            }
+            assertThat(r.verifyChecksums()).isEmpty();
+        }
+    }
+
+    @Test
+    void unsortedDuplicateAndInvalidInputIsRefusedAndTheWriterStaysUsable() throws IOException {
+        Path p = dir.resolve("b.sst");
+        try (TableFileWriter w = TableFileWriter.create(p, Options.defaults())) {
+            w.put(TestKeys.bytes("b"), TestKeys.bytes("1"));
+            assertThatThrownBy(() -> w.put(TestKeys.bytes("b"), TestKeys.bytes("2")))
+                    .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("duplicate");
+            assertThatThrownBy(() -> w.put(TestKeys.bytes("a"), TestKeys.bytes("2")))
+                    .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("before the previous");
+            assertThatThrownBy(() -> w.put(null, TestKeys.bytes("2"))).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.put(new byte[0], TestKeys.bytes("2"))).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.put(TestKeys.bytes("c"), null)).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.put(new byte[Db.MAX_KEY_SIZE + 1], new byte[0]))
+                    .isInstanceOf(InvalidArgumentException.class);
+            // "\u00ff" sorts after "c" unsigned; the refused puts left nothing behind
+            w.put(TestKeys.bytes("c"), TestKeys.bytes("3"));
+            w.put(new byte[] {(byte) 0xff}, TestKeys.bytes("4"));
+            w.finish();
+        }
+        try (TableReader r = open(p)) {
+            assertThat(r.properties().entries()).isEqualTo(3);
+        }
+        assertThatThrownBy(() -> TableFileWriter.create(null, Options.defaults())).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> TableFileWriter.create(p, null)).isInstanceOf(InvalidArgumentException.class);
+    }
+
+    @Test
+    void anEmptyOrUnfinishedFileIsDeleted() {
+        Path empty = dir.resolve("empty.sst");
+        TableFileWriter w = TableFileWriter.create(empty, Options.defaults());
+        assertThatThrownBy(w::finish).isInstanceOf(InvalidArgumentException.class);
+        assertThat(Files.exists(empty)).isFalse();
+        w.close();
+
+        Path partial = dir.resolve("partial.sst");
+        try (TableFileWriter p = TableFileWriter.create(partial, Options.defaults())) {
+            p.put(TestKeys.bytes("a"), TestKeys.bytes("1"));
+        }
+        assertThat(Files.exists(partial)).isFalse();
+    }
+
+    /** Every file-system operation of writing a table, failed in turn: a typed I/O error and no file left. */
+    @Test
+    void everyFailedOperationSurfacesAndLeavesNoFile() throws IOException {
+        int total = -1;
+        for (int i = 0; total < 0 || i <= total; i++) {
+            FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+            AtomicInteger ops = new AtomicInteger();
+            FaultInjectingFileSystem.Fault counter = fs.inject((op, path) -> {
+                ops.incrementAndGet();
+                return false;
+            });
+            FaultInjectingFileSystem.Fault nth = i == 0 ? null : fs.injectNth((op, path) -> true, i);
+            Path p = dir.resolve("f" + i + ".sst");
+            boolean finished = false;
+            try (TableFileWriter w = TableFileWriter.create(p, Options.defaults().fileSystem(fs).blockSize(256))) {
+                for (int k = 0; k < 200; k++) {
+                    w.put(TestKeys.key(k), new byte[40]);
+                }
+                w.finish();
+                finished = true;
+            } catch (BloomKvIOException e) {
+                assertThat(finished).isFalse();
+            }
+            counter.remove();
+            if (nth != null) {
+                nth.remove();
+            }
+            if (i == 0) {
+                total = ops.get();
+                assertThat(finished).isTrue();
+            }
+            if (finished) {
+                try (TableReader r = open(p)) {
+                    assertThat(r.properties().entries()).as("fault " + i).isEqualTo(200);
+                }
+            } else {
+                assertThat(Files.exists(p)).as("fault " + i + ": partial file deleted").isFalse();
+            }
+        }
+        assertThat(total).isGreaterThan(2);
+    }
+}
