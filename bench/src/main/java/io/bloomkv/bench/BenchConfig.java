@@ -48,6 +48,8 @@ import java.util.List;
  *                       reads see the same minutes of a noisy machine
  * @param rateLimit      bytes per second both engines' flushes and compactions may write (bloomkv
  *                       {@code Options.rateLimiter}, RocksDB {@code RateLimiter}); 0 = unlimited
+ * @param filterBudget   bloomkv's {@code Options.filterMemoryBudget} (bench --filter-budget): bytes ("64m") or a share of
+ *                       the unbounded filters' size ("25%"); "" = none. RocksDB runs without it
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -56,7 +58,8 @@ public record BenchConfig(
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
         boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct,
-        boolean mmapReads, boolean ownDefaults, boolean pairedReads, long rateLimit) {
+        boolean mmapReads, boolean ownDefaults, boolean pairedReads, long rateLimit,
+        String filterBudget) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 

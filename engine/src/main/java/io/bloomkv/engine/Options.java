@@ -665,6 +665,8 @@ public final class Options {
                 + ", l0Triggers=" + l0CompactionTrigger + "/" + l0SlowdownWritesTrigger + "/" + l0StopWritesTrigger
                 + ", memtableFilterBitsPerKey=" + memtableFilterBitsPerKey + ", compression=" + compression
                 + ", bottommostCompression=" + bottommostCompression() + ", useDirectReads=" + useDirectReads
-                + ", useMmapReads=" + useMmapReads + "}";
+                + ", useMmapReads=" + useMmapReads
+                + (sharedFilterBudget != null ? ", filterMemoryBudget=" + sharedFilterBudget
+                        : filterMemoryBudget > 0 ? ", filterMemoryBudget=" + filterMemoryBudget : "") + "}";
     }
 }
