@@ -114,7 +114,12 @@ public final class FilterMemory {
         return cache.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
     }
 
-    /** Filters loaded into the cache so far (misses). */
+    /** What the cache may hold now: the budget less the pinned bytes. */
+    public synchronized long cacheCapacityBytes() {
+        return capacityBytes - pinnedBytes;
+    }
+
+        /** Filters loaded into the cache so far (misses). */
     public long loads() {
         return loads.get();
     }
@@ -150,14 +155,18 @@ public final class FilterMemory {
 
     /**
      * The cached filter of table {@code tableId}, retained for the caller (who releases it), loading it with
-     * {@code loader} on a miss. Null when the loader returns null (no usable filter) or the filter alone exceeds what
-     * the cache may hold (then it is freed at once and the get reads the table without it).
+     * {@code loader} on a miss. Null when the loader returns null (no usable filter), or when the filter's
+     * {@code charge} exceeds what the cache may hold now: loaded for one probe and evicted at once, it would cost a read
+     * of the whole filter block per get, more than the data block read it saves, so the get reads the table without it.
      */
-    Loaded acquire(long tableId, Supplier<Loaded> loader) {
+    Loaded acquire(long tableId, long charge, Supplier<Loaded> loader) {
         Key key = new Key(tableId);
         while (true) {
             Loaded l = cache.getIfPresent(key);
             if (l == null) {
+                if (charge > cacheCapacityBytes()) {
+                    return null;
+                }
                 Loaded loaded = loader.get();
                 if (loaded == null) {
                     return null;

@@ -363,6 +363,20 @@ public final class TableReader implements AutoCloseable {
     }
 
     /**
+     * {@link #filterPassesRetained} telling apart a table without a usable filter, for a caller that has checked
+     * {@link #hasFilter}: 1 when the filter rules the hash out, 0 when it may contain it, -1 when no filter could be
+     * probed (with a filter memory budget: it failed its checksum when loaded, or it is larger than the budget's cache
+     * share and is not loaded). Same holding contract as {@link #getRetainedInRange}.
+     */
+    public int filterProbeRetained(long userKeyHash) {
+        if (budget != null) {
+            return budgetedProbe(userKeyHash);
+        }
+        Filter f = filter;
+        return f == null ? -1 : f.mightContainTouched(userKeyHash) ? 0 : 1;
+    }
+
+    /**
      * Loads the first word of the filter line(s) {@link #filterPassesRetained} would read for this hash and returns it
      * (0 without a filter), so a get asking several tables starts all their filters' cache misses before it tests any.
      */
@@ -698,7 +712,7 @@ public final class TableReader implements AutoCloseable {
         if (p != null && p.tryRetain()) {
             return p;
         }
-        return budget.acquire(budgetId, this::loadBudgeted);
+        return budget.acquire(budgetId, budgetCharge, this::loadBudgeted);
     }
 
     /**
