@@ -376,7 +376,8 @@ public final class Options {
      * every table's filter is resident off-heap for the table's life. With a bound, the filters of level 0 and then
      * of each level down are pinned (resident) while they take at most half the budget; the other tables' filters
      * (the deepest levels) are loaded on demand, whole, through an off-heap cache holding the rest of the budget
-     * (W-TinyLFU eviction). Pinned plus cached filter bytes never exceed the budget ({@code bloomkv.filter-memory},
+     * (W-TinyLFU eviction); a filter larger than that whole share is not loaded, and its table is read without a
+     * filter (a whole-filter read per get would cost more than it saves). Pinned plus cached filter bytes never exceed the budget ({@code bloomkv.filter-memory},
      * {@link Stats#filterMemoryBytes()}). A range filter is loaded at open only while it fits the pinned half. A
      * cached filter that fails its checksum when loaded is reported ({@link TableInfo}, {@code filterProblem}) and
      * its table is read without it (fails open), as an unbounded table's corrupt filter is. RocksDB's counterpart:
