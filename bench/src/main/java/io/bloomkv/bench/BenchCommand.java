@@ -108,6 +108,11 @@ public final class BenchCommand implements Callable<Integer> {
                     + "RocksDB RateLimiter); 0 = unlimited (default ${DEFAULT-VALUE}).")
     long rateLimit;
 
+    @Option(names = "--filter-budget", defaultValue = "",
+            description = "bloomkv's filter memory budget (Options.filterMemoryBudget): bytes (e.g. 2m) or a percentage of the "
+                    + "unbounded filters' size (e.g. 25%%), measured after each load; empty = none (default). RocksDB runs as before.")
+    String filterBudget;
+
     @Option(names = "--sync", description = "fsync the WAL on every measured write (default: WAL on, no fsync per write).")
     boolean sync;
 
@@ -261,7 +266,8 @@ public final class BenchCommand implements Callable<Integer> {
             return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
                     valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
                     sync, threads, es, modes, kind, ws, seed, report, workDir, cold, compact, warmup, phaseWarmup, repeat, progress,
-                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, mmapReads && !direct, ownDefaults, pairedReads, rateLimit, noSettle, reopen).validate();
+                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, mmapReads && !direct, ownDefaults, pairedReads, rateLimit, noSettle, reopen,
+                    io.bloomkv.bench.engine.FilterBudgetSpec.parse(filterBudget).toString()).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -53,6 +53,8 @@ import java.util.List;
  *                       then the engine settles and they run again as usual, so both figures sit side by side
  * @param reopen         every workload of a session runs in a fresh JVM (the same JVM flags) on the database the
  *                       previous phase left: WAL replay, empty caches, cold JIT (no warm-up of any kind)
+ * @param filterBudget   bloomkv's {@code Options.filterMemoryBudget} (bench --filter-budget): bytes ("64m") or a share of
+ *                       the unbounded filters' size ("25%"); "" = none. RocksDB runs without it
  */
 public record BenchConfig(
         long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
@@ -61,7 +63,8 @@ public record BenchConfig(
         long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
         int repeat, boolean progress,
         boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct,
-        boolean mmapReads, boolean ownDefaults, boolean pairedReads, long rateLimit, boolean noSettle, boolean reopen) {
+        boolean mmapReads, boolean ownDefaults, boolean pairedReads, long rateLimit, boolean noSettle, boolean reopen,
+        String filterBudget) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
 
@@ -119,7 +122,7 @@ public record BenchConfig(
         return new BenchConfig(num, reads, seeks, keySize, valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize,
                 compression, sync, threads, engines, filterModes, filterKind, workloads, seed, reportDir, workDir, cold,
                 compact, 0, 0, repeat, false, false, distribution, valueCompressibility, direct, mmapReads,
-                ownDefaults, pairedReads, rateLimit, noSettle, false);
+                ownDefaults, pairedReads, rateLimit, noSettle, false, filterBudget);
     }
 
     private static void require(boolean ok, String message) {

@@ -9,6 +9,7 @@ import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
 import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.table.BlockCache;
+import io.bloomkv.engine.internal.table.FilterMemory;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.ReadCounters;
 import io.bloomkv.engine.internal.table.TableReadMode;
@@ -117,7 +118,9 @@ public final class Db implements AutoCloseable {
         this.blockCache = options.blockCache() != null ? options.blockCache().newView()
                 : options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
         this.tableCache = new TableCache(fs, dir, blockCache, readCounters,
-                TableReadMode.of(options.useDirectReads(), options.useMmapReads()));
+                TableReadMode.of(options.useDirectReads(), options.useMmapReads()),
+                options.sharedFilterBudget() != null ? options.sharedFilterBudget().memory()
+                        : options.filterMemoryBudget() > 0 ? new FilterMemory(options.filterMemoryBudget()) : null);
         // The VersionSet calls back into obsolete-file deletion whenever a Version dies.
         ObsoleteFiles[] obsoleteRef = new ObsoleteFiles[1];
         this.versions = new VersionSet(fs, dir, options, tableCache, () -> obsoleteRef[0].delete());

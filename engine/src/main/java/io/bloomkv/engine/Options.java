@@ -31,6 +31,8 @@ public final class Options {
     private long blockCacheSize = 32L << 20;
     private SharedBlockCache blockCache;
     private WriteBufferManager writeBufferManager;
+    private long filterMemoryBudget;
+    private SharedFilterBudget sharedFilterBudget;
     private boolean manualWalFlush;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
@@ -86,6 +88,8 @@ public final class Options {
         o.blockCacheSize = blockCacheSize;
         o.blockCache = blockCache;
         o.writeBufferManager = writeBufferManager;
+        o.filterMemoryBudget = filterMemoryBudget;
+        o.sharedFilterBudget = sharedFilterBudget;
         o.manualWalFlush = manualWalFlush;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
@@ -376,6 +380,45 @@ public final class Options {
 
     public SharedBlockCache blockCache() {
         return blockCache;
+    }
+
+    /**
+     * Bytes the database's table filters may take, point and range filters together; 0 (the default) means no bound:
+     * every table's filter is resident off-heap for the table's life. With a bound, the filters of level 0 and then
+     * of each level down are pinned (resident) while they take at most half the budget; the other tables' filters
+     * (the deepest levels) are loaded on demand, whole, through an off-heap cache holding the rest of the budget
+     * (W-TinyLFU eviction); a filter larger than that whole share is not loaded, and its table is read without a
+     * filter (a whole-filter read per get would cost more than it saves). Pinned plus cached filter bytes never exceed the budget ({@code bloomkv.filter-memory},
+     * {@link Stats#filterMemoryBytes()}). A range filter is loaded at open only while it fits the pinned half. A
+     * cached filter that fails its checksum when loaded is reported ({@link TableInfo}, {@code filterProblem}) and
+     * its table is read without it (fails open), as an unbounded table's corrupt filter is. RocksDB's counterpart:
+     * {@code cache_index_and_filter_blocks} with {@code pin_l0_filter_and_index_blocks_in_cache}. Ignored when
+     * {@link #filterMemoryBudget(SharedFilterBudget)} is set.
+     *
+     * @throws InvalidArgumentException if {@code bytes < 0}
+     */
+    public Options filterMemoryBudget(long bytes) {
+        check(bytes >= 0, "filterMemoryBudget must be >= 0: " + bytes);
+        this.filterMemoryBudget = bytes;
+        return this;
+    }
+
+    public long filterMemoryBudget() {
+        return filterMemoryBudget;
+    }
+
+    /**
+     * A filter memory budget shared with other databases of this JVM (one bound for all of their filters, like
+     * {@link #blockCache(SharedBlockCache)} for blocks); when set, {@link #filterMemoryBudget(long)} is ignored.
+     * Default null.
+     */
+    public Options filterMemoryBudget(SharedFilterBudget budget) {
+        this.sharedFilterBudget = budget;
+        return this;
+    }
+
+    public SharedFilterBudget sharedFilterBudget() {
+        return sharedFilterBudget;
     }
 
     /**
@@ -674,6 +717,8 @@ public final class Options {
                 + ", l0Triggers=" + l0CompactionTrigger + "/" + l0SlowdownWritesTrigger + "/" + l0StopWritesTrigger
                 + ", memtableFilterBitsPerKey=" + memtableFilterBitsPerKey + ", compression=" + compression
                 + ", bottommostCompression=" + bottommostCompression() + ", useDirectReads=" + useDirectReads
-                + ", useMmapReads=" + useMmapReads + "}";
+                + ", useMmapReads=" + useMmapReads
+                + (sharedFilterBudget != null ? ", filterMemoryBudget=" + sharedFilterBudget
+                        : filterMemoryBudget > 0 ? ", filterMemoryBudget=" + filterMemoryBudget : "") + "}";
     }
 }

@@ -20,7 +20,7 @@ class PublicApiTest {
     private static final Set<String> USER_API = Set.of(
             "BackupEngine", "BloomKvException", "BloomKvIOException", "Compression", "CorruptionException", "Db", "DbClosedException",
             "DbIterator", "DbLockedException", "DbMXBean", "DbReadOnlyException", "EventListener", "FilterAllocation", "FilterBudget", "InvalidArgumentException",
-            "NotADatabaseException", "Options", "ReadOptions", "SharedBlockCache", "Snapshot", "Stats", "SyncMode",
+            "NotADatabaseException", "Options", "ReadOptions", "SharedBlockCache", "SharedFilterBudget", "Snapshot", "Stats", "SyncMode",
             "IngestOptions", "TableFileWriter", "TableInfo", "WriteBatch", "WriteBufferManager",
             // RocksDB-semantics features (issue 39)
             "CompactionFilter", "MergeOperator", "MergeOperatorException", "MergeOperators");

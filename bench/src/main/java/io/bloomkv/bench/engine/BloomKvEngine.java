@@ -26,6 +26,8 @@ public final class BloomKvEngine implements BenchEngine {
     private final Path dir;
     private final EngineSettings settings;
     private final Options options;
+    /** {@link #options} with the filter memory budget in force now (bench --filter-budget), or without one. */
+    private Options openOptions;
     private static final ReadOptions PREFIX_SAME_AS_START = ReadOptions.defaults().prefixSameAsStart(true);
     private final CountingFileSystem fs = new CountingFileSystem(FileSystem.disk());
     /** Counters of databases closed by {@link #reopen()}: Db.stats() restarts at 0 on open. */
@@ -81,7 +83,9 @@ public final class BloomKvEngine implements BenchEngine {
 
     public static BloomKvEngine open(Path dir, EngineSettings settings) throws IOException {
         BloomKvEngine e = new BloomKvEngine(dir, settings);
-        e.db = Db.open(dir, e.options);
+        e.openOptions = settings.filterBudget().bytes() > 0
+                ? e.options.copy().filterMemoryBudget(settings.filterBudget().bytes()) : e.options;
+        e.db = Db.open(dir, e.openOptions);
         return e;
     }
 
@@ -195,6 +199,28 @@ public final class BloomKvEngine implements BenchEngine {
     public void flushAndSettle() throws IOException {
         db.flush();
         db.waitForBackgroundWork();
+        applyFilterBudgetShare();
+    }
+
+    /**
+     * For a --filter-budget given as a percentage: reopens the database without a budget to read the filters' unbounded
+     * size ({@code bloomkv.filter-memory}), then with that share of it as {@link Options#filterMemoryBudget(long)}.
+     */
+    private void applyFilterBudgetShare() throws IOException {
+        double percent = settings.filterBudget().percent();
+        if (percent <= 0) {
+            return;
+        }
+        openOptions = options;
+        reopen();
+        long full = Long.parseLong(db.property("bloomkv.filter-memory").orElse("0"));
+        openOptions = options.copy().filterMemoryBudget(Math.max(1, (long) (full * percent / 100)));
+        reopen();
+    }
+
+    /** The filter memory budget in force, in bytes (0: none). */
+    public long filterMemoryBudget() {
+        return openOptions.filterMemoryBudget();
     }
 
     @Override
@@ -210,7 +236,7 @@ public final class BloomKvEngine implements BenchEngine {
                 now.filterTruePositive(), now.blockReads(), now.blockReadBytes(), now.tableBytesWritten(), 0);
         db.close();
         db = null;
-        db = Db.open(dir, options);
+        db = Db.open(dir, openOptions);
     }
 
     @Override
@@ -257,7 +283,7 @@ public final class BloomKvEngine implements BenchEngine {
     @Override
     public String describe() {
         if (settings.ownDefaults()) {
-            return "bloomkv on Options.defaults(): " + options;
+            return "bloomkv on Options.defaults(): " + openOptions;
         }
         return "bloomkv: " + (settings.filters() ? settings.filterKind() + " filters, " + settings.bitsPerKey() + " bits/key (off-heap)" : "no filters")
                 + ", block " + settings.blockSize() + " B, block cache " + settings.cacheSize() + " B, write buffer "

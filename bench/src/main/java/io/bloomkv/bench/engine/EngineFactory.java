@@ -13,7 +13,7 @@ public final class EngineFactory {
     public static EngineSettings settings(EngineSpec spec, BenchConfig cfg) {
         return new EngineSettings(spec.filters(), cfg.bitsPerKey(), cfg.filterKind(), cfg.blockSize(), cfg.cacheSize(),
                 cfg.writeBufferSize(), cfg.sync(), cfg.compression(), cfg.direct(), cfg.mmapReads(), cfg.ownDefaults(), 0)
-                .withRateLimit(cfg.rateLimit());
+                .withRateLimit(cfg.rateLimit()).withFilterBudget(FilterBudgetSpec.parse(cfg.filterBudget()));
     }
 
     /** Opens (creating) a fresh database of {@code spec.engine()} in {@code dir}. */

@@ -17,9 +17,11 @@ package io.bloomkv.bench.engine;
  */
 public record EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
                              long writeBufferSize, boolean sync, String compression, boolean directReads,
-                             boolean mmapReads, boolean ownDefaults, int prefixLength, long rateLimit) {
+                             boolean mmapReads, boolean ownDefaults, int prefixLength, long rateLimit,
+                             FilterBudgetSpec filterBudget) {
 
     public EngineSettings {
+        filterBudget = filterBudget == null ? FilterBudgetSpec.NONE : filterBudget;
         if (prefixLength < 0) {
             throw new IllegalArgumentException("prefixLength must be >= 0, got " + prefixLength);
         }
@@ -33,13 +35,19 @@ public record EngineSettings(boolean filters, double bitsPerKey, String filterKi
                           long writeBufferSize, boolean sync, String compression, boolean directReads,
                           boolean mmapReads, boolean ownDefaults, int prefixLength) {
         this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, compression, directReads,
-                mmapReads, ownDefaults, prefixLength, 0);
+                mmapReads, ownDefaults, prefixLength, 0, FilterBudgetSpec.NONE);
+    }
+
+    /** The same settings with bloomkv's filter memory budget (RocksDB ignores it). */
+    public EngineSettings withFilterBudget(FilterBudgetSpec budget) {
+        return new EngineSettings(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync,
+                compression, directReads, mmapReads, ownDefaults, prefixLength, rateLimit, budget);
     }
 
     /** The same settings with flushes and compactions limited to {@code bytesPerSecond} (0 = unlimited). */
     public EngineSettings withRateLimit(long bytesPerSecond) {
         return new EngineSettings(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync,
-                compression, directReads, mmapReads, ownDefaults, prefixLength, bytesPerSecond);
+                compression, directReads, mmapReads, ownDefaults, prefixLength, bytesPerSecond, filterBudget);
     }
 
     /** Without a prefix extractor. */
@@ -53,7 +61,7 @@ public record EngineSettings(boolean filters, double bitsPerKey, String filterKi
     /** The same settings with a fixed-length prefix extractor of {@code bytes} (0 = none). */
     public EngineSettings withPrefixLength(int bytes) {
         return new EngineSettings(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync,
-                compression, directReads, mmapReads, ownDefaults, bytes, rateLimit);
+                compression, directReads, mmapReads, ownDefaults, bytes, rateLimit, filterBudget);
     }
 
     /** Matched settings. */

@@ -117,7 +117,8 @@ final class CrashTestCommand implements Callable<Integer> {
                     ? new StressOptions.Tables(Compression.values()[rnd.nextInt(Compression.values().length)],
                             StressOptions.TABLE_FILTER_KINDS[rnd.nextInt(StressOptions.TABLE_FILTER_KINDS.length)],
                             readModes.get(rnd.nextInt(readModes.size())),
-                            StressOptions.RANGE_FILTER_BITS[rnd.nextInt(StressOptions.RANGE_FILTER_BITS.length)])
+                            StressOptions.RANGE_FILTER_BITS[rnd.nextInt(StressOptions.RANGE_FILTER_BITS.length)],
+                            StressOptions.FILTER_BUDGETS[rnd.nextInt(StressOptions.FILTER_BUDGETS.length)])
                     : fixed;
             Process p = new ProcessBuilder(childCommand(childSeed, ro)).redirectErrorStream(true).start();
             ArrayDeque<String> tail = new ArrayDeque<>();
@@ -252,6 +253,7 @@ final class CrashTestCommand implements Callable<Integer> {
         cmd.add("--filter-kind=" + ro.filterKind());
         cmd.add("--read-mode=" + ro.readMode());
         cmd.add("--range-filter-bits=" + ro.rangeFilterBits());
+        cmd.add("--filter-budget=" + ro.filterBudget());
         return cmd;
     }
 

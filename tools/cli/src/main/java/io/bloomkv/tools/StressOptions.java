@@ -55,6 +55,16 @@ final class StressOptions {
     /** Range filter settings --vary-options picks from (0 = none). */
     static final double[] RANGE_FILTER_BITS = {0, 10, 16};
 
+    @Option(names = "--filter-budget", paramLabel = "BYTES", defaultValue = "0",
+            description = "Filter memory budget in bytes, 0 = none (Options.filterMemoryBudget) (default: ${DEFAULT-VALUE}).")
+    long filterBudget;
+
+    /**
+     * Filter memory budgets --vary-options picks from (0 = none): a few KiB, below one table's filter at the default
+     * key space (every filter through the cache, most loads evicting another), and one holding most of them.
+     */
+    static final long[] FILTER_BUDGETS = {0, 4 << 10, 64 << 10};
+
     @Option(names = "--read-mode", paramLabel = "MODE", defaultValue = "MMAP",
             description = "How tables are read: ${COMPLETION-CANDIDATES} (mapped, the default; pread; O_DIRECT) (default: ${DEFAULT-VALUE}).")
     ReadMode readMode;
@@ -64,9 +74,13 @@ final class StressOptions {
     }
 
     /** How a run writes and reads its tables; its {@code toString} ("compression LZ4, RIBBON filters, pread reads") names it in the output. */
-    record Tables(Compression compression, FilterKind filterKind, ReadMode readMode, double rangeFilterBits) {
+    record Tables(Compression compression, FilterKind filterKind, ReadMode readMode, double rangeFilterBits, long filterBudget) {
         Tables(Compression compression, FilterKind filterKind, ReadMode readMode) {
-            this(compression, filterKind, readMode, 0);
+            this(compression, filterKind, readMode, 0, 0);
+        }
+
+        Tables(Compression compression, FilterKind filterKind, ReadMode readMode, double rangeFilterBits) {
+            this(compression, filterKind, readMode, rangeFilterBits, 0);
         }
 
         Tables {
@@ -79,13 +93,17 @@ final class StressOptions {
         @Override
         public String toString() {
             return "compression " + compression + ", " + filterKind + " filters, "
-                    + (rangeFilterBits > 0 ? "range filters at " + rangeFilterBits + " bits/key, " : "") + readMode.label() + " reads";
+                    + (rangeFilterBits > 0 ? "range filters at " + rangeFilterBits + " bits/key, " : "")
+                    + (filterBudget > 0 ? "filter budget " + filterBudget + " bytes, " : "") + readMode.label() + " reads";
         }
     }
 
     /** The tables' settings these options give. */
     Tables tables() {
-        return new Tables(compression, filterKind, readMode, rangeFilterBits);
+        if (filterBudget < 0) {
+            throw new CliException(ExitCodes.USAGE, "--filter-budget must be >= 0: " + filterBudget);
+        }
+        return new Tables(compression, filterKind, readMode, rangeFilterBits, filterBudget);
     }
 
     /** Small memtables and tables so a run of seconds flushes and compacts; tables written and read as {@code tables} says. */
@@ -93,6 +111,7 @@ final class StressOptions {
         return Options.defaults().syncMode(sync).writeBufferSize(256 << 10).targetFileSize(256 << 10)
                 .maxBytesForLevelBase(1 << 20).blockSize(1024)
                 .compression(tables.compression()).filterKind(tables.filterKind()).rangeFilterBitsPerKey(tables.rangeFilterBits())
+                .filterMemoryBudget(tables.filterBudget())
                 .useMmapReads(tables.readMode() == ReadMode.MMAP).useDirectReads(tables.readMode() == ReadMode.DIRECT)
                 .mergeOperator(StressValue.MERGE_OPERATOR); // the runs write merges: every open of their database needs it
     }

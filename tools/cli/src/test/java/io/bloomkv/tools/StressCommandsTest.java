@@ -86,6 +86,11 @@ class StressCommandsTest {
                 "--compression=LZ4", "--filter-kind=PARTITIONED");
         assertThat(lz4.exitCode()).as(lz4.toString()).isZero();
         assertThat(lz4.out()).contains("800 keys verified: lost 0, wrong 0").contains("compression LZ4, PARTITIONED filters, mmap reads");
+        Cli.Result budget = Cli.run("stress", db.toString(), "--ops=2000", "--threads=2", "--keys=800", "--seed=" + (seed + 2),
+                "--filter-budget=2048");
+        assertThat(budget.exitCode()).as(budget.toString()).isZero();
+        assertThat(budget.out()).contains("800 keys verified: lost 0, wrong 0").contains("filter budget 2048 bytes, mmap reads")
+                .contains("wrong answers 0");
     }
 
     @Test
@@ -128,7 +133,7 @@ class StressCommandsTest {
                 .contains("crashtest: 4 rounds").contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
         for (int round = 0; round < 4; round++) {
             assertThat(r.out()).as("round %d names its options", round).containsPattern("crashtest: round " + round
-                    + " \\(compression (NONE|LZ4|ZSTD), (BLOCKED|STANDARD|PARTITIONED|RIBBON) filters, (range filters at (10|16).0 bits/key, )?(mmap|pread|direct) reads\\): killed");
+                    + " \\(compression (NONE|LZ4|ZSTD), (BLOCKED|STANDARD|PARTITIONED|RIBBON) filters, (range filters at (10|16).0 bits/key, )?(filter budget (4096|65536) bytes, )?(mmap|pread|direct) reads\\): killed");
         }
     }
 }

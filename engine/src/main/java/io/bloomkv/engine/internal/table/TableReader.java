@@ -86,13 +86,31 @@ public final class TableReader implements AutoCloseable {
     private final AtomicBoolean openerReleased = new AtomicBoolean();
     /** The range-deletion block, fragmented (read at open and kept on the heap, as RocksDB caches it). */
     private final RangeTombstoneList rangeTombstones;
+    /**
+     * The filter memory budget this table's point filter is charged to, or null (then {@link #filter} is resident for
+     * the table's life, as without a budget). With a budget {@link #filter} is null and the filter is either pinned
+     * ({@link #pinned}, by the version's residency pass) or loaded on demand through the budget's cache.
+     */
+    private final FilterMemory budget;
+    private final long budgetId;
+    /** Bytes a budgeted filter is charged: its serialized size (the off-heap body plus a few header bytes). */
+    private final long budgetCharge;
+    /** Range filter bytes reserved in {@link #budget} as pinned memory at open. */
+    private final long rangeReserved;
+    private volatile FilterMemory.Loaded pinned;
+    /** Why a budgeted filter could not be loaded (checksum, format), or null: the table is then read without it. */
+    private volatile String budgetProblem;
 
     private TableReader(Path path, long fileNumber, ReadableFile file, long fileSize, Footer footer, Block index,
             TableProperties properties, Map<String, byte[]> rawProperties, Filter filter, String filterProblem,
             RangeFilter rangeFilter, String rangeFilterProblem, BlockCache cache, ReadCounters counters,
-            RangeTombstoneList rangeTombstones) {
+            RangeTombstoneList rangeTombstones, FilterMemory budget, long rangeReserved) {
         this.path = path;
         this.rangeTombstones = rangeTombstones;
+        this.budget = budget;
+        this.budgetId = budget == null ? 0 : FilterMemory.newTableId();
+        this.budgetCharge = budget != null && footer.hasFilter() ? footer.filter().size() : 0;
+        this.rangeReserved = rangeReserved;
         this.refs = new RefCount("table " + path);
         this.fileNumber = fileNumber;
         this.file = file;
@@ -124,21 +142,30 @@ public final class TableReader implements AutoCloseable {
         return open(fs, path, fileNumber, cacheOrNull, counters, TableReadMode.PREAD);
     }
 
+    /** As the six-argument open without a filter memory budget (the filter stays resident). */
+    public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters,
+            TableReadMode mode) throws IOException {
+        return open(fs, path, fileNumber, cacheOrNull, counters, mode, null);
+    }
+
     /**
      * As {@link #open(FileSystem, Path, long, BlockCache, ReadCounters)}, reading the file as {@code mode} says:
      * {@link TableReadMode#DIRECT} opens it with {@link FileSystem#newDirectReadableFile} (O_DIRECT: every block read
      * that misses the cache is a device read); {@link TableReadMode#MMAP} with {@link FileSystem#newMappedReadableFile},
      * or {@link FileSystem#newReadableFile} where the file cannot be mapped. A mapped table whose blocks are
      * uncompressed does not use {@code cacheOrNull}: its blocks are copied out of the mapping at each access. The
-     * filter is copied into off-heap memory here in every mode.
+     * filter is copied into off-heap memory here in every mode, unless {@code budgetOrNull} is given: then the point
+     * filter is not read here but pinned by {@link #pin} or loaded on demand through the budget's cache (its checksum
+     * checked at each load), and the range filter is loaded only when its bytes fit the budget's pin allowance.
      */
     public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters,
-            TableReadMode mode) throws IOException {
+            TableReadMode mode, FilterMemory budgetOrNull) throws IOException {
         ReadableFile mappedFile = mode == TableReadMode.MMAP ? mappedOrNull(fs, path) : null;
         ReadableFile file = mappedFile != null ? mappedFile
                 : mode == TableReadMode.DIRECT ? fs.newDirectReadableFile(path) : fs.newReadableFile(path);
         Filter filter = null;
         RangeFilter rangeFilter = null;
+        long rangeReserved = 0;
         try {
             long size = file.size();
             if (size < TableFormat.FOOTER_SIZE) {
@@ -153,7 +180,7 @@ public final class TableReader implements AutoCloseable {
             TableProperties props = TableProperties.decode(raw, size, footer.formatVersion(), path,
                     footer.properties().offset());
             String problem = null;
-            if (footer.hasFilter()) {
+            if (footer.hasFilter() && budgetOrNull == null) {
                 try {
                     byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter", false);
                     filter = Filters.read(fbytes, 0, (int) footer.filter().size());
@@ -164,7 +191,14 @@ public final class TableReader implements AutoCloseable {
                 }
             }
             String rangeProblem = null;
-            if (props.rangeFilter() != null) {
+            long rangeCharge = props.rangeFilter() == null ? 0 : props.rangeFilter().size();
+            boolean rangeFits = budgetOrNull == null || (rangeCharge > 0 && budgetOrNull.tryReservePin(rangeCharge));
+            if (budgetOrNull != null && rangeFits) {
+                rangeReserved = rangeCharge;
+            }
+            // Over a budget's pin allowance the range filter is not loaded: every range "might contain" (RocksDB does
+            // not cache its prefix filters separately either; they share the one filter budget).
+            if (props.rangeFilter() != null && rangeFits) {
                 try {
                     byte[] rbytes = readVerified(file, size, path, props.rangeFilter(), "range filter", false);
                     rangeFilter = RangeFilter.read(rbytes, 0, (int) props.rangeFilter().size());
@@ -184,8 +218,11 @@ public final class TableReader implements AutoCloseable {
             RangeTombstoneList tombstones = props.rangeDeletionsBlock() == null ? RangeTombstoneList.EMPTY
                     : readRangeTombstones(file, size, path, props);
             return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, rangeFilter, rangeProblem, cache,
-                    counters == null ? new ReadCounters() : counters, tombstones);
+                    counters == null ? new ReadCounters() : counters, tombstones, budgetOrNull, rangeReserved);
         } catch (IOException | RuntimeException | Error e) {
+            if (rangeReserved > 0) {
+                budgetOrNull.unreservePin(rangeReserved);
+            }
             if (filter != null) {
                 filter.close();
             }
@@ -353,6 +390,18 @@ public final class TableReader implements AutoCloseable {
      * per get. Calling it without a held reference is a contract violation.
      */
     public Entry getRetainedInRange(byte[] userKey, long userKeyHash, long snapshotSeq) {
+        if (budget != null) {
+            int may = budgetedProbe(userKeyHash);
+            if (may < 0) {
+                counters.tablesReadWithoutFilter.increment();
+            } else {
+                counters.recordProbes(1, may);
+                if (may == 1) {
+                    return null;
+                }
+            }
+            return searchRetained(userKey, snapshotSeq);
+        }
         if (filter != null) {
             boolean may = filter.mightContain(userKeyHash);
             counters.recordProbes(1, may ? 0 : 1);
@@ -373,8 +422,25 @@ public final class TableReader implements AutoCloseable {
      * {@link #getRetainedInRange}.
      */
     public boolean filterPassesRetained(long userKeyHash) {
+        if (budget != null) {
+            return budgetedProbe(userKeyHash) != 1;
+        }
         Filter f = filter;
         return f == null || f.mightContainTouched(userKeyHash);
+    }
+
+    /**
+     * {@link #filterPassesRetained} telling apart a table without a usable filter, for a caller that has checked
+     * {@link #hasFilter}: 1 when the filter rules the hash out, 0 when it may contain it, -1 when no filter could be
+     * probed (with a filter memory budget: it failed its checksum when loaded, or it is larger than the budget's cache
+     * share and is not loaded). Same holding contract as {@link #getRetainedInRange}.
+     */
+    public int filterProbeRetained(long userKeyHash) {
+        if (budget != null) {
+            return budgetedProbe(userKeyHash);
+        }
+        Filter f = filter;
+        return f == null ? -1 : f.mightContainTouched(userKeyHash) ? 0 : 1;
     }
 
     /**
@@ -418,6 +484,18 @@ public final class TableReader implements AutoCloseable {
      * number of keys let through. Same holding contract as {@link #getRetainedInRange}.
      */
     public int filterAllRetained(long[] hashes, int count, boolean[] results) {
+        if (budget != null) {
+            FilterMemory.Loaded l = acquireBudgeted();
+            if (l != null) {
+                try {
+                    int positives = l.filter().mightContainAll(hashes, count, results);
+                    counters.recordProbes(count, count - positives);
+                    return positives;
+                } finally {
+                    l.release();
+                }
+            }
+        }
         if (filter == null) {
             java.util.Arrays.fill(results, 0, count, true);
             counters.tablesReadWithoutFilter.add(count);
@@ -467,7 +545,7 @@ public final class TableReader implements AutoCloseable {
                     }
                     if (!sawUserKey) {
                         sawUserKey = true;
-                        if (filter != null) {
+                        if (filter != null || budget != null && hasFilter()) {
                             counters.filterTruePositive.increment();
                         }
                     }
@@ -626,6 +704,13 @@ public final class TableReader implements AutoCloseable {
      * {@link #getRetainedInRange}.
      */
     public boolean mayContainPrefixRetained(int prefixLength, long prefixHash) {
+        if (budget != null && prefixLength > 0 && properties.prefixLength() == prefixLength) {
+            int may = budgetedProbe(prefixHash);
+            if (may >= 0) {
+                counters.recordProbes(1, may);
+            }
+            return may != 1;
+        }
         if (filter == null || prefixLength <= 0 || properties.prefixLength() != prefixLength) {
             return true;
         }
@@ -670,52 +755,146 @@ public final class TableReader implements AutoCloseable {
 
     /** Off-heap bytes of this table's filters, point and range (0 if none or broken). */
     public long filterMemoryBytes() {
-        return filterMemory;
+        if (budget == null) {
+            return filterMemory;
+        }
+        // charged to the budget now: pinned, or in its cache
+        return filterMemory + (pinned != null || budget.isCached(budgetId) ? budgetCharge : 0);
     }
 
-    /** True when the table has a filter block that is usable. */
+    /** True when the table has a filter block that is usable (with a budget: not known to be unusable). */
     public boolean hasFilter() {
-        return filter != null;
+        return budget == null ? filter != null : footer.hasFilter() && budgetProblem == null;
     }
 
     /** True when the table has a filter block that could not be loaded (the table is read without it). */
     public boolean filterBroken() {
-        return filterProblem != null;
+        return filterProblem() != null;
     }
 
     /** Why the filter could not be loaded, or null. */
     public String filterProblem() {
-        return filterProblem;
+        return budget == null ? filterProblem : budgetProblem;
+    }
+
+    /** Whether the filter is pinned in its budget (false without a budget: then it is simply resident). */
+    public boolean filterPinned() {
+        return pinned != null;
+    }
+
+    /** The serialized size of the point filter (0 without one): what it is charged in a filter memory budget. */
+    public long filterBlockSize() {
+        return footer.hasFilter() ? footer.filter().size() : 0;
+    }
+
+    /**
+     * With a budget: pins the filter (loads it and keeps it for the table's life) when {@code pin} and the budget's pin
+     * allowance has room, or unpins it (later gets load it through the cache) when not {@code pin}. Returns whether it
+     * is pinned afterwards. Without a budget or a filter, nothing to do (false). Called by one residency pass at a time.
+     */
+    public synchronized boolean pin(boolean pin) {
+        if (budget == null || !footer.hasFilter() || budgetProblem != null || refs.get() <= 0) {
+            return false;
+        }
+        FilterMemory.Loaded p = pinned;
+        if (!pin) {
+            if (p != null) {
+                pinned = null;
+                p.release();
+                budget.unreservePin(budgetCharge);
+            }
+            return false;
+        }
+        if (p != null) {
+            return true;
+        }
+        if (!budget.tryReservePin(budgetCharge)) {
+            return false;
+        }
+        FilterMemory.Loaded loaded = loadBudgeted();
+        if (loaded == null) {
+            budget.unreservePin(budgetCharge);
+            return false;
+        }
+        budget.evict(budgetId); // no second copy in the cache
+        pinned = loaded;
+        return true;
+    }
+
+    /**
+     * One probe through the budget: 1 when the filter rules the hash out, 0 when it may contain it, -1 without a usable
+     * filter (not written, or failed its checksum: fail open).
+     */
+    private int budgetedProbe(long hash) {
+        FilterMemory.Loaded l = acquireBudgeted();
+        if (l == null) {
+            return -1;
+        }
+        try {
+            return l.filter().mightContain(hash) ? 0 : 1;
+        } finally {
+            l.release();
+        }
+    }
+
+    /** The budgeted filter retained for one probe (release it), pinned or through the cache; null when unusable. */
+    private FilterMemory.Loaded acquireBudgeted() {
+        if (!footer.hasFilter() || budgetProblem != null) {
+            return null;
+        }
+        FilterMemory.Loaded p = pinned;
+        if (p != null && p.tryRetain()) {
+            return p;
+        }
+        return budget.acquire(budgetId, budgetCharge, this::loadBudgeted);
+    }
+
+    /**
+     * Reads, verifies and loads the filter block into off-heap memory, one reference held. A block that fails its
+     * checksum or format check is reported ({@link #filterProblem()}, {@code tablesReadWithoutFilter}) and never loaded
+     * again: the table is read without it, as a corrupt resident filter is. An I/O error fails this one probe open.
+     */
+    private FilterMemory.Loaded loadBudgeted() {
+        try {
+            byte[] fbytes = readVerified(file, fileSize, path, footer.filter(), "filter", false);
+            Filter f = Filters.read(fbytes, 0, (int) footer.filter().size());
+            return new FilterMemory.Loaded(f, budgetCharge);
+        } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
+            budgetProblem = e.getMessage();
+            return null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** Kind of the loaded filter, or null. */
     public FilterKind filterKind() {
-        return filter == null ? null : liveFilter().kind();
+        return describeFilter(Filter::kind, null);
     }
 
     /** Probes per key of the loaded filter (0 if none). */
     public int filterHashCount() {
-        return filter == null ? 0 : liveFilter().hashCount();
+        return describeFilter(Filter::hashCount, 0);
     }
 
     /** Bits (counters for COUNTING) of the loaded filter (0 if none). */
     public long filterBitSize() {
-        return filter == null ? 0 : liveFilter().bitSize();
+        return describeFilter(Filter::bitSize, 0L);
     }
 
     /** Keys the loaded filter holds (0 if none). */
     public long filterKeyCount() {
-        return filter == null ? 0 : liveFilter().keyCount();
+        return describeFilter(Filter::keyCount, 0L);
     }
 
     /** Share of the loaded filter's bits that are set (0 if none). Reads the off-heap bits, so pins the table. */
     public double filterFractionOfBitsSet() {
-        if (filter == null) {
+        if (filter == null && budget == null) {
             return 0;
         }
         retain();
         try {
-            return filter.fractionOfBitsSet();
+            return describeFilter(Filter::fractionOfBitsSet, 0.0);
         } finally {
             release();
         }
@@ -723,7 +902,24 @@ public final class TableReader implements AutoCloseable {
 
     /** The false-positive rate the filter's formula predicts for its keys (1 if no usable filter). */
     public double filterExpectedFpp() {
-        return filter == null ? 1.0 : liveFilter().expectedFpp();
+        return describeFilter(Filter::expectedFpp, 1.0);
+    }
+
+    /** {@code fn} of the filter (with a budget: pinned, or loaded through its cache), or {@code none} without one. */
+    private <T> T describeFilter(java.util.function.Function<Filter, T> fn, T none) {
+        if (budget == null) {
+            return filter == null ? none : fn.apply(liveFilter());
+        }
+        ensureLive();
+        FilterMemory.Loaded l = acquireBudgeted();
+        if (l == null) {
+            return none;
+        }
+        try {
+            return fn.apply(l.filter());
+        } finally {
+            l.release();
+        }
     }
 
     /**
@@ -832,6 +1028,20 @@ public final class TableReader implements AutoCloseable {
         try {
             if (filter != null) {
                 filter.close();
+            }
+            if (budget != null) {
+                synchronized (this) {
+                    FilterMemory.Loaded p = pinned;
+                    if (p != null) {
+                        pinned = null;
+                        p.release();
+                        budget.unreservePin(budgetCharge);
+                    }
+                }
+                budget.evict(budgetId);
+                if (rangeReserved > 0) {
+                    budget.unreservePin(rangeReserved);
+                }
             }
             if (rangeFilter != null) {
                 rangeFilter.close();

@@ -2,6 +2,7 @@ package io.bloomkv.engine.internal.version;
 
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.internal.table.BlockCache;
+import io.bloomkv.engine.internal.table.FilterMemory;
 import io.bloomkv.engine.internal.table.ReadCounters;
 import io.bloomkv.engine.internal.table.TableReadMode;
 import io.bloomkv.engine.internal.table.TableReader;
@@ -24,6 +25,8 @@ public final class TableCache implements AutoCloseable {
     private final BlockCache blockCache;
     private final ReadCounters counters;
     private final TableReadMode readMode;
+    /** The filter memory budget the tables' filters are charged to, or null: every filter resident. */
+    private final FilterMemory filterMemory;
     private final ConcurrentHashMap<Long, TableReader> open = new ConcurrentHashMap<>();
     private final AtomicLong opened = new AtomicLong();
     private final AtomicLong evicted = new AtomicLong();
@@ -34,6 +37,13 @@ public final class TableCache implements AutoCloseable {
 
     /** Tables are opened for {@code readMode}'s reads ({@link TableReader#open(FileSystem, Path, long, BlockCache, ReadCounters, TableReadMode)}). */
     public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters, TableReadMode readMode) {
+        this(fs, dir, blockCacheOrNull, counters, readMode, null);
+    }
+
+    /** As the five-argument constructor, the tables' filters charged to {@code filterMemoryOrNull}. */
+    public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters, TableReadMode readMode,
+            FilterMemory filterMemoryOrNull) {
+        this.filterMemory = filterMemoryOrNull;
         this.readMode = readMode;
         this.fs = fs;
         this.dir = dir;
@@ -50,7 +60,7 @@ public final class TableCache implements AutoCloseable {
         synchronized (this) {
             r = open.get(number);
             if (r == null) {
-                r = TableReader.open(fs, FileNames.tableFile(dir, number), number, blockCache, counters, readMode);
+                r = TableReader.open(fs, FileNames.tableFile(dir, number), number, blockCache, counters, readMode, filterMemory);
                 open.put(number, r);
                 opened.incrementAndGet();
             }
@@ -92,6 +102,61 @@ public final class TableCache implements AutoCloseable {
     /** Readers evicted so far. */
     public long evictedCount() {
         return evicted.get();
+    }
+
+    /** The filter memory budget, or null. */
+    public FilterMemory filterMemory() {
+        return filterMemory;
+    }
+
+    /**
+     * With a filter memory budget, decides which filters of {@code v} stay pinned: level 0 first, then each level
+     * down, table by table, while this database's pins fit what the budget's pin allowance leaves it (the allowance less
+     * the pins of other databases sharing the budget); the rest are loaded on demand through the budget's cache. The
+     * deepest levels, the bulk of the filter memory and the least often probed per byte, are the ones cached (RocksDB:
+     * {@code pin_l0_filter_and_index_blocks_in_cache}, {@code pin_top_level_index_and_filter}). Unpins before it pins,
+     * so a table that moved down frees its room for the new upper tables. Called after each Version is installed,
+     * under the VersionSet's lock (one pass at a time per database).
+     */
+    public void planFilterResidency(Version v) {
+        if (filterMemory == null) {
+            return;
+        }
+        long mine = 0;
+        for (int level = 0; level < v.numLevels(); level++) {
+            for (int i = 0; i < v.numFiles(level); i++) {
+                TableReader r = v.reader(level, i);
+                if (r.filterPinned()) {
+                    mine += r.filterBlockSize();
+                }
+            }
+        }
+        long room = filterMemory.pinAvailableBytes() + mine;
+        List<TableReader> pin = new ArrayList<>();
+        List<TableReader> unpin = new ArrayList<>();
+        boolean full = false;
+        for (int level = 0; level < v.numLevels(); level++) {
+            for (int i = 0; i < v.numFiles(level); i++) {
+                TableReader r = v.reader(level, i);
+                long size = r.filterBlockSize();
+                if (size == 0 || !r.hasFilter()) {
+                    continue;
+                }
+                if (!full && size <= room) {
+                    room -= size;
+                    pin.add(r);
+                } else {
+                    full = true; // keep the pinned set a prefix of the levels
+                    unpin.add(r);
+                }
+            }
+        }
+        for (TableReader r : unpin) {
+            r.pin(false);
+        }
+        for (TableReader r : pin) {
+            r.pin(true);
+        }
     }
 
     public Path directory() {

@@ -239,9 +239,10 @@ public final class Version implements LevelView {
             for (int c = 0; c < n; c++) {
                 TableReader r = candidates[c];
                 last = r;
-                if (r.hasFilter()) {
+                int probe = r.hasFilter() ? r.filterProbeRetained(userKeyHash) : -1;
+                if (probe >= 0) {
                     checks++;
-                    if (!r.filterPassesRetained(userKeyHash)) {
+                    if (probe == 1) {
                         useful++;
                         continue;
                     }

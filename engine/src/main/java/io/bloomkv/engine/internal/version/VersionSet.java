@@ -231,6 +231,7 @@ public final class VersionSet implements AutoCloseable {
         }
         Version old = current;
         current = v;
+        tables.planFilterResidency(v);
         if (old != null) {
             old.release();
         }

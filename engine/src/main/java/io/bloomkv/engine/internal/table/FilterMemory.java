@@ -1,0 +1,203 @@
+package io.bloomkv.engine.internal.table;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import io.bloomkv.bloom.Filter;
+import io.bloomkv.engine.internal.util.RefCount;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * The filter memory of the tables that share one budget ({@code Options.filterMemoryBudget}): pinned filters, resident
+ * for their table's life like an unbounded table's (level 0 and the upper levels, chosen by the version's residency
+ * pass, see {@code TableCache#planFilterResidency}), and a cache of the other tables' filters loaded on demand (the
+ * deepest levels). RocksDB's counterpart: {@code cache_index_and_filter_blocks} with
+ * {@code pin_l0_filter_and_index_blocks_in_cache} / {@code pin_top_level_index_and_filter}, filters charged to the
+ * block cache.
+ *
+ * <p>Invariant: pinned bytes + the cache's charged bytes <= {@link #capacityBytes()} whenever a call returns. Pins are
+ * reserved under this object's lock before their memory is allocated, and the cache's maximum weight is lowered to
+ * {@code capacity - pinned} first (Caffeine evicts on the calling thread: {@code executor(Runnable::run)}). Pinned
+ * filters together take at most {@link #pinAllowanceBytes()}, half the budget, so the cache always keeps room for the
+ * deepest levels' hot filters. A filter evicted while a get still probes it is freed when that get releases it (its
+ * {@link Loaded} reference), so for the length of one probe the off-heap memory may exceed the budget by the filters in
+ * use; none of them is charged twice.
+ *
+ * <p>Filters are off-heap (bloom's {@code Filters.read}), cached ones too: the same probe code as a resident filter,
+ * no garbage-collector pressure from multi-megabyte arrays, and the memory is freed at eviction, not at the next GC,
+ * which is what makes the budget a bound on the process's memory.
+ */
+public final class FilterMemory {
+    /** Share of the budget pinned filters may take. */
+    static final double PIN_SHARE = 0.5;
+
+    private record Key(long tableId) {}
+
+    /** One loaded filter, reference counted: the cache (or the pinning table) holds one, each probe one more. */
+    public static final class Loaded {
+        private final Filter filter;
+        private final long charge;
+        private final RefCount refs = new RefCount("filter");
+
+        Loaded(Filter filter, long charge) {
+            this.filter = filter;
+            this.charge = charge;
+            LIVE_BYTES.addAndGet(charge);
+        }
+
+        public Filter filter() {
+            return filter;
+        }
+
+        boolean tryRetain() {
+            return refs.tryRetain();
+        }
+
+        /** Drops a reference; the last frees the off-heap memory. */
+        public void release() {
+            if (refs.release()) {
+                LIVE_BYTES.addAndGet(-charge);
+                filter.close();
+            }
+        }
+    }
+
+    private static final AtomicLong IDS = new AtomicLong();
+    /** Off-heap bytes of filters loaded through any budget and not yet freed, in this JVM. */
+    private static final AtomicLong LIVE_BYTES = new AtomicLong();
+
+    private final long capacityBytes;
+    private final long pinAllowanceBytes;
+    private long pinnedBytes;
+    private final Cache<Key, Loaded> cache;
+    private final AtomicLong loads = new AtomicLong();
+
+    public FilterMemory(long capacityBytes) {
+        if (capacityBytes <= 0) {
+            throw new IllegalArgumentException("filter memory budget must be > 0: " + capacityBytes);
+        }
+        this.capacityBytes = capacityBytes;
+        this.pinAllowanceBytes = (long) (capacityBytes * PIN_SHARE);
+        this.cache = Caffeine.newBuilder()
+                .maximumWeight(capacityBytes)
+                .weigher((Key k, Loaded l) -> (int) Math.min(Integer.MAX_VALUE, l.charge))
+                .executor(Runnable::run)
+                .removalListener((Key k, Loaded l, RemovalCause cause) -> {
+                    if (l != null) {
+                        l.release();
+                    }
+                })
+                .build();
+    }
+
+    /** A new key for one table's filter (file numbers repeat between databases sharing this budget). */
+    static long newTableId() {
+        return IDS.incrementAndGet();
+    }
+
+    public long capacityBytes() {
+        return capacityBytes;
+    }
+
+    public long pinAllowanceBytes() {
+        return pinAllowanceBytes;
+    }
+
+    public synchronized long pinnedBytes() {
+        return pinnedBytes;
+    }
+
+    /** Bytes charged for the cached (not pinned) filters now. */
+    public long cachedBytes() {
+        cache.cleanUp();
+        return cache.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
+    }
+
+    /** What the cache may hold now: the budget less the pinned bytes. */
+    public synchronized long cacheCapacityBytes() {
+        return capacityBytes - pinnedBytes;
+    }
+
+        /** Filters loaded into the cache so far (misses). */
+    public long loads() {
+        return loads.get();
+    }
+
+    /** Off-heap bytes of budgeted filters not yet freed in this JVM (cached, pinned or evicted but still probed). */
+    public static long liveBytes() {
+        return LIVE_BYTES.get();
+    }
+
+    /**
+     * Reserves {@code bytes} of pinned memory when the pins stay within {@link #pinAllowanceBytes()}; the cache shrinks
+     * first so the budget holds. False (nothing reserved) otherwise.
+     */
+    synchronized boolean tryReservePin(long bytes) {
+        if (pinnedBytes + bytes > pinAllowanceBytes) {
+            return false;
+        }
+        pinnedBytes += bytes;
+        cache.policy().eviction().ifPresent(e -> e.setMaximum(capacityBytes - pinnedBytes));
+        return true;
+    }
+
+    /** Returns a reservation of {@link #tryReservePin} (after its filter was freed or failed to load). */
+    synchronized void unreservePin(long bytes) {
+        pinnedBytes -= bytes;
+        cache.policy().eviction().ifPresent(e -> e.setMaximum(capacityBytes - pinnedBytes));
+    }
+
+    /** Pin allowance not reserved yet, for a residency pass planning one database's share. */
+    public synchronized long pinAvailableBytes() {
+        return pinAllowanceBytes - pinnedBytes;
+    }
+
+    /**
+     * The cached filter of table {@code tableId}, retained for the caller (who releases it), loading it with
+     * {@code loader} on a miss. Null when the loader returns null (no usable filter), or when the filter's
+     * {@code charge} exceeds what the cache may hold now: loaded for one probe and evicted at once, it would cost a read
+     * of the whole filter block per get, more than the data block read it saves, so the get reads the table without it.
+     */
+    Loaded acquire(long tableId, long charge, Supplier<Loaded> loader) {
+        Key key = new Key(tableId);
+        while (true) {
+            Loaded l = cache.getIfPresent(key);
+            if (l == null) {
+                if (charge > cacheCapacityBytes()) {
+                    return null;
+                }
+                Loaded loaded = loader.get();
+                if (loaded == null) {
+                    return null;
+                }
+                loads.incrementAndGet();
+                loaded.tryRetain(); // the caller's reference; the loader's one goes to the cache
+                Loaded prior = cache.asMap().putIfAbsent(key, loaded);
+                if (prior != null) {
+                    // another get loaded it first: use that one, free ours
+                    loaded.release();
+                    loaded.release();
+                    l = prior;
+                } else {
+                    cache.cleanUp(); // evictions run now, so the bound holds when this returns
+                    return loaded;
+                }
+            }
+            if (l.tryRetain()) {
+                return l;
+            }
+            // evicted and freed between the lookup and the retain: look again
+        }
+    }
+
+    /** Whether table {@code tableId}'s filter is in the cache now. */
+    boolean isCached(long tableId) {
+        return cache.getIfPresent(new Key(tableId)) != null;
+    }
+
+    /** Drops table {@code tableId}'s cached filter (its table was released). */
+    void evict(long tableId) {
+        cache.invalidate(new Key(tableId));
+    }
+}

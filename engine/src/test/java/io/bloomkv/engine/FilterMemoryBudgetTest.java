@@ -1,0 +1,179 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.internal.table.FilterMemory;
+import io.bloomkv.engine.internal.table.Footer;
+import io.bloomkv.engine.internal.table.TableReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link Options#filterMemoryBudget(long)} and {@link SharedFilterBudget}: with a budget a tenth of the unbounded
+ * filters' size, pinned plus cached filter bytes stay within it after every batch of gets (checked through
+ * {@code bloomkv.filter-memory} and {@link Stats#filterMemoryBytes()}), every get still answers right and the filters
+ * still rule out absent keys; a cached filter that fails its checksum fails open; the off-heap memory is freed at close.
+ */
+class FilterMemoryBudgetTest {
+    private static final int N = 20_000;
+
+    @TempDir
+    Path dir;
+
+    /** Uncompressed tables (the default LZ4 would shrink the repetitive values into fewer tables than the test needs). */
+    private static Options base() {
+        return Options.defaults().compression(Compression.NONE).writeBufferSize(128 << 10).targetFileSize(128 << 10)
+                .maxBytesForLevelBase(512 << 10).blockCacheSize(0).useMmapReads(false);
+    }
+
+    /** Loads N keys in random order (several levels), then a few more flushed to level 0; returns the unbounded filter bytes. */
+    private long load(Path d, long seed) {
+        Random rnd = new Random(seed);
+        try (Db db = Db.open(d, base())) {
+            int[] order = new int[N];
+            for (int i = 0; i < N; i++) {
+                order[i] = i;
+            }
+            for (int i = N - 1; i > 0; i--) {
+                int j = rnd.nextInt(i + 1);
+                int t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+            for (int i : order) {
+                db.put(TestKeys.key(2L * i), TestKeys.bytes("value-" + i));
+            }
+            db.flush();
+            db.compactRange(null, null);
+            for (int i = 0; i < 2000; i++) {
+                db.put(TestKeys.key(2L * i), TestKeys.bytes("value-" + i));
+            }
+            db.flush();
+            return Long.parseLong(db.property("bloomkv.filter-memory").orElseThrow());
+        }
+    }
+
+    private static long filterMemory(Db db) {
+        long p = Long.parseLong(db.property("bloomkv.filter-memory").orElseThrow());
+        assertThat(p).isEqualTo(db.stats().filterMemoryBytes());
+        return p;
+    }
+
+    @Test
+    void aTenthOfTheFullSizeIsNeverExceededAndGetsStayRight() {
+        long seed = TestSeeds.seed("FilterMemoryBudgetTest.tenth");
+        long full = load(dir, seed);
+        assertThat(full).isGreaterThan(0);
+        long budget = full / 10;
+        long liveBefore = FilterMemory.liveBytes();
+        try (Db db = Db.open(dir, base().filterMemoryBudget(budget))) {
+            assertThat(db.tables().size()).as("several tables").isGreaterThan(4);
+            Random rnd = new Random(seed);
+            for (int round = 0; round < 20; round++) {
+                for (int j = 0; j < 500; j++) {
+                    int i = rnd.nextInt(N);
+                    assertThat(TestKeys.str(db.get(TestKeys.key(2L * i)))).isEqualTo("value-" + i);
+                    assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
+                }
+                assertThat(filterMemory(db)).as("filter memory after round " + round).isLessThanOrEqualTo(budget);
+            }
+            Stats s = db.stats();
+            // the pinned and cached filters still rule out absent keys; the tables whose filter exceeds the cache share
+            // are read without one
+            assertThat(s.filterUseful()).as("the budgeted filters still rule out absent keys").isGreaterThan(500);
+            assertThat(s.filterUseful() + s.tablesReadWithoutFilter()).isGreaterThan(10_000);
+            // level 0 is pinned first
+            List<TableInfo> tables = db.tables();
+            assertThat(tables.get(0).level()).isZero();
+            assertThat(filterMemory(db)).isLessThanOrEqualTo(budget);
+        }
+        assertThat(FilterMemory.liveBytes()).as("budgeted filter memory freed at close").isEqualTo(liveBefore);
+    }
+
+    @Test
+    void withoutABudgetEveryFilterIsResidentAsBefore() {
+        long full = load(dir, TestSeeds.seed("FilterMemoryBudgetTest.none"));
+        try (Db db = Db.open(dir, base())) {
+            assertThat(filterMemory(db)).isEqualTo(full);
+            for (int i = 0; i < 1000; i++) {
+                assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
+            }
+            assertThat(filterMemory(db)).isEqualTo(full);
+        }
+    }
+
+    @Test
+    void aSharedBudgetBoundsTwoDatabases() {
+        long seed = TestSeeds.seed("FilterMemoryBudgetTest.shared");
+        long full = load(dir.resolve("a"), seed) + load(dir.resolve("b"), seed + 1);
+        SharedFilterBudget shared = new SharedFilterBudget(full / 10);
+        try (Db a = Db.open(dir.resolve("a"), base().filterMemoryBudget(shared));
+             Db b = Db.open(dir.resolve("b"), base().filterMemoryBudget(shared))) {
+            Random rnd = new Random(seed);
+            for (int j = 0; j < 4000; j++) {
+                int i = rnd.nextInt(N);
+                Db db = (j & 1) == 0 ? a : b;
+                assertThat(TestKeys.str(db.get(TestKeys.key(2L * i)))).isEqualTo("value-" + i);
+                assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
+                if (j % 500 == 0) {
+                    assertThat(filterMemory(a) + filterMemory(b)).isLessThanOrEqualTo(shared.capacityBytes());
+                    assertThat(shared.pinnedBytes() + shared.cachedBytes()).isLessThanOrEqualTo(shared.capacityBytes());
+                }
+            }
+            assertThat(shared.pinnedBytes()).isGreaterThan(0);
+            assertThat(shared.loads()).isGreaterThan(0);
+        }
+        assertThat(shared.pinnedBytes()).isZero();
+        assertThat(shared.cachedBytes()).isZero();
+        assertThatThrownBy(() -> new SharedFilterBudget(0)).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> Options.defaults().filterMemoryBudget(-1)).isInstanceOf(InvalidArgumentException.class);
+    }
+
+    @Test
+    void aCachedFilterFailingItsChecksumIsReportedAndFailsOpen() throws IOException {
+        try (Db db = Db.open(dir, base().writeBufferSize(4 << 20))) {
+            for (int i = 0; i < 5000; i++) {
+                db.put(TestKeys.key(2L * i), TestKeys.bytes("value-" + i));
+            }
+            db.flush();
+        }
+        Path sst;
+        try (var s = Files.list(dir)) {
+            sst = s.filter(p -> p.toString().endsWith(".sst")).findFirst().orElseThrow();
+        }
+        Footer f;
+        try (TableReader r = TableReader.open(FileSystem.disk(), sst, 0, null, null)) {
+            f = r.footer();
+        }
+        byte[] b = Files.readAllBytes(sst);
+        b[(int) (f.filter().offset() + f.filter().size() / 2)] ^= 0x5A;
+        Files.write(sst, b);
+        // 1.5 filters: the pinned half cannot take it, the cache can: the filter is loaded through the cache.
+        try (Db db = Db.open(dir, base().filterMemoryBudget(f.filter().size() * 3 / 2))) {
+            for (int i = 0; i < 5000; i++) {
+                assertThat(TestKeys.str(db.get(TestKeys.key(2L * i)))).isEqualTo("value-" + i);
+                assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
+            }
+            assertThat(db.stats().tablesReadWithoutFilter()).isGreaterThan(0);
+            assertThat(db.tables().get(0).filterProblem()).contains("checksum");
+            assertThat(filterMemory(db)).isZero();
+        }
+        // A budget smaller than the filter: it is never loaded (a whole-filter read per get would cost more than the
+        // data block it saves); the table is read without it and every answer stays right.
+        try (Db db = Db.open(dir, base().filterMemoryBudget(f.filter().size() / 2))) {
+            for (int i = 0; i < 500; i++) {
+                assertThat(TestKeys.str(db.get(TestKeys.key(2L * i)))).isEqualTo("value-" + i);
+                assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
+            }
+            assertThat(db.stats().tablesReadWithoutFilter()).isEqualTo(1000);
+            assertThat(filterMemory(db)).isZero();
+        }
+    }
+}
