@@ -4,7 +4,6 @@ import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.version.FileMetaData;
-import java.util.Arrays;
 import java.util.NoSuchElementException;
 
 /**
@@ -26,8 +25,9 @@ public final class LevelIterator implements InternalIterator {
 
     /**
      * A level read within [lower, upper) (user keys; null = open): each table is opened behind its range filter
-     * ({@link RangeFilteredIterator}), and moving past the bounds stops at the first table lying wholly outside them
-     * instead of walking the rest of the level.
+     * ({@link RangeFilteredIterator}). The level is still walked table by table past the bounds (the bounded
+     * {@code DbIterator} stops there): closing it early at the first table wholly outside them left it in a state
+     * a later change of direction read keys below the lower bound from (ReverseIterationTest).
      */
     public LevelIterator(FileMetaData[] files, TableReader[] readers, byte[] lower, byte[] upper) {
         this.files = files;
@@ -54,10 +54,6 @@ public final class LevelIterator implements InternalIterator {
     /** Moves forward over exhausted tables until one has an entry or the level ends. */
     private void skipEmpty() {
         while (table != null && !table.valid()) {
-            if (upper != null && index + 1 < files.length && Arrays.compareUnsigned(files[index + 1].smallestUserKey(), upper) >= 0) {
-                close(); // every later table lies at or above the upper bound
-                return;
-            }
             openTable(index + 1);
             if (table != null) {
                 table.seekToFirst();
@@ -130,7 +126,7 @@ public final class LevelIterator implements InternalIterator {
     /** Moves backward over exhausted tables until one has an entry or the level's start is passed. */
     private void skipEmptyBackward() {
         while (table != null && !table.valid()) {
-            if (index == 0 || (lower != null && Arrays.compareUnsigned(files[index - 1].largestUserKey(), lower) < 0)) {
+            if (index == 0) {
                 table.close();
                 table = null;
                 index = -1;
