@@ -115,6 +115,9 @@ final class Flusher {
                 obsolete.released(meta.number());
             }
         }
+        // Counted before the memtable leaves imms and waiters are signalled: whoever waitForBackgroundWork let go
+        // reads a flush count that includes this one.
+        counters.flushes.increment();
         state.lock();
         try {
             state.imms.remove(imm);
@@ -124,7 +127,6 @@ final class Flusher {
         } finally {
             state.unlock();
         }
-        counters.flushes.increment();
         events.post(l -> {
             if (meta != null) {
                 l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
