@@ -30,10 +30,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * heap) and the filter, which is copied into off-heap memory ({@link Filters#read}) and stays there
  * until the table's last reference is released.
  *
- * <p>Read path ({@link #get}): key range (from the properties) first, then the filter, and only if the
- * filter answers "might contain" the index and one data block (block cache, else a positional
- * read). A filter block that is corrupt or of an unknown format fails open: the table is read as
- * if it had no filter ({@link #filterBroken()}); a false negative is never possible.
+ * <p>Read path: one probe per table and read, {@link #get(PointRead)} (the engine's Version calls it once per
+ * candidate table, as LevelDB's {@code Version::Get} calls {@code TableCache::Get}): the filter, and only if the
+ * filter answers "might contain" the index and one data block (block cache, else a positional, mapped or
+ * direct read). {@link #get(byte[], long, long)} checks the key range (from the properties) first. A filter
+ * block that is corrupt or of an unknown format fails open: the table is read as if it had no filter
+ * ({@link #filterBroken()}); a false negative is never possible.
  *
  * <p>Errors: damaged bytes in a data block, the index, the properties or the footer raise
  * {@link CorruptionException} naming the file and the block's offset, never a wrong value. I/O
@@ -368,7 +370,8 @@ public final class TableReader implements AutoCloseable {
      * {@code filterChecks} and {@code filterUseful} (negative: no block read) or {@code filterPositive}
      * (and {@code filterTruePositive} when the table holds any entry of {@code userKey}); without a
      * usable filter, {@code tablesReadWithoutFilter}; then {@code dataBlockAccesses}, cache hits or
-     * misses and {@code blockReads}/{@code blockReadBytes} for blocks read from the file.
+     * misses and {@code blockReads}/{@code blockReadBytes} for blocks read from the file. For a caller
+     * that holds no reference (tools, tests); the engine's reads use {@link #get(PointRead)}.
      */
     public Entry get(byte[] userKey, long userKeyHash, long snapshotSeq) {
         // Pinned for the call: a release racing with this get cannot free the off-heap filter under the
@@ -376,85 +379,72 @@ public final class TableReader implements AutoCloseable {
         // IllegalStateException instead.
         retain();
         try {
-            return properties.userKeyInRange(userKey) ? getRetainedInRange(userKey, userKeyHash, snapshotSeq) : null;
+            if (!properties.userKeyInRange(userKey)) {
+                return null;
+            }
+            PointRead read = PointRead.newest(userKey, userKeyHash, snapshotSeq);
+            probe(read, false);
+            read.recordProbes();
+            return read.entry();
         } finally {
             release();
         }
     }
 
     /**
-     * {@link #get} without its own pinning and key-range check, for a caller that has done both: it
-     * holds a reference to this table for the whole call (the engine's Version retains its tables for
-     * its lifetime) and has checked that {@code userKey} lies in the table's [smallest, largest] user-key
-     * range. Saves two atomic updates of the shared reference count and two key comparisons per table
-     * per get. Calling it without a held reference is a contract violation.
+     * The table's one point-read step (LevelDB's {@code Table::InternalGet} behind {@code TableCache::Get}, RocksDB's
+     * {@code BlockBasedTable::Get}): asks the filter with {@code read.hash()}; unless it rules the key out, searches
+     * the index and reads the data block(s) holding the key (block cache, else the file: mapped, positional or
+     * direct, as the table was opened), feeding {@code read} the key's entries visible at its snapshot, newest first,
+     * until it is done. Returns {@link PointRead#isDone()}: false when the table holds nothing more for the read (the
+     * filter ruled the key out, or its entries ran out).
+     *
+     * <p>Counting: the filter's answer is tallied in {@code read} (the caller adds the tally to the counters once per
+     * read, {@link PointRead#recordProbes()}); a table without a usable filter counts {@code tablesReadWithoutFilter};
+     * a table whose filter let the key through and that holds an entry of it counts {@code filterTruePositive}; block
+     * reads count as in {@link #get(byte[], long, long)}. The filter is tested without its early exit
+     * ({@code Filter.mightContainTouched}): the caller may have touched its line first ({@link #touchFilter}).
+     *
+     * <p>Holding contract: the caller holds a reference to this table for the whole call (the engine's Version retains
+     * its tables for its lifetime) and has checked that the key lies in the table's [smallest, largest] user-key range,
+     * which saves two atomic updates of the shared reference count and two key comparisons per table per read. Range
+     * tombstones are the caller's ({@link #rangeTombstones()}): they span tables.
      */
-    public Entry getRetainedInRange(byte[] userKey, long userKeyHash, long snapshotSeq) {
-        if (budget != null) {
-            int may = budgetedProbe(userKeyHash);
-            if (may < 0) {
-                counters.tablesReadWithoutFilter.increment();
-            } else {
-                counters.recordProbes(1, may);
-                if (may == 1) {
-                    return null;
-                }
-            }
-            return searchRetained(userKey, snapshotSeq);
-        }
-        if (filter != null) {
-            boolean may = filter.mightContain(userKeyHash);
-            counters.recordProbes(1, may ? 0 : 1);
-            if (!may) {
-                return null;
-            }
-        } else {
+    public boolean get(PointRead read) {
+        return probe(read, true);
+    }
+
+    /** {@link #get(PointRead)}; {@code touched}: test the filter without its early exit (see {@link #touchFilter}). */
+    private boolean probe(PointRead read, boolean touched) {
+        int ruledOut = budget != null ? budgetedProbe(read.hash()) : residentProbe(read.hash(), touched);
+        if (ruledOut < 0) {
             counters.tablesReadWithoutFilter.increment();
+        } else {
+            read.probed(counters, ruledOut == 1);
+            if (ruledOut == 1) {
+                return false;
+            }
         }
-        return searchRetained(userKey, snapshotSeq);
+        return search(read, ruledOut == 0);
     }
 
-    /**
-     * The filter step of {@link #getRetainedInRange} without its counting, for a get that asks several tables and
-     * counts them once ({@link #recordProbes}): false when the filter rules the key out (true without a filter, see
-     * {@link #hasFilter}). The caller has touched the filter's lines first ({@link #touchFilterRetained}), so the
-     * filter tests them without its early exit ({@code Filter.mightContainTouched}). Same holding contract as
-     * {@link #getRetainedInRange}.
-     */
-    public boolean filterPassesRetained(long userKeyHash) {
-        if (budget != null) {
-            return budgetedProbe(userKeyHash) != 1;
-        }
+    /** The resident filter's answer: 1 when it rules the hash out, 0 when it may hold it, -1 without a usable filter. */
+    private int residentProbe(long hash, boolean touched) {
         Filter f = filter;
-        return f == null || f.mightContainTouched(userKeyHash);
-    }
-
-    /**
-     * {@link #filterPassesRetained} telling apart a table without a usable filter, for a caller that has checked
-     * {@link #hasFilter}: 1 when the filter rules the hash out, 0 when it may contain it, -1 when no filter could be
-     * probed (with a filter memory budget: it failed its checksum when loaded, or it is larger than the budget's cache
-     * share and is not loaded). Same holding contract as {@link #getRetainedInRange}.
-     */
-    public int filterProbeRetained(long userKeyHash) {
-        if (budget != null) {
-            return budgetedProbe(userKeyHash);
+        if (f == null) {
+            return -1;
         }
-        Filter f = filter;
-        return f == null ? -1 : f.mightContainTouched(userKeyHash) ? 0 : 1;
+        return (touched ? f.mightContainTouched(hash) : f.mightContain(hash)) ? 0 : 1;
     }
 
     /**
-     * Loads the first word of the filter line(s) {@link #filterPassesRetained} would read for this hash and returns it
-     * (0 without a filter), so a get asking several tables starts all their filters' cache misses before it tests any.
+     * Loads the first word of the filter line(s) {@link #get(PointRead)} would read for this hash and returns it
+     * (0 without a resident filter), so a read asking several tables starts all their filters' cache misses before it
+     * tests any (a prefetch: no answer, nothing counted). Same holding contract as {@link #get(PointRead)}.
      */
-    public long touchFilterRetained(long userKeyHash) {
+    public long touchFilter(long userKeyHash) {
         Filter f = filter;
         return f == null ? 0 : f.touch(userKeyHash);
-    }
-
-    /** Adds filter probes made through {@link #filterPassesRetained} to the database's counters. */
-    public void recordProbes(int checks, int useful) {
-        counters.recordProbes(checks, useful);
     }
 
     /** Counts a table a get passed because a newer range tombstone covers the key. */
@@ -467,50 +457,65 @@ public final class TableReader implements AutoCloseable {
         counters.tablesDroppedByRangeDeletion.increment();
     }
 
-    /** Counts a get that read on past a merge operand. */
-    public void recordMergeLookup() {
-        counters.mergeLookups.increment();
-    }
-
-    /** Counts a get that read this table without a filter. */
-    public void recordReadWithoutFilter() {
-        counters.tablesReadWithoutFilter.increment();
-    }
-
     /**
-     * The filter step of {@link #getRetainedInRange} for a batch of keys (Db.multiGet): {@code results[i]} is false
-     * when the filter rules out the key whose hash is {@code hashes[i]}; the counters move as for that many gets.
-     * The filter touches the batch's cache lines before testing ({@code Filter.mightContainAll}). Returns the
-     * number of keys let through. Same holding contract as {@link #getRetainedInRange}.
+     * {@link #get(PointRead)} for a batch of keys (Db.multiGet): the newest entry visible at {@code snapshotSeq} of
+     * each key {@code userKeys[keys[j]]}, j &lt; {@code count}, whose hash is {@code hashes[j]}. The filter tests the
+     * whole batch first ({@code Filter.mightContainAll}: it touches every key's line before testing, so the loads
+     * overlap); then the keys it let through are searched in the given order (in key order, keys sharing a data block
+     * read it back to back, the second from the block cache). A key found gets {@code out[k]} and {@code resolved[k]}
+     * true. The filter probes count as that many gets; {@code passed} is scratch of at least {@code count}. Same
+     * holding contract as {@link #get(PointRead)}.
      */
-    public int filterAllRetained(long[] hashes, int count, boolean[] results) {
+    public void getAll(byte[][] userKeys, int[] keys, long[] hashes, int count, long snapshotSeq, boolean[] passed,
+                       Entry[] out, boolean[] resolved) {
+        if (count == 0) {
+            return;
+        }
+        boolean filtered = true;
+        int positives = -1;
         if (budget != null) {
             FilterMemory.Loaded l = acquireBudgeted();
             if (l != null) {
                 try {
-                    int positives = l.filter().mightContainAll(hashes, count, results);
-                    counters.recordProbes(count, count - positives);
-                    return positives;
+                    positives = l.filter().mightContainAll(hashes, count, passed);
                 } finally {
                     l.release();
                 }
             }
+        } else if (filter != null) {
+            positives = filter.mightContainAll(hashes, count, passed);
         }
-        if (filter == null) {
-            java.util.Arrays.fill(results, 0, count, true);
+        if (positives >= 0) {
+            counters.recordProbes(count, count - positives);
+        } else {
+            java.util.Arrays.fill(passed, 0, count, true);
             counters.tablesReadWithoutFilter.add(count);
-            return count;
+            filtered = false;
+            positives = count;
         }
-        int positives = filter.mightContainAll(hashes, count, results);
-        counters.recordProbes(count, count - positives);
-        return positives;
+        if (positives == 0) {
+            return;
+        }
+        for (int j = 0; j < count; j++) {
+            if (passed[j]) {
+                int k = keys[j];
+                PointRead read = PointRead.newest(userKeys[k], hashes[j], snapshotSeq);
+                if (search(read, filtered)) {
+                    out[k] = read.entry();
+                    resolved[k] = true;
+                }
+            }
+        }
     }
 
     /**
-     * The block step of {@link #getRetainedInRange}, for a key its filter let through ({@link #filterAllRetained}):
-     * index block, then the data block(s) holding {@code userKey}'s entries. Same holding contract.
+     * The block step of {@link #get(PointRead)}: index, then the data block(s) holding the read's key, feeding it the
+     * key's visible entries newest first until it is done. {@code filtered}: the filter let the key through, so the
+     * table holding an entry of the key counts {@code filterTruePositive}.
      */
-    public Entry searchRetained(byte[] userKey, long snapshotSeq) {
+    private boolean search(PointRead read, boolean filtered) {
+        byte[] userKey = read.userKey();
+        long snapshotSeq = read.snapshot();
         // Seek target: userKey || (MAX_SEQUENCE, FOR_SEEK), the first internal key of userKey; compared in place.
         long seekTrailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
         // With the index's fast search the index entries are walked by number and their handles read from its dense
@@ -541,11 +546,11 @@ public final class TableReader implements AutoCloseable {
                         throw new CorruptionException("internal key shorter than its trailer", path, block.offset());
                     }
                     if (it.compareCurrentUserKey(userKey) != 0) {
-                        return null;
+                        return false;
                     }
                     if (!sawUserKey) {
                         sawUserKey = true;
-                        if (filter != null || budget != null && hasFilter()) {
+                        if (filtered) {
                             counters.filterTruePositive.increment();
                         }
                     }
@@ -553,7 +558,9 @@ public final class TableReader implements AutoCloseable {
                     long seq = trailer >>> 8;
                     if (seq <= snapshotSeq) {
                         ValueType type = typeOf((int) (trailer & 0xff), block);
-                        return new Entry(type, seq, type == ValueType.DELETE ? null : it.value());
+                        if (read.add(type, seq, type == ValueType.DELETE ? null : it.value())) {
+                            return true;
+                        }
                     }
                 }
                 if (search != null) {
@@ -562,59 +569,7 @@ public final class TableReader implements AutoCloseable {
                     idx.next();
                 }
             }
-            return null;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /**
-     * {@link #searchRetained} for a lookup that may need more than the newest entry (merge operands): feeds
-     * {@code lookup} every entry of its key visible at its snapshot, newest first, until it is done. Returns
-     * {@link KeyLookup#isDone()}. Same holding contract; the caller asked the filter first.
-     */
-    public boolean collectRetained(KeyLookup lookup) {
-        byte[] userKey = lookup.userKey();
-        long snapshotSeq = lookup.snapshot();
-        long seekTrailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
-        BlockIterator idx = index.iterator(InternalKey.COMPARATOR);
-        idx.seekInternal(userKey, userKey.length, seekTrailer);
-        boolean sawUserKey = false;
-        boolean first = true;
-        try {
-            for (; idx.valid(); idx.next()) {
-                Block block = dataBlock(handleOf(idx), true);
-                BlockIterator it = block.iterator(InternalKey.COMPARATOR);
-                if (first) {
-                    it.seekInternal(userKey, userKey.length, seekTrailer);
-                    first = false;
-                } else {
-                    it.seekToFirst();
-                }
-                for (; it.valid(); it.next()) {
-                    if (it.keyLength() < InternalKey.TRAILER_SIZE) {
-                        throw new CorruptionException("internal key shorter than its trailer", path, block.offset());
-                    }
-                    if (it.compareCurrentUserKey(userKey) != 0) {
-                        return lookup.isDone();
-                    }
-                    if (!sawUserKey) {
-                        sawUserKey = true;
-                        if (filter != null) {
-                            counters.filterTruePositive.increment();
-                        }
-                    }
-                    long trailer = it.currentTrailer();
-                    long seq = trailer >>> 8;
-                    if (seq <= snapshotSeq) {
-                        ValueType type = typeOf((int) (trailer & 0xff), block);
-                        if (lookup.add(type, seq, type == ValueType.DELETE ? null : it.value())) {
-                            return true;
-                        }
-                    }
-                }
-            }
-            return lookup.isDone();
+            return false;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -701,7 +656,7 @@ public final class TableReader implements AutoCloseable {
      * property {@code bloomkv.filter.prefix.length}) and answers no. A table without a usable filter, or whose filter
      * holds another prefix length (or none), answers true (fails open). A probe counts in {@link ReadCounters} as a
      * filter check, useful or positive (never a true positive: that would need the table read). Same holding contract as
-     * {@link #getRetainedInRange}.
+     * {@link #get(PointRead)}.
      */
     public boolean mayContainPrefixRetained(int prefixLength, long prefixHash) {
         if (budget != null && prefixLength > 0 && properties.prefixLength() == prefixLength) {
@@ -723,7 +678,7 @@ public final class TableReader implements AutoCloseable {
      * False only when this table certainly holds no user key in [lo, hi] (inclusive; a null bound is open): its range
      * filter says so. Without a usable range filter, true. Counts {@code rangeFilterChecks} and, when false,
      * {@code rangeFilterUseful} in {@link ReadCounters}. The caller holds a reference (the table is not released
-     * during the call), as for {@link #getRetainedInRange}.
+     * during the call), as for {@link #get(PointRead)}.
      */
     public boolean rangeMayContainRetained(byte[] lo, byte[] hi) {
         RangeFilter rf = rangeFilter;

@@ -8,6 +8,7 @@ import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.iterator.LevelIterator;
 import io.bloomkv.engine.internal.iterator.RangeFilteredIterator;
 import io.bloomkv.engine.internal.table.InternalIterator;
+import io.bloomkv.engine.internal.table.PointRead;
 import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.util.KeyPrefix;
 import io.bloomkv.engine.internal.util.RefCount;
@@ -192,21 +193,22 @@ public final class Version implements LevelView {
     }
 
     /**
-     * The newest entry of {@code userKey} visible at {@code snapshotSequence}, or null. Asks level-0
-     * tables newest first, then at most one table per deeper level, each only if its key range
-     * includes the key; each table asks its filter before any block read.
+     * The newest entry of {@code userKey} visible at {@code snapshotSequence}, or null (LevelDB's {@code Version::Get}).
+     * Asks level-0 tables newest first, then at most one table per deeper level, each only if its key range includes
+     * the key, with one probe per table ({@link TableReader#get(PointRead)}: filter, index, data block) until one
+     * finds an entry (a value, a tombstone, or a merge operand the caller reads on past).
      */
     public TableReader.Entry get(byte[] userKey, long userKeyHash, long snapshotSequence) {
         // Three passes. The first finds the tables whose key range holds the key (level-0 tables newest first, then
         // one per deeper level; table bounds compared by their KeyPrefix first). The second loads one word of each
-        // one's filter line, in a loop of a few instructions per table: the loads are independent, so their cache
-        // misses overlap, where the probes alone would take them one after another (a get at 10M keys asks 4-5
-        // filters, each line a DRAM access once the filters outgrow the caches). Touching each table as the first
-        // pass finds it overlapped them less: the binary searches between two touches (mispredicted branches, ~100
-        // instructions a level) fill the reorder buffer behind the first miss before the next load issues, so the
-        // touches sit in a loop of their own (docs/architecture.md; bench/RESULTS.md, "The touch loop"). The third pass
-        // probes, from the cache now, and searches the tables the filters let through, in the same order.
-        // Probes are counted once per get (ReadCounters.recordProbes), not once per table: each count is an atomic
+        // one's filter line (TableReader.touchFilter), in a loop of a few instructions per table: the loads are
+        // independent, so their cache misses overlap, where the probes alone would take them one after another (a
+        // get at 10M keys asks 4-5 filters, each line a DRAM access once the filters outgrow the caches). Touching
+        // each table as the first pass finds it overlapped them less: the binary searches between two touches
+        // (mispredicted branches, ~100 instructions a level) fill the reorder buffer behind the first miss before the
+        // next load issues, so the touches sit in a loop of their own (docs/architecture.md; bench/RESULTS.md, "The
+        // touch loop"). The third pass probes each table once, its filter from the cache now, in the same order.
+        // Probes are counted once per get (PointRead.recordProbes), not once per table: each count is an atomic
         // update, which also fences the next probe's load.
         long keyPrefix = KeyPrefix.of(userKey);
         FileMetaData[] l0 = files[0];
@@ -227,52 +229,35 @@ public final class Version implements LevelView {
         }
         long touched = 0;
         for (int c = 0; c < n; c++) {
-            touched += candidates[c].touchFilterRetained(userKeyHash);
+            touched += candidates[c].touchFilter(userKeyHash);
         }
         if (touched == TOUCH_SENTINEL) {
             touchSink++;
         }
-        int checks = 0;
-        int useful = 0;
-        TableReader last = null;
+        PointRead read = PointRead.newest(userKey, userKeyHash, snapshotSequence);
         try {
             for (int c = 0; c < n; c++) {
-                TableReader r = candidates[c];
-                last = r;
-                int probe = r.hasFilter() ? r.filterProbeRetained(userKeyHash) : -1;
-                if (probe >= 0) {
-                    checks++;
-                    if (probe == 1) {
-                        useful++;
-                        continue;
-                    }
-                } else {
-                    r.recordReadWithoutFilter();
-                }
-                TableReader.Entry e = r.searchRetained(userKey, snapshotSequence);
-                if (e != null) {
-                    return e;
+                if (candidates[c].get(read)) {
+                    return read.entry();
                 }
             }
             return null;
         } finally {
-            if (last != null) {
-                last.recordProbes(checks, useful);
-            }
+            read.recordProbes();
         }
     }
 
     /**
-     * {@link #get} for a lookup that may need more than the newest entry (merge operands, range tombstones): asks the
-     * same tables in the same order, each one's filter before any block, feeding {@code lookup} every visible entry
-     * of its key until it is done. Returns {@link KeyLookup#isDone()}.
+     * {@link #get} for a lookup that may need more than the newest entry (merge operands, range tombstones; RocksDB's
+     * {@code Version::Get} with a {@code GetContext}): asks the same tables in the same order, one probe each
+     * ({@link TableReader#get(PointRead)}), feeding {@code lookup} every visible entry of its key until it is done.
+     * Before a table's probe its range tombstones are weighed (in memory): a covering tombstone newer than all of the
+     * table ends the lookup without its filter or a block. Returns {@link KeyLookup#isDone()}.
      */
     public boolean collect(long userKeyHash, KeyLookup lookup) {
         byte[] userKey = lookup.userKey();
         long keyPrefix = KeyPrefix.of(userKey);
-        int checks = 0;
-        int useful = 0;
-        TableReader last = null;
+        PointRead read = PointRead.collecting(lookup, userKeyHash);
         try {
             for (int level = 0; level < files.length && !lookup.isDone(); level++) {
                 FileMetaData[] fs = files[level];
@@ -290,7 +275,6 @@ public final class Version implements LevelView {
                         continue;
                     }
                     TableReader r = readers[level][i];
-                    last = r;
                     // Range tombstones first (in memory): a covering tombstone newer than all of this table (and so
                     // of every deeper one) answers without the filter or a block.
                     RangeTombstoneList ts = r.rangeTombstones();
@@ -301,23 +285,12 @@ public final class Version implements LevelView {
                         r.recordRangeTombstoneSkip();
                         break;
                     }
-                    if (r.hasFilter()) {
-                        checks++;
-                        if (!r.filterPassesRetained(userKeyHash)) {
-                            useful++;
-                            continue;
-                        }
-                    } else {
-                        r.recordReadWithoutFilter();
-                    }
-                    r.collectRetained(lookup);
+                    r.get(read);
                 }
             }
             return lookup.isDone();
         } finally {
-            if (last != null) {
-                last.recordProbes(checks, useful);
-            }
+            read.recordProbes();
         }
     }
 
@@ -330,9 +303,9 @@ public final class Version implements LevelView {
     /**
      * {@link #get} for a batch: for each key k not yet {@code resolved}, {@code out[k]} becomes its newest entry
      * visible at {@code snapshotSequence} (or stays null) and {@code resolved[k]} true when one is found. Tables are
-     * asked in {@link #get}'s order; each table first filters all its candidate keys at once
-     * ({@link TableReader#filterAllRetained}: the filter's cache-line loads overlap), then searches the keys it let
-     * through in key order, so keys sharing a data block read it back to back (the second from the block cache).
+     * asked in {@link #get}'s order, one batch probe each ({@link TableReader#getAll}: the table's filter tests all its
+     * candidate keys at once, so the filter's cache-line loads overlap, then the keys it let through are searched in
+     * key order, so keys sharing a data block read it back to back, the second from the block cache).
      * {@code order} lists the key indices sorted by key.
      */
     public void multiGet(byte[][] userKeys, long[] hashes, int[] order, long snapshotSequence, TableReader.Entry[] out,
@@ -355,7 +328,7 @@ public final class Version implements LevelView {
                     batchHashes[count++] = hashes[k];
                 }
             }
-            probeTable(readers[0][i], userKeys, batchKeys, batchHashes, passed, count, snapshotSequence, out, resolved);
+            readers[0][i].getAll(userKeys, batchKeys, batchHashes, count, snapshotSequence, passed, out, resolved);
         }
         for (int level = 1; level < files.length; level++) {
             FileMetaData[] fs = files[level];
@@ -384,7 +357,8 @@ public final class Version implements LevelView {
                 }
                 if (t != table) {
                     if (count > 0) {
-                        probeTable(readers[level][table], userKeys, batchKeys, batchHashes, passed, count, snapshotSequence, out, resolved);
+                        readers[level][table].getAll(userKeys, batchKeys, batchHashes, count, snapshotSequence, passed, out,
+                                resolved);
                     }
                     table = t;
                     count = 0;
@@ -393,7 +367,7 @@ public final class Version implements LevelView {
                 batchHashes[count++] = hashes[k];
             }
             if (count > 0) {
-                probeTable(readers[level][table], userKeys, batchKeys, batchHashes, passed, count, snapshotSequence, out, resolved);
+                readers[level][table].getAll(userKeys, batchKeys, batchHashes, count, snapshotSequence, passed, out, resolved);
             }
         }
     }
@@ -411,23 +385,6 @@ public final class Version implements LevelView {
             }
         }
         return lo;
-    }
-
-    private static void probeTable(TableReader r, byte[][] userKeys, int[] batchKeys, long[] batchHashes, boolean[] passed,
-                                   int count, long snapshotSequence, TableReader.Entry[] out, boolean[] resolved) {
-        if (count == 0 || r.filterAllRetained(batchHashes, count, passed) == 0) {
-            return;
-        }
-        for (int j = 0; j < count; j++) {
-            if (passed[j]) {
-                int k = batchKeys[j];
-                TableReader.Entry e = r.searchRetained(userKeys[k], snapshotSequence);
-                if (e != null) {
-                    out[k] = e;
-                    resolved[k] = true;
-                }
-            }
-        }
     }
 
     /** Index of the first table whose largest user key is >= {@code userKey} (length when none). */
