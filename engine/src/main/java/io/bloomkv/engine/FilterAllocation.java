@@ -9,7 +9,7 @@ public enum FilterAllocation {
      * minimal for the same total filter memory as {@link #UNIFORM} (Dayan, Athanassoulis, Idreos:
      * "Monkey: Optimal Navigable Key-Value Store", SIGMOD 2017): a level's false-positive rate is
      * made proportional to its number of entries, so the small upper levels get more bits per key
-     * and the largest level fewer. See {@link io.bloomkv.engine.internal.compaction.MonkeyAllocation}.
+     * and the largest level fewer. See {@code io.bloomkv.engine.internal.filter.MonkeyAllocation}.
      */
     MONKEY
 }

@@ -233,11 +233,6 @@ public final class Options {
         return ribbonFromLevel;
     }
 
-    /** The filter kind of a new table of {@code level}: RIBBON from {@link #ribbonFromLevel()} down, else {@link #filterKind()}. */
-    public FilterKind filterKindForLevel(int level) {
-        return ribbonFromLevel >= 0 && level >= ribbonFromLevel ? FilterKind.RIBBON : filterKind;
-    }
-
     /**
      * Bytes a memtable takes (its entries laid out flat: links, lengths, keys, values) before it is frozen and flushed,
      * at least 4 KiB. Default 96 MiB: ~147 bytes per 16-byte key with a 100-byte value, so ~685,000 such entries and

@@ -1,6 +1,6 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.engine.internal.filter.FilterPolicy;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.InternalKey;
@@ -61,13 +61,13 @@ public final class TableFileWriter implements AutoCloseable {
         }
         FileSystem fs = options.fileSystem();
         int lastLevel = options.numLevels() - 1;
-        FilterKind kind = options.filterKindForLevel(lastLevel);
+        // Sized per key when finished; the RIBBON equivalence is computed for a large table.
+        FilterPolicy.TableFilter filter = new FilterPolicy(options).forIngestedTable(lastLevel);
         TableBuilderOptions tableOptions = TableBuilderOptions.defaults()
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
-                .filterKind(kind)
-                // Sized per key when finished; the RIBBON equivalence is computed for a large table.
-                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, options.filterBudget(), options.bitsPerKey(), 1 << 20))
+                .filterKind(filter.kind())
+                .bitsPerKey(filter.bitsPerKey())
                 .compression(options.bottommostCompression())
                 .prefixLength(options.prefixLength());
         WritableFile file;

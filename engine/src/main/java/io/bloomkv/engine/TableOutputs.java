@@ -1,11 +1,10 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import java.util.Arrays;
 import io.bloomkv.engine.internal.compaction.Compaction;
-import io.bloomkv.engine.internal.compaction.MonkeyAllocation;
+import io.bloomkv.engine.internal.filter.FilterPolicy;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.memtable.MemTable;
@@ -31,6 +30,8 @@ final class TableOutputs {
     private final FileSystem fs;
     private final Path dir;
     private final Options options;
+    /** Which filter each new table gets (kind and bits per key, by level and the tree's shape). */
+    private final FilterPolicy filterPolicy;
     private final VersionSet versions;
     private final TableCache tableCache;
     private final ObsoleteFiles obsolete;
@@ -43,6 +44,7 @@ final class TableOutputs {
         this.fs = fs;
         this.dir = dir;
         this.options = options;
+        this.filterPolicy = new FilterPolicy(options);
         this.versions = versions;
         this.tableCache = tableCache;
         this.obsolete = obsolete;
@@ -183,18 +185,18 @@ final class TableOutputs {
 
     /**
      * How a table of {@code level} whose user keys lie in [smallestUserKey, largestUserKey] is built: block layout from
-     * the options, filter bits per key per the allocation (MONKEY asks what the range overlaps and, for a table of
+     * the options, filter from the {@link FilterPolicy} (with MONKEY it asks what the range overlaps and, for a table of
      * compaction {@code job} (null: a flush), what the tree holds once the job is done).
      */
     TableBuilderOptions tableOptions(int level, long expectedEntries, Compaction job, byte[] smallestUserKey,
                                      byte[] largestUserKey) {
-        FilterKind kind = options.filterKindForLevel(level);
+        FilterPolicy.TableFilter filter = filterPolicy.forTable(versions, level, expectedEntries, job, smallestUserKey,
+                largestUserKey);
         return TableBuilderOptions.defaults()
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
-                .filterKind(kind)
-                .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, options.filterBudget(),
-                        bitsPerKeyForLevel(level, expectedEntries, job, smallestUserKey, largestUserKey), expectedEntries))
+                .filterKind(filter.kind())
+                .bitsPerKey(filter.bitsPerKey())
                 .compression(compressionForLevel(level))
                 .prefixLength(options.prefixLength())
                 .rangeFilterBitsPerKey(options.rangeFilterBitsPerKey());
@@ -217,20 +219,6 @@ final class TableOutputs {
                 }
             }
             return options.bottommostCompression();
-        } finally {
-            v.release();
-        }
-    }
-
-    /** Filter bits per key for a new table of {@code level}, per {@link Options#filterAllocation()}. */
-    double bitsPerKeyForLevel(int level, long expectedEntries, Compaction job, byte[] smallestUserKey, byte[] largestUserKey) {
-        if (options.filterAllocation() == FilterAllocation.UNIFORM || options.bitsPerKey() == 0) {
-            return options.bitsPerKey();
-        }
-        Version v = versions.retainCurrent();
-        try {
-            return MonkeyAllocation.bitsPerKeyForLevel(v, level, options, expectedEntries, job, smallestUserKey,
-                    largestUserKey);
         } finally {
             v.release();
         }

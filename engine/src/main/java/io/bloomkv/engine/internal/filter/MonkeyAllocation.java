@@ -1,7 +1,8 @@
-package io.bloomkv.engine.internal.compaction;
+package io.bloomkv.engine.internal.filter;
 
 import io.bloomkv.engine.FilterAllocation;
 import io.bloomkv.engine.Options;
+import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.version.FileMetaData;
 import io.bloomkv.engine.internal.version.Version;
 import java.util.ArrayList;

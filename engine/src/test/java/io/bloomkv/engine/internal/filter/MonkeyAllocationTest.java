@@ -1,8 +1,9 @@
-package io.bloomkv.engine.internal.compaction;
+package io.bloomkv.engine.internal.filter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.version.FileMetaData;
 import java.util.ArrayList;
 import java.util.List;

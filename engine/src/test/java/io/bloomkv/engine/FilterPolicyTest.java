@@ -5,13 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.FilterMath;
+import io.bloomkv.engine.internal.filter.FilterPolicy;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Options.ribbonFromLevel: which kind each level's tables get, at which bits per key, and what survives a reopen. */
-class LevelFilterPolicyTest {
+/**
+ * FilterPolicy (internal/filter) under the user's Options.ribbonFromLevel, filterBudget and bitsPerKey: which kind each
+ * level's tables get, at which bits per key, and what survives a reopen. (The seeds keep their labels from before the
+ * policy moved out of LevelFilterPolicy, so the same runs replay.)
+ */
+class FilterPolicyTest {
     @TempDir
     Path dir;
 
@@ -19,12 +24,13 @@ class LevelFilterPolicyTest {
     void kindPerLevel() {
         Options o = Options.defaults();
         assertThat(o.ribbonFromLevel()).isEqualTo(-1);
-        assertThat(o.filterKindForLevel(0)).isEqualTo(FilterKind.BLOCKED);
-        assertThat(o.filterKindForLevel(6)).isEqualTo(FilterKind.BLOCKED);
+        assertThat(new FilterPolicy(o).kindForLevel(0)).isEqualTo(FilterKind.BLOCKED);
+        assertThat(new FilterPolicy(o).kindForLevel(6)).isEqualTo(FilterKind.BLOCKED);
         o.ribbonFromLevel(2);
-        assertThat(o.filterKindForLevel(1)).isEqualTo(FilterKind.BLOCKED);
-        assertThat(o.filterKindForLevel(2)).isEqualTo(FilterKind.RIBBON);
-        assertThat(o.filterKindForLevel(5)).isEqualTo(FilterKind.RIBBON);
+        FilterPolicy p = new FilterPolicy(o);
+        assertThat(p.kindForLevel(1)).isEqualTo(FilterKind.BLOCKED);
+        assertThat(p.kindForLevel(2)).isEqualTo(FilterKind.RIBBON);
+        assertThat(p.kindForLevel(5)).isEqualTo(FilterKind.RIBBON);
         assertThat(o.copy().ribbonFromLevel()).isEqualTo(2);
         assertThatThrownBy(() -> Options.defaults().ribbonFromLevel(-2)).isInstanceOf(InvalidArgumentException.class);
     }
@@ -33,13 +39,29 @@ class LevelFilterPolicyTest {
     void ribbonGetsBloomEquivalentBits() {
         double bloom = 10;
         double blockedRate = FilterMath.blockedFppForLoad(512 / bloom, FilterMath.optimalBlockedK(bloom), 512);
-        double ribbon = LevelFilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, bloom, 1_000_000);
+        double ribbon = FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, bloom, 1_000_000);
         assertThat(ribbon).isBetween(6.5, 7.5);
         assertThat(FilterMath.ribbonFppForBitsPerKey(1_000_000, ribbon)).isLessThanOrEqualTo(blockedRate);
-        assertThat(LevelFilterPolicy.bitsPerKey(FilterKind.BLOCKED, FilterBudget.FALSE_POSITIVE_RATE, bloom, 1_000_000)).isEqualTo(bloom);
-        assertThat(LevelFilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 0, 1_000_000)).isZero();
+        assertThat(FilterPolicy.bitsPerKey(FilterKind.BLOCKED, FilterBudget.FALSE_POSITIVE_RATE, bloom, 1_000_000)).isEqualTo(bloom);
+        assertThat(FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 0, 1_000_000)).isZero();
         // MONKEY's fractional budgets map to fractional RIBBON bits
-        assertThat(LevelFilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 8.37, 50_000)).isNotEqualTo(Math.rint(8.37));
+        assertThat(FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 8.37, 50_000)).isNotEqualTo(Math.rint(8.37));
+    }
+
+    @Test
+    void tableFiltersPerLevelUnderTheUniformAllocation() {
+        // UNIFORM needs no tree: the Version set is never asked (null here)
+        FilterPolicy p = new FilterPolicy(Options.defaults().bitsPerKey(10).ribbonFromLevel(3));
+        assertThat(p.forTable(null, 1, 1_000_000, null, null, null)).isEqualTo(new FilterPolicy.TableFilter(FilterKind.BLOCKED, 10));
+        FilterPolicy.TableFilter deep = p.forTable(null, 3, 1_000_000, null, null, null);
+        assertThat(deep.kind()).isEqualTo(FilterKind.RIBBON);
+        assertThat(deep.bitsPerKey()).isEqualTo(FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 10, 1_000_000))
+                .isBetween(6.5, 7.5);
+        // an ingested table: the last level's kind, its RIBBON bits computed for a large table
+        assertThat(p.forIngestedTable(6)).isEqualTo(new FilterPolicy.TableFilter(FilterKind.RIBBON,
+                FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 10, 1 << 20)));
+        assertThat(new FilterPolicy(Options.defaults().bitsPerKey(0).filterAllocation(FilterAllocation.MONKEY))
+                .forTable(null, 2, 1000, null, null, null).bitsPerKey()).isZero();
     }
 
     @Test
@@ -48,7 +70,7 @@ class LevelFilterPolicyTest {
         assertThat(Options.defaults().filterBudget(FilterBudget.MEMORY).copy().filterBudget()).isEqualTo(FilterBudget.MEMORY);
         assertThatThrownBy(() -> Options.defaults().filterBudget(null)).isInstanceOf(InvalidArgumentException.class);
         for (FilterKind kind : List.of(FilterKind.RIBBON, FilterKind.BLOCKED, FilterKind.STANDARD)) {
-            assertThat(LevelFilterPolicy.bitsPerKey(kind, FilterBudget.MEMORY, 10, 1_000_000)).isEqualTo(10);
+            assertThat(FilterPolicy.bitsPerKey(kind, FilterBudget.MEMORY, 10, 1_000_000)).isEqualTo(10);
         }
         double blockedRate = FilterMath.blockedFppForLoad(512 / 10.0, FilterMath.optimalBlockedK(10), 512);
         double ribbonRate = FilterMath.ribbonFppForBitsPerKey(1_000_000, 10);
