@@ -69,7 +69,8 @@ public final class TableFileWriter implements AutoCloseable {
                 // Sized per key when finished; the RIBBON equivalence is computed for a large table.
                 .bitsPerKey(LevelFilterPolicy.bitsPerKey(kind, options.filterBudget(), options.bitsPerKey(), 1 << 20))
                 .compression(options.bottommostCompression())
-                .prefixLength(options.prefixLength());
+                .prefixLength(options.prefixLength())
+                .filterPartitionBytes(TableOutputs.filterPartitionBytes(options));
         WritableFile file;
         try {
             file = fs.newWritableFile(path);
