@@ -109,8 +109,10 @@ public final class BenchCommand implements Callable<Integer> {
     long rateLimit;
 
     @Option(names = "--filter-budget", defaultValue = "",
-            description = "bloomkv's filter memory budget (Options.filterMemoryBudget): bytes (e.g. 2m) or a percentage of the "
-                    + "unbounded filters' size (e.g. 25%%), measured after each load; empty = none (default). RocksDB runs as before.")
+            description = "Filter memory budget: bloomkv's Options.filterMemoryBudget (partitioned filters); RocksDB gets "
+                    + "partition_filters, kTwoLevelIndexSearch and cache_index_and_filter_blocks with the budget added to its "
+                    + "block cache as the high-priority pool. Bytes (e.g. 2m) or a percentage of each engine's unbounded "
+                    + "filters' size (e.g. 25%%), measured after each load; empty = none (default).")
     String filterBudget;
 
     @Option(names = "--sync", description = "fsync the WAL on every measured write (default: WAL on, no fsync per write).")

@@ -32,6 +32,7 @@ public final class Options {
     private SharedBlockCache blockCache;
     private WriteBufferManager writeBufferManager;
     private long filterMemoryBudget;
+    private int filterPartitionSize = 4096;
     private SharedFilterBudget sharedFilterBudget;
     private boolean manualWalFlush;
     private SyncMode syncMode = SyncMode.NONE;
@@ -89,6 +90,7 @@ public final class Options {
         o.blockCache = blockCache;
         o.writeBufferManager = writeBufferManager;
         o.filterMemoryBudget = filterMemoryBudget;
+        o.filterPartitionSize = filterPartitionSize;
         o.sharedFilterBudget = sharedFilterBudget;
         o.manualWalFlush = manualWalFlush;
         o.syncMode = syncMode;
@@ -381,14 +383,20 @@ public final class Options {
      * Bytes the database's table filters may take, point and range filters together; 0 (the default) means no bound:
      * every table's filter is resident off-heap for the table's life. With a bound, the filters of level 0 and then
      * of each level down are pinned (resident) while they take at most half the budget; the other tables' filters
-     * (the deepest levels) are loaded on demand, whole, through an off-heap cache holding the rest of the budget
-     * (W-TinyLFU eviction); a filter larger than that whole share is not loaded, and its table is read without a
-     * filter (a whole-filter read per get would cost more than it saves). Pinned plus cached filter bytes never exceed the budget ({@code bloomkv.filter-memory},
+     * (the deepest levels) are loaded on demand through an off-heap cache holding the rest of the budget (W-TinyLFU
+     * eviction). Tables written with a budget set have partitioned filters (engine/FORMAT.md "Partitioned filter"):
+     * every filter larger than one partition ({@link #filterPartitionSize(int)}) is cut into partitions plus a small
+     * top-level index, which stays resident (charged to the pinned half); a get loads only the one partition its key
+     * hashes to, so even a table whose filter is far larger than the cache share is filtered. A whole filter (a table
+     * written without a budget) larger than the cache share is not loaded, and its table is read without a filter (a
+     * whole-filter read per get would cost more than it saves); compactions rewrite such tables partitioned. Pinned
+     * plus cached filter bytes, top-level indexes included, never exceed the budget ({@code bloomkv.filter-memory},
      * {@link Stats#filterMemoryBytes()}). A range filter is loaded at open only while it fits the pinned half. A
-     * cached filter that fails its checksum when loaded is reported ({@link TableInfo}, {@code filterProblem}) and
-     * its table is read without it (fails open), as an unbounded table's corrupt filter is. RocksDB's counterpart:
-     * {@code cache_index_and_filter_blocks} with {@code pin_l0_filter_and_index_blocks_in_cache}. Ignored when
-     * {@link #filterMemoryBudget(SharedFilterBudget)} is set.
+     * cached filter or partition that fails its checksum when loaded is reported ({@link TableInfo},
+     * {@code filterProblem}) and the gets it would answer read the table (fail open), as an unbounded table's corrupt
+     * filter is. RocksDB's counterpart: {@code cache_index_and_filter_blocks} and {@code partition_filters} with
+     * {@code pin_l0_filter_and_index_blocks_in_cache}. Ignored when {@link #filterMemoryBudget(SharedFilterBudget)}
+     * is set.
      *
      * @throws InvalidArgumentException if {@code bytes < 0}
      */
@@ -400,6 +408,23 @@ public final class Options {
 
     public long filterMemoryBudget() {
         return filterMemoryBudget;
+    }
+
+    /**
+     * Target bytes of one partition of a partitioned filter, written by tables of a database with a filter memory
+     * budget (RocksDB's {@code metadata_block_size}); default 4096. Smaller partitions waste less of the cache on
+     * keys a workload does not ask for, and cost a larger top-level index (20 bytes a partition, resident).
+     *
+     * @throws InvalidArgumentException unless {@code bytes} is in [64, 1 MiB]
+     */
+    public Options filterPartitionSize(int bytes) {
+        check(bytes >= 64 && bytes <= (1 << 20), "filterPartitionSize must be in [64, 1048576]: " + bytes);
+        this.filterPartitionSize = bytes;
+        return this;
+    }
+
+    public int filterPartitionSize() {
+        return filterPartitionSize;
     }
 
     /**
@@ -714,6 +739,7 @@ public final class Options {
                 + ", bottommostCompression=" + bottommostCompression() + ", useDirectReads=" + useDirectReads
                 + ", useMmapReads=" + useMmapReads
                 + (sharedFilterBudget != null ? ", filterMemoryBudget=" + sharedFilterBudget
-                        : filterMemoryBudget > 0 ? ", filterMemoryBudget=" + filterMemoryBudget : "") + "}";
+                        : filterMemoryBudget > 0 ? ", filterMemoryBudget=" + filterMemoryBudget : "")
+                + (filterPartitionSize != 4096 ? ", filterPartitionSize=" + filterPartitionSize : "") + "}";
     }
 }

@@ -69,7 +69,8 @@ public final class TableFileWriter implements AutoCloseable {
                 .filterKind(filter.kind())
                 .bitsPerKey(filter.bitsPerKey())
                 .compression(options.bottommostCompression())
-                .prefixLength(options.prefixLength());
+                .prefixLength(options.prefixLength())
+                .filterPartitionBytes(TableOutputs.filterPartitionBytes(options));
         WritableFile file;
         try {
             file = fs.newWritableFile(path);

@@ -137,7 +137,9 @@ class FaultSweepTest {
         // so the i-th operation is the same one in every run. No block cache: gets read the tables.
         return Options.defaults().fileSystem(fs).syncMode(SyncMode.EVERY_WRITE).autoCompaction(false)
                 .writeBufferSize(1 << 20).blockSize(256).blockCacheSize(0).mergeOperator(MergeOperators.stringAppend(','))
-                .rangeFilterBitsPerKey(10); // every table write also writes a range filter block
+                .rangeFilterBitsPerKey(10) // every table write also writes a range filter block
+                // and, under a filter budget with 64-byte partitions, a partitioned point filter (more than 51 keys)
+                .filterMemoryBudget(16 << 10).filterPartitionSize(64);
     }
 
     /** What a run of the workload left: the acknowledged writes, and the write whose call failed, if any. */

@@ -66,6 +66,11 @@ public final class RocksDbEngine implements BenchEngine {
     private org.rocksdb.RateLimiter rateLimiter;
     private BloomFilter filter;
     private RocksDB db;
+    /**
+     * bench --filter-budget for RocksDB: bytes of block cache reserved for index and filter blocks (0: none; for a
+     * percentage, measured after each settle from the tables' filter sizes, then applied by a reopen).
+     */
+    private long filterBudgetBytes;
 
     private RocksDbEngine(Path dir, EngineSettings settings) {
         this.dir = dir;
@@ -75,6 +80,47 @@ public final class RocksDbEngine implements BenchEngine {
                 : settings.bitsPerKey();
         writeOptions.setSync(settings.sync());
         writeOptions.setDisableWAL(false);
+        this.filterBudgetBytes = settings.filterBudget().bytes();
+    }
+
+    /**
+     * Under a filter budget, RocksDB's own answer to bounded filter memory with the same memory: partitioned filters
+     * and a two-level index ({@code partition_filters}, {@code kTwoLevelIndexSearch}, 4 KiB metadata blocks) whose
+     * blocks live in the block cache ({@code cache_index_and_filter_blocks}, at high priority), level-0 and top-level
+     * index/filter blocks pinned there; the cache grows by the budget and its high-priority pool is the budget's share,
+     * so data blocks keep the cache they have without a budget and index plus filter blocks get the budget. RocksDB
+     * charges its index blocks to that share too, where bloomkv keeps its index outside the filter budget (on the heap):
+     * the describe line says so.
+     */
+    private boolean budgeted() {
+        return filterBudgetBytes > 0 && settings.filters();
+    }
+
+    private LRUCache newCache() {
+        if (!budgeted()) {
+            return new LRUCache(settings.cacheSize());
+        }
+        long total = settings.cacheSize() + filterBudgetBytes;
+        return new LRUCache(total, -1, false, filterBudgetBytes / (double) total);
+    }
+
+    private void budgetTableOptions(BlockBasedTableConfig table) {
+        if (budgeted()) {
+            table.setCacheIndexAndFilterBlocks(true)
+                    .setCacheIndexAndFilterBlocksWithHighPriority(true)
+                    .setPinL0FilterAndIndexBlocksInCache(true)
+                    .setPinTopLevelIndexAndFilter(true)
+                    .setPartitionFilters(true)
+                    .setIndexType(org.rocksdb.IndexType.kTwoLevelIndexSearch)
+                    .setMetadataBlockSize(4096);
+        }
+    }
+
+    /** The option-string form of {@link #budgetTableOptions} (for the Ribbon set-up), with a leading ';', or "". */
+    private String budgetTableOptionString() {
+        return budgeted() ? ";cache_index_and_filter_blocks_with_high_priority=true;pin_l0_filter_and_index_blocks_in_cache=true"
+                + ";pin_top_level_index_and_filter=true;partition_filters=true;index_type=kTwoLevelIndexSearch;metadata_block_size=4096"
+                : "";
     }
 
     /** Opens (creating) a database in {@code dir}. */
@@ -103,13 +149,14 @@ public final class RocksDbEngine implements BenchEngine {
         if (settings.filters() && filterSpec.rocksdbRibbon()) {
             options = ribbonOptions();
         } else {
-            cache = new LRUCache(settings.cacheSize());
+            cache = newCache();
             BlockBasedTableConfig table = new BlockBasedTableConfig()
                     .setFormatVersion(FORMAT_VERSION)
                     .setBlockSize(settings.blockSize())
                     .setBlockCache(cache)
                     .setCacheIndexAndFilterBlocks(false)
                     .setWholeKeyFiltering(true);
+            budgetTableOptions(table);
             if (settings.filters()) {
                 filter = new BloomFilter(settings.bitsPerKey());
                 table.setFilterPolicy(filter);
@@ -163,9 +210,10 @@ public final class RocksDbEngine implements BenchEngine {
     /** The {@code block_based_table_factory} option string of {@link #ribbonOptions}. */
     private String ribbonTableOptions() {
         return String.format(Locale.ROOT, "{filter_policy=ribbonfilter:%.3f:%d;format_version=%d;block_size=%d;"
-                        + "block_cache=%d;cache_index_and_filter_blocks=false;whole_key_filtering=true}",
+                        + "block_cache=%d;cache_index_and_filter_blocks=%b;whole_key_filtering=true%s}",
                 filterSettingBits, filterSpec.rocksdbBloomBeforeLevel(), FORMAT_VERSION,
-                settings.blockSize(), settings.cacheSize());
+                settings.blockSize(), settings.cacheSize() + (budgeted() ? filterBudgetBytes : 0), budgeted(),
+                budgetTableOptionString());
     }
 
     /** RocksDB's default Options, with a BlockBasedTableConfig that only sets the Bloom filter (a new user's set-up). */
@@ -369,6 +417,29 @@ public final class RocksDbEngine implements BenchEngine {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting for compactions", e);
         }
+        applyFilterBudgetShare();
+    }
+
+    /**
+     * For a --filter-budget given as a percentage: the share of the tables' filter bytes now (as bloomkv's engine takes
+     * the share of its unbounded filters), applied by reopening with it when it changed.
+     */
+    private void applyFilterBudgetShare() throws IOException {
+        double percent = settings.filterBudget().percent();
+        if (percent <= 0 || !settings.filters() || settings.ownDefaults()) {
+            return;
+        }
+        long full = tablesOnce().filterBytes();
+        long budget = Math.max(1, (long) (full * percent / 100));
+        if (budget != filterBudgetBytes) {
+            filterBudgetBytes = budget;
+            reopen();
+        }
+    }
+
+    /** The filter budget in force for RocksDB's cached index and filter blocks, in bytes (0: none). */
+    public long filterMemoryBudget() {
+        return budgeted() ? filterBudgetBytes : 0;
     }
 
     @Override
@@ -510,7 +581,12 @@ public final class RocksDbEngine implements BenchEngine {
                 + (!settings.filters() ? ", no filter" : filterSpec.rocksdbRibbon()
                         ? ", Ribbon filter " + ribbonTableOptions()
                         : ", BloomFilter(" + settings.bitsPerKey() + ") [FastLocalBloom, whole key]")
-                + ", block " + settings.blockSize() + " B, LRUCache " + settings.cacheSize() + " B (index/filter outside the cache)"
+                + ", block " + settings.blockSize() + " B, "
+                + (budgeted() ? "LRUCache " + (settings.cacheSize() + filterBudgetBytes) + " B with a high-priority pool of "
+                        + filterBudgetBytes + " B (filter budget) for index and filter blocks: partition_filters, "
+                        + "kTwoLevelIndexSearch, cache_index_and_filter_blocks, pin_l0_filter_and_index_blocks_in_cache, "
+                        + "pin_top_level_index_and_filter"
+                        : "LRUCache " + settings.cacheSize() + " B (index/filter outside the cache)")
                 + ", write buffer " + settings.writeBufferSize() + " B" + (settings.filters() ? " with a whole-key memtable bloom" : "")
                 + ", compression " + settings.compression()
                 + (settings.directReads() ? ", direct reads" : "")

@@ -61,7 +61,9 @@ final class StressOptions {
 
     /**
      * Filter memory budgets --vary-options picks from (0 = none): a few KiB, below one table's filter at the default
-     * key space (every filter through the cache, most loads evicting another), and one holding most of them.
+     * key space (every filter through the cache, most loads evicting another), and one holding most of them. Under a
+     * budget the tables are written with partitioned filters of 1 KiB partitions (engine/FORMAT.md "Partitioned
+     * filter"), so even the smallest budget caches partitions; a round without one reopens them resident.
      */
     static final long[] FILTER_BUDGETS = {0, 4 << 10, 64 << 10};
 
@@ -111,7 +113,7 @@ final class StressOptions {
         return Options.defaults().syncMode(sync).writeBufferSize(256 << 10).targetFileSize(256 << 10)
                 .maxBytesForLevelBase(1 << 20).blockSize(1024)
                 .compression(tables.compression()).filterKind(tables.filterKind()).rangeFilterBitsPerKey(tables.rangeFilterBits())
-                .filterMemoryBudget(tables.filterBudget())
+                .filterMemoryBudget(tables.filterBudget()).filterPartitionSize(1024)
                 .useMmapReads(tables.readMode() == ReadMode.MMAP).useDirectReads(tables.readMode() == ReadMode.DIRECT)
                 .mergeOperator(StressValue.MERGE_OPERATOR); // the runs write merges: every open of their database needs it
     }

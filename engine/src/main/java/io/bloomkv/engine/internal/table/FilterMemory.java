@@ -32,7 +32,8 @@ public final class FilterMemory {
     /** Share of the budget pinned filters may take. */
     static final double PIN_SHARE = 0.5;
 
-    private record Key(long tableId) {}
+    /** A cached filter: a table's whole filter ({@code partition} -1) or one partition of its partitioned filter. */
+    private record Key(long tableId, int partition) {}
 
     /** One loaded filter, reference counted: the cache (or the pinning table) holds one, each probe one more. */
     public static final class Loaded {
@@ -119,7 +120,7 @@ public final class FilterMemory {
         return capacityBytes - pinnedBytes;
     }
 
-        /** Filters loaded into the cache so far (misses). */
+    /** Filters (or filter partitions) loaded into the cache so far (misses). */
     public long loads() {
         return loads.get();
     }
@@ -160,7 +161,15 @@ public final class FilterMemory {
      * of the whole filter block per get, more than the data block read it saves, so the get reads the table without it.
      */
     Loaded acquire(long tableId, long charge, Supplier<Loaded> loader) {
-        Key key = new Key(tableId);
+        return acquire(tableId, -1, charge, loader);
+    }
+
+    /**
+     * {@link #acquire(long, long, Supplier)} of partition {@code partition} of table {@code tableId}'s partitioned
+     * filter (engine/FORMAT.md "Partitioned filter"): a few KiB, cached and evicted on its own.
+     */
+    Loaded acquire(long tableId, int partition, long charge, Supplier<Loaded> loader) {
+        Key key = new Key(tableId, partition);
         while (true) {
             Loaded l = cache.getIfPresent(key);
             if (l == null) {
@@ -193,11 +202,21 @@ public final class FilterMemory {
 
     /** Whether table {@code tableId}'s filter is in the cache now. */
     boolean isCached(long tableId) {
-        return cache.getIfPresent(new Key(tableId)) != null;
+        return isCached(tableId, -1);
+    }
+
+    /** Whether partition {@code partition} of table {@code tableId}'s filter is in the cache now. */
+    boolean isCached(long tableId, int partition) {
+        return cache.policy().getIfPresentQuietly(new Key(tableId, partition)) != null; // no access recorded
     }
 
     /** Drops table {@code tableId}'s cached filter (its table was released). */
     void evict(long tableId) {
-        cache.invalidate(new Key(tableId));
+        evict(tableId, -1);
+    }
+
+    /** Drops partition {@code partition} of table {@code tableId}'s filter from the cache. */
+    void evict(long tableId, int partition) {
+        cache.invalidate(new Key(tableId, partition));
     }
 }

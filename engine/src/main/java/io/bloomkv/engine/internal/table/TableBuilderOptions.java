@@ -17,6 +17,8 @@ public final class TableBuilderOptions {
     private final int prefixLength;
     /** Bits per key of the table's range filter (bloom RangeFilter); 0 = none. Set after construction by its copy-setter. */
     private double rangeFilterBitsPerKey;
+    /** Target bytes of one point-filter partition; 0 = a whole filter. Set by its copy-setter, carried by the others. */
+    private int filterPartitionBytes;
 
     private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey) {
         this(blockSize, restartInterval, filterKind, bitsPerKey, Compression.NONE, 0);
@@ -118,13 +120,33 @@ public final class TableBuilderOptions {
         if (!(bits == 0 || (bits >= 2 && bits <= 60))) {
             throw new IllegalArgumentException("range filter bits per key must be 0 or in [2, 60]: " + bits);
         }
-        TableBuilderOptions o = new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength);
+        TableBuilderOptions o = carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
         o.rangeFilterBitsPerKey = bits;
+        return o;
+    }
+
+    /**
+     * Target bytes of one partition of the point filter (engine/FORMAT.md "Partitioned filter"): a table whose filter
+     * would be larger than one partition is written with its filter cut into partitions of about this size plus a
+     * top-level index; 0 (the default) writes a whole filter block.
+     */
+    public int filterPartitionBytes() {
+        return filterPartitionBytes;
+    }
+
+    public TableBuilderOptions filterPartitionBytes(int bytes) {
+        if (bytes != 0 && (bytes < PartitionedFilter.MIN_PARTITION_BYTES || bytes > PartitionedFilter.MAX_PARTITION_BYTES)) {
+            throw new IllegalArgumentException("filter partition bytes must be 0 or in [" + PartitionedFilter.MIN_PARTITION_BYTES
+                    + ", " + PartitionedFilter.MAX_PARTITION_BYTES + "]: " + bytes);
+        }
+        TableBuilderOptions o = carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
+        o.filterPartitionBytes = bytes;
         return o;
     }
 
     private TableBuilderOptions carry(TableBuilderOptions o) {
         o.rangeFilterBitsPerKey = rangeFilterBitsPerKey;
+        o.filterPartitionBytes = filterPartitionBytes;
         return o;
     }
 
@@ -135,6 +157,6 @@ public final class TableBuilderOptions {
     @Override
     public String toString() {
         return "TableBuilderOptions{blockSize=" + blockSize + ", restartInterval=" + restartInterval
-                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + ", prefixLength=" + prefixLength + ", rangeFilterBitsPerKey=" + rangeFilterBitsPerKey + "}";
+                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + ", prefixLength=" + prefixLength + ", rangeFilterBitsPerKey=" + rangeFilterBitsPerKey + ", filterPartitionBytes=" + filterPartitionBytes + "}";
     }
 }

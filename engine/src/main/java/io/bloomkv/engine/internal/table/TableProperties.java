@@ -35,6 +35,9 @@ public final class TableProperties {
     /** Optional (absent = 0): distinct prefixes the filter holds besides the keys. */
     static final String FILTER_PREFIXES = "bloomkv.filter.prefixes";
     static final String FILTER_SIZE = "bloomkv.filter.size";
+    /** Partitioned filter (engine/FORMAT.md "Partitioned filter"): the top-level index block and the partition count. */
+    static final String FILTER_PARTITIONS = "bloomkv.filter.partitions";
+    static final String FILTER_PARTITIONS_INDEX = "bloomkv.filter.partitions.index";
     /** Optional (absent: no range filter): the range filter block's handle and bits per key (engine/FORMAT.md). */
     static final String RANGE_FILTER_OFFSET = "bloomkv.range.filter.offset";
     static final String RANGE_FILTER_SIZE = "bloomkv.range.filter.size";
@@ -77,6 +80,8 @@ public final class TableProperties {
     private final long dataBlocksCompressed;
     private final BlockHandle rangeFilter;
     private final double rangeFilterBitsPerKey;
+    private final BlockHandle filterPartitionsIndex;
+    private final long filterPartitions;
     private final long mergeOperands;
     private final long rangeDeletions;
     private final BlockHandle rangeDeletionsBlock;
@@ -106,6 +111,8 @@ public final class TableProperties {
         dataBlocksCompressed = b.dataBlocksCompressed;
         rangeFilter = b.rangeFilter;
         rangeFilterBitsPerKey = b.rangeFilterBitsPerKey;
+        filterPartitionsIndex = b.filterPartitionsIndex;
+        filterPartitions = b.filterPartitions;
         mergeOperands = b.mergeOperands;
         rangeDeletions = b.rangeDeletions;
         rangeDeletionsBlock = b.rangeDeletionsBlock;
@@ -114,6 +121,19 @@ public final class TableProperties {
     /** The range filter block's handle, or null when the table has none. */
     public BlockHandle rangeFilter() {
         return rangeFilter;
+    }
+
+    /**
+     * The top-level index block of the table's partitioned point filter (engine/FORMAT.md "Partitioned filter"), or
+     * null when the filter is whole (the footer's filter block) or absent.
+     */
+    public BlockHandle filterPartitionsIndex() {
+        return filterPartitionsIndex;
+    }
+
+    /** Partitions of the partitioned point filter (0 when the filter is whole or absent). */
+    public long filterPartitions() {
+        return filterPartitions;
     }
 
     /** Bits per key the range filter was built at (0 without one). */
@@ -276,6 +296,10 @@ public final class TableProperties {
             m.put(RANGE_FILTER_SIZE, varint(rangeFilter.size()));
             m.put(RANGE_FILTER_BITS_PER_KEY, fixed64(Double.doubleToLongBits(rangeFilterBitsPerKey)));
         }
+        if (filterPartitionsIndex != null) {
+            m.put(FILTER_PARTITIONS, varint(filterPartitions));
+            m.put(FILTER_PARTITIONS_INDEX, filterPartitionsIndex.encode());
+        }
         m.put(INDEX_SIZE, varint(indexSize));
         m.put(LARGEST_KEY, largestKey.clone());
         if (mergeOperands > 0) {
@@ -363,6 +387,20 @@ public final class TableProperties {
             }
             b.rangeFilter = new BlockHandle(off, size);
             b.rangeFilterBitsPerKey = Double.longBitsToDouble(Coding.getFixed64(rb, 0));
+        }
+        if (raw.containsKey(FILTER_PARTITIONS) || raw.containsKey(FILTER_PARTITIONS_INDEX)) {
+            long n = d.varint(FILTER_PARTITIONS);
+            byte[] h = d.bytes(FILTER_PARTITIONS_INDEX);
+            Coding.Reader r = new Coding.Reader(h, 0, h.length);
+            long off = r.varint64();
+            long size = r.varint64();
+            if (!r.ok || r.pos != h.length || n <= 0 || n > Integer.MAX_VALUE || off < 0 || size <= 0
+                    || off > fileSize || size > fileSize - off) {
+                throw new CorruptionException("partitioned filter properties out of range: " + n + " partitions, index "
+                        + off + "+" + size, file, blockOffset);
+            }
+            b.filterPartitionsIndex = new BlockHandle(off, size);
+            b.filterPartitions = n;
         }
         b.mergeOperands = raw.containsKey(MERGE_OPERANDS) ? d.varint(MERGE_OPERANDS) : 0;
         b.rangeDeletions = raw.containsKey(RANGE_DELETIONS) ? d.varint(RANGE_DELETIONS) : 0;
@@ -467,6 +505,8 @@ public final class TableProperties {
         long dataBlocksCompressed;
         BlockHandle rangeFilter;
         double rangeFilterBitsPerKey;
+        BlockHandle filterPartitionsIndex;
+        long filterPartitions;
         long mergeOperands;
         long rangeDeletions;
         BlockHandle rangeDeletionsBlock;

@@ -100,14 +100,21 @@ public final class TableReader implements AutoCloseable {
     /** Range filter bytes reserved in {@link #budget} as pinned memory at open. */
     private final long rangeReserved;
     private volatile FilterMemory.Loaded pinned;
+    /**
+     * The table's partitioned point filter (engine/FORMAT.md "Partitioned filter"), or null: the filter is whole (the
+     * footer's filter block, {@link #filter} or the budget's whole-filter path above) or absent. When set, every probe
+     * goes through it.
+     */
+    private final PartitionedFilterReader partitions;
     /** Why a budgeted filter could not be loaded (checksum, format), or null: the table is then read without it. */
     private volatile String budgetProblem;
 
     private TableReader(Path path, long fileNumber, ReadableFile file, long fileSize, Footer footer, Block index,
             TableProperties properties, Map<String, byte[]> rawProperties, Filter filter, String filterProblem,
             RangeFilter rangeFilter, String rangeFilterProblem, BlockCache cache, ReadCounters counters,
-            RangeTombstoneList rangeTombstones, FilterMemory budget, long rangeReserved) {
+            RangeTombstoneList rangeTombstones, FilterMemory budget, long rangeReserved, PartitionedFilterReader partitions) {
         this.path = path;
+        this.partitions = partitions;
         this.rangeTombstones = rangeTombstones;
         this.budget = budget;
         this.budgetId = budget == null ? 0 : FilterMemory.newTableId();
@@ -123,7 +130,8 @@ public final class TableReader implements AutoCloseable {
         this.properties = properties;
         this.rawProperties = rawProperties;
         this.filter = filter;
-        this.filterMemory = (filter == null ? 0 : filter.sizeInBytes()) + (rangeFilter == null ? 0 : rangeFilter.sizeInBytes());
+        this.filterMemory = (filter == null ? 0 : filter.sizeInBytes()) + (rangeFilter == null ? 0 : rangeFilter.sizeInBytes())
+                + (partitions == null ? 0 : partitions.residentBytes());
         this.filterProblem = filterProblem;
         this.rangeFilter = rangeFilter;
         this.rangeFilterProblem = rangeFilterProblem;
@@ -168,6 +176,7 @@ public final class TableReader implements AutoCloseable {
         Filter filter = null;
         RangeFilter rangeFilter = null;
         long rangeReserved = 0;
+        PartitionedFilterReader partitions = null;
         try {
             long size = file.size();
             if (size < TableFormat.FOOTER_SIZE) {
@@ -182,6 +191,9 @@ public final class TableReader implements AutoCloseable {
             TableProperties props = TableProperties.decode(raw, size, footer.formatVersion(), path,
                     footer.properties().offset());
             String problem = null;
+            if (props.filterPartitionsIndex() != null && !footer.hasFilter()) {
+                partitions = PartitionedFilterReader.open(file, size, path, props, budgetOrNull);
+            }
             if (footer.hasFilter() && budgetOrNull == null) {
                 try {
                     byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter", false);
@@ -220,8 +232,11 @@ public final class TableReader implements AutoCloseable {
             RangeTombstoneList tombstones = props.rangeDeletionsBlock() == null ? RangeTombstoneList.EMPTY
                     : readRangeTombstones(file, size, path, props);
             return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, rangeFilter, rangeProblem, cache,
-                    counters == null ? new ReadCounters() : counters, tombstones, budgetOrNull, rangeReserved);
+                    counters == null ? new ReadCounters() : counters, tombstones, budgetOrNull, rangeReserved, partitions);
         } catch (IOException | RuntimeException | Error e) {
+            if (partitions != null) {
+                partitions.close();
+            }
             if (rangeReserved > 0) {
                 budgetOrNull.unreservePin(rangeReserved);
             }
@@ -308,7 +323,7 @@ public final class TableReader implements AutoCloseable {
      * be {@link TableFormat#NO_COMPRESSION} unless {@code mayBeCompressed}. Returns that array: the
      * stored contents are its first {@code h.size()} bytes, followed by the trailer.
      */
-    private static byte[] readVerified(ReadableFile file, long size, Path path, BlockHandle h, String kind,
+    static byte[] readVerified(ReadableFile file, long size, Path path, BlockHandle h, String kind,
             boolean mayBeCompressed) throws IOException {
         checkHandle(size, path, h, kind);
         int n = (int) h.size();
@@ -416,7 +431,7 @@ public final class TableReader implements AutoCloseable {
 
     /** {@link #get(PointRead)}; {@code touched}: test the filter without its early exit (see {@link #touchFilter}). */
     private boolean probe(PointRead read, boolean touched) {
-        int ruledOut = budget != null ? budgetedProbe(read.hash()) : residentProbe(read.hash(), touched);
+        int ruledOut = budget != null || partitions != null ? budgetedProbe(read.hash()) : residentProbe(read.hash(), touched);
         if (ruledOut < 0) {
             counters.tablesReadWithoutFilter.increment();
         } else {
@@ -435,6 +450,15 @@ public final class TableReader implements AutoCloseable {
             return -1;
         }
         return (touched ? f.mightContainTouched(hash) : f.mightContain(hash)) ? 0 : 1;
+    }
+
+    /**
+     * The filter's answer for a hash, without counting and without reading a block: 1 when it rules the hash out, 0
+     * when it may hold it, -1 without a usable filter (partitioned, budgeted or resident). For this package's tests;
+     * same holding contract as {@link #get(PointRead)}.
+     */
+    int filterAnswer(long hash) {
+        return budget != null || partitions != null ? budgetedProbe(hash) : residentProbe(hash, false);
     }
 
     /**
@@ -473,7 +497,24 @@ public final class TableReader implements AutoCloseable {
         }
         boolean filtered = true;
         int positives = -1;
-        if (budget != null) {
+        if (partitions != null) {
+            // One partition per hash: probed one by one (a batch's keys fall in different partitions).
+            int without = 0;
+            positives = 0;
+            for (int i = 0; i < count; i++) {
+                int may = partitions.probe(hashes[i]);
+                passed[i] = may != 1;
+                if (passed[i]) {
+                    positives++;
+                }
+                if (may < 0) {
+                    without++;
+                }
+            }
+            counters.recordProbes(count - without, count - positives);
+            counters.tablesReadWithoutFilter.add(without);
+            filtered = without == 0;
+        } else if (budget != null) {
             FilterMemory.Loaded l = acquireBudgeted();
             if (l != null) {
                 try {
@@ -485,7 +526,9 @@ public final class TableReader implements AutoCloseable {
         } else if (filter != null) {
             positives = filter.mightContainAll(hashes, count, passed);
         }
-        if (positives >= 0) {
+        if (partitions != null) {
+            // counted per partition above
+        } else if (positives >= 0) {
             counters.recordProbes(count, count - positives);
         } else {
             java.util.Arrays.fill(passed, 0, count, true);
@@ -659,7 +702,7 @@ public final class TableReader implements AutoCloseable {
      * {@link #get(PointRead)}.
      */
     public boolean mayContainPrefixRetained(int prefixLength, long prefixHash) {
-        if (budget != null && prefixLength > 0 && properties.prefixLength() == prefixLength) {
+        if ((budget != null || partitions != null) && prefixLength > 0 && properties.prefixLength() == prefixLength) {
             int may = budgetedProbe(prefixHash);
             if (may >= 0) {
                 counters.recordProbes(1, may);
@@ -714,11 +757,17 @@ public final class TableReader implements AutoCloseable {
             return filterMemory;
         }
         // charged to the budget now: pinned, or in its cache
+        if (partitions != null) {
+            return filterMemory + partitions.chargedBytes();
+        }
         return filterMemory + (pinned != null || budget.isCached(budgetId) ? budgetCharge : 0);
     }
 
     /** True when the table has a filter block that is usable (with a budget: not known to be unusable). */
     public boolean hasFilter() {
+        if (partitions != null) {
+            return partitions.usable();
+        }
         return budget == null ? filter != null : footer.hasFilter() && budgetProblem == null;
     }
 
@@ -729,16 +778,22 @@ public final class TableReader implements AutoCloseable {
 
     /** Why the filter could not be loaded, or null. */
     public String filterProblem() {
+        if (partitions != null) {
+            return partitions.problem();
+        }
         return budget == null ? filterProblem : budgetProblem;
     }
 
     /** Whether the filter is pinned in its budget (false without a budget: then it is simply resident). */
     public boolean filterPinned() {
-        return pinned != null;
+        return pinned != null || partitions != null && partitions.pinned();
     }
 
     /** The serialized size of the point filter (0 without one): what it is charged in a filter memory budget. */
     public long filterBlockSize() {
+        if (partitions != null) {
+            return partitions.partitionBytes();
+        }
         return footer.hasFilter() ? footer.filter().size() : 0;
     }
 
@@ -748,6 +803,9 @@ public final class TableReader implements AutoCloseable {
      * is pinned afterwards. Without a budget or a filter, nothing to do (false). Called by one residency pass at a time.
      */
     public synchronized boolean pin(boolean pin) {
+        if (partitions != null) {
+            return refs.get() > 0 && partitions.pin(pin);
+        }
         if (budget == null || !footer.hasFilter() || budgetProblem != null || refs.get() <= 0) {
             return false;
         }
@@ -781,6 +839,9 @@ public final class TableReader implements AutoCloseable {
      * filter (not written, or failed its checksum: fail open).
      */
     private int budgetedProbe(long hash) {
+        if (partitions != null) {
+            return partitions.probe(hash);
+        }
         FilterMemory.Loaded l = acquireBudgeted();
         if (l == null) {
             return -1;
@@ -824,26 +885,46 @@ public final class TableReader implements AutoCloseable {
 
     /** Kind of the loaded filter, or null. */
     public FilterKind filterKind() {
+        if (partitions != null) {
+            PartitionedFilterReader.Summary s = partitionSummary();
+            return s == null ? null : s.kind();
+        }
         return describeFilter(Filter::kind, null);
     }
 
     /** Probes per key of the loaded filter (0 if none). */
     public int filterHashCount() {
+        if (partitions != null) {
+            PartitionedFilterReader.Summary s = partitionSummary();
+            return s == null ? 0 : s.hashCount();
+        }
         return describeFilter(Filter::hashCount, 0);
     }
 
     /** Bits (counters for COUNTING) of the loaded filter (0 if none). */
     public long filterBitSize() {
+        if (partitions != null) {
+            PartitionedFilterReader.Summary s = partitionSummary();
+            return s == null ? 0 : s.bitSize();
+        }
         return describeFilter(Filter::bitSize, 0L);
     }
 
     /** Keys the loaded filter holds (0 if none). */
     public long filterKeyCount() {
+        if (partitions != null) {
+            PartitionedFilterReader.Summary s = partitionSummary();
+            return s == null ? 0 : s.keyCount();
+        }
         return describeFilter(Filter::keyCount, 0L);
     }
 
     /** Share of the loaded filter's bits that are set (0 if none). Reads the off-heap bits, so pins the table. */
     public double filterFractionOfBitsSet() {
+        if (partitions != null) {
+            PartitionedFilterReader.Summary s = partitionSummary();
+            return s == null ? 0 : s.fractionOfBitsSet();
+        }
         if (filter == null && budget == null) {
             return 0;
         }
@@ -857,7 +938,21 @@ public final class TableReader implements AutoCloseable {
 
     /** The false-positive rate the filter's formula predicts for its keys (1 if no usable filter). */
     public double filterExpectedFpp() {
+        if (partitions != null) {
+            PartitionedFilterReader.Summary s = partitionSummary();
+            return s == null ? 1.0 : s.expectedFpp();
+        }
         return describeFilter(Filter::expectedFpp, 1.0);
+    }
+
+    /** The partitioned filter's summary, read with the table pinned (its partitions may be read from the file). */
+    private PartitionedFilterReader.Summary partitionSummary() {
+        retain();
+        try {
+            return partitions.summary();
+        } finally {
+            release();
+        }
     }
 
     /** {@code fn} of the filter (with a budget: pinned, or loaded through its cache), or {@code none} without one. */
@@ -913,6 +1008,18 @@ public final class TableReader implements AutoCloseable {
                 Filters.read(fbytes, 0, (int) footer.filter().size()).close();
             } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
                 bad.add(new BadBlock("filter", footer.filter().offset(), footer.filter().size(), e.getMessage()));
+            }
+        }
+        if (properties.filterPartitionsIndex() != null) {
+            BlockHandle h = properties.filterPartitionsIndex();
+            try {
+                byte[] b = readVerified(file, size, path, h, "filter partition index", false);
+                PartitionedFilter.decodeIndex(b, (int) h.size(), properties.filterPartitions(), h.offset(), path);
+            } catch (CorruptionException e) {
+                bad.add(new BadBlock("filter", h.offset(), h.size(), e.getMessage()));
+            }
+            if (partitions != null) {
+                partitions.verify(bad);
             }
         }
         if (properties.rangeDeletionsBlock() != null) {
@@ -983,6 +1090,11 @@ public final class TableReader implements AutoCloseable {
         try {
             if (filter != null) {
                 filter.close();
+            }
+            if (partitions != null) {
+                synchronized (this) {
+                    partitions.close();
+                }
             }
             if (budget != null) {
                 synchronized (this) {

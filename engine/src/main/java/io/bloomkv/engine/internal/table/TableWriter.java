@@ -192,7 +192,31 @@ public final class TableWriter implements Closeable {
         }
         // Filter block.
         BlockHandle filterHandle;
-        if (opts.hasFilter() && hashCount > 0) {
+        int keysPerPartition = opts.filterPartitionBytes() > 0
+                ? PartitionedFilter.keysPerPartition(opts.filterPartitionBytes(), opts.bitsPerKey()) : Integer.MAX_VALUE;
+        if (opts.hasFilter() && hashCount > keysPerPartition) {
+            // Partitioned filter (engine/FORMAT.md "Partitioned filter"): the partitions where the filter block would
+            // be, then the top-level index; the footer's filter handle is empty and points where the partitions start
+            // (the data area still ends there), so a reader that does not know partitions reads the table unfiltered.
+            long first = offset;
+            PartitionedFilter.Built built = PartitionedFilter.build(opts.filterKind(), userKeyHashes, hashCount,
+                    opts.bitsPerKey(), keysPerPartition);
+            long[] sizes = new long[built.partitions().size()];
+            long total = 0;
+            for (int i = 0; i < sizes.length; i++) {
+                byte[] part = built.partitions().get(i);
+                sizes[i] = writeBlock(part, Compression.NONE).size();
+                total += part.length;
+            }
+            props.filterPartitionsIndex = writeBlock(PartitionedFilter.encodeIndex(first, built.lastHashes(), sizes),
+                    Compression.NONE);
+            props.filterPartitions = sizes.length;
+            filterHandle = new BlockHandle(first, 0);
+            props.filterKind = opts.filterKind();
+            props.bitsPerKey = opts.bitsPerKey();
+            props.prefixLength = opts.prefixLength();
+            props.filterBytes = total;
+        } else if (opts.hasFilter() && hashCount > 0) {
             byte[] serialized;
             long[] hashes = hashCount == userKeyHashes.length ? userKeyHashes : Arrays.copyOf(userKeyHashes, hashCount);
             try (Filter f = Filters.build(opts.filterKind(), hashes, opts.bitsPerKey())) {

@@ -1,0 +1,240 @@
+package io.bloomkv.engine.internal.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.bloom.Hashing;
+import io.bloomkv.engine.TestSeeds;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Partitioned point filters (engine/FORMAT.md "Partitioned filter"): over random key sets, kinds, bits per key and
+ * partition sizes (seeded, replayable with -Dbloomkv.seed), no key of a table is ever ruled out, whether the filter is
+ * resident (no budget) or loaded partition by partition through a budget far smaller than it; absent keys are still
+ * ruled out at the filter's rate; a damaged partition or top-level index is reported and fails open; every byte is
+ * freed at close.
+ */
+class PartitionedFilterTest {
+    private static final FileSystem FS = FileSystem.disk();
+
+    @TempDir
+    Path dir;
+
+    private static List<byte[]> randomKeys(Random rnd, int n) {
+        TreeSet<byte[]> keys = new TreeSet<>(java.util.Arrays::compareUnsigned);
+        while (keys.size() < n) {
+            byte[] k = new byte[1 + rnd.nextInt(24)];
+            rnd.nextBytes(k);
+            keys.add(k);
+        }
+        return new ArrayList<>(keys);
+    }
+
+    private static TableProperties write(Path p, List<byte[]> keys, TableBuilderOptions opts) throws IOException {
+        WritableFile f = FS.newWritableFile(p);
+        try (TableWriter w = new TableWriter(f, opts, keys.size())) {
+            long seq = 1;
+            for (byte[] k : keys) {
+                w.add(InternalKey.encode(k, seq++, ValueType.PUT), k);
+            }
+            return w.finish();
+        }
+    }
+
+    @Test
+    void noFalseNegativesOverRandomKeySets() throws IOException {
+        long seed = TestSeeds.seed("PartitionedFilterTest.noFalseNegatives");
+        Random rnd = new Random(seed);
+        FilterKind[] kinds = {FilterKind.BLOCKED, FilterKind.RIBBON, FilterKind.STANDARD};
+        int[] partitionBytes = {256, 1024, 4096};
+        double[] bits = {4, 7, 10, 16};
+        long liveTables = TableReader.liveTables();
+        long liveFilterBytes = TableReader.liveFilterBytes();
+        long liveBudgeted = FilterMemory.liveBytes();
+        for (int round = 0; round < 6; round++) {
+            int n = 2000 + rnd.nextInt(18_000);
+            FilterKind kind = kinds[rnd.nextInt(kinds.length)];
+            double b = bits[rnd.nextInt(bits.length)];
+            int pb = partitionBytes[rnd.nextInt(partitionBytes.length)];
+            String what = "round " + round + ": " + n + " keys, " + kind + " at " + b + " bits, partitions of " + pb
+                    + " bytes (seed " + seed + ")";
+            List<byte[]> keys = randomKeys(rnd, n);
+            Path p = dir.resolve(round + ".sst");
+            TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterKind(kind).bitsPerKey(b)
+                    .filterPartitionBytes(pb));
+            assertThat(props.filterPartitions()).as(what).isGreaterThan(1);
+            List<byte[]> absent = new ArrayList<>();
+            TreeSet<byte[]> present = new TreeSet<>(java.util.Arrays::compareUnsigned);
+            present.addAll(keys);
+            while (absent.size() < 5000) {
+                byte[] k = new byte[1 + rnd.nextInt(24)];
+                rnd.nextBytes(k);
+                if (!present.contains(k)) {
+                    absent.add(k);
+                }
+            }
+            // resident (no budget), then through a budget of a quarter of the filter's size (at least a few partitions:
+            // a partition larger than the cache share is not loaded, as a whole filter is not; and the pinned half
+            // must hold the top-level index, 20 bytes a partition: 8% of the filter with 256-byte partitions)
+            FilterMemory budget = new FilterMemory(Math.max(8L * pb, props.filterBytes() / 4));
+            for (FilterMemory fm : new FilterMemory[] {null, budget}) {
+                ReadCounters counters = new ReadCounters();
+                try (TableReader r = TableReader.open(FS, p, 1, null, counters, TableReadMode.PREAD, fm)) {
+                    assertThat(r.hasFilter()).as(what).isTrue();
+                    for (byte[] k : keys) {
+                        assertThat(r.filterAnswer(Hashing.hash64(k))).as(what + ": false negative").isNotEqualTo(1);
+                        TableReader.Entry e = r.get(k, Hashing.hash64(k), Long.MAX_VALUE >>> 8);
+                        assertThat(e).as(what).isNotNull();
+                        assertThat(e.value()).isEqualTo(k);
+                    }
+                    // a batch (multiGet) sees the same answers
+                    long[] hashes = keys.stream().limit(500).mapToLong(Hashing::hash64).toArray();
+                    boolean[] passed = new boolean[hashes.length];
+                    byte[][] batch = keys.stream().limit(500).toArray(byte[][]::new);
+                    int[] order = java.util.stream.IntStream.range(0, batch.length).toArray();
+                    TableReader.Entry[] found = new TableReader.Entry[batch.length];
+                    boolean[] resolved = new boolean[batch.length];
+                    r.getAll(batch, order, hashes, hashes.length, Long.MAX_VALUE >>> 8, passed, found, resolved);
+                    for (int i = 0; i < batch.length; i++) {
+                        assertThat(resolved[i]).as(what + ": batch key " + i).isTrue();
+                        assertThat(found[i].value()).isEqualTo(batch[i]);
+                    }
+                    int ruledOut = 0;
+                    for (byte[] k : absent) {
+                        if (r.filterAnswer(Hashing.hash64(k)) == 1) {
+                            ruledOut++;
+                        }
+                    }
+                    double fpr = 1 - ruledOut / (double) absent.size();
+                    double bound = 3 * r.filterExpectedFpp() + 0.01;
+                    assertThat(fpr).as(what + ": false-positive rate against " + r.filterExpectedFpp()).isLessThan(bound);
+                    assertThat(r.filterKeyCount()).as(what).isEqualTo(n);
+                    assertThat(r.filterKind()).isEqualTo(kind);
+                    assertThat(counters.tablesReadWithoutFilter.sum()).as(what).isZero();
+                    if (fm != null) {
+                        assertThat(budget.pinnedBytes() + budget.cachedBytes()).as(what).isLessThanOrEqualTo(budget.capacityBytes());
+                        assertThat(budget.loads()).as(what + ": partitions loaded on demand").isGreaterThan(0);
+                    }
+                }
+            }
+            assertThat(budget.pinnedBytes()).isZero();
+            assertThat(budget.cachedBytes()).isZero();
+        }
+        assertThat(TableReader.liveTables()).isEqualTo(liveTables);
+        assertThat(TableReader.liveFilterBytes()).isEqualTo(liveFilterBytes);
+        assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted);
+    }
+
+    @Test
+    void pinningLoadsEveryPartitionAndUnpinningReturnsTheRoom() throws IOException {
+        List<byte[]> keys = randomKeys(new Random(7), 10_000);
+        Path p = dir.resolve("pin.sst");
+        TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(1024));
+        FilterMemory budget = new FilterMemory(props.filterBytes() * 4);
+        try (TableReader r = TableReader.open(FS, p, 1, null, null, TableReadMode.PREAD, budget)) {
+            long index = budget.pinnedBytes();
+            assertThat(index).as("the top-level index is charged as pinned").isPositive().isLessThan(props.filterBytes() / 20);
+            assertThat(r.filterBlockSize()).isEqualTo(props.filterBytes());
+            assertThat(r.pin(true)).isTrue();
+            assertThat(r.filterPinned()).isTrue();
+            assertThat(budget.pinnedBytes()).isEqualTo(index + props.filterBytes());
+            long loads = budget.loads();
+            for (byte[] k : keys) {
+                assertThat(r.filterAnswer(Hashing.hash64(k))).isNotEqualTo(1);
+            }
+            assertThat(budget.loads()).as("pinned partitions are not loaded through the cache").isEqualTo(loads);
+            assertThat(r.filterMemoryBytes()).isEqualTo(index + props.filterBytes());
+            assertThat(r.pin(false)).isFalse();
+            assertThat(budget.pinnedBytes()).isEqualTo(index);
+        }
+        assertThat(budget.pinnedBytes()).isZero();
+    }
+
+    @Test
+    void smallTablesAndTablesWithoutPartitionBytesKeepAWholeFilter() throws IOException {
+        List<byte[]> keys = randomKeys(new Random(3), 5000);
+        TableProperties whole = write(dir.resolve("a.sst"), keys, TableBuilderOptions.defaults());
+        assertThat(whole.filterPartitions()).isZero();
+        assertThat(whole.filterPartitionsIndex()).isNull();
+        TableProperties small = write(dir.resolve("b.sst"), keys.subList(0, 100),
+                TableBuilderOptions.defaults().filterPartitionBytes(4096));
+        assertThat(small.filterPartitions()).as("fewer keys than one partition holds").isZero();
+        try (TableReader r = TableReader.open(FS, dir.resolve("b.sst"), 1, null, null)) {
+            assertThat(r.footer().hasFilter()).isTrue();
+        }
+    }
+
+    /** Flips a byte in the middle of {@code h}'s contents. */
+    private static void corrupt(Path p, BlockHandle h) throws IOException {
+        byte[] b = Files.readAllBytes(p);
+        b[(int) (h.offset() + h.size() / 2)] ^= 0x5A;
+        Files.write(p, b);
+    }
+
+    @Test
+    void aDamagedPartitionIsReportedAndFailsOpen() throws IOException {
+        List<byte[]> keys = randomKeys(new Random(11), 8000);
+        Path p = dir.resolve("bad.sst");
+        TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(1024));
+        PartitionedFilter.Index index;
+        try (TableReader r = TableReader.open(FS, p, 1, null, null)) {
+            BlockHandle h = props.filterPartitionsIndex();
+            byte[] all = Files.readAllBytes(p);
+            index = PartitionedFilter.decodeIndex(java.util.Arrays.copyOfRange(all, (int) h.offset(), (int) (h.offset() + h.size())),
+                    (int) h.size(), props.filterPartitions(), h.offset(), p);
+        }
+        corrupt(p, index.handle(1));
+        long liveBudgeted = FilterMemory.liveBytes();
+        FilterMemory budget = new FilterMemory(props.filterBytes() / 4);
+        for (FilterMemory fm : new FilterMemory[] {null, budget}) {
+            ReadCounters counters = new ReadCounters();
+            try (TableReader r = TableReader.open(FS, p, 1, null, counters, TableReadMode.PREAD, fm)) {
+                for (byte[] k : keys) {
+                    TableReader.Entry e = r.get(k, Hashing.hash64(k), Long.MAX_VALUE >>> 8);
+                    assertThat(e).as("no key lost to the damaged partition").isNotNull();
+                }
+                assertThat(r.hasFilter()).as("the other partitions still filter").isTrue();
+                assertThat(r.filterBroken()).isTrue();
+                assertThat(r.filterProblem()).contains("filter partition 1").contains("checksum");
+                assertThat(counters.tablesReadWithoutFilter.sum()).as("gets in the damaged partition read unfiltered").isPositive();
+                assertThat(counters.filterChecks.sum()).isPositive();
+                assertThat(r.verifyChecksums()).extracting(TableReader.BadBlock::kind).containsExactly("filter");
+            }
+        }
+        assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted);
+    }
+
+    @Test
+    void aDamagedTopLevelIndexLeavesTheTableUnfiltered() throws IOException {
+        List<byte[]> keys = randomKeys(new Random(13), 8000);
+        Path p = dir.resolve("badindex.sst");
+        TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(1024));
+        corrupt(p, props.filterPartitionsIndex());
+        FilterMemory budget = new FilterMemory(props.filterBytes());
+        for (FilterMemory fm : new FilterMemory[] {null, budget}) {
+            ReadCounters counters = new ReadCounters();
+            try (TableReader r = TableReader.open(FS, p, 1, null, counters, TableReadMode.PREAD, fm)) {
+                assertThat(r.hasFilter()).isFalse();
+                assertThat(r.filterProblem()).contains("checksum");
+                for (byte[] k : keys.subList(0, 500)) {
+                    assertThat(r.get(k, Hashing.hash64(k), Long.MAX_VALUE >>> 8)).isNotNull();
+                }
+                assertThat(counters.tablesReadWithoutFilter.sum()).isEqualTo(500);
+                assertThat(r.verifyChecksums()).extracting(TableReader.BadBlock::kind).containsExactly("filter");
+            }
+        }
+        assertThat(budget.pinnedBytes()).isZero();
+    }
+}
