@@ -83,11 +83,18 @@ public final class BloomKvEngine implements BenchEngine {
 
     public static BloomKvEngine open(Path dir, EngineSettings settings) throws IOException {
         BloomKvEngine e = new BloomKvEngine(dir, settings);
+        // A percentage is applied after each load (applyFilterBudgetShare); until then a budget that binds nothing, so
+        // the load writes its tables as under the final budget: partitioned filters (docs/operations.md, "Partitioned
+        // filters"), which a store that runs under a budget has.
         e.openOptions = settings.filterBudget().bytes() > 0
-                ? e.options.copy().filterMemoryBudget(settings.filterBudget().bytes()) : e.options;
+                ? e.options.copy().filterMemoryBudget(settings.filterBudget().bytes())
+                : settings.filterBudget().percent() > 0 ? e.options.copy().filterMemoryBudget(UNBINDING_BUDGET) : e.options;
         e.db = Db.open(dir, e.openOptions);
         return e;
     }
+
+    /** A filter memory budget larger than any filter set: tables are written partitioned, every filter stays pinned. */
+    static final long UNBINDING_BUDGET = Long.MAX_VALUE / 4;
 
     /** The database, for benchmarks that call it directly. */
     public Db db() {
@@ -218,9 +225,10 @@ public final class BloomKvEngine implements BenchEngine {
         reopen();
     }
 
-    /** The filter memory budget in force, in bytes (0: none). */
+    /** The filter memory budget in force, in bytes (0: none, or none binding yet). */
     public long filterMemoryBudget() {
-        return openOptions.filterMemoryBudget();
+        long b = openOptions.filterMemoryBudget();
+        return b == UNBINDING_BUDGET ? 0 : b;
     }
 
     @Override

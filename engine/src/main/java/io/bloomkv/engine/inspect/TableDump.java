@@ -121,9 +121,16 @@ public final class TableDump implements AutoCloseable {
         return table.footer().formatVersion();
     }
 
-    /** The filter block, or null when the table was written without one. */
+    /**
+     * The filter block, or null when the table was written without one; for a partitioned filter (engine/FORMAT.md
+     * "Partitioned filter") the span of its partitions and top-level index, trailers included but the last one's.
+     */
     public Region filterBlock() {
         Footer f = table.footer();
+        var partitions = table.properties().filterPartitionsIndex();
+        if (partitions != null && !f.hasFilter()) {
+            return new Region(f.filter().offset(), partitions.offset() + partitions.size() - f.filter().offset());
+        }
         return f.hasFilter() ? region(f.filter()) : null;
     }
 
@@ -188,9 +195,14 @@ public final class TableDump implements AutoCloseable {
         return out;
     }
 
-    /** Blocks {@link #verifyChecksums} reads: the data blocks, the filter, the index and the properties. */
+    /**
+     * Blocks {@link #verifyChecksums} reads: the data blocks, the filter (or a partitioned filter's partitions and
+     * top-level index), the index and the properties.
+     */
     public int blockCount() {
-        return table.indexEntries().size() + 2 + (table.footer().hasFilter() ? 1 : 0);
+        long partitions = table.properties().filterPartitions();
+        return table.indexEntries().size() + 2 + (table.footer().hasFilter() ? 1 : 0)
+                + (partitions > 0 ? (int) partitions + 1 : 0);
     }
 
     /** Gives {@code visitor} the first {@code limit} entries in key order (every version, tombstones too). */
