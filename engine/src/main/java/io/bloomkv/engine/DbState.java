@@ -186,19 +186,24 @@ final class DbState {
         }
     }
 
-    /**
-     * The published SuperVersion for one point read by the calling thread, without touching its shared reference
-     * count in the common case ({@link ThreadLocalRefs}). Give it back with {@link #releaseLocal} from the same
-     * thread (nested reads on one thread are safe). For reads that hold it longer (iterators) or hand it to
-     * another thread, use {@link #acquireSuperVersion}. @throws DbClosedException once closed
-     */
-    SuperVersion acquireLocal() {
-        return local.acquire();
+    /** The calling thread's SuperVersion slot, for {@link #acquireLocal} and {@link #releaseLocal}. */
+    ThreadLocalRefs.Slot localSlot() {
+        return local.slot();
     }
 
-    /** Gives back a SuperVersion of {@link #acquireLocal} (same thread). */
-    void releaseLocal(SuperVersion sv) {
-        local.release(sv);
+    /**
+     * The published SuperVersion for one point read by the calling thread, whose {@link #localSlot} is {@code slot},
+     * without touching its shared reference count in the common case ({@link ThreadLocalRefs}). Give it back with
+     * {@link #releaseLocal} from the same thread (nested reads on one thread are safe). For reads that hold it longer
+     * (iterators) or hand it to another thread, use {@link #acquireSuperVersion}. @throws DbClosedException once closed
+     */
+    SuperVersion acquireLocal(ThreadLocalRefs.Slot slot) {
+        return local.acquire(slot);
+    }
+
+    /** Gives back a SuperVersion of {@link #acquireLocal} (same thread, same slot). */
+    void releaseLocal(ThreadLocalRefs.Slot slot, SuperVersion sv) {
+        local.release(slot, sv);
     }
 
     /** Unpublishes and releases the SuperVersion (close): readers that retained it keep it. */

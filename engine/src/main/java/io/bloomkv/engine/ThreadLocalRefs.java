@@ -119,13 +119,23 @@ final class ThreadLocalRefs<T> {
         return s;
     }
 
-    /**
-     * The published SuperVersion for one read by the calling thread, to be given back with {@link #release} by the
-     * same thread (in a finally block). Nested acquires on one thread (a read inside a read's callback) are safe: the
-     * inner one finds the slot in use and retains through the reference count. @throws DbClosedException once closed
-     */
+    /** The calling thread's slot, for {@link #acquire(Slot)} and {@link #release(Slot, Object)} (one lookup per read). */
+    Slot slot() {
+        return local.get();
+    }
+
+    /** {@link #acquire(Slot)} with the calling thread's slot. */
     T acquire() {
-        Slot slot = local.get();
+        return acquire(local.get());
+    }
+
+    /**
+     * The published SuperVersion for one read by the calling thread, whose {@link #slot} is {@code slot}, to be given
+     * back with {@link #release(Slot, Object)} by the same thread (in a finally block). Nested acquires on one thread
+     * (a read inside a read's callback) are safe: the inner one finds the slot in use and retains through the
+     * reference count. @throws DbClosedException once closed
+     */
+    T acquire(Slot slot) {
         T sv = held(VALUE.getAndSet(slot, IN_USE));
         if (sv != null) {
             if (sv == published.get()) {
@@ -143,9 +153,13 @@ final class ThreadLocalRefs<T> {
         }
     }
 
-    /** Gives back what {@link #acquire} returned to the calling thread: cached for its next read, or released. */
+    /** {@link #release(Slot, Object)} with the calling thread's slot. */
     void release(T sv) {
-        Slot slot = local.get();
+        release(local.get(), sv);
+    }
+
+    /** Gives back what {@link #acquire(Slot)} returned: cached in the thread's slot for its next read, or released. */
+    void release(Slot slot, T sv) {
         if (!VALUE.compareAndSet(slot, IN_USE, sv)) {
             release.accept(sv); // scraped while in use: the reference is ours to drop
         }
