@@ -354,7 +354,8 @@ public final class Db implements AutoCloseable {
         checkOpen();
         WriteBatch.checkKey(key);
         long sequence = readSequence(readOptions);
-        SuperVersion sv = state.acquireSuperVersion();
+        ThreadLocalRefs.Slot slot = state.localSlot();
+        SuperVersion sv = state.acquireLocal(slot); // no shared reference count written (ThreadLocalRefs)
         try {
             long hash = Hashing.hash64(key); // once per get: the memtables' and the tables' filters use it
             if (sv.hasRangeTombstones()) {
@@ -386,7 +387,7 @@ public final class Db implements AutoCloseable {
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("get failed", e.getCause());
         } finally {
-            sv.release();
+            state.releaseLocal(slot, sv);
         }
     }
 
@@ -406,7 +407,8 @@ public final class Db implements AutoCloseable {
             throw new InvalidArgumentException("keys must not be null");
         }
         long sequence = readSequence(readOptions);
-        SuperVersion sv = state.acquireSuperVersion();
+        ThreadLocalRefs.Slot slot = state.localSlot();
+        SuperVersion sv = state.acquireLocal(slot);
         try {
             MultiGet.Outcome o = MultiGet.run(sv, keys, sequence, options.mergeOperator(), readCounters);
             counters.hits.add(o.hits());
@@ -416,7 +418,7 @@ public final class Db implements AutoCloseable {
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("multiGet failed", e.getCause());
         } finally {
-            sv.release();
+            state.releaseLocal(slot, sv);
         }
     }
 

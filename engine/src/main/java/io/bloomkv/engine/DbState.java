@@ -43,6 +43,9 @@ final class DbState {
 
     private volatile SuperVersion superVersion;
     private volatile BloomKvException backgroundError;
+    /** Point reads' per-thread SuperVersions (RocksDB's thread-local SuperVersion); scraped on every install. */
+    private final ThreadLocalRefs<SuperVersion> local = new ThreadLocalRefs<>(
+            () -> closed ? null : superVersion, this::acquireSuperVersion, SuperVersion::release);
 
     DbState(VersionSet versions) {
         this.versions = versions;
@@ -154,6 +157,7 @@ final class DbState {
         if (old != null) {
             old.release();
         }
+        local.scrape(); // no thread keeps the old one cached (and its memtables and tables alive)
     }
 
     /** Takes the mutex; republishes the SuperVersion (a new Version was installed) unless closed. */
@@ -182,6 +186,26 @@ final class DbState {
         }
     }
 
+    /** The calling thread's SuperVersion slot, for {@link #acquireLocal} and {@link #releaseLocal}. */
+    ThreadLocalRefs.Slot localSlot() {
+        return local.slot();
+    }
+
+    /**
+     * The published SuperVersion for one point read by the calling thread, whose {@link #localSlot} is {@code slot},
+     * without touching its shared reference count in the common case ({@link ThreadLocalRefs}). Give it back with
+     * {@link #releaseLocal} from the same thread (nested reads on one thread are safe). For reads that hold it longer
+     * (iterators) or hand it to another thread, use {@link #acquireSuperVersion}. @throws DbClosedException once closed
+     */
+    SuperVersion acquireLocal(ThreadLocalRefs.Slot slot) {
+        return local.acquire(slot);
+    }
+
+    /** Gives back a SuperVersion of {@link #acquireLocal} (same thread, same slot). */
+    void releaseLocal(ThreadLocalRefs.Slot slot, SuperVersion sv) {
+        local.release(slot, sv);
+    }
+
     /** Unpublishes and releases the SuperVersion (close): readers that retained it keep it. */
     void dropSuperVersion() {
         SuperVersion sv = superVersion;
@@ -189,5 +213,6 @@ final class DbState {
         if (sv != null) {
             sv.release();
         }
+        local.scrape(); // after unpublishing: no slot can take it again
     }
 }
