@@ -17,6 +17,8 @@ public final class TableBuilderOptions {
     private final int prefixLength;
     /** Bits per key of the table's range filter (bloom RangeFilter); 0 = none. Set after construction by its copy-setter. */
     private double rangeFilterBitsPerKey;
+    /** Seconds since the epoch the table is written at (property bloomkv.creation.time); 0 = not recorded. */
+    private long creationTime;
 
     private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey) {
         this(blockSize, restartInterval, filterKind, bitsPerKey, Compression.NONE, 0);
@@ -120,11 +122,27 @@ public final class TableBuilderOptions {
         }
         TableBuilderOptions o = new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength);
         o.rangeFilterBitsPerKey = bits;
+        o.creationTime = creationTime;
+        return o;
+    }
+
+    /** When the table is written, in seconds since the epoch (Options.periodicCompaction measures age from it). */
+    public long creationTime() {
+        return creationTime;
+    }
+
+    public TableBuilderOptions creationTime(long secondsSinceEpoch) {
+        if (secondsSinceEpoch < 0) {
+            throw new IllegalArgumentException("creation time must be >= 0: " + secondsSinceEpoch);
+        }
+        TableBuilderOptions o = carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
+        o.creationTime = secondsSinceEpoch;
         return o;
     }
 
     private TableBuilderOptions carry(TableBuilderOptions o) {
         o.rangeFilterBitsPerKey = rangeFilterBitsPerKey;
+        o.creationTime = creationTime;
         return o;
     }
 
