@@ -226,7 +226,7 @@ public final class VersionEdit {
 
     @Override
     public String toString() {
-        return "VersionEdit{log=" + logNumber + ", next=" + nextFileNumber + ", lastSeq=" + lastSequence
+        return "VersionEdit{" + (ttl ? "ttl, " : "") + "log=" + logNumber + ", next=" + nextFileNumber + ", lastSeq=" + lastSequence
                 + ", deleted=" + deletedFiles + ", added=" + newFiles + "}";
     }
 }
