@@ -98,7 +98,7 @@ final class Checkpointer {
             long manifestNumber = versions.newFileNumber();
             int linked = 0;
             int copied = 0;
-            VersionEdit snapshot = new VersionEdit().numLevels(v.numLevels()).logNumber(logNumber.get())
+            VersionEdit snapshot = new VersionEdit().numLevels(v.numLevels()).ttl(versions.ttl()).logNumber(logNumber.get())
                     .nextFileNumber(manifestNumber + 1).lastSequence(sequence);
             for (int level = 0; level < v.numLevels(); level++) {
                 for (FileMetaData f : v.files(level)) {

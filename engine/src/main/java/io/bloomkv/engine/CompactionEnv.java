@@ -56,4 +56,10 @@ interface CompactionEnv {
 
     /** Counts a finished merge (not a trivial move). */
     void compactionFinished(long bytesRead, long bytesWritten);
+
+    /**
+     * The filter compaction {@code c} applies to each key's newest value: {@link Options#compactionFilter}, combined
+     * with the TTL step in a TTL database ({@link Ttl#compactionFilter}); null = none.
+     */
+    CompactionFilter compactionFilter(Compaction c);
 }

@@ -107,7 +107,13 @@ final class Compactor {
             stateLock.lock();
             try {
                 while (!stop && !wakeRequested) {
-                    stateChanged.awaitUninterruptibly();
+                    java.time.Duration period = env.options().periodicCompaction();
+                    if (period == null) {
+                        stateChanged.awaitUninterruptibly();
+                    } else if (!awaitPeriodicCheck(period)) {
+                        // A quiet database still looks for tables that reached the period (RocksDB re-checks too).
+                        wakeRequested = true;
+                    }
                 }
                 if (stop) {
                     stateChanged.signalAll();
@@ -147,6 +153,19 @@ final class Compactor {
         }
     }
 
+    /**
+     * Waits for a signal, at most half the period and at most ten minutes: a table that reached
+     * {@link Options#periodicCompaction} waits that long at most for a compaction to be picked. False on timeout.
+     */
+    private boolean awaitPeriodicCheck(java.time.Duration period) {
+        long nanos = Math.min(period.toNanos() / 2, java.util.concurrent.TimeUnit.MINUTES.toNanos(10));
+        try {
+            return stateChanged.awaitNanos(Math.max(1, nanos)) > 0;
+        } catch (InterruptedException e) {
+            return true; // nothing interrupts this thread; treated as a signal (the loop re-checks)
+        }
+    }
+
     private boolean isStopping() {
         stateLock.lock();
         try {
@@ -163,7 +182,13 @@ final class Compactor {
             Compaction c;
             Version v = env.versions().retainCurrent();
             try {
-                c = CompactionPicker.pickAuto(v, env.options(), env.versions()::compactPointer);
+                // With Options.periodicCompaction, an old table is picked when no level overflows (creation times
+                // come from the tables' properties; the clock is Options.clock).
+                c = env.options().periodicCompaction() == null
+                        ? CompactionPicker.pickAuto(v, env.options(), env.versions()::compactPointer)
+                        : CompactionPicker.pickAuto(v, env.options(), env.versions()::compactPointer,
+                                n -> env.table(n).properties().creationTime(),
+                                Math.floorDiv(env.options().clock().millis(), 1000L));
             } finally {
                 v.release();
             }
@@ -392,7 +417,7 @@ final class Compactor {
                 byte[] lastAddedUserKey = null;
                 long count = 0;
                 MergeOperator operator = env.options().mergeOperator();
-                CompactionFilter filter = env.options().compactionFilter();
+                CompactionFilter filter = env.compactionFilter(c); // with Options.ttl, the TTL step first (Ttl)
                 long newestSnapshot = env.newestSnapshot();
                 while (it.valid()) {
                     if ((++count & 1023) == 0 && (isStopping() || env.isShuttingDown())) {

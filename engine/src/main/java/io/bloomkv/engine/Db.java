@@ -2,6 +2,7 @@ package io.bloomkv.engine;
 
 import io.bloomkv.bloom.JvmEnvironment;
 import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
@@ -103,6 +104,10 @@ public final class Db implements AutoCloseable {
     /** This database's share of {@link Options#writeBufferManager()} (nothing without one); under the mutex. */
     private final WriteBufferCharge writeBufferCharge;
     private final SnapshotList snapshots = new SnapshotList();
+    /** {@link Options#ttl}: stamps writes, hides expired values on reads, removes them in compactions; null = no TTL. */
+    private final Ttl ttl;
+    /** The merge operator the caller set (with a TTL, {@link #options} holds its {@link Ttl.TtlMergeOperator}). */
+    private final MergeOperator userMergeOperator;
     private final Set<DbIterator> openIterators = ConcurrentHashMap.newKeySet();
     private final Events events;
     private Flusher flusher;
@@ -113,6 +118,12 @@ public final class Db implements AutoCloseable {
     private Db(Path dir, Options options, Closeable dirLock) {
         this.dir = dir;
         this.options = options;
+        this.ttl = Ttl.of(options);
+        this.userMergeOperator = options.mergeOperator();
+        if (ttl != null) {
+            // Every reader, flush and compaction merges through it: operands and values carry their write time.
+            options.mergeOperator(ttl.mergeOperator(options.mergeOperator()));
+        }
         this.fs = options.fileSystem();
         this.dirLock = dirLock;
         this.blockCache = options.blockCache() != null ? options.blockCache().newView()
@@ -338,6 +349,7 @@ public final class Db implements AutoCloseable {
         compactor = new Compactor(new DbCompactionEnv());
         flusher = new Flusher(state, versions, outputs, obsolete, counters, compactor::wake, writeBufferCharge);
         flusher.events(events);
+        flusher.smallestSnapshot(this::smallestSnapshot);
         flusher.start(dir);
         compactor.start();
     }
@@ -349,8 +361,17 @@ public final class Db implements AutoCloseable {
         return get(key, null);
     }
 
-    /** The value of {@code key} at {@code readOptions.snapshot()} (the latest state when null), or null. */
+    /**
+     * The value of {@code key} at {@code readOptions.snapshot()} (the latest state when null), or null. With
+     * {@link Options#ttl}, an expired value reads as null.
+     */
     public byte[] get(byte[] key, ReadOptions readOptions) {
+        byte[] v = getStored(key, readOptions);
+        return ttl == null ? v : ttl.visible(v, ttl.now());
+    }
+
+    /** The stored value (with its write time in a TTL database) of {@code key}, or null. */
+    private byte[] getStored(byte[] key, ReadOptions readOptions) {
         checkOpen();
         WriteBatch.checkKey(key);
         long sequence = readSequence(readOptions);
@@ -414,7 +435,15 @@ public final class Db implements AutoCloseable {
             counters.hits.add(o.hits());
             counters.misses.add(keys.size() - o.hits());
             counters.memtableHits.add(o.memtableHits());
-            return o.values();
+            if (ttl == null) {
+                return o.values();
+            }
+            long now = ttl.now();
+            List<byte[]> out = new ArrayList<>(o.values().size());
+            for (byte[] v : o.values()) {
+                out.add(ttl.visible(v, now));
+            }
+            return out;
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("multiGet failed", e.getCause());
         } finally {
@@ -575,7 +604,7 @@ public final class Db implements AutoCloseable {
         int n = batch.count();
         int nPuts = batch.putCount();
         long bytes = batch.userBytes();
-        commits.write(batch);
+        commits.write(ttl == null ? batch : ttl.stamp(batch, ttl.now()));
         counters.batchWritten(n, nPuts, bytes);
     }
 
@@ -656,6 +685,16 @@ public final class Db implements AutoCloseable {
         }
     }
 
+    /**
+     * Asks the compaction thread to look for work now, as the timer of {@link Options#periodicCompaction} does (tests
+     * with an injected {@link Options#clock} call it after moving the clock on).
+     */
+    void scheduleCompactionCheck() {
+        if (compactor != null) {
+            compactor.wake();
+        }
+    }
+
     // ------------------------------------------------------------------ operations
 
     /**
@@ -690,7 +729,8 @@ public final class Db implements AutoCloseable {
      *
      * @throws InvalidArgumentException if the list or an options argument is null or empty, a file is missing, listed
      *     twice, holds entries above sequence 0, the files' key ranges overlap each other, or a memtable overlaps
-     *     them while blocking flushes are not allowed (the database is then unchanged)
+     *     them while blocking flushes are not allowed (the database is then unchanged), or the database has a
+     *     {@link Options#ttl} (external files carry no write times)
      * @throws CorruptionException if a file is not a valid table
      * @throws DbReadOnlyException when opened read-only
      * @throws BloomKvIOException on an I/O error
@@ -702,6 +742,10 @@ public final class Db implements AutoCloseable {
         }
         if (ingestOptions == null) {
             throw new InvalidArgumentException("ingest: options are null");
+        }
+        if (ttl != null) {
+            // TableFileWriter's values carry no write time; read as TTL values they would lose their last 4 bytes.
+            throw new InvalidArgumentException("ingest: not supported on a TTL database (Options.ttl)");
         }
         new Ingester(fs, dir, state, versions, tableCache, obsolete, outputs, commits, compactor, snapshots, events)
                 .run(files, ingestOptions);
@@ -832,7 +876,16 @@ public final class Db implements AutoCloseable {
 
     /** A copy of the options the database was opened with. */
     public Options options() {
-        return options.copy();
+        Options o = options.copy();
+        if (ttl != null) {
+            o.mergeOperator(userMergeOperator); // the caller's operator, not the TTL wrapper the engine merges through
+        }
+        return o;
+    }
+
+    /** The TTL of this database, or null (for iterators). */
+    Ttl ttl() {
+        return ttl;
     }
 
     /** {@link Options#mergeOperator()} without a copy of the options (for iterators). */
@@ -1055,6 +1108,45 @@ public final class Db implements AutoCloseable {
         @Override
         public void compactionFinished(long bytesRead, long bytesWritten) {
             counters.compactionFinished(bytesRead, bytesWritten);
+        }
+
+        @Override
+        public CompactionFilter compactionFilter(Compaction c) {
+            if (ttl == null) {
+                return options.compactionFilter();
+            }
+            return ttl.compactionFilter(options.compactionFilter(), ttl.now(), key -> newerOperandMayExist(c, key));
+        }
+    }
+
+    /**
+     * Whether the newest entry of {@code userKey} outside compaction {@code c} (memtables, then tables of the levels down
+     * to {@code c}'s input level that are not its inputs, newest first) may be a merge operand: a TTL compaction keeps
+     * an expired value such an operand may still apply to ({@link Ttl#compactionFilter}). Filters decide which tables
+     * are read, as on a get.
+     */
+    private boolean newerOperandMayExist(Compaction c, byte[] userKey) {
+        long hash = Hashing.hash64(userKey);
+        java.util.Set<Long> inputs = new java.util.HashSet<>();
+        c.base().forEach(f -> inputs.add(f.number()));
+        c.below().forEach(f -> inputs.add(f.number()));
+        SuperVersion sv = state.acquireSuperVersion();
+        try {
+            TableReader.Entry e = sv.mem.get(userKey, hash, InternalKey.MAX_SEQUENCE);
+            for (int i = 0; e == null && i < sv.imms.size(); i++) {
+                e = sv.imms.get(i).get(userKey, hash, InternalKey.MAX_SEQUENCE);
+            }
+            for (int level = 0; e == null && level <= c.level() && level < sv.version.numLevels(); level++) {
+                for (int i = 0; e == null && i < sv.version.numFiles(level); i++) {
+                    io.bloomkv.engine.internal.version.FileMetaData f = sv.version.files(level).get(i);
+                    if (!inputs.contains(f.number()) && f.mayContain(userKey)) {
+                        e = sv.version.reader(level, i).get(userKey, hash, InternalKey.MAX_SEQUENCE);
+                    }
+                }
+            }
+            return e != null && e.type() == ValueType.MERGE;
+        } finally {
+            sv.release();
         }
     }
 }

@@ -64,12 +64,18 @@ public final class DbIterator implements AutoCloseable {
     private boolean pastCurrent;
     private boolean closed;
     private boolean closedByDb;
+    /** {@link Options#ttl}, or null; expired values are skipped as deleted ones, judged at {@link #now}. */
+    private final Ttl ttl;
+    /** The time the iterator judges expiry at: its creation (it reads one point in time). */
+    private final long now;
 
     DbIterator(Db db, SuperVersion sv, Supplier<MergingIterator> makeFull, long sequence, ReadOptions readOptions) {
         this.db = db;
         this.sv = sv;
         this.makeFull = makeFull;
         this.sequence = sequence;
+        this.ttl = db.ttl();
+        this.now = ttl == null ? 0 : ttl.now();
         this.prefixSeek = PrefixSeek.of(db.prefixLength(), readOptions, sv);
         if (prefixSeek == null) {
             this.full = makeFull.get();
@@ -276,15 +282,26 @@ public final class DbIterator implements AutoCloseable {
                     byte[] userKey = InternalKey.userKey(ik);
                     ValueType type = typeOf(ik);
                     if (type == ValueType.PUT) {
-                        key = userKey;
-                        value = merged.value();
-                        return;
-                    }
-                    if (type == ValueType.MERGE) {
-                        key = userKey;
-                        value = mergeForward(userKey);
-                        pastCurrent = true;
-                        return;
+                        byte[] v = ttl == null ? merged.value() : ttl.visible(merged.value(), now);
+                        if (v != null) {
+                            key = userKey;
+                            value = v;
+                            return;
+                        }
+                    } else if (type == ValueType.MERGE) {
+                        byte[] v = mergeForward(userKey);
+                        if (ttl != null) {
+                            v = ttl.visible(v, now);
+                        }
+                        if (v != null) {
+                            key = userKey;
+                            value = v;
+                            pastCurrent = true;
+                            return;
+                        }
+                        // Expired: the merged iterator is on the entry that ended the walk, or past the key.
+                        skipKey = userKey;
+                        continue;
                     }
                     skipKey = userKey;
                 }
@@ -343,6 +360,22 @@ public final class DbIterator implements AutoCloseable {
      * key's entries); not valid below the lower bound.
      */
     private void findPrev() {
+        while (true) {
+            findPrevKey();
+            if (key == null || ttl == null) {
+                return;
+            }
+            byte[] v = ttl.visible(value, now);
+            if (v != null) {
+                value = v;
+                return;
+            }
+            // Expired: the merged iterator is before this key's entries; go on to the previous key.
+        }
+    }
+
+    /** One step of {@link #findPrev}: the previous key with a value, expired or not. */
+    private void findPrevKey() {
         pastCurrent = false;
         byte[] savedKey = null;
         byte[] savedValue = null;

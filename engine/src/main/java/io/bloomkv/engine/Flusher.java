@@ -21,6 +21,8 @@ final class Flusher {
     private final DbCounters counters;
     private final Runnable afterFlush;
     private final WriteBufferCharge writeBufferCharge;
+    /** The oldest sequence a reader may read at (flush collapses merge chains only where every reader agrees). */
+    private java.util.function.LongSupplier smallestSnapshot = () -> 0;
     private Thread thread;
     private Events events = new Events(java.util.List.of(), Path.of("."));
 
@@ -34,6 +36,11 @@ final class Flusher {
         this.obsolete = obsolete;
         this.counters = counters;
         this.afterFlush = afterFlush;
+    }
+
+    /** Where the oldest live snapshot comes from (by default: as if one at sequence 0, so nothing collapses). */
+    void smallestSnapshot(java.util.function.LongSupplier s) {
+        this.smallestSnapshot = s;
     }
 
     /** Where flush events go (none by default). */
@@ -87,7 +94,7 @@ final class Flusher {
         long memEntries = imm.entryCount();
         long memBytes = imm.approximateMemoryUsage();
         events.post(l -> l.onFlushBegin(new EventListener.FlushInfo(dir, wal, memEntries, memBytes)));
-        FileMetaData meta = outputs.writeLevel0Table(imm, edit);
+        FileMetaData meta = outputs.writeLevel0Table(imm, edit, smallestSnapshot.getAsLong());
         long oldestLiveLog;
         state.lock();
         try {

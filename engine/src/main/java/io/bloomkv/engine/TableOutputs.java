@@ -2,6 +2,10 @@ package io.bloomkv.engine;
 
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.compaction.MergeCollapser;
+import io.bloomkv.engine.internal.iterator.MergingIterator;
 import java.util.Arrays;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.filter.FilterPolicy;
@@ -139,9 +143,21 @@ final class TableOutputs {
 
     /**
      * Writes {@code m} to a new table of level 0 (counted as flushed bytes) and adds it to {@code edit}; the number stays
-     * protected until the caller has applied the edit. Null when {@code m} is empty.
+     * protected until the caller has applied the edit. Null when {@code m} is empty. No snapshot is open (recovery).
      */
     FileMetaData writeLevel0Table(MemTable m, VersionEdit edit) throws IOException {
+        return writeLevel0Table(m, edit, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #writeLevel0Table(MemTable, VersionEdit)} with {@code smallestSnapshot} the oldest sequence a reader may
+     * read at. Merge operand chains collapse as in a compaction (RocksDB's flush runs {@code MergeHelper} too), by
+     * {@link MergeCollapser}: from a key's newest entry every reader sees, its operands and the value or tombstone under
+     * them in this memtable become one full merge; without one (the value may be in a table), adjacent operands are
+     * combined where the operator's partial merge accepts. Entries a snapshot still reads on their own are written as
+     * they are.
+     */
+    FileMetaData writeLevel0Table(MemTable m, VersionEdit edit, long smallestSnapshot) throws IOException {
         if (m.isEmpty()) {
             return null;
         }
@@ -164,11 +180,30 @@ final class TableOutputs {
             }
         }
         Output out = new Output(0, m.entryCount(), null, smallest, largest);
-        try (InternalIterator it = m.iterator()) {
+        MergeOperator operator = options.mergeOperator();
+        try (MergingIterator it = new MergingIterator(java.util.List.of(m.iterator()))) {
             it.seekToFirst();
+            MergeCollapser.Dead dead = null;
+            if (operator != null && m.hasMergeOperands() && !m.rangeTombstones().isEmpty()) {
+                // A range tombstone of this memtable that every reader sees ends a chain as a delete would.
+                RangeTombstoneList tombstones = RangeTombstoneList.of(m.rangeTombstones());
+                dead = (k, s) -> tombstones.maxCovering(k, smallestSnapshot) > s;
+            }
             while (it.valid()) {
-                out.writer.add(it.key(), it.value());
-                it.next();
+                byte[] ik = it.keyNoCopy();
+                long seq = InternalKey.sequence(ik);
+                byte[] userKey = operator == null ? null : InternalKey.userKey(ik);
+                if (operator != null && InternalKey.type(ik) == ValueType.MERGE && seq <= smallestSnapshot
+                        && (dead == null || !dead.isDead(userKey, seq))) {
+                    // Consumes the key's older entries; a deeper table may hold its value, so no full merge onto none.
+                    // (An operand a tombstone of this memtable covers is written as it is: flushes drop nothing.)
+                    for (MergeCollapser.Out e : MergeCollapser.collapse(it, userKey, operator, true, dead)) {
+                        out.writer.add(e.internalKey(), e.value());
+                    }
+                } else {
+                    out.writer.add(it.key(), it.value());
+                    it.next();
+                }
             }
             for (RangeTombstone t : m.rangeTombstones()) {
                 out.writer.addRangeTombstone(t);
@@ -200,7 +235,8 @@ final class TableOutputs {
                 .compression(compressionForLevel(level))
                 .prefixLength(options.prefixLength())
                 .rangeFilterBitsPerKey(options.rangeFilterBitsPerKey())
-                .filterPartitionBytes(filterPartitionBytes(options));
+                .filterPartitionBytes(filterPartitionBytes(options))
+                .creationTime(Math.max(0, Math.floorDiv(options.clock().millis(), 1000L))); // periodicCompaction's age
     }
 
     /**

@@ -23,7 +23,7 @@ class PublicApiTest {
             "NotADatabaseException", "Options", "ReadOptions", "SharedBlockCache", "SharedFilterBudget", "Snapshot", "Stats", "SyncMode",
             "IngestOptions", "TableFileWriter", "TableInfo", "WriteBatch", "WriteBufferManager",
             // RocksDB-semantics features (issue 39)
-            "CompactionFilter", "MergeOperator", "MergeOperatorException", "MergeOperators");
+            "CompactionFilter", "MergeOperator", "MergeOperatorException", "MergeOperators", "TtlMismatchException");
 
     @Test
     void thePublicTypesOfTheApiPackageAreTheUserApi() throws Exception {

@@ -98,6 +98,21 @@ final class CrashTestCommand implements Callable<Integer> {
                         : fixed)
                 + ", expected state " + expected);
         out.flush();
+        // A TTL database stays one: on or off for the whole run (drawn from the seed for a new database when varied),
+        // the duration and periodic compaction varied per round (a TTL may change on reopen, as in RocksDB).
+        long ttl = stress.ttlSeconds;
+        if (varyOptions && ttl == 0) {
+            ttl = Files.exists(dir.resolve("CURRENT")) ? (isTtlDatabase(dir, fixed) ? 86_400 : 0)
+                    : rnd.nextBoolean() ? 86_400 : 0;
+        }
+        StressOptions.withExpiry(io.bloomkv.engine.Options.defaults(), ttl, stress.periodicCompactionSeconds); // checks them
+        if (ttl > 0 || stress.periodicCompactionSeconds > 0 || varyOptions) {
+            out.println("crashtest: " + (ttl > 0 ? "a TTL database (ttl " + ttl + " s" + (varyOptions ? " or twice that" : "")
+                    + "; no value expires within the run, so the expected-state rules are unchanged)" : "no TTL")
+                    + (varyOptions ? ", periodic compaction varied per round" : stress.periodicCompactionSeconds > 0
+                            ? ", periodic compaction " + stress.periodicCompactionSeconds + " s" : ""));
+            out.flush();
+        }
         long ops0;
         long acked0;
         try (ExpectedState es = StressCommand.openExpected(expected, stress.keys)) {
@@ -120,7 +135,15 @@ final class CrashTestCommand implements Callable<Integer> {
                             StressOptions.RANGE_FILTER_BITS[rnd.nextInt(StressOptions.RANGE_FILTER_BITS.length)],
                             StressOptions.FILTER_BUDGETS[rnd.nextInt(StressOptions.FILTER_BUDGETS.length)])
                     : fixed;
-            Process p = new ProcessBuilder(childCommand(childSeed, ro)).redirectErrorStream(true).start();
+            long roundTtl = varyOptions && ttl > 0 ? ttl * (1 + rnd.nextInt(2)) : ttl;
+            long periodic = varyOptions
+                    ? StressOptions.PERIODIC_COMPACTION_SECONDS[rnd.nextInt(StressOptions.PERIODIC_COMPACTION_SECONDS.length)]
+                    : stress.periodicCompactionSeconds;
+            if (roundTtl > 0 || periodic > 0) {
+                out.println("crashtest: round " + round + ": ttl " + roundTtl + " s, periodic compaction " + periodic + " s");
+                out.flush();
+            }
+            Process p = new ProcessBuilder(childCommand(childSeed, ro, roundTtl, periodic)).redirectErrorStream(true).start();
             ArrayDeque<String> tail = new ArrayDeque<>();
             long[] runningAt = {0};
             Thread reader = new Thread(() -> readChild(p, tail, runningAt), "crashtest-child-output");
@@ -154,7 +177,7 @@ final class CrashTestCommand implements Callable<Integer> {
             // Reopen and verify, as the next child would, but in this process.
             StressVerifier.Result r;
             try (ExpectedState es = StressCommand.openExpected(expected, stress.keys);
-                    Db db = DbOpener.open(dir, stress.toOptions(ro).autoCompaction(false), true)) {
+                    Db db = DbOpener.open(dir, StressOptions.withExpiry(stress.toOptions(ro), roundTtl, 0).autoCompaction(false), true)) {
                 r = StressVerifier.verifyAndResolve(db, es);
             } catch (BloomKvException e) {
                 failedOpens++;
@@ -222,7 +245,7 @@ final class CrashTestCommand implements Callable<Integer> {
      * carries the Chronicle flags), else {@code java [this JVM's --add-opens/--add-exports flags] -cp
      * CLASSPATH io.bloomkv.tools.BloomKvCli stress ...}.
      */
-    private List<String> childCommand(long childSeed, StressOptions.Tables ro) {
+    private List<String> childCommand(long childSeed, StressOptions.Tables ro, long ttlSeconds, long periodicSeconds) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -254,7 +277,18 @@ final class CrashTestCommand implements Callable<Integer> {
         cmd.add("--read-mode=" + ro.readMode());
         cmd.add("--range-filter-bits=" + ro.rangeFilterBits());
         cmd.add("--filter-budget=" + ro.filterBudget());
+        cmd.add("--ttl=" + ttlSeconds);
+        cmd.add("--periodic-compaction=" + periodicSeconds);
         return cmd;
+    }
+
+    /** Whether the existing database in {@code dir} is a TTL database (a read-only open with a TTL is refused if not). */
+    private boolean isTtlDatabase(Path dir, StressOptions.Tables tables) {
+        try (Db db = Db.open(dir, StressOptions.withExpiry(stress.toOptions(tables), StressOptions.MIN_TTL_SECONDS, 0).readOnly(true))) {
+            return true;
+        } catch (io.bloomkv.engine.TtlMismatchException e) {
+            return false;
+        }
     }
 
     /**

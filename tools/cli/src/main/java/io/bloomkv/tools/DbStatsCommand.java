@@ -59,6 +59,9 @@ final class DbStatsCommand implements Callable<Integer> {
     @Mixin
     MergeOperatorOption mergeOperator;
 
+    @Mixin
+    TtlOption ttl;
+
     /** A live table with the figures of its filter. */
     private record TableFacts(TableInfo info) {
         String filter() {
@@ -81,7 +84,7 @@ final class DbStatsCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--probes must not be negative: " + probes);
         }
         PrintWriter out = spec.commandLine().getOut();
-        Options options = mergeOperator.apply(DbOpener.readOptions().blockCacheSize(0));
+        Options options = ttl.apply(mergeOperator.apply(DbOpener.readOptions().blockCacheSize(0)));
         try (Db db = DbOpener.open(dir, options, false)) {
             Stats s = db.stats();
             List<TableFacts> tables = db.tables().stream().map(TableFacts::new).toList();

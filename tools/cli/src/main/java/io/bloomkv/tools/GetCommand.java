@@ -28,10 +28,13 @@ final class GetCommand implements Callable<Integer> {
     @Mixin
     MergeOperatorOption mergeOperator;
 
+    @Mixin
+    TtlOption ttl;
+
     @Override
     public Integer call() {
         byte[] k = Args.parse(spec, format.keys(), key, "KEY");
-        try (Db db = DbOpener.open(dir, mergeOperator.apply(DbOpener.readOptions()), false)) {
+        try (Db db = DbOpener.open(dir, ttl.apply(mergeOperator.apply(DbOpener.readOptions())), false)) {
             byte[] v = db.get(k);
             if (v == null) {
                 spec.commandLine().getErr().println("bloomkv get: key not found: " + format.keys().format(k));

@@ -46,6 +46,9 @@ final class ScanCommand implements Callable<Integer> {
     @Mixin
     MergeOperatorOption mergeOperator;
 
+    @Mixin
+    TtlOption ttl;
+
     @Override
     public Integer call() {
         if (limit != null && limit < 0) {
@@ -55,7 +58,7 @@ final class ScanCommand implements Callable<Integer> {
         byte[] end = to == null ? null : Args.parse(spec, format.keys(), to, "--to");
         long max = limit == null ? Long.MAX_VALUE : limit;
         PrintWriter out = spec.commandLine().getOut();
-        try (Db db = DbOpener.open(dir, mergeOperator.apply(DbOpener.readOptions()), false);
+        try (Db db = DbOpener.open(dir, ttl.apply(mergeOperator.apply(DbOpener.readOptions())), false);
              DbIterator it = db.iterator()) {
             if (start == null) {
                 it.seekToFirst();

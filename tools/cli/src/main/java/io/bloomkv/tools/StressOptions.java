@@ -71,6 +71,37 @@ final class StressOptions {
             description = "How tables are read: ${COMPLETION-CANDIDATES} (mapped, the default; pread; O_DIRECT) (default: ${DEFAULT-VALUE}).")
     ReadMode readMode;
 
+    @Option(names = "--ttl", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Options.ttl in seconds, 0 = none; at least " + MIN_TTL_SECONDS + ": the expected state keeps no "
+                    + "write times, so no value may expire during a run. A database made with a TTL keeps one (default: ${DEFAULT-VALUE}).")
+    long ttlSeconds;
+
+    @Option(names = "--periodic-compaction", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Options.periodicCompaction in seconds, 0 = off (default: ${DEFAULT-VALUE}).")
+    long periodicCompactionSeconds;
+
+    /**
+     * The shortest --ttl: the expected-state rule of a TTL run is that of a plain one (nothing expires within a run), so
+     * what a TTL run checks is that every value's write-time suffix survives crashes, recovery, flushes, merge
+     * collapsing and compactions (a lost or doubled suffix reads as a wrong value: StressValue checks length and bytes).
+     */
+    static final long MIN_TTL_SECONDS = 3600;
+
+    /** Periodic compaction settings --vary-options picks from (0 = off; 1 s rewrites every table about once a second). */
+    static final long[] PERIODIC_COMPACTION_SECONDS = {0, 1, 5};
+
+    /** {@code o} with {@code ttlSeconds} (0 = none) and {@code periodicSeconds} (0 = off). */
+    static Options withExpiry(Options o, long ttlSeconds, long periodicSeconds) {
+        if (ttlSeconds != 0 && ttlSeconds < MIN_TTL_SECONDS) {
+            throw new CliException(ExitCodes.USAGE, "--ttl must be 0 or at least " + MIN_TTL_SECONDS + " s: " + ttlSeconds);
+        }
+        if (periodicSeconds < 0) {
+            throw new CliException(ExitCodes.USAGE, "--periodic-compaction must be >= 0: " + periodicSeconds);
+        }
+        return o.ttl(ttlSeconds == 0 ? null : java.time.Duration.ofSeconds(ttlSeconds))
+                .periodicCompaction(periodicSeconds == 0 ? null : java.time.Duration.ofSeconds(periodicSeconds));
+    }
+
     Path expectedFile(Path dir) {
         return expected != null ? expected : dir.toAbsolutePath().normalize().resolveSibling(dir.getFileName() + ".expected");
     }
@@ -110,7 +141,7 @@ final class StressOptions {
 
     /** Small memtables and tables so a run of seconds flushes and compacts; tables written and read as {@code tables} says. */
     Options toOptions(Tables tables) {
-        return Options.defaults().syncMode(sync).writeBufferSize(256 << 10).targetFileSize(256 << 10)
+        return withExpiry(Options.defaults(), ttlSeconds, periodicCompactionSeconds).syncMode(sync).writeBufferSize(256 << 10).targetFileSize(256 << 10)
                 .maxBytesForLevelBase(1 << 20).blockSize(1024)
                 .compression(tables.compression()).filterKind(tables.filterKind()).rangeFilterBitsPerKey(tables.rangeFilterBits())
                 .filterMemoryBudget(tables.filterBudget()).filterPartitionSize(1024)

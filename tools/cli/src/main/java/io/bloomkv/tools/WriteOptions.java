@@ -38,8 +38,11 @@ final class WriteOptions {
     @Mixin
     MergeOperatorOption mergeOperator = new MergeOperatorOption();
 
+    @Mixin
+    TtlOption ttl = new TtlOption();
+
     Options toOptions() {
-        return mergeOperator.apply(Options.defaults())
+        return ttl.apply(mergeOperator.apply(Options.defaults()))
                 .filterKind(filterKind)
                 .bitsPerKey(bitsPerKey)
                 .syncMode(noSync ? SyncMode.NONE : SyncMode.EVERY_WRITE);

@@ -49,6 +49,22 @@ class DbCommandsTest {
     }
 
     @Test
+    void aTtlDatabaseIsReadAndWrittenWithTtl() {
+        Cli.Result put = Cli.run("put", db(), "--create", "--ttl=86400", "session", "alice");
+        assertThat(put.exitCode()).as(put.toString()).isZero();
+        Cli.Result refused = Cli.run("get", db(), "session");
+        assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(refused.err()).contains("created with a TTL", "--ttl");
+        Cli.Result get = Cli.run("get", db(), "session", "--ttl=86400");
+        assertThat(get.exitCode()).as(get.toString()).isZero();
+        assertThat(get.out()).isEqualTo("alice\n"); // the user's bytes, without the write time
+        Cli.Result scan = Cli.run("scan", db(), "--ttl=3600");
+        assertThat(scan.exitCode()).as(scan.toString()).isZero();
+        assertThat(scan.out()).contains("session").contains("alice");
+        assertThat(Cli.run("get", db(), "session", "--ttl=0").exitCode()).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
     void putGetDeleteRoundTrip() {
         Cli.Result put = Cli.run("put", db(), "--create", "apple", "red");
         assertThat(put.exitCode()).as(put.toString()).isZero();

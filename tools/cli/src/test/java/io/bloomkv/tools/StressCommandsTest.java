@@ -123,6 +123,26 @@ class StressCommandsTest {
 
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void crashTestOfATtlDatabaseWithPeriodicCompactionLosesNothing() {
+        long seed = seed("StressCommandsTest.crashtestTtl");
+        Path db = tmp.resolve("ttl");
+        Cli.Result r = Cli.run("crashtest", db.toString(), "--rounds=3", "--keys=1000", "--threads=2",
+                "--kill-min-ms=300", "--kill-max-ms=1200", "--ttl=86400", "--periodic-compaction=1", "--seed=" + seed);
+        System.out.println(r.out());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("a TTL database (ttl 86400 s")
+                .contains("crashtest: round 2: ttl 86400 s, periodic compaction 1 s")
+                .contains("crashtest: 3 rounds").contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
+        // The database stays a TTL database: a varied run on it keeps the TTL on, and a run without one is refused.
+        Cli.Result varied = Cli.run("crashtest", db.toString(), "--rounds=1", "--keys=1000", "--threads=2",
+                "--kill-min-ms=100", "--kill-max-ms=300", "--vary-options", "--seed=" + seed);
+        assertThat(varied.exitCode()).as(varied.toString()).isZero();
+        assertThat(varied.out()).contains("a TTL database (ttl 86400 s or twice that");
+        assertThat(Cli.run("crashtest", db.toString(), "--rounds=1", "--ttl=60").exitCode()).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void crashTestVaryingTheTablesOptionsLosesNothing() {
         long seed = seed("StressCommandsTest.crashtestVaried");
         Cli.Result r = Cli.run("crashtest", tmp.resolve("db").toString(), "--rounds=4", "--keys=1000", "--threads=2",

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntFunction;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Chooses compactions, as LevelDB's version_set.cc does, as pure functions of the levels and the
@@ -64,12 +65,62 @@ public final class CompactionPicker {
      * compaction took (null = start of the key space).
      */
     public static Compaction pickAuto(LevelView v, Options options, IntFunction<byte[]> compactPointer) {
+        return pickAuto(v, options, compactPointer, null, 0);
+    }
+
+    /**
+     * {@link #pickAuto(LevelView, Options, IntFunction)}, then, when no level overflows, {@link #pickPeriodic} (with
+     * {@code creationTime} null: no periodic compaction).
+     */
+    public static Compaction pickAuto(LevelView v, Options options, IntFunction<byte[]> compactPointer,
+                                      LongUnaryOperator creationTime, long nowSeconds) {
         LevelTargets targets = targets(v, options);
         Score s = score(v, options, targets);
         if (s.score() < 1) {
-            return null;
+            return creationTime == null ? null : pickPeriodic(v, options, creationTime, nowSeconds, targets.baseLevel());
         }
         return pickLevel(v, s.level(), compactPointer.apply(s.level()), targets.baseLevel());
+    }
+
+    /**
+     * RocksDB's periodic compaction ({@code periodic_compaction_seconds}): the oldest table whose age
+     * ({@code nowSeconds} minus its creation time, {@code creationTime} of its number; 0 = unknown, as old as can be)
+     * reached {@link Options#periodicCompaction}, among equals the shallowest, is compacted although no level overflows,
+     * so what compactions remove (expired TTL values, compaction-filter decisions, overwritten versions) leaves a cold
+     * level. A level-0 table goes down with every level-0 table (a level-0 table rewritten alone would sort as newer
+     * than newer ones); a deeper table merges with the tables it overlaps one level down, or, when it overlaps none
+     * there (or is in the last level), is rewritten in place, never moved, so it is read and its outputs are new.
+     * Null when the option is off or no table is old enough.
+     */
+    public static Compaction pickPeriodic(LevelView v, Options options, LongUnaryOperator creationTime, long nowSeconds,
+                                          int baseLevel) {
+        if (options.periodicCompaction() == null) {
+            return null;
+        }
+        long period = options.periodicCompaction().getSeconds();
+        FileMetaData oldest = null;
+        int oldestLevel = -1;
+        long oldestTime = Long.MAX_VALUE;
+        for (int level = 0; level < v.numLevels(); level++) {
+            for (FileMetaData f : v.files(level)) {
+                long created = creationTime.applyAsLong(f.number());
+                if (nowSeconds - created >= period && created < oldestTime) {
+                    oldest = f;
+                    oldestLevel = level;
+                    oldestTime = created;
+                }
+            }
+        }
+        if (oldest == null) {
+            return null;
+        }
+        if (oldestLevel == 0) {
+            return withBelow(v, 0, baseLevel, v.files(0));
+        }
+        List<FileMetaData> below = oldestLevel + 1 < v.numLevels()
+                ? overlapping(v, oldestLevel + 1, oldest.smallestUserKey(), oldest.largestUserKey()) : List.of();
+        return below.isEmpty() ? new Compaction(oldestLevel, oldestLevel, List.of(oldest), List.of())
+                : new Compaction(oldestLevel, oldestLevel + 1, List.of(oldest), below);
     }
 
     /**

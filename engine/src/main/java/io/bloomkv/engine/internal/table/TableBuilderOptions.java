@@ -19,6 +19,8 @@ public final class TableBuilderOptions {
     private double rangeFilterBitsPerKey;
     /** Target bytes of one point-filter partition; 0 = a whole filter. Set by its copy-setter, carried by the others. */
     private int filterPartitionBytes;
+    /** Seconds since the epoch the table is written at (property bloomkv.creation.time); 0 = not recorded. */
+    private long creationTime;
 
     private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey) {
         this(blockSize, restartInterval, filterKind, bitsPerKey, Compression.NONE, 0);
@@ -122,6 +124,21 @@ public final class TableBuilderOptions {
         }
         TableBuilderOptions o = carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
         o.rangeFilterBitsPerKey = bits;
+        o.creationTime = creationTime;
+        return o;
+    }
+
+    /** When the table is written, in seconds since the epoch (Options.periodicCompaction measures age from it). */
+    public long creationTime() {
+        return creationTime;
+    }
+
+    public TableBuilderOptions creationTime(long secondsSinceEpoch) {
+        if (secondsSinceEpoch < 0) {
+            throw new IllegalArgumentException("creation time must be >= 0: " + secondsSinceEpoch);
+        }
+        TableBuilderOptions o = carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
+        o.creationTime = secondsSinceEpoch;
         return o;
     }
 
@@ -147,6 +164,7 @@ public final class TableBuilderOptions {
     private TableBuilderOptions carry(TableBuilderOptions o) {
         o.rangeFilterBitsPerKey = rangeFilterBitsPerKey;
         o.filterPartitionBytes = filterPartitionBytes;
+        o.creationTime = creationTime;
         return o;
     }
 

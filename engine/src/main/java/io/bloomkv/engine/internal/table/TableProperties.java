@@ -51,6 +51,8 @@ public final class TableProperties {
     /** Optional (absent = 0; written only when non-zero): merge operands among the entries. */
     static final String MERGE_OPERANDS = "bloomkv.merge.operands";
     static final String SMALLEST_KEY = "bloomkv.key.smallest";
+    /** Optional (absent = 0, written only when non-zero): seconds since the epoch the table was written at. */
+    static final String CREATION_TIME = "bloomkv.creation.time";
     static final String RAW_KEY_SIZE = "bloomkv.raw.key.size";
     static final String RAW_VALUE_SIZE = "bloomkv.raw.value.size";
     static final String LARGEST_SEQ = "bloomkv.seq.largest";
@@ -83,6 +85,7 @@ public final class TableProperties {
     private final BlockHandle filterPartitionsIndex;
     private final long filterPartitions;
     private final long mergeOperands;
+    private final long creationTime;
     private final long rangeDeletions;
     private final BlockHandle rangeDeletionsBlock;
 
@@ -114,6 +117,7 @@ public final class TableProperties {
         filterPartitionsIndex = b.filterPartitionsIndex;
         filterPartitions = b.filterPartitions;
         mergeOperands = b.mergeOperands;
+        creationTime = b.creationTime;
         rangeDeletions = b.rangeDeletions;
         rangeDeletionsBlock = b.rangeDeletionsBlock;
     }
@@ -149,6 +153,14 @@ public final class TableProperties {
     /** The range-deletion block, or null when the table has none. */
     public BlockHandle rangeDeletionsBlock() {
         return rangeDeletionsBlock;
+    }
+
+    /**
+     * Seconds since the epoch the table was written at (RocksDB's {@code file_creation_time}); 0 when not recorded
+     * (tables written before the property, external files). Options.periodicCompaction measures a table's age from it.
+     */
+    public long creationTime() {
+        return creationTime;
     }
 
     /** Merge operands among {@link #entries()} (a database holding any needs a merge operator). */
@@ -305,6 +317,9 @@ public final class TableProperties {
         if (mergeOperands > 0) {
             m.put(MERGE_OPERANDS, varint(mergeOperands));
         }
+        if (creationTime > 0) {
+            m.put(CREATION_TIME, varint(creationTime));
+        }
         if (rangeDeletions > 0) {
             m.put(RANGE_DELETIONS, varint(rangeDeletions));
             m.put(RANGE_DELETIONS_BLOCK, rangeDeletionsBlock.encode());
@@ -403,6 +418,7 @@ public final class TableProperties {
             b.filterPartitions = n;
         }
         b.mergeOperands = raw.containsKey(MERGE_OPERANDS) ? d.varint(MERGE_OPERANDS) : 0;
+        b.creationTime = raw.containsKey(CREATION_TIME) ? d.varint(CREATION_TIME) : 0;
         b.rangeDeletions = raw.containsKey(RANGE_DELETIONS) ? d.varint(RANGE_DELETIONS) : 0;
         if (b.rangeDeletions > 0) {
             byte[] h = d.bytes(RANGE_DELETIONS_BLOCK);
@@ -508,6 +524,7 @@ public final class TableProperties {
         BlockHandle filterPartitionsIndex;
         long filterPartitions;
         long mergeOperands;
+        long creationTime;
         long rangeDeletions;
         BlockHandle rangeDeletionsBlock;
 

@@ -57,6 +57,7 @@ public final class TableWriter implements Closeable {
         this.dataBlock = new BlockBuilder(opts.restartInterval());
         this.userKeyHashes = new long[(int) Math.max(16, Math.min(expectedKeys, 1 << 20))];
         this.offset = file.size();
+        props.creationTime = opts.creationTime();
         if (opts.rangeFilterBitsPerKey() > 0) {
             this.rangeFilter = RangeFilter.builder(opts.rangeFilterBitsPerKey());
         }

@@ -22,6 +22,8 @@ public final class VersionEdit {
     static final int TAG_DELETED_FILE = 5;
     static final int TAG_NEW_FILE = 6;
     static final int TAG_NUM_LEVELS = 7;
+    /** varint32 1: every value carries a 4-byte write time (Options.ttl, engine/FORMAT.md "TTL values"); only 1 is valid. */
+    static final int TAG_TTL = 8;
 
     /** Levels a MANIFEST may name; guards decoding. */
     static final int MAX_LEVELS = 64;
@@ -39,6 +41,7 @@ public final class VersionEdit {
     private Long nextFileNumber;
     private Long lastSequence;
     private Integer numLevels;
+    private boolean ttl;
     private final List<CompactPointer> compactPointers = new ArrayList<>();
     private final List<DeletedFile> deletedFiles = new ArrayList<>();
     private final List<LevelFile> newFiles = new ArrayList<>();
@@ -62,6 +65,17 @@ public final class VersionEdit {
     public VersionEdit numLevels(int n) {
         this.numLevels = n;
         return this;
+    }
+
+    /** Marks the database as a TTL database (written in every MANIFEST snapshot record of one). */
+    public VersionEdit ttl(boolean ttl) {
+        this.ttl = ttl;
+        return this;
+    }
+
+    /** True when this record says the database is a TTL database. */
+    public boolean ttl() {
+        return ttl;
     }
 
     public VersionEdit compactPointer(int level, byte[] internalKey) {
@@ -112,6 +126,9 @@ public final class VersionEdit {
         if (numLevels != null) {
             w.putVarint32(TAG_NUM_LEVELS).putVarint32(numLevels);
         }
+        if (ttl) {
+            w.putVarint32(TAG_TTL).putVarint32(1);
+        }
         if (logNumber != null) {
             w.putVarint32(TAG_LOG_NUMBER).putVarint64(logNumber);
         }
@@ -156,6 +173,14 @@ public final class VersionEdit {
                 case TAG_NUM_LEVELS:
                     e.numLevels = level(r);
                     break;
+                case TAG_TTL: {
+                    int pos = r.position();
+                    if (r.getVarint32() != 1) {
+                        throw new ByteReader.MalformedInputException("TTL flag other than 1", pos);
+                    }
+                    e.ttl = true;
+                    break;
+                }
                 case TAG_COMPACT_POINTER:
                     e.compactPointers.add(new CompactPointer(level(r), internalKey(r)));
                     break;
@@ -201,7 +226,7 @@ public final class VersionEdit {
 
     @Override
     public String toString() {
-        return "VersionEdit{log=" + logNumber + ", next=" + nextFileNumber + ", lastSeq=" + lastSequence
+        return "VersionEdit{" + (ttl ? "ttl, " : "") + "log=" + logNumber + ", next=" + nextFileNumber + ", lastSeq=" + lastSequence
                 + ", deleted=" + deletedFiles + ", added=" + newFiles + "}";
     }
 }

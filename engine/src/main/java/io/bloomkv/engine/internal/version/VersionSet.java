@@ -47,6 +47,8 @@ public final class VersionSet implements AutoCloseable {
     private volatile Version current;
     private List<List<FileMetaData>> currentLevels;
     private int numLevels;
+    /** Whether values carry a write time (Options.ttl): fixed at create, recorded in every MANIFEST snapshot. */
+    private boolean ttl;
     private byte[][] compactPointers;
     private final AtomicLong nextFileNumber = new AtomicLong(1);
     private volatile long logNumber;
@@ -70,6 +72,7 @@ public final class VersionSet implements AutoCloseable {
     /** Starts a new, empty database: writes MANIFEST and CURRENT. */
     public synchronized void create() throws IOException {
         numLevels = options.numLevels();
+        ttl = options.ttl() != null;
         compactPointers = new byte[numLevels][];
         currentLevels = emptyLevels(numLevels);
         installNew(currentLevels);
@@ -106,6 +109,7 @@ public final class VersionSet implements AutoCloseable {
         Long next = null;
         Long last = null;
         Integer levels = null;
+        boolean ttlDb = false;
         List<VersionEdit> edits = new ArrayList<>();
         try (ReadableFile f = fs.newReadableFile(manifest); LogReader reader = new LogReader(f)) {
             byte[] record;
@@ -131,6 +135,7 @@ public final class VersionSet implements AutoCloseable {
                 if (e.numLevels() != null) {
                     levels = e.numLevels();
                 }
+                ttlDb |= e.ttl();
             }
         } catch (NoSuchFileException e) {
             throw new CorruptionException("CURRENT names a MANIFEST that does not exist", manifest, -1, e);
@@ -143,6 +148,11 @@ public final class VersionSet implements AutoCloseable {
             // Found by ManifestFuzzTest: 0 levels made replay index an empty level list.
             throw new CorruptionException("MANIFEST declares " + levels + " levels", manifest, -1);
         }
+        if (ttlDb != (options.ttl() != null)) {
+            // Before any WAL is replayed: a TTL value read as a plain one (or the reverse) would be wrong.
+            throw new io.bloomkv.engine.TtlMismatchException(dir, ttlDb);
+        }
+        ttl = ttlDb;
         numLevels = levels;
         compactPointers = new byte[numLevels][];
         List<List<FileMetaData>> state = emptyLevels(numLevels);
@@ -265,7 +275,7 @@ public final class VersionSet implements AutoCloseable {
             if (newManifest) {
                 newNumber = newFileNumber();
                 log = new LogWriter(fs.newWritableFile(FileNames.manifestFile(dir, newNumber)));
-                VersionEdit snapshot = new VersionEdit().numLevels(numLevels).logNumber(logNumber)
+                VersionEdit snapshot = new VersionEdit().numLevels(numLevels).ttl(ttl).logNumber(logNumber)
                         .nextFileNumber(nextFileNumber.get()).lastSequence(lastSequence);
                 for (int level = 0; level < savedPointers.length; level++) {
                     if (savedPointers[level] != null) {
@@ -420,6 +430,11 @@ public final class VersionSet implements AutoCloseable {
 
     public int numLevels() {
         return numLevels;
+    }
+
+    /** True for a TTL database (Options.ttl): its MANIFEST snapshots carry the TTL flag. */
+    public boolean ttl() {
+        return ttl;
     }
 
     /** Where the next compaction of {@code level} starts (an internal key), or null. */

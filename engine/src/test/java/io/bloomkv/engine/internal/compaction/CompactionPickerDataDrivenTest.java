@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
  * (the scores)
  *
  * pick [pointers=LEVEL:KEY,...]           the background compaction, or "none"
+ * pick-periodic period=SECONDS now=SECONDS created=NUMBER:SECONDS,...
+ *                                         pickAuto with periodic compaction (unlisted tables: created at now)
  * pick-range level=L [from=K] [to=K] [in-place=true]
  * deepest [from=K] [to=K]
  * </pre>
@@ -35,6 +37,11 @@ class CompactionPickerDataDrivenTest {
     @Test
     void basic() throws Exception {
         DataDriven.run(DataDriven.testdata("compaction_picker/basic"), this::handle);
+    }
+
+    @Test
+    void periodic() throws Exception {
+        DataDriven.run(DataDriven.testdata("compaction_picker/periodic"), this::handle);
     }
 
     private String handle(DataDriven.Case c) {
@@ -72,6 +79,17 @@ class CompactionPickerDataDrivenTest {
                 }
                 return describe(CompactionPicker.pickAuto(levels, options,
                         level -> pointers[level] == null ? null : InternalKey.encode(pointers[level].getBytes(UTF_8), 0, ValueType.PUT)));
+            }
+            case "pick-periodic": {
+                long now = c.getLong("now", 0);
+                java.util.Map<Long, Long> created = new java.util.HashMap<>();
+                String spec = c.get("created", "");
+                for (String p : spec.isEmpty() ? new String[0] : spec.split(",")) {
+                    String[] nt = p.split(":");
+                    created.put(Long.parseLong(nt[0]), Long.parseLong(nt[1]));
+                }
+                Options o = options.copy().periodicCompaction(java.time.Duration.ofSeconds(c.getLong("period", 3600)));
+                return describe(CompactionPicker.pickAuto(levels, o, level -> null, n -> created.getOrDefault(n, now), now));
             }
             case "pick-range":
                 return describe(CompactionPicker.pickRange(levels, (int) c.getLong("level", 0), key(c.get("from", null)),

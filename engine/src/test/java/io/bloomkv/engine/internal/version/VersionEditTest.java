@@ -45,6 +45,16 @@ class VersionEditTest {
     }
 
     @Test
+    void theTtlFlagRoundTripsAndOnlyItsOneValueIsAccepted() {
+        assertThat(VersionEdit.decode(new VersionEdit().numLevels(7).ttl(true).encode()).ttl()).isTrue();
+        assertThat(VersionEdit.decode(new VersionEdit().numLevels(7).encode()).ttl()).isFalse();
+        assertThat(new VersionEdit().numLevels(7).encode()).doesNotContain((byte) VersionEdit.TAG_TTL); // plain: unchanged bytes
+        assertThat(VersionEdit.decode(new byte[] {8, 1}).ttl()).isTrue();
+        assertThatThrownBy(() -> VersionEdit.decode(new byte[] {8, 0})).isInstanceOf(ByteReader.MalformedInputException.class);
+        assertThatThrownBy(() -> VersionEdit.decode(new byte[] {8, 2})).isInstanceOf(ByteReader.MalformedInputException.class);
+    }
+
+    @Test
     void malformedEditsAreRejectedNeverMisread() {
         byte[] good = new VersionEdit().logNumber(3).addFile(0, new FileMetaData(9, 10, ik("a", 1), ik("b", 2), 2, 1, 2)).encode();
         assertThatThrownBy(() -> VersionEdit.decode(new byte[] {99, 1})).isInstanceOf(ByteReader.MalformedInputException.class);
