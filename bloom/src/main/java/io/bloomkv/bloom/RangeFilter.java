@@ -15,12 +15,16 @@ import java.util.zip.CRC32C;
  * <p>This is Grafite (Costa, Ferragina, Vinciguerra, "Grafite: Taming Adversarial Queries with Optimal Range Filters",
  * SIGMOD 2024; reference code github.com/marcocosta97/grafite). Over an integer universe, n keys are mapped into a
  * reduced universe of r = n·2^(B-2) values by the locality-preserving hash h(x) = (q(x div r) + x) mod r with q a
- * pairwise-independent hash (Carter–Wegman modulo the Mersenne prime 2^61-1, as the reference code), and the hashed
+ * pairwise-independent hash (the reference code: Carter–Wegman modulo the Mersenne prime 2^61-1; here a degree-3
+ * polynomial modulo the same prime, four-wise independent, with coefficients of its own per segment, see {@link #q2}:
+ * the bound's proof is the same, and one filter's measured rate concentrates at the bound's mean), and the hashed
  * set is stored as an Elias–Fano sequence: n(2 + log2(r/n)) = nB bits. A query [a, b] of length ℓ &lt; r maps to at most
  * two blocks of x div r, each shifted by its own q, so it is one or two successor searches; a key in another block
  * lands in the query's image with probability ℓ/r (pairwise independence), a key in the query's own block only if it
  * is in [a, b]: FPR ≤ ℓ·n/r = ℓ/2^(B-2). This is the paper's bound (its Theorem 3.3) with the space bound of its
- * Elias–Fano variant; we implement that variant and not its "bucket" heuristic, which has no bound.
+ * Elias–Fano variant; we implement that variant and not its "bucket" heuristic, which has no bound. The bound is on
+ * the expectation over the hash, and it is tight: where few keys share a block with the query (hashed segments of
+ * spread-out keys) the expected rate equals it, so a single measurement lands above it about half the time, by chance.
  *
  * <p>Variable-length keys (what an LSM table holds) are made integers by an order-preserving map, per SEGMENT of up
  * to {@code segmentKeys} consecutive keys: the segment's keys share their first c bits (the common prefix of its first
@@ -30,10 +34,12 @@ import java.util.zip.CRC32C;
  * than 62 bits. Long common prefixes (URLs of one site, a user id before a timestamp) are thus stripped per segment, and
  * the window lands on the bits that vary. The map is monotone (zero-padding and truncation preserve lexicographic
  * order, never reverse it), so a key in [lo, hi] always maps into the image of [lo, hi]: no false negative. What it
- * costs: keys of one segment that differ only beyond the window collapse to one value, so a range between two of them
- * that holds no key still maps onto a stored value (a false positive the formula does not bound), and a range's
- * length ℓ is counted in window units (for fixed-length keys: units of the key's last byte, so for big-endian integers
- * and timestamps exactly the integer distance). Segments are found by binary search over short separators (the
+ * costs: a range's length ℓ is counted in window units (for fixed-length keys: units of the key's last byte, so for
+ * big-endian integers, timestamps and the URL-like keys of the tests exactly the integer distance), and where a
+ * segment's keys vary over more than 62 bits past their common prefix (long random tails), keys that differ only
+ * beyond the window collapse to one value and a range whose ends agree with a key on the window maps onto it: such a
+ * range is answered "might contain" (a false positive the formula does not bound; none of the key sets measured
+ * against the bound has one, every key there keeps a window value of its own). Segments are found by binary search over short separators (the
  * shortest prefix of a segment's first key above the previous segment's last key); a range covering a whole segment
  * is answered "might contain" at once. Where the segment's keys are dense in their window (at most r distinct window
  * values), they are stored exactly (no hash), and such a segment has no false positives at all.
