@@ -39,10 +39,10 @@ import java.util.zip.CRC32C;
  * segment's keys vary over more than 62 bits past their common prefix (long random tails), keys that differ only
  * beyond the window collapse to one value and a range whose ends agree with a key on the window maps onto it: such a
  * range is answered "might contain" (a false positive the formula does not bound; none of the key sets measured
- * against the bound has one, every key there keeps a window value of its own). Segments are found by binary search over short separators (the
- * shortest prefix of a segment's first key above the previous segment's last key); a range covering a whole segment
- * is answered "might contain" at once. Where the segment's keys are dense in their window (at most r distinct window
- * values), they are stored exactly (no hash), and such a segment has no false positives at all.
+ * against the bound has one, every key there keeps a window value of its own). Segments are found by binary search
+ * over short separators (the shortest prefix of a segment's first key above the previous segment's last key); a range
+ * covering a whole segment is answered "might contain" at once. Where the segment's keys are dense in their window
+ * (at most r distinct window values), they are stored exactly (no hash), and such a segment has no false positives.
  *
  * <p>Memory: the Elias–Fano part is B bits per key; the segment directory adds 48 bytes plus separator and prefix bytes
  * per segment (under 1 bit per key at 512 keys per segment for keys of a few tens of bytes); {@link #sizeInBytes()}
@@ -394,11 +394,6 @@ public final class RangeFilter implements AutoCloseable {
             int at2 = at + 8;
             bb.putLong(at2, bb.getLong(at2) | (value >>> (64 - shift)));
         }
-    }
-
-    /** Hash version 1's position of an offset v of a segment with reduced universe r: (q(v div r) + v) mod r. */
-    static long locate(long a, long b, long r, long v) {
-        return Math.floorMod(q(a, b, r, v / r) + v % r, r);
     }
 
     /**
