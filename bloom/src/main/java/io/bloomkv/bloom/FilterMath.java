@@ -519,6 +519,68 @@ public final class FilterMath {
         }
     }
 
+    /**
+     * P(X >= k) for X ~ Binomial(trials, p): the one-sided p-value of measuring {@code successes} false positives in
+     * {@code trials} independent queries if the true rate were {@code p}. A measured rate is "within a bound p" at level
+     * alpha when this is at least alpha (equivalently: the one-sided Clopper–Pearson lower confidence limit of the rate,
+     * at confidence 1 - alpha, is at most p). Exact: the terms are summed upward from pmf(k) in log space (no
+     * cancellation), so tails far below 1e-300 read as 0.
+     */
+    public static double binomialUpperTail(long trials, double p, long successes) {
+        if (trials < 0 || successes < 0 || !(p >= 0 && p <= 1)) {
+            throw new IllegalArgumentException("need trials >= 0, successes >= 0, p in [0, 1]: " + trials + ", " + successes + ", " + p);
+        }
+        if (successes == 0) {
+            return 1;
+        }
+        if (successes > trials || p == 0) {
+            return 0;
+        }
+        if (p == 1) {
+            return 1;
+        }
+        if (successes <= trials * p) {
+            // At or below the mean the tail is at least 1/2 (the median is floor or ceil of np): 1 minus the lower
+            // tail, summed downward from pmf(k - 1), loses nothing that matters.
+            return Math.max(0, 1 - lowerTail(trials, p, successes - 1));
+        }
+        double ratio = p / (1 - p);
+        double term = Math.exp(logBinomialPmf(trials, p, successes));
+        double sum = 0;
+        for (long i = successes; i <= trials && term > 0; i++) {
+            sum += term;
+            term *= (double) (trials - i) / (i + 1) * ratio; // decreasing: i is above the mode
+            if (term < sum * 1e-17) {
+                break;
+            }
+        }
+        return Math.min(1, sum);
+    }
+
+    /** P(X <= k) for k below the mode, summed downward from pmf(k). */
+    private static double lowerTail(long trials, double p, long k) {
+        double inverse = (1 - p) / p;
+        double term = Math.exp(logBinomialPmf(trials, p, k));
+        double sum = 0;
+        for (long i = k; i >= 0 && term > 0; i--) {
+            sum += term;
+            term *= (double) i / (trials - i + 1) * inverse;
+            if (term < sum * 1e-17) {
+                break;
+            }
+        }
+        return sum;
+    }
+
+    /** log pmf(k) = log C(n, k) + k log p + (n - k) log(1 - p), C(n, k) as a sum of logs of its factors. */
+    private static double logBinomialPmf(long trials, double p, long k) {
+        double log = k * Math.log(p) + (trials - k) * Math.log1p(-p);
+        for (long i = 0; i < k; i++) {
+            log += Math.log((double) (trials - i) / (i + 1));
+        }
+        return log;
+    }
+
     private static void checkMkn(long m, int k, long n) {
         if (m <= 0 || k < 1 || n < 0) {
             throw new IllegalArgumentException("need m > 0, k >= 1, n >= 0: m=" + m + " k=" + k + " n=" + n);

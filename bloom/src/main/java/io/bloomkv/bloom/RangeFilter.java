@@ -15,12 +15,16 @@ import java.util.zip.CRC32C;
  * <p>This is Grafite (Costa, Ferragina, Vinciguerra, "Grafite: Taming Adversarial Queries with Optimal Range Filters",
  * SIGMOD 2024; reference code github.com/marcocosta97/grafite). Over an integer universe, n keys are mapped into a
  * reduced universe of r = n·2^(B-2) values by the locality-preserving hash h(x) = (q(x div r) + x) mod r with q a
- * pairwise-independent hash (Carter–Wegman modulo the Mersenne prime 2^61-1, as the reference code), and the hashed
+ * pairwise-independent hash (the reference code: Carter–Wegman modulo the Mersenne prime 2^61-1; here a degree-3
+ * polynomial modulo the same prime, four-wise independent, with coefficients of its own per segment, see {@link #q2}:
+ * the bound's proof is the same, and one filter's measured rate concentrates at the bound's mean), and the hashed
  * set is stored as an Elias–Fano sequence: n(2 + log2(r/n)) = nB bits. A query [a, b] of length ℓ &lt; r maps to at most
  * two blocks of x div r, each shifted by its own q, so it is one or two successor searches; a key in another block
  * lands in the query's image with probability ℓ/r (pairwise independence), a key in the query's own block only if it
  * is in [a, b]: FPR ≤ ℓ·n/r = ℓ/2^(B-2). This is the paper's bound (its Theorem 3.3) with the space bound of its
- * Elias–Fano variant; we implement that variant and not its "bucket" heuristic, which has no bound.
+ * Elias–Fano variant; we implement that variant and not its "bucket" heuristic, which has no bound. The bound is on
+ * the expectation over the hash, and it is tight: where few keys share a block with the query (hashed segments of
+ * spread-out keys) the expected rate equals it, so a single measurement lands above it about half the time, by chance.
  *
  * <p>Variable-length keys (what an LSM table holds) are made integers by an order-preserving map, per SEGMENT of up
  * to {@code segmentKeys} consecutive keys: the segment's keys share their first c bits (the common prefix of its first
@@ -30,13 +34,15 @@ import java.util.zip.CRC32C;
  * than 62 bits. Long common prefixes (URLs of one site, a user id before a timestamp) are thus stripped per segment, and
  * the window lands on the bits that vary. The map is monotone (zero-padding and truncation preserve lexicographic
  * order, never reverse it), so a key in [lo, hi] always maps into the image of [lo, hi]: no false negative. What it
- * costs: keys of one segment that differ only beyond the window collapse to one value, so a range between two of them
- * that holds no key still maps onto a stored value (a false positive the formula does not bound), and a range's
- * length ℓ is counted in window units (for fixed-length keys: units of the key's last byte, so for big-endian integers
- * and timestamps exactly the integer distance). Segments are found by binary search over short separators (the
- * shortest prefix of a segment's first key above the previous segment's last key); a range covering a whole segment
- * is answered "might contain" at once. Where the segment's keys are dense in their window (at most r distinct window
- * values), they are stored exactly (no hash), and such a segment has no false positives at all.
+ * costs: a range's length ℓ is counted in window units (for fixed-length keys: units of the key's last byte, so for
+ * big-endian integers, timestamps and the URL-like keys of the tests exactly the integer distance), and where a
+ * segment's keys vary over more than 62 bits past their common prefix (long random tails), keys that differ only
+ * beyond the window collapse to one value and a range whose ends agree with a key on the window maps onto it: such a
+ * range is answered "might contain" (a false positive the formula does not bound; none of the key sets measured
+ * against the bound has one, every key there keeps a window value of its own). Segments are found by binary search
+ * over short separators (the shortest prefix of a segment's first key above the previous segment's last key); a range
+ * covering a whole segment is answered "might contain" at once. Where the segment's keys are dense in their window
+ * (at most r distinct window values), they are stored exactly (no hash), and such a segment has no false positives.
  *
  * <p>Memory: the Elias–Fano part is B bits per key; the segment directory adds 48 bytes plus separator and prefix bytes
  * per segment (under 1 bit per key at 512 keys per segment for keys of a few tens of bytes); {@link #sizeInBytes()}
@@ -47,7 +53,13 @@ public final class RangeFilter implements AutoCloseable {
     /** "BKVR" in file order (bytes 42 4B 56 52). */
     static final int MAGIC = 0x52564B42;
     static final int VERSION = 1;
-    static final int HASH_VERSION = 1;
+    /**
+     * The hash q written by the builder. Version 1 (read, never written): one linear q(t) = ((a·t + b) mod p) mod r for
+     * every segment; version 2: a degree-3 polynomial with coefficients of its own per segment (see {@link #q2}).
+     */
+    static final int HASH_VERSION = 2;
+    static final int HASH_LINEAR = 1;
+    static final int HASH_CUBIC = 2;
     static final int HEADER_SIZE = 64;
     static final int SEGMENT_RECORD = 48;
     /** Default keys per segment. */
@@ -100,13 +112,14 @@ public final class RangeFilter implements AutoCloseable {
     private final int milliBits;
     private final int segmentKeys;
     private final long seed;
+    private final int hashVersion;
     private final long hashA;
     private final long hashB;
     private final long[] zeroSamples;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private RangeFilter(OffHeapRegion body, int segments, long elements, long universe, int lowBits, long heapLength,
-            long keyCount, int milliBits, int segmentKeys, long seed) {
+            long keyCount, int milliBits, int segmentKeys, long seed, int hashVersion) {
         this.body = body;
         this.segments = segments;
         this.elements = elements;
@@ -120,6 +133,7 @@ public final class RangeFilter implements AutoCloseable {
         this.milliBits = milliBits;
         this.segmentKeys = segmentKeys;
         this.seed = seed;
+        this.hashVersion = hashVersion;
         this.hashA = Math.floorMod(Probes.step(seed), P61 - 1) + 1;
         this.hashB = Math.floorMod(Probes.step(seed ^ 0x9E3779B97F4A7C15L), P61);
         this.zeroSamples = sampleZeros();
@@ -289,16 +303,19 @@ public final class RangeFilter implements AutoCloseable {
             closeSegment();
             pending = null;
             long seed = seedAcc;
-            long a = Math.floorMod(Probes.step(seed), P61 - 1) + 1;
-            long b = Math.floorMod(Probes.step(seed ^ 0x9E3779B97F4A7C15L), P61);
             for (int j = 0; j < segmentValues.size(); j++) {
                 long[] values = segmentValues.get(j);
                 long base = segmentParams.get(j)[0];
                 long r = segmentParams.get(j)[1];
                 boolean exact = segmentParams.get(j)[2] == 1;
+                long c0 = coefficient(seed, j, 0);
+                long c1 = coefficient(seed, j, 1);
+                long c2 = coefficient(seed, j, 2);
+                long c3 = coefficient(seed, j, 3);
                 long[] hashed = new long[values.length];
                 for (int i = 0; i < values.length; i++) {
-                    hashed[i] = exact ? values[i] : locate(a, b, r, values[i]);
+                    long v = values[i];
+                    hashed[i] = exact ? v : Math.floorMod(q2(c0, c1, c2, c3, r, v / r) + v % r, r);
                 }
                 if (!exact) {
                     Arrays.sort(hashed);
@@ -379,12 +396,38 @@ public final class RangeFilter implements AutoCloseable {
         }
     }
 
-    /** Grafite's hash of an offset v of a segment with reduced universe r: (q(v div r) + v) mod r. */
-    static long locate(long a, long b, long r, long v) {
-        return Math.floorMod(q(a, b, r, v / r) + v % r, r);
+    /**
+     * Hash version 2's coefficient c_i (i = 0..3, in [0, 2^61 - 1)) of segment j: fmix64 of the seed and (j, i), so every
+     * segment has a polynomial of its own.
+     */
+    static long coefficient(long seed, int j, int i) {
+        long x = seed + (4L * j + i + 1) * 0x9E3779B97F4A7C15L;
+        return Math.floorMod(Probes.step(Probes.step(x) ^ 0xD6E8FEB86659FD93L), P61);
     }
 
-    /** q(t) = ((a·t + b) mod (2^61 - 1)) mod r: pairwise independent over t mod (2^61 - 1). */
+    /**
+     * Hash version 2: q(t) = ((c3·x^3 + c2·x^2 + c1·x + c0) mod (2^61 - 1)) mod r with x = t mod (2^61 - 1), Horner's
+     * rule. A uniformly drawn polynomial of degree 3 over the prime field is 4-wise independent. Grafite's bound needs
+     * only pairwise independence (the shifts of two blocks are independent and uniform); four-wise independence also
+     * makes the false positives of two block pairs with no block in common independent, so one filter's measured rate
+     * concentrates around the bound's mean instead of depending on block distance alone (which the linear q of hash
+     * version 1 does: q(t + d) - q(t) depends on d only, the same shift for every block pair at distance d in every
+     * segment, so structured keys such as URL-like strings put one filter's rate above the bound for a whole key set).
+     */
+    static long q2(long c0, long c1, long c2, long c3, long r, long t) {
+        long x = t % P61;
+        long h = addMod61(mulMod61(c3, x), c2);
+        h = addMod61(mulMod61(h, x), c1);
+        h = addMod61(mulMod61(h, x), c0);
+        return h % r;
+    }
+
+    private static long addMod61(long a, long b) {
+        long x = a + b;
+        return x >= P61 ? x - P61 : x;
+    }
+
+    /** q(t) = ((a·t + b) mod (2^61 - 1)) mod r (hash version 1): pairwise independent over t mod (2^61 - 1). */
     static long q(long a, long b, long r, long t) {
         long x = mulMod61(a, t % P61) + b;
         if (x >= P61) {
@@ -470,7 +513,7 @@ public final class RangeFilter implements AutoCloseable {
             throw new FilterFormatException("unsupported range filter version " + version);
         }
         int hashVersion = Byte.toUnsignedInt(bb.get(OFF_HASH_VERSION));
-        if (hashVersion != HASH_VERSION) {
+        if (hashVersion != HASH_LINEAR && hashVersion != HASH_CUBIC) {
             throw new FilterFormatException("unsupported range filter hash version " + hashVersion);
         }
         int l = Byte.toUnsignedInt(bb.get(OFF_LOW_BITS));
@@ -526,7 +569,8 @@ public final class RangeFilter implements AutoCloseable {
             if (len > HEADER_SIZE) {
                 body.write(0, bytes, off + HEADER_SIZE, len - HEADER_SIZE);
             }
-            return new RangeFilter(body, segments, n, universe, l, heapLength, keyCount, milliBits, segmentKeys, seed);
+            return new RangeFilter(body, segments, n, universe, l, heapLength, keyCount, milliBits, segmentKeys, seed,
+                    hashVersion);
         } catch (RuntimeException | Error e) {
             body.release();
             throw e;
@@ -699,10 +743,23 @@ public final class RangeFilter implements AutoCloseable {
         }
         long t1 = a / r;
         long t2 = b / r;
-        if (t1 == t2) {
-            return anyInShifted(base, r, q(hashA, hashB, r, t1), a % r, b % r);
+        long s1;
+        long s2;
+        if (hashVersion == HASH_LINEAR) {
+            s1 = q(hashA, hashB, r, t1);
+            s2 = t1 == t2 ? s1 : q(hashA, hashB, r, t2);
+        } else {
+            long c0 = coefficient(seed, j, 0);
+            long c1 = coefficient(seed, j, 1);
+            long c2 = coefficient(seed, j, 2);
+            long c3 = coefficient(seed, j, 3);
+            s1 = q2(c0, c1, c2, c3, r, t1);
+            s2 = t1 == t2 ? s1 : q2(c0, c1, c2, c3, r, t2);
         }
-        return anyInShifted(base, r, q(hashA, hashB, r, t1), a % r, r - 1) || anyInShifted(base, r, q(hashA, hashB, r, t2), 0, b % r);
+        if (t1 == t2) {
+            return anyInShifted(base, r, s1, a % r, b % r);
+        }
+        return anyInShifted(base, r, s1, a % r, r - 1) || anyInShifted(base, r, s2, 0, b % r);
     }
 
     /** Any stored position in the image of offsets [x, y] (0 ≤ x ≤ y &lt; r) of a block shifted by {@code shift}, mod r. */
@@ -846,7 +903,7 @@ public final class RangeFilter implements AutoCloseable {
         ByteBuffer bb = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
         bb.putInt(OFF_MAGIC, MAGIC);
         bb.putShort(OFF_VERSION, (short) VERSION);
-        bb.put(OFF_HASH_VERSION, (byte) HASH_VERSION);
+        bb.put(OFF_HASH_VERSION, (byte) hashVersion);
         bb.put(OFF_LOW_BITS, (byte) lowBits);
         bb.putInt(OFF_SEGMENT_KEYS, segmentKeys);
         bb.putInt(OFF_SEGMENTS, segments);

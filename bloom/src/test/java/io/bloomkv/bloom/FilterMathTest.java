@@ -129,4 +129,30 @@ class FilterMathTest {
         assertThatThrownBy(() -> FilterMath.optimalK(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> FilterMath.blockedFpp(100, 1, 1, 512)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void binomialUpperTailIsExact() {
+        // Binomial(10, 1/2): P(X >= 8) = (45 + 10 + 1) / 1024; P(X >= 3) = 1 - (1 + 10 + 45) / 1024.
+        assertThat(FilterMath.binomialUpperTail(10, 0.5, 8)).isCloseTo(56.0 / 1024, within(1e-15));
+        assertThat(FilterMath.binomialUpperTail(10, 0.5, 3)).isCloseTo(1 - 56.0 / 1024, within(1e-15));
+        // P(X >= 1) = 1 - (1 - p)^n, and far tails without cancellation: P(X >= n) = p^n.
+        assertThat(FilterMath.binomialUpperTail(20_000, 1e-4, 1)).isCloseTo(-Math.expm1(20_000 * Math.log1p(-1e-4)), within(1e-12));
+        assertThat(FilterMath.binomialUpperTail(40, 0.01, 40)).isCloseTo(1e-80, Offset.offset(1e-92));
+        // Against a direct sum of the probability mass function for a point of the range-filter test.
+        long n = 20_000;
+        double p = 0.0009765625;
+        double direct = 0;
+        double pmf = Math.exp(n * Math.log1p(-p));
+        for (int i = 0; i < 60; i++) {
+            if (i >= 30) {
+                direct += pmf;
+            }
+            pmf *= (double) (n - i) / (i + 1) * p / (1 - p);
+        }
+        assertThat(FilterMath.binomialUpperTail(n, p, 30)).isCloseTo(direct, within(1e-9));
+        assertThat(FilterMath.binomialUpperTail(n, p, 0)).isEqualTo(1);
+        assertThat(FilterMath.binomialUpperTail(n, 0, 1)).isEqualTo(0);
+        assertThat(FilterMath.binomialUpperTail(10, 0.5, 11)).isEqualTo(0);
+        assertThatThrownBy(() -> FilterMath.binomialUpperTail(10, 1.5, 1)).isInstanceOf(IllegalArgumentException.class);
+    }
 }

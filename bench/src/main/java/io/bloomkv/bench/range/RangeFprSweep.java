@@ -1,5 +1,6 @@
 package io.bloomkv.bench.range;
 
+import io.bloomkv.bloom.FilterMath;
 import io.bloomkv.bloom.RangeFilter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -15,7 +16,10 @@ import java.util.TreeSet;
  * followed by an 8-byte millisecond timestamp (200 events per user, gaps 1..8000 ms), and URL-like strings
  * ("https://shop.example.com/items/" + 6 random lowercase letters). A range of length ℓ is [x, x + ℓ - 1] with the
  * key read as one big-endian integer (for these fixed-length keys: units of the last byte, where the filter's
- * windows end), drawn inside a gap between two keys so that it holds none.
+ * windows end), drawn inside a gap between two keys so that it holds none: one range after each of {@code queries}
+ * distinct keys (ranges after one key would pass or fail together), so the count of false positives is binomial
+ * given the rate. A point is within its bound when a one-sided exact binomial test at level {@link #ALPHA} does not
+ * reject "rate ≤ bound" ({@link FilterMath#binomialUpperTail}), as RangeFilterFprTest checks.
  *
  * <pre>java -jar bloomkv-bench.jar range-fpr [--n=1000000] [--queries=200000] [--seed=1] [--bits=10,16,22] [--lengths=2,16,64,1024]</pre>
  */
@@ -23,12 +27,19 @@ public final class RangeFprSweep {
     /** The key shapes. */
     public enum Shape { INTS, TIMESTAMPS, URLS }
 
+    /** Level of the one-sided binomial test per point. */
+    public static final double ALPHA = 1e-6;
+
     /** One measured point. */
     public record Row(Shape shape, double bitsPerKey, long length, long queries, long falsePositives, double measured,
                       double bound, double memoryBitsPerKey) {
+        /** P(X >= falsePositives) for X ~ Binomial(queries, bound). */
+        public double pValue() {
+            return FilterMath.binomialUpperTail(queries, bound, falsePositives);
+        }
+
         public boolean withinBound() {
-            double slack = 4 * Math.sqrt(bound * (1 - bound) / queries) + 3.0 / queries;
-            return measured <= bound + slack;
+            return pValue() >= ALPHA;
         }
     }
 
@@ -110,21 +121,33 @@ public final class RangeFprSweep {
                     for (long length : lengths) {
                         long fp = 0;
                         long made = 0;
-                        long attempts = 0;
-                        while (made < queries && attempts < 50L * queries) {
-                            attempts++;
-                            byte[] k = sorted[rnd.nextInt(sorted.length)];
-                            byte[] lo = plus(k, 1 + rnd.nextLong(4 * length));
-                            byte[] hi = lo == null ? null : plus(lo, length - 1);
-                            if (hi == null) {
-                                continue;
+                        // Keys in random order, each the start of at most one range (a few draws for an empty one).
+                        int[] order = new int[sorted.length];
+                        for (int i = 0; i < order.length; i++) {
+                            order[i] = i;
+                        }
+                        for (int i = order.length - 1; i > 0; i--) {
+                            int j = rnd.nextInt(i + 1);
+                            int t = order[i];
+                            order[i] = order[j];
+                            order[j] = t;
+                        }
+                        for (int i = 0; i < order.length && made < queries; i++) {
+                            byte[] k = sorted[order[i]];
+                            for (int attempt = 0; attempt < 8; attempt++) {
+                                byte[] lo = plus(k, 1 + rnd.nextLong(4 * length));
+                                byte[] hi = lo == null ? null : plus(lo, length - 1);
+                                if (hi == null) {
+                                    continue;
+                                }
+                                byte[] c = keys.ceiling(lo);
+                                if (c != null && Arrays.compareUnsigned(c, hi) <= 0) {
+                                    continue; // not empty
+                                }
+                                made++;
+                                fp += f.mightContainRange(lo, hi) ? 1 : 0;
+                                break;
                             }
-                            byte[] c = keys.ceiling(lo);
-                            if (c != null && Arrays.compareUnsigned(c, hi) <= 0) {
-                                continue; // not empty
-                            }
-                            made++;
-                            fp += f.mightContainRange(lo, hi) ? 1 : 0;
                         }
                         rows.add(new Row(shape, b, length, made, fp, made == 0 ? Double.NaN : (double) fp / made,
                                 RangeFilter.fppBound(length, b), memory));
@@ -159,13 +182,16 @@ public final class RangeFprSweep {
             }
         }
         System.out.printf(Locale.ROOT, "range filter FPR on empty ranges: n=%d keys per shape, %d queries per point, seed %d%n", n, queries, seed);
-        System.out.printf(Locale.ROOT, "%-10s %6s %6s %10s %12s %12s %10s %s%n", "shape", "B", "l", "FP", "measured", "bound", "bits/key", "within");
+        System.out.printf(Locale.ROOT, "%-10s %6s %6s %10s %8s %12s %12s %10s %10s %s%n", "shape", "B", "l", "FP", "queries", "measured", "bound",
+                "p-value", "bits/key", "within");
         boolean all = true;
         for (Row r : run(n, queries, seed, bits, lengths)) {
-            System.out.printf(Locale.ROOT, "%-10s %6.1f %6d %10d %12.7f %12.7f %10.2f %s%n", r.shape(), r.bitsPerKey(), r.length(),
-                    r.falsePositives(), r.measured(), r.bound(), r.memoryBitsPerKey(), r.withinBound() ? "yes" : "NO");
+            System.out.printf(Locale.ROOT, "%-10s %6.1f %6d %10d %8d %12.7f %12.7f %10.3g %10.2f %s%n", r.shape(), r.bitsPerKey(),
+                    r.length(), r.falsePositives(), r.queries(), r.measured(), r.bound(), r.pValue(), r.memoryBitsPerKey(),
+                    r.withinBound() ? "yes" : "NO");
             all &= r.withinBound();
         }
-        System.out.println(all ? "every point within its bound" : "SOME POINT EXCEEDS ITS BOUND");
+        System.out.println(all ? "every point within its bound (one-sided binomial test, level " + ALPHA + " per point)"
+                : "SOME POINT EXCEEDS ITS BOUND");
     }
 }
