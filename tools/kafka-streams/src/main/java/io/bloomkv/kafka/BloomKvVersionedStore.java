@@ -694,6 +694,11 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         return segments.size();
     }
 
+    /** Waits for the compactions expiry submitted (tests). */
+    void awaitExpiryCompactions() {
+        segments.awaitExpiryCompactions();
+    }
+
     /** The ids of the live segments, oldest first (tests). */
     synchronized List<Long> segmentIds() {
         return segments.ids();

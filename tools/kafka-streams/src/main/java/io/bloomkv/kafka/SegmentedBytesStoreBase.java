@@ -78,6 +78,11 @@ abstract class SegmentedBytesStoreBase implements StateStore {
         return bytes.db();
     }
 
+    /** Waits for the compactions expiry submitted (tests). */
+    void awaitExpiryCompactions() {
+        bytes.awaitExpiryCompactions();
+    }
+
     /** Range tombstones expiry wrote since open (tests). */
     long expiryRangeDeletes() {
         return bytes.expiryRangeDeletes();

@@ -146,6 +146,15 @@ final class SegmentedStore {
         return open ? segments.db() : null;
     }
 
+    /** Waits for the compactions expiry submitted (tests). */
+    void awaitExpiryCompactions() {
+        Segments s;
+        synchronized (this) {
+            s = segments;
+        }
+        s.awaitExpiryCompactions();
+    }
+
     /** Range tombstones expiry wrote since open (tests: one per expiry, none per record). */
     synchronized long expiryRangeDeletes() {
         return segments.expiryRangeDeletes();

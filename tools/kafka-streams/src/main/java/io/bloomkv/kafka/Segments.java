@@ -22,8 +22,8 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
  * the older ones are dropped together with ONE range tombstone over their key ranges ({@link Db#deleteRange}, as
  * Kafka's versioned store drops its logical segments): no write per expired record. The database's tables are
  * partitioned by segment prefix ({@code Options.tablePartitionPrefixLength}), and expiry then compacts the dropped
- * range at once ({@link Db#compactRange}), which drops every table the tombstone covers whole without reading it:
- * the disk holds the live segments only. One database per store (not per segment) means one memtable, one write-ahead log and one pair of
+ * range at once ({@link Db#compactRange} on the shared {@link ExpiryCompactions} thread), which drops every table
+ * the tombstone covers whole without reading it: the disk holds the live segments only. One database per store (not per segment) means one memtable, one write-ahead log and one pair of
  * background threads per store however many segments are live, and no database opened or destroyed as stream
  * time passes. The segment ids present are found again at open by one seek per segment.
  * Not thread-safe: the owning store serializes the calls that change it; reads take a copy of the list.
@@ -35,6 +35,7 @@ final class Segments {
     private final long segmentInterval;
     private final Options options;
     private Db db;
+    private final ExpiryCompactions compactions;
     /** Written since the last WAL sync (flush() of the store syncs only then). */
     private boolean unsynced;
     /** Range tombstones written by expiry since open (one per expiry that dropped segments). */
@@ -43,6 +44,7 @@ final class Segments {
     /** {@code options}: those of the store's database (shared block cache and write-buffer budget set). */
     Segments(String name, long retentionPeriod, long segmentInterval, Options options) {
         this.name = name;
+        this.compactions = new ExpiryCompactions(name);
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
         this.options = options;
@@ -158,11 +160,12 @@ final class Segments {
             byte[] from = Segment.prefix(first);
             byte[] to = Segment.prefix(last + 1);
             db.deleteRange(from, to);
-            // Drop the covered tables now rather than when background compaction next reaches them: the memtable
-            // is flushed (the tombstone into a level-0 table) and the tables overlapping the range compacted down;
-            // tables are partitioned by segment, so those of the expired segments are covered whole and dropped
-            // unread, and only the level-0 tables (recent writes) are merged, as their next compaction would.
-            db.compactRange(from, to);
+            // Drop the covered tables now (off the stream thread) rather than when background compaction next
+            // reaches them: the memtable is flushed (the tombstone into a level-0 table) and the tables overlapping
+            // the range compacted down; tables are partitioned by segment, so those of the expired segments are
+            // covered whole and dropped unread, and only the level-0 tables (recent writes) are merged, as their
+            // next compaction would.
+            compactions.submit(db, from, to);
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": cannot drop the expired segments " + first + ".." + last, e);
         }
@@ -201,6 +204,11 @@ final class Segments {
         unsynced = false;
     }
 
+    /** Waits for the compactions expiry submitted (tests). */
+    void awaitExpiryCompactions() {
+        compactions.awaitIdle();
+    }
+
     long expiryRangeDeletes() {
         return expiryRangeDeletes;
     }
@@ -229,6 +237,9 @@ final class Segments {
         }
         segments.clear();
         Db d = db;
+        if (d != null) {
+            compactions.awaitIdle();
+        }
         db = null;
         if (d != null) {
             try {

@@ -29,12 +29,14 @@ final class VersionedSegments {
     private final long segmentInterval;
     private final TreeMap<Long, VersionedSegment> segments = new TreeMap<>();
     private Db db;
+    private final ExpiryCompactions compactions;
     private VersionedSegment latest;
     /** Written since the last WAL sync. */
     private boolean dirty;
 
     VersionedSegments(String name, long retention, long segmentInterval) {
         this.name = name;
+        this.compactions = new ExpiryCompactions(name);
         this.retention = retention;
         this.segmentInterval = segmentInterval;
     }
@@ -118,7 +120,7 @@ final class VersionedSegments {
 
     /**
      * Drops every segment older than the retention at {@code streamTime}: one range tombstone over their key ranges
-     * (never the latest values' range, id -1, below them), then that range compacted so their tables go unread.
+     * (never the latest values' range, id -1, below them), then that range compacted ({@link ExpiryCompactions}) so their tables go unread.
      */
     void cleanupExpiredSegments(long streamTime) {
         long minLiveSegment = segmentId(streamTime - retention);
@@ -136,7 +138,7 @@ final class VersionedSegments {
             byte[] from = Segment.prefix(first);
             byte[] to = Segment.prefix(last + 1);
             db.deleteRange(from, to);
-            db.compactRange(from, to);
+            compactions.submit(db, from, to);
         } catch (BloomKvException e) {
             throw new ProcessorStateException("versioned store " + name + ": cannot drop the expired segments " + first + ".." + last, e);
         }
@@ -157,6 +159,11 @@ final class VersionedSegments {
             db().syncWal();
             dirty = false;
         }
+    }
+
+    /** Waits for the compactions expiry submitted (tests). */
+    void awaitExpiryCompactions() {
+        compactions.awaitIdle();
     }
 
     int size() {
@@ -190,6 +197,9 @@ final class VersionedSegments {
             latest.markClosed();
         }
         Db d = db;
+        if (d != null) {
+            compactions.awaitIdle();
+        }
         db = null;
         if (d != null) {
             d.close();

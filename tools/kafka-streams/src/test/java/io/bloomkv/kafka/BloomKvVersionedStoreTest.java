@@ -211,6 +211,7 @@ class BloomKvVersionedStoreTest {
         }
         // Segment of validTo 1000 is live; validTo below segmentId(900) * 20 = 900 dropped.
         assertThat(s.segmentIds()).doesNotContain(0L, 44L).contains(45L, 50L);
+        s.awaitExpiryCompactions();
         assertThat(s.db().stats().tablesDroppedByRangeDeletion()).as("tables of expired segments dropped unread").isPositive();
         assertThat(str(s.get(b("k1"), 950))).isEqualTo("v950@950-952");
         assertThat(s.get(b("k1"), 850)).isNull();

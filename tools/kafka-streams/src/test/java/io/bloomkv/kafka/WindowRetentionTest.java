@@ -114,13 +114,15 @@ class WindowRetentionTest {
                     }
                     store.flush();
                 }
+                assertThat(metricSum(ctx, "bloomkv-segments")).as("the segments gauge: retention / interval + the open one")
+                        .isBetween(1.0, 3.0);
+                // Settled: expiry's compactions (off the stream thread) and the engine's background work done.
+                ((BloomKvWindowStore) store).awaitExpiryCompactions();
+                Db db = ((BloomKvWindowStore) store).db();
+                db.waitForBackgroundWork();
                 diskAfterPeriod.add(bytesUnder(storeDir));
                 writtenPerPeriod.add(fs.written.get() - lastWritten);
                 lastWritten = fs.written.get();
-                assertThat(metricSum(ctx, "bloomkv-segments")).as("the segments gauge: retention / interval + the open one")
-                        .isBetween(1.0, 3.0);
-                Db db = ((BloomKvWindowStore) store).db();
-                db.waitForBackgroundWork();
                 long minLive = (streamTime - retention) / segmentInterval;
                 for (TableInfo t : db.tables()) {
                     assertThat(Segment.idOf(t.largestUserKey())).as("a table of expired segments only is left: " + t.path()
