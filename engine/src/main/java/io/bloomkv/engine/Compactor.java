@@ -406,7 +406,8 @@ final class Compactor {
             long targetSize = env.options().targetFileSize();
             long expectedPerTable = Math.max(1, Math.min(expected, expected * targetSize
                     / Math.max(1, sizeOf(c.base()) + sizeOf(c.below()))));
-            OutputCutter cutter = new OutputCutter(CompactionPicker.grandparents(v, c), targetSize);
+            OutputCutter cutter = new OutputCutter(CompactionPicker.grandparents(v, c), targetSize,
+                    env.options().tablePartitionPrefixLength());
             byte[] largestInput = c.largestUserKey(); // bounds every output's keys (MonkeyAllocation asks what they overlap)
             byte[] outputLower = null; // where the current output's share of the tombstones starts (null: open)
             try (MergingIterator it = new MergingIterator(inputs)) {

@@ -46,6 +46,7 @@ public final class Options {
     private int l0SlowdownWritesTrigger = 20;
     private int l0StopWritesTrigger = 36;
     private long targetFileSize = 64L << 20;
+    private int tablePartitionPrefixLength = 0;
     private long maxBytesForLevelBase = 512L << 20;
     private int levelSizeMultiplier = 10;
     private boolean dynamicLevelBytes = true;
@@ -108,6 +109,7 @@ public final class Options {
         o.l0SlowdownWritesTrigger = l0SlowdownWritesTrigger;
         o.l0StopWritesTrigger = l0StopWritesTrigger;
         o.targetFileSize = targetFileSize;
+        o.tablePartitionPrefixLength = tablePartitionPrefixLength;
         o.maxBytesForLevelBase = maxBytesForLevelBase;
         o.levelSizeMultiplier = levelSizeMultiplier;
         o.dynamicLevelBytes = dynamicLevelBytes;
@@ -641,6 +643,24 @@ public final class Options {
     }
 
     /**
+     * Compaction outputs end wherever the first {@code length} bytes of the user keys change (RocksDB's
+     * {@code SstPartitionerFixedPrefix}), so no table written by a compaction holds keys of two such prefixes.
+     * For key spaces whose leading bytes name a unit that is dropped whole (a time segment, a tenant): a
+     * {@link Db#deleteRange} over whole prefixes then covers whole tables, and compactions drop those unread instead
+     * of rewriting tables that mix dead and live keys. Tables written by flushes are not split. 0 (the default)
+     * partitions nothing. Many small prefixes make many small tables: use it for coarse units only.
+     */
+    public Options tablePartitionPrefixLength(int length) {
+        check(length >= 0, "tablePartitionPrefixLength must be >= 0: " + length);
+        this.tablePartitionPrefixLength = length;
+        return this;
+    }
+
+    public int tablePartitionPrefixLength() {
+        return tablePartitionPrefixLength;
+    }
+
+    /**
      * Maximum bytes of the base level (level 1 with static sizing; with {@link #dynamicLevelBytes} the
      * largest target a level above the last may have and still be the base level); level n+1 may hold
      * {@link #levelSizeMultiplier} times level n. Default 512 MiB.
@@ -793,7 +813,7 @@ public final class Options {
         return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", filterBudget=" + filterBudget + ", ribbonFromLevel=" + ribbonFromLevel + ", prefixLength=" + prefixLength + ", rangeFilterBitsPerKey=" + rangeFilterBitsPerKey
                 + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize=" + blockCacheSize
                 + ", syncMode=" + syncMode + ", numLevels=" + numLevels + ", l0CompactionTrigger=" + l0CompactionTrigger
-                + ", targetFileSize=" + targetFileSize + ", levelSizeMultiplier=" + levelSizeMultiplier
+                + ", targetFileSize=" + targetFileSize + ", tablePartitionPrefixLength=" + tablePartitionPrefixLength + ", levelSizeMultiplier=" + levelSizeMultiplier
                 + ", dynamicLevelBytes=" + dynamicLevelBytes + ", maxBytesForLevelBase=" + maxBytesForLevelBase
                 + ", l0Triggers=" + l0CompactionTrigger + "/" + l0SlowdownWritesTrigger + "/" + l0StopWritesTrigger
                 + ", memtableFilterBitsPerKey=" + memtableFilterBitsPerKey + ", compression=" + compression

@@ -45,6 +45,41 @@ class RangeDeletionTest {
         }
     }
 
+    /** A key of {@code segment} (the 1-byte prefix) and {@code i}. */
+    private static byte[] segmentKey(int segment, int i) {
+        byte[] k = TestKeys.key(i);
+        byte[] out = new byte[k.length + 1];
+        out[0] = (byte) segment;
+        System.arraycopy(k, 0, out, 1, k.length);
+        return out;
+    }
+
+    @Test
+    void partitionedTablesHoldOnePrefixEachAndAWholePrefixDeletionDropsThemUnread() {
+        try (Db db = Db.open(dir, Options.defaults().compression(Compression.NONE).autoCompaction(false)
+                .tablePartitionPrefixLength(1))) {
+            for (int segment = 0; segment < 4; segment++) {
+                for (int i = 0; i < 500; i++) {
+                    db.put(segmentKey(segment, i), new byte[32]);
+                }
+            }
+            db.flush();
+            db.compactRange(null, null);
+            List<TableInfo> tables = db.tables();
+            assertThat(tables).as("one table per prefix (the 64 MiB target is far)").hasSize(4);
+            for (TableInfo t : tables) {
+                assertThat(t.smallestUserKey()[0]).as("a table never mixes two prefixes").isEqualTo(t.largestUserKey()[0]);
+            }
+            db.deleteRange(new byte[] {0}, new byte[] {2}); // segments 0 and 1, one tombstone
+            db.flush();
+            db.compactRange(null, null);
+            assertThat(db.stats().tablesDroppedByRangeDeletion()).as("both tables dropped unread").isEqualTo(2);
+            assertThat(db.tables()).hasSize(2);
+            assertThat(db.get(segmentKey(1, 7))).isNull();
+            assertThat(db.get(segmentKey(2, 7))).hasSize(32);
+        }
+    }
+
     @Test
     void compactionDropsCoveredTablesAndBottomTombstones() {
         // zero values compress to nothing under the default LZ4: NONE keeps the tables as large as the keys make them

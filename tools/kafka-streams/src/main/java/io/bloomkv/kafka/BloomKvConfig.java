@@ -27,11 +27,11 @@ public final class BloomKvConfig {
 
     /**
      * Bytes of one memtable budget shared by every bloomkv store of the application in this JVM (the
-     * {@code WriteBufferManager}, see {@link WriteBufferManager}): every database of every store (each segment of
-     * a window or session store, each partition) charges its memtables to it, and a write freezes its database's
+     * {@code WriteBufferManager}, see {@link WriteBufferManager}): every database of every store (one per store and
+     * partition; the segments of a window or session store are key ranges of its one database) charges its memtables to it, and a write freezes its database's
      * memtable early when the budget is exceeded, so memtable memory does not grow with partitions times segments.
-     * Unset: a key-value store's memtable is bounded by its {@code Options.writeBufferSize}, and the segments of
-     * one window or session store share one budget of that size. A store opened with
+     * Unset: each store's memtable (a window or session store has one for all its segments) is bounded by its
+     * {@code Options.writeBufferSize}. A store opened with
      * {@code Options.writeBufferManager(...)} keeps that budget.
      */
     public static final String WRITE_BUFFER_BYTES_CONFIG = "bloomkv.write.buffer.bytes";

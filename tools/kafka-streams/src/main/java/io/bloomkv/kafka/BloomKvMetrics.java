@@ -3,7 +3,6 @@ package io.bloomkv.kafka;
 import io.bloomkv.engine.SharedBlockCache;
 import io.bloomkv.engine.Stats;
 import io.bloomkv.engine.WriteBufferManager;
-import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.metrics.Gauge;
@@ -64,42 +63,16 @@ final class BloomKvMetrics {
     }
 
     /**
-     * Registers the gauges of a store over several databases (a window or session store: one per segment):
-     * each counter is the sum over the open segments; the false-positive rate is computed from the sums.
+     * Registers the gauges of a window or session store (one database holding every segment as a key range):
+     * the database's counters, plus {@code bloomkv-segments}, the live segments.
      */
-    static BloomKvMetrics registerSegmented(StateStoreContext context, String scope, String storeName,
-            Supplier<List<Stats>> stats) {
-        StreamsMetricsImpl metrics = ProcessorContextUtils.metricsImpl(context);
-        String taskId = context.taskId().toString();
-        for (Def d : DEFS) {
-            Gauge<Number> g;
-            if (d.name().equals("filter-false-positive-rate")) {
-                g = (config, now) -> {
-                    long useful = 0;
-                    long positive = 0;
-                    long truePositive = 0;
-                    for (Stats s : stats.get()) {
-                        useful += s.filterUseful();
-                        positive += s.filterPositive();
-                        truePositive += s.filterTruePositive();
-                    }
-                    long negatives = useful + positive - truePositive;
-                    return negatives == 0 ? 0.0 : (double) (positive - truePositive) / negatives;
-                };
-            } else {
-                g = (config, now) -> {
-                    double sum = 0;
-                    for (Stats s : stats.get()) {
-                        sum += d.read().apply(s).doubleValue();
-                    }
-                    return sum;
-                };
-            }
-            metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-" + d.name(), d.description(), RecordingLevel.INFO, g);
-        }
-        metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-segments", "open segments (one database each)",
-                RecordingLevel.INFO, (Gauge<Number>) (config, now) -> stats.get().size());
-        return new BloomKvMetrics(metrics, taskId, storeName, scope);
+    static BloomKvMetrics registerSegmented(StateStoreContext context, String scope, String storeName, Supplier<Stats> stats,
+            java.util.function.IntSupplier segments) {
+        BloomKvMetrics m = register(context, scope, storeName, stats);
+        m.metrics.addStoreLevelMutableMetric(m.taskId, scope, storeName, "bloomkv-segments",
+                "live segments (key ranges of the store's one database)", RecordingLevel.INFO,
+                (Gauge<Number>) (config, now) -> segments.getAsInt());
+        return m;
     }
 
     /**

@@ -2,28 +2,18 @@ package io.bloomkv.kafka;
 
 import io.bloomkv.engine.Options;
 import java.nio.ByteBuffer;
-import java.util.Map;
 import java.util.Objects;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.kstream.Windowed;
-import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.query.Position;
-import org.apache.kafka.streams.query.PositionBound;
-import org.apache.kafka.streams.query.Query;
-import org.apache.kafka.streams.query.QueryConfig;
-import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.SessionStore;
-import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 
 /**
  * A persistent {@code SessionStore<Bytes, byte[]>} on bloomkv, the counterpart of Kafka Streams'
  * built-in persistent session store (made by {@link BloomKvStores#persistentSessionStore}): sessions are stored
- * under {@link SessionKeyLayout} keys in time {@link Segments} by their end time, one bloomkv database per
- * segment; expired segments are dropped whole.
+ * under {@link SessionKeyLayout} keys in time {@link Segments} by their end time, all segments key ranges of one
+ * bloomkv database; expired segments are dropped whole by one range tombstone.
  *
  * <p>Contract, as {@link SessionStore} documents it and Kafka's store behaves: {@code findSessions(key,
  * earliestSessionEndTime, latestSessionStartTime)} returns the sessions with end >= earliestSessionEndTime
@@ -35,26 +25,13 @@ import org.apache.kafka.streams.state.internals.StoreQueryUtils;
  * every session ending in that range in end-time order. IQv2: {@code WindowRangeQuery.withKey}.
  * Use after close throws {@link InvalidStateStoreException}.
  */
-public class BloomKvSessionStore implements SessionStore<Bytes, byte[]> {
+public class BloomKvSessionStore extends SegmentedBytesStoreBase implements SessionStore<Bytes, byte[]> {
     /** The metrics scope of session stores (Kafka's is {@code rocksdb-session}). */
     static final String METRICS_SCOPE = "bloomkv-session";
 
-    private final SegmentedStore bytes;
-    private StateStoreContext context;
 
     BloomKvSessionStore(String name, long retentionPeriod, long segmentInterval, Options options) {
-        this.bytes = new SegmentedStore(name, METRICS_SCOPE, retentionPeriod, segmentInterval, SessionKeyLayout.INSTANCE, options);
-    }
-
-    @Override
-    public String name() {
-        return bytes.name();
-    }
-
-    @Override
-    public void init(StateStoreContext context, StateStore root) {
-        bytes.init(context, root);
-        this.context = context;
+        super(new SegmentedStore(name, METRICS_SCOPE, retentionPeriod, segmentInterval, SessionKeyLayout.INSTANCE, options));
     }
 
     @Override
@@ -144,46 +121,5 @@ public class BloomKvSessionStore implements SessionStore<Bytes, byte[]> {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         Objects.requireNonNull(sessionKey.key(), "sessionKey.key() cannot be null");
         bytes.put(SessionKeyLayout.toStoreKey(sessionKey), aggregate);
-    }
-
-    @Override
-    public void flush() {
-        bytes.flush();
-    }
-
-    @Override
-    public void commit(Map<TopicPartition, Long> changelogOffsets) {
-        bytes.flush();
-    }
-
-    @Override
-    public void close() {
-        bytes.close();
-    }
-
-    @Override
-    public boolean persistent() {
-        return true;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return bytes.isOpen();
-    }
-
-    /** IQv2: WindowRangeQuery.withKey (every session of the key), checked against the position bound. */
-    @Override
-    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, getPosition(), context);
-    }
-
-    @Override
-    public Position getPosition() {
-        return bytes.position();
-    }
-
-    @Override
-    public String toString() {
-        return "BloomKvSessionStore[" + name() + (isOpen() ? ", open" : ", closed") + "]";
     }
 }

@@ -75,8 +75,8 @@ public final class BloomKvStores {
 
     /**
      * A persistent window store (as {@code Stores.persistentWindowStore}): windows of {@code windowSize}
-     * kept for {@code retentionPeriod}, in segments of {@code max(retention / 2, 60 s)}, one bloomkv database
-     * per segment; with {@code retainDuplicates} every put is kept (windowed joins). The same checks and
+     * kept for {@code retentionPeriod}, in segments of {@code max(retention / 2, 60 s)} (key ranges of the store's
+     * one bloomkv database); with {@code retainDuplicates} every put is kept (windowed joins). The same checks and
      * exceptions as Kafka's:
      *
      * @throws NullPointerException if {@code name} is null ("name cannot be null")
@@ -157,8 +157,8 @@ public final class BloomKvStores {
 
     /**
      * A persistent session store (as {@code Stores.persistentSessionStore}): sessions kept for
-     * {@code retentionPeriod} after their end, in segments of {@code max(retention / 2, 60 s)}, one bloomkv
-     * database per segment.
+     * {@code retentionPeriod} after their end, in segments of {@code max(retention / 2, 60 s)} (key ranges of the
+     * store's one bloomkv database).
      *
      * @throws NullPointerException if {@code name} is null ("name cannot be null")
      * @throws IllegalArgumentException if {@code retentionPeriod} is null, overflows milliseconds or is negative
@@ -213,7 +213,7 @@ public final class BloomKvStores {
 
     /**
      * As {@link #persistentVersionedKeyValueStore(String, Duration)} with old versions kept in segments of
-     * {@code segmentInterval} (each segment one database, dropped whole when it expires); the counterpart of
+     * {@code segmentInterval} (each segment a key range of the store's database, dropped whole when it expires); the counterpart of
      * {@code Stores.persistentVersionedKeyValueStore(name, historyRetention, segmentInterval)}.
      *
      * @throws IllegalArgumentException also if {@code segmentInterval} is null, zero, negative or not representable in milliseconds

@@ -46,11 +46,12 @@ import org.slf4j.LoggerFactory;
  * {@code RocksDBVersionedStore} (made by {@link BloomKvStores#persistentVersionedKeyValueStore}), with the same
  * answers to every call.
  *
- * <p>Layout: the newest version of each key lives in a latest-value database ({@link VersionedLatestValue}); older
- * versions live in segments ({@link VersionedSegments}), one database per {@code segmentInterval} of validTo, a
- * key's versions in one segment packed in one row ({@link VersionedSegmentValue}). A put moves the previous newest
- * version into the segment of its new validTo. Segments older than {@code observedStreamTime - historyRetention}
- * are dropped whole (their directories destroyed); the latest version of a key never expires.
+ * <p>Layout: one bloomkv database per store, as Kafka's store keeps one RocksDB instance. The newest version of each
+ * key lives in the latest-value key range ({@link VersionedLatestValue}); older versions live in segments
+ * ({@link VersionedSegments}), one key range per {@code segmentInterval} of validTo, a key's versions in one segment
+ * packed in one row ({@link VersionedSegmentValue}). A put moves the previous newest version into the segment of
+ * its new validTo. Segments older than {@code observedStreamTime - historyRetention} are dropped whole (one range
+ * tombstone, their tables dropped unread); the latest version of a key never expires.
  *
  * <p>Contract, as {@link VersionedKeyValueStore} documents it and RocksDBVersionedStore behaves: history retention
  * is also the grace period: a put or delete older than {@code observedStreamTime - historyRetention} is not applied
@@ -65,8 +66,6 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     private static final Logger LOG = LoggerFactory.getLogger(BloomKvVersionedStore.class);
     /** A marker for "no version found yet" during a put: not a valid record timestamp. */
     private static final long SENTINEL_TIMESTAMP = Long.MIN_VALUE;
-    /** The latest-value database's directory under {@code stateDir/name/}. */
-    static final String LATEST_DIR = "latest";
 
     private final String name;
     private final long historyRetention;
@@ -131,7 +130,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         File root0 = new File(context.stateDir(), name);
         try {
             segments.openExisting(root0, o);
-            latest = new VersionedSegment(VersionedSegment.LATEST_ID, root0.toPath().resolve(LATEST_DIR), o);
+            latest = segments.latest();
             offsets = new StoreOffsets(context.stateDir(), name);
             offsets.open(context);
         } catch (RuntimeException e) {
@@ -144,11 +143,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
-        restoreBuffer = new VersionedRestoreBuffer(directClient, () -> latest);
-        metrics = BloomKvMetrics.register(context, BloomKvStore.METRICS_SCOPE, name, () -> {
-            VersionedSegment l = latest;
-            return open && l != null && l.isOpen() ? l.db().stats() : null;
-        });
+        restoreBuffer = new VersionedRestoreBuffer(directClient, () -> latest, segments::write);
+        metrics = BloomKvMetrics.register(context, BloomKvStore.METRICS_SCOPE, name, () -> open ? segments.statsOrNull() : null);
         open = true;
         context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::writePosition);
     }
@@ -509,7 +505,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     /**
      * Restores a changelog batch: stream time first jumps to the batch's newest timestamp (versions that would
      * expire by the batch's end are not written), the puts run on a {@link VersionedRestoreBuffer}, and the
-     * buffer is written as one WriteBatch per database, older segments first, the latest values last.
+     * buffer is written as one WriteBatch, older segments first, the latest values last.
      */
     synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         long endOfBatchStreamTime = observedStreamTime;
@@ -538,7 +534,6 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         validateStoreOpen();
         try {
             segments.sync();
-            latest.sync();
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": flush failed", e);
         }
@@ -556,7 +551,6 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         }
         try {
             segments.sync();
-            latest.sync();
             offsets.commit(changelogOffsets);
         } catch (BloomKvException e) {
             throw new ProcessorStateException("Error while executing commit from store " + name, e);
@@ -607,15 +601,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     }
 
     private void closeDatabases() {
-        try {
-            segments.close();
-        } finally {
-            VersionedSegment l = latest;
-            latest = null;
-            if (l != null) {
-                l.close();
-            }
-        }
+        latest = null;
+        segments.close();
     }
 
     @Override
@@ -702,9 +689,24 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         }
     }
 
-    /** Number of segment databases open now (for tests and metrics). */
+    /** Number of live segments now (for tests and metrics). */
     synchronized int segmentCount() {
         return segments.size();
+    }
+
+    /** Waits for the compactions expiry submitted (tests). */
+    void awaitExpiryCompactions() {
+        segments.awaitExpiryCompactions();
+    }
+
+    /** The ids of the live segments, oldest first (tests). */
+    synchronized List<Long> segmentIds() {
+        return segments.ids();
+    }
+
+    /** The store's one database (tests); throws when closed. */
+    synchronized io.bloomkv.engine.Db db() {
+        return segments.db();
     }
 
     @Override

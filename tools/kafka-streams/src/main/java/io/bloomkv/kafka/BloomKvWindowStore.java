@@ -1,29 +1,19 @@
 package io.bloomkv.kafka;
 
 import io.bloomkv.engine.Options;
-import java.util.Map;
 import java.util.Objects;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.kstream.Windowed;
-import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.query.Position;
-import org.apache.kafka.streams.query.PositionBound;
-import org.apache.kafka.streams.query.Query;
-import org.apache.kafka.streams.query.QueryConfig;
-import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
-import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 
 /**
  * A persistent {@code WindowStore<Bytes, byte[]>} on bloomkv, the counterpart of Kafka Streams'
  * built-in persistent window store (made by {@link BloomKvStores#persistentWindowStore}): windows of a key are
- * stored under {@link WindowKeyLayout} keys in time {@link Segments}, one bloomkv database per segment of
- * {@code segmentInterval} ms; expired segments are dropped whole.
+ * stored under {@link WindowKeyLayout} keys in time {@link Segments} of {@code segmentInterval} ms, all segments
+ * key ranges of one bloomkv database; expired segments are dropped whole by one range tombstone.
  *
  * <p>Contract, as {@link WindowStore} documents it and Kafka's store behaves: {@code put} with a null value
  * deletes the window (or does nothing when duplicates are retained); with {@code retainDuplicates} every
@@ -36,17 +26,15 @@ import org.apache.kafka.streams.state.internals.StoreQueryUtils;
  * IQv2: {@code WindowKeyQuery} and {@code WindowRangeQuery} (closed time ranges) with position bounds.
  * Use after close throws {@link InvalidStateStoreException}.
  */
-public class BloomKvWindowStore implements WindowStore<Bytes, byte[]> {
+public class BloomKvWindowStore extends SegmentedBytesStoreBase implements WindowStore<Bytes, byte[]> {
     /** The metrics scope of window stores (Kafka's is {@code rocksdb-window}). */
     static final String METRICS_SCOPE = "bloomkv-window";
 
-    private final SegmentedStore bytes;
     private final boolean retainDuplicates;
     private final long windowSize;
     /** fetchAll / backwardFetchAll in time order (see the constructor). */
     private final boolean timeOrderedScans;
     private int seqnum = 0;
-    private StateStoreContext context;
 
     BloomKvWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
             Options options) {
@@ -61,21 +49,10 @@ public class BloomKvWindowStore implements WindowStore<Bytes, byte[]> {
      */
     BloomKvWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
             boolean timeOrderedScans, Options options) {
+        super(new SegmentedStore(name, METRICS_SCOPE, retentionPeriod, segmentInterval, WindowKeyLayout.INSTANCE, options));
         this.timeOrderedScans = timeOrderedScans;
-        this.bytes = new SegmentedStore(name, METRICS_SCOPE, retentionPeriod, segmentInterval, WindowKeyLayout.INSTANCE, options);
         this.retainDuplicates = retainDuplicates;
         this.windowSize = windowSize;
-    }
-
-    @Override
-    public String name() {
-        return bytes.name();
-    }
-
-    @Override
-    public void init(StateStoreContext context, StateStore root) {
-        bytes.init(context, root);
-        this.context = context;
     }
 
     @Override
@@ -160,49 +137,8 @@ public class BloomKvWindowStore implements WindowStore<Bytes, byte[]> {
                 .put(storeKey, 0, keyLength).putInt(WindowKeyLayout.extractSeqnum(storeKey)).array();
     }
 
-    @Override
-    public void flush() {
-        bytes.flush();
-    }
-
-    @Override
-    public void commit(Map<TopicPartition, Long> changelogOffsets) {
-        bytes.flush();
-    }
-
-    @Override
-    public void close() {
-        bytes.close();
-    }
-
-    @Override
-    public boolean persistent() {
-        return true;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return bytes.isOpen();
-    }
-
-    /** IQv2: WindowKeyQuery and WindowRangeQuery (closed time ranges), checked against the position bound. */
-    @Override
-    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, getPosition(), context);
-    }
-
-    @Override
-    public Position getPosition() {
-        return bytes.position();
-    }
-
     /** The observed stream time: the largest window start put, removed or restored (-1 before any). */
     public long observedStreamTime() {
         return bytes.observedStreamTime();
-    }
-
-    @Override
-    public String toString() {
-        return "BloomKvWindowStore[" + name() + (isOpen() ? ", open" : ", closed") + "]";
     }
 }

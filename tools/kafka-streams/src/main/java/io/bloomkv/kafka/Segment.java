@@ -3,175 +3,136 @@ package io.bloomkv.kafka;
 import io.bloomkv.engine.BloomKvException;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
-import io.bloomkv.engine.Options;
 import io.bloomkv.engine.ReadOptions;
-import io.bloomkv.engine.Stats;
 import io.bloomkv.engine.WriteBatch;
-import java.nio.file.Path;
+import java.util.Arrays;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 
 /**
- * One time segment of a window or session store: one bloomkv database in its own directory (Kafka's
- * {@code KeyValueSegment}, one database instance per segment). Expiry closes it and deletes its directory,
- * so retention costs no write per record. Keys are the schema's composite keys as they are, values as
- * Kafka's changelog carries them. Used under the owning store's lock, except reads (the engine is thread-safe).
+ * One time segment of a window or session store: the key range of its id in the store's one bloomkv database
+ * (Kafka's {@code LogicalKeyValueSegment} of its versioned store, one RocksDB instance with segment-prefixed
+ * keys, rather than the one-instance-per-segment {@code KeyValueSegment} of its window stores). Every key of
+ * the segment is stored as {@code [segment prefix (8)][composite key]} ({@link #prefix(long)}); expiry marks the
+ * segment dropped and {@link Segments} removes its whole key range with one range tombstone. Writes are made by
+ * the owning store under its lock; reads are thread-safe (the engine is).
  */
 final class Segment {
+    /** Bytes of the segment prefix in front of every stored key. */
+    static final int PREFIX_SIZE = 8;
+
     final long id;
     final String name;
-    private final Path dir;
-    private final Options options;
-    private volatile Db db;
-    /** Written since the last WAL sync (flush() of the store syncs only those). */
-    private boolean unsynced;
-    /** Written since its memtable was last frozen to a table (an idle segment then gives its memtable back). */
-    private boolean unflushed;
+    private final Db db;
+    private final byte[] prefix;
+    /** False once the segment expired or the store closed: reads then skip it, as Kafka skips a closed segment. */
+    private volatile boolean open = true;
 
-    private Segment(long id, String name, Path dir, Options options, Db db) {
+    Segment(long id, String name, Db db) {
         this.id = id;
         this.name = name;
-        this.dir = dir;
-        this.options = options;
         this.db = db;
+        this.prefix = prefix(id);
     }
 
-    /** Opens (or creates) the segment's database under {@code dir}. */
-    static Segment open(long id, String name, Path dir, Options options) {
-        try {
-            return new Segment(id, name, dir, options, Db.open(dir, options));
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("segment " + name + ": cannot open bloomkv database under " + dir, e);
+    /**
+     * The 8-byte prefix of segment {@code id}: the id big-endian with its sign bit flipped, so that the byte order of
+     * prefixes is the numeric order of ids (negative ids, such as the versioned store's latest-value id -1, first).
+     */
+    static byte[] prefix(long id) {
+        long v = id ^ Long.MIN_VALUE;
+        byte[] p = new byte[PREFIX_SIZE];
+        for (int i = PREFIX_SIZE - 1; i >= 0; i--) {
+            p[i] = (byte) v;
+            v >>>= 8;
         }
+        return p;
+    }
+
+    /** The segment id of a stored (prefixed) key. */
+    static long idOf(byte[] storedKey) {
+        long v = 0;
+        for (int i = 0; i < PREFIX_SIZE; i++) {
+            v = (v << 8) | (storedKey[i] & 0xFF);
+        }
+        return v ^ Long.MIN_VALUE;
+    }
+
+    /** {@code key} behind {@code prefix}. */
+    static byte[] prefixed(byte[] prefix, byte[] key) {
+        byte[] out = Arrays.copyOf(prefix, PREFIX_SIZE + key.length);
+        System.arraycopy(key, 0, out, PREFIX_SIZE, key.length);
+        return out;
+    }
+
+    /** The composite key of a stored key (the prefix removed). */
+    static byte[] strip(byte[] storedKey) {
+        return Arrays.copyOfRange(storedKey, PREFIX_SIZE, storedKey.length);
     }
 
     boolean isOpen() {
-        return db != null;
+        return open;
     }
 
-    private Db db() {
-        Db d = db;
-        if (d == null) {
-            throw new org.apache.kafka.streams.errors.InvalidStateStoreException("segment " + name + " is closed");
+    /** Marks the segment dropped (expired, or its store closed); its key range is removed by {@link Segments}. */
+    void markClosed() {
+        open = false;
+    }
+
+    private void checkOpen() {
+        if (!open) {
+            throw new InvalidStateStoreException("segment " + name + " is closed");
         }
-        return d;
     }
 
     byte[] get(byte[] key) {
+        checkOpen();
         try {
-            return db().get(key);
+            return db.get(prefixed(prefix, key));
         } catch (BloomKvException e) {
             throw new ProcessorStateException("segment " + name + ": get failed", e);
         }
     }
 
+    /** Adds a put of {@code key} (a delete for a null value) in this segment to {@code batch}. */
+    void addTo(WriteBatch batch, byte[] key, byte[] value) {
+        if (value == null) {
+            batch.delete(prefixed(prefix, key));
+        } else {
+            batch.put(prefixed(prefix, key), value);
+        }
+    }
+
     /** A null value deletes. */
     void put(byte[] key, byte[] value) {
+        checkOpen();
         try {
             if (value == null) {
-                db().delete(key);
+                db.delete(prefixed(prefix, key));
             } else {
-                db().put(key, value);
+                db.put(prefixed(prefix, key), value);
             }
         } catch (BloomKvException e) {
             throw new ProcessorStateException("segment " + name + ": put failed", e);
         }
-        unsynced = true;
-        unflushed = true;
-    }
-
-    void write(WriteBatch batch) {
-        if (batch.count() == 0) {
-            return;
-        }
-        try {
-            db().write(batch);
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("segment " + name + ": write failed", e);
-        }
-        unsynced = true;
-        unflushed = true;
     }
 
     /**
-     * An iterator over [{@code lower}, {@code upperInclusive}] (null bounds are open), positioned at the first
-     * entry of the direction by the caller. The caller owns it.
+     * An iterator over the segment's composite keys in [{@code lower}, {@code upperInclusive}] (null bounds: the
+     * segment's own bounds), positioned by the caller; its keys carry the prefix ({@link #strip}). The caller owns it.
      */
     DbIterator iterator(byte[] lower, byte[] upperInclusive) {
+        checkOpen();
         ReadOptions ro = ReadOptions.defaults();
-        if (lower != null) {
-            ro.iterateLowerBound(lower);
-        }
+        ro.iterateLowerBound(lower != null ? prefixed(prefix, lower) : prefix);
         if (upperInclusive != null) {
             // The engine's upper bound is exclusive: the smallest key after upperInclusive is upperInclusive + 0x00.
-            ro.iterateUpperBound(java.util.Arrays.copyOf(upperInclusive, upperInclusive.length + 1));
+            byte[] upper = prefixed(prefix, upperInclusive);
+            ro.iterateUpperBound(Arrays.copyOf(upper, upper.length + 1));
+        } else {
+            ro.iterateUpperBound(prefix(id + 1));
         }
-        return db().iterator(ro);
-    }
-
-    /** Makes the writes so far durable (one WAL sync), if any. */
-    void syncWal() {
-        if (!unsynced) {
-            return;
-        }
-        try {
-            db().syncWal();
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("segment " + name + ": flush failed", e);
-        }
-        unsynced = false;
-    }
-
-    /**
-     * Freezes and writes the memtable to a table when the segment was written since it last did: called when
-     * the segment stops receiving in-order writes (a newer segment opened), so that idle segments hold no
-     * memtable memory against the shared write-buffer budget.
-     */
-    void flushMemtable() {
-        if (!unflushed) {
-            return;
-        }
-        try {
-            db().flush();
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("segment " + name + ": memtable flush failed", e);
-        }
-        unflushed = false;
-        unsynced = false;
-    }
-
-    Stats statsOrNull() {
-        Db d = db;
-        if (d == null) {
-            return null;
-        }
-        try {
-            return d.stats();
-        } catch (BloomKvException e) {
-            return null;
-        }
-    }
-
-    /** Closes the database (its open iterators too). Idempotent. */
-    void close() {
-        Db d = db;
-        db = null;
-        if (d != null) {
-            try {
-                d.close();
-            } catch (BloomKvException e) {
-                throw new ProcessorStateException("segment " + name + ": close failed", e);
-            }
-        }
-    }
-
-    /** Closes the segment and deletes its database and directory: how expired data leaves. */
-    void destroy() {
-        close();
-        try {
-            Db.destroy(dir, options);
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("segment " + name + ": cannot delete " + dir, e);
-        }
+        return db.iterator(ro);
     }
 
     @Override

@@ -13,7 +13,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 
 /**
  * The stored entries of a fetch, segment after segment (oldest first forward, newest first backward),
- * each segment scanned over [{@code from}, {@code to}] in its key order and filtered by the schema
+ * each segment scanned over [{@code from}, {@code to}] (composite keys, within the segment's key range of the
+ * store's database) in its key order and filtered by the schema
  * (Kafka's {@code SegmentIterator} + {@code HasNextCondition}). A segment's scan opens when the iterator
  * reaches it and reads the segment as of that moment. A segment dropped by expiry meanwhile is skipped,
  * as Kafka skips a closed segment. Closing the store closes the iterator; then every call but
@@ -33,6 +34,8 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
     private final Filter filter;
     private Segment currentSegment;
     private DbIterator current;
+    /** The composite key (prefix removed) of {@link #current}'s position, set by {@link #advance()}. */
+    private byte[] currentKey;
     private volatile boolean closed;
 
     SegmentIterator(SegmentedStore store, List<Segment> segments, byte[] from, byte[] to, boolean forward, Filter filter) {
@@ -55,8 +58,12 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
         while (true) {
             if (current != null) {
                 try {
-                    while (current.valid()) {
-                        if (filter.matches(current.key())) {
+                    // A segment dropped by expiry meanwhile is skipped from here on, as Kafka skips a closed segment.
+                    while (currentSegment.isOpen() && current.valid()) {
+                        if (currentKey == null) {
+                            currentKey = Segment.strip(current.key());
+                        }
+                        if (filter.matches(currentKey)) {
                             return true;
                         }
                         step();
@@ -94,6 +101,7 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
     }
 
     private void step() {
+        currentKey = null;
         if (forward) {
             current.next();
         } else {
@@ -102,6 +110,7 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
     }
 
     private void closeCurrent() {
+        currentKey = null;
         if (current != null) {
             current.close();
             current = null;
@@ -121,7 +130,7 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
             throw new NoSuchElementException();
         }
         try {
-            KeyValue<Bytes, byte[]> kv = KeyValue.pair(Bytes.wrap(current.key()), current.value());
+            KeyValue<Bytes, byte[]> kv = KeyValue.pair(Bytes.wrap(currentKey), current.value());
             step();
             return kv;
         } catch (BloomKvException e) {
@@ -136,7 +145,7 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
             throw new NoSuchElementException();
         }
         try {
-            return Bytes.wrap(current.key());
+            return Bytes.wrap(currentKey);
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + store.name() + ": iterator failed", e);
         }

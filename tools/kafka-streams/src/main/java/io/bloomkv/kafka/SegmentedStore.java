@@ -4,13 +4,10 @@ import io.bloomkv.engine.Options;
 import io.bloomkv.engine.SharedBlockCache;
 import io.bloomkv.engine.Stats;
 import io.bloomkv.engine.WriteBatch;
-import io.bloomkv.engine.WriteBufferManager;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,7 +34,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The time-segmented byte store under a window or session store (Kafka's
  * abstract segmented bytes store): composite keys of a {@link SegmentedKeySchema} in
- * {@link Segments}, one bloomkv database per segment.
+ * {@link Segments}, all segments in one bloomkv database per store (segment-prefixed keys).
  *
  * <p>Contract, as Kafka's: the observed stream time is the largest segment timestamp put, removed or
  * restored (not persisted: -1 after a restart, as Kafka's); a put whose segment is older than
@@ -91,10 +88,10 @@ final class SegmentedStore {
     }
 
     /**
-     * The options of every segment database: the application's shared block cache and write-buffer budget
-     * when configured ({@link BloomKvConfig}), else one cache and one budget (of the options' block cache and
-     * write buffer sizes) shared by this store's segments, so a store costs what one key-value store costs
-     * however many segments it has.
+     * The options of the store's database: the application's shared block cache and write-buffer budget when
+     * configured ({@link BloomKvConfig}), else the options' own block cache and write buffer: a store costs what
+     * one key-value store costs however many segments it has (they are key ranges of one database). Tables are
+     * partitioned by segment prefix ({@code Options.tablePartitionPrefixLength}).
      */
     private Options segmentOptions(StateStoreContext context) {
         Options o = options.copy();
@@ -103,13 +100,15 @@ final class SegmentedStore {
             if (shared != null) {
                 o.blockCache(shared).useMmapReads(false);
             } else if (o.blockCacheSize() > 0) {
+                // The database's own cache, made here so the store metrics report its capacity and use.
                 o.blockCache(new SharedBlockCache(o.blockCacheSize()));
             }
         }
         if (o.writeBufferManager() == null) {
-            WriteBufferManager shared = BloomKvConfig.sharedWriteBufferManager(context.applicationId(), context.appConfigs());
-            o.writeBufferManager(shared != null ? shared : new WriteBufferManager(o.writeBufferSize()));
+            o.writeBufferManager(BloomKvConfig.sharedWriteBufferManager(context.applicationId(), context.appConfigs()));
         }
+        // Compactions write one segment per table, so an expired segment's tables are dropped whole, unread.
+        o.tablePartitionPrefixLength(Segment.PREFIX_SIZE);
         return o;
     }
 
@@ -127,28 +126,38 @@ final class SegmentedStore {
         position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
-        metrics = BloomKvMetrics.registerSegmented(context, metricsScope, name, this::segmentStats);
+        metrics = BloomKvMetrics.registerSegmented(context, metricsScope, name, this::statsOrNull, this::segmentCount);
         metrics.registerBudgets(segmentOptions.blockCache(), segmentOptions.writeBufferManager());
         open = true;
         context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
     }
 
-    private List<Stats> segmentStats() {
-        List<Segment> all;
+    private Stats statsOrNull() {
+        Segments s = segments;
+        return open && s != null ? s.statsOrNull() : null;
+    }
+
+    private synchronized int segmentCount() {
+        return open ? segments.size() : 0;
+    }
+
+    /** The store's database (tests); null when closed. */
+    synchronized io.bloomkv.engine.Db db() {
+        return open ? segments.db() : null;
+    }
+
+    /** Waits for the compactions expiry submitted (tests). */
+    void awaitExpiryCompactions() {
+        Segments s;
         synchronized (this) {
-            if (!open) {
-                return List.of();
-            }
-            all = segments.allSegments(true);
+            s = segments;
         }
-        List<Stats> out = new ArrayList<>(all.size());
-        for (Segment s : all) {
-            Stats st = s.statsOrNull();
-            if (st != null) {
-                out.add(st);
-            }
-        }
-        return out;
+        s.awaitExpiryCompactions();
+    }
+
+    /** Range tombstones expiry wrote since open (tests: one per expiry, none per record). */
+    synchronized long expiryRangeDeletes() {
+        return segments.expiryRangeDeletes();
     }
 
     private void checkOpen() {
@@ -163,7 +172,8 @@ final class SegmentedStore {
 
     /**
      * Restores a batch of changelog records (keys are composite keys): stream time first advances to the batch's
-     * largest timestamp, then the records of live segments go to one WriteBatch per segment (a null value deletes).
+     * largest timestamp (expired segments drop first), then the records of live segments go to one WriteBatch
+     * (a null value deletes); records of expired segments are skipped.
      */
     void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         synchronized (this) {
@@ -171,25 +181,17 @@ final class SegmentedStore {
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 observedStreamTime = Math.max(observedStreamTime, schema.segmentTimestamp(record.key()));
             }
-            Map<Segment, WriteBatch> batches = new HashMap<>();
+            WriteBatch batch = new WriteBatch();
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 long segmentId = segments.segmentId(schema.segmentTimestamp(record.key()));
+                // Stream time is fixed for the batch, so a segment live here stays live until the batch is written.
                 Segment segment = segments.getOrCreateSegmentIfLive(segmentId, observedStreamTime);
                 if (segment != null) {
                     ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, position);
-                    WriteBatch batch = batches.computeIfAbsent(segment, s -> new WriteBatch());
-                    if (record.value() == null) {
-                        batch.delete(record.key());
-                    } else {
-                        batch.put(record.key(), record.value());
-                    }
+                    segment.addTo(batch, record.key(), record.value());
                 }
             }
-            for (Map.Entry<Segment, WriteBatch> e : batches.entrySet()) {
-                if (e.getKey().isOpen()) {
-                    e.getKey().write(e.getValue());
-                }
-            }
+            segments.write(batch);
         }
     }
 
@@ -207,6 +209,7 @@ final class SegmentedStore {
             synchronized (position) {
                 StoreQueryUtils.updatePosition(position, context);
                 segment.put(storeKey, value);
+                segments.written();
             }
         }
     }
@@ -221,6 +224,7 @@ final class SegmentedStore {
             return;
         }
         segment.put(storeKey, null);
+        segments.written();
     }
 
     /** The value of a composite key, null when absent or older than stream time minus retention. */

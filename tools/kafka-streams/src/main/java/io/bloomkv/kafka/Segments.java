@@ -1,40 +1,50 @@
 package io.bloomkv.kafka;
 
+import io.bloomkv.engine.BloomKvException;
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.DbIterator;
 import io.bloomkv.engine.Options;
+import io.bloomkv.engine.Stats;
+import io.bloomkv.engine.WriteBatch;
 import java.io.File;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import org.apache.kafka.streams.errors.ProcessorStateException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The live segments of one window or session store (Kafka's {@code AbstractSegments} /
- * {@code KeyValueSegments}): segment id = timestamp / segmentInterval, one bloomkv database per segment
- * under {@code stateDir/storeName/storeName.<id * segmentInterval>} (Kafka's segment names). A segment is
- * live while {@code id >= segmentId(streamTime - retention)}; older ones are closed and their directories
- * deleted whenever a put or restore reaches a live segment (and at open), so expiry writes nothing per record.
+ * The live segments of one window or session store, all in ONE bloomkv database under
+ * {@code stateDir/storeName/} (segment id = timestamp / segmentInterval, Kafka's segment ids and names): each
+ * segment is the key range of its id prefix ({@link Segment#prefix}). A segment is live while
+ * {@code id >= segmentId(streamTime - retention)}; whenever a put or restore reaches a live segment (and at open),
+ * the older ones are dropped together with ONE range tombstone over their key ranges ({@link Db#deleteRange}, as
+ * Kafka's versioned store drops its logical segments): no write per expired record. The database's tables are
+ * partitioned by segment prefix ({@code Options.tablePartitionPrefixLength}), and expiry then compacts the dropped
+ * range at once ({@link Db#compactRange} on the shared {@link ExpiryCompactions} thread), which drops every table
+ * the tombstone covers whole without reading it: the disk holds the live segments only. One database per store (not per segment) means one memtable, one write-ahead log and one pair of
+ * background threads per store however many segments are live, and no database opened or destroyed as stream
+ * time passes. The segment ids present are found again at open by one seek per segment.
  * Not thread-safe: the owning store serializes the calls that change it; reads take a copy of the list.
  */
 final class Segments {
-    private static final Logger LOG = LoggerFactory.getLogger(Segments.class);
-
     private final TreeMap<Long, Segment> segments = new TreeMap<>();
     private final String name;
     private final long retentionPeriod;
     private final long segmentInterval;
     private final Options options;
-    private File dir;
+    private Db db;
+    private final ExpiryCompactions compactions;
+    /** Written since the last WAL sync (flush() of the store syncs only then). */
+    private boolean unsynced;
+    /** Range tombstones written by expiry since open (one per expiry that dropped segments). */
+    private long expiryRangeDeletes;
 
-    /** {@code options}: those of every segment database (shared block cache and write-buffer budget set). */
+    /** {@code options}: those of the store's database (shared block cache and write-buffer budget set). */
     Segments(String name, long retentionPeriod, long segmentInterval, Options options) {
         this.name = name;
+        this.compactions = new ExpiryCompactions(name);
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
         this.options = options;
@@ -54,19 +64,9 @@ final class Segments {
 
     private Segment getOrCreateSegment(long segmentId) {
         Segment s = segments.get(segmentId);
-        if (s != null) {
-            return s;
-        }
-        String segmentName = segmentName(segmentId);
-        s = Segment.open(segmentId, segmentName, new File(dir, segmentName).toPath(), options);
-        Map.Entry<Long, Segment> newest = segments.lastEntry();
-        segments.put(segmentId, s);
-        if (newest != null && newest.getKey() < segmentId) {
-            // Stream time moved into a new segment: the older ones now get late records only. Their memtables
-            // go to tables, so idle segments hold no share of the write-buffer budget.
-            for (Segment older : segments.headMap(segmentId, false).values()) {
-                older.flushMemtable();
-            }
+        if (s == null) {
+            s = new Segment(segmentId, segmentName(segmentId), db);
+            segments.put(segmentId, s);
         }
         return s;
     }
@@ -82,33 +82,33 @@ final class Segments {
         return segment;
     }
 
-    /** Opens the segments found under {@code stateDir/name} (in id order), then drops those expired at {@code streamTime}. */
+    /**
+     * Opens the store's database under {@code stateDir/name}, finds the segments it holds (one seek per segment),
+     * then drops those expired at {@code streamTime}.
+     */
     void openExisting(File stateDir, long streamTime) {
-        dir = new File(stateDir, name);
-        if (dir.isDirectory()) {
-            String[] list = dir.list();
-            Arrays.stream(list == null ? new String[0] : list)
-                    .mapToLong(this::segmentIdFromSegmentName)
-                    .filter(id -> id >= 0)
-                    .sorted()
-                    .forEach(id -> segments.computeIfAbsent(id,
-                            k -> Segment.open(k, segmentName(k), new File(dir, segmentName(k)).toPath(), options)));
-        } else if (!dir.mkdirs()) {
-            throw new ProcessorStateException(String.format("dir %s doesn't exist and cannot be created for segments %s", dir, name));
+        File dir = new File(stateDir, name);
+        try {
+            db = Db.open(dir.toPath(), options);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": cannot open bloomkv database under " + dir, e);
+        }
+        try (DbIterator it = db.iterator()) {
+            it.seekToFirst();
+            while (it.valid()) {
+                long id = Segment.idOf(it.key());
+                getOrCreateSegment(id);
+                if (id == Long.MAX_VALUE) {
+                    break;
+                }
+                it.seek(Segment.prefix(id + 1));
+            }
+        } catch (BloomKvException e) {
+            db.close();
+            db = null;
+            throw new ProcessorStateException("store " + name + ": cannot read the segments under " + dir, e);
         }
         cleanupExpiredSegments(streamTime);
-    }
-
-    private long segmentIdFromSegmentName(String segmentName) {
-        if (segmentName.length() <= name.length() + 1 || !segmentName.startsWith(name) || segmentName.charAt(name.length()) != '.') {
-            LOG.warn("Unexpected entry {} in the segment directory {}; it is not a segment and is skipped", segmentName, dir);
-            return -1L;
-        }
-        try {
-            return Long.parseLong(segmentName.substring(name.length() + 1)) / segmentInterval;
-        } catch (NumberFormatException e) {
-            throw new ProcessorStateException("Unable to parse segment id as long from segmentName: " + segmentName, e);
-        }
     }
 
     /** The open segments whose ids cover [timeFrom, timeTo], oldest first when {@code forward}. */
@@ -126,6 +126,10 @@ final class Segments {
         return openOnes(forward ? segments.values() : segments.descendingMap().values());
     }
 
+    int size() {
+        return segments.size();
+    }
+
     private static List<Segment> openOnes(Collection<Segment> values) {
         List<Segment> result = new ArrayList<>(values.size());
         for (Segment s : values) {
@@ -136,45 +140,113 @@ final class Segments {
         return result;
     }
 
-    /** Closes and deletes every segment older than the oldest live one at {@code streamTime}. */
+    /**
+     * Drops every segment older than the oldest live one at {@code streamTime}: marks them closed and removes their
+     * key ranges with one range tombstone (the segment ids in between hold nothing, so one tombstone covers them all).
+     */
     void cleanupExpiredSegments(long streamTime) {
         long minLiveSegment = segmentId(streamTime - retentionPeriod);
-        Iterator<Map.Entry<Long, Segment>> toRemove = segments.headMap(minLiveSegment, false).entrySet().iterator();
-        while (toRemove.hasNext()) {
-            Segment segment = toRemove.next().getValue();
-            toRemove.remove();
-            try {
-                segment.destroy();
-            } catch (ProcessorStateException e) {
-                LOG.error("Error destroying {}", segment, e);
-            }
+        NavigableMap<Long, Segment> expired = segments.headMap(minLiveSegment, false);
+        if (expired.isEmpty()) {
+            return;
         }
+        long first = expired.firstKey();
+        long last = expired.lastKey();
+        for (Segment s : expired.values()) {
+            s.markClosed();
+        }
+        expired.clear();
+        try {
+            byte[] from = Segment.prefix(first);
+            byte[] to = Segment.prefix(last + 1);
+            db.deleteRange(from, to);
+            // Drop the covered tables now (off the stream thread) rather than when background compaction next
+            // reaches them: the memtable is flushed (the tombstone into a level-0 table) and the tables overlapping
+            // the range compacted down; tables are partitioned by segment, so those of the expired segments are
+            // covered whole and dropped unread, and only the level-0 tables (recent writes) are merged, as their
+            // next compaction would.
+            compactions.submit(db, from, to);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": cannot drop the expired segments " + first + ".." + last, e);
+        }
+        unsynced = true;
+        expiryRangeDeletes++;
     }
 
-    /** Syncs the WAL of every segment written since the last sync. */
+    /** Writes a batch built with {@link Segment#addTo}. */
+    void write(WriteBatch batch) {
+        if (batch.count() == 0) {
+            return;
+        }
+        try {
+            db.write(batch);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": write failed", e);
+        }
+        unsynced = true;
+    }
+
+    /** Records that a segment was written through {@link Segment#put} (the next flush syncs the log). */
+    void written() {
+        unsynced = true;
+    }
+
+    /** Syncs the write-ahead log if anything was written since the last sync. */
     void syncWal() {
-        for (Segment s : segments.values()) {
-            s.syncWal();
+        if (!unsynced) {
+            return;
+        }
+        try {
+            db.syncWal();
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": flush failed", e);
+        }
+        unsynced = false;
+    }
+
+    /** Waits for the compactions expiry submitted (tests). */
+    void awaitExpiryCompactions() {
+        compactions.awaitIdle();
+    }
+
+    long expiryRangeDeletes() {
+        return expiryRangeDeletes;
+    }
+
+    /** The store's database (tests and metrics); null before open and after close. */
+    Db db() {
+        return db;
+    }
+
+    Stats statsOrNull() {
+        Db d = db;
+        if (d == null) {
+            return null;
+        }
+        try {
+            return d.stats();
+        } catch (BloomKvException e) {
+            return null;
         }
     }
 
-    /** Closes every segment (their iterators too) and forgets them; every one is tried, the first failure thrown. */
+    /** Marks every segment closed and closes the database (its open iterators too). Idempotent. */
     void close() {
-        RuntimeException failure = null;
         for (Segment s : segments.values()) {
-            try {
-                s.close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
+            s.markClosed();
         }
         segments.clear();
-        if (failure != null) {
-            throw failure;
+        Db d = db;
+        if (d != null) {
+            compactions.awaitIdle();
+        }
+        db = null;
+        if (d != null) {
+            try {
+                d.close();
+            } catch (BloomKvException e) {
+                throw new ProcessorStateException("store " + name + ": close failed", e);
+            }
         }
     }
 }

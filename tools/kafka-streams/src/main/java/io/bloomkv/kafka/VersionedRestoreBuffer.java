@@ -13,44 +13,49 @@ import org.apache.kafka.common.utils.Bytes;
 
 /**
  * Buffers the writes of one restored changelog batch of a {@link BloomKvVersionedStore} in memory (reads fall
- * through to the databases), then writes them as one WriteBatch per database: segments oldest first, the latest
- * values last, the order a put writes in (Kafka's {@code RocksDBVersionedStoreRestoreWriteBuffer}). A batch that
+ * through to the database), then writes them as one WriteBatch: segments oldest first, the latest values last, the order a put writes in (Kafka's {@code RocksDBVersionedStoreRestoreWriteBuffer}). A batch that
  * rewrites a hot key's row many times writes it once.
  */
 final class VersionedRestoreBuffer {
     private final VersionedStoreClient store;
     private final java.util.function.Supplier<VersionedSegment> latestAccess;
+    private final java.util.function.Consumer<WriteBatch> writer;
     /** Latest-value writes; an empty Optional is a delete. */
     private final Map<Bytes, Optional<byte[]>> latest = new LinkedHashMap<>();
     /** Segment buffers by id, newest first. */
     private final TreeMap<Long, BufferedSegment> buffered = new TreeMap<>(Comparator.reverseOrder());
     private final Client client = new Client();
 
-    VersionedRestoreBuffer(VersionedStoreClient store, java.util.function.Supplier<VersionedSegment> latestAccess) {
+    /** {@code writer} writes a batch to the store's database (every segment and the latest values are key ranges of it). */
+    VersionedRestoreBuffer(VersionedStoreClient store, java.util.function.Supplier<VersionedSegment> latestAccess,
+            java.util.function.Consumer<WriteBatch> writer) {
         this.store = store;
         this.latestAccess = latestAccess;
+        this.writer = writer;
     }
 
     VersionedStoreClient client() {
         return client;
     }
 
-    /** Writes the buffered rows (older segments first, then the latest values) and empties the buffer. */
+    /**
+     * Writes the buffered rows (older segments first, then the latest values) as one WriteBatch, atomically, and
+     * empties the buffer.
+     */
     void flush() {
         List<BufferedSegment> oldestFirst = new ArrayList<>(buffered.values());
         java.util.Collections.reverse(oldestFirst);
+        WriteBatch batch = new WriteBatch();
         for (BufferedSegment b : oldestFirst) {
             if (!b.segment.isOpen()) {
-                continue; // expired and destroyed during the batch: its rows are past the retention
+                continue; // expired and dropped during the batch: its rows are past the retention
             }
-            WriteBatch batch = new WriteBatch();
-            b.data.forEach((k, v) -> VersionedSegment.addTo(batch, k, v));
-            b.segment.write(batch);
+            b.data.forEach((k, v) -> b.segment.addTo(batch, k, v));
         }
         buffered.clear();
-        WriteBatch batch = new WriteBatch();
-        latest.forEach((k, v) -> VersionedSegment.addTo(batch, k, v.orElse(null)));
-        latestAccess.get().write(batch);
+        VersionedSegment l = latestAccess.get();
+        latest.forEach((k, v) -> l.addTo(batch, k, v.orElse(null)));
+        writer.accept(batch);
         latest.clear();
     }
 

@@ -1,40 +1,33 @@
 package io.bloomkv.kafka;
 
 import io.bloomkv.engine.BloomKvException;
-import io.bloomkv.engine.Db;
-import io.bloomkv.engine.Options;
 import io.bloomkv.engine.WriteBatch;
-import java.nio.file.Path;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 
 /**
- * One bloomkv database of a {@link BloomKvVersionedStore}: a segment of old versions (id >= 0: the versions whose
- * validTo falls in {@code [id * segmentInterval, (id + 1) * segmentInterval)}) or the latest-value database
- * (id -1). Kafka keys are stored as {@link StoreKeys} encodes them. A segment leaves the store whole: its
- * database is closed and its directory destroyed ({@link #destroy()}), the counterpart of Kafka dropping a
- * segment, so expiry writes nothing per record.
+ * One key range of a {@link BloomKvVersionedStore}'s database: a segment of old versions (id >= 0: the versions
+ * whose validTo falls in {@code [id * segmentInterval, (id + 1) * segmentInterval)}) or the latest values (id -1,
+ * Kafka's reserved segment). Kafka keys are stored as {@code [segment prefix (8)][StoreKeys encoding]}
+ * ({@link Segment#prefix}), as Kafka's {@code LogicalKeyValueSegment}s share one RocksDB instance. A segment
+ * leaves the store whole: {@link VersionedSegments} removes its key range with one range tombstone, so expiry
+ * writes nothing per record.
  */
 final class VersionedSegment implements VersionedStoreClient.Segment {
-    /** The id of the latest-value database (Kafka's reserved segment -1). */
+    /** The id of the latest-value key range (Kafka's reserved segment -1). */
     static final long LATEST_ID = -1L;
 
     private final long id;
-    private final Path dir;
-    private final Options options;
-    private Db db;
-    /** Written since the last sync of its write-ahead log. */
-    private boolean dirty;
+    private final VersionedSegments owner;
+    private final byte[] prefix;
+    /** False once the segment expired or the store closed. */
+    private volatile boolean open = true;
 
-    VersionedSegment(long id, Path dir, Options options) {
+    VersionedSegment(long id, VersionedSegments owner) {
         this.id = id;
-        this.dir = dir;
-        this.options = options;
-        try {
-            this.db = Db.open(dir, options);
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("cannot open bloomkv versioned store segment " + dir, e);
-        }
+        this.owner = owner;
+        this.prefix = Segment.prefix(id);
     }
 
     @Override
@@ -42,70 +35,60 @@ final class VersionedSegment implements VersionedStoreClient.Segment {
         return id;
     }
 
-    Db db() {
-        return db;
+    private byte[] storedKey(Bytes key) {
+        return Segment.prefixed(prefix, StoreKeys.encode(key));
+    }
+
+    private void checkOpen() {
+        if (!open) {
+            throw new InvalidStateStoreException("versioned store segment " + id + " is closed");
+        }
     }
 
     @Override
     public byte[] get(Bytes key) {
-        return db.get(StoreKeys.encode(key));
+        checkOpen();
+        return owner.db().get(storedKey(key));
     }
 
     @Override
     public void put(Bytes key, byte[] value) {
-        db.put(StoreKeys.encode(key), value);
-        dirty = true;
+        checkOpen();
+        owner.db().put(storedKey(key), value);
+        owner.written();
     }
 
     void delete(Bytes key) {
-        db.delete(StoreKeys.encode(key));
-        dirty = true;
+        checkOpen();
+        owner.db().delete(storedKey(key));
+        owner.written();
     }
 
-    /** Adds a put (or a delete, for a null value) of {@code key} to {@code batch}. */
-    static void addTo(WriteBatch batch, Bytes key, byte[] value) {
+    /** Adds a put of {@code key} in this segment (a delete, for a null value) to {@code batch}. */
+    void addTo(WriteBatch batch, Bytes key, byte[] value) {
         if (value == null) {
-            batch.delete(StoreKeys.encode(key));
+            batch.delete(storedKey(key));
         } else {
-            batch.put(StoreKeys.encode(key), value);
-        }
-    }
-
-    void write(WriteBatch batch) {
-        if (batch.count() > 0) {
-            db.write(batch);
-            dirty = true;
-        }
-    }
-
-    /** Syncs the write-ahead log when something was written since the last sync. */
-    void sync() {
-        if (dirty) {
-            db.syncWal();
-            dirty = false;
+            batch.put(storedKey(key), value);
         }
     }
 
     boolean isOpen() {
-        return db != null;
+        return open;
     }
 
-    void close() {
-        Db d = db;
-        db = null;
-        if (d != null) {
-            d.close();
-        }
+    /** Marks the segment dropped (expired, or the store closed). */
+    void markClosed() {
+        open = false;
     }
 
-    /** Closes the database and deletes its files and directory. */
-    void destroy() {
-        close();
-        Db.destroy(dir, options);
+    /** Wraps an engine failure of this segment. */
+    ProcessorStateException failure(String what, BloomKvException e) {
+        return new ProcessorStateException("versioned store segment " + id + ": " + what, e);
     }
 
     @Override
     public String toString() {
-        return "VersionedSegment[" + id + " " + dir + "]";
+        return "VersionedSegment[" + id + (open ? "" : ", closed") + "]";
     }
 }

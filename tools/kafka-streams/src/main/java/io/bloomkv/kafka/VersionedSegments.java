@@ -1,39 +1,42 @@
 package io.bloomkv.kafka;
 
+import io.bloomkv.engine.BloomKvException;
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.DbIterator;
 import io.bloomkv.engine.Options;
+import io.bloomkv.engine.Stats;
+import io.bloomkv.engine.WriteBatch;
 import java.io.File;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import org.apache.kafka.streams.errors.ProcessorStateException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The segments of old versions of a {@link BloomKvVersionedStore}, one bloomkv database each, under
- * {@code stateDir/name/}: the counterpart of Kafka's {@code AbstractSegments} (same segment ids,
- * {@code timestamp / segmentInterval}; same names, {@code name.<id * segmentInterval>}; same liveness rule: a
- * segment is live while its id is at least {@code segmentId(streamTime - retention)}). Expired segments are closed
- * and their directories destroyed: expiry costs no write per record. Unlike Kafka's logical segments (one RocksDB
- * instance, found again only when a put touches them), the existing segment directories are opened again when the
- * store opens, so the history kept on disk stays readable after a restart.
+ * The latest values and the segments of old versions of a {@link BloomKvVersionedStore}, all key ranges of ONE
+ * bloomkv database under {@code stateDir/name/}: the counterpart of Kafka's {@code LogicalKeyValueSegments} (one
+ * RocksDB instance, segment-prefixed keys; same segment ids, {@code timestamp / segmentInterval}; same liveness
+ * rule: a segment is live while its id is at least {@code segmentId(streamTime - retention)}). Expired segments are
+ * removed with one range tombstone over their key ranges, then that range is compacted at once: the database's
+ * tables are partitioned by segment prefix ({@code Options.tablePartitionPrefixLength}), so the tables of expired
+ * segments are dropped unread and expiry costs no write per record. The segment ids present are found again at
+ * open (one seek per segment), so the history kept on disk stays readable after a restart.
  */
 final class VersionedSegments {
-    private static final Logger LOG = LoggerFactory.getLogger(VersionedSegments.class);
-
     private final String name;
     private final long retention;
     private final long segmentInterval;
     private final TreeMap<Long, VersionedSegment> segments = new TreeMap<>();
-    private File dir;
-    private Options options;
+    private Db db;
+    private final ExpiryCompactions compactions;
+    private VersionedSegment latest;
+    /** Written since the last WAL sync. */
+    private boolean dirty;
 
     VersionedSegments(String name, long retention, long segmentInterval) {
         this.name = name;
+        this.compactions = new ExpiryCompactions(name);
         this.retention = retention;
         this.segmentInterval = segmentInterval;
     }
@@ -42,30 +45,42 @@ final class VersionedSegments {
         return timestamp / segmentInterval;
     }
 
-    String segmentName(long segmentId) {
-        return name + "." + segmentId * segmentInterval;
+    /** Opens the database under {@code dir} (created when missing) and finds the segments it holds, in id order. */
+    void openExisting(File dir, Options options) {
+        Options o = options.copy().tablePartitionPrefixLength(Segment.PREFIX_SIZE);
+        db = Db.open(dir.toPath(), o);
+        latest = new VersionedSegment(VersionedSegment.LATEST_ID, this);
+        try (DbIterator it = db.iterator()) {
+            it.seek(Segment.prefix(0));
+            while (it.valid()) {
+                long id = Segment.idOf(it.key());
+                getOrCreateSegment(id);
+                if (id == Long.MAX_VALUE) {
+                    break;
+                }
+                it.seek(Segment.prefix(id + 1));
+            }
+        } catch (BloomKvException e) {
+            close();
+            throw new ProcessorStateException("versioned store " + name + ": cannot read the segments under " + dir, e);
+        }
     }
 
-    /** Opens every segment directory found under {@code dir} (created when missing), in id order. */
-    void openExisting(File dir, Options options) {
-        this.dir = dir;
-        this.options = options;
-        if (!dir.isDirectory() && !dir.mkdirs()) {
-            throw new ProcessorStateException("dir " + dir + " doesn't exist and cannot be created for segments " + name);
+    Db db() {
+        Db d = db;
+        if (d == null) {
+            throw new org.apache.kafka.streams.errors.InvalidStateStoreException("Store " + name + " is currently closed");
         }
-        String[] names = dir.list();
-        List<Long> ids = new ArrayList<>();
-        String prefix = name + ".";
-        for (String n : names == null ? new String[0] : names) {
-            if (n.startsWith(prefix)) {
-                try {
-                    ids.add(Long.parseLong(n.substring(prefix.length())) / segmentInterval);
-                } catch (NumberFormatException e) {
-                    throw new ProcessorStateException("Unable to parse segment id as long from segmentName: " + n, e);
-                }
-            }
-        }
-        ids.stream().sorted().forEach(this::getOrCreateSegment);
+        return d;
+    }
+
+    /** The latest-value key range. */
+    VersionedSegment latest() {
+        return latest;
+    }
+
+    void written() {
+        dirty = true;
     }
 
     VersionedSegment getOrCreateSegment(long segmentId) {
@@ -75,7 +90,7 @@ final class VersionedSegments {
                 throw new IllegalArgumentException("Negative segment IDs are reserved for reserved segments, "
                         + "and should be created through createReservedSegment() instead");
             }
-            s = new VersionedSegment(segmentId, dir.toPath().resolve(segmentName(segmentId)), options);
+            s = new VersionedSegment(segmentId, this);
             segments.put(segmentId, s);
         }
         return s;
@@ -103,50 +118,91 @@ final class VersionedSegments {
         return new ArrayList<>((forward ? range : range.descendingMap()).values());
     }
 
-    /** Closes and destroys every segment older than the retention at {@code streamTime}. */
+    /**
+     * Drops every segment older than the retention at {@code streamTime}: one range tombstone over their key ranges
+     * (never the latest values' range, id -1, below them), then that range compacted ({@link ExpiryCompactions}) so their tables go unread.
+     */
     void cleanupExpiredSegments(long streamTime) {
         long minLiveSegment = segmentId(streamTime - retention);
-        Iterator<Map.Entry<Long, VersionedSegment>> it = segments.headMap(minLiveSegment, false).entrySet().iterator();
-        while (it.hasNext()) {
-            VersionedSegment s = it.next().getValue();
-            it.remove();
-            try {
-                s.destroy();
-            } catch (RuntimeException e) {
-                LOG.error("Error destroying {}", s, e);
-            }
+        NavigableMap<Long, VersionedSegment> expired = segments.headMap(minLiveSegment, false);
+        if (expired.isEmpty()) {
+            return;
+        }
+        long first = expired.firstKey();
+        long last = expired.lastKey();
+        for (VersionedSegment s : expired.values()) {
+            s.markClosed();
+        }
+        expired.clear();
+        try {
+            byte[] from = Segment.prefix(first);
+            byte[] to = Segment.prefix(last + 1);
+            db.deleteRange(from, to);
+            compactions.submit(db, from, to);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("versioned store " + name + ": cannot drop the expired segments " + first + ".." + last, e);
+        }
+        dirty = true;
+    }
+
+    /** Writes a batch built with {@link VersionedSegment#addTo} (any segments and the latest values, atomically). */
+    void write(WriteBatch batch) {
+        if (batch.count() > 0) {
+            db().write(batch);
+            dirty = true;
         }
     }
 
-    /** Syncs the write-ahead log of every segment written since its last sync. */
+    /** Syncs the write-ahead log when something was written since the last sync. */
     void sync() {
-        for (VersionedSegment s : segments.values()) {
-            s.sync();
+        if (dirty) {
+            db().syncWal();
+            dirty = false;
         }
+    }
+
+    /** Waits for the compactions expiry submitted (tests). */
+    void awaitExpiryCompactions() {
+        compactions.awaitIdle();
     }
 
     int size() {
         return segments.size();
     }
 
-    Path directory() {
-        return dir.toPath();
+    /** The ids of the live segments, oldest first (tests). */
+    List<Long> ids() {
+        return new ArrayList<>(segments.keySet());
     }
 
+    Stats statsOrNull() {
+        Db d = db;
+        if (d == null) {
+            return null;
+        }
+        try {
+            return d.stats();
+        } catch (BloomKvException e) {
+            return null;
+        }
+    }
+
+    /** Marks every segment closed and closes the database. Idempotent. */
     void close() {
-        RuntimeException first = null;
         for (VersionedSegment s : segments.values()) {
-            try {
-                s.close();
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                }
-            }
+            s.markClosed();
         }
         segments.clear();
-        if (first != null) {
-            throw first;
+        if (latest != null) {
+            latest.markClosed();
+        }
+        Db d = db;
+        if (d != null) {
+            compactions.awaitIdle();
+        }
+        db = null;
+        if (d != null) {
+            d.close();
         }
     }
 }

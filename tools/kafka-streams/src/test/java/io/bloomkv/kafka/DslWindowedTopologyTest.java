@@ -158,7 +158,7 @@ class DslWindowedTopologyTest {
             }
             assertThat(expected.get("rocksdb files")).as("the default suppliers use RocksDB (the check can fail)").isNotEmpty();
             assertThat(actual.get("rocksdb files")).as("no RocksDB store with BloomKvDslStoreSuppliers").isEmpty();
-            assertThat(actual.get("bloomkv databases")).as("bloomkv segment databases were written").hasSizeGreaterThan(OUTPUTS.length);
+            assertThat(actual.get("bloomkv databases")).as("bloomkv databases were written (one per store)").isNotEmpty();
         }
     }
 }

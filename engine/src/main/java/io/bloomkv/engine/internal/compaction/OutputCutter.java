@@ -15,6 +15,10 @@ import java.util.List;
  * (without alignment each such compaction also rewrites, on average, most of one grandparent that
  * it overlaps only at an edge).
  *
+ * <p>With a partition prefix length {@code n > 0} (RocksDB's {@code SstPartitionerFixedPrefix}), an output also ends
+ * wherever the first {@code n} bytes of the user keys change, whatever its size: the tables then never mix two
+ * prefixes, so a range tombstone over whole prefixes covers whole tables, which compactions drop unread.
+ *
  * <p>Fed every user key of the merge's output in order ({@link #shouldCutBefore}), once per user
  * key: an output never ends inside one user key's entries.
  */
@@ -23,6 +27,10 @@ public final class OutputCutter {
     private final long targetSize;
     /** Index of the first grandparent whose last key is not below the last key seen. */
     private int next;
+    /** 0: no partitioning; else the prefix length whose change ends an output. */
+    private final int partitionPrefixLength;
+    /** The last user key fed (only kept when partitioning). */
+    private byte[] last;
 
     /**
      * @param grandparents the tables of the level below the output level that overlap the
@@ -30,9 +38,20 @@ public final class OutputCutter {
      * @param targetSize   the target file size
      */
     public OutputCutter(List<FileMetaData> grandparents, long targetSize) {
+        this(grandparents, targetSize, 0);
+    }
+
+    /**
+     * @param partitionPrefixLength 0, or the number of leading user-key bytes whose change ends an output
+     */
+    public OutputCutter(List<FileMetaData> grandparents, long targetSize, int partitionPrefixLength) {
         if (targetSize <= 0) {
             throw new IllegalArgumentException("targetSize must be > 0: " + targetSize);
         }
+        if (partitionPrefixLength < 0) {
+            throw new IllegalArgumentException("partitionPrefixLength must be >= 0: " + partitionPrefixLength);
+        }
+        this.partitionPrefixLength = partitionPrefixLength;
         this.grandparents = List.copyOf(grandparents);
         this.targetSize = targetSize;
     }
@@ -47,12 +66,27 @@ public final class OutputCutter {
             next++;
             crossed = true;
         }
+        boolean newPartition = false;
+        if (partitionPrefixLength > 0) {
+            newPartition = last != null && !samePrefix(last, userKey, partitionPrefixLength);
+            last = userKey;
+        }
         if (outputSize == 0) {
             return false;
+        }
+        if (newPartition) {
+            return true;
         }
         if (grandparents.isEmpty()) {
             return outputSize >= targetSize;
         }
         return outputSize >= 2 * targetSize || (crossed && outputSize >= targetSize / 2);
+    }
+
+    /** Whether the first {@code n} bytes of a and b (all of a shorter key) are equal. */
+    private static boolean samePrefix(byte[] a, byte[] b, int n) {
+        int la = Math.min(n, a.length);
+        int lb = Math.min(n, b.length);
+        return Arrays.equals(a, 0, la, b, 0, lb);
     }
 }

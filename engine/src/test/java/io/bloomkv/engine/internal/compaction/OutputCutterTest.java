@@ -87,6 +87,19 @@ class OutputCutterTest {
     }
 
     @Test
+    void aPartitionPrefixChangeEndsAnOutputWhateverItsSize() {
+        // Prefix "k0", "k1", ...: a new output at every tenth key although the target is never reached.
+        assertThat(outputs(new OutputCutter(List.of(), 1 << 30, 2), 10))
+                .containsExactly("k00", "k10", "k20", "k30", "k40", "k50", "k60", "k70", "k80", "k90");
+        // The target still cuts inside a prefix.
+        assertThat(outputs(new OutputCutter(List.of(), 50, 2), 10)).containsExactly("k00", "k05", "k10", "k15", "k20", "k25",
+                "k30", "k35", "k40", "k45", "k50", "k55", "k60", "k65", "k70", "k75", "k80", "k85", "k90", "k95");
+        // A prefix longer than the keys compares whole keys: every key its own output.
+        assertThat(outputs(new OutputCutter(List.of(), 1 << 30, 8), 10)).hasSize(100);
+        assertThatThrownBy(() -> new OutputCutter(List.of(), 100, -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void rejectsANonPositiveTarget() {
         assertThatThrownBy(() -> new OutputCutter(List.of(), 0)).isInstanceOf(IllegalArgumentException.class);
     }
