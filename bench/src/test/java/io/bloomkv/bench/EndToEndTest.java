@@ -158,8 +158,9 @@ class EndToEndTest {
                 "--write-buffer-size", "131072", "--report-dir", report.toString(),
                 "--db-dir", tmp.resolve("db").toString(), "--no-progress", "--no-fpr-sweep");
         JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
-        assertThat(root.path("phases").size()).isEqualTo(2 * 4);
+        assertThat(root.path("phases").size()).isEqualTo(3 * 4);
         Set<String> seen = new HashSet<>();
+        long[] readsOf = new long[2]; // readwhilewriting's reads, and those of them during background work
         for (JsonNode p : root.path("phases")) {
             String what = p.path("phase").asText() + "/" + p.path("label").asText();
             seen.add(what);
@@ -173,11 +174,20 @@ class EndToEndTest {
                     assertThat(p.path("ops").asLong()).as(what).isEqualTo(2000);
                     assertThat(p.path("found").asLong()).as(what + ": every key stays present").isEqualTo(2000);
                     assertThat(p.path("notFound").asLong()).as(what).isZero();
+                    readsOf[0] += p.path("ops").asLong();
+                }
+                case "readwhilewriting-bg" -> {
+                    // The reads that started while a flush or compaction ran: a subset of the phase's reads.
+                    assertThat(p.path("ops").asLong()).as(what).isBetween(0L, 2000L);
+                    assertThat(p.path("seconds").asDouble()).as(what + ": time background work ran").isGreaterThanOrEqualTo(0);
+                    readsOf[1] += p.path("ops").asLong();
                 }
                 default -> throw new AssertionError("unexpected phase " + what);
             }
         }
-        assertThat(seen).hasSize(8).contains("overwrite/bloomkv", "readwhilewriting/rocksdb-nofilter");
+        assertThat(seen).hasSize(12).contains("overwrite/bloomkv", "readwhilewriting/rocksdb-nofilter",
+                "readwhilewriting-bg/bloomkv", "readwhilewriting-bg/rocksdb");
+        assertThat(readsOf[1]).isLessThanOrEqualTo(readsOf[0]);
     }
 
     /**

@@ -28,8 +28,11 @@ import java.util.zip.CRC32C;
  * <p>{@link #createBackup} checkpoints the database into {@code tmp/} (hard links where it can), moves each table
  * into {@code shared/} unless a file of the same name (number, CRC32C, size) is there already, moves the rest into
  * {@code private/ID/}, syncs, and last writes {@code meta/ID} (a temp file renamed into place): the backup exists
- * once its metadata does. What a failed or crashed create left is removed by the next create. The backup holds
- * exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
+ * once its metadata does. What a failed or crashed create or delete left is removed by the next create, delete or
+ * purge. The backup holds exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
+ *
+ * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
+ * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}).
  *
  * <p>{@link #verify} recomputes every file's checksum; {@link #restore} copies a backup into an empty directory,
  * checking each file's size and checksum as it copies, and writes CURRENT last. A missing or damaged file is a
@@ -250,6 +253,60 @@ public final class BackupEngine {
             }
             throw (RuntimeException) e;
         }
+    }
+
+    /**
+     * Deletes backup {@code id} (RocksDB's {@code DeleteBackup}): its metadata, its private files, and the shared
+     * tables no remaining backup names. Crash-safe: the metadata goes first (the backup ceases to exist when its
+     * metadata file is unlinked and {@code meta/} synced), then the files only it referenced; a crash between the two leaves
+     * unreferenced files that the next delete, purge or create removes, and never touches a file another backup
+     * names, so every remaining backup still verifies and restores.
+     *
+     * @throws InvalidArgumentException if there is no such backup
+     * @throws CorruptionException naming a remaining backup's metadata that does not parse (the backup is then
+     *     deleted, but no shared table is removed: which ones are still needed is unknown)
+     */
+    public synchronized void deleteBackup(int id) {
+        try {
+            checkId(id);
+            deleteMetaThenCollect(List.of(id));
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot delete backup " + id + " in " + root, e);
+        }
+    }
+
+    /**
+     * Keeps the {@code keep} newest backups (highest ids) and deletes the others, oldest first (RocksDB's
+     * {@code PurgeOldBackups}), with the same crash safety as {@link #deleteBackup}: a crash part-way leaves a
+     * suffix of the backups, each whole. Returns the ids deleted, ascending.
+     *
+     * @throws InvalidArgumentException if {@code keep} is negative
+     */
+    public synchronized List<Integer> purgeOldBackups(int keep) {
+        if (keep < 0) {
+            throw new InvalidArgumentException("purgeOldBackups: keep must be >= 0, got " + keep);
+        }
+        try {
+            List<Integer> ids = ids();
+            List<Integer> doomed = List.copyOf(ids.subList(0, Math.max(0, ids.size() - keep)));
+            deleteMetaThenCollect(doomed);
+            return doomed;
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot purge old backups in " + root, e);
+        }
+    }
+
+    /**
+     * Unlinks the metadata of each of {@code doomed} in the given (ascending) order, syncing {@code meta/} after
+     * each, so that a crash part-way leaves the newest backups; then removes every file no remaining metadata names
+     * ({@link #removeLeftovers}). Data files are removed only after the metadata naming them is durably gone.
+     */
+    private void deleteMetaThenCollect(List<Integer> doomed) throws IOException {
+        for (int id : doomed) {
+            fs.delete(metaFile(id));
+            fs.syncDirectory(root.resolve(META));
+        }
+        removeLeftovers();
     }
 
     // ------------------------------------------------------------------ files

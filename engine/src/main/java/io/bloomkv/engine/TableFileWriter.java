@@ -36,6 +36,7 @@ public final class TableFileWriter implements AutoCloseable {
     private final FileSystem fs;
     private final Path path;
     private final TableWriter writer;
+    /** The internal key of the last entry (owned by the table writer, never modified), or null. */
     private byte[] lastKey;
     private boolean finished;
     private boolean closed;
@@ -92,17 +93,22 @@ public final class TableFileWriter implements AutoCloseable {
         ensureOpen();
         WriteBatch.checkKey(key);
         WriteBatch.checkValue(value);
-        if (lastKey != null && Arrays.compareUnsigned(lastKey, key) >= 0) {
-            throw new InvalidArgumentException("TableFileWriter: keys must be added in strictly increasing order ("
-                    + (Arrays.equals(lastKey, key) ? "duplicate key" : "key sorts before the previous one")
-                    + ", " + path + ")");
+        // Compared in place with the user-key part of the previous internal key: no copy of the caller's key is
+        // kept besides the one internal key per entry, which the table writer takes over (TableWriter.addOwned).
+        if (lastKey != null) {
+            int c = Arrays.compareUnsigned(lastKey, 0, lastKey.length - InternalKey.TRAILER_SIZE, key, 0, key.length);
+            if (c >= 0) {
+                throw new InvalidArgumentException("TableFileWriter: keys must be added in strictly increasing order ("
+                        + (c == 0 ? "duplicate key" : "key sorts before the previous one") + ", " + path + ")");
+            }
         }
+        byte[] internalKey = InternalKey.encode(key, 0, ValueType.PUT);
         try {
-            writer.add(InternalKey.encode(key, 0, ValueType.PUT), value);
+            writer.addOwned(internalKey, value);
         } catch (IOException e) {
             throw new BloomKvIOException("cannot write table file " + path, e);
         }
-        lastKey = key.clone();
+        lastKey = internalKey;
     }
 
     /** Entries added so far. */

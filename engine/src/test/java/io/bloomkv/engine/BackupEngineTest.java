@@ -218,4 +218,165 @@ class BackupEngineTest {
         assertThat(whole).isPositive();
         assertThat(absent).isPositive();
     }
+
+    /** Three backups of one database, the later ones sharing tables with the earlier; returns each one's contents. */
+    private static java.util.List<TreeMap<String, String>> threeBackups(Db db, BackupEngine backups, Random rnd) {
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        java.util.List<TreeMap<String, String>> states = new java.util.ArrayList<>();
+        for (int b = 0; b < 3; b++) {
+            load(db, model, rnd, 400);
+            db.flush();
+            load(db, model, rnd, 20);
+            backups.createBackup(db);
+            states.add(CheckpointTest.render(model));
+        }
+        return states;
+    }
+
+    private static java.util.Set<String> storedShared(Path backupDir) throws IOException {
+        try (Stream<Path> s = Files.list(backupDir.resolve("shared"))) {
+            return s.map(p -> "shared/" + p.getFileName()).collect(java.util.stream.Collectors.toSet());
+        }
+    }
+
+    private static java.util.Set<String> namedShared(BackupEngine backups) {
+        java.util.Set<String> named = new java.util.HashSet<>();
+        for (BackupEngine.BackupInfo b : backups.backups()) {
+            b.files().stream().map(BackupEngine.BackupFile::path).filter(f -> f.startsWith("shared/")).forEach(named::add);
+        }
+        return named;
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        Files.createDirectories(to.getParent());
+        try (Stream<Path> s = Files.walk(from)) {
+            for (Path p : s.toList()) {
+                Files.copy(p, to.resolve(from.relativize(p).toString()));
+            }
+        }
+    }
+
+    @Test
+    void deleteAndPurgeRemoveExactlyTheFilesNoRemainingBackupNames() throws IOException {
+        long seed = TestSeeds.seed("BackupEngineTest.delete");
+        Path bdir = dir.resolve("backups");
+        BackupEngine backups = BackupEngine.open(bdir);
+        java.util.List<TreeMap<String, String>> states;
+        try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()).autoCompaction(false))) {
+            states = threeBackups(db, backups, new Random(seed));
+            load(db, new TreeMap<>(), new Random(seed + 1), 400);
+            db.flush();
+            backups.createBackup(db);
+        }
+        java.util.Set<String> sharedBy2 = new java.util.HashSet<>();
+        backups.backups().get(1).files().stream().map(BackupEngine.BackupFile::path).forEach(sharedBy2::add);
+
+        backups.deleteBackup(2);
+        assertThat(backups.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1, 3, 4);
+        assertThat(Files.exists(bdir.resolve("private").resolve("2"))).isFalse();
+        assertThat(storedShared(bdir)).as("seed " + seed).isEqualTo(namedShared(backups));
+        // Tables backup 2 shared with 1 or 3 are kept.
+        assertThat(storedShared(bdir)).containsAnyElementsOf(sharedBy2);
+        for (int id : new int[] {1, 3}) {
+            backups.verify(id);
+            Path target = dir.resolve("r" + id);
+            backups.restore(id, target);
+            try (Db r = Db.open(target, small(FileSystem.disk()))) {
+                assertThat(CheckpointTest.contents(r)).as("seed " + seed + " backup " + id).isEqualTo(states.get(id - 1));
+            }
+        }
+        assertThatThrownBy(() -> backups.deleteBackup(2)).isInstanceOf(InvalidArgumentException.class)
+                .hasMessageContaining("no backup 2");
+
+        assertThat(backups.purgeOldBackups(1)).containsExactly(1, 3);
+        assertThat(backups.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(4);
+        assertThat(storedShared(bdir)).isEqualTo(namedShared(backups));
+        backups.verify(4);
+        assertThat(backups.purgeOldBackups(5)).isEmpty();
+        assertThatThrownBy(() -> backups.purgeOldBackups(-1)).isInstanceOf(InvalidArgumentException.class);
+        assertThat(backups.purgeOldBackups(0)).containsExactly(4);
+        assertThat(backups.backups()).isEmpty();
+        assertThat(storedShared(bdir)).isEmpty();
+        try (Stream<Path> s = Files.list(bdir.resolve("private"))) {
+            assertThat(s.count()).isZero();
+        }
+    }
+
+    /**
+     * The process dies at each file-system operation of a delete (and of a purge) in turn: every backup still listed
+     * verifies and restores exactly its point, the kept backups are all listed, and the next purge leaves only files
+     * some backup names.
+     */
+    @Test
+    void aCrashAtAnyOperationOfADeleteOrPurgeLeavesEveryRemainingBackupWhole() throws IOException {
+        long seed = TestSeeds.seed("BackupEngineTest.deleteCrash");
+        Path template = dir.resolve("template");
+        java.util.List<TreeMap<String, String>> states;
+        try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()).autoCompaction(false))) {
+            states = threeBackups(db, BackupEngine.open(template), new Random(seed));
+        }
+        for (boolean purge : new boolean[] {false, true}) {
+            int total = -1;
+            int gone = 0;
+            int kept = 0;
+            for (int i = 0; total < 0 || i <= total + 1; i++) {
+                FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
+                Path base = dir.resolve((purge ? "p" : "d") + i);
+                copyTree(template, base.resolve("backups"));
+                BackupEngine backups = BackupEngine.open(base.resolve("backups"), fs);
+                AtomicInteger ops = new AtomicInteger();
+                FaultInjectingFileSystem.Fault counter = fs.inject((op, p) -> {
+                    ops.incrementAndGet();
+                    return false;
+                });
+                FaultInjectingFileSystem.Fault dead = i == 0 ? null : fs.injectFromNth((op, p) -> true, i);
+                try {
+                    if (purge) {
+                        backups.purgeOldBackups(1);
+                    } else {
+                        backups.deleteBackup(2);
+                    }
+                } catch (BloomKvIOException expected) {
+                    // the process is dying
+                }
+                counter.remove();
+                if (i == 0) {
+                    total = ops.get();
+                }
+                if (dead != null) {
+                    dead.remove();
+                }
+                fs.crash(new Random(seed + i));
+                String ctx = "seed " + seed + ", " + (purge ? "purge" : "delete") + ", crash at operation " + i + " of "
+                        + total;
+                BackupEngine after = BackupEngine.open(base.resolve("backups"), FileSystem.disk());
+                java.util.List<Integer> listed = after.backups().stream().map(BackupEngine.BackupInfo::id).toList();
+                assertThat(listed).as(ctx).contains(3);
+                if (!purge) {
+                    assertThat(listed).as(ctx).contains(1);
+                }
+                if (listed.size() == 3) {
+                    kept++;
+                } else {
+                    gone++;
+                }
+                for (int id : listed) {
+                    after.verify(id);
+                }
+                // Verified backups restore byte for byte; one of them per crash point is also opened and compared.
+                int id = listed.get(i % listed.size());
+                Path target = base.resolve("r" + id);
+                after.restore(id, target);
+                try (Db r = Db.open(target, small(FileSystem.disk()))) {
+                    assertThat(CheckpointTest.contents(r)).as(ctx + ", backup " + id).isEqualTo(states.get(id - 1));
+                }
+                after.purgeOldBackups(listed.size());
+                assertThat(storedShared(base.resolve("backups"))).as(ctx).isEqualTo(namedShared(after));
+            }
+            System.out.println("BackupEngineTest " + (purge ? "purge" : "delete") + " crashes: " + gone
+                    + " deleted, " + kept + " still listed");
+            assertThat(gone).isPositive();
+            assertThat(kept).isPositive();
+        }
+    }
 }

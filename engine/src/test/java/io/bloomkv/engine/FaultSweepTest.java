@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The fault sweep: a fixed workload (puts, merges, deletes, range deletions, batches, gets, scans, flushes, a full
- * compaction, a reopen) under {@link SyncMode#EVERY_WRITE} is first run once on a healthy {@link
+ * compaction, a reopen, ingestions of external table files written by {@link TableFileWriter}, moved and copied,
+ * and checkpoints) under {@link SyncMode#EVERY_WRITE} is first run once on a healthy {@link
  * FaultInjectingFileSystem} to count its file-system operations (every {@link Op}: create, open,
  * write, flush, sync, read, close, delete, rename, list, size, lock, ...). Then, for every i, a fresh
  * database runs the workload with only the i-th operation failing; the workload stops at the first
@@ -36,9 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  * injected error (or succeeded, when the engine tolerates that failure); then the process "dies"
  * (every other i, and when the i-th operation belongs to the final close, the database is closed first) and {@link FaultInjectingFileSystem#crash()} drops every
  * unsynced byte. Reopened on the healthy file system, the database must equal the model of
- * acknowledged writes ({@link TreeMap}), plus, all or nothing, the one write that failed: nothing
- * acknowledged lost, no batch half applied, no corruption, and no table file on disk that the
- * database does not name (nor one it names that is missing).
+ * acknowledged writes ({@link TreeMap}), plus, all or nothing, the one write (or ingestion) that failed: nothing
+ * acknowledged lost, no batch or ingested file half applied, no corruption, and no table file on disk that the
+ * database does not name (nor one it names that is missing). Every checkpoint that completed opens, right away and
+ * again after the crash, with exactly the acknowledged writes of its point.
  *
  * <p>The workload is derived from a seed (printed; replay with -Dbloomkv.seed=N). A bigger sweep:
  * {@code mvn -B -q -pl engine -am test -Dtest=FaultSweepTest -Dsurefire.failIfNoSpecifiedTests=false
@@ -83,7 +85,7 @@ class FaultSweepTest {
         return Mut.deleteRange(k, Math.min(KEYS, k + 1 + rnd.nextInt(6)));
     }
 
-    sealed interface Step permits Write, Get, Scan, Flush, Compact, Reopen {}
+    sealed interface Step permits Write, Get, Scan, Flush, Compact, Reopen, Ingest, Checkpoint {}
 
     record Write(List<Mut> muts, boolean batch) implements Step {}
 
@@ -96,6 +98,12 @@ class FaultSweepTest {
     record Compact() implements Step {}
 
     record Reopen() implements Step {}
+
+    /** Puts of distinct keys, ascending, written into an external table file and ingested (moved or copied). */
+    record Ingest(List<Mut> puts, boolean move) implements Step {}
+
+    /** A checkpoint into a new directory next to the database. */
+    record Checkpoint() implements Step {}
 
     /** The workload: {@code scale} rounds of writes and reads, each ending in a flush, with a compaction and a reopen. */
     static List<Step> workload(long seed, int scale) {
@@ -120,7 +128,18 @@ class FaultSweepTest {
                     steps.add(new Scan());
                 }
             }
+            if (round % 3 == 0) {
+                TreeMap<Integer, Mut> puts = new TreeMap<>();
+                for (int j = 1 + rnd.nextInt(4); j > 0; j--) {
+                    int k = rnd.nextInt(KEYS);
+                    puts.put(k, new Mut(k, TestKeys.value(rnd, 40)));
+                }
+                steps.add(new Ingest(List.copyOf(puts.values()), rnd.nextBoolean()));
+            }
             steps.add(new Flush());
+            if (round % 3 == 2) {
+                steps.add(new Checkpoint());
+            }
             if (round % 3 == 1) {
                 steps.add(new Compact());
             }
@@ -157,6 +176,9 @@ class FaultSweepTest {
         List<Mut> uncertain;
         BloomKvIOException failure;
         String failedStep;
+        /** Completed checkpoints: directory, and the acknowledged writes at its point. */
+        final Map<Path, TreeMap<Integer, byte[]>> checkpoints = new java.util.LinkedHashMap<>();
+        int ingestions;
     }
 
     private static TreeMap<Integer, byte[]> applied(TreeMap<Integer, byte[]> model, List<Mut> muts) {
@@ -194,6 +216,8 @@ class FaultSweepTest {
                 o.failedStep = s.toString();
                 if (s instanceof Write w) {
                     o.uncertain = w.muts();
+                } else if (s instanceof Ingest in) {
+                    o.uncertain = in.puts();
                 }
                 return o;
             }
@@ -241,6 +265,27 @@ class FaultSweepTest {
             db.flush();
         } else if (s instanceof Compact) {
             db.compactRange(null, null);
+        } else if (s instanceof Ingest in) {
+            // The file is written through the same (faulty) file system, outside the database directory.
+            Path file = db.directory().resolveSibling(db.directory().getFileName() + "-ingest-" + o.ingestions++ + ".sst");
+            try (TableFileWriter w = TableFileWriter.create(file, db.options())) {
+                for (Mut m : in.puts()) {
+                    w.put(TestKeys.key(m.key()), m.value());
+                }
+                w.finish();
+            }
+            db.ingest(List.of(file), IngestOptions.defaults().moveFiles(in.move()));
+            TreeMap<Integer, byte[]> next = applied(o.model, in.puts());
+            o.model.clear();
+            o.model.putAll(next);
+        } else if (s instanceof Checkpoint) {
+            Path cp = db.directory().resolveSibling(db.directory().getFileName() + "-cp-" + o.checkpoints.size());
+            db.checkpoint(cp);
+            TreeMap<Integer, byte[]> at = new TreeMap<>(o.model);
+            try (Db c = Db.open(cp, db.options())) {
+                assertThat(scan(c)).as("checkpoint " + cp.getFileName() + " right after it was taken").isEqualTo(render(at));
+            }
+            o.checkpoints.put(cp, at);
         } else if (s instanceof Reopen) {
             Path d = db.directory();
             Options opts = db.options();
@@ -424,6 +469,12 @@ class FaultSweepTest {
                     }
                 }
                 checkReopened(reopened, expected, ctx + " (" + op + " failed in " + o.failedStep + ": " + o.failure + ")");
+                for (Map.Entry<Path, TreeMap<Integer, byte[]>> cp : o.checkpoints.entrySet()) {
+                    try (Db c = Db.open(cp.getKey(), options(fs))) {
+                        checkReopened(c, cp.getValue(), ctx + ": checkpoint " + cp.getKey().getFileName() + " after the crash");
+                    }
+                    deleteTree(cp.getKey());
+                }
             } catch (RuntimeException e) {
                 throw new AssertionError(ctx + " (" + op + " failed in " + o.failedStep + "): reopen failed: " + e, e);
             }

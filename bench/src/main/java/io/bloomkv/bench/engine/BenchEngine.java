@@ -85,6 +85,13 @@ public interface BenchEngine extends AutoCloseable {
     /** A cumulative snapshot of the counters (see {@link EngineCounters}). */
     EngineCounters counters() throws IOException;
 
+    /**
+     * Flushes plus compactions running now (RocksDB's {@code rocksdb.num-running-flushes} +
+     * {@code rocksdb.num-running-compactions}; bloomkv counts them from its {@code EventListener}'s begin/completed
+     * calls). Cheap enough to poll every millisecond while other threads read.
+     */
+    int backgroundJobsRunning() throws IOException;
+
     /** The live tables now. */
     TableSummary tables() throws IOException;
 

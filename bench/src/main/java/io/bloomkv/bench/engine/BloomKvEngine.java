@@ -30,6 +30,29 @@ public final class BloomKvEngine implements BenchEngine {
     private Options openOptions;
     private static final ReadOptions PREFIX_SAME_AS_START = ReadOptions.defaults().prefixSameAsStart(true);
     private final CountingFileSystem fs = new CountingFileSystem(FileSystem.disk());
+    /** Flushes and compactions between their begin and completed events ({@link #backgroundJobsRunning}). */
+    private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+    private final io.bloomkv.engine.EventListener jobs = new io.bloomkv.engine.EventListener() {
+        @Override
+        public void onFlushBegin(FlushInfo info) {
+            running.incrementAndGet();
+        }
+
+        @Override
+        public void onFlushCompleted(FlushCompletedInfo info) {
+            running.decrementAndGet();
+        }
+
+        @Override
+        public void onCompactionBegin(CompactionInfo info) {
+            running.incrementAndGet();
+        }
+
+        @Override
+        public void onCompactionCompleted(CompactionCompletedInfo info) {
+            running.decrementAndGet();
+        }
+    };
     /** Counters of databases closed by {@link #reopen()}: Db.stats() restarts at 0 on open. */
     private EngineCounters carried = EngineCounters.ZERO;
     private Db db;
@@ -47,6 +70,7 @@ public final class BloomKvEngine implements BenchEngine {
                         .rateLimiter(settings.rateLimit())
                         .mergeOperator(MergeOperators.uint64Add())
                         .fileSystem(fs)
+                        .listeners(jobs)
                 : Options.defaults()
                 .filterKind(spec.kind())
                 .ribbonFromLevel(spec.ribbonFromLevel())
@@ -68,6 +92,7 @@ public final class BloomKvEngine implements BenchEngine {
                 .rateLimiter(settings.rateLimit())
                 .mergeOperator(MergeOperators.uint64Add())
                 .fileSystem(fs)
+                .listeners(jobs)
                 .createIfMissing(true);
     }
 
@@ -114,6 +139,11 @@ public final class BloomKvEngine implements BenchEngine {
     @Override
     public void put(byte[] key, byte[] value) {
         db.put(key, value);
+    }
+
+    @Override
+    public int backgroundJobsRunning() {
+        return Math.max(0, running.get());
     }
 
     @Override

@@ -459,6 +459,16 @@ public final class RocksDbEngine implements BenchEngine {
     }
 
     @Override
+    public int backgroundJobsRunning() throws IOException {
+        try {
+            return (int) (db.getLongProperty("rocksdb.num-running-flushes")
+                    + db.getLongProperty("rocksdb.num-running-compactions"));
+        } catch (RocksDBException e) {
+            throw new IOException(e);
+        }
+    }
+
+    @Override
     public EngineCounters counters() {
         // whole-key probes (gets) plus prefix probes (point reads by prefix, and seeks: the *_SEEK_FILTERED /
         // *_SEEK_FILTER_MATCH tickers), as bloomkv's Stats count both

@@ -530,7 +530,7 @@ public final class BenchRunner {
             case OVERWRITE -> List.of(overwrite(spec, engine));
             case READRANDOM -> List.of(reads(w, name, spec, engine, true, null));
             case READMISSING -> List.of(reads(w, name, spec, engine, false, null));
-            case READWHILEWRITING -> List.of(readWhileWriting(spec, engine));
+            case READWHILEWRITING -> readWhileWriting(spec, engine);
             case SEEKRANDOM -> List.of(seeks(spec, engine, 10), seeks(spec, engine, 100));
             case DELETERANDOM -> deletes(spec, engine);
             case READUPDATE -> List.of(mixed(w, spec, engine, 50, true));
@@ -1020,9 +1020,49 @@ public final class BenchRunner {
         };
     }
 
-    private PhaseResult readWhileWriting(EngineSpec spec, BenchEngine engine) throws IOException {
+    /**
+     * Gets of loaded keys by {@code cfg.threads()} readers while one writer overwrites random keys. Two results: the
+     * phase ({@code readwhilewriting}, every read) and {@code readwhilewriting-bg}: the reads that started while a
+     * flush or compaction was running (a sampler polls {@link BenchEngine#backgroundJobsRunning} every millisecond),
+     * their percentiles, and as its elapsed time the time background work ran. That is the figure a rate limiter
+     * ({@code --rate-limit}) exists to improve: with {@code --direct}, reads that miss the block cache go to the
+     * device the compaction writes to.
+     */
+    private List<PhaseResult> readWhileWriting(EngineSpec spec, BenchEngine engine) throws IOException {
+        AtomicBoolean busy = new AtomicBoolean();
+        List<Histogram> duringBusy = java.util.Collections.synchronizedList(new ArrayList<>());
+        ThreadLocal<Histogram> mine = ThreadLocal.withInitial(() -> {
+            Histogram h = histogram();
+            duringBusy.add(h);
+            return h;
+        });
+        // The readers' loop: getLoop's, plus each latency also into the thread's histogram of reads that started
+        // while background work ran.
+        java.util.function.BiFunction<byte[][], long[], Worker> loopOf = (ks, ids) -> (from, n, h, counts) -> {
+            Histogram bg = mine.get();
+            for (int i = (int) from; i < from + n; i++) {
+                boolean inBackground = busy.get();
+                long t0 = System.nanoTime();
+                byte[] v = engine.get(ks[i]);
+                long took = Math.min(System.nanoTime() - t0, HIST_MAX_NANOS);
+                h.recordValue(took);
+                if (inBackground) {
+                    bg.recordValue(took);
+                }
+                if (v == null) {
+                    counts[1]++;
+                    counts[2]++;
+                } else {
+                    counts[0]++;
+                    if (!values.matches(v, ids[i], 0) && !values.matches(v, ids[i], WRITER_VERSION)) {
+                        counts[2]++;
+                    }
+                }
+                tick(i - from);
+            }
+        };
         long[] warmIds = phaseWarmUpIds(0);
-        warmUpLoop(getLoop(engine, keysOf(warmIds), warmIds, true, WRITER_VERSION), warmIds.length, WARM_UP_CHUNK); // no writer yet
+        warmUpLoop(loopOf.apply(keysOf(warmIds), warmIds), warmIds.length, WARM_UP_CHUNK); // no writer yet
         long[] ids = existingIds("readwhilewriting", cfg.reads());
         byte[][] ks = keysOf(ids);
         String cold = coldStart(engine);
@@ -1045,13 +1085,40 @@ public final class BenchRunner {
         }, "bench-writer");
         writer.setDaemon(true);
         writer.start();
+        AtomicLong busyNanos = new AtomicLong();
+        Thread sampler = new Thread(() -> {
+            long since = 0;
+            try {
+                while (!stop.get()) {
+                    boolean now = engine.backgroundJobsRunning() > 0;
+                    long t = System.nanoTime();
+                    if (now && !busy.get()) {
+                        since = t;
+                    } else if (!now && busy.get()) {
+                        busyNanos.addAndGet(t - since);
+                    }
+                    busy.set(now);
+                    Thread.sleep(1);
+                }
+                if (busy.get()) {
+                    busyNanos.addAndGet(System.nanoTime() - since);
+                }
+            } catch (IOException | RuntimeException e) {
+                failure.compareAndSet(null, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "bench-background-sampler");
+        sampler.setDaemon(true);
+        sampler.start();
         Parallel par;
         try {
-            par = parallel(cfg.reads(), getLoop(engine, ks, ids, true, WRITER_VERSION));
+            par = parallel(cfg.reads(), loopOf.apply(ks, ids));
         } finally {
             stop.set(true);
             try {
                 writer.join();
+                sampler.join();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while stopping the writer", e);
@@ -1061,9 +1128,17 @@ public final class BenchRunner {
             throw new IOException("readwhilewriting writer failed: " + failure.get(), failure.get());
         }
         EngineCounters delta = engine.counters().minus(before);
-        return result(Workload.READWHILEWRITING, "readwhilewriting", spec, "read", par.hist, cfg.reads(), par.elapsed,
+        Histogram bg = histogram();
+        for (Histogram h : duringBusy) {
+            bg.add(h);
+        }
+        PhaseResult all = result(Workload.READWHILEWRITING, "readwhilewriting", spec, "read", par.hist, cfg.reads(), par.elapsed,
                 par.counts[0], par.counts[1], par.counts[2], written.get(), delta, tables,
                 written.get() * rowBytes(), cold);
+        // Counts of the reads during background work are not split by outcome: wrong answers are the phase's.
+        PhaseResult during = result(Workload.READWHILEWRITING, "readwhilewriting-bg", spec, "read", bg, bg.getTotalCount(),
+                busyNanos.get(), bg.getTotalCount(), 0, 0, written.get(), delta, tables, written.get() * rowBytes(), cold);
+        return List.of(all, during);
     }
 
     /**

@@ -10,18 +10,19 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code bloomkv backup create|list|restore|verify}: a thin shell over {@link BackupEngine} (incremental backups
+ * {@code bloomkv backup create|list|restore|verify|delete|purge}: a thin shell over {@link BackupEngine} (incremental backups
  * sharing tables by name and checksum). A corrupted backup file fails with exit code 4, naming the file.
  */
 @Command(name = "backup", mixinStandardHelpOptions = true,
-        description = "Incremental backups of a database: create, list, verify, restore.",
+        description = "Incremental backups of a database: create, list, verify, restore, delete, purge.",
         subcommands = {BackupCommand.Create.class, BackupCommand.ListBackups.class, BackupCommand.Verify.class,
-            BackupCommand.Restore.class})
+            BackupCommand.Restore.class, BackupCommand.Delete.class, BackupCommand.Purge.class})
 final class BackupCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -128,6 +129,55 @@ final class BackupCommand implements Callable<Integer> {
         public Integer call() {
             existing(backupDir).restore(id, target);
             spec.commandLine().getOut().println("backup " + id + " restored to " + target);
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "delete", mixinStandardHelpOptions = true,
+            description = "Delete backup ID and the stored tables no other backup uses (crash-safe: the other backups "
+                    + "stay whole).")
+    static final class Delete implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "BACKUP_DIR", description = "The backup directory.")
+        Path backupDir;
+
+        @Parameters(index = "1", paramLabel = "ID", description = "The backup to delete.")
+        int id;
+
+        @Override
+        public Integer call() {
+            existing(backupDir).deleteBackup(id);
+            spec.commandLine().getOut().println("backup " + id + " deleted");
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "purge", mixinStandardHelpOptions = true,
+            description = "Keep the N newest backups, delete the older ones and the tables only they used.")
+    static final class Purge implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "BACKUP_DIR", description = "The backup directory.")
+        Path backupDir;
+
+        @Option(names = "--keep", paramLabel = "N", required = true, description = "How many of the newest backups to keep.")
+        int keep;
+
+        @Override
+        public Integer call() {
+            if (keep < 0) {
+                throw new CliException(ExitCodes.USAGE, "--keep must be >= 0, got " + keep);
+            }
+            BackupEngine engine = existing(backupDir);
+            List<Integer> deleted = engine.purgeOldBackups(keep);
+            PrintWriter out = spec.commandLine().getOut();
+            for (int i : deleted) {
+                out.println("backup " + i + " deleted");
+            }
+            out.println(deleted.size() + " deleted, " + engine.backups().size() + " kept");
             return ExitCodes.OK;
         }
     }

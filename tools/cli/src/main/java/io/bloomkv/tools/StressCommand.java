@@ -77,6 +77,7 @@ final class StressCommand implements Callable<Integer> {
                 out.flush();
                 return ExitCodes.NOT_FOUND;
             }
+            StressRun.prepareIngestDirectory(db);
             out.println("stress: running");
             out.flush();
             StressRun run = new StressRun(db, es, new StressRun.Config(threads, ops, durationSeconds * 1000, s));

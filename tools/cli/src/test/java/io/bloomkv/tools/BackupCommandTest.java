@@ -56,4 +56,36 @@ class BackupCommandTest {
         assertThat(refused.exitCode()).isEqualTo(ExitCodes.CORRUPTION);
         assertThat(Cli.run("backup", "list", tmp.resolve("nothing").toString()).exitCode()).isEqualTo(ExitCodes.IO_ERROR);
     }
+
+    @Test
+    void deleteAndPurge() throws Exception {
+        String db = tmp.resolve("db").toString();
+        String backups = tmp.resolve("backups").toString();
+        assertThat(Cli.run("put", db, "--create", "--flush", "k1", "v1").exitCode()).isZero();
+        for (int i = 1; i <= 4; i++) {
+            assertThat(Cli.run("put", db, "--flush", "k" + (i + 1), "v" + (i + 1)).exitCode()).isZero();
+            assertThat(Cli.run("backup", "create", db, backups).out()).startsWith("backup " + i + ":");
+        }
+        Cli.Result deleted = Cli.run("backup", "delete", backups, "2");
+        assertThat(deleted.exitCode()).as(deleted.toString()).isZero();
+        assertThat(deleted.out()).isEqualTo("backup 2 deleted\n");
+        assertThat(Cli.run("backup", "verify", backups).out()).isEqualTo("backup 1: ok\nbackup 3: ok\nbackup 4: ok\n");
+        Cli.Result missing = Cli.run("backup", "delete", backups, "2");
+        assertThat(missing.exitCode()).as(missing.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(missing.err()).contains("no backup 2");
+
+        Cli.Result purged = Cli.run("backup", "purge", backups, "--keep", "1");
+        assertThat(purged.exitCode()).as(purged.toString()).isZero();
+        assertThat(purged.out()).isEqualTo("backup 1 deleted\nbackup 3 deleted\n2 deleted, 1 kept\n");
+        assertThat(Cli.run("backup", "verify", backups).out()).isEqualTo("backup 4: ok\n");
+        String restored = tmp.resolve("restored").toString();
+        assertThat(Cli.run("backup", "restore", backups, "4", restored).exitCode()).isZero();
+        assertThat(Cli.run("get", restored, "k5").out()).isEqualTo("v5\n");
+        assertThat(Cli.run("backup", "purge", backups, "--keep", "-1").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("backup", "purge", backups).exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("backup", "purge", backups, "--keep", "0").out()).isEqualTo("backup 4 deleted\n1 deleted, 0 kept\n");
+        try (Stream<Path> s = Files.list(Path.of(backups, "shared"))) {
+            assertThat(s.count()).as("no table left once no backup names it").isZero();
+        }
+    }
 }

@@ -2,19 +2,28 @@ package io.bloomkv.tools.stress;
 
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
+import io.bloomkv.engine.IngestOptions;
 import io.bloomkv.engine.ReadOptions;
 import io.bloomkv.engine.Snapshot;
+import io.bloomkv.engine.TableFileWriter;
 import io.bloomkv.engine.WriteBatch;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
  * The threads of a stress run (RocksDB db_stress's operation mix): random puts, merges, deletes, range deletions, batches,
  * gets, multiGets, iterators and snapshots, each answer checked against the {@link ExpectedState}; occasional
- * flushes and range compactions. Keys are partitioned among the threads: thread t writes only keys
+ * flushes, range compactions and ingestions of external table files (a few own keys written by
+ * {@link TableFileWriter}, then {@link Db#ingest}, moved or copied: the expected-state rule of a batch, all the
+ * file's keys old or all new after a crash). Keys are partitioned among the threads: thread t writes only keys
  * {@code k % threads == t}, so its own keys have an exact expected state while it runs; keys of other
  * threads are checked to be a well-formed value of a version between the ones the expected state
  * showed before and after the read. Every write is marked pending in the expected state before it is
@@ -26,13 +35,13 @@ public final class StressRun {
 
     /** What a run did. */
     public record Summary(long ops, long puts, long deletes, long merges, long rangeDeletes, long batches, long gets, long multiGets, long iterators, long snapshots,
-                          long flushes, long compactions, long acknowledgedWrites, long wrongAnswers, List<String> problems,
+                          long flushes, long compactions, long ingestions, long acknowledgedWrites, long wrongAnswers, List<String> problems,
                           long millis) {
         @Override
         public String toString() {
             return ops + " ops in " + millis + " ms (" + (millis > 0 ? ops * 1000 / millis : 0) + " ops/s): puts " + puts
                     + ", deletes " + deletes + ", merges " + merges + ", range deletions " + rangeDeletes + ", batches " + batches + ", gets " + gets + ", multiGets " + multiGets + ", iterators " + iterators
-                    + ", snapshots " + snapshots + ", flushes " + flushes + ", compactions " + compactions
+                    + ", snapshots " + snapshots + ", flushes " + flushes + ", compactions " + compactions + ", ingestions " + ingestions
                     + "; acknowledged writes " + acknowledgedWrites + "; wrong answers " + wrongAnswers
                     + (problems.isEmpty() ? "" : "; first: " + problems);
         }
@@ -54,6 +63,7 @@ public final class StressRun {
     private final AtomicLong snapshots = new AtomicLong();
     private final AtomicLong flushes = new AtomicLong();
     private final AtomicLong compactions = new AtomicLong();
+    private final AtomicLong ingestions = new AtomicLong();
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong wrong = new AtomicLong();
     private final List<String> problems = new ArrayList<>();
@@ -105,7 +115,7 @@ public final class StressRun {
         long millis = (System.nanoTime() - t0) / 1_000_000;
         synchronized (problems) {
             return new Summary(ops.get(), puts.get(), deletes.get(), merges.get(), rangeDeletes.get(), batches.get(), gets.get(), multiGets.get(), iterators.get(), snapshots.get(),
-                    flushes.get(), compactions.get(), acked.get(), wrong.get(), List.copyOf(problems), millis);
+                    flushes.get(), compactions.get(), ingestions.get(), acked.get(), wrong.get(), List.copyOf(problems), millis);
         }
     }
 
@@ -159,8 +169,10 @@ public final class StressRun {
                 multiGet(thread, rnd);
             } else if (r < 900) {
                 iterate(thread, rnd);
-            } else if (r < 996) {
+            } else if (r < 992) {
                 snapshot(thread, rnd, writeId);
+            } else if (r < 996) {
+                ingest(thread, writeId, rnd);
             } else if (r < 999) {
                 db.flush();
                 flushes.incrementAndGet();
@@ -225,6 +237,67 @@ public final class StressRun {
         for (int j = 0; j < ks.size(); j++) {
             es.commit(ks.get(j), next[j]);
         }
+        acked.incrementAndGet();
+        es.count(thread, 0, 1);
+    }
+
+    /**
+     * The directory of the external table files of a run on {@code db}: next to the database, {@code DB_DIR.ingest}
+     * (a killed run leaves its in-flight file there; the next run on the database empties it first).
+     */
+    public static Path ingestDirectory(Db db) {
+        Path dir = db.directory().toAbsolutePath().normalize();
+        return dir.resolveSibling(dir.getFileName() + ".ingest");
+    }
+
+    /** Creates the ingestion directory of {@code db} and removes what a killed run left in it. */
+    public static void prepareIngestDirectory(Db db) throws IOException {
+        Path dir = ingestDirectory(db);
+        Files.createDirectories(dir);
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    /**
+     * Writes 1-8 distinct own keys (sorted: the keys' zero-padded numbers sort as their bytes) with their next
+     * versions into an external table file and ingests it, moved (hard-linked) or copied at random. Every key is
+     * marked pending under one write id first, as for a batch: after a kill, the file is in (every key new) or not
+     * (every key old), which {@link StressVerifier} checks. Files overlapping the memtable flush it first
+     * ({@link IngestOptions#allowBlockingFlush}).
+     */
+    private void ingest(int thread, long writeId, Random rnd) {
+        int n = 1 + rnd.nextInt(8);
+        java.util.TreeSet<Integer> sorted = new java.util.TreeSet<>();
+        for (int j = 0; j < n; j++) {
+            sorted.add(ownKey(rnd, thread));
+        }
+        List<Integer> ks = new ArrayList<>(sorted);
+        long[] next = new long[ks.size()];
+        Path file = ingestDirectory(db).resolve("t" + thread + "-" + (writeId & 0xffff_ffff_ffffL) + ".sst");
+        try (TableFileWriter w = TableFileWriter.create(file, db.options())) {
+            for (int j = 0; j < ks.size(); j++) {
+                int k = ks.get(j);
+                next[j] = ExpectedState.state(ExpectedState.version(es.committed(k)) + 1, true);
+                w.put(StressValue.key(k), StressValue.of(k, ExpectedState.version(next[j])));
+            }
+            w.finish();
+        }
+        for (int j = 0; j < ks.size(); j++) {
+            es.setPending(ks.get(j), next[j], writeId);
+        }
+        db.ingest(List.of(file), IngestOptions.defaults().moveFiles(rnd.nextBoolean()));
+        for (int j = 0; j < ks.size(); j++) {
+            es.commit(ks.get(j), next[j]);
+        }
+        try {
+            Files.deleteIfExists(file); // a moved file is a hard link into the database: this drops only the source name
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ingestions.incrementAndGet();
         acked.incrementAndGet();
         es.count(thread, 0, 1);
     }
