@@ -46,7 +46,8 @@ class CompressedFilterTest {
                 if (kind.isStatic()) {
                     f = TestKeys.filled(kind, keys, 10);
                 } else {
-                    // sized for 5,000: the 50,000-key filter is over-full (more than half its bits set, coded as clear bits)
+                    // sized for 5,000: the 50,000-key filter is over-full (more than half its bits set, coded as
+                    // clear bits)
                     f = Filters.create(kind, 5_000, 10, kind == FilterKind.BLOCKED ? 3 : 2);
                     for (long k : keys) {
                         f.add(TestKeys.longKey(k));
@@ -124,7 +125,8 @@ class CompressedFilterTest {
                 System.out.printf("k=%d: %.2f bits/key in memory, %.2f on the wire (%.1f%% less), FPR %.4f%n", k,
                         (double) sparse.bitSize() / n, 8.0 * wire / n, 100.0 * (optimalWire - wire) / optimalWire, fpp);
                 if (k <= 2) {
-                    // k = 3 is only ~3% below the optimal filter's entropy, which the Rice code's redundancy at p ≈ 0.2 eats
+                    // k = 3 is only ~3% below the optimal filter's entropy, which the Rice code's redundancy at
+                    // p ≈ 0.2 eats
                     assertThat(wire).as("k=%d ships fewer bytes than the optimal-k filter", k).isLessThan(optimalWire);
                 }
                 assertThat(fpp).as("k=%d keeps the rate", k).isLessThan(target * 1.2);

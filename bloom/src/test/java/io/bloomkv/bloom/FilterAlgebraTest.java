@@ -86,7 +86,8 @@ class FilterAlgebraTest {
                     assertThat(bi[j] & ~bb[j] & 0xFF).isZero();
                     assertThat(bBoth[j] & ~bi[j] & 0xFF).as("the filter of A ∩ B is a subset").isZero();
                 }
-                // Key by key, on unseen keys: positive in A∩B's filter => positive in the intersection => positive in a.
+                // Key by key, on unseen keys: positive in A∩B's filter => positive in the intersection
+                // => positive in a.
                 long fpBoth = 0;
                 long fpI = 0;
                 long fpA = 0;

@@ -114,7 +114,8 @@ class FilterMathTest {
 
     @Test
     void counterSaturation() {
-        // λ = kn/m = 1: P(Poisson(1) >= 15) = 1 - Σ_{j<15} e^-1/j! = 3.0e-13 (e^-1/15! * (1 + 1/16 + ...) = 2.8131e-13 * 1.0667)
+        // λ = kn/m = 1: P(Poisson(1) >= 15) = 1 - Σ_{j<15} e^-1/j! = 3.0e-13
+        // (e^-1/15! * (1 + 1/16 + ...) = 2.8131e-13 * 1.0667)
         assertThat(FilterMath.counterSaturationProbability(1000, 10, 100)).isCloseTo(3.0e-13, within(0.1e-13));
         assertThat(FilterMath.counterSaturationProbability(1000, 10, 0)).isZero();
     }

@@ -431,7 +431,7 @@ public final class BackupEngine {
         fs.delete(p);
     }
 
-    // ------------------------------------------------------------------ metadata (engine/FORMAT.md, "Backup directory")
+    // -------------------------------------------------------------- metadata (engine/FORMAT.md, "Backup directory")
 
     private void writeMeta(BackupInfo info) throws IOException {
         StringBuilder sb = new StringBuilder();

@@ -451,7 +451,8 @@ final class Compactor {
                     }
                     List<MergeCollapser.Out> entries;
                     if (type == ValueType.MERGE && sequence <= smallestSnapshot) {
-                        // The newest entry every reader sees is an operand: its chain collapses (consumes the key's rest).
+                        // The newest entry every reader sees is an operand: its chain collapses (consumes the
+                        // key's rest).
                         entries = MergeCollapser.collapse(it, userKey, operator,
                                 v.keyMayExistBelow(c.outputLevel(), userKey), dead);
                     } else {
@@ -464,9 +465,11 @@ final class Compactor {
                     }
                     for (MergeCollapser.Out e : entries) {
                         boolean newUserKey = !Arrays.equals(userKey, lastAddedUserKey);
-                        // the cutter sees every new user key (out == null: size 0, never a cut), so it tracks the grandparents
+                        // the cutter sees every new user key (out == null: size 0, never a cut), so it tracks the
+                        // grandparents
                         if (newUserKey && cutter.shouldCutBefore(userKey, out == null ? 0 : out.writer.estimatedFileSize())) {
-                            // This output's tombstones end where its keys do: the next output starts after its last key.
+                            // This output's tombstones end where its keys do: the next output starts after its
+                            // last key.
                             byte[] upper = RangeTombstone.successor(lastAddedUserKey);
                             addClipped(out, outputTombstones, outputLower, upper);
                             outputLower = upper;

@@ -107,7 +107,8 @@ public final class BenchRunner {
         List<List<Workload>> out = new ArrayList<>();
         List<Workload> current = null;
         for (Workload w : workloads) {
-            // A fillrandom leaves exactly the preloaded state (same keys, values, order), so reads after it reuse its database.
+            // A fillrandom leaves exactly the preloaded state (same keys, values, order), so reads after it reuse its
+            // database.
             // seekprefix loads its own key layout on engines with a prefix extractor: it shares with nothing.
             // The records family: each workload runs on the database the previous one left.
             boolean records = w.records() && w != Workload.RECORDSLOAD && current != null && current.get(0).records();

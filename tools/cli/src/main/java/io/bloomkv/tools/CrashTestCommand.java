@@ -301,7 +301,8 @@ final class CrashTestCommand implements Callable<Integer> {
         try (FileChannel ch = FileChannel.open(probe, StandardOpenOption.READ, ExtendedOpenOption.DIRECT)) {
             return ch.isOpen();
         } catch (IOException | UnsupportedOperationException e) {
-            // EINVAL from open(2) (tmpfs, some network file systems) or no O_DIRECT on this platform: the answer, not an error
+            // EINVAL from open(2) (tmpfs, some network file systems) or no O_DIRECT on this platform: the answer,
+            // not an error
             return false;
         } finally {
             Files.deleteIfExists(probe);

@@ -283,7 +283,8 @@ class BloomKvWindowStoreTest {
         s.put(new Windowed<>(b("a"), new SessionWindow(100, 200)), v("s"));
         QueryConfig config = new QueryConfig(false);
         // Kafka 4.3.1's WindowKeyQuery stores its bounds swapped (its constructor takes (key, timeTo, timeFrom) and the
-        // factory passes (key, timeFrom, timeTo)): the store answers what Kafka's stores answer, so [0, 1500] is asked as (1500, 0).
+        // factory passes (key, timeFrom, timeTo)): the store answers what Kafka's stores answer, so [0, 1500] is asked
+        // as (1500, 0).
         QueryResult<WindowStoreIterator<byte[]>> byKey = w.query(
                 WindowKeyQuery.withKeyAndWindowStartRange(b("a"), Instant.ofEpochMilli(1500), Instant.ofEpochMilli(0)),
                 PositionBound.unbounded(), config);

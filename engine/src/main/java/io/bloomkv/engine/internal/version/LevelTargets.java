@@ -77,7 +77,8 @@ public final class LevelTargets {
             if (level > base) {
                 t *= multiplier;
             }
-            // Levels between the base and the last may not shrink below the base size (RocksDB: max(level_size, base_bytes_max)).
+            // Levels between the base and the last may not shrink below the base size
+            // (RocksDB: max(level_size, base_bytes_max)).
             double target = level == last ? Math.max(t, maxLevelSize) : Math.max(t, maxBytesForLevelBase);
             targets[level] = target >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) target;
         }

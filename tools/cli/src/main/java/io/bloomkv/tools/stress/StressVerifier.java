@@ -87,8 +87,8 @@ public final class StressVerifier {
                 }
             }
         }
-        // Bounded seeks, one per key: each reads through the tables' range filters (Options.rangeFilterBitsPerKey), which
-        // must never hide a key in [k, k + 1), forward or backward.
+        // Bounded seeks, one per key: each reads through the tables' range filters
+        // (Options.rangeFilterBitsPerKey), which must never hide a key in [k, k + 1), forward or backward.
         for (int k = 0; k < n; k++) {
             io.bloomkv.engine.ReadOptions ro = io.bloomkv.engine.ReadOptions.defaults()
                     .iterateLowerBound(StressValue.key(k)).iterateUpperBound(StressValue.key(k + 1));
