@@ -19,12 +19,6 @@ import io.bloomkv.bench.workload.KeyDistribution;
 import io.bloomkv.bench.workload.PhaseResult;
 import io.bloomkv.bench.workload.ProgressSink;
 import io.bloomkv.bench.workload.Workload;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -38,17 +32,34 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The db_bench-style runner as a picocli command: {@code java -jar bloomkv-bench.jar [flags]}, or
  * mounted as {@code bloomkv bench}. With no flags it runs the embedded default (BENCHMARKS.md).
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Runs bloomkv and RocksDB side by side through db_bench-style workloads, prints a table per "
-                + "workload and writes results.json, report.md and PNG charts to the report folder."})
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Runs bloomkv and RocksDB side by side through db_bench-style workloads, prints a table per "
+                    + "workload and writes results.json, report.md and PNG charts to the report folder."
+        })
 public final class BenchCommand implements Callable<Integer> {
-    static final List<String> DEFAULT_WORKLOADS = List.of("fillseq", "fillrandom", "overwrite", "readrandom",
-            "readmissing", "seekrandom", "readwhilewriting", "deleterandom");
+    static final List<String> DEFAULT_WORKLOADS = List.of(
+            "fillseq",
+            "fillrandom",
+            "overwrite",
+            "readrandom",
+            "readmissing",
+            "seekrandom",
+            "readwhilewriting",
+            "deleterandom");
 
     @Spec
     CommandSpec spec;
@@ -62,180 +73,286 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seeks", defaultValue = "-1", description = "Seeks per seekrandom phase (default: --num / 10).")
     long seeks;
 
-    @Option(names = "--key-size", defaultValue = "16", description = "Key bytes, at least 8 (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--key-size",
+            defaultValue = "16",
+            description = "Key bytes, at least 8 (default ${DEFAULT-VALUE}).")
     int keySize;
 
-    @Option(names = "--value-size", defaultValue = "100", split = ",",
-            description = "Value bytes (default ${DEFAULT-VALUE}). A list (e.g. 100,1024,4096) runs everything once per size, "
-                    + "each into <report-dir>/value-size-N, and writes the bloomkv/RocksDB ratio against value size "
-                    + "(value-size.md, value-size.json, ratio-vs-value-size.png) into the report folder.")
+    @Option(
+            names = "--value-size",
+            defaultValue = "100",
+            split = ",",
+            description =
+                    "Value bytes (default ${DEFAULT-VALUE}). A list (e.g. 100,1024,4096) runs everything once per size, "
+                            + "each into <report-dir>/value-size-N, and writes the bloomkv/RocksDB ratio against value size "
+                            + "(value-size.md, value-size.json, ratio-vs-value-size.png) into the report folder.")
     List<Integer> valueSizes;
 
-    @Option(names = "--bits-per-key", defaultValue = "10", description = "Filter bits per key, both engines (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--bits-per-key",
+            defaultValue = "10",
+            description = "Filter bits per key, both engines (default ${DEFAULT-VALUE}).")
     double bitsPerKey;
 
-    @Option(names = "--block-size", defaultValue = "4096", description = "Data block bytes, both engines (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--block-size",
+            defaultValue = "4096",
+            description = "Data block bytes, both engines (default ${DEFAULT-VALUE}).")
     int blockSize;
 
-    @Option(names = "--cache-size", defaultValue = "8388608", description = "Block cache bytes, both engines (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--cache-size",
+            defaultValue = "8388608",
+            description = "Block cache bytes, both engines (default ${DEFAULT-VALUE}).")
     long cacheSize;
 
-    @Option(names = "--write-buffer-size", defaultValue = "67108864",
+    @Option(
+            names = "--write-buffer-size",
+            defaultValue = "67108864",
             description = "Memtable bytes before a flush, both engines (default ${DEFAULT-VALUE}, RocksDB's default).")
     long writeBufferSize;
 
-    @Option(names = "--compression", defaultValue = "none",
-            description = "Block compression of both engines, bottommost level included: none, lz4 or zstd (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--compression",
+            defaultValue = "none",
+            description =
+                    "Block compression of both engines, bottommost level included: none, lz4 or zstd (default ${DEFAULT-VALUE}).")
     String compression;
 
-    @Option(names = "--value-compressibility", defaultValue = "1.0",
+    @Option(
+            names = "--value-compressibility",
+            defaultValue = "1.0",
             description = "Values compress to about this fraction (db_bench's compression_ratio: random bytes of "
                     + "len*ratio repeated); 1.0 = incompressible (default ${DEFAULT-VALUE}).")
     double valueCompressibility;
 
-    @Option(names = "--direct", description = "Both engines read tables with O_DIRECT (bloomkv useDirectReads, RocksDB "
-            + "use_direct_reads): block reads are device reads, not page-cache copies.")
+    @Option(
+            names = "--direct",
+            description = "Both engines read tables with O_DIRECT (bloomkv useDirectReads, RocksDB "
+                    + "use_direct_reads): block reads are device reads, not page-cache copies.")
     boolean direct;
 
-    @Option(names = "--mmap-reads", negatable = true, defaultValue = "false", fallbackValue = "true",
-            description = "Both engines read tables through memory mappings (bloomkv useMmapReads, RocksDB allow_mmap_reads; "
-                    + "RocksDB then reports no bytes read). Default: pread on both, RocksDB's default. Off under --direct; "
-                    + "with --defaults each engine reads its own way (bloomkv mapped, RocksDB pread) (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--mmap-reads",
+            negatable = true,
+            defaultValue = "false",
+            fallbackValue = "true",
+            description =
+                    "Both engines read tables through memory mappings (bloomkv useMmapReads, RocksDB allow_mmap_reads; "
+                            + "RocksDB then reports no bytes read). Default: pread on both, RocksDB's default. Off under --direct; "
+                            + "with --defaults each engine reads its own way (bloomkv mapped, RocksDB pread) (default ${DEFAULT-VALUE}).")
     boolean mmapReads;
 
-    @Option(names = "--rate-limit", defaultValue = "0",
-            description = "Bytes per second both engines' flushes and compactions may write (bloomkv Options.rateLimiter, "
-                    + "RocksDB RateLimiter); 0 = unlimited (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--rate-limit",
+            defaultValue = "0",
+            description =
+                    "Bytes per second both engines' flushes and compactions may write (bloomkv Options.rateLimiter, "
+                            + "RocksDB RateLimiter); 0 = unlimited (default ${DEFAULT-VALUE}).")
     long rateLimit;
 
-    @Option(names = "--filter-budget", defaultValue = "",
-            description = "Filter memory budget: bloomkv's Options.filterMemoryBudget (partitioned filters); RocksDB gets "
-                    + "partition_filters, kTwoLevelIndexSearch and cache_index_and_filter_blocks with the budget added to its "
-                    + "block cache as the high-priority pool. Bytes (e.g. 2m) or a percentage of each engine's unbounded "
-                    + "filters' size (e.g. 25%%), measured after each load; empty = none (default).")
+    @Option(
+            names = "--filter-budget",
+            defaultValue = "",
+            description =
+                    "Filter memory budget: bloomkv's Options.filterMemoryBudget (partitioned filters); RocksDB gets "
+                            + "partition_filters, kTwoLevelIndexSearch and cache_index_and_filter_blocks with the budget added to its "
+                            + "block cache as the high-priority pool. Bytes (e.g. 2m) or a percentage of each engine's unbounded "
+                            + "filters' size (e.g. 25%%), measured after each load; empty = none (default).")
     String filterBudget;
 
-    @Option(names = "--sync", description = "fsync the WAL on every measured write (default: WAL on, no fsync per write).")
+    @Option(
+            names = "--sync",
+            description = "fsync the WAL on every measured write (default: WAL on, no fsync per write).")
     boolean sync;
 
-    @Option(names = "--threads", defaultValue = "1",
-            description = "Threads of the read phases: readers, and in readupdate/readheavy threads that read and write; "
-                    + "operations are split between them (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--threads",
+            defaultValue = "1",
+            description =
+                    "Threads of the read phases: readers, and in readupdate/readheavy threads that read and write; "
+                            + "operations are split between them (default ${DEFAULT-VALUE}).")
     int threads;
 
-    @Option(names = "--distribution", defaultValue = "uniform",
+    @Option(
+            names = "--distribution",
+            defaultValue = "uniform",
             description = "How existing keys are chosen (readrandom, seekrandom, overwrite, readwhilewriting's reads, "
                     + "readupdate, readheavy): uniform, zipfian (YCSB scrambled Zipfian, constant 0.99) or latest "
                     + "(YCSB skewed-latest: the last keys loaded are hot) (default ${DEFAULT-VALUE}).")
     String distribution;
 
-    @Option(names = "--engines", defaultValue = "bloomkv,rocksdb", split = ",", description = "Engines, run alternately (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--engines",
+            defaultValue = "bloomkv,rocksdb",
+            split = ",",
+            description = "Engines, run alternately (default ${DEFAULT-VALUE}).")
     List<String> engines;
 
-    @Option(names = "--filters", defaultValue = "on,off", split = ",", description = "Filter modes: on, off or on,off (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--filters",
+            defaultValue = "on,off",
+            split = ",",
+            description = "Filter modes: on, off or on,off (default ${DEFAULT-VALUE}).")
     List<String> filters;
 
-    @Option(names = "--filter-kind", defaultValue = "BLOCKED",
-            description = "bloomkv's filter kind: STANDARD, PARTITIONED, BLOCKED, RIBBON, or RIBBON@N = RIBBON from level N down, BLOCKED above, at Bloom-equivalent bits per key; then any of the suffixes +MONKEY (the same filter memory spread over the levels by Monkey's allocation, e.g. BLOCKED+MONKEY), +MEMORY (RIBBON spends the bits per key as memory, for a lower false-positive rate than Bloom's) and +ROCKSDB-RIBBON (RocksDB gets its Ribbon filter too, else it keeps FastLocalBloom at the bits per key); default ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--filter-kind",
+            defaultValue = "BLOCKED",
+            description =
+                    "bloomkv's filter kind: STANDARD, PARTITIONED, BLOCKED, RIBBON, or RIBBON@N = RIBBON from level N down, BLOCKED above, at Bloom-equivalent bits per key; then any of the suffixes +MONKEY (the same filter memory spread over the levels by Monkey's allocation, e.g. BLOCKED+MONKEY), +MEMORY (RIBBON spends the bits per key as memory, for a lower false-positive rate than Bloom's) and +ROCKSDB-RIBBON (RocksDB gets its Ribbon filter too, else it keeps FastLocalBloom at the bits per key); default ${DEFAULT-VALUE}.")
     String filterKind;
 
-    @Option(names = "--workloads", split = ",", description = "Workloads in order (default: fillseq,fillrandom,overwrite,readrandom,"
-            + "readmissing,seekrandom,readwhilewriting,deleterandom; also readupdate (50%% get / 50%% read-modify-write) and "
-            + "readheavy (95%% get / 5%% update), multigetrandom and multigetmissing (multiGet batches of 32 present / absent "
-            + "keys; RocksDB multiGetAsList), seekprefix (keys under 7-byte prefixes, both engines with a prefix extractor: "
-            + "prefix seeks to present prefixes (seekprefix-hit) and absent ones (seekprefix-miss)), bulkload (the keys in key order "
-            + "through one table file + ingest: TableFileWriter + Db.ingest vs SstFileWriter + ingestExternalFile; then "
-            + "bulkload-read; compare with fillseq); and the records "
-            + "family (~1 KB values of 10 fields, YCSB's record; 'records' names them all): recordsload (--num records "
-            + "inserted by --threads threads), recordsread (100%% reads), recordslatest (95%% reads of the latest "
-            + "records, 5%% inserts), recordsrmw (50%% reads, 50%% read-modify-writes), recordsupdate (50%% reads, "
-            + "50%% updates), recordsreadheavy (95%% reads, 5%% updates), recordsscan (95%% scans of 1-100 records, "
-            + "5%% inserts); zipfian key choice but in recordslatest, --reads operations each, every one on the "
-            + "database the previous left).")
+    @Option(
+            names = "--workloads",
+            split = ",",
+            description = "Workloads in order (default: fillseq,fillrandom,overwrite,readrandom,"
+                    + "readmissing,seekrandom,readwhilewriting,deleterandom; also readupdate (50%% get / 50%% read-modify-write) and "
+                    + "readheavy (95%% get / 5%% update), multigetrandom and multigetmissing (multiGet batches of 32 present / absent "
+                    + "keys; RocksDB multiGetAsList), seekprefix (keys under 7-byte prefixes, both engines with a prefix extractor: "
+                    + "prefix seeks to present prefixes (seekprefix-hit) and absent ones (seekprefix-miss)), bulkload (the keys in key order "
+                    + "through one table file + ingest: TableFileWriter + Db.ingest vs SstFileWriter + ingestExternalFile; then "
+                    + "bulkload-read; compare with fillseq); and the records "
+                    + "family (~1 KB values of 10 fields, YCSB's record; 'records' names them all): recordsload (--num records "
+                    + "inserted by --threads threads), recordsread (100%% reads), recordslatest (95%% reads of the latest "
+                    + "records, 5%% inserts), recordsrmw (50%% reads, 50%% read-modify-writes), recordsupdate (50%% reads, "
+                    + "50%% updates), recordsreadheavy (95%% reads, 5%% updates), recordsscan (95%% scans of 1-100 records, "
+                    + "5%% inserts); zipfian key choice but in recordslatest, --reads operations each, every one on the "
+                    + "database the previous left).")
     List<String> workloads;
 
     @Option(names = "--seed", defaultValue = "301", description = "Seed of every generator (default ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--report-dir", defaultValue = "bench-report", description = "Report folder (default ./${DEFAULT-VALUE}).")
+    @Option(
+            names = "--report-dir",
+            defaultValue = "bench-report",
+            description = "Report folder (default ./${DEFAULT-VALUE}).")
     Path reportDir;
 
-    @Option(names = "--db-dir", description = "Parent of the fresh database directories (default: a new temp directory, deleted afterwards).")
+    @Option(
+            names = "--db-dir",
+            description =
+                    "Parent of the fresh database directories (default: a new temp directory, deleted afterwards).")
     Path dbDir;
 
-    @Option(names = "--cold", description = "Evict the tables from the page cache (and empty the block caches) before each read phase.")
+    @Option(
+            names = "--cold",
+            description = "Evict the tables from the page cache (and empty the block caches) before each read phase.")
     boolean cold;
 
-    @Option(names = "--compact", description = "After each preload, compact all tables down the levels on both engines "
-            + "(a full manual compaction), so both read the same LSM shape. Default: each engine's own shape after flush.")
+    @Option(
+            names = "--compact",
+            description =
+                    "After each preload, compact all tables down the levels on both engines "
+                            + "(a full manual compaction), so both read the same LSM shape. Default: each engine's own shape after flush.")
     boolean compact;
 
-    @Option(names = "--warmup", defaultValue = "200000",
-            description = "Untimed operations per engine before the first measurement, to warm up the JIT (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--warmup",
+            defaultValue = "200000",
+            description =
+                    "Untimed operations per engine before the first measurement, to warm up the JIT (default ${DEFAULT-VALUE}).")
     long warmup;
 
-    @Option(names = "--phase-warmup", defaultValue = "100000",
-            description = "Untimed operations of the same kind, through the phase's own timed loop, right before each read "
-                    + "phase, so every engine column is measured in the same steady state; at most 10000000 "
-                    + "(default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--phase-warmup",
+            defaultValue = "100000",
+            description =
+                    "Untimed operations of the same kind, through the phase's own timed loop, right before each read "
+                            + "phase, so every engine column is measured in the same steady state; at most 10000000 "
+                            + "(default ${DEFAULT-VALUE}).")
     long phaseWarmup;
 
-    @Option(names = "--repeat", defaultValue = "1",
-            description = "Run the whole sequence this many times; tables and goals then show medians and min-max spreads (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--repeat",
+            defaultValue = "1",
+            description =
+                    "Run the whole sequence this many times; tables and goals then show medians and min-max spreads (default ${DEFAULT-VALUE}).")
     int repeat;
 
-    @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(
+            names = "--progress",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "Show a progress bar (default ${DEFAULT-VALUE}).")
     boolean progress;
 
-    @Option(names = "--fpr-sweep", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(
+            names = "--fpr-sweep",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "Run the filter-library FPR sweep for the FPR chart (default ${DEFAULT-VALUE}).")
     boolean fprSweep;
 
-    @Option(names = "--fpr-sweep-keys", defaultValue = "100000", description = "Keys per filter in the FPR sweep (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--fpr-sweep-keys",
+            defaultValue = "100000",
+            description = "Keys per filter in the FPR sweep (default ${DEFAULT-VALUE}).")
     long fprSweepKeys;
 
-    @Option(names = "--fpr-sweep-probes", defaultValue = "1000000", description = "Absent-key probes per filter in the FPR sweep (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--fpr-sweep-probes",
+            defaultValue = "1000000",
+            description = "Absent-key probes per filter in the FPR sweep (default ${DEFAULT-VALUE}).")
     long fprSweepProbes;
 
-    @Option(names = "--defaults",
-            description = "Run each engine on its own defaults (bloomkv Options.defaults(); RocksDB default Options with "
-                    + "a BlockBasedTableConfig holding only BloomFilter(--bits-per-key)) instead of matched options; "
-                    + "--block-size, --cache-size, --write-buffer-size and --filter-kind then do not apply.")
+    @Option(
+            names = "--defaults",
+            description =
+                    "Run each engine on its own defaults (bloomkv Options.defaults(); RocksDB default Options with "
+                            + "a BlockBasedTableConfig holding only BloomFilter(--bits-per-key)) instead of matched options; "
+                            + "--block-size, --cache-size, --write-buffer-size and --filter-kind then do not apply.")
     boolean ownDefaults;
 
-    @Option(names = "--paired-reads",
-            description = "Keep both engines' databases open through a session and run each readrandom/readmissing phase "
-                    + "on them in " + BenchConfig.PAIRED_SLICES + " interleaved slices (A B, B A, ...), so that both "
-                    + "engines' reads see the same minutes of a noisy machine. Loads still run one engine at a time.")
+    @Option(
+            names = "--paired-reads",
+            description =
+                    "Keep both engines' databases open through a session and run each readrandom/readmissing phase "
+                            + "on them in " + BenchConfig.PAIRED_SLICES
+                            + " interleaved slices (A B, B A, ...), so that both "
+                            + "engines' reads see the same minutes of a noisy machine. Loads still run one engine at a time.")
     boolean pairedReads;
 
-    @Option(names = "--no-settle",
-            description = "Also measure the read-only workloads unsettled: right after the load (or fillrandom) with no "
-                    + "flush, no wait for compactions and no phase warm-up, as phases named <phase>-unsettled; then the "
-                    + "engine settles and they run again as usual, so the report shows both side by side. The records "
-                    + "family then runs without settling after its load.")
+    @Option(
+            names = "--no-settle",
+            description =
+                    "Also measure the read-only workloads unsettled: right after the load (or fillrandom) with no "
+                            + "flush, no wait for compactions and no phase warm-up, as phases named <phase>-unsettled; then the "
+                            + "engine settles and they run again as usual, so the report shows both side by side. The records "
+                            + "family then runs without settling after its load.")
     boolean noSettle;
 
-    @Option(names = "--reopen",
-            description = "Run every workload of a session in a fresh JVM (this JVM's flags and classpath) on the database "
-                    + "the previous phase left: WAL replay, empty caches and page-cache state as left, cold JIT (no "
-                    + "warm-up of any kind in the child). The untimed preload runs in this process.")
+    @Option(
+            names = "--reopen",
+            description =
+                    "Run every workload of a session in a fresh JVM (this JVM's flags and classpath) on the database "
+                            + "the previous phase left: WAL replay, empty caches and page-cache state as left, cold JIT (no "
+                            + "warm-up of any kind in the child). The untimed preload runs in this process.")
     boolean reopen;
 
     // The child side of --reopen (hidden): the parent passes its own arguments plus these.
     @Option(names = "--child-db", hidden = true)
     Path childDb;
+
     @Option(names = "--child-workload", hidden = true)
     String childWorkload;
+
     @Option(names = "--child-engine", hidden = true)
     String childEngine;
+
     @Option(names = "--child-filters", hidden = true)
     boolean childFilters;
+
     @Option(names = "--child-run", hidden = true, defaultValue = "0")
     int childRun;
+
     @Option(names = "--child-value-size", hidden = true, defaultValue = "-1")
     int childValueSize;
+
     @Option(names = "--child-out", hidden = true)
     Path childOut;
 
@@ -264,12 +381,47 @@ public final class BenchCommand implements Callable<Integer> {
             if (sweep && (fprSweepKeys < 1 || fprSweepProbes < 1)) {
                 throw new IllegalArgumentException("--fpr-sweep-keys and --fpr-sweep-probes must be positive");
             }
-            List<String> es = engines.stream().map(e -> e.trim().toLowerCase(Locale.ROOT)).toList();
-            return new BenchConfig(num, reads < 0 ? num : reads, seeks < 0 ? Math.max(1, num / 10) : seeks, keySize,
-                    valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize, compression.trim().toLowerCase(Locale.ROOT),
-                    sync, threads, es, modes, kind, ws, seed, report, workDir, cold, compact, warmup, phaseWarmup, repeat, progress,
-                    sweep, KeyDistribution.parse(distribution), valueCompressibility, direct, mmapReads && !direct, ownDefaults, pairedReads, rateLimit, noSettle, reopen,
-                    io.bloomkv.bench.engine.FilterBudgetSpec.parse(filterBudget).toString()).validate();
+            List<String> es =
+                    engines.stream().map(e -> e.trim().toLowerCase(Locale.ROOT)).toList();
+            return new BenchConfig(
+                            num,
+                            reads < 0 ? num : reads,
+                            seeks < 0 ? Math.max(1, num / 10) : seeks,
+                            keySize,
+                            valueSize,
+                            bitsPerKey,
+                            blockSize,
+                            cacheSize,
+                            writeBufferSize,
+                            compression.trim().toLowerCase(Locale.ROOT),
+                            sync,
+                            threads,
+                            es,
+                            modes,
+                            kind,
+                            ws,
+                            seed,
+                            report,
+                            workDir,
+                            cold,
+                            compact,
+                            warmup,
+                            phaseWarmup,
+                            repeat,
+                            progress,
+                            sweep,
+                            KeyDistribution.parse(distribution),
+                            valueCompressibility,
+                            direct,
+                            mmapReads && !direct,
+                            ownDefaults,
+                            pairedReads,
+                            rateLimit,
+                            noSettle,
+                            reopen,
+                            io.bloomkv.bench.engine.FilterBudgetSpec.parse(filterBudget)
+                                    .toString())
+                    .validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -284,7 +436,8 @@ public final class BenchCommand implements Callable<Integer> {
             config(dbDir == null ? Path.of(".") : dbDir, v, reportDir, fprSweep);
         }
         if (valueSizes.size() != new java.util.HashSet<>(valueSizes).size()) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--value-size lists a size twice: " + valueSizes);
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--value-size lists a size twice: " + valueSizes);
         }
         boolean tempWork = dbDir == null;
         Path workDir = tempWork ? Files.createTempDirectory("bloomkv-bench") : dbDir;
@@ -296,8 +449,8 @@ public final class BenchCommand implements Callable<Integer> {
             out.flush();
         }
         // --defaults: --filter-kind does not apply
-        String filterAdvice = directFilterAdvice(direct && !ownDefaults,
-                filters.stream().anyMatch(f -> f.trim().equalsIgnoreCase("on")), filterKind);
+        String filterAdvice = directFilterAdvice(
+                direct && !ownDefaults, filters.stream().anyMatch(f -> f.trim().equalsIgnoreCase("on")), filterKind);
         if (filterAdvice != null) {
             out.println(filterAdvice);
             out.flush();
@@ -308,21 +461,34 @@ public final class BenchCommand implements Callable<Integer> {
             long wrong = 0;
             for (int v : valueSizes) {
                 // list mode: one report folder per size; the FPR sweep (independent of values) runs with the first only
-                BenchConfig cfg = config(workDir, v, list ? ValueSizeSweep.subDir(reportDir, v) : reportDir,
+                BenchConfig cfg = config(
+                        workDir,
+                        v,
+                        list ? ValueSizeSweep.subDir(reportDir, v) : reportDir,
                         fprSweep && bySize.isEmpty());
                 if (list) {
                     out.println("value size " + v + " B:");
                     out.flush();
                 }
-                BenchReport report = run(cfg, fprSweepKeys, fprSweepProbes, out,
+                BenchReport report = run(
+                        cfg,
+                        fprSweepKeys,
+                        fprSweepProbes,
+                        out,
                         spec.commandLine().getParseResult().originalArgs());
                 List<Path> files = ReportWriter.write(report, BenchRunner.columns(cfg), cfg.reportDir());
                 print(report, BenchRunner.columns(cfg), out);
                 out.println("report: " + cfg.reportDir().toAbsolutePath() + " (" + files.size() + " files: "
-                        + String.join(", ", files.stream().map(p -> p.getFileName().toString()).toList()) + ")");
+                        + String.join(
+                                ", ",
+                                files.stream()
+                                        .map(p -> p.getFileName().toString())
+                                        .toList()) + ")");
                 out.flush();
                 bySize.put(v, report);
-                wrong += report.phases().stream().mapToLong(PhaseResult::wrongAnswers).sum();
+                wrong += report.phases().stream()
+                        .mapToLong(PhaseResult::wrongAnswers)
+                        .sum();
             }
             if (list) {
                 List<Path> files = ValueSizeSweep.write(bySize, reportDir);
@@ -330,7 +496,11 @@ public final class BenchCommand implements Callable<Integer> {
                 out.println("bloomkv / rocksdb ops/s against value size (filters on):");
                 out.print(ValueSizeSweep.table(bySize, ValueSizeSweep.points(bySize)));
                 out.println("value-size summary: " + reportDir.toAbsolutePath() + " ("
-                        + String.join(", ", files.stream().map(p -> p.getFileName().toString()).toList()) + ")");
+                        + String.join(
+                                ", ",
+                                files.stream()
+                                        .map(p -> p.getFileName().toString())
+                                        .toList()) + ")");
                 out.flush();
             }
             if (wrong > 0) {
@@ -348,19 +518,22 @@ public final class BenchCommand implements Callable<Integer> {
     /** The child side of {@code --reopen}: one workload on the existing database, its phases serialized to --child-out. */
     private int runChild() throws IOException {
         if (childOut == null || childWorkload == null || childEngine == null) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--child-db needs --child-out, --child-workload and --child-engine");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--child-db needs --child-out, --child-workload and --child-engine");
         }
         int v = childValueSize > 0 ? childValueSize : valueSizes.get(0);
         BenchConfig cfg = config(childDb.getParent(), v, reportDir, false).coldChild();
-        List<PhaseResult> phases = new BenchRunner(cfg, ProgressSink.NONE, cfg.cold() ? PageCacheEvictor.detect(childDb) : null)
-                .runChildPhase(Workload.parse(childWorkload), new EngineSpec(childEngine, childFilters), childDb, childRun);
+        List<PhaseResult> phases = new BenchRunner(
+                        cfg, ProgressSink.NONE, cfg.cold() ? PageCacheEvictor.detect(childDb) : null)
+                .runChildPhase(
+                        Workload.parse(childWorkload), new EngineSpec(childEngine, childFilters), childDb, childRun);
         ChildProcess.writeResults(childOut, phases);
         return 0;
     }
 
     /** Runs the workloads (and the FPR sweep) and assembles the report. */
-    public static BenchReport run(BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out) throws IOException {
+    public static BenchReport run(BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out)
+            throws IOException {
         return run(cfg, sweepKeys, sweepProbes, out, null);
     }
 
@@ -368,7 +541,8 @@ public final class BenchCommand implements Callable<Integer> {
      * {@link #run(BenchConfig, long, long, PrintWriter)} with the launcher of {@code --reopen}'s child processes
      * (their arguments are {@code childArgs} plus the child options; null: --reopen is refused).
      */
-    public static BenchReport run(BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out, List<String> childArgs)
+    public static BenchReport run(
+            BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out, List<String> childArgs)
             throws IOException {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
@@ -391,8 +565,10 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         List<PhaseResult> phases;
-        try (ProgressSink progress = cfg.progress() ? new ConsoleProgress(BenchRunner.plannedOps(cfg)) : ProgressSink.NONE) {
-            BenchRunner.PhaseLauncher launcher = childArgs == null ? null
+        try (ProgressSink progress =
+                cfg.progress() ? new ConsoleProgress(BenchRunner.plannedOps(cfg)) : ProgressSink.NONE) {
+            BenchRunner.PhaseLauncher launcher = childArgs == null
+                    ? null
                     : (w, s, dir, run) -> ChildProcess.run(childArgs, cfg.valueSize(), w, s, dir, run);
             phases = new BenchRunner(cfg, progress, evictor, launcher).run();
         }
@@ -400,7 +576,8 @@ public final class BenchCommand implements Callable<Integer> {
                 ? FilterLibrarySweep.sweep(sweepKeys, sweepProbes, FilterLibrarySweep.DEFAULT_BITS, cfg.seed())
                 : List.of();
         double secs = (System.nanoTime() - t0) / 1e9;
-        return new BenchReport(started, secs, Machine.current(), cfg, engines, coldMethod, phases, Goal.evaluate(phases, cfg), sweep);
+        return new BenchReport(
+                started, secs, Machine.current(), cfg, engines, coldMethod, phases, Goal.evaluate(phases, cfg), sweep);
     }
 
     /**
@@ -415,10 +592,13 @@ public final class BenchCommand implements Callable<Integer> {
         if (initBytes <= 0 || maxBytes <= 0 || initBytes >= maxBytes) {
             return null;
         }
-        return String.format(Locale.ROOT, "note: the heap starts at %d MiB of %d MiB and may shrink after each phase's "
-                + "full GC, so some runs pay page faults as it grows back; for steady figures run with -Xms equal to "
-                + "-Xmx and -XX:+AlwaysPreTouch (e.g. java -Xms2g -Xmx2g -XX:+AlwaysPreTouch -jar ...)",
-                initBytes >> 20, maxBytes >> 20);
+        return String.format(
+                Locale.ROOT,
+                "note: the heap starts at %d MiB of %d MiB and may shrink after each phase's "
+                        + "full GC, so some runs pay page faults as it grows back; for steady figures run with -Xms equal to "
+                        + "-Xmx and -XX:+AlwaysPreTouch (e.g. java -Xms2g -Xmx2g -XX:+AlwaysPreTouch -jar ...)",
+                initBytes >> 20,
+                maxBytes >> 20);
     }
 
     /**
@@ -444,11 +624,16 @@ public final class BenchCommand implements Callable<Integer> {
             out.print(t.toText());
         }
         out.println();
-        out.println("g" + Goal.title(report.config()).substring(1) + " (bloomkv / rocksdb, filters on):"); // "goals ..."
+        out.println(
+                "g" + Goal.title(report.config()).substring(1) + " (bloomkv / rocksdb, filters on):"); // "goals ..."
         for (Goal g : report.goals()) {
-            out.printf(Locale.ROOT, "  %-75s %8s  %s  (%s)%n", g.name(),
+            out.printf(
+                    Locale.ROOT,
+                    "  %-75s %8s  %s  (%s)%n",
+                    g.name(),
                     Double.isNaN(g.measured()) ? "-" : String.format(Locale.ROOT, "%.3f", g.measured()),
-                    Double.isNaN(g.measured()) ? "n/a" : g.met() ? "MET" : "NOT MET", g.detail());
+                    Double.isNaN(g.measured()) ? "n/a" : g.met() ? "MET" : "NOT MET",
+                    g.detail());
         }
         out.flush();
     }

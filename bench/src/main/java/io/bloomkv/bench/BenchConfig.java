@@ -2,7 +2,6 @@ package io.bloomkv.bench;
 
 import io.bloomkv.bench.workload.KeyDistribution;
 import io.bloomkv.bench.workload.Workload;
-
 import java.nio.file.Path;
 import java.util.List;
 
@@ -57,13 +56,41 @@ import java.util.List;
  *                       the unbounded filters' size ("25%"); "" = none. RocksDB runs without it
  */
 public record BenchConfig(
-        long num, long reads, long seeks, int keySize, int valueSize, double bitsPerKey, int blockSize,
-        long cacheSize, long writeBufferSize, String compression, boolean sync, int threads,
-        List<String> engines, List<Boolean> filterModes, String filterKind, List<Workload> workloads,
-        long seed, Path reportDir, Path workDir, boolean cold, boolean compact, long warmup, long phaseWarmup,
-        int repeat, boolean progress,
-        boolean fprSweep, KeyDistribution distribution, double valueCompressibility, boolean direct,
-        boolean mmapReads, boolean ownDefaults, boolean pairedReads, long rateLimit, boolean noSettle, boolean reopen,
+        long num,
+        long reads,
+        long seeks,
+        int keySize,
+        int valueSize,
+        double bitsPerKey,
+        int blockSize,
+        long cacheSize,
+        long writeBufferSize,
+        String compression,
+        boolean sync,
+        int threads,
+        List<String> engines,
+        List<Boolean> filterModes,
+        String filterKind,
+        List<Workload> workloads,
+        long seed,
+        Path reportDir,
+        Path workDir,
+        boolean cold,
+        boolean compact,
+        long warmup,
+        long phaseWarmup,
+        int repeat,
+        boolean progress,
+        boolean fprSweep,
+        KeyDistribution distribution,
+        double valueCompressibility,
+        boolean direct,
+        boolean mmapReads,
+        boolean ownDefaults,
+        boolean pairedReads,
+        long rateLimit,
+        boolean noSettle,
+        boolean reopen,
         String filterBudget) {
 
     public static final List<String> KNOWN_ENGINES = List.of("bloomkv", "rocksdb");
@@ -92,24 +119,30 @@ public record BenchConfig(
         require(blockSize >= 256 && blockSize <= (1 << 24), "--block-size must be in [256, 16 MiB], got " + blockSize);
         require(cacheSize >= 0, "--cache-size must be >= 0, got " + cacheSize);
         require(writeBufferSize >= 64 * 1024, "--write-buffer-size must be at least 64 KiB, got " + writeBufferSize);
-        require(List.of("none", "lz4", "zstd").contains(compression),
+        require(
+                List.of("none", "lz4", "zstd").contains(compression),
                 "--compression: expected none, lz4 or zstd, got '" + compression + "'");
-        require(valueCompressibility > 0 && valueCompressibility <= 1,
+        require(
+                valueCompressibility > 0 && valueCompressibility <= 1,
                 "--value-compressibility must be in (0, 1], got " + valueCompressibility);
         require(warmup >= 0, "--warmup must be >= 0, got " + warmup);
         require(repeat >= 1 && repeat <= 100, "--repeat must be in [1, 100], got " + repeat);
-        require(phaseWarmup >= 0 && phaseWarmup <= MAX_PHASE_WARMUP,
+        require(
+                phaseWarmup >= 0 && phaseWarmup <= MAX_PHASE_WARMUP,
                 "--phase-warmup must be in [0, " + MAX_PHASE_WARMUP + "], got " + phaseWarmup);
         require(threads >= 1 && threads <= 256, "--threads must be in [1, 256], got " + threads);
         require(!engines.isEmpty(), "--engines must name at least one engine");
         for (String e : engines) {
-            require(KNOWN_ENGINES.contains(e), "--engines: unknown engine '" + e + "', expected one of " + KNOWN_ENGINES);
+            require(
+                    KNOWN_ENGINES.contains(e),
+                    "--engines: unknown engine '" + e + "', expected one of " + KNOWN_ENGINES);
         }
         require(!filterModes.isEmpty(), "--filters must be on, off or on,off");
         require(!workloads.isEmpty(), "--workloads must name at least one workload");
         require(distribution != null, "--distribution must be uniform, zipfian or latest");
-        require(!pairedReads || engines.size() >= 2, "--paired-reads interleaves the reads of two engines; --engines names only "
-                + engines);
+        require(
+                !pairedReads || engines.size() >= 2,
+                "--paired-reads interleaves the reads of two engines; --engines names only " + engines);
         require(!pairedReads || !noSettle && !reopen, "--paired-reads cannot be combined with --no-settle or --reopen");
         return this;
     }
@@ -119,10 +152,43 @@ public record BenchConfig(
      * process on an existing database is cold), no progress bar, and not {@code reopen} (the child is the fresh process).
      */
     public BenchConfig coldChild() {
-        return new BenchConfig(num, reads, seeks, keySize, valueSize, bitsPerKey, blockSize, cacheSize, writeBufferSize,
-                compression, sync, threads, engines, filterModes, filterKind, workloads, seed, reportDir, workDir, cold,
-                compact, 0, 0, repeat, false, false, distribution, valueCompressibility, direct, mmapReads,
-                ownDefaults, pairedReads, rateLimit, noSettle, false, filterBudget);
+        return new BenchConfig(
+                num,
+                reads,
+                seeks,
+                keySize,
+                valueSize,
+                bitsPerKey,
+                blockSize,
+                cacheSize,
+                writeBufferSize,
+                compression,
+                sync,
+                threads,
+                engines,
+                filterModes,
+                filterKind,
+                workloads,
+                seed,
+                reportDir,
+                workDir,
+                cold,
+                compact,
+                0,
+                0,
+                repeat,
+                false,
+                false,
+                distribution,
+                valueCompressibility,
+                direct,
+                mmapReads,
+                ownDefaults,
+                pairedReads,
+                rateLimit,
+                noSettle,
+                false,
+                filterBudget);
     }
 
     private static void require(boolean ok, String message) {

@@ -17,8 +17,7 @@ import picocli.CommandLine;
  * ({@link io.bloomkv.bench.cpu.CpuCost}).
  */
 public final class BenchMain {
-    private BenchMain() {
-    }
+    private BenchMain() {}
 
     public static void main(String[] args) throws Exception {
         System.setProperty("chronicle.analytics.disable", "true");

@@ -3,7 +3,6 @@ package io.bloomkv.bench;
 import io.bloomkv.bench.engine.EngineSpec;
 import io.bloomkv.bench.workload.PhaseResult;
 import io.bloomkv.bench.workload.Workload;
-
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
@@ -22,8 +21,7 @@ import java.util.jar.JarFile;
  * The child writes its {@link PhaseResult}s with Java serialization to a file the parent reads back.
  */
 final class ChildProcess {
-    private ChildProcess() {
-    }
+    private ChildProcess() {}
 
     /** Runs workload {@code w} of {@code spec} on {@code dir} in a fresh JVM and returns its phases. */
     static List<PhaseResult> run(List<String> parentArgs, int valueSize, Workload w, EngineSpec spec, Path dir, int run)
@@ -31,11 +29,25 @@ final class ChildProcess {
         Path out = dir.resolveSibling(dir.getFileName() + "-" + w + ".phases");
         Path log = dir.resolveSibling(dir.getFileName() + "-" + w + ".log");
         List<String> cmd = command(parentArgs);
-        cmd.addAll(List.of("--child-db", dir.toString(), "--child-workload", w.dbBenchName(), "--child-engine",
-                spec.engine(), "--child-filters=" + spec.filters(), "--child-run", Integer.toString(run),
-                "--child-value-size", Integer.toString(valueSize), "--child-out", out.toString()));
+        cmd.addAll(List.of(
+                "--child-db",
+                dir.toString(),
+                "--child-workload",
+                w.dbBenchName(),
+                "--child-engine",
+                spec.engine(),
+                "--child-filters=" + spec.filters(),
+                "--child-run",
+                Integer.toString(run),
+                "--child-value-size",
+                Integer.toString(valueSize),
+                "--child-out",
+                out.toString()));
         try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             int exit;
             try {
                 exit = p.waitFor();
@@ -84,7 +96,8 @@ final class ChildProcess {
         }
         try (JarFile jar = new JarFile(classPath)) {
             var m = jar.getManifest();
-            return m != null && BenchMain.class.getName().equals(m.getMainAttributes().getValue("Main-Class"));
+            return m != null
+                    && BenchMain.class.getName().equals(m.getMainAttributes().getValue("Main-Class"));
         } catch (IOException e) {
             return false;
         }

@@ -8,8 +8,7 @@ import picocli.CommandLine;
 
 /** Runs the bench command line in-process, as the tests do. */
 final class BenchCli {
-    private BenchCli() {
-    }
+    private BenchCli() {}
 
     /** Runs {@code bench args}, asserts it exited with 0 (showing both streams if not), and returns its stdout. */
     static String runOk(String... args) {

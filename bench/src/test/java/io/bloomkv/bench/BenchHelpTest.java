@@ -25,7 +25,8 @@ class BenchHelpTest {
         }
         assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("Could not format");
         // the help wraps lines: compare with runs of white space as one blank
-        assertThat(help.replaceAll("\\s+", " ")).contains("readupdate (50% get / 50% read-modify-write)")
+        assertThat(help.replaceAll("\\s+", " "))
+                .contains("readupdate (50% get / 50% read-modify-write)")
                 .contains("readheavy (95% get / 5% update)");
     }
 
@@ -45,7 +46,8 @@ class BenchHelpTest {
     @Test
     void heapThatMayShrinkGetsTheFixedHeapAdvice() {
         assertThat(BenchCommand.heapAdvice(64L << 20, 2048L << 20))
-                .contains("starts at 64 MiB of 2048 MiB").contains("-Xms2g -Xmx2g -XX:+AlwaysPreTouch");
+                .contains("starts at 64 MiB of 2048 MiB")
+                .contains("-Xms2g -Xmx2g -XX:+AlwaysPreTouch");
         assertThat(BenchCommand.heapAdvice(2048L << 20, 2048L << 20)).isNull();
         assertThat(BenchCommand.heapAdvice(-1, 2048L << 20)).isNull(); // undefined initial size: nothing to say
     }
@@ -54,8 +56,10 @@ class BenchHelpTest {
     @Test
     void directReadsWithBloomFiltersGetTheRibbonAdvice() {
         assertThat(BenchCommand.directFilterAdvice(true, true, "BLOCKED"))
-                .contains("BLOCKED filters").contains("--filter-kind RIBBON+MEMORY");
-        assertThat(BenchCommand.directFilterAdvice(true, true, "blocked+monkey")).contains("blocked+monkey filters");
+                .contains("BLOCKED filters")
+                .contains("--filter-kind RIBBON+MEMORY");
+        assertThat(BenchCommand.directFilterAdvice(true, true, "blocked+monkey"))
+                .contains("blocked+monkey filters");
         assertThat(BenchCommand.directFilterAdvice(true, true, "RIBBON+MEMORY")).isNull();
         assertThat(BenchCommand.directFilterAdvice(true, true, "RIBBON@2")).isNull();
         assertThat(BenchCommand.directFilterAdvice(false, true, "BLOCKED")).isNull();

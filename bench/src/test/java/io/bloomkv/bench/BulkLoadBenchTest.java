@@ -21,9 +21,23 @@ class BulkLoadBenchTest {
     void bulkLoadThenReadsGiveRightAnswersOnBothEngines(@TempDir Path tmp) throws Exception {
         Path report = tmp.resolve("report");
         Path work = tmp.resolve("db");
-        BenchCli.runOk("--num", "3000", "--reads", "2000", "--workloads", "bulkload", "--filters", "on",
-                "--report-dir", report.toString(), "--db-dir", work.toString(), "--no-progress", "--no-fpr-sweep");
-        JsonNode root = new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
+        BenchCli.runOk(
+                "--num",
+                "3000",
+                "--reads",
+                "2000",
+                "--workloads",
+                "bulkload",
+                "--filters",
+                "on",
+                "--report-dir",
+                report.toString(),
+                "--db-dir",
+                work.toString(),
+                "--no-progress",
+                "--no-fpr-sweep");
+        JsonNode root =
+                new ObjectMapper().readTree(report.resolve(ReportWriter.JSON).toFile());
         Set<String> seen = new HashSet<>();
         for (JsonNode p : root.path("phases")) {
             String what = p.path("phase").asText() + "/" + p.path("label").asText();
@@ -35,17 +49,22 @@ class BulkLoadBenchTest {
                     assertThat(p.path("sstBytes").asLong()).as(what).isPositive();
                 }
                 case "bulkload-read" -> {
-                    assertThat(p.path("found").asLong()).as(what + ": every key present").isEqualTo(2000);
+                    assertThat(p.path("found").asLong())
+                            .as(what + ": every key present")
+                            .isEqualTo(2000);
                     assertThat(p.path("notFound").asLong()).as(what).isZero();
                 }
                 default -> throw new AssertionError("unexpected phase " + what);
             }
         }
-        assertThat(seen).containsExactlyInAnyOrder("bulkload/bloomkv", "bulkload/rocksdb", "bulkload-read/bloomkv",
-                "bulkload-read/rocksdb");
+        assertThat(seen)
+                .containsExactlyInAnyOrder(
+                        "bulkload/bloomkv", "bulkload/rocksdb", "bulkload-read/bloomkv", "bulkload-read/rocksdb");
         if (Files.exists(work)) {
             try (var s = Files.list(work)) {
-                assertThat(s.filter(f -> f.getFileName().toString().endsWith(".sst")).toList()).isEmpty();
+                assertThat(s.filter(f -> f.getFileName().toString().endsWith(".sst"))
+                                .toList())
+                        .isEmpty();
             }
         }
     }

@@ -26,6 +26,7 @@ import java.util.zip.CRC32C;
 final class CompressedFilterCodec {
     /** "BKVZ" in file order (bytes 42 4B 56 5A). */
     static final int MAGIC = 0x5A564B42;
+
     static final int VERSION = 1;
     static final int CODING_RAW = 0;
     static final int CODING_RICE_SET = 1;
@@ -45,8 +46,7 @@ final class CompressedFilterCodec {
 
     private static final int CHUNK = 64 * 1024;
 
-    private CompressedFilterCodec() {
-    }
+    private CompressedFilterCodec() {}
 
     static void write(OffHeapFilter f, OutputStream out) throws IOException {
         OffHeapRegion body = f.body;
@@ -158,11 +158,13 @@ final class CompressedFilterCodec {
         ByteBuffer prefix = ByteBuffer.wrap(prefixBytes).order(ByteOrder.LITTLE_ENDIAN);
         int magic = prefix.getInt(OFF_MAGIC);
         if (magic != MAGIC) {
-            throw new FilterFormatException(String.format("bad compressed filter magic 0x%08x, expected 0x%08x (\"BKVZ\")", magic, MAGIC));
+            throw new FilterFormatException(
+                    String.format("bad compressed filter magic 0x%08x, expected 0x%08x (\"BKVZ\")", magic, MAGIC));
         }
         int version = Short.toUnsignedInt(prefix.getShort(OFF_VERSION));
         if (version != VERSION) {
-            throw new FilterFormatException("unsupported compressed filter version " + version + ", this library reads " + VERSION);
+            throw new FilterFormatException(
+                    "unsupported compressed filter version " + version + ", this library reads " + VERSION);
         }
         int coding = Byte.toUnsignedInt(prefix.get(OFF_CODING));
         int rice = Byte.toUnsignedInt(prefix.get(OFF_RICE));
@@ -172,21 +174,26 @@ final class CompressedFilterCodec {
         if (rice > MAX_RICE || (coding == CODING_RAW && rice != 0)) {
             throw new FilterFormatException("Rice parameter " + rice + " outside [0, " + MAX_RICE + "] (0 for RAW)");
         }
-        ByteBuffer headerBuf = ByteBuffer.wrap(prefixBytes, OFF_FILTER_HEADER, FilterHeader.HEADER_SIZE).slice().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer headerBuf = ByteBuffer.wrap(prefixBytes, OFF_FILTER_HEADER, FilterHeader.HEADER_SIZE)
+                .slice()
+                .order(ByteOrder.LITTLE_ENDIAN);
         long declaredBody = headerBuf.getLong(FilterHeader.OFF_BODY_LENGTH);
-        long total = declaredBody >= 0 && declaredBody <= Long.MAX_VALUE - FilterHeader.HEADER_SIZE ? FilterHeader.HEADER_SIZE + declaredBody : -1;
+        long total = declaredBody >= 0 && declaredBody <= Long.MAX_VALUE - FilterHeader.HEADER_SIZE
+                ? FilterHeader.HEADER_SIZE + declaredBody
+                : -1;
         FilterHeader header = FilterHeader.parse(headerBuf, total);
         long bodyLength = header.bodyLength;
         if (bodyLength > maxBodyBytes) {
-            throw new FilterFormatException("compressed filter's body of " + bodyLength + " bytes exceeds the limit of " + maxBodyBytes);
+            throw new FilterFormatException(
+                    "compressed filter's body of " + bodyLength + " bytes exceeds the limit of " + maxBodyBytes);
         }
         long count = prefix.getLong(OFF_COUNT);
         long payloadLength = prefix.getLong(OFF_PAYLOAD_LENGTH);
         long n = bodyLength * 8;
         if (coding == CODING_RAW) {
             if (count != 0 || payloadLength != bodyLength) {
-                throw new FilterFormatException("RAW compressed filter: count " + count + " (must be 0), payload " + payloadLength
-                        + " bytes (must be the body's " + bodyLength + ")");
+                throw new FilterFormatException("RAW compressed filter: count " + count + " (must be 0), payload "
+                        + payloadLength + " bytes (must be the body's " + bodyLength + ")");
             }
         } else {
             if (count < 0 || count > n / 2) {
@@ -194,8 +201,8 @@ final class CompressedFilterCodec {
             }
             // Each position costs at least 1 + rice bits; a payload longer than the body is never written (RAW is).
             if (payloadLength < 0 || payloadLength >= bodyLength || payloadLength * 8 < count * (1 + rice)) {
-                throw new FilterFormatException("payload length " + payloadLength + " impossible for " + count + " positions of a "
-                        + bodyLength + "-byte body at Rice parameter " + rice);
+                throw new FilterFormatException("payload length " + payloadLength + " impossible for " + count
+                        + " positions of a " + bodyLength + "-byte body at Rice parameter " + rice);
             }
         }
         CRC32C crc = new CRC32C();
@@ -217,7 +224,8 @@ final class CompressedFilterCodec {
             readFully(in, tail, 0, CRC_SIZE);
             int stored = ByteBuffer.wrap(tail).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
             if (stored != (int) crc.getValue()) {
-                throw new FilterFormatException(String.format("compressed filter CRC32C mismatch: stored 0x%08x, computed 0x%08x",
+                throw new FilterFormatException(String.format(
+                        "compressed filter CRC32C mismatch: stored 0x%08x, computed 0x%08x",
                         stored, (int) crc.getValue()));
             }
             // The embedded header's CRC covers the uncompressed body: the reconstruction is checked end to end.
@@ -238,7 +246,8 @@ final class CompressedFilterCodec {
     }
 
     /** Decodes {@code count} Rice-coded gaps into the body (zeroed on entry); CLEAR coding fills with ones first. */
-    private static void decodeGaps(BitReader br, OffHeapRegion body, long n, long count, int rice, boolean clear) throws IOException {
+    private static void decodeGaps(BitReader br, OffHeapRegion body, long n, long count, int rice, boolean clear)
+            throws IOException {
         long fill = clear ? -1L : 0L;
         long word = 0;
         long acc = fill;
@@ -248,7 +257,8 @@ final class CompressedFilterCodec {
             long q = br.readUnary(room >>> rice);
             long gap = (q << rice) | br.readBits(rice);
             if (gap > room) {
-                throw new FilterFormatException("coded position " + (pos + 1 + gap) + " beyond the body's " + n + " bits");
+                throw new FilterFormatException(
+                        "coded position " + (pos + 1 + gap) + " beyond the body's " + n + " bits");
             }
             pos += gap + 1;
             long w = pos >>> 6;
@@ -274,7 +284,8 @@ final class CompressedFilterCodec {
         while (len > 0) {
             int r = in.read(b, off, len);
             if (r < 0) {
-                throw new FilterFormatException("compressed filter truncated: the stream ended " + len + " bytes early");
+                throw new FilterFormatException(
+                        "compressed filter truncated: the stream ended " + len + " bytes early");
             }
             off += r;
             len -= r;

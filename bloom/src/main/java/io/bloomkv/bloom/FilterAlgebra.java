@@ -19,28 +19,33 @@ package io.bloomkv.bloom;
  * </ul>
  */
 final class FilterAlgebra {
-    private FilterAlgebra() {
-    }
+    private FilterAlgebra() {}
 
-    enum Op { UNION, INTERSECTION }
+    enum Op {
+        UNION,
+        INTERSECTION
+    }
 
     static Filter combine(Filter a, Filter b, Op op) {
         if (a == null || b == null) {
             throw new NullPointerException(a == null ? "a" : "b");
         }
         if (!(a instanceof OffHeapFilter) || !(b instanceof OffHeapFilter)) {
-            throw new IncompatibleFiltersException("only filters of this library can be combined: " + a.getClass() + ", " + b.getClass());
+            throw new IncompatibleFiltersException(
+                    "only filters of this library can be combined: " + a.getClass() + ", " + b.getClass());
         }
         OffHeapFilter x = (OffHeapFilter) a;
         OffHeapFilter y = (OffHeapFilter) b;
         x.checkOpen();
         y.checkOpen();
         if (x.kind() != y.kind()) {
-            throw new IncompatibleFiltersException("cannot combine a " + x.kind() + " filter with a " + y.kind() + " filter");
+            throw new IncompatibleFiltersException(
+                    "cannot combine a " + x.kind() + " filter with a " + y.kind() + " filter");
         }
         if (x.kind() == FilterKind.RIBBON) {
-            throw new IncompatibleFiltersException("RIBBON filters have no sound union or intersection: each body solves its own "
-                    + "linear system; build one RIBBON from both key sets instead");
+            throw new IncompatibleFiltersException(
+                    "RIBBON filters have no sound union or intersection: each body solves its own "
+                            + "linear system; build one RIBBON from both key sets instead");
         }
         if (x.bits != y.bits || x.k != y.k) {
             throw new IncompatibleFiltersException(op.name().toLowerCase() + " needs the same size and probe count: "
@@ -64,7 +69,8 @@ final class FilterAlgebra {
             // keyCount: the adds that went into the union (a + b; COUNTING's counters hold exactly that); for the
             // intersection the smaller operand's count, so expectedFpp() stays an upper bound (its bits are a subset
             // of either operand's).
-            long keys = op == Op.UNION ? saturatingAdd(x.keyCount(), y.keyCount()) : Math.min(x.keyCount(), y.keyCount());
+            long keys =
+                    op == Op.UNION ? saturatingAdd(x.keyCount(), y.keyCount()) : Math.min(x.keyCount(), y.keyCount());
             long expected = Math.max(x.expectedKeys(), y.expectedKeys());
             switch (x.kind()) {
                 case STANDARD:

@@ -11,6 +11,7 @@ import java.util.zip.CRC32C;
 final class FilterHeader {
     /** "BKVF" in file order (bytes 42 4B 56 46). */
     static final int MAGIC = 0x46564B42;
+
     static final int FORMAT_VERSION = 1;
     static final int HEADER_SIZE = 64;
     /** Upper bound on m (bits or counters): 2^40, a 128 GiB bit array. */
@@ -35,6 +36,7 @@ final class FilterHeader {
     static final int OFF_RIBBON_UPPER_BLOCKS = 52;
     /** RIBBON: bytes [56, 60) stay reserved (zero). */
     static final int OFF_RIBBON_RESERVED = 56;
+
     static final int OFF_CRC = 60;
 
     final FilterKind kind;
@@ -50,7 +52,15 @@ final class FilterHeader {
     /** CRC32C stored in (or computed for) the header. */
     final int crc;
 
-    FilterHeader(FilterKind kind, int hashCount, long bits, long expectedKeys, long keyCount, int seed, long upperBlocks, int crc) {
+    FilterHeader(
+            FilterKind kind,
+            int hashCount,
+            long bits,
+            long expectedKeys,
+            long keyCount,
+            int seed,
+            long upperBlocks,
+            int crc) {
         this.kind = kind;
         this.hashCount = hashCount;
         this.bits = bits;
@@ -88,7 +98,8 @@ final class FilterHeader {
                 require(bits % 64 == 0, "STANDARD bit size " + bits + " is not a multiple of 64");
                 return bits / 8;
             case PARTITIONED:
-                require(bits % k == 0 && (bits / k) % 64 == 0,
+                require(
+                        bits % k == 0 && (bits / k) % 64 == 0,
                         "PARTITIONED bit size " + bits + " is not k=" + k + " rows of a multiple of 64 bits");
                 return bits / 8;
             case BLOCKED:
@@ -99,11 +110,19 @@ final class FilterHeader {
                 require(bits % 16 == 0, "COUNTING counter count " + bits + " is not a multiple of 16");
                 return bits / 2;
             case RIBBON: {
-                require(bits % RibbonFilter.BLOCK_SLOTS == 0, "RIBBON slot count " + bits + " is not a multiple of " + RibbonFilter.BLOCK_SLOTS);
-                require(k <= RibbonFilter.MAX_RESULT_BITS, "RIBBON result bits " + k + " outside [1, " + RibbonFilter.MAX_RESULT_BITS + "]");
+                require(
+                        bits % RibbonFilter.BLOCK_SLOTS == 0,
+                        "RIBBON slot count " + bits + " is not a multiple of " + RibbonFilter.BLOCK_SLOTS);
+                require(
+                        k <= RibbonFilter.MAX_RESULT_BITS,
+                        "RIBBON result bits " + k + " outside [1, " + RibbonFilter.MAX_RESULT_BITS + "]");
                 long blocks = bits / RibbonFilter.BLOCK_SLOTS;
-                require(upperBlocks >= 0 && upperBlocks <= blocks && (k < RibbonFilter.MAX_RESULT_BITS || upperBlocks == 0),
-                        "RIBBON upper block count " + upperBlocks + " outside [0, " + (k < RibbonFilter.MAX_RESULT_BITS ? blocks : 0) + "]");
+                require(
+                        upperBlocks >= 0
+                                && upperBlocks <= blocks
+                                && (k < RibbonFilter.MAX_RESULT_BITS || upperBlocks == 0),
+                        "RIBBON upper block count " + upperBlocks + " outside [0, "
+                                + (k < RibbonFilter.MAX_RESULT_BITS ? blocks : 0) + "]");
                 return (blocks * k + upperBlocks) * RibbonFilter.SEGMENT_BYTES;
             }
             default:
@@ -118,13 +137,22 @@ final class FilterHeader {
     }
 
     /** The header bytes with the CRC field set to {@code crc}. */
-    static byte[] encode(FilterKind kind, int k, long bits, long bodyLength, long expectedKeys, long keyCount, int crc) {
+    static byte[] encode(
+            FilterKind kind, int k, long bits, long bodyLength, long expectedKeys, long keyCount, int crc) {
         return encode(kind, k, bits, bodyLength, expectedKeys, keyCount, 0, 0, crc);
     }
 
     /** As above, with the RIBBON fields (both 0 for the other kinds). */
-    static byte[] encode(FilterKind kind, int k, long bits, long bodyLength, long expectedKeys, long keyCount,
-                         int seed, long upperBlocks, int crc) {
+    static byte[] encode(
+            FilterKind kind,
+            int k,
+            long bits,
+            long bodyLength,
+            long expectedKeys,
+            long keyCount,
+            int seed,
+            long upperBlocks,
+            int crc) {
         ByteBuffer b = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(OFF_MAGIC, MAGIC);
         b.putShort(OFF_VERSION, (short) FORMAT_VERSION);
@@ -156,23 +184,27 @@ final class FilterHeader {
      */
     static FilterHeader parse(ByteBuffer buf, long totalLength) {
         if (totalLength < HEADER_SIZE) {
-            throw new FilterFormatException("filter truncated: " + totalLength + " bytes, the header alone needs " + HEADER_SIZE);
+            throw new FilterFormatException(
+                    "filter truncated: " + totalLength + " bytes, the header alone needs " + HEADER_SIZE);
         }
         ByteBuffer b = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         int p = b.position();
         int magic = b.getInt(p + OFF_MAGIC);
         if (magic != MAGIC) {
-            throw new FilterFormatException(String.format("bad filter magic 0x%08x, expected 0x%08x (\"BKVF\")", magic, MAGIC));
+            throw new FilterFormatException(
+                    String.format("bad filter magic 0x%08x, expected 0x%08x (\"BKVF\")", magic, MAGIC));
         }
         int version = Short.toUnsignedInt(b.getShort(p + OFF_VERSION));
         if (version != FORMAT_VERSION) {
-            throw new FilterFormatException("unsupported filter format version " + version + ", this library reads " + FORMAT_VERSION);
+            throw new FilterFormatException(
+                    "unsupported filter format version " + version + ", this library reads " + FORMAT_VERSION);
         }
         int kindCode = Byte.toUnsignedInt(b.get(p + OFF_KIND));
         FilterKind kind = FilterKind.fromCode(kindCode);
         int hashVersion = Byte.toUnsignedInt(b.get(p + OFF_HASH_VERSION));
         if (hashVersion != Hashing.HASH_VERSION) {
-            throw new FilterFormatException("unsupported hash version " + hashVersion + ", this library hashes with version " + Hashing.HASH_VERSION + " (XXH3-64)");
+            throw new FilterFormatException("unsupported hash version " + hashVersion
+                    + ", this library hashes with version " + Hashing.HASH_VERSION + " (XXH3-64)");
         }
         int headerSize = Short.toUnsignedInt(b.getShort(p + OFF_HEADER_SIZE));
         if (headerSize != HEADER_SIZE) {
@@ -200,15 +232,18 @@ final class FilterHeader {
         long expectedBody = bodyLength(kind, k, bits, upperBlocks);
         long bodyLength = b.getLong(p + OFF_BODY_LENGTH);
         if (bodyLength != expectedBody) {
-            throw new FilterFormatException("body length " + bodyLength + " does not match " + kind + " with m=" + bits + " (" + expectedBody + " bytes)");
+            throw new FilterFormatException("body length " + bodyLength + " does not match " + kind + " with m=" + bits
+                    + " (" + expectedBody + " bytes)");
         }
         if (totalLength != HEADER_SIZE + bodyLength) {
-            throw new FilterFormatException("filter region is " + totalLength + " bytes, header says " + (HEADER_SIZE + bodyLength));
+            throw new FilterFormatException(
+                    "filter region is " + totalLength + " bytes, header says " + (HEADER_SIZE + bodyLength));
         }
         long expectedKeys = b.getLong(p + OFF_EXPECTED_KEYS);
         long keyCount = b.getLong(p + OFF_KEY_COUNT);
         if (expectedKeys < 0 || keyCount < 0) {
-            throw new FilterFormatException("negative key count in header: expected " + expectedKeys + ", added " + keyCount);
+            throw new FilterFormatException(
+                    "negative key count in header: expected " + expectedKeys + ", added " + keyCount);
         }
         int crc = b.getInt(p + OFF_CRC);
         return new FilterHeader(kind, k, bits, expectedKeys, keyCount, seed, upperBlocks, crc);
@@ -216,7 +251,8 @@ final class FilterHeader {
 
     static void checkCrc(int stored, int computed) {
         if (stored != computed) {
-            throw new FilterFormatException(String.format("filter CRC32C mismatch: stored 0x%08x, computed 0x%08x", stored, computed));
+            throw new FilterFormatException(
+                    String.format("filter CRC32C mismatch: stored 0x%08x, computed 0x%08x", stored, computed));
         }
     }
 }

@@ -15,8 +15,7 @@ public final class FilterMath {
     private static final double LN2 = Math.log(2);
     private static final double LN2_SQUARED = LN2 * LN2;
 
-    private FilterMath() {
-    }
+    private FilterMath() {}
 
     /**
      * The exact false-positive rate of a standard filter: a given bit stays 0 after kn uniform probes with
@@ -297,6 +296,7 @@ public final class FilterMath {
 
     /** Measured: 1,000 keys band with the first seed 96% of the time at 2% overhead, 1M keys 83% at 4%. */
     private static final double RIBBON_OVERHEAD_BASE = 0.02;
+
     private static final double RIBBON_OVERHEAD_PER_DOUBLING = 0.002;
 
     /** Slots a RIBBON filter for n keys starts banding with: n · {@link #ribbonOverhead}, rounded up to whole 128-slot blocks. */
@@ -316,9 +316,13 @@ public final class FilterMath {
      * where S_upper = max(0, (m - 127) - 128 (B - U)) starts lie in upper blocks (B = m / 128 blocks).
      */
     public static double ribbonFpp(long slots, int r, long upperBlocks) {
-        if (slots < RIBBON_BLOCK_SLOTS || slots % RIBBON_BLOCK_SLOTS != 0 || r < 1 || upperBlocks < 0
+        if (slots < RIBBON_BLOCK_SLOTS
+                || slots % RIBBON_BLOCK_SLOTS != 0
+                || r < 1
+                || upperBlocks < 0
                 || upperBlocks > slots / RIBBON_BLOCK_SLOTS) {
-            throw new IllegalArgumentException("bad RIBBON geometry slots=" + slots + " r=" + r + " upperBlocks=" + upperBlocks);
+            throw new IllegalArgumentException(
+                    "bad RIBBON geometry slots=" + slots + " r=" + r + " upperBlocks=" + upperBlocks);
         }
         long starts = slots - RIBBON_BLOCK_SLOTS + 1;
         long lowerStarts = Math.min(starts, (slots / RIBBON_BLOCK_SLOTS - upperBlocks) * RIBBON_BLOCK_SLOTS);
@@ -409,7 +413,8 @@ public final class FilterMath {
             case BLOCKED:
                 return blockedFpp(bits, k, n);
             case RIBBON:
-                throw new IllegalArgumentException("a RIBBON filter's rate depends on its layout, not (m, k, n): use ribbonFpp");
+                throw new IllegalArgumentException(
+                        "a RIBBON filter's rate depends on its layout, not (m, k, n): use ribbonFpp");
             default:
                 throw new IllegalArgumentException("unknown kind " + kind);
         }
@@ -508,7 +513,9 @@ public final class FilterMath {
             case BLOCKED: {
                 long blocks = m / BLOCK_BITS;
                 double mu = (double) n / blocks;
-                double perBlock = BLOCK_BITS * (Math.expm1(mu * Math.expm1((double) k / BLOCK_BITS)) - k * mu / BLOCK_BITS) / ((double) k * k);
+                double perBlock = BLOCK_BITS
+                        * (Math.expm1(mu * Math.expm1((double) k / BLOCK_BITS)) - k * mu / BLOCK_BITS)
+                        / ((double) k * k);
                 return Math.sqrt(blocks * perBlock);
             }
             case COUNTING:
@@ -528,7 +535,8 @@ public final class FilterMath {
      */
     public static double binomialUpperTail(long trials, double p, long successes) {
         if (trials < 0 || successes < 0 || !(p >= 0 && p <= 1)) {
-            throw new IllegalArgumentException("need trials >= 0, successes >= 0, p in [0, 1]: " + trials + ", " + successes + ", " + p);
+            throw new IllegalArgumentException(
+                    "need trials >= 0, successes >= 0, p in [0, 1]: " + trials + ", " + successes + ", " + p);
         }
         if (successes == 0) {
             return 1;

@@ -27,8 +27,7 @@ import java.util.zip.CRC32C;
  */
 public final class Filters {
 
-    private Filters() {
-    }
+    private Filters() {}
 
     /**
      * A new, empty filter of {@code kind} for about {@code expectedKeys} keys at {@code bitsPerKey}.
@@ -40,7 +39,9 @@ public final class Filters {
             throw new NullPointerException("kind");
         }
         if (kind.isStatic()) {
-            throw new IllegalArgumentException(kind + " is a static filter built from all its keys at once: use Filters.build(kind, keyHashes, bitsPerKey)");
+            throw new IllegalArgumentException(
+                    kind
+                            + " is a static filter built from all its keys at once: use Filters.build(kind, keyHashes, bitsPerKey)");
         }
         if (expectedKeys < 0) {
             throw new IllegalArgumentException("expectedKeys must not be negative: " + expectedKeys);
@@ -49,7 +50,8 @@ public final class Filters {
         long n = Math.max(1, expectedKeys);
         double wanted = Math.ceil(n * bitsPerKey);
         if (wanted > FilterHeader.MAX_BITS) {
-            throw new IllegalArgumentException(n + " keys at " + bitsPerKey + " bits per key exceed the 2^40-bit limit");
+            throw new IllegalArgumentException(
+                    n + " keys at " + bitsPerKey + " bits per key exceed the 2^40-bit limit");
         }
         long m = (long) wanted;
         switch (kind) {
@@ -121,8 +123,9 @@ public final class Filters {
     public static Filter createForFpp(FilterKind kind, long expectedKeys, double targetFpp) {
         FilterMath.checkFpp(targetFpp);
         if (kind.isStatic()) {
-            throw new IllegalArgumentException(kind + " is a static filter built from all its keys at once: use Filters.build "
-                    + "with FilterMath.ribbonBitsPerKeyForFpp");
+            throw new IllegalArgumentException(
+                    kind + " is a static filter built from all its keys at once: use Filters.build "
+                            + "with FilterMath.ribbonBitsPerKeyForFpp");
         }
         double bitsPerKey = kind == FilterKind.BLOCKED
                 ? FilterMath.blockedBitsPerKeyForFpp(targetFpp)
@@ -142,7 +145,8 @@ public final class Filters {
      */
     public static Filter read(byte[] bytes, int off, int len) {
         if (off < 0 || len < 0 || off > bytes.length - len) {
-            throw new IndexOutOfBoundsException("[" + off + ", " + ((long) off + len) + ") outside array of " + bytes.length);
+            throw new IndexOutOfBoundsException(
+                    "[" + off + ", " + ((long) off + len) + ") outside array of " + bytes.length);
         }
         FilterHeader header = FilterHeader.parse(ByteBuffer.wrap(bytes, off, len), len);
         CRC32C crc = new CRC32C();
@@ -201,19 +205,21 @@ public final class Filters {
             throw new IllegalArgumentException("bad region offset=" + offset + " length=" + length);
         }
         if (length < FilterHeader.HEADER_SIZE) {
-            throw new FilterFormatException("filter truncated: " + length + " bytes, the header alone needs " + FilterHeader.HEADER_SIZE);
+            throw new FilterFormatException(
+                    "filter truncated: " + length + " bytes, the header alone needs " + FilterHeader.HEADER_SIZE);
         }
         MappedByteBuffer mapped;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
             if (offset > size - length) {
-                throw new FilterFormatException("filter region [" + offset + ", " + (offset + length) + ") lies beyond the end of "
-                        + file + " (" + size + " bytes)");
+                throw new FilterFormatException("filter region [" + offset + ", " + (offset + length)
+                        + ") lies beyond the end of " + file + " (" + size + " bytes)");
             }
             mapped = ch.map(FileChannel.MapMode.READ_ONLY, offset, length);
         }
         // From here the mapping is owned by the region, or released on failure exactly once.
-        OffHeapRegion region = OffHeapRegion.wrapMapped(mapped, FilterHeader.HEADER_SIZE, length - FilterHeader.HEADER_SIZE);
+        OffHeapRegion region =
+                OffHeapRegion.wrapMapped(mapped, FilterHeader.HEADER_SIZE, length - FilterHeader.HEADER_SIZE);
         try {
             FilterHeader header = FilterHeader.parse(mapped, length);
             CRC32C crc = new CRC32C();
@@ -238,7 +244,8 @@ public final class Filters {
             case COUNTING:
                 return new CountingBloomFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount);
             case RIBBON: {
-                RibbonFilter f = new RibbonFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount, h.seed, h.upperBlocks);
+                RibbonFilter f =
+                        new RibbonFilter(body, h.hashCount, h.bits, h.expectedKeys, h.keyCount, h.seed, h.upperBlocks);
                 f.makeImmutable();
                 return f;
             }
@@ -302,7 +309,8 @@ public final class Filters {
      */
     public static Filter create(FilterKind kind, long expectedKeys, double bitsPerKey, int hashCount) {
         if (hashCount < 1 || hashCount > FilterMath.MAX_HASH_COUNT) {
-            throw new IllegalArgumentException("hashCount outside [1, " + FilterMath.MAX_HASH_COUNT + "]: " + hashCount);
+            throw new IllegalArgumentException(
+                    "hashCount outside [1, " + FilterMath.MAX_HASH_COUNT + "]: " + hashCount);
         }
         if (kind == null) {
             throw new NullPointerException("kind");
@@ -316,7 +324,8 @@ public final class Filters {
         FilterMath.checkBitsPerKey(bitsPerKey);
         double wanted = Math.ceil(Math.max(1, expectedKeys) * bitsPerKey);
         if (wanted > FilterHeader.MAX_BITS) {
-            throw new IllegalArgumentException(expectedKeys + " keys at " + bitsPerKey + " bits per key exceed the 2^40-bit limit");
+            throw new IllegalArgumentException(
+                    expectedKeys + " keys at " + bitsPerKey + " bits per key exceed the 2^40-bit limit");
         }
         long m = (long) wanted;
         switch (kind) {
@@ -335,7 +344,8 @@ public final class Filters {
             }
             case COUNTING: {
                 long counters = roundUp(m, 16);
-                return new CountingBloomFilter(OffHeapRegion.allocate(counters / 2), hashCount, counters, expectedKeys, 0);
+                return new CountingBloomFilter(
+                        OffHeapRegion.allocate(counters / 2), hashCount, counters, expectedKeys, 0);
             }
             default:
                 throw new IllegalArgumentException("unknown kind " + kind);

@@ -16,8 +16,7 @@ public final class Hashing {
 
     private static final LongHashFunction XXH3 = LongHashFunction.xx3();
 
-    private Hashing() {
-    }
+    private Hashing() {}
 
     /** XXH3-64 (seed 0) of all bytes of {@code key}. */
     public static long hash64(byte[] key) {

@@ -37,10 +37,12 @@ import net.openhft.posix.PosixAPI;
 final class HugePageArena {
     /** System property that turns the arena off ({@code -Dbloomkv.filters.hugePages=false}). */
     static final String PROPERTY = "bloomkv.filters.hugePages";
+
     static final long HUGE_PAGE = 2L << 20;
     static final long SLAB = 8L << 20;
     /** Bodies above this get their own mapping. */
     static final long LARGE = SLAB / 4;
+
     static final long PAGE = 4096;
     private static final int ALIGN = OffHeapRegion.ALIGNMENT;
     // Linux mmap constants, the same on x86-64 and aarch64
@@ -64,6 +66,7 @@ final class HugePageArena {
     private final List<Slab> slabs = new ArrayList<>();
     /** Address of each live allocation to its rounded size; large ones also in {@link #large}. */
     private final Map<Long, Long> live = new HashMap<>();
+
     private final Map<Long, Long> large = new HashMap<>();
     private long liveBytes;
     private long mappedBytes;
@@ -81,7 +84,8 @@ final class HugePageArena {
     private static HugePageArena open() {
         if (!Boolean.parseBoolean(System.getProperty(PROPERTY, "true"))
                 || !System.getProperty("os.name", "").startsWith("Linux")
-                || !JvmEnvironment.nativeAccessEnabled()) { // Java 24+ without native access: no JNI (see JvmEnvironment)
+                || !JvmEnvironment
+                        .nativeAccessEnabled()) { // Java 24+ without native access: no JNI (see JvmEnvironment)
             return null;
         }
         try {

@@ -52,17 +52,18 @@ public final class JvmEnvironment {
 
     private static final String CLEANER_LOGGER =
             "net.openhft.chronicle.core.internal.cleaner.ReflectionBasedByteBufferCleanerService";
-    private static final String MAX_MEMORY_LINE = "net.openhft.chronicle.core.Jvm: Unable to determine max direct memory";
+    private static final String MAX_MEMORY_LINE =
+            "net.openhft.chronicle.core.Jvm: Unable to determine max direct memory";
 
     /** Held so that java.util.logging keeps the level set on it (it holds loggers weakly). */
     @SuppressWarnings("unused")
     private static Logger quietCleanerLogger;
+
     private static boolean nativeAccess = true;
     private static String notice;
     private static boolean initialized;
 
-    private JvmEnvironment() {
-    }
+    private JvmEnvironment() {}
 
     /**
      * Runs the steps of the class comment once per JVM (later calls return at once). Must run before the first
@@ -177,7 +178,8 @@ public final class JvmEnvironment {
         PrintStream filter = new PrintStream(new LineFilter(original), true, Charset.defaultCharset());
         System.setErr(filter);
         try {
-            Class.forName("net.openhft.chronicle.core.Jvm$MaxMemoryHolder", true, JvmEnvironment.class.getClassLoader());
+            Class.forName(
+                    "net.openhft.chronicle.core.Jvm$MaxMemoryHolder", true, JvmEnvironment.class.getClassLoader());
         } catch (ClassNotFoundException | LinkageError e) {
             // Chronicle Core changed or is absent: its own message, if any, stands
         } finally {

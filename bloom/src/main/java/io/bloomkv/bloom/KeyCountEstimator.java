@@ -6,8 +6,7 @@ package io.bloomkv.bloom;
  * uniform and independent, so the Swamidass–Baldi inversion holds there.
  */
 final class KeyCountEstimator {
-    private KeyCountEstimator() {
-    }
+    private KeyCountEstimator() {}
 
     static long estimate(OffHeapFilter f) {
         switch (f.kind()) {

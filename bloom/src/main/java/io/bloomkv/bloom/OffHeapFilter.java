@@ -29,7 +29,8 @@ abstract class OffHeapFilter implements Filter {
     OffHeapFilter(OffHeapRegion body, int k, long bits, long expectedKeys, long keyCount, long neededBody) {
         long needed = neededBody >= 0 ? neededBody : FilterHeader.bodyLength(kind(), k, bits);
         if (body.length() != needed) {
-            throw new IllegalArgumentException(kind() + " m=" + bits + " k=" + k + " needs " + needed + " body bytes, region has " + body.length());
+            throw new IllegalArgumentException(kind() + " m=" + bits + " k=" + k + " needs " + needed
+                    + " body bytes, region has " + body.length());
         }
         if (expectedKeys < 0 || keyCount < 0) {
             throw new IllegalArgumentException("negative key counts: expected " + expectedKeys + ", added " + keyCount);
@@ -174,8 +175,7 @@ abstract class OffHeapFilter implements Filter {
      * The last {@link #expectedFpp()} answer and the key count it was computed for (the BLOCKED formula sums over the
      * Poisson block load: too costly to repeat per call).
      */
-    private record FppMemo(long keys, double fpp) {
-    }
+    private record FppMemo(long keys, double fpp) {}
 
     private volatile FppMemo fppMemo;
 
@@ -216,15 +216,17 @@ abstract class OffHeapFilter implements Filter {
     /** The 64-byte serialized header (bloom/FORMAT.md) with its CRC32C over header and body, as {@link #writeTo} emits it. */
     final byte[] serializedHeader() {
         byte[] chunk = new byte[(int) Math.min(COPY_CHUNK, body.length())];
-        byte[] header = FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(), 0);
+        byte[] header = FilterHeader.encode(
+                kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(), 0);
         CRC32C crc = FilterHeader.crcOverHeader(header);
         for (long off = 0; off < body.length(); off += chunk.length) {
             int n = (int) Math.min(chunk.length, body.length() - off);
             body.read(off, chunk, 0, n);
             crc.update(chunk, 0, n);
         }
-        return FilterHeader.encode(kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(),
-                (int) crc.getValue());
+        return FilterHeader.encode(
+                kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(), (int)
+                        crc.getValue());
     }
 
     @Override
@@ -255,7 +257,8 @@ abstract class OffHeapFilter implements Filter {
     public final byte[] toByteArray() {
         long size = serializedSize();
         if (size > Integer.MAX_VALUE - 16) {
-            throw new IllegalStateException("serialized filter of " + size + " bytes does not fit in an array; use writeTo");
+            throw new IllegalStateException(
+                    "serialized filter of " + size + " bytes does not fit in an array; use writeTo");
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream((int) size);
         try {
@@ -290,7 +293,8 @@ abstract class OffHeapFilter implements Filter {
             throw new IllegalStateException(kind() + " filter is read-only (memory-mapped)");
         }
         if (immutable) {
-            throw new IllegalStateException(kind() + " filter is immutable: it was built from its whole key set by Filters.build");
+            throw new IllegalStateException(
+                    kind() + " filter is immutable: it was built from its whole key set by Filters.build");
         }
     }
 

@@ -30,17 +30,25 @@ final class OffHeapRegion {
     private final long length;
     /** Native address of byte 0 of the region (every region is native memory: allocated, arena or mapped). */
     private final long address;
+
     private final boolean readOnly;
     /** The arena the memory came from (freed to it on release), or null. */
     private final HugePageArena arena;
+
     private final long arenaAddress;
 
     private OffHeapRegion(Bytes<?> handle, boolean storeHasOwnReference, long base, long length, boolean readOnly) {
         this(handle, storeHasOwnReference, base, length, readOnly, null, 0);
     }
 
-    private OffHeapRegion(Bytes<?> handle, boolean storeHasOwnReference, long base, long length, boolean readOnly,
-                          HugePageArena arena, long arenaAddress) {
+    private OffHeapRegion(
+            Bytes<?> handle,
+            boolean storeHasOwnReference,
+            long base,
+            long length,
+            boolean readOnly,
+            HugePageArena arena,
+            long arenaAddress) {
         BytesStore<?, ?> store = handle.bytesStore();
         if (base < 0 || length < 0 || base + length > store.realCapacity()) {
             throw new IllegalArgumentException("region [" + base + ", " + (base + length) + ") outside store of "
@@ -204,7 +212,8 @@ final class OffHeapRegion {
 
     private void checkIndex(long offset, long size) {
         if (offset < 0 || size < 0 || offset > length - size) {
-            throw new IndexOutOfBoundsException("offset " + offset + " size " + size + " outside region of " + length + " bytes");
+            throw new IndexOutOfBoundsException(
+                    "offset " + offset + " size " + size + " outside region of " + length + " bytes");
         }
     }
 

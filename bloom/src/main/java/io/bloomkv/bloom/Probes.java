@@ -2,8 +2,7 @@ package io.bloomkv.bloom;
 
 /** How probe positions are derived from the one 64-bit key hash (hash version 1). */
 final class Probes {
-    private Probes() {
-    }
+    private Probes() {}
 
     /**
      * The step of double hashing, g_i = h + i * step (mod 2^64): MurmurHash3's fmix64 of the hash, a bijection,

@@ -52,18 +52,21 @@ import java.util.zip.CRC32C;
 public final class RangeFilter implements AutoCloseable {
     /** "BKVR" in file order (bytes 42 4B 56 52). */
     static final int MAGIC = 0x52564B42;
+
     static final int VERSION = 1;
     /**
      * The hash q written by the builder. Version 1 (read, never written): one linear q(t) = ((a·t + b) mod p) mod r for
      * every segment; version 2: a degree-3 polynomial with coefficients of its own per segment (see {@link #q2}).
      */
     static final int HASH_VERSION = 2;
+
     static final int HASH_LINEAR = 1;
     static final int HASH_CUBIC = 2;
     static final int HEADER_SIZE = 64;
     static final int SEGMENT_RECORD = 48;
     /** Default keys per segment. */
     public static final int DEFAULT_SEGMENT_KEYS = 512;
+
     static final int MAX_SEGMENT_KEYS = 1 << 20;
     /** Widest window of a segment, in bits (keeps offsets and universes below 2^62). */
     static final int MAX_WINDOW = 62;
@@ -118,8 +121,18 @@ public final class RangeFilter implements AutoCloseable {
     private final long[] zeroSamples;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RangeFilter(OffHeapRegion body, int segments, long elements, long universe, int lowBits, long heapLength,
-            long keyCount, int milliBits, int segmentKeys, long seed, int hashVersion) {
+    private RangeFilter(
+            OffHeapRegion body,
+            int segments,
+            long elements,
+            long universe,
+            int lowBits,
+            long heapLength,
+            long keyCount,
+            int milliBits,
+            int segmentKeys,
+            long seed,
+            int hashVersion) {
         this.body = body;
         this.segments = segments;
         this.elements = elements;
@@ -178,6 +191,7 @@ public final class RangeFilter implements AutoCloseable {
         private int pendingCount;
         /** The largest {@link RangeFilter#bitLength} of the pending keys. */
         private int pendingEnd;
+
         private byte[] previous;
         private byte[] previousSegmentLast;
         private long keys;
@@ -196,7 +210,8 @@ public final class RangeFilter implements AutoCloseable {
                 throw new IllegalArgumentException("range filter bits per key must be in [2, 60]: " + bitsPerKey);
             }
             if (segmentKeys < 1 || segmentKeys > MAX_SEGMENT_KEYS) {
-                throw new IllegalArgumentException("segment keys outside [1, " + MAX_SEGMENT_KEYS + "]: " + segmentKeys);
+                throw new IllegalArgumentException(
+                        "segment keys outside [1, " + MAX_SEGMENT_KEYS + "]: " + segmentKeys);
             }
             this.bitsPerKey = bitsPerKey;
             this.segmentKeys = segmentKeys;
@@ -498,15 +513,18 @@ public final class RangeFilter implements AutoCloseable {
      */
     public static RangeFilter read(byte[] bytes, int off, int len) {
         if (off < 0 || len < 0 || off > bytes.length - len) {
-            throw new IndexOutOfBoundsException("[" + off + ", " + ((long) off + len) + ") outside array of " + bytes.length);
+            throw new IndexOutOfBoundsException(
+                    "[" + off + ", " + ((long) off + len) + ") outside array of " + bytes.length);
         }
         if (len < HEADER_SIZE) {
-            throw new FilterFormatException("range filter truncated: " + len + " bytes, the header alone needs " + HEADER_SIZE);
+            throw new FilterFormatException(
+                    "range filter truncated: " + len + " bytes, the header alone needs " + HEADER_SIZE);
         }
         ByteBuffer bb = ByteBuffer.wrap(bytes, off, len).slice().order(ByteOrder.LITTLE_ENDIAN);
         int magic = bb.getInt(OFF_MAGIC);
         if (magic != MAGIC) {
-            throw new FilterFormatException(String.format("bad range filter magic 0x%08x, expected 0x%08x (\"BKVR\")", magic, MAGIC));
+            throw new FilterFormatException(
+                    String.format("bad range filter magic 0x%08x, expected 0x%08x (\"BKVR\")", magic, MAGIC));
         }
         int version = Short.toUnsignedInt(bb.getShort(OFF_VERSION));
         if (version != VERSION) {
@@ -526,21 +544,32 @@ public final class RangeFilter implements AutoCloseable {
         int milliBits = bb.getInt(OFF_MILLIBITS);
         long seed = bb.getLong(OFF_SEED);
         require(segmentKeys >= 1 && segmentKeys <= MAX_SEGMENT_KEYS, "segment keys " + segmentKeys);
-        require(segments >= 0 && universe >= 0 && universe <= (1L << 62), "segments " + segments + ", universe " + universe);
-        require(n >= 0 && n <= universe && n <= keyCount && keyCount >= 0, "elements " + n + " of universe " + universe + ", keys " + keyCount);
-        require(keyCount <= (long) segments * segmentKeys && (segments == 0) == (keyCount == 0) && (n == 0) == (keyCount == 0),
+        require(
+                segments >= 0 && universe >= 0 && universe <= (1L << 62),
+                "segments " + segments + ", universe " + universe);
+        require(
+                n >= 0 && n <= universe && n <= keyCount && keyCount >= 0,
+                "elements " + n + " of universe " + universe + ", keys " + keyCount);
+        require(
+                keyCount <= (long) segments * segmentKeys
+                        && (segments == 0) == (keyCount == 0)
+                        && (n == 0) == (keyCount == 0),
                 "key count " + keyCount + " for " + segments + " segments of " + segmentKeys);
         require(l == lowBitsFor(n, universe), "low bits " + l + " (expected " + lowBitsFor(n, universe) + ")");
         require(milliBits >= 2000 && milliBits <= 60000, "bits per key (milli) " + milliBits);
         require(heapLength >= 0 && heapLength % 8 == 0 && heapLength <= len, "heap length " + heapLength);
-        long expected = HEADER_SIZE + (long) segments * SEGMENT_RECORD + heapLength + 8 * (lowWords(n, l) + (highBits(n, universe, l) + 63) / 64);
+        long expected = HEADER_SIZE
+                + (long) segments * SEGMENT_RECORD
+                + heapLength
+                + 8 * (lowWords(n, l) + (highBits(n, universe, l) + 63) / 64);
         require(expected == len, "length " + len + ", the header implies " + expected);
         CRC32C crc = new CRC32C();
         crc.update(bytes, off, OFF_CRC);
         crc.update(bytes, off + HEADER_SIZE, len - HEADER_SIZE);
         int stored = bb.getInt(OFF_CRC);
         if (stored != (int) crc.getValue()) {
-            throw new FilterFormatException(String.format("range filter CRC32C mismatch: stored 0x%08x, computed 0x%08x", stored, (int) crc.getValue()));
+            throw new FilterFormatException(String.format(
+                    "range filter CRC32C mismatch: stored 0x%08x, computed 0x%08x", stored, (int) crc.getValue()));
         }
         // Directory: every field in range, bases contiguous (segment j's reduced universe is [base, base + r)).
         long base = 0;
@@ -554,7 +583,9 @@ public final class RangeFilter implements AutoCloseable {
             long w0 = bb.getLong(at + SEG_W0);
             long u = bb.getLong(at + SEG_UNIVERSE);
             long r = bb.getLong(at + SEG_R);
-            require(bb.getShort(at + SEG_RESERVED) == 0 && (flags & ~FLAG_EXACT) == 0, "segment " + j + " reserved bits");
+            require(
+                    bb.getShort(at + SEG_RESERVED) == 0 && (flags & ~FLAG_EXACT) == 0,
+                    "segment " + j + " reserved bits");
             require(c <= (1L << 20) && heapOff + sepLen + (c + 7) / 8 <= heapLength, "segment " + j + " heap bytes");
             require(j > 0 || sepLen == 0, "segment 0 has a separator");
             require(w >= 1 && w <= MAX_WINDOW, "segment " + j + " window " + w);
@@ -569,8 +600,8 @@ public final class RangeFilter implements AutoCloseable {
             if (len > HEADER_SIZE) {
                 body.write(0, bytes, off + HEADER_SIZE, len - HEADER_SIZE);
             }
-            return new RangeFilter(body, segments, n, universe, l, heapLength, keyCount, milliBits, segmentKeys, seed,
-                    hashVersion);
+            return new RangeFilter(
+                    body, segments, n, universe, l, heapLength, keyCount, milliBits, segmentKeys, seed, hashVersion);
         } catch (RuntimeException | Error e) {
             body.release();
             throw e;
@@ -610,7 +641,8 @@ public final class RangeFilter implements AutoCloseable {
             }
         }
         if (ones != elements) {
-            throw new FilterFormatException("bad range filter: " + ones + " elements in the upper bits, header says " + elements);
+            throw new FilterFormatException(
+                    "bad range filter: " + ones + " elements in the upper bits, header says " + elements);
         }
         return samples;
     }
@@ -774,7 +806,8 @@ public final class RangeFilter implements AutoCloseable {
 
     /** Compares the first c bits of key (zero-padded) with segment j's prefix: negative when the key's are smaller. */
     private int comparePrefix(int j, int c, byte[] key) {
-        long heapOff = heapStart + Integer.toUnsignedLong(readInt(rec(j, SEG_HEAP_OFFSET))) + readInt(rec(j, SEG_SEP_LENGTH));
+        long heapOff =
+                heapStart + Integer.toUnsignedLong(readInt(rec(j, SEG_HEAP_OFFSET))) + readInt(rec(j, SEG_SEP_LENGTH));
         int full = c >>> 3;
         for (int i = 0; i < full; i++) {
             int p = readByte(heapOff + i);
@@ -939,7 +972,9 @@ public final class RangeFilter implements AutoCloseable {
 
     @Override
     public String toString() {
-        return closed.get() ? "range filter (closed)"
-                : "range filter keys=" + keyCount + " B=" + milliBits / 1000.0 + " segments=" + segments + " universe=" + universe;
+        return closed.get()
+                ? "range filter (closed)"
+                : "range filter keys=" + keyCount + " B=" + milliBits / 1000.0 + " segments=" + segments + " universe="
+                        + universe;
     }
 }

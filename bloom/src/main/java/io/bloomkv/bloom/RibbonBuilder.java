@@ -19,9 +19,11 @@ final class RibbonBuilder {
     private final int n;
     /** Row of slot i: coefficient bits 0..63 at [2i], 64..127 at [2i + 1] (adjacent: one cache line per step). */
     private long[] rows;
+
     private int[] rowResult;
     /** Scratch of {@link #band}: the keys' remixes bucketed by start block, and the bucket bounds. */
     private long[] sorted;
+
     private int[] bucketEnd;
 
     private RibbonBuilder(long[] hashes) {
@@ -39,7 +41,8 @@ final class RibbonBuilder {
         long slots = FilterMath.ribbonSlots(n);
         double wantedBits = Math.ceil(bitsPerKey * Math.max(1, n));
         if (wantedBits > FilterHeader.MAX_BITS) {
-            throw new IllegalArgumentException(n + " keys at " + bitsPerKey + " bits per key exceed the 2^40-bit limit");
+            throw new IllegalArgumentException(
+                    n + " keys at " + bitsPerKey + " bits per key exceed the 2^40-bit limit");
         }
         long segments = Math.max(1, (long) Math.ceil(wantedBits / W));
         if (n == 0) {
@@ -48,7 +51,8 @@ final class RibbonBuilder {
         int attempt = 0;
         while (true) {
             if (slots > (Integer.MAX_VALUE - 16) / 2) {
-                throw new IllegalArgumentException("a RIBBON filter holds at most about 2^30 slots; " + n + " keys need " + slots);
+                throw new IllegalArgumentException(
+                        "a RIBBON filter holds at most about 2^30 slots; " + n + " keys need " + slots);
             }
             allocate((int) slots);
             long starts = slots - W + 1;

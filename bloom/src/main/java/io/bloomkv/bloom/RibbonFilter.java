@@ -22,6 +22,7 @@ package io.bloomkv.bloom;
 final class RibbonFilter extends OffHeapFilter {
     /** Coefficient width w in bits: slots per block, bits per segment. */
     static final int BLOCK_SLOTS = 128;
+
     static final int SEGMENT_BYTES = 16;
     /** Largest number of result columns of a block (the result bits come from 32 bits of the remix). */
     static final int MAX_RESULT_BITS = 32;
@@ -41,7 +42,13 @@ final class RibbonFilter extends OffHeapFilter {
     private final boolean empty;
 
     RibbonFilter(OffHeapRegion body, int r, long slots, long expectedKeys, long keyCount, int seed, long upperBlocks) {
-        super(body, r, slots, expectedKeys, keyCount, FilterHeader.bodyLength(FilterKind.RIBBON, r, slots, upperBlocks));
+        super(
+                body,
+                r,
+                slots,
+                expectedKeys,
+                keyCount,
+                FilterHeader.bodyLength(FilterKind.RIBBON, r, slots, upperBlocks));
         this.seed = seed;
         this.blocks = slots / BLOCK_SLOTS;
         this.upperBlocks = upperBlocks;
@@ -152,7 +159,8 @@ final class RibbonFilter extends OffHeapFilter {
         if (o == 0) {
             // The window is block b alone (the last start may have no next block).
             for (int j = 0; j < columns; j++) {
-                long p = (body.readLongInRange(off0 + j * SEGMENT_BYTES) & w0) ^ (body.readLongInRange(off0 + j * SEGMENT_BYTES + 8) & w1);
+                long p = (body.readLongInRange(off0 + j * SEGMENT_BYTES) & w0)
+                        ^ (body.readLongInRange(off0 + j * SEGMENT_BYTES + 8) & w1);
                 if (((Long.bitCount(p) ^ (expected >>> j)) & 1) != 0) {
                     return false;
                 }
@@ -164,8 +172,10 @@ final class RibbonFilter extends OffHeapFilter {
         for (int j = 0; j < columns; j++) {
             long at0 = off0 + (long) j * SEGMENT_BYTES;
             long at1 = off1 + (long) j * SEGMENT_BYTES;
-            long p = (body.readLongInRange(at0) & w0) ^ (body.readLongInRange(at0 + 8) & w1)
-                    ^ (body.readLongInRange(at1) & w2) ^ (body.readLongInRange(at1 + 8) & w3);
+            long p = (body.readLongInRange(at0) & w0)
+                    ^ (body.readLongInRange(at0 + 8) & w1)
+                    ^ (body.readLongInRange(at1) & w2)
+                    ^ (body.readLongInRange(at1 + 8) & w3);
             if (((Long.bitCount(p) ^ (expected >>> j)) & 1) != 0) {
                 return false;
             }
@@ -215,8 +225,10 @@ final class RibbonFilter extends OffHeapFilter {
         for (int j = 0; j < columns; j++) {
             long at0 = off0 + (long) j * SEGMENT_BYTES;
             long at1 = off1 + (long) j * SEGMENT_BYTES;
-            long p = (body.readLongInRange(at0) & w0) ^ (body.readLongInRange(at0 + 8) & w1)
-                    ^ (body.readLongInRange(at1) & w2) ^ (body.readLongInRange(at1 + 8) & w3);
+            long p = (body.readLongInRange(at0) & w0)
+                    ^ (body.readLongInRange(at0 + 8) & w1)
+                    ^ (body.readLongInRange(at1) & w2)
+                    ^ (body.readLongInRange(at1 + 8) & w3);
             parities |= (Long.bitCount(p) & 1) << j;
             if ((j & (COLUMN_GROUP - 1)) == COLUMN_GROUP - 1 && ((parities ^ expected) & (int) ((2L << j) - 1)) != 0) {
                 return false;
@@ -266,6 +278,7 @@ final class RibbonFilter extends OffHeapFilter {
         if (isClosed()) {
             return "RIBBON filter (closed)";
         }
-        return "RIBBON filter slots=" + bits + " r=" + k + " upperBlocks=" + upperBlocks + " seed=" + seed + " keys=" + keyCount();
+        return "RIBBON filter slots=" + bits + " r=" + k + " upperBlocks=" + upperBlocks + " seed=" + seed + " keys="
+                + keyCount();
     }
 }

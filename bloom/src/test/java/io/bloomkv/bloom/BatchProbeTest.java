@@ -33,7 +33,9 @@ class BatchProbeTest {
                         int positives = f.mightContainAll(batch, count, results);
                         int expected = 0;
                         for (int i = 0; i < count; i++) {
-                            assertThat(results[i]).as("%s b=%s seed %d", kind, bits, seed).isEqualTo(f.mightContain(batch[i]));
+                            assertThat(results[i])
+                                    .as("%s b=%s seed %d", kind, bits, seed)
+                                    .isEqualTo(f.mightContain(batch[i]));
                             expected += results[i] ? 1 : 0;
                         }
                         assertThat(positives).isEqualTo(expected);
@@ -42,7 +44,8 @@ class BatchProbeTest {
             }
         }
         try (Filter empty = Filters.build(FilterKind.RIBBON, new long[0], 7)) {
-            assertThat(empty.mightContainAll(new long[] {1, 2, 3}, 3, new boolean[3])).isZero();
+            assertThat(empty.mightContainAll(new long[] {1, 2, 3}, 3, new boolean[3]))
+                    .isZero();
         }
     }
 }

@@ -62,7 +62,9 @@ class CompressedFilterTest {
                         assertThat(back.kind()).isEqualTo(kind);
                     }
                     if (n == 0) {
-                        assertThat(c.length).as("an empty filter ships as its header").isEqualTo(OVERHEAD);
+                        assertThat(c.length)
+                                .as("an empty filter ships as its header")
+                                .isEqualTo(OVERHEAD);
                     }
                 }
             }
@@ -89,9 +91,12 @@ class CompressedFilterTest {
                 double p = (double) setBits(f) / m;
                 double entropyBits = m * FilterMath.binaryEntropy(p);
                 double payloadBits = 8.0 * (compressed(f).length - OVERHEAD);
-                System.out.printf("STANDARD k=%d at %.1f bits/key: p=%.4f, payload %.0f bits = %.4f x m·H(p) (%.0f bits), raw %d bits%n",
+                System.out.printf(
+                        "STANDARD k=%d at %.1f bits/key: p=%.4f, payload %.0f bits = %.4f x m·H(p) (%.0f bits), raw %d bits%n",
                         k, bitsPerKey, p, payloadBits, payloadBits / entropyBits, entropyBits, m);
-                assertThat(payloadBits / entropyBits).as("k=%d: payload / entropy bound", k).isBetween(1.0, 1.05);
+                assertThat(payloadBits / entropyBits)
+                        .as("k=%d: payload / entropy bound", k)
+                        .isBetween(1.0, 1.05);
             }
         }
     }
@@ -110,10 +115,15 @@ class CompressedFilterTest {
                 optimal.add(key);
             }
             optimalWire = compressed(optimal).length;
-            assertThat(optimalWire).as("at the optimal k about half the bits are set: sent raw")
+            assertThat(optimalWire)
+                    .as("at the optimal k about half the bits are set: sent raw")
                     .isEqualTo(optimal.serializedSize() - FilterHeader.HEADER_SIZE + OVERHEAD);
-            System.out.printf("k=%d (optimal): %.2f bits/key in memory, %.2f on the wire, FPR %.4f%n", optimal.hashCount(),
-                    (double) optimal.bitSize() / n, 8.0 * optimalWire / n, measuredFpp(optimal, unseen));
+            System.out.printf(
+                    "k=%d (optimal): %.2f bits/key in memory, %.2f on the wire, FPR %.4f%n",
+                    optimal.hashCount(),
+                    (double) optimal.bitSize() / n,
+                    8.0 * optimalWire / n,
+                    measuredFpp(optimal, unseen));
         }
         for (int k : new int[] {1, 2, 3}) {
             try (Filter sparse = Filters.create(FilterKind.STANDARD, n, FilterMath.bitsPerKeyForFpp(target, k), k)) {
@@ -122,12 +132,19 @@ class CompressedFilterTest {
                 }
                 long wire = compressed(sparse).length;
                 double fpp = measuredFpp(sparse, unseen);
-                System.out.printf("k=%d: %.2f bits/key in memory, %.2f on the wire (%.1f%% less), FPR %.4f%n", k,
-                        (double) sparse.bitSize() / n, 8.0 * wire / n, 100.0 * (optimalWire - wire) / optimalWire, fpp);
+                System.out.printf(
+                        "k=%d: %.2f bits/key in memory, %.2f on the wire (%.1f%% less), FPR %.4f%n",
+                        k,
+                        (double) sparse.bitSize() / n,
+                        8.0 * wire / n,
+                        100.0 * (optimalWire - wire) / optimalWire,
+                        fpp);
                 if (k <= 2) {
                     // k = 3 is only ~3% below the optimal filter's entropy, which the Rice code's redundancy at
                     // p ≈ 0.2 eats
-                    assertThat(wire).as("k=%d ships fewer bytes than the optimal-k filter", k).isLessThan(optimalWire);
+                    assertThat(wire)
+                            .as("k=%d ships fewer bytes than the optimal-k filter", k)
+                            .isLessThan(optimalWire);
                 }
                 assertThat(fpp).as("k=%d keeps the rate", k).isLessThan(target * 1.2);
             }
@@ -155,21 +172,29 @@ class CompressedFilterTest {
         for (int at : new int[] {0, 5, 6, 7, 20, 75, 85, CompressedFilterCodec.PREFIX_SIZE + 3, c.length - 1}) {
             byte[] bad = c.clone();
             bad[at] ^= 0x10;
-            assertThatThrownBy(() -> Filters.readCompressed(new ByteArrayInputStream(bad)).close()).as("flip at %d", at)
+            assertThatThrownBy(() -> Filters.readCompressed(new ByteArrayInputStream(bad))
+                            .close())
+                    .as("flip at %d", at)
                     .isInstanceOf(FilterFormatException.class);
         }
         for (int len : new int[] {0, 10, 87, 88, c.length - 5, c.length - 1}) {
             byte[] cut = Arrays.copyOf(c, len);
-            assertThatThrownBy(() -> Filters.readCompressed(new ByteArrayInputStream(cut)).close()).as("cut to %d", len)
-                    .isInstanceOf(FilterFormatException.class).hasMessageContaining("truncated");
+            assertThatThrownBy(() -> Filters.readCompressed(new ByteArrayInputStream(cut))
+                            .close())
+                    .as("cut to %d", len)
+                    .isInstanceOf(FilterFormatException.class)
+                    .hasMessageContaining("truncated");
         }
-        assertThatThrownBy(() -> Filters.readCompressed(new ByteArrayInputStream(c), 1024).close())
-                .isInstanceOf(FilterFormatException.class).hasMessageContaining("limit");
+        assertThatThrownBy(() -> Filters.readCompressed(new ByteArrayInputStream(c), 1024)
+                        .close())
+                .isInstanceOf(FilterFormatException.class)
+                .hasMessageContaining("limit");
         // A record whose outer CRC is re-signed but whose gaps decode to other bits fails the embedded filter CRC.
         byte[] forged = c.clone();
         forged[CompressedFilterCodec.PREFIX_SIZE + 2] ^= 0x01;
         CompressedFilterFuzzTest.resign(forged);
-        assertThatThrownBy(() -> Filters.readCompressed(new ByteArrayInputStream(forged)).close())
+        assertThatThrownBy(() ->
+                        Filters.readCompressed(new ByteArrayInputStream(forged)).close())
                 .isInstanceOf(FilterFormatException.class);
     }
 }

@@ -33,10 +33,18 @@ class ExactCountRegressionTest {
 
     @Test
     void pinnedCounts() {
-        assertThat(falsePositives(FilterKind.STANDARD)).as("STANDARD m, k, set, fp").containsExactly(PINNED_STANDARD);
-        assertThat(falsePositives(FilterKind.PARTITIONED)).as("PARTITIONED m, k, set, fp").containsExactly(PINNED_PARTITIONED);
-        assertThat(falsePositives(FilterKind.BLOCKED)).as("BLOCKED m, k, set, fp").containsExactly(PINNED_BLOCKED);
-        assertThat(falsePositives(FilterKind.COUNTING)).as("COUNTING m, k, set, fp").containsExactly(PINNED_COUNTING);
+        assertThat(falsePositives(FilterKind.STANDARD))
+                .as("STANDARD m, k, set, fp")
+                .containsExactly(PINNED_STANDARD);
+        assertThat(falsePositives(FilterKind.PARTITIONED))
+                .as("PARTITIONED m, k, set, fp")
+                .containsExactly(PINNED_PARTITIONED);
+        assertThat(falsePositives(FilterKind.BLOCKED))
+                .as("BLOCKED m, k, set, fp")
+                .containsExactly(PINNED_BLOCKED);
+        assertThat(falsePositives(FilterKind.COUNTING))
+                .as("COUNTING m, k, set, fp")
+                .containsExactly(PINNED_COUNTING);
     }
 
     static final long[] PINNED_STANDARD = {100032, 7, 50284, 850};

@@ -31,8 +31,7 @@ class FalsePositiveSweepTest {
     /** RIBBON at 5..16 bits per key, fractional ones included (its interleaved layout mixes r and r + 1 columns). */
     static final double[] RIBBON_BITS_PER_KEY = {5, 6, 7, 7.5, 10, 12.3, 16};
 
-    record Case(FilterKind kind, double bitsPerKey, boolean sequential) {
-    }
+    record Case(FilterKind kind, double bitsPerKey, boolean sequential) {}
 
     record Outcome(Case c, long m, int k, double measured, double expected, double sigma) {
         double z() {
@@ -60,10 +59,20 @@ class FalsePositiveSweepTest {
             }
             for (Future<Outcome> f : futures) {
                 Outcome o = f.get();
-                System.out.printf("%-11s b=%4.1f %-10s m=%9d k=%2d measured=%.6f expected=%.6f z=%+.2f%n", o.c.kind, o.c.bitsPerKey,
-                        o.c.sequential ? "sequential" : "random", o.m, o.k, o.measured, o.expected, o.z());
+                System.out.printf(
+                        "%-11s b=%4.1f %-10s m=%9d k=%2d measured=%.6f expected=%.6f z=%+.2f%n",
+                        o.c.kind,
+                        o.c.bitsPerKey,
+                        o.c.sequential ? "sequential" : "random",
+                        o.m,
+                        o.k,
+                        o.measured,
+                        o.expected,
+                        o.z());
                 assertThat(Math.abs(o.measured - o.expected))
-                        .as("%s (seed %d): measured %.6f vs expected %.6f, sigma %.2e", o.c, seed, o.measured, o.expected, o.sigma)
+                        .as(
+                                "%s (seed %d): measured %.6f vs expected %.6f, sigma %.2e",
+                                o.c, seed, o.measured, o.expected, o.sigma)
                         .isLessThanOrEqualTo(4 * o.sigma);
             }
         } finally {

@@ -35,7 +35,8 @@ class FilterAlgebraTest {
     }
 
     private static Filter filter(FilterKind kind, long[] keys) {
-        Filter f = Filters.create(kind, 5_000, 10); // full at 5,000 keys: the union is over-full, the AND visibly above A ∩ B
+        Filter f = Filters.create(
+                kind, 5_000, 10); // full at 5,000 keys: the union is over-full, the AND visibly above A ∩ B
         for (long k : keys) {
             f.add(TestKeys.longKey(k));
         }
@@ -52,10 +53,14 @@ class FilterAlgebraTest {
         SplittableRandom rnd = new SplittableRandom(TestKeys.seed("bloomkv.test.algebraSeed"));
         for (FilterKind kind : BLOOM_KINDS) {
             long[][] sets = keySets(rnd, 5_000, 1_000);
-            try (Filter a = filter(kind, sets[0]); Filter b = filter(kind, sets[1]); Filter all = filter(kind, sets[3]);
-                 Filter u = Filters.union(a, b)) {
+            try (Filter a = filter(kind, sets[0]);
+                    Filter b = filter(kind, sets[1]);
+                    Filter all = filter(kind, sets[3]);
+                    Filter u = Filters.union(a, b)) {
                 assertThat(u.kind()).isEqualTo(kind);
-                assertThat(body(u)).as(kind + ": union body equals the filter of A ∪ B").isEqualTo(body(all));
+                assertThat(body(u))
+                        .as(kind + ": union body equals the filter of A ∪ B")
+                        .isEqualTo(body(all));
                 assertThat(u.keyCount()).isEqualTo(10_000);
                 for (long k : sets[3]) {
                     assertThat(u.mightContain(TestKeys.longKey(k))).isTrue();
@@ -72,10 +77,15 @@ class FilterAlgebraTest {
         SplittableRandom rnd = new SplittableRandom(TestKeys.seed("bloomkv.test.algebraSeed"));
         for (FilterKind kind : BLOOM_KINDS) {
             long[][] sets = keySets(rnd, 5_000, 1_000);
-            try (Filter a = filter(kind, sets[0]); Filter b = filter(kind, sets[1]); Filter both = filter(kind, sets[2]);
-                 Filter i = Filters.intersection(a, b); Filter u = Filters.union(a, b)) {
+            try (Filter a = filter(kind, sets[0]);
+                    Filter b = filter(kind, sets[1]);
+                    Filter both = filter(kind, sets[2]);
+                    Filter i = Filters.intersection(a, b);
+                    Filter u = Filters.union(a, b)) {
                 for (long k : sets[2]) {
-                    assertThat(i.mightContain(TestKeys.longKey(k))).as(kind + ": common key").isTrue();
+                    assertThat(i.mightContain(TestKeys.longKey(k)))
+                            .as(kind + ": common key")
+                            .isTrue();
                 }
                 byte[] bi = body(i);
                 byte[] ba = body(a);
@@ -84,7 +94,9 @@ class FilterAlgebraTest {
                 for (int j = 0; j < bi.length; j++) {
                     assertThat(bi[j] & ~ba[j] & 0xFF).isZero();
                     assertThat(bi[j] & ~bb[j] & 0xFF).isZero();
-                    assertThat(bBoth[j] & ~bi[j] & 0xFF).as("the filter of A ∩ B is a subset").isZero();
+                    assertThat(bBoth[j] & ~bi[j] & 0xFF)
+                            .as("the filter of A ∩ B is a subset")
+                            .isZero();
                 }
                 // Key by key, on unseen keys: positive in A∩B's filter => positive in the intersection
                 // => positive in a.
@@ -103,15 +115,25 @@ class FilterAlgebraTest {
                     fpI += pi ? 1 : 0;
                     fpA += pa ? 1 : 0;
                 }
-                System.out.printf("%s intersection FPR on unseen keys: filter(A∩B) %.5f <= A AND B %.5f <= A %.5f%n", kind,
-                        (double) fpBoth / probes, (double) fpI / probes, (double) fpA / probes);
-                assertThat(fpI).as("the AND keeps bits of A\\B and B\\A that collide: strictly above the filter of A ∩ B")
+                System.out.printf(
+                        "%s intersection FPR on unseen keys: filter(A∩B) %.5f <= A AND B %.5f <= A %.5f%n",
+                        kind, (double) fpBoth / probes, (double) fpI / probes, (double) fpA / probes);
+                assertThat(fpI)
+                        .as("the AND keeps bits of A\\B and B\\A that collide: strictly above the filter of A ∩ B")
                         .isGreaterThan(fpBoth);
                 // |A ∩ B| by inclusion-exclusion of three Swamidass-Baldi estimates
-                double se = Math.sqrt(2 * Math.pow(FilterMath.approximateKeyCountStandardError(kind, a.bitSize(), a.hashCount(), 5_000), 2)
-                        + Math.pow(FilterMath.approximateKeyCountStandardError(kind, a.bitSize(), a.hashCount(), 9_000), 2));
+                double se = Math.sqrt(2
+                                * Math.pow(
+                                        FilterMath.approximateKeyCountStandardError(
+                                                kind, a.bitSize(), a.hashCount(), 5_000),
+                                        2)
+                        + Math.pow(
+                                FilterMath.approximateKeyCountStandardError(kind, a.bitSize(), a.hashCount(), 9_000),
+                                2));
                 long est = a.approximateKeyCount() + b.approximateKeyCount() - u.approximateKeyCount();
-                assertThat((double) est).as(kind + ": |A ∩ B| estimate (SE %.1f)", se).isBetween(1_000 - 5 * se, 1_000 + 5 * se);
+                assertThat((double) est)
+                        .as(kind + ": |A ∩ B| estimate (SE %.1f)", se)
+                        .isBetween(1_000 - 5 * se, 1_000 + 5 * se);
                 assertThat(i.keyCount()).isEqualTo(5_000);
             }
         }
@@ -121,15 +143,17 @@ class FilterAlgebraTest {
     void countingUnionAddsCountersAndIntersectionTakesTheMinimum() {
         SplittableRandom rnd = new SplittableRandom(TestKeys.seed("bloomkv.test.algebraSeed"));
         long[][] sets = keySets(rnd, 2_000, 500);
-        try (Filter a = filter(FilterKind.COUNTING, sets[0]); Filter b = filter(FilterKind.COUNTING, sets[1]);
-             Filter sum = Filters.create(FilterKind.COUNTING, 5_000, 10)) {
+        try (Filter a = filter(FilterKind.COUNTING, sets[0]);
+                Filter b = filter(FilterKind.COUNTING, sets[1]);
+                Filter sum = Filters.create(FilterKind.COUNTING, 5_000, 10)) {
             for (long k : sets[0]) {
                 sum.add(TestKeys.longKey(k));
             }
             for (long k : sets[1]) {
                 sum.add(TestKeys.longKey(k));
             }
-            try (CountingFilter u = (CountingFilter) Filters.union(a, b); Filter i = Filters.intersection(a, b)) {
+            try (CountingFilter u = (CountingFilter) Filters.union(a, b);
+                    Filter i = Filters.intersection(a, b)) {
                 assertThat(body(u)).as("counters of the multiset sum").isEqualTo(body(sum));
                 assertThat(u.approximateKeyCount()).isEqualTo(4_000);
                 for (long k : sets[1]) {
@@ -143,22 +167,32 @@ class FilterAlgebraTest {
                 }
             }
         }
-        assertThat(FilterAlgebra.saturatingNibbleAdd(0xF9L, 0x18L)).as("15 stays 15, 9 + 8 saturates").isEqualTo(0xFFL);
+        assertThat(FilterAlgebra.saturatingNibbleAdd(0xF9L, 0x18L))
+                .as("15 stays 15, 9 + 8 saturates")
+                .isEqualTo(0xFFL);
         assertThat(FilterAlgebra.nibbleMin(0xF9L, 0x18L)).isEqualTo(0x18L);
     }
 
     @Test
     void mismatchedOrUnsoundOperandsThrowATypedException() {
         try (Filter a = Filters.create(FilterKind.STANDARD, 1000, 10);
-             Filter bigger = Filters.create(FilterKind.STANDARD, 2000, 10);
-             Filter otherK = Filters.create(FilterKind.STANDARD, 1000, 10, 3);
-             Filter blocked = Filters.create(FilterKind.BLOCKED, 1000, 10);
-             Filter r1 = Filters.build(FilterKind.RIBBON, new long[] {1, 2, 3}, 10);
-             Filter r2 = Filters.build(FilterKind.RIBBON, new long[] {1, 2, 3}, 10)) {
-            assertThatThrownBy(() -> Filters.union(a, bigger)).isInstanceOf(IncompatibleFiltersException.class).hasMessageContaining("m=");
-            assertThatThrownBy(() -> Filters.intersection(a, otherK)).isInstanceOf(IncompatibleFiltersException.class).hasMessageContaining("k=");
-            assertThatThrownBy(() -> Filters.union(a, blocked)).isInstanceOf(IncompatibleFiltersException.class).hasMessageContaining("BLOCKED");
-            assertThatThrownBy(() -> Filters.union(r1, r2)).isInstanceOf(IncompatibleFiltersException.class).hasMessageContaining("RIBBON");
+                Filter bigger = Filters.create(FilterKind.STANDARD, 2000, 10);
+                Filter otherK = Filters.create(FilterKind.STANDARD, 1000, 10, 3);
+                Filter blocked = Filters.create(FilterKind.BLOCKED, 1000, 10);
+                Filter r1 = Filters.build(FilterKind.RIBBON, new long[] {1, 2, 3}, 10);
+                Filter r2 = Filters.build(FilterKind.RIBBON, new long[] {1, 2, 3}, 10)) {
+            assertThatThrownBy(() -> Filters.union(a, bigger))
+                    .isInstanceOf(IncompatibleFiltersException.class)
+                    .hasMessageContaining("m=");
+            assertThatThrownBy(() -> Filters.intersection(a, otherK))
+                    .isInstanceOf(IncompatibleFiltersException.class)
+                    .hasMessageContaining("k=");
+            assertThatThrownBy(() -> Filters.union(a, blocked))
+                    .isInstanceOf(IncompatibleFiltersException.class)
+                    .hasMessageContaining("BLOCKED");
+            assertThatThrownBy(() -> Filters.union(r1, r2))
+                    .isInstanceOf(IncompatibleFiltersException.class)
+                    .hasMessageContaining("RIBBON");
             assertThatThrownBy(() -> Filters.union(a, null)).isInstanceOf(NullPointerException.class);
         }
         Filter closed = Filters.create(FilterKind.STANDARD, 1000, 10);

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 class FilterFuzzSeedWriter {
     @Test
     void writeSeeds() throws IOException {
-        Path inputs = Path.of(System.getProperty("bloomkv.fuzz.seeds")).resolve("bloom/src/test/resources/io/bloomkv/bloom/FilterFuzzTestInputs");
+        Path inputs = Path.of(System.getProperty("bloomkv.fuzz.seeds"))
+                .resolve("bloom/src/test/resources/io/bloomkv/bloom/FilterFuzzTestInputs");
         int written = 0;
         for (FilterKind kind : FilterKind.values()) {
             byte[] bytes;
@@ -32,7 +33,8 @@ class FilterFuzzSeedWriter {
                     bytes = f.toByteArray();
                 }
             } else {
-                try (Filter f = kind == FilterKind.COUNTING ? Filters.createCounting(40, 4) : Filters.create(kind, 40, 10)) {
+                try (Filter f =
+                        kind == FilterKind.COUNTING ? Filters.createCounting(40, 4) : Filters.create(kind, 40, 10)) {
                     for (int i = 0; i < 40; i++) {
                         f.add(("key" + i).getBytes(StandardCharsets.UTF_8));
                     }
@@ -40,7 +42,8 @@ class FilterFuzzSeedWriter {
                 }
             }
             try (Filter back = Filters.read(bytes, 0, bytes.length)) {
-                assertThat(back.mightContain("key7".getBytes(StandardCharsets.UTF_8))).isTrue();
+                assertThat(back.mightContain("key7".getBytes(StandardCharsets.UTF_8)))
+                        .isTrue();
             }
             for (String target : new String[] {"filterHeader", "filtersRead", "filtersMap"}) {
                 for (int flags = 0; flags <= 1; flags++) {

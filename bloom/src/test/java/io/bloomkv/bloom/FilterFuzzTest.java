@@ -34,6 +34,7 @@ class FilterFuzzTest {
     private static Path tempDir;
     /** The file {@link #filtersMap} maps, and a channel kept open on it to rewrite it. */
     private static Path mapFile;
+
     private static FileChannel mapChannel;
 
     private static byte[] body(byte[] data) {
@@ -74,11 +75,17 @@ class FilterFuzzTest {
                 positives += lone[i] ? 1 : 0;
                 // The read path's probe (Db.get: touch the line, then test without the early exit) must agree.
                 f.touch(h);
-                assertThat(f.mightContainTouched(h)).as("touched probe of hash %d agrees with the lone probe", i).isEqualTo(lone[i]);
+                assertThat(f.mightContainTouched(h))
+                        .as("touched probe of hash %d agrees with the lone probe", i)
+                        .isEqualTo(lone[i]);
             }
             boolean[] batch = new boolean[hashes.length];
-            assertThat(f.mightContainAll(hashes, hashes.length, batch)).as("batch positives").isEqualTo(positives);
-            assertThat(batch).as("batch probe (multiGet) agrees with the lone probes").isEqualTo(lone);
+            assertThat(f.mightContainAll(hashes, hashes.length, batch))
+                    .as("batch positives")
+                    .isEqualTo(positives);
+            assertThat(batch)
+                    .as("batch probe (multiGet) agrees with the lone probes")
+                    .isEqualTo(lone);
             f.mightContain(serialized);
             f.fractionOfBitsSet();
         } finally {
@@ -92,7 +99,8 @@ class FilterFuzzTest {
         byte[] b = body(data);
         try {
             FilterHeader h = FilterHeader.parse(ByteBuffer.wrap(b), b.length);
-            assertThat(FilterHeader.HEADER_SIZE + FilterHeader.bodyLength(h.kind, h.hashCount, h.bits, h.upperBlocks)).isEqualTo(b.length);
+            assertThat(FilterHeader.HEADER_SIZE + FilterHeader.bodyLength(h.kind, h.hashCount, h.bits, h.upperBlocks))
+                    .isEqualTo(b.length);
         } catch (FilterFormatException expected) {
             // the documented failure
         }
@@ -137,16 +145,20 @@ class FilterFuzzTest {
     /** Makes the map file hold exactly {@code contents} (no mapping of it is alive: every filter was closed). */
     private static synchronized Path writeMapFile(byte[] contents) throws IOException {
         if (mapChannel == null) {
-            Path parent = Files.isDirectory(SHM) && Files.isWritable(SHM) ? SHM : Path.of(System.getProperty("java.io.tmpdir"));
+            Path parent = Files.isDirectory(SHM) && Files.isWritable(SHM)
+                    ? SHM
+                    : Path.of(System.getProperty("java.io.tmpdir"));
             tempDir = Files.createTempDirectory(parent, "bloomkv-filter-fuzz");
             mapFile = tempDir.resolve("filter.bin");
-            mapChannel = FileChannel.open(mapFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            mapChannel = FileChannel.open(
+                    mapFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
         ByteBuffer src = ByteBuffer.wrap(contents);
         while (src.hasRemaining()) {
             mapChannel.write(src, src.position());
         }
-        mapChannel.truncate(contents.length); // drops what a longer earlier input left: the file ends where the input does
+        mapChannel.truncate(
+                contents.length); // drops what a longer earlier input left: the file ends where the input does
         return mapFile;
     }
 

@@ -73,8 +73,10 @@ class FilterMathTest {
         assertThat(FilterMath.blockedFppForLoad(51.2, 7, 512)).isCloseTo(0.009686048583528409, within(1e-13));
         assertThat(FilterMath.blockedFpp(512 * 1000, 6, 51_200)).isCloseTo(0.009664748360480271, within(1e-13));
         // the exact block rate is above the classic one, and uneven loads put both above the standard filter
-        assertThat(FilterMath.blockedFppForLoad(51.2, 6, 512)).isGreaterThan(FilterMath.blockedFppForLoadClassic(51.2, 6, 512));
-        assertThat(FilterMath.blockedFpp(512 * 1000, 6, 51_200)).isGreaterThan(FilterMath.exactFpp(512 * 1000, 6, 51_200));
+        assertThat(FilterMath.blockedFppForLoad(51.2, 6, 512))
+                .isGreaterThan(FilterMath.blockedFppForLoadClassic(51.2, 6, 512));
+        assertThat(FilterMath.blockedFpp(512 * 1000, 6, 51_200))
+                .isGreaterThan(FilterMath.exactFpp(512 * 1000, 6, 51_200));
     }
 
     @Test
@@ -100,16 +102,21 @@ class FilterMathTest {
         assertThat(blocked).isGreaterThan(9.585058377367439);
         int k = FilterMath.optimalBlockedK(blocked);
         assertThat(FilterMath.blockedFppForLoad(512 / blocked, k, 512)).isLessThanOrEqualTo(0.01);
-        assertThat(FilterMath.blockedFppForLoad(512 / (blocked - 0.01), FilterMath.optimalBlockedK(blocked - 0.01), 512))
+        assertThat(FilterMath.blockedFppForLoad(
+                        512 / (blocked - 0.01), FilterMath.optimalBlockedK(blocked - 0.01), 512))
                 .isGreaterThan(0.01);
     }
 
     @Test
     void expectedFppDispatchesByKind() {
-        assertThat(FilterMath.expectedFpp(FilterKind.STANDARD, 1000, 7, 100)).isEqualTo(FilterMath.exactFpp(1000, 7, 100));
-        assertThat(FilterMath.expectedFpp(FilterKind.COUNTING, 1000, 7, 100)).isEqualTo(FilterMath.exactFpp(1000, 7, 100));
-        assertThat(FilterMath.expectedFpp(FilterKind.PARTITIONED, 1000, 5, 100)).isEqualTo(FilterMath.partitionedFpp(1000, 5, 100));
-        assertThat(FilterMath.expectedFpp(FilterKind.BLOCKED, 5120, 7, 512)).isEqualTo(FilterMath.blockedFpp(5120, 7, 512));
+        assertThat(FilterMath.expectedFpp(FilterKind.STANDARD, 1000, 7, 100))
+                .isEqualTo(FilterMath.exactFpp(1000, 7, 100));
+        assertThat(FilterMath.expectedFpp(FilterKind.COUNTING, 1000, 7, 100))
+                .isEqualTo(FilterMath.exactFpp(1000, 7, 100));
+        assertThat(FilterMath.expectedFpp(FilterKind.PARTITIONED, 1000, 5, 100))
+                .isEqualTo(FilterMath.partitionedFpp(1000, 5, 100));
+        assertThat(FilterMath.expectedFpp(FilterKind.BLOCKED, 5120, 7, 512))
+                .isEqualTo(FilterMath.blockedFpp(5120, 7, 512));
     }
 
     @Test
@@ -137,7 +144,8 @@ class FilterMathTest {
         assertThat(FilterMath.binomialUpperTail(10, 0.5, 8)).isCloseTo(56.0 / 1024, within(1e-15));
         assertThat(FilterMath.binomialUpperTail(10, 0.5, 3)).isCloseTo(1 - 56.0 / 1024, within(1e-15));
         // P(X >= 1) = 1 - (1 - p)^n, and far tails without cancellation: P(X >= n) = p^n.
-        assertThat(FilterMath.binomialUpperTail(20_000, 1e-4, 1)).isCloseTo(-Math.expm1(20_000 * Math.log1p(-1e-4)), within(1e-12));
+        assertThat(FilterMath.binomialUpperTail(20_000, 1e-4, 1))
+                .isCloseTo(-Math.expm1(20_000 * Math.log1p(-1e-4)), within(1e-12));
         assertThat(FilterMath.binomialUpperTail(40, 0.01, 40)).isCloseTo(1e-80, Offset.offset(1e-92));
         // Against a direct sum of the probability mass function for a point of the range-filter test.
         long n = 20_000;

@@ -12,16 +12,18 @@ class FiltersTest {
     @Test
     void sizingFromBitsPerKey() {
         try (Filter s = Filters.create(FilterKind.STANDARD, 1000, 10);
-             Filter p = Filters.create(FilterKind.PARTITIONED, 1000, 10);
-             Filter b = Filters.create(FilterKind.BLOCKED, 1000, 10);
-             Filter c = Filters.create(FilterKind.COUNTING, 1000, 10)) {
+                Filter p = Filters.create(FilterKind.PARTITIONED, 1000, 10);
+                Filter b = Filters.create(FilterKind.BLOCKED, 1000, 10);
+                Filter c = Filters.create(FilterKind.COUNTING, 1000, 10)) {
             assertThat(s.bitSize()).isEqualTo(10_048); // 10,000 rounded up to 64
             assertThat(s.hashCount()).isEqualTo(7);
             assertThat(p.bitSize()).isEqualTo(7 * 1472); // rows of ceil(10,000 / 7) = 1429 -> 1472 bits
             assertThat(p.hashCount()).isEqualTo(7);
             assertThat(b.bitSize()).isEqualTo(20 * 512);
-            assertThat(b.hashCount()).as("k from the requested 10 bits/key, not the rounded-up 10.24")
-                    .isEqualTo(FilterMath.optimalBlockedK(10)).isEqualTo(6);
+            assertThat(b.hashCount())
+                    .as("k from the requested 10 bits/key, not the rounded-up 10.24")
+                    .isEqualTo(FilterMath.optimalBlockedK(10))
+                    .isEqualTo(6);
             assertThat(c.bitSize()).isEqualTo(10_000);
             assertThat(c.sizeInBytes()).isGreaterThanOrEqualTo(5_000); // 4 bits per counter
             for (Filter f : new Filter[] {s, p, b, c}) {
@@ -44,7 +46,9 @@ class FiltersTest {
                     f.add(TestKeys.longKey(i));
                 }
                 // the expected rate still uses the actual geometry: n keys in one 512-bit block, 6 probes
-                assertThat(f.expectedFpp()).as("n=%d", n).isEqualTo(FilterMath.blockedFpp(512, 6, n))
+                assertThat(f.expectedFpp())
+                        .as("n=%d", n)
+                        .isEqualTo(FilterMath.blockedFpp(512, 6, n))
                         .isLessThan(1e-4);
             }
         }
@@ -63,7 +67,10 @@ class FiltersTest {
                 for (int i = 0; i < 50_000; i++) {
                     f.add(TestKeys.longKey(i));
                 }
-                assertThat(f.expectedFpp()).as(kind.toString()).isLessThanOrEqualTo(0.0101).isGreaterThan(0.008);
+                assertThat(f.expectedFpp())
+                        .as(kind.toString())
+                        .isLessThanOrEqualTo(0.0101)
+                        .isGreaterThan(0.008);
                 // at the optimum about half the bits are set
                 assertThat(f.fractionOfBitsSet()).as(kind.toString()).isCloseTo(0.5, within(0.05));
             }
@@ -98,11 +105,16 @@ class FiltersTest {
 
     @Test
     void rejectsBadArguments() {
-        assertThatThrownBy(() -> Filters.create(FilterKind.STANDARD, -1, 10)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Filters.create(FilterKind.STANDARD, 10, 0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Filters.create(FilterKind.STANDARD, 10, Double.NaN)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Filters.create(FilterKind.STANDARD, Long.MAX_VALUE / 2, 10)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Filters.createForFpp(FilterKind.BLOCKED, 10, 1.5)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Filters.create(FilterKind.STANDARD, -1, 10))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Filters.create(FilterKind.STANDARD, 10, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Filters.create(FilterKind.STANDARD, 10, Double.NaN))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Filters.create(FilterKind.STANDARD, Long.MAX_VALUE / 2, 10))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Filters.createForFpp(FilterKind.BLOCKED, 10, 1.5))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Filters.create(null, 10, 10)).isInstanceOf(NullPointerException.class);
     }
 
@@ -118,7 +130,9 @@ class FiltersTest {
             assertThat(f.mightContain(key)).isFalse();
             assertThat(f.keyCount()).isZero();
             assertThat(f.fractionOfBitsSet()).isZero();
-            assertThatThrownBy(() -> f.remove(key)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("never added");
+            assertThatThrownBy(() -> f.remove(key))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("never added");
             assertThat(f.keyCount()).isZero();
         }
     }

@@ -139,21 +139,31 @@ class FormatGoldenTest {
                 long m = f.bitSize();
                 int k = f.hashCount();
                 for (long h : added) {
-                    assertThat(f.mightContain(h)).as("added %d, k %d, seed %d", h, k, seed).isTrue();
-                    assertThat(f.mightContainTouched(h)).as("added %d, k %d, seed %d", h, k, seed).isTrue();
+                    assertThat(f.mightContain(h))
+                            .as("added %d, k %d, seed %d", h, k, seed)
+                            .isTrue();
+                    assertThat(f.mightContainTouched(h))
+                            .as("added %d, k %d, seed %d", h, k, seed)
+                            .isTrue();
                 }
                 int positives = 0;
                 for (int i = 0; i < 20_000; i++) {
                     long h = random.nextLong();
                     boolean documented = documentedAnswer(body, kind, m, k, h);
-                    assertThat(f.mightContain(h)).as("absent %d, k %d, seed %d", h, k, seed).isEqualTo(documented);
+                    assertThat(f.mightContain(h))
+                            .as("absent %d, k %d, seed %d", h, k, seed)
+                            .isEqualTo(documented);
                     f.touch(h);
-                    assertThat(f.mightContainTouched(h)).as("touched %d, k %d, seed %d", h, k, seed).isEqualTo(documented);
+                    assertThat(f.mightContainTouched(h))
+                            .as("touched %d, k %d, seed %d", h, k, seed)
+                            .isEqualTo(documented);
                     positives += documented ? 1 : 0;
                 }
                 // Both answers occur, so the comparison tested something: at 3 bits per key about 15% are positive.
                 if (bitsPerKey == 3) {
-                    assertThat(positives).as("positives at 3 bits per key, seed %d", seed).isGreaterThan(200);
+                    assertThat(positives)
+                            .as("positives at 3 bits per key, seed %d", seed)
+                            .isGreaterThan(200);
                 }
             }
         }
@@ -175,7 +185,9 @@ class FormatGoldenTest {
             }
             byte[] bytes = f.toByteArray();
             assertThat(bytes).hasSize(64 + expectedBody.length);
-            assertThat(Arrays.copyOfRange(bytes, 64, bytes.length)).as("body, seed %d", seed).isEqualTo(expectedBody);
+            assertThat(Arrays.copyOfRange(bytes, 64, bytes.length))
+                    .as("body, seed %d", seed)
+                    .isEqualTo(expectedBody);
             ByteBuffer header = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
             assertThat(header.getShort(10)).isEqualTo((short) k);
             assertThat(header.getLong(16)).isEqualTo(m);

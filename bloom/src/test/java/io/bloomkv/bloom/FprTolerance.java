@@ -14,8 +14,7 @@ package io.bloomkv.bloom;
  * </ul>
  */
 final class FprTolerance {
-    private FprTolerance() {
-    }
+    private FprTolerance() {}
 
     /**
      * RIBBON: given its layout a filter's rate is exactly {@link FilterMath#ribbonFpp} for random query hashes (each

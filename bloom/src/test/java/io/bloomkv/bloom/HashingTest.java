@@ -49,7 +49,7 @@ class HashingTest {
     void addByKeyEqualsAddByHash() {
         byte[] key = ascii("bloomkv");
         try (Filter byKey = Filters.create(FilterKind.STANDARD, 100, 10);
-             Filter byHash = Filters.create(FilterKind.STANDARD, 100, 10)) {
+                Filter byHash = Filters.create(FilterKind.STANDARD, 100, 10)) {
             byKey.add(key);
             byHash.add(Hashing.hash64(key));
             assertThat(byKey.toByteArray()).isEqualTo(byHash.toByteArray());

@@ -18,7 +18,9 @@ class HugeFilterTest {
     static final int ADDED = 200_000;
 
     @ParameterizedTest
-    @EnumSource(value = FilterKind.class, names = {"STANDARD", "PARTITIONED", "BLOCKED"})
+    @EnumSource(
+            value = FilterKind.class,
+            names = {"STANDARD", "PARTITIONED", "BLOCKED"})
     void moreThan2To31BitsWorkEndToEnd(FilterKind kind) {
         long seed = TestKeys.seed("bloom.huge.seed");
         try (Filter f = Filters.create(kind, EXPECTED_KEYS, BITS_PER_KEY)) {
@@ -32,7 +34,9 @@ class HugeFilterTest {
                 f.add(hashes[i]);
             }
             for (int i = 0; i < ADDED; i++) {
-                assertThat(f.mightContain(hashes[i])).as("key %d, seed %d", i, seed).isTrue();
+                assertThat(f.mightContain(hashes[i]))
+                        .as("key %d, seed %d", i, seed)
+                        .isTrue();
             }
             // set bits beyond bit 2^31 (the words from byte 2^28 on): the probes cover the whole array
             long setHigh = 0;
@@ -41,7 +45,8 @@ class HugeFilterTest {
             }
             double highShare = (double) (f.bitSize() - (1L << 31)) / f.bitSize();
             long setTotal = Math.round(f.fractionOfBitsSet() * f.bitSize());
-            assertThat(setHigh).as("bits set past 2^31, seed %d", seed)
+            assertThat(setHigh)
+                    .as("bits set past 2^31, seed %d", seed)
                     .isBetween(Math.round(setTotal * highShare * 0.5), Math.round(setTotal * highShare * 1.5) + 50);
             assertThat(f.expectedFpp()).isLessThan(1e-12);
         }

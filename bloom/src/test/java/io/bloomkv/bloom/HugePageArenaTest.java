@@ -76,8 +76,12 @@ class HugePageArenaTest {
             } else {
                 long a = new ArrayList<>(live.keySet()).get(rnd.nextInt(live.size()));
                 long len = live.remove(a);
-                assertThat(MEMORY.readLong(a)).as("head of 0x%x (seed %d)", a, seed).isEqualTo(a);
-                assertThat(MEMORY.readLong(a + tailOffset(len))).as("tail (seed %d)", seed).isEqualTo(~a);
+                assertThat(MEMORY.readLong(a))
+                        .as("head of 0x%x (seed %d)", a, seed)
+                        .isEqualTo(a);
+                assertThat(MEMORY.readLong(a + tailOffset(len)))
+                        .as("tail (seed %d)", seed)
+                        .isEqualTo(~a);
                 arena.free(a);
                 liveRounded -= HugePageArena.roundUp(len, 64);
             }
@@ -113,7 +117,9 @@ class HugePageArenaTest {
         for (int i = 0; i < 4; i++) {
             arena.free(a[i]);
         }
-        assertThat(arena.slabCount()).as("the emptied slab is kept as the spare").isEqualTo(2);
+        assertThat(arena.slabCount())
+                .as("the emptied slab is kept as the spare")
+                .isEqualTo(2);
         for (int i = 4; i < 8; i++) {
             arena.free(a[i]);
         }
@@ -141,7 +147,9 @@ class HugePageArenaTest {
         long a = arena.allocate(1000);
         long b = arena.allocate(1000);
         arena.free(a);
-        assertThatThrownBy(() -> arena.free(a)).isInstanceOf(IllegalStateException.class).hasMessageContaining("not a live allocation");
+        assertThatThrownBy(() -> arena.free(a))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not a live allocation");
         assertThatThrownBy(() -> arena.free(b + 64)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> arena.allocate(0)).isInstanceOf(IllegalArgumentException.class);
         arena.free(b);
@@ -181,7 +189,9 @@ class HugePageArenaTest {
     @Test
     void theKernelBacksASlabWithHugePagesWhereTransparentHugePagesAreOn() throws IOException {
         Path thp = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
-        assumeTrue(Files.isReadable(thp) && !Files.readString(thp).contains("[never]"), "transparent huge pages are off here");
+        assumeTrue(
+                Files.isReadable(thp) && !Files.readString(thp).contains("[never]"),
+                "transparent huge pages are off here");
         HugePageArena arena = new HugePageArena(realPages());
         long a = arena.allocate(HugePageArena.LARGE);
         try {
@@ -190,7 +200,8 @@ class HugePageArenaTest {
             long hugeKb = anonHugeKbOfMappingAt(a);
             // The kernel tried and had no free huge page (fragmented memory): not this code's doing. Without the
             // advice it would not have tried at all (THP mode madvise), and this count would not move.
-            assumeTrue(hugeKb > 0 || vmstat("thp_fault_fallback") == fallbacksBefore,
+            assumeTrue(
+                    hugeKb > 0 || vmstat("thp_fault_fallback") == fallbacksBefore,
                     "the kernel had no huge page to give (thp_fault_fallback rose)");
             assertThat(hugeKb).as("AnonHugePages of the slab holding 0x%x", a).isGreaterThanOrEqualTo(2048);
         } finally {
@@ -214,7 +225,8 @@ class HugePageArenaTest {
         for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
             if (line.matches("^[0-9a-f]+-[0-9a-f]+ .*")) {
                 String[] range = line.substring(0, line.indexOf(' ')).split("-");
-                inside = Long.parseUnsignedLong(range[0], 16) <= address && address < Long.parseUnsignedLong(range[1], 16);
+                inside = Long.parseUnsignedLong(range[0], 16) <= address
+                        && address < Long.parseUnsignedLong(range[1], 16);
             } else if (inside && line.startsWith("AnonHugePages:")) {
                 return Long.parseLong(line.replaceAll("[^0-9]", ""));
             }

@@ -33,10 +33,15 @@ class KeyCountEstimateTest {
                     }
                 }
                 double rms = Math.sqrt(sumZ2 / TRIALS);
-                System.out.printf("%s at %.0f bits/key, n=%d: SE %.1f keys (%.3f%%), RMS error %.2f SE, worst %.2f SE%n",
+                System.out.printf(
+                        "%s at %.0f bits/key, n=%d: SE %.1f keys (%.3f%%), RMS error %.2f SE, worst %.2f SE%n",
                         kind, bitsPerKey, N, se, 100 * se / N, rms, maxZ);
-                assertThat(rms).as("%s b=%s: RMS of (estimate - n) / SE", kind, bitsPerKey).isBetween(0.6, 1.6);
-                assertThat(maxZ).as("%s b=%s: worst |estimate - n| / SE", kind, bitsPerKey).isLessThan(4.5);
+                assertThat(rms)
+                        .as("%s b=%s: RMS of (estimate - n) / SE", kind, bitsPerKey)
+                        .isBetween(0.6, 1.6);
+                assertThat(maxZ)
+                        .as("%s b=%s: worst |estimate - n| / SE", kind, bitsPerKey)
+                        .isLessThan(4.5);
             }
         }
     }
@@ -48,7 +53,8 @@ class KeyCountEstimateTest {
                 f.add(TestKeys.longKey(i));
                 f.add(TestKeys.longKey(i));
             }
-            double se = FilterMath.approximateKeyCountStandardError(FilterKind.STANDARD, f.bitSize(), f.hashCount(), 5_000);
+            double se =
+                    FilterMath.approximateKeyCountStandardError(FilterKind.STANDARD, f.bitSize(), f.hashCount(), 5_000);
             assertThat(f.keyCount()).isEqualTo(10_000);
             assertThat((double) f.approximateKeyCount()).isBetween(5_000 - 4.5 * se, 5_000 + 4.5 * se);
         }
@@ -77,7 +83,9 @@ class KeyCountEstimateTest {
                 f.add(TestKeys.longKey(i));
             }
             assertThat(f.fractionOfBitsSet()).isEqualTo(1.0);
-            assertThat(f.approximateKeyCount()).isEqualTo(Math.round(FilterMath.estimateKeys(64, f.hashCount(), 64))).isPositive();
+            assertThat(f.approximateKeyCount())
+                    .isEqualTo(Math.round(FilterMath.estimateKeys(64, f.hashCount(), 64)))
+                    .isPositive();
         }
     }
 }

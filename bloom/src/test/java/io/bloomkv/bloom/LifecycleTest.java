@@ -40,7 +40,8 @@ class LifecycleTest {
     void leakCheckDetectsAnUnclosedFilter() {
         Filter leaked = Filters.create(FilterKind.BLOCKED, 1000, 10);
         try {
-            assertThatThrownBy(AbstractReferenceCounted::assertReferencesReleased).isInstanceOf(AssertionError.class);
+            assertThatThrownBy(AbstractReferenceCounted::assertReferencesReleased)
+                    .isInstanceOf(AssertionError.class);
         } finally {
             leaked.close();
         }
@@ -65,7 +66,8 @@ class LifecycleTest {
         // failed reads release what they allocated
         byte[] bad = bytes.clone();
         bad[bad.length - 1] ^= 1;
-        assertThatThrownBy(() -> Filters.map(p.resolveSibling("missing"), 0, 64)).isInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> Filters.map(p.resolveSibling("missing"), 0, 64))
+                .isInstanceOf(java.io.IOException.class);
         Files.write(p, bad);
         assertThatThrownBy(() -> Filters.map(p, 0, bad.length)).isInstanceOf(FilterFormatException.class);
         assertThatThrownBy(() -> Filters.read(bad, 0, bad.length)).isInstanceOf(FilterFormatException.class);
@@ -78,10 +80,21 @@ class LifecycleTest {
         f.close();
         f.close(); // idempotent
         List<Consumer<Filter>> calls = List.of(
-                x -> x.add(TestKeys.longKey(1)), x -> x.add(1L), x -> x.mightContain(TestKeys.longKey(7)),
-                x -> x.mightContain(1L), x -> x.touch(1L), Filter::hashCount, Filter::bitSize, Filter::expectedKeys, Filter::keyCount,
-                Filter::expectedFpp, Filter::fractionOfBitsSet, Filter::sizeInBytes, Filter::serializedSize,
-                Filter::toByteArray, x -> {
+                x -> x.add(TestKeys.longKey(1)),
+                x -> x.add(1L),
+                x -> x.mightContain(TestKeys.longKey(7)),
+                x -> x.mightContain(1L),
+                x -> x.touch(1L),
+                Filter::hashCount,
+                Filter::bitSize,
+                Filter::expectedKeys,
+                Filter::keyCount,
+                Filter::expectedFpp,
+                Filter::fractionOfBitsSet,
+                Filter::sizeInBytes,
+                Filter::serializedSize,
+                Filter::toByteArray,
+                x -> {
                     try {
                         x.writeTo(new ByteArrayOutputStream());
                     } catch (java.io.IOException e) {
@@ -89,7 +102,9 @@ class LifecycleTest {
                     }
                 });
         for (Consumer<Filter> call : calls) {
-            assertThatThrownBy(() -> call.accept(f)).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+            assertThatThrownBy(() -> call.accept(f))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("closed");
         }
         if (f instanceof CountingFilter) {
             assertThatThrownBy(() -> ((CountingFilter) f).remove(1L)).isInstanceOf(IllegalStateException.class);

@@ -2,11 +2,11 @@ package io.bloomkv.bloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.nio.ByteBuffer;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -24,12 +24,19 @@ class NoFalseNegativesTest {
 
     @Provide
     Arbitrary<List<byte[]>> keySets() {
-        return Arbitraries.bytes().array(byte[].class).ofMinSize(0).ofMaxSize(24).list().ofMaxSize(400);
+        return Arbitraries.bytes()
+                .array(byte[].class)
+                .ofMinSize(0)
+                .ofMaxSize(24)
+                .list()
+                .ofMaxSize(400);
     }
 
     @Property(tries = 150)
-    void everyAddedKeyIsFound(@ForAll FilterKind kind, @ForAll("keySets") List<byte[]> keys,
-                              @ForAll @DoubleRange(min = 0.5, max = 24) double bitsPerKey) {
+    void everyAddedKeyIsFound(
+            @ForAll FilterKind kind,
+            @ForAll("keySets") List<byte[]> keys,
+            @ForAll @DoubleRange(min = 0.5, max = 24) double bitsPerKey) {
         try (Filter f = kind.isStatic()
                 ? Filters.build(kind, keys.stream().mapToLong(Hashing::hash64).toArray(), bitsPerKey)
                 : Filters.create(kind, keys.size(), bitsPerKey)) {
@@ -37,15 +44,19 @@ class NoFalseNegativesTest {
                 keys.forEach(f::add);
             }
             for (byte[] key : keys) {
-                assertThat(f.mightContain(key)).as("%s lost key %s", kind, Arrays.toString(key)).isTrue();
+                assertThat(f.mightContain(key))
+                        .as("%s lost key %s", kind, Arrays.toString(key))
+                        .isTrue();
             }
             assertThat(f.keyCount()).isEqualTo(keys.size());
         }
     }
 
     @Property(tries = 100)
-    void everyAddedHashIsFoundAfterARoundTrip(@ForAll FilterKind kind, @ForAll @Size(max = 300) List<Long> hashes,
-                                              @ForAll @DoubleRange(min = 1, max = 20) double bitsPerKey) {
+    void everyAddedHashIsFoundAfterARoundTrip(
+            @ForAll FilterKind kind,
+            @ForAll @Size(max = 300) List<Long> hashes,
+            @ForAll @DoubleRange(min = 1, max = 20) double bitsPerKey) {
         try (Filter f = kind.isStatic()
                 ? Filters.build(kind, hashes.stream().mapToLong(Long::longValue).toArray(), bitsPerKey)
                 : Filters.create(kind, hashes.size(), bitsPerKey)) {
@@ -62,18 +73,20 @@ class NoFalseNegativesTest {
     }
 
     /** One step of a counting-filter history: add (true) or remove (false) key number {@code key}. */
-    record Op(boolean add, int key) {
-    }
+    record Op(boolean add, int key) {}
 
     @Provide
     Arbitrary<List<Op>> histories() {
-        return Combinators.combine(Arbitraries.of(true, false), Arbitraries.integers().between(0, 80)).as(Op::new)
-                .list().ofMaxSize(600);
+        return Combinators.combine(
+                        Arbitraries.of(true, false), Arbitraries.integers().between(0, 80))
+                .as(Op::new)
+                .list()
+                .ofMaxSize(600);
     }
 
     @Property(tries = 200)
-    void countingFilterKeepsEveryKeyStillPresent(@ForAll("histories") List<Op> history,
-                                                 @ForAll @DoubleRange(min = 2, max = 16) double countersPerKey) {
+    void countingFilterKeepsEveryKeyStillPresent(
+            @ForAll("histories") List<Op> history, @ForAll @DoubleRange(min = 2, max = 16) double countersPerKey) {
         Map<Integer, Integer> model = new HashMap<>();
         try (CountingFilter f = Filters.createCounting(40, countersPerKey)) {
             for (Op op : history) {
@@ -88,7 +101,9 @@ class NoFalseNegativesTest {
                 }
                 for (Map.Entry<Integer, Integer> e : model.entrySet()) {
                     if (e.getValue() > 0) {
-                        assertThat(f.mightContain(TestKeys.longKey(e.getKey()))).as("key %d after %s", e.getKey(), op).isTrue();
+                        assertThat(f.mightContain(TestKeys.longKey(e.getKey())))
+                                .as("key %d after %s", e.getKey(), op)
+                                .isTrue();
                     }
                 }
             }

@@ -16,8 +16,12 @@ class OffHeapRegionTest {
             assertThat(r.readLong(56)).isEqualTo(-1L);
             assertThat(r.readLong(0)).isZero();
             for (long bad : new long[] {57, 64, -1, Long.MIN_VALUE, Long.MAX_VALUE - 4}) {
-                assertThatThrownBy(() -> r.readLong(bad)).as("readLong(%d)", bad).isInstanceOf(IndexOutOfBoundsException.class);
-                assertThatThrownBy(() -> r.writeLong(bad, 1)).as("writeLong(%d)", bad).isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> r.readLong(bad))
+                        .as("readLong(%d)", bad)
+                        .isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> r.writeLong(bad, 1))
+                        .as("writeLong(%d)", bad)
+                        .isInstanceOf(IndexOutOfBoundsException.class);
             }
             byte[] buf = new byte[16];
             r.read(48, buf, 0, 16);
@@ -28,9 +32,12 @@ class OffHeapRegionTest {
             assertThatThrownBy(() -> r.read(0, buf, 0, -1)).isInstanceOf(IndexOutOfBoundsException.class);
             r.write(48, buf, 0, 16);
             assertThatThrownBy(() -> r.write(49, buf, 0, 16)).isInstanceOf(IndexOutOfBoundsException.class);
-            assertThatThrownBy(() -> r.write(0, buf, 9, 8)).as("source past the array").isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> r.write(0, buf, 9, 8))
+                    .as("source past the array")
+                    .isInstanceOf(IndexOutOfBoundsException.class);
             assertThatThrownBy(() -> r.write(0, buf, -1, 8)).isInstanceOf(IndexOutOfBoundsException.class);
-            assertThatThrownBy(() -> r.write(0, buf, Integer.MAX_VALUE, 8)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> r.write(0, buf, Integer.MAX_VALUE, 8))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
         } finally {
             r.release();
         }
@@ -46,7 +53,9 @@ class OffHeapRegionTest {
                         assertThat(r.readLong(off)).isZero();
                     }
                     assertThat(r.storeBytes()).isGreaterThanOrEqualTo(len);
-                    assertThat(r.address() % OffHeapRegion.ALIGNMENT).as("body address").isZero();
+                    assertThat(r.address() % OffHeapRegion.ALIGNMENT)
+                            .as("body address")
+                            .isZero();
                 } finally {
                     r.release();
                 }
@@ -68,7 +77,9 @@ class OffHeapRegionTest {
         first.release();
         OffHeapRegion again = OffHeapRegion.allocate(4096, arena);
         try {
-            assertThat(again.address()).as("first fit hands the same range back").isEqualTo(address);
+            assertThat(again.address())
+                    .as("first fit hands the same range back")
+                    .isEqualTo(address);
             for (long off = 0; off < 4096; off += 8) {
                 assertThat(again.readLong(off)).isZero();
             }

@@ -36,7 +36,9 @@ class RangeFilterFormatTest {
     /** c_i of segment j, as documented. */
     private static long coefficient(long seed, int j, int i) {
         long x = seed + (4L * j + i + 1) * 0x9E3779B97F4A7C15L;
-        return BigInteger.valueOf(fmix64(fmix64(x) ^ 0xD6E8FEB86659FD93L)).mod(P).longValueExact();
+        return BigInteger.valueOf(fmix64(fmix64(x) ^ 0xD6E8FEB86659FD93L))
+                .mod(P)
+                .longValueExact();
     }
 
     /** q_j(t) of hash version 2, as documented, by Horner's rule over BigInteger. */
@@ -44,7 +46,9 @@ class RangeFilterFormatTest {
         BigInteger x = BigInteger.valueOf(t).mod(P);
         BigInteger sum = BigInteger.ZERO;
         for (int i = 3; i >= 0; i--) {
-            sum = sum.multiply(x).add(BigInteger.valueOf(coefficient(seed, j, i))).mod(P);
+            sum = sum.multiply(x)
+                    .add(BigInteger.valueOf(coefficient(seed, j, i)))
+                    .mod(P);
         }
         return sum.mod(BigInteger.valueOf(r)).longValueExact();
     }
@@ -110,7 +114,9 @@ class RangeFilterFormatTest {
                 }
             }
             assertThat(hashedSegments).as("segments stored hashed").isEqualTo(segments);
-            assertThat(storedPositions(bytes)).containsExactly(expected.stream().mapToLong(Long::longValue).toArray());
+            assertThat(storedPositions(bytes))
+                    .containsExactly(
+                            expected.stream().mapToLong(Long::longValue).toArray());
         }
     }
 
@@ -138,7 +144,9 @@ class RangeFilterFormatTest {
                 assertThat(f.keyCount()).isEqualTo(keys.size());
                 List<byte[]> list = new ArrayList<>(keys);
                 for (byte[] k : list) {
-                    assertThat(f.mightContainRange(k, k)).as("%s holds %s", name, Arrays.toString(k)).isTrue();
+                    assertThat(f.mightContainRange(k, k))
+                            .as("%s holds %s", name, Arrays.toString(k))
+                            .isTrue();
                 }
                 SplittableRandom q = new SplittableRandom(s[0]);
                 for (int i = 0; i < 2000; i++) {

@@ -29,7 +29,11 @@ class RangeFilterFprTest {
     static final int[] LENGTHS = {2, 16, 64, 1024};
     static final double[] BITS = {10, 16, 22};
 
-    enum Shape { INTS, TIMESTAMPS, URLS }
+    enum Shape {
+        INTS,
+        TIMESTAMPS,
+        URLS
+    }
 
     static TreeSet<byte[]> keys(Shape shape, int n, SplittableRandom rnd) {
         TreeSet<byte[]> set = new TreeSet<>(Arrays::compareUnsigned);
@@ -104,7 +108,8 @@ class RangeFilterFprTest {
     static final double ALPHA = 1e-6;
 
     /** Empty ranges found and false positives among them: one range of {@code length} values after each key tried. */
-    static long[] falsePositives(RangeFilter f, TreeSet<byte[]> keys, byte[][] sorted, int length, SplittableRandom rnd) {
+    static long[] falsePositives(
+            RangeFilter f, TreeSet<byte[]> keys, byte[][] sorted, int length, SplittableRandom rnd) {
         int[] order = new int[sorted.length];
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
@@ -150,13 +155,19 @@ class RangeFilterFprTest {
                         long[] madeFp = falsePositives(f, keys, sorted, length, rnd);
                         long made = madeFp[0];
                         long fp = madeFp[1];
-                        assertThat(made).as("empty ranges found, %s l=%d", shape, length).isGreaterThanOrEqualTo(n / 2);
+                        assertThat(made)
+                                .as("empty ranges found, %s l=%d", shape, length)
+                                .isGreaterThanOrEqualTo(n / 2);
                         double bound = RangeFilter.fppBound(length, b);
                         double pValue = FilterMath.binomialUpperTail(made, bound, fp);
-                        System.out.printf("%-10s B=%2.0f (%.2f bits/key all in) l=%4d  FP %5d of %5d = %.6f  bound %.6f  p %.3g%n",
+                        System.out.printf(
+                                "%-10s B=%2.0f (%.2f bits/key all in) l=%4d  FP %5d of %5d = %.6f  bound %.6f  p %.3g%n",
                                 shape, b, bitsPerKey, length, fp, made, (double) fp / made, bound, pValue);
-                        assertThat(pValue).as("%s B=%s l=%d: %d false positives in %d empty ranges against the bound %s (seed %d)",
-                                shape, b, length, fp, made, bound, seed).isGreaterThanOrEqualTo(ALPHA);
+                        assertThat(pValue)
+                                .as(
+                                        "%s B=%s l=%d: %d false positives in %d empty ranges against the bound %s (seed %d)",
+                                        shape, b, length, fp, made, bound, seed)
+                                .isGreaterThanOrEqualTo(ALPHA);
                     }
                 }
             }

@@ -91,7 +91,8 @@ class RangeFilterFuzzTest {
                 byte[] seed = new byte[bytes.length + 1];
                 seed[0] = 1;
                 System.arraycopy(bytes, 0, seed, 1, bytes.length);
-                Files.write(dir.resolve("seed-h" + RangeFilter.HASH_VERSION + "-" + s[0] + "-" + s[1] + "-" + s[2]), seed);
+                Files.write(
+                        dir.resolve("seed-h" + RangeFilter.HASH_VERSION + "-" + s[0] + "-" + s[1] + "-" + s[2]), seed);
             }
         }
     }

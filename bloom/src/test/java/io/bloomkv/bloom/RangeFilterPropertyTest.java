@@ -26,7 +26,8 @@ class RangeFilterPropertyTest {
     static byte[] randomKey(SplittableRandom rnd, int maxLen, int alphabet) {
         byte[] k = new byte[rnd.nextInt(maxLen + 1)];
         for (int i = 0; i < k.length; i++) {
-            k[i] = (byte) (alphabet >= 256 ? rnd.nextInt(256) : 'a' - 1 + rnd.nextInt(alphabet)); // includes '`' and a few
+            k[i] = (byte)
+                    (alphabet >= 256 ? rnd.nextInt(256) : 'a' - 1 + rnd.nextInt(alphabet)); // includes '`' and a few
         }
         return k;
     }
@@ -40,9 +41,13 @@ class RangeFilterPropertyTest {
     }
 
     @Property(tries = 300)
-    void neverEmptyForARangeHoldingAKey(@ForAll long seed, @ForAll @IntRange(min = 0, max = 3000) int n,
-            @ForAll @IntRange(min = 1, max = 40) int maxLen, @ForAll @IntRange(min = 2, max = 256) int alphabet,
-            @ForAll @IntRange(min = 2, max = 30) int bitsPerKey, @ForAll @IntRange(min = 1, max = 600) int segmentKeys) {
+    void neverEmptyForARangeHoldingAKey(
+            @ForAll long seed,
+            @ForAll @IntRange(min = 0, max = 3000) int n,
+            @ForAll @IntRange(min = 1, max = 40) int maxLen,
+            @ForAll @IntRange(min = 2, max = 256) int alphabet,
+            @ForAll @IntRange(min = 2, max = 30) int bitsPerKey,
+            @ForAll @IntRange(min = 1, max = 600) int segmentKeys) {
         SplittableRandom rnd = new SplittableRandom(seed);
         TreeSet<byte[]> keys = new TreeSet<>(ORDER);
         byte[] common = randomKey(rnd, rnd.nextInt(3) == 0 ? 30 : 0, alphabet);
@@ -82,9 +87,13 @@ class RangeFilterPropertyTest {
                     boolean holds = holds(keys, lo, hi);
                     boolean answer = f.mightContainRange(lo, hi);
                     if (holds) {
-                        assertThat(answer).as("range [%s, %s] holds a key", show(lo), show(hi)).isTrue();
+                        assertThat(answer)
+                                .as("range [%s, %s] holds a key", show(lo), show(hi))
+                                .isTrue();
                     }
-                    assertThat(g.mightContainRange(lo, hi)).as("read back answers alike").isEqualTo(answer);
+                    assertThat(g.mightContainRange(lo, hi))
+                            .as("read back answers alike")
+                            .isEqualTo(answer);
                 }
                 for (byte[] k : list) {
                     assertThat(f.mightContainRange(k, k)).isTrue();
@@ -114,7 +123,9 @@ class RangeFilterPropertyTest {
             case 0:
                 return k.clone();
             case 1:
-                return direction < 0 ? Arrays.copyOf(k, rnd.nextInt(k.length + 1)) : withCommon(k, randomKey(rnd, 5, alphabet));
+                return direction < 0
+                        ? Arrays.copyOf(k, rnd.nextInt(k.length + 1))
+                        : withCommon(k, randomKey(rnd, 5, alphabet));
             case 2: {
                 if (k.length == 0) {
                     return k.clone();
@@ -166,9 +177,12 @@ class RangeFilterPropertyTest {
         for (int at : new int[] {0, 4, 6, 7, 8, 12, 16, 24, 32, 48, 60, 64, 100, bytes.length - 1}) {
             byte[] bad = bytes.clone();
             bad[at] ^= 0x04;
-            assertThatThrownBy(() -> RangeFilter.read(bad, 0, bad.length)).as("flip at %d", at).isInstanceOf(FilterFormatException.class);
+            assertThatThrownBy(() -> RangeFilter.read(bad, 0, bad.length))
+                    .as("flip at %d", at)
+                    .isInstanceOf(FilterFormatException.class);
         }
-        assertThatThrownBy(() -> RangeFilter.read(bytes, 0, bytes.length - 8)).isInstanceOf(FilterFormatException.class);
+        assertThatThrownBy(() -> RangeFilter.read(bytes, 0, bytes.length - 8))
+                .isInstanceOf(FilterFormatException.class);
         assertThatThrownBy(() -> RangeFilter.read(bytes, 0, 10)).isInstanceOf(FilterFormatException.class);
     }
 }

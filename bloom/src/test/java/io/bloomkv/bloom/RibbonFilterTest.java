@@ -31,12 +31,16 @@ class RibbonFilterTest {
 
     @Test
     void onlyBuildMakesARibbon() {
-        assertThatThrownBy(() -> Filters.create(FilterKind.RIBBON, 100, 10)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Filters.create(FilterKind.RIBBON, 100, 10))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Filters.build");
-        assertThatThrownBy(() -> Filters.createForFpp(FilterKind.RIBBON, 100, 0.01)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Filters.createForFpp(FilterKind.RIBBON, 100, 0.01))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Filters.build");
-        assertThatThrownBy(() -> Filters.build(FilterKind.RIBBON, new long[] {1}, 0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Filters.build(FilterKind.RIBBON, new long[] {1}, Double.NaN)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Filters.build(FilterKind.RIBBON, new long[] {1}, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Filters.build(FilterKind.RIBBON, new long[] {1}, Double.NaN))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Filters.build(FilterKind.RIBBON, null, 7)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> Filters.build(null, new long[] {1}, 7)).isInstanceOf(NullPointerException.class);
     }
@@ -51,7 +55,9 @@ class RibbonFilterTest {
                 for (long h : hashes) {
                     assertThat(f.mightContain(h)).as("%s lost %d", kind, h).isTrue();
                 }
-                assertThatThrownBy(() -> f.add(1L)).as(kind.toString()).isInstanceOf(IllegalStateException.class)
+                assertThatThrownBy(() -> f.add(1L))
+                        .as(kind.toString())
+                        .isInstanceOf(IllegalStateException.class)
                         .hasMessageContaining("immutable");
             }
         }
@@ -108,9 +114,11 @@ class RibbonFilterTest {
             hashes[i++] = h;
         }
         try (Filter f = Filters.build(FilterKind.RIBBON, hashes, bitsPerKey);
-             Filter copy = Filters.read(ByteBuffer.wrap(f.toByteArray()))) {
+                Filter copy = Filters.read(ByteBuffer.wrap(f.toByteArray()))) {
             for (long h : hashes) {
-                assertThat(f.mightContain(h)).as("lost %d at %.3f bits/key", h, bitsPerKey).isTrue();
+                assertThat(f.mightContain(h))
+                        .as("lost %d at %.3f bits/key", h, bitsPerKey)
+                        .isTrue();
                 assertThat(copy.mightContain(h)).isTrue();
             }
         }
@@ -143,9 +151,11 @@ class RibbonFilterTest {
             }
             double measured = (double) positives / queries;
             double expected = f.expectedFpp();
-            System.out.printf("RIBBON n=%d bits/key=%.4f r=%d measured=%.5f expected=%.5f (seed %d)%n",
+            System.out.printf(
+                    "RIBBON n=%d bits/key=%.4f r=%d measured=%.5f expected=%.5f (seed %d)%n",
                     n, bitsPerKey, f.hashCount(), measured, expected, seed);
-            assertThat(Math.abs(measured - expected)).isLessThanOrEqualTo(4 * FprTolerance.ribbonSigma(expected, queries));
+            assertThat(Math.abs(measured - expected))
+                    .isLessThanOrEqualTo(4 * FprTolerance.ribbonSigma(expected, queries));
             assertThat(expected).isLessThanOrEqualTo(0.01);
             assertThat(expected).isEqualTo(FilterMath.ribbonFppForBitsPerKey(n, 7.0));
         }
@@ -161,15 +171,18 @@ class RibbonFilterTest {
         double half = FilterMath.ribbonFpp(slots, 7, 500);
         long starts = slots - 127;
         long lower = 500 * 128;
-        assertThat(half).isCloseTo((lower * Math.scalb(1.0, -7) + (starts - lower) * Math.scalb(1.0, -8)) / starts,
-                org.assertj.core.api.Assertions.within(1e-15));
+        assertThat(half)
+                .isCloseTo(
+                        (lower * Math.scalb(1.0, -7) + (starts - lower) * Math.scalb(1.0, -8)) / starts,
+                        org.assertj.core.api.Assertions.within(1e-15));
         // 7.0 bits per key at 1M keys: the overhead factor leaves 6.73 bits per slot, a 27/73 mix of 2^-6 and 2^-7
         assertThat(FilterMath.ribbonOverhead(1_000_000)).isCloseTo(1.04, org.assertj.core.api.Assertions.within(0.001));
         assertThat(FilterMath.ribbonFppForBitsPerKey(1_000_000, 7.0)).isBetween(0.0095, 0.0100);
         double b = FilterMath.ribbonBitsPerKeyForFpp(1_000_000, 0.01);
         assertThat(FilterMath.ribbonFppForBitsPerKey(1_000_000, b)).isLessThanOrEqualTo(0.01);
         assertThat(FilterMath.ribbonFppForBitsPerKey(1_000_000, b - 0.01)).isGreaterThan(0.01);
-        assertThatThrownBy(() -> FilterMath.expectedFpp(FilterKind.RIBBON, 1024, 7, 100)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> FilterMath.expectedFpp(FilterKind.RIBBON, 1024, 7, 100))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -286,8 +299,12 @@ class RibbonFilterTest {
             assertThat(b.getInt(60)).isEqualTo((int) crc.getValue());
             assertThat(f.expectedFpp()).isEqualTo(FilterMath.ribbonFpp(m, r, upper));
             for (long h : hashes) {
-                assertThat(documentedAnswer(bytes, h)).as("key %d, seed %d", h, seed).isTrue();
-                assertThat(f.mightContainTouched(h)).as("key %d, seed %d", h, seed).isTrue();
+                assertThat(documentedAnswer(bytes, h))
+                        .as("key %d, seed %d", h, seed)
+                        .isTrue();
+                assertThat(f.mightContainTouched(h))
+                        .as("key %d, seed %d", h, seed)
+                        .isTrue();
             }
             SplittableRandom absent = new SplittableRandom(seed + 1);
             for (int i = 0; i < 20_000; i++) {
@@ -295,7 +312,9 @@ class RibbonFilterTest {
                 boolean documented = documentedAnswer(bytes, h);
                 assertThat(f.mightContain(h)).as("absent %d, seed %d", h, seed).isEqualTo(documented);
                 f.touch(h);
-                assertThat(f.mightContainTouched(h)).as("touched %d, seed %d", h, seed).isEqualTo(documented);
+                assertThat(f.mightContainTouched(h))
+                        .as("touched %d, seed %d", h, seed)
+                        .isEqualTo(documented);
             }
         }
     }
@@ -334,7 +353,8 @@ class RibbonFilterTest {
         long m = ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN).getLong(16);
         assertFormatError(good, 16, m + 128, "body length");
         byte[] truncated = Arrays.copyOf(good, good.length - 16);
-        assertThatThrownBy(() -> Filters.read(truncated, 0, truncated.length)).isInstanceOf(FilterFormatException.class);
+        assertThatThrownBy(() -> Filters.read(truncated, 0, truncated.length))
+                .isInstanceOf(FilterFormatException.class);
     }
 
     private static void assertFormatError(byte[] good, int offset, Object value, String message) {
@@ -351,7 +371,9 @@ class RibbonFilterTest {
         crc.update(bad, 0, 60);
         crc.update(bad, 64, bad.length - 64);
         b.putInt(60, (int) crc.getValue());
-        assertThatThrownBy(() -> Filters.read(bad, 0, bad.length).close()).as("offset %d", offset)
-                .isInstanceOf(FilterFormatException.class).hasMessageFindingMatch(message);
+        assertThatThrownBy(() -> Filters.read(bad, 0, bad.length).close())
+                .as("offset %d", offset)
+                .isInstanceOf(FilterFormatException.class)
+                .hasMessageFindingMatch(message);
     }
 }

@@ -11,10 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 class SerializationTest {
     @TempDir
@@ -52,8 +52,9 @@ class SerializationTest {
             byte[] padded = new byte[bytes.length + 10];
             System.arraycopy(bytes, 0, padded, 7, bytes.length);
             try (Filter a = Filters.read(padded, 7, bytes.length);
-                 Filter b = Filters.read(ByteBuffer.wrap(bytes));
-                 Filter c = Filters.read(ByteBuffer.allocateDirect(bytes.length).put(bytes).flip())) {
+                    Filter b = Filters.read(ByteBuffer.wrap(bytes));
+                    Filter c = Filters.read(
+                            ByteBuffer.allocateDirect(bytes.length).put(bytes).flip())) {
                 assertSameAnswers(f, a, 2000);
                 assertSameAnswers(f, b, 2000);
                 assertSameAnswers(f, c, 2000);
@@ -81,7 +82,8 @@ class SerializationTest {
             try {
                 assertSameAnswers(f, mapped, 2000);
                 assertThat(mapped.sizeInBytes()).isEqualTo(bytes.length);
-                assertThatThrownBy(() -> mapped.add(TestKeys.longKey(1))).isInstanceOf(IllegalStateException.class)
+                assertThatThrownBy(() -> mapped.add(TestKeys.longKey(1)))
+                        .isInstanceOf(IllegalStateException.class)
                         .hasMessageFindingMatch("read-only|immutable");
             } finally {
                 mapped.close();
@@ -125,7 +127,8 @@ class SerializationTest {
                 assertThatThrownBy(() -> Filters.read(bad, 0, bad.length).close())
                         .as("byte %d ^ 0x%02x", at, mask)
                         .isInstanceOf(FilterFormatException.class)
-                        .hasMessageFindingMatch("magic|version|kind|hash|header|flags|reserved|bit size|counter count|body length|region|CRC32C|key count|multiple|upper block|result bits|slot count");
+                        .hasMessageFindingMatch(
+                                "magic|version|kind|hash|header|flags|reserved|bit size|counter count|body length|region|CRC32C|key count|multiple|upper block|result bits|slot count");
             }
         }
         // the mapped path validates the same way
@@ -133,7 +136,8 @@ class SerializationTest {
         bad[FilterHeader.OFF_KIND] = 9;
         Path p = dir.resolve("bad");
         Files.write(p, bad);
-        assertThatThrownBy(() -> Filters.map(p, 0, bad.length)).isInstanceOf(FilterFormatException.class)
+        assertThatThrownBy(() -> Filters.map(p, 0, bad.length))
+                .isInstanceOf(FilterFormatException.class)
                 .hasMessageContaining("unknown filter kind code 9");
     }
 
@@ -150,11 +154,14 @@ class SerializationTest {
             byte[] bad = good.clone();
             int bit = FilterHeader.HEADER_SIZE * 8 + random.nextInt((bad.length - FilterHeader.HEADER_SIZE) * 8);
             bad[bit / 8] ^= (byte) (1 << (bit % 8));
-            assertThatThrownBy(() -> Filters.read(bad, 0, bad.length).close()).as("bit %d, seed %d", bit, seed)
-                    .isInstanceOf(FilterFormatException.class).hasMessageContaining("CRC32C mismatch");
+            assertThatThrownBy(() -> Filters.read(bad, 0, bad.length).close())
+                    .as("bit %d, seed %d", bit, seed)
+                    .isInstanceOf(FilterFormatException.class)
+                    .hasMessageContaining("CRC32C mismatch");
             Path p = dir.resolve("flipped");
             Files.write(p, bad);
-            assertThatThrownBy(() -> Filters.map(p, 0, bad.length)).isInstanceOf(FilterFormatException.class)
+            assertThatThrownBy(() -> Filters.map(p, 0, bad.length))
+                    .isInstanceOf(FilterFormatException.class)
                     .hasMessageContaining("CRC32C mismatch");
         }
     }
@@ -165,17 +172,24 @@ class SerializationTest {
         try (Filter f = filled(FilterKind.STANDARD, 500)) {
             good = f.toByteArray();
         }
-        assertThatThrownBy(() -> Filters.read(good, 0, 10)).isInstanceOf(FilterFormatException.class).hasMessageContaining("truncated");
-        assertThatThrownBy(() -> Filters.read(good, 0, good.length - 1)).isInstanceOf(FilterFormatException.class)
+        assertThatThrownBy(() -> Filters.read(good, 0, 10))
+                .isInstanceOf(FilterFormatException.class)
+                .hasMessageContaining("truncated");
+        assertThatThrownBy(() -> Filters.read(good, 0, good.length - 1))
+                .isInstanceOf(FilterFormatException.class)
                 .hasMessageContaining("header says");
         byte[] longer = Arrays.copyOf(good, good.length + 8);
-        assertThatThrownBy(() -> Filters.read(longer, 0, longer.length)).isInstanceOf(FilterFormatException.class)
+        assertThatThrownBy(() -> Filters.read(longer, 0, longer.length))
+                .isInstanceOf(FilterFormatException.class)
                 .hasMessageContaining("header says");
         Path p = dir.resolve("short");
         Files.write(p, good);
-        assertThatThrownBy(() -> Filters.map(p, 8, good.length)).isInstanceOf(FilterFormatException.class)
+        assertThatThrownBy(() -> Filters.map(p, 8, good.length))
+                .isInstanceOf(FilterFormatException.class)
                 .hasMessageContaining("beyond the end");
         assertThatThrownBy(() -> Filters.read(new byte[0], 0, 0)).isInstanceOf(FilterFormatException.class);
-        assertThatThrownBy(() -> Filters.map(p, 0, 10)).isInstanceOf(FilterFormatException.class).hasMessageContaining("truncated");
+        assertThatThrownBy(() -> Filters.map(p, 0, 10))
+                .isInstanceOf(FilterFormatException.class)
+                .hasMessageContaining("truncated");
     }
 }

@@ -2,8 +2,7 @@ package io.bloomkv.bloom;
 
 /** Key encodings and seeds shared by the tests. */
 final class TestKeys {
-    private TestKeys() {
-    }
+    private TestKeys() {}
 
     /** The 8 little-endian bytes of {@code v}: the "integer key" of the FPR tests. */
     static byte[] longKey(long v) {
@@ -48,7 +47,9 @@ final class TestKeys {
      */
     static long seed(String name) {
         String fixed = System.getProperty(name);
-        long seed = fixed != null ? Long.parseLong(fixed) : System.nanoTime() ^ Thread.currentThread().getId() * 0x9E3779B97F4A7C15L;
+        long seed = fixed != null
+                ? Long.parseLong(fixed)
+                : System.nanoTime() ^ Thread.currentThread().getId() * 0x9E3779B97F4A7C15L;
         System.out.println("seed: -D" + name + "=" + seed);
         return seed;
     }

@@ -85,7 +85,9 @@ public final class BackupEngine {
         }
         Path root = backupDir.toAbsolutePath().normalize();
         try {
-            if (fs.exists(root) && !fs.exists(root.resolve(META)) && !fs.list(root).isEmpty()) {
+            if (fs.exists(root)
+                    && !fs.exists(root.resolve(META))
+                    && !fs.list(root).isEmpty()) {
                 throw new InvalidArgumentException("not a backup directory (it holds other files): " + root);
             }
             for (String d : List.of(META, SHARED, PRIVATE, TMP)) {
@@ -183,8 +185,10 @@ public final class BackupEngine {
                 }
                 int crc = crc32c(p);
                 if (crc != f.crc32c()) {
-                    throw new CorruptionException(String.format(Locale.ROOT,
-                            "backup %d: checksum %08x, expected %08x", id, crc, f.crc32c()), p, -1);
+                    throw new CorruptionException(
+                            String.format(Locale.ROOT, "backup %d: checksum %08x, expected %08x", id, crc, f.crc32c()),
+                            p,
+                            -1);
                 }
             }
         } catch (IOException e) {
@@ -317,7 +321,8 @@ public final class BackupEngine {
             throw new CorruptionException("backup " + id + ": file is missing", src, -1);
         }
         CRC32C crc = new CRC32C();
-        try (ReadableFile in = fs.newReadableFile(src); WritableFile w = fs.newWritableFile(dst)) {
+        try (ReadableFile in = fs.newReadableFile(src);
+                WritableFile w = fs.newWritableFile(dst)) {
             long size = in.size();
             if (size != f.size()) {
                 throw new CorruptionException("backup " + id + ": size " + size + ", expected " + f.size(), src, -1);
@@ -331,8 +336,15 @@ public final class BackupEngine {
                 pos += n;
             }
             if ((int) crc.getValue() != f.crc32c()) {
-                throw new CorruptionException(String.format(Locale.ROOT, "backup %d: checksum %08x, expected %08x", id,
-                        (int) crc.getValue(), f.crc32c()), src, -1);
+                throw new CorruptionException(
+                        String.format(
+                                Locale.ROOT,
+                                "backup %d: checksum %08x, expected %08x",
+                                id,
+                                (int) crc.getValue(),
+                                f.crc32c()),
+                        src,
+                        -1);
             }
             w.sync();
         }
@@ -440,13 +452,18 @@ public final class BackupEngine {
         sb.append("timestamp ").append(info.timestampMillis()).append('\n');
         sb.append("files ").append(info.files().size()).append('\n');
         for (BackupFile f : info.files()) {
-            sb.append(f.path()).append(' ').append(f.size()).append(' ')
-                    .append(String.format(Locale.ROOT, "%08x", f.crc32c())).append('\n');
+            sb.append(f.path())
+                    .append(' ')
+                    .append(f.size())
+                    .append(' ')
+                    .append(String.format(Locale.ROOT, "%08x", f.crc32c()))
+                    .append('\n');
         }
         byte[] body = sb.toString().getBytes(StandardCharsets.UTF_8);
         CRC32C crc = new CRC32C();
         crc.update(body, 0, body.length);
-        byte[] tail = String.format(Locale.ROOT, "crc32c %08x\n", (int) crc.getValue()).getBytes(StandardCharsets.UTF_8);
+        byte[] tail = String.format(Locale.ROOT, "crc32c %08x\n", (int) crc.getValue())
+                .getBytes(StandardCharsets.UTF_8);
         Path tmp = root.resolve(META).resolve(info.id() + ".tmp");
         try (WritableFile w = fs.newWritableFile(tmp)) {
             w.append(body, 0, body.length);
@@ -484,7 +501,8 @@ public final class BackupEngine {
         try {
             String[] lines = text.substring(0, tailAt).split("\n");
             if (!lines[0].equals(META_MAGIC + " " + META_VERSION)) {
-                throw new CorruptionException("not bloomkv backup metadata version " + META_VERSION + ": '" + lines[0] + "'", p, 0);
+                throw new CorruptionException(
+                        "not bloomkv backup metadata version " + META_VERSION + ": '" + lines[0] + "'", p, 0);
             }
             int storedId = Integer.parseInt(field(lines[1], "id"));
             if (storedId != id) {
@@ -493,13 +511,15 @@ public final class BackupEngine {
             long timestamp = Long.parseLong(field(lines[2], "timestamp"));
             int n = Integer.parseInt(field(lines[3], "files"));
             if (n != lines.length - 4) {
-                throw new CorruptionException("backup metadata lists " + (lines.length - 4) + " files, says " + n, p, 0);
+                throw new CorruptionException(
+                        "backup metadata lists " + (lines.length - 4) + " files, says " + n, p, 0);
             }
             List<BackupFile> files = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 String[] parts = lines[4 + i].split(" ");
-                if (parts.length != 3 || parts[0].contains("..") || !(parts[0].startsWith(SHARED + "/")
-                        || parts[0].startsWith(PRIVATE + "/" + id + "/"))) {
+                if (parts.length != 3
+                        || parts[0].contains("..")
+                        || !(parts[0].startsWith(SHARED + "/") || parts[0].startsWith(PRIVATE + "/" + id + "/"))) {
                     throw new CorruptionException("bad file line '" + lines[4 + i] + "'", p, 0);
                 }
                 files.add(new BackupFile(parts[0], Long.parseLong(parts[1]), Integer.parseUnsignedInt(parts[2], 16)));

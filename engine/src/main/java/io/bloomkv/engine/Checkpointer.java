@@ -98,8 +98,12 @@ final class Checkpointer {
             long manifestNumber = versions.newFileNumber();
             int linked = 0;
             int copied = 0;
-            VersionEdit snapshot = new VersionEdit().numLevels(v.numLevels()).ttl(versions.ttl()).logNumber(logNumber.get())
-                    .nextFileNumber(manifestNumber + 1).lastSequence(sequence);
+            VersionEdit snapshot = new VersionEdit()
+                    .numLevels(v.numLevels())
+                    .ttl(versions.ttl())
+                    .logNumber(logNumber.get())
+                    .nextFileNumber(manifestNumber + 1)
+                    .lastSequence(sequence);
             for (int level = 0; level < v.numLevels(); level++) {
                 for (FileMetaData f : v.files(level)) {
                     Path src = FileNames.tableFile(dbDir, f.number());
@@ -146,7 +150,9 @@ final class Checkpointer {
         TreeMap<Long, Path> logs = new TreeMap<>();
         for (Path p : fs.list(dbDir)) {
             FileNames.Parsed parsed = FileNames.parse(p.getFileName().toString());
-            if (parsed != null && parsed.kind() == FileNames.Kind.LOG && parsed.number() >= fromLog
+            if (parsed != null
+                    && parsed.kind() == FileNames.Kind.LOG
+                    && parsed.number() >= fromLog
                     && parsed.number() < belowLog) {
                 logs.put(parsed.number(), p);
             }
@@ -155,15 +161,16 @@ final class Checkpointer {
         for (var e : logs.entrySet()) {
             Path dst = FileNames.logFile(out, e.getKey());
             LogWriter w = null;
-            try (ReadableFile f = fs.newReadableFile(e.getValue()); LogReader reader = new LogReader(f)) {
+            try (ReadableFile f = fs.newReadableFile(e.getValue());
+                    LogReader reader = new LogReader(f)) {
                 byte[] record;
                 while ((record = reader.readRecord()) != null) {
                     long first;
                     try {
                         first = new ByteReader(record).getFixed64();
                     } catch (ByteReader.MalformedInputException ex) {
-                        throw new CorruptionException("WAL record shorter than a batch header", e.getValue(),
-                                reader.lastGoodOffset(), ex);
+                        throw new CorruptionException(
+                                "WAL record shorter than a batch header", e.getValue(), reader.lastGoodOffset(), ex);
                     }
                     if (first > sequence) {
                         // Batches are appended in sequence order: the rest of this WAL, and every later
@@ -210,7 +217,8 @@ final class Checkpointer {
 
     /** Copies {@code src} to {@code dst} (created or truncated) and syncs it. */
     static void copy(FileSystem fs, Path src, Path dst) throws IOException {
-        try (ReadableFile in = fs.newReadableFile(src); WritableFile w = fs.newWritableFile(dst)) {
+        try (ReadableFile in = fs.newReadableFile(src);
+                WritableFile w = fs.newWritableFile(dst)) {
             long size = in.size();
             byte[] buf = new byte[(int) Math.min(COPY_BUFFER, Math.max(1, size))];
             long pos = 0;

@@ -2,9 +2,9 @@ package io.bloomkv.engine;
 
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.record.LogWriter;
 import io.bloomkv.engine.internal.version.FileNames;
 import io.bloomkv.engine.internal.version.VersionSet;
-import io.bloomkv.engine.internal.record.LogWriter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -36,6 +36,7 @@ final class CommitPipeline {
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
     /** Guarded by the state's mutex: writes are stopped (last told to the listeners). */
     private boolean stalled;
+
     private Events events = new Events(List.of(), Path.of("."));
 
     /** Where write-stall events go (none by default). */
@@ -68,7 +69,13 @@ final class CommitPipeline {
         }
     }
 
-    CommitPipeline(DbState state, VersionSet versions, Options options, FileSystem fs, Path dir, DbCounters counters,
+    CommitPipeline(
+            DbState state,
+            VersionSet versions,
+            Options options,
+            FileSystem fs,
+            Path dir,
+            DbCounters counters,
             WriteBufferCharge writeBufferCharge) {
         this.writeBufferCharge = writeBufferCharge;
         this.state = state;
@@ -184,7 +191,8 @@ final class CommitPipeline {
                         wal.sync();
                         counters.walSyncs.increment();
                     } catch (IOException e) {
-                        BloomKvIOException err = new BloomKvIOException("WAL sync failed (" + FileNames.logFile(dir, walNumber) + ")", e);
+                        BloomKvIOException err = new BloomKvIOException(
+                                "WAL sync failed (" + FileNames.logFile(dir, walNumber) + ")", e);
                         state.setBackgroundError(err);
                         throw err;
                     } finally {
@@ -284,7 +292,8 @@ final class CommitPipeline {
                 counters.walSyncs.increment();
             }
         } catch (IOException e) {
-            BloomKvIOException err = new BloomKvIOException("WAL append failed (" + FileNames.logFile(dir, walNumber) + ")", e);
+            BloomKvIOException err =
+                    new BloomKvIOException("WAL append failed (" + FileNames.logFile(dir, walNumber) + ")", e);
             state.setBackgroundError(err);
             throw err;
         }
@@ -315,7 +324,8 @@ final class CommitPipeline {
                 counters.writeStallNanos.add(System.nanoTime() - t0);
                 continue;
             }
-            if (!force && state.mem.approximateMemoryUsage() < options.writeBufferSize()
+            if (!force
+                    && state.mem.approximateMemoryUsage() < options.writeBufferSize()
                     && !writeBufferCharge.mustFreeze(state.mem)) {
                 stallChanged(false);
                 return null;
@@ -355,7 +365,8 @@ final class CommitPipeline {
             counters.walSyncs.increment();
             state.log.close();
         } catch (IOException e) {
-            BloomKvIOException err = new BloomKvIOException("cannot close WAL " + FileNames.logFile(dir, state.logFileNumber), e);
+            BloomKvIOException err =
+                    new BloomKvIOException("cannot close WAL " + FileNames.logFile(dir, state.logFileNumber), e);
             state.setBackgroundError(err);
             try {
                 next.close();

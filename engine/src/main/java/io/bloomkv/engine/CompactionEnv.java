@@ -39,8 +39,9 @@ interface CompactionEnv {
      * largestUserKey] (a bound: the filter's bits per key may depend on what the range overlaps and on the tree the job
      * leaves); its number is kept from deletion until {@link #outputRecorded}.
      */
-    TableOutputs.Output newOutput(int level, long expectedEntries, Compaction job, byte[] smallestUserKey,
-                                  byte[] largestUserKey) throws IOException;
+    TableOutputs.Output newOutput(
+            int level, long expectedEntries, Compaction job, byte[] smallestUserKey, byte[] largestUserKey)
+            throws IOException;
 
     /** Evicts and deletes a finished output that will not be recorded. */
     void discardOutput(long number, Exception cause);

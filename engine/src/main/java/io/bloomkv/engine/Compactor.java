@@ -1,16 +1,16 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.InternalKey;
-import io.bloomkv.engine.internal.compaction.MergeCollapser;
-import io.bloomkv.engine.internal.rangedel.RangeTombstone;
-import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
-import io.bloomkv.engine.internal.table.TableReader;
+import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.compaction.CompactionPicker;
+import io.bloomkv.engine.internal.compaction.MergeCollapser;
 import io.bloomkv.engine.internal.compaction.OutputCutter;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.table.InternalIterator;
+import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.util.Threads;
 import io.bloomkv.engine.internal.version.FileMetaData;
 import io.bloomkv.engine.internal.version.Version;
@@ -39,6 +39,7 @@ final class Compactor {
     private final CompactionEnv env;
     /** Serializes compactions (background and {@link #compactRange}). */
     private final ReentrantLock compactionLock = new ReentrantLock();
+
     private final ReentrantLock stateLock = new ReentrantLock();
     private final Condition stateChanged = stateLock.newCondition();
     private boolean wakeRequested = true;
@@ -125,7 +126,10 @@ final class Compactor {
                 stateLock.unlock();
             }
             try {
-                while (env.options().autoCompaction() && !isStopping() && env.backgroundError() == null && backgroundCompactionStep()) {
+                while (env.options().autoCompaction()
+                        && !isStopping()
+                        && env.backgroundError() == null
+                        && backgroundCompactionStep()) {
                     // one compaction per step; loop while levels still overflow
                 }
             } catch (CompactionAbortedException e) {
@@ -134,7 +138,8 @@ final class Compactor {
                 if (!isStopping()) {
                     BloomKvException err = BackgroundErrors.of("compaction failed", e);
                     // Recoverable when nothing was recorded: a MANIFEST failure set the background error already.
-                    boolean recoverable = env.backgroundError() == null && !(e instanceof Error)
+                    boolean recoverable = env.backgroundError() == null
+                            && !(e instanceof Error)
                             && !(err instanceof CorruptionException);
                     // No lock is held here (compactionLock and stateLock were released).
                     if (!env.events().backgroundError("compaction", err, recoverable)) {
@@ -186,7 +191,10 @@ final class Compactor {
                 // come from the tables' properties; the clock is Options.clock).
                 c = env.options().periodicCompaction() == null
                         ? CompactionPicker.pickAuto(v, env.options(), env.versions()::compactPointer)
-                        : CompactionPicker.pickAuto(v, env.options(), env.versions()::compactPointer,
+                        : CompactionPicker.pickAuto(
+                                v,
+                                env.options(),
+                                env.versions()::compactPointer,
                                 n -> env.table(n).properties().creationTime(),
                                 Math.floorDiv(env.options().clock().millis(), 1000L));
             } finally {
@@ -253,8 +261,8 @@ final class Compactor {
             }
         } catch (IOException | UncheckedIOException e) {
             // A table read fails unchecked (UncheckedIOException) inside the merge's iterators.
-            BloomKvIOException err = new BloomKvIOException("compactRange failed",
-                    e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
+            BloomKvIOException err = new BloomKvIOException(
+                    "compactRange failed", e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
             env.setBackgroundError(err);
             throw err;
         } finally {
@@ -285,8 +293,8 @@ final class Compactor {
         c.base().forEach(f -> inputs.add(f.number()));
         c.below().forEach(f -> inputs.add(f.number()));
         long inputBytes = sizeOf(c.base()) + sizeOf(c.below());
-        events.post(l -> l.onCompactionBegin(new EventListener.CompactionInfo(events.directory(), c.level(),
-                c.outputLevel(), List.copyOf(inputs), inputBytes, c.isTrivialMove())));
+        events.post(l -> l.onCompactionBegin(new EventListener.CompactionInfo(
+                events.directory(), c.level(), c.outputLevel(), List.copyOf(inputs), inputBytes, c.isTrivialMove())));
         if (c.isTrivialMove()) {
             FileMetaData f = c.base().get(0);
             edit.deleteFile(c.level(), f.number());
@@ -294,8 +302,15 @@ final class Compactor {
             edit.compactPointer(c.level(), f.largest());
             env.versions().logAndApply(edit);
             env.versionInstalled();
-            events.post(l -> l.onCompactionCompleted(new EventListener.CompactionCompletedInfo(events.directory(),
-                    c.level(), c.outputLevel(), List.copyOf(inputs), List.copyOf(inputs), 0, 0, true)));
+            events.post(l -> l.onCompactionCompleted(new EventListener.CompactionCompletedInfo(
+                    events.directory(),
+                    c.level(),
+                    c.outputLevel(),
+                    List.copyOf(inputs),
+                    List.copyOf(inputs),
+                    0,
+                    0,
+                    true)));
             return;
         }
         List<FileMetaData> outputs = new ArrayList<>();
@@ -340,10 +355,20 @@ final class Compactor {
                     outs.add(f.number());
                     l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
                             io.bloomkv.engine.internal.version.FileNames.tableFile(events.directory(), f.number()),
-                            f.number(), f.fileSize(), f.entries(), EventListener.TableReason.COMPACTION));
+                            f.number(),
+                            f.fileSize(),
+                            f.entries(),
+                            EventListener.TableReason.COMPACTION));
                 }
-                l.onCompactionCompleted(new EventListener.CompactionCompletedInfo(events.directory(), c.level(),
-                        c.outputLevel(), List.copyOf(inputs), List.copyOf(outs), read, wrote, false));
+                l.onCompactionCompleted(new EventListener.CompactionCompletedInfo(
+                        events.directory(),
+                        c.level(),
+                        c.outputLevel(),
+                        List.copyOf(inputs),
+                        List.copyOf(outs),
+                        read,
+                        wrote,
+                        false));
             });
         } finally {
             for (FileMetaData f : outputs) {
@@ -384,8 +409,9 @@ final class Compactor {
             List<RangeTombstone> kept = new ArrayList<>();
             for (FileMetaData f : all) {
                 TableReader r = env.table(f.number());
-                if (!covering.isEmpty() && covering.coversRange(f.smallestUserKey(), f.largestUserKey(), f.largestSequence(),
-                        smallestSnapshot)) {
+                if (!covering.isEmpty()
+                        && covering.coversRange(
+                                f.smallestUserKey(), f.largestUserKey(), f.largestSequence(), smallestSnapshot)) {
                     r.recordDroppedByRangeDeletion();
                     continue;
                 }
@@ -393,8 +419,8 @@ final class Compactor {
                 inputs.add(r.compactionIterator(COMPACTION_READAHEAD));
             }
             RangeTombstoneList tombstones = RangeTombstoneList.of(kept);
-            MergeCollapser.Dead dead = tombstones.isEmpty() ? null
-                    : (k, s) -> tombstones.maxCovering(k, smallestSnapshot) > s;
+            MergeCollapser.Dead dead =
+                    tombstones.isEmpty() ? null : (k, s) -> tombstones.maxCovering(k, smallestSnapshot) > s;
             List<RangeTombstone> outputTombstones = tombstonesToKeep(tombstones, smallestSnapshot, v, c.outputLevel());
             long expected = 0;
             for (FileMetaData f : c.base()) {
@@ -404,11 +430,14 @@ final class Compactor {
                 expected += f.entries();
             }
             long targetSize = env.options().targetFileSize();
-            long expectedPerTable = Math.max(1, Math.min(expected, expected * targetSize
-                    / Math.max(1, sizeOf(c.base()) + sizeOf(c.below()))));
-            OutputCutter cutter = new OutputCutter(CompactionPicker.grandparents(v, c), targetSize,
+            long expectedPerTable = Math.max(
+                    1, Math.min(expected, expected * targetSize / Math.max(1, sizeOf(c.base()) + sizeOf(c.below()))));
+            OutputCutter cutter = new OutputCutter(
+                    CompactionPicker.grandparents(v, c),
+                    targetSize,
                     env.options().tablePartitionPrefixLength());
-            byte[] largestInput = c.largestUserKey(); // bounds every output's keys (MonkeyAllocation asks what they overlap)
+            byte[] largestInput =
+                    c.largestUserKey(); // bounds every output's keys (MonkeyAllocation asks what they overlap)
             byte[] outputLower = null; // where the current output's share of the tombstones starts (null: open)
             try (MergingIterator it = new MergingIterator(inputs)) {
                 inputs.clear();
@@ -441,7 +470,8 @@ final class Compactor {
                         // A range tombstone every reader sees covers it (and every older entry of the key).
                         drop = true;
                     } else {
-                        drop = type == ValueType.DELETE && sequence <= smallestSnapshot
+                        drop = type == ValueType.DELETE
+                                && sequence <= smallestSnapshot
                                 && !v.keyMayExistBelow(c.outputLevel(), userKey);
                     }
                     lastSequenceForKey = sequence;
@@ -453,8 +483,8 @@ final class Compactor {
                     if (type == ValueType.MERGE && sequence <= smallestSnapshot) {
                         // The newest entry every reader sees is an operand: its chain collapses (consumes the
                         // key's rest).
-                        entries = MergeCollapser.collapse(it, userKey, operator,
-                                v.keyMayExistBelow(c.outputLevel(), userKey), dead);
+                        entries = MergeCollapser.collapse(
+                                it, userKey, operator, v.keyMayExistBelow(c.outputLevel(), userKey), dead);
                     } else {
                         entries = List.of(new MergeCollapser.Out(it.key(), it.value()));
                         it.next();
@@ -467,7 +497,8 @@ final class Compactor {
                         boolean newUserKey = !Arrays.equals(userKey, lastAddedUserKey);
                         // the cutter sees every new user key (out == null: size 0, never a cut), so it tracks the
                         // grandparents
-                        if (newUserKey && cutter.shouldCutBefore(userKey, out == null ? 0 : out.writer.estimatedFileSize())) {
+                        if (newUserKey
+                                && cutter.shouldCutBefore(userKey, out == null ? 0 : out.writer.estimatedFileSize())) {
                             // This output's tombstones end where its keys do: the next output starts after its
                             // last key.
                             byte[] upper = RangeTombstone.successor(lastAddedUserKey);
@@ -486,7 +517,8 @@ final class Compactor {
             }
             if (out == null && !outputTombstones.isEmpty()) {
                 // Every entry was dropped but tombstones remain: an output of tombstones only.
-                out = env.newOutput(c.outputLevel(), 1, c, outputTombstones.get(0).begin(), largestInput);
+                out = env.newOutput(
+                        c.outputLevel(), 1, c, outputTombstones.get(0).begin(), largestInput);
             }
             if (out != null) {
                 addClipped(out, outputTombstones, outputLower, null);
@@ -515,8 +547,13 @@ final class Compactor {
      * snapshot reads; what follows it is older and untouched). A removed value becomes a tombstone under its sequence,
      * or disappears when no deeper level may hold the key and no reader can see an older version.
      */
-    private static List<MergeCollapser.Out> applyFilter(CompactionFilter filter, int level, byte[] userKey,
-                                                        List<MergeCollapser.Out> entries, long smallestSnapshot, Version v) {
+    private static List<MergeCollapser.Out> applyFilter(
+            CompactionFilter filter,
+            int level,
+            byte[] userKey,
+            List<MergeCollapser.Out> entries,
+            long smallestSnapshot,
+            Version v) {
         List<MergeCollapser.Out> out = null;
         for (int i = 0; i < Math.min(1, entries.size()); i++) {
             MergeCollapser.Out e = entries.get(i);
@@ -537,7 +574,12 @@ final class Compactor {
             }
             if (d.isRemove()) {
                 boolean tombstone = below || seq > smallestSnapshot;
-                out.set(i, tombstone ? new MergeCollapser.Out(InternalKey.encode(userKey, seq, ValueType.DELETE), new byte[0]) : null);
+                out.set(
+                        i,
+                        tombstone
+                                ? new MergeCollapser.Out(
+                                        InternalKey.encode(userKey, seq, ValueType.DELETE), new byte[0])
+                                : null);
             } else {
                 out.set(i, new MergeCollapser.Out(e.internalKey(), d.newValueNoCopy()));
             }
@@ -555,8 +597,8 @@ final class Compactor {
      * reader); that newest one is dropped too when no level below the output holds a key of its range (the entries it
      * covered were dropped by this compaction).
      */
-    private static List<RangeTombstone> tombstonesToKeep(RangeTombstoneList tombstones, long smallestSnapshot, Version v,
-                                                         int outputLevel) {
+    private static List<RangeTombstone> tombstonesToKeep(
+            RangeTombstoneList tombstones, long smallestSnapshot, Version v, int outputLevel) {
         List<RangeTombstone> out = new ArrayList<>();
         byte[] start = null;
         boolean sawVisibleToAll = false;
@@ -578,7 +620,8 @@ final class Compactor {
     }
 
     /** Adds to {@code out} the parts of {@code tombstones} within [lower, upper) (null: open). */
-    private static void addClipped(TableOutputs.Output out, List<RangeTombstone> tombstones, byte[] lower, byte[] upper) {
+    private static void addClipped(
+            TableOutputs.Output out, List<RangeTombstone> tombstones, byte[] lower, byte[] upper) {
         for (RangeTombstone t : tombstones) {
             byte[] b = lower != null && Arrays.compareUnsigned(t.begin(), lower) < 0 ? lower : t.begin();
             byte[] e = upper != null && Arrays.compareUnsigned(t.end(), upper) > 0 ? upper : t.end();

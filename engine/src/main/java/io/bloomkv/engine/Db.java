@@ -1,11 +1,11 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.bloom.JvmEnvironment;
-import io.bloomkv.engine.internal.ValueType;
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.bloom.Hashing;
+import io.bloomkv.bloom.JvmEnvironment;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
 import io.bloomkv.engine.internal.memtable.MemTable;
@@ -103,17 +103,20 @@ public final class Db implements AutoCloseable {
     private final CommitPipeline commits;
     /** This database's share of {@link Options#writeBufferManager()} (nothing without one); under the mutex. */
     private final WriteBufferCharge writeBufferCharge;
+
     private final SnapshotList snapshots = new SnapshotList();
     /** {@link Options#ttl}: stamps writes, hides expired values on reads, removes them in compactions; null = no TTL. */
     private final Ttl ttl;
     /** The merge operator the caller set (with a TTL, {@link #options} holds its {@link Ttl.TtlMergeOperator}). */
     private final MergeOperator userMergeOperator;
+
     private final Set<DbIterator> openIterators = ConcurrentHashMap.newKeySet();
     private final Events events;
     private Flusher flusher;
     private Compactor compactor;
     /** Unregisters this database's {@link DbMXBean}; taken (once) by {@link #close}. */
-    private final java.util.concurrent.atomic.AtomicReference<AutoCloseable> jmx = new java.util.concurrent.atomic.AtomicReference<>();
+    private final java.util.concurrent.atomic.AtomicReference<AutoCloseable> jmx =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     private Db(Path dir, Options options, Closeable dirLock) {
         this.dir = dir;
@@ -126,11 +129,17 @@ public final class Db implements AutoCloseable {
         }
         this.fs = options.fileSystem();
         this.dirLock = dirLock;
-        this.blockCache = options.blockCache() != null ? options.blockCache().newView()
+        this.blockCache = options.blockCache() != null
+                ? options.blockCache().newView()
                 : options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize()) : null;
-        this.tableCache = new TableCache(fs, dir, blockCache, readCounters,
+        this.tableCache = new TableCache(
+                fs,
+                dir,
+                blockCache,
+                readCounters,
                 TableReadMode.of(options.useDirectReads(), options.useMmapReads()),
-                options.sharedFilterBudget() != null ? options.sharedFilterBudget().memory()
+                options.sharedFilterBudget() != null
+                        ? options.sharedFilterBudget().memory()
                         : options.filterMemoryBudget() > 0 ? new FilterMemory(options.filterMemoryBudget()) : null);
         // The VersionSet calls back into obsolete-file deletion whenever a Version dies.
         ObsoleteFiles[] obsoleteRef = new ObsoleteFiles[1];
@@ -167,9 +176,12 @@ public final class Db implements AutoCloseable {
             throw new InvalidArgumentException("options are null");
         }
         Options opts = options.copy();
-        if (opts.l0SlowdownWritesTrigger() < opts.l0CompactionTrigger() || opts.l0StopWritesTrigger() < opts.l0SlowdownWritesTrigger()) {
-            throw new InvalidArgumentException("need l0CompactionTrigger <= l0SlowdownWritesTrigger <= l0StopWritesTrigger, got "
-                    + opts.l0CompactionTrigger() + ", " + opts.l0SlowdownWritesTrigger() + ", " + opts.l0StopWritesTrigger());
+        if (opts.l0SlowdownWritesTrigger() < opts.l0CompactionTrigger()
+                || opts.l0StopWritesTrigger() < opts.l0SlowdownWritesTrigger()) {
+            throw new InvalidArgumentException(
+                    "need l0CompactionTrigger <= l0SlowdownWritesTrigger <= l0StopWritesTrigger, got "
+                            + opts.l0CompactionTrigger() + ", " + opts.l0SlowdownWritesTrigger() + ", "
+                            + opts.l0StopWritesTrigger());
         }
         FileSystem fs = opts.fileSystem();
         Path abs = dir.toAbsolutePath().normalize();
@@ -200,8 +212,13 @@ public final class Db implements AutoCloseable {
             db.startBackgroundThreads();
             if (DbLog.LOG.isInfoEnabled()) {
                 Stats st = db.stats();
-                DbLog.LOG.info("[{}] opened: {} tables in {} levels, last sequence {}, {} torn WAL tails dropped in recovery",
-                        abs, st.tableCount(), st.numLevels(), st.lastSequence(), st.walTailsDropped());
+                DbLog.LOG.info(
+                        "[{}] opened: {} tables in {} levels, last sequence {}, {} torn WAL tails dropped in recovery",
+                        abs,
+                        st.tableCount(),
+                        st.numLevels(),
+                        st.lastSequence(),
+                        st.walTailsDropped());
             }
             db.jmx.set(DbJmx.register(db, dir.toString(), db.state::backgroundError));
             return db;
@@ -225,7 +242,7 @@ public final class Db implements AutoCloseable {
             if (opts.useDirectReads()) {
                 checkDirectReads(fs, abs);
             }
-            db = new Db(abs, opts, () -> { });
+            db = new Db(abs, opts, () -> {});
             new Recovery(abs, opts, fs, db.versions, db.outputs, db.obsolete, db.state, db.counters).runReadOnly();
             db.checkMergeOperator();
             db.jmx.set(DbJmx.register(db, dirAsPassed, db.state::backgroundError));
@@ -296,8 +313,8 @@ public final class Db implements AutoCloseable {
         try (ReadableFile f = fs.newDirectReadableFile(probe)) {
             f.size();
         } catch (IOException e) {
-            throw new InvalidArgumentException("useDirectReads: direct reads (O_DIRECT) are not available for " + dir
-                    + ": " + e.getMessage());
+            throw new InvalidArgumentException(
+                    "useDirectReads: direct reads (O_DIRECT) are not available for " + dir + ": " + e.getMessage());
         }
     }
 
@@ -338,7 +355,8 @@ public final class Db implements AutoCloseable {
                 }
             }
             if (found) {
-                throw new MergeOperatorException("database " + dir + " holds merge operands: open it with Options.mergeOperator");
+                throw new MergeOperatorException(
+                        "database " + dir + " holds merge operands: open it with Options.mergeOperator");
             }
         } finally {
             sv.release();
@@ -463,18 +481,26 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireSuperVersion();
         DbIterator it;
         try {
-            it = new DbIterator(this, sv, () -> {
-                List<InternalIterator> children = new ArrayList<>();
-                children.add(sv.mem.iterator());
-                for (MemTable imm : sv.imms) {
-                    children.add(imm.iterator());
-                }
-                byte[] lower = readOptions == null ? null : readOptions.iterateLowerBound();
-                byte[] upper = readOptions == null ? null : readOptions.iterateUpperBound();
-                // A bounded read puts each table behind its range filter (Options.rangeFilterBitsPerKey).
-                children.addAll(lower == null && upper == null ? sv.version.iterators() : sv.version.iterators(lower, upper));
-                return new MergingIterator(children);
-            }, sequence, readOptions);
+            it = new DbIterator(
+                    this,
+                    sv,
+                    () -> {
+                        List<InternalIterator> children = new ArrayList<>();
+                        children.add(sv.mem.iterator());
+                        for (MemTable imm : sv.imms) {
+                            children.add(imm.iterator());
+                        }
+                        byte[] lower = readOptions == null ? null : readOptions.iterateLowerBound();
+                        byte[] upper = readOptions == null ? null : readOptions.iterateUpperBound();
+                        // A bounded read puts each table behind its range filter (Options.rangeFilterBitsPerKey).
+                        children.addAll(
+                                lower == null && upper == null
+                                        ? sv.version.iterators()
+                                        : sv.version.iterators(lower, upper));
+                        return new MergingIterator(children);
+                    },
+                    sequence,
+                    readOptions);
         } catch (RuntimeException e) {
             sv.release();
             throw e;
@@ -767,8 +793,13 @@ public final class Db implements AutoCloseable {
         }
         Version v = versions.current();
         boolean pending = options.autoCompaction() && v != null && v.compactionScore() >= 1;
-        return DbProperties.get(name, stats(), blockCacheUsedBytes(),
-                blockCache == null ? -1 : blockCache.capacityBytes(), state.backgroundError(), pending);
+        return DbProperties.get(
+                name,
+                stats(),
+                blockCacheUsedBytes(),
+                blockCache == null ? -1 : blockCache.capacityBytes(),
+                state.backgroundError(),
+                pending);
     }
 
     /** Bytes the block cache holds now (for a shared cache, all its users'), or -1 without a cache. */
@@ -850,12 +881,27 @@ public final class Db implements AutoCloseable {
                     FileMetaData f = files.get(i);
                     TableReader r = v.reader(level, i);
                     boolean filter = r.hasFilter();
-                    out.add(new TableInfo(level, f.number(), FileNames.tableFile(dir, f.number()), f.fileSize(), f.entries(),
-                            f.smallestUserKey().clone(), f.largestUserKey().clone(), f.smallestSequence(), f.largestSequence(),
-                            filter ? r.filterKind() : null, filter ? r.filterHashCount() : 0, filter ? r.filterBitSize() : 0,
-                            filter ? r.filterKeyCount() : 0, r.filterMemoryBytes(), filter ? r.filterExpectedFpp() : 1.0,
-                            filter ? r.filterFractionOfBitsSet() : Double.NaN, r.filterBroken() ? r.filterProblem() : null,
-                            r.properties().compression(), r.properties().dataSize(), r.properties().dataUncompressedSize()));
+                    out.add(new TableInfo(
+                            level,
+                            f.number(),
+                            FileNames.tableFile(dir, f.number()),
+                            f.fileSize(),
+                            f.entries(),
+                            f.smallestUserKey().clone(),
+                            f.largestUserKey().clone(),
+                            f.smallestSequence(),
+                            f.largestSequence(),
+                            filter ? r.filterKind() : null,
+                            filter ? r.filterHashCount() : 0,
+                            filter ? r.filterBitSize() : 0,
+                            filter ? r.filterKeyCount() : 0,
+                            r.filterMemoryBytes(),
+                            filter ? r.filterExpectedFpp() : 1.0,
+                            filter ? r.filterFractionOfBitsSet() : Double.NaN,
+                            r.filterBroken() ? r.filterProblem() : null,
+                            r.properties().compression(),
+                            r.properties().dataSize(),
+                            r.properties().dataUncompressedSize()));
                 }
             }
             return out;
@@ -1079,8 +1125,9 @@ public final class Db implements AutoCloseable {
         }
 
         @Override
-        public TableOutputs.Output newOutput(int level, long expectedEntries, Compaction job, byte[] smallestUserKey,
-                                             byte[] largestUserKey) throws IOException {
+        public TableOutputs.Output newOutput(
+                int level, long expectedEntries, Compaction job, byte[] smallestUserKey, byte[] largestUserKey)
+                throws IOException {
             return outputs.newOutput(level, expectedEntries, job, smallestUserKey, largestUserKey);
         }
 
@@ -1138,7 +1185,8 @@ public final class Db implements AutoCloseable {
             }
             for (int level = 0; e == null && level <= c.level() && level < sv.version.numLevels(); level++) {
                 for (int i = 0; e == null && i < sv.version.numFiles(level); i++) {
-                    io.bloomkv.engine.internal.version.FileMetaData f = sv.version.files(level).get(i);
+                    io.bloomkv.engine.internal.version.FileMetaData f =
+                            sv.version.files(level).get(i);
                     if (!inputs.contains(f.number()) && f.mayContain(userKey)) {
                         e = sv.version.reader(level, i).get(userKey, hash, InternalKey.MAX_SEQUENCE);
                     }

@@ -1,11 +1,11 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.InternalKey;
-import io.bloomkv.engine.internal.iterator.MergingIterator;
-import java.io.UncheckedIOException;
 import io.bloomkv.engine.internal.KeyLookup;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.iterator.MergingIterator;
 import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -49,12 +49,15 @@ public final class DbIterator implements AutoCloseable {
     private MergingIterator full;
     /** The prefix the current position is confined to (after a prefix seek), or null. */
     private byte[] prefix;
+
     private final long sequence;
     /** Inclusive lower and exclusive upper user-key bounds; null = open. */
     private final byte[] lower;
+
     private final byte[] upper;
     /** The current entry (copies), or null when not valid. */
     private byte[] key;
+
     private byte[] value;
     /** True while moving backward (the merged iterator is before the current key's entries). */
     private boolean reverse;
@@ -62,6 +65,7 @@ public final class DbIterator implements AutoCloseable {
     private final RangeTombstoneList tombstones;
     /** Going forward after a merge: the merged iterator is already past the current key's newest entry. */
     private boolean pastCurrent;
+
     private boolean closed;
     private boolean closedByDb;
     /** {@link Options#ttl}, or null; expired values are skipped as deleted ones, judged at {@link #now}. */
@@ -112,7 +116,8 @@ public final class DbIterator implements AutoCloseable {
 
     private void checkOpen() {
         if (closed) {
-            throw new DbClosedException(closedByDb ? "iterator used after its database was closed" : "iterator used after close");
+            throw new DbClosedException(
+                    closedByDb ? "iterator used after its database was closed" : "iterator used after close");
         }
     }
 
@@ -315,7 +320,8 @@ public final class DbIterator implements AutoCloseable {
     /** The type of entry {@code ik}, a DELETE when a visible range tombstone newer than it covers its key. */
     private ValueType typeOf(byte[] ik) {
         ValueType t = InternalKey.type(ik);
-        if (tombstones != null && t != ValueType.DELETE
+        if (tombstones != null
+                && t != ValueType.DELETE
                 && InternalKey.sequence(ik) < tombstones.maxCovering(InternalKey.userKey(ik), sequence)) {
             return ValueType.DELETE;
         }
@@ -414,7 +420,8 @@ public final class DbIterator implements AutoCloseable {
             merged.prev();
         }
         key = savedKey;
-        value = operands == null || savedKey == null ? savedValue
+        value = operands == null || savedKey == null
+                ? savedValue
                 : KeyLookup.fullMerge(db.mergeOperator(), savedKey, savedValue, operands);
         if (savedKey == null) {
             reverse = false;

@@ -46,7 +46,7 @@ final class DbJmx implements DbMXBean {
         try {
             server.registerMBean(new DbJmx(db, backgroundError), name);
         } catch (InstanceAlreadyExistsException e) {
-            return () -> { };
+            return () -> {};
         } catch (JMException e) {
             throw new IllegalStateException("cannot register the MBean " + name, e);
         }

@@ -38,26 +38,47 @@ final class DbLog implements EventListener {
 
     @Override
     public void onFlushBegin(FlushInfo info) {
-        log.info("[{}] flush begun: memtable of WAL {}, {} entries, {} bytes", info.directory(), info.walNumber(),
-                info.entries(), info.memtableBytes());
+        log.info(
+                "[{}] flush begun: memtable of WAL {}, {} entries, {} bytes",
+                info.directory(),
+                info.walNumber(),
+                info.entries(),
+                info.memtableBytes());
     }
 
     @Override
     public void onFlushCompleted(FlushCompletedInfo info) {
-        log.info("[{}] flush finished: WAL {} -> table #{} ({} bytes, {} entries)", info.directory(), info.walNumber(),
-                info.tableNumber(), info.tableBytes(), info.entries());
+        log.info(
+                "[{}] flush finished: WAL {} -> table #{} ({} bytes, {} entries)",
+                info.directory(),
+                info.walNumber(),
+                info.tableNumber(),
+                info.tableBytes(),
+                info.entries());
     }
 
     @Override
     public void onCompactionBegin(CompactionInfo info) {
-        log.info("[{}] compaction begun: L{} -> L{}, inputs {} ({} bytes){}", info.directory(), info.level(),
-                info.outputLevel(), info.inputs(), info.inputBytes(), info.trivialMove() ? ", trivial move" : "");
+        log.info(
+                "[{}] compaction begun: L{} -> L{}, inputs {} ({} bytes){}",
+                info.directory(),
+                info.level(),
+                info.outputLevel(),
+                info.inputs(),
+                info.inputBytes(),
+                info.trivialMove() ? ", trivial move" : "");
     }
 
     @Override
     public void onCompactionCompleted(CompactionCompletedInfo info) {
-        log.info("[{}] compaction finished: L{} -> L{}, inputs {} -> outputs {}, read {} bytes, wrote {} bytes",
-                info.directory(), info.level(), info.outputLevel(), info.inputs(), info.outputs(), info.bytesRead(),
+        log.info(
+                "[{}] compaction finished: L{} -> L{}, inputs {} -> outputs {}, read {} bytes, wrote {} bytes",
+                info.directory(),
+                info.level(),
+                info.outputLevel(),
+                info.inputs(),
+                info.outputs(),
+                info.bytesRead(),
                 info.bytesWritten());
     }
 
@@ -69,8 +90,11 @@ final class DbLog implements EventListener {
     @Override
     public void onWriteStallChanged(WriteStallInfo info) {
         if (info.stalled()) {
-            log.warn("[{}] stalling writes: {} level-0 tables, {} memtables waiting for flush", info.directory(),
-                    info.level0Tables(), info.immutableMemtables());
+            log.warn(
+                    "[{}] stalling writes: {} level-0 tables, {} memtables waiting for flush",
+                    info.directory(),
+                    info.level0Tables(),
+                    info.immutableMemtables());
         } else {
             log.info("[{}] writes resumed", info.directory());
         }
@@ -78,8 +102,12 @@ final class DbLog implements EventListener {
 
     @Override
     public boolean onBackgroundError(BackgroundErrorInfo info) {
-        log.error("[{}] background {} failed{}", info.directory(), info.operation(),
-                info.recoverable() ? " (recoverable)" : ", writes stopped until reopen", info.error());
+        log.error(
+                "[{}] background {} failed{}",
+                info.directory(),
+                info.operation(),
+                info.recoverable() ? " (recoverable)" : ", writes stopped until reopen",
+                info.error());
         return false;
     }
 }

@@ -16,13 +16,28 @@ final class DbProperties {
 
     /** Every name answered; {@code num-files-at-level<N>} and {@code bytes-at-level<N>} take a level number. */
     static final List<String> NAMES = List.of(
-            PREFIX + "stats", PREFIX + "levelstats", PREFIX + "estimate-num-keys", NUM_FILES_AT_LEVEL + "<N>",
-            BYTES_AT_LEVEL + "<N>", PREFIX + "num-levels", PREFIX + "total-sst-files-size",
-            PREFIX + "estimate-live-data-size", PREFIX + "filter-memory", PREFIX + "cur-size-all-mem-tables",
-            PREFIX + "num-entries-active-mem-table", PREFIX + "num-immutable-mem-table", PREFIX + "block-cache-usage",
-            PREFIX + "block-cache-capacity", PREFIX + "num-snapshots", PREFIX + "num-live-versions",
-            PREFIX + "num-running-iterators", PREFIX + "last-sequence", PREFIX + "background-errors",
-            PREFIX + "background-error", PREFIX + "compaction-pending", PREFIX + "write-amplification",
+            PREFIX + "stats",
+            PREFIX + "levelstats",
+            PREFIX + "estimate-num-keys",
+            NUM_FILES_AT_LEVEL + "<N>",
+            BYTES_AT_LEVEL + "<N>",
+            PREFIX + "num-levels",
+            PREFIX + "total-sst-files-size",
+            PREFIX + "estimate-live-data-size",
+            PREFIX + "filter-memory",
+            PREFIX + "cur-size-all-mem-tables",
+            PREFIX + "num-entries-active-mem-table",
+            PREFIX + "num-immutable-mem-table",
+            PREFIX + "block-cache-usage",
+            PREFIX + "block-cache-capacity",
+            PREFIX + "num-snapshots",
+            PREFIX + "num-live-versions",
+            PREFIX + "num-running-iterators",
+            PREFIX + "last-sequence",
+            PREFIX + "background-errors",
+            PREFIX + "background-error",
+            PREFIX + "compaction-pending",
+            PREFIX + "write-amplification",
             PREFIX + "filter-false-positive-rate");
 
     private DbProperties() {}
@@ -31,8 +46,13 @@ final class DbProperties {
      * The value of property {@code name} given {@code s}, the block cache's used and capacity bytes (-1 without a
      * cache), the background error (or null) and whether a compaction is due.
      */
-    static Optional<String> get(String name, Stats s, long cacheUsed, long cacheCapacity, BloomKvException error,
-                                boolean compactionPending) {
+    static Optional<String> get(
+            String name,
+            Stats s,
+            long cacheUsed,
+            long cacheCapacity,
+            BloomKvException error,
+            boolean compactionPending) {
         if (!name.startsWith(PREFIX)) {
             return Optional.empty();
         }
@@ -85,8 +105,14 @@ final class DbProperties {
         sb.append("Level Files Size(MB) Entries FilterBytes BitsPerKey\n");
         sb.append("----------------------------------------------------\n");
         for (int level = 0; level < s.numLevels(); level++) {
-            sb.append(String.format(Locale.ROOT, "%5d %5d %8.2f %7d %11d %10.2f%n", level, s.levelTables(level),
-                    s.levelBytes(level) / 1048576.0, s.levelEntries(level), s.levelFilterMemory(level),
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%5d %5d %8.2f %7d %11d %10.2f%n",
+                    level,
+                    s.levelTables(level),
+                    s.levelBytes(level) / 1048576.0,
+                    s.levelEntries(level),
+                    s.levelFilterMemory(level),
                     s.levelBitsPerKey(level)));
         }
         return sb.toString();

@@ -1,8 +1,8 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.engine.internal.memtable.MemTable;
-import io.bloomkv.engine.internal.version.VersionSet;
 import io.bloomkv.engine.internal.record.LogWriter;
+import io.bloomkv.engine.internal.version.VersionSet;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +20,7 @@ final class DbState {
     private final ReentrantLock mutex = new ReentrantLock();
     /** Signalled when a flush or compaction finishes, a memtable is frozen, an error is set, or the database closes. */
     private final Condition backgroundChanged = mutex.newCondition();
+
     private final VersionSet versions;
 
     /** Guarded by the mutex. */
@@ -44,8 +45,8 @@ final class DbState {
     private volatile SuperVersion superVersion;
     private volatile BloomKvException backgroundError;
     /** Point reads' per-thread SuperVersions (RocksDB's thread-local SuperVersion); scraped on every install. */
-    private final ThreadLocalRefs<SuperVersion> local = new ThreadLocalRefs<>(
-            () -> closed ? null : superVersion, this::acquireSuperVersion, SuperVersion::release);
+    private final ThreadLocalRefs<SuperVersion> local =
+            new ThreadLocalRefs<>(() -> closed ? null : superVersion, this::acquireSuperVersion, SuperVersion::release);
 
     DbState(VersionSet versions) {
         this.versions = versions;

@@ -27,15 +27,26 @@ public interface EventListener {
      * A compaction of {@code inputs} (table numbers, from {@code level} and {@code outputLevel}) into
      * {@code outputLevel}; {@code trivialMove} when the one input moves down without a rewrite.
      */
-    record CompactionInfo(Path directory, int level, int outputLevel, List<Long> inputs, long inputBytes,
-                          boolean trivialMove) {}
+    record CompactionInfo(
+            Path directory, int level, int outputLevel, List<Long> inputs, long inputBytes, boolean trivialMove) {}
 
     /** A compaction is recorded: its outputs (table numbers) replaced its inputs; bytes read and written. */
-    record CompactionCompletedInfo(Path directory, int level, int outputLevel, List<Long> inputs, List<Long> outputs,
-                                   long bytesRead, long bytesWritten, boolean trivialMove) {}
+    record CompactionCompletedInfo(
+            Path directory,
+            int level,
+            int outputLevel,
+            List<Long> inputs,
+            List<Long> outputs,
+            long bytesRead,
+            long bytesWritten,
+            boolean trivialMove) {}
 
     /** Why a table file was created. */
-    enum TableReason { FLUSH, COMPACTION, INGEST }
+    enum TableReason {
+        FLUSH,
+        COMPACTION,
+        INGEST
+    }
 
     /** A table file is in the live set ({@code path}, its number, size and entries). */
     record TableFileCreatedInfo(Path path, long number, long bytes, long entries, TableReason reason) {}
@@ -56,26 +67,19 @@ public interface EventListener {
      */
     record BackgroundErrorInfo(Path directory, String operation, BloomKvException error, boolean recoverable) {}
 
-    default void onFlushBegin(FlushInfo info) {
-    }
+    default void onFlushBegin(FlushInfo info) {}
 
-    default void onFlushCompleted(FlushCompletedInfo info) {
-    }
+    default void onFlushCompleted(FlushCompletedInfo info) {}
 
-    default void onCompactionBegin(CompactionInfo info) {
-    }
+    default void onCompactionBegin(CompactionInfo info) {}
 
-    default void onCompactionCompleted(CompactionCompletedInfo info) {
-    }
+    default void onCompactionCompleted(CompactionCompletedInfo info) {}
 
-    default void onTableFileCreated(TableFileCreatedInfo info) {
-    }
+    default void onTableFileCreated(TableFileCreatedInfo info) {}
 
-    default void onTableFileDeleted(TableFileDeletedInfo info) {
-    }
+    default void onTableFileDeleted(TableFileDeletedInfo info) {}
 
-    default void onWriteStallChanged(WriteStallInfo info) {
-    }
+    default void onWriteStallChanged(WriteStallInfo info) {}
 
     /**
      * A background error (RocksDB's {@code OnBackgroundError}). Return true to ignore a recoverable one: it then

@@ -51,7 +51,8 @@ final class Events {
      */
     boolean backgroundError(String operation, BloomKvException error, boolean recoverable) {
         boolean ignore = false;
-        EventListener.BackgroundErrorInfo info = new EventListener.BackgroundErrorInfo(dir, operation, error, recoverable);
+        EventListener.BackgroundErrorInfo info =
+                new EventListener.BackgroundErrorInfo(dir, operation, error, recoverable);
         for (EventListener l : listeners) {
             try {
                 ignore |= l.onBackgroundError(info);

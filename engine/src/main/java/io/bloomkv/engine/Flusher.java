@@ -23,12 +23,19 @@ final class Flusher {
     private final WriteBufferCharge writeBufferCharge;
     /** The oldest sequence a reader may read at (flush collapses merge chains only where every reader agrees). */
     private java.util.function.LongSupplier smallestSnapshot = () -> 0;
+
     private Thread thread;
     private Events events = new Events(java.util.List.of(), Path.of("."));
 
     /** {@code afterFlush} runs after every flush (it wakes the compactor). */
-    Flusher(DbState state, VersionSet versions, TableOutputs outputs, ObsoleteFiles obsolete, DbCounters counters,
-            Runnable afterFlush, WriteBufferCharge writeBufferCharge) {
+    Flusher(
+            DbState state,
+            VersionSet versions,
+            TableOutputs outputs,
+            ObsoleteFiles obsolete,
+            DbCounters counters,
+            Runnable afterFlush,
+            WriteBufferCharge writeBufferCharge) {
         this.writeBufferCharge = writeBufferCharge;
         this.state = state;
         this.versions = versions;
@@ -115,7 +122,8 @@ final class Flusher {
             versions.logAndApply(edit);
         } catch (IOException | RuntimeException e) {
             // Before the table leaves pendingOutputs: the edit may be on disk though its sync failed.
-            state.setBackgroundError(BackgroundErrors.of("flush of memtable (WAL " + imm.logNumber() + "): MANIFEST write failed", e));
+            state.setBackgroundError(
+                    BackgroundErrors.of("flush of memtable (WAL " + imm.logNumber() + "): MANIFEST write failed", e));
             throw e;
         } finally {
             if (meta != null) {
@@ -137,11 +145,14 @@ final class Flusher {
         events.post(l -> {
             if (meta != null) {
                 l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
-                        io.bloomkv.engine.internal.version.FileNames.tableFile(dir, meta.number()), meta.number(),
-                        meta.fileSize(), meta.entries(), EventListener.TableReason.FLUSH));
+                        io.bloomkv.engine.internal.version.FileNames.tableFile(dir, meta.number()),
+                        meta.number(),
+                        meta.fileSize(),
+                        meta.entries(),
+                        EventListener.TableReason.FLUSH));
             }
-            l.onFlushCompleted(new EventListener.FlushCompletedInfo(dir, wal, meta == null ? -1 : meta.number(),
-                    meta == null ? 0 : meta.fileSize(), memEntries));
+            l.onFlushCompleted(new EventListener.FlushCompletedInfo(
+                    dir, wal, meta == null ? -1 : meta.number(), meta == null ? 0 : meta.fileSize(), memEntries));
         });
         obsolete.delete();
         afterFlush.run();

@@ -75,8 +75,18 @@ final class Ingester {
     /** What the ingestion decided and wrote. */
     record Result(int files, int rewritten, int linked, long sequence, List<Integer> levels) {}
 
-    Ingester(FileSystem fs, Path dir, DbState state, VersionSet versions, TableCache tableCache, ObsoleteFiles obsolete,
-             TableOutputs outputs, CommitPipeline commits, Compactor compactor, SnapshotList snapshots, Events events) {
+    Ingester(
+            FileSystem fs,
+            Path dir,
+            DbState state,
+            VersionSet versions,
+            TableCache tableCache,
+            ObsoleteFiles obsolete,
+            TableOutputs outputs,
+            CommitPipeline commits,
+            Compactor compactor,
+            SnapshotList snapshots,
+            Events events) {
         this.fs = fs;
         this.dir = dir;
         this.state = state;
@@ -122,7 +132,8 @@ final class Ingester {
                 } catch (IOException e) {
                     throw new BloomKvIOException("ingest: cannot read table file " + p, e);
                 }
-                inputs.add(new Input(p, r, r.properties().smallestUserKey(), r.properties().largestUserKey()));
+                inputs.add(new Input(
+                        p, r, r.properties().smallestUserKey(), r.properties().largestUserKey()));
                 if (r.properties().largestSeq() != 0) {
                     throw new InvalidArgumentException("ingest: " + p + " holds entries above sequence 0 (largest "
                             + r.properties().largestSeq() + "): only files written by TableFileWriter are ingested");
@@ -149,8 +160,8 @@ final class Ingester {
         state.assertHeld();
         if (memtablesOverlap(inputs)) {
             if (!options.allowBlockingFlush()) {
-                throw new InvalidArgumentException("ingest: a memtable holds keys in the files' ranges and "
-                        + "allowBlockingFlush is false");
+                throw new InvalidArgumentException(
+                        "ingest: a memtable holds keys in the files' ranges and " + "allowBlockingFlush is false");
             }
             if (overlaps(state.mem, inputs)) {
                 commits.freezeMemTableHeld();
@@ -250,8 +261,14 @@ final class Ingester {
                     long number = obsolete.newOutput();
                     Path dst = FileNames.tableFile(dir, number);
                     // Recorded before the file exists, so that a failure below deletes what was written.
-                    meta = new FileMetaData(number, in.reader.fileSize(), in.reader.properties().smallestKey(),
-                            in.reader.properties().largestKey(), in.reader.properties().entries(), 0, 0);
+                    meta = new FileMetaData(
+                            number,
+                            in.reader.fileSize(),
+                            in.reader.properties().smallestKey(),
+                            in.reader.properties().largestKey(),
+                            in.reader.properties().entries(),
+                            0,
+                            0);
                     added.add(meta);
                     addedLevels.add(level);
                     if (options.moveFiles() ? Checkpointer.linkOrCopy(fs, in.path, dst) : copyFile(in.path, dst)) {
@@ -289,7 +306,10 @@ final class Ingester {
         state.versionChanged();
         for (FileMetaData f : added) {
             events.post(l -> l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
-                    FileNames.tableFile(dir, f.number()), f.number(), f.fileSize(), f.entries(),
+                    FileNames.tableFile(dir, f.number()),
+                    f.number(),
+                    f.fileSize(),
+                    f.entries(),
                     EventListener.TableReason.INGEST)));
         }
         if (options.moveFiles()) {
@@ -333,12 +353,13 @@ final class Ingester {
 
     /** Rewrites {@code in} into a new table of {@code level} with every entry at {@code sequence}; protected number. */
     private FileMetaData rewrite(Input in, int level, long sequence) throws IOException {
-        TableOutputs.Output out = outputs.newOutput(level, in.reader.properties().entries(), null, in.smallest,
-                in.largest);
+        TableOutputs.Output out =
+                outputs.newOutput(level, in.reader.properties().entries(), null, in.smallest, in.largest);
         try (InternalIterator it = in.reader.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
                 byte[] key = it.key();
-                out.writer.add(InternalKey.encode(InternalKey.userKey(key), sequence, InternalKey.type(key)), it.value());
+                out.writer.add(
+                        InternalKey.encode(InternalKey.userKey(key), sequence, InternalKey.type(key)), it.value());
             }
         } catch (java.io.UncheckedIOException e) {
             // the table iterator reports read errors unchecked

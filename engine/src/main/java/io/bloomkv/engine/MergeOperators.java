@@ -4,8 +4,7 @@ import java.util.List;
 
 /** The built-in {@link MergeOperator}s, matching rocksdbjni's {@code UInt64AddOperator} and {@code StringAppendOperator}. */
 public final class MergeOperators {
-    private MergeOperators() {
-    }
+    private MergeOperators() {}
 
     /**
      * Unsigned 64-bit counters stored as 8 little-endian bytes (RocksDB's {@code UInt64AddOperator},

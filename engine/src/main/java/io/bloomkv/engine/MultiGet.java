@@ -14,14 +14,13 @@ import java.util.List;
  * reading the blocks of the keys its filter let through ({@code Version.multiGet}).
  */
 final class MultiGet {
-    private MultiGet() {
-    }
+    private MultiGet() {}
 
     /** Counts of one call, for the database's counters. */
-    record Outcome(List<byte[]> values, int hits, int memtableHits) {
-    }
+    record Outcome(List<byte[]> values, int hits, int memtableHits) {}
 
-    static Outcome run(SuperVersion sv, List<byte[]> keys, long sequence, MergeOperator operator, ReadCounters counters) {
+    static Outcome run(
+            SuperVersion sv, List<byte[]> keys, long sequence, MergeOperator operator, ReadCounters counters) {
         int n = keys.size();
         byte[][] userKeys = new byte[n][];
         for (int i = 0; i < n; i++) {

@@ -30,12 +30,18 @@ final class ObsoleteFiles {
     private final Set<Long> pendingOutputs = ConcurrentHashMap.newKeySet();
     /** Oldest WAL number each checkpoint in progress still reads, one entry per checkpoint (a multiset). */
     private final ConcurrentLinkedQueue<Long> pinnedLogs = new ConcurrentLinkedQueue<>();
+
     private final Object lock = new Object();
     private volatile boolean enabled;
     private volatile Events events;
 
-    ObsoleteFiles(FileSystem fs, Path dir, VersionSet versions, TableCache tableCache, BlockCache blockCacheOrNull,
-                  Supplier<BloomKvException> backgroundError) {
+    ObsoleteFiles(
+            FileSystem fs,
+            Path dir,
+            VersionSet versions,
+            TableCache tableCache,
+            BlockCache blockCacheOrNull,
+            Supplier<BloomKvException> backgroundError) {
         this.fs = fs;
         this.dir = dir;
         this.versions = versions;
@@ -124,7 +130,8 @@ final class ObsoleteFiles {
                         fs.delete(p);
                         Events ev = events;
                         if (ev != null && parsed.kind() == FileNames.Kind.TABLE) {
-                            ev.post(l -> l.onTableFileDeleted(new EventListener.TableFileDeletedInfo(p, parsed.number())));
+                            ev.post(l ->
+                                    l.onTableFileDeleted(new EventListener.TableFileDeletedInfo(p, parsed.number())));
                         }
                     } catch (IOException e) {
                         // Left for the next pass.

@@ -766,7 +766,8 @@ public final class Options {
      * operands and TTL combine.
      */
     public Options ttl(java.time.Duration ttl) {
-        check(ttl == null || (ttl.getSeconds() >= 1 && ttl.getNano() == 0 && ttl.getSeconds() <= 0xFFFF_FFFFL),
+        check(
+                ttl == null || (ttl.getSeconds() >= 1 && ttl.getNano() == 0 && ttl.getSeconds() <= 0xFFFF_FFFFL),
                 "ttl must be null or whole seconds in [1, 2^32 - 1]: " + ttl);
         this.ttl = ttl;
         return this;
@@ -784,7 +785,9 @@ public final class Options {
      * as old. Null (the default) = off. At least one second.
      */
     public Options periodicCompaction(java.time.Duration period) {
-        check(period == null || period.toMillis() >= 1000, "periodicCompaction must be null or at least one second: " + period);
+        check(
+                period == null || period.toMillis() >= 1000,
+                "periodicCompaction must be null or at least one second: " + period);
         this.periodicCompaction = period;
         return this;
     }
@@ -810,16 +813,21 @@ public final class Options {
 
     @Override
     public String toString() {
-        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation=" + filterAllocation + ", filterBudget=" + filterBudget + ", ribbonFromLevel=" + ribbonFromLevel + ", prefixLength=" + prefixLength + ", rangeFilterBitsPerKey=" + rangeFilterBitsPerKey
-                + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize=" + blockCacheSize
+        return "Options{filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", filterAllocation="
+                + filterAllocation + ", filterBudget=" + filterBudget + ", ribbonFromLevel=" + ribbonFromLevel
+                + ", prefixLength=" + prefixLength + ", rangeFilterBitsPerKey=" + rangeFilterBitsPerKey
+                + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize="
+                + blockCacheSize
                 + ", syncMode=" + syncMode + ", numLevels=" + numLevels + ", l0CompactionTrigger=" + l0CompactionTrigger
-                + ", targetFileSize=" + targetFileSize + ", tablePartitionPrefixLength=" + tablePartitionPrefixLength + ", levelSizeMultiplier=" + levelSizeMultiplier
+                + ", targetFileSize=" + targetFileSize + ", tablePartitionPrefixLength=" + tablePartitionPrefixLength
+                + ", levelSizeMultiplier=" + levelSizeMultiplier
                 + ", dynamicLevelBytes=" + dynamicLevelBytes + ", maxBytesForLevelBase=" + maxBytesForLevelBase
                 + ", l0Triggers=" + l0CompactionTrigger + "/" + l0SlowdownWritesTrigger + "/" + l0StopWritesTrigger
                 + ", memtableFilterBitsPerKey=" + memtableFilterBitsPerKey + ", compression=" + compression
                 + ", bottommostCompression=" + bottommostCompression() + ", useDirectReads=" + useDirectReads
                 + ", useMmapReads=" + useMmapReads
-                + (sharedFilterBudget != null ? ", filterMemoryBudget=" + sharedFilterBudget
+                + (sharedFilterBudget != null
+                        ? ", filterMemoryBudget=" + sharedFilterBudget
                         : filterMemoryBudget > 0 ? ", filterMemoryBudget=" + filterMemoryBudget : "")
                 + (filterPartitionSize != 4096 ? ", filterPartitionSize=" + filterPartitionSize : "") + "}";
     }

@@ -11,11 +11,11 @@ import io.bloomkv.engine.internal.table.ReadCounters;
  * filter before any block, collecting operands until a value, a tombstone or the oldest table, then merges them.
  */
 final class PointLookup {
-    private PointLookup() {
-    }
+    private PointLookup() {}
 
     /** The value of {@code key} at {@code sequence} in {@code sv}, or null; {@code hash} is its {@code Hashing.hash64}. */
-    static byte[] get(SuperVersion sv, byte[] key, long hash, long sequence, MergeOperator operator, ReadCounters counters) {
+    static byte[] get(
+            SuperVersion sv, byte[] key, long hash, long sequence, MergeOperator operator, ReadCounters counters) {
         KeyLookup lookup = new KeyLookup(key, sequence, operator);
         if (!sv.mem.collect(hash, lookup)) {
             for (MemTable imm : sv.imms) {

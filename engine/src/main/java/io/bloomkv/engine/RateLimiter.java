@@ -21,6 +21,7 @@ final class RateLimiter {
     private final LongSupplier nanoClock;
     /** Guarded by this; negative while writes are in debt. */
     private double tokens;
+
     private long lastRefill;
     private long waitedNanos;
 

@@ -3,12 +3,12 @@ package io.bloomkv.engine;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
 import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.record.LogReader;
+import io.bloomkv.engine.internal.record.LogWriter;
 import io.bloomkv.engine.internal.util.ByteReader;
 import io.bloomkv.engine.internal.version.FileNames;
 import io.bloomkv.engine.internal.version.VersionEdit;
 import io.bloomkv.engine.internal.version.VersionSet;
-import io.bloomkv.engine.internal.record.LogReader;
-import io.bloomkv.engine.internal.record.LogWriter;
 import java.io.IOException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
@@ -33,8 +33,15 @@ final class Recovery {
     private final DbState state;
     private final DbCounters counters;
 
-    Recovery(Path dir, Options options, FileSystem fs, VersionSet versions, TableOutputs outputs, ObsoleteFiles obsolete,
-             DbState state, DbCounters counters) {
+    Recovery(
+            Path dir,
+            Options options,
+            FileSystem fs,
+            VersionSet versions,
+            TableOutputs outputs,
+            ObsoleteFiles obsolete,
+            DbState state,
+            DbCounters counters) {
         this.dir = dir;
         this.options = options;
         this.fs = fs;
@@ -70,8 +77,10 @@ final class Recovery {
             }
         }
         if (!hasCurrent && !foreign.isEmpty()) {
-            throw new NotADatabaseException(dir, "no CURRENT file, but it holds " + foreign.subList(0, Math.min(5, foreign.size()))
-                    + (foreign.size() > 5 ? " and " + (foreign.size() - 5) + " more" : ""));
+            throw new NotADatabaseException(
+                    dir,
+                    "no CURRENT file, but it holds " + foreign.subList(0, Math.min(5, foreign.size()))
+                            + (foreign.size() > 5 ? " and " + (foreign.size() - 5) + " more" : ""));
         }
     }
 
@@ -163,7 +172,8 @@ final class Recovery {
     private long replayLogs(TreeMap<Long, Path> logs, MemTable replay, VersionEdit edit) throws IOException {
         long maxSequence = versions.lastSequence();
         for (Path logPath : logs.values()) {
-            try (ReadableFile f = fs.newReadableFile(logPath); LogReader reader = new LogReader(f)) {
+            try (ReadableFile f = fs.newReadableFile(logPath);
+                    LogReader reader = new LogReader(f)) {
                 byte[] record;
                 while ((record = reader.readRecord()) != null) {
                     long first;
@@ -172,8 +182,11 @@ final class Recovery {
                         count = WriteBatch.countOf(record);
                         first = WriteBatch.decode(record, MemTableInserter.into(replay));
                     } catch (ByteReader.MalformedInputException e) {
-                        throw new CorruptionException("WAL record does not parse as a write batch: " + e.getMessage(),
-                                logPath, reader.lastGoodOffset(), e);
+                        throw new CorruptionException(
+                                "WAL record does not parse as a write batch: " + e.getMessage(),
+                                logPath,
+                                reader.lastGoodOffset(),
+                                e);
                     }
                     maxSequence = Math.max(maxSequence, first + count - 1);
                     if (edit != null && replay.approximateMemoryUsage() >= options.writeBufferSize()) {

@@ -45,6 +45,7 @@ public final class SharedFilterBudget {
 
     @Override
     public String toString() {
-        return "SharedFilterBudget[capacity=" + capacityBytes() + ", pinned=" + pinnedBytes() + ", cached=" + cachedBytes() + "]";
+        return "SharedFilterBudget[capacity=" + capacityBytes() + ", pinned=" + pinnedBytes() + ", cached="
+                + cachedBytes() + "]";
     }
 }

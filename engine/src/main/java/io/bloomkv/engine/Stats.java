@@ -255,7 +255,9 @@ public final class Stats {
      * flushBytesWritten (RocksDB's "W-Amp" of the Sum row; the WAL is not counted). NaN before a flush.
      */
     public double writeAmplification() {
-        return flushBytesWritten == 0 ? Double.NaN : (flushBytesWritten + compactionBytesWritten) / (double) flushBytesWritten;
+        return flushBytesWritten == 0
+                ? Double.NaN
+                : (flushBytesWritten + compactionBytesWritten) / (double) flushBytesWritten;
     }
 
     /** Times a writer waited for a flush or a compaction. */
@@ -363,27 +365,72 @@ public final class Stats {
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "gets %d (hits %d, misses %d, memtable %d); puts %d, deletes %d, batches %d%n",
-                gets, hits, misses, memtableHits, puts, deletes, writeBatches));
-        sb.append(String.format(Locale.ROOT, "filter: checks %d, useful %d, positive %d, true positive %d, measured FPR %.5f, memory %d bytes%n",
-                filterChecks, filterUseful, filterPositive, filterTruePositive, measuredFalsePositiveRate(), filterMemoryBytes));
+        sb.append(String.format(
+                Locale.ROOT,
+                "gets %d (hits %d, misses %d, memtable %d); puts %d, deletes %d, batches %d%n",
+                gets,
+                hits,
+                misses,
+                memtableHits,
+                puts,
+                deletes,
+                writeBatches));
+        sb.append(String.format(
+                Locale.ROOT,
+                "filter: checks %d, useful %d, positive %d, true positive %d, measured FPR %.5f, memory %d bytes%n",
+                filterChecks,
+                filterUseful,
+                filterPositive,
+                filterTruePositive,
+                measuredFalsePositiveRate(),
+                filterMemoryBytes));
         if (rangeFilterChecks > 0) {
-            sb.append(String.format(Locale.ROOT, "range filter: checks %d, useful %d, false positives %d%n",
-                    rangeFilterChecks, rangeFilterUseful, rangeFilterFalsePositives));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "range filter: checks %d, useful %d, false positives %d%n",
+                    rangeFilterChecks,
+                    rangeFilterUseful,
+                    rangeFilterFalsePositives));
         }
-        sb.append(String.format(Locale.ROOT, "blocks: read %d (%d bytes), data-block accesses %d, cache hits %d, misses %d%n",
-                blockReads, blockReadBytes, dataBlockAccesses, blockCacheHits, blockCacheMisses));
-        sb.append(String.format(Locale.ROOT, "flushes %d (%d bytes), compactions %d (read %d, written %d), write amp %.2f, stalls %d (%d us), slowdowns %d%n",
-                flushes, flushBytesWritten, compactions, compactionBytesRead, compactionBytesWritten, writeAmplification(),
-                writeStalls, writeStallMicros, writeSlowdowns));
+        sb.append(String.format(
+                Locale.ROOT,
+                "blocks: read %d (%d bytes), data-block accesses %d, cache hits %d, misses %d%n",
+                blockReads,
+                blockReadBytes,
+                dataBlockAccesses,
+                blockCacheHits,
+                blockCacheMisses));
+        sb.append(String.format(
+                Locale.ROOT,
+                "flushes %d (%d bytes), compactions %d (read %d, written %d), write amp %.2f, stalls %d (%d us), slowdowns %d%n",
+                flushes,
+                flushBytesWritten,
+                compactions,
+                compactionBytesRead,
+                compactionBytesWritten,
+                writeAmplification(),
+                writeStalls,
+                writeStallMicros,
+                writeSlowdowns));
         if (rangeTombstoneSkips + tablesDroppedByRangeDeletion + mergeLookups > 0) {
-            sb.append(String.format(Locale.ROOT, "range tombstones: tables skipped by gets %d, dropped by compactions %d; merge lookups %d%n",
-                    rangeTombstoneSkips, tablesDroppedByRangeDeletion, mergeLookups));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "range tombstones: tables skipped by gets %d, dropped by compactions %d; merge lookups %d%n",
+                    rangeTombstoneSkips,
+                    tablesDroppedByRangeDeletion,
+                    mergeLookups));
         }
         for (int level = 0; level < levelTables.length; level++) {
             if (levelTables[level] > 0) {
-                sb.append(String.format(Locale.ROOT, "L%d: %d tables, %d bytes, %d entries, filter %d bytes (%.2f bits/key)%n",
-                        level, levelTables[level], levelBytes[level], levelEntries[level], levelFilterMemory[level], levelBitsPerKey(level)));
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "L%d: %d tables, %d bytes, %d entries, filter %d bytes (%.2f bits/key)%n",
+                        level,
+                        levelTables[level],
+                        levelBytes[level],
+                        levelEntries[level],
+                        levelFilterMemory[level],
+                        levelBitsPerKey(level)));
             }
         }
         return sb.toString();

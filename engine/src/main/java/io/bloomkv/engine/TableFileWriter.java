@@ -1,10 +1,10 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.internal.filter.FilterPolicy;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.filter.FilterPolicy;
 import io.bloomkv.engine.internal.table.TableBuilderOptions;
 import io.bloomkv.engine.internal.table.TableWriter;
 import java.io.IOException;
@@ -38,6 +38,7 @@ public final class TableFileWriter implements AutoCloseable {
     private final TableWriter writer;
     /** The internal key of the last entry (owned by the table writer, never modified), or null. */
     private byte[] lastKey;
+
     private boolean finished;
     private boolean closed;
 

@@ -16,8 +16,24 @@ import java.nio.file.Path;
  * @param dataBytes bytes of the table's data blocks as stored (compressed), trailers included
  * @param dataUncompressedBytes the same blocks' bytes before compression
  */
-public record TableInfo(int level, long fileNumber, Path path, long fileSize, long entries,
-                        byte[] smallestUserKey, byte[] largestUserKey, long smallestSequence, long largestSequence,
-                        FilterKind filterKind, int filterHashCount, long filterBitSize, long filterKeyCount,
-                        long filterMemoryBytes, double filterExpectedFpp, double filterFractionOfBitsSet,
-                        String filterProblem, Compression compression, long dataBytes, long dataUncompressedBytes) {}
+public record TableInfo(
+        int level,
+        long fileNumber,
+        Path path,
+        long fileSize,
+        long entries,
+        byte[] smallestUserKey,
+        byte[] largestUserKey,
+        long smallestSequence,
+        long largestSequence,
+        FilterKind filterKind,
+        int filterHashCount,
+        long filterBitSize,
+        long filterKeyCount,
+        long filterMemoryBytes,
+        double filterExpectedFpp,
+        double filterFractionOfBitsSet,
+        String filterProblem,
+        Compression compression,
+        long dataBytes,
+        long dataUncompressedBytes) {}

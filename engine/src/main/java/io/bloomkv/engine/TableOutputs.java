@@ -1,17 +1,16 @@
 package io.bloomkv.engine;
 
-import io.bloomkv.engine.internal.InternalKey;
-import io.bloomkv.engine.internal.rangedel.RangeTombstone;
-import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
-import io.bloomkv.engine.internal.ValueType;
-import io.bloomkv.engine.internal.compaction.MergeCollapser;
-import io.bloomkv.engine.internal.iterator.MergingIterator;
-import java.util.Arrays;
-import io.bloomkv.engine.internal.compaction.Compaction;
-import io.bloomkv.engine.internal.filter.FilterPolicy;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.compaction.Compaction;
+import io.bloomkv.engine.internal.compaction.MergeCollapser;
+import io.bloomkv.engine.internal.filter.FilterPolicy;
+import io.bloomkv.engine.internal.iterator.MergingIterator;
 import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableBuilderOptions;
 import io.bloomkv.engine.internal.table.TableProperties;
@@ -24,6 +23,7 @@ import io.bloomkv.engine.internal.version.VersionEdit;
 import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * Writes new tables for flushes, recovery and compactions: each gets a number protected from
@@ -36,6 +36,7 @@ final class TableOutputs {
     private final Options options;
     /** Which filter each new table gets (kind and bits per key, by level and the tree's shape). */
     private final FilterPolicy filterPolicy;
+
     private final VersionSet versions;
     private final TableCache tableCache;
     private final ObsoleteFiles obsolete;
@@ -43,8 +44,14 @@ final class TableOutputs {
     /** {@link Options#rateLimiter}: shared by every flush and compaction output of the database; null when unlimited. */
     private final RateLimiter rateLimiter;
 
-    TableOutputs(FileSystem fs, Path dir, Options options, VersionSet versions, TableCache tableCache, ObsoleteFiles obsolete,
-                 DbCounters counters) {
+    TableOutputs(
+            FileSystem fs,
+            Path dir,
+            Options options,
+            VersionSet versions,
+            TableCache tableCache,
+            ObsoleteFiles obsolete,
+            DbCounters counters) {
         this.fs = fs;
         this.dir = dir;
         this.options = options;
@@ -77,7 +84,9 @@ final class TableOutputs {
                 if (rateLimiter != null) {
                     file = rateLimiter.limit(file);
                 }
-                writer = new TableWriter(file, tableOptions(level, expectedEntries, job, smallestUserKey, largestUserKey),
+                writer = new TableWriter(
+                        file,
+                        tableOptions(level, expectedEntries, job, smallestUserKey, largestUserKey),
                         Math.max(1, expectedEntries));
             } catch (IOException | RuntimeException e) {
                 if (file != null) {
@@ -193,7 +202,9 @@ final class TableOutputs {
                 byte[] ik = it.keyNoCopy();
                 long seq = InternalKey.sequence(ik);
                 byte[] userKey = operator == null ? null : InternalKey.userKey(ik);
-                if (operator != null && InternalKey.type(ik) == ValueType.MERGE && seq <= smallestSnapshot
+                if (operator != null
+                        && InternalKey.type(ik) == ValueType.MERGE
+                        && seq <= smallestSnapshot
                         && (dead == null || !dead.isDead(userKey, seq))) {
                     // Consumes the key's older entries; a deeper table may hold its value, so no full merge onto none.
                     // (An operand a tombstone of this memtable covers is written as it is: flushes drop nothing.)
@@ -223,10 +234,10 @@ final class TableOutputs {
      * the options, filter from the {@link FilterPolicy} (with MONKEY it asks what the range overlaps and, for a table of
      * compaction {@code job} (null: a flush), what the tree holds once the job is done).
      */
-    TableBuilderOptions tableOptions(int level, long expectedEntries, Compaction job, byte[] smallestUserKey,
-                                     byte[] largestUserKey) {
-        FilterPolicy.TableFilter filter = filterPolicy.forTable(versions, level, expectedEntries, job, smallestUserKey,
-                largestUserKey);
+    TableBuilderOptions tableOptions(
+            int level, long expectedEntries, Compaction job, byte[] smallestUserKey, byte[] largestUserKey) {
+        FilterPolicy.TableFilter filter =
+                filterPolicy.forTable(versions, level, expectedEntries, job, smallestUserKey, largestUserKey);
         return TableBuilderOptions.defaults()
                 .blockSize(options.blockSize())
                 .restartInterval(options.blockRestartInterval())
@@ -250,7 +261,8 @@ final class TableOutputs {
      */
     static int filterPartitionBytes(Options options) {
         return options.filterMemoryBudget() > 0 || options.sharedFilterBudget() != null
-                ? options.filterPartitionSize() : 0;
+                ? options.filterPartitionSize()
+                : 0;
     }
 
     /**

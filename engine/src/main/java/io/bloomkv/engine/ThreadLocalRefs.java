@@ -68,6 +68,7 @@ final class ThreadLocalRefs<T> {
         private long p01, p02, p03, p04, p05, p06, p07;
         /** A SuperVersion, {@link #IN_USE} or {@link #OBSOLETE}; read and written through {@link #VALUE}. */
         private Object value = OBSOLETE;
+
         private long q01, q02, q03, q04, q05, q06, q07;
         private final WeakReference<Thread> owner;
 

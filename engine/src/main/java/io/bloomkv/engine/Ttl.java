@@ -62,7 +62,9 @@ final class Ttl {
     static long writeTime(byte[] stored) {
         check(stored);
         int n = stored.length - SUFFIX;
-        return (stored[n] & 0xFFL) | (stored[n + 1] & 0xFFL) << 8 | (stored[n + 2] & 0xFFL) << 16
+        return (stored[n] & 0xFFL)
+                | (stored[n + 1] & 0xFFL) << 8
+                | (stored[n + 2] & 0xFFL) << 16
                 | (stored[n + 3] & 0xFFL) << 24;
     }
 
@@ -74,7 +76,8 @@ final class Ttl {
 
     private static void check(byte[] stored) {
         if (stored.length < SUFFIX) {
-            throw new CorruptionException("TTL value of " + stored.length + " bytes is shorter than its write time", null, -1);
+            throw new CorruptionException(
+                    "TTL value of " + stored.length + " bytes is shorter than its write time", null, -1);
         }
     }
 

@@ -14,9 +14,11 @@ public class TtlMismatchException extends InvalidArgumentException {
     private final boolean ttlDatabase;
 
     public TtlMismatchException(Path dir, boolean ttlDatabase) {
-        super(ttlDatabase
-                ? "database " + dir + " was created with a TTL (Options.ttl): open it with Options.ttl(duration)"
-                : "database " + dir + " was created without a TTL: open it without Options.ttl");
+        super(
+                ttlDatabase
+                        ? "database " + dir
+                                + " was created with a TTL (Options.ttl): open it with Options.ttl(duration)"
+                        : "database " + dir + " was created without a TTL: open it without Options.ttl");
         this.ttlDatabase = ttlDatabase;
     }
 

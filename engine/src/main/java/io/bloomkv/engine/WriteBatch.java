@@ -1,11 +1,10 @@
 package io.bloomkv.engine;
 
-import java.util.Arrays;
-
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.util.ByteReader;
 import io.bloomkv.engine.internal.util.ByteWriter;
+import java.util.Arrays;
 
 /**
  * Puts, deletes, merges and range deletions applied atomically by {@link Db#write}: after a crash either all of them are
@@ -193,7 +192,8 @@ public final class WriteBatch {
             throw new InvalidArgumentException("key is empty");
         }
         if (key.length > Db.MAX_KEY_SIZE) {
-            throw new InvalidArgumentException("key of " + key.length + " bytes is over the limit of " + Db.MAX_KEY_SIZE);
+            throw new InvalidArgumentException(
+                    "key of " + key.length + " bytes is over the limit of " + Db.MAX_KEY_SIZE);
         }
     }
 
@@ -202,7 +202,8 @@ public final class WriteBatch {
             throw new InvalidArgumentException("value is null");
         }
         if (value.length > Db.MAX_VALUE_SIZE) {
-            throw new InvalidArgumentException("value of " + value.length + " bytes is over the limit of " + Db.MAX_VALUE_SIZE);
+            throw new InvalidArgumentException(
+                    "value of " + value.length + " bytes is over the limit of " + Db.MAX_VALUE_SIZE);
         }
     }
 
@@ -239,7 +240,8 @@ public final class WriteBatch {
     /** Decodes a serialized batch (a WAL record). Returns its first sequence number. */
     static long decode(byte[] record, Handler handler) {
         if (record.length < HEADER_SIZE) {
-            throw new ByteReader.MalformedInputException("batch of " + record.length + " bytes is shorter than its header", 0);
+            throw new ByteReader.MalformedInputException(
+                    "batch of " + record.length + " bytes is shorter than its header", 0);
         }
         ByteReader r = new ByteReader(record);
         long sequence = r.getFixed64();
@@ -255,7 +257,8 @@ public final class WriteBatch {
      */
     static int countOf(byte[] record) {
         if (record.length < HEADER_SIZE) {
-            throw new ByteReader.MalformedInputException("batch of " + record.length + " bytes is shorter than its header", 0);
+            throw new ByteReader.MalformedInputException(
+                    "batch of " + record.length + " bytes is shorter than its header", 0);
         }
         return new ByteReader(record, 8, 4).getFixed32();
     }

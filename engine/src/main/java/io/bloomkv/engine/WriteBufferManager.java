@@ -80,6 +80,7 @@ public final class WriteBufferManager {
 
     @Override
     public String toString() {
-        return "WriteBufferManager[capacity=" + capacityBytes + ", used=" + usedBytes() + ", mutable=" + mutableBytes() + "]";
+        return "WriteBufferManager[capacity=" + capacityBytes + ", used=" + usedBytes() + ", mutable=" + mutableBytes()
+                + "]";
     }
 }

@@ -29,7 +29,11 @@ class BackupEngineTest {
     Path dir;
 
     private static Options small(FileSystem fs) {
-        return Options.defaults().fileSystem(fs).writeBufferSize(16 << 10).blockSize(512).targetFileSize(16 << 10)
+        return Options.defaults()
+                .fileSystem(fs)
+                .writeBufferSize(16 << 10)
+                .blockSize(512)
+                .targetFileSize(16 << 10)
                 .syncMode(SyncMode.NONE);
     }
 
@@ -59,14 +63,21 @@ class BackupEngineTest {
             db.flush();
             BackupEngine.BackupInfo b2 = backups.createBackup(db);
             assertThat(b2.id()).isEqualTo(b1.id() + 1);
-            long sharedOfBoth = b1.files().stream().filter(f -> f.path().startsWith("shared/"))
-                    .filter(b2.files()::contains).count();
-            assertThat(sharedOfBoth).as("the second backup reuses the first's tables").isPositive();
+            long sharedOfBoth = b1.files().stream()
+                    .filter(f -> f.path().startsWith("shared/"))
+                    .filter(b2.files()::contains)
+                    .count();
+            assertThat(sharedOfBoth)
+                    .as("the second backup reuses the first's tables")
+                    .isPositive();
         }
         try (Stream<Path> s = Files.list(dir.resolve("backups").resolve("shared"))) {
             long stored = s.count();
-            long named = backups.backups().stream().mapToLong(b -> b.files().stream()
-                    .filter(f -> f.path().startsWith("shared/")).count()).sum();
+            long named = backups.backups().stream()
+                    .mapToLong(b -> b.files().stream()
+                            .filter(f -> f.path().startsWith("shared/"))
+                            .count())
+                    .sum();
             assertThat(stored).as("shared tables stored once").isLessThan(named);
         }
         assertThat(backups.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1, 2);
@@ -80,7 +91,8 @@ class BackupEngineTest {
         try (Db r2 = Db.open(dir.resolve("r2"), small(FileSystem.disk()))) {
             assertThat(CheckpointTest.contents(r2)).as("seed " + seed).isEqualTo(CheckpointTest.render(model));
         }
-        assertThatThrownBy(() -> backups.restore(2, dir.resolve("r2"))).isInstanceOf(InvalidArgumentException.class)
+        assertThatThrownBy(() -> backups.restore(2, dir.resolve("r2")))
+                .isInstanceOf(InvalidArgumentException.class)
                 .hasMessageContaining("not empty");
         assertThatThrownBy(() -> backups.verify(7)).isInstanceOf(InvalidArgumentException.class);
     }
@@ -103,16 +115,21 @@ class BackupEngineTest {
             f.seek(10);
             f.write(b ^ 0x40);
         }
-        assertThatThrownBy(() -> backups.verify(1)).isInstanceOf(CorruptionException.class)
-                .hasMessageContaining(victim.getFileName().toString()).hasMessageContaining("checksum");
+        assertThatThrownBy(() -> backups.verify(1))
+                .isInstanceOf(CorruptionException.class)
+                .hasMessageContaining(victim.getFileName().toString())
+                .hasMessageContaining("checksum");
         Path target = dir.resolve("restored");
-        assertThatThrownBy(() -> backups.restore(1, target)).isInstanceOf(CorruptionException.class)
+        assertThatThrownBy(() -> backups.restore(1, target))
+                .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining(victim.getFileName().toString());
         assertThat(Files.exists(target.resolve("CURRENT"))).isFalse();
 
         Path meta = dir.resolve("backups").resolve("meta").resolve("1");
         Files.writeString(meta, Files.readString(meta).replace("timestamp", "timestamq"));
-        assertThatThrownBy(backups::backups).isInstanceOf(CorruptionException.class).hasMessageContaining("meta");
+        assertThatThrownBy(backups::backups)
+                .isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("meta");
     }
 
     /** A writer puts 0, 1, 2, ...; each backup restores to a prefix holding every key acknowledged before the call. */
@@ -151,7 +168,9 @@ class BackupEngineTest {
                 long n = CheckpointTest.contents(r).size();
                 assertThat(n).as("backup " + (b + 1)).isBetween(bounds[b][0], bounds[b][1] + 1);
                 for (long i = 0; i < n; i++) {
-                    assertThat(r.get(TestKeys.key(i))).as("backup " + (b + 1) + " key " + i).isEqualTo(TestKeys.key(i));
+                    assertThat(r.get(TestKeys.key(i)))
+                            .as("backup " + (b + 1) + " key " + i)
+                            .isEqualTo(TestKeys.key(i));
                 }
             }
         }
@@ -242,7 +261,10 @@ class BackupEngineTest {
     private static java.util.Set<String> namedShared(BackupEngine backups) {
         java.util.Set<String> named = new java.util.HashSet<>();
         for (BackupEngine.BackupInfo b : backups.backups()) {
-            b.files().stream().map(BackupEngine.BackupFile::path).filter(f -> f.startsWith("shared/")).forEach(named::add);
+            b.files().stream()
+                    .map(BackupEngine.BackupFile::path)
+                    .filter(f -> f.startsWith("shared/"))
+                    .forEach(named::add);
         }
         return named;
     }
@@ -269,7 +291,9 @@ class BackupEngineTest {
             backups.createBackup(db);
         }
         java.util.Set<String> sharedBy2 = new java.util.HashSet<>();
-        backups.backups().get(1).files().stream().map(BackupEngine.BackupFile::path).forEach(sharedBy2::add);
+        backups.backups().get(1).files().stream()
+                .map(BackupEngine.BackupFile::path)
+                .forEach(sharedBy2::add);
 
         backups.deleteBackup(2);
         assertThat(backups.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1, 3, 4);
@@ -282,10 +306,13 @@ class BackupEngineTest {
             Path target = dir.resolve("r" + id);
             backups.restore(id, target);
             try (Db r = Db.open(target, small(FileSystem.disk()))) {
-                assertThat(CheckpointTest.contents(r)).as("seed " + seed + " backup " + id).isEqualTo(states.get(id - 1));
+                assertThat(CheckpointTest.contents(r))
+                        .as("seed " + seed + " backup " + id)
+                        .isEqualTo(states.get(id - 1));
             }
         }
-        assertThatThrownBy(() -> backups.deleteBackup(2)).isInstanceOf(InvalidArgumentException.class)
+        assertThatThrownBy(() -> backups.deleteBackup(2))
+                .isInstanceOf(InvalidArgumentException.class)
                 .hasMessageContaining("no backup 2");
 
         assertThat(backups.purgeOldBackups(1)).containsExactly(1, 3);
@@ -350,7 +377,9 @@ class BackupEngineTest {
                 String ctx = "seed " + seed + ", " + (purge ? "purge" : "delete") + ", crash at operation " + i + " of "
                         + total;
                 BackupEngine after = BackupEngine.open(base.resolve("backups"), FileSystem.disk());
-                java.util.List<Integer> listed = after.backups().stream().map(BackupEngine.BackupInfo::id).toList();
+                java.util.List<Integer> listed = after.backups().stream()
+                        .map(BackupEngine.BackupInfo::id)
+                        .toList();
                 assertThat(listed).as(ctx).contains(3);
                 if (!purge) {
                     assertThat(listed).as(ctx).contains(1);
@@ -368,13 +397,15 @@ class BackupEngineTest {
                 Path target = base.resolve("r" + id);
                 after.restore(id, target);
                 try (Db r = Db.open(target, small(FileSystem.disk()))) {
-                    assertThat(CheckpointTest.contents(r)).as(ctx + ", backup " + id).isEqualTo(states.get(id - 1));
+                    assertThat(CheckpointTest.contents(r))
+                            .as(ctx + ", backup " + id)
+                            .isEqualTo(states.get(id - 1));
                 }
                 after.purgeOldBackups(listed.size());
                 assertThat(storedShared(base.resolve("backups"))).as(ctx).isEqualTo(namedShared(after));
             }
-            System.out.println("BackupEngineTest " + (purge ? "purge" : "delete") + " crashes: " + gone
-                    + " deleted, " + kept + " still listed");
+            System.out.println("BackupEngineTest " + (purge ? "purge" : "delete") + " crashes: " + gone + " deleted, "
+                    + kept + " still listed");
             assertThat(gone).isPositive();
             assertThat(kept).isPositive();
         }

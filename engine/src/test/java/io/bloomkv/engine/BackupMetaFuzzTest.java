@@ -25,7 +25,8 @@ class BackupMetaFuzzTest {
         byte[] body = data;
         CRC32C crc = new CRC32C();
         crc.update(body, 0, body.length);
-        byte[] tail = String.format(Locale.ROOT, "crc32c %08x\n", (int) crc.getValue()).getBytes(StandardCharsets.UTF_8);
+        byte[] tail = String.format(Locale.ROOT, "crc32c %08x\n", (int) crc.getValue())
+                .getBytes(StandardCharsets.UTF_8);
         byte[] withCrc = new byte[body.length + tail.length];
         System.arraycopy(body, 0, withCrc, 0, body.length);
         System.arraycopy(tail, 0, withCrc, body.length, tail.length);

@@ -33,7 +33,11 @@ class CheckpointTest {
 
     /** Small tables; writes not synced (durability is tested on a {@link FaultInjectingFileSystem}, see {@link #faulty}). */
     private static Options small(FileSystem fs) {
-        return Options.defaults().fileSystem(fs).writeBufferSize(16 << 10).blockSize(512).targetFileSize(16 << 10)
+        return Options.defaults()
+                .fileSystem(fs)
+                .writeBufferSize(16 << 10)
+                .blockSize(512)
+                .targetFileSize(16 << 10)
                 .syncMode(SyncMode.NONE);
     }
 
@@ -110,7 +114,8 @@ class CheckpointTest {
             db.put(TestKeys.key(1), new byte[] {1});
             assertThatThrownBy(() -> db.checkpoint(null)).isInstanceOf(InvalidArgumentException.class);
             assertThatThrownBy(() -> db.checkpoint(src)).isInstanceOf(InvalidArgumentException.class);
-            assertThatThrownBy(() -> db.checkpoint(dir.resolve("full"))).isInstanceOf(InvalidArgumentException.class)
+            assertThatThrownBy(() -> db.checkpoint(dir.resolve("full")))
+                    .isInstanceOf(InvalidArgumentException.class)
                     .hasMessageContaining("not empty");
             assertThatThrownBy(() -> db.checkpoint(dir.resolve("afile"))).isInstanceOf(InvalidArgumentException.class);
             Files.createDirectories(dir.resolve("empty"));
@@ -183,7 +188,8 @@ class CheckpointTest {
                         }
                         assertThat(n).as("checkpoint " + c).isBetween(before, after + 1);
                         for (long i = 0; i < n; i++) {
-                            assertThat(copy.get(TestKeys.key(i))).as("checkpoint " + c + " key " + i + " of " + n)
+                            assertThat(copy.get(TestKeys.key(i)))
+                                    .as("checkpoint " + c + " key " + i + " of " + n)
                                     .isEqualTo(TestKeys.key(i));
                         }
                     }
@@ -231,7 +237,9 @@ class CheckpointTest {
                 }
             } catch (BloomKvIOException e) {
                 surfaced++;
-                assertThat(Files.exists(cp.resolve(FileNames.CURRENT))).as(ctx + ": no CURRENT after a failure").isFalse();
+                assertThat(Files.exists(cp.resolve(FileNames.CURRENT)))
+                        .as(ctx + ": no CURRENT after a failure")
+                        .isFalse();
             }
             counter.remove();
             if (nth != null) {
@@ -315,7 +323,8 @@ class CheckpointTest {
                 if (Files.exists(cp)) {
                     try (var s = Files.list(cp)) {
                         if (s.findAny().isPresent()) {
-                            assertThatThrownBy(() -> Db.open(cp, small(FileSystem.disk()))).as(ctx)
+                            assertThatThrownBy(() -> Db.open(cp, small(FileSystem.disk())))
+                                    .as(ctx)
                                     .isInstanceOf(NotADatabaseException.class);
                         }
                     }

@@ -55,49 +55,53 @@ class CloseRaceTest {
             for (int t = 0; t < threads; t++) {
                 long threadSeed = rnd.nextLong();
                 int kind = t % 3;
-                Thread th = new Thread(() -> {
-                    Random r = new Random(threadSeed);
-                    started.countDown();
-                    try {
-                        DbIterator it = db.iterator();
-                        it.seekToFirst();
-                        while (true) {
-                            switch (kind) {
-                                case 0 -> {
-                                    if (!it.valid()) {
-                                        it.seek(TestKeys.key(r.nextInt(5000)));
-                                    } else {
-                                        it.key();
-                                        it.value();
-                                        it.next();
-                                    }
-                                }
-                                case 1 -> {
-                                    db.get(TestKeys.key(r.nextInt(5000)));
-                                    if (r.nextInt(50) == 0) {
-                                        try (DbIterator own = db.iterator()) {
-                                            own.seek(TestKeys.key(r.nextInt(5000)));
-                                            for (int n = 0; n < 20 && own.valid(); n++) {
-                                                own.next();
+                Thread th = new Thread(
+                        () -> {
+                            Random r = new Random(threadSeed);
+                            started.countDown();
+                            try {
+                                DbIterator it = db.iterator();
+                                it.seekToFirst();
+                                while (true) {
+                                    switch (kind) {
+                                        case 0 -> {
+                                            if (!it.valid()) {
+                                                it.seek(TestKeys.key(r.nextInt(5000)));
+                                            } else {
+                                                it.key();
+                                                it.value();
+                                                it.next();
                                             }
                                         }
+                                        case 1 -> {
+                                            db.get(TestKeys.key(r.nextInt(5000)));
+                                            if (r.nextInt(50) == 0) {
+                                                try (DbIterator own = db.iterator()) {
+                                                    own.seek(TestKeys.key(r.nextInt(5000)));
+                                                    for (int n = 0; n < 20 && own.valid(); n++) {
+                                                        own.next();
+                                                    }
+                                                }
+                                            }
+                                        }
+                                        default -> {
+                                            try (Snapshot s = db.getSnapshot()) {
+                                                db.get(
+                                                        TestKeys.key(r.nextInt(5000)),
+                                                        ReadOptions.defaults().snapshot(s));
+                                            }
+                                            db.put(TestKeys.key(r.nextInt(5000)), TestKeys.value(r, 40));
+                                        }
                                     }
+                                    completedOps.incrementAndGet();
                                 }
-                                default -> {
-                                    try (Snapshot s = db.getSnapshot()) {
-                                        db.get(TestKeys.key(r.nextInt(5000)), ReadOptions.defaults().snapshot(s));
-                                    }
-                                    db.put(TestKeys.key(r.nextInt(5000)), TestKeys.value(r, 40));
-                                }
+                            } catch (DbClosedException expected) {
+                                closedSeen.incrementAndGet();
+                            } catch (Throwable e) {
+                                wrong.add(e);
                             }
-                            completedOps.incrementAndGet();
-                        }
-                    } catch (DbClosedException expected) {
-                        closedSeen.incrementAndGet();
-                    } catch (Throwable e) {
-                        wrong.add(e);
-                    }
-                }, "close-race-" + t);
+                        },
+                        "close-race-" + t);
                 workers.add(th);
                 th.start();
             }
@@ -106,7 +110,9 @@ class CloseRaceTest {
             db.close();
             for (Thread th : workers) {
                 th.join(TimeUnit.SECONDS.toMillis(60));
-                assertThat(th.isAlive()).as("seed " + seed + ": " + th.getName() + " still running after close").isFalse();
+                assertThat(th.isAlive())
+                        .as("seed " + seed + ": " + th.getName() + " still running after close")
+                        .isFalse();
             }
             if (!wrong.isEmpty()) {
                 AssertionError err = new AssertionError("seed " + seed + " round " + round
@@ -114,11 +120,17 @@ class CloseRaceTest {
                 wrong.forEach(err::addSuppressed);
                 throw err;
             }
-            assertThat(TableReader.liveTables()).as("seed " + seed + ": readers alive after close").isEqualTo(liveBefore);
-            assertThat(TableReader.liveFilterBytes()).as("seed " + seed + ": filter bytes after close").isEqualTo(filterBefore);
+            assertThat(TableReader.liveTables())
+                    .as("seed " + seed + ": readers alive after close")
+                    .isEqualTo(liveBefore);
+            assertThat(TableReader.liveFilterBytes())
+                    .as("seed " + seed + ": filter bytes after close")
+                    .isEqualTo(filterBefore);
         }
         System.out.println("CloseRaceTest: " + completedOps.get() + " calls completed, " + closedSeen.get()
                 + " threads stopped by DbClosedException over " + rounds + " rounds");
-        assertThat(closedSeen.get()).as("every worker ends with DbClosedException").isEqualTo((long) rounds * threads);
+        assertThat(closedSeen.get())
+                .as("every worker ends with DbClosedException")
+                .isEqualTo((long) rounds * threads);
     }
 }

@@ -34,8 +34,9 @@ class CompactionFilterTest {
             if (bottommost) {
                 sawBottommost.set(true);
             }
-            return decide(value) == null ? Decision.REMOVE : decide(value) == value ? Decision.KEEP
-                    : Decision.changeValue(decide(value));
+            return decide(value) == null
+                    ? Decision.REMOVE
+                    : decide(value) == value ? Decision.KEEP : Decision.changeValue(decide(value));
         }
 
         /** The model's rule: null = removed, the same array = kept. */
@@ -57,8 +58,12 @@ class CompactionFilterTest {
         long seed = TestKeys.seed("CompactionFilterTest");
         Random rnd = new Random(seed);
         Rule rule = new Rule();
-        Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(256).targetFileSize(8 << 10)
-                .compactionFilter(rule).mergeOperator(MergeOperators.stringAppend(','));
+        Options o = Options.defaults()
+                .writeBufferSize(8 << 10)
+                .blockSize(256)
+                .targetFileSize(8 << 10)
+                .compactionFilter(rule)
+                .mergeOperator(MergeOperators.stringAppend(','));
         TreeMap<String, String> model = new TreeMap<>();
         try (Db db = Db.open(dir, o)) {
             for (int i = 0; i < 4000; i++) {
@@ -94,7 +99,9 @@ class CompactionFilterTest {
             }
             assertThat(actual).as("seed " + seed).isEqualTo(expected);
             for (String k : model.keySet()) {
-                assertThat(str(db.get(bytes(k)))).as("seed " + seed + " get " + k).isEqualTo(expected.get(k));
+                assertThat(str(db.get(bytes(k))))
+                        .as("seed " + seed + " get " + k)
+                        .isEqualTo(expected.get(k));
             }
         }
         assertThat(rule.calls.get()).isPositive();
@@ -109,12 +116,17 @@ class CompactionFilterTest {
             try (Snapshot s = db.getSnapshot()) {
                 db.put(bytes("b"), bytes("x-new")); // newer than the snapshot: filtered
                 db.compactRange(null, null);
-                assertThat(str(db.get(bytes("a"), ReadOptions.defaults().snapshot(s)))).isEqualTo("x-old");
-                assertThat(str(db.get(bytes("a")))).as("protected by the snapshot").isEqualTo("x-old");
+                assertThat(str(db.get(bytes("a"), ReadOptions.defaults().snapshot(s))))
+                        .isEqualTo("x-old");
+                assertThat(str(db.get(bytes("a"))))
+                        .as("protected by the snapshot")
+                        .isEqualTo("x-old");
                 assertThat(db.get(bytes("b"))).as("removed").isNull();
             }
             db.compactRange(null, null);
-            assertThat(db.get(bytes("a"))).as("removed once no snapshot reads it").isNull();
+            assertThat(db.get(bytes("a")))
+                    .as("removed once no snapshot reads it")
+                    .isNull();
         }
     }
 

@@ -17,9 +17,15 @@ class CompactionTest {
     Path dir;
 
     private static Options tiny() {
-        return Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
-                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                .l0SlowdownWritesTrigger(4).l0StopWritesTrigger(6);
+        return Options.defaults()
+                .writeBufferSize(8 << 10)
+                .blockSize(512)
+                .targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .l0SlowdownWritesTrigger(4)
+                .l0StopWritesTrigger(6);
     }
 
     private long tableFilesOnDisk() throws IOException {
@@ -53,7 +59,10 @@ class CompactionTest {
             for (int level = 0; level < s.numLevels(); level++) {
                 levelBytes[level] = s.levelBytes(level);
             }
-            LevelTargets targets = LevelTargets.compute(levelBytes, options.dynamicLevelBytes(), options.maxBytesForLevelBase(),
+            LevelTargets targets = LevelTargets.compute(
+                    levelBytes,
+                    options.dynamicLevelBytes(),
+                    options.maxBytesForLevelBase(),
                     options.levelSizeMultiplier());
             System.out.println("CompactionTest: " + targets);
             for (int level = 1; level < s.numLevels() - 1; level++) {
@@ -63,12 +72,18 @@ class CompactionTest {
                 }
             }
             for (int level = 1; level < targets.baseLevel(); level++) {
-                assertThat(s.levelBytes(level)).as("level " + level + " above the base level").isZero();
+                assertThat(s.levelBytes(level))
+                        .as("level " + level + " above the base level")
+                        .isZero();
             }
             if (options.dynamicLevelBytes()) {
                 // 20,000 puts of ~100 bytes over 5000 keys hold a few hundred KiB: fewer levels than configured.
-                assertThat(targets.baseLevel()).as("levels sized from the last level up").isGreaterThan(1);
-                assertThat(s.levelBytes(s.numLevels() - 1)).as("the last level holds the most").isPositive();
+                assertThat(targets.baseLevel())
+                        .as("levels sized from the last level up")
+                        .isGreaterThan(1);
+                assertThat(s.levelBytes(s.numLevels() - 1))
+                        .as("the last level holds the most")
+                        .isPositive();
             }
             assertThat(s.writeAmplification()).isGreaterThan(1);
             assertThat(s.compactionBytesWritten()).isPositive();
@@ -101,7 +116,9 @@ class CompactionTest {
             for (int level = 0; level < s.numLevels(); level++) {
                 entries += s.levelEntries(level);
             }
-            assertThat(entries).as("only the newest value of each live key is left").isEqualTo(500);
+            assertThat(entries)
+                    .as("only the newest value of each live key is left")
+                    .isEqualTo(500);
             for (int i = 0; i < 1000; i++) {
                 byte[] v = db.get(TestKeys.key(i));
                 if (i < 500) {
@@ -133,7 +150,9 @@ class CompactionTest {
             }
             db.compactRange(null, null);
             db.waitForBackgroundWork();
-            assertThat(db.stats().liveVersions()).as("the iterator pins an old Version").isGreaterThan(1);
+            assertThat(db.stats().liveVersions())
+                    .as("the iterator pins an old Version")
+                    .isGreaterThan(1);
             int n = 0;
             for (; it.valid(); it.next()) {
                 assertThat(TestKeys.str(it.value())).isEqualTo("old-" + n);
@@ -150,7 +169,9 @@ class CompactionTest {
             snap.close();
             db.compactRange(null, null);
             db.waitForBackgroundWork();
-            assertThat(totalEntries(db)).as("old versions dropped once the snapshot is gone").isLessThan(withSnapshot);
+            assertThat(totalEntries(db))
+                    .as("old versions dropped once the snapshot is gone")
+                    .isLessThan(withSnapshot);
             assertThat(totalEntries(db)).isEqualTo(2000 - 667);
             assertThat(db.stats().liveVersions()).isEqualTo(1);
             assertThat(tableFilesOnDisk()).isEqualTo(db.stats().tableCount());
@@ -168,8 +189,13 @@ class CompactionTest {
 
     @Test
     void monkeyGivesSmallerLevelsMoreBitsPerKey() {
-        Options o = Options.defaults().writeBufferSize(64 << 10).targetFileSize(64 << 10).maxBytesForLevelBase(256 << 10)
-                .levelSizeMultiplier(4).l0CompactionTrigger(2).filterAllocation(FilterAllocation.MONKEY);
+        Options o = Options.defaults()
+                .writeBufferSize(64 << 10)
+                .targetFileSize(64 << 10)
+                .maxBytesForLevelBase(256 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .filterAllocation(FilterAllocation.MONKEY);
         Random rnd = new Random(1);
         try (Db db = Db.open(dir, o)) {
             for (int i = 0; i < 50_000; i++) {
@@ -199,7 +225,8 @@ class CompactionTest {
                 }
             }
             assertThat(s.levelEntries(largest)).isGreaterThan(3 * s.levelEntries(first));
-            assertThat(s.levelBitsPerKey(first)).as("level L" + first + " vs largest L" + largest)
+            assertThat(s.levelBitsPerKey(first))
+                    .as("level L" + first + " vs largest L" + largest)
                     .isGreaterThan(s.levelBitsPerKey(largest) + 0.5);
         }
     }
@@ -229,8 +256,13 @@ class CompactionTest {
     }
 
     private double[] loadAndMeasure(FilterAllocation allocation, boolean sequential, Path path) {
-        Options o = Options.defaults().writeBufferSize(64 << 10).targetFileSize(64 << 10).maxBytesForLevelBase(256 << 10)
-                .levelSizeMultiplier(4).l0CompactionTrigger(4).filterAllocation(allocation);
+        Options o = Options.defaults()
+                .writeBufferSize(64 << 10)
+                .targetFileSize(64 << 10)
+                .maxBytesForLevelBase(256 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(4)
+                .filterAllocation(allocation);
         Random rnd = new Random(7);
         try (Db db = Db.open(path, o)) {
             for (int i = 0; i < 60_000; i++) {
@@ -250,12 +282,15 @@ class CompactionTest {
             String load = sequential ? "sequential" : "random";
             double[] uniform = loadAndMeasure(FilterAllocation.UNIFORM, sequential, dir.resolve(load + "-uniform"));
             double[] monkey = loadAndMeasure(FilterAllocation.MONKEY, sequential, dir.resolve(load + "-monkey"));
-            System.out.printf("CompactionTest.monkey %s load: bits/key %.2f uniform, %.2f monkey; sum of rates %.4f, %.4f%n",
+            System.out.printf(
+                    "CompactionTest.monkey %s load: bits/key %.2f uniform, %.2f monkey; sum of rates %.4f, %.4f%n",
                     load, uniform[0], monkey[0], uniform[1], monkey[1]);
             // Small filters round up to whole 512-bit blocks, so the uniform tree spends a little over 10 bits per key.
             assertThat(uniform[0]).as(load).isBetween(10.0, 10.5);
             // The same memory within a few percent (bits are fixed when a table is written, the shape moves on).
-            assertThat(monkey[0] / uniform[0]).as(load + " monkey bits per key / uniform").isBetween(0.93, 1.03);
+            assertThat(monkey[0] / uniform[0])
+                    .as(load + " monkey bits per key / uniform")
+                    .isBetween(0.93, 1.03);
             // A sequential load builds one sorted run, whose optimum is the uniform allocation (block rounding aside).
             assertThat(monkey[1]).as(load + " monkey sum of rates").isLessThanOrEqualTo(uniform[1] * 1.05);
             if (!sequential) {

@@ -38,9 +38,15 @@ class CompressionDbTest {
 
     @Test
     void flushesUseCompressionAndTheBottommostLevelUsesBottommostCompression() {
-        Options o = Options.defaults().writeBufferSize(64 << 10).blockSize(1024).targetFileSize(64 << 10)
-                .maxBytesForLevelBase(128 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                .compression(Compression.LZ4).bottommostCompression(Compression.ZSTD);
+        Options o = Options.defaults()
+                .writeBufferSize(64 << 10)
+                .blockSize(1024)
+                .targetFileSize(64 << 10)
+                .maxBytesForLevelBase(128 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .compression(Compression.LZ4)
+                .bottommostCompression(Compression.ZSTD);
         int n = 12_000;
         try (Db db = Db.open(dir, o)) {
             for (int round = 0; round < 2; round++) {
@@ -56,14 +62,19 @@ class CompressionDbTest {
             for (TableInfo t : tables) {
                 assertThat(t.dataBytes()).as("table %d", t.fileNumber()).isLessThan(t.dataUncompressedBytes() * 8 / 10);
                 if (t.level() == 0) {
-                    assertThat(t.compression()).as("flushed table %d", t.fileNumber()).isEqualTo(Compression.LZ4);
+                    assertThat(t.compression())
+                            .as("flushed table %d", t.fileNumber())
+                            .isEqualTo(Compression.LZ4);
                 }
             }
             assertThat(tables).anyMatch(t -> t.compression() == Compression.ZSTD);
-            assertThat(tables).filteredOn(t -> t.compression() == Compression.ZSTD).allMatch(t -> t.level() >= 1);
+            assertThat(tables)
+                    .filteredOn(t -> t.compression() == Compression.ZSTD)
+                    .allMatch(t -> t.level() >= 1);
             // the rule itself, on the current tree
             for (int level = 1; level < o.numLevels(); level++) {
-                assertThat(db.compressionForLevel(level)).as("level %d of %d", level, deepest)
+                assertThat(db.compressionForLevel(level))
+                        .as("level %d of %d", level, deepest)
                         .isEqualTo(level >= deepest ? Compression.ZSTD : Compression.LZ4);
             }
             assertThat(db.compressionForLevel(0)).isEqualTo(Compression.LZ4);
@@ -78,7 +89,9 @@ class CompressionDbTest {
                 db.put(key(i), value(i, 2));
             }
             db.flush();
-            assertThat(db.tables()).filteredOn(t -> !before.contains(t.fileNumber())).isNotEmpty()
+            assertThat(db.tables())
+                    .filteredOn(t -> !before.contains(t.fileNumber()))
+                    .isNotEmpty()
                     .allSatisfy(t -> {
                         assertThat(t.compression()).isEqualTo(Compression.NONE);
                         assertThat(t.dataBytes()).isEqualTo(t.dataUncompressedBytes());
@@ -96,11 +109,15 @@ class CompressionDbTest {
     void bottommostCompressionDefaultsToCompression() {
         Options o = Options.defaults().compression(Compression.ZSTD);
         assertThat(o.bottommostCompression()).isEqualTo(Compression.ZSTD);
-        assertThat(o.copy().compression(Compression.LZ4).bottommostCompression()).isEqualTo(Compression.LZ4);
-        assertThat(o.bottommostCompression(Compression.NONE).copy().bottommostCompression()).isEqualTo(Compression.NONE);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.defaults().compression(null))
+        assertThat(o.copy().compression(Compression.LZ4).bottommostCompression())
+                .isEqualTo(Compression.LZ4);
+        assertThat(o.bottommostCompression(Compression.NONE).copy().bottommostCompression())
+                .isEqualTo(Compression.NONE);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> Options.defaults().compression(null))
                 .isInstanceOf(InvalidArgumentException.class);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.defaults().bottommostCompression(null))
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> Options.defaults().bottommostCompression(null))
                 .isInstanceOf(InvalidArgumentException.class);
     }
 }

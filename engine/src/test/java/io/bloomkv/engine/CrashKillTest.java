@@ -47,7 +47,8 @@ class CrashKillTest {
             String ctx = "seed " + seed + " round " + round;
             List<String> cmd = new ArrayList<>();
             cmd.add(java);
-            cmd.addAll(Arrays.asList(flags.trim().isEmpty() ? new String[0] : flags.trim().split("\\s+")));
+            cmd.addAll(Arrays.asList(
+                    flags.trim().isEmpty() ? new String[0] : flags.trim().split("\\s+")));
             cmd.add("-Xmx256m");
             cmd.add("-cp");
             cmd.add(System.getProperty("java.class.path"));
@@ -55,11 +56,14 @@ class CrashKillTest {
             cmd.add(dir.toString());
             cmd.add(Long.toString(next));
             cmd.add(Long.toString(rnd.nextLong()));
-            Process p = new ProcessBuilder(cmd).redirectError(tmp.resolve("crash-child-" + round + ".err").toFile()).start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectError(tmp.resolve("crash-child-" + round + ".err").toFile())
+                    .start();
             AtomicLong acked = new AtomicLong(-1);
             AtomicLong opened = new AtomicLong();
             Thread reader = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                try (BufferedReader r =
+                        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                     String line;
                     while ((line = r.readLine()) != null) {
                         if (line.startsWith("ack ")) {
@@ -78,20 +82,26 @@ class CrashKillTest {
                 Thread.sleep(10);
             }
             Path err = tmp.resolve("crash-child-" + round + ".err");
-            assertThat(opened.get()).as(ctx + ": child opened the database; its stderr: " + readQuietly(err)).isNotZero();
+            assertThat(opened.get())
+                    .as(ctx + ": child opened the database; its stderr: " + readQuietly(err))
+                    .isNotZero();
             if (round == 0) {
                 // The LOCK file keeps a second process out while the child has the database open.
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> Db.open(dir, CrashWriter.options()))
-                        .as(ctx + ": open while the child holds the lock").isInstanceOf(DbLockedException.class);
+                        .as(ctx + ": open while the child holds the lock")
+                        .isInstanceOf(DbLockedException.class);
             }
             long killAfter = next + rnd.nextInt(400);
             while (acked.get() < killAfter && p.isAlive() && System.nanoTime() < deadline) {
                 Thread.sleep(1);
             }
-            assertThat(acked.get()).as(ctx + ": child acknowledged up to key " + killAfter + "; its stderr: " + readQuietly(err))
+            assertThat(acked.get())
+                    .as(ctx + ": child acknowledged up to key " + killAfter + "; its stderr: " + readQuietly(err))
                     .isGreaterThanOrEqualTo(killAfter);
             Thread.sleep(rnd.nextInt(300));
-            assertThat(p.isAlive()).as(ctx + ": child still writing when killed; its stderr: " + readQuietly(err)).isTrue();
+            assertThat(p.isAlive())
+                    .as(ctx + ": child still writing when killed; its stderr: " + readQuietly(err))
+                    .isTrue();
             p.destroyForcibly();
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
             reader.join();
@@ -100,7 +110,9 @@ class CrashKillTest {
 
             try (Db db = Db.open(dir, CrashWriter.options())) {
                 for (long id = 0; id <= lastAcked; id++) {
-                    assertThat(db.get(TestKeys.key(id))).as(ctx + ": acknowledged key " + id).isEqualTo(CrashWriter.valueOf(id));
+                    assertThat(db.get(TestKeys.key(id)))
+                            .as(ctx + ": acknowledged key " + id)
+                            .isEqualTo(CrashWriter.valueOf(id));
                 }
                 long extra = 0;
                 long lastPresent = lastAcked;
@@ -119,9 +131,11 @@ class CrashKillTest {
                 // lag in the pipe on a loaded machine, and the last write may be durable but not yet acknowledged.
                 // What a crash may never do is lose a write in the middle: the extra keys must be exactly the run
                 // lastAcked+1 .. lastAcked+extra, with no gap.
-                assertThat(lastPresent - lastAcked).as(ctx + ": unacknowledged keys present form a run with no gap")
+                assertThat(lastPresent - lastAcked)
+                        .as(ctx + ": unacknowledged keys present form a run with no gap")
                         .isEqualTo(extra);
-                System.out.println(ctx + ": acknowledged up to " + lastAcked + ", " + extra + " unacknowledged present; " + db.stats().tableCount() + " tables");
+                System.out.println(ctx + ": acknowledged up to " + lastAcked + ", " + extra
+                        + " unacknowledged present; " + db.stats().tableCount() + " tables");
             }
             totalAcked = lastAcked;
             next = Math.max(next, lastAcked + 1);

@@ -16,8 +16,12 @@ public final class CrashWriter {
     private CrashWriter() {}
 
     static Options options() {
-        return Options.defaults().syncMode(SyncMode.EVERY_WRITE).writeBufferSize(32 << 10)
-                .targetFileSize(32 << 10).maxBytesForLevelBase(128 << 10).l0CompactionTrigger(2);
+        return Options.defaults()
+                .syncMode(SyncMode.EVERY_WRITE)
+                .writeBufferSize(32 << 10)
+                .targetFileSize(32 << 10)
+                .maxBytesForLevelBase(128 << 10)
+                .l0CompactionTrigger(2);
     }
 
     static byte[] valueOf(long id) {

@@ -55,7 +55,8 @@ class DbBasicTest {
             assertThat(tables.get(0).level()).isZero();
             assertThat(tables.get(0).fileNumber()).isGreaterThan(tables.get(1).fileNumber());
             assertThat(tables.get(0).path()).exists();
-            assertThat(tables.stream().mapToLong(TableInfo::filterMemoryBytes).sum()).isEqualTo(s.filterMemoryBytes());
+            assertThat(tables.stream().mapToLong(TableInfo::filterMemoryBytes).sum())
+                    .isEqualTo(s.filterMemoryBytes());
             assertThat(tables.get(1).filterKind()).isEqualTo(io.bloomkv.bloom.FilterKind.BLOCKED);
             assertThat(tables.get(1).filterHashCount()).isPositive();
             assertThat(str(tables.get(1).smallestUserKey())).isEqualTo("a");
@@ -67,7 +68,10 @@ class DbBasicTest {
     void writeBatchIsAtomicAndOrdered() {
         try (Db db = Db.open(dir, Options.defaults())) {
             db.put(bytes("x"), bytes("old"));
-            db.write(new WriteBatch().put(bytes("k"), bytes("1")).delete(bytes("x")).put(bytes("k"), bytes("2")));
+            db.write(new WriteBatch()
+                    .put(bytes("k"), bytes("1"))
+                    .delete(bytes("x"))
+                    .put(bytes("k"), bytes("2")));
             assertThat(str(db.get(bytes("k")))).isEqualTo("2");
             assertThat(db.get(bytes("x"))).isNull();
             assertThat(db.stats().puts()).isEqualTo(3);
@@ -110,7 +114,8 @@ class DbBasicTest {
                 db.put(bytes("a"), bytes("2"));
                 db.delete(bytes("a"));
                 db.flush();
-                assertThat(str(db.get(bytes("a"), ReadOptions.defaults().snapshot(s)))).isEqualTo("1");
+                assertThat(str(db.get(bytes("a"), ReadOptions.defaults().snapshot(s))))
+                        .isEqualTo("1");
                 assertThat(db.get(bytes("a"))).isNull();
                 try (DbIterator it = db.iterator(ReadOptions.defaults().snapshot(s))) {
                     it.seekToFirst();
@@ -124,15 +129,24 @@ class DbBasicTest {
     void badInputIsRejectedAndChangesNothing() {
         try (Db db = Db.open(dir, Options.defaults())) {
             db.put(bytes("k"), bytes("v"));
-            assertThatThrownBy(() -> db.put(null, bytes("v"))).isInstanceOf(InvalidArgumentException.class).hasMessageContaining("null");
-            assertThatThrownBy(() -> db.put(bytes("k"), null)).isInstanceOf(InvalidArgumentException.class).hasMessageContaining("null");
-            assertThatThrownBy(() -> db.put(new byte[0], bytes("v"))).isInstanceOf(InvalidArgumentException.class).hasMessageContaining("empty");
-            assertThatThrownBy(() -> db.put(new byte[Db.MAX_KEY_SIZE + 1], bytes("v"))).isInstanceOf(InvalidArgumentException.class);
-            assertThatThrownBy(() -> db.put(bytes("k"), new byte[Db.MAX_VALUE_SIZE + 1])).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> db.put(null, bytes("v")))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("null");
+            assertThatThrownBy(() -> db.put(bytes("k"), null))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("null");
+            assertThatThrownBy(() -> db.put(new byte[0], bytes("v")))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("empty");
+            assertThatThrownBy(() -> db.put(new byte[Db.MAX_KEY_SIZE + 1], bytes("v")))
+                    .isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> db.put(bytes("k"), new byte[Db.MAX_VALUE_SIZE + 1]))
+                    .isInstanceOf(InvalidArgumentException.class);
             assertThatThrownBy(() -> db.get(null)).isInstanceOf(InvalidArgumentException.class);
             assertThatThrownBy(() -> db.delete(new byte[0])).isInstanceOf(InvalidArgumentException.class);
             assertThatThrownBy(() -> db.write(null)).isInstanceOf(InvalidArgumentException.class);
-            assertThatThrownBy(() -> new WriteBatch().put(bytes("a"), null)).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> new WriteBatch().put(bytes("a"), null))
+                    .isInstanceOf(InvalidArgumentException.class);
             db.put(new byte[Db.MAX_KEY_SIZE], bytes("max key"));
             assertThat(str(db.get(new byte[Db.MAX_KEY_SIZE]))).isEqualTo("max key");
             assertThat(str(db.get(bytes("k")))).isEqualTo("v");
@@ -175,11 +189,14 @@ class DbBasicTest {
         Path other = dir.resolve("other");
         Files.createDirectories(other);
         Files.writeString(other.resolve("notes.txt"), "hello");
-        assertThatThrownBy(() -> Db.open(other, Options.defaults())).isInstanceOf(NotADatabaseException.class).hasMessageContaining("notes.txt");
+        assertThatThrownBy(() -> Db.open(other, Options.defaults()))
+                .isInstanceOf(NotADatabaseException.class)
+                .hasMessageContaining("notes.txt");
         Path file = dir.resolve("file");
         Files.writeString(file, "x");
         assertThatThrownBy(() -> Db.open(file, Options.defaults())).isInstanceOf(NotADatabaseException.class);
-        assertThatThrownBy(() -> Db.open(dir.resolve("missing"), Options.defaults().createIfMissing(false)))
+        assertThatThrownBy(
+                        () -> Db.open(dir.resolve("missing"), Options.defaults().createIfMissing(false)))
                 .isInstanceOf(NotADatabaseException.class);
         assertThat(Files.exists(other.resolve("LOCK"))).isFalse();
     }

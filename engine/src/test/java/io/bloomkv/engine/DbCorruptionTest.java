@@ -36,9 +36,11 @@ class DbCorruptionTest {
 
     private Path onlyFile(String suffix) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.toString().endsWith(suffix)).reduce((a, b) -> {
-                throw new AssertionError("more than one " + suffix + ": " + a + ", " + b);
-            }).orElseThrow();
+            return s.filter(p -> p.toString().endsWith(suffix))
+                    .reduce((a, b) -> {
+                        throw new AssertionError("more than one " + suffix + ": " + a + ", " + b);
+                    })
+                    .orElseThrow();
         }
     }
 
@@ -67,12 +69,13 @@ class DbCorruptionTest {
             // Keys in other blocks still read correctly.
             assertThat(TestKeys.str(db.get(TestKeys.key(N - 1)))).isEqualTo("value-" + (N - 1));
             assertThatThrownBy(() -> {
-                try (DbIterator it = db.iterator()) {
-                    for (it.seekToFirst(); it.valid(); it.next()) {
-                        it.value();
-                    }
-                }
-            }).isInstanceOf(CorruptionException.class);
+                        try (DbIterator it = db.iterator()) {
+                            for (it.seekToFirst(); it.valid(); it.next()) {
+                                it.value();
+                            }
+                        }
+                    })
+                    .isInstanceOf(CorruptionException.class);
         }
     }
 
@@ -135,8 +138,12 @@ class DbCorruptionTest {
         CorruptionException e = catchThrowableOfType(() -> Db.open(dir, Options.defaults()), CorruptionException.class);
         assertThat(e).isNotNull();
         assertThat(e.file()).isEqualTo(log);
-        assertThat(TableReader.liveTables()).as("table readers after the failed open").isEqualTo(liveBefore);
-        assertThat(TableReader.liveFilterBytes()).as("filter bytes after the failed open").isEqualTo(filterBytesBefore);
+        assertThat(TableReader.liveTables())
+                .as("table readers after the failed open")
+                .isEqualTo(liveBefore);
+        assertThat(TableReader.liveFilterBytes())
+                .as("filter bytes after the failed open")
+                .isEqualTo(filterBytesBefore);
         flip(log, 20);
         try (Db db = Db.open(dir, Options.defaults())) {
             for (int i = 0; i < N + 300; i++) {

@@ -28,8 +28,8 @@ class DbLogTest {
         }
 
         @Override
-        protected void handleNormalizedLoggingCall(Level level, Marker marker, String pattern, Object[] args,
-                                                   Throwable t) {
+        protected void handleNormalizedLoggingCall(
+                Level level, Marker marker, String pattern, Object[] args, Throwable t) {
             lines.add(level + " " + MessageFormatter.basicArrayFormat(pattern, args) + (t == null ? "" : " " + t));
         }
 
@@ -63,8 +63,14 @@ class DbLogTest {
     void flushesCompactionsStallsAndErrorsAreLoggedAtTheirLevels() {
         Recording rec = new Recording();
         DbLog log = new DbLog(rec);
-        Options opts = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
-                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2).syncMode(SyncMode.NONE)
+        Options opts = Options.defaults()
+                .writeBufferSize(8 << 10)
+                .blockSize(512)
+                .targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .syncMode(SyncMode.NONE)
                 .listeners(log);
         try (Db db = Db.open(dir, opts)) {
             for (int i = 0; i < 4000; i++) {
@@ -74,20 +80,25 @@ class DbLogTest {
             db.waitForBackgroundWork();
         }
         assertThat(rec.lines).anyMatch(l -> l.startsWith("INFO [" + dir.toAbsolutePath() + "] flush begun"));
-        assertThat(rec.lines).anyMatch(l -> l.startsWith("INFO ") && l.contains("flush finished") && l.contains("-> table #"));
+        assertThat(rec.lines)
+                .anyMatch(l -> l.startsWith("INFO ") && l.contains("flush finished") && l.contains("-> table #"));
         assertThat(rec.lines).anyMatch(l -> l.startsWith("INFO ") && l.contains("compaction finished"));
         assertThat(rec.lines).anyMatch(l -> l.startsWith("DEBUG table file deleted"));
 
         log.onWriteStallChanged(new EventListener.WriteStallInfo(dir, true, 36, 1));
         log.onWriteStallChanged(new EventListener.WriteStallInfo(dir, false, 3, 0));
-        boolean ignored = log.onBackgroundError(new EventListener.BackgroundErrorInfo(dir, "compaction",
-                new BloomKvIOException("disk gone", new java.io.IOException("EIO")), true));
+        boolean ignored = log.onBackgroundError(new EventListener.BackgroundErrorInfo(
+                dir, "compaction", new BloomKvIOException("disk gone", new java.io.IOException("EIO")), true));
         assertThat(ignored).as("the log never ignores an error").isFalse();
-        assertThat(rec.lines).contains("WARN [" + dir + "] stalling writes: 36 level-0 tables, 1 memtables waiting for flush",
-                "INFO [" + dir + "] writes resumed");
-        assertThat(rec.lines).anyMatch(l -> l.startsWith("ERROR [" + dir + "] background compaction failed (recoverable)")
-                && l.contains("disk gone"));
-        assertThat(DbLog.withLog(List.of())).as("no binding in the tests: SLF4J's no-op logger, no log listener")
+        assertThat(rec.lines)
+                .contains(
+                        "WARN [" + dir + "] stalling writes: 36 level-0 tables, 1 memtables waiting for flush",
+                        "INFO [" + dir + "] writes resumed");
+        assertThat(rec.lines)
+                .anyMatch(l -> l.startsWith("ERROR [" + dir + "] background compaction failed (recoverable)")
+                        && l.contains("disk gone"));
+        assertThat(DbLog.withLog(List.of()))
+                .as("no binding in the tests: SLF4J's no-op logger, no log listener")
                 .hasSize(DbLog.LOG.isInfoEnabled() ? 1 : 0);
     }
 }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
-import io.bloomkv.engine.fs.FileSystemWithoutDirectReads;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.FileSystemWithoutDirectReads;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Random;
@@ -28,7 +28,10 @@ class DirectReadsTest {
         int n = 5000;
         byte[][] values = new byte[n][];
         // odd value sizes: blocks end at unaligned offsets
-        Options o = Options.defaults().writeBufferSize(128 << 10).blockCacheSize(0).useDirectReads(true)
+        Options o = Options.defaults()
+                .writeBufferSize(128 << 10)
+                .blockCacheSize(0)
+                .useDirectReads(true)
                 .compression(Compression.LZ4);
         try (Db db = Db.open(dir, o)) {
             for (int i = 0; i < n; i += 2) {
@@ -44,11 +47,14 @@ class DirectReadsTest {
             Stats after = db.stats();
             // no block cache: every data-block access of a present key is a read from the device
             assertThat(after.blockReads() - before.blockReads())
-                    .isEqualTo(after.dataBlockAccesses() - before.dataBlockAccesses()).isGreaterThanOrEqualTo(n / 2);
+                    .isEqualTo(after.dataBlockAccesses() - before.dataBlockAccesses())
+                    .isGreaterThanOrEqualTo(n / 2);
             int seen = 0;
             try (DbIterator it = db.iterator()) {
                 for (it.seekToFirst(); it.valid(); it.next()) {
-                    assertThat(it.value()).isEqualTo(values[Integer.parseInt(new String(it.key(), StandardCharsets.US_ASCII).substring(1))]);
+                    assertThat(it.value())
+                            .isEqualTo(values[
+                                    Integer.parseInt(new String(it.key(), StandardCharsets.US_ASCII).substring(1))]);
                     seen++;
                 }
             }
@@ -60,9 +66,13 @@ class DirectReadsTest {
 
     @Test
     void openRefusesWhereTheFileSystemHasNoDirectReads() {
-        Options o = Options.defaults().fileSystem(new FileSystemWithoutDirectReads(FileSystem.disk())).useDirectReads(true);
-        assertThatThrownBy(() -> Db.open(dir, o)).isInstanceOf(InvalidArgumentException.class)
-                .hasMessageContaining("useDirectReads").hasMessageContaining(dir.toAbsolutePath().toString())
+        Options o = Options.defaults()
+                .fileSystem(new FileSystemWithoutDirectReads(FileSystem.disk()))
+                .useDirectReads(true);
+        assertThatThrownBy(() -> Db.open(dir, o))
+                .isInstanceOf(InvalidArgumentException.class)
+                .hasMessageContaining("useDirectReads")
+                .hasMessageContaining(dir.toAbsolutePath().toString())
                 .hasMessageContaining("O_DIRECT");
         // the refused open left nothing locked or open
         try (Db db = Db.open(dir, o.copy().useDirectReads(false))) {

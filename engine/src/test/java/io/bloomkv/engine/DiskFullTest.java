@@ -47,8 +47,12 @@ class DiskFullTest {
     }
 
     private Options options(FileSystem fileSystem) {
-        return Options.defaults().fileSystem(fileSystem).syncMode(SyncMode.EVERY_WRITE).autoCompaction(false)
-                .writeBufferSize(64 << 10).blockSize(1024);
+        return Options.defaults()
+                .fileSystem(fileSystem)
+                .syncMode(SyncMode.EVERY_WRITE)
+                .autoCompaction(false)
+                .writeBufferSize(64 << 10)
+                .blockSize(1024);
     }
 
     private static void assertEnospc(Throwable e) {
@@ -64,8 +68,8 @@ class DiskFullTest {
      * Every acknowledged key reads back through get and a full scan, except {@code uncertainKey} (the
      * key of the write that failed), which holds {@code prior} (null = absent) or {@code attempted}.
      */
-    private static void assertHolds(Db db, TreeMap<String, byte[]> model, String uncertainKey, byte[] prior, byte[] attempted,
-            String ctx) {
+    private static void assertHolds(
+            Db db, TreeMap<String, byte[]> model, String uncertainKey, byte[] prior, byte[] attempted, String ctx) {
         TreeMap<String, byte[]> scanned = new TreeMap<>();
         try (DbIterator it = db.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
@@ -75,21 +79,28 @@ class DiskFullTest {
         if (uncertainKey != null) {
             byte[] got = scanned.remove(uncertainKey);
             assertThat(java.util.Arrays.equals(got, prior) || java.util.Arrays.equals(got, attempted))
-                    .as(ctx + ": the failed write's key holds its old value or, whole, the new one").isTrue();
-            assertThat(db.get(TestKeys.bytes(uncertainKey))).as(ctx + ": get of the failed write's key").isEqualTo(got);
+                    .as(ctx + ": the failed write's key holds its old value or, whole, the new one")
+                    .isTrue();
+            assertThat(db.get(TestKeys.bytes(uncertainKey)))
+                    .as(ctx + ": get of the failed write's key")
+                    .isEqualTo(got);
         }
         assertThat(scanned.keySet()).as(ctx + ": keys").isEqualTo(model.keySet());
         for (Map.Entry<String, byte[]> e : model.entrySet()) {
             assertThat(scanned.get(e.getKey())).as(ctx + ": scan " + e.getKey()).isEqualTo(e.getValue());
-            assertThat(db.get(TestKeys.bytes(e.getKey()))).as(ctx + ": get " + e.getKey()).isEqualTo(e.getValue());
+            assertThat(db.get(TestKeys.bytes(e.getKey())))
+                    .as(ctx + ": get " + e.getKey())
+                    .isEqualTo(e.getValue());
         }
     }
 
     private static void assertNoOrphanTables(Db db, String ctx) throws IOException {
-        TreeSet<Long> live = db.tables().stream().map(TableInfo::fileNumber).collect(Collectors.toCollection(TreeSet::new));
+        TreeSet<Long> live =
+                db.tables().stream().map(TableInfo::fileNumber).collect(Collectors.toCollection(TreeSet::new));
         TreeSet<Long> onDisk = new TreeSet<>();
         try (Stream<Path> files = Files.list(db.directory())) {
-            files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".sst"))
+            files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".sst"))
                     .forEach(n -> onDisk.add(Long.parseLong(n.substring(0, n.indexOf('.')))));
         }
         assertThat(onDisk).as(ctx + ": table files on disk = live tables").isEqualTo(live);
@@ -101,8 +112,9 @@ class DiskFullTest {
     }
 
     /** Frees the space, crashes (unsynced bytes lost), reopens and checks everything acknowledged is there. */
-    private void reopenAfterFreeingSpace(Db db, TreeMap<String, byte[]> model, String uncertainKey, byte[] prior,
-            byte[] attempted, String ctx) throws IOException {
+    private void reopenAfterFreeingSpace(
+            Db db, TreeMap<String, byte[]> model, String uncertainKey, byte[] prior, byte[] attempted, String ctx)
+            throws IOException {
         fs.clearFreeSpaceLimit();
         try {
             db.close();
@@ -271,15 +283,20 @@ class DiskFullTest {
             }
             assertThat(failedValue).isNotNull();
         } catch (BloomKvIOException closeFailure) {
-            assertThat(failure).as("only closing may fail, after the write failed").isNotNull();
+            assertThat(failure)
+                    .as("only closing may fail, after the write failed")
+                    .isNotNull();
         }
         Files.delete(filler);
         try (Db reopened = Db.open(db1, opts)) {
             for (Map.Entry<String, byte[]> e : model.entrySet()) {
-                assertThat(reopened.get(TestKeys.bytes(e.getKey()))).as("get " + e.getKey() + " after reopen").isEqualTo(e.getValue());
+                assertThat(reopened.get(TestKeys.bytes(e.getKey())))
+                        .as("get " + e.getKey() + " after reopen")
+                        .isEqualTo(e.getValue());
             }
             assertNoOrphanTables(reopened, "real file system");
-            System.out.println("DiskFullTest.realSmallFileSystem: " + root + " (" + Files.getFileStore(root).type() + "), "
+            System.out.println("DiskFullTest.realSmallFileSystem: " + root + " ("
+                    + Files.getFileStore(root).type() + "), "
                     + acknowledged + " acknowledged puts before: " + failure + "; all " + model.size()
                     + " live keys read back after the filler was deleted and the database reopened");
         }

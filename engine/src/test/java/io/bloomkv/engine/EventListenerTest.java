@@ -110,8 +110,15 @@ class EventListenerTest {
     }
 
     private static Options small(FileSystem fs) {
-        return Options.defaults().fileSystem(fs).writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
-                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2).syncMode(SyncMode.NONE);
+        return Options.defaults()
+                .fileSystem(fs)
+                .writeBufferSize(8 << 10)
+                .blockSize(512)
+                .targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .syncMode(SyncMode.NONE);
     }
 
     @Test
@@ -142,11 +149,15 @@ class EventListenerTest {
         List<EventListener.CompactionCompletedInfo> compacted = rec.of(EventListener.CompactionCompletedInfo.class);
         assertThat(compacted).isNotEmpty();
         assertThat(rec.of(EventListener.CompactionInfo.class)).hasSize(compacted.size());
-        assertThat(compacted).anyMatch(c -> !c.trivialMove() && c.bytesWritten() > 0 && !c.outputs().isEmpty());
+        assertThat(compacted)
+                .anyMatch(c ->
+                        !c.trivialMove() && c.bytesWritten() > 0 && !c.outputs().isEmpty());
         // every table: created once; those gone deleted (after their creation); the live ones not deleted
         Set<Long> created = new HashSet<>();
         for (EventListener.TableFileCreatedInfo t : rec.of(EventListener.TableFileCreatedInfo.class)) {
-            assertThat(created.add(t.number())).as("table " + t.number() + " created once").isTrue();
+            assertThat(created.add(t.number()))
+                    .as("table " + t.number() + " created once")
+                    .isTrue();
         }
         Set<Long> deleted = new HashSet<>();
         for (EventListener.TableFileDeletedInfo t : rec.of(EventListener.TableFileDeletedInfo.class)) {
@@ -193,10 +204,13 @@ class EventListenerTest {
             assertThat(db.stats().writeStalls()).isPositive();
         }
         assertThat(rec.violations).isEmpty();
-        List<String> stalls = rec.events.stream().filter(e -> e.startsWith("stall")).toList();
+        List<String> stalls =
+                rec.events.stream().filter(e -> e.startsWith("stall")).toList();
         assertThat(stalls).isNotEmpty();
         for (int i = 0; i < stalls.size(); i++) {
-            assertThat(stalls.get(i)).as("stall events alternate, starting with on").isEqualTo(i % 2 == 0 ? "stall-on" : "stall-off");
+            assertThat(stalls.get(i))
+                    .as("stall events alternate, starting with on")
+                    .isEqualTo(i % 2 == 0 ? "stall-on" : "stall-off");
         }
         assertThat(stalls.get(stalls.size() - 1)).isEqualTo("stall-off");
     }
@@ -209,8 +223,9 @@ class EventListenerTest {
             rec.ignoreErrors = ignore;
             FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
             FaultInjectingFileSystem.Fault fault = fs.injectNth(
-                    FaultInjectingFileSystem.on(Op.CREATE, "*.sst").and((op, p) ->
-                            Thread.currentThread().getName().startsWith("bloomkv-compact")), 1);
+                    FaultInjectingFileSystem.on(Op.CREATE, "*.sst")
+                            .and((op, p) -> Thread.currentThread().getName().startsWith("bloomkv-compact")),
+                    1);
             Path d = dir.resolve("ignore-" + ignore);
             try (Db db = Db.open(d, small(fs).listeners(rec))) {
                 rec.db.set(db);
@@ -240,10 +255,13 @@ class EventListenerTest {
                 } else {
                     waitForError(db);
                     assertThat(db.property("bloomkv.background-errors")).hasValue("1");
-                    assertThatThrownBy(() -> db.put(TestKeys.key(1), TestKeys.key(1))).isInstanceOf(BloomKvException.class);
+                    assertThatThrownBy(() -> db.put(TestKeys.key(1), TestKeys.key(1)))
+                            .isInstanceOf(BloomKvException.class);
                 }
             } catch (BloomKvException closeAfterError) {
-                assertThat(ignore).as("only the unignored run may fail at close").isFalse();
+                assertThat(ignore)
+                        .as("only the unignored run may fail at close")
+                        .isFalse();
             }
             assertThat(rec.violations).as("ignore " + ignore).isEmpty();
         }
@@ -258,8 +276,10 @@ class EventListenerTest {
 
     @Test
     void listenersAreCheckedAndCopied() {
-        assertThatThrownBy(() -> Options.defaults().listeners((EventListener) null)).isInstanceOf(InvalidArgumentException.class);
-        assertThatThrownBy(() -> Options.defaults().listeners((EventListener[]) null)).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> Options.defaults().listeners((EventListener) null))
+                .isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> Options.defaults().listeners((EventListener[]) null))
+                .isInstanceOf(InvalidArgumentException.class);
         Recorder r = new Recorder();
         Options o = Options.defaults().listeners(r);
         assertThat(o.copy().listeners()).containsExactly(r);

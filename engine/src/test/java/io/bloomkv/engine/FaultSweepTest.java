@@ -157,16 +157,26 @@ class FaultSweepTest {
      * its write-time suffix through WAL, flush, collapse, compaction and recovery).
      */
     private static volatile java.time.Duration sweepTtl;
+
     private static final ManualClock FROZEN = new ManualClock(1_700_000_000L);
 
     private static Options options(FaultInjectingFileSystem fs) {
         // No automatic flush or compaction: the calls of the workload are the only file-system users,
         // so the i-th operation is the same one in every run. No block cache: gets read the tables.
-        return Options.defaults().ttl(sweepTtl).clock(FROZEN).fileSystem(fs).syncMode(SyncMode.EVERY_WRITE).autoCompaction(false)
-                .writeBufferSize(1 << 20).blockSize(256).blockCacheSize(0).mergeOperator(MergeOperators.stringAppend(','))
+        return Options.defaults()
+                .ttl(sweepTtl)
+                .clock(FROZEN)
+                .fileSystem(fs)
+                .syncMode(SyncMode.EVERY_WRITE)
+                .autoCompaction(false)
+                .writeBufferSize(1 << 20)
+                .blockSize(256)
+                .blockCacheSize(0)
+                .mergeOperator(MergeOperators.stringAppend(','))
                 .rangeFilterBitsPerKey(10) // every table write also writes a range filter block
                 // and, under a filter budget with 64-byte partitions, a partitioned point filter (more than 51 keys)
-                .filterMemoryBudget(16 << 10).filterPartitionSize(64);
+                .filterMemoryBudget(16 << 10)
+                .filterPartitionSize(64);
     }
 
     /** What a run of the workload left: the acknowledged writes, and the write whose call failed, if any. */
@@ -178,6 +188,7 @@ class FaultSweepTest {
         String failedStep;
         /** Completed checkpoints: directory, and the acknowledged writes at its point. */
         final Map<Path, TreeMap<Integer, byte[]>> checkpoints = new java.util.LinkedHashMap<>();
+
         int ingestions;
     }
 
@@ -258,7 +269,9 @@ class FaultSweepTest {
             o.model.clear();
             o.model.putAll(next);
         } else if (s instanceof Get g) {
-            assertThat(db.get(TestKeys.key(g.key()))).as("get " + g.key() + " while running").isEqualTo(o.model.get(g.key()));
+            assertThat(db.get(TestKeys.key(g.key())))
+                    .as("get " + g.key() + " while running")
+                    .isEqualTo(o.model.get(g.key()));
         } else if (s instanceof Scan) {
             assertThat(scan(db)).as("scan while running").isEqualTo(render(o.model));
         } else if (s instanceof Flush) {
@@ -267,7 +280,8 @@ class FaultSweepTest {
             db.compactRange(null, null);
         } else if (s instanceof Ingest in) {
             // The file is written through the same (faulty) file system, outside the database directory.
-            Path file = db.directory().resolveSibling(db.directory().getFileName() + "-ingest-" + o.ingestions++ + ".sst");
+            Path file =
+                    db.directory().resolveSibling(db.directory().getFileName() + "-ingest-" + o.ingestions++ + ".sst");
             try (TableFileWriter w = TableFileWriter.create(file, db.options())) {
                 for (Mut m : in.puts()) {
                     w.put(TestKeys.key(m.key()), m.value());
@@ -283,7 +297,9 @@ class FaultSweepTest {
             db.checkpoint(cp);
             TreeMap<Integer, byte[]> at = new TreeMap<>(o.model);
             try (Db c = Db.open(cp, db.options())) {
-                assertThat(scan(c)).as("checkpoint " + cp.getFileName() + " right after it was taken").isEqualTo(render(at));
+                assertThat(scan(c))
+                        .as("checkpoint " + cp.getFileName() + " right after it was taken")
+                        .isEqualTo(render(at));
             }
             o.checkpoints.put(cp, at);
         } else if (s instanceof Reopen) {
@@ -337,13 +353,17 @@ class FaultSweepTest {
                 assertThat(it.valid()).as(ctx + ": bounded seek " + k).isEqualTo(expected.containsKey(k));
             }
         }
-        TreeSet<Long> live = db.tables().stream().map(TableInfo::fileNumber).collect(Collectors.toCollection(TreeSet::new));
+        TreeSet<Long> live =
+                db.tables().stream().map(TableInfo::fileNumber).collect(Collectors.toCollection(TreeSet::new));
         TreeSet<Long> onDisk = new TreeSet<>();
         try (Stream<Path> files = Files.list(db.directory())) {
-            files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".sst"))
+            files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".sst"))
                     .forEach(n -> onDisk.add(Long.parseLong(n.substring(0, n.indexOf('.')))));
         }
-        assertThat(onDisk).as(ctx + ": table files on disk = live tables (no orphan, none missing)").isEqualTo(live);
+        assertThat(onDisk)
+                .as(ctx + ": table files on disk = live tables (no orphan, none missing)")
+                .isEqualTo(live);
     }
 
     private static void deleteTree(Path d) throws IOException {
@@ -443,14 +463,17 @@ class FaultSweepTest {
                 beyondEnd++;
             } else if (nth.fired() == 0) {
                 notReached++;
-                notReachedAt.add(i + " (run made " + seen.get() + " operations, failure " + o.failure + " in " + o.failedStep + ")");
+                notReachedAt.add(i + " (run made " + seen.get() + " operations, failure " + o.failure + " in "
+                        + o.failedStep + ")");
             } else {
                 failedPerOp.merge(op, 1, Integer::sum);
             }
             if (o.failure != null) {
                 surfaced++;
-                assertThat(hasInjectedCause(o.failure)).as(ctx + ": " + o.failedStep + " failed with " + o.failure
-                        + " not caused by the injected error").isTrue();
+                assertThat(hasInjectedCause(o.failure))
+                        .as(ctx + ": " + o.failedStep + " failed with " + o.failure
+                                + " not caused by the injected error")
+                        .isTrue();
             } else if (nth.fired() > 0) {
                 tolerated++;
             }
@@ -468,10 +491,14 @@ class FaultSweepTest {
                         uncertainDropped++;
                     }
                 }
-                checkReopened(reopened, expected, ctx + " (" + op + " failed in " + o.failedStep + ": " + o.failure + ")");
+                checkReopened(
+                        reopened, expected, ctx + " (" + op + " failed in " + o.failedStep + ": " + o.failure + ")");
                 for (Map.Entry<Path, TreeMap<Integer, byte[]>> cp : o.checkpoints.entrySet()) {
                     try (Db c = Db.open(cp.getKey(), options(fs))) {
-                        checkReopened(c, cp.getValue(), ctx + ": checkpoint " + cp.getKey().getFileName() + " after the crash");
+                        checkReopened(
+                                c,
+                                cp.getValue(),
+                                ctx + ": checkpoint " + cp.getKey().getFileName() + " after the crash");
                     }
                     deleteTree(cp.getKey());
                 }
@@ -480,10 +507,14 @@ class FaultSweepTest {
             }
             deleteTree(d);
         }
-        System.out.println("FaultSweepTest: swept " + total + " operations " + failedPerOp + "; surfaced as BloomKvIOException "
-                + surfaced + ", tolerated " + tolerated + ", beyond the end of a shorter run " + beyondEnd + "; failed write applied after reopen "
-                + uncertainApplied + ", dropped " + uncertainDropped + "; 0 lost, 0 corrupt");
-        assertThat(notReachedAt).as("every operation of the counted run was reached and failed once").isEmpty();
+        System.out.println(
+                "FaultSweepTest: swept " + total + " operations " + failedPerOp + "; surfaced as BloomKvIOException "
+                        + surfaced + ", tolerated " + tolerated + ", beyond the end of a shorter run " + beyondEnd
+                        + "; failed write applied after reopen "
+                        + uncertainApplied + ", dropped " + uncertainDropped + "; 0 lost, 0 corrupt");
+        assertThat(notReachedAt)
+                .as("every operation of the counted run was reached and failed once")
+                .isEmpty();
         assertThat(beyondEnd).as("runs are nearly deterministic").isLessThanOrEqualTo(Math.max(2, total / 100));
         assertThat(surfaced + tolerated + beyondEnd).isEqualTo(total);
         assertThat(TableReader.liveTables()).as("no table left open").isZero();

@@ -19,6 +19,7 @@ class FilterAvoidsDiskTest {
     static final int TABLES = 4;
     /** Absent keys 2i+1 for i in [FIRST_ABSENT, LAST_ABSENT) lie inside every table's key range. */
     static final int FIRST_ABSENT = TABLES;
+
     static final int LAST_ABSENT = N - TABLES;
     static final long ABSENT = LAST_ABSENT - FIRST_ABSENT;
 
@@ -38,7 +39,9 @@ class FilterAvoidsDiskTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = FilterKind.class, names = {"BLOCKED", "STANDARD", "PARTITIONED", "RIBBON"})
+    @EnumSource(
+            value = FilterKind.class,
+            names = {"BLOCKED", "STANDARD", "PARTITIONED", "RIBBON"})
     void filtersAvoidAlmostAllReadsOfAbsentKeys(FilterKind kind) {
         try (Db db = load(Options.defaults().filterKind(kind).bitsPerKey(10))) {
             Stats before = db.stats();
@@ -51,7 +54,8 @@ class FilterAvoidsDiskTest {
             long positive = s.filterPositive() - before.filterPositive();
             long truePositive = s.filterTruePositive() - before.filterTruePositive();
             long blockReads = s.blockReads() - before.blockReads();
-            System.out.printf("%s: checks %d useful %d positive %d blockReads %d measured FPR %.5f%n",
+            System.out.printf(
+                    "%s: checks %d useful %d positive %d blockReads %d measured FPR %.5f%n",
                     kind, checks, useful, positive, blockReads, positive / (double) checks);
             assertThat(checks).as("every table is asked for every absent key").isEqualTo(ABSENT * TABLES);
             assertThat(useful / (double) checks).as("filterUseful / checks").isGreaterThan(0.98);
@@ -83,8 +87,12 @@ class FilterAvoidsDiskTest {
         for (FilterKind kind : new FilterKind[] {FilterKind.BLOCKED, FilterKind.RIBBON}) {
             int i = kind == FilterKind.BLOCKED ? 0 : 1;
             java.nio.file.Path sub = dir.resolve(kind.name());
-            Options o = Options.defaults().bitsPerKey(10).ribbonFromLevel(kind == FilterKind.RIBBON ? 0 : -1)
-                    .blockCacheSize(0).autoCompaction(false).writeBufferSize(64 << 20);
+            Options o = Options.defaults()
+                    .bitsPerKey(10)
+                    .ribbonFromLevel(kind == FilterKind.RIBBON ? 0 : -1)
+                    .blockCacheSize(0)
+                    .autoCompaction(false)
+                    .writeBufferSize(64 << 20);
             try (Db db = Db.open(sub, o)) {
                 for (int t = 0; t < TABLES; t++) {
                     for (int k = t; k < N; k += TABLES) {
@@ -107,7 +115,9 @@ class FilterAvoidsDiskTest {
                 rate[i] = positive / (double) checks;
                 memory[i] = s.filterMemoryBytes();
                 double sigma = Math.sqrt(expected * (1 - expected) / checks);
-                System.out.printf("%s: filter memory %d B, measured FPR %.5f, formula %.5f%n", kind, memory[i], rate[i], expected);
+                System.out.printf(
+                        "%s: filter memory %d B, measured FPR %.5f, formula %.5f%n",
+                        kind, memory[i], rate[i], expected);
                 assertThat(Math.abs(rate[i] - expected)).as(kind.name()).isLessThanOrEqualTo(4 * sigma + 1e-4);
                 for (int k = 0; k < N; k += 101) {
                     assertThat(TestKeys.str(db.get(TestKeys.key(2L * k)))).isEqualTo("value-" + k);
@@ -127,8 +137,11 @@ class FilterAvoidsDiskTest {
             Stats s = db.stats();
             assertThat(s.filterChecks()).isZero();
             assertThat(s.filterMemoryBytes()).isZero();
-            assertThat(s.tablesReadWithoutFilter() - before.tablesReadWithoutFilter()).isEqualTo(ABSENT * TABLES);
-            assertThat(s.blockReads() - before.blockReads()).as("one data-block read per table per get").isEqualTo(ABSENT * TABLES);
+            assertThat(s.tablesReadWithoutFilter() - before.tablesReadWithoutFilter())
+                    .isEqualTo(ABSENT * TABLES);
+            assertThat(s.blockReads() - before.blockReads())
+                    .as("one data-block read per table per get")
+                    .isEqualTo(ABSENT * TABLES);
         }
     }
 

@@ -29,8 +29,13 @@ class FilterMemoryBudgetTest {
 
     /** Uncompressed tables (the default LZ4 would shrink the repetitive values into fewer tables than the test needs). */
     private static Options base() {
-        return Options.defaults().compression(Compression.NONE).writeBufferSize(128 << 10).targetFileSize(128 << 10)
-                .maxBytesForLevelBase(512 << 10).blockCacheSize(0).useMmapReads(false);
+        return Options.defaults()
+                .compression(Compression.NONE)
+                .writeBufferSize(128 << 10)
+                .targetFileSize(128 << 10)
+                .maxBytesForLevelBase(512 << 10)
+                .blockCacheSize(0)
+                .useMmapReads(false);
     }
 
     /** Loads N keys in random order (several levels), then a few more flushed to level 0; returns the unbounded filter bytes. */
@@ -82,19 +87,25 @@ class FilterMemoryBudgetTest {
                     assertThat(TestKeys.str(db.get(TestKeys.key(2L * i)))).isEqualTo("value-" + i);
                     assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
                 }
-                assertThat(filterMemory(db)).as("filter memory after round " + round).isLessThanOrEqualTo(budget);
+                assertThat(filterMemory(db))
+                        .as("filter memory after round " + round)
+                        .isLessThanOrEqualTo(budget);
             }
             Stats s = db.stats();
             // the pinned and cached filters still rule out absent keys; the tables whose filter exceeds the cache share
             // are read without one
-            assertThat(s.filterUseful()).as("the budgeted filters still rule out absent keys").isGreaterThan(500);
+            assertThat(s.filterUseful())
+                    .as("the budgeted filters still rule out absent keys")
+                    .isGreaterThan(500);
             assertThat(s.filterUseful() + s.tablesReadWithoutFilter()).isGreaterThan(10_000);
             // level 0 is pinned first
             List<TableInfo> tables = db.tables();
             assertThat(tables.get(0).level()).isZero();
             assertThat(filterMemory(db)).isLessThanOrEqualTo(budget);
         }
-        assertThat(FilterMemory.liveBytes()).as("budgeted filter memory freed at close").isEqualTo(liveBefore);
+        assertThat(FilterMemory.liveBytes())
+                .as("budgeted filter memory freed at close")
+                .isEqualTo(liveBefore);
     }
 
     @Test
@@ -115,7 +126,7 @@ class FilterMemoryBudgetTest {
         long full = load(dir.resolve("a"), seed) + load(dir.resolve("b"), seed + 1);
         SharedFilterBudget shared = new SharedFilterBudget(full / 10);
         try (Db a = Db.open(dir.resolve("a"), base().filterMemoryBudget(shared));
-             Db b = Db.open(dir.resolve("b"), base().filterMemoryBudget(shared))) {
+                Db b = Db.open(dir.resolve("b"), base().filterMemoryBudget(shared))) {
             Random rnd = new Random(seed);
             for (int j = 0; j < 4000; j++) {
                 int i = rnd.nextInt(N);
@@ -133,7 +144,8 @@ class FilterMemoryBudgetTest {
         assertThat(shared.pinnedBytes()).isZero();
         assertThat(shared.cachedBytes()).isZero();
         assertThatThrownBy(() -> new SharedFilterBudget(0)).isInstanceOf(InvalidArgumentException.class);
-        assertThatThrownBy(() -> Options.defaults().filterMemoryBudget(-1)).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> Options.defaults().filterMemoryBudget(-1))
+                .isInstanceOf(InvalidArgumentException.class);
     }
 
     @Test

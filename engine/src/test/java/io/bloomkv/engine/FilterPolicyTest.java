@@ -42,35 +42,46 @@ class FilterPolicyTest {
         double ribbon = FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, bloom, 1_000_000);
         assertThat(ribbon).isBetween(6.5, 7.5);
         assertThat(FilterMath.ribbonFppForBitsPerKey(1_000_000, ribbon)).isLessThanOrEqualTo(blockedRate);
-        assertThat(FilterPolicy.bitsPerKey(FilterKind.BLOCKED, FilterBudget.FALSE_POSITIVE_RATE, bloom, 1_000_000)).isEqualTo(bloom);
-        assertThat(FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 0, 1_000_000)).isZero();
+        assertThat(FilterPolicy.bitsPerKey(FilterKind.BLOCKED, FilterBudget.FALSE_POSITIVE_RATE, bloom, 1_000_000))
+                .isEqualTo(bloom);
+        assertThat(FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 0, 1_000_000))
+                .isZero();
         // MONKEY's fractional budgets map to fractional RIBBON bits
-        assertThat(FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 8.37, 50_000)).isNotEqualTo(Math.rint(8.37));
+        assertThat(FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 8.37, 50_000))
+                .isNotEqualTo(Math.rint(8.37));
     }
 
     @Test
     void tableFiltersPerLevelUnderTheUniformAllocation() {
         // UNIFORM needs no tree: the Version set is never asked (null here)
         FilterPolicy p = new FilterPolicy(Options.defaults().bitsPerKey(10).ribbonFromLevel(3));
-        assertThat(p.forTable(null, 1, 1_000_000, null, null, null)).isEqualTo(new FilterPolicy.TableFilter(FilterKind.BLOCKED, 10));
+        assertThat(p.forTable(null, 1, 1_000_000, null, null, null))
+                .isEqualTo(new FilterPolicy.TableFilter(FilterKind.BLOCKED, 10));
         FilterPolicy.TableFilter deep = p.forTable(null, 3, 1_000_000, null, null, null);
         assertThat(deep.kind()).isEqualTo(FilterKind.RIBBON);
-        assertThat(deep.bitsPerKey()).isEqualTo(FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 10, 1_000_000))
+        assertThat(deep.bitsPerKey())
+                .isEqualTo(FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 10, 1_000_000))
                 .isBetween(6.5, 7.5);
         // an ingested table: the last level's kind, its RIBBON bits computed for a large table
-        assertThat(p.forIngestedTable(6)).isEqualTo(new FilterPolicy.TableFilter(FilterKind.RIBBON,
-                FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 10, 1 << 20)));
+        assertThat(p.forIngestedTable(6))
+                .isEqualTo(new FilterPolicy.TableFilter(
+                        FilterKind.RIBBON,
+                        FilterPolicy.bitsPerKey(FilterKind.RIBBON, FilterBudget.FALSE_POSITIVE_RATE, 10, 1 << 20)));
         assertThat(new FilterPolicy(Options.defaults().bitsPerKey(0).filterAllocation(FilterAllocation.MONKEY))
-                .forTable(null, 2, 1000, null, null, null).bitsPerKey()).isZero();
+                        .forTable(null, 2, 1000, null, null, null)
+                        .bitsPerKey())
+                .isZero();
     }
 
     @Test
     void memoryBudgetSpendsTheBitsForALowerRate() {
         assertThat(Options.defaults().filterBudget()).isEqualTo(FilterBudget.FALSE_POSITIVE_RATE);
-        assertThat(Options.defaults().filterBudget(FilterBudget.MEMORY).copy().filterBudget()).isEqualTo(FilterBudget.MEMORY);
+        assertThat(Options.defaults().filterBudget(FilterBudget.MEMORY).copy().filterBudget())
+                .isEqualTo(FilterBudget.MEMORY);
         assertThatThrownBy(() -> Options.defaults().filterBudget(null)).isInstanceOf(InvalidArgumentException.class);
         for (FilterKind kind : List.of(FilterKind.RIBBON, FilterKind.BLOCKED, FilterKind.STANDARD)) {
-            assertThat(FilterPolicy.bitsPerKey(kind, FilterBudget.MEMORY, 10, 1_000_000)).isEqualTo(10);
+            assertThat(FilterPolicy.bitsPerKey(kind, FilterBudget.MEMORY, 10, 1_000_000))
+                    .isEqualTo(10);
         }
         double blockedRate = FilterMath.blockedFppForLoad(512 / 10.0, FilterMath.optimalBlockedK(10), 512);
         double ribbonRate = FilterMath.ribbonFppForBitsPerKey(1_000_000, 10);
@@ -88,7 +99,10 @@ class FilterPolicyTest {
         FilterBudget[] budgets = {FilterBudget.FALSE_POSITIVE_RATE, FilterBudget.MEMORY};
         for (int b = 0; b < 2; b++) {
             Path d = dir.resolve(budgets[b].name());
-            Options o = Options.defaults().filterKind(FilterKind.RIBBON).filterBudget(budgets[b]).bitsPerKey(10)
+            Options o = Options.defaults()
+                    .filterKind(FilterKind.RIBBON)
+                    .filterBudget(budgets[b])
+                    .bitsPerKey(10)
                     .memtableFilterBitsPerKey(0);
             try (Db db = Db.open(d, o)) {
                 for (int i = 0; i < n; i++) {
@@ -106,7 +120,9 @@ class FilterPolicyTest {
                 Stats before = db.stats();
                 int absent = 200_000;
                 for (int i = 0; i < absent; i++) {
-                    assertThat(db.get(TestKeys.key(2L * rnd.nextInt(n) + 1))).as("seed %d", seed).isNull();
+                    assertThat(db.get(TestKeys.key(2L * rnd.nextInt(n) + 1)))
+                            .as("seed %d", seed)
+                            .isNull();
                 }
                 falsePositives[b] = (db.stats().filterFalsePositive() - before.filterFalsePositive()) / (double) absent;
             }
@@ -120,9 +136,15 @@ class FilterPolicyTest {
 
     @Test
     void level0StaysBlockedAndDeeperLevelsAreRibbon() {
-        Options o = Options.defaults().writeBufferSize(16 << 10).blockSize(512).targetFileSize(16 << 10)
-                .maxBytesForLevelBase(64 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                .filterAllocation(FilterAllocation.MONKEY).ribbonFromLevel(1);
+        Options o = Options.defaults()
+                .writeBufferSize(16 << 10)
+                .blockSize(512)
+                .targetFileSize(16 << 10)
+                .maxBytesForLevelBase(64 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .filterAllocation(FilterAllocation.MONKEY)
+                .ribbonFromLevel(1);
         long seed = TestKeys.seed("LevelFilterPolicyTest");
         java.util.Random rnd = new java.util.Random(seed);
         int n = 6000;
@@ -136,9 +158,13 @@ class FilterPolicyTest {
             db.flush();
             List<TableInfo> tables = db.tables();
             assertThat(tables.stream().anyMatch(t -> t.level() == 0)).isTrue();
-            assertThat(tables.stream().anyMatch(t -> t.level() >= 1)).as("seed %d", seed).isTrue();
+            assertThat(tables.stream().anyMatch(t -> t.level() >= 1))
+                    .as("seed %d", seed)
+                    .isTrue();
             for (TableInfo t : tables) {
-                assertThat(t.filterKind()).as("level %d", t.level()).isEqualTo(t.level() >= 1 ? FilterKind.RIBBON : FilterKind.BLOCKED);
+                assertThat(t.filterKind())
+                        .as("level %d", t.level())
+                        .isEqualTo(t.level() >= 1 ? FilterKind.RIBBON : FilterKind.BLOCKED);
             }
             for (int i = 0; i < n; i += 7) {
                 assertThat(db.get(TestKeys.key(2L * i))).isNotNull();
@@ -146,7 +172,8 @@ class FilterPolicyTest {
         }
         // reopened with the policy off: old tables keep their kind and still answer; new ones are BLOCKED
         try (Db db = Db.open(dir, o.copy().ribbonFromLevel(-1))) {
-            assertThat(db.tables().stream().anyMatch(t -> t.filterKind() == FilterKind.RIBBON)).isTrue();
+            assertThat(db.tables().stream().anyMatch(t -> t.filterKind() == FilterKind.RIBBON))
+                    .isTrue();
             for (int i = 0; i < n; i += 7) {
                 assertThat(db.get(TestKeys.key(2L * i))).isNotNull();
             }

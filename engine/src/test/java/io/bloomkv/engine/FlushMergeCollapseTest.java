@@ -96,7 +96,8 @@ class FlushMergeCollapseTest {
                 db.flush();
                 // The two newer operands as they are, and the value with the operand every reader sees: one value.
                 assertThat(entries(db)).isEqualTo(3);
-                assertThat(u64(db.get(bytes("k"), ReadOptions.defaults().snapshot(snap)))).isEqualTo(11);
+                assertThat(u64(db.get(bytes("k"), ReadOptions.defaults().snapshot(snap))))
+                        .isEqualTo(11);
                 assertThat(u64(db.get(bytes("k")))).isEqualTo(16);
                 try (DbIterator it = db.iterator(ReadOptions.defaults().snapshot(snap))) {
                     it.seekToFirst();

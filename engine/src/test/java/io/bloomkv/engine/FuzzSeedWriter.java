@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.internal.table.BlockHandle;
-import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.record.LogReader;
 import io.bloomkv.engine.internal.record.LogWriter;
+import io.bloomkv.engine.internal.table.BlockHandle;
+import io.bloomkv.engine.internal.table.TableReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -67,8 +67,12 @@ class FuzzSeedWriter {
             FilterKind kind = kinds[variant];
             Compression compression = compressions[variant];
             Path d = tmp.resolve("db-" + kind);
-            Options o = Options.defaults().filterKind(kind).compression(compression).bottommostCompression(compression)
-                    .blockSize(256).writeBufferSize(1 << 20);
+            Options o = Options.defaults()
+                    .filterKind(kind)
+                    .compression(compression)
+                    .bottommostCompression(compression)
+                    .blockSize(256)
+                    .writeBufferSize(1 << 20);
             List<byte[]> walRecords = new ArrayList<>();
             try (Db db = Db.open(d, o)) {
                 for (int i = 0; i < 24; i++) {
@@ -97,10 +101,14 @@ class FuzzSeedWriter {
                             if (compression != Compression.NONE) {
                                 // The stored (compressed) data and index blocks, for the decompression target.
                                 BlockHandle data0 = r.indexEntries().get(0).handle();
-                                for (BlockHandle h : new BlockHandle[] {data0, r.footer().index()}) {
+                                for (BlockHandle h :
+                                        new BlockHandle[] {data0, r.footer().index()}) {
                                     int type = bytes[(int) (h.offset() + h.size())] & 0xff;
                                     if (type == compression.code()) {
-                                        seed(tableInputs, "blockDecompress", n + "-" + h.offset(),
+                                        seed(
+                                                tableInputs,
+                                                "blockDecompress",
+                                                n + "-" + h.offset(),
                                                 flagged(compression == Compression.LZ4 ? 0 : 1, slice(bytes, h)));
                                         written++;
                                     }
@@ -111,10 +119,26 @@ class FuzzSeedWriter {
                                 seed(tableInputs, "tableOpen", n + "-" + flags, flagged(flags, bytes));
                             }
                             if (compression == Compression.NONE) {
-                                seed(tableInputs, "block", n + "-index", flagged(0, slice(bytes, r.footer().index())));
-                                seed(tableInputs, "block", n + "-data0", flagged(0, slice(bytes, r.indexEntries().get(0).handle())));
+                                seed(
+                                        tableInputs,
+                                        "block",
+                                        n + "-index",
+                                        flagged(0, slice(bytes, r.footer().index())));
+                                seed(
+                                        tableInputs,
+                                        "block",
+                                        n + "-data0",
+                                        flagged(
+                                                0,
+                                                slice(
+                                                        bytes,
+                                                        r.indexEntries().get(0).handle())));
                             }
-                            seed(tableInputs, "properties", n, flagged(0, slice(bytes, r.footer().properties())));
+                            seed(
+                                    tableInputs,
+                                    "properties",
+                                    n,
+                                    flagged(0, slice(bytes, r.footer().properties())));
                             written += 7;
                         }
                     } else if (name.startsWith("MANIFEST-")) {

@@ -60,7 +60,8 @@ class GroupCommitTest {
             }
             return false;
         });
-        try (Db db = Db.open(dir, Options.defaults().syncMode(SyncMode.GROUP_COMMIT).fileSystem(fs))) {
+        try (Db db =
+                Db.open(dir, Options.defaults().syncMode(SyncMode.GROUP_COMMIT).fileSystem(fs))) {
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             try {
                 List<Future<?>> futures = new ArrayList<>();
@@ -79,7 +80,8 @@ class GroupCommitTest {
                 pool.shutdown();
             }
             Stats s = db.stats();
-            System.out.println("GroupCommitTest: " + s.writeBatches() + " writes, " + s.walRecords() + " WAL records, " + s.walSyncs() + " fsyncs");
+            System.out.println("GroupCommitTest: " + s.writeBatches() + " writes, " + s.walRecords() + " WAL records, "
+                    + s.walSyncs() + " fsyncs");
             assertThat(s.writeBatches()).isEqualTo((long) threads * perThread);
             assertThat(s.walSyncs()).isEqualTo(s.walRecords());
             assertThat(s.walRecords()).as("groups formed behind a leader").isLessThan(s.writeBatches());
@@ -87,7 +89,8 @@ class GroupCommitTest {
         try (Db db = Db.open(dir, Options.defaults())) {
             for (int t = 0; t < threads; t++) {
                 for (int i = 0; i < perThread; i++) {
-                    assertThat(TestKeys.str(db.get(TestKeys.key(t * 10_000L + i)))).isEqualTo("t" + t + "-" + i);
+                    assertThat(TestKeys.str(db.get(TestKeys.key(t * 10_000L + i))))
+                            .isEqualTo("t" + t + "-" + i);
                 }
             }
         }

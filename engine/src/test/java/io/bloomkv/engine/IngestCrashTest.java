@@ -32,8 +32,13 @@ class IngestCrashTest {
     Path dir;
 
     private static Options small(FileSystem fs) {
-        return Options.defaults().fileSystem(fs).writeBufferSize(16 << 10).blockSize(4096).targetFileSize(16 << 10)
-                .autoCompaction(false).syncMode(SyncMode.EVERY_WRITE);
+        return Options.defaults()
+                .fileSystem(fs)
+                .writeBufferSize(16 << 10)
+                .blockSize(4096)
+                .targetFileSize(16 << 10)
+                .autoCompaction(false)
+                .syncMode(SyncMode.EVERY_WRITE);
     }
 
     private static FaultInjectingFileSystem faulty() {
@@ -73,7 +78,8 @@ class IngestCrashTest {
             after.putAll(f1);
             after.putAll(f2);
             Options writerOptions = small(fs);
-            files = List.of(write(writerOptions, base.resolve("f1.sst"), f1), write(writerOptions, base.resolve("f2.sst"), f2));
+            files = List.of(
+                    write(writerOptions, base.resolve("f1.sst"), f1), write(writerOptions, base.resolve("f2.sst"), f2));
         }
 
         private static Path write(Options o, Path p, TreeMap<String, byte[]> m) {
@@ -133,7 +139,9 @@ class IngestCrashTest {
             if (ingested) {
                 assertThat(CheckpointTest.contents(s.db)).as(ctx).isEqualTo(CheckpointTest.render(s.after));
             } else if (!stopped) {
-                assertThat(CheckpointTest.contents(s.db)).as(ctx + ": unchanged").isEqualTo(CheckpointTest.render(s.before));
+                assertThat(CheckpointTest.contents(s.db))
+                        .as(ctx + ": unchanged")
+                        .isEqualTo(CheckpointTest.render(s.before));
             }
             SimulatedCrashTest.crash(fs, s.db, null);
             try (Db again = Db.open(base.resolve("db"), small(FileSystem.disk()))) {
@@ -143,7 +151,9 @@ class IngestCrashTest {
                 } else if (!stopped) {
                     assertThat(got).as(ctx + ": after reopen").isEqualTo(CheckpointTest.render(s.before));
                 } else {
-                    assertThat(got).as(ctx + ": all or nothing").isIn(CheckpointTest.render(s.before), CheckpointTest.render(s.after));
+                    assertThat(got)
+                            .as(ctx + ": all or nothing")
+                            .isIn(CheckpointTest.render(s.before), CheckpointTest.render(s.after));
                 }
             }
         }
@@ -193,7 +203,8 @@ class IngestCrashTest {
                 }
             }
         }
-        System.out.println("IngestCrashTest crashes (overlapping " + overlapping + "): " + all + " all, " + none + " none");
+        System.out.println(
+                "IngestCrashTest crashes (overlapping " + overlapping + "): " + all + " all, " + none + " none");
         assertThat(all).isPositive();
         assertThat(none).isPositive();
     }

@@ -27,8 +27,12 @@ class IngestTest {
     Path dir;
 
     private static Options small() {
-        return Options.defaults().writeBufferSize(16 << 10).blockSize(512).targetFileSize(16 << 10)
-                .maxBytesForLevelBase(64 << 10).syncMode(SyncMode.NONE);
+        return Options.defaults()
+                .writeBufferSize(16 << 10)
+                .blockSize(512)
+                .targetFileSize(16 << 10)
+                .maxBytesForLevelBase(64 << 10)
+                .syncMode(SyncMode.NONE);
     }
 
     /** Writes {@code entries} (sorted by the TreeMap of String keys, which is byte order for ASCII) to a file. */
@@ -53,7 +57,9 @@ class IngestTest {
     private static void assertMatches(Db db, TreeMap<String, byte[]> model, String ctx) {
         assertThat(CheckpointTest.contents(db)).as(ctx).isEqualTo(CheckpointTest.render(model));
         for (Map.Entry<String, byte[]> e : model.entrySet()) {
-            assertThat(db.get(TestKeys.bytes(e.getKey()))).as(ctx + ": get " + e.getKey()).isEqualTo(e.getValue());
+            assertThat(db.get(TestKeys.bytes(e.getKey())))
+                    .as(ctx + ": get " + e.getKey())
+                    .isEqualTo(e.getValue());
         }
     }
 
@@ -84,7 +90,9 @@ class IngestTest {
             assertMatches(db, model, "seed " + seed + ": right after");
             assertThat(Files.exists(fa)).as("copy keeps the original").isTrue();
             int last = opts.numLevels() - 1;
-            assertThat(db.tables()).hasSize(2).allSatisfy(t -> assertThat(t.level()).isEqualTo(last));
+            assertThat(db.tables())
+                    .hasSize(2)
+                    .allSatisfy(t -> assertThat(t.level()).isEqualTo(last));
             assertThat(db.tables()).anySatisfy(t -> assertThat(t.fileSize()).isEqualTo(sizeA));
 
             TreeMap<String, byte[]> c = range(2000, 2300, rnd);
@@ -94,7 +102,9 @@ class IngestTest {
             assertThat(Files.exists(fc)).as("move removes the original name").isFalse();
             assertMatches(db, model, "seed " + seed + ": after move");
             db.waitForBackgroundWork();
-            assertThat(created).filteredOn(i -> i.reason() == EventListener.TableReason.INGEST).isNotEmpty();
+            assertThat(created)
+                    .filteredOn(i -> i.reason() == EventListener.TableReason.INGEST)
+                    .isNotEmpty();
         }
         try (Db db = Db.open(dir.resolve("db"), small())) {
             assertMatches(db, model, "seed " + seed + ": after reopen");
@@ -143,11 +153,13 @@ class IngestTest {
             db.put(TestKeys.bytes("x"), TestKeys.bytes("memtable"));
             model.put("k5", TestKeys.bytes("old"));
             model.put("x", TestKeys.bytes("memtable"));
-            TreeMap<String, byte[]> f = new TreeMap<>(Map.of("k1", TestKeys.bytes("f1"), "k5", TestKeys.bytes("new"),
-                    "k9", TestKeys.bytes("f9")));
+            TreeMap<String, byte[]> f = new TreeMap<>(
+                    Map.of("k1", TestKeys.bytes("f1"), "k5", TestKeys.bytes("new"), "k9", TestKeys.bytes("f9")));
             Path file = write(dir.resolve("f.sst"), f, opts);
-            assertThatThrownBy(() -> db.ingest(List.of(file), IngestOptions.defaults().allowBlockingFlush(false)))
-                    .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("allowBlockingFlush");
+            assertThatThrownBy(() ->
+                            db.ingest(List.of(file), IngestOptions.defaults().allowBlockingFlush(false)))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("allowBlockingFlush");
             assertMatches(db, model, "refused: unchanged");
             assertThat(db.tables()).isEmpty();
             db.put(TestKeys.bytes("y"), TestKeys.bytes("still writable"));
@@ -171,7 +183,8 @@ class IngestTest {
             db.deleteRange(TestKeys.bytes("a"), TestKeys.bytes("z"));
             TreeMap<String, byte[]> f = new TreeMap<>(Map.of("k1", TestKeys.bytes("f1"), "k9", TestKeys.bytes("f9")));
             Path file = write(dir.resolve("f.sst"), f, opts);
-            assertThatThrownBy(() -> db.ingest(List.of(file), IngestOptions.defaults().allowBlockingFlush(false)))
+            assertThatThrownBy(() ->
+                            db.ingest(List.of(file), IngestOptions.defaults().allowBlockingFlush(false)))
                     .isInstanceOf(InvalidArgumentException.class);
             db.ingest(List.of(file), IngestOptions.defaults());
             assertMatches(db, f, "ingested under a range deletion");
@@ -179,7 +192,8 @@ class IngestTest {
             assertMatches(db, f, "after a full compaction");
         }
         try (Db db = Db.open(dir.resolve("db"), opts)) {
-            assertMatches(db, new TreeMap<>(Map.of("k1", TestKeys.bytes("f1"), "k9", TestKeys.bytes("f9"))), "after reopen");
+            assertMatches(
+                    db, new TreeMap<>(Map.of("k1", TestKeys.bytes("f1"), "k9", TestKeys.bytes("f9"))), "after reopen");
         }
     }
 
@@ -191,7 +205,8 @@ class IngestTest {
             try (Snapshot s = db.getSnapshot()) {
                 Path file = write(dir.resolve("f.sst"), new TreeMap<>(Map.of("m", TestKeys.bytes("2"))), opts);
                 db.ingest(List.of(file), IngestOptions.defaults());
-                assertThat(db.get(TestKeys.bytes("m"), ReadOptions.defaults().snapshot(s))).isNull();
+                assertThat(db.get(TestKeys.bytes("m"), ReadOptions.defaults().snapshot(s)))
+                        .isNull();
                 assertThat(db.get(TestKeys.bytes("m"))).isEqualTo(TestKeys.bytes("2"));
                 try (DbIterator it = db.iterator(ReadOptions.defaults().snapshot(s))) {
                     it.seekToFirst();
@@ -211,9 +226,11 @@ class IngestTest {
             Path f1 = write(dir.resolve("1.sst"), new TreeMap<>(Map.of("b", new byte[1], "d", new byte[1])), opts);
             Path f2 = write(dir.resolve("2.sst"), new TreeMap<>(Map.of("c", new byte[1], "e", new byte[1])), opts);
             assertThatThrownBy(() -> db.ingest(List.of(f1, f2), IngestOptions.defaults()))
-                    .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("overlap");
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("overlap");
             assertThatThrownBy(() -> db.ingest(List.of(f1, f1), IngestOptions.defaults()))
-                    .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("twice");
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("twice");
             assertThatThrownBy(() -> db.ingest(List.of(dir.resolve("missing.sst")), IngestOptions.defaults()))
                     .isInstanceOf(InvalidArgumentException.class);
             assertThatThrownBy(() -> db.ingest(List.of(), IngestOptions.defaults()))
@@ -229,7 +246,8 @@ class IngestTest {
             Path copy = dir.resolve("own.sst");
             Files.copy(own, copy);
             assertThatThrownBy(() -> db.ingest(List.of(copy), IngestOptions.defaults()))
-                    .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("sequence 0");
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("sequence 0");
             assertThat(db.tables()).hasSize(1);
             assertThat(db.get(TestKeys.bytes("b"))).isNull();
             db.ingest(List.of(f1), IngestOptions.defaults());
@@ -325,7 +343,9 @@ class IngestTest {
             }
             writer.join();
             for (Map.Entry<String, byte[]> e : ingested.entrySet()) {
-                assertThat(db.get(TestKeys.bytes(e.getKey()))).as("seed " + seed + ": " + e.getKey()).isEqualTo(e.getValue());
+                assertThat(db.get(TestKeys.bytes(e.getKey())))
+                        .as("seed " + seed + ": " + e.getKey())
+                        .isEqualTo(e.getValue());
             }
             for (int i = 0; i < 5000; i++) {
                 assertThat(db.get(TestKeys.bytes("w" + i))).isEqualTo(TestKeys.bytes("v" + i));

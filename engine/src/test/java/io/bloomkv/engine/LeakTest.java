@@ -31,8 +31,13 @@ class LeakTest {
         long liveBefore = TableReader.liveTables();
         long filterBefore = TableReader.liveFilterBytes();
         long mappedBefore = io.bloomkv.engine.fs.DiskFileSystem.liveMappedFiles();
-        Options o = Options.defaults().writeBufferSize(4096).blockSize(256).targetFileSize(4096)
-                .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2);
+        Options o = Options.defaults()
+                .writeBufferSize(4096)
+                .blockSize(256)
+                .targetFileSize(4096)
+                .maxBytesForLevelBase(16 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2);
         long opened = 0;
         for (int round = 0; round < 2; round++) {
             Db db = Db.open(dir, o);
@@ -48,21 +53,32 @@ class LeakTest {
             }
             db.waitForBackgroundWork();
             Stats s = db.stats();
-            assertThat(TableReader.liveFilterBytes() - filterBefore).as("filters of live tables, plus tables pinned by open iterators")
+            assertThat(TableReader.liveFilterBytes() - filterBefore)
+                    .as("filters of live tables, plus tables pinned by open iterators")
                     .isGreaterThanOrEqualTo(s.filterMemoryBytes());
             opened += s.tablesOpened();
             db.close();
-            assertThat(leftOpen).allSatisfy(it -> org.assertj.core.api.Assertions.assertThatThrownBy(it::valid)
-                    .isInstanceOf(DbClosedException.class));
-            assertThat(TableReader.liveTables()).as("seed " + seed + " round " + round + ": table readers alive after close").isEqualTo(liveBefore);
-            assertThat(TableReader.liveFilterBytes()).as("filter bytes after close").isEqualTo(filterBefore);
-            assertThat(io.bloomkv.engine.fs.DiskFileSystem.liveMappedFiles()).as("table files still mapped after close")
+            assertThat(leftOpen)
+                    .allSatisfy(it -> org.assertj.core.api.Assertions.assertThatThrownBy(it::valid)
+                            .isInstanceOf(DbClosedException.class));
+            assertThat(TableReader.liveTables())
+                    .as("seed " + seed + " round " + round + ": table readers alive after close")
+                    .isEqualTo(liveBefore);
+            assertThat(TableReader.liveFilterBytes())
+                    .as("filter bytes after close")
+                    .isEqualTo(filterBefore);
+            assertThat(io.bloomkv.engine.fs.DiskFileSystem.liveMappedFiles())
+                    .as("table files still mapped after close")
                     .isEqualTo(mappedBefore);
         }
         System.out.println("LeakTest: " + opened + " table opens");
         assertThat(opened).as("thousands of table opens").isGreaterThan(1000);
         BackgroundResourceReleaser.releasePendingResources();
-        assertThat(OS.memory().nativeMemoryUsed()).as("native memory after close").isEqualTo(nativeBefore);
-        assertThat(io.bloomkv.bloom.Filters.hugePageArenaLiveBytes()).as("huge-page arena after close").isEqualTo(arenaBefore);
+        assertThat(OS.memory().nativeMemoryUsed())
+                .as("native memory after close")
+                .isEqualTo(nativeBefore);
+        assertThat(io.bloomkv.bloom.Filters.hugePageArenaLiveBytes())
+                .as("huge-page arena after close")
+                .isEqualTo(arenaBefore);
     }
 }

@@ -25,13 +25,18 @@ class MergeOperatorTest {
     @Test
     void builtInsMatchRocksDbEncodings() {
         MergeOperator add = MergeOperators.uint64Add();
-        byte[] r = add.fullMerge(bytes("k"), MergeOperators.encodeUint64(40),
+        byte[] r = add.fullMerge(
+                bytes("k"),
+                MergeOperators.encodeUint64(40),
                 List.of(MergeOperators.encodeUint64(1), MergeOperators.encodeUint64(-1L), bytes("bad")));
-        assertThat(MergeOperators.decodeUint64(r)).isEqualTo(40); // 40 + 1 + (2^64 - 1) wraps; a non-8-byte operand is 0
+        assertThat(MergeOperators.decodeUint64(r))
+                .isEqualTo(40); // 40 + 1 + (2^64 - 1) wraps; a non-8-byte operand is 0
         assertThat(MergeOperators.encodeUint64(0x0102)).containsExactly(2, 1, 0, 0, 0, 0, 0, 0);
         MergeOperator app = MergeOperators.stringAppend(',');
-        assertThat(str(app.fullMerge(bytes("k"), null, List.of(bytes(""), bytes("b"))))).isEqualTo(",b");
-        assertThat(str(app.fullMerge(bytes("k"), bytes("a"), List.of(bytes("b"), bytes("c"))))).isEqualTo("a,b,c");
+        assertThat(str(app.fullMerge(bytes("k"), null, List.of(bytes(""), bytes("b")))))
+                .isEqualTo(",b");
+        assertThat(str(app.fullMerge(bytes("k"), bytes("a"), List.of(bytes("b"), bytes("c")))))
+                .isEqualTo("a,b,c");
         assertThat(str(app.partialMerge(bytes("k"), bytes("b"), bytes("c")))).isEqualTo("b,c");
     }
 
@@ -98,7 +103,9 @@ class MergeOperatorTest {
             assertThat(InternalKey.sequence(out.get(0).internalKey())).isEqualTo(7);
             assertThat(MergeOperators.decodeUint64(out.get(0).value())).isEqualTo(7);
             assertThat(partials.get()).isEqualTo(2);
-            assertThat(str(InternalKey.userKey(it.key()))).as("left on the next key").isEqualTo("d");
+            assertThat(str(InternalKey.userKey(it.key())))
+                    .as("left on the next key")
+                    .isEqualTo("d");
             // No value below: the chain becomes one PUT.
             it.seekToFirst();
             out = MergeCollapser.collapse(it, bytes("c"), counting, false, null);
@@ -106,17 +113,22 @@ class MergeOperatorTest {
             assertThat(MergeOperators.decodeUint64(out.get(0).value())).isEqualTo(7);
             // An operator that declines partial merges keeps every operand.
             it.seekToFirst();
-            out = MergeCollapser.collapse(it, bytes("c"), new MergeOperator() {
-                @Override
-                public String name() {
-                    return "declining";
-                }
+            out = MergeCollapser.collapse(
+                    it,
+                    bytes("c"),
+                    new MergeOperator() {
+                        @Override
+                        public String name() {
+                            return "declining";
+                        }
 
-                @Override
-                public byte[] fullMerge(byte[] key, byte[] existingValue, List<byte[]> operands) {
-                    return operands.get(0);
-                }
-            }, true, null);
+                        @Override
+                        public byte[] fullMerge(byte[] key, byte[] existingValue, List<byte[]> operands) {
+                            return operands.get(0);
+                        }
+                    },
+                    true,
+                    null);
             assertThat(out).hasSize(3);
         }
     }
@@ -136,9 +148,11 @@ class MergeOperatorTest {
         try (Db db = Db.open(dir, Options.defaults().mergeOperator(MergeOperators.stringAppend(',')))) {
             db.merge(bytes("k"), bytes("a")); // left in the WAL: replayed into a table on open
         }
-        assertThatThrownBy(() -> Db.open(dir, Options.defaults())).isInstanceOf(MergeOperatorException.class)
+        assertThatThrownBy(() -> Db.open(dir, Options.defaults()))
+                .isInstanceOf(MergeOperatorException.class)
                 .hasMessageContaining("merge operands");
-        assertThatThrownBy(() -> Db.open(dir, Options.defaults().readOnly(true))).isInstanceOf(MergeOperatorException.class);
+        assertThatThrownBy(() -> Db.open(dir, Options.defaults().readOnly(true)))
+                .isInstanceOf(MergeOperatorException.class);
         try (Db db = Db.open(dir, Options.defaults().mergeOperator(MergeOperators.stringAppend(',')))) {
             assertThat(str(db.get(bytes("k")))).isEqualTo("a");
         }
@@ -164,8 +178,11 @@ class MergeOperatorTest {
         try (Db db = Db.open(dir, Options.defaults().mergeOperator(flaky))) {
             db.put(bytes("a"), bytes("1"));
             db.merge(bytes("b"), bytes("2"));
-            assertThatThrownBy(() -> db.get(bytes("b"))).isInstanceOf(MergeOperatorException.class).hasRootCauseMessage("boom");
-            assertThatThrownBy(() -> db.multiGet(List.of(bytes("a"), bytes("b")))).isInstanceOf(MergeOperatorException.class);
+            assertThatThrownBy(() -> db.get(bytes("b")))
+                    .isInstanceOf(MergeOperatorException.class)
+                    .hasRootCauseMessage("boom");
+            assertThatThrownBy(() -> db.multiGet(List.of(bytes("a"), bytes("b"))))
+                    .isInstanceOf(MergeOperatorException.class);
             try (DbIterator it = db.iterator()) {
                 it.seekToFirst();
                 assertThat(str(it.key())).isEqualTo("a");

@@ -50,7 +50,10 @@ class MmapReadsTest {
     }
 
     private static Options small() {
-        return Options.defaults().writeBufferSize(64 << 10).targetFileSize(64 << 10).maxBytesForLevelBase(256 << 10)
+        return Options.defaults()
+                .writeBufferSize(64 << 10)
+                .targetFileSize(64 << 10)
+                .maxBytesForLevelBase(256 << 10)
                 .blockCacheSize(0);
     }
 
@@ -63,17 +66,23 @@ class MmapReadsTest {
             assertThat(db.options().useMmapReads()).as("the default").isTrue();
             loadAndCheck(db, 20_000, seed);
             Stats s = db.stats();
-            assertThat(s.blockReads()).as("block reads from the mappings are counted").isPositive();
+            assertThat(s.blockReads())
+                    .as("block reads from the mappings are counted")
+                    .isPositive();
             int tables = db.tables().size();
             assertThat(tables).isGreaterThan(1);
             // every open table is mapped; tables the compactions dropped are unmapped already
             assertThat(DiskFileSystem.liveMappedFiles() - before).isBetween(1L, (long) tables);
         }
-        assertThat(DiskFileSystem.liveMappedFiles()).as("mappings after close, seed %d", seed).isEqualTo(before);
+        assertThat(DiskFileSystem.liveMappedFiles())
+                .as("mappings after close, seed %d", seed)
+                .isEqualTo(before);
         assertThat(DiskFileSystem.liveMappedBytes()).isEqualTo(beforeBytes);
         try (Db db = Db.open(dir.resolve("pread"), small().useMmapReads(false))) {
             loadAndCheck(db, 20_000, seed);
-            assertThat(DiskFileSystem.liveMappedFiles()).as("pread tables map nothing").isEqualTo(before);
+            assertThat(DiskFileSystem.liveMappedFiles())
+                    .as("pread tables map nothing")
+                    .isEqualTo(before);
         }
         // reopened mapped, read-only: the same answers from the same files
         try (Db db = Db.open(dir.resolve("mapped"), small().readOnly(true))) {
@@ -99,7 +108,9 @@ class MmapReadsTest {
         long before = DiskFileSystem.liveMappedFiles();
         try (Db db = Db.open(dir, small().useDirectReads(true).useMmapReads(true))) {
             loadAndCheck(db, 4_000, 1);
-            assertThat(DiskFileSystem.liveMappedFiles()).as("O_DIRECT tables are not mapped").isEqualTo(before);
+            assertThat(DiskFileSystem.liveMappedFiles())
+                    .as("O_DIRECT tables are not mapped")
+                    .isEqualTo(before);
         }
     }
 

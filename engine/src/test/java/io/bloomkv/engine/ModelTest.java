@@ -30,23 +30,39 @@ class ModelTest {
 
     @Test
     void level0OnlyWithoutMemtableFilterAgainstTreeMap() {
-        run(Options.defaults().writeBufferSize(16 << 10).autoCompaction(false).blockSize(512).memtableFilterBitsPerKey(0),
+        run(
+                Options.defaults()
+                        .writeBufferSize(16 << 10)
+                        .autoCompaction(false)
+                        .blockSize(512)
+                        .memtableFilterBitsPerKey(0),
                 "level0OnlyNoMemtableFilter");
     }
 
     @Test
     void withCompactionAndTinyTablesAgainstTreeMap() {
-        Options o = Options.defaults().writeBufferSize(4 << 10).blockSize(256).targetFileSize(4 << 10)
-                .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                .l0SlowdownWritesTrigger(4).l0StopWritesTrigger(8);
+        Options o = Options.defaults()
+                .writeBufferSize(4 << 10)
+                .blockSize(256)
+                .targetFileSize(4 << 10)
+                .maxBytesForLevelBase(16 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .l0SlowdownWritesTrigger(4)
+                .l0StopWritesTrigger(8);
         Stats s = run(o, "withCompaction");
         assertThat(s.compactions()).as("hundreds of compactions").isGreaterThanOrEqualTo(100);
     }
 
     @Test
     void monkeyAllocationAgainstTreeMap() {
-        Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
-                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
+        Options o = Options.defaults()
+                .writeBufferSize(8 << 10)
+                .blockSize(512)
+                .targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
                 .filterAllocation(FilterAllocation.MONKEY);
         run(o, "monkey");
     }
@@ -54,26 +70,45 @@ class ModelTest {
     /** BLOCKED on level 0, RIBBON below (Bloom-equivalent bits per key), with MONKEY's fractional per-level budgets. */
     @Test
     void ribbonBelowLevel1WithMonkeyAgainstTreeMap() {
-        Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
-                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                .filterAllocation(FilterAllocation.MONKEY).ribbonFromLevel(1);
+        Options o = Options.defaults()
+                .writeBufferSize(8 << 10)
+                .blockSize(512)
+                .targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .filterAllocation(FilterAllocation.MONKEY)
+                .ribbonFromLevel(1);
         run(o, "ribbonMonkey");
     }
 
     /** Every table RIBBON, uniform budget, with compaction. */
     @Test
     void ribbonEverywhereAgainstTreeMap() {
-        Options o = Options.defaults().writeBufferSize(4 << 10).blockSize(256).targetFileSize(4 << 10)
-                .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2).ribbonFromLevel(0);
+        Options o = Options.defaults()
+                .writeBufferSize(4 << 10)
+                .blockSize(256)
+                .targetFileSize(4 << 10)
+                .maxBytesForLevelBase(16 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .ribbonFromLevel(0);
         run(o, "ribbonEverywhere");
     }
 
     @Test
     void compressedTablesWithDirectReadsAgainstTreeMap() {
-        Options o = Options.defaults().writeBufferSize(8 << 10).blockSize(512).targetFileSize(8 << 10)
-                .maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                .compression(Compression.LZ4).bottommostCompression(Compression.ZSTD)
-                .useDirectReads(true).blockCacheSize(0);
+        Options o = Options.defaults()
+                .writeBufferSize(8 << 10)
+                .blockSize(512)
+                .targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .compression(Compression.LZ4)
+                .bottommostCompression(Compression.ZSTD)
+                .useDirectReads(true)
+                .blockCacheSize(0);
         run(o, "compressedDirect");
     }
 
@@ -135,7 +170,9 @@ class ModelTest {
                     if (snap != null) {
                         checkScan(db, snap, snapModel, rnd, where + " (snapshot)");
                         byte[] k = randomKey(rnd);
-                        assertThat(db.get(k, ReadOptions.defaults().snapshot(snap))).as(where + " snapshot get").isEqualTo(snapModel.get(TestKeys.str(k)));
+                        assertThat(db.get(k, ReadOptions.defaults().snapshot(snap)))
+                                .as(where + " snapshot get")
+                                .isEqualTo(snapModel.get(TestKeys.str(k)));
                         if (rnd.nextInt(3) == 0) {
                             snap.close();
                             snap = null;
@@ -168,7 +205,9 @@ class ModelTest {
             db.waitForBackgroundWork();
             checkScan(db, null, model, rnd, ctx + " final");
             for (String k : model.keySet()) {
-                assertThat(db.get(TestKeys.bytes(k))).as(ctx + " final get " + k).isEqualTo(model.get(k));
+                assertThat(db.get(TestKeys.bytes(k)))
+                        .as(ctx + " final get " + k)
+                        .isEqualTo(model.get(k));
             }
             last = db.stats();
             System.out.println("ModelTest." + name + ": " + last);
@@ -210,6 +249,8 @@ class ModelTest {
                 actual.add(TestKeys.str(it.key()) + "=" + Arrays.toString(it.value()));
             }
         }
-        assertThat(actual).as(where + " scan from " + TestKeys.str(start) + " limit " + limit).isEqualTo(expected);
+        assertThat(actual)
+                .as(where + " scan from " + TestKeys.str(start) + " limit " + limit)
+                .isEqualTo(expected);
     }
 }

@@ -29,9 +29,13 @@ class MultiGetSortTest {
             byte[][] expected = Arrays.copyOfRange(keys, 3, keys.length);
             Arrays.sort(expected, Arrays::compareUnsigned);
             for (int i = 0; i < n; i++) {
-                assertThat(keys[order[i]]).as("seed %d, round %d, position %d of %d", seed, round, i, n).isEqualTo(expected[i]);
+                assertThat(keys[order[i]])
+                        .as("seed %d, round %d, position %d of %d", seed, round, i, n)
+                        .isEqualTo(expected[i]);
             }
-            assertThat(Arrays.stream(order).distinct().count()).as("a permutation").isEqualTo(n);
+            assertThat(Arrays.stream(order).distinct().count())
+                    .as("a permutation")
+                    .isEqualTo(n);
         }
     }
 }

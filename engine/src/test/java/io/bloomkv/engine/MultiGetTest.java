@@ -30,9 +30,12 @@ class MultiGetTest {
         assertThat(got).hasSize(n);
         for (int i = 0; i < n; i++) {
             byte[] single = db.get(keys.get(i), ro);
-            assertThat(got.get(i)).as("%s key %s", ctx, TestKeys.str(keys.get(i))).isEqualTo(single);
+            assertThat(got.get(i))
+                    .as("%s key %s", ctx, TestKeys.str(keys.get(i)))
+                    .isEqualTo(single);
             if (model != null) {
-                assertThat(got.get(i)).as("%s key %s vs model", ctx, TestKeys.str(keys.get(i)))
+                assertThat(got.get(i))
+                        .as("%s key %s vs model", ctx, TestKeys.str(keys.get(i)))
                         .isEqualTo(model.get(TestKeys.str(keys.get(i))));
             }
         }
@@ -68,7 +71,12 @@ class MultiGetTest {
                     snap = db.getSnapshot();
                     snapModel = new TreeMap<>(model);
                 } else if (snap != null) {
-                    check(db, snapModel, rnd, ctx + " (snapshot)", ReadOptions.defaults().snapshot(snap));
+                    check(
+                            db,
+                            snapModel,
+                            rnd,
+                            ctx + " (snapshot)",
+                            ReadOptions.defaults().snapshot(snap));
                 }
             }
             if (snap != null) {
@@ -80,15 +88,30 @@ class MultiGetTest {
 
     @Test
     void equalsGetWithBlockedFiltersAndCompaction() {
-        run(Options.defaults().writeBufferSize(16 << 10).blockSize(512).targetFileSize(16 << 10)
-                .maxBytesForLevelBase(64 << 10).levelSizeMultiplier(4).l0CompactionTrigger(3), "blocked");
+        run(
+                Options.defaults()
+                        .writeBufferSize(16 << 10)
+                        .blockSize(512)
+                        .targetFileSize(16 << 10)
+                        .maxBytesForLevelBase(64 << 10)
+                        .levelSizeMultiplier(4)
+                        .l0CompactionTrigger(3),
+                "blocked");
     }
 
     @Test
     void equalsGetWithRibbonBelowLevel1WithoutCache() {
-        run(Options.defaults().writeBufferSize(16 << 10).blockSize(512).targetFileSize(16 << 10)
-                .maxBytesForLevelBase(64 << 10).levelSizeMultiplier(4).l0CompactionTrigger(3).ribbonFromLevel(1)
-                .blockCacheSize(0), "ribbon");
+        run(
+                Options.defaults()
+                        .writeBufferSize(16 << 10)
+                        .blockSize(512)
+                        .targetFileSize(16 << 10)
+                        .maxBytesForLevelBase(64 << 10)
+                        .levelSizeMultiplier(4)
+                        .l0CompactionTrigger(3)
+                        .ribbonFromLevel(1)
+                        .blockCacheSize(0),
+                "ribbon");
     }
 
     @Test
@@ -116,7 +139,9 @@ class MultiGetTest {
             long checks = s.filterChecks() - before.filterChecks();
             long positives = s.filterPositive() - before.filterPositive();
             assertThat(checks).isEqualTo(3L * absent.size());
-            assertThat(s.blockReads() - before.blockReads()).as("only false positives read").isEqualTo(positives);
+            assertThat(s.blockReads() - before.blockReads())
+                    .as("only false positives read")
+                    .isEqualTo(positives);
             assertThat(s.gets() - before.gets()).isEqualTo(absent.size());
             assertThat(s.misses() - before.misses()).isEqualTo(absent.size());
             assertThat(db.multiGet(List.of())).isEmpty();

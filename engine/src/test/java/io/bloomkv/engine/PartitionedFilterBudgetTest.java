@@ -27,8 +27,14 @@ class PartitionedFilterBudgetTest {
      * 4 KiB partitions stand against a production budget of megabytes, far smaller than the cache share.
      */
     private static Options base() {
-        return Options.defaults().compression(Compression.NONE).writeBufferSize(256 << 10).targetFileSize(256 << 10)
-                .maxBytesForLevelBase(1 << 20).blockCacheSize(0).useMmapReads(false).filterPartitionSize(1024);
+        return Options.defaults()
+                .compression(Compression.NONE)
+                .writeBufferSize(256 << 10)
+                .targetFileSize(256 << 10)
+                .maxBytesForLevelBase(1 << 20)
+                .blockCacheSize(0)
+                .useMmapReads(false)
+                .filterPartitionSize(1024);
     }
 
     private static long filterMemory(Db db) {
@@ -68,12 +74,19 @@ class PartitionedFilterBudgetTest {
             full = filterMemory(db);
             List<TableInfo> tables = db.tables();
             assertThat(tables.size()).as("several tables").isGreaterThan(4);
-            long deepest = tables.stream().mapToLong(TableInfo::filterMemoryBytes).max().orElseThrow();
-            assertThat(deepest).as("the largest filter exceeds the cache share of the budget below").isGreaterThan(full / 20);
+            long deepest = tables.stream()
+                    .mapToLong(TableInfo::filterMemoryBytes)
+                    .max()
+                    .orElseThrow();
+            assertThat(deepest)
+                    .as("the largest filter exceeds the cache share of the budget below")
+                    .isGreaterThan(full / 20);
             for (int i = 0; i < 2000; i++) {
                 assertThat(db.get(TestKeys.key(2L * rnd.nextInt(N) + 1))).isNull();
             }
-            assertThat(filterMemory(db)).as("resident partitions, as whole filters").isEqualTo(full);
+            assertThat(filterMemory(db))
+                    .as("resident partitions, as whole filters")
+                    .isEqualTo(full);
         }
         long budget = full / 10;
         long liveBefore = FilterMemory.liveBytes();
@@ -86,15 +99,21 @@ class PartitionedFilterBudgetTest {
                     assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
                     gets += 2;
                 }
-                assertThat(filterMemory(db)).as("filter memory after round " + round).isLessThanOrEqualTo(budget);
+                assertThat(filterMemory(db))
+                        .as("filter memory after round " + round)
+                        .isLessThanOrEqualTo(budget);
             }
             Stats s = db.stats();
             // each absent key asks one table (two below key 6000): ~1% false positives at 10 bits per key
             assertThat(s.filterUseful()).as("absent keys ruled out").isGreaterThan((long) (0.95 * gets / 2));
-            assertThat(s.tablesReadWithoutFilter()).as("no table read unfiltered").isZero();
+            assertThat(s.tablesReadWithoutFilter())
+                    .as("no table read unfiltered")
+                    .isZero();
             assertThat(db.tables().get(0).level()).isZero();
             assertThat(filterMemory(db)).isLessThanOrEqualTo(budget);
         }
-        assertThat(FilterMemory.liveBytes()).as("budgeted filter memory freed at close").isEqualTo(liveBefore);
+        assertThat(FilterMemory.liveBytes())
+                .as("budgeted filter memory freed at close")
+                .isEqualTo(liveBefore);
     }
 }

@@ -27,13 +27,15 @@ class PeriodicCompactionTest {
 
     private static long tableBytesOnDisk(Path dir) {
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".sst")).mapToLong(p -> {
-                try {
-                    return Files.size(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).sum();
+            return files.filter(p -> p.getFileName().toString().endsWith(".sst"))
+                    .mapToLong(p -> {
+                        try {
+                            return Files.size(p);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    })
+                    .sum();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -45,7 +47,10 @@ class PeriodicCompactionTest {
 
     @Test
     void aColdBottomLevelOfExpiredValuesIsCompactedAwayOnceItReachesThePeriod() {
-        Options o = Options.defaults().compression(Compression.NONE).clock(clock).ttl(Duration.ofSeconds(100))
+        Options o = Options.defaults()
+                .compression(Compression.NONE)
+                .clock(clock)
+                .ttl(Duration.ofSeconds(100))
                 .periodicCompaction(Duration.ofSeconds(200));
         try (Db db = Db.open(dir, o)) {
             for (int i = 0; i < 2000; i++) {
@@ -75,7 +80,10 @@ class PeriodicCompactionTest {
 
     @Test
     void aRewrittenTableIsYoungAgainAndAYoungDatabaseIsLeftAlone() {
-        Options o = Options.defaults().compression(Compression.NONE).clock(clock).periodicCompaction(Duration.ofSeconds(100));
+        Options o = Options.defaults()
+                .compression(Compression.NONE)
+                .clock(clock)
+                .periodicCompaction(Duration.ofSeconds(100));
         try (Db db = Db.open(dir, o)) {
             for (int i = 0; i < 100; i++) {
                 db.put(TestKeys.key(i), bytes("v" + i));

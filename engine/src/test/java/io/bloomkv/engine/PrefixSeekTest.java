@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -31,8 +30,14 @@ class PrefixSeekTest {
     }
 
     private static Options options(int prefixLength) {
-        return Options.defaults().writeBufferSize(16 << 10).blockSize(512).targetFileSize(16 << 10)
-                .maxBytesForLevelBase(64 << 10).levelSizeMultiplier(4).l0CompactionTrigger(3).blockCacheSize(0)
+        return Options.defaults()
+                .writeBufferSize(16 << 10)
+                .blockSize(512)
+                .targetFileSize(16 << 10)
+                .maxBytesForLevelBase(64 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(3)
+                .blockCacheSize(0)
                 .prefixLength(prefixLength);
     }
 
@@ -120,7 +125,8 @@ class PrefixSeekTest {
                 assertThat(n).as("seekToFirst iterates everything").isEqualTo(model.size());
             }
             for (TableInfo t : db.tables()) {
-                try (TableReader r = TableReader.open(io.bloomkv.engine.fs.FileSystem.disk(), t.path(), t.fileNumber(), null, null)) {
+                try (TableReader r = TableReader.open(
+                        io.bloomkv.engine.fs.FileSystem.disk(), t.path(), t.fileNumber(), null, null)) {
                     assertThat(r.properties().prefixLength()).isEqualTo(PREFIX);
                     assertThat(r.properties().filterPrefixes()).isPositive();
                 }
@@ -141,17 +147,25 @@ class PrefixSeekTest {
             Stats before = db.stats();
             int seeks = 0;
             for (int p = 1; p < 300; p += 2) {
-                assertThat(prefixScan(db, String.format("p%03d:", p), ReadOptions.defaults().prefixSameAsStart(true))).isEmpty();
+                assertThat(prefixScan(
+                                db,
+                                String.format("p%03d:", p),
+                                ReadOptions.defaults().prefixSameAsStart(true)))
+                        .isEmpty();
                 seeks++;
             }
             long reads = db.stats().blockReads() - before.blockReads();
-            System.out.printf("absent-prefix seeks: %d seeks, %d block reads (%d tables)%n", seeks, reads, db.tables().size());
+            System.out.printf(
+                    "absent-prefix seeks: %d seeks, %d block reads (%d tables)%n",
+                    seeks, reads, db.tables().size());
             // only filter false positives read (~1% per table holding the key range)
             assertThat((double) reads / seeks).as("seed %d", seed).isLessThanOrEqualTo(0.25);
             long checks = db.stats().filterChecks() - before.filterChecks();
             long useful = db.stats().filterUseful() - before.filterUseful();
             long positive = db.stats().filterPositive() - before.filterPositive();
-            assertThat(checks).as("each seek probes the prefix filter of each table in its range").isGreaterThanOrEqualTo(seeks);
+            assertThat(checks)
+                    .as("each seek probes the prefix filter of each table in its range")
+                    .isGreaterThanOrEqualTo(seeks);
             assertThat(useful + positive).isEqualTo(checks);
             assertThat(useful).as("seed %d: the probes rule tables out", seed).isGreaterThan(checks * 9 / 10);
 
@@ -160,7 +174,9 @@ class PrefixSeekTest {
                 prefixScan(db, String.format("p%03d:", p), ReadOptions.defaults());
             }
             long plainReads = db.stats().blockReads() - b2.blockReads();
-            assertThat(plainReads).as("without the prefix option every seek reads").isGreaterThanOrEqualTo(seeks);
+            assertThat(plainReads)
+                    .as("without the prefix option every seek reads")
+                    .isGreaterThanOrEqualTo(seeks);
         }
     }
 
@@ -184,7 +200,9 @@ class PrefixSeekTest {
                     List<String> expected = other == 0
                             ? new ArrayList<>(model.tailMap(target, true).keySet())
                             : modelScan(model, target, p);
-                    assertThat(prefixScan(db, target, ro)).as("seed %d length %d target %s", seed, other, target).isEqualTo(expected);
+                    assertThat(prefixScan(db, target, ro))
+                            .as("seed %d length %d target %s", seed, other, target)
+                            .isEqualTo(expected);
                 }
             }
         }
@@ -202,7 +220,8 @@ class PrefixSeekTest {
             TableInfo t = db.tables().get(0);
             assertThat(t.filterKeyCount()).as("1001 keys + 50 prefixes").isEqualTo(1051);
             assertThat(db.get(TestKeys.bytes("abc"))).isNotNull();
-            assertThat(Arrays.equals(db.get(TestKeys.bytes("p002:0001")), TestKeys.bytes("v"))).isTrue();
+            assertThat(Arrays.equals(db.get(TestKeys.bytes("p002:0001")), TestKeys.bytes("v")))
+                    .isTrue();
         }
     }
 }

@@ -16,7 +16,11 @@ class PropertiesAndJmxTest {
     Path dir;
 
     private static Options opts() {
-        return Options.defaults().writeBufferSize(32 << 10).blockSize(512).autoCompaction(false).syncMode(SyncMode.NONE);
+        return Options.defaults()
+                .writeBufferSize(32 << 10)
+                .blockSize(512)
+                .autoCompaction(false)
+                .syncMode(SyncMode.NONE);
     }
 
     @Test
@@ -34,7 +38,8 @@ class PropertiesAndJmxTest {
             assertThat(db.property("bloomkv.num-files-at-level0")).hasValue(Integer.toString(s.levelTables(0)));
             assertThat(s.levelTables(0)).isPositive();
             assertThat(db.property("bloomkv.num-files-at-level1")).hasValue("0");
-            assertThat(db.property("bloomkv.num-files-at-level" + s.numLevels())).isEmpty();
+            assertThat(db.property("bloomkv.num-files-at-level" + s.numLevels()))
+                    .isEmpty();
             assertThat(db.property("bloomkv.num-files-at-levelx")).isEmpty();
             assertThat(db.property("bloomkv.filter-memory")).hasValue(Long.toString(s.filterMemoryBytes()));
             assertThat(s.filterMemoryBytes()).isPositive();
@@ -42,11 +47,13 @@ class PropertiesAndJmxTest {
             assertThat(db.property("bloomkv.background-errors")).hasValue("0");
             assertThat(db.property("bloomkv.background-error")).hasValue("");
             assertThat(db.property("bloomkv.num-levels")).hasValue(Integer.toString(s.numLevels()));
-            assertThat(db.property("bloomkv.levelstats").orElseThrow()).startsWith("Level Files")
+            assertThat(db.property("bloomkv.levelstats").orElseThrow())
+                    .startsWith("Level Files")
                     .contains(String.format("%5d %5d", 0, s.levelTables(0)));
             assertThat(db.property("bloomkv.stats").orElseThrow()).contains("filter: checks");
             assertThat(db.property("bloomkv.num-entries-active-mem-table")).hasValue("10");
-            assertThat(db.property("bloomkv.block-cache-capacity")).hasValue(Long.toString(Options.defaults().blockCacheSize()));
+            assertThat(db.property("bloomkv.block-cache-capacity"))
+                    .hasValue(Long.toString(Options.defaults().blockCacheSize()));
             assertThat(db.property("bloomkv.no-such-property")).isEmpty();
             assertThat(db.property("rocksdb.estimate-num-keys")).isEmpty();
             assertThat(db.property("")).isEmpty();
@@ -76,7 +83,9 @@ class PropertiesAndJmxTest {
                 db.get(TestKeys.key(2 * i + 1)); // inside the tables' key ranges: the filters answer
             }
             Stats s = db.stats();
-            assertThat((Long) server.getAttribute(name, "FilterUseful")).isEqualTo(s.filterUseful()).isPositive();
+            assertThat((Long) server.getAttribute(name, "FilterUseful"))
+                    .isEqualTo(s.filterUseful())
+                    .isPositive();
             assertThat((Long) server.getAttribute(name, "Puts")).isEqualTo(3000L);
             assertThat((Long) server.getAttribute(name, "FilterMemoryBytes")).isEqualTo(s.filterMemoryBytes());
             assertThat((Long) server.getAttribute(name, "MemtableBytes")).isEqualTo(s.memtableBytes());
@@ -84,7 +93,8 @@ class PropertiesAndJmxTest {
             assertThat(files).hasSize(s.numLevels());
             assertThat(files[0]).isEqualTo(s.levelTables(0));
             assertThat((Integer) server.getAttribute(name, "BackgroundErrors")).isZero();
-            assertThat((String) server.getAttribute(name, "Directory")).isEqualTo(db.directory().toString());
+            assertThat((String) server.getAttribute(name, "Directory"))
+                    .isEqualTo(db.directory().toString());
             assertThat((String) server.getAttribute(name, "LevelStats")).startsWith("Level Files");
             // a read-only open of the same path in this JVM does not take the name, nor remove it
             Db ro = Db.open(asPassed, opts().readOnly(true));

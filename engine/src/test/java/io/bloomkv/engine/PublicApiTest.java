@@ -18,16 +18,48 @@ import org.junit.jupiter.api.Test;
  */
 class PublicApiTest {
     private static final Set<String> USER_API = Set.of(
-            "BackupEngine", "BloomKvException", "BloomKvIOException", "Compression", "CorruptionException", "Db", "DbClosedException",
-            "DbIterator", "DbLockedException", "DbMXBean", "DbReadOnlyException", "EventListener", "FilterAllocation", "FilterBudget", "InvalidArgumentException",
-            "NotADatabaseException", "Options", "ReadOptions", "SharedBlockCache", "SharedFilterBudget", "Snapshot", "Stats", "SyncMode",
-            "IngestOptions", "TableFileWriter", "TableInfo", "WriteBatch", "WriteBufferManager",
+            "BackupEngine",
+            "BloomKvException",
+            "BloomKvIOException",
+            "Compression",
+            "CorruptionException",
+            "Db",
+            "DbClosedException",
+            "DbIterator",
+            "DbLockedException",
+            "DbMXBean",
+            "DbReadOnlyException",
+            "EventListener",
+            "FilterAllocation",
+            "FilterBudget",
+            "InvalidArgumentException",
+            "NotADatabaseException",
+            "Options",
+            "ReadOptions",
+            "SharedBlockCache",
+            "SharedFilterBudget",
+            "Snapshot",
+            "Stats",
+            "SyncMode",
+            "IngestOptions",
+            "TableFileWriter",
+            "TableInfo",
+            "WriteBatch",
+            "WriteBufferManager",
             // RocksDB-semantics features (issue 39)
-            "CompactionFilter", "MergeOperator", "MergeOperatorException", "MergeOperators", "TtlMismatchException");
+            "CompactionFilter",
+            "MergeOperator",
+            "MergeOperatorException",
+            "MergeOperators",
+            "TtlMismatchException");
 
     @Test
     void thePublicTypesOfTheApiPackageAreTheUserApi() throws Exception {
-        Path classes = Path.of(Db.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+        Path classes = Path.of(Db.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
                 .resolve("io/bloomkv/engine");
         Set<String> publicTypes = new TreeSet<>();
         try (Stream<Path> s = Files.list(classes)) {

@@ -48,38 +48,52 @@ class QuietEmbeddingTest {
         assertThat(out.stdout).containsExactly("v7", "v8");
         if (Runtime.version().feature() >= 24) {
             assertThat(out.stderr).hasSize(1);
-            assertThat(out.stderr.get(0)).startsWith("bloomkv: ")
+            assertThat(out.stderr.get(0))
+                    .startsWith("bloomkv: ")
                     .contains("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED");
         } else {
-            assertThat(out.stderr).as("what the flags change on Java < 24: nothing bloomkv uses").isEmpty();
+            assertThat(out.stderr)
+                    .as("what the flags change on Java < 24: nothing bloomkv uses")
+                    .isEmpty();
         }
     }
 
     @Test
     void withTheFlagsNothing() throws Exception {
         String flags = System.getProperty("bloomkv.chronicle.jvm.flags", "").trim();
-        assertThat(flags).as("surefire passes the parent pom's chronicle.jvm.flags").isNotEmpty();
+        assertThat(flags)
+                .as("surefire passes the parent pom's chronicle.jvm.flags")
+                .isNotEmpty();
         Output out = run(Arrays.asList(flags.split("\\s+")));
         assertThat(out.stdout).containsExactly("v7", "v8");
         assertThat(out.stderr).isEmpty();
     }
 
     private Output run(List<String> jvmFlags) throws Exception {
-        return runJava(jvmFlags, classPath(), Program.class.getName(), List.of(dir.resolve("db").toString()), dir);
+        return runJava(
+                jvmFlags,
+                classPath(),
+                Program.class.getName(),
+                List.of(dir.resolve("db").toString()),
+                dir);
     }
 
     /** This module's classes, its test classes (for {@link Program}) and its runtime dependencies: nothing else. */
     private static String classPath() throws Exception {
         Path deps = Path.of("target", "runtime-classpath.txt");
-        assertThat(deps).as("written by maven-dependency-plugin (generate-test-resources)").exists();
+        assertThat(deps)
+                .as("written by maven-dependency-plugin (generate-test-resources)")
+                .exists();
         String runtime = Files.readString(deps).trim();
-        return String.join(File.pathSeparator, Path.of("target", "classes").toAbsolutePath().toString(),
-                Path.of("target", "test-classes").toAbsolutePath().toString(), runtime);
+        return String.join(
+                File.pathSeparator,
+                Path.of("target", "classes").toAbsolutePath().toString(),
+                Path.of("target", "test-classes").toAbsolutePath().toString(),
+                runtime);
     }
 
     /** stdout and stderr lines of a finished child JVM, SLF4J's no-provider notice taken out of stderr. */
-    record Output(List<String> stdout, List<String> stderr) {
-    }
+    record Output(List<String> stdout, List<String> stderr) {}
 
     static Output runJava(List<String> jvmFlags, String classPath, String mainClass, List<String> args, Path work)
             throws Exception {
@@ -92,7 +106,8 @@ class QuietEmbeddingTest {
         cmd.addAll(args);
         Path stdout = work.resolve("stdout.txt");
         Path stderr = work.resolve("stderr.txt");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
         // Options from the environment would be flags too (and the launcher prints "Picked up ...").
         pb.environment().remove("JAVA_TOOL_OPTIONS");
         pb.environment().remove("JDK_JAVA_OPTIONS");
@@ -102,8 +117,10 @@ class QuietEmbeddingTest {
         List<String> err = new ArrayList<>(Files.readAllLines(stderr));
         List<String> outLines = Files.readAllLines(stdout);
         assertThat(p.exitValue()).as("exit code; stderr: %s", err).isZero();
-        err.removeIf(line -> line.startsWith("SLF4J(W): ") && (line.contains("No SLF4J providers")
-                || line.contains("Defaulting to no-operation") || line.contains("codes.html#noProviders")));
+        err.removeIf(line -> line.startsWith("SLF4J(W): ")
+                && (line.contains("No SLF4J providers")
+                        || line.contains("Defaulting to no-operation")
+                        || line.contains("codes.html#noProviders")));
         return new Output(outLines, err);
     }
 }

@@ -32,16 +32,24 @@ class RangeDeletionTest {
             }
             assertThat(db.multiGet(keys)).containsOnlyNulls();
             Stats after = db.stats();
-            assertThat(after.filterChecks() - before.filterChecks()).as("filter probes").isZero();
-            assertThat(after.dataBlockAccesses() - before.dataBlockAccesses()).as("data blocks searched").isZero();
-            assertThat(after.blockReads() - before.blockReads()).as("blocks read").isZero();
-            assertThat(after.rangeTombstoneSkips() - before.rangeTombstoneSkips()).isEqualTo(1100);
+            assertThat(after.filterChecks() - before.filterChecks())
+                    .as("filter probes")
+                    .isZero();
+            assertThat(after.dataBlockAccesses() - before.dataBlockAccesses())
+                    .as("data blocks searched")
+                    .isZero();
+            assertThat(after.blockReads() - before.blockReads())
+                    .as("blocks read")
+                    .isZero();
+            assertThat(after.rangeTombstoneSkips() - before.rangeTombstoneSkips())
+                    .isEqualTo(1100);
             assertThat(TestKeys.str(db.get(TestKeys.key(1500)))).isEqualTo("v1500");
             assertThat(TestKeys.str(db.get(TestKeys.key(499)))).isEqualTo("v499");
             db.flush(); // the tombstone now in a level-0 table: still no block of the older table
             before = db.stats();
             assertThat(db.get(TestKeys.key(1000))).isNull();
-            assertThat(db.stats().dataBlockAccesses() - before.dataBlockAccesses()).isZero();
+            assertThat(db.stats().dataBlockAccesses() - before.dataBlockAccesses())
+                    .isZero();
         }
     }
 
@@ -56,8 +64,12 @@ class RangeDeletionTest {
 
     @Test
     void partitionedTablesHoldOnePrefixEachAndAWholePrefixDeletionDropsThemUnread() {
-        try (Db db = Db.open(dir, Options.defaults().compression(Compression.NONE).autoCompaction(false)
-                .tablePartitionPrefixLength(1))) {
+        try (Db db = Db.open(
+                dir,
+                Options.defaults()
+                        .compression(Compression.NONE)
+                        .autoCompaction(false)
+                        .tablePartitionPrefixLength(1))) {
             for (int segment = 0; segment < 4; segment++) {
                 for (int i = 0; i < 500; i++) {
                     db.put(segmentKey(segment, i), new byte[32]);
@@ -66,14 +78,20 @@ class RangeDeletionTest {
             db.flush();
             db.compactRange(null, null);
             List<TableInfo> tables = db.tables();
-            assertThat(tables).as("one table per prefix (the 64 MiB target is far)").hasSize(4);
+            assertThat(tables)
+                    .as("one table per prefix (the 64 MiB target is far)")
+                    .hasSize(4);
             for (TableInfo t : tables) {
-                assertThat(t.smallestUserKey()[0]).as("a table never mixes two prefixes").isEqualTo(t.largestUserKey()[0]);
+                assertThat(t.smallestUserKey()[0])
+                        .as("a table never mixes two prefixes")
+                        .isEqualTo(t.largestUserKey()[0]);
             }
             db.deleteRange(new byte[] {0}, new byte[] {2}); // segments 0 and 1, one tombstone
             db.flush();
             db.compactRange(null, null);
-            assertThat(db.stats().tablesDroppedByRangeDeletion()).as("both tables dropped unread").isEqualTo(2);
+            assertThat(db.stats().tablesDroppedByRangeDeletion())
+                    .as("both tables dropped unread")
+                    .isEqualTo(2);
             assertThat(db.tables()).hasSize(2);
             assertThat(db.get(segmentKey(1, 7))).isNull();
             assertThat(db.get(segmentKey(2, 7))).hasSize(32);
@@ -83,8 +101,12 @@ class RangeDeletionTest {
     @Test
     void compactionDropsCoveredTablesAndBottomTombstones() {
         // zero values compress to nothing under the default LZ4: NONE keeps the tables as large as the keys make them
-        try (Db db = Db.open(dir, Options.defaults().compression(Compression.NONE).autoCompaction(false)
-                .targetFileSize(16 << 10))) {
+        try (Db db = Db.open(
+                dir,
+                Options.defaults()
+                        .compression(Compression.NONE)
+                        .autoCompaction(false)
+                        .targetFileSize(16 << 10))) {
             for (int i = 0; i < 4000; i++) {
                 db.put(TestKeys.key(i), new byte[64]);
             }
@@ -95,7 +117,9 @@ class RangeDeletionTest {
             db.deleteRange(TestKeys.key(0), TestKeys.key(3000));
             db.flush();
             db.compactRange(null, null);
-            assertThat(db.stats().tablesDroppedByRangeDeletion()).as("tables inside the range dropped unread").isPositive();
+            assertThat(db.stats().tablesDroppedByRangeDeletion())
+                    .as("tables inside the range dropped unread")
+                    .isPositive();
             long entries = 0;
             for (TableInfo t : db.tables()) {
                 entries += t.entries();
@@ -110,8 +134,11 @@ class RangeDeletionTest {
         try (Db db = Db.open(dir, Options.defaults())) {
             assertThat(db.get(TestKeys.key(10))).isNull();
             assertThat(db.get(TestKeys.key(3999))).isNotNull();
-            assertThat(db.tables()).allSatisfy(t -> assertThat(java.util.Arrays.compareUnsigned(t.smallestUserKey(),
-                    TestKeys.key(3000))).as("table starts at or after the first key left").isGreaterThanOrEqualTo(0));
+            assertThat(db.tables())
+                    .allSatisfy(
+                            t -> assertThat(java.util.Arrays.compareUnsigned(t.smallestUserKey(), TestKeys.key(3000)))
+                                    .as("table starts at or after the first key left")
+                                    .isGreaterThanOrEqualTo(0));
         }
     }
 }

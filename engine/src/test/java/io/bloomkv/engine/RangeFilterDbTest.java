@@ -28,8 +28,14 @@ class RangeFilterDbTest {
     }
 
     private static Options options(double rangeBits) {
-        return Options.defaults().writeBufferSize(16 << 10).blockSize(512).targetFileSize(16 << 10)
-                .maxBytesForLevelBase(64 << 10).levelSizeMultiplier(4).l0CompactionTrigger(3).blockCacheSize(0)
+        return Options.defaults()
+                .writeBufferSize(16 << 10)
+                .blockSize(512)
+                .targetFileSize(16 << 10)
+                .maxBytesForLevelBase(64 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(3)
+                .blockCacheSize(0)
                 .rangeFilterBitsPerKey(rangeBits);
     }
 
@@ -72,7 +78,8 @@ class RangeFilterDbTest {
                         ro.iterateLowerBound(key(Math.max(0, lo - rnd.nextInt(32))));
                     }
                     String ctx = "seed " + seed + " round " + round + " [" + lo + ", " + hi + ")";
-                    long lower = ro.iterateLowerBound() == null ? Long.MIN_VALUE : TestKeysLong.of(ro.iterateLowerBound());
+                    long lower =
+                            ro.iterateLowerBound() == null ? Long.MIN_VALUE : TestKeysLong.of(ro.iterateLowerBound());
                     try (DbIterator it = db.iterator(ro)) {
                         // forward: seek, then a few nexts
                         it.seek(key(lo));
@@ -81,7 +88,8 @@ class RangeFilterDbTest {
                             got.add(TestKeysLong.of(it.key()));
                         }
                         List<Long> want = new ArrayList<>();
-                        for (long k : model.subMap(Math.max(lo, lower), true, hi, false).keySet()) {
+                        for (long k : model.subMap(Math.max(lo, lower), true, hi, false)
+                                .keySet()) {
                             if (want.size() == 5) {
                                 break;
                             }
@@ -96,7 +104,8 @@ class RangeFilterDbTest {
                             got.add(TestKeysLong.of(it.key()));
                         }
                         want.clear();
-                        NavigableMap<Long, byte[]> below = lower == Long.MIN_VALUE ? model.headMap(Math.min(target, hi - 1), true)
+                        NavigableMap<Long, byte[]> below = lower == Long.MIN_VALUE
+                                ? model.headMap(Math.min(target, hi - 1), true)
                                 : model.subMap(lower, true, Math.min(target, hi - 1), true);
                         for (long k : below.descendingKeySet()) {
                             if (want.size() == 5) {
@@ -112,10 +121,14 @@ class RangeFilterDbTest {
                             it.prev();
                             Long before = model.lowerKey(first);
                             if (before != null && before >= lower) {
-                                assertThat(it.valid()).as(ctx + " prev after seek").isTrue();
+                                assertThat(it.valid())
+                                        .as(ctx + " prev after seek")
+                                        .isTrue();
                                 assertThat(TestKeysLong.of(it.key())).as(ctx).isEqualTo(before);
                             } else {
-                                assertThat(it.valid()).as(ctx + " nothing before " + first).isFalse();
+                                assertThat(it.valid())
+                                        .as(ctx + " nothing before " + first)
+                                        .isFalse();
                             }
                         }
                     }
@@ -132,7 +145,8 @@ class RangeFilterDbTest {
         Stats before = db.stats();
         int found = 0;
         for (int q = 0; q < seeks; q++) {
-            long lo = 16L * rnd.nextInt(40_000) + 4 + rnd.nextInt(4); // keys sit at 16k + 0..2: [16k+4, 16k+12) is empty
+            long lo =
+                    16L * rnd.nextInt(40_000) + 4 + rnd.nextInt(4); // keys sit at 16k + 0..2: [16k+4, 16k+12) is empty
             ReadOptions ro = ReadOptions.defaults().iterateUpperBound(key(lo + 1 + rnd.nextInt(4)));
             try (DbIterator it = db.iterator(ro)) {
                 it.seek(key(lo));
@@ -140,8 +154,13 @@ class RangeFilterDbTest {
             }
         }
         Stats after = db.stats();
-        return new long[] {found, after.blockReads() - before.blockReads(), after.rangeFilterUseful() - before.rangeFilterUseful(),
-            after.rangeFilterChecks() - before.rangeFilterChecks(), after.rangeFilterFalsePositives() - before.rangeFilterFalsePositives()};
+        return new long[] {
+            found,
+            after.blockReads() - before.blockReads(),
+            after.rangeFilterUseful() - before.rangeFilterUseful(),
+            after.rangeFilterChecks() - before.rangeFilterChecks(),
+            after.rangeFilterFalsePositives() - before.rangeFilterFalsePositives()
+        };
     }
 
     @Test
@@ -156,12 +175,17 @@ class RangeFilterDbTest {
             for (TableInfo t : db.tables()) {
                 try (io.bloomkv.engine.internal.table.TableReader r = io.bloomkv.engine.internal.table.TableReader.open(
                         io.bloomkv.engine.fs.FileSystem.disk(), t.path(), t.fileNumber(), null, null)) {
-                    assertThat(r.rangeFilterProblem()).as("range filter of %s", t.path()).isNull();
-                    assertThat(r.hasRangeFilter()).as("range filter of %s", t.path()).isTrue();
+                    assertThat(r.rangeFilterProblem())
+                            .as("range filter of %s", t.path())
+                            .isNull();
+                    assertThat(r.hasRangeFilter())
+                            .as("range filter of %s", t.path())
+                            .isTrue();
                 }
             }
             long[] on = emptySeeks(db, new Random(seed + 1), 2000);
-            System.out.printf("range filters on: %d block reads, %d useful of %d checks, %d false positives for 2000 empty seeks%n",
+            System.out.printf(
+                    "range filters on: %d block reads, %d useful of %d checks, %d false positives for 2000 empty seeks%n",
                     on[1], on[2], on[3], on[4]);
             assertThat(on[0]).isZero();
             assertThat(on[2]).isPositive();
@@ -176,7 +200,9 @@ class RangeFilterDbTest {
             long[] off = emptySeeks(db, new Random(seed + 1), 2000);
             System.out.printf("range filters off: %d block reads for 2000 empty seeks%n", off[1]);
             assertThat(off[3]).isZero();
-            assertThat(off[1]).as("without range filters each seek reads blocks").isGreaterThan(2000);
+            assertThat(off[1])
+                    .as("without range filters each seek reads blocks")
+                    .isGreaterThan(2000);
         }
     }
 
@@ -212,7 +238,9 @@ class RangeFilterDbTest {
                 if (e == null || e.getKey() >= hi) {
                     assertThat(it.valid()).as("seed %d [%d, %d)", seed, lo, hi).isFalse();
                 } else {
-                    assertThat(TestKeysLong.of(it.key())).as("seed %d [%d, %d)", seed, lo, hi).isEqualTo(e.getKey());
+                    assertThat(TestKeysLong.of(it.key()))
+                            .as("seed %d [%d, %d)", seed, lo, hi)
+                            .isEqualTo(e.getKey());
                     assertThat(it.value()).isEqualTo(e.getValue());
                 }
             }

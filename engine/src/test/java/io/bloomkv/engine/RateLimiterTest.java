@@ -34,8 +34,12 @@ class RateLimiterTest {
     void flushesDrawFromTheBucket() {
         long rate = 100 << 10;
         // zero values compress to nothing under the default LZ4: NONE keeps the flushed bytes above two seconds' worth
-        Options opts = Options.defaults().compression(Compression.NONE).writeBufferSize(64 << 10).autoCompaction(false)
-                .syncMode(SyncMode.NONE).rateLimiter(rate);
+        Options opts = Options.defaults()
+                .compression(Compression.NONE)
+                .writeBufferSize(64 << 10)
+                .autoCompaction(false)
+                .syncMode(SyncMode.NONE)
+                .rateLimiter(rate);
         try (Db db = Db.open(dir, opts)) {
             for (int i = 0; i < 2500; i++) {
                 db.put(TestKeys.key(i), new byte[100]);

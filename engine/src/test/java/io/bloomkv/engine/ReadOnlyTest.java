@@ -25,8 +25,10 @@ class ReadOnlyTest {
         Map<String, String> out = new TreeMap<>();
         try (Stream<Path> s = Files.list(dir)) {
             for (Path p : s.toList()) {
-                out.put(p.getFileName().toString(),
-                        HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p))));
+                out.put(
+                        p.getFileName().toString(),
+                        HexFormat.of()
+                                .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p))));
             }
         }
         return out;
@@ -61,15 +63,20 @@ class ReadOnlyTest {
                 assertThat(t.filterFractionOfBitsSet()).isStrictlyBetween(0.0, 1.0);
             });
             try (Snapshot s = ro.getSnapshot()) {
-                assertThat(str(ro.get(bytes("only-in-wal"), ReadOptions.defaults().snapshot(s)))).isEqualTo("w");
+                assertThat(str(ro.get(
+                                bytes("only-in-wal"), ReadOptions.defaults().snapshot(s))))
+                        .isEqualTo("w");
             }
             for (Runnable write : new Runnable[] {
                 () -> ro.put(bytes("x"), bytes("y")),
                 () -> ro.delete(bytes("x")),
                 () -> ro.write(new WriteBatch().put(bytes("x"), bytes("y"))),
                 ro::flush,
-                () -> ro.compactRange(null, null)}) {
-                assertThatThrownBy(write::run).isInstanceOf(DbReadOnlyException.class).hasMessageContaining("read-only");
+                () -> ro.compactRange(null, null)
+            }) {
+                assertThatThrownBy(write::run)
+                        .isInstanceOf(DbReadOnlyException.class)
+                        .hasMessageContaining("read-only");
             }
         }
         assertThat(contents(dir)).as("names and bytes of every file").isEqualTo(before);
@@ -92,7 +99,8 @@ class ReadOnlyTest {
     void createsNothing() throws Exception {
         Path missing = dir.resolve("missing");
         assertThatThrownBy(() -> Db.open(missing, Options.defaults().readOnly(true)))
-                .isInstanceOf(NotADatabaseException.class).hasMessageContaining("creates nothing");
+                .isInstanceOf(NotADatabaseException.class)
+                .hasMessageContaining("creates nothing");
         assertThat(missing).doesNotExist();
         Path empty = Files.createDirectories(dir.resolve("empty"));
         assertThatThrownBy(() -> Db.open(empty, Options.defaults().readOnly(true)))

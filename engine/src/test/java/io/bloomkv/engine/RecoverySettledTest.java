@@ -25,7 +25,9 @@ class RecoverySettledTest {
         } // closed without a flush: the writes are only in the WAL
         try (Db db = Db.open(dir, Options.defaults())) {
             Stats s = db.stats();
-            assertThat(s.memtableEntries()).as("nothing left to flush in the background").isZero();
+            assertThat(s.memtableEntries())
+                    .as("nothing left to flush in the background")
+                    .isZero();
             assertThat(s.immutableMemtables()).isZero();
             assertThat(db.tables()).isNotEmpty();
             for (int i = 0; i < n; i++) {

@@ -29,9 +29,16 @@ class ReverseIterationTest {
     private static final NavigableMap<byte[], byte[]> EMPTY = new TreeMap<>(Arrays::compareUnsigned);
 
     private static Options tinyTables() {
-        return Options.defaults().writeBufferSize(4 << 10).blockSize(256).blockRestartInterval(4).targetFileSize(4 << 10)
-                .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                .l0SlowdownWritesTrigger(6).l0StopWritesTrigger(6);
+        return Options.defaults()
+                .writeBufferSize(4 << 10)
+                .blockSize(256)
+                .blockRestartInterval(4)
+                .targetFileSize(4 << 10)
+                .maxBytesForLevelBase(16 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .l0SlowdownWritesTrigger(6)
+                .l0StopWritesTrigger(6);
     }
 
     /** Keys from a small space (versions pile up) with bytes >= 0x80 (unsigned order) and prefixes of each other. */
@@ -125,7 +132,9 @@ class ReverseIterationTest {
             byte[] last = null;
             for (it.seekToLast(); it.valid(); it.prev()) {
                 if (last != null) {
-                    assertThat(Arrays.compareUnsigned(it.key(), last)).as(where + " descending").isLessThan(0);
+                    assertThat(Arrays.compareUnsigned(it.key(), last))
+                            .as(where + " descending")
+                            .isLessThan(0);
                 }
                 last = it.key();
                 back.put(it.key(), it.value());
@@ -147,7 +156,10 @@ class ReverseIterationTest {
         } else {
             view = model;
         }
-        ReadOptions bounded = ReadOptions.defaults().snapshot(base.snapshot()).iterateLowerBound(lo).iterateUpperBound(hi);
+        ReadOptions bounded = ReadOptions.defaults()
+                .snapshot(base.snapshot())
+                .iterateLowerBound(lo)
+                .iterateUpperBound(hi);
         try (DbIterator it = db.iterator(bounded)) {
             walk(it, view, rnd, 10, 40, where + " bounds [" + TestKeys.str(lo) + ", " + TestKeys.str(hi) + ")");
         }
@@ -155,7 +167,9 @@ class ReverseIterationTest {
 
     private static java.util.List<String> hex(Map<byte[], byte[]> m) {
         java.util.HexFormat h = java.util.HexFormat.of();
-        return m.entrySet().stream().map(e -> h.formatHex(e.getKey()) + "=" + h.formatHex(e.getValue())).toList();
+        return m.entrySet().stream()
+                .map(e -> h.formatHex(e.getKey()) + "=" + h.formatHex(e.getValue()))
+                .toList();
     }
 
     /** Random seeks of the four kinds, each followed by random next/prev moves, compared with {@code view}. */
@@ -223,7 +237,8 @@ class ReverseIterationTest {
         long seed = TestKeys.seed("ReverseIterationTest.rocksdb");
         Random rnd = new Random(seed);
         String ctx = "seed " + seed + " (-Dbloomkv.seed=" + seed + ")";
-        try (org.rocksdb.Options ro = new org.rocksdb.Options().setCreateIfMissing(true).setWriteBufferSize(64 << 10);
+        try (org.rocksdb.Options ro =
+                        new org.rocksdb.Options().setCreateIfMissing(true).setWriteBufferSize(64 << 10);
                 RocksDB rocks = RocksDB.open(ro, dir.resolve("rocksdb").toString());
                 Db db = Db.open(dir.resolve("bloomkv"), tinyTables())) {
             for (int op = 0; op < 2500; op++) {
@@ -266,7 +281,8 @@ class ReverseIterationTest {
                 rro.setIterateUpperBound(hiSlice);
             }
             try (RocksIterator theirs = rocks.newIterator(rro);
-                    DbIterator ours = db.iterator(ReadOptions.defaults().iterateLowerBound(lo).iterateUpperBound(hi))) {
+                    DbIterator ours = db.iterator(
+                            ReadOptions.defaults().iterateLowerBound(lo).iterateUpperBound(hi))) {
                 for (int w = 0; w < 10; w++) {
                     byte[] t = target(rnd);
                     String move;
@@ -293,12 +309,18 @@ class ReverseIterationTest {
                         }
                     }
                     for (int s = 0; s < 30; s++) {
-                        assertThat(ours.valid()).as(where + " " + move + ": valid").isEqualTo(theirs.isValid());
+                        assertThat(ours.valid())
+                                .as(where + " " + move + ": valid")
+                                .isEqualTo(theirs.isValid());
                         if (!ours.valid()) {
                             break;
                         }
-                        assertThat(TestKeys.str(ours.key())).as(where + " " + move).isEqualTo(TestKeys.str(theirs.key()));
-                        assertThat(ours.value()).as(where + " " + move + " value").isEqualTo(theirs.value());
+                        assertThat(TestKeys.str(ours.key()))
+                                .as(where + " " + move)
+                                .isEqualTo(TestKeys.str(theirs.key()));
+                        assertThat(ours.value())
+                                .as(where + " " + move + " value")
+                                .isEqualTo(theirs.value());
                         if (rnd.nextBoolean()) {
                             ours.next();
                             theirs.next();

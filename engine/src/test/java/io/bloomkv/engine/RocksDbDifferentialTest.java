@@ -34,11 +34,21 @@ class RocksDbDifferentialTest {
 
     @Test
     void withCompactionAndTinyTablesMatchesRocksDb() throws Exception {
-        long compactions = run(Options.defaults().writeBufferSize(4 << 10).blockSize(256).targetFileSize(4 << 10)
-                .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                // Low stall thresholds bound how many level-0 tables one compaction can take when
-                // the compaction thread runs late (a loaded machine), so the count below stays high.
-                .l0SlowdownWritesTrigger(6).l0StopWritesTrigger(6), "withCompaction", 400, 2 * OPS);
+        long compactions = run(
+                Options.defaults()
+                        .writeBufferSize(4 << 10)
+                        .blockSize(256)
+                        .targetFileSize(4 << 10)
+                        .maxBytesForLevelBase(16 << 10)
+                        .levelSizeMultiplier(4)
+                        .l0CompactionTrigger(2)
+                        // Low stall thresholds bound how many level-0 tables one compaction can take when
+                        // the compaction thread runs late (a loaded machine), so the count below stays high.
+                        .l0SlowdownWritesTrigger(6)
+                        .l0StopWritesTrigger(6),
+                "withCompaction",
+                400,
+                2 * OPS);
         assertThat(compactions).as("hundreds of compactions").isGreaterThanOrEqualTo(100);
     }
 
@@ -47,8 +57,9 @@ class RocksDbDifferentialTest {
         Random rnd = new Random(seed);
         String ctx = "seed " + seed + " (-Dbloomkv.seed=" + seed + ")";
         Path ours = dir.resolve("bloomkv");
-        try (org.rocksdb.Options ro = new org.rocksdb.Options().setCreateIfMissing(true).setWriteBufferSize(64 << 10);
-             RocksDB rocks = RocksDB.open(ro, dir.resolve("rocksdb").toString())) {
+        try (org.rocksdb.Options ro =
+                        new org.rocksdb.Options().setCreateIfMissing(true).setWriteBufferSize(64 << 10);
+                RocksDB rocks = RocksDB.open(ro, dir.resolve("rocksdb").toString())) {
             Db db = Db.open(ours, options);
             long compactions = 0;
             try {
@@ -67,7 +78,7 @@ class RocksDbDifferentialTest {
                     } else if (r < 560) {
                         WriteBatch b = new WriteBatch();
                         try (org.rocksdb.WriteBatch rb = new org.rocksdb.WriteBatch();
-                             org.rocksdb.WriteOptions wo = new org.rocksdb.WriteOptions()) {
+                                org.rocksdb.WriteOptions wo = new org.rocksdb.WriteOptions()) {
                             for (int i = 0, n = 1 + rnd.nextInt(16); i < n; i++) {
                                 byte[] k = key(rnd);
                                 if (rnd.nextInt(3) == 0) {
@@ -84,11 +95,14 @@ class RocksDbDifferentialTest {
                         }
                     } else if (r < 860) {
                         byte[] k = key(rnd);
-                        assertThat(db.get(k)).as(where + " get " + TestKeys.str(k)).isEqualTo(rocks.get(k));
+                        assertThat(db.get(k))
+                                .as(where + " get " + TestKeys.str(k))
+                                .isEqualTo(rocks.get(k));
                     } else if (r < 960) {
                         byte[] start = rnd.nextInt(5) == 0 ? null : key(rnd);
                         int limit = 1 + rnd.nextInt(rnd.nextInt(8) == 0 ? 3000 : 40);
-                        assertThat(scan(db, start, limit)).as(where + " scan from " + TestKeys.str(start) + " limit " + limit)
+                        assertThat(scan(db, start, limit))
+                                .as(where + " scan from " + TestKeys.str(start) + " limit " + limit)
                                 .isEqualTo(scan(rocks, start, limit));
                     } else if (r < 985) {
                         db.flush();
@@ -98,9 +112,12 @@ class RocksDbDifferentialTest {
                         db = Db.open(ours, options);
                     }
                 }
-                assertThat(scan(db, null, Integer.MAX_VALUE)).as(ctx + " full scan").isEqualTo(scan(rocks, null, Integer.MAX_VALUE));
+                assertThat(scan(db, null, Integer.MAX_VALUE))
+                        .as(ctx + " full scan")
+                        .isEqualTo(scan(rocks, null, Integer.MAX_VALUE));
                 compactions += db.stats().compactions();
-                System.out.println("RocksDbDifferentialTest." + name + ": " + compactions + " compactions in all; " + db.stats());
+                System.out.println(
+                        "RocksDbDifferentialTest." + name + ": " + compactions + " compactions in all; " + db.stats());
             } finally {
                 db.close();
             }

@@ -36,9 +36,15 @@ class RocksFeaturesDifferentialTest {
 
     /** Small tables and levels, so flushes and compactions (and their merge collapsing) happen often. */
     private static Options small() {
-        return Options.defaults().writeBufferSize(4 << 10).blockSize(256).targetFileSize(4 << 10)
-                .maxBytesForLevelBase(16 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2)
-                .l0SlowdownWritesTrigger(6).l0StopWritesTrigger(6);
+        return Options.defaults()
+                .writeBufferSize(4 << 10)
+                .blockSize(256)
+                .targetFileSize(4 << 10)
+                .maxBytesForLevelBase(16 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2)
+                .l0SlowdownWritesTrigger(6)
+                .l0StopWritesTrigger(6);
     }
 
     @Test
@@ -64,7 +70,10 @@ class RocksFeaturesDifferentialTest {
     /** Range filters on: bounded scans skip tables through them while range tombstones still apply. */
     @Test
     void deleteRangeWithRangeFiltersMatchesRocksDb() throws Exception {
-        run(small().mergeOperator(MergeOperators.stringAppend(',')).rangeFilterBitsPerKey(10), false, true,
+        run(
+                small().mergeOperator(MergeOperators.stringAppend(',')).rangeFilterBitsPerKey(10),
+                false,
+                true,
                 "deleteRangeRangeFilters");
     }
 
@@ -74,9 +83,11 @@ class RocksFeaturesDifferentialTest {
         String ctx = "seed " + seed + " (-Dbloomkv.seed=" + seed + ")";
         Path ours = dir.resolve("bloomkv");
         try (org.rocksdb.MergeOperator rop = counters ? new UInt64AddOperator() : new StringAppendOperator(',');
-             org.rocksdb.Options ro = new org.rocksdb.Options().setCreateIfMissing(true).setWriteBufferSize(64 << 10)
-                     .setMergeOperator(rop);
-             RocksDB rocks = RocksDB.open(ro, dir.resolve("rocksdb").toString())) {
+                org.rocksdb.Options ro = new org.rocksdb.Options()
+                        .setCreateIfMissing(true)
+                        .setWriteBufferSize(64 << 10)
+                        .setMergeOperator(rop);
+                RocksDB rocks = RocksDB.open(ro, dir.resolve("rocksdb").toString())) {
             Db db = Db.open(ours, options);
             long skips = 0;
             long merges = 0;
@@ -107,7 +118,7 @@ class RocksFeaturesDifferentialTest {
                     } else if (r < 550) {
                         WriteBatch b = new WriteBatch();
                         try (org.rocksdb.WriteBatch rb = new org.rocksdb.WriteBatch();
-                             org.rocksdb.WriteOptions wo = new org.rocksdb.WriteOptions()) {
+                                org.rocksdb.WriteOptions wo = new org.rocksdb.WriteOptions()) {
                             for (int i = 0, n = 1 + rnd.nextInt(8); i < n; i++) {
                                 byte[] k = key(rnd);
                                 int kind = rnd.nextInt(rangeDeletes ? 4 : 3);
@@ -135,11 +146,15 @@ class RocksFeaturesDifferentialTest {
                         int s = snaps.isEmpty() || rnd.nextBoolean() ? -1 : rnd.nextInt(snaps.size());
                         byte[] k = key(rnd);
                         if (s < 0) {
-                            assertThat(db.get(k)).as(where + " get " + Arrays.toString(k)).isEqualTo(rocks.get(k));
+                            assertThat(db.get(k))
+                                    .as(where + " get " + Arrays.toString(k))
+                                    .isEqualTo(rocks.get(k));
                         } else {
-                            try (org.rocksdb.ReadOptions rro = new org.rocksdb.ReadOptions().setSnapshot(rsnaps.get(s))) {
+                            try (org.rocksdb.ReadOptions rro =
+                                    new org.rocksdb.ReadOptions().setSnapshot(rsnaps.get(s))) {
                                 assertThat(db.get(k, ReadOptions.defaults().snapshot(snaps.get(s))))
-                                        .as(where + " get at snapshot " + Arrays.toString(k)).isEqualTo(rocks.get(rro, k));
+                                        .as(where + " get at snapshot " + Arrays.toString(k))
+                                        .isEqualTo(rocks.get(rro, k));
                             }
                         }
                     } else if (r < 740) {
@@ -150,7 +165,9 @@ class RocksFeaturesDifferentialTest {
                         List<byte[]> expected = rocks.multiGetAsList(keys);
                         List<byte[]> actual = db.multiGet(keys);
                         for (int i = 0; i < keys.size(); i++) {
-                            assertThat(actual.get(i)).as(where + " multiGet " + Arrays.toString(keys.get(i))).isEqualTo(expected.get(i));
+                            assertThat(actual.get(i))
+                                    .as(where + " multiGet " + Arrays.toString(keys.get(i)))
+                                    .isEqualTo(expected.get(i));
                         }
                     } else if (r < 860) {
                         int s = snaps.isEmpty() || rnd.nextBoolean() ? -1 : rnd.nextInt(snaps.size());
@@ -162,7 +179,8 @@ class RocksFeaturesDifferentialTest {
                         assertThat(scan(db, s < 0 ? null : snaps.get(s), lower, upper, start, reverse, limit))
                                 .as(where + " scan " + (reverse ? "back" : "fwd") + " from " + Arrays.toString(start)
                                         + " in [" + Arrays.toString(lower) + ", " + Arrays.toString(upper) + ")")
-                                .isEqualTo(scan(rocks, s < 0 ? null : rsnaps.get(s), lower, upper, start, reverse, limit));
+                                .isEqualTo(
+                                        scan(rocks, s < 0 ? null : rsnaps.get(s), lower, upper, start, reverse, limit));
                     } else if (r < 900) {
                         if (snaps.size() < 4 && rnd.nextBoolean()) {
                             snaps.add(db.getSnapshot());
@@ -190,17 +208,21 @@ class RocksFeaturesDifferentialTest {
                         db = Db.open(ours, options);
                     }
                 }
-                assertThat(scan(db, null, null, null, null, false, Integer.MAX_VALUE)).as(ctx + " full scan")
+                assertThat(scan(db, null, null, null, null, false, Integer.MAX_VALUE))
+                        .as(ctx + " full scan")
                         .isEqualTo(scan(rocks, null, null, null, null, false, Integer.MAX_VALUE));
                 db.compactRange(null, null);
-                assertThat(scan(db, null, null, null, null, true, Integer.MAX_VALUE)).as(ctx + " full reverse scan after compactRange")
+                assertThat(scan(db, null, null, null, null, true, Integer.MAX_VALUE))
+                        .as(ctx + " full reverse scan after compactRange")
                         .isEqualTo(scan(rocks, null, null, null, null, true, Integer.MAX_VALUE));
                 System.out.println("RocksFeaturesDifferentialTest." + name + ": " + db.stats());
                 skips += db.stats().rangeTombstoneSkips();
                 merges += db.stats().mergeLookups();
                 assertThat(merges).as("gets read past merge operands").isPositive();
                 if (rangeDeletes) {
-                    assertThat(skips).as("gets answered by a range tombstone without reading a table").isPositive();
+                    assertThat(skips)
+                            .as("gets answered by a range tombstone without reading a table")
+                            .isPositive();
                 }
             } finally {
                 for (Snapshot s : snaps) {
@@ -253,7 +275,8 @@ class RocksFeaturesDifferentialTest {
         return TestKeys.value(rnd, 6);
     }
 
-    private static List<String> scan(Db db, Snapshot snap, byte[] lower, byte[] upper, byte[] start, boolean reverse, int limit) {
+    private static List<String> scan(
+            Db db, Snapshot snap, byte[] lower, byte[] upper, byte[] start, boolean reverse, int limit) {
         List<String> out = new ArrayList<>();
         ReadOptions o = ReadOptions.defaults().snapshot(snap);
         if (lower != null) {
@@ -295,8 +318,14 @@ class RocksFeaturesDifferentialTest {
         return out;
     }
 
-    private static List<String> scan(RocksDB rocks, org.rocksdb.Snapshot snap, byte[] lower, byte[] upper, byte[] start,
-                                     boolean reverse, int limit) {
+    private static List<String> scan(
+            RocksDB rocks,
+            org.rocksdb.Snapshot snap,
+            byte[] lower,
+            byte[] upper,
+            byte[] start,
+            boolean reverse,
+            int limit) {
         List<String> out = new ArrayList<>();
         List<AbstractSlice<?>> slices = new ArrayList<>();
         try (org.rocksdb.ReadOptions ro = new org.rocksdb.ReadOptions()) {
@@ -339,7 +368,8 @@ class RocksFeaturesDifferentialTest {
                     } else {
                         it.prev();
                     }
-                    out.add("turn:" + (it.isValid() ? Arrays.toString(it.key()) + "=" + Arrays.toString(it.value()) : "end"));
+                    out.add("turn:"
+                            + (it.isValid() ? Arrays.toString(it.key()) + "=" + Arrays.toString(it.value()) : "end"));
                 }
             }
         } finally {

@@ -15,9 +15,12 @@ class SharedBlockCacheTest {
     @Test
     void twoDatabasesShareOneBoundWithoutMixingTheirBlocks() {
         SharedBlockCache cache = new SharedBlockCache(64 << 10);
-        Options o = Options.defaults().blockSize(1024).blockCache(cache)
+        Options o = Options.defaults()
+                .blockSize(1024)
+                .blockCache(cache)
                 .useMmapReads(false); // mapped tables of uncompressed blocks skip the block cache
-        try (Db a = Db.open(dir.resolve("a"), o); Db b = Db.open(dir.resolve("b"), o.copy())) {
+        try (Db a = Db.open(dir.resolve("a"), o);
+                Db b = Db.open(dir.resolve("b"), o.copy())) {
             // Same keys, same file numbers in both databases, different values.
             for (int i = 0; i < 2000; i++) {
                 a.put(TestKeys.key(i), TestKeys.bytes("a" + i));
@@ -25,7 +28,8 @@ class SharedBlockCacheTest {
             }
             a.flush();
             b.flush();
-            assertThat(a.tables().get(0).fileNumber()).isEqualTo(b.tables().get(0).fileNumber());
+            assertThat(a.tables().get(0).fileNumber())
+                    .isEqualTo(b.tables().get(0).fileNumber());
             for (int round = 0; round < 2; round++) {
                 for (int i = 0; i < 2000; i += 7) {
                     assertThat(TestKeys.str(a.get(TestKeys.key(i)))).isEqualTo("a" + i);
@@ -37,7 +41,10 @@ class SharedBlockCacheTest {
             assertThat(cache.usedBytes()).isGreaterThan(0).isLessThanOrEqualTo(cache.capacityBytes());
             long both = cache.blockCount();
             a.close();
-            assertThat(cache.blockCount()).as("closing a drops a's blocks only").isLessThan(both).isGreaterThan(0);
+            assertThat(cache.blockCount())
+                    .as("closing a drops a's blocks only")
+                    .isLessThan(both)
+                    .isGreaterThan(0);
             assertThat(TestKeys.str(b.get(TestKeys.key(14)))).isEqualTo("b14");
         }
         assertThat(cache.blockCount()).isZero();

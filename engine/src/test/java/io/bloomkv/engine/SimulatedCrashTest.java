@@ -30,8 +30,15 @@ class SimulatedCrashTest {
     Path dir;
 
     private static Options tiny(FaultInjectingFileSystem fs, SyncMode mode) {
-        return Options.defaults().fileSystem(fs).syncMode(mode).writeBufferSize(8 << 10).blockSize(512)
-                .targetFileSize(8 << 10).maxBytesForLevelBase(32 << 10).levelSizeMultiplier(4).l0CompactionTrigger(2);
+        return Options.defaults()
+                .fileSystem(fs)
+                .syncMode(mode)
+                .writeBufferSize(8 << 10)
+                .blockSize(512)
+                .targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(2);
     }
 
     /** Stops {@code db} as a crash would (its threads and handles see only errors), then drops unsynced data. */
@@ -56,13 +63,19 @@ class SimulatedCrashTest {
         }
         assertThat(actual.keySet()).as(ctx + " keys").isEqualTo(model.keySet());
         for (Map.Entry<String, byte[]> e : model.entrySet()) {
-            assertThat(actual.get(e.getKey())).as(ctx + " value of " + e.getKey()).isEqualTo(e.getValue());
-            assertThat(db.get(TestKeys.bytes(e.getKey()))).as(ctx + " get " + e.getKey()).isEqualTo(e.getValue());
+            assertThat(actual.get(e.getKey()))
+                    .as(ctx + " value of " + e.getKey())
+                    .isEqualTo(e.getValue());
+            assertThat(db.get(TestKeys.bytes(e.getKey())))
+                    .as(ctx + " get " + e.getKey())
+                    .isEqualTo(e.getValue());
         }
     }
 
     @ParameterizedTest
-    @EnumSource(value = SyncMode.class, names = {"EVERY_WRITE", "GROUP_COMMIT"})
+    @EnumSource(
+            value = SyncMode.class,
+            names = {"EVERY_WRITE", "GROUP_COMMIT"})
     void randomCrashesLoseNothingAcknowledged(SyncMode mode) throws IOException {
         long seed = TestKeys.seed("SimulatedCrashTest.randomCrashes." + mode);
         Random rnd = new Random(seed);
@@ -116,7 +129,8 @@ class SimulatedCrashTest {
             String ctx = "seed " + seed + " round " + round;
             Path d = dir.resolve("r" + round);
             FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
-            Options options = Options.defaults().fileSystem(fs).syncMode(SyncMode.NONE).writeBufferSize(16 << 10);
+            Options options =
+                    Options.defaults().fileSystem(fs).syncMode(SyncMode.NONE).writeBufferSize(16 << 10);
             Db db = Db.open(d, options);
             int n = 200 + rnd.nextInt(1500);
             for (int i = 0; i < n; i++) {
@@ -134,7 +148,9 @@ class SimulatedCrashTest {
                     if (i < present) {
                         assertThat(TestKeys.str(v)).as(ctx + " key " + i).isEqualTo("v" + i);
                     } else {
-                        assertThat(v).as(ctx + " key " + i + " after the first missing key " + present).isNull();
+                        assertThat(v)
+                                .as(ctx + " key " + i + " after the first missing key " + present)
+                                .isNull();
                     }
                 }
                 reopened.put(TestKeys.key(n), TestKeys.bytes("after"));
@@ -156,20 +172,25 @@ class SimulatedCrashTest {
         FaultInjectingFileSystem.Fault tableSync = fs.inject(FaultInjectingFileSystem.on(Op.SYNC, "*.sst"));
         assertThatThrownBy(db::flush).isInstanceOf(BloomKvIOException.class);
         // After a failed flush, writes fail until reopen; reads go on.
-        assertThatThrownBy(() -> db.put(TestKeys.key(9999), TestKeys.bytes("x"))).isInstanceOf(BloomKvIOException.class);
+        assertThatThrownBy(() -> db.put(TestKeys.key(9999), TestKeys.bytes("x")))
+                .isInstanceOf(BloomKvIOException.class);
         assertThat(TestKeys.str(db.get(TestKeys.key(7)))).isEqualTo("v7");
         tableSync.remove();
         crash(fs, db, rnd);
         try (Db reopened = Db.open(dir, options)) {
             for (int i = 0; i < 500; i++) {
-                assertThat(TestKeys.str(reopened.get(TestKeys.key(i)))).as("seed " + seed + " key " + i).isEqualTo("v" + i);
+                assertThat(TestKeys.str(reopened.get(TestKeys.key(i))))
+                        .as("seed " + seed + " key " + i)
+                        .isEqualTo("v" + i);
             }
             assertThat(reopened.get(TestKeys.key(9999))).isNull();
             long tablesOnDisk;
             try (Stream<Path> files = Files.list(dir)) {
                 tablesOnDisk = files.filter(p -> p.toString().endsWith(".sst")).count();
             }
-            assertThat(tablesOnDisk).as("no orphan table left").isEqualTo(reopened.stats().tableCount());
+            assertThat(tablesOnDisk)
+                    .as("no orphan table left")
+                    .isEqualTo(reopened.stats().tableCount());
         }
     }
 
@@ -223,16 +244,19 @@ class SimulatedCrashTest {
             db.put(TestKeys.key(1), TestKeys.bytes("one"));
             FaultInjectingFileSystem.Fault walWrite = fs.inject(FaultInjectingFileSystem.on(Op.WRITE, "*.log"));
             assertThatThrownBy(() -> db.put(TestKeys.key(2), TestKeys.bytes("two")))
-                    .isInstanceOf(BloomKvIOException.class).hasMessageContaining(".log");
+                    .isInstanceOf(BloomKvIOException.class)
+                    .hasMessageContaining(".log");
             walWrite.remove();
-            assertThatThrownBy(() -> db.put(TestKeys.key(3), TestKeys.bytes("three"))).isInstanceOf(BloomKvIOException.class);
+            assertThatThrownBy(() -> db.put(TestKeys.key(3), TestKeys.bytes("three")))
+                    .isInstanceOf(BloomKvIOException.class);
             assertThat(TestKeys.str(db.get(TestKeys.key(1)))).isEqualTo("one");
         }
         try (Db db = Db.open(dir, options)) {
             assertThat(TestKeys.str(db.get(TestKeys.key(1)))).isEqualTo("one");
             assertThat(db.get(TestKeys.key(2))).isNull();
             db.put(TestKeys.key(3), TestKeys.bytes("three"));
-            assertThat(Arrays.equals(db.get(TestKeys.key(3)), TestKeys.bytes("three"))).isTrue();
+            assertThat(Arrays.equals(db.get(TestKeys.key(3)), TestKeys.bytes("three")))
+                    .isTrue();
         }
     }
 
@@ -245,7 +269,8 @@ class SimulatedCrashTest {
     @Test
     void failedManifestSyncKeepsTheTableTheEditMayName() throws IOException {
         FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
-        Options options = Options.defaults().fileSystem(fs).syncMode(SyncMode.EVERY_WRITE).autoCompaction(false);
+        Options options =
+                Options.defaults().fileSystem(fs).syncMode(SyncMode.EVERY_WRITE).autoCompaction(false);
         Db db = Db.open(dir, options);
         try {
             for (int i = 0; i < 100; i++) {
@@ -266,7 +291,9 @@ class SimulatedCrashTest {
         }
         try (Db reopened = Db.open(dir, options)) {
             for (int i = 0; i < 200; i++) {
-                assertThat(TestKeys.str(reopened.get(TestKeys.key(i)))).as("key " + i).isEqualTo("v" + i);
+                assertThat(TestKeys.str(reopened.get(TestKeys.key(i))))
+                        .as("key " + i)
+                        .isEqualTo("v" + i);
             }
         }
     }
@@ -291,8 +318,11 @@ class SimulatedCrashTest {
             Db db = Db.open(dir, options);
             assertContentEquals(db, model, ctx + " after reopen");
             FaultInjectingFileSystem.Fault fault = where.equals("table write")
-                    ? fs.injectFromNth(FaultInjectingFileSystem.on(Op.WRITE, "*.sst").and(onCompactionThread), 1 + rnd.nextInt(40))
-                    : fs.injectFromNth(FaultInjectingFileSystem.on(Op.SYNC, "MANIFEST-*").and(onCompactionThread), 1 + rnd.nextInt(3));
+                    ? fs.injectFromNth(
+                            FaultInjectingFileSystem.on(Op.WRITE, "*.sst").and(onCompactionThread), 1 + rnd.nextInt(40))
+                    : fs.injectFromNth(
+                            FaultInjectingFileSystem.on(Op.SYNC, "MANIFEST-*").and(onCompactionThread),
+                            1 + rnd.nextInt(3));
             // Bounded by operations: tiny tables make a compaction every few hundred writes.
             for (int op = 0; op < 50_000 && fault.fired() == 0; op++) {
                 byte[] k = TestKeys.key(rnd.nextInt(1000));

@@ -29,7 +29,8 @@ class SnapshotReleaseTest {
             db.put(bytes("k"), bytes("2"));
             db.flush();
             db.compactRange(null, null);
-            assertThat(str(db.get(bytes("k"), ReadOptions.defaults().snapshot(s2)))).isEqualTo("1");
+            assertThat(str(db.get(bytes("k"), ReadOptions.defaults().snapshot(s2))))
+                    .isEqualTo("1");
             try (DbIterator it = db.iterator(ReadOptions.defaults().snapshot(s2))) {
                 it.seekToFirst();
                 assertThat(str(it.value())).isEqualTo("1");
@@ -83,7 +84,8 @@ class SnapshotReleaseTest {
         Snapshot open = db.getSnapshot();
         s.close();
         assertThatThrownBy(() -> db.get(bytes("k"), ReadOptions.defaults().snapshot(s)))
-                .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("released");
+                .isInstanceOf(InvalidArgumentException.class)
+                .hasMessageContaining("released");
         db.close();
         assertThatThrownBy(() -> db.get(bytes("k"), ReadOptions.defaults().snapshot(open)))
                 .isInstanceOf(DbClosedException.class);

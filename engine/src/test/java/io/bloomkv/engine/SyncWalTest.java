@@ -7,9 +7,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@link Db#syncWal()} under SyncMode.NONE, with and without manualWalFlush: a simulated power loss keeps every write made before the last sync. */
 class SyncWalTest {
@@ -25,7 +25,10 @@ class SyncWalTest {
             String ctx = "seed " + seed + " round " + round;
             Path d = dir.resolve("r" + round + "-" + manualWalFlush);
             FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
-            Options options = Options.defaults().fileSystem(fs).syncMode(SyncMode.NONE).writeBufferSize(8 << 10)
+            Options options = Options.defaults()
+                    .fileSystem(fs)
+                    .syncMode(SyncMode.NONE)
+                    .writeBufferSize(8 << 10)
                     .manualWalFlush(manualWalFlush);
             Db db = Db.open(d, options);
             int n = 300 + rnd.nextInt(1500);
@@ -40,11 +43,14 @@ class SyncWalTest {
                     syncs++;
                 }
             }
-            assertThat(db.stats().walSyncs() - syncsBefore).as(ctx + " one WAL sync per call at least").isGreaterThanOrEqualTo(syncs);
+            assertThat(db.stats().walSyncs() - syncsBefore)
+                    .as(ctx + " one WAL sync per call at least")
+                    .isGreaterThanOrEqualTo(syncs);
             SimulatedCrashTest.crash(fs, db, rnd);
             try (Db reopened = Db.open(d, options)) {
                 for (int i = 0; i < synced; i++) {
-                    assertThat(TestKeys.str(reopened.get(TestKeys.key(i)))).as(ctx + " key " + i + " written before the sync at " + synced)
+                    assertThat(TestKeys.str(reopened.get(TestKeys.key(i))))
+                            .as(ctx + " key " + i + " written before the sync at " + synced)
                             .isEqualTo("v" + i);
                 }
             }
@@ -57,7 +63,9 @@ class SyncWalTest {
         try (Db db = Db.open(dir.resolve("clean"), o)) {
             for (int i = 0; i < 3000; i++) {
                 db.put(TestKeys.key(i), TestKeys.bytes("v" + i));
-                assertThat(TestKeys.str(db.get(TestKeys.key(i)))).as("read your write").isEqualTo("v" + i);
+                assertThat(TestKeys.str(db.get(TestKeys.key(i))))
+                        .as("read your write")
+                        .isEqualTo("v" + i);
             }
         }
         try (Db db = Db.open(dir.resolve("clean"), o)) {

@@ -48,13 +48,15 @@ class TableFileWriterTest {
         Random rnd = new Random(seed);
         TreeMap<String, byte[]> model = randomSorted(rnd, 5000);
         Path p = dir.resolve("a.sst");
-        try (TableFileWriter w = TableFileWriter.create(p, Options.defaults().blockSize(512).compression(Compression.LZ4))) {
+        try (TableFileWriter w =
+                TableFileWriter.create(p, Options.defaults().blockSize(512).compression(Compression.LZ4))) {
             for (Map.Entry<String, byte[]> e : model.entrySet()) {
                 w.put(TestKeys.bytes(e.getKey()), e.getValue());
             }
             assertThat(w.entries()).isEqualTo(model.size());
             w.finish();
-            assertThatThrownBy(() -> w.put(TestKeys.bytes("zzz"), new byte[1])).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> w.put(TestKeys.bytes("zzz"), new byte[1]))
+                    .isInstanceOf(IllegalStateException.class);
         }
         try (TableReader r = open(p)) {
             assertThat(r.properties().entries()).isEqualTo(model.size());
@@ -86,11 +88,14 @@ class TableFileWriterTest {
         try (TableFileWriter w = TableFileWriter.create(p, Options.defaults())) {
             w.put(TestKeys.bytes("b"), TestKeys.bytes("1"));
             assertThatThrownBy(() -> w.put(TestKeys.bytes("b"), TestKeys.bytes("2")))
-                    .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("duplicate");
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("duplicate");
             assertThatThrownBy(() -> w.put(TestKeys.bytes("a"), TestKeys.bytes("2")))
-                    .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("before the previous");
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("before the previous");
             assertThatThrownBy(() -> w.put(null, TestKeys.bytes("2"))).isInstanceOf(InvalidArgumentException.class);
-            assertThatThrownBy(() -> w.put(new byte[0], TestKeys.bytes("2"))).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.put(new byte[0], TestKeys.bytes("2")))
+                    .isInstanceOf(InvalidArgumentException.class);
             assertThatThrownBy(() -> w.put(TestKeys.bytes("c"), null)).isInstanceOf(InvalidArgumentException.class);
             assertThatThrownBy(() -> w.put(new byte[Db.MAX_KEY_SIZE + 1], new byte[0]))
                     .isInstanceOf(InvalidArgumentException.class);
@@ -102,7 +107,8 @@ class TableFileWriterTest {
         try (TableReader r = open(p)) {
             assertThat(r.properties().entries()).isEqualTo(3);
         }
-        assertThatThrownBy(() -> TableFileWriter.create(null, Options.defaults())).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> TableFileWriter.create(null, Options.defaults()))
+                .isInstanceOf(InvalidArgumentException.class);
         assertThatThrownBy(() -> TableFileWriter.create(p, null)).isInstanceOf(InvalidArgumentException.class);
     }
 
@@ -135,7 +141,8 @@ class TableFileWriterTest {
             FaultInjectingFileSystem.Fault nth = i == 0 ? null : fs.injectNth((op, path) -> true, i);
             Path p = dir.resolve("f" + i + ".sst");
             boolean finished = false;
-            try (TableFileWriter w = TableFileWriter.create(p, Options.defaults().fileSystem(fs).blockSize(256))) {
+            try (TableFileWriter w =
+                    TableFileWriter.create(p, Options.defaults().fileSystem(fs).blockSize(256))) {
                 for (int k = 0; k < 200; k++) {
                     w.put(TestKeys.key(k), new byte[40]);
                 }
@@ -157,7 +164,9 @@ class TableFileWriterTest {
                     assertThat(r.properties().entries()).as("fault " + i).isEqualTo(200);
                 }
             } else {
-                assertThat(Files.exists(p)).as("fault " + i + ": partial file deleted").isFalse();
+                assertThat(Files.exists(p))
+                        .as("fault " + i + ": partial file deleted")
+                        .isFalse();
             }
         }
         assertThat(total).isGreaterThan(2);

@@ -17,8 +17,8 @@ public final class TestSeeds {
     /** {@code -D<property>}, else {@code -Dbloomkv.seed}, else a fresh seed. */
     public static long seed(String test, String property) {
         long seed = Long.getLong(property, Long.getLong("bloomkv.seed", System.nanoTime()));
-        System.out.println(test + " seed " + seed + " (replay with -D" + property + "=" + seed
-                + " or -Dbloomkv.seed=" + seed + ")");
+        System.out.println(test + " seed " + seed + " (replay with -D" + property + "=" + seed + " or -Dbloomkv.seed="
+                + seed + ")");
         return seed;
     }
 }

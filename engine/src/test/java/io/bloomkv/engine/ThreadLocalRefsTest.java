@@ -58,8 +58,8 @@ class ThreadLocalRefsTest {
     static final class Publisher {
         volatile Counted current;
         volatile boolean closed;
-        final ThreadLocalRefs<Counted> refs = new ThreadLocalRefs<>(
-                () -> closed ? null : current, this::retainCurrent, Counted::release);
+        final ThreadLocalRefs<Counted> refs =
+                new ThreadLocalRefs<>(() -> closed ? null : current, this::retainCurrent, Counted::release);
         final AtomicLong slowPath = new AtomicLong();
 
         Counted retainCurrent() {
@@ -194,7 +194,8 @@ class ThreadLocalRefsTest {
                             if (r.nextInt(64) == 0) { // a nested read
                                 Counted inner = p.refs.acquire();
                                 if (inner.refs.get() <= 0) {
-                                    failures.add(new AssertionError("object " + inner.id + " used after its last release"));
+                                    failures.add(
+                                            new AssertionError("object " + inner.id + " used after its last release"));
                                 }
                                 p.refs.release(inner);
                             }
@@ -247,8 +248,12 @@ class ThreadLocalRefsTest {
         assertThat(reads.get()).as("seed %d", seed).isPositive();
         assertThat(id).as("published objects, seed %d", seed).isGreaterThan(10);
         for (Counted c : all) {
-            assertThat(c.refs.get()).as("references left on object %d, seed %d", c.id, seed).isZero();
-            assertThat(c.frees.get()).as("frees of object %d, seed %d", c.id, seed).isEqualTo(1);
+            assertThat(c.refs.get())
+                    .as("references left on object %d, seed %d", c.id, seed)
+                    .isZero();
+            assertThat(c.frees.get())
+                    .as("frees of object %d, seed %d", c.id, seed)
+                    .isEqualTo(1);
         }
     }
 }

@@ -76,9 +76,11 @@ class ThreadLocalSuperVersionTest {
                             }
                             byte[] v = db.get(TestKeys.key(k));
                             String s = v == null ? null : new String(v, StandardCharsets.UTF_8);
-                            if (s == null || !s.endsWith("-" + k)
+                            if (s == null
+                                    || !s.endsWith("-" + k)
                                     || Integer.parseInt(s.substring(1, s.indexOf('-'))) < atLeast) {
-                                failures.add(new AssertionError("key " + k + ": got " + s + ", wrote round " + atLeast));
+                                failures.add(
+                                        new AssertionError("key " + k + ": got " + s + ", wrote round " + atLeast));
                             }
                             reads.incrementAndGet();
                         }
@@ -112,7 +114,9 @@ class ThreadLocalSuperVersionTest {
                 s = db.stats();
             }
             assertThat(s.liveVersions()).as("live versions, seed %d", seed).isEqualTo(1);
-            assertThat(TableReader.liveTables() - liveBefore).as("open tables, seed %d", seed).isEqualTo(s.tableCount());
+            assertThat(TableReader.liveTables() - liveBefore)
+                    .as("open tables, seed %d", seed)
+                    .isEqualTo(s.tableCount());
             assertThat(s.tablesClosed()).as("tables closed, seed %d", seed).isPositive();
         } finally {
             idleEnd.countDown();
@@ -127,6 +131,8 @@ class ThreadLocalSuperVersionTest {
             throw new AssertionError("seed " + seed + ": " + f, f);
         }
         assertThat(reads.get()).isPositive();
-        assertThat(TableReader.liveTables()).as("tables open after close, seed %d", seed).isEqualTo(liveBefore);
+        assertThat(TableReader.liveTables())
+                .as("tables open after close, seed %d", seed)
+                .isEqualTo(liveBefore);
     }
 }

@@ -33,9 +33,16 @@ class TtlModelTest {
     private final ManualClock clock = new ManualClock(1_700_000_000L);
 
     private Options options() {
-        return Options.defaults().ttl(Duration.ofSeconds(TTL)).clock(clock).mergeOperator(MergeOperators.uint64Add())
-                .writeBufferSize(16 << 10).targetFileSize(16 << 10).maxBytesForLevelBase(64 << 10)
-                .l0CompactionTrigger(2).compression(Compression.NONE).periodicCompaction(Duration.ofSeconds(30));
+        return Options.defaults()
+                .ttl(Duration.ofSeconds(TTL))
+                .clock(clock)
+                .mergeOperator(MergeOperators.uint64Add())
+                .writeBufferSize(16 << 10)
+                .targetFileSize(16 << 10)
+                .maxBytesForLevelBase(64 << 10)
+                .l0CompactionTrigger(2)
+                .compression(Compression.NONE)
+                .periodicCompaction(Duration.ofSeconds(30));
     }
 
     private static byte[] key(int i) {
@@ -123,9 +130,13 @@ class TtlModelTest {
                     byte[] got = db.get(k, s < 0 ? null : ReadOptions.defaults().snapshot(snaps.get(s)));
                     if (alive(e)) {
                         assertThat(got).as(ctx + " get " + name(k)).isNotNull();
-                        assertThat(MergeOperators.decodeUint64(got)).as(ctx + " get " + name(k)).isEqualTo(e.value());
+                        assertThat(MergeOperators.decodeUint64(got))
+                                .as(ctx + " get " + name(k))
+                                .isEqualTo(e.value());
                     } else {
-                        assertThat(got).as(ctx + " get " + name(k) + " (expected absent, model " + e + ")").isNull();
+                        assertThat(got)
+                                .as(ctx + " get " + name(k) + " (expected absent, model " + e + ")")
+                                .isNull();
                     }
                 } else if (r < 92) {
                     List<byte[]> keys = new ArrayList<>();
@@ -137,7 +148,8 @@ class TtlModelTest {
                         Entry e = model.get(name(keys.get(i)));
                         Long want = alive(e) ? e.value() : null;
                         assertThat(got.get(i) == null ? null : MergeOperators.decodeUint64(got.get(i)))
-                                .as(ctx + " multiGet " + name(keys.get(i))).isEqualTo(want);
+                                .as(ctx + " multiGet " + name(keys.get(i)))
+                                .isEqualTo(want);
                     }
                 } else {
                     int s = snaps.isEmpty() || rnd.nextBoolean() ? -1 : rnd.nextInt(snaps.size());

@@ -26,7 +26,10 @@ class TtlTest {
     private ManualClock clock = new ManualClock(START);
 
     private Options options(long ttlSeconds) {
-        return Options.defaults().ttl(Duration.ofSeconds(ttlSeconds)).clock(clock).compression(Compression.NONE);
+        return Options.defaults()
+                .ttl(Duration.ofSeconds(ttlSeconds))
+                .clock(clock)
+                .compression(Compression.NONE);
     }
 
     private static long entries(Db db) {
@@ -50,7 +53,8 @@ class TtlTest {
     @Test
     void optionsRejectDurationsThatAreNotWholePositiveSeconds() {
         assertThatThrownBy(() -> Options.defaults().ttl(Duration.ZERO)).isInstanceOf(InvalidArgumentException.class);
-        assertThatThrownBy(() -> Options.defaults().ttl(Duration.ofMillis(1500))).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> Options.defaults().ttl(Duration.ofMillis(1500)))
+                .isInstanceOf(InvalidArgumentException.class);
         assertThatThrownBy(() -> Options.defaults().periodicCompaction(Duration.ofMillis(10)))
                 .isInstanceOf(InvalidArgumentException.class);
         assertThatThrownBy(() -> Options.defaults().clock(null)).isInstanceOf(InvalidArgumentException.class);
@@ -66,12 +70,14 @@ class TtlTest {
             db.put(bytes("c"), bytes("3"));
             Snapshot snap = db.getSnapshot();
             try {
-                clock.advanceSeconds(50); // a and b are exactly ttl old: still alive (RocksDB: stale when t + ttl < now)
+                clock.advanceSeconds(
+                        50); // a and b are exactly ttl old: still alive (RocksDB: stale when t + ttl < now)
                 assertThat(str(db.get(bytes("a")))).isEqualTo("1");
                 clock.advanceSeconds(1);
                 for (boolean flushed : new boolean[] {false, true}) {
                     assertThat(db.get(bytes("a"))).isNull();
-                    assertThat(db.get(bytes("a"), ReadOptions.defaults().snapshot(snap))).isNull();
+                    assertThat(db.get(bytes("a"), ReadOptions.defaults().snapshot(snap)))
+                            .isNull();
                     assertThat(str(db.get(bytes("c")))).isEqualTo("3");
                     List<byte[]> many = db.multiGet(List.of(bytes("a"), bytes("c"), bytes("b")));
                     assertThat(many.get(0)).isNull();
@@ -194,8 +200,10 @@ class TtlTest {
             db.put(bytes("k"), bytes("v"));
         }
         assertThatThrownBy(() -> Db.open(dir, Options.defaults().clock(clock)))
-                .isInstanceOf(TtlMismatchException.class).hasMessageContaining("created with a TTL")
-                .satisfies(e -> assertThat(((TtlMismatchException) e).ttlDatabase()).isTrue());
+                .isInstanceOf(TtlMismatchException.class)
+                .hasMessageContaining("created with a TTL")
+                .satisfies(e ->
+                        assertThat(((TtlMismatchException) e).ttlDatabase()).isTrue());
         assertThatThrownBy(() -> Db.open(dir, Options.defaults().readOnly(true)))
                 .isInstanceOf(TtlMismatchException.class);
         clock.advanceSeconds(150);
@@ -212,7 +220,8 @@ class TtlTest {
             db.put(bytes("k"), bytes("v"));
         }
         assertThatThrownBy(() -> Db.open(plain, options(100)))
-                .isInstanceOf(TtlMismatchException.class).hasMessageContaining("without a TTL");
+                .isInstanceOf(TtlMismatchException.class)
+                .hasMessageContaining("without a TTL");
         try (Db db = Db.open(plain, Options.defaults())) {
             assertThat(str(db.get(bytes("k")))).isEqualTo("v");
         }
@@ -236,7 +245,8 @@ class TtlTest {
     void ingestIsRefusedOnATtlDatabase() {
         try (Db db = Db.open(dir, options(100))) {
             assertThatThrownBy(() -> db.ingest(List.of(dir.resolve("x.sst")), IngestOptions.defaults()))
-                    .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("TTL");
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("TTL");
         }
     }
 
@@ -244,7 +254,8 @@ class TtlTest {
     void mergeRefreshesTheKeyAndAnExpiredBaseCountsAsAbsent() {
         Options o = options(100).mergeOperator(MergeOperators.uint64Add());
         try (Db db = Db.open(dir, o)) {
-            assertThat(db.options().mergeOperator().name()).isEqualTo(MergeOperators.uint64Add().name());
+            assertThat(db.options().mergeOperator().name())
+                    .isEqualTo(MergeOperators.uint64Add().name());
             db.put(bytes("a"), MergeOperators.encodeUint64(5));
             clock.advanceSeconds(60);
             db.merge(bytes("a"), MergeOperators.encodeUint64(1)); // the base is alive: 6, written now
@@ -288,7 +299,8 @@ class TtlTest {
 
     private static List<String> keys(Db db, boolean forward, Snapshot snap) {
         List<String> out = new ArrayList<>();
-        try (DbIterator it = db.iterator(snap == null ? null : ReadOptions.defaults().snapshot(snap))) {
+        try (DbIterator it =
+                db.iterator(snap == null ? null : ReadOptions.defaults().snapshot(snap))) {
             if (forward) {
                 for (it.seekToFirst(); it.valid(); it.next()) {
                     out.add(str(it.key()));

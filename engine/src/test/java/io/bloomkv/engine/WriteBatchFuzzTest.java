@@ -44,8 +44,8 @@ class WriteBatchFuzzTest {
                 }
             });
             if (ops[0] != count || bytes[0] > record.length) {
-                throw new AssertionError("decoded " + ops[0] + " operations of " + bytes[0] + " bytes, header says " + count
-                        + ", record has " + record.length + " bytes");
+                throw new AssertionError("decoded " + ops[0] + " operations of " + bytes[0] + " bytes, header says "
+                        + count + ", record has " + record.length + " bytes");
             }
         } catch (ByteReader.MalformedInputException expected) {
             // the documented failure

@@ -42,8 +42,9 @@ class WriteBatchTest {
         WriteBatch b = new WriteBatch().put(bytes("ab"), bytes("xyz")).delete(bytes("c"));
         byte[] rec = b.serialize(0x0102030405L);
         // FORMAT.md "WriteBatch": u64le sequence | u32le count | 01 len key len value | 00 len key
-        assertThat(HexFormat.of().formatHex(rec)).isEqualTo(
-                "0504030201000000" + "02000000" + "01" + "02" + "6162" + "03" + "78797a" + "00" + "01" + "63");
+        assertThat(HexFormat.of().formatHex(rec))
+                .isEqualTo(
+                        "0504030201000000" + "02000000" + "01" + "02" + "6162" + "03" + "78797a" + "00" + "01" + "63");
         assertThat(decode(rec)).containsExactly("4328719365:put:ab=xyz", "4328719366:del:c");
         assertThat(WriteBatch.countOf(rec)).isEqualTo(2);
     }
@@ -53,7 +54,8 @@ class WriteBatchTest {
         WriteBatch b = new WriteBatch().merge(bytes("ab"), bytes("xyz"));
         byte[] rec = b.serialize(7);
         // FORMAT.md "WriteBatch": MERGE = 02 len key len operand
-        assertThat(HexFormat.of().formatHex(rec)).isEqualTo("0700000000000000" + "01000000" + "02" + "02" + "6162" + "03" + "78797a");
+        assertThat(HexFormat.of().formatHex(rec))
+                .isEqualTo("0700000000000000" + "01000000" + "02" + "02" + "6162" + "03" + "78797a");
         assertThat(decode(rec)).containsExactly("7:merge:ab=xyz");
         assertThat(b.mergeCount()).isEqualTo(1);
     }
@@ -63,9 +65,11 @@ class WriteBatchTest {
         WriteBatch b = new WriteBatch().deleteRange(bytes("a"), bytes("c")).deleteRange(bytes("x"), bytes("x"));
         byte[] rec = b.serialize(9);
         // FORMAT.md "WriteBatch": RANGE_DELETE = 0f len begin len end; an empty range adds nothing
-        assertThat(HexFormat.of().formatHex(rec)).isEqualTo("0900000000000000" + "01000000" + "0f" + "01" + "61" + "01" + "63");
+        assertThat(HexFormat.of().formatHex(rec))
+                .isEqualTo("0900000000000000" + "01000000" + "0f" + "01" + "61" + "01" + "63");
         assertThat(decode(rec)).containsExactly("9:deleteRange:a..c");
-        assertThatThrownBy(() -> new WriteBatch().deleteRange(bytes("b"), bytes("a"))).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> new WriteBatch().deleteRange(bytes("b"), bytes("a")))
+                .isInstanceOf(InvalidArgumentException.class);
     }
 
     @Test

@@ -38,7 +38,9 @@ class WriteBufferManagerTest {
             for (Db db : dbs) {
                 tables += db.stats().tableCount();
             }
-            assertThat(tables).as("~4 MB written into a 256 KiB budget: memtables were flushed").isGreaterThan(8);
+            assertThat(tables)
+                    .as("~4 MB written into a 256 KiB budget: memtables were flushed")
+                    .isGreaterThan(8);
             // A write is charged at the next write of its database: allow one unflushed write per database on top.
             assertThat(maxMutable).isLessThanOrEqualTo(budget + 8 * 4096L);
             assertThat(wbm.usedBytes()).isGreaterThan(0);
@@ -50,7 +52,9 @@ class WriteBufferManagerTest {
                 db.close();
             }
         }
-        assertThat(wbm.usedBytes()).as("every closed database released its charge").isZero();
+        assertThat(wbm.usedBytes())
+                .as("every closed database released its charge")
+                .isZero();
         assertThat(wbm.mutableBytes()).isZero();
     }
 
@@ -77,7 +81,8 @@ class WriteBufferManagerTest {
         long budget = 256 << 10;
         WriteBufferManager wbm = new WriteBufferManager(budget);
         Options o = Options.defaults().writeBufferSize(4L << 20).writeBufferManager(wbm);
-        try (Db idleA = Db.open(dir.resolve("idleA"), o); Db idleB = Db.open(dir.resolve("idleB"), o.copy());
+        try (Db idleA = Db.open(dir.resolve("idleA"), o);
+                Db idleB = Db.open(dir.resolve("idleB"), o.copy());
                 Db busy = Db.open(dir.resolve("busy"), o.copy())) {
             // Two databases written, then idle, holding together just under 7/8 of the budget in their memtables.
             byte[] value = new byte[200];
@@ -94,8 +99,12 @@ class WriteBufferManagerTest {
             }
             busy.waitForBackgroundWork();
             // ~150 KB written past the budget: tables of at least budget / 64 (4 KiB) each, not one per write.
-            assertThat(busy.stats().flushes()).isGreaterThan(0).isLessThanOrEqualTo(2000L * 120 / wbm.minFreezeBytes() + 1);
-            assertThat(idleA.stats().flushes() + idleB.stats().flushes()).as("idle databases do not flush").isZero();
+            assertThat(busy.stats().flushes())
+                    .isGreaterThan(0)
+                    .isLessThanOrEqualTo(2000L * 120 / wbm.minFreezeBytes() + 1);
+            assertThat(idleA.stats().flushes() + idleB.stats().flushes())
+                    .as("idle databases do not flush")
+                    .isZero();
             assertThat(busy.get(TestKeys.key(1999))).hasSize(50);
         }
         assertThat(wbm.usedBytes()).isZero();

@@ -34,7 +34,11 @@ class WriteStallTest {
             }
             return false;
         });
-        Options o = Options.defaults().fileSystem(fs).writeBufferSize(4096).maxImmutableMemtables(1).autoCompaction(false);
+        Options o = Options.defaults()
+                .fileSystem(fs)
+                .writeBufferSize(4096)
+                .maxImmutableMemtables(1)
+                .autoCompaction(false);
         Db db = Db.open(dir, o);
         try {
             AtomicInteger written = new AtomicInteger();
@@ -64,7 +68,9 @@ class WriteStallTest {
             assertThat(failure.get()).isNull();
             release.countDown();
             writer.join(TimeUnit.SECONDS.toMillis(90));
-            assertThat(writer.isAlive()).as("writer finished after the flush was released").isFalse();
+            assertThat(writer.isAlive())
+                    .as("writer finished after the flush was released")
+                    .isFalse();
             assertThat(failure.get()).isNull();
             assertThat(written.get()).isEqualTo(500);
             for (int i = 0; i < 500; i++) {

@@ -55,8 +55,11 @@ public final class PageCacheEvictor {
             }
             OptionalLong after = residentBytes(probe);
             if (after.isPresent() && after.getAsLong() > PROBE_BYTES / 2) {
-                return new PageCacheEvictor(false, true, "posix_fadvise(DONTNEED) left " + after.getAsLong()
-                        + " of " + PROBE_BYTES + " bytes of a probe file resident");
+                return new PageCacheEvictor(
+                        false,
+                        true,
+                        "posix_fadvise(DONTNEED) left " + after.getAsLong() + " of " + PROBE_BYTES
+                                + " bytes of a probe file resident");
             }
             return new PageCacheEvictor(true, after.isPresent(), null);
         } catch (IOException e) {
@@ -129,7 +132,9 @@ public final class PageCacheEvictor {
      */
     public record Eviction(int files, int evicted, long residentBefore, long residentAfter, String note) {
         public String summary() {
-            String r = residentBefore < 0 ? "" : ", resident " + residentBefore / 1024 + " KiB -> " + residentAfter / 1024 + " KiB";
+            String r = residentBefore < 0
+                    ? ""
+                    : ", resident " + residentBefore / 1024 + " KiB -> " + residentAfter / 1024 + " KiB";
             return evicted + "/" + files + " files evicted" + r + ("ok".equals(note) ? "" : " (" + note + ")");
         }
     }
@@ -152,8 +157,7 @@ public final class PageCacheEvictor {
         }
     }
 
-    private record Result(int exit, String out) {
-    }
+    private record Result(int exit, String out) {}
 
     private static Result run(List<String> cmd) throws IOException {
         Process p;

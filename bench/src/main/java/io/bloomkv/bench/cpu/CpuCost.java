@@ -9,7 +9,6 @@ import io.bloomkv.bench.workload.KeySpace;
 import io.bloomkv.bench.workload.RecordSource;
 import io.bloomkv.bench.workload.ValueSource;
 import io.bloomkv.bench.workload.Workload;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -39,8 +38,7 @@ import java.util.stream.Stream;
  * as well as bloomkv's ({@code bloomkv-compact-*}, {@code bloomkv-flush-*}). Linux only for the background figure.
  */
 public final class CpuCost {
-    private CpuCost() {
-    }
+    private CpuCost() {}
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -53,13 +51,24 @@ public final class CpuCost {
         ValueSource values = new ValueSource(cfg.valueSize(), cfg.seed(), cfg.valueCompressibility());
         RecordSource recs = new RecordSource(cfg.seed(), cfg.valueCompressibility());
         Files.createDirectories(cfg.workDir());
-        out.printf(Locale.ROOT, "%-8s %3s %12s %12s %14s %12s %12s %12s %12s%n", "engine", "run", "put cpu ns",
-                "put alloc B", "bg cpu ns/KiB", "table MiB", "sst MiB", "get cpu ns", "get alloc B");
+        out.printf(
+                Locale.ROOT,
+                "%-8s %3s %12s %12s %14s %12s %12s %12s %12s%n",
+                "engine",
+                "run",
+                "put cpu ns",
+                "put alloc B",
+                "bg cpu ns/KiB",
+                "table MiB",
+                "sst MiB",
+                "get cpu ns",
+                "get alloc B");
         for (int r = 0; r < cfg.repeat(); r++) {
             for (String engine : cfg.engines()) {
                 Path dir = cfg.workDir().resolve("cpu-" + engine + "-" + r);
                 deleteTree(dir);
-                try (BenchEngine e = EngineFactory.open(new EngineSpec(engine, cfg.filterModes().get(0)), dir, cfg)) {
+                try (BenchEngine e = EngineFactory.open(
+                        new EngineSpec(engine, cfg.filterModes().get(0)), dir, cfg)) {
                     Map<String, Long> bg0 = backgroundTicks();
                     EngineCounters c0 = e.counters();
                     long[] put = parallel(cfg.threads(), cfg.num(), (t, i) -> {
@@ -84,11 +93,18 @@ public final class CpuCost {
                         }
                     });
                     double tableKiB = written.tableBytesWritten() / 1024.0;
-                    out.printf(Locale.ROOT, "%-8s %3d %12.0f %12.0f %14.0f %12.1f %12.1f %12.0f %12.0f%n", engine, r,
-                            (double) put[0] / cfg.num(), (double) put[1] / cfg.num(),
+                    out.printf(
+                            Locale.ROOT,
+                            "%-8s %3d %12.0f %12.0f %14.0f %12.1f %12.1f %12.0f %12.0f%n",
+                            engine,
+                            r,
+                            (double) put[0] / cfg.num(),
+                            (double) put[1] / cfg.num(),
                             tableKiB == 0 ? Double.NaN : bgTicks * TICK_NANOS / tableKiB,
-                            written.tableBytesWritten() / 1048576.0, sst / 1048576.0,
-                            (double) get[0] / ids.length, (double) get[1] / ids.length);
+                            written.tableBytesWritten() / 1048576.0,
+                            sst / 1048576.0,
+                            (double) get[0] / ids.length,
+                            (double) get[1] / ids.length);
                     out.flush();
                 } finally {
                     deleteTree(dir);
@@ -110,20 +126,22 @@ public final class CpuCost {
         Thread[] ts = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             final int id = t;
-            ts[t] = new Thread(() -> {
-                long tid = Thread.currentThread().getId();
-                long c0 = THREADS.getCurrentThreadCpuTime();
-                long a0 = THREADS.getThreadAllocatedBytes(tid);
-                try {
-                    for (long i = id; i < n; i += threads) {
-                        op.run(id, i);
-                    }
-                } catch (Throwable e) {
-                    errors[id] = e;
-                }
-                cpu[id] = THREADS.getCurrentThreadCpuTime() - c0;
-                alloc[id] = THREADS.getThreadAllocatedBytes(tid) - a0;
-            }, "cpu-cost-" + t);
+            ts[t] = new Thread(
+                    () -> {
+                        long tid = Thread.currentThread().getId();
+                        long c0 = THREADS.getCurrentThreadCpuTime();
+                        long a0 = THREADS.getThreadAllocatedBytes(tid);
+                        try {
+                            for (long i = id; i < n; i += threads) {
+                                op.run(id, i);
+                            }
+                        } catch (Throwable e) {
+                            errors[id] = e;
+                        }
+                        cpu[id] = THREADS.getCurrentThreadCpuTime() - c0;
+                        alloc[id] = THREADS.getThreadAllocatedBytes(tid) - a0;
+                    },
+                    "cpu-cost-" + t);
             ts[t].start();
         }
         for (Thread t : ts) {

@@ -11,7 +11,6 @@ import io.bloomkv.engine.SyncMode;
 import io.bloomkv.engine.TableInfo;
 import io.bloomkv.engine.WriteBatch;
 import io.bloomkv.engine.fs.FileSystem;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,10 +27,13 @@ public final class BloomKvEngine implements BenchEngine {
     private final Options options;
     /** {@link #options} with the filter memory budget in force now (bench --filter-budget), or without one. */
     private Options openOptions;
-    private static final ReadOptions PREFIX_SAME_AS_START = ReadOptions.defaults().prefixSameAsStart(true);
+
+    private static final ReadOptions PREFIX_SAME_AS_START =
+            ReadOptions.defaults().prefixSameAsStart(true);
     private final CountingFileSystem fs = new CountingFileSystem(FileSystem.disk());
     /** Flushes and compactions between their begin and completed events ({@link #backgroundJobsRunning}). */
     private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+
     private final io.bloomkv.engine.EventListener jobs = new io.bloomkv.engine.EventListener() {
         @Override
         public void onFlushBegin(FlushInfo info) {
@@ -55,6 +57,7 @@ public final class BloomKvEngine implements BenchEngine {
     };
     /** Counters of databases closed by {@link #reopen()}: Db.stats() restarts at 0 on open. */
     private EngineCounters carried = EngineCounters.ZERO;
+
     private Db db;
 
     private BloomKvEngine(Path dir, EngineSettings settings) {
@@ -64,7 +67,8 @@ public final class BloomKvEngine implements BenchEngine {
         this.options = settings.ownDefaults()
                 ? Options.defaults() // bloomkv's own defaults: only the filter bits and the sync mode are set
                         .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
-                        .memtableFilterBitsPerKey(settings.filters() ? Options.defaults().memtableFilterBitsPerKey() : 0)
+                        .memtableFilterBitsPerKey(
+                                settings.filters() ? Options.defaults().memtableFilterBitsPerKey() : 0)
                         .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
                         .prefixLength(settings.prefixLength())
                         .rateLimiter(settings.rateLimit())
@@ -72,28 +76,32 @@ public final class BloomKvEngine implements BenchEngine {
                         .fileSystem(fs)
                         .listeners(jobs)
                 : Options.defaults()
-                .filterKind(spec.kind())
-                .ribbonFromLevel(spec.ribbonFromLevel())
-                .filterAllocation(spec.monkey()
-                        ? io.bloomkv.engine.FilterAllocation.MONKEY : io.bloomkv.engine.FilterAllocation.UNIFORM)
-                .filterBudget(spec.memoryBudget()
-                        ? io.bloomkv.engine.FilterBudget.MEMORY : io.bloomkv.engine.FilterBudget.FALSE_POSITIVE_RATE)
-                .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
-                .blockSize(settings.blockSize())
-                .blockCacheSize(settings.cacheSize())
-                .writeBufferSize(settings.writeBufferSize())
-                .memtableFilterBitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
-                .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
-                .compression(compression(settings.compression()))
-                .bottommostCompression(compression(settings.compression()))
-                .useDirectReads(settings.directReads())
-                .useMmapReads(settings.mmapReads())
-                .prefixLength(settings.prefixLength())
-                .rateLimiter(settings.rateLimit())
-                .mergeOperator(MergeOperators.uint64Add())
-                .fileSystem(fs)
-                .listeners(jobs)
-                .createIfMissing(true);
+                        .filterKind(spec.kind())
+                        .ribbonFromLevel(spec.ribbonFromLevel())
+                        .filterAllocation(
+                                spec.monkey()
+                                        ? io.bloomkv.engine.FilterAllocation.MONKEY
+                                        : io.bloomkv.engine.FilterAllocation.UNIFORM)
+                        .filterBudget(
+                                spec.memoryBudget()
+                                        ? io.bloomkv.engine.FilterBudget.MEMORY
+                                        : io.bloomkv.engine.FilterBudget.FALSE_POSITIVE_RATE)
+                        .bitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
+                        .blockSize(settings.blockSize())
+                        .blockCacheSize(settings.cacheSize())
+                        .writeBufferSize(settings.writeBufferSize())
+                        .memtableFilterBitsPerKey(settings.filters() ? settings.bitsPerKey() : 0)
+                        .syncMode(settings.sync() ? SyncMode.EVERY_WRITE : SyncMode.NONE)
+                        .compression(compression(settings.compression()))
+                        .bottommostCompression(compression(settings.compression()))
+                        .useDirectReads(settings.directReads())
+                        .useMmapReads(settings.mmapReads())
+                        .prefixLength(settings.prefixLength())
+                        .rateLimiter(settings.rateLimit())
+                        .mergeOperator(MergeOperators.uint64Add())
+                        .fileSystem(fs)
+                        .listeners(jobs)
+                        .createIfMissing(true);
     }
 
     /** The engine's compression for the bench's name (none, lz4, zstd). */
@@ -113,7 +121,9 @@ public final class BloomKvEngine implements BenchEngine {
         // filters"), which a store that runs under a budget has.
         e.openOptions = settings.filterBudget().bytes() > 0
                 ? e.options.copy().filterMemoryBudget(settings.filterBudget().bytes())
-                : settings.filterBudget().percent() > 0 ? e.options.copy().filterMemoryBudget(UNBINDING_BUDGET) : e.options;
+                : settings.filterBudget().percent() > 0
+                        ? e.options.copy().filterMemoryBudget(UNBINDING_BUDGET)
+                        : e.options;
         e.db = Db.open(dir, e.openOptions);
         return e;
     }
@@ -158,7 +168,9 @@ public final class BloomKvEngine implements BenchEngine {
             @Override
             public void ingest() {
                 w.finish();
-                db.ingest(List.of(file), io.bloomkv.engine.IngestOptions.defaults().moveFiles(true));
+                db.ingest(
+                        List.of(file),
+                        io.bloomkv.engine.IngestOptions.defaults().moveFiles(true));
             }
 
             @Override
@@ -228,8 +240,7 @@ public final class BloomKvEngine implements BenchEngine {
 
     /** {@code key} has {@code target}'s first {@code prefixLength} bytes as its own first bytes. */
     static boolean startsWith(byte[] key, byte[] target, int prefixLength) {
-        return key.length >= prefixLength
-                && java.util.Arrays.equals(key, 0, prefixLength, target, 0, prefixLength);
+        return key.length >= prefixLength && java.util.Arrays.equals(key, 0, prefixLength, target, 0, prefixLength);
     }
 
     @Override
@@ -270,8 +281,15 @@ public final class BloomKvEngine implements BenchEngine {
     @Override
     public void reopen() throws IOException {
         EngineCounters now = counters();
-        carried = new EngineCounters(now.filterChecks(), now.filterUseful(), now.filterPositive(),
-                now.filterTruePositive(), now.blockReads(), now.blockReadBytes(), now.tableBytesWritten(), 0);
+        carried = new EngineCounters(
+                now.filterChecks(),
+                now.filterUseful(),
+                now.filterPositive(),
+                now.filterTruePositive(),
+                now.blockReads(),
+                now.blockReadBytes(),
+                now.tableBytesWritten(),
+                0);
         db.close();
         db = null;
         db = Db.open(dir, openOptions);
@@ -300,8 +318,11 @@ public final class BloomKvEngine implements BenchEngine {
         List<TableInfo> live = db.tables();
         List<TableRange> ranges = new java.util.ArrayList<>();
         for (TableInfo t : live) {
-            ranges.add(new TableRange(t.smallestUserKey(), t.largestUserKey(),
-                    t.filterKind() == null ? Double.NaN : t.filterExpectedFpp(), true));
+            ranges.add(new TableRange(
+                    t.smallestUserKey(),
+                    t.largestUserKey(),
+                    t.filterKind() == null ? Double.NaN : t.filterExpectedFpp(),
+                    true));
             entries += t.entries();
             filterBytes += t.filterMemoryBytes();
             sst += t.fileSize();
@@ -323,11 +344,16 @@ public final class BloomKvEngine implements BenchEngine {
         if (settings.ownDefaults()) {
             return "bloomkv on Options.defaults(): " + openOptions;
         }
-        return "bloomkv: " + (settings.filters() ? settings.filterKind() + " filters, " + settings.bitsPerKey() + " bits/key (off-heap)" : "no filters")
+        return "bloomkv: "
+                + (settings.filters()
+                        ? settings.filterKind() + " filters, " + settings.bitsPerKey() + " bits/key (off-heap)"
+                        : "no filters")
                 + ", block " + settings.blockSize() + " B, block cache " + settings.cacheSize() + " B, write buffer "
-                + settings.writeBufferSize() + " B" + (settings.filters() ? " with a memtable filter" : "") + ", compression " + settings.compression()
+                + settings.writeBufferSize() + " B" + (settings.filters() ? " with a memtable filter" : "")
+                + ", compression " + settings.compression()
                 + (settings.directReads() ? ", direct reads" : "")
-                + (settings.prefixLength() > 0 ? ", prefix length " + settings.prefixLength() : "") + ", WAL on, sync " + (settings.sync() ? "EVERY_WRITE" : "NONE");
+                + (settings.prefixLength() > 0 ? ", prefix length " + settings.prefixLength() : "") + ", WAL on, sync "
+                + (settings.sync() ? "EVERY_WRITE" : "NONE");
     }
 
     @Override

@@ -24,12 +24,14 @@ final class CountingFileSystem extends ForwardingFileSystem {
         WritableFile f = delegate().newWritableFile(p);
         String name = p.getFileName().toString();
         LongAdder counter = name.endsWith(".log") ? walBytes : name.endsWith(".sst") ? tableBytes : null;
-        return counter == null ? f : new ForwardingWritableFile(f) {
-            @Override
-            public void append(byte[] b, int off, int len) throws IOException {
-                super.append(b, off, len);
-                counter.add(len);
-            }
-        };
+        return counter == null
+                ? f
+                : new ForwardingWritableFile(f) {
+                    @Override
+                    public void append(byte[] b, int off, int len) throws IOException {
+                        super.append(b, off, len);
+                        counter.add(len);
+                    }
+                };
     }
 }

@@ -12,8 +12,16 @@ package io.bloomkv.bench.engine;
  *   <li>{@code tableBytesWritten}: SST bytes written by flushes and compactions; {@code walBytesWritten}: WAL bytes.
  * </ul>
  */
-public record EngineCounters(long filterChecks, long filterUseful, long filterPositive, long filterTruePositive,
-                             long blockReads, long blockReadBytes, long tableBytesWritten, long walBytesWritten) implements java.io.Serializable {
+public record EngineCounters(
+        long filterChecks,
+        long filterUseful,
+        long filterPositive,
+        long filterTruePositive,
+        long blockReads,
+        long blockReadBytes,
+        long tableBytesWritten,
+        long walBytesWritten)
+        implements java.io.Serializable {
 
     public static final EngineCounters ZERO = new EngineCounters(0, 0, 0, 0, 0, 0, 0, 0);
 

@@ -1,19 +1,29 @@
 package io.bloomkv.bench.engine;
 
 import io.bloomkv.bench.BenchConfig;
-
 import java.io.IOException;
 import java.nio.file.Path;
 
 /** Opens the engine of an {@link EngineSpec} with a run's settings. */
 public final class EngineFactory {
-    private EngineFactory() {
-    }
+    private EngineFactory() {}
 
     public static EngineSettings settings(EngineSpec spec, BenchConfig cfg) {
-        return new EngineSettings(spec.filters(), cfg.bitsPerKey(), cfg.filterKind(), cfg.blockSize(), cfg.cacheSize(),
-                cfg.writeBufferSize(), cfg.sync(), cfg.compression(), cfg.direct(), cfg.mmapReads(), cfg.ownDefaults(), 0)
-                .withRateLimit(cfg.rateLimit()).withFilterBudget(FilterBudgetSpec.parse(cfg.filterBudget()));
+        return new EngineSettings(
+                        spec.filters(),
+                        cfg.bitsPerKey(),
+                        cfg.filterKind(),
+                        cfg.blockSize(),
+                        cfg.cacheSize(),
+                        cfg.writeBufferSize(),
+                        cfg.sync(),
+                        cfg.compression(),
+                        cfg.direct(),
+                        cfg.mmapReads(),
+                        cfg.ownDefaults(),
+                        0)
+                .withRateLimit(cfg.rateLimit())
+                .withFilterBudget(FilterBudgetSpec.parse(cfg.filterBudget()));
     }
 
     /** Opens (creating) a fresh database of {@code spec.engine()} in {@code dir}. */

@@ -15,10 +15,21 @@ package io.bloomkv.bench.engine;
  * @param rateLimit    bytes per second flushes and compactions may write on both engines (bloomkv
  *                     {@code Options.rateLimiter}, RocksDB {@code RateLimiter}); 0 = unlimited
  */
-public record EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
-                             long writeBufferSize, boolean sync, String compression, boolean directReads,
-                             boolean mmapReads, boolean ownDefaults, int prefixLength, long rateLimit,
-                             FilterBudgetSpec filterBudget) {
+public record EngineSettings(
+        boolean filters,
+        double bitsPerKey,
+        String filterKind,
+        int blockSize,
+        long cacheSize,
+        long writeBufferSize,
+        boolean sync,
+        String compression,
+        boolean directReads,
+        boolean mmapReads,
+        boolean ownDefaults,
+        int prefixLength,
+        long rateLimit,
+        FilterBudgetSpec filterBudget) {
 
     public EngineSettings {
         filterBudget = filterBudget == null ? FilterBudgetSpec.NONE : filterBudget;
@@ -31,48 +42,155 @@ public record EngineSettings(boolean filters, double bitsPerKey, String filterKi
     }
 
     /** Without a rate limit. */
-    public EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
-                          long writeBufferSize, boolean sync, String compression, boolean directReads,
-                          boolean mmapReads, boolean ownDefaults, int prefixLength) {
-        this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, compression, directReads,
-                mmapReads, ownDefaults, prefixLength, 0, FilterBudgetSpec.NONE);
+    public EngineSettings(
+            boolean filters,
+            double bitsPerKey,
+            String filterKind,
+            int blockSize,
+            long cacheSize,
+            long writeBufferSize,
+            boolean sync,
+            String compression,
+            boolean directReads,
+            boolean mmapReads,
+            boolean ownDefaults,
+            int prefixLength) {
+        this(
+                filters,
+                bitsPerKey,
+                filterKind,
+                blockSize,
+                cacheSize,
+                writeBufferSize,
+                sync,
+                compression,
+                directReads,
+                mmapReads,
+                ownDefaults,
+                prefixLength,
+                0,
+                FilterBudgetSpec.NONE);
     }
 
     /** The same settings with bloomkv's filter memory budget (RocksDB ignores it). */
     public EngineSettings withFilterBudget(FilterBudgetSpec budget) {
-        return new EngineSettings(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync,
-                compression, directReads, mmapReads, ownDefaults, prefixLength, rateLimit, budget);
+        return new EngineSettings(
+                filters,
+                bitsPerKey,
+                filterKind,
+                blockSize,
+                cacheSize,
+                writeBufferSize,
+                sync,
+                compression,
+                directReads,
+                mmapReads,
+                ownDefaults,
+                prefixLength,
+                rateLimit,
+                budget);
     }
 
     /** The same settings with flushes and compactions limited to {@code bytesPerSecond} (0 = unlimited). */
     public EngineSettings withRateLimit(long bytesPerSecond) {
-        return new EngineSettings(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync,
-                compression, directReads, mmapReads, ownDefaults, prefixLength, bytesPerSecond, filterBudget);
+        return new EngineSettings(
+                filters,
+                bitsPerKey,
+                filterKind,
+                blockSize,
+                cacheSize,
+                writeBufferSize,
+                sync,
+                compression,
+                directReads,
+                mmapReads,
+                ownDefaults,
+                prefixLength,
+                bytesPerSecond,
+                filterBudget);
     }
 
     /** Without a prefix extractor. */
-    public EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
-                          long writeBufferSize, boolean sync, String compression, boolean directReads,
-                          boolean mmapReads, boolean ownDefaults) {
-        this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, compression, directReads,
-                mmapReads, ownDefaults, 0);
+    public EngineSettings(
+            boolean filters,
+            double bitsPerKey,
+            String filterKind,
+            int blockSize,
+            long cacheSize,
+            long writeBufferSize,
+            boolean sync,
+            String compression,
+            boolean directReads,
+            boolean mmapReads,
+            boolean ownDefaults) {
+        this(
+                filters,
+                bitsPerKey,
+                filterKind,
+                blockSize,
+                cacheSize,
+                writeBufferSize,
+                sync,
+                compression,
+                directReads,
+                mmapReads,
+                ownDefaults,
+                0);
     }
 
     /** The same settings with a fixed-length prefix extractor of {@code bytes} (0 = none). */
     public EngineSettings withPrefixLength(int bytes) {
-        return new EngineSettings(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync,
-                compression, directReads, mmapReads, ownDefaults, bytes, rateLimit, filterBudget);
+        return new EngineSettings(
+                filters,
+                bitsPerKey,
+                filterKind,
+                blockSize,
+                cacheSize,
+                writeBufferSize,
+                sync,
+                compression,
+                directReads,
+                mmapReads,
+                ownDefaults,
+                bytes,
+                rateLimit,
+                filterBudget);
     }
 
     /** Matched settings. */
-    public EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
-                          long writeBufferSize, boolean sync, String compression, boolean directReads) {
-        this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, compression, directReads, false, false);
+    public EngineSettings(
+            boolean filters,
+            double bitsPerKey,
+            String filterKind,
+            int blockSize,
+            long cacheSize,
+            long writeBufferSize,
+            boolean sync,
+            String compression,
+            boolean directReads) {
+        this(
+                filters,
+                bitsPerKey,
+                filterKind,
+                blockSize,
+                cacheSize,
+                writeBufferSize,
+                sync,
+                compression,
+                directReads,
+                false,
+                false);
     }
 
     /** Uncompressed tables read through the page cache with pread. */
-    public EngineSettings(boolean filters, double bitsPerKey, String filterKind, int blockSize, long cacheSize,
-                          long writeBufferSize, boolean sync) {
+    public EngineSettings(
+            boolean filters,
+            double bitsPerKey,
+            String filterKind,
+            int blockSize,
+            long cacheSize,
+            long writeBufferSize,
+            boolean sync) {
         this(filters, bitsPerKey, filterKind, blockSize, cacheSize, writeBufferSize, sync, "none", false);
     }
 }

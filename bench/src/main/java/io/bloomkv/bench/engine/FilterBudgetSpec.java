@@ -15,7 +15,8 @@ public record FilterBudgetSpec(long bytes, double percent) {
 
     public FilterBudgetSpec {
         if (bytes < 0 || !(percent >= 0) || percent > 100 || (bytes > 0 && percent > 0)) {
-            throw new IllegalArgumentException("filter budget: bytes >= 0 or a percentage in (0, 100], got " + bytes + ", " + percent);
+            throw new IllegalArgumentException(
+                    "filter budget: bytes >= 0 or a percentage in (0, 100], got " + bytes + ", " + percent);
         }
     }
 
@@ -49,7 +50,8 @@ public record FilterBudgetSpec(long bytes, double percent) {
             }
             return new FilterBudgetSpec(n, 0);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--filter-budget: bytes (e.g. 2m) or a percentage (e.g. 25%), got '" + s + "'", e);
+            throw new IllegalArgumentException(
+                    "--filter-budget: bytes (e.g. 2m) or a percentage (e.g. 25%), got '" + s + "'", e);
         }
     }
 

@@ -26,8 +26,8 @@ import java.util.Locale;
  * @param memoryBudget    RIBBON tables spend the bits per key as memory (else as Bloom-equivalent bits)
  * @param rocksdbRibbon   RocksDB uses its Ribbon filter from the same level down (else its Bloom filter)
  */
-public record FilterPolicySpec(FilterKind kind, int ribbonFromLevel, boolean monkey, boolean memoryBudget,
-                               boolean rocksdbRibbon) {
+public record FilterPolicySpec(
+        FilterKind kind, int ribbonFromLevel, boolean monkey, boolean memoryBudget, boolean rocksdbRibbon) {
 
     private static final String SUFFIXES = "+MONKEY, +MEMORY or +ROCKSDB-RIBBON";
     /** Keys per table at which the Bloom-equivalent bits of a RIBBON of given memory are computed (a 64 MiB table). */
@@ -75,8 +75,9 @@ public record FilterPolicySpec(FilterKind kind, int ribbonFromLevel, boolean mon
                     case "MONKEY" -> monkey = true;
                     case "MEMORY" -> memory = true;
                     case "ROCKSDB-RIBBON" -> rocksRibbon = true;
-                    default -> throw new IllegalArgumentException("--filter-kind: unknown suffix '+" + suffix + "' in '" + spec
-                            + "': expected " + SUFFIXES);
+                    default ->
+                        throw new IllegalArgumentException("--filter-kind: unknown suffix '+" + suffix + "' in '" + spec
+                                + "': expected " + SUFFIXES);
                 }
             }
             s = s.substring(0, plus);
@@ -91,20 +92,23 @@ public record FilterPolicySpec(FilterKind kind, int ribbonFromLevel, boolean mon
             } catch (NumberFormatException e) {
                 // reported below
             }
-        } else if (java.util.List.of("STANDARD", "PARTITIONED", "BLOCKED", "RIBBON").contains(s)) {
+        } else if (java.util.List.of("STANDARD", "PARTITIONED", "BLOCKED", "RIBBON")
+                .contains(s)) {
             parsed = new FilterPolicySpec(FilterKind.valueOf(s), -1, monkey, memory, rocksRibbon);
         }
         if (parsed == null) {
-            throw new IllegalArgumentException("--filter-kind: expected STANDARD, PARTITIONED, BLOCKED, RIBBON or RIBBON@<level>, "
-                    + "optionally followed by " + SUFFIXES + ", got '" + spec + "'");
+            throw new IllegalArgumentException(
+                    "--filter-kind: expected STANDARD, PARTITIONED, BLOCKED, RIBBON or RIBBON@<level>, "
+                            + "optionally followed by " + SUFFIXES + ", got '" + spec + "'");
         }
         if ((memory || rocksRibbon) && !parsed.usesRibbon()) {
-            throw new IllegalArgumentException("--filter-kind: +MEMORY and +ROCKSDB-RIBBON apply to RIBBON filters; '" + spec
-                    + "' has none (use RIBBON or RIBBON@<level>)");
+            throw new IllegalArgumentException("--filter-kind: +MEMORY and +ROCKSDB-RIBBON apply to RIBBON filters; '"
+                    + spec + "' has none (use RIBBON or RIBBON@<level>)");
         }
         if (memory && rocksRibbon && parsed.kind() != FilterKind.RIBBON) {
-            throw new IllegalArgumentException("--filter-kind: +MEMORY with +ROCKSDB-RIBBON needs RIBBON on every level ('" + spec
-                    + "'): RocksDB's Bloom levels would get the Bloom-equivalent bits, more memory than bloomkv's");
+            throw new IllegalArgumentException(
+                    "--filter-kind: +MEMORY with +ROCKSDB-RIBBON needs RIBBON on every level ('" + spec
+                            + "'): RocksDB's Bloom levels would get the Bloom-equivalent bits, more memory than bloomkv's");
         }
         return parsed;
     }

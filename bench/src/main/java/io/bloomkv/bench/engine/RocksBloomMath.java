@@ -10,11 +10,11 @@ package io.bloomkv.bench.engine;
 public final class RocksBloomMath {
     /** Bytes of metadata RocksDB appends to a full filter block (marker, sub-impl, probes, log2 block bytes). */
     public static final int FILTER_METADATA_BYTES = 5;
+
     private static final int CACHE_LINE_BITS = 512;
     private static final int HASH_BITS = 64;
 
-    private RocksBloomMath() {
-    }
+    private RocksBloomMath() {}
 
     /** Probe count RocksDB picks for a bits-per-key setting (FastLocalBloomImpl::ChooseNumProbes). */
     public static int chooseNumProbes(double bitsPerKey) {

@@ -1,27 +1,6 @@
 package io.bloomkv.bench.engine;
 
 import io.bloomkv.bloom.FilterMath;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.BloomFilter;
-import org.rocksdb.ColumnFamilyOptions;
-import org.rocksdb.CompressionType;
-import org.rocksdb.ConfigOptions;
-import org.rocksdb.DBOptions;
-import org.rocksdb.FlushOptions;
-import org.rocksdb.LiveFileMetaData;
-import org.rocksdb.LRUCache;
-import org.rocksdb.Options;
-import org.rocksdb.ReadOptions;
-import org.rocksdb.RocksDB;
-import org.rocksdb.UInt64AddOperator;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.Statistics;
-import org.rocksdb.TableProperties;
-import org.rocksdb.TickerType;
-import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +10,26 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.ConfigOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.LRUCache;
+import org.rocksdb.LiveFileMetaData;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Statistics;
+import org.rocksdb.TableProperties;
+import org.rocksdb.TickerType;
+import org.rocksdb.UInt64AddOperator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
 
 /**
  * RocksDB (rocksdbjni) configured to match bloomkv: block-based tables with a whole-key
@@ -46,6 +45,7 @@ public final class RocksDbEngine implements BenchEngine {
 
     /** FastLocalBloom needs format_version 5 or later. */
     public static final int FORMAT_VERSION = 6;
+
     private static final long SETTLE_TIMEOUT_NANOS = 600_000_000_000L;
 
     private final Path dir;
@@ -54,6 +54,7 @@ public final class RocksDbEngine implements BenchEngine {
     private final FilterPolicySpec filterSpec;
     /** The bits per key RocksDB's filter policy is given: Bloom's, or Ribbon's Bloom-equivalent under the spec. */
     private final double filterSettingBits;
+
     private final Statistics statistics = new Statistics();
     private final WriteOptions writeOptions = new WriteOptions();
     private final ReadOptions readOptions = new ReadOptions();
@@ -61,9 +62,11 @@ public final class RocksDbEngine implements BenchEngine {
     private Options options;
     /** The merge operator of every open (the mergerandom workload's counters); closed with the engine. */
     private final UInt64AddOperator mergeOperator = new UInt64AddOperator();
+
     private LRUCache cache;
     /** bench --rate-limit: flushes and compactions, as bloomkv's Options.rateLimiter; null when unlimited. */
     private org.rocksdb.RateLimiter rateLimiter;
+
     private BloomFilter filter;
     private RocksDB db;
     /**
@@ -76,7 +79,8 @@ public final class RocksDbEngine implements BenchEngine {
         this.dir = dir;
         this.settings = settings;
         this.filterSpec = FilterPolicySpec.parse(settings.filterKind());
-        this.filterSettingBits = filterSpec.rocksdbRibbon() ? filterSpec.ribbonBloomEquivalentBits(settings.bitsPerKey())
+        this.filterSettingBits = filterSpec.rocksdbRibbon()
+                ? filterSpec.ribbonBloomEquivalentBits(settings.bitsPerKey())
                 : settings.bitsPerKey();
         writeOptions.setSync(settings.sync());
         writeOptions.setDisableWAL(false);
@@ -118,8 +122,9 @@ public final class RocksDbEngine implements BenchEngine {
 
     /** The option-string form of {@link #budgetTableOptions} (for the Ribbon set-up), with a leading ';', or "". */
     private String budgetTableOptionString() {
-        return budgeted() ? ";cache_index_and_filter_blocks_with_high_priority=true;pin_l0_filter_and_index_blocks_in_cache=true"
-                + ";pin_top_level_index_and_filter=true;partition_filters=true;index_type=kTwoLevelIndexSearch;metadata_block_size=4096"
+        return budgeted()
+                ? ";cache_index_and_filter_blocks_with_high_priority=true;pin_l0_filter_and_index_blocks_in_cache=true"
+                        + ";pin_top_level_index_and_filter=true;partition_filters=true;index_type=kTwoLevelIndexSearch;metadata_block_size=4096"
                 : "";
     }
 
@@ -198,8 +203,8 @@ public final class RocksDbEngine implements BenchEngine {
         Properties props = new Properties();
         props.setProperty("block_based_table_factory", ribbonTableOptions());
         try (ConfigOptions config = new ConfigOptions().setIgnoreUnknownOptions(false);
-             DBOptions dbOptions = new DBOptions();
-             ColumnFamilyOptions cf = ColumnFamilyOptions.getColumnFamilyOptionsFromProps(config, props)) {
+                DBOptions dbOptions = new DBOptions();
+                ColumnFamilyOptions cf = ColumnFamilyOptions.getColumnFamilyOptionsFromProps(config, props)) {
             if (cf == null) {
                 throw new IOException("RocksDB rejected the table options " + props);
             }
@@ -209,10 +214,16 @@ public final class RocksDbEngine implements BenchEngine {
 
     /** The {@code block_based_table_factory} option string of {@link #ribbonOptions}. */
     private String ribbonTableOptions() {
-        return String.format(Locale.ROOT, "{filter_policy=ribbonfilter:%.3f:%d;format_version=%d;block_size=%d;"
+        return String.format(
+                Locale.ROOT,
+                "{filter_policy=ribbonfilter:%.3f:%d;format_version=%d;block_size=%d;"
                         + "block_cache=%d;cache_index_and_filter_blocks=%b;whole_key_filtering=true%s}",
-                filterSettingBits, filterSpec.rocksdbBloomBeforeLevel(), FORMAT_VERSION,
-                settings.blockSize(), settings.cacheSize() + (budgeted() ? filterBudgetBytes : 0), budgeted(),
+                filterSettingBits,
+                filterSpec.rocksdbBloomBeforeLevel(),
+                FORMAT_VERSION,
+                settings.blockSize(),
+                settings.cacheSize() + (budgeted() ? filterBudgetBytes : 0),
+                budgeted(),
                 budgetTableOptionString());
     }
 
@@ -223,10 +234,8 @@ public final class RocksDbEngine implements BenchEngine {
             filter = new BloomFilter(settings.bitsPerKey());
             table.setFilterPolicy(filter);
         }
-        options = new Options()
-                .setCreateIfMissing(true)
-                .setStatistics(statistics)
-                .setTableFormatConfig(table);
+        options =
+                new Options().setCreateIfMissing(true).setStatistics(statistics).setTableFormatConfig(table);
         if (settings.prefixLength() > 0) {
             options.useFixedLengthPrefixExtractor(settings.prefixLength());
         }
@@ -479,13 +488,22 @@ public final class RocksDbEngine implements BenchEngine {
         long useful = t(TickerType.BLOOM_FILTER_USEFUL) + prefixUseful;
         long positive = t(TickerType.BLOOM_FILTER_FULL_POSITIVE) + (prefixChecked - prefixUseful);
         long truePositive = t(TickerType.BLOOM_FILTER_FULL_TRUE_POSITIVE); // whole keys only, as bloomkv's
-        long blockReads = t(TickerType.BLOCK_CACHE_DATA_MISS) + t(TickerType.BLOCK_CACHE_INDEX_MISS)
+        long blockReads = t(TickerType.BLOCK_CACHE_DATA_MISS)
+                + t(TickerType.BLOCK_CACHE_INDEX_MISS)
                 + t(TickerType.BLOCK_CACHE_FILTER_MISS);
-        long blockBytes = t(TickerType.BLOCK_CACHE_DATA_BYTES_INSERT) + t(TickerType.BLOCK_CACHE_INDEX_BYTES_INSERT)
+        long blockBytes = t(TickerType.BLOCK_CACHE_DATA_BYTES_INSERT)
+                + t(TickerType.BLOCK_CACHE_INDEX_BYTES_INSERT)
                 + t(TickerType.BLOCK_CACHE_FILTER_BYTES_INSERT);
         long tableBytes = t(TickerType.FLUSH_WRITE_BYTES) + t(TickerType.COMPACT_WRITE_BYTES);
-        return new EngineCounters(useful + positive, useful, positive, truePositive, blockReads, blockBytes,
-                tableBytes, t(TickerType.WAL_FILE_BYTES));
+        return new EngineCounters(
+                useful + positive,
+                useful,
+                positive,
+                truePositive,
+                blockReads,
+                blockBytes,
+                tableBytes,
+                t(TickerType.WAL_FILE_BYTES));
     }
 
     private long t(TickerType type) {
@@ -536,8 +554,10 @@ public final class RocksDbEngine implements BenchEngine {
             List<LiveFileMetaData> files = db.getLiveFilesMetaData();
             // FilePicker (db/version_set.cc) range-checks level-0 files only when more than one level is
             // non-empty or level 0 holds more than 3 files; otherwise it asks every level-0 filter
-            long nonEmptyLevels = files.stream().mapToInt(LiveFileMetaData::level).distinct().count();
-            boolean l0RangeChecked = nonEmptyLevels > 1 || files.stream().filter(f -> f.level() == 0).count() > 3;
+            long nonEmptyLevels =
+                    files.stream().mapToInt(LiveFileMetaData::level).distinct().count();
+            boolean l0RangeChecked = nonEmptyLevels > 1
+                    || files.stream().filter(f -> f.level() == 0).count() > 3;
             for (LiveFileMetaData f : files) {
                 TableProperties p = all.get(f.path() + f.fileName());
                 if (p == null) {
@@ -545,8 +565,8 @@ public final class RocksDbEngine implements BenchEngine {
                 }
                 double tableFpr = p == null ? Double.NaN : rates.getOrDefault(p, Double.NaN);
                 if (p == null && settings.filters()) {
-                    throw new FilesChangedException("no table properties for live file " + f.path() + f.fileName()
-                            + " among " + all.keySet());
+                    throw new FilesChangedException(
+                            "no table properties for live file " + f.path() + f.fileName() + " among " + all.keySet());
                 }
                 ranges.add(new TableRange(f.smallestKey(), f.largestKey(), tableFpr, f.level() != 0 || l0RangeChecked));
             }
@@ -566,38 +586,50 @@ public final class RocksDbEngine implements BenchEngine {
         if (filterSpec.rocksdbRibbon() && bitsPerKey < 0.85 * filterSettingBits) {
             return FilterMath.ribbonFppForBitsPerKey(p.getNumEntries(), bitsPerKey);
         }
-        return RocksBloomMath.estimatedFpRate(p.getNumEntries(), p.getFilterSize() - RocksBloomMath.FILTER_METADATA_BYTES,
+        return RocksBloomMath.estimatedFpRate(
+                p.getNumEntries(),
+                p.getFilterSize() - RocksBloomMath.FILTER_METADATA_BYTES,
                 RocksBloomMath.chooseNumProbes(filterSettingBits));
     }
 
     @Override
     public List<Path> tableFiles() throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.getFileName().toString().endsWith(".sst")).sorted().toList();
+            return s.filter(p -> p.getFileName().toString().endsWith(".sst"))
+                    .sorted()
+                    .toList();
         }
     }
 
     @Override
     public String describe() {
         if (settings.ownDefaults()) {
-            return "rocksdb " + version() + " on its defaults" + (settings.filters() ? " + BloomFilter(" + settings.bitsPerKey() + ")" : "")
+            return "rocksdb " + version() + " on its defaults"
+                    + (settings.filters() ? " + BloomFilter(" + settings.bitsPerKey() + ")" : "")
                     + ": write buffer " + options.writeBufferSize() + " B, compression " + options.compressionType()
                     + ", dynamic level bytes " + options.levelCompactionDynamicLevelBytes() + ", L0 trigger "
-                    + options.level0FileNumCompactionTrigger() + ", max bytes for level base " + options.maxBytesForLevelBase()
-                    + " B, target file size " + options.targetFileSizeBase() + " B, background jobs " + options.maxBackgroundJobs()
+                    + options.level0FileNumCompactionTrigger() + ", max bytes for level base "
+                    + options.maxBytesForLevelBase()
+                    + " B, target file size " + options.targetFileSizeBase() + " B, background jobs "
+                    + options.maxBackgroundJobs()
                     + ", WAL on, sync " + settings.sync();
         }
         return "rocksdb " + version() + ": BlockBasedTable format_version " + FORMAT_VERSION
-                + (!settings.filters() ? ", no filter" : filterSpec.rocksdbRibbon()
-                        ? ", Ribbon filter " + ribbonTableOptions()
-                        : ", BloomFilter(" + settings.bitsPerKey() + ") [FastLocalBloom, whole key]")
+                + (!settings.filters()
+                        ? ", no filter"
+                        : filterSpec.rocksdbRibbon()
+                                ? ", Ribbon filter " + ribbonTableOptions()
+                                : ", BloomFilter(" + settings.bitsPerKey() + ") [FastLocalBloom, whole key]")
                 + ", block " + settings.blockSize() + " B, "
-                + (budgeted() ? "LRUCache " + (settings.cacheSize() + filterBudgetBytes) + " B with a high-priority pool of "
-                        + filterBudgetBytes + " B (filter budget) for index and filter blocks: partition_filters, "
-                        + "kTwoLevelIndexSearch, cache_index_and_filter_blocks, pin_l0_filter_and_index_blocks_in_cache, "
-                        + "pin_top_level_index_and_filter"
+                + (budgeted()
+                        ? "LRUCache " + (settings.cacheSize() + filterBudgetBytes) + " B with a high-priority pool of "
+                                + filterBudgetBytes
+                                + " B (filter budget) for index and filter blocks: partition_filters, "
+                                + "kTwoLevelIndexSearch, cache_index_and_filter_blocks, pin_l0_filter_and_index_blocks_in_cache, "
+                                + "pin_top_level_index_and_filter"
                         : "LRUCache " + settings.cacheSize() + " B (index/filter outside the cache)")
-                + ", write buffer " + settings.writeBufferSize() + " B" + (settings.filters() ? " with a whole-key memtable bloom" : "")
+                + ", write buffer " + settings.writeBufferSize() + " B"
+                + (settings.filters() ? " with a whole-key memtable bloom" : "")
                 + ", compression " + settings.compression()
                 + (settings.directReads() ? ", direct reads" : "")
                 + (settings.prefixLength() > 0 ? ", fixed-length prefix extractor " + settings.prefixLength() : "")

@@ -7,11 +7,13 @@ package io.bloomkv.bench.engine;
  * first (RocksDB does so for level-0 files when level 0 is the only non-empty level and holds at most
  * 3 files).
  */
-public record TableRange(byte[] smallestUserKey, byte[] largestUserKey, double expectedFpr, boolean rangeChecked) implements java.io.Serializable {
+public record TableRange(byte[] smallestUserKey, byte[] largestUserKey, double expectedFpr, boolean rangeChecked)
+        implements java.io.Serializable {
 
     /** True when a point read of {@code key} asks this table's filter. */
     public boolean covers(byte[] key) {
-        return !rangeChecked || (java.util.Arrays.compareUnsigned(smallestUserKey, key) <= 0
-                && java.util.Arrays.compareUnsigned(key, largestUserKey) <= 0);
+        return !rangeChecked
+                || (java.util.Arrays.compareUnsigned(smallestUserKey, key) <= 0
+                        && java.util.Arrays.compareUnsigned(key, largestUserKey) <= 0);
     }
 }

@@ -12,8 +12,14 @@ package io.bloomkv.bench.engine;
  *                       count and the filter's own formula; NaN when there is no filter
  * @param ranges         each live table's key range and expected FPR
  */
-public record TableSummary(long tableCount, long entries, long filterBytes, long sstBytes, double theoreticalFpr,
-                           java.util.List<TableRange> ranges) implements java.io.Serializable {
+public record TableSummary(
+        long tableCount,
+        long entries,
+        long filterBytes,
+        long sstBytes,
+        double theoreticalFpr,
+        java.util.List<TableRange> ranges)
+        implements java.io.Serializable {
 
     public TableSummary {
         ranges = java.util.List.copyOf(ranges);

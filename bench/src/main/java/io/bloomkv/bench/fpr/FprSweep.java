@@ -26,12 +26,20 @@ import java.util.concurrent.Future;
 public final class FprSweep {
 
     /** One measurement. {@code bitsPerKeyActual} = m / n (counters per key for COUNTING); {@code memoryBitsPerKey} = off-heap bits / n. */
-    public record Row(FilterKind kind, double bitsPerKey, int k, double measured, double theoretical,
-                      double bitsPerKeyActual, double memoryBitsPerKey, long falsePositives, long queries) {
-    }
+    public record Row(
+            FilterKind kind,
+            double bitsPerKey,
+            int k,
+            double measured,
+            double theoretical,
+            double bitsPerKeyActual,
+            double memoryBitsPerKey,
+            long falsePositives,
+            long queries) {}
 
     /** What to measure. */
-    public record Config(List<FilterKind> kinds, double[] bitsPerKey, long n, long absent, long seed, boolean sequential) {
+    public record Config(
+            List<FilterKind> kinds, double[] bitsPerKey, long n, long absent, long seed, boolean sequential) {
         public Config {
             if (kinds.isEmpty() || bitsPerKey.length == 0 || n <= 0 || absent <= 0) {
                 throw new IllegalArgumentException("need kinds, bits per key, n > 0 and absent > 0");
@@ -41,8 +49,7 @@ public final class FprSweep {
         }
     }
 
-    private FprSweep() {
-    }
+    private FprSweep() {}
 
     /** Runs every (kind, bits per key) pair, on up to {@code threads} threads; rows in kind-major order. */
     public static List<Row> run(Config config, int threads) throws InterruptedException {
@@ -55,7 +62,8 @@ public final class FprSweep {
             for (FilterKind kind : config.kinds()) {
                 for (double b : config.bitsPerKey()) {
                     long caseSeed = seeds.nextLong();
-                    futures.add(pool.submit(() -> measure(kind, b, config.n(), config.absent(), caseSeed, config.sequential())));
+                    futures.add(pool.submit(
+                            () -> measure(kind, b, config.n(), config.absent(), caseSeed, config.sequential())));
                 }
             }
             List<Row> rows = new ArrayList<>();
@@ -85,13 +93,22 @@ public final class FprSweep {
                 }
             }
             long bodyBits = (f.serializedSize() - 64) * 8;
-            return new Row(kind, bitsPerKey, f.hashCount(), (double) positives / absent, f.expectedFpp(),
-                    (double) f.bitSize() / n, (double) bodyBits / n, positives, absent);
+            return new Row(
+                    kind,
+                    bitsPerKey,
+                    f.hashCount(),
+                    (double) positives / absent,
+                    f.expectedFpp(),
+                    (double) f.bitSize() / n,
+                    (double) bodyBits / n,
+                    positives,
+                    absent);
         }
     }
 
     /** Keys 0..n-1 or n random ones: added one by one, or, for a static kind (RIBBON), built from their hashes. */
-    private static Filter filled(FilterKind kind, double bitsPerKey, long n, SplittableRandom random, boolean sequential, byte[] key) {
+    private static Filter filled(
+            FilterKind kind, double bitsPerKey, long n, SplittableRandom random, boolean sequential, byte[] key) {
         if (kind.isStatic()) {
             if (n > Integer.MAX_VALUE - 8) {
                 throw new IllegalArgumentException(kind + " sweeps hold at most 2^31 keys");
@@ -119,12 +136,21 @@ public final class FprSweep {
     /** The rows as a Markdown table (rates in percent). */
     public static String toMarkdown(List<Row> rows) {
         StringBuilder sb = new StringBuilder();
-        sb.append("| kind | bits/key | k | measured FPR | theoretical FPR | measured / theory | m/n | memory bits/key |\n");
+        sb.append(
+                "| kind | bits/key | k | measured FPR | theoretical FPR | measured / theory | m/n | memory bits/key |\n");
         sb.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %d | %.4f%% | %.4f%% | %.3f | %.2f | %.2f |%n", r.kind(),
-                    trim(r.bitsPerKey()), r.k(), 100 * r.measured(), 100 * r.theoretical(),
-                    r.theoretical() == 0 ? Double.NaN : r.measured() / r.theoretical(), r.bitsPerKeyActual(), r.memoryBitsPerKey()));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %d | %.4f%% | %.4f%% | %.3f | %.2f | %.2f |%n",
+                    r.kind(),
+                    trim(r.bitsPerKey()),
+                    r.k(),
+                    100 * r.measured(),
+                    100 * r.theoretical(),
+                    r.theoretical() == 0 ? Double.NaN : r.measured() / r.theoretical(),
+                    r.bitsPerKeyActual(),
+                    r.memoryBitsPerKey()));
         }
         return sb.toString();
     }
@@ -146,20 +172,43 @@ public final class FprSweep {
                 throw new IllegalArgumentException("expected --name=value, got " + arg);
             }
             switch (kv[0]) {
-                case "n": n = Long.parseLong(kv[1]); break;
-                case "absent": absent = Long.parseLong(kv[1]); break;
-                case "seed": seed = Long.parseLong(kv[1]); break;
-                case "bits": bits = Arrays.stream(kv[1].split(",")).mapToDouble(Double::parseDouble).toArray(); break;
-                case "kinds": kinds = Arrays.stream(kv[1].split(",")).map(s -> FilterKind.valueOf(s.trim().toUpperCase(Locale.ROOT))).toList(); break;
-                case "keys": sequential = kv[1].equalsIgnoreCase("sequential"); break;
-                default: throw new IllegalArgumentException("unknown option --" + kv[0]);
+                case "n":
+                    n = Long.parseLong(kv[1]);
+                    break;
+                case "absent":
+                    absent = Long.parseLong(kv[1]);
+                    break;
+                case "seed":
+                    seed = Long.parseLong(kv[1]);
+                    break;
+                case "bits":
+                    bits = Arrays.stream(kv[1].split(","))
+                            .mapToDouble(Double::parseDouble)
+                            .toArray();
+                    break;
+                case "kinds":
+                    kinds = Arrays.stream(kv[1].split(","))
+                            .map(s -> FilterKind.valueOf(s.trim().toUpperCase(Locale.ROOT)))
+                            .toList();
+                    break;
+                case "keys":
+                    sequential = kv[1].equalsIgnoreCase("sequential");
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option --" + kv[0]);
             }
         }
         Config config = new Config(kinds, bits, n, absent, seed, sequential);
         long start = System.nanoTime();
         List<Row> rows = run(config, Runtime.getRuntime().availableProcessors());
-        System.out.printf(Locale.ROOT, "n = %,d keys added, %,d absent keys queried, %s keys, seed %d (%.1f s)%n%n", n, absent,
-                sequential ? "sequential" : "random", seed, (System.nanoTime() - start) / 1e9);
+        System.out.printf(
+                Locale.ROOT,
+                "n = %,d keys added, %,d absent keys queried, %s keys, seed %d (%.1f s)%n%n",
+                n,
+                absent,
+                sequential ? "sequential" : "random",
+                seed,
+                (System.nanoTime() - start) / 1e9);
         System.out.print(toMarkdown(rows));
     }
 }

@@ -5,6 +5,14 @@ import io.bloomkv.bench.engine.EngineFactory;
 import io.bloomkv.bench.engine.EngineSettings;
 import io.bloomkv.bench.workload.KeySpace;
 import io.bloomkv.bench.workload.ValueSource;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -18,15 +26,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * {@code Db.get} against {@code RocksDB.get}, present and absent keys (absent keys inside the
@@ -61,7 +60,9 @@ public class DbGetBenchmark {
         dir = Files.createTempDirectory("bloomkv-jmh-dbget");
         KeySpace ks = new KeySpace(keys, 16);
         ValueSource values = new ValueSource(100, 1);
-        db = EngineFactory.open(engine, dir.resolve("db"),
+        db = EngineFactory.open(
+                engine,
+                dir.resolve("db"),
                 new EngineSettings(bitsPerKey > 0, bitsPerKey, "BLOCKED", 4096, 8L << 20, 64L << 20, false));
         int[] order = ks.shuffledLoadOrder(1);
         List<byte[]> kb = new ArrayList<>();

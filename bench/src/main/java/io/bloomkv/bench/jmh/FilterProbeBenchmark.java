@@ -40,7 +40,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xms6g", "-Xmx6g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms6g", "-Xmx6g"})
 public class FilterProbeBenchmark {
     private static final double BITS_PER_KEY = 10;
     private static final int PROBE_KEYS = 1 << 20;
@@ -74,7 +76,8 @@ public class FilterProbeBenchmark {
     public void build() {
         byte[] buf = new byte[16];
         if (impl.equals("GUAVA")) {
-            guava = BloomFilter.create(Funnels.byteArrayFunnel(), keys, Math.exp(-BITS_PER_KEY * Math.log(2) * Math.log(2)));
+            guava = BloomFilter.create(
+                    Funnels.byteArrayFunnel(), keys, Math.exp(-BITS_PER_KEY * Math.log(2) * Math.log(2)));
             for (long i = 0; i < keys; i++) {
                 guava.put(key(i, buf));
             }

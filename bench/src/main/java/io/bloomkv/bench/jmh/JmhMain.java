@@ -1,17 +1,16 @@
 package io.bloomkv.bench.jmh;
 
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
-import org.openjdk.jmh.runner.options.CommandLineOptionException;
-import org.openjdk.jmh.runner.options.CommandLineOptions;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.CommandLineOptionException;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
  * {@code java -jar bloomkv-bench.jar jmh [JMH args]}: JMH's own command line, plus the Chronicle
@@ -22,8 +21,7 @@ public final class JmhMain {
     /** Classpath resource holding {@code chronicle.jvm.flags=...}. */
     public static final String FLAGS_RESOURCE = "/io/bloomkv/bench/jvm.properties";
 
-    private JmhMain() {
-    }
+    private JmhMain() {}
 
     /** The Chronicle JVM flags, split on whitespace. @throws IllegalStateException if the resource is missing or unfiltered */
     public static List<String> chronicleFlags() {
@@ -52,7 +50,10 @@ public final class JmhMain {
             System.exit(1);
             return;
         }
-        if (cli.shouldHelp() || cli.shouldList() || cli.shouldListWithParams() || cli.shouldListProfilers()
+        if (cli.shouldHelp()
+                || cli.shouldList()
+                || cli.shouldListWithParams()
+                || cli.shouldListProfilers()
                 || cli.shouldListResultFormats()) {
             org.openjdk.jmh.Main.main(args);
             return;

@@ -1,10 +1,9 @@
 package io.bloomkv.bench.jmh;
 
 import io.bloomkv.bench.workload.KeySpace;
+import java.util.SplittableRandom;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
-
-import java.util.SplittableRandom;
 
 /**
  * The keys a point-read benchmark cycles through: {@link #SIZE} loaded and {@link #SIZE} absent keys

@@ -40,7 +40,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class MultiGetBenchmark {
@@ -69,7 +71,8 @@ public class MultiGetBenchmark {
         dir = Files.createTempDirectory("bloomkv-jmh-multiget");
         KeySpace ks = new KeySpace(keys, 16);
         ValueSource values = new ValueSource(100, 1);
-        engine = BloomKvEngine.open(dir.resolve("db"), new EngineSettings(true, 10, filterKind, 4096, 8L << 20, 64L << 20, false));
+        engine = BloomKvEngine.open(
+                dir.resolve("db"), new EngineSettings(true, 10, filterKind, 4096, 8L << 20, 64L << 20, false));
         List<byte[]> kb = new ArrayList<>();
         List<byte[]> vb = new ArrayList<>();
         for (int j : ks.shuffledLoadOrder(1)) {

@@ -42,7 +42,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class PrefixSeekBenchmark {
@@ -84,8 +86,11 @@ public class PrefixSeekBenchmark {
         for (int g : order) {
             WriteBatch b = new WriteBatch();
             for (int k = 0; k < PER_GROUP; k++) {
-                b.put((new String(prefix(2 * g), StandardCharsets.US_ASCII) + ":" + String.format("%08d", rnd.nextInt(100_000_000)))
-                        .getBytes(StandardCharsets.US_ASCII), value);
+                b.put(
+                        (new String(prefix(2 * g), StandardCharsets.US_ASCII) + ":"
+                                        + String.format("%08d", rnd.nextInt(100_000_000)))
+                                .getBytes(StandardCharsets.US_ASCII),
+                        value);
             }
             db.write(b);
         }
@@ -108,8 +113,11 @@ public class PrefixSeekBenchmark {
     @TearDown(Level.Iteration)
     public void report() {
         Stats s = db.stats();
-        System.out.printf("  [%d seeks, %.4f block reads per seek, %d tables]%n", seeks,
-                (s.blockReads() - before.blockReads()) / (double) Math.max(1, seeks), db.tables().size());
+        System.out.printf(
+                "  [%d seeks, %.4f block reads per seek, %d tables]%n",
+                seeks,
+                (s.blockReads() - before.blockReads()) / (double) Math.max(1, seeks),
+                db.tables().size());
     }
 
     @TearDown(Level.Trial)

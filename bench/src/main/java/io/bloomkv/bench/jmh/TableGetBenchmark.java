@@ -4,6 +4,10 @@ import io.bloomkv.bench.workload.KeySpace;
 import io.bloomkv.bench.workload.ValueSource;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.inspect.TableProbe;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -17,11 +21,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One bloomkv table alone: {@link TableProbe#get} (filter, then index, then data block through an
@@ -57,7 +56,8 @@ public class TableGetBenchmark {
         KeySpace ks = new KeySpace(keys, 16);
         ValueSource values = new ValueSource(100, 1);
         Path file = dir.resolve("000001.sst");
-        try (TableProbe.Writer w = TableProbe.Writer.create(file, FilterKind.valueOf(filterKind), bitsPerKey, 4096, keys)) {
+        try (TableProbe.Writer w =
+                TableProbe.Writer.create(file, FilterKind.valueOf(filterKind), bitsPerKey, 4096, keys)) {
             for (long j = 0; j < keys; j++) {
                 long id = ks.loadedId(j);
                 w.add(ks.key(id), values.value(id, 0));

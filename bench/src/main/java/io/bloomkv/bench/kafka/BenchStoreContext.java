@@ -117,8 +117,10 @@ final class BenchStoreContext implements StateStoreContext {
      * {@code currentSystemTimeMs} reads the clock; any other internal call is an error of the bench.
      */
     StateStoreContext asInternal() {
-        return (StateStoreContext) java.lang.reflect.Proxy.newProxyInstance(BenchStoreContext.class.getClassLoader(),
-                new Class<?>[] {org.apache.kafka.streams.processor.internals.InternalProcessorContext.class}, (proxy, method, args) -> {
+        return (StateStoreContext) java.lang.reflect.Proxy.newProxyInstance(
+                BenchStoreContext.class.getClassLoader(),
+                new Class<?>[] {org.apache.kafka.streams.processor.internals.InternalProcessorContext.class},
+                (proxy, method, args) -> {
                     switch (method.getName()) {
                         case "currentSystemTimeMs":
                             return System.currentTimeMillis();
@@ -135,7 +137,8 @@ final class BenchStoreContext implements StateStoreContext {
                     try {
                         target = StateStoreContext.class.getMethod(method.getName(), method.getParameterTypes());
                     } catch (NoSuchMethodException e) {
-                        throw new IllegalStateException("the store called InternalProcessorContext." + method.getName());
+                        throw new IllegalStateException(
+                                "the store called InternalProcessorContext." + method.getName());
                     }
                     try {
                         return target.invoke(this, args);

@@ -69,11 +69,19 @@ abstract class BenchTopology {
     }
 
     /** Applies record {@code i} (key bytes, event time) to {@code store}; appends its changelog records to {@code changelog}. */
-    abstract void process(StateStore store, int i, byte[] key, long timestamp, Random rnd, int partition,
+    abstract void process(
+            StateStore store,
+            int i,
+            byte[] key,
+            long timestamp,
+            Random rnd,
+            int partition,
             List<ConsumerRecord<byte[], byte[]>> changelog);
 
     static DslStoreSuppliers suppliers(String engine) {
-        return engine.equals("rocksdb") ? new BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers() : new BloomKvDslStoreSuppliers();
+        return engine.equals("rocksdb")
+                ? new BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers()
+                : new BloomKvDslStoreSuppliers();
     }
 
     static byte[] longBytes(long v) {
@@ -84,106 +92,177 @@ abstract class BenchTopology {
         return raw == null ? 0 : ByteBuffer.wrap(raw).getLong();
     }
 
-    static void log(List<ConsumerRecord<byte[], byte[]>> changelog, int partition, byte[] key, byte[] value, long timestamp) {
-        changelog.add(new ConsumerRecord<>(CHANGELOG, partition, changelog.size(), timestamp, TimestampType.CREATE_TIME, 0, 0, key, value,
-                new RecordHeaders(), java.util.Optional.empty()));
+    static void log(
+            List<ConsumerRecord<byte[], byte[]>> changelog, int partition, byte[] key, byte[] value, long timestamp) {
+        changelog.add(new ConsumerRecord<>(
+                CHANGELOG,
+                partition,
+                changelog.size(),
+                timestamp,
+                TimestampType.CREATE_TIME,
+                0,
+                0,
+                key,
+                value,
+                new RecordHeaders(),
+                java.util.Optional.empty()));
     }
 
     static BenchTopology of(String name, Duration windowSize, Duration retention, Duration sessionGap) {
         return switch (name) {
-            case "kv" -> new BenchTopology("kv") {
-                @Override
-                StateStore newStore(String engine) {
-                    return suppliers(engine).keyValueStore(new DslKeyValueParams("counts", DslStoreFormat.PLAIN)).get();
-                }
+            case "kv" ->
+                new BenchTopology("kv") {
+                    @Override
+                    StateStore newStore(String engine) {
+                        return suppliers(engine)
+                                .keyValueStore(new DslKeyValueParams("counts", DslStoreFormat.PLAIN))
+                                .get();
+                    }
 
-                @Override
-                @SuppressWarnings("unchecked")
-                void process(StateStore store, int i, byte[] key, long timestamp, Random rnd, int partition,
-                        List<ConsumerRecord<byte[], byte[]>> changelog) {
-                    KeyValueStore<Bytes, byte[]> kv = (KeyValueStore<Bytes, byte[]>) store;
-                    Bytes k = Bytes.wrap(key);
-                    byte[] v = longBytes(longOf(kv.get(k)) + 1);
-                    kv.put(k, v);
-                    log(changelog, partition, key, v, timestamp);
-                }
-            };
-            case "window" -> new BenchTopology("window") {
-                @Override
-                StateStore newStore(String engine) {
-                    return suppliers(engine).windowStore(new DslWindowParams("window-counts", retention, windowSize, false,
-                            EmitStrategy.onWindowUpdate(), false, DslStoreFormat.PLAIN)).get();
-                }
+                    @Override
+                    @SuppressWarnings("unchecked")
+                    void process(
+                            StateStore store,
+                            int i,
+                            byte[] key,
+                            long timestamp,
+                            Random rnd,
+                            int partition,
+                            List<ConsumerRecord<byte[], byte[]>> changelog) {
+                        KeyValueStore<Bytes, byte[]> kv = (KeyValueStore<Bytes, byte[]>) store;
+                        Bytes k = Bytes.wrap(key);
+                        byte[] v = longBytes(longOf(kv.get(k)) + 1);
+                        kv.put(k, v);
+                        log(changelog, partition, key, v, timestamp);
+                    }
+                };
+            case "window" ->
+                new BenchTopology("window") {
+                    @Override
+                    StateStore newStore(String engine) {
+                        return suppliers(engine)
+                                .windowStore(new DslWindowParams(
+                                        "window-counts",
+                                        retention,
+                                        windowSize,
+                                        false,
+                                        EmitStrategy.onWindowUpdate(),
+                                        false,
+                                        DslStoreFormat.PLAIN))
+                                .get();
+                    }
 
-                @Override
-                @SuppressWarnings("unchecked")
-                void process(StateStore store, int i, byte[] key, long timestamp, Random rnd, int partition,
-                        List<ConsumerRecord<byte[], byte[]>> changelog) {
-                    WindowStore<Bytes, byte[]> ws = (WindowStore<Bytes, byte[]>) store;
-                    Bytes k = Bytes.wrap(key);
-                    long start = timestamp - timestamp % windowSize.toMillis();
-                    byte[] v = longBytes(longOf(ws.fetch(k, start)) + 1);
-                    ws.put(k, v, start);
-                    log(changelog, partition, WindowKeySchema.toStoreKeyBinary(k, start, 0).get(), v, timestamp);
-                }
-            };
-            case "session" -> new BenchTopology("session") {
-                @Override
-                StateStore newStore(String engine) {
-                    return suppliers(engine).sessionStore(new DslSessionParams("session-sums", retention, EmitStrategy.onWindowUpdate())).get();
-                }
+                    @Override
+                    @SuppressWarnings("unchecked")
+                    void process(
+                            StateStore store,
+                            int i,
+                            byte[] key,
+                            long timestamp,
+                            Random rnd,
+                            int partition,
+                            List<ConsumerRecord<byte[], byte[]>> changelog) {
+                        WindowStore<Bytes, byte[]> ws = (WindowStore<Bytes, byte[]>) store;
+                        Bytes k = Bytes.wrap(key);
+                        long start = timestamp - timestamp % windowSize.toMillis();
+                        byte[] v = longBytes(longOf(ws.fetch(k, start)) + 1);
+                        ws.put(k, v, start);
+                        log(
+                                changelog,
+                                partition,
+                                WindowKeySchema.toStoreKeyBinary(k, start, 0).get(),
+                                v,
+                                timestamp);
+                    }
+                };
+            case "session" ->
+                new BenchTopology("session") {
+                    @Override
+                    StateStore newStore(String engine) {
+                        return suppliers(engine)
+                                .sessionStore(
+                                        new DslSessionParams("session-sums", retention, EmitStrategy.onWindowUpdate()))
+                                .get();
+                    }
 
-                @Override
-                @SuppressWarnings("unchecked")
-                void process(StateStore store, int i, byte[] key, long timestamp, Random rnd, int partition,
-                        List<ConsumerRecord<byte[], byte[]>> changelog) {
-                    SessionStore<Bytes, byte[]> ss = (SessionStore<Bytes, byte[]>) store;
-                    Bytes k = Bytes.wrap(key);
-                    long gap = sessionGap.toMillis();
-                    long start = timestamp;
-                    long end = timestamp;
-                    long sum = 1;
-                    java.util.List<Windowed<Bytes>> merged = new java.util.ArrayList<>();
-                    try (KeyValueIterator<Windowed<Bytes>, byte[]> it = ss.findSessions(k, timestamp - gap, timestamp + gap)) {
-                        while (it.hasNext()) {
-                            var kv = it.next();
-                            merged.add(kv.key);
-                            start = Math.min(start, kv.key.window().start());
-                            end = Math.max(end, kv.key.window().end());
-                            sum += longOf(kv.value);
+                    @Override
+                    @SuppressWarnings("unchecked")
+                    void process(
+                            StateStore store,
+                            int i,
+                            byte[] key,
+                            long timestamp,
+                            Random rnd,
+                            int partition,
+                            List<ConsumerRecord<byte[], byte[]>> changelog) {
+                        SessionStore<Bytes, byte[]> ss = (SessionStore<Bytes, byte[]>) store;
+                        Bytes k = Bytes.wrap(key);
+                        long gap = sessionGap.toMillis();
+                        long start = timestamp;
+                        long end = timestamp;
+                        long sum = 1;
+                        java.util.List<Windowed<Bytes>> merged = new java.util.ArrayList<>();
+                        try (KeyValueIterator<Windowed<Bytes>, byte[]> it =
+                                ss.findSessions(k, timestamp - gap, timestamp + gap)) {
+                            while (it.hasNext()) {
+                                var kv = it.next();
+                                merged.add(kv.key);
+                                start = Math.min(start, kv.key.window().start());
+                                end = Math.max(end, kv.key.window().end());
+                                sum += longOf(kv.value);
+                            }
                         }
+                        for (Windowed<Bytes> w : merged) {
+                            ss.remove(w);
+                            log(
+                                    changelog,
+                                    partition,
+                                    SessionKeySchema.toBinary(w).get(),
+                                    null,
+                                    timestamp);
+                        }
+                        Windowed<Bytes> session = new Windowed<>(k, new SessionWindow(start, end));
+                        byte[] v = longBytes(sum);
+                        ss.put(session, v);
+                        log(
+                                changelog,
+                                partition,
+                                SessionKeySchema.toBinary(session).get(),
+                                v,
+                                timestamp);
                     }
-                    for (Windowed<Bytes> w : merged) {
-                        ss.remove(w);
-                        log(changelog, partition, SessionKeySchema.toBinary(w).get(), null, timestamp);
+                };
+            case "versioned" ->
+                new BenchTopology("versioned") {
+                    @Override
+                    StateStore newStore(String engine) {
+                        return (engine.equals("rocksdb")
+                                        ? Stores.persistentVersionedKeyValueStore("versioned", retention)
+                                        : BloomKvStores.persistentVersionedKeyValueStore("versioned", retention))
+                                .get();
                     }
-                    Windowed<Bytes> session = new Windowed<>(k, new SessionWindow(start, end));
-                    byte[] v = longBytes(sum);
-                    ss.put(session, v);
-                    log(changelog, partition, SessionKeySchema.toBinary(session).get(), v, timestamp);
-                }
-            };
-            case "versioned" -> new BenchTopology("versioned") {
-                @Override
-                StateStore newStore(String engine) {
-                    return (engine.equals("rocksdb") ? Stores.persistentVersionedKeyValueStore("versioned", retention)
-                            : BloomKvStores.persistentVersionedKeyValueStore("versioned", retention)).get();
-                }
 
-                @Override
-                void process(StateStore store, int i, byte[] key, long timestamp, Random rnd, int partition,
-                        List<ConsumerRecord<byte[], byte[]>> changelog) {
-                    VersionedBytesStore vs = (VersionedBytesStore) store;
-                    Bytes k = Bytes.wrap(key);
-                    long span = retention.toMillis() / 4 + 1;
-                    vs.get(k, timestamp - (long) (rnd.nextDouble() * span));
-                    long ts = rnd.nextInt(10) == 0 ? timestamp - (long) (rnd.nextDouble() * span) : timestamp;
-                    byte[] v = longBytes(i);
-                    vs.put(k, v, ts);
-                    log(changelog, partition, key, v, ts);
-                }
-            };
-            default -> throw new IllegalArgumentException("unknown topology " + name + " (" + String.join(", ", NAMES) + ")");
+                    @Override
+                    void process(
+                            StateStore store,
+                            int i,
+                            byte[] key,
+                            long timestamp,
+                            Random rnd,
+                            int partition,
+                            List<ConsumerRecord<byte[], byte[]>> changelog) {
+                        VersionedBytesStore vs = (VersionedBytesStore) store;
+                        Bytes k = Bytes.wrap(key);
+                        long span = retention.toMillis() / 4 + 1;
+                        vs.get(k, timestamp - (long) (rnd.nextDouble() * span));
+                        long ts = rnd.nextInt(10) == 0 ? timestamp - (long) (rnd.nextDouble() * span) : timestamp;
+                        byte[] v = longBytes(i);
+                        vs.put(k, v, ts);
+                        log(changelog, partition, key, v, ts);
+                    }
+                };
+            default ->
+                throw new IllegalArgumentException("unknown topology " + name + " (" + String.join(", ", NAMES) + ")");
         };
     }
 }

@@ -56,75 +56,139 @@ import picocli.CommandLine.Spec;
  * the resident set is that engine's alone; the engines alternate (A B A B) and each round's ratio is reported, with
  * medians and min-max spreads.
  */
-@Command(name = "kafka-streams", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Kafka Streams store bench: a topology's stores on RocksDB and on bloomkv, records/s processed and restored, "
-                + "heap, off-heap and RSS at each partition count; writes kafka-streams-<topology>.md/.json/.png."})
+@Command(
+        name = "kafka-streams",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Kafka Streams store bench: a topology's stores on RocksDB and on bloomkv, records/s processed and restored, "
+                    + "heap, off-heap and RSS at each partition count; writes kafka-streams-<topology>.md/.json/.png."
+        })
 public final class KafkaStreamsBench implements Callable<Integer> {
-    @Option(names = "--topology", defaultValue = "kv", description = "kv | window | session | versioned (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--topology",
+            defaultValue = "kv",
+            description = "kv | window | session | versioned (default ${DEFAULT-VALUE}).")
     String topology;
 
-    @Option(names = "--records", defaultValue = "1000000", description = "Records processed per run (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--records",
+            defaultValue = "1000000",
+            description = "Records processed per run (default ${DEFAULT-VALUE}).")
     int records;
 
-    @Option(names = "--words", defaultValue = "200000", description = "Distinct keys of the kv topology (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--words",
+            defaultValue = "200000",
+            description = "Distinct keys of the kv topology (default ${DEFAULT-VALUE}).")
     int words;
 
-    @Option(names = "--keys", defaultValue = "100000", description = "Distinct keys of the window, session and versioned topologies (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--keys",
+            defaultValue = "100000",
+            description = "Distinct keys of the window, session and versioned topologies (default ${DEFAULT-VALUE}).")
     int keys;
 
-    @Option(names = "--event-hours", defaultValue = "2", description = "Event time the records span (default ${DEFAULT-VALUE} hours).")
+    @Option(
+            names = "--event-hours",
+            defaultValue = "2",
+            description = "Event time the records span (default ${DEFAULT-VALUE} hours).")
     double eventHours;
 
-    @Option(names = "--window-minutes", defaultValue = "1", description = "Tumbling window size of the window topology (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--window-minutes",
+            defaultValue = "1",
+            description = "Tumbling window size of the window topology (default ${DEFAULT-VALUE}).")
     double windowMinutes;
 
-    @Option(names = "--retention-minutes", defaultValue = "60",
-            description = "Retention of window and session stores, history retention of the versioned store (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--retention-minutes",
+            defaultValue = "60",
+            description =
+                    "Retention of window and session stores, history retention of the versioned store (default ${DEFAULT-VALUE}).")
     double retentionMinutes;
 
-    @Option(names = "--session-gap-minutes", defaultValue = "5", description = "Inactivity gap of the session topology (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--session-gap-minutes",
+            defaultValue = "5",
+            description = "Inactivity gap of the session topology (default ${DEFAULT-VALUE}).")
     double sessionGapMinutes;
 
-    @Option(names = "--partitions", defaultValue = "1,16", split = ",",
+    @Option(
+            names = "--partitions",
+            defaultValue = "1,16",
+            split = ",",
             description = "Task counts to measure, one store per task (default ${DEFAULT-VALUE}).")
     List<Integer> partitions;
 
-    @Option(names = "--commit-every", defaultValue = "10000",
-            description = "Records between commits of a task (default ${DEFAULT-VALUE}: ~100 ms at 100k records/s, the EOS commit interval).")
+    @Option(
+            names = "--commit-every",
+            defaultValue = "10000",
+            description =
+                    "Records between commits of a task (default ${DEFAULT-VALUE}: ~100 ms at 100k records/s, the EOS commit interval).")
     int commitEvery;
 
-    @Option(names = "--restore-batch", defaultValue = "1000", description = "Changelog records per restore batch (default ${DEFAULT-VALUE}, max.poll.records).")
+    @Option(
+            names = "--restore-batch",
+            defaultValue = "1000",
+            description = "Changelog records per restore batch (default ${DEFAULT-VALUE}, max.poll.records).")
     int restoreBatch;
 
-    @Option(names = "--rounds", defaultValue = "5", description = "Runs per engine and partition count, engines alternating (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--rounds",
+            defaultValue = "5",
+            description = "Runs per engine and partition count, engines alternating (default ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--engines", defaultValue = "rocksdb,bloomkv", split = ",", description = "Stores, run alternately (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--engines",
+            defaultValue = "rocksdb,bloomkv",
+            split = ",",
+            description = "Stores, run alternately (default ${DEFAULT-VALUE}).")
     List<String> engines;
 
-    @Option(names = "--bloomkv-cache-bytes", defaultValue = "52428800",
-            description = "One block cache shared by the bloomkv stores (bloomkv.block.cache.bytes; default ${DEFAULT-VALUE}: "
-                    + "the 50 MiB Kafka gives each RocksDB store).")
+    @Option(
+            names = "--bloomkv-cache-bytes",
+            defaultValue = "52428800",
+            description =
+                    "One block cache shared by the bloomkv stores (bloomkv.block.cache.bytes; default ${DEFAULT-VALUE}: "
+                            + "the 50 MiB Kafka gives each RocksDB store).")
     long bloomkvCacheBytes;
 
-    @Option(names = "--fork", defaultValue = "true", arity = "1",
-            description = "Run each measurement in a fresh child JVM, so RSS is one engine's (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--fork",
+            defaultValue = "true",
+            arity = "1",
+            description =
+                    "Run each measurement in a fresh child JVM, so RSS is one engine's (default ${DEFAULT-VALUE}).")
     boolean fork;
 
-    @Option(names = "--warmup", defaultValue = "true", arity = "1",
-            description = "Without --fork: an untimed run of each engine first, so the JIT has compiled both (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--warmup",
+            defaultValue = "true",
+            arity = "1",
+            description =
+                    "Without --fork: an untimed run of each engine first, so the JIT has compiled both (default ${DEFAULT-VALUE}).")
     boolean warmup;
 
-    @Option(names = "--child-run", hidden = true, description = "Internal: run one measurement (engine,round,partitions) and print it.")
+    @Option(
+            names = "--child-run",
+            hidden = true,
+            description = "Internal: run one measurement (engine,round,partitions) and print it.")
     String childRun;
 
     @Option(names = "--seed", defaultValue = "301", description = "Seed of the input (default ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--report-dir", defaultValue = "bench-report", description = "Report folder (default ./${DEFAULT-VALUE}).")
+    @Option(
+            names = "--report-dir",
+            defaultValue = "bench-report",
+            description = "Report folder (default ./${DEFAULT-VALUE}).")
     Path reportDir;
 
-    @Option(names = "--db-dir", description = "Parent of the state directories (default: a new temp directory, deleted afterwards).")
+    @Option(
+            names = "--db-dir",
+            description = "Parent of the state directories (default: a new temp directory, deleted afterwards).")
     Path dbDir;
 
     @Spec
@@ -134,22 +198,39 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     private static final String RESULT = "RESULT ";
 
     /** One run of one engine at one partition count. */
-    public record Run(String topology, String engine, int partitions, int round, double processRecordsPerSec, double restoreRecordsPerSec,
-            long processMillis, long restoreMillis, long heapBytes, long directBytes, long storeOffHeapBytes, String storeOffHeapWhat,
-            long rssBytes, long rssPeakBytes, long changelogRecords, long verifiedReads) {}
+    public record Run(
+            String topology,
+            String engine,
+            int partitions,
+            int round,
+            double processRecordsPerSec,
+            double restoreRecordsPerSec,
+            long processMillis,
+            long restoreMillis,
+            long heapBytes,
+            long directBytes,
+            long storeOffHeapBytes,
+            String storeOffHeapWhat,
+            long rssBytes,
+            long rssPeakBytes,
+            long changelogRecords,
+            long verifiedReads) {}
 
     @Override
     public Integer call() throws Exception {
         for (String e : engines) {
             if (!e.equals("rocksdb") && !e.equals("bloomkv")) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "unknown engine " + e + " (rocksdb, bloomkv)");
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "unknown engine " + e + " (rocksdb, bloomkv)");
             }
         }
         if (!BenchTopology.NAMES.contains(topology)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "unknown topology " + topology + " " + BenchTopology.NAMES);
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "unknown topology " + topology + " " + BenchTopology.NAMES);
         }
         if (partitions.stream().anyMatch(p -> p < 1) || records < 1 || keys < 1 || words < 1 || rounds < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--partitions, --records, --keys, --words and --rounds must be >= 1");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--partitions, --records, --keys, --words and --rounds must be >= 1");
         }
         Path parent = dbDir != null ? Files.createDirectories(dbDir) : Files.createTempDirectory("bloomkv-kafka-bench");
         try {
@@ -159,9 +240,18 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 System.out.println(RESULT + new ObjectMapper().writeValueAsString(r));
                 return 0;
             }
-            System.out.printf(Locale.ROOT, "kafka-streams bench, topology %s: %,d records, %,d keys, partitions %s, commit every %,d, "
-                            + "restore batches of %,d, %d rounds, %s%n", topology, records, topologyKeys(), partitions, commitEvery,
-                    restoreBatch, rounds, fork ? "a child JVM per run" : "in this JVM");
+            System.out.printf(
+                    Locale.ROOT,
+                    "kafka-streams bench, topology %s: %,d records, %,d keys, partitions %s, commit every %,d, "
+                            + "restore batches of %,d, %d rounds, %s%n",
+                    topology,
+                    records,
+                    topologyKeys(),
+                    partitions,
+                    commitEvery,
+                    restoreBatch,
+                    rounds,
+                    fork ? "a child JVM per run" : "in this JVM");
             System.out.println("machine: " + Machine.current().summary());
             List<Run> runs = new ArrayList<>();
             for (int p : partitions) {
@@ -175,9 +265,19 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     for (String e : engines) {
                         Run r = fork ? runInChild(e, round, p) : runOnce(e, round, p, parent);
                         runs.add(r);
-                        System.out.printf(Locale.ROOT, "  %-8s p=%-3d round %d: process %,10.0f rec/s  restore %,10.0f rec/s  heap %7.1f MiB  "
-                                        + "direct %7.1f MiB  RSS %7.1f MiB (peak %7.1f)%n", r.engine(), p, round, r.processRecordsPerSec(),
-                                r.restoreRecordsPerSec(), mib(r.heapBytes()), mib(r.directBytes()), mib(r.rssBytes()), mib(r.rssPeakBytes()));
+                        System.out.printf(
+                                Locale.ROOT,
+                                "  %-8s p=%-3d round %d: process %,10.0f rec/s  restore %,10.0f rec/s  heap %7.1f MiB  "
+                                        + "direct %7.1f MiB  RSS %7.1f MiB (peak %7.1f)%n",
+                                r.engine(),
+                                p,
+                                round,
+                                r.processRecordsPerSec(),
+                                r.restoreRecordsPerSec(),
+                                mib(r.heapBytes()),
+                                mib(r.directBytes()),
+                                mib(r.rssBytes()),
+                                mib(r.rssPeakBytes()));
                     }
                 }
             }
@@ -232,7 +332,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         Run result = null;
         StringBuilder out = new StringBuilder();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader r =
+                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = r.readLine()) != null; ) {
                 if (line.startsWith(RESULT)) {
                     result = new ObjectMapper().readValue(line.substring(RESULT.length()), Run.class);
@@ -243,7 +344,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         }
         int exit = child.waitFor();
         if (exit != 0 || result == null) {
-            throw new IllegalStateException("the child run " + engine + " p=" + p + " round " + round + " failed (exit " + exit + "):\n" + out);
+            throw new IllegalStateException(
+                    "the child run " + engine + " p=" + p + " round " + round + " failed (exit " + exit + "):\n" + out);
         }
         return result;
     }
@@ -255,7 +357,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         }
         try (java.util.jar.JarFile jar = new java.util.jar.JarFile(classPath)) {
             java.util.jar.Manifest m = jar.getManifest();
-            return m != null && "io.bloomkv.bench.BenchMain".equals(m.getMainAttributes().getValue("Main-Class"));
+            return m != null
+                    && "io.bloomkv.bench.BenchMain".equals(m.getMainAttributes().getValue("Main-Class"));
         } catch (IOException e) {
             return false;
         }
@@ -273,8 +376,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     }
 
     private BenchTopology topology() {
-        return BenchTopology.of(topology, Duration.ofMillis((long) (windowMinutes * 60_000)),
-                Duration.ofMillis((long) (retentionMinutes * 60_000)), Duration.ofMillis((long) (sessionGapMinutes * 60_000)));
+        return BenchTopology.of(
+                topology,
+                Duration.ofMillis((long) (windowMinutes * 60_000)),
+                Duration.ofMillis((long) (retentionMinutes * 60_000)),
+                Duration.ofMillis((long) (sessionGapMinutes * 60_000)));
     }
 
     private BenchStoreContext context(Path dir, int partition) throws IOException {
@@ -360,8 +466,22 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             for (StateStore s : restored) {
                 s.close();
             }
-            return new Run(topology, engine, p, round, seq.length / (processNanos / 1e9), changelogRecords / (restoreNanos / 1e9),
-                    processNanos / 1_000_000, restoreNanos / 1_000_000, heap, direct, storeOffHeap[0], what, rss[0], rss[1], changelogRecords,
+            return new Run(
+                    topology,
+                    engine,
+                    p,
+                    round,
+                    seq.length / (processNanos / 1e9),
+                    changelogRecords / (restoreNanos / 1e9),
+                    processNanos / 1_000_000,
+                    restoreNanos / 1_000_000,
+                    heap,
+                    direct,
+                    storeOffHeap[0],
+                    what,
+                    rss[0],
+                    rss[1],
+                    changelogRecords,
                     verified);
         } finally {
             deleteRecursively(dir);
@@ -369,7 +489,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     }
 
     /** Hands a batch to the store's callback as Kafka's restore does (record batches, else key-value batches, else one by one). */
-    private static void restoreBatch(org.apache.kafka.streams.processor.StateRestoreCallback cb, List<ConsumerRecord<byte[], byte[]>> batch) {
+    private static void restoreBatch(
+            org.apache.kafka.streams.processor.StateRestoreCallback cb, List<ConsumerRecord<byte[], byte[]>> batch) {
         if (cb instanceof RecordBatchingStateRestoreCallback records) {
             records.restoreBatch(batch);
         } else if (cb instanceof org.apache.kafka.streams.processor.BatchingStateRestoreCallback kvs) {
@@ -404,9 +525,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 expected[s]++;
             }
             for (int k = 0; k < n; k += Math.max(1, n / 1000)) {
-                long got = BenchTopology.longOf(((KeyValueStore<Bytes, byte[]>) restored[k % p]).get(Bytes.wrap(keyBytes[k])));
+                long got = BenchTopology.longOf(
+                        ((KeyValueStore<Bytes, byte[]>) restored[k % p]).get(Bytes.wrap(keyBytes[k])));
                 if (got != expected[k]) {
-                    throw new IllegalStateException("restored count of key " + k + " is " + got + ", expected " + expected[k]);
+                    throw new IllegalStateException(
+                            "restored count of key " + k + " is " + got + ", expected " + expected[k]);
                 }
                 checked++;
             }
@@ -422,9 +545,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 }
             }
             for (int k = 0; k < n; k += Math.max(1, n / 1000)) {
-                long got = BenchTopology.longOf(((WindowStore<Bytes, byte[]>) restored[k % p]).fetch(Bytes.wrap(keyBytes[k]), lastStart));
+                long got = BenchTopology.longOf(
+                        ((WindowStore<Bytes, byte[]>) restored[k % p]).fetch(Bytes.wrap(keyBytes[k]), lastStart));
                 if (got != expected[k]) {
-                    throw new IllegalStateException("restored count of key " + k + " in the last window is " + got + ", expected " + expected[k]);
+                    throw new IllegalStateException("restored count of key " + k + " in the last window is " + got
+                            + ", expected " + expected[k]);
                 }
                 checked++;
             }
@@ -444,9 +569,12 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 }
                 continue;
             }
-            for (Map.Entry<MetricName, ? extends Metric> e : ctx[i].metrics.metrics().entrySet()) {
+            for (Map.Entry<MetricName, ? extends Metric> e :
+                    ctx[i].metrics.metrics().entrySet()) {
                 String n = e.getKey().name();
-                if (n.equals("size-all-mem-tables") || n.equals("estimate-table-readers-mem") || n.equals("block-cache-usage")) {
+                if (n.equals("size-all-mem-tables")
+                        || n.equals("estimate-table-readers-mem")
+                        || n.equals("block-cache-usage")) {
                     if (e.getValue().metricValue() instanceof Number num) {
                         sum += num.longValue();
                         if (!parts.contains(n)) {
@@ -522,20 +650,38 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         Map<String, Object> summary = new LinkedHashMap<>();
         StringBuilder md = new StringBuilder();
         md.append("# bench kafka-streams --topology ").append(topology).append("\n\n");
-        md.append(String.format(Locale.ROOT, "%,d records over %,d keys (skewed), event time %.2f h, window %.2f min, retention %.1f min, "
+        md.append(String.format(
+                Locale.ROOT,
+                "%,d records over %,d keys (skewed), event time %.2f h, window %.2f min, retention %.1f min, "
                         + "session gap %.2f min; commit every %,d records per task, restore batches of %,d; bloomkv shared block cache %,d bytes; "
-                        + "%d runs per engine and partition count, engines alternating, %s; machine: %s.%n%n", records, topologyKeys(), eventHours,
-                windowMinutes, retentionMinutes, sessionGapMinutes, commitEvery, restoreBatch, bloomkvCacheBytes, rounds,
-                fork ? "each run a fresh JVM" : "one JVM", Machine.current().summary()));
+                        + "%d runs per engine and partition count, engines alternating, %s; machine: %s.%n%n",
+                records,
+                topologyKeys(),
+                eventHours,
+                windowMinutes,
+                retentionMinutes,
+                sessionGapMinutes,
+                commitEvery,
+                restoreBatch,
+                bloomkvCacheBytes,
+                rounds,
+                fork ? "each run a fresh JVM" : "one JVM",
+                Machine.current().summary()));
         List<String> categories = new ArrayList<>();
         List<Double> ratioValues = new ArrayList<>();
         for (int p : partitions) {
-            md.append("## ").append(p).append(p == 1 ? " partition" : " partitions").append("\n\n");
-            md.append("| store | process rec/s (median, min-max) | restore rec/s (median, min-max) | heap MiB | direct+mapped MiB | "
-                    + "store off-heap MiB | RSS MiB (peak) |\n|---|---:|---:|---:|---:|---:|---:|\n");
+            md.append("## ")
+                    .append(p)
+                    .append(p == 1 ? " partition" : " partitions")
+                    .append("\n\n");
+            md.append(
+                    "| store | process rec/s (median, min-max) | restore rec/s (median, min-max) | heap MiB | direct+mapped MiB | "
+                            + "store off-heap MiB | RSS MiB (peak) |\n|---|---:|---:|---:|---:|---:|---:|\n");
             Map<String, Object> atP = new LinkedHashMap<>();
             for (String e : engines) {
-                List<Run> mine = runs.stream().filter(r -> r.engine().equals(e) && r.partitions() == p).toList();
+                List<Run> mine = runs.stream()
+                        .filter(r -> r.engine().equals(e) && r.partitions() == p)
+                        .toList();
                 List<Double> pr = mine.stream().map(Run::processRecordsPerSec).toList();
                 List<Double> rr = mine.stream().map(Run::restoreRecordsPerSec).toList();
                 Map<String, Object> s = new LinkedHashMap<>();
@@ -545,17 +691,41 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 s.put("restoreMedian", median(rr));
                 s.put("restoreMin", min(rr));
                 s.put("restoreMax", max(rr));
-                s.put("heapMiBMedian", median(mine.stream().map(r -> mib(r.heapBytes())).toList()));
-                s.put("directMiBMedian", median(mine.stream().map(r -> mib(r.directBytes())).toList()));
-                s.put("storeOffHeapMiBMedian", median(mine.stream().map(r -> mib(r.storeOffHeapBytes())).toList()));
+                s.put(
+                        "heapMiBMedian",
+                        median(mine.stream().map(r -> mib(r.heapBytes())).toList()));
+                s.put(
+                        "directMiBMedian",
+                        median(mine.stream().map(r -> mib(r.directBytes())).toList()));
+                s.put(
+                        "storeOffHeapMiBMedian",
+                        median(mine.stream()
+                                .map(r -> mib(r.storeOffHeapBytes()))
+                                .toList()));
                 s.put("storeOffHeapWhat", mine.isEmpty() ? "" : mine.get(0).storeOffHeapWhat());
-                s.put("rssMiBMedian", median(mine.stream().map(r -> mib(r.rssBytes())).toList()));
-                s.put("rssPeakMiBMedian", median(mine.stream().map(r -> mib(r.rssPeakBytes())).toList()));
+                s.put(
+                        "rssMiBMedian",
+                        median(mine.stream().map(r -> mib(r.rssBytes())).toList()));
+                s.put(
+                        "rssPeakMiBMedian",
+                        median(mine.stream().map(r -> mib(r.rssPeakBytes())).toList()));
                 atP.put(e, s);
-                md.append(String.format(Locale.ROOT, "| %s | %,.0f (%,.0f-%,.0f) | %,.0f (%,.0f-%,.0f) | %.1f | %.1f | %.1f (%s) | %.1f (%.1f) |%n", e,
-                        s.get("processMedian"), s.get("processMin"), s.get("processMax"), s.get("restoreMedian"), s.get("restoreMin"),
-                        s.get("restoreMax"), s.get("heapMiBMedian"), s.get("directMiBMedian"), s.get("storeOffHeapMiBMedian"),
-                        s.get("storeOffHeapWhat"), s.get("rssMiBMedian"), s.get("rssPeakMiBMedian")));
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %,.0f (%,.0f-%,.0f) | %,.0f (%,.0f-%,.0f) | %.1f | %.1f | %.1f (%s) | %.1f (%.1f) |%n",
+                        e,
+                        s.get("processMedian"),
+                        s.get("processMin"),
+                        s.get("processMax"),
+                        s.get("restoreMedian"),
+                        s.get("restoreMin"),
+                        s.get("restoreMax"),
+                        s.get("heapMiBMedian"),
+                        s.get("directMiBMedian"),
+                        s.get("storeOffHeapMiBMedian"),
+                        s.get("storeOffHeapWhat"),
+                        s.get("rssMiBMedian"),
+                        s.get("rssPeakMiBMedian")));
             }
             if (engines.contains("rocksdb") && engines.contains("bloomkv")) {
                 // Each round runs both engines back to back: the ratio per round, then the median of those ratios.
@@ -563,17 +733,39 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 List<Double> rr = new ArrayList<>();
                 for (Run b : runs) {
                     for (Run x : runs) {
-                        if (b.engine().equals("bloomkv") && x.engine().equals("rocksdb") && x.round() == b.round()
-                                && b.partitions() == p && x.partitions() == p) {
+                        if (b.engine().equals("bloomkv")
+                                && x.engine().equals("rocksdb")
+                                && x.round() == b.round()
+                                && b.partitions() == p
+                                && x.partitions() == p) {
                             pr.add(b.processRecordsPerSec() / x.processRecordsPerSec());
                             rr.add(b.restoreRecordsPerSec() / x.restoreRecordsPerSec());
                         }
                     }
                 }
-                md.append(String.format(Locale.ROOT, "%nRatios bloomkv / rocksdb per round: processing %s, median %.2fx (%.2f-%.2f); "
-                                + "restore %s, median %.2fx (%.2f-%.2f).%n%n", fmt(pr), median(pr), min(pr), max(pr), fmt(rr), median(rr),
-                        min(rr), max(rr)));
-                atP.put("ratios", Map.of("process", median(pr), "restore", median(rr), "processPerRound", pr, "restorePerRound", rr));
+                md.append(String.format(
+                        Locale.ROOT,
+                        "%nRatios bloomkv / rocksdb per round: processing %s, median %.2fx (%.2f-%.2f); "
+                                + "restore %s, median %.2fx (%.2f-%.2f).%n%n",
+                        fmt(pr),
+                        median(pr),
+                        min(pr),
+                        max(pr),
+                        fmt(rr),
+                        median(rr),
+                        min(rr),
+                        max(rr)));
+                atP.put(
+                        "ratios",
+                        Map.of(
+                                "process",
+                                median(pr),
+                                "restore",
+                                median(rr),
+                                "processPerRound",
+                                pr,
+                                "restorePerRound",
+                                rr));
                 categories.add("process p=" + p);
                 ratioValues.add(median(pr));
                 categories.add("restore p=" + p);
@@ -595,10 +787,15 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         json.put("machine", Machine.current());
         json.put("runs", runs);
         json.put("summary", summary);
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(reportDir.resolve(base + ".json").toFile(), json);
-        CategoryChart chart = new CategoryChartBuilder().width(900).height(480)
+        new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .writeValue(reportDir.resolve(base + ".json").toFile(), json);
+        CategoryChart chart = new CategoryChartBuilder()
+                .width(900)
+                .height(480)
                 .title("Kafka Streams " + topology + ": bloomkv / RocksDB records/s (median of " + rounds + " rounds)")
-                .yAxisTitle("ratio (1.0 = same speed)").build();
+                .yAxisTitle("ratio (1.0 = same speed)")
+                .build();
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         chart.getStyler().setYAxisDecimalPattern("0.00");
         if (!categories.isEmpty()) {

@@ -25,14 +25,25 @@ import java.util.TreeSet;
  */
 public final class RangeFprSweep {
     /** The key shapes. */
-    public enum Shape { INTS, TIMESTAMPS, URLS }
+    public enum Shape {
+        INTS,
+        TIMESTAMPS,
+        URLS
+    }
 
     /** Level of the one-sided binomial test per point. */
     public static final double ALPHA = 1e-6;
 
     /** One measured point. */
-    public record Row(Shape shape, double bitsPerKey, long length, long queries, long falsePositives, double measured,
-                      double bound, double memoryBitsPerKey) {
+    public record Row(
+            Shape shape,
+            double bitsPerKey,
+            long length,
+            long queries,
+            long falsePositives,
+            double measured,
+            double bound,
+            double memoryBitsPerKey) {
         /** P(X >= falsePositives) for X ~ Binomial(queries, bound). */
         public double pValue() {
             return FilterMath.binomialUpperTail(queries, bound, falsePositives);
@@ -43,8 +54,7 @@ public final class RangeFprSweep {
         }
     }
 
-    private RangeFprSweep() {
-    }
+    private RangeFprSweep() {}
 
     public static TreeSet<byte[]> keys(Shape shape, int n, SplittableRandom rnd) {
         TreeSet<byte[]> set = new TreeSet<>(Arrays::compareUnsigned);
@@ -149,8 +159,15 @@ public final class RangeFprSweep {
                                 break;
                             }
                         }
-                        rows.add(new Row(shape, b, length, made, fp, made == 0 ? Double.NaN : (double) fp / made,
-                                RangeFilter.fppBound(length, b), memory));
+                        rows.add(new Row(
+                                shape,
+                                b,
+                                length,
+                                made,
+                                fp,
+                                made == 0 ? Double.NaN : (double) fp / made,
+                                RangeFilter.fppBound(length, b),
+                                memory));
                     }
                 }
             }
@@ -173,7 +190,9 @@ public final class RangeFprSweep {
             } else if (a.startsWith("--seed=")) {
                 seed = Long.parseLong(v);
             } else if (a.startsWith("--bits=")) {
-                bits = Arrays.stream(v.split(",")).mapToDouble(Double::parseDouble).toArray();
+                bits = Arrays.stream(v.split(","))
+                        .mapToDouble(Double::parseDouble)
+                        .toArray();
             } else if (a.startsWith("--lengths=")) {
                 lengths = Arrays.stream(v.split(",")).mapToLong(Long::parseLong).toArray();
             } else {
@@ -181,17 +200,45 @@ public final class RangeFprSweep {
                         + " (range-fpr [--n=N] [--queries=Q] [--seed=S] [--bits=10,16,22] [--lengths=2,16,64,1024])");
             }
         }
-        System.out.printf(Locale.ROOT, "range filter FPR on empty ranges: n=%d keys per shape, %d queries per point, seed %d%n", n, queries, seed);
-        System.out.printf(Locale.ROOT, "%-10s %6s %6s %10s %8s %12s %12s %10s %10s %s%n", "shape", "B", "l", "FP", "queries", "measured", "bound",
-                "p-value", "bits/key", "within");
+        System.out.printf(
+                Locale.ROOT,
+                "range filter FPR on empty ranges: n=%d keys per shape, %d queries per point, seed %d%n",
+                n,
+                queries,
+                seed);
+        System.out.printf(
+                Locale.ROOT,
+                "%-10s %6s %6s %10s %8s %12s %12s %10s %10s %s%n",
+                "shape",
+                "B",
+                "l",
+                "FP",
+                "queries",
+                "measured",
+                "bound",
+                "p-value",
+                "bits/key",
+                "within");
         boolean all = true;
         for (Row r : run(n, queries, seed, bits, lengths)) {
-            System.out.printf(Locale.ROOT, "%-10s %6.1f %6d %10d %8d %12.7f %12.7f %10.3g %10.2f %s%n", r.shape(), r.bitsPerKey(),
-                    r.length(), r.falsePositives(), r.queries(), r.measured(), r.bound(), r.pValue(), r.memoryBitsPerKey(),
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-10s %6.1f %6d %10d %8d %12.7f %12.7f %10.3g %10.2f %s%n",
+                    r.shape(),
+                    r.bitsPerKey(),
+                    r.length(),
+                    r.falsePositives(),
+                    r.queries(),
+                    r.measured(),
+                    r.bound(),
+                    r.pValue(),
+                    r.memoryBitsPerKey(),
                     r.withinBound() ? "yes" : "NO");
             all &= r.withinBound();
         }
-        System.out.println(all ? "every point within its bound (one-sided binomial test, level " + ALPHA + " per point)"
-                : "SOME POINT EXCEEDS ITS BOUND");
+        System.out.println(
+                all
+                        ? "every point within its bound (one-sided binomial test, level " + ALPHA + " per point)"
+                        : "SOME POINT EXCEEDS ITS BOUND");
     }
 }

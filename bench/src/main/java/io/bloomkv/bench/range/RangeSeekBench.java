@@ -87,7 +87,12 @@ public final class RangeSeekBench {
 
         BloomKv(Path dir, double rangeBits, double bits, long cacheBytes) {
             this.name = rangeBits > 0 ? "bloomkv+range" + (int) rangeBits : "bloomkv";
-            this.db = Db.open(dir, Options.defaults().bitsPerKey(bits).blockCacheSize(cacheBytes).rangeFilterBitsPerKey(rangeBits));
+            this.db = Db.open(
+                    dir,
+                    Options.defaults()
+                            .bitsPerKey(bits)
+                            .blockCacheSize(cacheBytes)
+                            .rangeFilterBitsPerKey(rangeBits));
         }
 
         @Override
@@ -109,7 +114,8 @@ public final class RangeSeekBench {
         @Override
         public int scan(byte[] lo, byte[] hi) {
             int n = 0;
-            try (DbIterator it = db.iterator(io.bloomkv.engine.ReadOptions.defaults().iterateUpperBound(hi))) {
+            try (DbIterator it =
+                    db.iterator(io.bloomkv.engine.ReadOptions.defaults().iterateUpperBound(hi))) {
                 for (it.seek(lo); it.valid(); it.next()) {
                     n++;
                 }
@@ -137,10 +143,16 @@ public final class RangeSeekBench {
             RocksDB.loadLibrary();
             cache = new LRUCache(cacheBytes);
             filter = new BloomFilter(bits);
-            BlockBasedTableConfig t = new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(filter)
-                    .setWholeKeyFiltering(true).setFormatVersion(6);
-            options = new org.rocksdb.Options().setCreateIfMissing(true).setCompressionType(CompressionType.NO_COMPRESSION)
-                    .useFixedLengthPrefixExtractor(PREFIX).setTableFormatConfig(t);
+            BlockBasedTableConfig t = new BlockBasedTableConfig()
+                    .setBlockCache(cache)
+                    .setFilterPolicy(filter)
+                    .setWholeKeyFiltering(true)
+                    .setFormatVersion(6);
+            options = new org.rocksdb.Options()
+                    .setCreateIfMissing(true)
+                    .setCompressionType(CompressionType.NO_COMPRESSION)
+                    .useFixedLengthPrefixExtractor(PREFIX)
+                    .setTableFormatConfig(t);
             try {
                 db = RocksDB.open(options, dir.toString());
             } catch (RocksDBException e) {
@@ -176,8 +188,9 @@ public final class RangeSeekBench {
         public int scan(byte[] lo, byte[] hi) throws IOException {
             int n = 0;
             try (Slice upper = new Slice(hi);
-                 ReadOptions ro = new ReadOptions().setIterateUpperBound(upper).setPrefixSameAsStart(true);
-                 RocksIterator it = db.newIterator(ro)) {
+                    ReadOptions ro =
+                            new ReadOptions().setIterateUpperBound(upper).setPrefixSameAsStart(true);
+                    RocksIterator it = db.newIterator(ro)) {
                 for (it.seek(lo); it.isValid(); it.next()) {
                     n++;
                 }
@@ -198,8 +211,7 @@ public final class RangeSeekBench {
     }
 
     /** The ranges of a phase: [lo, hi) ids and the keys each holds. */
-    record Ranges(byte[][] lo, byte[][] hi, int[] expected) {
-    }
+    record Ranges(byte[][] lo, byte[][] hi, int[] expected) {}
 
     static Ranges ranges(boolean empty, long num, int count, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
@@ -231,18 +243,25 @@ public final class RangeSeekBench {
         for (int i = 0; i < r.lo().length; i++) {
             int n = e.scan(r.lo()[i], r.hi()[i]);
             if (n != r.expected()[i]) {
-                throw new IllegalStateException(e.name() + ": range " + i + " holds " + r.expected()[i] + " keys, the engine saw " + n);
+                throw new IllegalStateException(
+                        e.name() + ": range " + i + " holds " + r.expected()[i] + " keys, the engine saw " + n);
             }
         }
         return r.lo().length / ((System.nanoTime() - t0) / 1e9);
     }
 
     /** One row of the report. */
-    record Result(String workload, String engine, double medianOps, double minOps, double maxOps, double blockReadsPerSeek,
-                  double rangeUsefulPerSeek) {
-    }
+    record Result(
+            String workload,
+            String engine,
+            double medianOps,
+            double minOps,
+            double maxOps,
+            double blockReadsPerSeek,
+            double rangeUsefulPerSeek) {}
 
-    public static List<Result> run(Path dir, long num, int seeks, int rounds, double rangeBits, double bits, long cacheBytes, long seed)
+    public static List<Result> run(
+            Path dir, long num, int seeks, int rounds, double rangeBits, double bits, long cacheBytes, long seed)
             throws IOException {
         Files.createDirectories(dir);
         List<Engine> engines = new ArrayList<>();
@@ -285,7 +304,12 @@ public final class RangeSeekBench {
                     double[] s = ops[k].clone();
                     Arrays.sort(s);
                     boolean isBloom = engines.get(k) instanceof BloomKv;
-                    out.add(new Result(w, engines.get(k).name(), s[s.length / 2], s[0], s[s.length - 1],
+                    out.add(new Result(
+                            w,
+                            engines.get(k).name(),
+                            s[s.length / 2],
+                            s[0],
+                            s[s.length - 1],
                             isBloom ? (double) reads[k] / ((long) seeks * rounds) : Double.NaN,
                             isBloom ? (double) useful[k] / ((long) seeks * rounds) : Double.NaN));
                 }
@@ -324,14 +348,37 @@ public final class RangeSeekBench {
         if (Files.exists(dir)) {
             throw new IllegalArgumentException(dir + " exists: give a fresh --dir");
         }
-        System.out.printf(Locale.ROOT, "rangeseek: %d keys, %d seeks x %d rounds per engine, range filters at %.0f bits/key, "
-                + "point filters %.0f bits/key, block caches %d MiB%n", num, seeks, rounds, rangeBits, bits, cacheMb);
+        System.out.printf(
+                Locale.ROOT,
+                "rangeseek: %d keys, %d seeks x %d rounds per engine, range filters at %.0f bits/key, "
+                        + "point filters %.0f bits/key, block caches %d MiB%n",
+                num,
+                seeks,
+                rounds,
+                rangeBits,
+                bits,
+                cacheMb);
         List<Result> rs = run(dir, num, seeks, rounds, rangeBits, bits, cacheMb << 20, seed);
-        System.out.printf(Locale.ROOT, "%-10s %-16s %12s %24s %18s %18s%n", "workload", "engine", "ops/s (med)", "spread (min..max)",
-                "block reads/seek", "range useful/seek");
+        System.out.printf(
+                Locale.ROOT,
+                "%-10s %-16s %12s %24s %18s %18s%n",
+                "workload",
+                "engine",
+                "ops/s (med)",
+                "spread (min..max)",
+                "block reads/seek",
+                "range useful/seek");
         for (Result r : rs) {
-            System.out.printf(Locale.ROOT, "%-10s %-16s %12.0f %11.0f..%-12.0f %18.3f %18.3f%n", r.workload(), r.engine(), r.medianOps(),
-                    r.minOps(), r.maxOps(), r.blockReadsPerSeek(), r.rangeUsefulPerSeek());
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-10s %-16s %12.0f %11.0f..%-12.0f %18.3f %18.3f%n",
+                    r.workload(),
+                    r.engine(),
+                    r.medianOps(),
+                    r.minOps(),
+                    r.maxOps(),
+                    r.blockReadsPerSeek(),
+                    r.rangeUsefulPerSeek());
         }
     }
 }

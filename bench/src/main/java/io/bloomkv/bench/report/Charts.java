@@ -2,19 +2,6 @@ package io.bloomkv.bench.report;
 
 import io.bloomkv.bench.engine.EngineSpec;
 import io.bloomkv.bench.workload.PhaseResult;
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.CategoryChartBuilder;
-import org.knowm.xchart.CategorySeries;
-import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.XYSeries;
-import org.knowm.xchart.internal.chartpart.Chart;
-import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.lines.SeriesLines;
-import org.knowm.xchart.style.markers.SeriesMarkers;
-
-import javax.imageio.ImageIO;
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
@@ -28,6 +15,18 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
+import javax.imageio.ImageIO;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.lines.SeriesLines;
+import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /** The report's PNG charts (XChart, rendered headless). */
 public final class Charts {
@@ -38,15 +37,20 @@ public final class Charts {
     public static final String RATIO_VS_VALUE_SIZE = "ratio-vs-value-size.png";
     public static final String RATIOS = "ratio-per-workload.png";
 
-    private static final Color[] PALETTE = {new Color(0x1f77b4), new Color(0x2ca02c), new Color(0xd62728),
-        new Color(0x9467bd), new Color(0xff7f0e)};
-    private static final org.knowm.xchart.style.markers.Marker[] MARKERS = {SeriesMarkers.CIRCLE, SeriesMarkers.DIAMOND,
-        SeriesMarkers.SQUARE, SeriesMarkers.TRIANGLE_UP, SeriesMarkers.CROSS};
+    private static final Color[] PALETTE = {
+        new Color(0x1f77b4), new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd), new Color(0xff7f0e)
+    };
+    private static final org.knowm.xchart.style.markers.Marker[] MARKERS = {
+        SeriesMarkers.CIRCLE,
+        SeriesMarkers.DIAMOND,
+        SeriesMarkers.SQUARE,
+        SeriesMarkers.TRIANGLE_UP,
+        SeriesMarkers.CROSS
+    };
     private static final int W = 1000;
     private static final int H = 520;
 
-    private Charts() {
-    }
+    private Charts() {}
 
     /** Writes every chart that has data; returns the file names written. */
     public static List<String> writeAll(BenchReport report, List<EngineSpec> columns, Path dir) throws IOException {
@@ -68,16 +72,34 @@ public final class Charts {
             written.add(LOOKUPS);
         }
         if (!phases.isEmpty()) {
-            CategoryChart ops = perPhase(phases, columns, "Throughput per workload", "ops/s", PhaseResult::opsPerSec, p -> true);
-            CategoryChart p99 = perPhase(phases, columns, "p99 latency per workload", "p99 (microseconds)", PhaseResult::p99Micros, p -> true);
+            CategoryChart ops =
+                    perPhase(phases, columns, "Throughput per workload", "ops/s", PhaseResult::opsPerSec, p -> true);
+            CategoryChart p99 = perPhase(
+                    phases,
+                    columns,
+                    "p99 latency per workload",
+                    "p99 (microseconds)",
+                    PhaseResult::p99Micros,
+                    p -> true);
             stack(dir.resolve(THROUGHPUT), ops, p99);
             written.add(THROUGHPUT);
-            List<PhaseResult> reads = phases.stream().filter(p -> !p.kind().equals("write")).toList();
+            List<PhaseResult> reads =
+                    phases.stream().filter(p -> !p.kind().equals("write")).toList();
             if (!reads.isEmpty()) {
-                CategoryChart blocks = perPhase(reads, columns, "Read amplification: blocks read from the file per operation",
-                        "block reads / op", PhaseResult::blockReadsPerOp, p -> true);
-                CategoryChart bytes = perPhase(reads, columns, "Read amplification: bytes read from the file per operation",
-                        "KiB read / op", p -> p.bytesReadPerOp() / 1024.0, p -> true);
+                CategoryChart blocks = perPhase(
+                        reads,
+                        columns,
+                        "Read amplification: blocks read from the file per operation",
+                        "block reads / op",
+                        PhaseResult::blockReadsPerOp,
+                        p -> true);
+                CategoryChart bytes = perPhase(
+                        reads,
+                        columns,
+                        "Read amplification: bytes read from the file per operation",
+                        "KiB read / op",
+                        p -> p.bytesReadPerOp() / 1024.0,
+                        p -> true);
                 stack(dir.resolve(READ_AMP), blocks, bytes);
                 written.add(READ_AMP);
             }
@@ -87,9 +109,13 @@ public final class Charts {
 
     /** Measured (markers) and theoretical (dashed) FPR against bits per key, one colour per filter kind, log scale. */
     static XYChart fpr(List<FprPoint> points) {
-        XYChart chart = new XYChartBuilder().width(W).height(H + 80)
+        XYChart chart = new XYChartBuilder()
+                .width(W)
+                .height(H + 80)
                 .title("False-positive rate vs bits per key: measured (points) and theory (dashed)")
-                .xAxisTitle("bits per key").yAxisTitle("false-positive rate (log scale)").build();
+                .xAxisTitle("bits per key")
+                .yAxisTitle("false-positive rate (log scale)")
+                .build();
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
@@ -150,7 +176,8 @@ public final class Charts {
         if (cats.isEmpty()) {
             return null;
         }
-        CategoryChart chart = base("bloomkv / RocksDB ops/s per workload (median of the runs; above 1 = bloomkv faster)",
+        CategoryChart chart = base(
+                "bloomkv / RocksDB ops/s per workload (median of the runs; above 1 = bloomkv faster)",
                 "ops/s ratio bloomkv / RocksDB");
         chart.getStyler().setYAxisDecimalPattern("0.00");
         chart.getStyler().setLabelsVisible(true);
@@ -175,7 +202,8 @@ public final class Charts {
     /** Disk lookups avoided (filter useful) per read phase: measured and predicted, both engines (filters on). */
     static CategoryChart lookups(List<PhaseResult> phases) {
         List<PhaseResult> withFilter = phases.stream()
-                .filter(p -> p.filters() && !p.kind().equals("write") && p.filterChecks() > 0).toList();
+                .filter(p -> p.filters() && !p.kind().equals("write") && p.filterChecks() > 0)
+                .toList();
         if (withFilter.isEmpty()) {
             return null;
         }
@@ -190,7 +218,10 @@ public final class Charts {
             List<Number> measured = new ArrayList<>();
             List<Number> theory = new ArrayList<>();
             for (String c : cats) {
-                PhaseResult p = withFilter.stream().filter(r -> r.phase().equals(c) && r.engine().equals(e)).findFirst().orElse(null);
+                PhaseResult p = withFilter.stream()
+                        .filter(r -> r.phase().equals(c) && r.engine().equals(e))
+                        .findFirst()
+                        .orElse(null);
                 measured.add(p == null ? 0 : p.filterUseful());
                 theory.add(p == null || Double.isNaN(p.expectedUseful()) ? 0 : p.expectedUseful());
             }
@@ -200,8 +231,13 @@ public final class Charts {
         return chart;
     }
 
-    static CategoryChart perPhase(List<PhaseResult> phases, List<EngineSpec> columns, String title, String yTitle,
-                                  ToDoubleFunction<PhaseResult> f, java.util.function.Predicate<PhaseResult> keep) {
+    static CategoryChart perPhase(
+            List<PhaseResult> phases,
+            List<EngineSpec> columns,
+            String title,
+            String yTitle,
+            ToDoubleFunction<PhaseResult> f,
+            java.util.function.Predicate<PhaseResult> keep) {
         Map<String, Map<String, PhaseResult>> byPhase = new LinkedHashMap<>();
         for (PhaseResult p : phases) {
             if (keep.test(p)) {
@@ -231,9 +267,13 @@ public final class Charts {
      * value size (log axis), with the parity line at 1.
      */
     static void saveRatioVsValueSize(List<ValueSizeSweep.Point> points, Path file) throws IOException {
-        XYChart chart = new XYChartBuilder().width(W).height(H + 80)
+        XYChart chart = new XYChartBuilder()
+                .width(W)
+                .height(H + 80)
                 .title("bloomkv / RocksDB ops/s against value size (filters on; above 1 = bloomkv faster)")
-                .xAxisTitle("value size (bytes, log scale)").yAxisTitle("ops/s ratio bloomkv / RocksDB").build();
+                .xAxisTitle("value size (bytes, log scale)")
+                .yAxisTitle("ops/s ratio bloomkv / RocksDB")
+                .build();
         chart.getStyler().setXAxisLogarithmic(true);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
@@ -268,7 +308,12 @@ public final class Charts {
     }
 
     private static CategoryChart base(String title, String yTitle) {
-        CategoryChart chart = new CategoryChartBuilder().width(W).height(H).title(title).yAxisTitle(yTitle).build();
+        CategoryChart chart = new CategoryChartBuilder()
+                .width(W)
+                .height(H)
+                .title(title)
+                .yAxisTitle(yTitle)
+                .build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setXAxisLabelRotation(20);

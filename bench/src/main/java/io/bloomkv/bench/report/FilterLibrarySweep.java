@@ -2,7 +2,6 @@ package io.bloomkv.bench.report;
 
 import io.bloomkv.bench.fpr.FprSweep;
 import io.bloomkv.bloom.FilterKind;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,13 +12,13 @@ import java.util.List;
 public final class FilterLibrarySweep {
     public static final double[] DEFAULT_BITS = {4, 6, 8, 10, 12, 14, 16};
 
-    private FilterLibrarySweep() {
-    }
+    private FilterLibrarySweep() {}
 
     public static List<FprPoint> sweep(long keys, long probes, double[] bitsPerKey, long seed) {
         List<FprSweep.Row> rows;
         try {
-            rows = FprSweep.run(new FprSweep.Config(List.of(FilterKind.values()), bitsPerKey, keys, probes, seed, false),
+            rows = FprSweep.run(
+                    new FprSweep.Config(List.of(FilterKind.values()), bitsPerKey, keys, probes, seed, false),
                     Math.max(1, Runtime.getRuntime().availableProcessors()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -27,7 +26,9 @@ public final class FilterLibrarySweep {
         }
         List<FprPoint> out = new ArrayList<>();
         for (FprSweep.Row r : rows) {
-            String kind = r.kind() == FilterKind.COUNTING ? "COUNTING (x = counters per key)" : r.kind().name();
+            String kind = r.kind() == FilterKind.COUNTING
+                    ? "COUNTING (x = counters per key)"
+                    : r.kind().name();
             out.add(new FprPoint(kind, r.bitsPerKey(), r.k(), keys, r.queries(), r.measured(), r.theoretical()));
         }
         return out;

@@ -2,7 +2,6 @@ package io.bloomkv.bench.report;
 
 import io.bloomkv.bench.BenchConfig;
 import io.bloomkv.bench.workload.PhaseResult;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -64,26 +63,55 @@ public record Goal(String name, double target, double measured, boolean met, Str
         Optional<PhaseResult> miss = find(medians, "seekprefix-miss", "bloomkv", true);
         if (miss.isPresent()) {
             double reads = miss.get().blockReadsPerOp();
-            goals.add(new Goal("seekprefix-miss: bloomkv data-block reads per seek <= 0.05", 0.05, reads,
-                    reads <= 0.05, String.format(Locale.ROOT, "%.4f block reads per seek (%,d prefix filter checks, %,d useful)",
-                    reads, miss.get().filterChecks(), miss.get().filterUseful())));
+            goals.add(new Goal(
+                    "seekprefix-miss: bloomkv data-block reads per seek <= 0.05",
+                    0.05,
+                    reads,
+                    reads <= 0.05,
+                    String.format(
+                            Locale.ROOT,
+                            "%.4f block reads per seek (%,d prefix filter checks, %,d useful)",
+                            reads,
+                            miss.get().filterChecks(),
+                            miss.get().filterUseful())));
             Optional<PhaseResult> off = find(medians, "seekprefix-miss", "bloomkv", false);
             if (off.isPresent()) {
                 double speedup = miss.get().opsPerSec() / off.get().opsPerSec();
-                goals.add(new Goal("seekprefix-miss: bloomkv with prefix filters / without >= 5x", 5.0, speedup, speedup >= 5.0,
-                        String.format(Locale.ROOT, "%.0f ops/s with filters, %.0f without (%.3f vs %.3f block reads per seek)",
-                                miss.get().opsPerSec(), off.get().opsPerSec(), reads, off.get().blockReadsPerOp())));
+                goals.add(new Goal(
+                        "seekprefix-miss: bloomkv with prefix filters / without >= 5x",
+                        5.0,
+                        speedup,
+                        speedup >= 5.0,
+                        String.format(
+                                Locale.ROOT,
+                                "%.0f ops/s with filters, %.0f without (%.3f vs %.3f block reads per seek)",
+                                miss.get().opsPerSec(),
+                                off.get().opsPerSec(),
+                                reads,
+                                off.get().blockReadsPerOp())));
             }
         }
         for (String engine : List.of("bloomkv", "rocksdb")) {
             Optional<PhaseResult> r = find(medians, "readmissing", engine, true);
             double ratio = r.map(PhaseResult::usefulVsTheory).orElse(Double.NaN);
-            String detail = r.map(p -> String.format(Locale.ROOT, "useful %,d, predicted %,.0f from the key ranges (checks %,d, predicted %,.0f); "
-                            + "FPR measured %.5f vs theory %.5f (ratio %.3f)",
-                    p.filterUseful(), p.expectedUseful(), p.filterChecks(), p.predictedChecks(), p.measuredFpr(), p.theoreticalFpr(),
-                    p.fprVsTheory())).orElse("no readmissing phase with filters on");
-            goals.add(new Goal("readmissing: " + engine + " disk lookups avoided within 10% of theory", 0.10, ratio,
-                    !Double.isNaN(ratio) && Math.abs(ratio - 1) <= 0.10, detail));
+            String detail = r.map(p -> String.format(
+                            Locale.ROOT,
+                            "useful %,d, predicted %,.0f from the key ranges (checks %,d, predicted %,.0f); "
+                                    + "FPR measured %.5f vs theory %.5f (ratio %.3f)",
+                            p.filterUseful(),
+                            p.expectedUseful(),
+                            p.filterChecks(),
+                            p.predictedChecks(),
+                            p.measuredFpr(),
+                            p.theoreticalFpr(),
+                            p.fprVsTheory()))
+                    .orElse("no readmissing phase with filters on");
+            goals.add(new Goal(
+                    "readmissing: " + engine + " disk lookups avoided within 10% of theory",
+                    0.10,
+                    ratio,
+                    !Double.isNaN(ratio) && Math.abs(ratio - 1) <= 0.10,
+                    detail));
         }
         return goals;
     }
@@ -91,12 +119,15 @@ public record Goal(String name, double target, double measured, boolean met, Str
     /** The goals' heading, in the report and on the console: "Goals", or "Goals at scale (N keys, mode)". */
     public static String title(BenchConfig cfg) {
         return cfg.num() >= SCALE_KEYS
-                ? String.format(Locale.ROOT, "Goals at scale (%,d keys, %s)", cfg.num(), scaleMode(cfg)) : "Goals";
+                ? String.format(Locale.ROOT, "Goals at scale (%,d keys, %s)", cfg.num(), scaleMode(cfg))
+                : "Goals";
     }
 
     /** The mode whose scale goals a run is judged by, as the goals' heading names it. */
     public static String scaleMode(BenchConfig cfg) {
-        return cfg.ownDefaults() ? "each engine on its own defaults" : cfg.direct() ? "O_DIRECT table reads on both" : "matched options";
+        return cfg.ownDefaults()
+                ? "each engine on its own defaults"
+                : cfg.direct() ? "O_DIRECT table reads on both" : "matched options";
     }
 
     /** The scale goals of the run's mode (see {@link #evaluate}); {@code medians} are the median runs of {@code results}. */
@@ -113,22 +144,43 @@ public record Goal(String name, double target, double measured, boolean met, Str
             double bw = b.map(PhaseResult::writeAmplification).orElse(Double.NaN);
             double rw = r.map(PhaseResult::writeAmplification).orElse(Double.NaN);
             double bound = rw * (2 - slack); // within 10% at 50M: <= 1.1x RocksDB's
-            goals.add(new Goal(String.format(Locale.ROOT, "fillrandom: bloomkv write amplification <= %sRocksDB's",
-                    slack < 1 ? "1.1x " : ""), bound, bw, !Double.isNaN(bw) && !Double.isNaN(rw) && bw <= bound,
-                    Double.isNaN(bw) || Double.isNaN(rw) ? "fillrandom not run on both engines with filters on"
-                            : String.format(Locale.ROOT, "%.2f vs %.2f (the median fillrandom runs; RocksDB on its default "
-                            + "compression)", bw, rw)));
+            goals.add(new Goal(
+                    String.format(
+                            Locale.ROOT,
+                            "fillrandom: bloomkv write amplification <= %sRocksDB's",
+                            slack < 1 ? "1.1x " : ""),
+                    bound,
+                    bw,
+                    !Double.isNaN(bw) && !Double.isNaN(rw) && bw <= bound,
+                    Double.isNaN(bw) || Double.isNaN(rw)
+                            ? "fillrandom not run on both engines with filters on"
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%.2f vs %.2f (the median fillrandom runs; RocksDB on its default "
+                                            + "compression)",
+                                    bw,
+                                    rw)));
         } else if (cfg.direct()) {
             goals.add(throughput(results, "readrandom", 1.0 * slack));
             goals.add(throughput(results, "readmissing", 3.0 * slack));
-            double predicted = miss.map(p -> (p.predictedChecks() - p.predictedUseful()) / p.ops()).orElse(Double.NaN);
+            double predicted = miss.map(p -> (p.predictedChecks() - p.predictedUseful()) / p.ops())
+                    .orElse(Double.NaN);
             double measured = miss.map(PhaseResult::blockReadsPerOp).orElse(Double.NaN);
             double ratio = measured / predicted;
-            goals.add(new Goal("readmissing: bloomkv device reads per absent get within 10% of the filters' theory", 0.10,
-                    ratio, !Double.isNaN(ratio) && Math.abs(ratio - 1) <= 0.10,
-                    miss.isEmpty() ? "no readmissing phase with filters on"
-                            : String.format(Locale.ROOT, "%.5f device reads per get against %.5f predicted false positives "
-                            + "per get from the tables' key ranges and filter rates (ratio %.3f)", measured, predicted, ratio)));
+            goals.add(new Goal(
+                    "readmissing: bloomkv device reads per absent get within 10% of the filters' theory",
+                    0.10,
+                    ratio,
+                    !Double.isNaN(ratio) && Math.abs(ratio - 1) <= 0.10,
+                    miss.isEmpty()
+                            ? "no readmissing phase with filters on"
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%.5f device reads per get against %.5f predicted false positives "
+                                            + "per get from the tables' key ranges and filter rates (ratio %.3f)",
+                                    measured,
+                                    predicted,
+                                    ratio)));
         } else {
             goals.add(throughput(results, "fillrandom", 1.2 * slack));
             goals.add(throughput(results, "readrandom", 1.3 * slack));
@@ -139,10 +191,21 @@ public record Goal(String name, double target, double measured, boolean met, Str
             double filters = (double) p.filterChecks() / p.ops();
             double budget = filters * 0.100 + 0.150;
             double mean = cfg.threads() * 1e6 / p.opsPerSec();
-            goals.add(new Goal("readmissing: bloomkv mean absent get (µs) <= filters asked x 100 ns + 150 ns", budget, mean,
-                    mean <= budget, String.format(Locale.ROOT, "mean %.3f µs (p50 %.2f, p99 %.2f) against %.3f µs for %.2f "
-                            + "filters per get; %.4f block reads per get", mean, p.p50Micros(), p.p99Micros(), budget, filters,
-                    p.blockReadsPerOp())));
+            goals.add(new Goal(
+                    "readmissing: bloomkv mean absent get (µs) <= filters asked x 100 ns + 150 ns",
+                    budget,
+                    mean,
+                    mean <= budget,
+                    String.format(
+                            Locale.ROOT,
+                            "mean %.3f µs (p50 %.2f, p99 %.2f) against %.3f µs for %.2f "
+                                    + "filters per get; %.4f block reads per get",
+                            mean,
+                            p.p50Micros(),
+                            p.p99Micros(),
+                            budget,
+                            filters,
+                            p.blockReadsPerOp())));
         }
         return goals;
     }
@@ -162,12 +225,20 @@ public record Goal(String name, double target, double measured, boolean met, Str
         } else if (ratios.size() == 1) {
             detail = "bloomkv " + pairs.get(0).replace(" / ", " ops/s, rocksdb ") + " ops/s";
         } else {
-            detail = String.format(Locale.ROOT, "median of %d runs, ratios %.2f-%.2f (bloomkv / rocksdb ops/s per run: %s)",
-                    ratios.size(), ratios.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
-                    ratios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN), String.join("; ", pairs));
+            detail = String.format(
+                    Locale.ROOT,
+                    "median of %d runs, ratios %.2f-%.2f (bloomkv / rocksdb ops/s per run: %s)",
+                    ratios.size(),
+                    ratios.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
+                    ratios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
+                    String.join("; ", pairs));
         }
-        return new Goal(phase + " ops/s bloomkv / rocksdb >= " + times(target) + "x", target, ratio,
-                !Double.isNaN(ratio) && ratio >= target, detail);
+        return new Goal(
+                phase + " ops/s bloomkv / rocksdb >= " + times(target) + "x",
+                target,
+                ratio,
+                !Double.isNaN(ratio) && ratio >= target,
+                detail);
     }
 
     /** A target ratio as the goals write it: 2.0, 1.2, 1.08 (two decimals at most, one at least). */
@@ -198,7 +269,10 @@ public record Goal(String name, double target, double measured, boolean met, Str
                 continue;
             }
             for (PhaseResult r : results) {
-                if (r.phase().equals(phase) && r.engine().equals("rocksdb") && r.filters() == filters && r.run() == b.run()) {
+                if (r.phase().equals(phase)
+                        && r.engine().equals("rocksdb")
+                        && r.filters() == filters
+                        && r.run() == b.run()) {
                     out.add(new double[] {b.opsPerSec(), r.opsPerSec()});
                 }
             }

@@ -26,13 +26,18 @@ public record Machine(String cpu, int cores, long memoryBytes, String os, String
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             mem = os.getTotalMemorySize();
         }
-        return new Machine(cpu, Runtime.getRuntime().availableProcessors(), mem,
-                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
+        return new Machine(
+                cpu,
+                Runtime.getRuntime().availableProcessors(),
+                mem,
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                        + System.getProperty("os.arch"),
                 System.getProperty("java.version"),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"));
     }
 
     public String summary() {
-        return String.format("%s, %d cores, %.1f GiB RAM, %s, Java %s", cpu, cores, memoryBytes / 1073741824.0, os, java);
+        return String.format(
+                "%s, %d cores, %.1f GiB RAM, %s, Java %s", cpu, cores, memoryBytes / 1073741824.0, os, java);
     }
 }

@@ -2,7 +2,6 @@ package io.bloomkv.bench.report;
 
 import io.bloomkv.bench.engine.EngineSpec;
 import io.bloomkv.bench.workload.PhaseResult;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,8 +24,7 @@ public final class MetricTable {
         this.rows = rows;
     }
 
-    private record Metric(String name, ToDoubleFunction<PhaseResult> f, String fmt) {
-    }
+    private record Metric(String name, ToDoubleFunction<PhaseResult> f, String fmt) {}
 
     private static final List<Metric> METRICS = List.of(
             new Metric("ops/s", PhaseResult::opsPerSec, "%,.0f"),
@@ -75,7 +73,8 @@ public final class MetricTable {
             }
             List<Boolean> ratioModes = new ArrayList<>();
             for (EngineSpec c : columns) {
-                if (c.engine().equals("bloomkv") && !ratioModes.contains(c.filters())
+                if (c.engine().equals("bloomkv")
+                        && !ratioModes.contains(c.filters())
                         && columns.contains(new EngineSpec("rocksdb", c.filters()))) {
                     ratioModes.add(c.filters());
                     header.add(c.filters() ? "bloomkv/rocksdb" : "ratio (nofilter)");
@@ -101,7 +100,10 @@ public final class MetricTable {
                 row.add("ops/s min-max (" + maxRuns + " runs)");
                 for (EngineSpec c : columns) {
                     Summary s = spread.get(e.getKey() + "\u0000" + c.label());
-                    row.add(s == null ? "-" : String.format(Locale.ROOT, "%,.0f-%,.0f", s.minOpsPerSec(), s.maxOpsPerSec()));
+                    row.add(
+                            s == null
+                                    ? "-"
+                                    : String.format(Locale.ROOT, "%,.0f-%,.0f", s.minOpsPerSec(), s.maxOpsPerSec()));
                 }
                 for (int i = 0; i < ratioModes.size(); i++) {
                     row.add("-");

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.bloomkv.bench.BenchConfig;
 import io.bloomkv.bench.engine.EngineSpec;
 import io.bloomkv.bench.workload.PhaseResult;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,8 +19,7 @@ public final class ReportWriter {
     public static final String JSON = "results.json";
     public static final String MARKDOWN = "report.md";
 
-    private ReportWriter() {
-    }
+    private ReportWriter() {}
 
     /** Writes everything into {@code dir} (created); returns the files written. */
     public static List<Path> write(BenchReport report, List<EngineSpec> columns, Path dir) throws IOException {
@@ -64,7 +62,9 @@ public final class ReportWriter {
         cfg.put("threads", c.threads());
         cfg.put("distribution", c.distribution().flagName());
         cfg.put("engines", c.engines());
-        cfg.put("filterModes", c.filterModes().stream().map(f -> f ? "on" : "off").toList());
+        cfg.put(
+                "filterModes",
+                c.filterModes().stream().map(f -> f ? "on" : "off").toList());
         cfg.put("filterKind", c.filterKind());
         cfg.put("workloads", c.workloads().stream().map(Object::toString).toList());
         cfg.put("seed", c.seed());
@@ -182,34 +182,66 @@ public final class ReportWriter {
         BenchConfig c = r.config();
         StringBuilder sb = new StringBuilder();
         sb.append("# bloomkv bench: bloomkv vs RocksDB\n\n");
-        sb.append("Run ").append(r.started()).append(String.format(Locale.ROOT, ", %.0f s", r.seconds()))
-                .append(", on ").append(r.machine().summary()).append(".\n\n");
-        sb.append(String.format(Locale.ROOT, "%,d keys of %d bytes, %d-byte values, %s bits per key, %d-byte blocks, "
+        sb.append("Run ")
+                .append(r.started())
+                .append(String.format(Locale.ROOT, ", %.0f s", r.seconds()))
+                .append(", on ")
+                .append(r.machine().summary())
+                .append(".\n\n");
+        sb.append(String.format(
+                Locale.ROOT,
+                "%,d keys of %d bytes, %d-byte values, %s bits per key, %d-byte blocks, "
                         + "%,d-byte block cache, %,d-byte write buffer, compression %s (values compress to ~%s), %s, WAL on, sync %s, "
                         + "%d reader thread(s), %s key distribution, seed %d.%n",
-                c.num(), c.keySize(), c.valueSize(), trim(c.bitsPerKey()), c.blockSize(), c.cacheSize(), c.writeBufferSize(),
-                c.compression(), trim(c.valueCompressibility()),
-                c.direct() ? "direct reads (O_DIRECT) on both engines"
-                        : c.ownDefaults() ? "reads through the page cache, each engine its own way (bloomkv mapped, RocksDB pread)"
-                        : c.mmapReads() ? "reads through the page cache from memory mappings on both engines"
-                        : "reads through the page cache with pread on both engines",
-                c.sync(), c.threads(), c.distribution(), c.seed()));
-        sb.append(String.format(Locale.ROOT, "Reads per read phase: %,d; seeks per seek phase: %,d. Engines ran alternately "
-                + "(A B A B) in fresh directories; each preloading workload loads the keys in random order, flushes and waits "
-                + "for compactions before it measures, so reads go to SSTables%s. Each engine first ran %,d untimed operations "
-                + "(JIT warm-up), and every read phase is preceded by %,d untimed operations of its own kind.%s%n%n",
-                c.reads(), c.seeks(), c.compact()
-                ? "; then both engines compacted every table down the levels (--compact), so both read the same LSM shape"
-                : "; each engine keeps the LSM shape its own flush and compaction policy gave (see the tables row)", c.warmup(),
-                c.phaseWarmup(), c.pairedReads()
-                ? String.format(Locale.ROOT, " Paired reads (--paired-reads): both engines' databases stayed open through a "
-                + "session, and each readrandom and readmissing phase ran on them in %d interleaved slices (A B, B A, ...), "
-                + "so both engines' gets sampled the same minutes of the machine; an engine's ops/s is its gets over the sum "
-                + "of its slices' times.", BenchConfig.PAIRED_SLICES)
-                : ""));
+                c.num(),
+                c.keySize(),
+                c.valueSize(),
+                trim(c.bitsPerKey()),
+                c.blockSize(),
+                c.cacheSize(),
+                c.writeBufferSize(),
+                c.compression(),
+                trim(c.valueCompressibility()),
+                c.direct()
+                        ? "direct reads (O_DIRECT) on both engines"
+                        : c.ownDefaults()
+                                ? "reads through the page cache, each engine its own way (bloomkv mapped, RocksDB pread)"
+                                : c.mmapReads()
+                                        ? "reads through the page cache from memory mappings on both engines"
+                                        : "reads through the page cache with pread on both engines",
+                c.sync(),
+                c.threads(),
+                c.distribution(),
+                c.seed()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "Reads per read phase: %,d; seeks per seek phase: %,d. Engines ran alternately "
+                        + "(A B A B) in fresh directories; each preloading workload loads the keys in random order, flushes and waits "
+                        + "for compactions before it measures, so reads go to SSTables%s. Each engine first ran %,d untimed operations "
+                        + "(JIT warm-up), and every read phase is preceded by %,d untimed operations of its own kind.%s%n%n",
+                c.reads(),
+                c.seeks(),
+                c.compact()
+                        ? "; then both engines compacted every table down the levels (--compact), so both read the same LSM shape"
+                        : "; each engine keeps the LSM shape its own flush and compaction policy gave (see the tables row)",
+                c.warmup(),
+                c.phaseWarmup(),
+                c.pairedReads()
+                        ? String.format(
+                                Locale.ROOT,
+                                " Paired reads (--paired-reads): both engines' databases stayed open through a "
+                                        + "session, and each readrandom and readmissing phase ran on them in %d interleaved slices (A B, B A, ...), "
+                                        + "so both engines' gets sampled the same minutes of the machine; an engine's ops/s is its gets over the sum "
+                                        + "of its slices' times.",
+                                BenchConfig.PAIRED_SLICES)
+                        : ""));
         sb.append("Engines:\n\n");
         for (Map.Entry<String, String> e : r.engines().entrySet()) {
-            sb.append("- **").append(e.getKey()).append("**: ").append(e.getValue()).append('\n');
+            sb.append("- **")
+                    .append(e.getKey())
+                    .append("**: ")
+                    .append(e.getValue())
+                    .append('\n');
         }
         sb.append('\n');
         sb.append("Cold reads: ");
@@ -219,30 +251,45 @@ public final class ReportWriter {
             sb.append(r.coldMethod()).append(".\n\n").append(COLD_LIMITS).append("\n\n");
         }
         if (c.repeat() > 1) {
-            sb.append(String.format(Locale.ROOT, "The whole sequence ran %d times; every figure below is the run with the median "
-                    + "ops/s, each table's last row gives the ops/s range, and the goals quote the median of the per-run ratios.%n%n",
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "The whole sequence ran %d times; every figure below is the run with the median "
+                            + "ops/s, each table's last row gives the ops/s range, and the goals quote the median of the per-run ratios.%n%n",
                     c.repeat()));
         }
-        sb.append("## ").append(Goal.title(c)).append(", ratios bloomkv / RocksDB from this run, same bits per key\n\n");
+        sb.append("## ")
+                .append(Goal.title(c))
+                .append(", ratios bloomkv / RocksDB from this run, same bits per key\n\n");
         sb.append("| goal | measured | met | figures |\n| --- | ---: | :---: | --- |\n");
         for (Goal g : r.goals()) {
-            sb.append("| ").append(g.name()).append(" | ")
+            sb.append("| ")
+                    .append(g.name())
+                    .append(" | ")
                     .append(Double.isNaN(g.measured()) ? "-" : String.format(Locale.ROOT, "%.3f", g.measured()))
-                    .append(" | ").append(Double.isNaN(g.measured()) ? "n/a" : g.met() ? "yes" : "**no**")
-                    .append(" | ").append(g.detail()).append(" |\n");
+                    .append(" | ")
+                    .append(Double.isNaN(g.measured()) ? "n/a" : g.met() ? "yes" : "**no**")
+                    .append(" | ")
+                    .append(g.detail())
+                    .append(" |\n");
         }
-        sb.append("\nFor the theory checks the measured figure is useful / predicted useful. The prediction uses only the "
-                + "tables' key ranges and their filters' formulas: every absent key asks the filter of each table whose "
-                + "[smallest, largest] range covers it, and each such check avoids the read with probability 1 - that filter's "
-                + "expected FPR. (The weaker figure, measured checks of tables not holding the key x (1 - theoretical FPR), "
-                + "is in results.json as expectedUsefulFromChecks.)\n\n");
+        sb.append(
+                "\nFor the theory checks the measured figure is useful / predicted useful. The prediction uses only the "
+                        + "tables' key ranges and their filters' formulas: every absent key asks the filter of each table whose "
+                        + "[smallest, largest] range covers it, and each such check avoids the read with probability 1 - that filter's "
+                        + "expected FPR. (The weaker figure, measured checks of tables not holding the key x (1 - theoretical FPR), "
+                        + "is in results.json as expectedUsefulFromChecks.)\n\n");
         sb.append("## Results per workload\n\n");
-        sb.append("Counts follow RocksDB's tickers: useful = BLOOM_FILTER_USEFUL (disk lookups avoided), positives = "
-                + "BLOOM_FILTER_FULL_POSITIVE, true positives = BLOOM_FILTER_FULL_TRUE_POSITIVE, checks = useful + positives; "
-                + "measured FPR = (positives - true positives) / (checks - true positives). Block reads are blocks read from the "
-                + "file (block-cache misses). Write amplification = SST bytes written by flushes and compactions / user bytes written.\n\n");
+        sb.append(
+                "Counts follow RocksDB's tickers: useful = BLOOM_FILTER_USEFUL (disk lookups avoided), positives = "
+                        + "BLOOM_FILTER_FULL_POSITIVE, true positives = BLOOM_FILTER_FULL_TRUE_POSITIVE, checks = useful + positives; "
+                        + "measured FPR = (positives - true positives) / (checks - true positives). Block reads are blocks read from the "
+                        + "file (block-cache misses). Write amplification = SST bytes written by flushes and compactions / user bytes written.\n\n");
         for (MetricTable t : MetricTable.build(r.phases(), columns)) {
-            sb.append("### ").append(t.phase()).append("\n\n").append(t.toMarkdown()).append('\n');
+            sb.append("### ")
+                    .append(t.phase())
+                    .append("\n\n")
+                    .append(t.toMarkdown())
+                    .append('\n');
         }
         if (!charts.isEmpty()) {
             sb.append("## Charts\n\n");
@@ -255,21 +302,32 @@ public final class ReportWriter {
             sb.append("| kind | bits/key | k | keys | probes | measured FPR | theoretical FPR | measured/theory |\n");
             sb.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
             for (FprPoint p : r.fprSweep()) {
-                sb.append(String.format(Locale.ROOT, "| %s | %s | %d | %,d | %,d | %.6f | %.6f | %s |%n", p.kind(), trim(p.bitsPerKey()),
-                        p.k(), p.keys(), p.probes(), p.measuredFpr(), p.theoreticalFpr(),
-                        p.theoreticalFpr() > 0 ? String.format(Locale.ROOT, "%.3f", p.measuredFpr() / p.theoreticalFpr()) : "-"));
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %d | %,d | %,d | %.6f | %.6f | %s |%n",
+                        p.kind(),
+                        trim(p.bitsPerKey()),
+                        p.k(),
+                        p.keys(),
+                        p.probes(),
+                        p.measuredFpr(),
+                        p.theoreticalFpr(),
+                        p.theoreticalFpr() > 0
+                                ? String.format(Locale.ROOT, "%.3f", p.measuredFpr() / p.theoreticalFpr())
+                                : "-"));
             }
             sb.append('\n');
         }
         return sb.toString();
     }
 
-    static final String COLD_LIMITS = "Where cold mode falls short: before each read phase both engines are closed and reopened "
-            + "(their block caches start empty) and each table file gets posix_fadvise(POSIX_FADV_DONTNEED); that drops only "
-            + "clean, unmapped pages, so it is checked with fincore. It is not O_DIRECT: a block read once is cached again "
-            + "for the rest of the phase, the kernel's readahead may fetch neighbouring pages, and on a virtual machine the "
-            + "host may still cache the disk image. Filters and index blocks are loaded into memory when a table is opened, "
-            + "by both engines, as in normal operation.";
+    static final String COLD_LIMITS =
+            "Where cold mode falls short: before each read phase both engines are closed and reopened "
+                    + "(their block caches start empty) and each table file gets posix_fadvise(POSIX_FADV_DONTNEED); that drops only "
+                    + "clean, unmapped pages, so it is checked with fincore. It is not O_DIRECT: a block read once is cached again "
+                    + "for the rest of the phase, the kernel's readahead may fetch neighbouring pages, and on a virtual machine the "
+                    + "host may still cache the disk image. Filters and index blocks are loaded into memory when a table is opened, "
+                    + "by both engines, as in normal operation.";
 
     static String trim(double v) {
         return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);

@@ -2,13 +2,6 @@ package io.bloomkv.bench.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.XYSeries;
-import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.markers.SeriesMarkers;
-
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,6 +11,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * How cost grows with the work: ops/s of fillrandom, readrandom and readmissing, and fillrandom's
@@ -35,8 +34,7 @@ public final class ScaleChart {
     /** One figure: (mode, engine, phase) at a key count. */
     record Point(String mode, String engine, String phase, long num, double opsPerSec, double writeAmp) {}
 
-    private ScaleChart() {
-    }
+    private ScaleChart() {}
 
     public static void main(String[] args) throws IOException {
         if (args.length < 2) {
@@ -67,11 +65,17 @@ public final class ScaleChart {
         String mode = ownDefaults ? "own defaults" : "matched";
         List<Point> out = new ArrayList<>();
         for (JsonNode p : root.path("phases")) {
-            if (!p.path("filters").asBoolean() || !PHASES.contains(p.path("phase").asText())) {
+            if (!p.path("filters").asBoolean()
+                    || !PHASES.contains(p.path("phase").asText())) {
                 continue;
             }
-            out.add(new Point(mode, p.path("engine").asText(), p.path("phase").asText(), num,
-                    p.path("opsPerSec").asDouble(Double.NaN), p.path("writeAmplification").asDouble(Double.NaN)));
+            out.add(new Point(
+                    mode,
+                    p.path("engine").asText(),
+                    p.path("phase").asText(),
+                    num,
+                    p.path("opsPerSec").asDouble(Double.NaN),
+                    p.path("writeAmplification").asDouble(Double.NaN)));
         }
         return out;
     }
@@ -88,7 +92,8 @@ public final class ScaleChart {
                 continue;
             }
             raw.computeIfAbsent(p.engine() + ", " + p.mode(), k -> new TreeMap<>())
-                    .computeIfAbsent(p.num(), k -> new ArrayList<>()).add(v);
+                    .computeIfAbsent(p.num(), k -> new ArrayList<>())
+                    .add(v);
         }
         Map<String, TreeMap<Long, Double>> out = new TreeMap<>();
         raw.forEach((series, byNum) -> {
@@ -111,18 +116,31 @@ public final class ScaleChart {
         for (String phase : PHASES) {
             charts.add(chart(phase + " ops/s (median)", "ops/s", medians(points, phase, false)));
         }
-        charts.add(chart("fillrandom write amplification", "SST bytes written / user bytes", medians(points, "fillrandom", true)));
+        charts.add(chart(
+                "fillrandom write amplification",
+                "SST bytes written / user bytes",
+                medians(points, "fillrandom", true)));
         Path parent = out.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
         String name = out.toString();
-        BitmapEncoder.saveBitmap(new ArrayList<>(charts), 2, 2,
-                name.endsWith(".png") ? name.substring(0, name.length() - 4) : name, BitmapEncoder.BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(
+                new ArrayList<>(charts),
+                2,
+                2,
+                name.endsWith(".png") ? name.substring(0, name.length() - 4) : name,
+                BitmapEncoder.BitmapFormat.PNG);
     }
 
     private static XYChart chart(String title, String yTitle, Map<String, TreeMap<Long, Double>> series) {
-        XYChart c = new XYChartBuilder().width(W).height(H).title(title).xAxisTitle("keys (log scale)").yAxisTitle(yTitle).build();
+        XYChart c = new XYChartBuilder()
+                .width(W)
+                .height(H)
+                .title(title)
+                .xAxisTitle("keys (log scale)")
+                .yAxisTitle(yTitle)
+                .build();
         c.getStyler().setXAxisLogarithmic(true);
         c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         c.getStyler().setChartBackgroundColor(Color.WHITE);
@@ -138,8 +156,13 @@ public final class ScaleChart {
             XYSeries s = c.addSeries(name, xs, ys);
             s.setMarker(SeriesMarkers.CIRCLE);
             if (name.contains("defaults")) {
-                s.setLineStyle(new java.awt.BasicStroke(2f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_MITER,
-                        10f, new float[] {6f, 4f}, 0f));
+                s.setLineStyle(new java.awt.BasicStroke(
+                        2f,
+                        java.awt.BasicStroke.CAP_BUTT,
+                        java.awt.BasicStroke.JOIN_MITER,
+                        10f,
+                        new float[] {6f, 4f},
+                        0f));
             }
             s.setLineColor(name.startsWith("bloomkv") ? new Color(0x1f77b4) : new Color(0xd62728));
             s.setMarkerColor(name.startsWith("bloomkv") ? new Color(0x1f77b4) : new Color(0xd62728));
@@ -155,7 +178,13 @@ public final class ScaleChart {
             Map<String, TreeMap<Long, Double>> wa = medians(points, phase, true);
             ops.forEach((series, byNum) -> byNum.forEach((num, v) -> {
                 Double w = wa.getOrDefault(series, new TreeMap<>()).get(num);
-                lines.add(String.format(Locale.ROOT, "%-12s %-24s %,12d keys %,12.0f ops/s%s", phase, series, num, v,
+                lines.add(String.format(
+                        Locale.ROOT,
+                        "%-12s %-24s %,12d keys %,12.0f ops/s%s",
+                        phase,
+                        series,
+                        num,
+                        v,
                         w == null ? "" : String.format(Locale.ROOT, "  write amp %.2f", w)));
             }));
         }

@@ -1,7 +1,6 @@
 package io.bloomkv.bench.report;
 
 import io.bloomkv.bench.workload.PhaseResult;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -22,14 +21,19 @@ public record Summary(PhaseResult median, int runs, double minOpsPerSec, double 
     public static List<Summary> of(List<PhaseResult> results) {
         Map<String, List<PhaseResult>> groups = new LinkedHashMap<>();
         for (PhaseResult r : results) {
-            groups.computeIfAbsent(r.phase() + "\u0000" + r.label(), k -> new ArrayList<>()).add(r);
+            groups.computeIfAbsent(r.phase() + "\u0000" + r.label(), k -> new ArrayList<>())
+                    .add(r);
         }
         List<Summary> out = new ArrayList<>();
         for (List<PhaseResult> g : groups.values()) {
             List<PhaseResult> sorted = new ArrayList<>(g);
             sorted.sort(Comparator.comparingDouble(PhaseResult::opsPerSec));
             PhaseResult median = sorted.get((sorted.size() - 1) / 2);
-            out.add(new Summary(median, sorted.size(), sorted.get(0).opsPerSec(), sorted.get(sorted.size() - 1).opsPerSec()));
+            out.add(new Summary(
+                    median,
+                    sorted.size(),
+                    sorted.get(0).opsPerSec(),
+                    sorted.get(sorted.size() - 1).opsPerSec()));
         }
         return out;
     }

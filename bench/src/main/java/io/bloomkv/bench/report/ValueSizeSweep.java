@@ -3,7 +3,6 @@ package io.bloomkv.bench.report;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.bloomkv.bench.workload.PhaseResult;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,11 +25,9 @@ public final class ValueSizeSweep {
     public static final String JSON = "value-size.json";
 
     /** One phase at one value size: median, min and max of the per-run ratios, and the runs measured. */
-    public record Point(int valueSize, String phase, double median, double min, double max, int runs) {
-    }
+    public record Point(int valueSize, String phase, double median, double min, double max, int runs) {}
 
-    private ValueSizeSweep() {
-    }
+    private ValueSizeSweep() {}
 
     /** The report folder of one value size inside the sweep's folder. */
     public static Path subDir(Path sweepDir, int valueSize) {
@@ -48,9 +45,19 @@ public final class ValueSizeSweep {
             for (String phase : phases) {
                 List<Double> ratios = Goal.runRatios(e.getValue().phases(), phase, true);
                 if (!ratios.isEmpty()) {
-                    out.add(new Point(e.getKey(), phase, Summary.median(ratios),
-                            ratios.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
-                            ratios.stream().mapToDouble(Double::doubleValue).max().orElseThrow(), ratios.size()));
+                    out.add(new Point(
+                            e.getKey(),
+                            phase,
+                            Summary.median(ratios),
+                            ratios.stream()
+                                    .mapToDouble(Double::doubleValue)
+                                    .min()
+                                    .orElseThrow(),
+                            ratios.stream()
+                                    .mapToDouble(Double::doubleValue)
+                                    .max()
+                                    .orElseThrow(),
+                            ratios.size()));
                 }
             }
         }
@@ -74,7 +81,9 @@ public final class ValueSizeSweep {
             m.put("report", dir.relativize(subDir(dir, p.valueSize())).toString());
             json.add(m);
         }
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve(JSON).toFile(), json);
+        new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .writeValue(dir.resolve(JSON).toFile(), json);
         files.add(dir.resolve(JSON));
         boolean chart = !points.isEmpty();
         if (chart) {
@@ -102,10 +111,19 @@ public final class ValueSizeSweep {
         for (String phase : phases) {
             sb.append("| ").append(phase).append(" |");
             for (int v : bySize.keySet()) {
-                Point p = points.stream().filter(x -> x.valueSize() == v && x.phase().equals(phase)).findFirst().orElse(null);
-                sb.append(' ').append(p == null ? "-" : p.runs() == 1
-                        ? String.format(Locale.ROOT, "%.2fx", p.median())
-                        : String.format(Locale.ROOT, "%.2fx (%.2f-%.2f)", p.median(), p.min(), p.max())).append(" |");
+                Point p = points.stream()
+                        .filter(x -> x.valueSize() == v && x.phase().equals(phase))
+                        .findFirst()
+                        .orElse(null);
+                sb.append(' ')
+                        .append(
+                                p == null
+                                        ? "-"
+                                        : p.runs() == 1
+                                                ? String.format(Locale.ROOT, "%.2fx", p.median())
+                                                : String.format(
+                                                        Locale.ROOT, "%.2fx (%.2f-%.2f)", p.median(), p.min(), p.max()))
+                        .append(" |");
             }
             sb.append('\n');
         }
@@ -120,11 +138,16 @@ public final class ValueSizeSweep {
         for (int v : bySize.keySet()) {
             links.add("[" + v + " B](value-size-" + v + "/" + ReportWriter.MARKDOWN + ")");
         }
-        sb.append(String.join(", ", links)).append("); otherwise the same flags. Cells: the median over runs of the "
-                + "per-run ratio bloomkv / RocksDB ops/s (filters on), with min-max when --repeat > 1.\n\n");
+        sb.append(String.join(", ", links))
+                .append("); otherwise the same flags. Cells: the median over runs of the "
+                        + "per-run ratio bloomkv / RocksDB ops/s (filters on), with min-max when --repeat > 1.\n\n");
         sb.append(table(bySize, points)).append('\n');
         if (chart) {
-            sb.append("![").append(Charts.RATIO_VS_VALUE_SIZE).append("](").append(Charts.RATIO_VS_VALUE_SIZE).append(")\n");
+            sb.append("![")
+                    .append(Charts.RATIO_VS_VALUE_SIZE)
+                    .append("](")
+                    .append(Charts.RATIO_VS_VALUE_SIZE)
+                    .append(")\n");
         }
         return sb.toString();
     }

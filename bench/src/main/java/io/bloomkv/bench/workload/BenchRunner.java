@@ -7,8 +7,6 @@ import io.bloomkv.bench.engine.EngineCounters;
 import io.bloomkv.bench.engine.EngineFactory;
 import io.bloomkv.bench.engine.EngineSpec;
 import io.bloomkv.bench.engine.TableSummary;
-import org.HdrHistogram.Histogram;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -22,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
 
 /**
  * Runs the configured workloads on every engine column, alternating engines (A B A B) in fresh
@@ -37,6 +36,7 @@ public final class BenchRunner {
     static final long UPDATE_VERSION = 3;
     /** The value version readwhilewriting's writer writes. */
     static final long WRITER_VERSION = 2;
+
     private static final int PROGRESS_EVERY = 1024;
     private static final long HIST_MAX_NANOS = 60_000_000_000L;
 
@@ -44,6 +44,7 @@ public final class BenchRunner {
     private final KeySpace keys;
     /** The seekprefix layout, or null when --num is too small for it (validated when the workload is asked for). */
     private final PrefixLayout prefixes;
+
     private final ValueSource values;
     private final ProgressSink progress;
     private final PageCacheEvictor evictor;
@@ -51,6 +52,7 @@ public final class BenchRunner {
     private final RecordSource records;
     /** Runs one workload of a {@code --reopen} session in a fresh process (null: not given, --reopen refused). */
     private final PhaseLauncher launcher;
+
     private int sessions;
     private int run;
     /** The phases run now are the unsettled pass of {@code --no-settle}: no phase warm-up, names end in -unsettled. */
@@ -111,10 +113,18 @@ public final class BenchRunner {
             // database.
             // seekprefix loads its own key layout on engines with a prefix extractor: it shares with nothing.
             // The records family: each workload runs on the database the previous one left.
-            boolean records = w.records() && w != Workload.RECORDSLOAD && current != null && current.get(0).records();
-            if (records || !w.records() && w.readOnly() && !w.ownLayout() && current != null && !current.get(0).ownLayout()
-                    && !current.get(0).records()
-                    && (current.get(0).readOnly() || current.get(0) == Workload.FILLRANDOM)) {
+            boolean records = w.records()
+                    && w != Workload.RECORDSLOAD
+                    && current != null
+                    && current.get(0).records();
+            if (records
+                    || !w.records()
+                            && w.readOnly()
+                            && !w.ownLayout()
+                            && current != null
+                            && !current.get(0).ownLayout()
+                            && !current.get(0).records()
+                            && (current.get(0).readOnly() || current.get(0) == Workload.FILLRANDOM)) {
                 current.add(w);
             } else {
                 current = new ArrayList<>();
@@ -132,7 +142,8 @@ public final class BenchRunner {
             if (s.get(0).preloads()) {
                 perColumn += cfg.num();
             }
-            boolean unsettledPass = !cfg.reopen() && cfg.noSettle() && s.stream().anyMatch(Workload::readOnly);
+            boolean unsettledPass =
+                    !cfg.reopen() && cfg.noSettle() && s.stream().anyMatch(Workload::readOnly);
             for (Workload w : s) {
                 perColumn += plannedOps(cfg, w) * (unsettledPass && w.readOnly() ? 2 : 1);
             }
@@ -177,7 +188,12 @@ public final class BenchRunner {
             }
             if (cfg.pairedReads() && session.stream().anyMatch(BenchRunner::pairable)) {
                 for (boolean filters : cfg.filterModes()) {
-                    pairedSession(session, columns(cfg).stream().filter(c -> c.filters() == filters).toList(), results);
+                    pairedSession(
+                            session,
+                            columns(cfg).stream()
+                                    .filter(c -> c.filters() == filters)
+                                    .toList(),
+                            results);
                 }
                 continue;
             }
@@ -196,7 +212,10 @@ public final class BenchRunner {
     /** Opens {@code spec}'s engine on {@code dir} for a session starting with {@code first} (seekprefix: its prefix extractor). */
     private BenchEngine openFor(Workload first, EngineSpec spec, Path dir) throws IOException {
         return first.ownLayout()
-                ? EngineFactory.open(spec.engine(), dir, EngineFactory.settings(spec, cfg).withPrefixLength(PrefixLayout.PREFIX_LENGTH))
+                ? EngineFactory.open(
+                        spec.engine(),
+                        dir,
+                        EngineFactory.settings(spec, cfg).withPrefixLength(PrefixLayout.PREFIX_LENGTH))
                 : EngineFactory.open(spec, dir, cfg);
     }
 
@@ -209,7 +228,11 @@ public final class BenchRunner {
             throws IOException {
         boolean unsettledPass = cfg.noSettle() && session.stream().anyMatch(Workload::readOnly);
         if (session.get(0).preloads()) {
-            preloadSession(session.get(0), spec, engine, !unsettledPass && !(cfg.noSettle() && session.get(0).records()));
+            preloadSession(
+                    session.get(0),
+                    spec,
+                    engine,
+                    !unsettledPass && !(cfg.noSettle() && session.get(0).records()));
         }
         List<Workload> rest = session;
         if (unsettledPass) {
@@ -245,7 +268,8 @@ public final class BenchRunner {
     }
 
     /** A session's untimed preload: the records family's records, else the keys (seekprefix: its layout). */
-    private void preloadSession(Workload first, EngineSpec spec, BenchEngine engine, boolean settle) throws IOException {
+    private void preloadSession(Workload first, EngineSpec spec, BenchEngine engine, boolean settle)
+            throws IOException {
         if (first.records()) {
             progress.task(spec.label() + " preload");
             preload(engine, keys::loadedId, id -> records.value(id, 0));
@@ -301,7 +325,8 @@ public final class BenchRunner {
     }
 
     /** A session's preload on one engine: the keys, a flush, idle compactions, and with {@code --compact} a full compaction. */
-    private void preloadAndSettle(EngineSpec spec, BenchEngine engine, java.util.function.LongUnaryOperator idOfLoadIndex)
+    private void preloadAndSettle(
+            EngineSpec spec, BenchEngine engine, java.util.function.LongUnaryOperator idOfLoadIndex)
             throws IOException {
         progress.task(spec.label() + " preload");
         preload(engine, idOfLoadIndex);
@@ -322,7 +347,8 @@ public final class BenchRunner {
      * {@link #pairable}, runs on one engine after the other as without pairing; each pairable read phase runs on
      * all of them at once ({@link #pairedReads}).
      */
-    private void pairedSession(List<Workload> session, List<EngineSpec> specs, List<PhaseResult> results) throws IOException {
+    private void pairedSession(List<Workload> session, List<EngineSpec> specs, List<PhaseResult> results)
+            throws IOException {
         List<BenchEngine> engines = new ArrayList<>();
         List<Path> dirs = new ArrayList<>();
         Throwable failure = null;
@@ -374,7 +400,9 @@ public final class BenchRunner {
                 if (failure != null) {
                     failure.addSuppressed(e);
                 } else if (first == null) {
-                    first = e instanceof IOException io ? io : new IOException("closing " + engine.name() + " failed", e);
+                    first = e instanceof IOException io
+                            ? io
+                            : new IOException("closing " + engine.name() + " failed", e);
                 } else {
                     first.addSuppressed(e);
                 }
@@ -384,7 +412,8 @@ public final class BenchRunner {
     }
 
     /** A readrandom or readmissing phase on several open engines at once, in {@link BenchConfig#PAIRED_SLICES} slices. */
-    private List<PhaseResult> pairedReads(Workload w, List<EngineSpec> specs, List<BenchEngine> engines) throws IOException {
+    private List<PhaseResult> pairedReads(Workload w, List<EngineSpec> specs, List<BenchEngine> engines)
+            throws IOException {
         return readPhase(w, w.dbBenchName(), specs, engines, w == Workload.READRANDOM, null, BenchConfig.PAIRED_SLICES);
     }
 
@@ -395,8 +424,15 @@ public final class BenchRunner {
      * and counters are its slices' together, and its elapsed time is the sum of its slices' times, so a paired run's
      * ops/s is comparable with an unpaired one's while slow minutes of the machine fall on both engines.
      */
-    private List<PhaseResult> readPhase(Workload w, String phase, List<EngineSpec> specs, List<BenchEngine> engines,
-                                        boolean present, int[] fromLoadIndices, int slices) throws IOException {
+    private List<PhaseResult> readPhase(
+            Workload w,
+            String phase,
+            List<EngineSpec> specs,
+            List<BenchEngine> engines,
+            boolean present,
+            int[] fromLoadIndices,
+            int slices)
+            throws IOException {
         int n = engines.size();
         long total = fromLoadIndices == null ? cfg.reads() : Math.min(cfg.reads(), fromLoadIndices.length);
         long[] warmIds = phaseWarmUpIds(present ? 0 : 1);
@@ -444,10 +480,26 @@ public final class BenchRunner {
         List<PhaseResult> out = new ArrayList<>();
         for (int e = 0; e < n; e++) {
             EngineCounters delta = engines.get(e).counters().minus(before[e]);
-            double[] predicted = !present && fromLoadIndices == null ? tables[e].predictAbsent(ks)
+            double[] predicted = !present && fromLoadIndices == null
+                    ? tables[e].predictAbsent(ks)
                     : new double[] {Double.NaN, Double.NaN};
-            out.add(result(w, phase, specs.get(e), "read", hist[e], total, elapsed[e], counts[e][0], counts[e][1],
-                    counts[e][2], 0, delta, tables[e], 0, cold[e], predicted));
+            out.add(result(
+                    w,
+                    phase,
+                    specs.get(e),
+                    "read",
+                    hist[e],
+                    total,
+                    elapsed[e],
+                    counts[e][0],
+                    counts[e][1],
+                    counts[e][2],
+                    0,
+                    delta,
+                    tables[e],
+                    0,
+                    cold[e],
+                    predicted));
         }
         return out;
     }
@@ -500,8 +552,11 @@ public final class BenchRunner {
     }
 
     /** {@link #preload(BenchEngine, java.util.function.LongUnaryOperator)} with the value of each id from {@code valueOf}. */
-    private void preload(BenchEngine engine, java.util.function.LongUnaryOperator idOfLoadIndex,
-                         java.util.function.LongFunction<byte[]> valueOf) throws IOException {
+    private void preload(
+            BenchEngine engine,
+            java.util.function.LongUnaryOperator idOfLoadIndex,
+            java.util.function.LongFunction<byte[]> valueOf)
+            throws IOException {
         int[] order = keys.shuffledLoadOrder(cfg.seed());
         List<byte[]> ks = new ArrayList<>(PRELOAD_BATCH);
         List<byte[]> vs = new ArrayList<>(PRELOAD_BATCH);
@@ -543,7 +598,7 @@ public final class BenchRunner {
             case DELETERANGE -> rangeDeletes(spec, engine);
             case RECORDSLOAD -> List.of(recordsLoad(spec, engine));
             case RECORDSREAD, RECORDSLATEST, RECORDSRMW, RECORDSUPDATE, RECORDSREADHEAVY, RECORDSSCAN ->
-                    List.of(recordsMix(w, spec, engine));
+                List.of(recordsMix(w, spec, engine));
             case BULKLOAD -> List.of(bulkLoad(spec, engine), reads(w, "bulkload-read", spec, engine, true, null));
         };
     }
@@ -574,8 +629,17 @@ public final class BenchRunner {
         }
         long elapsed = System.nanoTime() - start;
         progress.step(keys.num() % PROGRESS_EVERY);
-        return afterWrite(Workload.BULKLOAD, "bulkload", spec, engine, before, h, keys.num(), elapsed,
-                keys.num() * rowBytes(), 0);
+        return afterWrite(
+                Workload.BULKLOAD,
+                "bulkload",
+                spec,
+                engine,
+                before,
+                h,
+                keys.num(),
+                elapsed,
+                keys.num() * rowBytes(),
+                0);
     }
 
     private PhaseResult fill(Workload w, EngineSpec spec, BenchEngine engine, int[] order) throws IOException {
@@ -612,8 +676,17 @@ public final class BenchRunner {
         }
         long elapsed = System.nanoTime() - start;
         progress.step(keys.num() % PROGRESS_EVERY);
-        return afterWrite(Workload.OVERWRITE, "overwrite", spec, engine, before, h, keys.num(), elapsed,
-                keys.num() * rowBytes(), 0);
+        return afterWrite(
+                Workload.OVERWRITE,
+                "overwrite",
+                spec,
+                engine,
+                before,
+                h,
+                keys.num(),
+                elapsed,
+                keys.num() * rowBytes(),
+                0);
     }
 
     private List<PhaseResult> deletes(EngineSpec spec, BenchEngine engine) throws IOException {
@@ -631,8 +704,17 @@ public final class BenchRunner {
         }
         long elapsed = System.nanoTime() - start;
         progress.step(count % PROGRESS_EVERY);
-        PhaseResult del = afterWrite(Workload.DELETERANDOM, "deleterandom", spec, engine, before, h, count, elapsed,
-                (long) count * cfg.keySize(), 0);
+        PhaseResult del = afterWrite(
+                Workload.DELETERANDOM,
+                "deleterandom",
+                spec,
+                engine,
+                before,
+                h,
+                count,
+                elapsed,
+                (long) count * cfg.keySize(),
+                0);
         int[] deleted = Arrays.copyOf(order, count);
         PhaseResult read = reads(Workload.DELETERANDOM, "deleterandom-read", spec, engine, false, deleted);
         return List.of(del, read);
@@ -666,8 +748,17 @@ public final class BenchRunner {
             }
             long elapsed = System.nanoTime() - start;
             progress.step(keys.num() % PROGRESS_EVERY);
-            out.add(afterWrite(Workload.MERGERANDOM, rmw ? "mergerandom-rmw" : "mergerandom", spec, engine, before, h,
-                    keys.num(), elapsed, keys.num() * (cfg.keySize() + 8L), 0));
+            out.add(afterWrite(
+                    Workload.MERGERANDOM,
+                    rmw ? "mergerandom-rmw" : "mergerandom",
+                    spec,
+                    engine,
+                    before,
+                    h,
+                    keys.num(),
+                    elapsed,
+                    keys.num() * (cfg.keySize() + 8L),
+                    0));
         }
         // Gets of random existing keys: each must find its counter (or, never incremented, its loaded value).
         long total = cfg.reads();
@@ -695,8 +786,22 @@ public final class BenchRunner {
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
         Parallel p = parallel(total, loop);
-        out.add(result(Workload.MERGERANDOM, "mergerandom-read", spec, "read", p.hist(), total, p.elapsed(), p.counts()[0],
-                p.counts()[1], p.counts()[2], 0, engine.counters().minus(before), tables, 0, cold,
+        out.add(result(
+                Workload.MERGERANDOM,
+                "mergerandom-read",
+                spec,
+                "read",
+                p.hist(),
+                total,
+                p.elapsed(),
+                p.counts()[0],
+                p.counts()[1],
+                p.counts()[2],
+                0,
+                engine.counters().minus(before),
+                tables,
+                0,
+                cold,
                 new double[] {Double.NaN, Double.NaN}));
         return out;
     }
@@ -736,8 +841,9 @@ public final class BenchRunner {
             long first = (long) slotOrder[r] * DELETE_RANGE_KEYS; // load index: ids 2*first .. 2*(first+len)-2
             long end = Math.min(keys.num(), first + DELETE_RANGE_KEYS);
             long t0 = System.nanoTime();
-            engine.deleteRange(keys.key(keys.loadedId(first)), end < keys.num() ? keys.key(keys.loadedId(end))
-                    : keys.key(keys.loadedId(keys.num() - 1) + 1));
+            engine.deleteRange(
+                    keys.key(keys.loadedId(first)),
+                    end < keys.num() ? keys.key(keys.loadedId(end)) : keys.key(keys.loadedId(keys.num() - 1) + 1));
             h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
             for (long j = first; j < end; j++) {
                 deleted[(int) j] = true;
@@ -745,8 +851,17 @@ public final class BenchRunner {
         }
         long elapsed = System.nanoTime() - start;
         int n = Math.min(ranges, slots);
-        PhaseResult del = afterWrite(Workload.DELETERANGE, "deleterange", spec, engine, before, h, n, elapsed,
-                (long) n * 2 * cfg.keySize(), 0);
+        PhaseResult del = afterWrite(
+                Workload.DELETERANGE,
+                "deleterange",
+                spec,
+                engine,
+                before,
+                h,
+                n,
+                elapsed,
+                (long) n * 2 * cfg.keySize(),
+                0);
         int inCount = 0;
         for (boolean d : deleted) {
             inCount += d ? 1 : 0;
@@ -765,15 +880,25 @@ public final class BenchRunner {
         return List.of(del, in, outPhase);
     }
 
-    private PhaseResult afterWrite(Workload w, String phase, EngineSpec spec, BenchEngine engine, EngineCounters before,
-                                   Histogram h, long ops, long elapsedNanos, long userBytes, long background)
+    private PhaseResult afterWrite(
+            Workload w,
+            String phase,
+            EngineSpec spec,
+            BenchEngine engine,
+            EngineCounters before,
+            Histogram h,
+            long ops,
+            long elapsedNanos,
+            long userBytes,
+            long background)
             throws IOException {
         if (!skipSettle) {
             engine.flushAndSettle();
         }
         EngineCounters delta = engine.counters().minus(before);
         TableSummary tables = engine.tables();
-        return result(w, phase, spec, "write", h, ops, elapsedNanos, 0, 0, 0, background, delta, tables, userBytes, "off");
+        return result(
+                w, phase, spec, "write", h, ops, elapsedNanos, 0, 0, 0, background, delta, tables, userBytes, "off");
     }
 
     /**
@@ -781,9 +906,11 @@ public final class BenchRunner {
      * return its value; otherwise random absent ids (odd ids, or {@code fromLoadIndices} when given:
      * load indices known deleted), each must return null.
      */
-    private PhaseResult reads(Workload w, String phase, EngineSpec spec, BenchEngine engine, boolean present,
-                              int[] fromLoadIndices) throws IOException {
-        return readPhase(w, phase, List.of(spec), List.of(engine), present, fromLoadIndices, 1).get(0);
+    private PhaseResult reads(
+            Workload w, String phase, EngineSpec spec, BenchEngine engine, boolean present, int[] fromLoadIndices)
+            throws IOException {
+        return readPhase(w, phase, List.of(spec), List.of(engine), present, fromLoadIndices, 1)
+                .get(0);
     }
 
     /** The ids a read phase gets: the same on every engine (seeded by the phase). See {@link #reads}. */
@@ -794,7 +921,8 @@ public final class BenchRunner {
         SplittableRandom rnd = new SplittableRandom(cfg.seed() ^ phase.hashCode());
         long[] ids = new long[Math.toIntExact(total)];
         for (int i = 0; i < ids.length; i++) {
-            ids[i] = fromLoadIndices != null ? keys.loadedId(fromLoadIndices[rnd.nextInt(fromLoadIndices.length)])
+            ids[i] = fromLoadIndices != null
+                    ? keys.loadedId(fromLoadIndices[rnd.nextInt(fromLoadIndices.length)])
                     : keys.missingId(rnd.nextLong(keys.missingCount()));
         }
         return ids;
@@ -820,8 +948,9 @@ public final class BenchRunner {
                     }
                 } else {
                     counts[0]++;
-                    if (!present || !values.matches(v, ids[i], 0)
-                            && (otherVersion < 0 || !values.matches(v, ids[i], otherVersion))) {
+                    if (!present
+                            || !values.matches(v, ids[i], 0)
+                                    && (otherVersion < 0 || !values.matches(v, ids[i], otherVersion))) {
                         counts[2]++;
                     }
                 }
@@ -869,7 +998,9 @@ public final class BenchRunner {
             }
         } else {
             SplittableRandom rnd = new SplittableRandom(seed);
-            long bound = kind == 1 ? keys.missingCount() : kind == 3 ? prefixes.presentPrefixes() : prefixes.absentPrefixes();
+            long bound = kind == 1
+                    ? keys.missingCount()
+                    : kind == 3 ? prefixes.presentPrefixes() : prefixes.absentPrefixes();
             for (int i = 0; i < ids.length; i++) {
                 ids[i] = kind == 1 ? keys.missingId(rnd.nextLong(bound)) : rnd.nextLong(bound);
             }
@@ -885,7 +1016,9 @@ public final class BenchRunner {
             throws IOException {
         long total = cfg.reads() / MULTIGET_BATCH * MULTIGET_BATCH;
         long[] warmIds = phaseWarmUpIds(present ? 0 : 1);
-        warmUpLoop(multiGetLoop(engine, keysOf(warmIds), warmIds, present), warmIds.length / MULTIGET_BATCH,
+        warmUpLoop(
+                multiGetLoop(engine, keysOf(warmIds), warmIds, present),
+                warmIds.length / MULTIGET_BATCH,
                 WARM_UP_CHUNK / MULTIGET_BATCH);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
@@ -904,8 +1037,23 @@ public final class BenchRunner {
         double[] predicted = present ? new double[] {Double.NaN, Double.NaN} : tables.predictAbsent(ks);
         Parallel par = parallel(total / MULTIGET_BATCH, MULTIGET_BATCH, multiGetLoop(engine, ks, ids, present));
         EngineCounters delta = engine.counters().minus(before);
-        return result(w, phase, spec, "read", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
-                0, delta, tables, 0, cold, predicted);
+        return result(
+                w,
+                phase,
+                spec,
+                "read",
+                par.hist,
+                total,
+                par.elapsed,
+                par.counts[0],
+                par.counts[1],
+                par.counts[2],
+                0,
+                delta,
+                tables,
+                0,
+                cold,
+                predicted);
     }
 
     /** The timed loop of {@link #multiGets} (batches {@code from..from+n-1}), also its warm-up's (see {@link #getLoop}). */
@@ -948,8 +1096,22 @@ public final class BenchRunner {
         byte[][] ks = keysOf(ids);
         Parallel par = parallel(cfg.seeks(), seekLoop(engine, ks, ids, length));
         EngineCounters delta = engine.counters().minus(before);
-        return result(Workload.SEEKRANDOM, phase, spec, "scan", par.hist, cfg.seeks(), par.elapsed, par.counts[0], 0,
-                par.counts[2], 0, delta, tables, 0, cold);
+        return result(
+                Workload.SEEKRANDOM,
+                phase,
+                spec,
+                "scan",
+                par.hist,
+                cfg.seeks(),
+                par.elapsed,
+                par.counts[0],
+                0,
+                par.counts[2],
+                0,
+                delta,
+                tables,
+                0,
+                cold);
     }
 
     /** The timed loop of {@link #seeks}, also its warm-up's (see {@link #getLoop}). */
@@ -977,8 +1139,10 @@ public final class BenchRunner {
     private PhaseResult prefixSeeks(EngineSpec spec, BenchEngine engine, boolean present) throws IOException {
         String phase = present ? "seekprefix-hit" : "seekprefix-miss";
         long[] warmPrefixes = phaseWarmUpIds(present ? 3 : 4);
-        warmUpLoop(prefixSeekLoop(engine, prefixSeekKeys(warmPrefixes, present), warmPrefixes, present),
-                warmPrefixes.length, WARM_UP_CHUNK);
+        warmUpLoop(
+                prefixSeekLoop(engine, prefixSeekKeys(warmPrefixes, present), warmPrefixes, present),
+                warmPrefixes.length,
+                WARM_UP_CHUNK);
         String cold = coldStart(engine);
         TableSummary tables = engine.tables();
         EngineCounters before = engine.counters();
@@ -989,8 +1153,22 @@ public final class BenchRunner {
         }
         Parallel par = parallel(cfg.seeks(), prefixSeekLoop(engine, prefixSeekKeys(prefix, present), prefix, present));
         EngineCounters delta = engine.counters().minus(before);
-        return result(Workload.SEEKPREFIX, phase, spec, "scan", par.hist, cfg.seeks(), par.elapsed, par.counts[0],
-                par.counts[1], par.counts[2], 0, delta, tables, 0, cold);
+        return result(
+                Workload.SEEKPREFIX,
+                phase,
+                spec,
+                "scan",
+                par.hist,
+                cfg.seeks(),
+                par.elapsed,
+                par.counts[0],
+                par.counts[1],
+                par.counts[2],
+                0,
+                delta,
+                tables,
+                0,
+                cold);
     }
 
     /** The seek targets of prefix indices: a present prefix's first key, or a key under an absent prefix. */
@@ -1072,44 +1250,48 @@ public final class BenchRunner {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong written = new AtomicLong();
         AtomicReference<Exception> failure = new AtomicReference<>();
-        Thread writer = new Thread(() -> {
-            SplittableRandom writes = new SplittableRandom(cfg.seed() ^ 0x0_3417_E000L);
-            try {
-                while (!stop.get()) {
-                    long id = keys.loadedId(writes.nextLong(keys.num()));
-                    engine.put(keys.key(id), values.value(id, WRITER_VERSION));
-                    written.incrementAndGet();
-                }
-            } catch (IOException | RuntimeException e) {
-                failure.set(e);
-            }
-        }, "bench-writer");
+        Thread writer = new Thread(
+                () -> {
+                    SplittableRandom writes = new SplittableRandom(cfg.seed() ^ 0x0_3417_E000L);
+                    try {
+                        while (!stop.get()) {
+                            long id = keys.loadedId(writes.nextLong(keys.num()));
+                            engine.put(keys.key(id), values.value(id, WRITER_VERSION));
+                            written.incrementAndGet();
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        failure.set(e);
+                    }
+                },
+                "bench-writer");
         writer.setDaemon(true);
         writer.start();
         AtomicLong busyNanos = new AtomicLong();
-        Thread sampler = new Thread(() -> {
-            long since = 0;
-            try {
-                while (!stop.get()) {
-                    boolean now = engine.backgroundJobsRunning() > 0;
-                    long t = System.nanoTime();
-                    if (now && !busy.get()) {
-                        since = t;
-                    } else if (!now && busy.get()) {
-                        busyNanos.addAndGet(t - since);
+        Thread sampler = new Thread(
+                () -> {
+                    long since = 0;
+                    try {
+                        while (!stop.get()) {
+                            boolean now = engine.backgroundJobsRunning() > 0;
+                            long t = System.nanoTime();
+                            if (now && !busy.get()) {
+                                since = t;
+                            } else if (!now && busy.get()) {
+                                busyNanos.addAndGet(t - since);
+                            }
+                            busy.set(now);
+                            Thread.sleep(1);
+                        }
+                        if (busy.get()) {
+                            busyNanos.addAndGet(System.nanoTime() - since);
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        failure.compareAndSet(null, e);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                     }
-                    busy.set(now);
-                    Thread.sleep(1);
-                }
-                if (busy.get()) {
-                    busyNanos.addAndGet(System.nanoTime() - since);
-                }
-            } catch (IOException | RuntimeException e) {
-                failure.compareAndSet(null, e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "bench-background-sampler");
+                },
+                "bench-background-sampler");
         sampler.setDaemon(true);
         sampler.start();
         Parallel par;
@@ -1133,12 +1315,39 @@ public final class BenchRunner {
         for (Histogram h : duringBusy) {
             bg.add(h);
         }
-        PhaseResult all = result(Workload.READWHILEWRITING, "readwhilewriting", spec, "read", par.hist, cfg.reads(), par.elapsed,
-                par.counts[0], par.counts[1], par.counts[2], written.get(), delta, tables,
-                written.get() * rowBytes(), cold);
+        PhaseResult all = result(
+                Workload.READWHILEWRITING,
+                "readwhilewriting",
+                spec,
+                "read",
+                par.hist,
+                cfg.reads(),
+                par.elapsed,
+                par.counts[0],
+                par.counts[1],
+                par.counts[2],
+                written.get(),
+                delta,
+                tables,
+                written.get() * rowBytes(),
+                cold);
         // Counts of the reads during background work are not split by outcome: wrong answers are the phase's.
-        PhaseResult during = result(Workload.READWHILEWRITING, "readwhilewriting-bg", spec, "read", bg, bg.getTotalCount(),
-                busyNanos.get(), bg.getTotalCount(), 0, 0, written.get(), delta, tables, written.get() * rowBytes(), cold);
+        PhaseResult during = result(
+                Workload.READWHILEWRITING,
+                "readwhilewriting-bg",
+                spec,
+                "read",
+                bg,
+                bg.getTotalCount(),
+                busyNanos.get(),
+                bg.getTotalCount(),
+                0,
+                0,
+                written.get(),
+                delta,
+                tables,
+                written.get() * rowBytes(),
+                cold);
         return List.of(all, during);
     }
 
@@ -1150,7 +1359,8 @@ public final class BenchRunner {
      * put. Every get must return the loaded or the updated value. Found + not found = gets done;
      * the updates are reported as background writes.
      */
-    private PhaseResult mixed(Workload w, EngineSpec spec, BenchEngine engine, int updatePercent, boolean readBeforeWrite)
+    private PhaseResult mixed(
+            Workload w, EngineSpec spec, BenchEngine engine, int updatePercent, boolean readBeforeWrite)
             throws IOException {
         String phase = w.dbBenchName();
         long[] warmIds = phaseWarmUpIds(0);
@@ -1160,7 +1370,9 @@ public final class BenchRunner {
             warmUpdates[i] = warmMix.nextInt(100) < updatePercent;
         }
         // the warm-up's updates write the same versions the phase's do, so every get still checks
-        warmUpLoop(mixedLoop(engine, keysOf(warmIds), warmIds, warmUpdates, readBeforeWrite), warmIds.length,
+        warmUpLoop(
+                mixedLoop(engine, keysOf(warmIds), warmIds, warmUpdates, readBeforeWrite),
+                warmIds.length,
                 WARM_UP_CHUNK);
         long total = cfg.reads();
         long[] ids = existingIds(phase, total);
@@ -1181,8 +1393,22 @@ public final class BenchRunner {
         Parallel par = parallel(total, mixedLoop(engine, ks, ids, update, readBeforeWrite));
         EngineCounters delta = engine.counters().minus(before);
         long writes = par.counts[3];
-        return result(w, phase, spec, "mixed", par.hist, total, par.elapsed, par.counts[0], par.counts[1], par.counts[2],
-                writes, delta, tables, writes * rowBytes(), cold);
+        return result(
+                w,
+                phase,
+                spec,
+                "mixed",
+                par.hist,
+                total,
+                par.elapsed,
+                par.counts[0],
+                par.counts[1],
+                par.counts[2],
+                writes,
+                delta,
+                tables,
+                writes * rowBytes(),
+                cold);
     }
 
     /** The timed loop of {@link #mixed}, also its warm-up's (see {@link #getLoop}). */
@@ -1274,8 +1500,7 @@ public final class BenchRunner {
         void run(long from, long n, Histogram h, long[] counts) throws IOException;
     }
 
-    private record Parallel(Histogram hist, long elapsed, long[] counts) {
-    }
+    private record Parallel(Histogram hist, long elapsed, long[] counts) {}
 
     private Parallel parallel(long total, Worker worker) throws IOException {
         return parallel(0, total, 1, worker);
@@ -1304,13 +1529,15 @@ public final class BenchRunner {
             long n = sliceLength(total, t);
             final long first = from;
             from += n;
-            ts[t] = new Thread(() -> {
-                try {
-                    worker.run(first, n, hs[id], counts[id]);
-                } catch (Throwable e) {
-                    errors[id] = e;
-                }
-            }, "bench-thread-" + t);
+            ts[t] = new Thread(
+                    () -> {
+                        try {
+                            worker.run(first, n, hs[id], counts[id]);
+                        } catch (Throwable e) {
+                            errors[id] = e;
+                        }
+                    },
+                    "bench-thread-" + t);
         }
         long start = System.nanoTime();
         if (threads == 1) {
@@ -1354,31 +1581,96 @@ public final class BenchRunner {
         return new Parallel(all, elapsed, sum);
     }
 
-    private PhaseResult result(Workload w, String phase, EngineSpec spec, String kind, Histogram h, long ops,
-                               long elapsedNanos, long found, long notFound, long wrong, long background,
-                               EngineCounters delta, TableSummary tables, long userBytes, String cold) {
-        return result(w, phase, spec, kind, h, ops, elapsedNanos, found, notFound, wrong, background, delta, tables, userBytes,
-                cold, new double[] {Double.NaN, Double.NaN});
+    private PhaseResult result(
+            Workload w,
+            String phase,
+            EngineSpec spec,
+            String kind,
+            Histogram h,
+            long ops,
+            long elapsedNanos,
+            long found,
+            long notFound,
+            long wrong,
+            long background,
+            EngineCounters delta,
+            TableSummary tables,
+            long userBytes,
+            String cold) {
+        return result(
+                w,
+                phase,
+                spec,
+                kind,
+                h,
+                ops,
+                elapsedNanos,
+                found,
+                notFound,
+                wrong,
+                background,
+                delta,
+                tables,
+                userBytes,
+                cold,
+                new double[] {Double.NaN, Double.NaN});
     }
 
-    private PhaseResult result(Workload w, String phase, EngineSpec spec, String kind, Histogram h, long ops,
-                               long elapsedNanos, long found, long notFound, long wrong, long background,
-                               EngineCounters delta, TableSummary tables, long userBytes, String cold, double[] predicted) {
+    private PhaseResult result(
+            Workload w,
+            String phase,
+            EngineSpec spec,
+            String kind,
+            Histogram h,
+            long ops,
+            long elapsedNanos,
+            long found,
+            long notFound,
+            long wrong,
+            long background,
+            EngineCounters delta,
+            TableSummary tables,
+            long userBytes,
+            String cold,
+            double[] predicted) {
         double secs = elapsedNanos / 1e9;
         if (unsettled) {
             phase = phase + UNSETTLED_SUFFIX;
         }
-        return new PhaseResult(w.dbBenchName(), phase, spec.engine(), spec.filters(), spec.label(), kind, ops, secs,
+        return new PhaseResult(
+                w.dbBenchName(),
+                phase,
+                spec.engine(),
+                spec.filters(),
+                spec.label(),
+                kind,
+                ops,
+                secs,
                 secs == 0 ? Double.NaN : ops / secs,
-                h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
-                h.getMaxValue() / 1e3, found, notFound, wrong, background, delta, tables, userBytes, cold, run,
-                predicted[0], predicted[1], heapAfterGc());
+                h.getValueAtPercentile(50) / 1e3,
+                h.getValueAtPercentile(99) / 1e3,
+                h.getValueAtPercentile(99.9) / 1e3,
+                h.getMaxValue() / 1e3,
+                found,
+                notFound,
+                wrong,
+                background,
+                delta,
+                tables,
+                userBytes,
+                cold,
+                run,
+                predicted[0],
+                predicted[1],
+                heapAfterGc());
     }
 
     /** Heap bytes in use after a full GC: what the open engine and the harness keep on the heap. */
     private static long heapAfterGc() {
         System.gc();
-        return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        return java.lang.management.ManagementFactory.getMemoryMXBean()
+                .getHeapMemoryUsage()
+                .getUsed();
     }
 
     private long rowBytes() {
@@ -1434,8 +1726,17 @@ public final class BenchRunner {
         boolean was = skipSettle;
         skipSettle = was || cfg.noSettle();
         try {
-            return afterWrite(Workload.RECORDSLOAD, "recordsload", spec, engine, before, par.hist, order.length,
-                    par.elapsed, order.length * ((long) cfg.keySize() + RecordSource.RECORD_BYTES), 0);
+            return afterWrite(
+                    Workload.RECORDSLOAD,
+                    "recordsload",
+                    spec,
+                    engine,
+                    before,
+                    par.hist,
+                    order.length,
+                    par.elapsed,
+                    order.length * ((long) cfg.keySize() + RecordSource.RECORD_BYTES),
+                    0);
         } finally {
             skipSettle = was;
         }
@@ -1443,6 +1744,7 @@ public final class BenchRunner {
 
     /** What one operation of a records mix does. */
     private static final byte OP_READ = 0;
+
     private static final byte OP_UPDATE = 1;
     private static final byte OP_RMW = 2;
     private static final byte OP_INSERT = 3;
@@ -1464,17 +1766,36 @@ public final class BenchRunner {
         int readPct;
         byte other;
         switch (w) {
-            case RECORDSREAD -> { readPct = 100; other = OP_READ; }
-            case RECORDSLATEST -> { readPct = 95; other = OP_INSERT; }
-            case RECORDSRMW -> { readPct = 50; other = OP_RMW; }
-            case RECORDSUPDATE -> { readPct = 50; other = OP_UPDATE; }
-            case RECORDSREADHEAVY -> { readPct = 95; other = OP_UPDATE; }
-            case RECORDSSCAN -> { readPct = 95; other = OP_INSERT; }
+            case RECORDSREAD -> {
+                readPct = 100;
+                other = OP_READ;
+            }
+            case RECORDSLATEST -> {
+                readPct = 95;
+                other = OP_INSERT;
+            }
+            case RECORDSRMW -> {
+                readPct = 50;
+                other = OP_RMW;
+            }
+            case RECORDSUPDATE -> {
+                readPct = 50;
+                other = OP_UPDATE;
+            }
+            case RECORDSREADHEAVY -> {
+                readPct = 95;
+                other = OP_UPDATE;
+            }
+            case RECORDSSCAN -> {
+                readPct = 95;
+                other = OP_INSERT;
+            }
             default -> throw new IllegalArgumentException("not a records mix: " + w);
         }
         byte main = w == Workload.RECORDSSCAN ? OP_SCAN : OP_READ;
         KeyDistribution d = w == Workload.RECORDSLATEST ? KeyDistribution.LATEST : KeyDistribution.ZIPFIAN;
-        KeyDistribution.Shared dist = d.prepare(keys.num(), d == KeyDistribution.LATEST ? keys.shuffledLoadOrder(cfg.seed()) : null);
+        KeyDistribution.Shared dist =
+                d.prepare(keys.num(), d == KeyDistribution.LATEST ? keys.shuffledLoadOrder(cfg.seed()) : null);
         long[] ids = new long[total];
         byte[] ops = new byte[total];
         byte[] scanLength = new byte[total];
@@ -1500,7 +1821,8 @@ public final class BenchRunner {
         Parallel par = parallel(total, (first, n, h, counts) -> {
             for (int i = (int) first; i < first + n; i++) {
                 byte op = ops[i];
-                byte[] v = op == OP_READ || op == OP_SCAN ? null
+                byte[] v = op == OP_READ || op == OP_SCAN
+                        ? null
                         : records.value(ids[i], op == OP_INSERT ? 0 : UPDATE_VERSION);
                 long t0 = System.nanoTime();
                 switch (op) {
@@ -1542,9 +1864,22 @@ public final class BenchRunner {
         boolean was = unsettled;
         unsettled = was || cfg.noSettle();
         try {
-            return result(w, phase, spec, w == Workload.RECORDSSCAN ? "scan" : "mixed", par.hist, total, par.elapsed,
-                    par.counts[0], par.counts[1], par.counts[2], writes, delta, tables,
-                    writes * ((long) cfg.keySize() + RecordSource.RECORD_BYTES), cold);
+            return result(
+                    w,
+                    phase,
+                    spec,
+                    w == Workload.RECORDSSCAN ? "scan" : "mixed",
+                    par.hist,
+                    total,
+                    par.elapsed,
+                    par.counts[0],
+                    par.counts[1],
+                    par.counts[2],
+                    writes,
+                    delta,
+                    tables,
+                    writes * ((long) cfg.keySize() + RecordSource.RECORD_BYTES),
+                    cold);
         } finally {
             unsettled = was;
         }

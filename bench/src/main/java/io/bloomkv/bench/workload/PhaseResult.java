@@ -30,12 +30,32 @@ import io.bloomkv.bench.engine.TableSummary;
  * @param heapAfterGcBytes  Java heap in use right after a full GC at the end of the phase (the engine still open)
  */
 public record PhaseResult(
-        String workload, String phase, String engine, boolean filters, String label, String kind,
-        long ops, double seconds, double opsPerSec,
-        double p50Micros, double p99Micros, double p999Micros, double maxMicros,
-        long found, long notFound, long wrongAnswers, long backgroundWrites,
-        EngineCounters counters, TableSummary tables, long userBytesWritten, String cold, int run,
-        double predictedChecks, double predictedUseful, long heapAfterGcBytes) implements java.io.Serializable {
+        String workload,
+        String phase,
+        String engine,
+        boolean filters,
+        String label,
+        String kind,
+        long ops,
+        double seconds,
+        double opsPerSec,
+        double p50Micros,
+        double p99Micros,
+        double p999Micros,
+        double maxMicros,
+        long found,
+        long notFound,
+        long wrongAnswers,
+        long backgroundWrites,
+        EngineCounters counters,
+        TableSummary tables,
+        long userBytesWritten,
+        String cold,
+        int run,
+        double predictedChecks,
+        double predictedUseful,
+        long heapAfterGcBytes)
+        implements java.io.Serializable {
 
     public long filterChecks() {
         return counters.filterChecks();

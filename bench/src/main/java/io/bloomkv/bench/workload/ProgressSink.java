@@ -4,16 +4,13 @@ package io.bloomkv.bench.workload;
 public interface ProgressSink extends AutoCloseable {
     ProgressSink NONE = new ProgressSink() {
         @Override
-        public void task(String name) {
-        }
+        public void task(String name) {}
 
         @Override
-        public void step(long ops) {
-        }
+        public void step(long ops) {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
 
     /** Names what runs now (engine, workload, phase). */

@@ -20,6 +20,7 @@ public final class RecordSource {
     public static final int FIELDS = 10;
     /** Bytes of one field's value (YCSB's default fieldlength). */
     public static final int FIELD_BYTES = 100;
+
     private static final int NAME = 6;
     private static final int FIELD_STRIDE = 1 + NAME + 2 + FIELD_BYTES;
     /** Bytes of one serialized record. */
@@ -56,7 +57,9 @@ public final class RecordSource {
         }
         for (int f = 0; f < FIELDS; f++) {
             int at = f * FIELD_STRIDE;
-            if (v[at] != NAME || v[at + NAME] != (byte) ('0' + f) || v[at + NAME + 1] != 0
+            if (v[at] != NAME
+                    || v[at + NAME] != (byte) ('0' + f)
+                    || v[at + NAME + 1] != 0
                     || v[at + NAME + 2] != (byte) FIELD_BYTES
                     || !fields.matches(v, at + 1 + NAME + 2, id * FIELDS + f, version)) {
                 return false;

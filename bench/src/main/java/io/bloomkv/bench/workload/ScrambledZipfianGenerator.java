@@ -11,6 +11,7 @@ import java.util.SplittableRandom;
 public final class ScrambledZipfianGenerator implements KeyGenerator {
     /** YCSB's item space for the scrambled generator, and its zeta at constant 0.99 (ScrambledZipfianGenerator.ZETAN). */
     static final long ITEM_COUNT = 10_000_000_000L;
+
     static final double ZETAN = 26.46902820178302;
 
     private static final long FNV_OFFSET_BASIS_64 = 0xCBF29CE484222325L;

@@ -69,7 +69,8 @@ public final class ValueSource {
     /** True when {@code v[from .. from + valueSize)} equals {@link #value(long, long)}, without allocating. */
     public boolean matches(byte[] v, int from, long id, long version) {
         int off = offset(id, version);
-        return from >= 0 && v.length - from >= valueSize
+        return from >= 0
+                && v.length - from >= valueSize
                 && Arrays.equals(v, from, from + valueSize, pool, off, off + valueSize);
     }
 

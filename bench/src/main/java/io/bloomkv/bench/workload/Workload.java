@@ -75,8 +75,8 @@ public enum Workload {
     BULKLOAD("bulkload", "load N sorted keys through a table file + ingest, then read", false, false);
 
     /** The records family in the order {@code --workloads records} runs it (the load first). */
-    public static final List<Workload> RECORDS = List.of(RECORDSLOAD, RECORDSREAD, RECORDSLATEST, RECORDSRMW,
-            RECORDSUPDATE, RECORDSREADHEAVY, RECORDSSCAN);
+    public static final List<Workload> RECORDS =
+            List.of(RECORDSLOAD, RECORDSREAD, RECORDSLATEST, RECORDSRMW, RECORDSUPDATE, RECORDSREADHEAVY, RECORDSSCAN);
 
     private final String dbBenchName;
     private final String description;

@@ -1,16 +1,15 @@
 package io.bloomkv.bench.cpu;
 
-import io.bloomkv.bench.BenchCommand;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomkv.bench.BenchCommand;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** A tiny cpu-cost run: one line per engine with finite, positive costs. */
 class CpuCostTest {
@@ -18,8 +17,20 @@ class CpuCostTest {
     @Test
     void printsCostsPerOperationForEachEngine(@TempDir Path tmp) throws Exception {
         BenchCommand cmd = new BenchCommand();
-        new CommandLine(cmd).parseArgs("--num", "3000", "--reads", "2000", "--threads", "2", "--workloads", "records",
-                "--write-buffer-size", "262144", "--filters", "on");
+        new CommandLine(cmd)
+                .parseArgs(
+                        "--num",
+                        "3000",
+                        "--reads",
+                        "2000",
+                        "--threads",
+                        "2",
+                        "--workloads",
+                        "records",
+                        "--write-buffer-size",
+                        "262144",
+                        "--filters",
+                        "on");
         StringWriter text = new StringWriter();
         CpuCost.run(cmd.config(tmp), new PrintWriter(text));
         List<String> lines = text.toString().lines().toList();
@@ -30,7 +41,9 @@ class CpuCostTest {
             double putAlloc = Double.parseDouble(f[3]);
             assertThat(putAlloc).as(line).isGreaterThan(1000); // at least the ~1 KB record the harness builds
             assertThat(Double.parseDouble(f[2])).as(line).isPositive();
-            assertThat(Double.parseDouble(f[5])).as("table MiB written: " + line).isGreaterThan(3000 * 1000 / 1048576.0);
+            assertThat(Double.parseDouble(f[5]))
+                    .as("table MiB written: " + line)
+                    .isGreaterThan(3000 * 1000 / 1048576.0);
             assertThat(Double.parseDouble(f[7])).as("get cpu ns: " + line).isPositive();
             assertThat(Double.parseDouble(f[8])).as("get alloc B: " + line).isGreaterThan(1000); // the record returned
         }

@@ -42,7 +42,9 @@ final class DocsFiles {
 
     private static List<Path> markdownIn(Path dir) {
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.getFileName().toString().endsWith(".md")).sorted().toList();
+            return s.filter(p -> p.getFileName().toString().endsWith(".md"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

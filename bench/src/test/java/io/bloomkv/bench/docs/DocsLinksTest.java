@@ -26,6 +26,7 @@ class DocsLinksTest {
     /** An inline link or image: [text](target) or [text](target "title"); the text may hold one level of brackets. */
     private static final Pattern LINK =
             Pattern.compile("\\[(?:[^\\[\\]]|\\[[^\\]]*])*]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
+
     private static final Pattern HEADING = Pattern.compile("^ {0,3}(#{1,6})\\s+(.*?)\\s*#*\\s*$");
     private static final Pattern INLINE_LINK_TEXT = Pattern.compile("!?\\[([^\\]]*)]\\([^)]*\\)");
 
@@ -47,7 +48,8 @@ class DocsLinksTest {
     /** The checker reports a missing file and a missing anchor, and accepts a good link of each kind. */
     @Test
     void aBrokenLinkIsReported(@TempDir Path dir) throws IOException {
-        Files.writeString(dir.resolve("other.md"),
+        Files.writeString(
+                dir.resolve("other.md"),
                 "# Other page\n\n## Scale: 1M, 10M and 50M keys\n\n```\n# not a heading\n```\n");
         Path page = dir.resolve("page.md");
         String text = "# Page\n\n## The `get` path (fast)\n\n[ok](other.md) [ok](other.md#scale-1m-10m-and-50m-keys) "

@@ -21,9 +21,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.Map;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -112,7 +112,9 @@ class DocsSnippetsTest {
             for (String imp : BODY_IMPORTS) {
                 src.append(imp).append('\n');
             }
-            src.append("public class ").append(name).append(" {\n")
+            src.append("public class ")
+                    .append(name)
+                    .append(" {\n")
                     .append("public static void main(String[] args) throws Exception {\n");
             int header = BODY_IMPORTS.size() + 2;
             src.append(s.code()).append("}\n}\n");
@@ -132,7 +134,8 @@ class DocsSnippetsTest {
      */
     static String cleanupProblem(Snippet s) {
         String code = s.code();
-        if (code.contains("Db.open(") && !code.contains("InMemoryFileSystem")
+        if (code.contains("Db.open(")
+                && !code.contains("InMemoryFileSystem")
                 && !(code.contains("Files.createTempDirectory(") && code.contains("Db.destroy("))) {
             return s.where() + ": a snippet that opens a database must use Files.createTempDirectory and end with "
                     + "Db.destroy";
@@ -166,8 +169,10 @@ class DocsSnippetsTest {
             }
             Snippet other = byClass.putIfAbsent(unit.className(), s);
             if (other != null) {
-                problems.put(s, s.where() + ": class " + unit.className() + " is already declared by the block at "
-                        + other.where() + "; give this one another name");
+                problems.put(
+                        s,
+                        s.where() + ": class " + unit.className() + " is already declared by the block at "
+                                + other.where() + "; give this one another name");
                 continue;
             }
             Path source = srcDir.resolve(unit.className() + ".java");
@@ -187,8 +192,13 @@ class DocsSnippetsTest {
         return problems;
     }
 
-    private static Map<Snippet, String> javac(List<Snippet> snippets, Map<Snippet, Unit> units,
-            Map<String, Snippet> bySourceName, Path srcDir, Path classes) throws IOException {
+    private static Map<Snippet, String> javac(
+            List<Snippet> snippets,
+            Map<Snippet, Unit> units,
+            Map<String, Snippet> bySourceName,
+            Path srcDir,
+            Path classes)
+            throws IOException {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         boolean ok;
         synchronized (DocsSnippetsTest.class) {
@@ -196,23 +206,32 @@ class DocsSnippetsTest {
             fm.setLocation(StandardLocation.CLASS_OUTPUT, List.of(classes.toFile()));
             List<String> options = List.of("-proc:none", "-encoding", "UTF-8", "-Xlint:none", "-nowarn");
             List<File> files = snippets.stream()
-                    .map(s -> srcDir.resolve(units.get(s).className() + ".java").toFile()).toList();
+                    .map(s -> srcDir.resolve(units.get(s).className() + ".java").toFile())
+                    .toList();
             Iterable<? extends JavaFileObject> sources = fm.getJavaFileObjectsFromFiles(files);
-            ok = compiler().getTask(null, fm, diagnostics, options, null, sources).call();
+            ok = compiler()
+                    .getTask(null, fm, diagnostics, options, null, sources)
+                    .call();
         }
         Map<Snippet, StringBuilder> messages = new LinkedHashMap<>();
         for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
             if (d.getKind() != Diagnostic.Kind.ERROR) {
                 continue;
             }
-            Snippet s = d.getSource() == null ? null : bySourceName.get(new File(d.getSource().getName()).getName());
+            Snippet s = d.getSource() == null
+                    ? null
+                    : bySourceName.get(new File(d.getSource().getName()).getName());
             List<Snippet> owners = s == null ? snippets : List.of(s);
             for (Snippet o : owners) {
                 // the block's first code line is the fence's line + 1; a body's code starts after the generated header
                 long docLine = o.line() + d.getLineNumber() - units.get(o).headerLines();
                 messages.computeIfAbsent(o, k -> new StringBuilder(k.where() + ": the snippet does not compile:"))
-                        .append("\n  ").append(o.file()).append(':').append(s == null ? o.line() : docLine)
-                        .append(": ").append(d.getMessage(Locale.ROOT));
+                        .append("\n  ")
+                        .append(o.file())
+                        .append(':')
+                        .append(s == null ? o.line() : docLine)
+                        .append(": ")
+                        .append(d.getMessage(Locale.ROOT));
             }
         }
         if (!ok && messages.isEmpty()) {
@@ -242,8 +261,8 @@ class DocsSnippetsTest {
     private static String run(Snippet s, Unit unit, Path classes) throws IOException {
         PrintStream out = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
-                DocsSnippetsTest.class.getClassLoader())) {
+        try (URLClassLoader loader =
+                new URLClassLoader(new URL[] {classes.toUri().toURL()}, DocsSnippetsTest.class.getClassLoader())) {
             Class<?> c = Class.forName(unit.className(), true, loader);
             Method main = c.getMethod("main", String[].class);
             if (!Modifier.isStatic(main.getModifiers())) {
@@ -330,19 +349,20 @@ class DocsSnippetsTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return snippets.stream().map(s -> DynamicTest.dynamicTest(s.where(), () -> {
-            String cleanup = cleanupProblem(s);
-            if (cleanup != null) {
-                fail(cleanup);
-            }
-            String problem = compileProblems.get(s);
-            if (problem == null) {
-                problem = runCompiled(s, work);
-            }
-            if (problem != null) {
-                fail(problem);
-            }
-        }));
+        return snippets.stream()
+                .map(s -> DynamicTest.dynamicTest(s.where(), () -> {
+                    String cleanup = cleanupProblem(s);
+                    if (cleanup != null) {
+                        fail(cleanup);
+                    }
+                    String problem = compileProblems.get(s);
+                    if (problem == null) {
+                        problem = runCompiled(s, work);
+                    }
+                    if (problem != null) {
+                        fail(problem);
+                    }
+                }));
     }
 
     /** The front page's quickstart is one of the snippets that run. */
@@ -350,7 +370,8 @@ class DocsSnippetsTest {
     void theReadmeHasARunnableQuickstart() {
         Path root = DocsFiles.repoRoot();
         List<Snippet> readme = javaBlocks("README.md", DocsFiles.read(root.resolve("README.md")));
-        assertThat(readme).as("README.md's Java blocks")
+        assertThat(readme)
+                .as("README.md's Java blocks")
                 .anyMatch(s -> s.isBody() || MAIN.matcher(s.code()).find());
         assertThat(readme).anyMatch(s -> s.code().contains("Db.open"));
     }
@@ -367,7 +388,8 @@ class DocsSnippetsTest {
         // compiled together, as the docs are: the good blocks still compile beside the broken ones
         Map<Snippet, String> problems = compile(blocks, tmp.resolve("together"));
         assertThat(problems).containsOnlyKeys(blocks.get(0), blocks.get(2), blocks.get(4));
-        assertThat(problems.get(blocks.get(0))).startsWith("docs/example.md:3: the snippet does not compile")
+        assertThat(problems.get(blocks.get(0)))
+                .startsWith("docs/example.md:3: the snippet does not compile")
                 .contains("docs/example.md:5:");
         assertThat(problems.get(blocks.get(2))).startsWith("docs/example.md:13: a Java block must");
         assertThat(problems.get(blocks.get(4)))
@@ -377,11 +399,15 @@ class DocsSnippetsTest {
         assertThat(runCompiled(blocks.get(3), tmp.resolve("together"))).isNull();
         // one by one
         assertThat(compileAndRun(blocks.get(0), tmp.resolve("a"))).startsWith("docs/example.md:3: the snippet");
-        Snippet leaky = javaBlocks("docs/leak.md", "```java\n" + BODY_MARKER
-                + "\ntry (Db db = Db.open(Path.of(\"/tmp/x\"), Options.defaults())) { }\n```\n").get(0);
+        Snippet leaky = javaBlocks(
+                        "docs/leak.md",
+                        "```java\n" + BODY_MARKER
+                                + "\ntry (Db db = Db.open(Path.of(\"/tmp/x\"), Options.defaults())) { }\n```\n")
+                .get(0);
         assertThat(cleanupProblem(leaky)).startsWith("docs/leak.md:1: a snippet that opens a database");
         String good = "```java\n" + BODY_MARKER + "\nSystem.out.println(UTF_8.name() + Db.MAX_KEY_SIZE);\n```\n";
-        assertThat(compileAndRun(javaBlocks("x.md", good).get(0), tmp.resolve("d"))).isNull();
+        assertThat(compileAndRun(javaBlocks("x.md", good).get(0), tmp.resolve("d")))
+                .isNull();
     }
 
     private static void deleteTree(Path dir) throws IOException {

@@ -1,9 +1,9 @@
 package io.bloomkv.bench.engine;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+
+import org.junit.jupiter.api.Test;
 
 class EngineCountersTest {
 

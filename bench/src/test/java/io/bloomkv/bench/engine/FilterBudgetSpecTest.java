@@ -21,7 +21,9 @@ class FilterBudgetSpecTest {
         assertThat(FilterBudgetSpec.parse("2m").bytes()).isEqualTo(2L << 20);
         assertThat(FilterBudgetSpec.parse("512K").bytes()).isEqualTo(512L << 10);
         assertThat(FilterBudgetSpec.parse("25%").percent()).isEqualTo(25.0);
-        assertThat(FilterBudgetSpec.parse(FilterBudgetSpec.parse("25%").toString()).percent()).isEqualTo(25.0);
+        assertThat(FilterBudgetSpec.parse(FilterBudgetSpec.parse("25%").toString())
+                        .percent())
+                .isEqualTo(25.0);
         assertThatThrownBy(() -> FilterBudgetSpec.parse("0")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> FilterBudgetSpec.parse("150%")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> FilterBudgetSpec.parse("lots")).isInstanceOf(IllegalArgumentException.class);
@@ -40,10 +42,14 @@ class FilterBudgetSpecTest {
             long budget = e.filterMemoryBudget();
             assertThat(budget).isGreaterThan(0);
             for (int i = 0; i < 2000; i++) {
-                assertThat(e.get(String.format("key%08d", i).getBytes(StandardCharsets.UTF_8))).isNotNull();
+                assertThat(e.get(String.format("key%08d", i).getBytes(StandardCharsets.UTF_8)))
+                        .isNotNull();
             }
-            assertThat(Long.parseLong(e.db().property("bloomkv.filter-memory").orElseThrow())).isLessThanOrEqualTo(budget);
-            assertThat(e.tables().filterBytes()).as("resident filters as the bench reports them").isLessThanOrEqualTo(budget);
+            assertThat(Long.parseLong(e.db().property("bloomkv.filter-memory").orElseThrow()))
+                    .isLessThanOrEqualTo(budget);
+            assertThat(e.tables().filterBytes())
+                    .as("resident filters as the bench reports them")
+                    .isLessThanOrEqualTo(budget);
         }
     }
 }

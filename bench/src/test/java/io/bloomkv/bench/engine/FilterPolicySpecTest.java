@@ -11,8 +11,10 @@ class FilterPolicySpecTest {
     void parsesKindsRibbonLevelsAndTheMonkeySuffix() {
         assertThat(FilterPolicySpec.parse("blocked")).isEqualTo(new FilterPolicySpec(FilterKind.BLOCKED, -1, false));
         assertThat(FilterPolicySpec.parse("RIBBON@1")).isEqualTo(new FilterPolicySpec(FilterKind.BLOCKED, 1, false));
-        assertThat(FilterPolicySpec.parse("BLOCKED+MONKEY")).isEqualTo(new FilterPolicySpec(FilterKind.BLOCKED, -1, true));
-        assertThat(FilterPolicySpec.parse("ribbon@2+monkey")).isEqualTo(new FilterPolicySpec(FilterKind.BLOCKED, 2, true));
+        assertThat(FilterPolicySpec.parse("BLOCKED+MONKEY"))
+                .isEqualTo(new FilterPolicySpec(FilterKind.BLOCKED, -1, true));
+        assertThat(FilterPolicySpec.parse("ribbon@2+monkey"))
+                .isEqualTo(new FilterPolicySpec(FilterKind.BLOCKED, 2, true));
         assertThat(FilterPolicySpec.parse("RIBBON+MEMORY+ROCKSDB-RIBBON"))
                 .isEqualTo(new FilterPolicySpec(FilterKind.RIBBON, -1, false, true, true));
         assertThat(FilterPolicySpec.parse("ribbon@3+rocksdb-ribbon+monkey"))
@@ -34,14 +36,17 @@ class FilterPolicySpecTest {
 
     @Test
     void rejectsUnknownNames() {
-        assertThatThrownBy(() -> FilterPolicySpec.parse("BLOCKED+FOO")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> FilterPolicySpec.parse("BLOCKED+FOO"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("+MONKEY");
         assertThatThrownBy(() -> FilterPolicySpec.parse("+MONKEY")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> FilterPolicySpec.parse("RIBBON@-1")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> FilterPolicySpec.parse("BLOCKED+MEMORY")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> FilterPolicySpec.parse("BLOCKED+MEMORY"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("RIBBON");
         assertThatThrownBy(() -> FilterPolicySpec.parse("RIBBON@2+MEMORY+ROCKSDB-RIBBON"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("every level");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("every level");
         assertThatThrownBy(() -> FilterPolicySpec.parse("RIBBON+")).isInstanceOf(IllegalArgumentException.class);
     }
 }

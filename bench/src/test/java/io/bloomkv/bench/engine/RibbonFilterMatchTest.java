@@ -39,8 +39,15 @@ class RibbonFilterMatchTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("cases")
-    void filterMemoryAndRatesFollowTheSpec(String engine, String spec, double minBits, double maxBits, double minRate,
-                                           double maxRate, @TempDir Path dir) throws Exception {
+    void filterMemoryAndRatesFollowTheSpec(
+            String engine,
+            String spec,
+            double minBits,
+            double maxBits,
+            double minRate,
+            double maxRate,
+            @TempDir Path dir)
+            throws Exception {
         KeySpace ks = new KeySpace(N, 16);
         EngineSettings s = new EngineSettings(true, 10, spec, 4096, 64 * 1024, 64L << 20, false);
         try (BenchEngine e = EngineFactory.open(engine, dir, s)) {
@@ -62,7 +69,9 @@ class RibbonFilterMatchTest {
             int gets = 100_000;
             EngineCounters before = e.counters();
             for (int i = 0; i < gets; i++) {
-                assertThat(e.get(ks.key(ks.missingId(rnd.nextLong(ks.missingCount()))))).as(msg).isNull();
+                assertThat(e.get(ks.key(ks.missingId(rnd.nextLong(ks.missingCount())))))
+                        .as(msg)
+                        .isNull();
             }
             EngineCounters d = e.counters().minus(before);
             assertThat(d.filterChecks()).as(msg).isGreaterThan(gets * 9L / 10);

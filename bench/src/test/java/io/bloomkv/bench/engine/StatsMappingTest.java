@@ -1,19 +1,18 @@
 package io.bloomkv.bench.engine;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.bloomkv.bench.workload.KeySpace;
 import io.bloomkv.bench.workload.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Both adapters map their engine's statistics the same way: the same workload on the same keys
@@ -61,7 +60,9 @@ class StatsMappingTest {
             assertThat(t.tableCount()).as("%s seed %d", engine, SEED).isEqualTo(2);
             assertThat(t.entries()).isEqualTo(N);
             assertThat(t.filterBitsPerKey()).as("%s filter bits/key", engine).isBetween(9.0, 11.5);
-            assertThat(t.theoreticalFpr()).as("%s theoretical FPR at 10 bits/key", engine).isBetween(0.005, 0.02);
+            assertThat(t.theoreticalFpr())
+                    .as("%s theoretical FPR at 10 bits/key", engine)
+                    .isBetween(0.005, 0.02);
             assertThat(t.sstBytes()).isPositive();
             SplittableRandom rnd = new SplittableRandom(SEED);
             int gets = 5_000;
@@ -79,10 +80,14 @@ class StatsMappingTest {
             // the tables' key ranges (and RocksDB's rule of not range-checking a level 0 of <= 3 files)
             // predict exactly which filters an absent get asks
             assertThat((double) d.filterChecks()).as("predicted checks: " + msg).isEqualTo(predicted[0]);
-            assertThat(d.filterUseful() / predicted[1]).as("useful vs predicted: " + msg).isBetween(0.98, 1.02);
+            assertThat(d.filterUseful() / predicted[1])
+                    .as("useful vs predicted: " + msg)
+                    .isBetween(0.98, 1.02);
             assertThat(d.filterChecks()).as(msg).isEqualTo(d.filterUseful() + d.filterPositive());
             // both tables span (almost) the whole range: only absent keys beyond a table's first or last key skip it
-            assertThat(d.filterChecks()).as("absent gets check both tables: " + msg).isBetween(2L * gets - gets / 100, 2L * gets);
+            assertThat(d.filterChecks())
+                    .as("absent gets check both tables: " + msg)
+                    .isBetween(2L * gets - gets / 100, 2L * gets);
             assertThat(d.filterTruePositive()).as(msg).isZero();
             assertThat(d.measuredFpr()).as(msg).isLessThan(0.03);
             // without a filter answer "maybe", no data block is read
@@ -102,12 +107,16 @@ class StatsMappingTest {
             for (int i = 0; i < gets; i++) {
                 long id = ks.loadedId(rnd.nextLong(N));
                 byte[] v = e.get(ks.key(id));
-                assertThat(v != null && values.matches(v, id, 0)).as("%s seed %d: value of key %d", engine, SEED, id).isTrue();
+                assertThat(v != null && values.matches(v, id, 0))
+                        .as("%s seed %d: value of key %d", engine, SEED, id)
+                        .isTrue();
             }
             EngineCounters d = e.counters().minus(before);
             String msg = engine + " seed " + SEED + ": " + d;
             assertThat(d.filterChecks()).as(msg).isEqualTo(d.filterUseful() + d.filterPositive());
-            assertThat(d.filterTruePositive()).as("each key lives in exactly one table: " + msg).isEqualTo(gets);
+            assertThat(d.filterTruePositive())
+                    .as("each key lives in exactly one table: " + msg)
+                    .isEqualTo(gets);
             assertThat(d.filterChecks()).as(msg).isBetween((long) gets, 2L * gets);
             assertThat(d.blockReads()).as(msg).isPositive();
             assertThat(d.blockReadBytes()).as(msg).isGreaterThanOrEqualTo(d.blockReads() * 1024);
@@ -126,7 +135,8 @@ class StatsMappingTest {
             SplittableRandom rnd = new SplittableRandom(SEED);
             int gets = 2_000;
             for (int i = 0; i < gets; i++) {
-                assertThat(e.get(ks.key(ks.missingId(rnd.nextLong(ks.missingCount()))))).isNull();
+                assertThat(e.get(ks.key(ks.missingId(rnd.nextLong(ks.missingCount())))))
+                        .isNull();
             }
             EngineCounters d = e.counters().minus(before);
             String msg = engine + " seed " + SEED + ": " + d;
@@ -149,7 +159,9 @@ class StatsMappingTest {
             assertThat(e.tableFiles()).as(engine).hasSize(2);
             long id5 = ks.loadedId(5);
             byte[] v5 = e.get(ks.key(id5));
-            assertThat(v5 != null && new ValueSource(100, SEED).matches(v5, id5, 0)).as("%s seed %d", engine, SEED).isTrue();
+            assertThat(v5 != null && new ValueSource(100, SEED).matches(v5, id5, 0))
+                    .as("%s seed %d", engine, SEED)
+                    .isTrue();
             assertThat(e.scan(ks.key(ks.loadedId(N - 5)), 10)).as(engine).isEqualTo(5);
         }
     }
@@ -165,10 +177,13 @@ class StatsMappingTest {
             SplittableRandom rnd = new SplittableRandom(SEED);
             int gets = 2_000;
             for (int i = 0; i < gets; i++) {
-                assertThat(e.get(ks.key(ks.missingId(rnd.nextLong(ks.missingCount()))))).isNull();
+                assertThat(e.get(ks.key(ks.missingId(rnd.nextLong(ks.missingCount())))))
+                        .isNull();
             }
             EngineCounters d = e.counters().minus(before);
-            assertThat(d.filterChecks()).as(engine + " seed " + SEED + ": " + d).isBetween((long) gets - gets / 100, (long) gets);
+            assertThat(d.filterChecks())
+                    .as(engine + " seed " + SEED + ": " + d)
+                    .isBetween((long) gets - gets / 100, (long) gets);
         }
     }
 

@@ -11,7 +11,8 @@ class FprSweepTest {
 
     @Test
     void measuresEveryKindAndSettingCloseToTheory() throws Exception {
-        FprSweep.Config config = new FprSweep.Config(List.of(FilterKind.values()), new double[] {6, 10}, 20_000, 400_000, 7, false);
+        FprSweep.Config config =
+                new FprSweep.Config(List.of(FilterKind.values()), new double[] {6, 10}, 20_000, 400_000, 7, false);
         List<FprSweep.Row> rows = FprSweep.run(config, 2);
         assertThat(rows).hasSize(10);
         for (FprSweep.Row r : rows) {
@@ -24,13 +25,18 @@ class FprSweepTest {
         assertThat(rows.get(0).k()).isEqualTo(4);
         FprSweep.Row counting = rows.get(7);
         assertThat(counting.kind()).isEqualTo(FilterKind.COUNTING);
-        assertThat(counting.memoryBitsPerKey()).isCloseTo(4 * counting.bitsPerKeyActual(), org.assertj.core.api.Assertions.within(0.01));
+        assertThat(counting.memoryBitsPerKey())
+                .isCloseTo(4 * counting.bitsPerKeyActual(), org.assertj.core.api.Assertions.within(0.01));
         FprSweep.Row ribbon = rows.get(8);
         assertThat(ribbon.kind()).isEqualTo(FilterKind.RIBBON);
         // RIBBON at 6 bits per key beats BLOCKED at 6 by about 3x
         assertThat(ribbon.theoretical()).isLessThan(rows.get(4).theoretical() / 2);
         String table = FprSweep.toMarkdown(rows);
-        assertThat(table).startsWith("| kind | bits/key | k |").contains("| BLOCKED | 10 |").contains("| RIBBON | 6 |").hasLineCount(12);
+        assertThat(table)
+                .startsWith("| kind | bits/key | k |")
+                .contains("| BLOCKED | 10 |")
+                .contains("| RIBBON | 6 |")
+                .hasLineCount(12);
     }
 
     @Test

@@ -22,9 +22,30 @@ class KafkaStreamsBenchTest {
     private JsonNode run(String topology, String... overrides) throws Exception {
         Path report = dir.resolve("report-" + topology);
         java.util.Map<String, String> flags = new java.util.LinkedHashMap<>();
-        String[] base = {"--topology", topology, "--records", "2000", "--words", "300", "--keys", "200", "--commit-every", "500",
-            "--event-hours", "0.5", "--retention-minutes", "20", "--rounds", "1", "--partitions", "1,2", "--report-dir", report.toString(),
-            "--db-dir", dir.resolve("db-" + topology).toString()};
+        String[] base = {
+            "--topology",
+            topology,
+            "--records",
+            "2000",
+            "--words",
+            "300",
+            "--keys",
+            "200",
+            "--commit-every",
+            "500",
+            "--event-hours",
+            "0.5",
+            "--retention-minutes",
+            "20",
+            "--rounds",
+            "1",
+            "--partitions",
+            "1,2",
+            "--report-dir",
+            report.toString(),
+            "--db-dir",
+            dir.resolve("db-" + topology).toString()
+        };
         for (int i = 0; i < base.length; i += 2) {
             flags.put(base[i], base[i + 1]);
         }
@@ -40,7 +61,8 @@ class KafkaStreamsBenchTest {
         assertThat(exit).isZero();
         assertThat(report.resolve("kafka-streams-" + topology + ".md")).exists();
         assertThat(report.resolve("kafka-streams-" + topology + ".png")).exists();
-        return new ObjectMapper().readTree(report.resolve("kafka-streams-" + topology + ".json").toFile());
+        return new ObjectMapper()
+                .readTree(report.resolve("kafka-streams-" + topology + ".json").toFile());
     }
 
     @Test
@@ -52,17 +74,29 @@ class KafkaStreamsBenchTest {
                 assertThat(r.get("topology").asText()).isEqualTo(topology);
                 assertThat(r.get("processRecordsPerSec").asDouble()).isPositive();
                 assertThat(r.get("restoreRecordsPerSec").asDouble()).isPositive();
-                assertThat(r.get("changelogRecords").asLong()).as("changelog records restored").isGreaterThanOrEqualTo(2000);
+                assertThat(r.get("changelogRecords").asLong())
+                        .as("changelog records restored")
+                        .isGreaterThanOrEqualTo(2000);
                 assertThat(r.get("rssBytes").asLong()).isPositive();
                 if (topology.equals("kv") || topology.equals("window")) {
-                    assertThat(r.get("verifiedReads").asLong()).as("restored reads checked").isPositive();
+                    assertThat(r.get("verifiedReads").asLong())
+                            .as("restored reads checked")
+                            .isPositive();
                 }
             }
             assertThat(json.get("runs").get(0).get("engine").asText()).isEqualTo("rocksdb");
-            assertThat(json.get("runs").get(1).get("engine").asText()).as("alternating").isEqualTo("bloomkv");
+            assertThat(json.get("runs").get(1).get("engine").asText())
+                    .as("alternating")
+                    .isEqualTo("bloomkv");
             assertThat(json.get("runs").get(0).get("partitions").asInt()).isEqualTo(1);
             assertThat(json.get("runs").get(2).get("partitions").asInt()).isEqualTo(2);
-            assertThat(json.get("summary").get("p2").get("ratios").get("restorePerRound").size()).as("one ratio per round").isEqualTo(1);
+            assertThat(json.get("summary")
+                            .get("p2")
+                            .get("ratios")
+                            .get("restorePerRound")
+                            .size())
+                    .as("one ratio per round")
+                    .isEqualTo(1);
             assertThat(Files.readString(dir.resolve("report-" + topology).resolve("kafka-streams-" + topology + ".md")))
                     .contains("| rocksdb |", "| bloomkv |", "Ratios bloomkv / rocksdb per round", "## 2 partitions");
         }
@@ -74,13 +108,16 @@ class KafkaStreamsBenchTest {
         assertThat(json.get("fork").asBoolean()).isTrue();
         assertThat(json.get("runs")).hasSize(2);
         for (JsonNode r : json.get("runs")) {
-            assertThat(r.get("rssPeakBytes").asLong()).isGreaterThanOrEqualTo(r.get("rssBytes").asLong()).isPositive();
+            assertThat(r.get("rssPeakBytes").asLong())
+                    .isGreaterThanOrEqualTo(r.get("rssBytes").asLong())
+                    .isPositive();
         }
     }
 
     @Test
     void anUnknownTopologyIsRejected() {
-        int exit = new CommandLine(new KafkaStreamsBench()).execute("--topology", "tree", "--db-dir", dir.resolve("x").toString());
+        int exit = new CommandLine(new KafkaStreamsBench())
+                .execute("--topology", "tree", "--db-dir", dir.resolve("x").toString());
         assertThat(exit).isNotZero();
     }
 }

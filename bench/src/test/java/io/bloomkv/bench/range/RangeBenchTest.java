@@ -23,13 +23,18 @@ class RangeBenchTest {
         RangeSeekBench.Result withRange = find(rs, "seekempty", "bloomkv+range16");
         RangeSeekBench.Result without = find(rs, "seekempty", "bloomkv");
         assertThat(withRange.rangeUsefulPerSeek()).isPositive();
-        assertThat(withRange.blockReadsPerSeek()).as("block reads per empty range").isLessThan(0.05);
+        assertThat(withRange.blockReadsPerSeek())
+                .as("block reads per empty range")
+                .isLessThan(0.05);
         assertThat(without.blockReadsPerSeek()).isGreaterThan(withRange.blockReadsPerSeek());
         assertThat(find(rs, "seekshort", "bloomkv+range16").medianOps()).isPositive();
     }
 
     private static RangeSeekBench.Result find(List<RangeSeekBench.Result> rs, String workload, String engine) {
-        return rs.stream().filter(r -> r.workload().equals(workload) && r.engine().equals(engine)).findFirst().orElseThrow();
+        return rs.stream()
+                .filter(r -> r.workload().equals(workload) && r.engine().equals(engine))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test

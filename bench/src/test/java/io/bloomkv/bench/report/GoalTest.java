@@ -19,7 +19,8 @@ import picocli.CommandLine;
 
 /** The goals a report judges a run by: the default job's below 10M keys, the scale goals of the run's mode from 10M. */
 class GoalTest {
-    private static final TableSummary TABLES = new TableSummary(20, 10_000_000, 12_500_000, 1_200_000_000L, 0.01, List.of());
+    private static final TableSummary TABLES =
+            new TableSummary(20, 10_000_000, 12_500_000, 1_200_000_000L, 0.01, List.of());
 
     private static BenchConfig config(String... flags) {
         BenchCommand cmd = new BenchCommand();
@@ -28,23 +29,59 @@ class GoalTest {
     }
 
     /** A phase of one run: ops/s, and for readmissing 4 filters per get with 0.04 block reads (0.04 predicted). */
-    private static PhaseResult phase(String name, String engine, int run, double opsPerSec, double blockReadsPerGet,
-                                     long tableBytesWritten) {
+    private static PhaseResult phase(
+            String name, String engine, int run, double opsPerSec, double blockReadsPerGet, long tableBytesWritten) {
         long ops = 200_000;
         boolean fill = name.equals("fillrandom");
-        EngineCounters c = new EngineCounters(fill ? 0 : 4 * ops, fill ? 0 : 4 * ops - 8_000, fill ? 0 : 8_000, 0,
-                Math.round(blockReadsPerGet * ops), 0, tableBytesWritten, 0);
-        return new PhaseResult(name, name, engine, true, engine + " (filters on)", fill ? "write" : "read", ops, ops / opsPerSec, opsPerSec,
-                0.5, 2.0, 5.0, 9.0, 0, ops, 0, 0, c, TABLES, fill ? 1_000_000_000L : 0, "off", run,
-                fill ? Double.NaN : 4.0 * ops, fill ? Double.NaN : 4.0 * ops - 8_000, 0);
+        EngineCounters c = new EngineCounters(
+                fill ? 0 : 4 * ops,
+                fill ? 0 : 4 * ops - 8_000,
+                fill ? 0 : 8_000,
+                0,
+                Math.round(blockReadsPerGet * ops),
+                0,
+                tableBytesWritten,
+                0);
+        return new PhaseResult(
+                name,
+                name,
+                engine,
+                true,
+                engine + " (filters on)",
+                fill ? "write" : "read",
+                ops,
+                ops / opsPerSec,
+                opsPerSec,
+                0.5,
+                2.0,
+                5.0,
+                9.0,
+                0,
+                ops,
+                0,
+                0,
+                c,
+                TABLES,
+                fill ? 1_000_000_000L : 0,
+                "off",
+                run,
+                fill ? Double.NaN : 4.0 * ops,
+                fill ? Double.NaN : 4.0 * ops - 8_000,
+                0);
     }
 
     /**
      * Three runs whose per-run bloomkv / RocksDB ratios are the given ones (their median is the middle one), for
      * fillrandom, readrandom and readmissing; bloomkv's absent gets at {@code missingOps} ops/s.
      */
-    private static List<PhaseResult> runs(double fill, double random, double missing, double missingOps,
-                                          double blockReadsPerGet, long bloomkvWritten, long rocksdbWritten) {
+    private static List<PhaseResult> runs(
+            double fill,
+            double random,
+            double missing,
+            double missingOps,
+            double blockReadsPerGet,
+            long bloomkvWritten,
+            long rocksdbWritten) {
         List<PhaseResult> out = new ArrayList<>();
         for (int run = 0; run < 3; run++) {
             double spread = 1 + 0.1 * (run - 1); // 0.9, 1.0, 1.1 times the ratio: the median is the ratio itself
@@ -66,8 +103,11 @@ class GoalTest {
     void belowTenMillionKeysTheDefaultJobsGoals() {
         List<Goal> goals = Goal.evaluate(runs(1.1, 1.25, 2.5, 1_000_000, 0.04, 3, 3), config("--num", "1000000"));
         Map<String, Goal> g = byName(goals);
-        assertThat(g).containsKeys("readmissing ops/s bloomkv / rocksdb >= 2.0x", "readrandom ops/s bloomkv / rocksdb >= 1.2x",
-                "fillrandom ops/s bloomkv / rocksdb >= 1.0x");
+        assertThat(g)
+                .containsKeys(
+                        "readmissing ops/s bloomkv / rocksdb >= 2.0x",
+                        "readrandom ops/s bloomkv / rocksdb >= 1.2x",
+                        "fillrandom ops/s bloomkv / rocksdb >= 1.0x");
         assertThat(goals).allMatch(Goal::met);
         assertThat(goals).noneMatch(x -> x.name().contains("absent get"));
     }
@@ -95,17 +135,20 @@ class GoalTest {
 
     @Test
     void fiftyMillionKeysAllowTheRatiosTenPercent() {
-        Map<String, Goal> g = byName(Goal.evaluate(runs(1.1, 1.2, 2.8, 500_000, 0.04, 3, 3), config("--num", "50000000")));
+        Map<String, Goal> g =
+                byName(Goal.evaluate(runs(1.1, 1.2, 2.8, 500_000, 0.04, 3, 3), config("--num", "50000000")));
         assertThat(g.get("fillrandom ops/s bloomkv / rocksdb >= 1.08x").met()).isTrue();
         assertThat(g.get("readrandom ops/s bloomkv / rocksdb >= 1.17x").met()).isTrue();
         assertThat(g.get("readmissing ops/s bloomkv / rocksdb >= 2.7x").met()).isTrue();
-        Map<String, Goal> low = byName(Goal.evaluate(runs(1.05, 1.2, 2.8, 500_000, 0.04, 3, 3), config("--num", "50000000")));
+        Map<String, Goal> low =
+                byName(Goal.evaluate(runs(1.05, 1.2, 2.8, 500_000, 0.04, 3, 3), config("--num", "50000000")));
         assertThat(low.get("fillrandom ops/s bloomkv / rocksdb >= 1.08x").met()).isFalse();
     }
 
     @Test
     void ownDefaultsCompareWriteAmplification() {
-        Map<String, Goal> g = byName(Goal.evaluate(runs(1.05, 1.1, 2.0, 1_000_000, 0.04, 2_240_000_000L, 3_430_000_000L),
+        Map<String, Goal> g = byName(Goal.evaluate(
+                runs(1.05, 1.1, 2.0, 1_000_000, 0.04, 2_240_000_000L, 3_430_000_000L),
                 config("--num", "10000000", "--defaults")));
         assertThat(g.get("fillrandom ops/s bloomkv / rocksdb >= 1.0x").met()).isTrue();
         assertThat(g.get("readmissing ops/s bloomkv / rocksdb >= 1.0x").met()).isTrue();
@@ -113,27 +156,32 @@ class GoalTest {
         assertThat(wa.measured()).isCloseTo(2.24, within(1e-9));
         assertThat(wa.target()).isCloseTo(3.43, within(1e-9));
         assertThat(wa.met()).isTrue();
-        Goal worse = byName(Goal.evaluate(runs(1.05, 1.1, 2.0, 1_000_000, 0.04, 3_500_000_000L, 3_430_000_000L),
-                config("--num", "10000000", "--defaults"))).get("fillrandom: bloomkv write amplification <= RocksDB's");
+        Goal worse = byName(Goal.evaluate(
+                        runs(1.05, 1.1, 2.0, 1_000_000, 0.04, 3_500_000_000L, 3_430_000_000L),
+                        config("--num", "10000000", "--defaults")))
+                .get("fillrandom: bloomkv write amplification <= RocksDB's");
         assertThat(worse.met()).isFalse();
         // at 50M within 10%: 3.5 <= 1.1 x 3.43
-        Goal large = byName(Goal.evaluate(runs(1.05, 1.1, 2.0, 1_000_000, 0.04, 3_500_000_000L, 3_430_000_000L),
-                config("--num", "50000000", "--defaults"))).get("fillrandom: bloomkv write amplification <= 1.1x RocksDB's");
+        Goal large = byName(Goal.evaluate(
+                        runs(1.05, 1.1, 2.0, 1_000_000, 0.04, 3_500_000_000L, 3_430_000_000L),
+                        config("--num", "50000000", "--defaults")))
+                .get("fillrandom: bloomkv write amplification <= 1.1x RocksDB's");
         assertThat(large.met()).isTrue();
     }
 
     @Test
     void directReadsCompareDeviceReadsWithTheFiltersTheory() {
         // 8,000 predicted false positives in 200,000 gets: 0.04 per get
-        Map<String, Goal> g = byName(Goal.evaluate(runs(1.0, 1.1, 3.2, 600_000, 0.042, 3, 3),
-                config("--num", "10000000", "--direct")));
+        Map<String, Goal> g = byName(
+                Goal.evaluate(runs(1.0, 1.1, 3.2, 600_000, 0.042, 3, 3), config("--num", "10000000", "--direct")));
         assertThat(g.get("readrandom ops/s bloomkv / rocksdb >= 1.0x").met()).isTrue();
         assertThat(g.get("readmissing ops/s bloomkv / rocksdb >= 3.0x").met()).isTrue();
         assertThat(g).doesNotContainKey("fillrandom ops/s bloomkv / rocksdb >= 1.2x");
         Goal device = g.get("readmissing: bloomkv device reads per absent get within 10% of the filters' theory");
         assertThat(device.measured()).isCloseTo(1.05, within(1e-9));
         assertThat(device.met()).isTrue();
-        Goal off = byName(Goal.evaluate(runs(1.0, 1.1, 3.2, 600_000, 0.05, 3, 3), config("--num", "10000000", "--direct")))
+        Goal off = byName(Goal.evaluate(
+                        runs(1.0, 1.1, 3.2, 600_000, 0.05, 3, 3), config("--num", "10000000", "--direct")))
                 .get("readmissing: bloomkv device reads per absent get within 10% of the filters' theory");
         assertThat(off.measured()).isCloseTo(1.25, within(1e-9));
         assertThat(off.met()).isFalse();
@@ -142,7 +190,8 @@ class GoalTest {
     @Test
     void theHeadingNamesTheScaleAndItsMode() {
         assertThat(Goal.title(config("--num", "1000000"))).isEqualTo("Goals");
-        assertThat(Goal.title(config("--num", "10000000"))).isEqualTo("Goals at scale (10,000,000 keys, matched options)");
+        assertThat(Goal.title(config("--num", "10000000")))
+                .isEqualTo("Goals at scale (10,000,000 keys, matched options)");
         assertThat(Goal.title(config("--num", "50000000", "--defaults")))
                 .isEqualTo("Goals at scale (50,000,000 keys, each engine on its own defaults)");
         assertThat(Goal.title(config("--num", "10000000", "--direct")))

@@ -10,8 +10,8 @@ import io.bloomkv.bench.workload.PhaseResult;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import javax.imageio.ImageIO;
@@ -27,9 +27,32 @@ class RatioChartTest {
     private static PhaseResult phase(String name, String engine, boolean filters, double opsPerSec, int run) {
         long ops = 100_000;
         EngineCounters c = new EngineCounters(0, 0, 0, 0, 0, 0, 0, 0);
-        return new PhaseResult(name, name, engine, filters, new EngineSpec(engine, filters).label(), "read", ops,
-                ops / opsPerSec, opsPerSec, 0.5, 2.0, 5.0, 9.0, 0, ops, 0, 0, c, TABLES, 0, "off", run,
-                Double.NaN, Double.NaN, 0);
+        return new PhaseResult(
+                name,
+                name,
+                engine,
+                filters,
+                new EngineSpec(engine, filters).label(),
+                "read",
+                ops,
+                ops / opsPerSec,
+                opsPerSec,
+                0.5,
+                2.0,
+                5.0,
+                9.0,
+                0,
+                ops,
+                0,
+                0,
+                c,
+                TABLES,
+                0,
+                "off",
+                run,
+                Double.NaN,
+                Double.NaN,
+                0);
     }
 
     /** readrandom: per-run ratios 1.5, 2.0, 4.0 with filters on (median 2.0), 1.1, 1.2, 0.9 without (median 1.1). */
@@ -61,7 +84,8 @@ class RatioChartTest {
         List<Number> onY = new ArrayList<>(on.getYData());
         assertThat(onY.get(0).doubleValue()).isCloseTo(2.0, within(1e-9));
         assertThat(onY.get(1).doubleValue()).isCloseTo(1.2, within(1e-9));
-        List<Number> offY = new ArrayList<>(chart.getSeriesMap().get("filters off").getYData());
+        List<Number> offY =
+                new ArrayList<>(chart.getSeriesMap().get("filters off").getYData());
         assertThat(offY.get(0).doubleValue()).isCloseTo(1.1, within(1e-9));
         assertThat(offY.get(1)).as("fillrandom ran with filters on only").isNull();
         CategorySeries parity = chart.getSeriesMap().get("parity (1.0)");
@@ -71,7 +95,8 @@ class RatioChartTest {
 
     @Test
     void noPhaseOnBothEnginesMeansNoChart() {
-        List<PhaseResult> bloomkvOnly = results().stream().filter(p -> p.engine().equals("bloomkv")).toList();
+        List<PhaseResult> bloomkvOnly =
+                results().stream().filter(p -> p.engine().equals("bloomkv")).toList();
         assertThat(Charts.ratios(bloomkvOnly)).isNull();
     }
 
@@ -83,10 +108,13 @@ class RatioChartTest {
 
     @Test
     void writtenIntoTheReportFolderAsAPng(@TempDir Path dir) throws Exception {
-        BenchReport report = new BenchReport(Instant.now(), 1.0, Machine.current(), null, Map.of(), "off", results(),
-                List.of(), List.of());
-        List<EngineSpec> columns = List.of(new EngineSpec("bloomkv", true), new EngineSpec("rocksdb", true),
-                new EngineSpec("bloomkv", false), new EngineSpec("rocksdb", false));
+        BenchReport report = new BenchReport(
+                Instant.now(), 1.0, Machine.current(), null, Map.of(), "off", results(), List.of(), List.of());
+        List<EngineSpec> columns = List.of(
+                new EngineSpec("bloomkv", true),
+                new EngineSpec("rocksdb", true),
+                new EngineSpec("bloomkv", false),
+                new EngineSpec("rocksdb", false));
         List<String> written = Charts.writeAll(report, columns, dir);
 
         assertThat(written).contains(Charts.RATIOS);

@@ -1,15 +1,14 @@
 package io.bloomkv.bench.report;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.bloomkv.bench.cold.PageCacheEvictor;
 import io.bloomkv.bench.jmh.JmhMain;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ReportPiecesTest {
 

@@ -19,16 +19,21 @@ class ScaleChartTest {
     private Path results(String name, long num, boolean ownDefaults, double... bloomkvFillOps) throws IOException {
         StringBuilder phases = new StringBuilder();
         for (int run = 0; run < bloomkvFillOps.length; run++) {
-            phases.append(String.format(Locale.ROOT,
+            phases.append(String.format(
+                    Locale.ROOT,
                     "{\"phase\":\"fillrandom\",\"engine\":\"bloomkv\",\"filters\":true,\"opsPerSec\":%f,\"writeAmplification\":%f},",
-                    bloomkvFillOps[run], 2.0 + run));
-            phases.append(String.format(Locale.ROOT,
+                    bloomkvFillOps[run],
+                    2.0 + run));
+            phases.append(String.format(
+                    Locale.ROOT,
                     "{\"phase\":\"readmissing\",\"engine\":\"rocksdb\",\"filters\":true,\"opsPerSec\":%f,\"writeAmplification\":null},",
                     1000.0 * (run + 1)));
-            phases.append("{\"phase\":\"readmissing\",\"engine\":\"rocksdb\",\"filters\":false,\"opsPerSec\":1,\"writeAmplification\":null},");
+            phases.append(
+                    "{\"phase\":\"readmissing\",\"engine\":\"rocksdb\",\"filters\":false,\"opsPerSec\":1,\"writeAmplification\":null},");
         }
         phases.setLength(phases.length() - 1);
-        String json = "{\"config\":{\"num\":" + num + ",\"ownDefaults\":" + ownDefaults + "},\"engines\":{},\"phases\":[" + phases + "]}";
+        String json = "{\"config\":{\"num\":" + num + ",\"ownDefaults\":" + ownDefaults
+                + "},\"engines\":{},\"phases\":[" + phases + "]}";
         Path p = dir.resolve(name + ".json");
         Files.writeString(p, json);
         return p;
@@ -40,12 +45,18 @@ class ScaleChartTest {
         points.addAll(ScaleChart.read(results("a", 1_000_000, false, 300, 100, 200)));
         points.addAll(ScaleChart.read(results("b", 10_000_000, false, 50)));
         points.addAll(ScaleChart.read(results("c", 10_000_000, true, 70, 90)));
-        assertThat(points).as("filters-off phases are left out").allMatch(p -> !p.phase().equals("readmissing") || p.opsPerSec() >= 1000);
+        assertThat(points)
+                .as("filters-off phases are left out")
+                .allMatch(p -> !p.phase().equals("readmissing") || p.opsPerSec() >= 1000);
         var fill = ScaleChart.medians(points, "fillrandom", false);
-        assertThat(fill.get("bloomkv, matched")).containsEntry(1_000_000L, 200.0).containsEntry(10_000_000L, 50.0);
+        assertThat(fill.get("bloomkv, matched"))
+                .containsEntry(1_000_000L, 200.0)
+                .containsEntry(10_000_000L, 50.0);
         assertThat(fill.get("bloomkv, own defaults")).containsEntry(10_000_000L, 80.0);
-        assertThat(ScaleChart.medians(points, "fillrandom", true).get("bloomkv, matched")).containsEntry(1_000_000L, 3.0);
-        assertThat(ScaleChart.medians(points, "readmissing", false).get("rocksdb, matched")).containsEntry(1_000_000L, 2000.0);
+        assertThat(ScaleChart.medians(points, "fillrandom", true).get("bloomkv, matched"))
+                .containsEntry(1_000_000L, 3.0);
+        assertThat(ScaleChart.medians(points, "readmissing", false).get("rocksdb, matched"))
+                .containsEntry(1_000_000L, 2000.0);
         Path png = dir.resolve("out/scale.png");
         ScaleChart.write(points, png);
         assertThat(png).exists();

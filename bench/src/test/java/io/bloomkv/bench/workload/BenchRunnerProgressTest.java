@@ -20,26 +20,55 @@ class BenchRunnerProgressTest {
     @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2}) // not the bench's ValueSource
     void stepsAddUpToThePlanWithWarmUpsThroughThePhasesLoops(int threads, @TempDir Path dir) throws Exception {
         BenchCommand cmd = new BenchCommand();
-        new CommandLine(cmd).parseArgs("--num", "3000", "--reads", "4010", "--seeks", "700", "--engines", "bloomkv",
-                "--workloads", "fillrandom,readrandom,readmissing,multigetmissing,seekrandom,readwhilewriting,readupdate",
-                "--filters", "on", "--threads", String.valueOf(threads), "--warmup", "500", "--phase-warmup", "5000", "--write-buffer-size", "131072",
-                "--fpr-sweep=false", "--progress=false", "--report-dir", dir.resolve("report").toString());
+        new CommandLine(cmd)
+                .parseArgs(
+                        "--num",
+                        "3000",
+                        "--reads",
+                        "4010",
+                        "--seeks",
+                        "700",
+                        "--engines",
+                        "bloomkv",
+                        "--workloads",
+                        "fillrandom,readrandom,readmissing,multigetmissing,seekrandom,readwhilewriting,readupdate",
+                        "--filters",
+                        "on",
+                        "--threads",
+                        String.valueOf(threads),
+                        "--warmup",
+                        "500",
+                        "--phase-warmup",
+                        "5000",
+                        "--write-buffer-size",
+                        "131072",
+                        "--fpr-sweep=false",
+                        "--progress=false",
+                        "--report-dir",
+                        dir.resolve("report").toString());
         BenchConfig cfg = cmd.config(dir.resolve("work"));
         CountingProgress counting = new CountingProgress();
         List<PhaseResult> results = new BenchRunner(cfg, counting, null).run();
 
         assertThat(counting.steps()).as(counting.log()).isEqualTo(BenchRunner.plannedOps(cfg));
-        assertThat(results).allSatisfy(r -> assertThat(r.wrongAnswers()).as(r.phase()).isZero());
+        assertThat(results)
+                .allSatisfy(r -> assertThat(r.wrongAnswers()).as(r.phase()).isZero());
         // the warm-ups' gets are not counted in the phases: each read phase did exactly --reads gets (multiGet: whole
         // batches of 32)
-        assertThat(results).filteredOn(r -> r.phase().equals("readmissing"))
-                .singleElement().satisfies(r -> {
+        assertThat(results)
+                .filteredOn(r -> r.phase().equals("readmissing"))
+                .singleElement()
+                .satisfies(r -> {
                     assertThat(r.notFound()).isEqualTo(4010);
                     assertThat(r.found()).isZero();
                 });
-        assertThat(results).filteredOn(r -> r.phase().equals("readrandom"))
-                .singleElement().satisfies(r -> assertThat(r.found()).isEqualTo(4010));
-        assertThat(results).filteredOn(r -> r.phase().equals("multigetmissing"))
-                .singleElement().satisfies(r -> assertThat(r.notFound()).isEqualTo(4000));
+        assertThat(results)
+                .filteredOn(r -> r.phase().equals("readrandom"))
+                .singleElement()
+                .satisfies(r -> assertThat(r.found()).isEqualTo(4010));
+        assertThat(results)
+                .filteredOn(r -> r.phase().equals("multigetmissing"))
+                .singleElement()
+                .satisfies(r -> assertThat(r.notFound()).isEqualTo(4000));
     }
 }

@@ -22,8 +22,7 @@ final class CountingProgress implements ProgressSink {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     long steps() {
         return steps.get();

@@ -1,12 +1,11 @@
 package io.bloomkv.bench.workload;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /**
  * The key distributions: Zipfian skew against the formula, the scrambled and latest variants' hot
@@ -25,7 +24,8 @@ class KeyGeneratorTest {
         int items = 1000;
         int draws = 400_000;
         double zetan = ZipfianGenerator.zeta(items, ZipfianGenerator.ZIPFIAN_CONSTANT);
-        ZipfianGenerator g = new ZipfianGenerator(items, ZipfianGenerator.ZIPFIAN_CONSTANT, zetan, new SplittableRandom(SEED));
+        ZipfianGenerator g =
+                new ZipfianGenerator(items, ZipfianGenerator.ZIPFIAN_CONSTANT, zetan, new SplittableRandom(SEED));
         long[] count = new long[items];
         for (int i = 0; i < draws; i++) {
             long r = g.nextRank();
@@ -44,7 +44,9 @@ class KeyGeneratorTest {
             head += count[r];
             expectedHead += draws / (Math.pow(r + 1, 0.99) * zetan);
         }
-        assertThat((double) head).as("seed %d: top 10%% of ranks", SEED).isBetween(expectedHead * 0.93, expectedHead * 1.07);
+        assertThat((double) head)
+                .as("seed %d: top 10%% of ranks", SEED)
+                .isBetween(expectedHead * 0.93, expectedHead * 1.07);
         assertThat(expectedHead / draws).as("the formula itself is skewed").isGreaterThan(0.65);
         // popularity falls with rank
         assertThat(count[0]).isGreaterThan(count[1]);
@@ -67,7 +69,9 @@ class KeyGeneratorTest {
         Arrays.sort(sorted);
         // YCSB's rank 0 has probability 1 / ZETAN (3.8%) of all draws; it hashes to one key
         double top = sorted[sorted.length - 1] / (double) draws;
-        assertThat(top).as("seed %d: hottest key's share", SEED).isBetween(0.9 / ScrambledZipfianGenerator.ZETAN, 1.2 / ScrambledZipfianGenerator.ZETAN);
+        assertThat(top)
+                .as("seed %d: hottest key's share", SEED)
+                .isBetween(0.9 / ScrambledZipfianGenerator.ZETAN, 1.2 / ScrambledZipfianGenerator.ZETAN);
         long hot = 0;
         for (int i = sorted.length - 1000; i < sorted.length; i++) {
             hot += sorted[i];
@@ -75,7 +79,9 @@ class KeyGeneratorTest {
         // the 1000 hottest keys hold at least YCSB's 1000 first ranks (zeta(1000) / ZETAN = 29% of the draws)
         double headShare = ZipfianGenerator.zeta(1000, 0.99) / ScrambledZipfianGenerator.ZETAN;
         assertThat(headShare).isGreaterThan(0.25);
-        assertThat(hot / (double) draws).as("seed %d: the hottest 1%% of keys", SEED).isGreaterThan(0.95 * headShare);
+        assertThat(hot / (double) draws)
+                .as("seed %d: the hottest 1%% of keys", SEED)
+                .isGreaterThan(0.95 * headShare);
         // the ten hottest keys are not neighbours: they spread over the key range
         long[] hottest = new long[10];
         for (int h = 0; h < 10; h++) {
@@ -89,7 +95,9 @@ class KeyGeneratorTest {
             count[best] = -1;
         }
         Arrays.sort(hottest);
-        assertThat(hottest[9] - hottest[0]).as("seed %d: hottest keys %s", SEED, Arrays.toString(hottest)).isGreaterThan(num / 4);
+        assertThat(hottest[9] - hottest[0])
+                .as("seed %d: hottest keys %s", SEED, Arrays.toString(hottest))
+                .isGreaterThan(num / 4);
     }
 
     @Test
@@ -128,13 +136,16 @@ class KeyGeneratorTest {
         }
         double zetan = ZipfianGenerator.zeta(num, 0.99);
         double expectedLast = draws / zetan;
-        assertThat((double) countByRecency[0]).as("seed %d: the key loaded last", SEED)
+        assertThat((double) countByRecency[0])
+                .as("seed %d: the key loaded last", SEED)
                 .isBetween(expectedLast * 0.93, expectedLast * 1.07);
         long recent = 0;
         for (int r = 0; r < num / 100; r++) {
             recent += countByRecency[r];
         }
-        assertThat(recent / (double) draws).as("seed %d: the last 1%% loaded", SEED).isGreaterThan(0.5);
+        assertThat(recent / (double) draws)
+                .as("seed %d: the last 1%% loaded", SEED)
+                .isGreaterThan(0.5);
     }
 
     @Test
@@ -188,8 +199,10 @@ class KeyGeneratorTest {
         assertThatThrownBy(() -> KeyDistribution.parse("gaussian")).hasMessageContaining("uniform, zipfian, latest");
         assertThat(KeyDistribution.parse(" Zipfian ")).isEqualTo(KeyDistribution.ZIPFIAN);
         assertThatThrownBy(() -> KeyDistribution.LATEST.prepare(10, null)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new ZipfianGenerator(0, 0.99, new SplittableRandom(1))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new ZipfianGenerator(10, 1.0, new SplittableRandom(1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ZipfianGenerator(0, 0.99, new SplittableRandom(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ZipfianGenerator(10, 1.0, new SplittableRandom(1)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     private static long[] draw(KeyGenerator g, int n) {

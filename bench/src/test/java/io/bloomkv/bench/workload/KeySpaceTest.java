@@ -1,14 +1,13 @@
 package io.bloomkv.bench.workload;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /** The generators give the key sets they promise. Replay a failure with -Dbench.seed=N. */
 class KeySpaceTest {
@@ -33,12 +32,19 @@ class KeySpaceTest {
             for (long j = 0; j < ks.missingCount(); j++) {
                 byte[] k = ks.key(ks.missingId(j));
                 assertThat(k).hasSize(keySize);
-                assertThat(loaded.contains(ByteBuffer.wrap(k))).as("absent key %d loaded (keySize %d)", j, keySize).isFalse();
-                assertThat(Arrays.compareUnsigned(k, min)).as("absent key %d above the smallest key", j).isPositive();
-                assertThat(Arrays.compareUnsigned(k, max)).as("absent key %d below the largest key", j).isNegative();
+                assertThat(loaded.contains(ByteBuffer.wrap(k)))
+                        .as("absent key %d loaded (keySize %d)", j, keySize)
+                        .isFalse();
+                assertThat(Arrays.compareUnsigned(k, min))
+                        .as("absent key %d above the smallest key", j)
+                        .isPositive();
+                assertThat(Arrays.compareUnsigned(k, max))
+                        .as("absent key %d below the largest key", j)
+                        .isNegative();
                 // strictly between its two loaded neighbours: only a filter can reject it
                 assertThat(Arrays.compareUnsigned(ks.key(ks.loadedId(j)), k)).isNegative();
-                assertThat(Arrays.compareUnsigned(k, ks.key(ks.loadedId(j + 1)))).isNegative();
+                assertThat(Arrays.compareUnsigned(k, ks.key(ks.loadedId(j + 1))))
+                        .isNegative();
                 assertThat(ks.isLoaded(ks.missingId(j))).isFalse();
             }
         }
@@ -52,7 +58,9 @@ class KeySpaceTest {
             byte[] k = ks.key(id);
             assertThat(KeySpace.idOf(k)).isEqualTo(id);
             if (prev != null) {
-                assertThat(Arrays.compareUnsigned(prev, k)).as("key %d sorts after key %d", id, id - 1).isNegative();
+                assertThat(Arrays.compareUnsigned(prev, k))
+                        .as("key %d sorts after key %d", id, id - 1)
+                        .isNegative();
             }
             prev = k;
         }
@@ -77,7 +85,9 @@ class KeySpaceTest {
                 inPlace++;
             }
         }
-        assertThat(inPlace).as("seed %d: a shuffle leaves few indices in place", SEED).isLessThan(50);
+        assertThat(inPlace)
+                .as("seed %d: a shuffle leaves few indices in place", SEED)
+                .isLessThan(50);
     }
 
     @Test
@@ -86,7 +96,9 @@ class KeySpaceTest {
         ValueSource v2 = new ValueSource(100, SEED);
         byte[] a = v1.value(42, 0);
         assertThat(a).hasSize(100).isEqualTo(v2.value(42, 0)).isNotSameAs(v1.value(42, 0));
-        assertThat(v1.value(42, 1)).as("seed %d: a new version has new bytes", SEED).isNotEqualTo(a);
+        assertThat(v1.value(42, 1))
+                .as("seed %d: a new version has new bytes", SEED)
+                .isNotEqualTo(a);
         assertThat(v1.matches(a, 42, 0)).isTrue();
         assertThat(v1.matches(a, 42, 1)).as("seed %d", SEED).isFalse();
         assertThat(v1.matches(java.util.Arrays.copyOf(a, 99), 42, 0)).isFalse();
@@ -103,8 +115,13 @@ class KeySpaceTest {
 
     @Test
     void sessionsGroupConsecutiveReadOnlyWorkloads() {
-        var sessions = BenchRunner.sessions(java.util.List.of(Workload.FILLSEQ, Workload.READRANDOM, Workload.READMISSING,
-                Workload.SEEKRANDOM, Workload.READWHILEWRITING, Workload.READRANDOM));
+        var sessions = BenchRunner.sessions(java.util.List.of(
+                Workload.FILLSEQ,
+                Workload.READRANDOM,
+                Workload.READMISSING,
+                Workload.SEEKRANDOM,
+                Workload.READWHILEWRITING,
+                Workload.READRANDOM));
         assertThat(sessions).hasSize(4);
         assertThat(sessions.get(1)).containsExactly(Workload.READRANDOM, Workload.READMISSING, Workload.SEEKRANDOM);
         assertThat(sessions.get(3)).containsExactly(Workload.READRANDOM);
@@ -112,8 +129,12 @@ class KeySpaceTest {
 
     @Test
     void readsRightAfterFillrandomShareItsDatabase() {
-        var sessions = BenchRunner.sessions(java.util.List.of(Workload.FILLRANDOM, Workload.READRANDOM, Workload.READMISSING,
-                Workload.OVERWRITE, Workload.READRANDOM));
+        var sessions = BenchRunner.sessions(java.util.List.of(
+                Workload.FILLRANDOM,
+                Workload.READRANDOM,
+                Workload.READMISSING,
+                Workload.OVERWRITE,
+                Workload.READRANDOM));
         assertThat(sessions).hasSize(3);
         assertThat(sessions.get(0)).containsExactly(Workload.FILLRANDOM, Workload.READRANDOM, Workload.READMISSING);
         assertThat(sessions.get(2)).containsExactly(Workload.READRANDOM);

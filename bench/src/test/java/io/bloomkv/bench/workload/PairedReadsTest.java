@@ -24,9 +24,23 @@ import picocli.CommandLine;
 class PairedReadsTest {
 
     private static BenchConfig config(Path dir, String... extra) {
-        List<String> args = new ArrayList<>(List.of("--num", "4000", "--reads", "3001", "--seeks", "200",
-                "--write-buffer-size", "131072", "--warmup", "300", "--phase-warmup", "2000", "--fpr-sweep=false",
-                "--progress=false", "--report-dir", dir.resolve("report").toString()));
+        List<String> args = new ArrayList<>(List.of(
+                "--num",
+                "4000",
+                "--reads",
+                "3001",
+                "--seeks",
+                "200",
+                "--write-buffer-size",
+                "131072",
+                "--warmup",
+                "300",
+                "--phase-warmup",
+                "2000",
+                "--fpr-sweep=false",
+                "--progress=false",
+                "--report-dir",
+                dir.resolve("report").toString()));
         args.addAll(List.of(extra));
         BenchCommand cmd = new BenchCommand();
         new CommandLine(cmd).parseArgs(args.toArray(String[]::new));
@@ -36,35 +50,60 @@ class PairedReadsTest {
     @ParameterizedTest(name = "threads={0}")
     @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2}) // not the bench's ValueSource
     void bothEnginesGetEveryKeyRightAndTheBarAddsUp(int threads, @TempDir Path dir) throws Exception {
-        BenchConfig cfg = config(dir, "--paired-reads", "--threads", String.valueOf(threads), "--filters", "on,off",
-                "--workloads", "fillrandom,readrandom,readmissing,seekrandom");
+        BenchConfig cfg = config(
+                dir,
+                "--paired-reads",
+                "--threads",
+                String.valueOf(threads),
+                "--filters",
+                "on,off",
+                "--workloads",
+                "fillrandom,readrandom,readmissing,seekrandom");
         CountingProgress counting = new CountingProgress();
         List<PhaseResult> results = new BenchRunner(cfg, counting, null).run();
 
         assertThat(counting.steps()).as(counting.log()).isEqualTo(BenchRunner.plannedOps(cfg));
         // 4 columns (2 engines x filters on/off), each: fillrandom, readrandom, readmissing, seekrandom-10, -100
         assertThat(results).hasSize(4 * 5);
-        assertThat(results).allSatisfy(r -> assertThat(r.wrongAnswers()).as(r.phase() + "/" + r.label()).isZero());
+        assertThat(results)
+                .allSatisfy(r -> assertThat(r.wrongAnswers())
+                        .as(r.phase() + "/" + r.label())
+                        .isZero());
         for (String label : List.of("bloomkv", "rocksdb", "bloomkv-nofilter", "rocksdb-nofilter")) {
-            assertThat(results).filteredOn(r -> r.label().equals(label) && r.phase().equals("readrandom"))
-                    .as(label).singleElement().satisfies(r -> {
+            assertThat(results)
+                    .filteredOn(r -> r.label().equals(label) && r.phase().equals("readrandom"))
+                    .as(label)
+                    .singleElement()
+                    .satisfies(r -> {
                         assertThat(r.found()).isEqualTo(3001);
                         assertThat(r.ops()).isEqualTo(3001);
                         assertThat(r.opsPerSec()).isPositive();
                     });
-            assertThat(results).filteredOn(r -> r.label().equals(label) && r.phase().equals("readmissing"))
-                    .as(label).singleElement().satisfies(r -> {
+            assertThat(results)
+                    .filteredOn(r -> r.label().equals(label) && r.phase().equals("readmissing"))
+                    .as(label)
+                    .singleElement()
+                    .satisfies(r -> {
                         assertThat(r.notFound()).isEqualTo(3001);
                         assertThat(r.found()).isZero();
                     });
         }
         // the filters-on columns read through their filters: absent gets were mostly rejected by them
-        assertThat(results).filteredOn(r -> r.label().equals("bloomkv") && r.phase().equals("readmissing"))
-                .singleElement().satisfies(r -> assertThat(r.counters().filterUseful()).isGreaterThan(2000));
+        assertThat(results)
+                .filteredOn(r -> r.label().equals("bloomkv") && r.phase().equals("readmissing"))
+                .singleElement()
+                .satisfies(r -> assertThat(r.counters().filterUseful()).isGreaterThan(2000));
         // loads ran one engine after the other; each paired phase is one task after both engines' warm-ups
-        assertThat(counting.tasks()).containsSubsequence("bloomkv fillrandom", "rocksdb fillrandom", "bloomkv readrandom warm-up",
-                "rocksdb readrandom warm-up", "paired readrandom", "paired readmissing", "bloomkv seekrandom",
-                "rocksdb seekrandom");
+        assertThat(counting.tasks())
+                .containsSubsequence(
+                        "bloomkv fillrandom",
+                        "rocksdb fillrandom",
+                        "bloomkv readrandom warm-up",
+                        "rocksdb readrandom warm-up",
+                        "paired readrandom",
+                        "paired readmissing",
+                        "bloomkv seekrandom",
+                        "rocksdb seekrandom");
         try (Stream<Path> left = Files.list(dir.resolve("work"))) {
             assertThat(left).as("database directories are deleted").isEmpty();
         }

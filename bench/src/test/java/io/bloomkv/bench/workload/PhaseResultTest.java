@@ -10,10 +10,34 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PhaseResultTest {
-    private static PhaseResult absentPhase(TableSummary tables, EngineCounters counters, double predictedChecks,
-                                           double predictedUseful) {
-        return new PhaseResult("readmissing", "readmissing", "bloomkv", true, "", "read", 1000, 1, 1000, 1, 1, 1, 1,
-                0, 1000, 0, 0, counters, tables, 0, "off", 0, predictedChecks, predictedUseful, 0);
+    private static PhaseResult absentPhase(
+            TableSummary tables, EngineCounters counters, double predictedChecks, double predictedUseful) {
+        return new PhaseResult(
+                "readmissing",
+                "readmissing",
+                "bloomkv",
+                true,
+                "",
+                "read",
+                1000,
+                1,
+                1000,
+                1,
+                1,
+                1,
+                1,
+                0,
+                1000,
+                0,
+                0,
+                counters,
+                tables,
+                0,
+                "off",
+                0,
+                predictedChecks,
+                predictedUseful,
+                0);
     }
 
     @Test
@@ -22,7 +46,12 @@ class PhaseResultTest {
         // average is near the large table's rate; every get asks both, so one check's rate is their mean.
         byte[] lo = {0};
         byte[] hi = {(byte) 0xff};
-        TableSummary tables = new TableSummary(2, 1_100_000, 0, 0, (100_000 * 0.001 + 1_000_000 * 0.02) / 1_100_000,
+        TableSummary tables = new TableSummary(
+                2,
+                1_100_000,
+                0,
+                0,
+                (100_000 * 0.001 + 1_000_000 * 0.02) / 1_100_000,
                 List.of(new TableRange(lo, hi, 0.001, true), new TableRange(lo, hi, 0.02, true)));
         double[] predicted = tables.predictAbsent(new byte[][] {{1}, {2}, {3}, {4}});
         // 2000 checks, 21 false positives: the per-check rate 0.0105.

@@ -1,6 +1,7 @@
 package io.bloomkv.bench.workload;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -8,9 +9,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /** The seekprefix layout: present prefixes hold their keys, absent prefixes hold none and lie between present ones. */
 class PrefixLayoutTest {
@@ -29,22 +28,30 @@ class PrefixLayoutTest {
             Set<ByteBuffer> keys = new HashSet<>();
             for (long j = 0; j < num; j++) {
                 byte[] k = ks.key(layout.loadedId(j));
-                assertThat(keys.add(ByteBuffer.wrap(k))).as("key of load index %d is new", j).isTrue();
+                assertThat(keys.add(ByteBuffer.wrap(k)))
+                        .as("key of load index %d is new", j)
+                        .isTrue();
                 perPrefix.merge(prefixOf(k), 1, Integer::sum);
             }
             assertThat(perPrefix).hasSize((int) layout.presentPrefixes());
             for (long p = 0; p < layout.presentPrefixes(); p++) {
                 byte[] target = ks.key(layout.presentSeekId(p));
                 assertThat(keys).as("a hit seek's target is a loaded key").contains(ByteBuffer.wrap(target));
-                assertThat(perPrefix.get(prefixOf(target))).as("keys under prefix %d", p).isEqualTo(layout.keysUnder(p));
+                assertThat(perPrefix.get(prefixOf(target)))
+                        .as("keys under prefix %d", p)
+                        .isEqualTo(layout.keysUnder(p));
             }
             byte[] first = ks.key(layout.loadedId(0));
             byte[] last = ks.key(layout.loadedId(num - 1));
             for (long p = 0; p < layout.absentPrefixes(); p++) {
                 byte[] target = ks.key(layout.absentSeekId(p));
                 assertThat(perPrefix).as("absent prefix %d", p).doesNotContainKey(prefixOf(target));
-                assertThat(Arrays.compareUnsigned(target, first)).as("inside the key range").isPositive();
-                assertThat(Arrays.compareUnsigned(target, last)).as("inside the key range").isNegative();
+                assertThat(Arrays.compareUnsigned(target, first))
+                        .as("inside the key range")
+                        .isPositive();
+                assertThat(Arrays.compareUnsigned(target, last))
+                        .as("inside the key range")
+                        .isNegative();
             }
         }
     }
@@ -52,7 +59,8 @@ class PrefixLayoutTest {
     @Test
     void tooFewKeysAreRefused() {
         assertThatThrownBy(() -> new PrefixLayout(PrefixLayout.KEYS_PER_PREFIX))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seekprefix needs --num");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("seekprefix needs --num");
         assertThatThrownBy(() -> new PrefixLayout(100).loadedId(100)).isInstanceOf(IndexOutOfBoundsException.class);
     }
 }

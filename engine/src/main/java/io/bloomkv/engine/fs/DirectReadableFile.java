@@ -44,8 +44,8 @@ final class DirectReadableFile implements ReadableFile {
     static DirectReadableFile open(Path p) throws IOException {
         long blockSize = Files.getFileStore(p).getBlockSize();
         if (blockSize <= 0 || blockSize > (1 << 16) || Long.bitCount(blockSize) != 1) {
-            throw new IOException("direct reads need a power-of-two block size, the file system of " + p + " reports "
-                    + blockSize);
+            throw new IOException(
+                    "direct reads need a power-of-two block size, the file system of " + p + " reports " + blockSize);
         }
         FileChannel ch;
         try {
@@ -93,8 +93,8 @@ final class DirectReadableFile implements ReadableFile {
             }
         }
         if (buf.position() < need) {
-            throw new EOFException("read of " + len + " bytes at " + pos + " past the end of " + path
-                    + " (size " + channel.size() + ")");
+            throw new EOFException("read of " + len + " bytes at " + pos + " past the end of " + path + " (size "
+                    + channel.size() + ")");
         }
         buf.position((int) (pos - start));
         buf.get(dst, off, len);

@@ -38,8 +38,8 @@ public final class DiskFileSystem implements FileSystem {
 
     @Override
     public WritableFile newWritableFile(Path p) throws IOException {
-        FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
+        FileChannel ch = FileChannel.open(
+                p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
         return new DiskWritableFile(p, ch);
     }
 

@@ -94,7 +94,8 @@ public final class InMemoryFileSystem implements FileSystem {
         synchronized (this) {
             d = files.get(key);
             if (d == null) {
-                throw isDirectory(key) ? new FileSystemException(p.toString(), null, "Is a directory")
+                throw isDirectory(key)
+                        ? new FileSystemException(p.toString(), null, "Is a directory")
                         : new NoSuchFileException(p.toString());
             }
         }
@@ -178,7 +179,8 @@ public final class InMemoryFileSystem implements FileSystem {
         Path dst = key(link);
         Data d = files.get(src);
         if (d == null) {
-            throw isDirectory(src) ? new FileSystemException(existing.toString(), link.toString(), "Is a directory")
+            throw isDirectory(src)
+                    ? new FileSystemException(existing.toString(), link.toString(), "Is a directory")
                     : new NoSuchFileException(existing.toString());
         }
         if (files.containsKey(dst) || isDirectory(dst)) {
@@ -196,7 +198,9 @@ public final class InMemoryFileSystem implements FileSystem {
         synchronized (this) {
             TreeSet<String> children = entries(key);
             if (children == null) {
-                throw files.containsKey(key) ? new NotDirectoryException(dir.toString()) : new NoSuchFileException(dir.toString());
+                throw files.containsKey(key)
+                        ? new NotDirectoryException(dir.toString())
+                        : new NoSuchFileException(dir.toString());
             }
             out = new ArrayList<>(children.size());
             for (String name : children) {
@@ -317,8 +321,11 @@ public final class InMemoryFileSystem implements FileSystem {
 
         synchronized void append(Path path, byte[] b, int off, int len) throws IOException {
             if (len > MAX_FILE_SIZE - size) {
-                throw new FileSystemException(path.toString(), null, "file would exceed " + MAX_FILE_SIZE
-                        + " bytes, the largest an in-memory file holds (size " + size + ", append of " + len + ")");
+                throw new FileSystemException(
+                        path.toString(),
+                        null,
+                        "file would exceed " + MAX_FILE_SIZE + " bytes, the largest an in-memory file holds (size "
+                                + size + ", append of " + len + ")");
             }
             int need = size + len;
             if (need > bytes.length) {
@@ -331,8 +338,8 @@ public final class InMemoryFileSystem implements FileSystem {
 
         synchronized void read(Path path, long pos, byte[] dst, int off, int len) throws EOFException {
             if (pos > size - (long) len) {
-                throw new EOFException("read of " + len + " bytes at " + pos + " past the end of " + path
-                        + " (size " + size + ")");
+                throw new EOFException(
+                        "read of " + len + " bytes at " + pos + " past the end of " + path + " (size " + size + ")");
             }
             System.arraycopy(bytes, (int) pos, dst, off, len);
         }

@@ -1,11 +1,11 @@
 package io.bloomkv.engine.fs;
 
+import io.bloomkv.bloom.JvmEnvironment;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import io.bloomkv.bloom.JvmEnvironment;
 import net.openhft.chronicle.core.UnsafeMemory;
 import net.openhft.posix.PosixAPI;
 
@@ -44,6 +44,7 @@ final class MappedReadableFile implements ReadableFile {
     private static final int MADV_WILLNEED = 3;
     /** Reads of at least this many bytes first ask the kernel to read their range ahead (compaction's windows). */
     static final int WILLNEED_BYTES = 64 << 10;
+
     private static final long PAGE_MASK = 4095;
     private static final int SEEK_END = 2;
     private static final int CLOSED = 1 << 30;
@@ -56,6 +57,7 @@ final class MappedReadableFile implements ReadableFile {
     private final PosixAPI posix;
     /** Start of the mapping (0 for an empty file, which is not mapped). */
     private final long address;
+
     private final long size;
     /** Reads in flight, plus {@link #CLOSED} once close began. */
     private final AtomicInteger state = new AtomicInteger();
@@ -75,8 +77,8 @@ final class MappedReadableFile implements ReadableFile {
      */
     static MappedReadableFile open(Path p) throws IOException {
         if (!JvmEnvironment.nativeAccessEnabled()) {
-            throw new IOException("memory-mapped reads need native access on Java " + Runtime.version().feature()
-                    + " (run with --enable-native-access=ALL-UNNAMED): " + p);
+            throw new IOException("memory-mapped reads need native access on Java "
+                    + Runtime.version().feature() + " (run with --enable-native-access=ALL-UNNAMED): " + p);
         }
         PosixAPI posix;
         try {
@@ -113,7 +115,8 @@ final class MappedReadableFile implements ReadableFile {
     public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
         FileArgs.checkRead(pos, dst, off, len);
         if (pos > size - len) {
-            throw new EOFException("read of " + len + " bytes at " + pos + " past the end of " + path + " (size " + size + ")");
+            throw new EOFException(
+                    "read of " + len + " bytes at " + pos + " past the end of " + path + " (size " + size + ")");
         }
         if (state.getAndIncrement() >= CLOSED) {
             state.getAndDecrement();
@@ -127,7 +130,9 @@ final class MappedReadableFile implements ReadableFile {
             UnsafeMemory.UNSAFE.copyMemory(null, address + pos, dst, BYTE_ARRAY_BASE + off, len);
         } catch (InternalError e) {
             // SIGBUS while copying, reported before the copy returned: the page could not be read in
-            throw new IOException("fault reading " + len + " bytes at " + pos + " of the mapping of " + path + ": " + e.getMessage(), e);
+            throw new IOException(
+                    "fault reading " + len + " bytes at " + pos + " of the mapping of " + path + ": " + e.getMessage(),
+                    e);
         } finally {
             state.getAndDecrement();
         }

@@ -13,7 +13,14 @@ public final class DatabaseFiles {
     private DatabaseFiles() {}
 
     /** What a database file is. */
-    public enum Kind { TABLE, WAL, MANIFEST, CURRENT, LOCK, TEMP }
+    public enum Kind {
+        TABLE,
+        WAL,
+        MANIFEST,
+        CURRENT,
+        LOCK,
+        TEMP
+    }
 
     /** One file of a database directory; {@code number} is -1 for CURRENT and LOCK. */
     public record DbFile(Path path, Kind kind, long number) {}

@@ -27,11 +27,13 @@ public final class LogDump {
      */
     public static Summary read(Path file) throws IOException {
         long records = 0;
-        try (ReadableFile f = FileSystem.disk().newReadableFile(file); LogReader reader = new LogReader(f)) {
+        try (ReadableFile f = FileSystem.disk().newReadableFile(file);
+                LogReader reader = new LogReader(f)) {
             while (reader.readRecord() != null) {
                 records++;
             }
-            return new Summary(records, reader.fileSize(), reader.tailDropped(), reader.droppedBytes(), reader.lastGoodOffset());
+            return new Summary(
+                    records, reader.fileSize(), reader.tailDropped(), reader.droppedBytes(), reader.lastGoodOffset());
         }
     }
 }

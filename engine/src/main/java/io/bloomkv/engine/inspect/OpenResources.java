@@ -8,8 +8,7 @@ import io.bloomkv.engine.internal.table.TableReader;
  * been closed, which is how tests check that nothing leaks (an application can export them as gauges).
  */
 public final class OpenResources {
-    private OpenResources() {
-    }
+    private OpenResources() {}
 
     /** Tables opened and not yet released. */
     public static long tables() {

@@ -3,9 +3,9 @@ package io.bloomkv.engine.inspect;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
-import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.internal.table.BlockHandle;
 import io.bloomkv.engine.internal.table.Footer;
 import io.bloomkv.engine.internal.table.InternalIterator;
@@ -56,11 +56,26 @@ public final class TableDump implements AutoCloseable {
      *
      * @param filterKind the kind written into the table, null when written without a filter
      */
-    public record Properties(long entries, long deletions, long dataBlocks, long dataSize, long indexSize,
-                             long rawKeyBytes, long rawValueBytes, Key smallestKey, Key largestKey,
-                             long smallestSequence, long largestSequence, FilterKind filterKind, double bitsPerKey,
-                             long filterKeys, long filterBytes, int formatVersion, Compression compression,
-                             long dataBlocksCompressed, long dataUncompressedSize) {}
+    public record Properties(
+            long entries,
+            long deletions,
+            long dataBlocks,
+            long dataSize,
+            long indexSize,
+            long rawKeyBytes,
+            long rawValueBytes,
+            Key smallestKey,
+            Key largestKey,
+            long smallestSequence,
+            long largestSequence,
+            FilterKind filterKind,
+            double bitsPerKey,
+            long filterKeys,
+            long filterBytes,
+            int formatVersion,
+            Compression compression,
+            long dataBlocksCompressed,
+            long dataUncompressedSize) {}
 
     /**
      * The loaded filter.
@@ -68,8 +83,15 @@ public final class TableDump implements AutoCloseable {
      * @param kind null when the table has no usable filter
      * @param problem why the filter block is unusable (reads then fail open), null when fine or absent
      */
-    public record FilterInfo(FilterKind kind, int hashCount, long bits, long keys, double fractionOfBitsSet,
-                             double expectedFpp, long memoryBytes, String problem) {
+    public record FilterInfo(
+            FilterKind kind,
+            int hashCount,
+            long bits,
+            long keys,
+            double fractionOfBitsSet,
+            double expectedFpp,
+            long memoryBytes,
+            String problem) {
         public boolean present() {
             return kind != null;
         }
@@ -99,8 +121,9 @@ public final class TableDump implements AutoCloseable {
             throw new IllegalArgumentException("not an internal key: " + internalKey.length + " bytes");
         }
         int code = (int) (InternalKey.trailer(internalKey) & 0xff);
-        String type = code == ValueType.PUT.code() ? "PUT" : code == ValueType.DELETE.code() ? "DEL"
-                : code == ValueType.MERGE.code() ? "MERGE" : "type" + code;
+        String type = code == ValueType.PUT.code()
+                ? "PUT"
+                : code == ValueType.DELETE.code() ? "DEL" : code == ValueType.MERGE.code() ? "MERGE" : "type" + code;
         return new Key(InternalKey.userKey(internalKey), InternalKey.sequence(internalKey), type);
     }
 
@@ -129,7 +152,9 @@ public final class TableDump implements AutoCloseable {
         Footer f = table.footer();
         var partitions = table.properties().filterPartitionsIndex();
         if (partitions != null && !f.hasFilter()) {
-            return new Region(f.filter().offset(), partitions.offset() + partitions.size() - f.filter().offset());
+            return new Region(
+                    f.filter().offset(),
+                    partitions.offset() + partitions.size() - f.filter().offset());
         }
         return f.hasFilter() ? region(f.filter()) : null;
     }
@@ -163,10 +188,26 @@ public final class TableDump implements AutoCloseable {
 
     public Properties properties() {
         TableProperties p = table.properties();
-        return new Properties(p.entries(), p.deletions(), p.dataBlocks(), p.dataSize(), p.indexSize(), p.rawKeyBytes(),
-                p.rawValueBytes(), decodeKey(p.smallestKey()), decodeKey(p.largestKey()), p.smallestSeq(), p.largestSeq(),
-                p.filterKind(), p.bitsPerKey(), p.filterKeys(), p.filterBytes(), p.formatVersion(), p.compression(),
-                p.dataBlocksCompressed(), p.dataUncompressedSize());
+        return new Properties(
+                p.entries(),
+                p.deletions(),
+                p.dataBlocks(),
+                p.dataSize(),
+                p.indexSize(),
+                p.rawKeyBytes(),
+                p.rawValueBytes(),
+                decodeKey(p.smallestKey()),
+                decodeKey(p.largestKey()),
+                p.smallestSeq(),
+                p.largestSeq(),
+                p.filterKind(),
+                p.bitsPerKey(),
+                p.filterKeys(),
+                p.filterBytes(),
+                p.formatVersion(),
+                p.compression(),
+                p.dataBlocksCompressed(),
+                p.dataUncompressedSize());
     }
 
     /** The data blocks, in key order. */
@@ -180,10 +221,18 @@ public final class TableDump implements AutoCloseable {
 
     public FilterInfo filter() {
         if (!table.hasFilter()) {
-            return new FilterInfo(null, 0, 0, 0, Double.NaN, 1.0, 0, table.filterBroken() ? table.filterProblem() : null);
+            return new FilterInfo(
+                    null, 0, 0, 0, Double.NaN, 1.0, 0, table.filterBroken() ? table.filterProblem() : null);
         }
-        return new FilterInfo(table.filterKind(), table.filterHashCount(), table.filterBitSize(), table.filterKeyCount(),
-                table.filterFractionOfBitsSet(), table.filterExpectedFpp(), table.filterMemoryBytes(), null);
+        return new FilterInfo(
+                table.filterKind(),
+                table.filterHashCount(),
+                table.filterBitSize(),
+                table.filterKeyCount(),
+                table.filterFractionOfBitsSet(),
+                table.filterExpectedFpp(),
+                table.filterMemoryBytes(),
+                null);
     }
 
     /** Reads every block and checks its checksum and structure; the bad ones (empty when all are good). */
@@ -201,7 +250,9 @@ public final class TableDump implements AutoCloseable {
      */
     public int blockCount() {
         long partitions = table.properties().filterPartitions();
-        return table.indexEntries().size() + 2 + (table.footer().hasFilter() ? 1 : 0)
+        return table.indexEntries().size()
+                + 2
+                + (table.footer().hasFilter() ? 1 : 0)
                 + (partitions > 0 ? (int) partitions + 1 : 0);
     }
 

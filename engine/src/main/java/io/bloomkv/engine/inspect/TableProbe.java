@@ -71,7 +71,9 @@ public final class TableProbe implements AutoCloseable {
          */
         public static Writer create(Path file, FilterKind kind, double bitsPerKey, int blockSize, long expectedKeys)
                 throws IOException {
-            TableBuilderOptions opts = TableBuilderOptions.defaults().blockSize(blockSize).filterKind(kind)
+            TableBuilderOptions opts = TableBuilderOptions.defaults()
+                    .blockSize(blockSize)
+                    .filterKind(kind)
                     .bitsPerKey(bitsPerKey);
             return new Writer(new TableWriter(FileSystem.disk().newWritableFile(file), opts, expectedKeys));
         }

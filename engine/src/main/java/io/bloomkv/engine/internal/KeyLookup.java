@@ -22,6 +22,7 @@ public final class KeyLookup {
     private final MergeOperator operator;
     /** Newest first. */
     private final List<byte[]> operands = new ArrayList<>(4);
+
     private long coveringTombstone;
     private boolean done;
     private byte[] value;
@@ -122,7 +123,8 @@ public final class KeyLookup {
      */
     public static byte[] fullMerge(MergeOperator operator, byte[] userKey, byte[] base, List<byte[]> oldestFirst) {
         if (operator == null) {
-            throw new MergeOperatorException("the database holds merge operands but was opened without a merge operator");
+            throw new MergeOperatorException(
+                    "the database holds merge operands but was opened without a merge operator");
         }
         byte[] out;
         try {

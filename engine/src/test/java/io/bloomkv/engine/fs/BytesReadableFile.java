@@ -22,7 +22,8 @@ public final class BytesReadableFile implements ReadableFile {
             throw new IOException("negative position " + pos);
         }
         if (pos > bytes.length - (long) len) {
-            throw new EOFException(path + ": " + len + " bytes at " + pos + " run past the end (" + bytes.length + " bytes)");
+            throw new EOFException(
+                    path + ": " + len + " bytes at " + pos + " run past the end (" + bytes.length + " bytes)");
         }
         System.arraycopy(bytes, (int) pos, dst, off, len);
     }

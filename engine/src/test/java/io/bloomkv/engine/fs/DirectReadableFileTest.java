@@ -32,8 +32,15 @@ class DirectReadableFileTest {
             assertThat(Integer.bitCount(align)).isEqualTo(1);
             assertThat(f.size()).isEqualTo(content.length);
             // edges: first byte, a whole aligned block, across a block boundary, the last byte, the whole file
-            int[][] cases = {{0, 1}, {0, align}, {align - 3, 7}, {content.length - 1, 1}, {0, content.length},
-                {content.length - 5000, 5000}, {7, 0}};
+            int[][] cases = {
+                {0, 1},
+                {0, align},
+                {align - 3, 7},
+                {content.length - 1, 1},
+                {0, content.length},
+                {content.length - 5000, 5000},
+                {7, 0}
+            };
             for (int[] c : cases) {
                 check(f, content, c[0], c[1], "seed " + seed);
             }
@@ -42,9 +49,11 @@ class DirectReadableFileTest {
                 int len = rnd.nextInt(Math.min(content.length - pos, 9000) + 1);
                 check(f, content, pos, len, "seed " + seed);
             }
-            assertThatThrownBy(() -> f.readFully(content.length - 10, new byte[11], 0, 11)).isInstanceOf(EOFException.class)
+            assertThatThrownBy(() -> f.readFully(content.length - 10, new byte[11], 0, 11))
+                    .isInstanceOf(EOFException.class)
                     .hasMessageContaining(p.toString());
-            assertThatThrownBy(() -> f.readFully(content.length + 4096, new byte[1], 0, 1)).isInstanceOf(EOFException.class);
+            assertThatThrownBy(() -> f.readFully(content.length + 4096, new byte[1], 0, 1))
+                    .isInstanceOf(EOFException.class);
             // a read larger than the per-thread buffer
             byte[] big = new byte[DirectReadableFile.MAX_REUSED_BUFFER + 10_000];
             rnd.nextBytes(big);
@@ -61,7 +70,8 @@ class DirectReadableFileTest {
     private static void check(ReadableFile f, byte[] content, int pos, int len, String ctx) throws IOException {
         byte[] dst = new byte[len + 2];
         f.readFully(pos, dst, 1, len);
-        assertThat(Arrays.copyOfRange(dst, 1, 1 + len)).as("pos %d len %d %s", pos, len, ctx)
+        assertThat(Arrays.copyOfRange(dst, 1, 1 + len))
+                .as("pos %d len %d %s", pos, len, ctx)
                 .isEqualTo(Arrays.copyOfRange(content, pos, pos + len));
     }
 
@@ -70,8 +80,10 @@ class DirectReadableFileTest {
         Path p = dir.resolve("x");
         Files.write(p, new byte[10]);
         FileSystem plain = new FileSystemWithoutDirectReads(FileSystem.disk());
-        assertThatThrownBy(() -> plain.newDirectReadableFile(p)).isInstanceOf(IOException.class)
-                .hasMessageContaining("does not support direct reads").hasMessageContaining(p.toString());
+        assertThatThrownBy(() -> plain.newDirectReadableFile(p))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("does not support direct reads")
+                .hasMessageContaining(p.toString());
         // the fault-injecting file system passes the direct open through, and its faults apply
         FaultInjectingFileSystem ffs = FaultInjectingFileSystem.overDisk();
         try (ReadableFile f = ffs.newDirectReadableFile(p)) {
@@ -81,7 +93,8 @@ class DirectReadableFileTest {
             assertThatThrownBy(() -> f.readFully(0, b, 0, 3)).isInstanceOf(InjectedIOException.class);
         }
         FaultInjectingFileSystem overPlain = new FaultInjectingFileSystem(plain);
-        assertThatThrownBy(() -> overPlain.newDirectReadableFile(p)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> overPlain.newDirectReadableFile(p))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("does not support direct reads");
     }
 }

@@ -42,7 +42,8 @@ class DiskFileSystemTest {
             for (int i = 0; i < 100; i++) {
                 assertThat(mid[i]).isEqualTo(big[3 + 1000 + i]);
             }
-            assertThatThrownBy(() -> r.readFully(r.size() - 2, new byte[4], 0, 4)).isInstanceOf(EOFException.class);
+            assertThatThrownBy(() -> r.readFully(r.size() - 2, new byte[4], 0, 4))
+                    .isInstanceOf(EOFException.class);
         }
     }
 
@@ -80,7 +81,9 @@ class DiskFileSystemTest {
         Optional<Closeable> first = fs.tryLock(lock);
         assertThat(first).isPresent();
         assertThat(fs.tryLock(lock)).isEmpty();
-        assertThat(fs.tryLock(dir.resolve(".").resolve("LOCK"))).as("same file, other spelling").isEmpty();
+        assertThat(fs.tryLock(dir.resolve(".").resolve("LOCK")))
+                .as("same file, other spelling")
+                .isEmpty();
         first.get().close();
         first.get().close(); // idempotent
         Optional<Closeable> again = fs.tryLock(lock);

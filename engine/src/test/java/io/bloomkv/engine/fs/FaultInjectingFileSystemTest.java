@@ -76,7 +76,8 @@ class FaultInjectingFileSystemTest {
         assertThatThrownBy(() -> fs.rename(tmp, dir.resolve("CURRENT"))).isInstanceOf(InjectedIOException.class);
         assertThat(Files.exists(tmp)).as("nothing done").isTrue();
         assertThatThrownBy(() -> fs.syncDirectory(dir)).isInstanceOf(InjectedIOException.class);
-        assertThatThrownBy(() -> fs.newWritableFile(dir.resolve("MANIFEST-000001"))).isInstanceOf(InjectedIOException.class);
+        assertThatThrownBy(() -> fs.newWritableFile(dir.resolve("MANIFEST-000001")))
+                .isInstanceOf(InjectedIOException.class);
         fs.clearFaults();
         fs.rename(tmp, dir.resolve("CURRENT"));
         fs.syncDirectory(dir);
@@ -113,7 +114,9 @@ class FaultInjectingFileSystemTest {
         assertThat(Files.exists(never)).as("never synced: vanishes").isFalse();
         assertThat(Files.readAllBytes(dir.resolve("c"))).isEqualTo(Arrays.copyOf(data, 5));
         assertThat(Files.readAllBytes(old)).isEqualTo(bytes(50, 9));
-        assertThatThrownBy(() -> a.append(new byte[1])).isInstanceOf(IOException.class).hasMessageContaining("crashed");
+        assertThatThrownBy(() -> a.append(new byte[1]))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("crashed");
         assertThatThrownBy(() -> reader.readFully(0, new byte[1], 0, 1)).isInstanceOf(IOException.class);
         assertThat(fs.crashCount()).isEqualTo(1);
 

@@ -94,8 +94,11 @@ class InMemoryFileSystemTest {
         try (ReadableFile r = fs.newReadableFile(p)) {
             byte[] dst = new byte[10];
             r.readFully(90, dst, 0, 10);
-            assertThatThrownBy(() -> r.readFully(91, dst, 0, 10)).isInstanceOf(EOFException.class)
-                    .hasMessageContaining("read of 10 bytes at 91").hasMessageContaining(p.toString()).hasMessageContaining("size 100");
+            assertThatThrownBy(() -> r.readFully(91, dst, 0, 10))
+                    .isInstanceOf(EOFException.class)
+                    .hasMessageContaining("read of 10 bytes at 91")
+                    .hasMessageContaining(p.toString())
+                    .hasMessageContaining("size 100");
             assertThatThrownBy(() -> r.readFully(Long.MAX_VALUE, dst, 0, 1)).isInstanceOf(EOFException.class);
             assertThatThrownBy(() -> r.readFully(-1, dst, 0, 1)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> r.readFully(0, dst, 5, 6)).isInstanceOf(IndexOutOfBoundsException.class);
@@ -107,7 +110,8 @@ class InMemoryFileSystemTest {
         fs.createDirectories(DIR);
         Path p = DIR.resolve("f");
         byte[] data = bytes(64, 3);
-        try (WritableFile w = fs.newWritableFile(p); ReadableFile r = fs.newReadableFile(p)) {
+        try (WritableFile w = fs.newWritableFile(p);
+                ReadableFile r = fs.newReadableFile(p)) {
             w.append(data, 0, 10);
             assertThat(r.size()).isEqualTo(10);
             w.append(data, 10, 54);
@@ -121,7 +125,9 @@ class InMemoryFileSystemTest {
             assertThat(fs.exists(p)).isFalse();
             byte[] dst = new byte[64];
             r.readFully(0, dst, 0, 64);
-            assertThat(dst).as("an unlinked file stays readable through an open reader").isEqualTo(data);
+            assertThat(dst)
+                    .as("an unlinked file stays readable through an open reader")
+                    .isEqualTo(data);
         }
         write(p, data);
         Path other = DIR.resolve("g");
@@ -138,7 +144,8 @@ class InMemoryFileSystemTest {
         fs.createDirectories(DIR);
         Path p = DIR.resolve("CURRENT");
         write(p, bytes(1000, 4));
-        try (ReadableFile before = fs.newReadableFile(p); WritableFile w = fs.newWritableFile(p)) {
+        try (ReadableFile before = fs.newReadableFile(p);
+                WritableFile w = fs.newWritableFile(p)) {
             assertThat(fs.size(p)).isZero();
             assertThat(before.size()).as("truncated in place, as O_TRUNC").isZero();
             w.append("MANIFEST-000002\n".getBytes(StandardCharsets.US_ASCII));
@@ -152,15 +159,21 @@ class InMemoryFileSystemTest {
         Path p = DIR.resolve("missing");
         assertThat(fs.exists(p)).isFalse();
         assertThat(fs.exists(DIR)).isFalse();
-        assertThatThrownBy(() -> fs.newReadableFile(p)).isInstanceOf(NoSuchFileException.class).hasMessageContaining("missing");
+        assertThatThrownBy(() -> fs.newReadableFile(p))
+                .isInstanceOf(NoSuchFileException.class)
+                .hasMessageContaining("missing");
         assertThatThrownBy(() -> fs.size(p)).isInstanceOf(NoSuchFileException.class);
         assertThatThrownBy(() -> fs.rename(p, DIR.resolve("x"))).isInstanceOf(NoSuchFileException.class);
         assertThatThrownBy(() -> fs.list(DIR)).isInstanceOf(NoSuchFileException.class);
         assertThatThrownBy(() -> fs.syncDirectory(DIR)).isInstanceOf(NoSuchFileException.class);
-        assertThatThrownBy(() -> fs.newWritableFile(p)).as("the parent must exist").isInstanceOf(NoSuchFileException.class);
+        assertThatThrownBy(() -> fs.newWritableFile(p))
+                .as("the parent must exist")
+                .isInstanceOf(NoSuchFileException.class);
         assertThatThrownBy(() -> fs.tryLock(DIR.resolve("LOCK"))).isInstanceOf(NoSuchFileException.class);
         fs.delete(p); // no error
-        assertThatThrownBy(() -> fs.newDirectReadableFile(p)).isInstanceOf(IOException.class).hasMessageContaining("direct reads");
+        assertThatThrownBy(() -> fs.newDirectReadableFile(p))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("direct reads");
     }
 
     @Test
@@ -176,17 +189,27 @@ class InMemoryFileSystemTest {
             write(DIR.resolve(name), new byte[] {7});
         }
         write(DIR.resolve("sub/deeper/x"), new byte[] {7});
-        assertThat(fs.list(DIR)).containsExactly(DIR.resolve("000002.log"), DIR.resolve("000002.sst"), DIR.resolve("000010.sst"),
-                DIR.resolve("CURRENT"), DIR.resolve("LOCK"), DIR.resolve("sub"));
+        assertThat(fs.list(DIR))
+                .containsExactly(
+                        DIR.resolve("000002.log"),
+                        DIR.resolve("000002.sst"),
+                        DIR.resolve("000010.sst"),
+                        DIR.resolve("CURRENT"),
+                        DIR.resolve("LOCK"),
+                        DIR.resolve("sub"));
         assertThat(fs.list(DIR.getParent())).containsExactly(DIR);
         assertThatThrownBy(() -> fs.list(DIR.resolve("CURRENT"))).isInstanceOf(NotDirectoryException.class);
         assertThatThrownBy(() -> fs.syncDirectory(DIR.resolve("CURRENT"))).isInstanceOf(NoSuchFileException.class);
-        assertThatThrownBy(() -> fs.createDirectories(DIR.resolve("CURRENT/x"))).isInstanceOf(FileAlreadyExistsException.class);
-        assertThatThrownBy(() -> fs.newWritableFile(DIR.resolve("CURRENT/x"))).isInstanceOf(FileSystemException.class)
+        assertThatThrownBy(() -> fs.createDirectories(DIR.resolve("CURRENT/x")))
+                .isInstanceOf(FileAlreadyExistsException.class);
+        assertThatThrownBy(() -> fs.newWritableFile(DIR.resolve("CURRENT/x")))
+                .isInstanceOf(FileSystemException.class)
                 .hasMessageContaining("Not a directory");
-        assertThatThrownBy(() -> fs.newWritableFile(DIR.resolve("sub"))).isInstanceOf(FileSystemException.class)
+        assertThatThrownBy(() -> fs.newWritableFile(DIR.resolve("sub")))
+                .isInstanceOf(FileSystemException.class)
                 .hasMessageContaining("Is a directory");
-        assertThatThrownBy(() -> fs.newReadableFile(DIR.resolve("sub"))).isInstanceOf(FileSystemException.class)
+        assertThatThrownBy(() -> fs.newReadableFile(DIR.resolve("sub")))
+                .isInstanceOf(FileSystemException.class)
                 .hasMessageContaining("Is a directory");
         assertThatThrownBy(() -> fs.delete(DIR.resolve("sub"))).isInstanceOf(DirectoryNotEmptyException.class);
         fs.delete(DIR.resolve("sub/deeper/x"));
@@ -225,7 +248,8 @@ class InMemoryFileSystemTest {
         assertThat(fs.exists(current)).isFalse();
         assertThatThrownBy(() -> fs.rename(moved, DIR.resolve("nowhere/x"))).isInstanceOf(NoSuchFileException.class);
         assertThatThrownBy(() -> fs.rename(moved, DIR)).isInstanceOf(FileSystemException.class);
-        assertThatThrownBy(() -> fs.rename(DIR.resolve("other"), DIR.resolve("o2"))).isInstanceOf(FileSystemException.class);
+        assertThatThrownBy(() -> fs.rename(DIR.resolve("other"), DIR.resolve("o2")))
+                .isInstanceOf(FileSystemException.class);
         assertThat(readAll(moved)).isEqualTo("new".getBytes(StandardCharsets.US_ASCII));
     }
 
@@ -237,14 +261,18 @@ class InMemoryFileSystemTest {
         w.append(new byte[] {1});
         w.close();
         w.close(); // idempotent
-        assertThatThrownBy(() -> w.append(new byte[] {2})).isInstanceOf(IOException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> w.append(new byte[] {2}))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("closed");
         assertThatThrownBy(w::flush).isInstanceOf(IOException.class);
         assertThatThrownBy(w::sync).isInstanceOf(IOException.class);
         assertThat(fs.size(p)).isEqualTo(1);
         ReadableFile r = fs.newReadableFile(p);
         r.close();
         r.close();
-        assertThatThrownBy(() -> r.readFully(0, new byte[1], 0, 1)).isInstanceOf(IOException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> r.readFully(0, new byte[1], 0, 1))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("closed");
         assertThatThrownBy(r::size).isInstanceOf(IOException.class);
     }
 
@@ -256,16 +284,22 @@ class InMemoryFileSystemTest {
         assertThat(first).isPresent();
         assertThat(fs.exists(lockFile)).as("the lock file is created").isTrue();
         assertThat(fs.tryLock(lockFile)).isEmpty();
-        assertThat(fs.tryLock(DIR.resolve("../d/./LOCK"))).as("the same path spelled differently").isEmpty();
+        assertThat(fs.tryLock(DIR.resolve("../d/./LOCK")))
+                .as("the same path spelled differently")
+                .isEmpty();
         Optional<Closeable> other = fs.tryLock(DIR.resolve("LOCK2"));
         assertThat(other).isPresent();
-        assertThat(new InMemoryFileSystem().tryLock(Path.of("/LOCK"))).as("another instance shares nothing").isPresent();
+        assertThat(new InMemoryFileSystem().tryLock(Path.of("/LOCK")))
+                .as("another instance shares nothing")
+                .isPresent();
         first.get().close();
         first.get().close(); // idempotent: must not release a later holder
         Optional<Closeable> again = fs.tryLock(lockFile);
         assertThat(again).isPresent();
         first.get().close();
-        assertThat(fs.tryLock(lockFile)).as("a second close of the old handle released nothing").isEmpty();
+        assertThat(fs.tryLock(lockFile))
+                .as("a second close of the old handle released nothing")
+                .isEmpty();
         again.get().close();
         other.get().close();
     }
@@ -284,7 +318,8 @@ class InMemoryFileSystemTest {
                     for (int round = 0; round < 20; round++) {
                         Path tmp = DIR.resolve(id + "-" + round + ".tmp");
                         Path dst = DIR.resolve(id + ".sst");
-                        try (WritableFile w = fs.newWritableFile(tmp); ReadableFile r = fs.newReadableFile(tmp)) {
+                        try (WritableFile w = fs.newWritableFile(tmp);
+                                ReadableFile r = fs.newReadableFile(tmp)) {
                             byte[] dst2 = new byte[1000];
                             for (int off = 0; off < data.length; off += 1000) {
                                 w.append(data, off, 1000);
@@ -305,7 +340,9 @@ class InMemoryFileSystemTest {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(fs.list(DIR)).containsExactly(DIR.resolve("0.sst"), DIR.resolve("1.sst"), DIR.resolve("2.sst"), DIR.resolve("3.sst"));
+        assertThat(fs.list(DIR))
+                .containsExactly(
+                        DIR.resolve("0.sst"), DIR.resolve("1.sst"), DIR.resolve("2.sst"), DIR.resolve("3.sst"));
     }
 
     private static byte[] key(int i) {
@@ -320,10 +357,13 @@ class InMemoryFileSystemTest {
     @Test
     void aDatabaseRunsOnIt() throws IOException {
         Path dbDir = DIR.resolve("db");
-        Options options = Options.defaults().fileSystem(fs).writeBufferSize(32 << 10).syncMode(SyncMode.NONE);
+        Options options =
+                Options.defaults().fileSystem(fs).writeBufferSize(32 << 10).syncMode(SyncMode.NONE);
         int n = 5_000;
         try (Db db = Db.open(dbDir, options)) {
-            assertThatThrownBy(() -> Db.open(dbDir, options)).as("the LOCK is held").isInstanceOf(DbLockedException.class);
+            assertThatThrownBy(() -> Db.open(dbDir, options))
+                    .as("the LOCK is held")
+                    .isInstanceOf(DbLockedException.class);
             for (int i = 0; i < n; i++) {
                 db.put(key(i), value(i, 1));
             }
@@ -339,7 +379,9 @@ class InMemoryFileSystemTest {
             db.compactRange(null, null);
             db.waitForBackgroundWork();
             List<TableInfo> tables = db.tables();
-            assertThat(tables).allSatisfy(t -> assertThat(t.level()).as("compacted out of level 0").isPositive());
+            assertThat(tables)
+                    .allSatisfy(t ->
+                            assertThat(t.level()).as("compacted out of level 0").isPositive());
             for (TableInfo t : tables) {
                 assertThat(fs.exists(t.path())).isTrue();
                 assertThat(fs.size(t.path())).isEqualTo(t.fileSize());
@@ -349,7 +391,10 @@ class InMemoryFileSystemTest {
         for (Path p : fs.list(dbDir)) {
             names.add(p.getFileName().toString());
         }
-        assertThat(names).contains("CURRENT", "LOCK").anyMatch(s -> s.startsWith("MANIFEST-")).anyMatch(s -> s.endsWith(".sst"));
+        assertThat(names)
+                .contains("CURRENT", "LOCK")
+                .anyMatch(s -> s.startsWith("MANIFEST-"))
+                .anyMatch(s -> s.endsWith(".sst"));
         try (Db db = Db.open(dbDir, options)) {
             for (int i = 0; i < n; i++) {
                 byte[] expected = i % 7 == 0 ? null : value(i, i % 2 == 0 ? 2 : 1);

@@ -41,8 +41,17 @@ class MappedReadableFileTest {
             assertThat(f).isInstanceOf(MappedReadableFile.class);
             assertThat(f.size()).isEqualTo(content.length);
             assertThat(f.path()).isEqualTo(p);
-            int[][] cases = {{0, 1}, {0, 4096}, {4093, 7}, {content.length - 1, 1}, {0, content.length},
-                {content.length - 5000, 5000}, {7, 0}, {content.length, 0}, {3, MappedReadableFile.WILLNEED_BYTES + 5}};
+            int[][] cases = {
+                {0, 1},
+                {0, 4096},
+                {4093, 7},
+                {content.length - 1, 1},
+                {0, content.length},
+                {content.length - 5000, 5000},
+                {7, 0},
+                {content.length, 0},
+                {3, MappedReadableFile.WILLNEED_BYTES + 5}
+            };
             for (int[] c : cases) {
                 check(f, content, c[0], c[1], "seed " + seed);
             }
@@ -56,9 +65,11 @@ class MappedReadableFileTest {
             f.readFully(10, dst, 40, 50);
             assertThat(Arrays.copyOfRange(dst, 40, 90)).isEqualTo(Arrays.copyOfRange(content, 10, 60));
             assertThat(Arrays.copyOfRange(dst, 0, 40)).containsOnly(0);
-            assertThatThrownBy(() -> f.readFully(content.length - 10, new byte[11], 0, 11)).isInstanceOf(EOFException.class)
+            assertThatThrownBy(() -> f.readFully(content.length - 10, new byte[11], 0, 11))
+                    .isInstanceOf(EOFException.class)
                     .hasMessageContaining(p.toString());
-            assertThatThrownBy(() -> f.readFully(Long.MAX_VALUE - 2, new byte[8], 0, 8)).isInstanceOf(EOFException.class);
+            assertThatThrownBy(() -> f.readFully(Long.MAX_VALUE - 2, new byte[8], 0, 8))
+                    .isInstanceOf(EOFException.class);
             assertThatThrownBy(() -> f.readFully(-1, new byte[1], 0, 1)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> f.readFully(0, new byte[4], 2, 3)).isInstanceOf(IndexOutOfBoundsException.class);
         }
@@ -96,14 +107,17 @@ class MappedReadableFileTest {
         f.close(); // idempotent: unmapped once
         assertThat(DiskFileSystem.liveMappedFiles()).isEqualTo(files);
         assertThat(DiskFileSystem.liveMappedBytes()).isEqualTo(bytes);
-        assertThatThrownBy(() -> f.readFully(0, new byte[1], 0, 1)).isInstanceOf(IOException.class)
-                .hasMessageContaining("closed").hasMessageContaining(p.toString());
+        assertThatThrownBy(() -> f.readFully(0, new byte[1], 0, 1))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("closed")
+                .hasMessageContaining(p.toString());
     }
 
     @Test
     void aMissingFileIsAnIOExceptionNamingIt() {
         Path p = dir.resolve("missing");
-        assertThatThrownBy(() -> FileSystem.disk().newMappedReadableFile(p)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> FileSystem.disk().newMappedReadableFile(p))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining(p.toString());
     }
 
@@ -199,7 +213,9 @@ class MappedReadableFileTest {
                         ioExceptions++;
                         continue;
                     }
-                    assertThat(got).as("the vanished page's bytes are never returned").doesNotContain(7);
+                    assertThat(got)
+                            .as("the vanished page's bytes are never returned")
+                            .doesNotContain(7);
                     System.gc(); // a safepoint: a fault recorded by compiled code is thrown here at the latest
                 } catch (InternalError e) {
                     assertThat(e).hasMessageContaining("unsafe memory access");
@@ -212,7 +228,8 @@ class MappedReadableFileTest {
                 internalErrors++;
             }
             assertThat(ioExceptions + internalErrors).as("faults reported").isGreaterThanOrEqualTo(100);
-            System.out.println("MappedReadableFileTest: faults as IOException " + ioExceptions + ", as InternalError " + internalErrors);
+            System.out.println("MappedReadableFileTest: faults as IOException " + ioExceptions + ", as InternalError "
+                    + internalErrors);
         }
     }
 
@@ -220,9 +237,10 @@ class MappedReadableFileTest {
     void fileSystemsWithoutMappingsRefuseAndForwardingPassesThrough() throws IOException {
         Path p = dir.resolve("data");
         Files.write(p, new byte[] {1, 2, 3});
-        assertThatThrownBy(() -> new InMemoryFileSystem().newMappedReadableFile(p)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> new InMemoryFileSystem().newMappedReadableFile(p))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("memory-mapped");
-        try (ReadableFile f = new ForwardingFileSystem(FileSystem.disk()) { }.newMappedReadableFile(p)) {
+        try (ReadableFile f = new ForwardingFileSystem(FileSystem.disk()) {}.newMappedReadableFile(p)) {
             assertThat(f).isInstanceOf(MappedReadableFile.class);
         }
         FaultInjectingFileSystem ffs = FaultInjectingFileSystem.overDisk();

@@ -36,9 +36,17 @@ class TableDumpTest {
             db.put(b("later"), b("x"));
         }
         List<DatabaseFiles.DbFile> files = DatabaseFiles.list(dir);
-        assertThat(files).extracting(DatabaseFiles.DbFile::kind)
-                .contains(DatabaseFiles.Kind.TABLE, DatabaseFiles.Kind.WAL, DatabaseFiles.Kind.MANIFEST, DatabaseFiles.Kind.CURRENT);
-        DatabaseFiles.DbFile table = files.stream().filter(f -> f.kind() == DatabaseFiles.Kind.TABLE).findFirst().orElseThrow();
+        assertThat(files)
+                .extracting(DatabaseFiles.DbFile::kind)
+                .contains(
+                        DatabaseFiles.Kind.TABLE,
+                        DatabaseFiles.Kind.WAL,
+                        DatabaseFiles.Kind.MANIFEST,
+                        DatabaseFiles.Kind.CURRENT);
+        DatabaseFiles.DbFile table = files.stream()
+                .filter(f -> f.kind() == DatabaseFiles.Kind.TABLE)
+                .findFirst()
+                .orElseThrow();
         assertThat(table.path()).isEqualTo(DatabaseFiles.tableFile(dir, table.number()));
         long live = TableReader.liveTables();
         try (TableDump t = TableDump.open(table.path())) {
@@ -48,7 +56,8 @@ class TableDumpTest {
             assertThat(p.smallestKey().userKey()).isEqualTo(b("key0000"));
             assertThat(p.filterKind()).isEqualTo(FilterKind.BLOCKED);
             assertThat(t.index()).hasSize((int) p.dataBlocks());
-            assertThat(t.index().get(t.index().size() - 1).separator().userKey()).isEqualTo(b("key0299"));
+            assertThat(t.index().get(t.index().size() - 1).separator().userKey())
+                    .isEqualTo(b("key0299"));
             assertThat(t.fileNumber()).isEqualTo(table.number());
             assertThat(t.footerOffset()).isEqualTo(t.fileSize() - TableDump.FOOTER_SIZE);
             TableDump.FilterInfo f = t.filter();
@@ -58,7 +67,8 @@ class TableDumpTest {
             List<TableDump.Entry> entries = new ArrayList<>();
             t.forEachEntry(Long.MAX_VALUE, entries::add);
             assertThat(entries).hasSize(301);
-            assertThat(entries.stream().filter(e -> e.key().isDeletion())).singleElement()
+            assertThat(entries.stream().filter(e -> e.key().isDeletion()))
+                    .singleElement()
                     .satisfies(e -> assertThat(e.key().userKey()).isEqualTo(b("key0005")));
             assertThat(t.verifyChecksums()).isEmpty();
             assertThat(t.blockCount()).isEqualTo(t.index().size() + 3);
@@ -77,7 +87,10 @@ class TableDumpTest {
                 assertThat(bad.offset()).isZero();
             });
         }
-        DatabaseFiles.DbFile wal = files.stream().filter(x -> x.kind() == DatabaseFiles.Kind.WAL).reduce((a, c) -> c).orElseThrow();
+        DatabaseFiles.DbFile wal = files.stream()
+                .filter(x -> x.kind() == DatabaseFiles.Kind.WAL)
+                .reduce((a, c) -> c)
+                .orElseThrow();
         LogDump.Summary log = LogDump.read(wal.path());
         assertThat(log.records()).isEqualTo(1);
         assertThat(log.tailDropped()).isFalse();
@@ -88,7 +101,8 @@ class TableDumpTest {
             f.seek(f.length() - 1);
             f.write(v ^ 0xff);
         }
-        assertThatThrownBy(() -> TableDump.open(table.path())).isInstanceOf(CorruptionException.class)
+        assertThatThrownBy(() -> TableDump.open(table.path()))
+                .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining(table.path().getFileName().toString());
     }
 }

@@ -158,11 +158,13 @@ public final class FaultInjectingFileSystem implements FileSystem {
     private final AtomicLong injected = new AtomicLong();
     /** Files written through this file system since the last crash, by normalized absolute path. */
     private final Map<Path, FileState> tracked = new HashMap<>();
+
     private final Set<Handle> openHandles = ConcurrentHashMap.newKeySet();
     private final Set<Closeable> heldLocks = ConcurrentHashMap.newKeySet();
     private final AtomicInteger crashes = new AtomicInteger();
     /** Free bytes left when {@link #quotaActive}; guarded by {@code this}. */
     private long freeSpace;
+
     private boolean quotaActive;
 
     public FaultInjectingFileSystem(FileSystem inner) {

@@ -14,8 +14,8 @@ public final class NoSpaceLeftException extends IOException {
     private final transient Path path;
 
     public NoSpaceLeftException(Path path, long requested, long written) {
-        super("No space left on device (ENOSPC): " + requested + " bytes to append to " + path + ", "
-                + written + " fitted");
+        super("No space left on device (ENOSPC): " + requested + " bytes to append to " + path + ", " + written
+                + " fitted");
         this.path = path;
     }
 

@@ -10,19 +10,27 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv backup create|list|restore|verify|delete|purge}: a thin shell over {@link BackupEngine} (incremental backups
  * sharing tables by name and checksum). A corrupted backup file fails with exit code 4, naming the file.
  */
-@Command(name = "backup", mixinStandardHelpOptions = true,
+@Command(
+        name = "backup",
+        mixinStandardHelpOptions = true,
         description = "Incremental backups of a database: create, list, verify, restore, delete, purge.",
-        subcommands = {BackupCommand.Create.class, BackupCommand.ListBackups.class, BackupCommand.Verify.class,
-            BackupCommand.Restore.class, BackupCommand.Delete.class, BackupCommand.Purge.class})
+        subcommands = {
+            BackupCommand.Create.class,
+            BackupCommand.ListBackups.class,
+            BackupCommand.Verify.class,
+            BackupCommand.Restore.class,
+            BackupCommand.Delete.class,
+            BackupCommand.Purge.class
+        })
 final class BackupCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -41,8 +49,11 @@ final class BackupCommand implements Callable<Integer> {
         return BackupEngine.open(backupDir);
     }
 
-    @Command(name = "create", mixinStandardHelpOptions = true,
-            description = "Back up the database in DB_DIR into BACKUP_DIR (created if missing); prints the new backup's id.")
+    @Command(
+            name = "create",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Back up the database in DB_DIR into BACKUP_DIR (created if missing); prints the new backup's id.")
     static final class Create implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -59,8 +70,9 @@ final class BackupCommand implements Callable<Integer> {
             try (Db db = DbOpener.open(dir, Options.defaults(), false)) {
                 info = BackupEngine.open(backupDir).createBackup(db);
             }
-            spec.commandLine().getOut().println("backup " + info.id() + ": " + info.files().size() + " files, "
-                    + info.size() + " bytes");
+            spec.commandLine()
+                    .getOut()
+                    .println("backup " + info.id() + ": " + info.files().size() + " files, " + info.size() + " bytes");
             return ExitCodes.OK;
         }
     }
@@ -79,14 +91,20 @@ final class BackupCommand implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             out.println("id  created                   files  bytes");
             for (BackupEngine.BackupInfo b : all) {
-                out.printf("%-3d %-25s %5d  %d%n", b.id(), Instant.ofEpochMilli(b.timestampMillis()), b.files().size(),
+                out.printf(
+                        "%-3d %-25s %5d  %d%n",
+                        b.id(),
+                        Instant.ofEpochMilli(b.timestampMillis()),
+                        b.files().size(),
                         b.size());
             }
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "verify", mixinStandardHelpOptions = true,
+    @Command(
+            name = "verify",
+            mixinStandardHelpOptions = true,
             description = "Check every file of backup ID (all backups without ID) against its size and CRC32C.")
     static final class Verify implements Callable<Integer> {
         @Spec
@@ -101,7 +119,9 @@ final class BackupCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             BackupEngine engine = existing(backupDir);
-            List<Integer> ids = id != null ? List.of(id) : engine.backups().stream().map(BackupEngine.BackupInfo::id).toList();
+            List<Integer> ids = id != null
+                    ? List.of(id)
+                    : engine.backups().stream().map(BackupEngine.BackupInfo::id).toList();
             for (int i : ids) {
                 engine.verify(i);
                 spec.commandLine().getOut().println("backup " + i + ": ok");
@@ -110,7 +130,9 @@ final class BackupCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "restore", mixinStandardHelpOptions = true,
+    @Command(
+            name = "restore",
+            mixinStandardHelpOptions = true,
             description = "Restore backup ID into TARGET_DIR (which must not exist or be empty), checking every file.")
     static final class Restore implements Callable<Integer> {
         @Spec
@@ -133,7 +155,9 @@ final class BackupCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "delete", mixinStandardHelpOptions = true,
+    @Command(
+            name = "delete",
+            mixinStandardHelpOptions = true,
             description = "Delete backup ID and the stored tables no other backup uses (crash-safe: the other backups "
                     + "stay whole).")
     static final class Delete implements Callable<Integer> {
@@ -154,7 +178,9 @@ final class BackupCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "purge", mixinStandardHelpOptions = true,
+    @Command(
+            name = "purge",
+            mixinStandardHelpOptions = true,
             description = "Keep the N newest backups, delete the older ones and the tables only they used.")
     static final class Purge implements Callable<Integer> {
         @Spec
@@ -163,7 +189,11 @@ final class BackupCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "BACKUP_DIR", description = "The backup directory.")
         Path backupDir;
 
-        @Option(names = "--keep", paramLabel = "N", required = true, description = "How many of the newest backups to keep.")
+        @Option(
+                names = "--keep",
+                paramLabel = "N",
+                required = true,
+                description = "How many of the newest backups to keep.")
         int keep;
 
         @Override

@@ -6,19 +6,23 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv bloom calc --keys N (--fpp P | --bits-per-key B)}: the size, probe count and
  * expected false-positive rate each filter kind gets, from the bloom library's own sizing rules and
  * formulas (nothing is allocated).
  */
-@Command(name = "calc", mixinStandardHelpOptions = true,
-        description = {"Size a filter: bits, bytes, optimal k and expected false-positive rate",
-            "of each filter kind, from the library's own formulas (FilterMath)."})
+@Command(
+        name = "calc",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Size a filter: bits, bytes, optimal k and expected false-positive rate",
+            "of each filter kind, from the library's own formulas (FilterMath)."
+        })
 final class BloomCalcCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -45,8 +49,14 @@ final class BloomCalcCommand implements Callable<Integer> {
             FilterPlan p = sizing.fpp != null
                     ? FilterPlan.forFpp(kind, keys, sizing.fpp)
                     : FilterPlan.of(kind, keys, sizing.bitsPerKey);
-            table.row(kind, Fmt.decimal(p.bitsPerKey(), 2), p.hashCount(), Fmt.count(p.bits()),
-                    Fmt.count(p.bytes()), Fmt.bytes(p.bytes()), Fmt.rate(p.expectedFpp()));
+            table.row(
+                    kind,
+                    Fmt.decimal(p.bitsPerKey(), 2),
+                    p.hashCount(),
+                    Fmt.count(p.bits()),
+                    Fmt.count(p.bytes()),
+                    Fmt.bytes(p.bytes()),
+                    Fmt.rate(p.expectedFpp()));
         }
         table.print(out, "  ");
         out.println("STANDARD/COUNTING: (1-(1-1/m)^(kn))^k; PARTITIONED: (1-(1-k/m)^n)^k;"

@@ -8,10 +8,10 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * The {@code bloomkv} command: operate a database, inspect tables and filters, size a filter. The
@@ -53,7 +53,9 @@ public final class BloomKvCli implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = ErrorHandler.VERBOSE, scope = ScopeType.INHERIT,
+    @Option(
+            names = ErrorHandler.VERBOSE,
+            scope = ScopeType.INHERIT,
             description = "On failure, print the stack trace after the error line.")
     boolean verbose;
 

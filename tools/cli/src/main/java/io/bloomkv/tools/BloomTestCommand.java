@@ -2,19 +2,19 @@ package io.bloomkv.tools;
 
 import io.bloomkv.bloom.Filter;
 import io.bloomkv.bloom.FilterKind;
+import io.bloomkv.bloom.FilterMath;
 import io.bloomkv.bloom.Filters;
 import io.bloomkv.bloom.Hashing;
-import io.bloomkv.bloom.FilterMath;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv bloom test}: builds a filter of each kind over random keys, checks that every
@@ -26,30 +26,46 @@ import picocli.CommandLine.Model.CommandSpec;
  * n*m/2^(8*keySize), below 1e-8 for the smallest allowed key (8 bytes) and a billion probes.
  * For COUNTING the "bits" column counts 4-bit counters.
  */
-@Command(name = "test", mixinStandardHelpOptions = true,
-        description = {"Build a filter of each kind over random keys, probe absent keys, and print",
+@Command(
+        name = "test",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Build a filter of each kind over random keys, probe absent keys, and print",
             "the measured vs theoretical false-positive rate. Exit code 70 if an added",
-            "key is not found (a false negative)."})
+            "key is not found (a false negative)."
+        })
 final class BloomTestCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--keys", paramLabel = "N", defaultValue = "100000",
+    @Option(
+            names = "--keys",
+            paramLabel = "N",
+            defaultValue = "100000",
             description = "Keys added to each filter (default: ${DEFAULT-VALUE}).")
     long keys;
 
-    @Option(names = "--probes", paramLabel = "M", defaultValue = "1000000",
+    @Option(
+            names = "--probes",
+            paramLabel = "M",
+            defaultValue = "1000000",
             description = "Absent keys probed (default: ${DEFAULT-VALUE}).")
     long probes;
 
     @ArgGroup(exclusive = true, multiplicity = "0..1")
     FilterSizing sizing;
 
-    @Option(names = "--kind", paramLabel = "KIND", split = ",",
+    @Option(
+            names = "--kind",
+            paramLabel = "KIND",
+            split = ",",
             description = "Filter kinds to test, comma-separated: ${COMPLETION-CANDIDATES} (default: all).")
     List<FilterKind> kinds;
 
-    @Option(names = "--key-size", paramLabel = "BYTES", defaultValue = "16",
+    @Option(
+            names = "--key-size",
+            paramLabel = "BYTES",
+            defaultValue = "16",
             description = "Bytes per random key, 8..4096 (default: ${DEFAULT-VALUE}).")
     int keySize;
 
@@ -97,8 +113,18 @@ final class BloomTestCommand implements Callable<Integer> {
                 + Fmt.count(probes) + " absent keys probed, "
                 + (fpp != null ? "target fpp " + Fmt.rate(fpp) : Fmt.decimal(bitsPerKey, 1) + " bits per key")
                 + ", seed " + s);
-        TextTable table = new TextTable("kind", "k", "bits", "bytes", "bits/key", "bits set",
-                "theoretical FPR", "measured FPR", "95% interval", "false pos.", "false neg.");
+        TextTable table = new TextTable(
+                "kind",
+                "k",
+                "bits",
+                "bytes",
+                "bits/key",
+                "bits set",
+                "theoretical FPR",
+                "measured FPR",
+                "95% interval",
+                "false pos.",
+                "false neg.");
         long falseNegativesTotal = 0;
         for (FilterKind kind : tested) {
             SplittableRandom root = new SplittableRandom(s);
@@ -122,22 +148,33 @@ final class BloomTestCommand implements Callable<Integer> {
                     }
                 }
                 falseNegativesTotal += falseNegatives;
-                table.row(kind, f.hashCount(), Fmt.count(f.bitSize()), Fmt.count(f.sizeInBytes()),
-                        Fmt.decimal((double) f.bitSize() / keys, 2), Fmt.share(f.fractionOfBitsSet()),
-                        Fmt.rate(f.expectedFpp()), Fmt.rate((double) falsePositives / probes),
-                        Fmt.wilson95(falsePositives, probes), Fmt.count(falsePositives), Fmt.count(falseNegatives));
+                table.row(
+                        kind,
+                        f.hashCount(),
+                        Fmt.count(f.bitSize()),
+                        Fmt.count(f.sizeInBytes()),
+                        Fmt.decimal((double) f.bitSize() / keys, 2),
+                        Fmt.share(f.fractionOfBitsSet()),
+                        Fmt.rate(f.expectedFpp()),
+                        Fmt.rate((double) falsePositives / probes),
+                        Fmt.wilson95(falsePositives, probes),
+                        Fmt.count(falsePositives),
+                        Fmt.count(falseNegatives));
             }
         }
         table.print(out, "  ");
         if (tested.contains(FilterKind.RIBBON)) {
-            out.println("RIBBON: a static filter built from all the keys' hashes (Filters.build); k = its result bits r,"
-                    + " bits = its solution bits");
+            out.println(
+                    "RIBBON: a static filter built from all the keys' hashes (Filters.build); k = its result bits r,"
+                            + " bits = its solution bits");
         }
         out.println("replay with: bloomkv bloom test --seed " + s + " (same --keys/--probes/--key-size/sizing)");
         out.flush();
         if (falseNegativesTotal > 0) {
-            throw new CliException(ExitCodes.INTERNAL,
-                    falseNegativesTotal + " added keys were not found (false negatives): a bug in the filter, seed " + s);
+            throw new CliException(
+                    ExitCodes.INTERNAL,
+                    falseNegativesTotal + " added keys were not found (false negatives): a bug in the filter, seed "
+                            + s);
         }
         return ExitCodes.OK;
     }

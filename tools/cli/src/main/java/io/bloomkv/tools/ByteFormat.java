@@ -49,7 +49,8 @@ public enum ByteFormat {
     }
 
     private static String formatUtf8(byte[] bytes) {
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        CharsetDecoder decoder = StandardCharsets.UTF_8
+                .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         StringBuilder out = new StringBuilder(bytes.length + 8);

@@ -5,17 +5,21 @@ import io.bloomkv.engine.Options;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv checkpoint DB_DIR CHECKPOINT_DIR}: {@link Db#checkpoint} of a database that no other process has
  * open (the command opens it, which takes its lock). A running service takes its checkpoints through the API.
  */
-@Command(name = "checkpoint", mixinStandardHelpOptions = true,
-        description = {"Write a consistent copy of the database into CHECKPOINT_DIR (which must not exist or be empty):",
-            "tables hard-linked where the file system allows, copied otherwise. The copy opens as a database."})
+@Command(
+        name = "checkpoint",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Write a consistent copy of the database into CHECKPOINT_DIR (which must not exist or be empty):",
+            "tables hard-linked where the file system allows, copied otherwise. The copy opens as a database."
+        })
 final class CheckpointCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -24,10 +24,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv crashtest DB_DIR --rounds N}: RocksDB db_crashtest for bloomkv. Each round starts
@@ -38,9 +38,12 @@ import picocli.CommandLine.Model.CommandSpec;
  * Reports rounds, operations, acknowledged writes, lost writes, failed opens and wrong answers; exit
  * code 1 when any of the last three is not 0.
  */
-@Command(name = "crashtest", mixinStandardHelpOptions = true,
-        description = "Kill -9 a 'bloomkv stress' child at random moments, reopen and verify the database after each kill "
-                + "(exit code 1 on any lost write, failed open or wrong answer).")
+@Command(
+        name = "crashtest",
+        mixinStandardHelpOptions = true,
+        description =
+                "Kill -9 a 'bloomkv stress' child at random moments, reopen and verify the database after each kill "
+                        + "(exit code 1 on any lost write, failed open or wrong answer).")
 final class CrashTestCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -48,31 +51,54 @@ final class CrashTestCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory (created if missing).")
     Path dir;
 
-    @Option(names = "--rounds", paramLabel = "N", defaultValue = "10", description = "Kill rounds (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--rounds",
+            paramLabel = "N",
+            defaultValue = "10",
+            description = "Kill rounds (default: ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
+    @Option(
+            names = "--duration",
+            paramLabel = "SECONDS",
+            defaultValue = "0",
             description = "Start no new round after this many seconds, 0 = no limit (default: ${DEFAULT-VALUE}).")
     long durationSeconds;
 
-    @Option(names = "--seed", paramLabel = "N", description = "Seed of the kill times and of the children's seeds (default: time based).")
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            description = "Seed of the kill times and of the children's seeds (default: time based).")
     Long seed;
 
-    @Option(names = "--threads", paramLabel = "N", defaultValue = "4", description = "Threads of each stress child (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--threads",
+            paramLabel = "N",
+            defaultValue = "4",
+            description = "Threads of each stress child (default: ${DEFAULT-VALUE}).")
     int threads;
 
-    @Option(names = "--kill-min-ms", paramLabel = "MS", defaultValue = "100",
-            description = "Shortest run of a child before the kill, after it started its threads (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--kill-min-ms",
+            paramLabel = "MS",
+            defaultValue = "100",
+            description =
+                    "Shortest run of a child before the kill, after it started its threads (default: ${DEFAULT-VALUE}).")
     int killMinMs;
 
-    @Option(names = "--kill-max-ms", paramLabel = "MS", defaultValue = "3000",
+    @Option(
+            names = "--kill-max-ms",
+            paramLabel = "MS",
+            defaultValue = "3000",
             description = "Longest run of a child before the kill (default: ${DEFAULT-VALUE}).")
     int killMaxMs;
 
-    @Option(names = "--vary-options",
-            description = "Each round's child (and the reopen after its kill) writes and reads tables with a compression, "
-                    + "filter kind and read mode drawn from the seed, as db_crashtest varies its options, so one database "
-                    + "holds tables of every codec and filter kind (O_DIRECT only where the file system supports it).")
+    @Option(
+            names = "--vary-options",
+            description =
+                    "Each round's child (and the reopen after its kill) writes and reads tables with a compression, "
+                            + "filter kind and read mode drawn from the seed, as db_crashtest varies its options, so one database "
+                            + "holds tables of every codec and filter kind (O_DIRECT only where the file system supports it).")
     boolean varyOptions;
 
     @Mixin
@@ -87,30 +113,39 @@ final class CrashTestCommand implements Callable<Integer> {
         Random rnd = new Random(s);
         PrintWriter out = spec.commandLine().getOut();
         Path expected = stress.expectedFile(dir);
-        StressOptions.Tables fixed = stress.tables(); // refuses a filter kind no table can carry before any child starts
+        StressOptions.Tables fixed =
+                stress.tables(); // refuses a filter kind no table can carry before any child starts
         List<StressOptions.ReadMode> readModes = new ArrayList<>(List.of(StressOptions.ReadMode.values()));
         if (varyOptions && !directReadsSupported(dir)) {
             readModes.remove(StressOptions.ReadMode.DIRECT);
         }
-        out.println("crashtest: seed " + s + " (replay with --seed " + s + "), " + rounds + " rounds, sync " + stress.sync + ", "
+        out.println("crashtest: seed " + s + " (replay with --seed " + s + "), " + rounds + " rounds, sync "
+                + stress.sync + ", "
                 + stress.keys + " keys, " + threads + " threads, kill after " + killMinMs + "-" + killMaxMs + " ms, "
-                + (varyOptions ? "options varied per round (read modes " + readModes + ")"
-                        : fixed)
+                + (varyOptions ? "options varied per round (read modes " + readModes + ")" : fixed)
                 + ", expected state " + expected);
         out.flush();
         // A TTL database stays one: on or off for the whole run (drawn from the seed for a new database when varied),
         // the duration and periodic compaction varied per round (a TTL may change on reopen, as in RocksDB).
         long ttl = stress.ttlSeconds;
         if (varyOptions && ttl == 0) {
-            ttl = Files.exists(dir.resolve("CURRENT")) ? (isTtlDatabase(dir, fixed) ? 86_400 : 0)
+            ttl = Files.exists(dir.resolve("CURRENT"))
+                    ? (isTtlDatabase(dir, fixed) ? 86_400 : 0)
                     : rnd.nextBoolean() ? 86_400 : 0;
         }
-        StressOptions.withExpiry(io.bloomkv.engine.Options.defaults(), ttl, stress.periodicCompactionSeconds); // checks them
+        StressOptions.withExpiry(
+                io.bloomkv.engine.Options.defaults(), ttl, stress.periodicCompactionSeconds); // checks them
         if (ttl > 0 || stress.periodicCompactionSeconds > 0 || varyOptions) {
-            out.println("crashtest: " + (ttl > 0 ? "a TTL database (ttl " + ttl + " s" + (varyOptions ? " or twice that" : "")
-                    + "; no value expires within the run, so the expected-state rules are unchanged)" : "no TTL")
-                    + (varyOptions ? ", periodic compaction varied per round" : stress.periodicCompactionSeconds > 0
-                            ? ", periodic compaction " + stress.periodicCompactionSeconds + " s" : ""));
+            out.println("crashtest: "
+                    + (ttl > 0
+                            ? "a TTL database (ttl " + ttl + " s" + (varyOptions ? " or twice that" : "")
+                                    + "; no value expires within the run, so the expected-state rules are unchanged)"
+                            : "no TTL")
+                    + (varyOptions
+                            ? ", periodic compaction varied per round"
+                            : stress.periodicCompactionSeconds > 0
+                                    ? ", periodic compaction " + stress.periodicCompactionSeconds + " s"
+                                    : ""));
             out.flush();
         }
         long ops0;
@@ -129,7 +164,8 @@ final class CrashTestCommand implements Callable<Integer> {
         for (int round = 0; round < rounds && System.nanoTime() < deadline; round++) {
             long childSeed = rnd.nextLong();
             StressOptions.Tables ro = varyOptions
-                    ? new StressOptions.Tables(Compression.values()[rnd.nextInt(Compression.values().length)],
+                    ? new StressOptions.Tables(
+                            Compression.values()[rnd.nextInt(Compression.values().length)],
                             StressOptions.TABLE_FILTER_KINDS[rnd.nextInt(StressOptions.TABLE_FILTER_KINDS.length)],
                             readModes.get(rnd.nextInt(readModes.size())),
                             StressOptions.RANGE_FILTER_BITS[rnd.nextInt(StressOptions.RANGE_FILTER_BITS.length)],
@@ -137,13 +173,17 @@ final class CrashTestCommand implements Callable<Integer> {
                     : fixed;
             long roundTtl = varyOptions && ttl > 0 ? ttl * (1 + rnd.nextInt(2)) : ttl;
             long periodic = varyOptions
-                    ? StressOptions.PERIODIC_COMPACTION_SECONDS[rnd.nextInt(StressOptions.PERIODIC_COMPACTION_SECONDS.length)]
+                    ? StressOptions.PERIODIC_COMPACTION_SECONDS[
+                            rnd.nextInt(StressOptions.PERIODIC_COMPACTION_SECONDS.length)]
                     : stress.periodicCompactionSeconds;
             if (roundTtl > 0 || periodic > 0) {
-                out.println("crashtest: round " + round + ": ttl " + roundTtl + " s, periodic compaction " + periodic + " s");
+                out.println("crashtest: round " + round + ": ttl " + roundTtl + " s, periodic compaction " + periodic
+                        + " s");
                 out.flush();
             }
-            Process p = new ProcessBuilder(childCommand(childSeed, ro, roundTtl, periodic)).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(childCommand(childSeed, ro, roundTtl, periodic))
+                    .redirectErrorStream(true)
+                    .start();
             ArrayDeque<String> tail = new ArrayDeque<>();
             long[] runningAt = {0};
             Thread reader = new Thread(() -> readChild(p, tail, runningAt), "crashtest-child-output");
@@ -166,8 +206,9 @@ final class CrashTestCommand implements Callable<Integer> {
             reader.join(10_000);
             if (!running || !aliveAtKill) {
                 childFailures++;
-                out.println("crashtest: round " + round + " (" + ro + "): the stress child " + (running ? "exited by itself (exit " + p.exitValue() + ")"
-                        : "did not start its threads") + "; its last output:");
+                out.println("crashtest: round " + round + " (" + ro + "): the stress child "
+                        + (running ? "exited by itself (exit " + p.exitValue() + ")" : "did not start its threads")
+                        + "; its last output:");
                 synchronized (tail) {
                     tail.forEach(l -> out.println("  | " + l));
                 }
@@ -177,7 +218,11 @@ final class CrashTestCommand implements Callable<Integer> {
             // Reopen and verify, as the next child would, but in this process.
             StressVerifier.Result r;
             try (ExpectedState es = StressCommand.openExpected(expected, stress.keys);
-                    Db db = DbOpener.open(dir, StressOptions.withExpiry(stress.toOptions(ro), roundTtl, 0).autoCompaction(false), true)) {
+                    Db db = DbOpener.open(
+                            dir,
+                            StressOptions.withExpiry(stress.toOptions(ro), roundTtl, 0)
+                                    .autoCompaction(false),
+                            true)) {
                 r = StressVerifier.verifyAndResolve(db, es);
             } catch (BloomKvException e) {
                 failedOpens++;
@@ -188,7 +233,8 @@ final class CrashTestCommand implements Callable<Integer> {
             lost += r.lost();
             wrong += r.wrong();
             done++;
-            out.println("crashtest: round " + round + (varyOptions ? " (" + ro + ")" : "") + ": killed after " + killAfter + " ms; " + r);
+            out.println("crashtest: round " + round + (varyOptions ? " (" + ro + ")" : "") + ": killed after "
+                    + killAfter + " ms; " + r);
             out.flush();
             if (!r.ok()) {
                 break;
@@ -234,7 +280,8 @@ final class CrashTestCommand implements Callable<Integer> {
         }
         try (java.util.jar.JarFile jar = new java.util.jar.JarFile(classPath)) {
             java.util.jar.Manifest m = jar.getManifest();
-            return m != null && BloomKvCli.class.getName().equals(m.getMainAttributes().getValue("Main-Class"));
+            return m != null
+                    && BloomKvCli.class.getName().equals(m.getMainAttributes().getValue("Main-Class"));
         } catch (IOException e) {
             return false;
         }
@@ -284,7 +331,10 @@ final class CrashTestCommand implements Callable<Integer> {
 
     /** Whether the existing database in {@code dir} is a TTL database (a read-only open with a TTL is refused if not). */
     private boolean isTtlDatabase(Path dir, StressOptions.Tables tables) {
-        try (Db db = Db.open(dir, StressOptions.withExpiry(stress.toOptions(tables), StressOptions.MIN_TTL_SECONDS, 0).readOnly(true))) {
+        try (Db db = Db.open(
+                dir,
+                StressOptions.withExpiry(stress.toOptions(tables), StressOptions.MIN_TTL_SECONDS, 0)
+                        .readOnly(true))) {
             return true;
         } catch (io.bloomkv.engine.TtlMismatchException e) {
             return false;

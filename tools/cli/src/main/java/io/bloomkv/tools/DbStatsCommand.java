@@ -14,11 +14,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv db stats DB_DIR}: levels, tables, sizes and filter memory, then a read probe: N
@@ -29,10 +29,14 @@ import picocli.CommandLine.Model.CommandSpec;
  * own formula ({@code Filter.expectedFpp}). The database is opened read-only (its directory is left
  * exactly as it was) and without a block cache, so every filter positive is one real data-block read.
  */
-@Command(name = "stats", mixinStandardHelpOptions = true,
-        description = {"Levels, tables, sizes, filter memory, and a read probe: N absent keys",
+@Command(
+        name = "stats",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Levels, tables, sizes, filter memory, and a read probe: N absent keys",
             "inside the tables' key ranges, the disk lookups the filters avoided, and",
-            "the measured vs theoretical false-positive rate."})
+            "the measured vs theoretical false-positive rate."
+        })
 final class DbStatsCommand implements Callable<Integer> {
     /** Bytes appended to a sampled key to make a probe key: 0x00 then 8 random bytes. */
     static final int PROBE_SUFFIX = 9;
@@ -43,7 +47,10 @@ final class DbStatsCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory.")
     Path dir;
 
-    @Option(names = "--probes", paramLabel = "N", defaultValue = "10000",
+    @Option(
+            names = "--probes",
+            paramLabel = "N",
+            defaultValue = "10000",
             description = "Absent keys to probe; 0 skips the probe (default: ${DEFAULT-VALUE}).")
     int probes;
 
@@ -65,7 +72,9 @@ final class DbStatsCommand implements Callable<Integer> {
     /** A live table with the figures of its filter. */
     private record TableFacts(TableInfo info) {
         String filter() {
-            return info.filterProblem() != null ? "UNUSABLE" : info.filterKind() != null ? info.filterKind().name() : "none";
+            return info.filterProblem() != null
+                    ? "UNUSABLE"
+                    : info.filterKind() != null ? info.filterKind().name() : "none";
         }
 
         long keys() {
@@ -109,14 +118,24 @@ final class DbStatsCommand implements Callable<Integer> {
             if (s.levelTables(level) == 0) {
                 continue;
             }
-            levels.row("L" + level, s.levelTables(level), Fmt.count(s.levelEntries(level)), Fmt.bytes(s.levelBytes(level)),
-                    Fmt.bytes(s.levelFilterMemory(level)), Fmt.decimal(s.levelBitsPerKey(level), 2));
+            levels.row(
+                    "L" + level,
+                    s.levelTables(level),
+                    Fmt.count(s.levelEntries(level)),
+                    Fmt.bytes(s.levelBytes(level)),
+                    Fmt.bytes(s.levelFilterMemory(level)),
+                    Fmt.decimal(s.levelBitsPerKey(level), 2));
         }
         long entries = 0;
         for (int level = 0; level < s.numLevels(); level++) {
             entries += s.levelEntries(level);
         }
-        levels.row("total", s.tableCount(), Fmt.count(entries), Fmt.bytes(s.tableBytes()), Fmt.bytes(s.filterMemoryBytes()),
+        levels.row(
+                "total",
+                s.tableCount(),
+                Fmt.count(entries),
+                Fmt.bytes(s.tableBytes()),
+                Fmt.bytes(s.filterMemoryBytes()),
                 Fmt.decimal(entries == 0 ? 0 : s.filterMemoryBytes() * 8.0 / entries, 2));
         out.println("levels (" + s.numLevels() + " configured; empty levels left out):");
         levels.print(out, "  ");
@@ -127,16 +146,33 @@ final class DbStatsCommand implements Callable<Integer> {
             out.println("tables: none (everything is still in the memtable/WAL)");
             return;
         }
-        TextTable t = new TextTable("level", "table", "size", "entries", "filter", "k", "bits/key", "bits set",
-                "expected FPR", "smallest key", "largest key").leftAligned(4, 9, 10);
+        TextTable t = new TextTable(
+                        "level",
+                        "table",
+                        "size",
+                        "entries",
+                        "filter",
+                        "k",
+                        "bits/key",
+                        "bits set",
+                        "expected FPR",
+                        "smallest key",
+                        "largest key")
+                .leftAligned(4, 9, 10);
         for (TableFacts f : tables) {
             TableInfo i = f.info();
             boolean has = f.keys() > 0;
-            t.row("L" + i.level(), "#" + i.fileNumber(), Fmt.bytes(i.fileSize()),
-                    Fmt.count(i.entries()), f.filter(), has ? i.filterHashCount() : "-",
+            t.row(
+                    "L" + i.level(),
+                    "#" + i.fileNumber(),
+                    Fmt.bytes(i.fileSize()),
+                    Fmt.count(i.entries()),
+                    f.filter(),
+                    has ? i.filterHashCount() : "-",
                     has ? Fmt.decimal((double) i.filterBitSize() / f.keys(), 2) : "-",
                     has ? Fmt.share(i.filterFractionOfBitsSet()) : "-",
-                    has ? Fmt.rate(i.filterExpectedFpp()) : "-", format.keys().format(i.smallestUserKey()),
+                    has ? Fmt.rate(i.filterExpectedFpp()) : "-",
+                    format.keys().format(i.smallestUserKey()),
                     format.keys().format(i.largestUserKey()));
         }
         out.println("tables (level 0 newest first):");
@@ -186,17 +222,28 @@ final class DbStatsCommand implements Callable<Integer> {
                 + " (no block cache)");
         TextTable t = TextTable.headless(3).leftAligned(2);
         t.row("filter checks", Fmt.count(checks), Fmt.decimal((double) checks / probes, 2) + " per get");
-        t.row("disk lookups avoided", Fmt.count(useful), Fmt.share(checks == 0 ? Double.NaN : (double) useful / checks)
-                + " of checks");
-        t.row("filter positives", Fmt.count(positive), Fmt.count(truePositive) + " true positives (probe keys found: " + found + ")");
+        t.row(
+                "disk lookups avoided",
+                Fmt.count(useful),
+                Fmt.share(checks == 0 ? Double.NaN : (double) useful / checks) + " of checks");
+        t.row(
+                "filter positives",
+                Fmt.count(positive),
+                Fmt.count(truePositive) + " true positives (probe keys found: " + found + ")");
         if (unfiltered > 0) {
             t.row("tables without filter", Fmt.count(unfiltered), "read directly");
         }
-        t.row("blocks read", Fmt.count(blockReads), Fmt.decimal((double) blockReads / probes, 4) + " per get, "
-                + Fmt.bytes(blockBytes));
-        t.row("measured FPR", Fmt.rate(negatives == 0 ? Double.NaN : (double) falsePositive / negatives),
+        t.row(
+                "blocks read",
+                Fmt.count(blockReads),
+                Fmt.decimal((double) blockReads / probes, 4) + " per get, " + Fmt.bytes(blockBytes));
+        t.row(
+                "measured FPR",
+                Fmt.rate(negatives == 0 ? Double.NaN : (double) falsePositive / negatives),
                 "95% interval " + Fmt.wilson95(falsePositive, negatives));
-        t.row("theoretical FPR", Fmt.rate(expectedChecks == 0 ? Double.NaN : expectedFalsePositives / expectedChecks),
+        t.row(
+                "theoretical FPR",
+                Fmt.rate(expectedChecks == 0 ? Double.NaN : expectedFalsePositives / expectedChecks),
                 "mean of each checked table's expectedFpp over " + Fmt.count(expectedChecks) + " checks");
         t.print(out, "  ");
     }

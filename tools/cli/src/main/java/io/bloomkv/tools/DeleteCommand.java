@@ -5,12 +5,14 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code bloomkv delete DB_DIR KEY}: writes a tombstone for KEY (absent keys are not an error). */
-@Command(name = "delete", mixinStandardHelpOptions = true,
+@Command(
+        name = "delete",
+        mixinStandardHelpOptions = true,
         description = "Delete KEY (writes a tombstone; deleting an absent key is not an error).")
 final class DeleteCommand implements Callable<Integer> {
     @Spec

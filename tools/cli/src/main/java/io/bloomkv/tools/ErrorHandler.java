@@ -81,7 +81,8 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
                 return new Classified(ExitCodes.USAGE, message(t) + " (give --merge-operator)");
             }
             if (t instanceof io.bloomkv.engine.TtlMismatchException e) {
-                return new Classified(ExitCodes.USAGE, message(t) + (e.ttlDatabase() ? " (give --ttl SECONDS)" : " (drop --ttl)"));
+                return new Classified(
+                        ExitCodes.USAGE, message(t) + (e.ttlDatabase() ? " (give --ttl SECONDS)" : " (drop --ttl)"));
             }
             if (t instanceof InvalidArgumentException) {
                 return new Classified(ExitCodes.USAGE, "invalid argument: " + message(t));

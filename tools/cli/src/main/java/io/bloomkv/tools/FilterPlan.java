@@ -46,7 +46,8 @@ record FilterPlan(FilterKind kind, long keys, double requestedBitsPerKey, long b
             }
             case RIBBON: {
                 long bits = FilterMath.ribbonSolutionBits(keys, bitsPerKey);
-                return new FilterPlan(kind, keys, bitsPerKey, bits, FilterMath.ribbonResultBits(keys, bitsPerKey), bits / 8);
+                return new FilterPlan(
+                        kind, keys, bitsPerKey, bits, FilterMath.ribbonResultBits(keys, bitsPerKey), bits / 8);
             }
             default:
                 throw new IllegalArgumentException("unknown kind " + kind);
@@ -58,8 +59,8 @@ record FilterPlan(FilterKind kind, long keys, double requestedBitsPerKey, long b
         double bitsPerKey = kind == FilterKind.BLOCKED
                 ? FilterMath.blockedBitsPerKeyForFpp(fpp)
                 : kind == FilterKind.RIBBON
-                ? FilterMath.ribbonBitsPerKeyForFpp(keys, fpp)
-                : FilterMath.bitsPerKeyForFpp(fpp);
+                        ? FilterMath.ribbonBitsPerKeyForFpp(keys, fpp)
+                        : FilterMath.bitsPerKeyForFpp(fpp);
         return of(kind, keys, bitsPerKey);
     }
 

@@ -5,12 +5,14 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code bloomkv get DB_DIR KEY}: prints the value, or exits 1 when the key is absent. */
-@Command(name = "get", mixinStandardHelpOptions = true,
+@Command(
+        name = "get",
+        mixinStandardHelpOptions = true,
         description = "Print the value of KEY (exit code 1 when the key is absent).")
 final class GetCommand implements Callable<Integer> {
     @Spec
@@ -37,7 +39,9 @@ final class GetCommand implements Callable<Integer> {
         try (Db db = DbOpener.open(dir, ttl.apply(mergeOperator.apply(DbOpener.readOptions())), false)) {
             byte[] v = db.get(k);
             if (v == null) {
-                spec.commandLine().getErr().println("bloomkv get: key not found: " + format.keys().format(k));
+                spec.commandLine()
+                        .getErr()
+                        .println("bloomkv get: key not found: " + format.keys().format(k));
                 return ExitCodes.NOT_FOUND;
             }
             spec.commandLine().getOut().println(format.values().format(v));

@@ -7,20 +7,24 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv ingest DB_DIR FILE...}: {@link Db#ingest} of table files written by {@code TableFileWriter} (or
  * {@code bloomkv sst write}) into a database that no other process has open (the command opens it, which takes its
  * lock). A running service ingests through the API.
  */
-@Command(name = "ingest", mixinStandardHelpOptions = true,
-        description = {"Add table files written by TableFileWriter (or 'bloomkv sst write') to the database, all or",
+@Command(
+        name = "ingest",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Add table files written by TableFileWriter (or 'bloomkv sst write') to the database, all or",
             "none: files whose keys overlap nothing go to the last level as written, others get a new sequence",
-            "number (their values win over what the database held). The files' key ranges must not overlap."})
+            "number (their values win over what the database held). The files' key ranges must not overlap."
+        })
 final class IngestCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -31,12 +35,16 @@ final class IngestCommand implements Callable<Integer> {
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "FILE", description = "Table files to ingest.")
     List<Path> files;
 
-    @Option(names = "--move", description = "Hard-link the files in and delete their original names (copied where "
-            + "links fail); default: copy them and leave the originals.")
+    @Option(
+            names = "--move",
+            description = "Hard-link the files in and delete their original names (copied where "
+                    + "links fail); default: copy them and leave the originals.")
     boolean move;
 
-    @Option(names = "--no-flush", description = "Refuse (exit code 2) instead of flushing when the memtable holds keys "
-            + "in the files' ranges.")
+    @Option(
+            names = "--no-flush",
+            description =
+                    "Refuse (exit code 2) instead of flushing when the memtable holds keys " + "in the files' ranges.")
     boolean noFlush;
 
     @Override
@@ -44,8 +52,9 @@ final class IngestCommand implements Callable<Integer> {
         try (Db db = DbOpener.open(dir, Options.defaults(), false)) {
             db.ingest(files, IngestOptions.defaults().moveFiles(move).allowBlockingFlush(!noFlush));
         }
-        spec.commandLine().getOut().println("ingested " + files.size() + " file" + (files.size() == 1 ? "" : "s")
-                + " into " + dir);
+        spec.commandLine()
+                .getOut()
+                .println("ingested " + files.size() + " file" + (files.size() == 1 ? "" : "s") + " into " + dir);
         return ExitCodes.OK;
     }
 }

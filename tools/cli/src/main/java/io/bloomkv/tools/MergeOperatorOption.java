@@ -12,7 +12,9 @@ import picocli.CommandLine.Option;
  * database was written with.
  */
 final class MergeOperatorOption {
-    @Option(names = "--merge-operator", paramLabel = "NAME",
+    @Option(
+            names = "--merge-operator",
+            paramLabel = "NAME",
             description = "Merge operator to open the database with: uint64add (8-byte little-endian counters), "
                     + "stringappend[:C] (delimiter C, default ','), or stress (what 'bloomkv stress' writes with). "
                     + "Needed for a database that holds merge operands.")
@@ -36,7 +38,8 @@ final class MergeOperatorOption {
         if (name.startsWith("stringappend:") && name.length() == "stringappend:".length() + 1) {
             return MergeOperators.stringAppend(name.charAt(name.length() - 1));
         }
-        throw new CliException(ExitCodes.USAGE, "unknown merge operator '" + name
-                + "': expected uint64add, stringappend[:C] or stress");
+        throw new CliException(
+                ExitCodes.USAGE,
+                "unknown merge operator '" + name + "': expected uint64add, stringappend[:C] or stress");
     }
 }

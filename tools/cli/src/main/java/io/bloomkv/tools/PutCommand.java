@@ -11,20 +11,24 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv put DB_DIR KEY VALUE} or {@code bloomkv put DB_DIR --input FILE}: writes one pair,
  * or every {@code KEY<TAB>VALUE} line of a file ("-" = stdin), in batches.
  */
-@Command(name = "put", mixinStandardHelpOptions = true,
-        description = {"Set KEY to VALUE, or load KEY<TAB>VALUE lines from a file (- = stdin).",
+@Command(
+        name = "put",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Set KEY to VALUE, or load KEY<TAB>VALUE lines from a file (- = stdin).",
             "Lines are written in atomic batches of --batch-size pairs. A malformed line",
-            "stops the load (exit code 2); the batches before it stay written."})
+            "stops the load (exit code 2); the batches before it stay written."
+        })
 final class PutCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -32,19 +36,30 @@ final class PutCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory.")
     Path dir;
 
-    @Parameters(index = "1", arity = "0..1", paramLabel = "KEY",
+    @Parameters(
+            index = "1",
+            arity = "0..1",
+            paramLabel = "KEY",
             description = "The key (UTF-8, or hex with --hex/--key-hex).")
     String key;
 
-    @Parameters(index = "2", arity = "0..1", paramLabel = "VALUE",
+    @Parameters(
+            index = "2",
+            arity = "0..1",
+            paramLabel = "VALUE",
             description = "The value (UTF-8, or hex with --hex/--value-hex).")
     String value;
 
-    @Option(names = "--input", paramLabel = "FILE",
+    @Option(
+            names = "--input",
+            paramLabel = "FILE",
             description = "Instead of KEY VALUE: read KEY<TAB>VALUE lines from FILE (- = stdin).")
     String input;
 
-    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "1000",
+    @Option(
+            names = "--batch-size",
+            paramLabel = "N",
+            defaultValue = "1000",
             description = "Pairs per atomic batch with --input (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
@@ -63,8 +78,8 @@ final class PutCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "give either KEY VALUE or --input FILE, not both");
         }
         if (input == null && value == null) {
-            throw new ParameterException(spec.commandLine(),
-                    key == null ? "expected KEY VALUE or --input FILE" : "missing VALUE after KEY");
+            throw new ParameterException(
+                    spec.commandLine(), key == null ? "expected KEY VALUE or --input FILE" : "missing VALUE after KEY");
         }
         if (input == null) {
             byte[] k = Args.parse(spec, format.keys(), key, "KEY");
@@ -95,8 +110,8 @@ final class PutCommand implements Callable<Integer> {
             }
             int tab = line.indexOf('\t');
             if (tab < 0) {
-                throw new CliException(ExitCodes.USAGE,
-                        input + ":" + lineNo + ": expected KEY<TAB>VALUE, found no tab");
+                throw new CliException(
+                        ExitCodes.USAGE, input + ":" + lineNo + ": expected KEY<TAB>VALUE, found no tab");
             }
             byte[] k = parseField(line.substring(0, tab), format.keys(), lineNo, "key");
             byte[] v = parseField(line.substring(tab + 1), format.values(), lineNo, "value");

@@ -8,19 +8,23 @@ import java.util.Arrays;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv scan DB_DIR [--from K] [--to K] [--limit N]}: prints {@code KEY<TAB>VALUE} lines in
  * key order, from {@code --from} (inclusive) to {@code --to} (exclusive).
  */
-@Command(name = "scan", mixinStandardHelpOptions = true,
-        description = {"Print KEY<TAB>VALUE lines in key order, from --from up to --to.",
-            "--from is inclusive, --to exclusive; keys compare as unsigned bytes."})
+@Command(
+        name = "scan",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Print KEY<TAB>VALUE lines in key order, from --from up to --to.",
+            "--from is inclusive, --to exclusive; keys compare as unsigned bytes."
+        })
 final class ScanCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -59,7 +63,7 @@ final class ScanCommand implements Callable<Integer> {
         long max = limit == null ? Long.MAX_VALUE : limit;
         PrintWriter out = spec.commandLine().getOut();
         try (Db db = DbOpener.open(dir, ttl.apply(mergeOperator.apply(DbOpener.readOptions())), false);
-             DbIterator it = db.iterator()) {
+                DbIterator it = db.iterator()) {
             if (start == null) {
                 it.seekToFirst();
             } else {

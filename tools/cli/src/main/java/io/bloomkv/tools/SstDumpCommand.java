@@ -12,21 +12,25 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv sst dump FILE}: the footer, the properties, the file layout, the index, the filter
  * and, with {@code --entries}, every entry, like RocksDB's sst_dump. Layout: engine/FORMAT.md.
  */
-@Command(name = "dump", mixinStandardHelpOptions = true,
-        description = {"Print a table file, like RocksDB's sst_dump: footer, properties, block",
+@Command(
+        name = "dump",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Print a table file, like RocksDB's sst_dump: footer, properties, block",
             "layout, index, and the filter (kind, k, bits, bits per key, share of bits",
             "set, expected false-positive rate); with --entries every entry",
-            "(user key @sequence PUT|DEL, value)."})
+            "(user key @sequence PUT|DEL, value)."
+        })
 final class SstDumpCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -76,9 +80,11 @@ final class SstDumpCommand implements Callable<Integer> {
                 + "): format version " + t.formatVersion() + ", magic "
                 + String.format(Locale.ROOT, "0x%016x", TableDump.MAGIC) + " (\"bloomkv1\"), checksum ok");
         Region filter = t.filterBlock();
-        out.println("  filter block      " + (filter == null ? handle(new Region(0, 0)) + "  (no filter)" : handle(filter)));
+        out.println("  filter block      "
+                + (filter == null ? handle(new Region(0, 0)) + "  (no filter)" : handle(filter)));
         if (t.rangeDeletionBlock() != null) {
-            out.println("  range deletions   " + handle(t.rangeDeletionBlock()) + "  (properties: bloomkv.range.deletions.block)");
+            out.println("  range deletions   " + handle(t.rangeDeletionBlock())
+                    + "  (properties: bloomkv.range.deletions.block)");
         }
         out.println("  index block       " + handle(t.indexBlock()));
         out.println("  properties block  " + handle(t.propertiesBlock()));
@@ -90,20 +96,30 @@ final class SstDumpCommand implements Callable<Integer> {
         out.println("  entries           " + Fmt.count(p.entries()) + " (" + Fmt.count(p.deletions()) + " deletions)");
         out.println("  data blocks       " + Fmt.count(p.dataBlocks()) + " (" + Fmt.count(p.dataSize())
                 + " bytes with trailers)");
-        out.println("  compression       " + p.compression() + (p.compression() == Compression.NONE ? ""
-                : ": " + Fmt.count(p.dataBlocksCompressed()) + " of " + Fmt.count(p.dataBlocks())
-                        + " data blocks compressed, " + Fmt.count(p.dataUncompressedSize()) + " bytes uncompressed ("
-                        + Fmt.decimal(p.dataUncompressedSize() == 0 ? 1.0 : (double) p.dataSize() / p.dataUncompressedSize(), 3)
-                        + " of it stored)"));
+        out.println("  compression       " + p.compression()
+                + (p.compression() == Compression.NONE
+                        ? ""
+                        : ": " + Fmt.count(p.dataBlocksCompressed()) + " of " + Fmt.count(p.dataBlocks())
+                                + " data blocks compressed, " + Fmt.count(p.dataUncompressedSize())
+                                + " bytes uncompressed ("
+                                + Fmt.decimal(
+                                        p.dataUncompressedSize() == 0
+                                                ? 1.0
+                                                : (double) p.dataSize() / p.dataUncompressedSize(),
+                                        3)
+                                + " of it stored)"));
         out.println("  index size        " + Fmt.count(p.indexSize()) + " bytes");
         out.println("  raw key bytes     " + Fmt.count(p.rawKeyBytes()) + " (internal keys)");
         out.println("  raw value bytes   " + Fmt.count(p.rawValueBytes()));
         out.println("  smallest key      " + TableFiles.internalKey(keys, p.smallestKey()));
         out.println("  largest key       " + TableFiles.internalKey(keys, p.largestKey()));
         out.println("  sequence range    " + p.smallestSequence() + " .. " + p.largestSequence());
-        out.println("  filter            " + (p.filterKind() == null ? "none"
-                : p.filterKind() + ", " + Fmt.decimal(p.bitsPerKey(), 2) + " bits per key, "
-                        + Fmt.count(p.filterKeys()) + " distinct user keys, " + Fmt.count(p.filterBytes()) + " bytes"));
+        out.println("  filter            "
+                + (p.filterKind() == null
+                        ? "none"
+                        : p.filterKind() + ", " + Fmt.decimal(p.bitsPerKey(), 2) + " bits per key, "
+                                + Fmt.count(p.filterKeys()) + " distinct user keys, " + Fmt.count(p.filterBytes())
+                                + " bytes"));
         out.println("  format version    " + p.formatVersion());
     }
 
@@ -137,7 +153,10 @@ final class SstDumpCommand implements Callable<Integer> {
         TextTable table = new TextTable("block", "offset", "size", "separator").leftAligned(3);
         int i = 0;
         for (TableDump.IndexEntry e : index) {
-            table.row("#" + i++, Fmt.count(e.block().offset()), Fmt.count(e.block().size()),
+            table.row(
+                    "#" + i++,
+                    Fmt.count(e.block().offset()),
+                    Fmt.count(e.block().size()),
                     TableFiles.internalKey(format.keys(), e.separator()));
         }
         table.print(out, "  ");
@@ -174,7 +193,8 @@ final class SstDumpCommand implements Callable<Integer> {
         }
         out.println("range deletions (" + ds.size() + " fragments; keys in [begin, end) older than seq are deleted):");
         for (TableDump.RangeDeletion d : ds) {
-            out.println("  [" + format.keys().format(d.begin()) + ", " + format.keys().format(d.end()) + ") @" + d.sequence());
+            out.println("  [" + format.keys().format(d.begin()) + ", "
+                    + format.keys().format(d.end()) + ") @" + d.sequence());
         }
     }
 
@@ -183,7 +203,10 @@ final class SstDumpCommand implements Callable<Integer> {
         out.println("entries:");
         t.forEachEntry(max, e -> {
             String shown = "  " + TableFiles.internalKey(format.keys(), e.key());
-            out.println(e.key().isDeletion() ? shown : shown + "\t" + format.values().format(e.value()));
+            out.println(
+                    e.key().isDeletion()
+                            ? shown
+                            : shown + "\t" + format.values().format(e.value()));
         });
     }
 

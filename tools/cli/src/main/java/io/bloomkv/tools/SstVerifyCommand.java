@@ -11,9 +11,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv sst verify FILE|DB_DIR}: reads every block of the table (or of every table, WAL and
@@ -21,10 +21,14 @@ import picocli.CommandLine.Model.CommandSpec;
  * bad block; exits 0 only when everything is good, {@link ExitCodes#CORRUPTION} otherwise. A torn
  * WAL tail (a crash mid-write, cut on the next open) is reported but is not an error.
  */
-@Command(name = "verify", mixinStandardHelpOptions = true,
-        description = {"Check every checksum of a table file, or of every table, WAL and MANIFEST",
+@Command(
+        name = "verify",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Check every checksum of a table file, or of every table, WAL and MANIFEST",
             "of a database directory. Names every bad block. Exit code 0 only when all",
-            "are good, 4 otherwise."})
+            "are good, 4 otherwise."
+        })
 final class SstVerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -34,6 +38,7 @@ final class SstVerifyCommand implements Callable<Integer> {
 
     /** Totals over the files checked. */
     private int files;
+
     private int badFiles;
     private int badBlocks;
 
@@ -45,7 +50,8 @@ final class SstVerifyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         if (Files.isDirectory(target)) {
             List<DatabaseFiles.DbFile> files = DatabaseFiles.list(target).stream()
-                    .filter(f -> f.kind() == DatabaseFiles.Kind.TABLE || f.kind() == DatabaseFiles.Kind.WAL
+                    .filter(f -> f.kind() == DatabaseFiles.Kind.TABLE
+                            || f.kind() == DatabaseFiles.Kind.WAL
                             || f.kind() == DatabaseFiles.Kind.MANIFEST)
                     .toList();
             if (files.isEmpty()) {
@@ -62,12 +68,16 @@ final class SstVerifyCommand implements Callable<Integer> {
             verifyTable(out, target);
         }
         out.println("verified " + files + (files == 1 ? " file" : " files") + ": "
-                + (badFiles == 0 ? "all checksums good" : badBlocks + " bad " + (badBlocks == 1 ? "block" : "blocks")
-                        + " in " + badFiles + (badFiles == 1 ? " file" : " files")));
+                + (badFiles == 0
+                        ? "all checksums good"
+                        : badBlocks + " bad " + (badBlocks == 1 ? "block" : "blocks") + " in " + badFiles
+                                + (badFiles == 1 ? " file" : " files")));
         out.flush();
         if (badFiles > 0) {
-            throw new CliException(ExitCodes.CORRUPTION, badBlocks + " bad " + (badBlocks == 1 ? "block" : "blocks")
-                    + " in " + badFiles + " of " + files + (files == 1 ? " file" : " files") + " (listed on stdout)");
+            throw new CliException(
+                    ExitCodes.CORRUPTION,
+                    badBlocks + " bad " + (badBlocks == 1 ? "block" : "blocks") + " in " + badFiles + " of " + files
+                            + (files == 1 ? " file" : " files") + " (listed on stdout)");
         }
         return ExitCodes.OK;
     }
@@ -94,7 +104,8 @@ final class SstVerifyCommand implements Callable<Integer> {
         badBlocks += bad.size();
         out.println("BAD  " + file + ": " + bad.size() + " of " + blocks + " blocks bad");
         for (TableDump.BadBlock b : bad) {
-            out.println("       " + b.kind() + " block at offset " + b.offset() + " (size " + b.size() + "): " + b.problem());
+            out.println("       " + b.kind() + " block at offset " + b.offset() + " (size " + b.size() + "): "
+                    + b.problem());
         }
     }
 

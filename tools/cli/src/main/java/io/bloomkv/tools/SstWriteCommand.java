@@ -11,20 +11,24 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv sst write FILE --input TSV}: a table file for {@code bloomkv ingest}, through {@link TableFileWriter},
  * from {@code KEY<TAB>VALUE} lines sorted by key (byte order); an unsorted or repeated key stops it (exit code 2) and
  * no file is left.
  */
-@Command(name = "write", mixinStandardHelpOptions = true,
-        description = {"Write a table file for 'bloomkv ingest' from KEY<TAB>VALUE lines sorted by key (byte order),",
+@Command(
+        name = "write",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Write a table file for 'bloomkv ingest' from KEY<TAB>VALUE lines sorted by key (byte order),",
             "with the default options' filter and block layout. An unsorted or repeated key stops it (exit code 2)",
-            "and no file is left."})
+            "and no file is left."
+        })
 final class SstWriteCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -32,7 +36,10 @@ final class SstWriteCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "The table file to write (replaced if it exists).")
     Path file;
 
-    @Option(names = "--input", paramLabel = "TSV", defaultValue = "-",
+    @Option(
+            names = "--input",
+            paramLabel = "TSV",
+            defaultValue = "-",
             description = "KEY<TAB>VALUE lines (default: - = stdin).")
     String input;
 
@@ -43,9 +50,9 @@ final class SstWriteCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         long n = 0;
         try (BufferedReader in = input.equals("-")
-                ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
-                : Files.newBufferedReader(Path.of(input), StandardCharsets.UTF_8);
-             TableFileWriter w = TableFileWriter.create(file, Options.defaults())) {
+                        ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
+                        : Files.newBufferedReader(Path.of(input), StandardCharsets.UTF_8);
+                TableFileWriter w = TableFileWriter.create(file, Options.defaults())) {
             long lineNo = 0;
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 lineNo++;
@@ -54,7 +61,8 @@ final class SstWriteCommand implements Callable<Integer> {
                 }
                 int tab = line.indexOf('\t');
                 if (tab < 0) {
-                    throw new CliException(ExitCodes.USAGE, input + ":" + lineNo + ": expected KEY<TAB>VALUE, found no tab");
+                    throw new CliException(
+                            ExitCodes.USAGE, input + ":" + lineNo + ": expected KEY<TAB>VALUE, found no tab");
                 }
                 byte[] k;
                 byte[] v;

@@ -11,10 +11,10 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code bloomkv stress DB_DIR}: RocksDB db_stress for bloomkv. Opens (or creates) the database, checks
@@ -23,10 +23,14 @@ import picocli.CommandLine.Model.CommandSpec;
  * deletes, batches, gets, iterators and snapshots, each answer checked against the expected state.
  * Exit code 0 when every answer was right, 1 on any wrong answer or lost write.
  */
-@Command(name = "stress", mixinStandardHelpOptions = true,
-        description = {"Stress the database with random operations checked against an expected-state file "
-                + "that survives the process (exit code 1 on any wrong answer).",
-                "Prints 'stress: running' once the verification passed and the threads started."})
+@Command(
+        name = "stress",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Stress the database with random operations checked against an expected-state file "
+                    + "that survives the process (exit code 1 on any wrong answer).",
+            "Prints 'stress: running' once the verification passed and the threads started."
+        })
 final class StressCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -37,14 +41,24 @@ final class StressCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "N", description = "Seed of the random operations (default: time based).")
     Long seed;
 
-    @Option(names = "--threads", paramLabel = "N", defaultValue = "4", description = "Threads (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--threads",
+            paramLabel = "N",
+            defaultValue = "4",
+            description = "Threads (default: ${DEFAULT-VALUE}).")
     int threads;
 
-    @Option(names = "--ops", paramLabel = "N", defaultValue = "100000",
+    @Option(
+            names = "--ops",
+            paramLabel = "N",
+            defaultValue = "100000",
             description = "Operations in all, 0 = until --duration ends (default: ${DEFAULT-VALUE}).")
     long ops;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0",
+    @Option(
+            names = "--duration",
+            paramLabel = "SECONDS",
+            defaultValue = "0",
             description = "Stop after this many seconds, 0 = no limit (default: ${DEFAULT-VALUE}).")
     long durationSeconds;
 
@@ -66,8 +80,8 @@ final class StressCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         StressOptions.Tables tables = stress.tables();
         Options options = stress.toOptions(tables);
-        out.println("stress: seed " + s + " (replay with --seed " + s + "), " + threads + " threads, " + stress.keys + " keys, sync "
-                + stress.sync + ", " + tables + ", expected state " + stress.expectedFile(dir));
+        out.println("stress: seed " + s + " (replay with --seed " + s + "), " + threads + " threads, " + stress.keys
+                + " keys, sync " + stress.sync + ", " + tables + ", expected state " + stress.expectedFile(dir));
         out.flush();
         try (ExpectedState es = openExpected(stress.expectedFile(dir), stress.keys);
                 Db db = DbOpener.open(dir, options, true)) {

@@ -10,9 +10,12 @@ import picocli.CommandLine.Option;
  * one it was written with.
  */
 final class TtlOption {
-    @Option(names = "--ttl", paramLabel = "SECONDS",
-            description = "Open a TTL database (Options.ttl) with this TTL in seconds; values older than it read as absent. "
-                    + "Needed for a database created with a TTL, refused for one without.")
+    @Option(
+            names = "--ttl",
+            paramLabel = "SECONDS",
+            description =
+                    "Open a TTL database (Options.ttl) with this TTL in seconds; values older than it read as absent. "
+                            + "Needed for a database created with a TTL, refused for one without.")
     Long seconds;
 
     /** {@code options} with the TTL set (unchanged without the option). */

@@ -21,17 +21,24 @@ final class WriteOptions {
     @Option(names = "--flush", description = "Flush the memtable to an SSTable before closing.")
     boolean flush;
 
-    @Option(names = "--no-sync", negatable = false,
+    @Option(
+            names = "--no-sync",
+            negatable = false,
             description = "Do not fsync the WAL after every write (faster bulk loads; data is still synced on close).")
     boolean noSync;
 
-    @Option(names = "--filter-kind", paramLabel = "KIND",
+    @Option(
+            names = "--filter-kind",
+            paramLabel = "KIND",
             description = "Filter of tables written by this run: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
             defaultValue = "BLOCKED")
     FilterKind filterKind;
 
-    @Option(names = "--bits-per-key", paramLabel = "B",
-            description = "Filter bits per key of tables written by this run; 0 = no filter (default: ${DEFAULT-VALUE}).",
+    @Option(
+            names = "--bits-per-key",
+            paramLabel = "B",
+            description =
+                    "Filter bits per key of tables written by this run; 0 = no filter (default: ${DEFAULT-VALUE}).",
             defaultValue = "10")
     double bitsPerKey;
 

@@ -20,8 +20,12 @@ import java.util.Set;
 @AnalyzeClasses(locations = ApiBoundaryTest.ModuleClasses.class)
 class ApiBoundaryTest {
     @ArchTest
-    static final ArchRule USES_NO_ENGINE_INTERNALS = noClasses().that().resideOutsideOfPackage("io.bloomkv.engine..")
-            .should().dependOnClassesThat().resideInAPackage("io.bloomkv.engine.internal..")
+    static final ArchRule USES_NO_ENGINE_INTERNALS = noClasses()
+            .that()
+            .resideOutsideOfPackage("io.bloomkv.engine..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.bloomkv.engine.internal..")
             .because("only the engine itself may use its internals; tools and the bench use the public API");
 
     /** target/classes and target/test-classes of this module (surefire runs in the module's directory). */

@@ -18,7 +18,8 @@ class BackupCommandTest {
     void createListVerifyRestore() throws Exception {
         String db = tmp.resolve("db").toString();
         String backups = tmp.resolve("backups").toString();
-        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode()).isZero();
+        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
+                .isZero();
         Cli.Result created = Cli.run("backup", "create", db, backups);
         assertThat(created.exitCode()).as(created.toString()).isZero();
         assertThat(created.out()).startsWith("backup 1:");
@@ -52,18 +53,23 @@ class BackupCommandTest {
         Cli.Result bad = Cli.run("backup", "verify", backups, "1");
         assertThat(bad.exitCode()).as(bad.toString()).isEqualTo(ExitCodes.CORRUPTION);
         assertThat(victims).anyMatch(v -> bad.err().contains(v.getFileName().toString()));
-        Cli.Result refused = Cli.run("backup", "restore", backups, "1", tmp.resolve("again").toString());
+        Cli.Result refused =
+                Cli.run("backup", "restore", backups, "1", tmp.resolve("again").toString());
         assertThat(refused.exitCode()).isEqualTo(ExitCodes.CORRUPTION);
-        assertThat(Cli.run("backup", "list", tmp.resolve("nothing").toString()).exitCode()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(Cli.run("backup", "list", tmp.resolve("nothing").toString()).exitCode())
+                .isEqualTo(ExitCodes.IO_ERROR);
     }
 
     @Test
     void deleteAndPurge() throws Exception {
         String db = tmp.resolve("db").toString();
         String backups = tmp.resolve("backups").toString();
-        assertThat(Cli.run("put", db, "--create", "--flush", "k1", "v1").exitCode()).isZero();
+        assertThat(Cli.run("put", db, "--create", "--flush", "k1", "v1").exitCode())
+                .isZero();
         for (int i = 1; i <= 4; i++) {
-            assertThat(Cli.run("put", db, "--flush", "k" + (i + 1), "v" + (i + 1)).exitCode()).isZero();
+            assertThat(Cli.run("put", db, "--flush", "k" + (i + 1), "v" + (i + 1))
+                            .exitCode())
+                    .isZero();
             assertThat(Cli.run("backup", "create", db, backups).out()).startsWith("backup " + i + ":");
         }
         Cli.Result deleted = Cli.run("backup", "delete", backups, "2");
@@ -79,11 +85,14 @@ class BackupCommandTest {
         assertThat(purged.out()).isEqualTo("backup 1 deleted\nbackup 3 deleted\n2 deleted, 1 kept\n");
         assertThat(Cli.run("backup", "verify", backups).out()).isEqualTo("backup 4: ok\n");
         String restored = tmp.resolve("restored").toString();
-        assertThat(Cli.run("backup", "restore", backups, "4", restored).exitCode()).isZero();
+        assertThat(Cli.run("backup", "restore", backups, "4", restored).exitCode())
+                .isZero();
         assertThat(Cli.run("get", restored, "k5").out()).isEqualTo("v5\n");
-        assertThat(Cli.run("backup", "purge", backups, "--keep", "-1").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("backup", "purge", backups, "--keep", "-1").exitCode())
+                .isEqualTo(ExitCodes.USAGE);
         assertThat(Cli.run("backup", "purge", backups).exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(Cli.run("backup", "purge", backups, "--keep", "0").out()).isEqualTo("backup 4 deleted\n1 deleted, 0 kept\n");
+        assertThat(Cli.run("backup", "purge", backups, "--keep", "0").out())
+                .isEqualTo("backup 4 deleted\n1 deleted, 0 kept\n");
         try (Stream<Path> s = Files.list(Path.of(backups, "shared"))) {
             assertThat(s.count()).as("no table left once no backup names it").isZero();
         }

@@ -18,9 +18,22 @@ class BenchMountTest {
     @Test
     void runsATinyBench() {
         Path report = tmp.resolve("report");
-        Cli.Result r = Cli.run("bench", "--num", "500", "--engines", "bloomkv", "--filters", "on",
-                "--workloads", "fillseq,readmissing", "--no-fpr-sweep", "--no-progress",
-                "--db-dir", tmp.toString(), "--report-dir", report.toString());
+        Cli.Result r = Cli.run(
+                "bench",
+                "--num",
+                "500",
+                "--engines",
+                "bloomkv",
+                "--filters",
+                "on",
+                "--workloads",
+                "fillseq,readmissing",
+                "--no-fpr-sweep",
+                "--no-progress",
+                "--db-dir",
+                tmp.toString(),
+                "--report-dir",
+                report.toString());
         assertThat(r.exitCode()).as(r.toString()).isZero();
         assertThat(r.out()).contains("readmissing", "useful (lookups avoided)");
         assertThat(Files.exists(report.resolve("results.json"))).isTrue();
@@ -36,7 +49,8 @@ class BenchMountTest {
 
     @Test
     void aCommandClassNotOnTheClassPathIsNotMounted() {
-        assertThat(BloomKvCli.commandIfPresent("io.bloomkv.bench.NoSuchCommand")).isNull();
+        assertThat(BloomKvCli.commandIfPresent("io.bloomkv.bench.NoSuchCommand"))
+                .isNull();
         assertThat(BloomKvCli.benchCommandIfPresent()).isNotNull();
         assertThat(BloomKvCli.newCommandLine().getSubcommands()).containsKey("bench");
     }

@@ -7,10 +7,10 @@ import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.FilterMath;
 import io.bloomkv.bloom.Filters;
 import java.util.List;
+import java.util.Locale;
 import net.openhft.chronicle.core.io.AbstractReferenceCounted;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /** {@code bloomkv bloom calc} and {@code bloomkv bloom test}. */
@@ -96,7 +96,8 @@ class BloomCommandsTest {
             for (long n : new long[] {1, 7, 1000, 12_345}) {
                 for (double b : new double[] {1, 4.5, 10, 16, 23.7}) {
                     FilterPlan p = FilterPlan.of(kind, n, b);
-                    try (Filter f = kind.isStatic() ? Filters.build(kind, hashes((int) n), b) : Filters.create(kind, n, b)) {
+                    try (Filter f =
+                            kind.isStatic() ? Filters.build(kind, hashes((int) n), b) : Filters.create(kind, n, b)) {
                         String what = kind + " n=" + n + " b=" + b;
                         assertThat(p.bits()).as(what).isEqualTo(f.bitSize());
                         assertThat(p.hashCount()).as(what).isEqualTo(f.hashCount());
@@ -105,10 +106,14 @@ class BloomCommandsTest {
                 }
                 FilterPlan p = FilterPlan.forFpp(kind, n, 0.003);
                 try (Filter f = kind.isStatic()
-                        ? Filters.build(kind, hashes((int) n), io.bloomkv.bloom.FilterMath.ribbonBitsPerKeyForFpp(n, 0.003))
+                        ? Filters.build(
+                                kind, hashes((int) n), io.bloomkv.bloom.FilterMath.ribbonBitsPerKeyForFpp(n, 0.003))
                         : Filters.createForFpp(kind, n, 0.003)) {
                     if (kind.isStatic()) {
-                        assertThat(f.expectedFpp()).as("RIBBON plan rate").isEqualTo(p.expectedFpp()).isLessThanOrEqualTo(0.003);
+                        assertThat(f.expectedFpp())
+                                .as("RIBBON plan rate")
+                                .isEqualTo(p.expectedFpp())
+                                .isLessThanOrEqualTo(0.003);
                     }
                     assertThat(p.bits()).as(kind + " fpp n=" + n).isEqualTo(f.bitSize());
                     assertThat(p.hashCount()).as(kind + " fpp n=" + n).isEqualTo(f.hashCount());
@@ -125,11 +130,14 @@ class BloomCommandsTest {
         assertThat(r.out()).contains("seed " + SEED);
         for (FilterKind kind : FilterKind.values()) {
             String[] cells = row(r.out(), kind.name());
-            assertThat(cells[cells.length - 1]).as("false negatives of " + kind + ", seed " + SEED).isEqualTo("0");
+            assertThat(cells[cells.length - 1])
+                    .as("false negatives of " + kind + ", seed " + SEED)
+                    .isEqualTo("0");
             double theoretical = parseRate(cells[6]);
             double measured = parseRate(cells[7]);
             // 200,000 probes at ~1%: the standard error is ~0.02 percentage points; 40% slack is > 15 sigma.
-            assertThat(measured).as(kind + " measured vs theoretical, seed " + SEED)
+            assertThat(measured)
+                    .as(kind + " measured vs theoretical, seed " + SEED)
                     .isBetween(theoretical * 0.6, theoretical * 1.4);
         }
         assertThat(Cli.run(args).out()).as("same seed, same output").isEqualTo(r.out());
@@ -137,8 +145,19 @@ class BloomCommandsTest {
 
     @Test
     void testForOneKindAtATargetRate() {
-        Cli.Result r = Cli.run("bloom", "test", "--kind", "blocked", "--keys", "5000", "--probes", "50000",
-                "--fpp", "0.05", "--seed", Long.toString(SEED));
+        Cli.Result r = Cli.run(
+                "bloom",
+                "test",
+                "--kind",
+                "blocked",
+                "--keys",
+                "5000",
+                "--probes",
+                "50000",
+                "--fpp",
+                "0.05",
+                "--seed",
+                Long.toString(SEED));
         assertThat(r.exitCode()).as(r.toString()).isZero();
         assertThat(r.out()).contains("target fpp 5.00%").contains("BLOCKED").doesNotContain("STANDARD");
         Cli.Result bad = Cli.run("bloom", "test", "--kind", "fancy");
@@ -148,8 +167,11 @@ class BloomCommandsTest {
 
     /** The cells of the table row that starts with {@code first}. */
     static String[] row(String out, String first) {
-        List<String[]> rows = out.lines().map(String::trim).map(l -> l.split("\\s+"))
-                .filter(c -> c[0].equals(first)).toList();
+        List<String[]> rows = out.lines()
+                .map(String::trim)
+                .map(l -> l.split("\\s+"))
+                .filter(c -> c[0].equals(first))
+                .toList();
         assertThat(rows).as("one row for " + first + " in\n" + out).hasSize(1);
         return rows.get(0);
     }
@@ -159,5 +181,4 @@ class BloomCommandsTest {
         assertThat(cell).endsWith("%");
         return Double.parseDouble(cell.substring(0, cell.length() - 1)) / 100;
     }
-
 }

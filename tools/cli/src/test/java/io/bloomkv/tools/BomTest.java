@@ -28,7 +28,8 @@ class BomTest {
     void bomListsEveryLibraryArtifactAtTheProjectVersion() throws Exception {
         Element bom = pom(ROOT.resolve("tools/bom/pom.xml"));
         List<String> listed = new ArrayList<>();
-        for (Node n = first(first(bom, "dependencyManagement"), "dependencies").getFirstChild(); n != null;
+        for (Node n = first(first(bom, "dependencyManagement"), "dependencies").getFirstChild();
+                n != null;
                 n = n.getNextSibling()) {
             if (n instanceof Element d) {
                 assertThat(childText(d, "groupId")).isEqualTo("io.bloomkv");

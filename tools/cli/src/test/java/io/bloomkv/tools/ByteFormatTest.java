@@ -10,11 +10,13 @@ class ByteFormatTest {
 
     @Test
     void utf8ShowsTextAndEscapesControlAndInvalidBytes() {
-        assertThat(ByteFormat.UTF8.format("grüße".getBytes(StandardCharsets.UTF_8))).isEqualTo("grüße");
+        assertThat(ByteFormat.UTF8.format("grüße".getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo("grüße");
         assertThat(ByteFormat.UTF8.format(new byte[] {'a', '\t', 'b', '\n'})).isEqualTo("a\\x09b\\x0a");
         assertThat(ByteFormat.UTF8.format(new byte[] {'a', '\\', 'b'})).isEqualTo("a\\\\b");
         // 0xff can never appear in UTF-8: the whole value is shown byte by byte.
-        assertThat(ByteFormat.UTF8.format(new byte[] {'k', (byte) 0xff, 0, 'z'})).isEqualTo("k\\xff\\x00z");
+        assertThat(ByteFormat.UTF8.format(new byte[] {'k', (byte) 0xff, 0, 'z'}))
+                .isEqualTo("k\\xff\\x00z");
     }
 
     @Test
@@ -33,9 +35,11 @@ class ByteFormatTest {
 
     @Test
     void malformedHexIsRejected() {
-        assertThatThrownBy(() -> ByteFormat.HEX.parse("abc")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ByteFormat.HEX.parse("abc"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("even number");
-        assertThatThrownBy(() -> ByteFormat.HEX.parse("zz")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ByteFormat.HEX.parse("zz"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not a hex string");
     }
 }

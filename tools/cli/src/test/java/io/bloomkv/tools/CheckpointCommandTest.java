@@ -16,7 +16,8 @@ class CheckpointCommandTest {
     void checkpointCopiesTheDatabase() throws Exception {
         String db = tmp.resolve("db").toString();
         String cp = tmp.resolve("cp").toString();
-        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode()).isZero();
+        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
+                .isZero();
         assertThat(Cli.run("put", db, "pear", "green").exitCode()).isZero();
         Cli.Result r = Cli.run("checkpoint", db, cp);
         assertThat(r.exitCode()).as(r.toString()).isZero();

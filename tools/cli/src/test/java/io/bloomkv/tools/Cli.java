@@ -32,9 +32,11 @@ final class Cli {
         long filterBytesBefore = OpenResources.filterBytes();
         int code = cl.execute(args);
         Result result = new Result(code, out.toString(), err.toString());
-        assertThat(OpenResources.tables()).as("tables left open by " + String.join(" ", args) + "\n" + result)
+        assertThat(OpenResources.tables())
+                .as("tables left open by " + String.join(" ", args) + "\n" + result)
                 .isEqualTo(tablesBefore);
-        assertThat(OpenResources.filterBytes()).as("filter bytes left by " + String.join(" ", args))
+        assertThat(OpenResources.filterBytes())
+                .as("filter bytes left by " + String.join(" ", args))
                 .isEqualTo(filterBytesBefore);
         return result;
     }

@@ -27,14 +27,28 @@ class DbCommandsTest {
 
     @Test
     void aDatabaseWithMergeOperandsIsReadWithMergeOperator() {
-        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(Path.of(db()),
-                io.bloomkv.engine.Options.defaults().mergeOperator(io.bloomkv.engine.MergeOperators.stringAppend(',')))) {
-            d.merge("list".getBytes(java.nio.charset.StandardCharsets.UTF_8), "a".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.merge("list".getBytes(java.nio.charset.StandardCharsets.UTF_8), "b".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.deleteRange("m".getBytes(java.nio.charset.StandardCharsets.UTF_8), "n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.put("m1".getBytes(java.nio.charset.StandardCharsets.UTF_8), "x".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.put("m0".getBytes(java.nio.charset.StandardCharsets.UTF_8), "y".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.deleteRange("m0".getBytes(java.nio.charset.StandardCharsets.UTF_8), "m1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(
+                Path.of(db()),
+                io.bloomkv.engine.Options.defaults()
+                        .mergeOperator(io.bloomkv.engine.MergeOperators.stringAppend(',')))) {
+            d.merge(
+                    "list".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "a".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.merge(
+                    "list".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "b".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.deleteRange(
+                    "m".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.put(
+                    "m1".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "x".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.put(
+                    "m0".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "y".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.deleteRange(
+                    "m0".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "m1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
         Cli.Result refused = Cli.run("get", db(), "list");
         assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(ExitCodes.USAGE);
@@ -45,7 +59,8 @@ class DbCommandsTest {
         Cli.Result scan = Cli.run("scan", db(), "--merge-operator=stringappend:,");
         assertThat(scan.exitCode()).as(scan.toString()).isZero();
         assertThat(scan.out()).contains("list").contains("m1").doesNotContain("m0");
-        assertThat(Cli.run("get", db(), "list", "--merge-operator=nope").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("get", db(), "list", "--merge-operator=nope").exitCode())
+                .isEqualTo(ExitCodes.USAGE);
     }
 
     @Test
@@ -88,7 +103,8 @@ class DbCommandsTest {
 
     @Test
     void flushWritesATable() throws IOException {
-        assertThat(Cli.run("put", db(), "--create", "--flush", "k", "v").exitCode()).isZero();
+        assertThat(Cli.run("put", db(), "--create", "--flush", "k", "v").exitCode())
+                .isZero();
         try (Stream<Path> files = Files.list(Path.of(db()))) {
             assertThat(files.map(p -> p.getFileName().toString())).anyMatch(n -> n.endsWith(".sst"));
         }
@@ -97,13 +113,15 @@ class DbCommandsTest {
 
     @Test
     void hexInputAndOutput() {
-        assertThat(Cli.run("put", db(), "--create", "--hex", "00ff", "0x0102").exitCode()).isZero();
+        assertThat(Cli.run("put", db(), "--create", "--hex", "00ff", "0x0102").exitCode())
+                .isZero();
         assertThat(Cli.run("get", db(), "--hex", "00FF").out()).isEqualTo("0102\n");
         // Without --value-hex the binary value is shown escaped.
         assertThat(Cli.run("get", db(), "--key-hex", "00ff").out()).isEqualTo("\\x01\\x02\n");
         assertThat(Cli.run("scan", db(), "--hex").out()).isEqualTo("00ff\t0102\n");
         assertThat(Cli.run("scan", db()).out()).isEqualTo("\\x00\\xff\t\\x01\\x02\n");
-        assertThat(Cli.run("put", db(), "--value-hex", "text-key", "cafe").exitCode()).isZero();
+        assertThat(Cli.run("put", db(), "--value-hex", "text-key", "cafe").exitCode())
+                .isZero();
         assertThat(Cli.run("get", db(), "--value-hex", "text-key").out()).isEqualTo("cafe\n");
     }
 
@@ -112,8 +130,9 @@ class DbCommandsTest {
         assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
         Cli.Result r = Cli.run("get", db(), "--hex", "xyz");
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(r.err()).isEqualTo("bloomkv get: KEY: hex input must have an even number of digits: 'xyz'"
-                + " (see 'bloomkv get --help')\n");
+        assertThat(r.err())
+                .isEqualTo("bloomkv get: KEY: hex input must have an even number of digits: 'xyz'"
+                        + " (see 'bloomkv get --help')\n");
     }
 
     @Test
@@ -139,16 +158,22 @@ class DbCommandsTest {
 
         Cli.Result all = Cli.run("scan", db());
         assertThat(all.exitCode()).isZero();
-        assertThat(all.out().lines()).hasSize(500).startsWith("key0000\tvalue 0").endsWith("key0499\tvalue 499");
+        assertThat(all.out().lines())
+                .hasSize(500)
+                .startsWith("key0000\tvalue 0")
+                .endsWith("key0499\tvalue 499");
 
         Cli.Result range = Cli.run("scan", db(), "--from", "key0100", "--to", "key0103");
-        assertThat(range.out().lines()).containsExactly("key0100\tvalue 100", "key0101\tvalue 101", "key0102\tvalue 102");
+        assertThat(range.out().lines())
+                .containsExactly("key0100\tvalue 100", "key0101\tvalue 101", "key0102\tvalue 102");
 
         Cli.Result limited = Cli.run("scan", db(), "--from", "key0250x", "--limit", "2", "--keys-only");
         assertThat(limited.out().lines()).containsExactly("key0251", "key0252");
 
         assertThat(Cli.run("delete", db(), "key0101").exitCode()).isZero();
-        assertThat(Cli.run("scan", db(), "--from", "key0100", "--to", "key0103", "--keys-only").out().lines())
+        assertThat(Cli.run("scan", db(), "--from", "key0100", "--to", "key0103", "--keys-only")
+                        .out()
+                        .lines())
                 .containsExactly("key0100", "key0102");
 
         Cli.Result none = Cli.run("scan", db(), "--limit", "0");
@@ -199,7 +224,9 @@ class DbCommandsTest {
         }
         assertThat(Cli.run("scan", db()).err()).isEqualTo("bloomkv scan: no such database directory: " + db() + "\n");
         assertThat(Cli.run("put", db(), "k", "v").exitCode()).isEqualTo(ExitCodes.IO_ERROR);
-        assertThat(Files.exists(Path.of(db()))).as("put without --create creates nothing").isFalse();
+        assertThat(Files.exists(Path.of(db())))
+                .as("put without --create creates nothing")
+                .isFalse();
     }
 
     @Test
@@ -213,7 +240,10 @@ class DbCommandsTest {
         Files.writeString(foreign.resolve("cat.jpg"), "meow");
         Cli.Result f = Cli.run("scan", foreign.toString());
         assertThat(f.exitCode()).isEqualTo(ExitCodes.IO_ERROR);
-        assertThat(f.err()).startsWith("bloomkv scan: ").contains("is not a bloomkv database").contains("cat.jpg");
+        assertThat(f.err())
+                .startsWith("bloomkv scan: ")
+                .contains("is not a bloomkv database")
+                .contains("cat.jpg");
         assertThat(f.err().lines()).hasSize(1);
     }
 
@@ -224,7 +254,9 @@ class DbCommandsTest {
             for (String[] args : new String[][] {{"put", db(), "k", "w"}, {"delete", db(), "k"}}) {
                 Cli.Result r = Cli.run(args);
                 assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.LOCKED);
-                assertThat(r.err()).startsWith("bloomkv " + args[0] + ": database ").contains("already open");
+                assertThat(r.err())
+                        .startsWith("bloomkv " + args[0] + ": database ")
+                        .contains("already open");
                 assertThat(r.err().lines()).hasSize(1);
             }
             // get and scan open read-only: no LOCK, so they read a database another process holds.
@@ -235,9 +267,13 @@ class DbCommandsTest {
             Cli.Result scan = Cli.run("scan", db());
             assertThat(scan.exitCode()).as(scan.toString()).isZero();
             assertThat(scan.out()).isEqualTo("k\tv\nk2\tv2\n");
-            assertThat(held.get("k".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("v");
+            assertThat(held.get("k".getBytes(StandardCharsets.UTF_8)))
+                    .asString()
+                    .isEqualTo("v");
         }
-        assertThat(Cli.run("put", db(), "k", "w").exitCode()).as("writable again once the holder closed").isZero();
+        assertThat(Cli.run("put", db(), "k", "w").exitCode())
+                .as("writable again once the holder closed")
+                .isZero();
     }
 
     @Test
@@ -249,7 +285,9 @@ class DbCommandsTest {
             assertThat(r.err()).contains("DbLockedException", "\tat io.bloomkv.engine.Db.open");
             Cli.Result quiet = Cli.run("put", db(), "k", "w");
             assertThat(quiet.err()).doesNotContain("\tat ");
-            assertThat(held.get("k".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("v");
+            assertThat(held.get("k".getBytes(StandardCharsets.UTF_8)))
+                    .asString()
+                    .isEqualTo("v");
         }
     }
 
@@ -269,7 +307,8 @@ class DbCommandsTest {
         assertThat(Cli.run("scan", db(), "--keys-only").out().lines()).hasSize(202);
         assertThat(Cli.run("db", "stats", db(), "--probes", "200").exitCode()).isZero();
         assertThat(Cli.run("sst", "verify", db()).exitCode()).isZero();
-        assertThat(TestDbs.contents(Path.of(db()))).as("file names and bytes after get, scan, db stats, sst verify")
+        assertThat(TestDbs.contents(Path.of(db())))
+                .as("file names and bytes after get, scan, db stats, sst verify")
                 .isEqualTo(before);
     }
 }

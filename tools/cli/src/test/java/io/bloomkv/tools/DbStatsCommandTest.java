@@ -36,8 +36,8 @@ class DbStatsCommandTest {
                 lines.add(String.format("user%06d\tv%d", id, id));
             }
             Path input = Files.write(tmp.resolve("t" + t + ".tsv"), lines, StandardCharsets.UTF_8);
-            List<String> args = new ArrayList<>(List.of("put", db.toString(), "--create", "--no-sync", "--flush",
-                    "--input", input.toString()));
+            List<String> args = new ArrayList<>(
+                    List.of("put", db.toString(), "--create", "--no-sync", "--flush", "--input", input.toString()));
             args.addAll(List.of(extra));
             Cli.Result r = Cli.run(args.toArray(String[]::new));
             assertThat(r.exitCode()).as(r.toString()).isZero();
@@ -55,7 +55,8 @@ class DbStatsCommandTest {
         assertThat(out).contains("database: " + db.toAbsolutePath());
         assertThat(out).containsPattern("\\n  L0 +3 +4,500 ");
         assertThat(out).containsPattern("\\n  total +3 +4,500 ");
-        assertThat(out.lines().filter(l -> l.matches("  L0 +#\\d+ .* BLOCKED .*"))).hasSize(3);
+        assertThat(out.lines().filter(l -> l.matches("  L0 +#\\d+ .* BLOCKED .*")))
+                .hasSize(3);
         assertThat(out).contains("user000000", "user004499");
         assertThat(out).contains("read probe: 20,000 absent keys", "seed " + SEED);
 
@@ -94,13 +95,15 @@ class DbStatsCommandTest {
         Cli.Result r = Cli.run("db", "stats", db.toString(), "--probes", "0", "--no-tables");
         assertThat(r.exitCode()).isZero();
         assertThat(r.out()).contains("levels").doesNotContain("read probe", "tables (level 0");
-        assertThat(Cli.run("db", "stats", db.toString(), "--probes", "-5").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("db", "stats", db.toString(), "--probes", "-5").exitCode())
+                .isEqualTo(ExitCodes.USAGE);
     }
 
     @Test
     void emptyDatabase() {
         Path db = tmp.resolve("empty");
-        assertThat(Cli.run("put", db.toString(), "--create", "k", "v").exitCode()).isZero();
+        assertThat(Cli.run("put", db.toString(), "--create", "k", "v").exitCode())
+                .isZero();
         assertThat(Cli.run("delete", db.toString(), "k").exitCode()).isZero();
         Cli.Result r = Cli.run("db", "stats", db.toString());
         assertThat(r.exitCode()).as(r.toString()).isZero();
@@ -111,7 +114,8 @@ class DbStatsCommandTest {
     void errors() throws IOException {
         Cli.Result missing = Cli.run("db", "stats", tmp.resolve("nope").toString());
         assertThat(missing.exitCode()).isEqualTo(ExitCodes.IO_ERROR);
-        assertThat(missing.err()).isEqualTo("bloomkv db stats: no such database directory: " + tmp.resolve("nope") + "\n");
+        assertThat(missing.err())
+                .isEqualTo("bloomkv db stats: no such database directory: " + tmp.resolve("nope") + "\n");
         Path db = threeTables();
         try (Db held = Db.open(db, Options.defaults())) {
             // A read-only open takes no LOCK: stats of a database another process holds.

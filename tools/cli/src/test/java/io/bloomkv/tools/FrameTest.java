@@ -41,7 +41,9 @@ class FrameTest {
         Cli.Result r = Cli.run("bloom", "calc", "--keys", "10", "--fpp", "0.01", "--bogus");
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
         assertThat(r.err().lines()).hasSize(1);
-        assertThat(r.err()).startsWith("bloomkv bloom calc: Unknown option: '--bogus'").contains("--help");
+        assertThat(r.err())
+                .startsWith("bloomkv bloom calc: Unknown option: '--bogus'")
+                .contains("--help");
         assertThat(r.out()).isEmpty();
     }
 
@@ -72,14 +74,19 @@ class FrameTest {
     void exceptionsMapToTheirExitCodes() {
         Path f = Path.of("/x/000007.sst");
         assertThat(ErrorHandler.classify(new CorruptionException("bad block checksum", f, 4096)))
-                .isEqualTo(new ErrorHandler.Classified(ExitCodes.CORRUPTION,
-                        "corruption: bad block checksum (file /x/000007.sst, offset 4096)"));
-        assertThat(ErrorHandler.classify(new DbLockedException(Path.of("/x"))).exitCode()).isEqualTo(ExitCodes.LOCKED);
+                .isEqualTo(new ErrorHandler.Classified(
+                        ExitCodes.CORRUPTION, "corruption: bad block checksum (file /x/000007.sst, offset 4096)"));
+        assertThat(ErrorHandler.classify(new DbLockedException(Path.of("/x"))).exitCode())
+                .isEqualTo(ExitCodes.LOCKED);
         assertThat(ErrorHandler.classify(new UncheckedIOException(new NoSuchFileException("/nope"))))
                 .isEqualTo(new ErrorHandler.Classified(ExitCodes.IO_ERROR, "no such file or directory: /nope"));
-        assertThat(ErrorHandler.classify(new IOException("disk on fire")).exitCode()).isEqualTo(ExitCodes.IO_ERROR);
-        assertThat(ErrorHandler.classify(new CliException(ExitCodes.NOT_FOUND, "x")).exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(ErrorHandler.classify(new IOException("disk on fire")).exitCode())
+                .isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(ErrorHandler.classify(new CliException(ExitCodes.NOT_FOUND, "x"))
+                        .exitCode())
+                .isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(ErrorHandler.classify(new IllegalStateException("bug")))
-                .isEqualTo(new ErrorHandler.Classified(ExitCodes.INTERNAL, "internal error: java.lang.IllegalStateException: bug"));
+                .isEqualTo(new ErrorHandler.Classified(
+                        ExitCodes.INTERNAL, "internal error: java.lang.IllegalStateException: bug"));
     }
 }

@@ -18,7 +18,8 @@ class IngestCommandTest {
     @Test
     void writeThenIngest() throws Exception {
         String db = tmp.resolve("db").toString();
-        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode()).isZero();
+        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
+                .isZero();
         Path tsv = tmp.resolve("in.tsv");
         Files.writeString(tsv, "apple\tgreen\nbanana\tyellow\ncherry\tdark red\n");
         Path sst = tmp.resolve("fruit.sst");
@@ -43,9 +44,13 @@ class IngestCommandTest {
         Files.writeString(tsv, "k1\t1\nk5\t5\n");
         Path f1 = tmp.resolve("1.sst");
         Path f2 = tmp.resolve("2.sst");
-        assertThat(Cli.run("sst", "write", f1.toString(), "--input", tsv.toString()).exitCode()).isZero();
+        assertThat(Cli.run("sst", "write", f1.toString(), "--input", tsv.toString())
+                        .exitCode())
+                .isZero();
         Files.writeString(tsv, "k3\t3\nk9\t9\n");
-        assertThat(Cli.run("sst", "write", f2.toString(), "--input", tsv.toString()).exitCode()).isZero();
+        assertThat(Cli.run("sst", "write", f2.toString(), "--input", tsv.toString())
+                        .exitCode())
+                .isZero();
         Cli.Result overlap = Cli.run("ingest", db, f1.toString(), f2.toString());
         assertThat(overlap.exitCode()).as(overlap.toString()).isEqualTo(ExitCodes.USAGE);
         assertThat(overlap.err()).contains("overlap");

@@ -32,8 +32,12 @@ class QuietCliTest {
     /** Runs one command in a fresh JVM; asserts exit code 0 and an empty stderr; returns stdout's lines. */
     private List<String> cli(String... args) throws Exception {
         Path deps = Path.of("target", "runtime-classpath.txt");
-        assertThat(deps).as("written by maven-dependency-plugin (generate-test-resources)").exists();
-        String cp = Path.of("target", "classes").toAbsolutePath() + File.pathSeparator + Files.readString(deps).trim();
+        assertThat(deps)
+                .as("written by maven-dependency-plugin (generate-test-resources)")
+                .exists();
+        String cp = Path.of("target", "classes").toAbsolutePath()
+                + File.pathSeparator
+                + Files.readString(deps).trim();
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-cp");
@@ -47,8 +51,12 @@ class QuietCliTest {
         pb.environment().remove("JDK_JAVA_OPTIONS");
         pb.environment().remove("_JAVA_OPTIONS");
         Process p = pb.start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("bloomkv %s finished", List.of(args)).isTrue();
-        assertThat(Files.readAllLines(err)).as("stderr of bloomkv %s", List.of(args)).isEmpty();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS))
+                .as("bloomkv %s finished", List.of(args))
+                .isTrue();
+        assertThat(Files.readAllLines(err))
+                .as("stderr of bloomkv %s", List.of(args))
+                .isEmpty();
         assertThat(p.exitValue()).as("exit code of bloomkv %s", List.of(args)).isZero();
         return Files.readAllLines(out);
     }

@@ -45,8 +45,15 @@ class SstCommandsTest {
         assertThat(tables).hasSize(1);
         Cli.Result r = Cli.run("sst", "dump", tables.get(0).toString());
         assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.out()).contains("range deletions   offset", "range deletion block",
-                "range deletions (4 fragments", "[a, b) @2", "[b, c) @3", "[b, c) @2", "[c, e) @3");
+        assertThat(r.out())
+                .contains(
+                        "range deletions   offset",
+                        "range deletion block",
+                        "range deletions (4 fragments",
+                        "[a, b) @2",
+                        "[b, c) @3",
+                        "[b, c) @2",
+                        "[c, e) @3");
         Cli.Result v = Cli.run("sst", "verify", tables.get(0).toString());
         assertThat(v.exitCode()).as(v.toString()).isZero();
     }
@@ -63,11 +70,16 @@ class SstCommandsTest {
         assertThat(out).contains("entries           2,000 (0 deletions)");
         assertThat(out).contains("smallest key      key000000 @1 PUT", "largest key       key003998 @2000 PUT");
         assertThat(out).contains("sequence range    1 .. 2000");
-        assertThat(out).contains("data blocks (" + blocks + ")", "filter block", "index block", "properties block", "footer");
+        assertThat(out)
+                .contains("data blocks (" + blocks + ")", "filter block", "index block", "properties block", "footer");
         assertThat(out).contains("index (" + blocks + " data blocks");
         // The layout's regions tile the file: each ends where the next starts, the footer at the end.
-        List<String[]> regions = out.lines().dropWhile(l -> !l.startsWith("layout"))
-                .skip(2).takeWhile(l -> l.startsWith("  ")).map(l -> l.trim().split("\\s{2,}")).toList();
+        List<String[]> regions = out.lines()
+                .dropWhile(l -> !l.startsWith("layout"))
+                .skip(2)
+                .takeWhile(l -> l.startsWith("  "))
+                .map(l -> l.trim().split("\\s{2,}"))
+                .toList();
         assertThat(regions).hasSize(5);
         assertThat(regions.get(0)[1]).isEqualTo("0");
         for (int i = 1; i < regions.size(); i++) {
@@ -75,8 +87,14 @@ class SstCommandsTest {
         }
         assertThat(regions.get(4)[2].replace(",", "")).isEqualTo(Long.toString(Files.size(table)));
         assertThat(out.lines().filter(l -> l.trim().matches("#\\d+ .*"))).hasSize(blocks);
-        assertThat(out).contains("kind              BLOCKED", "probes (k)", "bits per key      10.", "bits set",
-                "expected FPR", "off-heap memory");
+        assertThat(out)
+                .contains(
+                        "kind              BLOCKED",
+                        "probes (k)",
+                        "bits per key      10.",
+                        "bits set",
+                        "expected FPR",
+                        "off-heap memory");
         assertThat(out).doesNotContain("entries:");
     }
 
@@ -84,26 +102,30 @@ class SstCommandsTest {
     void dumpEntriesWithLimitAndTombstones() throws IOException {
         Path db = tmp.resolve("db");
         TestDbs.loadEven(tmp, db, 10);
-        assertThat(Cli.run("delete", db.toString(), "key000004", "--flush").exitCode()).isZero();
+        assertThat(Cli.run("delete", db.toString(), "key000004", "--flush").exitCode())
+                .isZero();
         List<Path> tables = TestDbs.tables(db);
         assertThat(tables).hasSize(2);
         Cli.Result r = Cli.run("sst", "dump", tables.get(1).toString(), "--entries");
         assertThat(r.exitCode()).as(r.toString()).isZero();
         assertThat(r.out()).contains("entries:\n  key000004 @11 DEL\n");
         Cli.Result first = Cli.run("sst", "dump", tables.get(0).toString(), "--entries", "--limit", "2", "--hex");
-        assertThat(first.out()).contains("entries:\n  6b6579303030303030 @1 PUT\t76616c75652030\n"
-                + "  6b6579303030303032 @2 PUT\t76616c75652032\n");
+        assertThat(first.out())
+                .contains("entries:\n  6b6579303030303030 @1 PUT\t76616c75652030\n"
+                        + "  6b6579303030303032 @2 PUT\t76616c75652032\n");
         assertThat(first.out().lines().filter(l -> l.contains(" PUT\t"))).hasSize(2);
     }
 
     @Test
     void dumpShowsTheCompressionOfItsBlocks() throws IOException {
         Path db = tmp.resolve("db-lz4");
-        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(db,
-                io.bloomkv.engine.Options.defaults().compression(io.bloomkv.engine.Compression.LZ4))) {
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(
+                db, io.bloomkv.engine.Options.defaults().compression(io.bloomkv.engine.Compression.LZ4))) {
             for (int i = 0; i < 2000; i++) {
-                d.put(String.format("key%06d", i).getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-                        ("value " + i + " value " + i + " value " + i).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                d.put(
+                        String.format("key%06d", i).getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                        ("value " + i + " value " + i + " value " + i)
+                                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             }
             d.flush();
         }
@@ -113,9 +135,10 @@ class SstCommandsTest {
         assertThat(r.exitCode()).as(r.toString()).isZero();
         assertThat(r.out()).contains("compression       LZ4: " + blocks + " of " + blocks + " data blocks compressed");
         Path plainDb = tmp.resolve("db-none"); // Options.defaults() compresses with LZ4: ask for none
-        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(plainDb,
-                io.bloomkv.engine.Options.defaults().compression(io.bloomkv.engine.Compression.NONE))) {
-            d.put("key".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(
+                plainDb, io.bloomkv.engine.Options.defaults().compression(io.bloomkv.engine.Compression.NONE))) {
+            d.put(
+                    "key".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
                     "value value value value".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             d.flush();
         }
@@ -142,8 +165,8 @@ class SstCommandsTest {
             assertThat(r.out()).contains("kind              " + kind.toUpperCase());
         }
         // The engine builds no table with a counting filter: a clear usage error, nothing written.
-        Cli.Result counting = Cli.run("put", tmp.resolve("db-counting").toString(), "--create", "--filter-kind", "counting",
-                "k", "v");
+        Cli.Result counting = Cli.run(
+                "put", tmp.resolve("db-counting").toString(), "--create", "--filter-kind", "counting", "k", "v");
         assertThat(counting.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(counting.err()).startsWith("bloomkv put: invalid argument: ").contains("COUNTING");
     }
@@ -158,7 +181,9 @@ class SstCommandsTest {
 
         Cli.Result dir = Cli.run("sst", "verify", table.getParent().toString());
         assertThat(dir.exitCode()).as(dir.toString()).isZero();
-        assertThat(dir.out()).contains("OK   " + table, ": WAL, ", ": MANIFEST, ").contains("all checksums good");
+        assertThat(dir.out())
+                .contains("OK   " + table, ": WAL, ", ": MANIFEST, ")
+                .contains("all checksums good");
     }
 
     @Test
@@ -170,7 +195,8 @@ class SstCommandsTest {
 
         Cli.Result r = Cli.run("sst", "verify", table.toString());
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.CORRUPTION);
-        assertThat(r.out()).contains("BAD  " + table + ": 1 of " + (blocks.size() + 2 + 1) + " blocks bad")
+        assertThat(r.out())
+                .contains("BAD  " + table + ": 1 of " + (blocks.size() + 2 + 1) + " blocks bad")
                 .contains("data block at offset " + second.offset() + " (size " + second.size() + "): ")
                 .contains("checksum mismatch");
         assertThat(r.err()).isEqualTo("bloomkv sst verify: 1 bad block in 1 of 1 file (listed on stdout)\n");
@@ -183,7 +209,9 @@ class SstCommandsTest {
         String key = firstKeyOfBlock(table, 1);
         Cli.Result get = Cli.run("get", table.getParent().toString(), key);
         assertThat(get.exitCode()).as(get.toString()).isEqualTo(ExitCodes.CORRUPTION);
-        assertThat(get.err()).startsWith("bloomkv get: corruption: ").contains(table.getFileName().toString())
+        assertThat(get.err())
+                .startsWith("bloomkv get: corruption: ")
+                .contains(table.getFileName().toString())
                 .contains("offset " + second.offset());
         assertThat(get.err().lines()).hasSize(1);
 
@@ -207,8 +235,10 @@ class SstCommandsTest {
         assertThat(dump.exitCode()).as(dump.toString()).isZero();
         assertThat(dump.out()).contains("filter: UNUSABLE");
         // Reads stay correct without the filter.
-        assertThat(Cli.run("get", table.getParent().toString(), "key001000").out()).isEqualTo("value 1000\n");
-        assertThat(Cli.run("get", table.getParent().toString(), "key001001").exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(Cli.run("get", table.getParent().toString(), "key001000").out())
+                .isEqualTo("value 1000\n");
+        assertThat(Cli.run("get", table.getParent().toString(), "key001001").exitCode())
+                .isEqualTo(ExitCodes.NOT_FOUND);
     }
 
     @Test
@@ -234,7 +264,8 @@ class SstCommandsTest {
         Cli.Result verify = Cli.run("sst", "verify", nope.toString());
         assertThat(verify.exitCode()).isEqualTo(ExitCodes.IO_ERROR);
         assertThat(Cli.run("sst", "dump", tmp.toString()).err()).contains("is a directory, not a table file");
-        Cli.Result empty = Cli.run("sst", "verify", Files.createDirectories(tmp.resolve("empty")).toString());
+        Cli.Result empty = Cli.run(
+                "sst", "verify", Files.createDirectories(tmp.resolve("empty")).toString());
         assertThat(empty.exitCode()).isEqualTo(ExitCodes.IO_ERROR);
         assertThat(empty.err()).contains("holds no table, WAL or MANIFEST file");
         Path shortFile = Files.write(tmp.resolve("000009.sst"), new byte[TableDump.FOOTER_SIZE - 1]);

@@ -35,15 +35,27 @@ class StressCommandsTest {
     void stressRunsAreRightAndTheNextRunVerifiesTheirState() {
         long seed = seed("StressCommandsTest.stress");
         Path db = tmp.resolve("db");
-        Cli.Result first = Cli.run("stress", db.toString(), "--ops=3000", "--threads=3", "--keys=600", "--seed=" + seed);
+        Cli.Result first =
+                Cli.run("stress", db.toString(), "--ops=3000", "--threads=3", "--keys=600", "--seed=" + seed);
         assertThat(first.exitCode()).as(first.toString()).isZero();
-        assertThat(first.out()).contains("stress: running").contains("wrong answers 0").contains("3000 ops")
+        assertThat(first.out())
+                .contains("stress: running")
+                .contains("wrong answers 0")
+                .contains("3000 ops")
                 .containsPattern("gets [1-9][0-9]*, multiGets [1-9][0-9]*, iterators [1-9]")
                 .containsPattern("ingestions [1-9]"); // external table files joined the mix
-        Cli.Result second = Cli.run("stress", db.toString(), "--ops=1000", "--threads=2", "--keys=600", "--seed=" + (seed + 1),
+        Cli.Result second = Cli.run(
+                "stress",
+                db.toString(),
+                "--ops=1000",
+                "--threads=2",
+                "--keys=600",
+                "--seed=" + (seed + 1),
                 "--sync=GROUP_COMMIT");
         assertThat(second.exitCode()).as(second.toString()).isZero();
-        assertThat(second.out()).contains("600 keys verified: lost 0, wrong 0").contains("expected-state totals over every run: 4000 ops");
+        assertThat(second.out())
+                .contains("600 keys verified: lost 0, wrong 0")
+                .contains("expected-state totals over every run: 4000 ops");
     }
 
     @Test
@@ -59,38 +71,73 @@ class StressCommandsTest {
                 victim++;
             }
         }
-        try (Db d = Db.open(db, Options.defaults().mergeOperator(StressValue.MERGE_OPERATOR))) { // stress runs write merges
+        try (Db d =
+                Db.open(db, Options.defaults().mergeOperator(StressValue.MERGE_OPERATOR))) { // stress runs write merges
             d.delete(StressValue.key(victim)); // an acknowledged write "lost"
         }
         Cli.Result check = Cli.run("stress", db.toString(), "--ops=10", "--threads=1", "--keys=200", "--seed=" + seed);
         assertThat(check.exitCode()).as(check.toString()).isEqualTo(ExitCodes.NOT_FOUND);
-        assertThat(check.out()).contains("lost 1").contains("key " + victim + ":").doesNotContain("stress: running");
+        assertThat(check.out())
+                .contains("lost 1")
+                .contains("key " + victim + ":")
+                .doesNotContain("stress: running");
     }
 
     @Test
     void stressWritesAndReadsTablesAsItsOptionsSay() throws IOException {
         long seed = seed("StressCommandsTest.options");
         Path db = tmp.resolve("db");
-        Cli.Result run = Cli.run("stress", db.toString(), "--ops=4000", "--threads=2", "--keys=800", "--seed=" + seed,
-                "--compression=ZSTD", "--filter-kind=RIBBON", "--read-mode=PREAD");
+        Cli.Result run = Cli.run(
+                "stress",
+                db.toString(),
+                "--ops=4000",
+                "--threads=2",
+                "--keys=800",
+                "--seed=" + seed,
+                "--compression=ZSTD",
+                "--filter-kind=RIBBON",
+                "--read-mode=PREAD");
         assertThat(run.exitCode()).as(run.toString()).isZero();
-        assertThat(run.out()).contains("compression ZSTD, RIBBON filters, pread reads").contains("wrong answers 0")
-                .doesNotContain("merges 0,").doesNotContain("range deletions 0,");
-        try (Db d = Db.open(db, Options.defaults().readOnly(true).mergeOperator(StressValue.MERGE_OPERATOR))) { // read-only: no table written
-            assertThat(d.tables()).as("the run flushed tables").isNotEmpty()
-                    .allSatisfy(t -> {
-                        assertThat(t.compression()).isEqualTo(Compression.ZSTD);
-                        assertThat(t.filterKind()).isEqualTo(FilterKind.RIBBON);
-                    });
+        assertThat(run.out())
+                .contains("compression ZSTD, RIBBON filters, pread reads")
+                .contains("wrong answers 0")
+                .doesNotContain("merges 0,")
+                .doesNotContain("range deletions 0,");
+        try (Db d = Db.open(
+                db,
+                Options.defaults()
+                        .readOnly(true)
+                        .mergeOperator(StressValue.MERGE_OPERATOR))) { // read-only: no table written
+            assertThat(d.tables()).as("the run flushed tables").isNotEmpty().allSatisfy(t -> {
+                assertThat(t.compression()).isEqualTo(Compression.ZSTD);
+                assertThat(t.filterKind()).isEqualTo(FilterKind.RIBBON);
+            });
         }
-        Cli.Result lz4 = Cli.run("stress", db.toString(), "--ops=1000", "--threads=2", "--keys=800", "--seed=" + (seed + 1),
-                "--compression=LZ4", "--filter-kind=PARTITIONED");
+        Cli.Result lz4 = Cli.run(
+                "stress",
+                db.toString(),
+                "--ops=1000",
+                "--threads=2",
+                "--keys=800",
+                "--seed=" + (seed + 1),
+                "--compression=LZ4",
+                "--filter-kind=PARTITIONED");
         assertThat(lz4.exitCode()).as(lz4.toString()).isZero();
-        assertThat(lz4.out()).contains("800 keys verified: lost 0, wrong 0").contains("compression LZ4, PARTITIONED filters, mmap reads");
-        Cli.Result budget = Cli.run("stress", db.toString(), "--ops=2000", "--threads=2", "--keys=800", "--seed=" + (seed + 2),
+        assertThat(lz4.out())
+                .contains("800 keys verified: lost 0, wrong 0")
+                .contains("compression LZ4, PARTITIONED filters, mmap reads");
+        Cli.Result budget = Cli.run(
+                "stress",
+                db.toString(),
+                "--ops=2000",
+                "--threads=2",
+                "--keys=800",
+                "--seed=" + (seed + 2),
                 "--filter-budget=2048");
         assertThat(budget.exitCode()).as(budget.toString()).isZero();
-        assertThat(budget.out()).contains("800 keys verified: lost 0, wrong 0").contains("filter budget 2048 bytes, mmap reads")
+        assertThat(budget.out())
+                .contains("800 keys verified: lost 0, wrong 0")
+                .contains("filter budget 2048 bytes, mmap reads")
                 .contains("wrong answers 0");
     }
 
@@ -99,10 +146,16 @@ class StressCommandsTest {
         Cli.Result counting = Cli.run("stress", tmp.resolve("c").toString(), "--ops=10", "--filter-kind=COUNTING");
         assertThat(counting.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(counting.err()).contains("COUNTING is for mutable sets");
-        assertThat(Cli.run("crashtest", tmp.resolve("c").toString(), "--filter-kind=COUNTING").exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(Cli.run("stress", tmp.resolve("d").toString(), "--ops=0").exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(Cli.run("stress", tmp.resolve("d").toString(), "--threads=0").exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(Cli.run("crashtest", tmp.resolve("d").toString(), "--rounds=0").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("crashtest", tmp.resolve("c").toString(), "--filter-kind=COUNTING")
+                        .exitCode())
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("stress", tmp.resolve("d").toString(), "--ops=0").exitCode())
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("stress", tmp.resolve("d").toString(), "--threads=0").exitCode())
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("crashtest", tmp.resolve("d").toString(), "--rounds=0")
+                        .exitCode())
+                .isEqualTo(ExitCodes.USAGE);
         Cli.Result first = Cli.run("stress", tmp.resolve("e").toString(), "--ops=10", "--keys=100");
         assertThat(first.exitCode()).as(first.toString()).isZero();
         Cli.Result other = Cli.run("stress", tmp.resolve("e").toString(), "--ops=10", "--keys=300");
@@ -114,11 +167,20 @@ class StressCommandsTest {
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void shortCrashTestLosesNothing() {
         long seed = seed("StressCommandsTest.crashtest");
-        Cli.Result r = Cli.run("crashtest", tmp.resolve("db").toString(), "--rounds=4", "--keys=1000", "--threads=2",
-                "--kill-min-ms=50", "--kill-max-ms=700", "--seed=" + seed);
+        Cli.Result r = Cli.run(
+                "crashtest",
+                tmp.resolve("db").toString(),
+                "--rounds=4",
+                "--keys=1000",
+                "--threads=2",
+                "--kill-min-ms=50",
+                "--kill-max-ms=700",
+                "--seed=" + seed);
         System.out.println(r.out());
         assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.out()).contains("crashtest: 4 rounds").contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
+        assertThat(r.out())
+                .contains("crashtest: 4 rounds")
+                .contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
         assertThat(r.out()).containsPattern("[1-9][0-9]* acknowledged writes");
     }
 
@@ -127,34 +189,67 @@ class StressCommandsTest {
     void crashTestOfATtlDatabaseWithPeriodicCompactionLosesNothing() {
         long seed = seed("StressCommandsTest.crashtestTtl");
         Path db = tmp.resolve("ttl");
-        Cli.Result r = Cli.run("crashtest", db.toString(), "--rounds=3", "--keys=1000", "--threads=2",
-                "--kill-min-ms=300", "--kill-max-ms=1200", "--ttl=86400", "--periodic-compaction=1", "--seed=" + seed);
+        Cli.Result r = Cli.run(
+                "crashtest",
+                db.toString(),
+                "--rounds=3",
+                "--keys=1000",
+                "--threads=2",
+                "--kill-min-ms=300",
+                "--kill-max-ms=1200",
+                "--ttl=86400",
+                "--periodic-compaction=1",
+                "--seed=" + seed);
         System.out.println(r.out());
         assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.out()).contains("a TTL database (ttl 86400 s")
+        assertThat(r.out())
+                .contains("a TTL database (ttl 86400 s")
                 .contains("crashtest: round 2: ttl 86400 s, periodic compaction 1 s")
-                .contains("crashtest: 3 rounds").contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
+                .contains("crashtest: 3 rounds")
+                .contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
         // The database stays a TTL database: a varied run on it keeps the TTL on, and a run without one is refused.
-        Cli.Result varied = Cli.run("crashtest", db.toString(), "--rounds=1", "--keys=1000", "--threads=2",
-                "--kill-min-ms=100", "--kill-max-ms=300", "--vary-options", "--seed=" + seed);
+        Cli.Result varied = Cli.run(
+                "crashtest",
+                db.toString(),
+                "--rounds=1",
+                "--keys=1000",
+                "--threads=2",
+                "--kill-min-ms=100",
+                "--kill-max-ms=300",
+                "--vary-options",
+                "--seed=" + seed);
         assertThat(varied.exitCode()).as(varied.toString()).isZero();
         assertThat(varied.out()).contains("a TTL database (ttl 86400 s or twice that");
-        assertThat(Cli.run("crashtest", db.toString(), "--rounds=1", "--ttl=60").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("crashtest", db.toString(), "--rounds=1", "--ttl=60").exitCode())
+                .isEqualTo(ExitCodes.USAGE);
     }
 
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void crashTestVaryingTheTablesOptionsLosesNothing() {
         long seed = seed("StressCommandsTest.crashtestVaried");
-        Cli.Result r = Cli.run("crashtest", tmp.resolve("db").toString(), "--rounds=4", "--keys=1000", "--threads=2",
-                "--kill-min-ms=50", "--kill-max-ms=700", "--vary-options", "--seed=" + seed);
+        Cli.Result r = Cli.run(
+                "crashtest",
+                tmp.resolve("db").toString(),
+                "--rounds=4",
+                "--keys=1000",
+                "--threads=2",
+                "--kill-min-ms=50",
+                "--kill-max-ms=700",
+                "--vary-options",
+                "--seed=" + seed);
         System.out.println(r.out());
         assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.out()).contains("options varied per round")
-                .contains("crashtest: 4 rounds").contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
+        assertThat(r.out())
+                .contains("options varied per round")
+                .contains("crashtest: 4 rounds")
+                .contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
         for (int round = 0; round < 4; round++) {
-            assertThat(r.out()).as("round %d names its options", round).containsPattern("crashtest: round " + round
-                    + " \\(compression (NONE|LZ4|ZSTD), (BLOCKED|STANDARD|PARTITIONED|RIBBON) filters, (range filters at (10|16).0 bits/key, )?(filter budget (4096|65536) bytes, )?(mmap|pread|direct) reads\\): killed");
+            assertThat(r.out())
+                    .as("round %d names its options", round)
+                    .containsPattern(
+                            "crashtest: round " + round
+                                    + " \\(compression (NONE|LZ4|ZSTD), (BLOCKED|STANDARD|PARTITIONED|RIBBON) filters, (range filters at (10|16).0 bits/key, )?(filter budget (4096|65536) bytes, )?(mmap|pread|direct) reads\\): killed");
         }
     }
 }

@@ -3,12 +3,12 @@ package io.bloomkv.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.channels.FileChannel;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -28,8 +28,8 @@ final class TestDbs {
             lines.add(String.format("key%06d\tvalue %d", 2 * i, 2 * i));
         }
         Files.write(input, lines, StandardCharsets.UTF_8);
-        List<String> args = new ArrayList<>(List.of("put", db.toString(), "--create", "--no-sync", "--flush",
-                "--input", input.toString()));
+        List<String> args = new ArrayList<>(
+                List.of("put", db.toString(), "--create", "--no-sync", "--flush", "--input", input.toString()));
         args.addAll(List.of(extra));
         Cli.Result r = Cli.run(args.toArray(String[]::new));
         assertThat(r.exitCode()).as(r.toString()).isZero();
@@ -38,7 +38,9 @@ final class TestDbs {
     /** The table files of {@code db}, by name. */
     static List<Path> tables(Path db) throws IOException {
         try (Stream<Path> s = Files.list(db)) {
-            return s.filter(p -> p.getFileName().toString().endsWith(".sst")).sorted().toList();
+            return s.filter(p -> p.getFileName().toString().endsWith(".sst"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -58,7 +60,8 @@ final class TestDbs {
         java.util.Map<String, String> out = new java.util.TreeMap<>();
         try (Stream<Path> s = Files.list(dir)) {
             for (Path p : s.toList()) {
-                byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p));
+                byte[] digest =
+                        java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p));
                 out.put(p.getFileName().toString(), java.util.HexFormat.of().formatHex(digest));
             }
         }

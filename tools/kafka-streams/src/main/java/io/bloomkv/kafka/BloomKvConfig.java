@@ -73,7 +73,9 @@ public final class BloomKvConfig {
         }
         long bytes;
         try {
-            bytes = v instanceof Number n ? n.longValue() : Long.parseLong(v.toString().trim());
+            bytes = v instanceof Number n
+                    ? n.longValue()
+                    : Long.parseLong(v.toString().trim());
         } catch (NumberFormatException e) {
             throw new org.apache.kafka.common.config.ConfigException(name, v, "not a number of bytes");
         }

@@ -45,9 +45,16 @@ public class BloomKvDslStoreSuppliers implements DslStoreSuppliers {
         DslStoreFormat format = params.dslStoreFormat() == null ? DslStoreFormat.TIMESTAMPED : params.dslStoreFormat();
         // Sliding windows emitting on close scan closed windows by time (Kafka gives them a time-ordered store,
         // uncached); every other window store is key-ordered, as Kafka's caching layer expects.
-        boolean timeOrderedScans = params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE && params.isSlidingWindow();
-        return BloomKvStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates(),
-                format, timeOrderedScans, BloomKvStores.defaultOptions());
+        boolean timeOrderedScans =
+                params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE && params.isSlidingWindow();
+        return BloomKvStores.windowStore(
+                params.name(),
+                params.retentionPeriod(),
+                params.windowSize(),
+                params.retainDuplicates(),
+                format,
+                timeOrderedScans,
+                BloomKvStores.defaultOptions());
     }
 
     @Override

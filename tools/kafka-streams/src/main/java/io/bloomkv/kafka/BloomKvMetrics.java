@@ -22,10 +22,19 @@ final class BloomKvMetrics {
     private record Def(String name, String description, Function<Stats, Number> read) {}
 
     private static final Def[] DEFS = {
-        new Def("filter-useful", "table reads a Bloom filter avoided (ticker BLOOM_FILTER_USEFUL)", Stats::filterUseful),
-        new Def("filter-positive", "filter checks answering 'might contain' (ticker BLOOM_FILTER_FULL_POSITIVE)", Stats::filterPositive),
+        new Def(
+                "filter-useful",
+                "table reads a Bloom filter avoided (ticker BLOOM_FILTER_USEFUL)",
+                Stats::filterUseful),
+        new Def(
+                "filter-positive",
+                "filter checks answering 'might contain' (ticker BLOOM_FILTER_FULL_POSITIVE)",
+                Stats::filterPositive),
         new Def("filter-true-positive", "filter positives whose table held the key", Stats::filterTruePositive),
-        new Def("filter-false-positive-rate", "measured false-positive rate of the filters", Stats::measuredFalsePositiveRate),
+        new Def(
+                "filter-false-positive-rate",
+                "measured false-positive rate of the filters",
+                Stats::measuredFalsePositiveRate),
         new Def("filter-memory-bytes", "off-heap bytes of the open tables' Bloom filters", Stats::filterMemoryBytes),
         new Def("block-reads", "data and index blocks read from table files (block cache misses)", Stats::blockReads),
         new Def("block-read-bytes", "bytes of blocks read from table files", Stats::blockReadBytes),
@@ -57,7 +66,8 @@ final class BloomKvMetrics {
                 Stats s = stats.get();
                 return s == null ? 0 : d.read().apply(s);
             };
-            metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-" + d.name(), d.description(), RecordingLevel.INFO, g);
+            metrics.addStoreLevelMutableMetric(
+                    taskId, scope, storeName, "bloomkv-" + d.name(), d.description(), RecordingLevel.INFO, g);
         }
         return new BloomKvMetrics(metrics, taskId, storeName, scope);
     }
@@ -66,11 +76,20 @@ final class BloomKvMetrics {
      * Registers the gauges of a window or session store (one database holding every segment as a key range):
      * the database's counters, plus {@code bloomkv-segments}, the live segments.
      */
-    static BloomKvMetrics registerSegmented(StateStoreContext context, String scope, String storeName, Supplier<Stats> stats,
+    static BloomKvMetrics registerSegmented(
+            StateStoreContext context,
+            String scope,
+            String storeName,
+            Supplier<Stats> stats,
             java.util.function.IntSupplier segments) {
         BloomKvMetrics m = register(context, scope, storeName, stats);
-        m.metrics.addStoreLevelMutableMetric(m.taskId, scope, storeName, "bloomkv-segments",
-                "live segments (key ranges of the store's one database)", RecordingLevel.INFO,
+        m.metrics.addStoreLevelMutableMetric(
+                m.taskId,
+                scope,
+                storeName,
+                "bloomkv-segments",
+                "live segments (key ranges of the store's one database)",
+                RecordingLevel.INFO,
                 (Gauge<Number>) (config, now) -> segments.getAsInt());
         return m;
     }
@@ -81,19 +100,28 @@ final class BloomKvMetrics {
      * store has none of that kind). Removed with the store's other gauges.
      */
     void registerBudgets(SharedBlockCache cache, WriteBufferManager writeBuffers) {
-        addBudget("block-cache-capacity-bytes", "capacity of the block cache the store's databases share",
+        addBudget(
+                "block-cache-capacity-bytes",
+                "capacity of the block cache the store's databases share",
                 () -> cache == null ? 0 : cache.capacityBytes());
-        addBudget("block-cache-usage-bytes", "bytes of blocks in that cache now (every database sharing it)",
+        addBudget(
+                "block-cache-usage-bytes",
+                "bytes of blocks in that cache now (every database sharing it)",
                 () -> cache == null ? 0 : cache.usedBytes());
-        addBudget("write-buffer-capacity-bytes", "the memtable budget (bloomkv.write.buffer.bytes) the store shares",
+        addBudget(
+                "write-buffer-capacity-bytes",
+                "the memtable budget (bloomkv.write.buffer.bytes) the store shares",
                 () -> writeBuffers == null ? 0 : writeBuffers.capacityBytes());
-        addBudget("write-buffer-usage-bytes", "memtable bytes charged to that budget now (every database sharing it)",
+        addBudget(
+                "write-buffer-usage-bytes",
+                "memtable bytes charged to that budget now (every database sharing it)",
                 () -> writeBuffers == null ? 0 : writeBuffers.usedBytes());
     }
 
     private void addBudget(String name, String description, Supplier<Long> read) {
-        metrics.addStoreLevelMutableMetric(taskId, scope, storeName, "bloomkv-" + name, description, RecordingLevel.INFO,
-                (Gauge<Number>) (config, now) -> read.get());
+        metrics.addStoreLevelMutableMetric(
+                taskId, scope, storeName, "bloomkv-" + name, description, RecordingLevel.INFO, (Gauge<Number>)
+                        (config, now) -> read.get());
     }
 
     void remove() {

@@ -30,7 +30,8 @@ public class BloomKvSessionBytesStoreSupplier implements SessionBytesStoreSuppli
 
     @Override
     public SessionStore<Bytes, byte[]> get() {
-        return withHeaders ? new BloomKvSessionStoreWithHeaders(name, retentionPeriod, segmentIntervalMs(), options)
+        return withHeaders
+                ? new BloomKvSessionStoreWithHeaders(name, retentionPeriod, segmentIntervalMs(), options)
                 : new BloomKvSessionStore(name, retentionPeriod, segmentIntervalMs(), options);
     }
 

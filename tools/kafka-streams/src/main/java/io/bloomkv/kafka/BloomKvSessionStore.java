@@ -29,34 +29,37 @@ public class BloomKvSessionStore extends SegmentedBytesStoreBase implements Sess
     /** The metrics scope of session stores (Kafka's is {@code rocksdb-session}). */
     static final String METRICS_SCOPE = "bloomkv-session";
 
-
     BloomKvSessionStore(String name, long retentionPeriod, long segmentInterval, Options options) {
-        super(new SegmentedStore(name, METRICS_SCOPE, retentionPeriod, segmentInterval, SessionKeyLayout.INSTANCE, options));
+        super(new SegmentedStore(
+                name, METRICS_SCOPE, retentionPeriod, segmentInterval, SessionKeyLayout.INSTANCE, options));
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes key, long earliestSessionEndTime, long latestSessionStartTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            Bytes key, long earliestSessionEndTime, long latestSessionStartTime) {
         Objects.requireNonNull(key, "key cannot be null");
         return WindowedIterators.sessions(bytes.fetch(key, earliestSessionEndTime, latestSessionStartTime, true));
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes key, long earliestSessionEndTime,
-            long latestSessionStartTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(
+            Bytes key, long earliestSessionEndTime, long latestSessionStartTime) {
         Objects.requireNonNull(key, "key cannot be null");
         return WindowedIterators.sessions(bytes.fetch(key, earliestSessionEndTime, latestSessionStartTime, false));
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime,
-            long latestSessionStartTime) {
-        return WindowedIterators.sessions(bytes.fetch(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, true));
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime, long latestSessionStartTime) {
+        return WindowedIterators.sessions(
+                bytes.fetch(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, true));
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime,
-            long latestSessionStartTime) {
-        return WindowedIterators.sessions(bytes.fetch(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, false));
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(
+            Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime, long latestSessionStartTime) {
+        return WindowedIterators.sessions(
+                bytes.fetch(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, false));
     }
 
     /**
@@ -65,22 +68,30 @@ public class BloomKvSessionStore extends SegmentedBytesStoreBase implements Sess
      * like that store's, this scan applies segment expiry only, no per-record retention floor).
      */
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(long earliestSessionEndTime, long latestSessionEndTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            long earliestSessionEndTime, long latestSessionEndTime) {
         if (latestSessionEndTime < earliestSessionEndTime) {
             return EmptyKeyValueIterator.instance();
         }
-        return WindowedIterators.sessions(new TimeOrderedIterator(bytes,
-                bytes.segmentsFor(earliestSessionEndTime, latestSessionEndTime, true), k -> {
+        return WindowedIterators.sessions(new TimeOrderedIterator(
+                bytes,
+                bytes.segmentsFor(earliestSessionEndTime, latestSessionEndTime, true),
+                k -> {
                     long end = SessionKeyLayout.extractEnd(k);
                     return end >= earliestSessionEndTime && end <= latestSessionEndTime;
-                }, BloomKvSessionStore::timeFirst, true));
+                },
+                BloomKvSessionStore::timeFirst,
+                true));
     }
 
     /** Kafka's time-first session key: {@code [end (8)][start (8)][key]}. */
     private static byte[] timeFirst(byte[] storeKey) {
         int keyLength = storeKey.length - SessionKeyLayout.SUFFIX_SIZE;
-        return ByteBuffer.allocate(storeKey.length).putLong(SessionKeyLayout.extractEnd(storeKey))
-                .putLong(SessionKeyLayout.extractStart(storeKey)).put(storeKey, 0, keyLength).array();
+        return ByteBuffer.allocate(storeKey.length)
+                .putLong(SessionKeyLayout.extractEnd(storeKey))
+                .putLong(SessionKeyLayout.extractStart(storeKey))
+                .put(storeKey, 0, keyLength)
+                .array();
     }
 
     @Override

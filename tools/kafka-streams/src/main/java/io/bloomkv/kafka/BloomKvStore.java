@@ -67,6 +67,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     private volatile boolean open;
     /** Something was written since the last flush. */
     private volatile boolean dirty;
+
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
     private OffsetCheckpoint positionCheckpoint;
@@ -124,8 +125,8 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         }
         positionCheckpoint = new OffsetCheckpoint(new File(stateDir, name + ".position"));
         position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
-        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
-                StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(
+                context.appConfigs(), StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         metrics = BloomKvMetrics.register(context, METRICS_SCOPE, name, this::statsOrNull);
         metrics.registerBudgets(o.blockCache(), o.writeBufferManager());
         open = true;
@@ -275,9 +276,10 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
 
     private KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean forward) {
         if (from != null && to != null && from.compareTo(to) > 0) {
-            LOG.warn("Returning empty iterator for fetch with invalid key range: from > to. This may be due to range arguments "
-                    + "set in the wrong order, or serdes that don't preserve ordering when lexicographically comparing the "
-                    + "serialized bytes. Note that the built-in numerical serdes do not follow this for negative numbers");
+            LOG.warn(
+                    "Returning empty iterator for fetch with invalid key range: from > to. This may be due to range arguments "
+                            + "set in the wrong order, or serdes that don't preserve ordering when lexicographically comparing the "
+                            + "serialized bytes. Note that the built-in numerical serdes do not follow this for negative numbers");
             return new EmptyIterator();
         }
         byte[] lower = StoreKeys.encode(from == null ? new byte[0] : from.get());

@@ -7,8 +7,8 @@ import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.streams.internals.ApiUtils;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
-import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
+import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
  * Factory of bloomkv state-store suppliers, mirroring {@code org.apache.kafka.streams.state.Stores}:
@@ -67,7 +67,8 @@ public final class BloomKvStores {
         return persistentTimestampedKeyValueStoreWithHeaders(name, defaultOptions());
     }
 
-    public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(String name, Options options) {
+    public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(
+            String name, Options options) {
         return new BloomKvKeyValueBytesStoreSupplier.Headers(name, options);
     }
 
@@ -83,14 +84,16 @@ public final class BloomKvStores {
      * @throws IllegalArgumentException if a duration is null or overflows milliseconds, either is negative, or
      *     {@code windowSize > retentionPeriod}
      */
-    public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod, Duration windowSize,
-            boolean retainDuplicates) throws IllegalArgumentException {
+    public static WindowBytesStoreSupplier persistentWindowStore(
+            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates)
+            throws IllegalArgumentException {
         return persistentWindowStore(name, retentionPeriod, windowSize, retainDuplicates, defaultOptions());
     }
 
     /** {@link #persistentWindowStore(String, Duration, Duration, boolean)} with {@code options} (copied) for each segment. */
-    public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod, Duration windowSize,
-            boolean retainDuplicates, Options options) throws IllegalArgumentException {
+    public static WindowBytesStoreSupplier persistentWindowStore(
+            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates, Options options)
+            throws IllegalArgumentException {
         return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.PLAIN, false, options);
     }
 
@@ -99,27 +102,33 @@ public final class BloomKvStores {
      * {@code Stores.timestampedWindowStoreBuilder} and DSL windowed aggregations (as
      * {@code Stores.persistentTimestampedWindowStore}); checks as {@link #persistentWindowStore}.
      */
-    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
-            Duration windowSize, boolean retainDuplicates) throws IllegalArgumentException {
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(
+            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates)
+            throws IllegalArgumentException {
         return persistentTimestampedWindowStore(name, retentionPeriod, windowSize, retainDuplicates, defaultOptions());
     }
 
-    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
-            Duration windowSize, boolean retainDuplicates, Options options) throws IllegalArgumentException {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.TIMESTAMPED, false, options);
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(
+            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates, Options options)
+            throws IllegalArgumentException {
+        return windowStore(
+                name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.TIMESTAMPED, false, options);
     }
 
     /**
      * A persistent window store in Kafka's timestamp-and-headers value format (as
      * {@code Stores.persistentTimestampedWindowStoreWithHeaders}); checks as {@link #persistentWindowStore}.
      */
-    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(String name, Duration retentionPeriod,
-            Duration windowSize, boolean retainDuplicates) throws IllegalArgumentException {
-        return persistentTimestampedWindowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, defaultOptions());
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(
+            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates)
+            throws IllegalArgumentException {
+        return persistentTimestampedWindowStoreWithHeaders(
+                name, retentionPeriod, windowSize, retainDuplicates, defaultOptions());
     }
 
-    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(String name, Duration retentionPeriod,
-            Duration windowSize, boolean retainDuplicates, Options options) throws IllegalArgumentException {
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(
+            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates, Options options)
+            throws IllegalArgumentException {
         return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.HEADERS, false, options);
     }
 
@@ -127,8 +136,14 @@ public final class BloomKvStores {
      * Kafka's checks, in Kafka's order, with its messages ({@code Stores.persistentWindowStore}); {@code timeOrderedScans}
      * for the DSL's sliding-window emit-on-window-close stores (see {@link BloomKvWindowStore}).
      */
-    static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
-            boolean retainDuplicates, DslStoreFormat format, boolean timeOrderedScans, Options options) {
+    static WindowBytesStoreSupplier windowStore(
+            String name,
+            Duration retentionPeriod,
+            Duration windowSize,
+            boolean retainDuplicates,
+            DslStoreFormat format,
+            boolean timeOrderedScans,
+            Options options) {
         Objects.requireNonNull(name, "name cannot be null");
         String rpMsgPrefix = ApiUtils.prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
         long retentionMs = ApiUtils.validateMillisecondDuration(retentionPeriod, rpMsgPrefix);
@@ -143,14 +158,28 @@ public final class BloomKvStores {
         }
         if (windowSizeMs > retentionMs) {
             throw new IllegalArgumentException("The retention period of the window store " + name
-                    + " must be no smaller than its window size. Got size=[" + windowSize + "], retention=[" + retentionPeriod + "]");
+                    + " must be no smaller than its window size. Got size=[" + windowSize + "], retention=["
+                    + retentionPeriod + "]");
         }
         if (format == DslStoreFormat.HEADERS) {
-            return new BloomKvWindowBytesStoreSupplier.Headers(name, retentionMs, defaultSegmentInterval, windowSizeMs,
-                    retainDuplicates, timeOrderedScans, options);
+            return new BloomKvWindowBytesStoreSupplier.Headers(
+                    name,
+                    retentionMs,
+                    defaultSegmentInterval,
+                    windowSizeMs,
+                    retainDuplicates,
+                    timeOrderedScans,
+                    options);
         }
-        return new BloomKvWindowBytesStoreSupplier(name, retentionMs, defaultSegmentInterval, windowSizeMs, retainDuplicates,
-                format, timeOrderedScans, options);
+        return new BloomKvWindowBytesStoreSupplier(
+                name,
+                retentionMs,
+                defaultSegmentInterval,
+                windowSizeMs,
+                retainDuplicates,
+                format,
+                timeOrderedScans,
+                options);
     }
 
     // ------------------------------------------------------------------ session stores
@@ -168,7 +197,8 @@ public final class BloomKvStores {
     }
 
     /** {@link #persistentSessionStore(String, Duration)} with {@code options} (copied) for each segment. */
-    public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod, Options options) {
+    public static SessionBytesStoreSupplier persistentSessionStore(
+            String name, Duration retentionPeriod, Options options) {
         return sessionStore(name, retentionPeriod, false, options);
     }
 
@@ -177,18 +207,21 @@ public final class BloomKvStores {
         return persistentSessionStoreWithHeaders(name, retentionPeriod, defaultOptions());
     }
 
-    public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(String name, Duration retentionPeriod, Options options) {
+    public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(
+            String name, Duration retentionPeriod, Options options) {
         return sessionStore(name, retentionPeriod, true, options);
     }
 
-    private static SessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod, boolean withHeaders, Options options) {
+    private static SessionBytesStoreSupplier sessionStore(
+            String name, Duration retentionPeriod, boolean withHeaders, Options options) {
         Objects.requireNonNull(name, "name cannot be null");
         String msgPrefix = ApiUtils.prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
         long retentionPeriodMs = ApiUtils.validateMillisecondDuration(retentionPeriod, msgPrefix);
         if (retentionPeriodMs < 0) {
             throw new IllegalArgumentException("retentionPeriod cannot be negative");
         }
-        return withHeaders ? new BloomKvSessionBytesStoreSupplier.Headers(name, retentionPeriodMs, options)
+        return withHeaders
+                ? new BloomKvSessionBytesStoreSupplier.Headers(name, retentionPeriodMs, options)
                 : new BloomKvSessionBytesStoreSupplier(name, retentionPeriodMs, false, options);
     }
 
@@ -204,11 +237,15 @@ public final class BloomKvStores {
         return persistentVersionedKeyValueStore(name, historyRetention, defaultOptions());
     }
 
-    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention, Options options) {
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(
+            String name, Duration historyRetention, Options options) {
         Objects.requireNonNull(name, "name cannot be null");
         long historyRetentionMs = historyRetentionMs(historyRetention);
-        return new BloomKvVersionedBytesStoreSupplier(name, historyRetentionMs,
-                BloomKvVersionedBytesStoreSupplier.defaultSegmentInterval(historyRetentionMs), options);
+        return new BloomKvVersionedBytesStoreSupplier(
+                name,
+                historyRetentionMs,
+                BloomKvVersionedBytesStoreSupplier.defaultSegmentInterval(historyRetentionMs),
+                options);
     }
 
     /**
@@ -218,13 +255,13 @@ public final class BloomKvStores {
      *
      * @throws IllegalArgumentException also if {@code segmentInterval} is null, zero, negative or not representable in milliseconds
      */
-    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention,
-            Duration segmentInterval) {
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(
+            String name, Duration historyRetention, Duration segmentInterval) {
         return persistentVersionedKeyValueStore(name, historyRetention, segmentInterval, defaultOptions());
     }
 
-    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention,
-            Duration segmentInterval, Options options) {
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(
+            String name, Duration historyRetention, Duration segmentInterval, Options options) {
         Objects.requireNonNull(name, "name cannot be null");
         long historyRetentionMs = historyRetentionMs(historyRetention);
         String siMsgPrefix = ApiUtils.prepareMillisCheckFailMsgPrefix(segmentInterval, "segmentInterval");

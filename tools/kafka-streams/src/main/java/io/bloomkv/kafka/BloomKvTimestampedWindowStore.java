@@ -10,8 +10,14 @@ import org.apache.kafka.streams.state.TimestampedBytesStore;
  * only: it does not upgrade a store written without timestamps.
  */
 public class BloomKvTimestampedWindowStore extends BloomKvWindowStore implements TimestampedBytesStore {
-    BloomKvTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-            boolean retainDuplicates, boolean timeOrderedScans, Options options) {
+    BloomKvTimestampedWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean timeOrderedScans,
+            Options options) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, timeOrderedScans, options);
     }
 }

@@ -14,9 +14,16 @@ import org.apache.kafka.streams.state.TimestampedBytesStore;
  * which Kafka Streams writes and reads as is (as Kafka's built-in timestamped window store with headers). As Kafka's,
  * it answers no IQv2 query at this layer (every query gets an unknown-query-type result with the position).
  */
-public class BloomKvTimestampedWindowStoreWithHeaders extends BloomKvWindowStore implements TimestampedBytesStore, HeadersBytesStore {
-    BloomKvTimestampedWindowStoreWithHeaders(String name, long retentionPeriod, long segmentInterval, long windowSize,
-            boolean retainDuplicates, boolean timeOrderedScans, Options options) {
+public class BloomKvTimestampedWindowStoreWithHeaders extends BloomKvWindowStore
+        implements TimestampedBytesStore, HeadersBytesStore {
+    BloomKvTimestampedWindowStoreWithHeaders(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean timeOrderedScans,
+            Options options) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, timeOrderedScans, options);
     }
 

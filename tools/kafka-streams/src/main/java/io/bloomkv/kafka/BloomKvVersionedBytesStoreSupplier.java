@@ -42,7 +42,8 @@ public class BloomKvVersionedBytesStoreSupplier implements VersionedBytesStoreSu
 
     @Override
     public KeyValueStore<Bytes, byte[]> get() {
-        return new VersionedKeyValueToBytesStoreAdapter(new BloomKvVersionedStore(name, historyRetentionMs, segmentIntervalMs, options));
+        return new VersionedKeyValueToBytesStoreAdapter(
+                new BloomKvVersionedStore(name, historyRetentionMs, segmentIntervalMs, options));
     }
 
     @Override

@@ -137,14 +137,17 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             closeDatabases();
             throw e instanceof BloomKvException ? new ProcessorStateException("store " + name + ": cannot open", e) : e;
         }
-        expiredRecordSensor = TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(), context.taskId().toString(),
+        expiredRecordSensor = TaskMetrics.droppedRecordsSensor(
+                Thread.currentThread().getName(),
+                context.taskId().toString(),
                 ProcessorContextUtils.metricsImpl(context));
         positionCheckpoint = new OffsetCheckpoint(new File(context.stateDir(), name + ".position"));
         position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
-        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
-                StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(
+                context.appConfigs(), StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         restoreBuffer = new VersionedRestoreBuffer(directClient, () -> latest, segments::write);
-        metrics = BloomKvMetrics.register(context, BloomKvStore.METRICS_SCOPE, name, () -> open ? segments.statsOrNull() : null);
+        metrics = BloomKvMetrics.register(
+                context, BloomKvStore.METRICS_SCOPE, name, () -> open ? segments.statsOrNull() : null);
         open = true;
         context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::writePosition);
     }
@@ -209,7 +212,9 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         validateStoreOpen();
         try {
             byte[] raw = latest.get(key);
-            return raw == null ? null : new VersionedRecord<>(VersionedLatestValue.value(raw), VersionedLatestValue.timestamp(raw));
+            return raw == null
+                    ? null
+                    : new VersionedRecord<>(VersionedLatestValue.value(raw), VersionedLatestValue.timestamp(raw));
         } catch (BloomKvException e) {
             throw translate(e, "get");
         }
@@ -263,7 +268,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
      * {@code RocksDBVersionedStore.get(key, from, to, order)}, the answer to {@link MultiVersionedKeyQuery}): read
      * at once under the store's lock (a consistent view), returned by an iterator the store closes when it closes.
      */
-    synchronized VersionedRecordIterator<byte[]> get(Bytes key, long fromTimestamp, long toTimestamp, ResultOrder order) {
+    synchronized VersionedRecordIterator<byte[]> get(
+            Bytes key, long fromTimestamp, long toTimestamp, ResultOrder order) {
         Objects.requireNonNull(key, "key cannot be null");
         validateStoreOpen();
         List<VersionedSegment> sources = new ArrayList<>();
@@ -286,7 +292,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
                         newestFirst.add(new VersionedRecord<>(VersionedLatestValue.value(raw), ts));
                     }
                 } else {
-                    for (VersionedSegmentValue.Found f : VersionedSegmentValue.decode(raw).findAll(fromTimestamp, toTimestamp)) {
+                    for (VersionedSegmentValue.Found f :
+                            VersionedSegmentValue.decode(raw).findAll(fromTimestamp, toTimestamp)) {
                         newestFirst.add(new VersionedRecord<>(f.value(), f.validFrom(), f.validTo()));
                     }
                 }
@@ -357,7 +364,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
      * failure between the two writes duplicates rather than loses it). Otherwise {@code found[0]} becomes the newest
      * version's timestamp and the search goes on in the segments. Returns whether the put is done.
      */
-    private boolean putToLatest(VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long[] found) {
+    private boolean putToLatest(
+            VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long[] found) {
         byte[] rawLatest = client.latestValue(key);
         if (rawLatest == null) {
             return false;
@@ -368,13 +376,17 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             return false;
         }
         if (timestamp > latestTs) {
-            VersionedStoreClient.Segment segment = client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(timestamp), streamTime);
+            VersionedStoreClient.Segment segment =
+                    client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(timestamp), streamTime);
             // No live segment: the moved version would already be past the history retention; it is dropped.
             if (segment != null) {
                 byte[] moved = VersionedLatestValue.value(rawLatest);
                 byte[] rawSegment = segment.get(key);
                 if (rawSegment == null) {
-                    segment.put(key, VersionedSegmentValue.withRecord(moved, latestTs, timestamp).encode());
+                    segment.put(
+                            key,
+                            VersionedSegmentValue.withRecord(moved, latestTs, timestamp)
+                                    .encode());
                 } else {
                     VersionedSegmentValue sv = VersionedSegmentValue.decode(rawSegment);
                     sv.insertAsLatest(latestTs, timestamp, moved);
@@ -391,7 +403,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     }
 
     /** Searches the segments newest first for the one the put belongs in (Kafka's {@code maybePutToSegments}). */
-    private boolean putToSegments(VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long[] found) {
+    private boolean putToSegments(
+            VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long[] found) {
         for (VersionedStoreClient.Segment segment : client.reversedSegments(timestamp)) {
             byte[] raw = segment.get(key);
             if (raw == null) {
@@ -418,8 +431,14 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     }
 
     /** Puts into the segment row that spans the timestamp; returns the put version's validTo. */
-    private long putToSegment(VersionedStoreClient client, long streamTime, VersionedStoreClient.Segment segment, byte[] raw,
-            Bytes key, byte[] value, long timestamp) {
+    private long putToSegment(
+            VersionedStoreClient client,
+            long streamTime,
+            VersionedStoreClient.Segment segment,
+            byte[] raw,
+            Bytes key,
+            byte[] value,
+            long timestamp) {
         long segmentIdForTimestamp = client.segmentIdForTimestamp(timestamp);
         boolean olderSegmentMaybeNeeded = segmentIdForTimestamp != segment.id();
         VersionedSegmentValue sv = VersionedSegmentValue.decode(raw);
@@ -437,7 +456,10 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             if (older != null) {
                 byte[] rawOlder = older.get(key);
                 if (rawOlder == null) {
-                    older.put(key, VersionedSegmentValue.withRecord(f.value(), f.validFrom(), timestamp).encode());
+                    older.put(
+                            key,
+                            VersionedSegmentValue.withRecord(f.value(), f.validFrom(), timestamp)
+                                    .encode());
                 } else {
                     VersionedSegmentValue ov = VersionedSegmentValue.decode(rawOlder);
                     ov.insertAsLatest(f.validFrom(), timestamp, f.value());
@@ -454,7 +476,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     }
 
     /** Places a put that no existing row spans, by the validTo found so far (Kafka's {@code finishPut}). */
-    private long finishPut(VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long foundTs) {
+    private long finishPut(
+            VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long foundTs) {
         if (foundTs == SENTINEL_TIMESTAMP) {
             if (value != null) {
                 client.putLatestValue(key, VersionedLatestValue.encode(value, timestamp));
@@ -462,13 +485,17 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             }
             // A tombstone never goes to the latest-value database (it has no expiry): into the segment of its own
             // timestamp, as a degenerate row when the key has none there.
-            VersionedStoreClient.Segment segment = client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(timestamp), streamTime);
+            VersionedStoreClient.Segment segment =
+                    client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(timestamp), streamTime);
             if (segment == null) {
                 return PUT_RETURN_CODE_NOT_PUT;
             }
             byte[] raw = segment.get(key);
             if (raw == null) {
-                segment.put(key, VersionedSegmentValue.withRecord(null, timestamp, timestamp).encode());
+                segment.put(
+                        key,
+                        VersionedSegmentValue.withRecord(null, timestamp, timestamp)
+                                .encode());
             } else {
                 long nextTs = VersionedSegmentValue.nextTimestamp(raw);
                 if (nextTs == timestamp) {
@@ -482,13 +509,16 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             return foundTs;
         }
         // foundTs is the put's validTo: the put is the newest or the oldest version of that segment's row.
-        VersionedStoreClient.Segment segment = client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(foundTs), streamTime);
+        VersionedStoreClient.Segment segment =
+                client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(foundTs), streamTime);
         if (segment == null) {
             return PUT_RETURN_CODE_NOT_PUT;
         }
         byte[] raw = segment.get(key);
         if (raw == null) {
-            segment.put(key, VersionedSegmentValue.withRecord(value, timestamp, foundTs).encode());
+            segment.put(
+                    key,
+                    VersionedSegmentValue.withRecord(value, timestamp, foundTs).encode());
         } else {
             VersionedSegmentValue sv = VersionedSegmentValue.decode(raw);
             if (VersionedSegmentValue.nextTimestamp(raw) <= timestamp) {
@@ -631,15 +661,24 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         long start = config.isCollectExecutionInfo() ? System.nanoTime() : -1L;
         QueryResult<R> result;
         synchronized (this) {
-            if (context == null || !StoreQueryUtils.isPermitted(position, positionBound, context.taskId().partition())) {
-                result = QueryResult.notUpToBound(position, positionBound, context == null ? null : context.taskId().partition());
+            if (context == null
+                    || !StoreQueryUtils.isPermitted(
+                            position, positionBound, context.taskId().partition())) {
+                result = QueryResult.notUpToBound(
+                        position,
+                        positionBound,
+                        context == null ? null : context.taskId().partition());
             } else {
                 MultiVersionedKeyQuery<Bytes, byte[]> q = (MultiVersionedKeyQuery<Bytes, byte[]>) query;
                 try {
-                    result = (QueryResult<R>) QueryResult.forResult(get(q.key(), q.fromTime().get().toEpochMilli(),
-                            q.toTime().get().toEpochMilli(), q.resultOrder()));
+                    result = (QueryResult<R>) QueryResult.forResult(get(
+                            q.key(),
+                            q.fromTime().get().toEpochMilli(),
+                            q.toTime().get().toEpochMilli(),
+                            q.resultOrder()));
                 } catch (RuntimeException e) {
-                    result = QueryResult.forFailure(FailureReason.STORE_EXCEPTION,
+                    result = QueryResult.forFailure(
+                            FailureReason.STORE_EXCEPTION,
                             "Failed to query store " + name + " with " + query + ": " + e);
                 }
             }

@@ -21,14 +21,27 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
     private final Options options;
     private final boolean timeOrderedScans;
 
-    BloomKvWindowBytesStoreSupplier(String name, long retentionPeriod, long segmentInterval, long windowSize,
-            boolean retainDuplicates, DslStoreFormat format, Options options) {
+    BloomKvWindowBytesStoreSupplier(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            DslStoreFormat format,
+            Options options) {
         this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, format, false, options);
     }
 
     /** {@code timeOrderedScans}: see {@link BloomKvWindowStore} (sliding-window emit-on-window-close). */
-    BloomKvWindowBytesStoreSupplier(String name, long retentionPeriod, long segmentInterval, long windowSize,
-            boolean retainDuplicates, DslStoreFormat format, boolean timeOrderedScans, Options options) {
+    BloomKvWindowBytesStoreSupplier(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            DslStoreFormat format,
+            boolean timeOrderedScans,
+            Options options) {
         this.timeOrderedScans = timeOrderedScans;
         this.name = name;
         this.retentionPeriod = retentionPeriod;
@@ -47,12 +60,33 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
     @Override
     public WindowStore<Bytes, byte[]> get() {
         return switch (format) {
-            case PLAIN -> new BloomKvWindowStore(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates,
-                    timeOrderedScans, options);
-            case TIMESTAMPED -> new BloomKvTimestampedWindowStore(name, retentionPeriod, segmentInterval, windowSize,
-                    retainDuplicates, timeOrderedScans, options);
-            case HEADERS -> new BloomKvTimestampedWindowStoreWithHeaders(name, retentionPeriod, segmentInterval, windowSize,
-                    retainDuplicates, timeOrderedScans, options);
+            case PLAIN ->
+                new BloomKvWindowStore(
+                        name,
+                        retentionPeriod,
+                        segmentInterval,
+                        windowSize,
+                        retainDuplicates,
+                        timeOrderedScans,
+                        options);
+            case TIMESTAMPED ->
+                new BloomKvTimestampedWindowStore(
+                        name,
+                        retentionPeriod,
+                        segmentInterval,
+                        windowSize,
+                        retainDuplicates,
+                        timeOrderedScans,
+                        options);
+            case HEADERS ->
+                new BloomKvTimestampedWindowStoreWithHeaders(
+                        name,
+                        retentionPeriod,
+                        segmentInterval,
+                        windowSize,
+                        retainDuplicates,
+                        timeOrderedScans,
+                        options);
         };
     }
 
@@ -88,16 +122,31 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
 
     @Override
     public String toString() {
-        return "BloomKvWindowBytesStoreSupplier{name='" + name + "', retentionPeriod=" + retentionPeriod + ", segmentInterval="
-                + segmentInterval + ", windowSize=" + windowSize + ", retainDuplicates=" + retainDuplicates + ", format=" + format + "}";
+        return "BloomKvWindowBytesStoreSupplier{name='" + name + "', retentionPeriod=" + retentionPeriod
+                + ", segmentInterval=" + segmentInterval + ", windowSize=" + windowSize + ", retainDuplicates="
+                + retainDuplicates + ", format=" + format + "}";
     }
 
     /** The headers variant carries Kafka's supplier marker too (as Kafka's built-in headers window supplier). */
     static final class Headers extends BloomKvWindowBytesStoreSupplier
             implements org.apache.kafka.streams.state.HeadersBytesStoreSupplier {
-        Headers(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
-                boolean timeOrderedScans, Options options) {
-            super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, DslStoreFormat.HEADERS, timeOrderedScans, options);
+        Headers(
+                String name,
+                long retentionPeriod,
+                long segmentInterval,
+                long windowSize,
+                boolean retainDuplicates,
+                boolean timeOrderedScans,
+                Options options) {
+            super(
+                    name,
+                    retentionPeriod,
+                    segmentInterval,
+                    windowSize,
+                    retainDuplicates,
+                    DslStoreFormat.HEADERS,
+                    timeOrderedScans,
+                    options);
         }
     }
 }

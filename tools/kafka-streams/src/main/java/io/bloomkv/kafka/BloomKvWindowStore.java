@@ -34,9 +34,15 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
     private final long windowSize;
     /** fetchAll / backwardFetchAll in time order (see the constructor). */
     private final boolean timeOrderedScans;
+
     private int seqnum = 0;
 
-    BloomKvWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
+    BloomKvWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
             Options options) {
         this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, false, options);
     }
@@ -47,9 +53,16 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
      * emit-on-window-close aggregations, whose emission order follows that scan; their stores are not cached).
      * Key fetches keep the key order.
      */
-    BloomKvWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
-            boolean timeOrderedScans, Options options) {
-        super(new SegmentedStore(name, METRICS_SCOPE, retentionPeriod, segmentInterval, WindowKeyLayout.INSTANCE, options));
+    BloomKvWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean timeOrderedScans,
+            Options options) {
+        super(new SegmentedStore(
+                name, METRICS_SCOPE, retentionPeriod, segmentInterval, WindowKeyLayout.INSTANCE, options));
         this.timeOrderedScans = timeOrderedScans;
         this.retainDuplicates = retainDuplicates;
         this.windowSize = windowSize;
@@ -95,7 +108,8 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(
+            Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo) {
         return WindowedIterators.windows(bytes.fetch(keyFrom, keyTo, timeFrom, timeTo, false), windowSize);
     }
 
@@ -111,14 +125,16 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> fetchAll(long timeFrom, long timeTo) {
-        return WindowedIterators.windows(timeOrderedScans ? timeOrdered(timeFrom, timeTo, true)
-                : bytes.fetchAll(timeFrom, timeTo, true), windowSize);
+        return WindowedIterators.windows(
+                timeOrderedScans ? timeOrdered(timeFrom, timeTo, true) : bytes.fetchAll(timeFrom, timeTo, true),
+                windowSize);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetchAll(long timeFrom, long timeTo) {
-        return WindowedIterators.windows(timeOrderedScans ? timeOrdered(timeFrom, timeTo, false)
-                : bytes.fetchAll(timeFrom, timeTo, false), windowSize);
+        return WindowedIterators.windows(
+                timeOrderedScans ? timeOrdered(timeFrom, timeTo, false) : bytes.fetchAll(timeFrom, timeTo, false),
+                windowSize);
     }
 
     private KeyValueIterator<Bytes, byte[]> timeOrdered(long timeFrom, long timeTo, boolean forward) {
@@ -126,15 +142,22 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
         if (timeTo < actualFrom) {
             return EmptyKeyValueIterator.instance();
         }
-        return new TimeOrderedIterator(bytes, bytes.segmentsFor(actualFrom, timeTo, forward),
-                k -> WindowKeyLayout.INSTANCE.matches(k, null, null, actualFrom, timeTo), BloomKvWindowStore::timeFirst, forward);
+        return new TimeOrderedIterator(
+                bytes,
+                bytes.segmentsFor(actualFrom, timeTo, forward),
+                k -> WindowKeyLayout.INSTANCE.matches(k, null, null, actualFrom, timeTo),
+                BloomKvWindowStore::timeFirst,
+                forward);
     }
 
     /** Kafka's time-first window key: {@code [start (8)][key][seqnum (4)]}. */
     private static byte[] timeFirst(byte[] storeKey) {
         int keyLength = storeKey.length - WindowKeyLayout.SUFFIX_SIZE;
-        return java.nio.ByteBuffer.allocate(storeKey.length).putLong(WindowKeyLayout.extractTimestamp(storeKey))
-                .put(storeKey, 0, keyLength).putInt(WindowKeyLayout.extractSeqnum(storeKey)).array();
+        return java.nio.ByteBuffer.allocate(storeKey.length)
+                .putLong(WindowKeyLayout.extractTimestamp(storeKey))
+                .put(storeKey, 0, keyLength)
+                .putInt(WindowKeyLayout.extractSeqnum(storeKey))
+                .array();
     }
 
     /** The observed stream time: the largest window start put, removed or restored (-1 before any). */

@@ -36,16 +36,18 @@ final class ExpiryCompactions {
 
     /** Compacts [{@code from}, {@code to}] of {@code db} on the shared thread. Called under the store's lock. */
     void submit(Db db, byte[] from, byte[] to) {
-        last = CompletableFuture.runAsync(() -> {
-            try {
-                db.compactRange(from, to);
-            } catch (DbClosedException e) {
-                // The store closed first: the tombstone stays and a later compaction drops the tables.
-            } catch (BloomKvException e) {
-                // The engine also records an I/O failure as its background error: the next write reports it.
-                LOG.warn("store {}: the compaction of expired segments failed", storeName, e);
-            }
-        }, EXECUTOR);
+        last = CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        db.compactRange(from, to);
+                    } catch (DbClosedException e) {
+                        // The store closed first: the tombstone stays and a later compaction drops the tables.
+                    } catch (BloomKvException e) {
+                        // The engine also records an I/O failure as its background error: the next write reports it.
+                        LOG.warn("store {}: the compaction of expired segments failed", storeName, e);
+                    }
+                },
+                EXECUTOR);
     }
 
     /** Waits until the store's submitted compactions are done (before the database closes). */

@@ -42,6 +42,9 @@ final class KeyRanges {
     /** Inclusive lower bound: the key then the smallest suffix (Kafka's {@code OrderedBytes.lowerRange}). */
     static byte[] lowerRange(Bytes key, byte[] minSuffix) {
         byte[] bytes = key.get();
-        return ByteBuffer.allocate(bytes.length + minSuffix.length).put(bytes).put(minSuffix).array();
+        return ByteBuffer.allocate(bytes.length + minSuffix.length)
+                .put(bytes)
+                .put(minSuffix)
+                .array();
     }
 }

@@ -36,9 +36,11 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
     private DbIterator current;
     /** The composite key (prefix removed) of {@link #current}'s position, set by {@link #advance()}. */
     private byte[] currentKey;
+
     private volatile boolean closed;
 
-    SegmentIterator(SegmentedStore store, List<Segment> segments, byte[] from, byte[] to, boolean forward, Filter filter) {
+    SegmentIterator(
+            SegmentedStore store, List<Segment> segments, byte[] from, byte[] to, boolean forward, Filter filter) {
         this.store = store;
         this.segments = segments.iterator();
         this.from = from;
@@ -93,7 +95,8 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
             } catch (InvalidStateStoreException | BloomKvException e) {
                 if (currentSegment.isOpen() && store.isOpen()) {
                     throw e instanceof BloomKvException be
-                            ? new ProcessorStateException("store " + store.name() + ": iterator failed", be) : (RuntimeException) e;
+                            ? new ProcessorStateException("store " + store.name() + ": iterator failed", be)
+                            : (RuntimeException) e;
                 }
                 closeCurrent();
             }

@@ -65,7 +65,12 @@ final class SegmentedStore {
     private Sensor expiredRecordSensor;
     private BloomKvMetrics metrics;
 
-    SegmentedStore(String name, String metricsScope, long retentionPeriod, long segmentInterval, SegmentedKeySchema schema,
+    SegmentedStore(
+            String name,
+            String metricsScope,
+            long retentionPeriod,
+            long segmentInterval,
+            SegmentedKeySchema schema,
             Options options) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.metricsScope = metricsScope;
@@ -119,13 +124,15 @@ final class SegmentedStore {
         this.context = context;
         Options segmentOptions = segmentOptions(context);
         segments = new Segments(name, retentionPeriod, segmentInterval, segmentOptions);
-        expiredRecordSensor = TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(), context.taskId().toString(),
+        expiredRecordSensor = TaskMetrics.droppedRecordsSensor(
+                Thread.currentThread().getName(),
+                context.taskId().toString(),
                 ProcessorContextUtils.metricsImpl(context));
         segments.openExisting(context.stateDir(), observedStreamTime);
         positionCheckpoint = new OffsetCheckpoint(new File(context.stateDir(), name + ".position"));
         position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
-        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
-                StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(
+                context.appConfigs(), StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         metrics = BloomKvMetrics.registerSegmented(context, metricsScope, name, this::statsOrNull, this::segmentCount);
         metrics.registerBudgets(segmentOptions.blockCache(), segmentOptions.writeBufferManager());
         open = true;
@@ -187,7 +194,8 @@ final class SegmentedStore {
                 // Stream time is fixed for the batch, so a segment live here stays live until the batch is written.
                 Segment segment = segments.getOrCreateSegmentIfLive(segmentId, observedStreamTime);
                 if (segment != null) {
-                    ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, position);
+                    ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(
+                            record, consistencyEnabled, position);
                     segment.addTo(batch, record.key(), record.value());
                 }
             }
@@ -203,7 +211,9 @@ final class SegmentedStore {
         long segmentId = segments.segmentId(timestamp);
         Segment segment = segments.getOrCreateSegmentIfLive(segmentId, observedStreamTime);
         if (segment == null) {
-            long now = context instanceof InternalProcessorContext<?, ?> ipc ? ipc.currentSystemTimeMs() : System.currentTimeMillis();
+            long now = context instanceof InternalProcessorContext<?, ?> ipc
+                    ? ipc.currentSystemTimeMs()
+                    : System.currentTimeMillis();
             expiredRecordSensor.record(1.0d, now);
         } else {
             synchronized (position) {
@@ -262,12 +272,18 @@ final class SegmentedStore {
             return EmptyKeyValueIterator.instance();
         }
         List<Segment> search = segments.segments(actualFrom, schema.searchUpperTime(to), forward);
-        return register(new SegmentIterator(this, search, schema.lowerRangeFixedSize(key, actualFrom),
-                schema.upperRangeFixedSize(key, to), forward, k -> schema.matches(k, key, key, actualFrom, to)));
+        return register(new SegmentIterator(
+                this,
+                search,
+                schema.lowerRangeFixedSize(key, actualFrom),
+                schema.upperRangeFixedSize(key, to),
+                forward,
+                k -> schema.matches(k, key, key, actualFrom, to)));
     }
 
     /** Entries of keys in [keyFrom, keyTo] (null is open) in [from, to]; empty with a warning when keyFrom > keyTo. */
-    synchronized KeyValueIterator<Bytes, byte[]> fetch(Bytes keyFrom, Bytes keyTo, long from, long to, boolean forward) {
+    synchronized KeyValueIterator<Bytes, byte[]> fetch(
+            Bytes keyFrom, Bytes keyTo, long from, long to, boolean forward) {
         checkOpen();
         if (keyFrom != null && keyTo != null && keyFrom.compareTo(keyTo) > 0) {
             LOG.warn("Returning empty iterator for fetch with invalid key range: from > to. "
@@ -278,12 +294,22 @@ final class SegmentedStore {
         }
         long actualFrom = actualFrom(from);
         if (schema.emptyWhenToBeforeFrom() && to < actualFrom) {
-            LOG.debug("Returning no records for keys {}/{} as to ({}) < actualFrom ({}) ", keyFrom, keyTo, to, actualFrom);
+            LOG.debug(
+                    "Returning no records for keys {}/{} as to ({}) < actualFrom ({}) ",
+                    keyFrom,
+                    keyTo,
+                    to,
+                    actualFrom);
             return EmptyKeyValueIterator.instance();
         }
         List<Segment> search = segments.segments(actualFrom, schema.searchUpperTime(to), forward);
-        return register(new SegmentIterator(this, search, schema.lowerRange(keyFrom, actualFrom), schema.upperRange(keyTo, to),
-                forward, k -> schema.matches(k, keyFrom, keyTo, actualFrom, to)));
+        return register(new SegmentIterator(
+                this,
+                search,
+                schema.lowerRange(keyFrom, actualFrom),
+                schema.upperRange(keyTo, to),
+                forward,
+                k -> schema.matches(k, keyFrom, keyTo, actualFrom, to)));
     }
 
     /** Every live entry, segment by segment. */
@@ -291,8 +317,8 @@ final class SegmentedStore {
         checkOpen();
         long actualFrom = actualFrom(0);
         List<Segment> search = segments.segments(actualFrom, schema.searchUpperTime(Long.MAX_VALUE), forward);
-        return register(new SegmentIterator(this, search, null, null, forward,
-                k -> schema.matches(k, null, null, actualFrom, Long.MAX_VALUE)));
+        return register(new SegmentIterator(
+                this, search, null, null, forward, k -> schema.matches(k, null, null, actualFrom, Long.MAX_VALUE)));
     }
 
     /** Every entry with a segment timestamp in [timeFrom, timeTo] (only the segments of that time range are read). */
@@ -304,8 +330,8 @@ final class SegmentedStore {
             return EmptyKeyValueIterator.instance();
         }
         List<Segment> search = segments.segments(actualFrom, timeTo, forward);
-        return register(new SegmentIterator(this, search, null, null, forward,
-                k -> schema.matches(k, null, null, actualFrom, timeTo)));
+        return register(new SegmentIterator(
+                this, search, null, null, forward, k -> schema.matches(k, null, null, actualFrom, timeTo)));
     }
 
     /** Stream time minus retention plus one: reads return nothing older. */

@@ -167,7 +167,8 @@ final class Segments {
             // next compaction would.
             compactions.submit(db, from, to);
         } catch (BloomKvException e) {
-            throw new ProcessorStateException("store " + name + ": cannot drop the expired segments " + first + ".." + last, e);
+            throw new ProcessorStateException(
+                    "store " + name + ": cannot drop the expired segments " + first + ".." + last, e);
         }
         unsynced = true;
         expiryRangeDeletes++;

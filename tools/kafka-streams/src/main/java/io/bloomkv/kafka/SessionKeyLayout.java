@@ -28,11 +28,18 @@ final class SessionKeyLayout implements SegmentedKeySchema {
     private SessionKeyLayout() {}
 
     static byte[] toStoreKey(byte[] key, long startTime, long endTime) {
-        return ByteBuffer.allocate(key.length + SUFFIX_SIZE).put(key).putLong(endTime).putLong(startTime).array();
+        return ByteBuffer.allocate(key.length + SUFFIX_SIZE)
+                .put(key)
+                .putLong(endTime)
+                .putLong(startTime)
+                .array();
     }
 
     static byte[] toStoreKey(Windowed<Bytes> sessionKey) {
-        return toStoreKey(sessionKey.key().get(), sessionKey.window().start(), sessionKey.window().end());
+        return toStoreKey(
+                sessionKey.key().get(),
+                sessionKey.window().start(),
+                sessionKey.window().end());
     }
 
     static byte[] extractKeyBytes(byte[] storeKey) {
@@ -48,7 +55,8 @@ final class SessionKeyLayout implements SegmentedKeySchema {
     }
 
     static Windowed<Bytes> windowedKey(byte[] storeKey) {
-        return new Windowed<>(Bytes.wrap(extractKeyBytes(storeKey)), new SessionWindow(extractStart(storeKey), extractEnd(storeKey)));
+        return new Windowed<>(
+                Bytes.wrap(extractKeyBytes(storeKey)), new SessionWindow(extractStart(storeKey), extractEnd(storeKey)));
     }
 
     @Override
@@ -67,7 +75,10 @@ final class SessionKeyLayout implements SegmentedKeySchema {
             return null;
         }
         // The end can be as large as possible (it is at least the start); then the start.
-        byte[] maxSuffix = ByteBuffer.allocate(SUFFIX_SIZE).putLong(Long.MAX_VALUE).putLong(to).array();
+        byte[] maxSuffix = ByteBuffer.allocate(SUFFIX_SIZE)
+                .putLong(Long.MAX_VALUE)
+                .putLong(to)
+                .array();
         return KeyRanges.upperRange(key, maxSuffix);
     }
 
@@ -87,8 +98,10 @@ final class SessionKeyLayout implements SegmentedKeySchema {
             return false;
         }
         int keyLength = storeKey.length - SUFFIX_SIZE;
-        return (keyFrom == null || Arrays.compareUnsigned(storeKey, 0, keyLength, keyFrom.get(), 0, keyFrom.get().length) >= 0)
-                && (keyTo == null || Arrays.compareUnsigned(storeKey, 0, keyLength, keyTo.get(), 0, keyTo.get().length) <= 0);
+        return (keyFrom == null
+                        || Arrays.compareUnsigned(storeKey, 0, keyLength, keyFrom.get(), 0, keyFrom.get().length) >= 0)
+                && (keyTo == null
+                        || Arrays.compareUnsigned(storeKey, 0, keyLength, keyTo.get(), 0, keyTo.get().length) <= 0);
     }
 
     @Override

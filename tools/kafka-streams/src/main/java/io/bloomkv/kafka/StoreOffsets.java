@@ -59,7 +59,8 @@ final class StoreOffsets {
     }
 
     static boolean eosEnabled(StateStoreContext context) {
-        return StreamsConfig.EXACTLY_ONCE_V2.equals(context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
+        return StreamsConfig.EXACTLY_ONCE_V2.equals(
+                context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
     }
 
     /**
@@ -68,8 +69,11 @@ final class StoreOffsets {
      */
     void open(StateStoreContext context) {
         if (eosEnabled(context) && openMarker.exists()) {
-            throw new TaskCorruptedException(Set.of(context.taskId()), new ProcessorStateException("State store " + storeName
-                    + " was not closed cleanly: under EOS it may hold uncommitted data, so it is wiped and restored from the changelog"));
+            throw new TaskCorruptedException(
+                    Set.of(context.taskId()),
+                    new ProcessorStateException(
+                            "State store " + storeName
+                                    + " was not closed cleanly: under EOS it may hold uncommitted data, so it is wiped and restored from the changelog"));
         }
         offsets.clear();
         try {
@@ -119,7 +123,12 @@ final class StoreOffsets {
             return;
         }
         StringBuilder text = new StringBuilder("0\n").append(next.size()).append('\n');
-        next.forEach((tp, offset) -> text.append(tp.topic()).append(' ').append(tp.partition()).append(' ').append(offset).append('\n'));
+        next.forEach((tp, offset) -> text.append(tp.topic())
+                .append(' ')
+                .append(tp.partition())
+                .append(' ')
+                .append(offset)
+                .append('\n'));
         Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
         Files.writeString(tmp, text, StandardCharsets.UTF_8);
         Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

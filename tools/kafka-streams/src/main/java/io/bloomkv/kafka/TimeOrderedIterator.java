@@ -30,8 +30,12 @@ final class TimeOrderedIterator implements KeyValueIterator<Bytes, byte[]> {
     private boolean closed;
 
     /** {@code timeFirstKey}: a stored key rewritten time first, whose byte order is the order wanted. */
-    TimeOrderedIterator(SegmentedStore store, List<Segment> segments, SegmentIterator.Filter filter,
-            Function<byte[], byte[]> timeFirstKey, boolean forward) {
+    TimeOrderedIterator(
+            SegmentedStore store,
+            List<Segment> segments,
+            SegmentIterator.Filter filter,
+            Function<byte[], byte[]> timeFirstKey,
+            boolean forward) {
         this.store = store;
         this.segments = segments.iterator();
         this.filter = filter;

@@ -31,6 +31,9 @@ final class VersionedLatestValue {
         if (value == null) {
             throw new IllegalStateException("Cannot store tombstone in latest value");
         }
-        return ByteBuffer.allocate(TIMESTAMP_SIZE + value.length).putLong(timestamp).put(value).array();
+        return ByteBuffer.allocate(TIMESTAMP_SIZE + value.length)
+                .putLong(timestamp)
+                .put(value)
+                .array();
     }
 }

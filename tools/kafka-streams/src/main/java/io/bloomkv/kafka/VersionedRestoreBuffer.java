@@ -24,10 +24,13 @@ final class VersionedRestoreBuffer {
     private final Map<Bytes, Optional<byte[]>> latest = new LinkedHashMap<>();
     /** Segment buffers by id, newest first. */
     private final TreeMap<Long, BufferedSegment> buffered = new TreeMap<>(Comparator.reverseOrder());
+
     private final Client client = new Client();
 
     /** {@code writer} writes a batch to the store's database (every segment and the latest values are key ranges of it). */
-    VersionedRestoreBuffer(VersionedStoreClient store, java.util.function.Supplier<VersionedSegment> latestAccess,
+    VersionedRestoreBuffer(
+            VersionedStoreClient store,
+            java.util.function.Supplier<VersionedSegment> latestAccess,
             java.util.function.Consumer<WriteBatch> writer) {
         this.store = store;
         this.latestAccess = latestAccess;

@@ -29,6 +29,7 @@ import java.util.List;
 final class VersionedSegmentValue {
     /** The format byte of the layout above. */
     static final byte FORMAT_V1 = 0x01;
+
     private static final int HEADER = 1 + 8 + 8 + 4;
     private static final int ENTRY = 8 + 4;
 
@@ -71,7 +72,8 @@ final class VersionedSegmentValue {
         v.minTimestamp = b.getLong(9);
         int count = b.getInt(17);
         if (count < 1 || HEADER + (long) count * ENTRY > raw.length) {
-            throw new IllegalStateException("corrupt bloomkv versioned segment row: count " + count + ", length " + raw.length);
+            throw new IllegalStateException(
+                    "corrupt bloomkv versioned segment row: count " + count + ", length " + raw.length);
         }
         int valuePos = HEADER + count * ENTRY;
         for (int i = 0; i < count; i++) {

@@ -69,7 +69,8 @@ final class VersionedSegments {
     Db db() {
         Db d = db;
         if (d == null) {
-            throw new org.apache.kafka.streams.errors.InvalidStateStoreException("Store " + name + " is currently closed");
+            throw new org.apache.kafka.streams.errors.InvalidStateStoreException(
+                    "Store " + name + " is currently closed");
         }
         return d;
     }
@@ -140,7 +141,8 @@ final class VersionedSegments {
             db.deleteRange(from, to);
             compactions.submit(db, from, to);
         } catch (BloomKvException e) {
-            throw new ProcessorStateException("versioned store " + name + ": cannot drop the expired segments " + first + ".." + last, e);
+            throw new ProcessorStateException(
+                    "versioned store " + name + ": cannot drop the expired segments " + first + ".." + last, e);
         }
         dirty = true;
     }

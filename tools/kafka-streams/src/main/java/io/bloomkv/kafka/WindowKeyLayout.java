@@ -34,7 +34,11 @@ final class WindowKeyLayout implements SegmentedKeySchema {
     private WindowKeyLayout() {}
 
     static byte[] toStoreKey(byte[] key, long timestamp, int seqnum) {
-        return ByteBuffer.allocate(key.length + SUFFIX_SIZE).put(key).putLong(timestamp).putInt(seqnum).array();
+        return ByteBuffer.allocate(key.length + SUFFIX_SIZE)
+                .put(key)
+                .putLong(timestamp)
+                .putInt(seqnum)
+                .array();
     }
 
     static byte[] extractKeyBytes(byte[] storeKey) {
@@ -75,7 +79,10 @@ final class WindowKeyLayout implements SegmentedKeySchema {
         if (key == null) {
             return null;
         }
-        byte[] maxSuffix = ByteBuffer.allocate(SUFFIX_SIZE).putLong(to).putInt(Integer.MAX_VALUE).array();
+        byte[] maxSuffix = ByteBuffer.allocate(SUFFIX_SIZE)
+                .putLong(to)
+                .putInt(Integer.MAX_VALUE)
+                .array();
         return KeyRanges.upperRange(key, maxSuffix);
     }
 
@@ -96,8 +103,10 @@ final class WindowKeyLayout implements SegmentedKeySchema {
             return false;
         }
         int keyLength = storeKey.length - SUFFIX_SIZE;
-        return (keyFrom == null || Arrays.compareUnsigned(storeKey, 0, keyLength, keyFrom.get(), 0, keyFrom.get().length) >= 0)
-                && (keyTo == null || Arrays.compareUnsigned(storeKey, 0, keyLength, keyTo.get(), 0, keyTo.get().length) <= 0);
+        return (keyFrom == null
+                        || Arrays.compareUnsigned(storeKey, 0, keyLength, keyFrom.get(), 0, keyFrom.get().length) >= 0)
+                && (keyTo == null
+                        || Arrays.compareUnsigned(storeKey, 0, keyLength, keyTo.get(), 0, keyTo.get().length) <= 0);
     }
 
     @Override

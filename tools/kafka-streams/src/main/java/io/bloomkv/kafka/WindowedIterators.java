@@ -51,8 +51,8 @@ final class WindowedIterators {
         return windowed(bytes, SessionKeyLayout::windowedKey);
     }
 
-    private static KeyValueIterator<Windowed<Bytes>, byte[]> windowed(KeyValueIterator<Bytes, byte[]> bytes,
-            Function<byte[], Windowed<Bytes>> decode) {
+    private static KeyValueIterator<Windowed<Bytes>, byte[]> windowed(
+            KeyValueIterator<Bytes, byte[]> bytes, Function<byte[], Windowed<Bytes>> decode) {
         return new KeyValueIterator<>() {
             @Override
             public Windowed<Bytes> peekNextKey() {

@@ -27,7 +27,6 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
-import org.apache.kafka.streams.state.internals.PositionSerde;
 import org.apache.kafka.streams.query.KeyQuery;
 import org.apache.kafka.streams.query.Position;
 import org.apache.kafka.streams.query.PositionBound;
@@ -37,6 +36,7 @@ import org.apache.kafka.streams.query.RangeQuery;
 import org.apache.kafka.streams.query.ResultOrder;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.TimestampedBytesStore;
+import org.apache.kafka.streams.state.internals.PositionSerde;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,7 +49,9 @@ class BloomKvStoreTest {
     private final List<BloomKvStore> stores = new ArrayList<>();
 
     private BloomKvStore open(String name, TestStoreContext ctx) {
-        BloomKvStore s = (BloomKvStore) BloomKvStores.persistentKeyValueStore(name, Options.defaults().writeBufferSize(64 << 10)).get();
+        BloomKvStore s = (BloomKvStore)
+                BloomKvStores.persistentKeyValueStore(name, Options.defaults().writeBufferSize(64 << 10))
+                        .get();
         s.init(ctx, s);
         stores.add(s);
         return s;
@@ -63,8 +65,12 @@ class BloomKvStoreTest {
     void closeAll() {
         stores.forEach(BloomKvStore::close);
         // Every table and its off-heap filter released exactly once the stores are closed.
-        assertThat(io.bloomkv.engine.inspect.OpenResources.tables()).as("tables left open").isZero();
-        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes()).as("off-heap filter bytes left").isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.tables())
+                .as("tables left open")
+                .isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes())
+                .as("off-heap filter bytes left")
+                .isZero();
     }
 
     private static Bytes b(String s) {
@@ -113,12 +119,15 @@ class BloomKvStoreTest {
         assertThat(str(s.get(b("q")))).isEqualTo("Q");
         assertThat(s.get(b("x"))).as("putAll null value deletes").isNull();
         s.put(Bytes.wrap(new byte[0]), v("empty key"));
-        assertThat(str(s.get(Bytes.wrap(new byte[0])))).as("Kafka allows empty keys").isEqualTo("empty key");
+        assertThat(str(s.get(Bytes.wrap(new byte[0]))))
+                .as("Kafka allows empty keys")
+                .isEqualTo("empty key");
         assertThatThrownBy(() -> s.put(null, v("x"))).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> s.get(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> s.delete(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> s.putIfAbsent(null, v("x"))).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> s.putAll(List.of(KeyValue.pair(null, v("x"))))).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> s.putAll(List.of(KeyValue.pair(null, v("x")))))
+                .isInstanceOf(NullPointerException.class);
         assertThat(s.persistent()).isTrue();
         assertThat(s.name()).isEqualTo("kv");
     }
@@ -156,7 +165,8 @@ class BloomKvStoreTest {
         assertThat(drain(s.prefixScan("z", new StringSerializer()))).isEmpty();
         assertThat(drain(s.prefixScan("", new StringSerializer()))).hasSize(8);
         List<String> ff = new ArrayList<>();
-        try (KeyValueIterator<Bytes, byte[]> it = s.prefixScan(new byte[] {'k', (byte) 0xFF}, Serdes.ByteArray().serializer())) {
+        try (KeyValueIterator<Bytes, byte[]> it =
+                s.prefixScan(new byte[] {'k', (byte) 0xFF}, Serdes.ByteArray().serializer())) {
             it.forEachRemaining(kv -> ff.add(str(kv.value)));
         }
         assertThat(ff).containsExactly("ff", "ff1");
@@ -185,13 +195,18 @@ class BloomKvStoreTest {
             }
         }
         for (int q = 0; q < 50; q++) {
-            Bytes from = rnd.nextInt(5) == 0 ? null : Bytes.wrap(new byte[] {(byte) rnd.nextInt(8), (byte) rnd.nextInt(256)});
+            Bytes from = rnd.nextInt(5) == 0
+                    ? null
+                    : Bytes.wrap(new byte[] {(byte) rnd.nextInt(8), (byte) rnd.nextInt(256)});
             Bytes to = rnd.nextInt(5) == 0 ? null : Bytes.wrap(new byte[] {(byte) rnd.nextInt(8)});
             if (from != null && to != null && from.compareTo(to) > 0) {
                 continue;
             }
-            Map<Bytes, byte[]> view = from == null && to == null ? model
-                    : from == null ? model.headMap(to, true) : to == null ? model.tailMap(from, true) : model.subMap(from, true, to, true);
+            Map<Bytes, byte[]> view = from == null && to == null
+                    ? model
+                    : from == null
+                            ? model.headMap(to, true)
+                            : to == null ? model.tailMap(from, true) : model.subMap(from, true, to, true);
             List<String> expected = new ArrayList<>();
             view.forEach((k, val) -> expected.add(k + "=" + Arrays.toString(val)));
             List<String> forward = new ArrayList<>();
@@ -228,7 +243,9 @@ class BloomKvStoreTest {
         KeyValueIterator<Bytes, byte[]> left = s.range(b("k2"), b("k5"));
         assertThat(left.hasNext()).isTrue();
         s.close();
-        assertThatThrownBy(left::hasNext).as("closing the store closes its iterators").isInstanceOf(InvalidStateStoreException.class);
+        assertThatThrownBy(left::hasNext)
+                .as("closing the store closes its iterators")
+                .isInstanceOf(InvalidStateStoreException.class);
         assertThatThrownBy(left::next).isInstanceOf(InvalidStateStoreException.class);
         left.close();
     }
@@ -251,7 +268,9 @@ class BloomKvStoreTest {
     void dataLivesUnderStateDirAndFlushMakesItDurable() throws Exception {
         FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
         TestStoreContext ctx = context();
-        BloomKvStore s = (BloomKvStore) BloomKvStores.persistentKeyValueStore("durable", BloomKvStores.defaultOptions().fileSystem(fs)).get();
+        BloomKvStore s = (BloomKvStore) BloomKvStores.persistentKeyValueStore(
+                        "durable", BloomKvStores.defaultOptions().fileSystem(fs))
+                .get();
         s.init(ctx, s);
         for (int i = 0; i < 100; i++) {
             s.put(b("k" + i), v("v" + i));
@@ -273,7 +292,9 @@ class BloomKvStoreTest {
             everything.remove();
         }
         fs.crash(new Random(7));
-        BloomKvStore again = (BloomKvStore) BloomKvStores.persistentKeyValueStore("durable", BloomKvStores.defaultOptions().fileSystem(fs)).get();
+        BloomKvStore again = (BloomKvStore) BloomKvStores.persistentKeyValueStore(
+                        "durable", BloomKvStores.defaultOptions().fileSystem(fs))
+                .get();
         again.init(context(), again);
         stores.add(again);
         for (int i = 0; i < 100; i++) {
@@ -300,24 +321,32 @@ class BloomKvStoreTest {
     @Test
     void restoreWritesBatchesAndTracksThePosition() {
         TestStoreContext ctx = context();
-        ctx.configs.put(org.apache.kafka.streams.StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, true);
+        ctx.configs.put(
+                org.apache.kafka.streams.StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, true);
         BloomKvStore s = open("restore", ctx);
         assertThat(ctx.registered).isSameAs(s);
         assertThat(ctx.restoreCallback).isInstanceOf(RecordBatchingStateRestoreCallback.class);
         List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
-            ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>("app-restore-changelog", 3, i, v("k" + (i % 100)), i == 999 ? null : v("v" + i));
+            ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>(
+                    "app-restore-changelog", 3, i, v("k" + (i % 100)), i == 999 ? null : v("v" + i));
             // The headers a logged store writes when IQ consistency is on: the version and the input position.
             r.headers().add(ChangelogRecordDeserializationHelper.CHANGELOG_VERSION_HEADER_RECORD_CONSISTENCY);
-            r.headers().add(ChangelogRecordDeserializationHelper.CHANGELOG_POSITION_HEADER_KEY,
-                    PositionSerde.serialize(Position.emptyPosition().withComponent("input", 3, 5000L + i)).array());
+            r.headers()
+                    .add(
+                            ChangelogRecordDeserializationHelper.CHANGELOG_POSITION_HEADER_KEY,
+                            PositionSerde.serialize(Position.emptyPosition().withComponent("input", 3, 5000L + i))
+                                    .array());
             batch.add(r);
         }
         ((RecordBatchingStateRestoreCallback) ctx.restoreCallback).restoreBatch(batch);
         assertThat(str(s.get(b("k5")))).isEqualTo("v905");
         assertThat(s.get(b("k99"))).as("a null value restores a delete").isNull();
-        assertThat(s.getPosition().getPartitionPositions("input")).as("the position restored from the records' headers").containsEntry(3, 5999L);
-        ((RecordBatchingStateRestoreCallback) ctx.restoreCallback).restoreAll(List.of(KeyValue.pair(v("k5"), v("again"))));
+        assertThat(s.getPosition().getPartitionPositions("input"))
+                .as("the position restored from the records' headers")
+                .containsEntry(3, 5999L);
+        ((RecordBatchingStateRestoreCallback) ctx.restoreCallback)
+                .restoreAll(List.of(KeyValue.pair(v("k5"), v("again"))));
         assertThat(str(s.get(b("k5")))).isEqualTo("again");
     }
 
@@ -333,18 +362,24 @@ class BloomKvStoreTest {
         QueryResult<byte[]> r = s.query(KeyQuery.withKey(b("a")), PositionBound.unbounded(), new QueryConfig(false));
         assertThat(r.isSuccess()).isTrue();
         assertThat(str(r.getResult())).isEqualTo("A");
-        QueryResult<KeyValueIterator<Bytes, byte[]>> range = s.query(RangeQuery.<Bytes, byte[]>withRange(b("a"), b("b")).withDescendingKeys(),
-                PositionBound.unbounded(), new QueryConfig(false));
+        QueryResult<KeyValueIterator<Bytes, byte[]>> range = s.query(
+                RangeQuery.<Bytes, byte[]>withRange(b("a"), b("b")).withDescendingKeys(),
+                PositionBound.unbounded(),
+                new QueryConfig(false));
         assertThat(range.isSuccess()).isTrue();
         assertThat(drain(range.getResult())).containsExactly("b=B", "a=A");
         assertThat(RangeQuery.withNoBounds().resultOrder()).isEqualTo(ResultOrder.ANY);
-        QueryResult<byte[]> ahead = s.query(KeyQuery.withKey(b("a")),
-                PositionBound.at(Position.emptyPosition().withComponent("input", 0, 100)), new QueryConfig(false));
+        QueryResult<byte[]> ahead = s.query(
+                KeyQuery.withKey(b("a")),
+                PositionBound.at(Position.emptyPosition().withComponent("input", 0, 100)),
+                new QueryConfig(false));
         assertThat(ahead.isFailure()).as("a position bound not reached yet").isTrue();
         s.flush();
         s.close();
         BloomKvStore again = open("iq", context());
-        assertThat(again.getPosition()).as("checkpointed on flush, read at init").isEqualTo(Position.emptyPosition().withComponent("input", 0, 42));
+        assertThat(again.getPosition())
+                .as("checkpointed on flush, read at init")
+                .isEqualTo(Position.emptyPosition().withComponent("input", 0, 42));
     }
 
     @Test
@@ -359,18 +394,36 @@ class BloomKvStoreTest {
             s.get(b("k" + i + "x"));
         }
         Map<MetricName, ? extends Metric> m = ctx.metrics.metrics();
-        MetricName useful = m.keySet().stream().filter(n -> n.name().equals("bloomkv-filter-useful")).findFirst().orElseThrow();
+        MetricName useful = m.keySet().stream()
+                .filter(n -> n.name().equals("bloomkv-filter-useful"))
+                .findFirst()
+                .orElseThrow();
         assertThat(useful.group()).isEqualTo("stream-state-metrics");
         assertThat(useful.tags()).containsEntry("bloomkv-state-id", "metered").containsEntry("task-id", "0_0");
         assertThat(((Number) m.get(useful).metricValue()).longValue()).isGreaterThan(1900);
-        for (String name : new String[] {"bloomkv-filter-positive", "bloomkv-filter-false-positive-rate", "bloomkv-block-reads",
-                "bloomkv-filter-memory-bytes"}) {
-            assertThat(m.keySet().stream().anyMatch(n -> n.name().equals(name))).as(name).isTrue();
+        for (String name : new String[] {
+            "bloomkv-filter-positive",
+            "bloomkv-filter-false-positive-rate",
+            "bloomkv-block-reads",
+            "bloomkv-filter-memory-bytes"
+        }) {
+            assertThat(m.keySet().stream().anyMatch(n -> n.name().equals(name)))
+                    .as(name)
+                    .isTrue();
         }
-        Metric memory = m.entrySet().stream().filter(e -> e.getKey().name().equals("bloomkv-filter-memory-bytes")).findFirst().orElseThrow().getValue();
-        assertThat(((Number) memory.metricValue()).longValue()).isEqualTo(s.database().stats().filterMemoryBytes()).isGreaterThan(1000);
+        Metric memory = m.entrySet().stream()
+                .filter(e -> e.getKey().name().equals("bloomkv-filter-memory-bytes"))
+                .findFirst()
+                .orElseThrow()
+                .getValue();
+        assertThat(((Number) memory.metricValue()).longValue())
+                .isEqualTo(s.database().stats().filterMemoryBytes())
+                .isGreaterThan(1000);
         s.close();
-        assertThat(ctx.metrics.metrics().keySet().stream().noneMatch(n -> n.name().startsWith("bloomkv-"))).as("removed on close").isTrue();
+        assertThat(ctx.metrics.metrics().keySet().stream()
+                        .noneMatch(n -> n.name().startsWith("bloomkv-")))
+                .as("removed on close")
+                .isTrue();
     }
 
     @Test
@@ -394,26 +447,34 @@ class BloomKvStoreTest {
             assertThat(str(a.get(b("k" + i)))).isEqualTo("value-" + i);
             assertThat(str(c.get(b("k" + i)))).isEqualTo("other-" + i);
         }
-        assertThat(a.database().options().useMmapReads()).as("reads go through the shared cache").isFalse();
+        assertThat(a.database().options().useMmapReads())
+                .as("reads go through the shared cache")
+                .isFalse();
         assertThat(cache.usedBytes()).isGreaterThan(0).isLessThanOrEqualTo(1L << 20);
         TestStoreContext bad = context();
         bad.configs.put(BloomKvConfig.BLOCK_CACHE_BYTES_CONFIG, "lots");
-        BloomKvStore s = (BloomKvStore) BloomKvStores.persistentKeyValueStore("bad").get();
+        BloomKvStore s =
+                (BloomKvStore) BloomKvStores.persistentKeyValueStore("bad").get();
         assertThatThrownBy(() -> s.init(bad, s)).isInstanceOf(org.apache.kafka.common.config.ConfigException.class);
     }
 
     @Test
     void suppliersMakeTheFormatAsked() {
         assertThat(BloomKvStores.persistentKeyValueStore("p").get()).isNotInstanceOf(TimestampedBytesStore.class);
-        assertThat(BloomKvStores.persistentTimestampedKeyValueStore("t").get()).isInstanceOf(TimestampedBytesStore.class);
-        assertThat(BloomKvStores.persistentTimestampedKeyValueStoreWithHeaders("h").get())
+        assertThat(BloomKvStores.persistentTimestampedKeyValueStore("t").get())
+                .isInstanceOf(TimestampedBytesStore.class);
+        assertThat(BloomKvStores.persistentTimestampedKeyValueStoreWithHeaders("h")
+                        .get())
                 .isInstanceOf(org.apache.kafka.streams.state.HeadersBytesStore.class);
         assertThat(BloomKvStores.persistentKeyValueStore("p").metricsScope()).isEqualTo("bloomkv");
-        assertThat(BloomKvStores.persistentKeyValueStore("p").get()).isNotSameAs(BloomKvStores.persistentKeyValueStore("p").get());
+        assertThat(BloomKvStores.persistentKeyValueStore("p").get())
+                .isNotSameAs(BloomKvStores.persistentKeyValueStore("p").get());
         BloomKvDslStoreSuppliers dsl = new BloomKvDslStoreSuppliers();
-        assertThat(dsl.keyValueStore(new org.apache.kafka.streams.state.DslKeyValueParams("t", true)).get())
+        assertThat(dsl.keyValueStore(new org.apache.kafka.streams.state.DslKeyValueParams("t", true))
+                        .get())
                 .isInstanceOf(BloomKvTimestampedStore.class);
-        assertThat(dsl.keyValueStore(new org.apache.kafka.streams.state.DslKeyValueParams("p", false)).get())
+        assertThat(dsl.keyValueStore(new org.apache.kafka.streams.state.DslKeyValueParams("p", false))
+                        .get())
                 .isExactlyInstanceOf(BloomKvStore.class);
     }
 }

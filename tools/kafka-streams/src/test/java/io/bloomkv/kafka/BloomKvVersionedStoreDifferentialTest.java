@@ -49,7 +49,9 @@ class BloomKvVersionedStoreDifferentialTest {
     @AfterEach
     void closeAll() {
         stores.forEach(StateStore::close);
-        assertThat(io.bloomkv.engine.inspect.OpenResources.tables()).as("tables left open").isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.tables())
+                .as("tables left open")
+                .isZero();
     }
 
     /** One operation of the sequence, kept to replay it as the changelog. */
@@ -63,8 +65,13 @@ class BloomKvVersionedStoreDifferentialTest {
         final TestStoreContext bloomCtx;
         final TestStoreContext kafkaCtx;
 
-        Pair(VersionedKeyValueStore<Bytes, byte[]> bloom, StateStore bloomRoot, TestStoreContext bloomCtx,
-                VersionedKeyValueStore<Bytes, byte[]> kafka, StateStore kafkaRoot, TestStoreContext kafkaCtx) {
+        Pair(
+                VersionedKeyValueStore<Bytes, byte[]> bloom,
+                StateStore bloomRoot,
+                TestStoreContext bloomCtx,
+                VersionedKeyValueStore<Bytes, byte[]> kafka,
+                StateStore kafkaRoot,
+                TestStoreContext kafkaCtx) {
             this.bloom = bloom;
             this.kafka = kafka;
             this.bloomRoot = bloomRoot;
@@ -82,12 +89,17 @@ class BloomKvVersionedStoreDifferentialTest {
     }
 
     private Pair open(String tag, long historyRetention, long segmentInterval) throws Exception {
-        VersionedBytesStoreSupplier ours = BloomKvStores.persistentVersionedKeyValueStore("v", Duration.ofMillis(historyRetention),
-                Duration.ofMillis(segmentInterval), io.bloomkv.engine.Options.defaults().writeBufferSize(64 << 10).manualWalFlush(true));
-        VersionedBytesStoreSupplier theirs = Stores.persistentVersionedKeyValueStore("v", Duration.ofMillis(historyRetention),
-                Duration.ofMillis(segmentInterval));
-        TestStoreContext bctx = new TestStoreContext(Files.createDirectories(dir.resolve(tag + "-bloomkv")).toFile());
-        TestStoreContext kctx = new TestStoreContext(Files.createDirectories(dir.resolve(tag + "-kafka")).toFile());
+        VersionedBytesStoreSupplier ours = BloomKvStores.persistentVersionedKeyValueStore(
+                "v",
+                Duration.ofMillis(historyRetention),
+                Duration.ofMillis(segmentInterval),
+                io.bloomkv.engine.Options.defaults().writeBufferSize(64 << 10).manualWalFlush(true));
+        VersionedBytesStoreSupplier theirs = Stores.persistentVersionedKeyValueStore(
+                "v", Duration.ofMillis(historyRetention), Duration.ofMillis(segmentInterval));
+        TestStoreContext bctx = new TestStoreContext(
+                Files.createDirectories(dir.resolve(tag + "-bloomkv")).toFile());
+        TestStoreContext kctx = new TestStoreContext(
+                Files.createDirectories(dir.resolve(tag + "-kafka")).toFile());
         kctx.configs.put(org.apache.kafka.streams.StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "INFO");
         StateStore b = ours.get();
         StateStore k = theirs.get();
@@ -101,14 +113,15 @@ class BloomKvVersionedStoreDifferentialTest {
     @Test
     void randomOperationsAnswerAsKafkasVersionedStore() throws Exception {
         long seed = Long.getLong("bloomkv.seed", System.nanoTime());
-        System.out.println("BloomKvVersionedStoreDifferentialTest seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
+        System.out.println(
+                "BloomKvVersionedStoreDifferentialTest seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
         Random rnd = new Random(seed);
         long[] outcomes = new long[3];
         for (int round = 0; round < 3; round++) {
             long historyRetention = 20 + rnd.nextInt(200);
             long segmentInterval = Math.max(1, historyRetention / 4 + rnd.nextInt((int) historyRetention));
-            String what = "seed " + seed + " round " + round + " (historyRetention " + historyRetention + ", segmentInterval "
-                    + segmentInterval + ")";
+            String what = "seed " + seed + " round " + round + " (historyRetention " + historyRetention
+                    + ", segmentInterval " + segmentInterval + ")";
             Pair p = open("r" + round, historyRetention, segmentInterval);
             int keys = 1 + rnd.nextInt(12);
             List<Op> ops = new ArrayList<>();
@@ -121,7 +134,9 @@ class BloomKvVersionedStoreDifferentialTest {
                     streamTime += rnd.nextInt(4);
                 }
                 Bytes key = key(rnd.nextInt(keys));
-                long ts = rnd.nextInt(100) < 60 ? streamTime : Math.max(0, streamTime - rnd.nextInt((int) historyRetention * 2));
+                long ts = rnd.nextInt(100) < 60
+                        ? streamTime
+                        : Math.max(0, streamTime - rnd.nextInt((int) historyRetention * 2));
                 String at = what + " op " + i + " ts " + ts;
                 if (rnd.nextInt(100) < 15) {
                     VersionedRecord<byte[]> expected = p.kafka.delete(key, ts);
@@ -132,9 +147,13 @@ class BloomKvVersionedStoreDifferentialTest {
                     byte[] value = value(rnd);
                     long expected = p.kafka.put(key, value, ts);
                     long actual = p.bloom.put(key, value, ts);
-                    assertThat(actual).as(at + " put " + key + " returns validTo").isEqualTo(expected);
-                    outcomes[expected == VersionedKeyValueStore.PUT_RETURN_CODE_NOT_PUT ? 0
-                            : expected == VersionedKeyValueStore.PUT_RETURN_CODE_VALID_TO_UNDEFINED ? 1 : 2]++;
+                    assertThat(actual)
+                            .as(at + " put " + key + " returns validTo")
+                            .isEqualTo(expected);
+                    outcomes[
+                            expected == VersionedKeyValueStore.PUT_RETURN_CODE_NOT_PUT
+                                    ? 0
+                                    : expected == VersionedKeyValueStore.PUT_RETURN_CODE_VALID_TO_UNDEFINED ? 1 : 2]++;
                     ops.add(new Op(key, value, ts));
                 }
                 if (rnd.nextInt(4) == 0) {
@@ -144,17 +163,28 @@ class BloomKvVersionedStoreDifferentialTest {
             for (int k = 0; k < keys; k++) {
                 compareReads(p, rnd, keys, streamTime, historyRetention, what + " end");
             }
-            System.out.println(what + ": puts not put " + outcomes[0] + ", newest " + outcomes[1] + ", with a validTo " + outcomes[2]
-                    + "; reads of old versions " + historyHits + "; segments open " + segmentCount(p.bloomRoot));
-            restoreAndCompare(ops, rnd, historyRetention, segmentInterval, keys, streamTime, what + " restore", "rr" + round);
+            System.out.println(what + ": puts not put " + outcomes[0] + ", newest " + outcomes[1] + ", with a validTo "
+                    + outcomes[2] + "; reads of old versions " + historyHits + "; segments open "
+                    + segmentCount(p.bloomRoot));
+            restoreAndCompare(
+                    ops, rnd, historyRetention, segmentInterval, keys, streamTime, what + " restore", "rr" + round);
         }
-        assertThat(outcomes).as("the sequence drops too-old puts, puts newest versions and puts versions with a validTo")
+        assertThat(outcomes)
+                .as("the sequence drops too-old puts, puts newest versions and puts versions with a validTo")
                 .doesNotContain(0L);
         assertThat(historyHits).as("reads that found old versions").isPositive();
     }
 
-    private void restoreAndCompare(List<Op> ops, Random rnd, long historyRetention, long segmentInterval, int keys, long streamTime,
-            String what, String tag) throws Exception {
+    private void restoreAndCompare(
+            List<Op> ops,
+            Random rnd,
+            long historyRetention,
+            long segmentInterval,
+            int keys,
+            long streamTime,
+            String what,
+            String tag)
+            throws Exception {
         Pair p = open(tag, historyRetention, segmentInterval);
         RecordBatchingStateRestoreCallback b = (RecordBatchingStateRestoreCallback) p.bloomCtx.restoreCallback;
         RecordBatchingStateRestoreCallback k = (RecordBatchingStateRestoreCallback) p.kafkaCtx.restoreCallback;
@@ -164,8 +194,18 @@ class BloomKvVersionedStoreDifferentialTest {
             List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
             for (int i = offset; i < offset + n; i++) {
                 Op op = ops.get(i);
-                batch.add(new ConsumerRecord<>("v-changelog", 0, i, op.timestamp(), TimestampType.CREATE_TIME, 0, 0,
-                        op.key().get(), op.value(), new RecordHeaders(), Optional.empty()));
+                batch.add(new ConsumerRecord<>(
+                        "v-changelog",
+                        0,
+                        i,
+                        op.timestamp(),
+                        TimestampType.CREATE_TIME,
+                        0,
+                        0,
+                        op.key().get(),
+                        op.value(),
+                        new RecordHeaders(),
+                        Optional.empty()));
             }
             k.restoreBatch(batch);
             b.restoreBatch(batch);
@@ -198,17 +238,22 @@ class BloomKvVersionedStoreDifferentialTest {
             historyHits++;
         }
         assertThat(multi(p.bloomRoot, key, from, to, ascending))
-                .as(at + " MultiVersionedKeyQuery(" + key + ", " + from + ", " + to + (ascending ? ", asc)" : ", desc)"))
+                .as(at + " MultiVersionedKeyQuery(" + key + ", " + from + ", " + to
+                        + (ascending ? ", asc)" : ", desc)"))
                 .isEqualTo(multi(p.kafkaRoot, key, from, to, ascending));
     }
 
     /** The versions a multi-versioned query answers, as comparable strings, through the store's IQv2 entry point. */
     private static List<String> multi(StateStore store, Bytes key, long from, long to, boolean ascending) {
         MultiVersionedKeyQuery<Bytes, byte[]> q = MultiVersionedKeyQuery.<Bytes, byte[]>withKey(key)
-                .fromTime(Instant.ofEpochMilli(from)).toTime(Instant.ofEpochMilli(to));
+                .fromTime(Instant.ofEpochMilli(from))
+                .toTime(Instant.ofEpochMilli(to));
         q = ascending ? q.withAscendingTimestamps() : q.withDescendingTimestamps();
-        QueryResult<VersionedRecordIterator<byte[]>> r = store.query(q, PositionBound.unbounded(), new QueryConfig(false));
-        assertThat(r.isSuccess()).as("query of " + store + ": " + (r.isSuccess() ? "" : r.getFailureMessage())).isTrue();
+        QueryResult<VersionedRecordIterator<byte[]>> r =
+                store.query(q, PositionBound.unbounded(), new QueryConfig(false));
+        assertThat(r.isSuccess())
+                .as("query of " + store + ": " + (r.isSuccess() ? "" : r.getFailureMessage()))
+                .isTrue();
         List<String> out = new ArrayList<>();
         try (VersionedRecordIterator<byte[]> it = r.getResult()) {
             while (it.hasNext()) {

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
@@ -48,8 +47,12 @@ class BloomKvVersionedStoreTest {
     @AfterEach
     void closeAll() {
         stores.forEach(StateStore::close);
-        assertThat(io.bloomkv.engine.inspect.OpenResources.tables()).as("tables left open").isZero();
-        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes()).as("off-heap filter bytes left").isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.tables())
+                .as("tables left open")
+                .isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes())
+                .as("off-heap filter bytes left")
+                .isZero();
     }
 
     private static Bytes b(String s) {
@@ -61,17 +64,23 @@ class BloomKvVersionedStoreTest {
     }
 
     private static String str(VersionedRecord<byte[]> r) {
-        return r == null ? null : new String(r.value(), StandardCharsets.UTF_8) + "@" + r.timestamp() + r.validTo().map(t -> "-" + t).orElse("");
+        return r == null
+                ? null
+                : new String(r.value(), StandardCharsets.UTF_8) + "@" + r.timestamp()
+                        + r.validTo().map(t -> "-" + t).orElse("");
     }
 
     /** The store inside Kafka's adapter, initialised with {@code ctx}. */
     private BloomKvVersionedStore open(TestStoreContext ctx, long historyRetention, long segmentInterval) {
-        StateStore adapter = BloomKvStores.persistentVersionedKeyValueStore("v", Duration.ofMillis(historyRetention),
-                Duration.ofMillis(segmentInterval)).get();
+        StateStore adapter = BloomKvStores.persistentVersionedKeyValueStore(
+                        "v", Duration.ofMillis(historyRetention), Duration.ofMillis(segmentInterval))
+                .get();
         adapter.init(ctx, adapter);
         stores.add(adapter);
         try {
-            java.lang.reflect.Field f = org.apache.kafka.streams.state.internals.VersionedKeyValueToBytesStoreAdapter.class.getDeclaredField("inner");
+            java.lang.reflect.Field f =
+                    org.apache.kafka.streams.state.internals.VersionedKeyValueToBytesStoreAdapter.class
+                            .getDeclaredField("inner");
             f.setAccessible(true);
             return (BloomKvVersionedStore) f.get(adapter);
         } catch (ReflectiveOperationException e) {
@@ -98,33 +107,44 @@ class BloomKvVersionedStoreTest {
     void argumentChecksAreKafkas() {
         Duration max = Duration.ofSeconds(Long.MAX_VALUE);
         for (Duration hr : new Duration[] {null, Duration.ofMillis(-1), Duration.ZERO, Duration.ofMinutes(5), max}) {
-            sameOutcome(() -> BloomKvStores.persistentVersionedKeyValueStore("s", hr), () -> Stores.persistentVersionedKeyValueStore("s", hr));
+            sameOutcome(
+                    () -> BloomKvStores.persistentVersionedKeyValueStore("s", hr),
+                    () -> Stores.persistentVersionedKeyValueStore("s", hr));
             for (Duration si : new Duration[] {null, Duration.ofMillis(-1), Duration.ZERO, Duration.ofMillis(1), max}) {
-                sameOutcome(() -> BloomKvStores.persistentVersionedKeyValueStore("s", hr, si),
+                sameOutcome(
+                        () -> BloomKvStores.persistentVersionedKeyValueStore("s", hr, si),
                         () -> Stores.persistentVersionedKeyValueStore("s", hr, si));
-                sameOutcome(() -> BloomKvStores.persistentVersionedKeyValueStore("s", hr, si, io.bloomkv.engine.Options.defaults()),
+                sameOutcome(
+                        () -> BloomKvStores.persistentVersionedKeyValueStore(
+                                "s", hr, si, io.bloomkv.engine.Options.defaults()),
                         () -> Stores.persistentVersionedKeyValueStore("s", hr, si));
             }
         }
-        sameOutcome(() -> BloomKvStores.persistentVersionedKeyValueStore(null, Duration.ZERO),
+        sameOutcome(
+                () -> BloomKvStores.persistentVersionedKeyValueStore(null, Duration.ZERO),
                 () -> Stores.persistentVersionedKeyValueStore(null, Duration.ZERO));
-        sameOutcome(() -> BloomKvStores.persistentVersionedKeyValueStore(null, Duration.ZERO, Duration.ofMillis(1)),
+        sameOutcome(
+                () -> BloomKvStores.persistentVersionedKeyValueStore(null, Duration.ZERO, Duration.ofMillis(1)),
                 () -> Stores.persistentVersionedKeyValueStore(null, Duration.ZERO, Duration.ofMillis(1)));
         assertThatThrownBy(() -> BloomKvStores.persistentVersionedKeyValueStore("s", Duration.ofMillis(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("historyRetention cannot be negative");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("historyRetention cannot be negative");
     }
 
     @Test
     void supplierMatchesKafkasDefaults() {
         for (long hr : new long[] {0, 1_000, 59_999, 60_000, 200_000, 300_001, 3_600_000, 86_400_000}) {
-            VersionedBytesStoreSupplier ours = BloomKvStores.persistentVersionedKeyValueStore("s", Duration.ofMillis(hr));
-            RocksDbVersionedKeyValueBytesStoreSupplier theirs =
-                    (RocksDbVersionedKeyValueBytesStoreSupplier) Stores.persistentVersionedKeyValueStore("s", Duration.ofMillis(hr));
+            VersionedBytesStoreSupplier ours =
+                    BloomKvStores.persistentVersionedKeyValueStore("s", Duration.ofMillis(hr));
+            RocksDbVersionedKeyValueBytesStoreSupplier theirs = (RocksDbVersionedKeyValueBytesStoreSupplier)
+                    Stores.persistentVersionedKeyValueStore("s", Duration.ofMillis(hr));
             assertThat(ours.historyRetentionMs()).isEqualTo(hr);
-            assertThat(((BloomKvVersionedBytesStoreSupplier) ours).segmentIntervalMs()).as("default segment interval for " + hr)
+            assertThat(((BloomKvVersionedBytesStoreSupplier) ours).segmentIntervalMs())
+                    .as("default segment interval for " + hr)
                     .isEqualTo(theirs.segmentIntervalMs());
         }
-        VersionedBytesStoreSupplier s = BloomKvStores.persistentVersionedKeyValueStore("name", Duration.ofMinutes(1), Duration.ofSeconds(7));
+        VersionedBytesStoreSupplier s =
+                BloomKvStores.persistentVersionedKeyValueStore("name", Duration.ofMinutes(1), Duration.ofSeconds(7));
         assertThat(s.name()).isEqualTo("name");
         assertThat(s.metricsScope()).isEqualTo("bloomkv");
         assertThat(s.get()).as("a new store each time").isNotSameAs(s.get());
@@ -133,7 +153,9 @@ class BloomKvVersionedStoreTest {
     @Test
     void nullKeysThrowAndAClosedStoreIsUnusable() {
         BloomKvVersionedStore s = open(context(), 100, 10);
-        assertThatThrownBy(() -> s.put(null, v("x"), 1)).isInstanceOf(NullPointerException.class).hasMessage("key cannot be null");
+        assertThatThrownBy(() -> s.put(null, v("x"), 1))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("key cannot be null");
         assertThatThrownBy(() -> s.get(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> s.get(null, 5)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> s.delete(null, 5)).isInstanceOf(NullPointerException.class);
@@ -141,7 +163,9 @@ class BloomKvVersionedStoreTest {
         VersionedRecordIterator<byte[]> it = s.get(b("a"), 0, 100, org.apache.kafka.streams.query.ResultOrder.ANY);
         s.close();
         assertThat(s.isOpen()).isFalse();
-        assertThatThrownBy(it::hasNext).as("iterators are closed with the store").isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(it::hasNext)
+                .as("iterators are closed with the store")
+                .isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> s.put(b("a"), v("2"), 11)).isInstanceOf(InvalidStateStoreException.class);
         assertThatThrownBy(() -> s.get(b("a"))).isInstanceOf(InvalidStateStoreException.class);
         assertThatThrownBy(() -> s.get(b("a"), 10)).isInstanceOf(InvalidStateStoreException.class);
@@ -153,12 +177,16 @@ class BloomKvVersionedStoreTest {
         BloomKvVersionedStore s = open(context(), 100, 25);
         assertThat(s.put(b("k"), v("a"), 10)).isEqualTo(VersionedKeyValueStore.PUT_RETURN_CODE_VALID_TO_UNDEFINED);
         assertThat(s.put(b("k"), v("c"), 30)).isEqualTo(VersionedKeyValueStore.PUT_RETURN_CODE_VALID_TO_UNDEFINED);
-        assertThat(s.put(b("k"), v("b"), 20)).as("an out-of-order put returns its validTo").isEqualTo(30);
+        assertThat(s.put(b("k"), v("b"), 20))
+                .as("an out-of-order put returns its validTo")
+                .isEqualTo(30);
         assertThat(str(s.get(b("k")))).isEqualTo("c@30");
         assertThat(str(s.get(b("k"), 25))).isEqualTo("b@20-30");
         assertThat(str(s.get(b("k"), 19))).isEqualTo("a@10-20");
         assertThat(s.get(b("k"), 9)).isNull();
-        assertThat(str(s.delete(b("k"), 40))).as("delete returns the version it ends").isEqualTo("c@30");
+        assertThat(str(s.delete(b("k"), 40)))
+                .as("delete returns the version it ends")
+                .isEqualTo("c@30");
         assertThat(s.get(b("k"))).isNull();
         assertThat(str(s.get(b("k"), 35))).isEqualTo("c@30-40");
         assertThat(s.put(b("k"), v("old"), 5)).isEqualTo(10);
@@ -166,7 +194,9 @@ class BloomKvVersionedStoreTest {
         assertThat(s.put(b("other"), v("x"), 200)).isEqualTo(VersionedKeyValueStore.PUT_RETURN_CODE_VALID_TO_UNDEFINED);
         assertThat(s.put(b("k"), v("late"), 50)).isEqualTo(VersionedKeyValueStore.PUT_RETURN_CODE_NOT_PUT);
         assertThat(s.get(b("k"), 35)).as("past the history retention").isNull();
-        assertThat(str(s.get(b("other"), 90))).as("before the newest version and past the history retention").isNull();
+        assertThat(str(s.get(b("other"), 90)))
+                .as("before the newest version and past the history retention")
+                .isNull();
         assertThat(str(s.get(b("other"), 99))).isNull();
         assertThat(str(s.get(b("other"), 250))).isEqualTo("x@200");
     }
@@ -179,8 +209,11 @@ class BloomKvVersionedStoreTest {
         assertThat(s.put(b("a"), v("0"), 50)).isEqualTo(VersionedKeyValueStore.PUT_RETURN_CODE_NOT_PUT);
         assertThat(s.delete(b("a"), 50)).isNull();
         Metric total = ctx.metrics.metrics().entrySet().stream()
-                .filter(e -> e.getKey().name().equals("dropped-records-total") && e.getKey().group().equals("stream-task-metrics"))
-                .map(Map.Entry::getValue).findFirst().orElseThrow();
+                .filter(e -> e.getKey().name().equals("dropped-records-total")
+                        && e.getKey().group().equals("stream-task-metrics"))
+                .map(Map.Entry::getValue)
+                .findFirst()
+                .orElseThrow();
         assertThat(((Number) total.metricValue()).doubleValue()).isEqualTo(2.0);
     }
 
@@ -206,13 +239,17 @@ class BloomKvVersionedStoreTest {
                 s.put(b("k" + k), v("v" + t), t);
             }
             List<Long> ids = s.segmentIds();
-            assertThat(ids.size()).as("segments live at stream time " + t + ": " + ids).isLessThanOrEqualTo(100 / 20 + 2);
+            assertThat(ids.size())
+                    .as("segments live at stream time " + t + ": " + ids)
+                    .isLessThanOrEqualTo(100 / 20 + 2);
             assertThat(ids).as("the database holds the live segments only").containsAll(storedSegmentIds(s));
         }
         // Segment of validTo 1000 is live; validTo below segmentId(900) * 20 = 900 dropped.
         assertThat(s.segmentIds()).doesNotContain(0L, 44L).contains(45L, 50L);
         s.awaitExpiryCompactions();
-        assertThat(s.db().stats().tablesDroppedByRangeDeletion()).as("tables of expired segments dropped unread").isPositive();
+        assertThat(s.db().stats().tablesDroppedByRangeDeletion())
+                .as("tables of expired segments dropped unread")
+                .isPositive();
         assertThat(str(s.get(b("k1"), 950))).isEqualTo("v950@950-952");
         assertThat(s.get(b("k1"), 850)).isNull();
     }
@@ -244,31 +281,38 @@ class BloomKvVersionedStoreTest {
         s.put(b("k"), v("b"), 20);
         assertThat(s.getPosition().getPartitionPositions("input")).containsEntry(0, 42L);
 
-        QueryResult<VersionedRecord<byte[]>> latest = s.query(VersionedKeyQuery.<Bytes, byte[]>withKey(b("k")), PositionBound.unbounded(), new QueryConfig(true));
+        QueryResult<VersionedRecord<byte[]>> latest = s.query(
+                VersionedKeyQuery.<Bytes, byte[]>withKey(b("k")), PositionBound.unbounded(), new QueryConfig(true));
         assertThat(latest.isSuccess()).isTrue();
         assertThat(str(latest.getResult())).isEqualTo("b@20");
         assertThat(latest.getPosition().getPartitionPositions("input")).containsEntry(0, 42L);
         assertThat(latest.getExecutionInfo()).isNotEmpty();
-        QueryResult<VersionedRecord<byte[]>> asOf = s.query(VersionedKeyQuery.<Bytes, byte[]>withKey(b("k")).asOf(Instant.ofEpochMilli(15)),
-                PositionBound.at(Position.emptyPosition().withComponent("input", 0, 42L)), new QueryConfig(false));
+        QueryResult<VersionedRecord<byte[]>> asOf = s.query(
+                VersionedKeyQuery.<Bytes, byte[]>withKey(b("k")).asOf(Instant.ofEpochMilli(15)),
+                PositionBound.at(Position.emptyPosition().withComponent("input", 0, 42L)),
+                new QueryConfig(false));
         assertThat(str(asOf.getResult())).isEqualTo("a@10-20");
-        QueryResult<VersionedRecord<byte[]>> ahead = s.query(VersionedKeyQuery.<Bytes, byte[]>withKey(b("k")),
-                PositionBound.at(Position.emptyPosition().withComponent("input", 0, 43L)), new QueryConfig(false));
+        QueryResult<VersionedRecord<byte[]>> ahead = s.query(
+                VersionedKeyQuery.<Bytes, byte[]>withKey(b("k")),
+                PositionBound.at(Position.emptyPosition().withComponent("input", 0, 43L)),
+                new QueryConfig(false));
         assertThat(ahead.isFailure()).isTrue();
         assertThat(ahead.getFailureReason()).isEqualTo(FailureReason.NOT_UP_TO_BOUND);
 
         MultiVersionedKeyQuery<Bytes, byte[]> all = MultiVersionedKeyQuery.<Bytes, byte[]>withKey(b("k"))
-                .fromTime(Instant.ofEpochMilli(0)).toTime(Instant.ofEpochMilli(100)).withAscendingTimestamps();
-        QueryResult<VersionedRecordIterator<byte[]>> multi = s.query(all,
-                PositionBound.at(Position.emptyPosition().withComponent("input", 0, 41L)), new QueryConfig(true));
+                .fromTime(Instant.ofEpochMilli(0))
+                .toTime(Instant.ofEpochMilli(100))
+                .withAscendingTimestamps();
+        QueryResult<VersionedRecordIterator<byte[]>> multi = s.query(
+                all, PositionBound.at(Position.emptyPosition().withComponent("input", 0, 41L)), new QueryConfig(true));
         List<String> got = new ArrayList<>();
         try (VersionedRecordIterator<byte[]> it = multi.getResult()) {
             it.forEachRemaining(r -> got.add(str(r)));
         }
         assertThat(got).containsExactly("a@10-20", "b@20");
         assertThat(multi.getExecutionInfo()).isNotEmpty();
-        QueryResult<VersionedRecordIterator<byte[]>> multiAhead = s.query(all,
-                PositionBound.at(Position.emptyPosition().withComponent("input", 0, 50L)), new QueryConfig(false));
+        QueryResult<VersionedRecordIterator<byte[]>> multiAhead = s.query(
+                all, PositionBound.at(Position.emptyPosition().withComponent("input", 0, 50L)), new QueryConfig(false));
         assertThat(multiAhead.getFailureReason()).isEqualTo(FailureReason.NOT_UP_TO_BOUND);
     }
 
@@ -293,7 +337,9 @@ class BloomKvVersionedStoreTest {
         assertThat(s.committedOffset(tp)).isNull();
         s.commit(Map.of(tp, 20L));
         s.commit(Map.of());
-        assertThat(s.committedOffset(tp)).as("an empty commit clears every offset").isNull();
+        assertThat(s.committedOffset(tp))
+                .as("an empty commit clears every offset")
+                .isNull();
     }
 
     @Test
@@ -306,7 +352,9 @@ class BloomKvVersionedStoreTest {
         s.close();
         // A crash leaves the open marker behind (the store was never closed).
         Files.createFile(dir.resolve("v.open"));
-        StateStore crashed = BloomKvStores.persistentVersionedKeyValueStore("v", Duration.ofSeconds(1), Duration.ofMillis(100)).get();
+        StateStore crashed = BloomKvStores.persistentVersionedKeyValueStore(
+                        "v", Duration.ofSeconds(1), Duration.ofMillis(100))
+                .get();
         assertThatThrownBy(() -> crashed.init(ctx, crashed)).isInstanceOf(TaskCorruptedException.class);
         // The databases it opened were closed: at-least-once opens the same state.
         ctx.configs.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
@@ -318,7 +366,8 @@ class BloomKvVersionedStoreTest {
     void keyValueStoreManagesOffsetsToo() throws Exception {
         TestStoreContext ctx = context();
         ctx.configs.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        BloomKvStore kv = (BloomKvStore) BloomKvStores.persistentKeyValueStore("kv").get();
+        BloomKvStore kv =
+                (BloomKvStore) BloomKvStores.persistentKeyValueStore("kv").get();
         kv.init(ctx, kv);
         TopicPartition tp = new TopicPartition("app-kv-changelog", 0);
         kv.put(b("a"), v("1"));
@@ -328,13 +377,17 @@ class BloomKvVersionedStoreTest {
         assertThat(manages).isTrue();
         assertThat(kv.committedOffset(tp)).isEqualTo(5L);
         kv.close();
-        BloomKvStore reopened = (BloomKvStore) BloomKvStores.persistentKeyValueStore("kv").get();
+        BloomKvStore reopened =
+                (BloomKvStore) BloomKvStores.persistentKeyValueStore("kv").get();
         reopened.init(ctx, reopened);
         assertThat(reopened.committedOffset(tp)).isEqualTo(5L);
-        assertThat(reopened.approximateNumEntries()).as("offsets are not entries").isEqualTo(1);
+        assertThat(reopened.approximateNumEntries())
+                .as("offsets are not entries")
+                .isEqualTo(1);
         reopened.close();
         Files.createFile(dir.resolve("kv.open"));
-        BloomKvStore crashed = (BloomKvStore) BloomKvStores.persistentKeyValueStore("kv").get();
+        BloomKvStore crashed =
+                (BloomKvStore) BloomKvStores.persistentKeyValueStore("kv").get();
         assertThatThrownBy(() -> crashed.init(ctx, crashed)).isInstanceOf(TaskCorruptedException.class);
         assertThat(crashed.isOpen()).isFalse();
     }

@@ -53,8 +53,12 @@ class BloomKvWindowStoreTest {
     @AfterEach
     void closeAll() {
         stores.forEach(StateStore::close);
-        assertThat(io.bloomkv.engine.inspect.OpenResources.tables()).as("tables left open").isZero();
-        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes()).as("off-heap filter bytes left").isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.tables())
+                .as("tables left open")
+                .isZero();
+        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes())
+                .as("off-heap filter bytes left")
+                .isZero();
     }
 
     private static Bytes b(String s) {
@@ -66,15 +70,17 @@ class BloomKvWindowStoreTest {
     }
 
     private WindowStore<Bytes, byte[]> window(TestStoreContext ctx, boolean retainDuplicates) {
-        WindowStore<Bytes, byte[]> s = BloomKvStores.persistentWindowStore("w", RETENTION, SIZE, retainDuplicates,
-                WindowStoreDifferentialTest.smallOptions()).get();
+        WindowStore<Bytes, byte[]> s = BloomKvStores.persistentWindowStore(
+                        "w", RETENTION, SIZE, retainDuplicates, WindowStoreDifferentialTest.smallOptions())
+                .get();
         s.init(ctx, s);
         stores.add(s);
         return s;
     }
 
     private SessionStore<Bytes, byte[]> session(TestStoreContext ctx) {
-        SessionStore<Bytes, byte[]> s = BloomKvStores.persistentSessionStore("s", RETENTION).get();
+        SessionStore<Bytes, byte[]> s =
+                BloomKvStores.persistentSessionStore("s", RETENTION).get();
         s.init(ctx, s);
         stores.add(s);
         return s;
@@ -92,8 +98,18 @@ class BloomKvWindowStoreTest {
         Object b = bloom.get();
         if (k instanceof WindowBytesStoreSupplier kw) {
             WindowBytesStoreSupplier bw = (WindowBytesStoreSupplier) b;
-            assertThat(List.of(bw.name(), bw.retentionPeriod(), bw.segmentIntervalMs(), bw.windowSize(), bw.retainDuplicates()))
-                    .isEqualTo(List.of(kw.name(), kw.retentionPeriod(), kw.segmentIntervalMs(), kw.windowSize(), kw.retainDuplicates()));
+            assertThat(List.of(
+                            bw.name(),
+                            bw.retentionPeriod(),
+                            bw.segmentIntervalMs(),
+                            bw.windowSize(),
+                            bw.retainDuplicates()))
+                    .isEqualTo(List.of(
+                            kw.name(),
+                            kw.retentionPeriod(),
+                            kw.segmentIntervalMs(),
+                            kw.windowSize(),
+                            kw.retainDuplicates()));
         } else {
             SessionBytesStoreSupplier ks = (SessionBytesStoreSupplier) k;
             SessionBytesStoreSupplier bs = (SessionBytesStoreSupplier) b;
@@ -104,35 +120,57 @@ class BloomKvWindowStoreTest {
 
     @Test
     void factoriesCheckArgumentsAsKafkasDo() {
-        Duration[] durations = {null, Duration.ofMillis(-1), Duration.ZERO, Duration.ofSeconds(30), Duration.ofMinutes(10),
-            Duration.ofSeconds(Long.MAX_VALUE)};
+        Duration[] durations = {
+            null,
+            Duration.ofMillis(-1),
+            Duration.ZERO,
+            Duration.ofSeconds(30),
+            Duration.ofMinutes(10),
+            Duration.ofSeconds(Long.MAX_VALUE)
+        };
         int checked = 0;
         for (String name : new String[] {null, "n"}) {
             for (Duration r : durations) {
                 for (Duration w : durations) {
                     for (boolean dups : new boolean[] {false, true}) {
-                        sameOutcome(() -> Stores.persistentWindowStore(name, r, w, dups), () -> BloomKvStores.persistentWindowStore(name, r, w, dups));
-                        sameOutcome(() -> Stores.persistentTimestampedWindowStore(name, r, w, dups),
+                        sameOutcome(
+                                () -> Stores.persistentWindowStore(name, r, w, dups),
+                                () -> BloomKvStores.persistentWindowStore(name, r, w, dups));
+                        sameOutcome(
+                                () -> Stores.persistentTimestampedWindowStore(name, r, w, dups),
                                 () -> BloomKvStores.persistentTimestampedWindowStore(name, r, w, dups));
-                        sameOutcome(() -> Stores.persistentTimestampedWindowStoreWithHeaders(name, r, w, dups),
+                        sameOutcome(
+                                () -> Stores.persistentTimestampedWindowStoreWithHeaders(name, r, w, dups),
                                 () -> BloomKvStores.persistentTimestampedWindowStoreWithHeaders(name, r, w, dups));
                         checked += 3;
                     }
                 }
-                sameOutcome(() -> Stores.persistentSessionStore(name, r), () -> BloomKvStores.persistentSessionStore(name, r));
-                sameOutcome(() -> Stores.persistentSessionStoreWithHeaders(name, r), () -> BloomKvStores.persistentSessionStoreWithHeaders(name, r));
+                sameOutcome(
+                        () -> Stores.persistentSessionStore(name, r),
+                        () -> BloomKvStores.persistentSessionStore(name, r));
+                sameOutcome(
+                        () -> Stores.persistentSessionStoreWithHeaders(name, r),
+                        () -> BloomKvStores.persistentSessionStoreWithHeaders(name, r));
                 checked += 2;
             }
         }
         assertThat(checked).isEqualTo(2 * 6 * (6 * 2 * 3 + 2));
         // The value formats Kafka's wrappers look for.
-        assertThat(BloomKvStores.persistentWindowStore("n", RETENTION, SIZE, false).get()).isNotInstanceOf(TimestampedBytesStore.class);
-        assertThat(BloomKvStores.persistentTimestampedWindowStore("n", RETENTION, SIZE, false).get()).isInstanceOf(TimestampedBytesStore.class);
-        assertThat(BloomKvStores.persistentTimestampedWindowStoreWithHeaders("n", RETENTION, SIZE, false).get())
-                .isInstanceOf(TimestampedBytesStore.class).isInstanceOf(HeadersBytesStore.class);
+        assertThat(BloomKvStores.persistentWindowStore("n", RETENTION, SIZE, false)
+                        .get())
+                .isNotInstanceOf(TimestampedBytesStore.class);
+        assertThat(BloomKvStores.persistentTimestampedWindowStore("n", RETENTION, SIZE, false)
+                        .get())
+                .isInstanceOf(TimestampedBytesStore.class);
+        assertThat(BloomKvStores.persistentTimestampedWindowStoreWithHeaders("n", RETENTION, SIZE, false)
+                        .get())
+                .isInstanceOf(TimestampedBytesStore.class)
+                .isInstanceOf(HeadersBytesStore.class);
         assertThat(BloomKvStores.persistentTimestampedWindowStoreWithHeaders("n", RETENTION, SIZE, false))
                 .isInstanceOf(org.apache.kafka.streams.state.HeadersBytesStoreSupplier.class);
-        assertThat(BloomKvStores.persistentSessionStoreWithHeaders("n", RETENTION).get()).isInstanceOf(HeadersBytesStore.class);
+        assertThat(BloomKvStores.persistentSessionStoreWithHeaders("n", RETENTION)
+                        .get())
+                .isInstanceOf(HeadersBytesStore.class);
         assertThat(BloomKvStores.persistentSessionStore("n", RETENTION).get()).isNotInstanceOf(HeadersBytesStore.class);
     }
 
@@ -187,7 +225,8 @@ class BloomKvWindowStoreTest {
         assertThatThrownBy(() -> w.fetchAll(0, 1)).isInstanceOf(InvalidStateStoreException.class);
         assertThatThrownBy(() -> s.findSessions(b("x"), 0, 1)).isInstanceOf(InvalidStateStoreException.class);
         assertThatThrownBy(() -> s.findSessions(0, 1)).isInstanceOf(InvalidStateStoreException.class);
-        assertThatThrownBy(() -> s.remove(new Windowed<>(b("x"), new SessionWindow(0, 1)))).isInstanceOf(InvalidStateStoreException.class);
+        assertThatThrownBy(() -> s.remove(new Windowed<>(b("x"), new SessionWindow(0, 1))))
+                .isInstanceOf(InvalidStateStoreException.class);
     }
 
     private static double metric(TestStoreContext ctx, String group, String name) {
@@ -210,14 +249,19 @@ class BloomKvWindowStoreTest {
         w.put(b("b"), v("late"), 470_000); // segment 7 (420-480 s) < segmentId(600 s - 120 s) = 8: dropped too
         w.put(b("b"), v("kept"), 480_000); // segment 8 is live: kept, but older than the read floor (480 001 ms)
         assertThat(metric(ctx, "stream-task-metrics", "dropped-records-total")).isEqualTo(2.0);
-        assertThat(WindowStoreDifferentialTest.values(w.fetch(b("a"), 0, Long.MAX_VALUE))).containsExactly("600000=now");
+        assertThat(WindowStoreDifferentialTest.values(w.fetch(b("a"), 0, Long.MAX_VALUE)))
+                .containsExactly("600000=now");
         assertThat(w.fetch(b("a"), 10_000)).isNull();
-        assertThat(w.fetch(b("b"), 480_000)).as("older than stream time - retention + 1").isNull();
+        assertThat(w.fetch(b("b"), 480_000))
+                .as("older than stream time - retention + 1")
+                .isNull();
         assertThat(WindowStoreDifferentialTest.windows(w.all())).containsExactly("[97]@600000-610000=now");
         // The budgets and the engine counters are in the store metrics.
         assertThat(metric(ctx, "stream-state-metrics", "bloomkv-write-buffer-capacity-bytes"))
-                .as("no shared budget configured: the memtable is bounded by Options.writeBufferSize alone").isZero();
-        assertThat(metric(ctx, "stream-state-metrics", "bloomkv-block-cache-capacity-bytes")).isGreaterThan(0);
+                .as("no shared budget configured: the memtable is bounded by Options.writeBufferSize alone")
+                .isZero();
+        assertThat(metric(ctx, "stream-state-metrics", "bloomkv-block-cache-capacity-bytes"))
+                .isGreaterThan(0);
         assertThat(metric(ctx, "stream-state-metrics", "bloomkv-segments")).isGreaterThanOrEqualTo(1);
     }
 
@@ -228,11 +272,15 @@ class BloomKvWindowStoreTest {
         w.put(b("a"), v("1"), 5000);
         w.put(b("a"), v("2"), 5000);
         w.put(b("a"), null, 5000); // a no-op with duplicates
-        assertThat(WindowStoreDifferentialTest.values(w.fetch(b("a"), 0, 10_000))).containsExactly("5000=1", "5000=2");
-        assertThat(WindowStoreDifferentialTest.values(w.backwardFetch(b("a"), 0, 10_000))).containsExactly("5000=2", "5000=1");
+        assertThat(WindowStoreDifferentialTest.values(w.fetch(b("a"), 0, 10_000)))
+                .containsExactly("5000=1", "5000=2");
+        assertThat(WindowStoreDifferentialTest.values(w.backwardFetch(b("a"), 0, 10_000)))
+                .containsExactly("5000=2", "5000=1");
         assertThat(new String(w.fetch(b("a"), 5000))).isEqualTo("2");
         w.put(b("b"), v("3"), 6000);
-        assertThat(w.fetch(b("a"), 5000)).as("the point fetch uses the store's current sequence number").isNull();
+        assertThat(w.fetch(b("a"), 5000))
+                .as("the point fetch uses the store's current sequence number")
+                .isNull();
     }
 
     @Test
@@ -247,7 +295,8 @@ class BloomKvWindowStoreTest {
             byte[] value = i % 11 == 0 ? null : v("v" + i);
             w.put(key, value, ts);
             // What Kafka's change-logging layer writes: the composite key and the value.
-            changelog.add(new ConsumerRecord<>("changelog", 0, offset++, WindowKeyLayout.toStoreKey(key.get(), ts, 0), value));
+            changelog.add(new ConsumerRecord<>(
+                    "changelog", 0, offset++, WindowKeyLayout.toStoreKey(key.get(), ts, 0), value));
         }
         List<String> expected = WindowStoreDifferentialTest.windows(w.all());
         assertThat(expected).isNotEmpty();
@@ -264,9 +313,12 @@ class BloomKvWindowStoreTest {
         restored.flush();
         restored.close();
         stores.remove(restored);
-        WindowStore<Bytes, byte[]> reopened = window(new TestStoreContext(dir.resolve("b").toFile()), false);
+        WindowStore<Bytes, byte[]> reopened =
+                window(new TestStoreContext(dir.resolve("b").toFile()), false);
         // Until a put sets stream time again, the live segments' older windows are visible too (as in Kafka's store).
-        assertThat(WindowStoreDifferentialTest.windows(reopened.all())).containsAll(expected).hasSizeGreaterThan(expected.size());
+        assertThat(WindowStoreDifferentialTest.windows(reopened.all()))
+                .containsAll(expected)
+                .hasSizeGreaterThan(expected.size());
         reopened.put(b("k0"), null, 399_000);
         assertThat(WindowStoreDifferentialTest.windows(reopened.all())).isEqualTo(expected);
     }
@@ -287,26 +339,34 @@ class BloomKvWindowStoreTest {
         // as (1500, 0).
         QueryResult<WindowStoreIterator<byte[]>> byKey = w.query(
                 WindowKeyQuery.withKeyAndWindowStartRange(b("a"), Instant.ofEpochMilli(1500), Instant.ofEpochMilli(0)),
-                PositionBound.unbounded(), config);
+                PositionBound.unbounded(),
+                config);
         assertThat(byKey.isSuccess()).isTrue();
         assertThat(WindowStoreDifferentialTest.values(byKey.getResult())).containsExactly("1000=1");
         assertThat(byKey.getPosition()).isEqualTo(Position.fromMap(Map.of("in", Map.of(0, 7L))));
         QueryResult<KeyValueIterator<Windowed<Bytes>, byte[]>> range = w.query(
-                WindowRangeQuery.withWindowStartRange(Instant.ofEpochMilli(1500), Instant.ofEpochMilli(2500)), PositionBound.unbounded(), config);
-        assertThat(WindowStoreDifferentialTest.windows(range.getResult())).containsExactly("[97]@2000-12000=2", "[98]@2000-12000=3");
+                WindowRangeQuery.withWindowStartRange(Instant.ofEpochMilli(1500), Instant.ofEpochMilli(2500)),
+                PositionBound.unbounded(),
+                config);
+        assertThat(WindowStoreDifferentialTest.windows(range.getResult()))
+                .containsExactly("[97]@2000-12000=2", "[98]@2000-12000=3");
         QueryResult<WindowStoreIterator<byte[]>> ahead = w.query(
                 WindowKeyQuery.withKeyAndWindowStartRange(b("a"), Instant.ofEpochMilli(1500), Instant.ofEpochMilli(0)),
-                PositionBound.at(Position.fromMap(Map.of("in", Map.of(0, 8L)))), config);
+                PositionBound.at(Position.fromMap(Map.of("in", Map.of(0, 8L)))),
+                config);
         assertThat(ahead.isFailure()).isTrue();
         assertThat(ahead.getFailureReason()).isEqualTo(FailureReason.NOT_UP_TO_BOUND);
-        QueryResult<KeyValueIterator<Windowed<Bytes>, byte[]>> sessions = s.query(WindowRangeQuery.withKey(b("a")),
-                PositionBound.at(Position.fromMap(Map.of("in", Map.of(0, 7L)))), config);
+        QueryResult<KeyValueIterator<Windowed<Bytes>, byte[]>> sessions = s.query(
+                WindowRangeQuery.withKey(b("a")),
+                PositionBound.at(Position.fromMap(Map.of("in", Map.of(0, 7L)))),
+                config);
         assertThat(SessionStoreDifferentialTest.sessions(sessions.getResult())).containsExactly("[97]@100-200=s");
         // The position survives a restart through its checkpoint.
         w.flush();
         Position before = w.getPosition().copy();
         w.close();
         stores.remove(w);
-        assertThat(window(new TestStoreContext(dir.toFile()), false).getPosition()).isEqualTo(before);
+        assertThat(window(new TestStoreContext(dir.toFile()), false).getPosition())
+                .isEqualTo(before);
     }
 }

@@ -45,7 +45,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * run creates no RocksDB store directory.
  */
 class DslWindowedTopologyTest {
-    private static final String[] OUTPUTS = {"tumbling", "hopping", "sliding", "final", "slidingFinal", "session", "sessionFinal", "join"};
+    private static final String[] OUTPUTS = {
+        "tumbling", "hopping", "sliding", "final", "slidingFinal", "session", "sessionFinal", "join"
+    };
 
     @TempDir
     Path tmp;
@@ -55,7 +57,8 @@ class DslWindowedTopologyTest {
     }
 
     private static void out(KTable<Windowed<String>, Long> counts, String topic) {
-        counts.toStream().map((w, c) -> KeyValue.pair(window(w), c == null ? "null" : c.toString()))
+        counts.toStream()
+                .map((w, c) -> KeyValue.pair(window(w), c == null ? "null" : c.toString()))
                 .to(topic, Produced.with(Serdes.String(), Serdes.String()));
     }
 
@@ -63,20 +66,48 @@ class DslWindowedTopologyTest {
         StreamsBuilder builder = new StreamsBuilder();
         KStream<String, String> in = builder.stream("in", Consumed.with(Serdes.String(), Serdes.String()));
         var grouped = in.groupByKey();
-        out(grouped.windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMinutes(1))).count(), "tumbling");
-        out(grouped.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1)).advanceBy(Duration.ofMinutes(1)))
-                .count(), "hopping");
-        out(grouped.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMinutes(1), Duration.ofSeconds(30))).count(), "sliding");
-        out(grouped.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(1), Duration.ofSeconds(10)))
-                .emitStrategy(EmitStrategy.onWindowClose()).count(), "final");
-        out(grouped.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMinutes(1), Duration.ofSeconds(10)))
-                .emitStrategy(EmitStrategy.onWindowClose()).count(), "slidingFinal");
-        out(grouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofSeconds(30), Duration.ofSeconds(10))).count(), "session");
-        out(grouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofSeconds(30), Duration.ofSeconds(10)))
-                .emitStrategy(EmitStrategy.onWindowClose()).count(), "sessionFinal");
+        out(
+                grouped.windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMinutes(1)))
+                        .count(),
+                "tumbling");
+        out(
+                grouped.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1))
+                                .advanceBy(Duration.ofMinutes(1)))
+                        .count(),
+                "hopping");
+        out(
+                grouped.windowedBy(
+                                SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMinutes(1), Duration.ofSeconds(30)))
+                        .count(),
+                "sliding");
+        out(
+                grouped.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(1), Duration.ofSeconds(10)))
+                        .emitStrategy(EmitStrategy.onWindowClose())
+                        .count(),
+                "final");
+        out(
+                grouped.windowedBy(
+                                SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMinutes(1), Duration.ofSeconds(10)))
+                        .emitStrategy(EmitStrategy.onWindowClose())
+                        .count(),
+                "slidingFinal");
+        out(
+                grouped.windowedBy(
+                                SessionWindows.ofInactivityGapAndGrace(Duration.ofSeconds(30), Duration.ofSeconds(10)))
+                        .count(),
+                "session");
+        out(
+                grouped.windowedBy(
+                                SessionWindows.ofInactivityGapAndGrace(Duration.ofSeconds(30), Duration.ofSeconds(10)))
+                        .emitStrategy(EmitStrategy.onWindowClose())
+                        .count(),
+                "sessionFinal");
         KStream<String, String> other = builder.stream("other", Consumed.with(Serdes.String(), Serdes.String()));
-        in.join(other, (a, b) -> a + "+" + b, JoinWindows.ofTimeDifferenceAndGrace(Duration.ofSeconds(20), Duration.ofSeconds(5)),
-                StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String()))
+        in.join(
+                        other,
+                        (a, b) -> a + "+" + b,
+                        JoinWindows.ofTimeDifferenceAndGrace(Duration.ofSeconds(20), Duration.ofSeconds(5)),
+                        StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String()))
                 .to("join", Produced.with(Serdes.String(), Serdes.String()));
         return builder;
     }
@@ -93,8 +124,10 @@ class DslWindowedTopologyTest {
         }
         Map<String, List<String>> result = new LinkedHashMap<>();
         try (TopologyTestDriver driver = new TopologyTestDriver(topology().build(), p)) {
-            TestInputTopic<String, String> in = driver.createInputTopic("in", Serdes.String().serializer(), Serdes.String().serializer());
-            TestInputTopic<String, String> other = driver.createInputTopic("other", Serdes.String().serializer(), Serdes.String().serializer());
+            TestInputTopic<String, String> in = driver.createInputTopic(
+                    "in", Serdes.String().serializer(), Serdes.String().serializer());
+            TestInputTopic<String, String> other = driver.createInputTopic(
+                    "other", Serdes.String().serializer(), Serdes.String().serializer());
             Random rnd = new Random(seed);
             long time = 1_700_000_000_000L;
             for (int i = 0; i < 300; i++) {
@@ -112,7 +145,8 @@ class DslWindowedTopologyTest {
                 }
             }
             for (String topic : OUTPUTS) {
-                TestOutputTopic<String, String> o = driver.createOutputTopic(topic, Serdes.String().deserializer(), Serdes.String().deserializer());
+                TestOutputTopic<String, String> o = driver.createOutputTopic(
+                        topic, Serdes.String().deserializer(), Serdes.String().deserializer());
                 List<String> records = new ArrayList<>();
                 for (TestRecord<String, String> r : o.readRecordsToList()) {
                     records.add(r.key() + "=" + r.value() + "@" + r.timestamp());
@@ -120,10 +154,15 @@ class DslWindowedTopologyTest {
                 result.put(topic, records);
             }
             // Before the driver closes (it deletes its state directory).
-            result.put("rocksdb files", rocksDbFiles(stateDir).stream().map(Path::toString).toList());
+            result.put(
+                    "rocksdb files",
+                    rocksDbFiles(stateDir).stream().map(Path::toString).toList());
             try (Stream<Path> files = Files.walk(stateDir)) {
-                result.put("bloomkv databases", files.filter(f -> f.getFileName().toString().startsWith("MANIFEST-"))
-                        .map(Path::toString).toList());
+                result.put(
+                        "bloomkv databases",
+                        files.filter(f -> f.getFileName().toString().startsWith("MANIFEST-"))
+                                .map(Path::toString)
+                                .toList());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -135,7 +174,9 @@ class DslWindowedTopologyTest {
     private static List<Path> rocksDbFiles(Path stateDir) {
         try (Stream<Path> all = Files.walk(stateDir)) {
             return all.filter(f -> f.getFileName().toString().startsWith("OPTIONS-")
-                    || (Files.isDirectory(f) && f.getFileName().toString().equals("rocksdb"))).toList();
+                            || (Files.isDirectory(f)
+                                    && f.getFileName().toString().equals("rocksdb")))
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -145,20 +186,31 @@ class DslWindowedTopologyTest {
     @ValueSource(booleans = {false, true})
     void sameOutputAsKafkasDefaultStoresAndNoRocksDb(boolean caching) {
         long seed = Long.getLong("bloomkv.seed", System.nanoTime());
-        System.out.println("DslWindowedTopologyTest seed " + seed + " caching=" + caching + " (replay with -Dbloomkv.seed=" + seed + ")");
-        try (ShmDir kafkaDir = new ShmDir(tmp); ShmDir bloomDir = new ShmDir(tmp)) {
+        System.out.println("DslWindowedTopologyTest seed " + seed + " caching=" + caching
+                + " (replay with -Dbloomkv.seed=" + seed + ")");
+        try (ShmDir kafkaDir = new ShmDir(tmp);
+                ShmDir bloomDir = new ShmDir(tmp)) {
             long t0 = System.nanoTime();
             Map<String, List<String>> expected = run(kafkaDir.path, false, caching, seed);
             long t1 = System.nanoTime();
             Map<String, List<String>> actual = run(bloomDir.path, true, caching, seed);
-            System.out.println("TIMING kafka " + (t1 - t0) / 1_000_000 + " ms, bloomkv " + (System.nanoTime() - t1) / 1_000_000 + " ms");
+            System.out.println("TIMING kafka " + (t1 - t0) / 1_000_000 + " ms, bloomkv "
+                    + (System.nanoTime() - t1) / 1_000_000 + " ms");
             for (String topic : OUTPUTS) {
                 assertThat(expected.get(topic)).as(topic + " produced output").isNotEmpty();
-                assertThat(actual.get(topic)).as("topic " + topic + ", seed " + seed).isEqualTo(expected.get(topic));
+                assertThat(actual.get(topic))
+                        .as("topic " + topic + ", seed " + seed)
+                        .isEqualTo(expected.get(topic));
             }
-            assertThat(expected.get("rocksdb files")).as("the default suppliers use RocksDB (the check can fail)").isNotEmpty();
-            assertThat(actual.get("rocksdb files")).as("no RocksDB store with BloomKvDslStoreSuppliers").isEmpty();
-            assertThat(actual.get("bloomkv databases")).as("bloomkv databases were written (one per store)").isNotEmpty();
+            assertThat(expected.get("rocksdb files"))
+                    .as("the default suppliers use RocksDB (the check can fail)")
+                    .isNotEmpty();
+            assertThat(actual.get("rocksdb files"))
+                    .as("no RocksDB store with BloomKvDslStoreSuppliers")
+                    .isEmpty();
+            assertThat(actual.get("bloomkv databases"))
+                    .as("bloomkv databases were written (one per store)")
+                    .isNotEmpty();
         }
     }
 }

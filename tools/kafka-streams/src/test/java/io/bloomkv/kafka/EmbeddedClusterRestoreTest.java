@@ -63,7 +63,11 @@ class EmbeddedClusterRestoreTest {
         System.out.println("EmbeddedClusterRestoreTest seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
         Random rnd = new Random(seed);
         try (KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                        .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).setBaseDirectory(dir.resolve("kafka")).build())
+                        .setCombined(true)
+                        .setNumBrokerNodes(1)
+                        .setNumControllerNodes(1)
+                        .setBaseDirectory(dir.resolve("kafka"))
+                        .build())
                 .setConfigProp("group.initial.rebalance.delay.ms", "0")
                 .setConfigProp("offsets.topic.replication.factor", "1")
                 .setConfigProp("offsets.topic.num.partitions", "1")
@@ -74,12 +78,15 @@ class EmbeddedClusterRestoreTest {
             cluster.startup();
             cluster.waitForReadyBrokers();
             try (var admin = cluster.admin()) {
-                admin.createTopics(List.of(new NewTopic("lines", 2, (short) 1))).all().get();
+                admin.createTopics(List.of(new NewTopic("lines", 2, (short) 1)))
+                        .all()
+                        .get();
             }
             Map<String, Long> expected = new HashMap<>();
             Properties pp = new Properties();
             pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer())) {
+            try (KafkaProducer<String, String> producer =
+                    new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer())) {
                 for (int i = 0; i < LINES; i++) {
                     StringBuilder line = new StringBuilder();
                     int words = 1 + rnd.nextInt(6);
@@ -98,11 +105,17 @@ class EmbeddedClusterRestoreTest {
             try (KafkaStreams streams = new KafkaStreams(topology(), props(cluster, stateDir))) {
                 failOnError(streams);
                 streams.start();
-                waitUntil(() -> countsIn(streams).equals(expected), Duration.ofSeconds(90), "the first run to count every line");
-                assertThat(Files.exists(anyStoreDir(stateDir).resolve("CURRENT"))).as("the counts live in a bloomkv database").isTrue();
+                waitUntil(
+                        () -> countsIn(streams).equals(expected),
+                        Duration.ofSeconds(90),
+                        "the first run to count every line");
+                assertThat(Files.exists(anyStoreDir(stateDir).resolve("CURRENT")))
+                        .as("the counts live in a bloomkv database")
+                        .isTrue();
                 // Leave the group, so the second run is not kept waiting for this member's session to time out.
                 streams.close(org.apache.kafka.streams.CloseOptions.groupMembershipOperation(
-                        org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(30)));
+                                org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                        .withTimeout(Duration.ofSeconds(30)));
             }
 
             // Wipe the state directory: the second run has only the changelog.
@@ -124,22 +137,33 @@ class EmbeddedClusterRestoreTest {
                 });
                 failOnError(streams);
                 streams.start();
-                waitUntil(() -> streams.state() == KafkaStreams.State.RUNNING && !countsIn(streams).isEmpty(), Duration.ofSeconds(90),
+                waitUntil(
+                        () -> streams.state() == KafkaStreams.State.RUNNING
+                                && !countsIn(streams).isEmpty(),
+                        Duration.ofSeconds(90),
                         "the second run to restore and run");
                 Map<String, Long> after = countsIn(streams);
-                assertThat(after).as("every count restored from the changelog (no input is left to process)").isEqualTo(expected);
-                assertThat(restored.get()).as("records restored into the new store").isGreaterThanOrEqualTo(expected.size());
-                assertThat(Files.exists(anyStoreDir(stateDir).resolve("CURRENT"))).as("restored into a new bloomkv database").isTrue();
+                assertThat(after)
+                        .as("every count restored from the changelog (no input is left to process)")
+                        .isEqualTo(expected);
+                assertThat(restored.get())
+                        .as("records restored into the new store")
+                        .isGreaterThanOrEqualTo(expected.size());
+                assertThat(Files.exists(anyStoreDir(stateDir).resolve("CURRENT")))
+                        .as("restored into a new bloomkv database")
+                        .isTrue();
             }
         }
     }
 
-    private final java.util.concurrent.atomic.AtomicReference<Throwable> streamsError = new java.util.concurrent.atomic.AtomicReference<>();
+    private final java.util.concurrent.atomic.AtomicReference<Throwable> streamsError =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     private void failOnError(KafkaStreams streams) {
         streams.setUncaughtExceptionHandler(e -> {
             streamsError.compareAndSet(null, e);
-            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse
+                    .SHUTDOWN_CLIENT;
         });
         streams.setStateListener((now, before) -> System.out.println("streams " + before + " -> " + now));
     }
@@ -147,7 +171,8 @@ class EmbeddedClusterRestoreTest {
     private static Topology topology() {
         StreamsBuilder b = new StreamsBuilder();
         b.stream("lines", Consumed.with(Serdes.String(), Serdes.String()))
-                .flatMapValues(line -> Arrays.asList(line.toLowerCase(Locale.ROOT).trim().split("\\s+")))
+                .flatMapValues(line ->
+                        Arrays.asList(line.toLowerCase(Locale.ROOT).trim().split("\\s+")))
                 .groupBy((k, word) -> word, Grouped.with("words", Serdes.String(), Serdes.String()))
                 .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("counts"));
         return b.build();
@@ -171,8 +196,8 @@ class EmbeddedClusterRestoreTest {
     private static Map<String, Long> countsIn(KafkaStreams streams) {
         Map<String, Long> out = new HashMap<>();
         try {
-            ReadOnlyKeyValueStore<String, Long> store = streams.store(
-                    StoreQueryParameters.fromNameAndType("counts", QueryableStoreTypes.keyValueStore()));
+            ReadOnlyKeyValueStore<String, Long> store =
+                    streams.store(StoreQueryParameters.fromNameAndType("counts", QueryableStoreTypes.keyValueStore()));
             try (KeyValueIterator<String, Long> it = store.all()) {
                 while (it.hasNext()) {
                     KeyValue<String, Long> kv = it.next();
@@ -187,7 +212,10 @@ class EmbeddedClusterRestoreTest {
 
     private static Path anyStoreDir(Path stateDir) throws Exception {
         try (var tasks = Files.list(stateDir.resolve(APP))) {
-            return tasks.map(t -> t.resolve("counts")).filter(Files::isDirectory).findFirst().orElseThrow();
+            return tasks.map(t -> t.resolve("counts"))
+                    .filter(Files::isDirectory)
+                    .findFirst()
+                    .orElseThrow();
         }
     }
 
@@ -209,7 +237,8 @@ class EmbeddedClusterRestoreTest {
             return;
         }
         try (var all = Files.walk(p)) {
-            all.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            all.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(f -> f.toFile().delete());
         }
     }
 }

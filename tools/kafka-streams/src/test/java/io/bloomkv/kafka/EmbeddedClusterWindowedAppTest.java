@@ -126,7 +126,11 @@ class EmbeddedClusterWindowedAppTest {
 
     private static KafkaClusterTestKit cluster(Path dir) throws Exception {
         KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                        .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).setBaseDirectory(dir.resolve("kafka")).build())
+                        .setCombined(true)
+                        .setNumBrokerNodes(1)
+                        .setNumControllerNodes(1)
+                        .setBaseDirectory(dir.resolve("kafka"))
+                        .build())
                 .setConfigProp("group.initial.rebalance.delay.ms", "0")
                 .setConfigProp("offsets.topic.replication.factor", "1")
                 .setConfigProp("offsets.topic.num.partitions", "1")
@@ -138,18 +142,24 @@ class EmbeddedClusterWindowedAppTest {
         cluster.startup();
         cluster.waitForReadyBrokers();
         try (Admin admin = cluster.admin()) {
-            admin.createTopics(List.of(new NewTopic(WindowedTestApp.EVENTS, 2, (short) 1), new NewTopic(WindowedTestApp.PROFILES, 2, (short) 1)))
-                    .all().get();
+            admin.createTopics(List.of(
+                            new NewTopic(WindowedTestApp.EVENTS, 2, (short) 1),
+                            new NewTopic(WindowedTestApp.PROFILES, 2, (short) 1)))
+                    .all()
+                    .get();
         }
         return cluster;
     }
 
     private static void sendProfiles(KafkaClusterTestKit cluster) {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(cluster), Serdes.String().serializer(),
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(
+                producerProps(cluster),
+                Serdes.String().serializer(),
                 Serdes.String().serializer())) {
             for (int u = 0; u < USERS; u++) {
                 producer.send(new ProducerRecord<>(WindowedTestApp.PROFILES, null, BASE - 1_000L, "u" + u, "p0-u" + u));
-                producer.send(new ProducerRecord<>(WindowedTestApp.PROFILES, null, PROFILE_SWITCH, "u" + u, "p1-u" + u));
+                producer.send(
+                        new ProducerRecord<>(WindowedTestApp.PROFILES, null, PROFILE_SWITCH, "u" + u, "p1-u" + u));
             }
             producer.flush();
         }
@@ -166,26 +176,41 @@ class EmbeddedClusterWindowedAppTest {
     @Timeout(240)
     void windowedSessionAndVersionedJoinResultsSurviveWipeAndRestore() throws Exception {
         long seed = Long.getLong("bloomkv.seed", System.nanoTime());
-        System.out.println("EmbeddedClusterWindowedAppTest (wipe and restore) seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
+        System.out.println("EmbeddedClusterWindowedAppTest (wipe and restore) seed " + seed
+                + " (replay with -Dbloomkv.seed=" + seed + ")");
         Random rnd = new Random(seed);
         try (KafkaClusterTestKit cluster = cluster(dir)) {
             sendProfiles(cluster);
             Expected expected = new Expected();
             Path stateDir = dir.resolve("state");
             Map<String, TreeMap<String, Long>> first;
-            try (KafkaStreams streams = start(cluster, stateDir, StreamsConfig.AT_LEAST_ONCE, new ConcurrentHashMap<>())) {
+            try (KafkaStreams streams =
+                    start(cluster, stateDir, StreamsConfig.AT_LEAST_ONCE, new ConcurrentHashMap<>())) {
                 describe = () -> describe(streams, expected);
                 // The table first, then the events: every event finds its profile version (no race between the inputs).
-                waitUntil(() -> profilesLoaded(streams), Duration.ofSeconds(120), "the versioned table to hold every profile");
-                try (KafkaProducer<String, Long> producer = new KafkaProducer<>(producerProps(cluster), Serdes.String().serializer(),
+                waitUntil(
+                        () -> profilesLoaded(streams),
+                        Duration.ofSeconds(120),
+                        "the versioned table to hold every profile");
+                try (KafkaProducer<String, Long> producer = new KafkaProducer<>(
+                        producerProps(cluster),
+                        Serdes.String().serializer(),
                         Serdes.Long().serializer())) {
                     sendEvents(producer, rnd, expected, 2000);
                 }
-                waitUntil(() -> answersMatch(streams, expected), Duration.ofSeconds(120), "the first run to process every event");
+                waitUntil(
+                        () -> answersMatch(streams, expected),
+                        Duration.ofSeconds(120),
+                        "the first run to process every event");
                 first = answers(streams);
                 assertVersionedAnswers(streams);
-                assertNoRocksDbStoreDirectories(stateDir, WindowedTestApp.PROFILE_STORE, WindowedTestApp.JOIN_COUNTS,
-                        WindowedTestApp.TUMBLING, WindowedTestApp.HOPPING, WindowedTestApp.SESSIONS);
+                assertNoRocksDbStoreDirectories(
+                        stateDir,
+                        WindowedTestApp.PROFILE_STORE,
+                        WindowedTestApp.JOIN_COUNTS,
+                        WindowedTestApp.TUMBLING,
+                        WindowedTestApp.HOPPING,
+                        WindowedTestApp.SESSIONS);
                 streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                         .withTimeout(Duration.ofSeconds(30)));
             }
@@ -193,14 +218,25 @@ class EmbeddedClusterWindowedAppTest {
             Map<String, AtomicLong> restored = new ConcurrentHashMap<>();
             try (KafkaStreams streams = start(cluster, stateDir, StreamsConfig.AT_LEAST_ONCE, restored)) {
                 describe = () -> describe(streams, expected);
-                waitUntil(() -> streams.state() == KafkaStreams.State.RUNNING && answersMatch(streams, expected), Duration.ofSeconds(120),
+                waitUntil(
+                        () -> streams.state() == KafkaStreams.State.RUNNING && answersMatch(streams, expected),
+                        Duration.ofSeconds(120),
                         "the second run to restore every store");
-                assertThat(answers(streams)).as("identical answers after wipe and restore").isEqualTo(first);
+                assertThat(answers(streams))
+                        .as("identical answers after wipe and restore")
+                        .isEqualTo(first);
                 assertVersionedAnswers(streams);
-                assertNoRocksDbStoreDirectories(stateDir, WindowedTestApp.PROFILE_STORE, WindowedTestApp.JOIN_COUNTS,
-                        WindowedTestApp.TUMBLING, WindowedTestApp.HOPPING, WindowedTestApp.SESSIONS);
+                assertNoRocksDbStoreDirectories(
+                        stateDir,
+                        WindowedTestApp.PROFILE_STORE,
+                        WindowedTestApp.JOIN_COUNTS,
+                        WindowedTestApp.TUMBLING,
+                        WindowedTestApp.HOPPING,
+                        WindowedTestApp.SESSIONS);
                 System.out.println("records restored after the wipe, by store: " + restored);
-                assertThat(restored.get(WindowedTestApp.PROFILE_STORE)).as("the versioned table restored from its changelog").isNotNull();
+                assertThat(restored.get(WindowedTestApp.PROFILE_STORE))
+                        .as("the versioned table restored from its changelog")
+                        .isNotNull();
                 assertThat(restored.get(WindowedTestApp.PROFILE_STORE).get()).isEqualTo(2L * USERS);
                 assertThat(restored.get(WindowedTestApp.JOIN_COUNTS).get()).isPositive();
                 streams.close(Duration.ofSeconds(30));
@@ -212,22 +248,31 @@ class EmbeddedClusterWindowedAppTest {
     @Timeout(240)
     void exactlyOnceRunKilledMidStreamEndsWithExactCounts() throws Exception {
         long seed = Long.getLong("bloomkv.seed", System.nanoTime());
-        System.out.println("EmbeddedClusterWindowedAppTest (EOS kill -9) seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
+        System.out.println("EmbeddedClusterWindowedAppTest (EOS kill -9) seed " + seed + " (replay with -Dbloomkv.seed="
+                + seed + ")");
         Random rnd = new Random(seed);
         try (KafkaClusterTestKit cluster = cluster(dir)) {
             sendProfiles(cluster);
             Expected expected = new Expected();
             Path stateDir = dir.resolve("state");
-            try (KafkaProducer<String, Long> producer = new KafkaProducer<>(producerProps(cluster), Serdes.String().serializer(),
+            try (KafkaProducer<String, Long> producer = new KafkaProducer<>(
+                    producerProps(cluster),
+                    Serdes.String().serializer(),
                     Serdes.Long().serializer())) {
                 Process child = startChild(cluster, stateDir);
-                describe = () -> "committed " + committedEvents(cluster) + ", child alive " + child.isAlive() + ", child log: "
-                        + tail(stateDir.getParent().resolve("child.log")) + "\nchild threads: " + threadDump(child);
+                describe = () -> "committed " + committedEvents(cluster) + ", child alive " + child.isAlive()
+                        + ", child log: " + tail(stateDir.getParent().resolve("child.log")) + "\nchild threads: "
+                        + threadDump(child);
                 try {
-                    waitUntil(() -> committed(cluster, WindowedTestApp.PROFILES) >= 2L * USERS, Duration.ofSeconds(150),
+                    waitUntil(
+                            () -> committed(cluster, WindowedTestApp.PROFILES) >= 2L * USERS,
+                            Duration.ofSeconds(150),
                             "the child to load the versioned table");
                     sendEvents(producer, rnd, expected, 1000);
-                    waitUntil(() -> committedEvents(cluster) >= 300, Duration.ofSeconds(120), "the child to commit some of its work");
+                    waitUntil(
+                            () -> committedEvents(cluster) >= 300,
+                            Duration.ofSeconds(120),
+                            "the child to commit some of its work");
                     sendEvents(producer, rnd, expected, 1000);
                     // kill -9 while the second half is being processed.
                     child.destroyForcibly().waitFor();
@@ -238,20 +283,31 @@ class EmbeddedClusterWindowedAppTest {
                 System.out.println("child killed with " + committed + " of " + expected.sent + " events committed");
                 assertThat(committed).as("killed mid-stream").isLessThan(expected.sent);
                 try (Stream<Path> tasks = Files.list(stateDir.resolve(WindowedTestApp.APP))) {
-                    assertThat(tasks.count()).as("the child left its task directories").isPositive();
+                    assertThat(tasks.count())
+                            .as("the child left its task directories")
+                            .isPositive();
                 }
                 sendEvents(producer, rnd, expected, 500);
             }
             Map<String, AtomicLong> restored = new ConcurrentHashMap<>();
             try (KafkaStreams streams = start(cluster, stateDir, StreamsConfig.EXACTLY_ONCE_V2, restored)) {
                 describe = () -> describe(streams, expected);
-                waitUntil(() -> streams.state() == KafkaStreams.State.RUNNING && answersMatch(streams, expected), Duration.ofSeconds(150),
+                waitUntil(
+                        () -> streams.state() == KafkaStreams.State.RUNNING && answersMatch(streams, expected),
+                        Duration.ofSeconds(150),
                         "the restarted run to reach the exact counts");
                 assertVersionedAnswers(streams);
-                assertNoRocksDbStoreDirectories(stateDir, WindowedTestApp.PROFILE_STORE, WindowedTestApp.JOIN_COUNTS,
-                        WindowedTestApp.TUMBLING, WindowedTestApp.HOPPING, WindowedTestApp.SESSIONS);
+                assertNoRocksDbStoreDirectories(
+                        stateDir,
+                        WindowedTestApp.PROFILE_STORE,
+                        WindowedTestApp.JOIN_COUNTS,
+                        WindowedTestApp.TUMBLING,
+                        WindowedTestApp.HOPPING,
+                        WindowedTestApp.SESSIONS);
                 System.out.println("records restored after kill -9 under exactly_once_v2, by store: " + restored);
-                assertThat(restored.get(WindowedTestApp.PROFILE_STORE)).as("the versioned table was wiped and restored").isNotNull();
+                assertThat(restored.get(WindowedTestApp.PROFILE_STORE))
+                        .as("the versioned table was wiped and restored")
+                        .isNotNull();
                 streams.close(Duration.ofSeconds(30));
             }
         }
@@ -274,7 +330,10 @@ class EmbeddedClusterWindowedAppTest {
         cmd.add(stateDir.toString());
         cmd.add(StreamsConfig.EXACTLY_ONCE_V2);
         File log = stateDir.getParent().resolve("child.log").toFile();
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log).start();
+        return new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(log)
+                .start();
     }
 
     private static long committedEvents(KafkaClusterTestKit cluster) {
@@ -284,17 +343,22 @@ class EmbeddedClusterWindowedAppTest {
     /** Input records of {@code topic} committed by the application's consumer group. */
     private static long committed(KafkaClusterTestKit cluster, String topic) {
         try (Admin admin = cluster.admin()) {
-            Map<TopicPartition, OffsetAndMetadata> offsets =
-                    admin.listConsumerGroupOffsets(WindowedTestApp.APP).partitionsToOffsetAndMetadata().get();
-            return offsets.entrySet().stream().filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
-                    .mapToLong(e -> e.getValue().offset()).sum();
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(WindowedTestApp.APP)
+                    .partitionsToOffsetAndMetadata()
+                    .get();
+            return offsets.entrySet().stream()
+                    .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
+                    .mapToLong(e -> e.getValue().offset())
+                    .sum();
         } catch (Exception e) {
             return 0;
         }
     }
 
-    private KafkaStreams start(KafkaClusterTestKit cluster, Path stateDir, String guarantee, Map<String, AtomicLong> restored) {
-        KafkaStreams streams = new KafkaStreams(WindowedTestApp.topology(),
+    private KafkaStreams start(
+            KafkaClusterTestKit cluster, Path stateDir, String guarantee, Map<String, AtomicLong> restored) {
+        KafkaStreams streams = new KafkaStreams(
+                WindowedTestApp.topology(),
                 WindowedTestApp.props(cluster.bootstrapServers(), stateDir.toString(), guarantee));
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
@@ -320,49 +384,81 @@ class EmbeddedClusterWindowedAppTest {
     /** What differs between the answers and the expectation (for a timeout's message). */
     private static String describe(KafkaStreams streams, Expected e) {
         Map<String, TreeMap<String, Long>> a = answers(streams);
-        Map<String, TreeMap<String, Long>> want = Map.of(WindowedTestApp.TUMBLING, e.tumbling, WindowedTestApp.HOPPING, e.hopping,
-                WindowedTestApp.SESSIONS, e.sessions(), WindowedTestApp.JOIN_COUNTS, e.joins);
+        Map<String, TreeMap<String, Long>> want = Map.of(
+                WindowedTestApp.TUMBLING,
+                e.tumbling,
+                WindowedTestApp.HOPPING,
+                e.hopping,
+                WindowedTestApp.SESSIONS,
+                e.sessions(),
+                WindowedTestApp.JOIN_COUNTS,
+                e.joins);
         StringBuilder out = new StringBuilder("state " + streams.state());
         want.forEach((store, w) -> {
             TreeMap<String, Long> got = a.get(store);
-            out.append("; ").append(store).append(": ").append(got.size()).append(" of ").append(w.size()).append(" entries");
-            w.entrySet().stream().filter(x -> !x.getValue().equals(got.get(x.getKey()))).findFirst()
-                    .ifPresent(x -> out.append(", first differing ").append(x.getKey()).append(" want ").append(x.getValue())
-                            .append(" got ").append(got.get(x.getKey())));
+            out.append("; ")
+                    .append(store)
+                    .append(": ")
+                    .append(got.size())
+                    .append(" of ")
+                    .append(w.size())
+                    .append(" entries");
+            w.entrySet().stream()
+                    .filter(x -> !x.getValue().equals(got.get(x.getKey())))
+                    .findFirst()
+                    .ifPresent(x -> out.append(", first differing ")
+                            .append(x.getKey())
+                            .append(" want ")
+                            .append(x.getValue())
+                            .append(" got ")
+                            .append(got.get(x.getKey())));
         });
         return out.toString();
     }
 
     private static boolean answersMatch(KafkaStreams streams, Expected e) {
         Map<String, TreeMap<String, Long>> a = answers(streams);
-        return a.get(WindowedTestApp.TUMBLING).equals(e.tumbling) && a.get(WindowedTestApp.HOPPING).equals(e.hopping)
-                && a.get(WindowedTestApp.SESSIONS).equals(e.sessions()) && a.get(WindowedTestApp.JOIN_COUNTS).equals(e.joins);
+        return a.get(WindowedTestApp.TUMBLING).equals(e.tumbling)
+                && a.get(WindowedTestApp.HOPPING).equals(e.hopping)
+                && a.get(WindowedTestApp.SESSIONS).equals(e.sessions())
+                && a.get(WindowedTestApp.JOIN_COUNTS).equals(e.joins);
     }
 
     /** Every store's content through interactive queries (empty maps while not queryable). */
     private static Map<String, TreeMap<String, Long>> answers(KafkaStreams streams) {
         Map<String, TreeMap<String, Long>> out = new TreeMap<>();
-        for (String s : List.of(WindowedTestApp.TUMBLING, WindowedTestApp.HOPPING, WindowedTestApp.SESSIONS, WindowedTestApp.JOIN_COUNTS)) {
+        for (String s : List.of(
+                WindowedTestApp.TUMBLING,
+                WindowedTestApp.HOPPING,
+                WindowedTestApp.SESSIONS,
+                WindowedTestApp.JOIN_COUNTS)) {
             out.put(s, new TreeMap<>());
         }
         try {
             for (String s : List.of(WindowedTestApp.TUMBLING, WindowedTestApp.HOPPING)) {
-                try (KeyValueIterator<Windowed<String>, Long> it = streams.store(
-                        StoreQueryParameters.fromNameAndType(s, QueryableStoreTypes.<String, Long>windowStore())).all()) {
-                    it.forEachRemaining(kv -> out.get(s).put(kv.key.key() + "@" + kv.key.window().start(), kv.value));
+                try (KeyValueIterator<Windowed<String>, Long> it = streams.store(StoreQueryParameters.fromNameAndType(
+                                s, QueryableStoreTypes.<String, Long>windowStore()))
+                        .all()) {
+                    it.forEachRemaining(kv ->
+                            out.get(s).put(kv.key.key() + "@" + kv.key.window().start(), kv.value));
                 }
             }
-            var sessions = streams.store(StoreQueryParameters.fromNameAndType(WindowedTestApp.SESSIONS,
-                    QueryableStoreTypes.<String, Long>sessionStore()));
+            var sessions = streams.store(StoreQueryParameters.fromNameAndType(
+                    WindowedTestApp.SESSIONS, QueryableStoreTypes.<String, Long>sessionStore()));
             for (int u = 0; u < USERS; u++) {
                 try (KeyValueIterator<Windowed<String>, Long> it = sessions.fetch("u" + u)) {
                     it.forEachRemaining(kv -> out.get(WindowedTestApp.SESSIONS)
-                            .put(kv.key.key() + "@" + kv.key.window().start() + "-" + kv.key.window().end(), kv.value));
+                            .put(
+                                    kv.key.key() + "@" + kv.key.window().start() + "-"
+                                            + kv.key.window().end(),
+                                    kv.value));
                 }
             }
-            try (KeyValueIterator<String, Long> it = streams.store(StoreQueryParameters.fromNameAndType(WindowedTestApp.JOIN_COUNTS,
-                    QueryableStoreTypes.<String, Long>keyValueStore())).all()) {
-                it.forEachRemaining((KeyValue<String, Long> kv) -> out.get(WindowedTestApp.JOIN_COUNTS).put(kv.key, kv.value));
+            try (KeyValueIterator<String, Long> it = streams.store(StoreQueryParameters.fromNameAndType(
+                            WindowedTestApp.JOIN_COUNTS, QueryableStoreTypes.<String, Long>keyValueStore()))
+                    .all()) {
+                it.forEachRemaining((KeyValue<String, Long> kv) ->
+                        out.get(WindowedTestApp.JOIN_COUNTS).put(kv.key, kv.value));
             }
         } catch (InvalidStateStoreException notYet) {
             out.values().forEach(Map::clear);
@@ -374,8 +470,12 @@ class EmbeddedClusterWindowedAppTest {
     private static void assertVersionedAnswers(KafkaStreams streams) {
         for (int u = 0; u < USERS; u += 7) {
             String user = "u" + u;
-            assertThat(versionOf(streams, VersionedKeyQuery.<String, String>withKey(user))).isEqualTo("p1-" + user + "@" + PROFILE_SWITCH);
-            assertThat(versionOf(streams, VersionedKeyQuery.<String, String>withKey(user).asOf(Instant.ofEpochMilli(PROFILE_SWITCH - 1))))
+            assertThat(versionOf(streams, VersionedKeyQuery.<String, String>withKey(user)))
+                    .isEqualTo("p1-" + user + "@" + PROFILE_SWITCH);
+            assertThat(versionOf(
+                            streams,
+                            VersionedKeyQuery.<String, String>withKey(user)
+                                    .asOf(Instant.ofEpochMilli(PROFILE_SWITCH - 1))))
                     .isEqualTo("p0-" + user + "@" + (BASE - 1_000L));
         }
     }
@@ -385,7 +485,8 @@ class EmbeddedClusterWindowedAppTest {
             return false;
         }
         for (int u = 0; u < USERS; u++) {
-            if (!("p1-u" + u + "@" + PROFILE_SWITCH).equals(versionOf(streams, VersionedKeyQuery.<String, String>withKey("u" + u)))) {
+            if (!("p1-u" + u + "@" + PROFILE_SWITCH)
+                    .equals(versionOf(streams, VersionedKeyQuery.<String, String>withKey("u" + u)))) {
                 return false;
             }
         }
@@ -393,7 +494,8 @@ class EmbeddedClusterWindowedAppTest {
     }
 
     private static String versionOf(KafkaStreams streams, VersionedKeyQuery<String, String> q) {
-        StateQueryResult<VersionedRecord<String>> r = streams.query(StateQueryRequest.inStore(WindowedTestApp.PROFILE_STORE).withQuery(q));
+        StateQueryResult<VersionedRecord<String>> r = streams.query(
+                StateQueryRequest.inStore(WindowedTestApp.PROFILE_STORE).withQuery(q));
         VersionedRecord<String> found = null;
         for (var partitionResult : r.getPartitionResults().values()) {
             if (partitionResult.isSuccess() && partitionResult.getResult() != null) {
@@ -410,27 +512,35 @@ class EmbeddedClusterWindowedAppTest {
     static void assertNoRocksDbStoreDirectories(Path stateDir, String... storeNames) throws Exception {
         List<Path> taskDirs;
         try (Stream<Path> apps = Files.list(stateDir)) {
-            taskDirs = apps.filter(Files::isDirectory).flatMap(app -> {
-                try (Stream<Path> tasks = Files.list(app)) {
-                    return tasks.filter(Files::isDirectory).toList().stream();
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }).toList();
+            taskDirs = apps.filter(Files::isDirectory)
+                    .flatMap(app -> {
+                        try (Stream<Path> tasks = Files.list(app)) {
+                            return tasks.filter(Files::isDirectory).toList().stream();
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    })
+                    .toList();
         }
         boolean found = false;
         for (Path task : taskDirs) {
             for (String store : storeNames) {
-                assertThat(task.resolve("rocksdb").resolve(store)).as("a RocksDB directory for " + store).doesNotExist();
+                assertThat(task.resolve("rocksdb").resolve(store))
+                        .as("a RocksDB directory for " + store)
+                        .doesNotExist();
                 found |= Files.isDirectory(task.resolve(store));
             }
         }
-        assertThat(found).as("bloomkv directories of " + List.of(storeNames) + " under " + stateDir).isTrue();
+        assertThat(found)
+                .as("bloomkv directories of " + List.of(storeNames) + " under " + stateDir)
+                .isTrue();
         // Window and session stores: Kafka's segmented RocksDB stores keep their segments in <task>/<store>/, each a
         // RocksDB directory with OPTIONS-n files, which bloomkv never writes: none may exist anywhere.
         try (Stream<Path> all = Files.walk(stateDir)) {
-            assertThat(all.filter(f -> f.getFileName().toString().startsWith("OPTIONS-")).toList())
-                    .as("RocksDB OPTIONS files under " + stateDir).isEmpty();
+            assertThat(all.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
+                            .toList())
+                    .as("RocksDB OPTIONS files under " + stateDir)
+                    .isEmpty();
         }
     }
 
@@ -443,7 +553,8 @@ class EmbeddedClusterWindowedAppTest {
                 throw new AssertionError("the application failed while waiting for " + what, streamsError.get());
             }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what + (describe == null ? "" : ": " + describe.get()));
+                throw new AssertionError(
+                        "timed out waiting for " + what + (describe == null ? "" : ": " + describe.get()));
             }
             Thread.sleep(250);
         }
@@ -451,8 +562,13 @@ class EmbeddedClusterWindowedAppTest {
 
     private static String threadDump(Process child) {
         try {
-            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                    Long.toString(child.pid()), "Thread.print").redirectErrorStream(true).start();
+            Process jcmd = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                    .toString(),
+                            Long.toString(child.pid()),
+                            "Thread.print")
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             jcmd.waitFor();
             return out.length() > 6000 ? out.substring(0, 6000) : out;
@@ -475,7 +591,8 @@ class EmbeddedClusterWindowedAppTest {
             return;
         }
         try (Stream<Path> all = Files.walk(p)) {
-            all.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            all.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(f -> f.toFile().delete());
         }
     }
 }

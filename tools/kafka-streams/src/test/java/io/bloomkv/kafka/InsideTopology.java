@@ -24,19 +24,22 @@ final class InsideTopology {
     static void run(Path stateDir, Consumer<ProcessorContext<Void, Void>> body, StoreBuilder<?>... stores) {
         Topology t = new Topology();
         t.addSource("src", Serdes.String().deserializer(), Serdes.String().deserializer(), "go");
-        t.addProcessor("p", () -> new Processor<String, String, Void, Void>() {
-            private ProcessorContext<Void, Void> context;
+        t.addProcessor(
+                "p",
+                () -> new Processor<String, String, Void, Void>() {
+                    private ProcessorContext<Void, Void> context;
 
-            @Override
-            public void init(ProcessorContext<Void, Void> context) {
-                this.context = context;
-            }
+                    @Override
+                    public void init(ProcessorContext<Void, Void> context) {
+                        this.context = context;
+                    }
 
-            @Override
-            public void process(Record<String, String> record) {
-                body.accept(context);
-            }
-        }, "src");
+                    @Override
+                    public void process(Record<String, String> record) {
+                        body.accept(context);
+                    }
+                },
+                "src");
         for (StoreBuilder<?> b : stores) {
             t.addStateStore(b, "p");
         }
@@ -45,7 +48,8 @@ final class InsideTopology {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "dummy:1234");
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         try (TopologyTestDriver driver = new TopologyTestDriver(t, p)) {
-            TestInputTopic<String, String> in = driver.createInputTopic("go", Serdes.String().serializer(), Serdes.String().serializer());
+            TestInputTopic<String, String> in = driver.createInputTopic(
+                    "go", Serdes.String().serializer(), Serdes.String().serializer());
             in.pipeInput("k", "v");
         }
     }

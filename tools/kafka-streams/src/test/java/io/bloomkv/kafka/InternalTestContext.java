@@ -15,8 +15,10 @@ final class InternalTestContext {
     private InternalTestContext() {}
 
     static StateStoreContext of(TestStoreContext ctx) {
-        return (StateStoreContext) Proxy.newProxyInstance(InternalTestContext.class.getClassLoader(),
-                new Class<?>[] {InternalProcessorContext.class}, (proxy, method, args) -> {
+        return (StateStoreContext) Proxy.newProxyInstance(
+                InternalTestContext.class.getClassLoader(),
+                new Class<?>[] {InternalProcessorContext.class},
+                (proxy, method, args) -> {
                     if (method.getName().equals("currentSystemTimeMs")) {
                         return System.currentTimeMillis();
                     }
@@ -33,7 +35,8 @@ final class InternalTestContext {
                     try {
                         target = StateStoreContext.class.getMethod(method.getName(), method.getParameterTypes());
                     } catch (NoSuchMethodException e) {
-                        throw new AssertionError("the oracle store called InternalProcessorContext." + method.getName());
+                        throw new AssertionError(
+                                "the oracle store called InternalProcessorContext." + method.getName());
                     }
                     try {
                         return target.invoke(ctx, args);

@@ -70,8 +70,16 @@ class KafkaInternalsContractTest {
     @Test
     void storeQueryUtilsAnswersTheBasicQueries() throws Exception {
         Class<?> utils = Class.forName(STATE_INTERNALS + "StoreQueryUtils");
-        assertStatic(utils.getMethod("handleBasicQueries", Query.class, PositionBound.class, QueryConfig.class,
-                StateStore.class, Position.class, StateStoreContext.class), QueryResult.class);
+        assertStatic(
+                utils.getMethod(
+                        "handleBasicQueries",
+                        Query.class,
+                        PositionBound.class,
+                        QueryConfig.class,
+                        StateStore.class,
+                        Position.class,
+                        StateStoreContext.class),
+                QueryResult.class);
     }
 
     @Test
@@ -79,11 +87,14 @@ class KafkaInternalsContractTest {
         Class<?> callback = Class.forName(PROCESSOR_INTERNALS + "RecordBatchingStateRestoreCallback");
         assertThat(callback.isInterface()).isTrue();
         Method restoreBatch = callback.getMethod("restoreBatch", Collection.class);
-        assertThat(Modifier.isAbstract(restoreBatch.getModifiers())).as("the one method a store implements").isTrue();
+        assertThat(Modifier.isAbstract(restoreBatch.getModifiers()))
+                .as("the one method a store implements")
+                .isTrue();
         assertThat(restoreBatch.getReturnType()).isEqualTo(void.class);
         Class<?> helper = Class.forName(PROCESSOR_INTERNALS + "ChangelogRecordDeserializationHelper");
-        assertStatic(helper.getMethod("applyChecksAndUpdatePosition", ConsumerRecord.class, boolean.class,
-                Position.class), void.class);
+        assertStatic(
+                helper.getMethod("applyChecksAndUpdatePosition", ConsumerRecord.class, boolean.class, Position.class),
+                void.class);
     }
 
     @Test
@@ -91,8 +102,15 @@ class KafkaInternalsContractTest {
         Class<?> impl = Class.forName(PROCESSOR_INTERNALS + "metrics.StreamsMetricsImpl");
         Class<?> utils = Class.forName(PROCESSOR_INTERNALS + "ProcessorContextUtils");
         assertStatic(utils.getMethod("metricsImpl", StateStoreContext.class), impl);
-        Method add = impl.getMethod("addStoreLevelMutableMetric", String.class, String.class, String.class,
-                String.class, String.class, RecordingLevel.class, Gauge.class);
+        Method add = impl.getMethod(
+                "addStoreLevelMutableMetric",
+                String.class,
+                String.class,
+                String.class,
+                String.class,
+                String.class,
+                RecordingLevel.class,
+                Gauge.class);
         assertThat(Modifier.isStatic(add.getModifiers())).isFalse();
         Method remove = impl.getMethod("removeAllStoreLevelSensorsAndMetrics", String.class, String.class);
         assertThat(Modifier.isStatic(remove.getModifiers())).isFalse();
@@ -120,14 +138,16 @@ class KafkaInternalsContractTest {
         Class<?> adapter = Class.forName(STATE_INTERNALS + "VersionedKeyValueToBytesStoreAdapter");
         Constructor<?> ctor = adapter.getConstructor(org.apache.kafka.streams.state.VersionedKeyValueStore.class);
         assertThat(Modifier.isPublic(ctor.getModifiers())).isTrue();
-        assertThat(org.apache.kafka.streams.state.KeyValueStore.class.isAssignableFrom(adapter)).isTrue();
+        assertThat(org.apache.kafka.streams.state.KeyValueStore.class.isAssignableFrom(adapter))
+                .isTrue();
     }
 
     @Test
     void droppedRecordsGoToTheTaskSensor() throws Exception {
         Class<?> task = Class.forName(PROCESSOR_INTERNALS + "metrics.TaskMetrics");
         Class<?> impl = Class.forName(PROCESSOR_INTERNALS + "metrics.StreamsMetricsImpl");
-        assertStatic(task.getMethod("droppedRecordsSensor", String.class, String.class, impl),
+        assertStatic(
+                task.getMethod("droppedRecordsSensor", String.class, String.class, impl),
                 org.apache.kafka.common.metrics.Sensor.class);
         Class<?> ctx = Class.forName(PROCESSOR_INTERNALS + "InternalProcessorContext");
         assertThat(ctx.getMethod("currentSystemTimeMs").getReturnType()).isEqualTo(long.class);
@@ -137,8 +157,13 @@ class KafkaInternalsContractTest {
     void windowedKeysCarryKafkasWindowClasses() throws Exception {
         for (String name : new String[] {"TimeWindow", "SessionWindow"}) {
             Class<?> w = Class.forName("org.apache.kafka.streams.kstream.internals." + name);
-            assertThat(org.apache.kafka.streams.kstream.Window.class.isAssignableFrom(w)).as(name).isTrue();
-            assertThat(Modifier.isPublic(w.getConstructor(long.class, long.class).getModifiers())).as(name).isTrue();
+            assertThat(org.apache.kafka.streams.kstream.Window.class.isAssignableFrom(w))
+                    .as(name)
+                    .isTrue();
+            assertThat(Modifier.isPublic(
+                            w.getConstructor(long.class, long.class).getModifiers()))
+                    .as(name)
+                    .isTrue();
         }
     }
 
@@ -147,7 +172,9 @@ class KafkaInternalsContractTest {
         JavaClasses main = new ClassFileImporter().importLocations(Set.of(Location.of(Path.of("target", "classes"))));
         DescribedPredicate<JavaClass> unnamedInternal = DescribedPredicate.describe(
                 "a Kafka internal not named in KafkaInternalsContractTest and docs/kafka-streams.md",
-                c -> c.getName().startsWith("org.apache.kafka.") && isInternal(c) && !NAMED.contains(outermostOrSelf(c)));
+                c -> c.getName().startsWith("org.apache.kafka.")
+                        && isInternal(c)
+                        && !NAMED.contains(outermostOrSelf(c)));
         noClasses().should().dependOnClassesThat(unnamedInternal).check(main);
     }
 

@@ -19,7 +19,8 @@ final class ShmDir implements AutoCloseable {
         try {
             Path shm = Path.of("/dev/shm");
             path = Files.isDirectory(shm) && Files.isWritable(shm)
-                    ? Files.createTempDirectory(shm, "bloomkv-kstreams-") : Files.createTempDirectory(fallback, "state-");
+                    ? Files.createTempDirectory(shm, "bloomkv-kstreams-")
+                    : Files.createTempDirectory(fallback, "state-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

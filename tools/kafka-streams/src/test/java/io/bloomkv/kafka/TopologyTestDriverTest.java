@@ -47,29 +47,35 @@ class TopologyTestDriverTest {
     static Topology wordCount(String storeName) {
         Topology t = new Topology();
         t.addSource("lines", Serdes.String().deserializer(), Serdes.String().deserializer(), "lines");
-        t.addProcessor("count", () -> new Processor<String, String, String, Long>() {
-            private KeyValueStore<String, Long> counts;
-            private ProcessorContext<String, Long> context;
+        t.addProcessor(
+                "count",
+                () -> new Processor<String, String, String, Long>() {
+                    private KeyValueStore<String, Long> counts;
+                    private ProcessorContext<String, Long> context;
 
-            @Override
-            public void init(ProcessorContext<String, Long> context) {
-                this.context = context;
-                this.counts = context.getStateStore(storeName);
-            }
+                    @Override
+                    public void init(ProcessorContext<String, Long> context) {
+                        this.context = context;
+                        this.counts = context.getStateStore(storeName);
+                    }
 
-            @Override
-            public void process(Record<String, String> line) {
-                for (String word : line.value().toLowerCase(Locale.ROOT).split("\\W+")) {
-                    Long old = counts.get(word);
-                    long n = old == null ? 1 : old + 1;
-                    counts.put(word, n);
-                    context.forward(line.withKey(word).withValue(n));
-                }
-            }
-        }, "lines");
-        t.addStateStore(Stores.keyValueStoreBuilder(BloomKvStores.persistentKeyValueStore(storeName), Serdes.String(), Serdes.Long()),
+                    @Override
+                    public void process(Record<String, String> line) {
+                        for (String word : line.value().toLowerCase(Locale.ROOT).split("\\W+")) {
+                            Long old = counts.get(word);
+                            long n = old == null ? 1 : old + 1;
+                            counts.put(word, n);
+                            context.forward(line.withKey(word).withValue(n));
+                        }
+                    }
+                },
+                "lines");
+        t.addStateStore(
+                Stores.keyValueStoreBuilder(
+                        BloomKvStores.persistentKeyValueStore(storeName), Serdes.String(), Serdes.Long()),
                 "count");
-        t.addSink("counts", "counts", Serdes.String().serializer(), Serdes.Long().serializer(), "count");
+        t.addSink(
+                "counts", "counts", Serdes.String().serializer(), Serdes.Long().serializer(), "count");
         return t;
     }
 
@@ -77,9 +83,13 @@ class TopologyTestDriverTest {
     void processorApiWordCount() throws Exception {
         Map<String, Long> expected = new HashMap<>();
         try (TopologyTestDriver driver = new TopologyTestDriver(wordCount("word-counts"), props("wordcount"))) {
-            TestInputTopic<String, String> in = driver.createInputTopic("lines", Serdes.String().serializer(), Serdes.String().serializer());
-            TestOutputTopic<String, Long> out = driver.createOutputTopic("counts", Serdes.String().deserializer(), Serdes.Long().deserializer());
-            String[] lines = {"the quick brown fox", "jumps over the lazy dog", "The dog barks", "", "fox and dog and the end"};
+            TestInputTopic<String, String> in = driver.createInputTopic(
+                    "lines", Serdes.String().serializer(), Serdes.String().serializer());
+            TestOutputTopic<String, Long> out = driver.createOutputTopic(
+                    "counts", Serdes.String().deserializer(), Serdes.Long().deserializer());
+            String[] lines = {
+                "the quick brown fox", "jumps over the lazy dog", "The dog barks", "", "fox and dog and the end"
+            };
             for (int round = 0; round < 10; round++) {
                 for (String line : lines) {
                     in.pipeInput(null, line);
@@ -99,7 +109,8 @@ class TopologyTestDriverTest {
             assertThat(store.get("dog")).isEqualTo(30L);
             assertThat(store.get("")).as("the empty word of the empty line").isEqualTo(10L);
             assertThat(Files.exists(stateDir.resolve("wordcount/0_0/word-counts/CURRENT")))
-                    .as("a bloomkv database under stateDir/<task>/<store name>").isTrue();
+                    .as("a bloomkv database under stateDir/<task>/<store name>")
+                    .isTrue();
         }
     }
 
@@ -108,16 +119,23 @@ class TopologyTestDriverTest {
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream("purchases", Consumed.with(Serdes.String(), Serdes.Long()))
                 .groupByKey(Grouped.with(Serdes.String(), Serdes.Long()))
-                .aggregate(() -> 0L, (customer, amount, total) -> total + amount,
-                        Materialized.<String, Long, KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as("totals")
-                                .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
-                .toStream().to("totals", Produced.with(Serdes.String(), Serdes.Long()));
+                .aggregate(
+                        () -> 0L,
+                        (customer, amount, total) -> total + amount,
+                        Materialized.<String, Long, KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as(
+                                        "totals")
+                                .withKeySerde(Serdes.String())
+                                .withValueSerde(Serdes.Long()))
+                .toStream()
+                .to("totals", Produced.with(Serdes.String(), Serdes.Long()));
         Properties p = props("dsl-totals");
         p.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, BloomKvDslStoreSuppliers.class); // the one line
         Map<String, Long> expected = new HashMap<>();
         try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(p), p)) {
-            TestInputTopic<String, Long> in = driver.createInputTopic("purchases", Serdes.String().serializer(), Serdes.Long().serializer());
-            TestOutputTopic<String, Long> out = driver.createOutputTopic("totals", Serdes.String().deserializer(), Serdes.Long().deserializer());
+            TestInputTopic<String, Long> in = driver.createInputTopic(
+                    "purchases", Serdes.String().serializer(), Serdes.Long().serializer());
+            TestOutputTopic<String, Long> out = driver.createOutputTopic(
+                    "totals", Serdes.String().deserializer(), Serdes.Long().deserializer());
             for (int i = 0; i < 200; i++) {
                 String customer = "customer-" + (i % 37);
                 long amount = i % 11 + 1;
@@ -127,7 +145,9 @@ class TopologyTestDriverTest {
             assertThat(out.readKeyValuesToMap()).isEqualTo(expected);
             KeyValueStore<String, ValueAndTimestamp<Long>> totals = driver.getTimestampedKeyValueStore("totals");
             assertThat(totals.get("customer-5").value()).isEqualTo(expected.get("customer-5"));
-            assertThat(totals.get("customer-5").timestamp()).as("the KTable keeps timestamps").isEqualTo(1_000_000L + 190);
+            assertThat(totals.get("customer-5").timestamp())
+                    .as("the KTable keeps timestamps")
+                    .isEqualTo(1_000_000L + 190);
             int n = 0;
             try (KeyValueIterator<String, ValueAndTimestamp<Long>> it = totals.all()) {
                 while (it.hasNext()) {
@@ -137,8 +157,12 @@ class TopologyTestDriverTest {
                 }
             }
             assertThat(n).isEqualTo(37);
-            assertThat(Files.exists(stateDir.resolve("dsl-totals/0_0/totals/CURRENT"))).as("the KTable's store is bloomkv").isTrue();
-            assertThat(Files.exists(stateDir.resolve("dsl-totals/0_0/rocksdb"))).as("no RocksDB store").isFalse();
+            assertThat(Files.exists(stateDir.resolve("dsl-totals/0_0/totals/CURRENT")))
+                    .as("the KTable's store is bloomkv")
+                    .isTrue();
+            assertThat(Files.exists(stateDir.resolve("dsl-totals/0_0/rocksdb")))
+                    .as("no RocksDB store")
+                    .isFalse();
         }
     }
 }

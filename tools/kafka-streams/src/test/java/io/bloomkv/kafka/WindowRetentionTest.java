@@ -87,67 +87,85 @@ class WindowRetentionTest {
         CountingFileSystem fs = new CountingFileSystem();
         // Compression.NONE: the zero values would compress to next to nothing under the default LZ4, leaving the
         // disk figure to the WAL and table overheads, whose sampling point jitters more than the data does
-        Options options = BloomKvStores.defaultOptions().compression(io.bloomkv.engine.Compression.NONE)
-                .writeBufferSize(64 << 10).fileSystem(fs);
+        Options options = BloomKvStores.defaultOptions()
+                .compression(io.bloomkv.engine.Compression.NONE)
+                .writeBufferSize(64 << 10)
+                .fileSystem(fs);
         try (ShmDir state = new ShmDir(tmp)) {
             TestStoreContext ctx = new TestStoreContext(state.path.toFile());
-            WindowStore<Bytes, byte[]> store = BloomKvStores.persistentWindowStore("w", RETENTION, Duration.ofMinutes(1), false, options).get();
+            WindowStore<Bytes, byte[]> store = BloomKvStores.persistentWindowStore(
+                            "w", RETENTION, Duration.ofMinutes(1), false, options)
+                    .get();
             store.init(ctx, store);
             try {
-            Path storeDir = new File(state.path.toFile(), "w").toPath();
-            List<Long> diskAfterPeriod = new ArrayList<>();
-            List<Long> writtenPerPeriod = new ArrayList<>();
-            byte[] value = new byte[100];
-            long start = 10 * retention;
-            long lastWritten = 0;
-            long streamTime = 0;
-            long rolls = 0;
-            for (int period = 0; period < 10; period++) {
-                for (int minute = 0; minute < 10; minute++) {
-                    for (int i = 0; i < 300; i++) {
-                        long t = start + period * retention + minute * MINUTE + i * 200L;
-                        if (t / segmentInterval > streamTime / segmentInterval) {
-                            rolls++;
+                Path storeDir = new File(state.path.toFile(), "w").toPath();
+                List<Long> diskAfterPeriod = new ArrayList<>();
+                List<Long> writtenPerPeriod = new ArrayList<>();
+                byte[] value = new byte[100];
+                long start = 10 * retention;
+                long lastWritten = 0;
+                long streamTime = 0;
+                long rolls = 0;
+                for (int period = 0; period < 10; period++) {
+                    for (int minute = 0; minute < 10; minute++) {
+                        for (int i = 0; i < 300; i++) {
+                            long t = start + period * retention + minute * MINUTE + i * 200L;
+                            if (t / segmentInterval > streamTime / segmentInterval) {
+                                rolls++;
+                            }
+                            streamTime = Math.max(streamTime, t);
+                            store.put(Bytes.wrap(("key-" + (i * 7 + minute) % 1000).getBytes()), value, t - t % MINUTE);
                         }
-                        streamTime = Math.max(streamTime, t);
-                        store.put(Bytes.wrap(("key-" + (i * 7 + minute) % 1000).getBytes()), value, t - t % MINUTE);
+                        store.flush();
                     }
-                    store.flush();
+                    assertThat(metricSum(ctx, "bloomkv-segments"))
+                            .as("the segments gauge: retention / interval + the open one")
+                            .isBetween(1.0, 3.0);
+                    // Settled: expiry's compactions (off the stream thread) and the engine's background work done.
+                    ((BloomKvWindowStore) store).awaitExpiryCompactions();
+                    Db db = ((BloomKvWindowStore) store).db();
+                    db.waitForBackgroundWork();
+                    diskAfterPeriod.add(bytesUnder(storeDir));
+                    writtenPerPeriod.add(fs.written.get() - lastWritten);
+                    lastWritten = fs.written.get();
+                    long minLive = (streamTime - retention) / segmentInterval;
+                    for (TableInfo t : db.tables()) {
+                        assertThat(Segment.idOf(t.largestUserKey()))
+                                .as("a table of expired segments only is left: " + t.path() + " at level " + t.level())
+                                .isGreaterThanOrEqualTo(minLive);
+                    }
                 }
-                assertThat(metricSum(ctx, "bloomkv-segments")).as("the segments gauge: retention / interval + the open one")
-                        .isBetween(1.0, 3.0);
-                // Settled: expiry's compactions (off the stream thread) and the engine's background work done.
-                ((BloomKvWindowStore) store).awaitExpiryCompactions();
-                Db db = ((BloomKvWindowStore) store).db();
-                db.waitForBackgroundWork();
-                diskAfterPeriod.add(bytesUnder(storeDir));
-                writtenPerPeriod.add(fs.written.get() - lastWritten);
-                lastWritten = fs.written.get();
-                long minLive = (streamTime - retention) / segmentInterval;
-                for (TableInfo t : db.tables()) {
-                    assertThat(Segment.idOf(t.largestUserKey())).as("a table of expired segments only is left: " + t.path()
-                            + " at level " + t.level()).isGreaterThanOrEqualTo(minLive);
-                }
-            }
-            System.out.println("WindowRetentionTest disk after each period " + diskAfterPeriod + ", bytes written per period "
-                    + writtenPerPeriod);
-            assertThat(fs.written.get()).as("the counting file system sees the writes").isGreaterThan(1 << 20);
-            BloomKvWindowStore w = (BloomKvWindowStore) store;
-            // A range tombstone counts as one delete in the engine's counters: every delete is one of expiry's.
-            assertThat(w.db().stats().deletes()).as("tombstones written per record").isEqualTo(w.expiryRangeDeletes());
-            assertThat(w.expiryRangeDeletes()).as("range tombstones written by expiry: at most one per segment roll")
-                    .isBetween(1L, rolls);
-            assertThat(w.db().stats().tablesDroppedByRangeDeletion()).as("tables dropped whole, unread").isPositive();
-            System.out.println("WindowRetentionTest expiry range tombstones " + w.expiryRangeDeletes() + " for " + rolls
-                    + " segment rolls, tables dropped unread " + w.db().stats().tablesDroppedByRangeDeletion());
-            List<Long> steady = diskAfterPeriod.subList(2, diskAfterPeriod.size());
-            long min = steady.stream().mapToLong(Long::longValue).min().orElseThrow();
-            long max = steady.stream().mapToLong(Long::longValue).max().orElseThrow();
-            assertThat(max).as("disk held stays flat: " + diskAfterPeriod).isLessThanOrEqualTo(min + min / 2);
-            List<Long> steadyWrites = writtenPerPeriod.subList(2, writtenPerPeriod.size());
-            long wmin = steadyWrites.stream().mapToLong(Long::longValue).min().orElseThrow();
-            long wmax = steadyWrites.stream().mapToLong(Long::longValue).max().orElseThrow();
-            assertThat(wmax).as("bytes written per period stay flat: " + writtenPerPeriod).isLessThanOrEqualTo(wmin * 2);
+                System.out.println("WindowRetentionTest disk after each period " + diskAfterPeriod
+                        + ", bytes written per period " + writtenPerPeriod);
+                assertThat(fs.written.get())
+                        .as("the counting file system sees the writes")
+                        .isGreaterThan(1 << 20);
+                BloomKvWindowStore w = (BloomKvWindowStore) store;
+                // A range tombstone counts as one delete in the engine's counters: every delete is one of expiry's.
+                assertThat(w.db().stats().deletes())
+                        .as("tombstones written per record")
+                        .isEqualTo(w.expiryRangeDeletes());
+                assertThat(w.expiryRangeDeletes())
+                        .as("range tombstones written by expiry: at most one per segment roll")
+                        .isBetween(1L, rolls);
+                assertThat(w.db().stats().tablesDroppedByRangeDeletion())
+                        .as("tables dropped whole, unread")
+                        .isPositive();
+                System.out.println("WindowRetentionTest expiry range tombstones " + w.expiryRangeDeletes() + " for "
+                        + rolls + " segment rolls, tables dropped unread "
+                        + w.db().stats().tablesDroppedByRangeDeletion());
+                List<Long> steady = diskAfterPeriod.subList(2, diskAfterPeriod.size());
+                long min = steady.stream().mapToLong(Long::longValue).min().orElseThrow();
+                long max = steady.stream().mapToLong(Long::longValue).max().orElseThrow();
+                assertThat(max).as("disk held stays flat: " + diskAfterPeriod).isLessThanOrEqualTo(min + min / 2);
+                List<Long> steadyWrites = writtenPerPeriod.subList(2, writtenPerPeriod.size());
+                long wmin =
+                        steadyWrites.stream().mapToLong(Long::longValue).min().orElseThrow();
+                long wmax =
+                        steadyWrites.stream().mapToLong(Long::longValue).max().orElseThrow();
+                assertThat(wmax)
+                        .as("bytes written per period stay flat: " + writtenPerPeriod)
+                        .isLessThanOrEqualTo(wmin * 2);
             } finally {
                 store.close(); // also when an assertion fails: later test classes check that no table is left open
             }

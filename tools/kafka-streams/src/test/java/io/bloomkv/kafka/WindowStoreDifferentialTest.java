@@ -53,46 +53,68 @@ class WindowStoreDifferentialTest {
         System.out.println("WindowStoreDifferentialTest seed " + seed + " retainDuplicates=" + retainDuplicates
                 + " (replay with -Dbloomkv.seed=" + seed + ")");
         WindowBytesStoreSupplier kafka = Stores.persistentWindowStore("kafka", RETENTION, WINDOW, retainDuplicates);
-        WindowBytesStoreSupplier bloom = BloomKvStores.persistentWindowStore("bloom", RETENTION, WINDOW, retainDuplicates,
+        WindowBytesStoreSupplier bloom = BloomKvStores.persistentWindowStore(
+                "bloom",
+                RETENTION,
+                WINDOW,
+                retainDuplicates,
                 Boolean.getBoolean("bloomkv.bigbuf") ? BloomKvStores.defaultOptions() : smallOptions());
         assertThat(bloom.segmentIntervalMs()).isEqualTo(kafka.segmentIntervalMs());
         List<String> checks = new ArrayList<>();
         try (ShmDir shm = new ShmDir(stateDir)) {
-        InsideTopology.run(shm.path, ctx -> {
-            WindowStore<Bytes, byte[]> k = ctx.getStateStore("kafka");
-            WindowStore<Bytes, byte[]> b = ctx.getStateStore("bloom");
-            Random rnd = new Random(seed);
-            long streamTime = 1_000_000;
-            long retention = RETENTION.toMillis();
-            for (int op = 0; op < 1000; op++) {
-                int what = rnd.nextInt(100);
-                if (what < 60) {
-                    // Mostly around stream time; some late, some beyond retention (dropped), some ahead.
-                    long ts = streamTime - (long) (rnd.nextDouble() * retention * 1.3) + rnd.nextInt(20_000);
-                    ts = Math.max(0, ts);
-                    streamTime = Math.max(streamTime, ts);
-                    Bytes key = randomKey(rnd);
-                    byte[] value = rnd.nextInt(10) == 0 ? null : ("v" + op).getBytes();
-                    k.put(key, value, ts);
-                    b.put(key, value, ts);
-                } else if (what < 62) {
-                    streamTime += rnd.nextInt(5) == 0 ? retention + rnd.nextInt((int) retention) : rnd.nextInt(40_000);
-                } else {
-                    compareReads(k, b, rnd, streamTime, retention, "seed " + seed + " op " + op, checks);
-                }
-            }
-            // A last full comparison.
-            assertThat(windows(b.all())).isEqualTo(windows(k.all()));
-            assertThat(windows(b.backwardAll())).isEqualTo(windows(k.backwardAll()));
-        }, Stores.windowStoreBuilder(kafka, Serdes.Bytes(), Serdes.ByteArray()).withCachingDisabled().withLoggingDisabled(),
-                Stores.windowStoreBuilder(bloom, Serdes.Bytes(), Serdes.ByteArray()).withCachingDisabled().withLoggingDisabled());
+            InsideTopology.run(
+                    shm.path,
+                    ctx -> {
+                        WindowStore<Bytes, byte[]> k = ctx.getStateStore("kafka");
+                        WindowStore<Bytes, byte[]> b = ctx.getStateStore("bloom");
+                        Random rnd = new Random(seed);
+                        long streamTime = 1_000_000;
+                        long retention = RETENTION.toMillis();
+                        for (int op = 0; op < 1000; op++) {
+                            int what = rnd.nextInt(100);
+                            if (what < 60) {
+                                // Mostly around stream time; some late, some beyond retention (dropped), some ahead.
+                                long ts =
+                                        streamTime - (long) (rnd.nextDouble() * retention * 1.3) + rnd.nextInt(20_000);
+                                ts = Math.max(0, ts);
+                                streamTime = Math.max(streamTime, ts);
+                                Bytes key = randomKey(rnd);
+                                byte[] value = rnd.nextInt(10) == 0 ? null : ("v" + op).getBytes();
+                                k.put(key, value, ts);
+                                b.put(key, value, ts);
+                            } else if (what < 62) {
+                                streamTime += rnd.nextInt(5) == 0
+                                        ? retention + rnd.nextInt((int) retention)
+                                        : rnd.nextInt(40_000);
+                            } else {
+                                compareReads(k, b, rnd, streamTime, retention, "seed " + seed + " op " + op, checks);
+                            }
+                        }
+                        // A last full comparison.
+                        assertThat(windows(b.all())).isEqualTo(windows(k.all()));
+                        assertThat(windows(b.backwardAll())).isEqualTo(windows(k.backwardAll()));
+                    },
+                    Stores.windowStoreBuilder(kafka, Serdes.Bytes(), Serdes.ByteArray())
+                            .withCachingDisabled()
+                            .withLoggingDisabled(),
+                    Stores.windowStoreBuilder(bloom, Serdes.Bytes(), Serdes.ByteArray())
+                            .withCachingDisabled()
+                            .withLoggingDisabled());
         }
         assertThat(checks).as("reads compared").hasSizeGreaterThan(200);
-        assertThat(checks.stream().filter(c -> !c.equals("empty")).count()).as("reads that returned something").isGreaterThan(60);
+        assertThat(checks.stream().filter(c -> !c.equals("empty")).count())
+                .as("reads that returned something")
+                .isGreaterThan(60);
     }
 
-    private static void compareReads(WindowStore<Bytes, byte[]> k, WindowStore<Bytes, byte[]> b, Random rnd, long streamTime,
-            long retention, String at, List<String> checks) {
+    private static void compareReads(
+            WindowStore<Bytes, byte[]> k,
+            WindowStore<Bytes, byte[]> b,
+            Random rnd,
+            long streamTime,
+            long retention,
+            String at,
+            List<String> checks) {
         Bytes key = randomKey(rnd);
         long from = streamTime - (long) (rnd.nextDouble() * retention * 1.5);
         long to = from + (long) (rnd.nextDouble() * retention);
@@ -103,19 +125,30 @@ class WindowStoreDifferentialTest {
                 checks.add("get");
             }
             case 1 -> record(checks, assertSame(at, values(k.fetch(key, from, to)), values(b.fetch(key, from, to))));
-            case 2 -> record(checks, assertSame(at, values(k.backwardFetch(key, from, to)), values(b.backwardFetch(key, from, to))));
+            case 2 ->
+                record(
+                        checks,
+                        assertSame(at, values(k.backwardFetch(key, from, to)), values(b.backwardFetch(key, from, to))));
             case 3, 4 -> {
                 Bytes other = randomKey(rnd);
                 Bytes lo = rnd.nextInt(8) == 0 ? null : key;
                 Bytes hi = rnd.nextInt(8) == 0 ? null : other;
                 boolean fwd = rnd.nextBoolean();
-                record(checks, assertSame(at, windows(fwd ? k.fetch(lo, hi, from, to) : k.backwardFetch(lo, hi, from, to)),
-                        windows(fwd ? b.fetch(lo, hi, from, to) : b.backwardFetch(lo, hi, from, to))));
+                record(
+                        checks,
+                        assertSame(
+                                at,
+                                windows(fwd ? k.fetch(lo, hi, from, to) : k.backwardFetch(lo, hi, from, to)),
+                                windows(fwd ? b.fetch(lo, hi, from, to) : b.backwardFetch(lo, hi, from, to))));
             }
             case 5, 6 -> {
                 boolean fwd = rnd.nextBoolean();
-                record(checks, assertSame(at, windows(fwd ? k.fetchAll(from, to) : k.backwardFetchAll(from, to)),
-                        windows(fwd ? b.fetchAll(from, to) : b.backwardFetchAll(from, to))));
+                record(
+                        checks,
+                        assertSame(
+                                at,
+                                windows(fwd ? k.fetchAll(from, to) : k.backwardFetchAll(from, to)),
+                                windows(fwd ? b.fetchAll(from, to) : b.backwardFetchAll(from, to))));
             }
             case 7 -> record(checks, assertSame(at, windows(k.all()), windows(b.all())));
             default -> record(checks, assertSame(at, windows(k.backwardAll()), windows(b.backwardAll())));
@@ -151,8 +184,8 @@ class WindowStoreDifferentialTest {
                 Windowed<Bytes> peek = it.peekNextKey();
                 KeyValue<Windowed<Bytes>, byte[]> kv = it.next();
                 assertThat(kv.key).isEqualTo(peek);
-                out.add(Arrays.toString(kv.key.key().get()) + "@" + kv.key.window().start() + "-" + kv.key.window().end()
-                        + "=" + new String(kv.value));
+                out.add(Arrays.toString(kv.key.key().get()) + "@"
+                        + kv.key.window().start() + "-" + kv.key.window().end() + "=" + new String(kv.value));
             }
         }
         return out;

@@ -47,20 +47,33 @@ final class WindowedTestApp {
     static Topology topology() {
         StreamsBuilder b = new StreamsBuilder();
         KStream<String, Long> events = b.stream(EVENTS, Consumed.with(Serdes.String(), Serdes.Long()));
-        KTable<String, String> profiles = b.table(PROFILES, Consumed.with(Serdes.String(), Serdes.String()),
+        KTable<String, String> profiles = b.table(
+                PROFILES,
+                Consumed.with(Serdes.String(), Serdes.String()),
                 Materialized.<String, String>as(BloomKvStores.persistentVersionedKeyValueStore(PROFILE_STORE, HISTORY))
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.String()));
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.String()));
         events.groupByKey(Grouped.with(Serdes.String(), Serdes.Long()))
                 .windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMinutes(1)))
-                .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>as(TUMBLING).withRetention(RETENTION));
+                .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>as(TUMBLING)
+                        .withRetention(RETENTION));
         events.groupByKey(Grouped.with(Serdes.String(), Serdes.Long()))
                 .windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMinutes(2)).advanceBy(Duration.ofMinutes(1)))
-                .aggregate(() -> 0L, (k, v, sum) -> sum + v,
-                        Materialized.<String, Long, WindowStore<Bytes, byte[]>>as(HOPPING).withValueSerde(Serdes.Long()).withRetention(RETENTION));
+                .aggregate(
+                        () -> 0L,
+                        (k, v, sum) -> sum + v,
+                        Materialized.<String, Long, WindowStore<Bytes, byte[]>>as(HOPPING)
+                                .withValueSerde(Serdes.Long())
+                                .withRetention(RETENTION));
         events.groupByKey(Grouped.with(Serdes.String(), Serdes.Long()))
                 .windowedBy(SessionWindows.ofInactivityGapWithNoGrace(Duration.ofSeconds(30)))
-                .aggregate(() -> 0L, (k, v, sum) -> sum + v, (k, a, c) -> a + c,
-                        Materialized.<String, Long, SessionStore<Bytes, byte[]>>as(SESSIONS).withValueSerde(Serdes.Long()).withRetention(RETENTION));
+                .aggregate(
+                        () -> 0L,
+                        (k, v, sum) -> sum + v,
+                        (k, a, c) -> a + c,
+                        Materialized.<String, Long, SessionStore<Bytes, byte[]>>as(SESSIONS)
+                                .withValueSerde(Serdes.Long())
+                                .withRetention(RETENTION));
         events.join(profiles, (amount, profile) -> profile)
                 .groupBy((user, profile) -> profile, Grouped.with("joined", Serdes.String(), Serdes.String()))
                 .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as(JOIN_COUNTS));
@@ -94,7 +107,8 @@ final class WindowedTestApp {
         streams.setUncaughtExceptionHandler(e -> {
             e.printStackTrace();
             System.out.flush();
-            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse
+                    .SHUTDOWN_CLIENT;
         });
         streams.start();
         System.out.println("child started");

@@ -1,7 +1,7 @@
 package io.bloomkv.engine.internal.compaction;
 
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.Options;
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.version.FileMetaData;
 import io.bloomkv.engine.internal.version.LevelTargets;
 import java.util.ArrayList;
@@ -34,7 +34,8 @@ public final class CompactionPicker {
         for (int level = 0; level < bytes.length; level++) {
             bytes[level] = levelBytes(v, level);
         }
-        return LevelTargets.compute(bytes, options.dynamicLevelBytes(), options.maxBytesForLevelBase(), options.levelSizeMultiplier());
+        return LevelTargets.compute(
+                bytes, options.dynamicLevelBytes(), options.maxBytesForLevelBase(), options.levelSizeMultiplier());
     }
 
     /** The most urgent level of {@code v} and its score. */
@@ -49,8 +50,9 @@ public final class CompactionPicker {
         for (int level = 0; level < v.numLevels() - 1; level++) {
             double score = level == 0
                     ? v.files(0).size() / (double) options.l0CompactionTrigger()
-                    : level < targets.baseLevel() ? 0 // above the base level: empty by construction
-                    : levelBytes(v, level) / (double) targets.target(level);
+                    : level < targets.baseLevel()
+                            ? 0 // above the base level: empty by construction
+                            : levelBytes(v, level) / (double) targets.target(level);
             if (score > bestScore) {
                 bestScore = score;
                 bestLevel = level;
@@ -72,12 +74,18 @@ public final class CompactionPicker {
      * {@link #pickAuto(LevelView, Options, IntFunction)}, then, when no level overflows, {@link #pickPeriodic} (with
      * {@code creationTime} null: no periodic compaction).
      */
-    public static Compaction pickAuto(LevelView v, Options options, IntFunction<byte[]> compactPointer,
-                                      LongUnaryOperator creationTime, long nowSeconds) {
+    public static Compaction pickAuto(
+            LevelView v,
+            Options options,
+            IntFunction<byte[]> compactPointer,
+            LongUnaryOperator creationTime,
+            long nowSeconds) {
         LevelTargets targets = targets(v, options);
         Score s = score(v, options, targets);
         if (s.score() < 1) {
-            return creationTime == null ? null : pickPeriodic(v, options, creationTime, nowSeconds, targets.baseLevel());
+            return creationTime == null
+                    ? null
+                    : pickPeriodic(v, options, creationTime, nowSeconds, targets.baseLevel());
         }
         return pickLevel(v, s.level(), compactPointer.apply(s.level()), targets.baseLevel());
     }
@@ -92,8 +100,8 @@ public final class CompactionPicker {
      * there (or is in the last level), is rewritten in place, never moved, so it is read and its outputs are new.
      * Null when the option is off or no table is old enough.
      */
-    public static Compaction pickPeriodic(LevelView v, Options options, LongUnaryOperator creationTime, long nowSeconds,
-                                          int baseLevel) {
+    public static Compaction pickPeriodic(
+            LevelView v, Options options, LongUnaryOperator creationTime, long nowSeconds, int baseLevel) {
         if (options.periodicCompaction() == null) {
             return null;
         }
@@ -118,8 +126,10 @@ public final class CompactionPicker {
             return withBelow(v, 0, baseLevel, v.files(0));
         }
         List<FileMetaData> below = oldestLevel + 1 < v.numLevels()
-                ? overlapping(v, oldestLevel + 1, oldest.smallestUserKey(), oldest.largestUserKey()) : List.of();
-        return below.isEmpty() ? new Compaction(oldestLevel, oldestLevel, List.of(oldest), List.of())
+                ? overlapping(v, oldestLevel + 1, oldest.smallestUserKey(), oldest.largestUserKey())
+                : List.of();
+        return below.isEmpty()
+                ? new Compaction(oldestLevel, oldestLevel, List.of(oldest), List.of())
                 : new Compaction(oldestLevel, oldestLevel + 1, List.of(oldest), below);
     }
 
@@ -187,7 +197,9 @@ public final class CompactionPicker {
         if (base.isEmpty()) {
             return null;
         }
-        return outputLevel == level ? new Compaction(level, level, base, List.of()) : withBelow(v, level, outputLevel, base);
+        return outputLevel == level
+                ? new Compaction(level, level, base, List.of())
+                : withBelow(v, level, outputLevel, base);
     }
 
     /** The deepest level holding a table that overlaps [from, to]; 0 when none does. */

@@ -28,11 +28,9 @@ public final class MergeCollapser {
     }
 
     /** One entry to write: an internal key and its value. */
-    public record Out(byte[] internalKey, byte[] value) {
-    }
+    public record Out(byte[] internalKey, byte[] value) {}
 
-    private MergeCollapser() {
-    }
+    private MergeCollapser() {}
 
     /**
      * With {@code it} on a MERGE entry of {@code userKey} that every reader sees, consumes that entry and every older
@@ -41,8 +39,8 @@ public final class MergeCollapser {
      *
      * @param valueMayBeBelow whether a level below the compaction's output may hold the key
      */
-    public static List<Out> collapse(MergingIterator it, byte[] userKey, MergeOperator operator, boolean valueMayBeBelow,
-                                     Dead dead) {
+    public static List<Out> collapse(
+            MergingIterator it, byte[] userKey, MergeOperator operator, boolean valueMayBeBelow, Dead dead) {
         List<byte[]> operands = new ArrayList<>(); // newest first
         List<Long> sequences = new ArrayList<>();
         boolean reachedBase = false;
@@ -72,7 +70,8 @@ public final class MergeCollapser {
             for (int i = operands.size() - 1; i >= 0; i--) {
                 oldestFirst.add(operands.get(i));
             }
-            out.add(new Out(InternalKey.encode(userKey, newest, ValueType.PUT),
+            out.add(new Out(
+                    InternalKey.encode(userKey, newest, ValueType.PUT),
                     KeyLookup.fullMerge(operator, userKey, base, oldestFirst)));
             return out;
         }

@@ -62,7 +62,8 @@ public final class OutputCutter {
      */
     public boolean shouldCutBefore(byte[] userKey, long outputSize) {
         boolean crossed = false;
-        while (next < grandparents.size() && Arrays.compareUnsigned(userKey, grandparents.get(next).largestUserKey()) > 0) {
+        while (next < grandparents.size()
+                && Arrays.compareUnsigned(userKey, grandparents.get(next).largestUserKey()) > 0) {
             next++;
             crossed = true;
         }

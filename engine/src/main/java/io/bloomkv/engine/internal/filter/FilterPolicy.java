@@ -29,8 +29,7 @@ import io.bloomkv.engine.internal.version.VersionSet;
  */
 public final class FilterPolicy {
     /** The filter of one new table: its kind, and its bits per key (0: no filter). */
-    public record TableFilter(FilterKind kind, double bitsPerKey) {
-    }
+    public record TableFilter(FilterKind kind, double bitsPerKey) {}
 
     /** Keys a table of unknown size is sized for when its RIBBON equivalence is computed (a large table). */
     static final long LARGE_TABLE_KEYS = 1 << 20;
@@ -64,8 +63,13 @@ public final class FilterPolicy {
      * {@link FilterAllocation#MONKEY} the bits follow the tree of {@code versions}' current Version as it will be once
      * the job is installed ({@link MonkeyAllocation#bitsPerKeyForLevel}).
      */
-    public TableFilter forTable(VersionSet versions, int level, long expectedEntries, Compaction job,
-                                byte[] smallestUserKey, byte[] largestUserKey) {
+    public TableFilter forTable(
+            VersionSet versions,
+            int level,
+            long expectedEntries,
+            Compaction job,
+            byte[] smallestUserKey,
+            byte[] largestUserKey) {
         FilterKind kind = kindForLevel(level);
         double bloomBits = bloomBitsPerKey(versions, level, expectedEntries, job, smallestUserKey, largestUserKey);
         return new TableFilter(kind, bitsPerKey(kind, budget, bloomBits, expectedEntries));
@@ -82,15 +86,20 @@ public final class FilterPolicy {
     }
 
     /** The Bloom budget of a new table of {@code level}, per the allocation (see {@link #forTable}). */
-    private double bloomBitsPerKey(VersionSet versions, int level, long expectedEntries, Compaction job,
-                                   byte[] smallestUserKey, byte[] largestUserKey) {
+    private double bloomBitsPerKey(
+            VersionSet versions,
+            int level,
+            long expectedEntries,
+            Compaction job,
+            byte[] smallestUserKey,
+            byte[] largestUserKey) {
         if (allocation == FilterAllocation.UNIFORM || bitsPerKey == 0) {
             return bitsPerKey;
         }
         Version v = versions.retainCurrent();
         try {
-            return MonkeyAllocation.bitsPerKeyForLevel(v, level, options, expectedEntries, job, smallestUserKey,
-                    largestUserKey);
+            return MonkeyAllocation.bitsPerKeyForLevel(
+                    v, level, options, expectedEntries, job, smallestUserKey, largestUserKey);
         } finally {
             v.release();
         }

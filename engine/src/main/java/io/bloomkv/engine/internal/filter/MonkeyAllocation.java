@@ -195,9 +195,17 @@ public final class MonkeyAllocation {
      * @param smallestUserKey the table's smallest user key, or null when not known
      * @param largestUserKey  the table's largest user key (or a bound above it), or null
      */
-    public static double bitsPerKeyForLevel(Version version, int level, Options options, long expectedEntries,
-                                            Compaction job, byte[] smallestUserKey, byte[] largestUserKey) {
-        if (smallestUserKey != null && largestUserKey != null && hasTableBelow(version, level)
+    public static double bitsPerKeyForLevel(
+            Version version,
+            int level,
+            Options options,
+            long expectedEntries,
+            Compaction job,
+            byte[] smallestUserKey,
+            byte[] largestUserKey) {
+        if (smallestUserKey != null
+                && largestUserKey != null
+                && hasTableBelow(version, level)
                 && overlapsNothingFrom(version, level == 0 ? 0 : level + 1, smallestUserKey, largestUserKey)) {
             return options.bitsPerKey();
         }
@@ -208,9 +216,11 @@ public final class MonkeyAllocation {
         long[] runs = runsAfter(levels, level, expectedEntries, job);
         // Under a filter memory budget the plan fits it (allocateWithinBudget); the shared budget's whole capacity
         // stands for this database's share.
-        long budget = options.sharedFilterBudget() != null ? options.sharedFilterBudget().capacityBytes()
+        long budget = options.sharedFilterBudget() != null
+                ? options.sharedFilterBudget().capacityBytes()
                 : options.filterMemoryBudget();
-        double bits = Math.min(MAX_BITS_PER_KEY, allocateWithinBudget(runs, options.bitsPerKey(), budget)[runs.length - 1]);
+        double bits =
+                Math.min(MAX_BITS_PER_KEY, allocateWithinBudget(runs, options.bitsPerKey(), budget)[runs.length - 1]);
         return Math.round(bits / BITS_GRANULARITY) * BITS_GRANULARITY;
     }
 
@@ -268,7 +278,8 @@ public final class MonkeyAllocation {
         return false;
     }
 
-    private static boolean overlapsNothingFrom(Version version, int fromLevel, byte[] smallestUserKey, byte[] largestUserKey) {
+    private static boolean overlapsNothingFrom(
+            Version version, int fromLevel, byte[] smallestUserKey, byte[] largestUserKey) {
         for (int l = fromLevel; l < version.numLevels(); l++) {
             if (!version.overlapping(l, smallestUserKey, largestUserKey).isEmpty()) {
                 return false;

@@ -17,6 +17,7 @@ public final class LevelIterator implements InternalIterator {
     private InternalIterator table;
     /** User-key bounds [lower, upper) of a bounded read, or both null: tables are then opened behind their range filters. */
     private final byte[] lower;
+
     private final byte[] upper;
 
     public LevelIterator(FileMetaData[] files, TableReader[] readers) {

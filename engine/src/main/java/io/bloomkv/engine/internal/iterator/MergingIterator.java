@@ -37,6 +37,7 @@ public final class MergingIterator implements InternalIterator {
     private final PriorityQueue<Child> maxHeap;
     /** The heap of the current direction: {@link #minHeap} forward, {@link #maxHeap} backward. */
     private PriorityQueue<Child> heap;
+
     private boolean forward = true;
     private Child current;
     private boolean closed;

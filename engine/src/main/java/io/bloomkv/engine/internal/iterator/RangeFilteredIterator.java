@@ -45,7 +45,8 @@ public final class RangeFilteredIterator implements InternalIterator {
 
     private static byte[] userKey(byte[] internalKey) {
         return internalKey.length >= InternalKey.TRAILER_SIZE
-                ? Arrays.copyOf(internalKey, internalKey.length - InternalKey.TRAILER_SIZE) : internalKey;
+                ? Arrays.copyOf(internalKey, internalKey.length - InternalKey.TRAILER_SIZE)
+                : internalKey;
     }
 
     /** True (and the iterator not valid) when the table's range filter rules out [lo, hi]. */

@@ -18,6 +18,7 @@ final class MemKey {
     final long trailer;
     /** Key bytes [0, 8) and [8, 16) as {@link #word}s. */
     final long prefix0;
+
     final long prefix1;
 
     MemKey(byte[] userKey, long trailer) {

@@ -38,6 +38,7 @@ import java.util.Arrays;
 final class MemSkipList {
     /** LevelDB's: with branching 4, searches stay O(log n) up to ~16M entries, far above a memtable's. */
     static final int MAX_HEIGHT = 12;
+
     private static final int BRANCHING = 4;
     /**
      * Bytes of an array's object header (mark word, compressed class pointer, length). Chunk lengths are a power of
@@ -100,7 +101,8 @@ final class MemSkipList {
         MemKey key = new MemKey(userKey, trailer);
         long at = findGreaterOrEqual(key, prev);
         if (at != 0 && compare(at, key) == 0) {
-            throw new IllegalStateException("memtable already holds this internal key (sequence " + (trailer >>> 8) + ")");
+            throw new IllegalStateException(
+                    "memtable already holds this internal key (sequence " + (trailer >>> 8) + ")");
         }
         int h = randomHeight();
         int keyWords = keyWords(userKey.length);

@@ -3,9 +3,9 @@ package io.bloomkv.engine.internal.memtable;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.KeyLookup;
+import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
-import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableReader;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,10 +29,12 @@ public final class MemTable {
      * bytes it really holds ({@link #approximateMemoryUsage}).
      */
     static final int ENTRY_OVERHEAD = 24;
+
     private static final byte[] EMPTY = new byte[0];
 
     /** The entries, keys and values copied in (flat, in large chunks). */
     private final MemSkipList table = new MemSkipList();
+
     private final AtomicLong approximateBytes = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
     private final long logNumber;
@@ -58,7 +60,8 @@ public final class MemTable {
      */
     public MemTable(long logNumber, long writeBufferSize, double filterBitsPerKey) {
         this.logNumber = logNumber;
-        this.filter = filterBitsPerKey > 0 ? new MemTableFilter(expectedEntries(writeBufferSize), filterBitsPerKey) : null;
+        this.filter =
+                filterBitsPerKey > 0 ? new MemTableFilter(expectedEntries(writeBufferSize), filterBitsPerKey) : null;
     }
 
     /**

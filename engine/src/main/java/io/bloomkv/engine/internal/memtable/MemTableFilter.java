@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 final class MemTableFilter {
     /** Seven 9-bit probe positions fit in one 64-bit word. */
     private static final int PROBES_PER_WORD = 7;
+
     private static final int WORDS_PER_BLOCK = FilterMath.BLOCK_BITS / 64;
 
     private final AtomicLongArray words;

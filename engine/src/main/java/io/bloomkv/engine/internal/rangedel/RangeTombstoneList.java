@@ -16,12 +16,14 @@ import java.util.TreeSet;
  */
 public final class RangeTombstoneList {
     /** The empty list. */
-    public static final RangeTombstoneList EMPTY = new RangeTombstoneList(new byte[0][], new byte[0][], new long[0][], 0);
+    public static final RangeTombstoneList EMPTY =
+            new RangeTombstoneList(new byte[0][], new byte[0][], new long[0][], 0);
 
     private final byte[][] starts;
     private final byte[][] ends;
     /** Per fragment, descending. */
     private final long[][] sequences;
+
     private final int tombstones;
 
     private RangeTombstoneList(byte[][] starts, byte[][] ends, long[][] sequences, int tombstones) {
@@ -68,13 +70,14 @@ public final class RangeTombstoneList {
             }
             final byte[] at = p;
             active.removeIf(t -> Arrays.compareUnsigned(t.end(), at) <= 0);
-            while (next < sorted.size() && Arrays.compareUnsigned(sorted.get(next).begin(), p) <= 0) {
+            while (next < sorted.size()
+                    && Arrays.compareUnsigned(sorted.get(next).begin(), p) <= 0) {
                 active.add(sorted.get(next++));
             }
             prev = p;
         }
-        return new RangeTombstoneList(s.toArray(new byte[0][]), e.toArray(new byte[0][]), q.toArray(new long[0][]),
-                sorted.size());
+        return new RangeTombstoneList(
+                s.toArray(new byte[0][]), e.toArray(new byte[0][]), q.toArray(new long[0][]), sorted.size());
     }
 
     private static void reverse(long[] a) {

@@ -14,6 +14,7 @@ final class LogFormat {
     static final int ZERO_TYPE = 0;
     /** The whole record in one fragment. */
     static final int FULL = 1;
+
     static final int FIRST = 2;
     static final int MIDDLE = 3;
     static final int LAST = 4;

@@ -1,6 +1,5 @@
 package io.bloomkv.engine.internal.record;
 
-import io.bloomkv.engine.internal.util.Crc32c;
 import static io.bloomkv.engine.internal.record.LogFormat.BLOCK_SIZE;
 import static io.bloomkv.engine.internal.record.LogFormat.FIRST;
 import static io.bloomkv.engine.internal.record.LogFormat.FULL;
@@ -11,6 +10,7 @@ import static io.bloomkv.engine.internal.record.LogFormat.MIDDLE;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.fs.ReadableFile;
 import io.bloomkv.engine.internal.util.Coding;
+import io.bloomkv.engine.internal.util.Crc32c;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -36,6 +36,7 @@ public final class LogReader implements Closeable {
     private final CRC32C crc = new CRC32C();
     /** File offset of {@link #block}[0]. */
     private long blockStart;
+
     private int blockLen;
     private int pos;
     private boolean eof;
@@ -172,7 +173,8 @@ public final class LogReader implements Closeable {
             int len = (block[pos + 4] & 0xff) | (block[pos + 5] & 0xff) << 8;
             int type = block[pos + 6] & 0xff;
             if (!LogFormat.isFragmentType(type)) {
-                badReason = type == LogFormat.ZERO_TYPE ? "zero-filled fragment header" : "unknown fragment type " + type;
+                badReason =
+                        type == LogFormat.ZERO_TYPE ? "zero-filled fragment header" : "unknown fragment type " + type;
                 return BAD;
             }
             if (pos + HEADER_SIZE + len > blockLen) {

@@ -1,6 +1,5 @@
 package io.bloomkv.engine.internal.record;
 
-import io.bloomkv.engine.internal.util.Crc32c;
 import static io.bloomkv.engine.internal.record.LogFormat.BLOCK_SIZE;
 import static io.bloomkv.engine.internal.record.LogFormat.FIRST;
 import static io.bloomkv.engine.internal.record.LogFormat.FULL;
@@ -9,6 +8,7 @@ import static io.bloomkv.engine.internal.record.LogFormat.LAST;
 import static io.bloomkv.engine.internal.record.LogFormat.MIDDLE;
 
 import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.util.Crc32c;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.internal.util.Coding;
 import java.nio.file.Path;
 import java.util.Comparator;
 

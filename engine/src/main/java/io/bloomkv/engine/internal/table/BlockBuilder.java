@@ -15,6 +15,7 @@ public final class BlockBuilder {
      * byte a flush or compaction writes) paid a lock per varint byte and per key and value appended.
      */
     private final ByteWriter buf = new ByteWriter(4096);
+
     private int[] restarts = new int[16];
     private int restartCount;
     private int sinceRestart;

@@ -1,10 +1,10 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.util.Coding;
 import com.github.luben.zstd.Zstd;
 import io.bloomkv.bloom.JvmEnvironment;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.internal.util.Coding;
 import java.nio.file.Path;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
@@ -22,8 +22,9 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  */
 final class BlockCodec {
     /** The JNI codec where native code may load without a JDK notice, else the pure-Java one (the same format). */
-    private static final LZ4Factory LZ4 = JvmEnvironment.nativeAccessEnabled()
-            ? LZ4Factory.fastestInstance() : LZ4Factory.fastestJavaInstance();
+    private static final LZ4Factory LZ4 =
+            JvmEnvironment.nativeAccessEnabled() ? LZ4Factory.fastestInstance() : LZ4Factory.fastestJavaInstance();
+
     private static final LZ4Compressor LZ4_COMPRESSOR = LZ4.fastCompressor();
     /** The bounds-checked decompressor: malformed input is an exception, never a read or write out of range. */
     private static final LZ4SafeDecompressor LZ4_DECOMPRESSOR = LZ4.safeDecompressor();
@@ -48,8 +49,8 @@ final class BlockCodec {
      */
     static int compress(Compression c, byte[] src, int len, byte[] dst) {
         if (len > TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE) {
-            throw new IllegalArgumentException("block of " + len + " bytes exceeds the limit "
-                    + TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE);
+            throw new IllegalArgumentException(
+                    "block of " + len + " bytes exceeds the limit " + TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE);
         }
         int h = Coding.putVarint32(dst, 0, len);
         switch (c) {
@@ -81,8 +82,11 @@ final class BlockCodec {
             throw new CorruptionException(kind + " block: malformed uncompressed length", file, offset);
         }
         if (declared < 0 || declared > TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE) {
-            throw new CorruptionException(kind + " block: uncompressed length " + declared + " outside [0, "
-                    + TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE + "]", file, offset);
+            throw new CorruptionException(
+                    kind + " block: uncompressed length " + declared + " outside [0, "
+                            + TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE + "]",
+                    file,
+                    offset);
         }
         int n = (int) declared;
         int at = r.pos;
@@ -106,8 +110,8 @@ final class BlockCodec {
             throw new CorruptionException(kind + " block does not decompress: " + e.getMessage(), file, offset, e);
         }
         if (got != n) {
-            throw new CorruptionException(kind + " block decompressed to " + got + " bytes, its header says " + n,
-                    file, offset);
+            throw new CorruptionException(
+                    kind + " block decompressed to " + got + " bytes, its header says " + n, file, offset);
         }
         return out;
     }

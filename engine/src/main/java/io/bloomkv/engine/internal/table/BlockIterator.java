@@ -1,8 +1,8 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.util.Coding;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.NoSuchElementException;
@@ -23,12 +23,15 @@ public final class BlockIterator implements InternalIterator {
 
     /** Offset of the current entry; {@code limit} when not valid. */
     private int current;
+
     private int nextOffset;
     /** The current key is {@code keyBuf[0, keyLen)}. */
     private byte[] keyBuf = new byte[32];
+
     private int keyLen;
     /** A copy of the current key made by {@link #keyRef()}, or null. */
     private byte[] keyCopy;
+
     private int valueOff;
     private int valueLen;
 

@@ -1,7 +1,7 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.internal.util.Crc32c;
 import java.nio.file.Path;
 
@@ -41,7 +41,8 @@ public record Footer(BlockHandle filter, BlockHandle index, BlockHandle properti
         long at = fileSize - TableFormat.FOOTER_SIZE;
         long magic = Coding.getFixed64(b, OFF_MAGIC);
         if (magic != TableFormat.MAGIC) {
-            throw new CorruptionException("not a bloomkv table: bad magic number 0x" + Long.toHexString(magic), file, at + OFF_MAGIC);
+            throw new CorruptionException(
+                    "not a bloomkv table: bad magic number 0x" + Long.toHexString(magic), file, at + OFF_MAGIC);
         }
         if (Coding.getFixed32(b, OFF_CRC) != Crc32c.maskedCrc32c(b, 0, OFF_CRC)) {
             throw new CorruptionException("footer checksum mismatch", file, at);
@@ -65,7 +66,8 @@ public record Footer(BlockHandle filter, BlockHandle index, BlockHandle properti
         long o = Coding.getFixed64(b, off);
         long s = Coding.getFixed64(b, off + 8);
         if (o < 0 || s < 0 || s > limit || o > limit - s - TableFormat.BLOCK_TRAILER_SIZE) {
-            throw new CorruptionException("footer block handle " + o + "+" + s + " outside the file", file, footerAt + off);
+            throw new CorruptionException(
+                    "footer block handle " + o + "+" + s + " outside the file", file, footerAt + off);
         }
         return new BlockHandle(o, s);
     }

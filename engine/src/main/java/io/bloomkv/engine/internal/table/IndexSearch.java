@@ -20,6 +20,7 @@ import java.util.Arrays;
 final class IndexSearch {
     /** Bits of a packed handle that hold the block's size; the offset takes the 40 above them. */
     private static final int SIZE_BITS = 24;
+
     private static final long SIZE_MASK = (1L << SIZE_BITS) - 1;
     /** A handle that does not pack (offset >= 512 GiB, size >= 16 MiB, or malformed): decode the entry instead. */
     static final long NOT_PACKED = -1;

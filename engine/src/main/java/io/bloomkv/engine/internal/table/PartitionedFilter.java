@@ -39,6 +39,7 @@ public final class PartitionedFilter {
     public static final int ENTRY_SIZE = 12;
     /** Default target bytes of one partition (RocksDB's {@code metadata_block_size} default). */
     public static final int DEFAULT_PARTITION_BYTES = 4096;
+
     public static final int MIN_PARTITION_BYTES = 64;
     public static final int MAX_PARTITION_BYTES = 1 << 20;
     /** Largest stored size the decoder accepts for one partition (a partition is a few KiB; this bounds a bad size). */
@@ -182,24 +183,28 @@ public final class PartitionedFilter {
      */
     public static Index decodeIndex(byte[] b, int len, long expectedCount, long indexOffset, Path path) {
         if (len < HEADER_SIZE || len > b.length) {
-            throw new CorruptionException("partitioned filter index of " + len + " bytes is shorter than its header", path, indexOffset);
+            throw new CorruptionException(
+                    "partitioned filter index of " + len + " bytes is shorter than its header", path, indexOffset);
         }
         if (Coding.getFixed32(b, 0) != MAGIC) {
             throw new CorruptionException("partitioned filter index has a bad magic number", path, indexOffset);
         }
         long count = Integer.toUnsignedLong(Coding.getFixed32(b, 4));
         if (count == 0 || count != expectedCount) {
-            throw new CorruptionException("partitioned filter index holds " + count + " partitions, properties say "
-                    + expectedCount, path, indexOffset);
+            throw new CorruptionException(
+                    "partitioned filter index holds " + count + " partitions, properties say " + expectedCount,
+                    path,
+                    indexOffset);
         }
         if ((long) len != HEADER_SIZE + ENTRY_SIZE * count) {
-            throw new CorruptionException("partitioned filter index of " + len + " bytes for " + count + " partitions", path,
-                    indexOffset);
+            throw new CorruptionException(
+                    "partitioned filter index of " + len + " bytes for " + count + " partitions", path, indexOffset);
         }
         int n = (int) count;
         long at = Coding.getFixed64(b, 8);
         if (at < 0 || at > indexOffset) {
-            throw new CorruptionException("partitioned filter starts at " + at + ", outside the table", path, indexOffset);
+            throw new CorruptionException(
+                    "partitioned filter starts at " + at + ", outside the table", path, indexOffset);
         }
         long[] last = new long[n];
         long[] offsets = new long[n];
@@ -209,7 +214,8 @@ public final class PartitionedFilter {
             last[i] = Coding.getFixed64(b, e);
             long size = Integer.toUnsignedLong(Coding.getFixed32(b, e + 8));
             if (size == 0 || size > MAX_STORED_PARTITION) {
-                throw new CorruptionException("filter partition " + i + " has a stored size of " + size, path, indexOffset);
+                throw new CorruptionException(
+                        "filter partition " + i + " has a stored size of " + size, path, indexOffset);
             }
             if (i > 0 && Long.compareUnsigned(last[i - 1], last[i]) >= 0) {
                 throw new CorruptionException("filter partitions out of hash order at " + i, path, indexOffset);
@@ -218,12 +224,15 @@ public final class PartitionedFilter {
             sizes[i] = (int) size;
             at += size + TableFormat.BLOCK_TRAILER_SIZE;
             if (at > indexOffset) {
-                throw new CorruptionException("filter partition " + i + " runs past the top-level index", path, indexOffset);
+                throw new CorruptionException(
+                        "filter partition " + i + " runs past the top-level index", path, indexOffset);
             }
         }
         if (at != indexOffset) {
-            throw new CorruptionException("filter partitions end at " + at + ", the top-level index starts at " + indexOffset,
-                    path, indexOffset);
+            throw new CorruptionException(
+                    "filter partitions end at " + at + ", the top-level index starts at " + indexOffset,
+                    path,
+                    indexOffset);
         }
         return new Index(last, offsets, sizes);
     }

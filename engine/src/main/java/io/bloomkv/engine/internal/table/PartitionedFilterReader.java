@@ -39,18 +39,28 @@ final class PartitionedFilterReader {
     private final PartitionedFilter.Index index;
     /** Resident partitions (no budget), null entries for broken ones; null with a budget. */
     private final Filter[] resident;
+
     private final FilterMemory budget;
     private final long budgetId;
     /** Pin bytes reserved in {@link #budget} for the resident top-level index (0 without a budget or index). */
     private final long indexReserved;
     /** Problems of partitions found broken, by partition; a broken partition is not loaded again. */
     private final AtomicReferenceArray<String> broken;
+
     private volatile String problem;
     /** With a budget and pinned: every partition, one reference each held by this reader (null entries: broken). */
     private volatile FilterMemory.Loaded[] pinned;
 
-    private PartitionedFilterReader(ReadableFile file, long fileSize, Path path, PartitionedFilter.Index index,
-            Filter[] resident, FilterMemory budget, long budgetId, long indexReserved, String problem) {
+    private PartitionedFilterReader(
+            ReadableFile file,
+            long fileSize,
+            Path path,
+            PartitionedFilter.Index index,
+            Filter[] resident,
+            FilterMemory budget,
+            long budgetId,
+            long indexReserved,
+            String problem) {
         this.file = file;
         this.fileSize = fileSize;
         this.path = path;
@@ -76,8 +86,9 @@ final class PartitionedFilterReader {
      * no room, the table has no usable filter). Never throws for damaged filter bytes (they fail open); I/O errors
      * propagate, as for the table's other blocks at open.
      */
-    static PartitionedFilterReader open(ReadableFile file, long fileSize, Path path, TableProperties props,
-            FilterMemory budgetOrNull) throws IOException {
+    static PartitionedFilterReader open(
+            ReadableFile file, long fileSize, Path path, TableProperties props, FilterMemory budgetOrNull)
+            throws IOException {
         long budgetId = budgetOrNull == null ? 0 : FilterMemory.newTableId();
         PartitionedFilter.Index index;
         try {
@@ -85,7 +96,8 @@ final class PartitionedFilterReader {
             byte[] b = TableReader.readVerified(file, fileSize, path, h, "filter partition index", false);
             index = PartitionedFilter.decodeIndex(b, (int) h.size(), props.filterPartitions(), h.offset(), path);
         } catch (CorruptionException e) {
-            return new PartitionedFilterReader(file, fileSize, path, null, null, budgetOrNull, budgetId, 0, e.getMessage());
+            return new PartitionedFilterReader(
+                    file, fileSize, path, null, null, budgetOrNull, budgetId, 0, e.getMessage());
         }
         if (budgetOrNull != null) {
             long charge = index.memoryBytes();
@@ -119,8 +131,8 @@ final class PartitionedFilterReader {
     }
 
     /** Reads, verifies and loads partition {@code i} off-heap. */
-    private static Filter readPartition(ReadableFile file, long fileSize, Path path, PartitionedFilter.Index index, int i)
-            throws IOException {
+    private static Filter readPartition(
+            ReadableFile file, long fileSize, Path path, PartitionedFilter.Index index, int i) throws IOException {
         BlockHandle h = index.handle(i);
         byte[] b = TableReader.readVerified(file, fileSize, path, h, "filter partition", false);
         return Filters.read(b, 0, (int) h.size());
@@ -291,7 +303,13 @@ final class PartitionedFilterReader {
     }
 
     /** Facts of the whole filter, summed or weighted over its partitions (for TableInfo and the dump tool). */
-    record Summary(FilterKind kind, int hashCount, long bitSize, long keyCount, double expectedFpp, double fractionOfBitsSet) {}
+    record Summary(
+            FilterKind kind,
+            int hashCount,
+            long bitSize,
+            long keyCount,
+            double expectedFpp,
+            double fractionOfBitsSet) {}
 
     /**
      * The {@link Summary} of the partitions that load (resident ones, or each read once from the file, not through the

@@ -24,6 +24,7 @@ public final class PointRead {
     private final long snapshot;
     /** The collecting sink, or null: the read ends at the newest visible entry. */
     private final KeyLookup lookup;
+
     private TableReader.Entry entry;
     private int filterChecks;
     private int filterUseful;

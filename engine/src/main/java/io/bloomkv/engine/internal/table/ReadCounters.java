@@ -26,6 +26,7 @@ public final class ReadCounters {
     public final LongAdder blockReadBytes = new LongAdder();
     /** Data blocks read by point reads (from cache or file). */
     public final LongAdder dataBlockAccesses = new LongAdder();
+
     public final LongAdder blockCacheHits = new LongAdder();
     public final LongAdder blockCacheMisses = new LongAdder();
     /** Range-filter probes made by bounded seeks (one per table asked). */
@@ -50,7 +51,8 @@ public final class ReadCounters {
     /** Adds {@code checks} filter probes, {@code useful} of which answered "definitely not". */
     public void recordProbes(long checks, long useful) {
         if (checks != 0) {
-            filterChecks.add(checks); // before useful: a reader of useful, then checks, never sees more useful than checks
+            filterChecks.add(
+                    checks); // before useful: a reader of useful, then checks, never sees more useful than checks
         }
         if (useful != 0) {
             filterUseful.add(useful);

@@ -26,8 +26,13 @@ public final class TableBuilderOptions {
         this(blockSize, restartInterval, filterKind, bitsPerKey, Compression.NONE, 0);
     }
 
-    private TableBuilderOptions(int blockSize, int restartInterval, FilterKind filterKind, double bitsPerKey,
-            Compression compression, int prefixLength) {
+    private TableBuilderOptions(
+            int blockSize,
+            int restartInterval,
+            FilterKind filterKind,
+            double bitsPerKey,
+            Compression compression,
+            int prefixLength) {
         if (blockSize < 64) {
             throw new IllegalArgumentException("block size must be >= 64 bytes: " + blockSize);
         }
@@ -59,7 +64,8 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions blockSize(int bytes) {
-        return carry(new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
+        return carry(
+                new TableBuilderOptions(bytes, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
     }
 
     /** Keys between restart points in data blocks. */
@@ -122,7 +128,8 @@ public final class TableBuilderOptions {
         if (!(bits == 0 || (bits >= 2 && bits <= 60))) {
             throw new IllegalArgumentException("range filter bits per key must be 0 or in [2, 60]: " + bits);
         }
-        TableBuilderOptions o = carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
+        TableBuilderOptions o = carry(
+                new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
         o.rangeFilterBitsPerKey = bits;
         o.creationTime = creationTime;
         return o;
@@ -137,7 +144,8 @@ public final class TableBuilderOptions {
         if (secondsSinceEpoch < 0) {
             throw new IllegalArgumentException("creation time must be >= 0: " + secondsSinceEpoch);
         }
-        TableBuilderOptions o = carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
+        TableBuilderOptions o = carry(
+                new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
         o.creationTime = secondsSinceEpoch;
         return o;
     }
@@ -152,11 +160,14 @@ public final class TableBuilderOptions {
     }
 
     public TableBuilderOptions filterPartitionBytes(int bytes) {
-        if (bytes != 0 && (bytes < PartitionedFilter.MIN_PARTITION_BYTES || bytes > PartitionedFilter.MAX_PARTITION_BYTES)) {
-            throw new IllegalArgumentException("filter partition bytes must be 0 or in [" + PartitionedFilter.MIN_PARTITION_BYTES
-                    + ", " + PartitionedFilter.MAX_PARTITION_BYTES + "]: " + bytes);
+        if (bytes != 0
+                && (bytes < PartitionedFilter.MIN_PARTITION_BYTES || bytes > PartitionedFilter.MAX_PARTITION_BYTES)) {
+            throw new IllegalArgumentException(
+                    "filter partition bytes must be 0 or in [" + PartitionedFilter.MIN_PARTITION_BYTES + ", "
+                            + PartitionedFilter.MAX_PARTITION_BYTES + "]: " + bytes);
         }
-        TableBuilderOptions o = carry(new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
+        TableBuilderOptions o = carry(
+                new TableBuilderOptions(blockSize, restartInterval, filterKind, bitsPerKey, compression, prefixLength));
         o.filterPartitionBytes = bytes;
         return o;
     }
@@ -174,7 +185,9 @@ public final class TableBuilderOptions {
 
     @Override
     public String toString() {
-        return "TableBuilderOptions{blockSize=" + blockSize + ", restartInterval=" + restartInterval
-                + ", filterKind=" + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + ", prefixLength=" + prefixLength + ", rangeFilterBitsPerKey=" + rangeFilterBitsPerKey + ", filterPartitionBytes=" + filterPartitionBytes + "}";
+        return "TableBuilderOptions{blockSize=" + blockSize + ", restartInterval=" + restartInterval + ", filterKind="
+                + filterKind + ", bitsPerKey=" + bitsPerKey + ", compression=" + compression + ", prefixLength="
+                + prefixLength + ", rangeFilterBitsPerKey=" + rangeFilterBitsPerKey + ", filterPartitionBytes="
+                + filterPartitionBytes + "}";
     }
 }

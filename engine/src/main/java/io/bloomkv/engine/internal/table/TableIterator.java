@@ -15,6 +15,7 @@ final class TableIterator implements InternalIterator {
     private final BlockIterator index;
     /** Sequential reads through a window of the file (compaction), or null: blocks through the block cache. */
     private final Readahead readahead;
+
     private BlockIterator data;
     private boolean closed;
 

@@ -1,10 +1,10 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.util.Coding;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -34,12 +34,15 @@ public final class TableProperties {
     static final String FILTER_PREFIX_LENGTH = "bloomkv.filter.prefix.length";
     /** Optional (absent = 0): distinct prefixes the filter holds besides the keys. */
     static final String FILTER_PREFIXES = "bloomkv.filter.prefixes";
+
     static final String FILTER_SIZE = "bloomkv.filter.size";
     /** Partitioned filter (engine/FORMAT.md "Partitioned filter"): the top-level index block and the partition count. */
     static final String FILTER_PARTITIONS = "bloomkv.filter.partitions";
+
     static final String FILTER_PARTITIONS_INDEX = "bloomkv.filter.partitions.index";
     /** Optional (absent: no range filter): the range filter block's handle and bits per key (engine/FORMAT.md). */
     static final String RANGE_FILTER_OFFSET = "bloomkv.range.filter.offset";
+
     static final String RANGE_FILTER_SIZE = "bloomkv.range.filter.size";
     static final String RANGE_FILTER_BITS_PER_KEY = "bloomkv.range.filter.bits.per.key";
     static final String INDEX_SIZE = "bloomkv.index.size";
@@ -50,9 +53,11 @@ public final class TableProperties {
     static final String RANGE_DELETIONS_BLOCK = "bloomkv.range.deletions.block";
     /** Optional (absent = 0; written only when non-zero): merge operands among the entries. */
     static final String MERGE_OPERANDS = "bloomkv.merge.operands";
+
     static final String SMALLEST_KEY = "bloomkv.key.smallest";
     /** Optional (absent = 0, written only when non-zero): seconds since the epoch the table was written at. */
     static final String CREATION_TIME = "bloomkv.creation.time";
+
     static final String RAW_KEY_SIZE = "bloomkv.raw.key.size";
     static final String RAW_VALUE_SIZE = "bloomkv.raw.value.size";
     static final String LARGEST_SEQ = "bloomkv.seq.largest";
@@ -282,7 +287,8 @@ public final class TableProperties {
 
     /** The table's key range contains {@code userKey} (by user key). */
     public boolean userKeyInRange(byte[] userKey) {
-        return InternalKey.compareUserKey(smallestKey, userKey) <= 0 && InternalKey.compareUserKey(largestKey, userKey) >= 0;
+        return InternalKey.compareUserKey(smallestKey, userKey) <= 0
+                && InternalKey.compareUserKey(largestKey, userKey) >= 0;
     }
 
     /** Every property as stored, by name (for dump tools); values are in their on-disk encoding. */
@@ -352,7 +358,8 @@ public final class TableProperties {
     }
 
     /** Decodes a properties block; a missing or malformed property is corruption at the block's offset. */
-    static TableProperties decode(Map<String, byte[]> raw, long fileSize, int formatVersion, Path file, long blockOffset) {
+    static TableProperties decode(
+            Map<String, byte[]> raw, long fileSize, int formatVersion, Path file, long blockOffset) {
         Decoder d = new Decoder(raw, file, blockOffset);
         Builder b = new Builder();
         b.entries = d.varint(ENTRIES);
@@ -378,7 +385,8 @@ public final class TableProperties {
         if (raw.containsKey(FILTER_PREFIX_LENGTH)) {
             long p = d.varint(FILTER_PREFIX_LENGTH);
             if (p > Integer.MAX_VALUE) {
-                throw new CorruptionException("property " + FILTER_PREFIX_LENGTH + " is out of range: " + p, file, blockOffset);
+                throw new CorruptionException(
+                        "property " + FILTER_PREFIX_LENGTH + " is out of range: " + p, file, blockOffset);
             }
             b.prefixLength = (int) p;
             b.filterPrefixes = raw.containsKey(FILTER_PREFIXES) ? d.varint(FILTER_PREFIXES) : 0;
@@ -388,17 +396,19 @@ public final class TableProperties {
         try {
             b.compression = Compression.fromCode((int) Math.min(compressionCode, Integer.MAX_VALUE));
         } catch (IllegalArgumentException e) {
-            throw new CorruptionException("property " + COMPRESSION + " names unknown compression " + compressionCode,
-                    file, blockOffset);
+            throw new CorruptionException(
+                    "property " + COMPRESSION + " names unknown compression " + compressionCode, file, blockOffset);
         }
-        b.dataUncompressedSize = raw.containsKey(DATA_UNCOMPRESSED_SIZE) ? d.varint(DATA_UNCOMPRESSED_SIZE) : b.dataSize;
+        b.dataUncompressedSize =
+                raw.containsKey(DATA_UNCOMPRESSED_SIZE) ? d.varint(DATA_UNCOMPRESSED_SIZE) : b.dataSize;
         b.dataBlocksCompressed = raw.containsKey(DATA_BLOCKS_COMPRESSED) ? d.varint(DATA_BLOCKS_COMPRESSED) : 0;
         if (raw.containsKey(RANGE_FILTER_OFFSET) || raw.containsKey(RANGE_FILTER_SIZE)) {
             long off = d.varint(RANGE_FILTER_OFFSET);
             long size = d.varint(RANGE_FILTER_SIZE);
             byte[] rb = d.bytes(RANGE_FILTER_BITS_PER_KEY);
             if (rb.length != 8 || size == 0 || off > fileSize || size > fileSize - off) {
-                throw new CorruptionException("range filter properties out of range: " + off + "+" + size, file, blockOffset);
+                throw new CorruptionException(
+                        "range filter properties out of range: " + off + "+" + size, file, blockOffset);
             }
             b.rangeFilter = new BlockHandle(off, size);
             b.rangeFilterBitsPerKey = Double.longBitsToDouble(Coding.getFixed64(rb, 0));
@@ -409,10 +419,18 @@ public final class TableProperties {
             Coding.Reader r = new Coding.Reader(h, 0, h.length);
             long off = r.varint64();
             long size = r.varint64();
-            if (!r.ok || r.pos != h.length || n <= 0 || n > Integer.MAX_VALUE || off < 0 || size <= 0
-                    || off > fileSize || size > fileSize - off) {
-                throw new CorruptionException("partitioned filter properties out of range: " + n + " partitions, index "
-                        + off + "+" + size, file, blockOffset);
+            if (!r.ok
+                    || r.pos != h.length
+                    || n <= 0
+                    || n > Integer.MAX_VALUE
+                    || off < 0
+                    || size <= 0
+                    || off > fileSize
+                    || size > fileSize - off) {
+                throw new CorruptionException(
+                        "partitioned filter properties out of range: " + n + " partitions, index " + off + "+" + size,
+                        file,
+                        blockOffset);
             }
             b.filterPartitionsIndex = new BlockHandle(off, size);
             b.filterPartitions = n;
@@ -426,7 +444,8 @@ public final class TableProperties {
             long off = r.varint64();
             long size = r.varint64();
             if (!r.ok || r.pos != h.length || off < 0 || size <= 0 || off > fileSize || size > fileSize) {
-                throw new CorruptionException("property " + RANGE_DELETIONS_BLOCK + " is not a block handle", file, blockOffset);
+                throw new CorruptionException(
+                        "property " + RANGE_DELETIONS_BLOCK + " is not a block handle", file, blockOffset);
             }
             b.rangeDeletionsBlock = new BlockHandle(off, size);
         }
@@ -491,7 +510,8 @@ public final class TableProperties {
     @Override
     public String toString() {
         return "TableProperties{entries=" + entries + ", deletions=" + deletions + ", dataBlocks=" + dataBlocks
-                + ", fileSize=" + fileSize + ", compression=" + compression + ", seq=[" + smallestSeq + ", " + largestSeq + "], filter=" + filterKind
+                + ", fileSize=" + fileSize + ", compression=" + compression + ", seq=[" + smallestSeq + ", "
+                + largestSeq + "], filter=" + filterKind
                 + "@" + bitsPerKey + " (" + filterBytes + " B, " + filterKeys + " keys)}";
     }
 

@@ -1,19 +1,18 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.bloom.Filter;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Filters;
 import io.bloomkv.bloom.RangeFilter;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
-import io.bloomkv.engine.internal.InternalKey;
-import io.bloomkv.engine.internal.KeyLookup;
-import io.bloomkv.engine.internal.rangedel.RangeTombstone;
-import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
-import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
+import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.internal.util.RefCount;
 import java.io.EOFException;
 import java.io.IOException;
@@ -74,6 +73,7 @@ public final class TableReader implements AutoCloseable {
     private final Block index;
     /** Fast point search of {@link #index}, or null (then the block's own search is used). */
     private final IndexSearch indexSearch;
+
     private final TableProperties properties;
     private final Map<String, byte[]> rawProperties;
     private final Filter filter;
@@ -81,6 +81,7 @@ public final class TableReader implements AutoCloseable {
     private final String filterProblem;
     /** The table's range filter (bloom RangeFilter, off-heap), or null: none written, or it failed to load. */
     private final RangeFilter rangeFilter;
+
     private final String rangeFilterProblem;
     private final BlockCache cache;
     private final ReadCounters counters;
@@ -94,11 +95,13 @@ public final class TableReader implements AutoCloseable {
      * ({@link #pinned}, by the version's residency pass) or loaded on demand through the budget's cache.
      */
     private final FilterMemory budget;
+
     private final long budgetId;
     /** Bytes a budgeted filter is charged: its serialized size (the off-heap body plus a few header bytes). */
     private final long budgetCharge;
     /** Range filter bytes reserved in {@link #budget} as pinned memory at open. */
     private final long rangeReserved;
+
     private volatile FilterMemory.Loaded pinned;
     /**
      * The table's partitioned point filter (engine/FORMAT.md "Partitioned filter"), or null: the filter is whole (the
@@ -109,16 +112,32 @@ public final class TableReader implements AutoCloseable {
     /** Why a budgeted filter could not be loaded (checksum, format), or null: the table is then read without it. */
     private volatile String budgetProblem;
 
-    private TableReader(Path path, long fileNumber, ReadableFile file, long fileSize, Footer footer, Block index,
-            TableProperties properties, Map<String, byte[]> rawProperties, Filter filter, String filterProblem,
-            RangeFilter rangeFilter, String rangeFilterProblem, BlockCache cache, ReadCounters counters,
-            RangeTombstoneList rangeTombstones, FilterMemory budget, long rangeReserved, PartitionedFilterReader partitions) {
+    private TableReader(
+            Path path,
+            long fileNumber,
+            ReadableFile file,
+            long fileSize,
+            Footer footer,
+            Block index,
+            TableProperties properties,
+            Map<String, byte[]> rawProperties,
+            Filter filter,
+            String filterProblem,
+            RangeFilter rangeFilter,
+            String rangeFilterProblem,
+            BlockCache cache,
+            ReadCounters counters,
+            RangeTombstoneList rangeTombstones,
+            FilterMemory budget,
+            long rangeReserved,
+            PartitionedFilterReader partitions) {
         this.path = path;
         this.partitions = partitions;
         this.rangeTombstones = rangeTombstones;
         this.budget = budget;
         this.budgetId = budget == null ? 0 : FilterMemory.newTableId();
-        this.budgetCharge = budget != null && footer.hasFilter() ? footer.filter().size() : 0;
+        this.budgetCharge =
+                budget != null && footer.hasFilter() ? footer.filter().size() : 0;
         this.rangeReserved = rangeReserved;
         this.refs = new RefCount("table " + path);
         this.fileNumber = fileNumber;
@@ -130,7 +149,8 @@ public final class TableReader implements AutoCloseable {
         this.properties = properties;
         this.rawProperties = rawProperties;
         this.filter = filter;
-        this.filterMemory = (filter == null ? 0 : filter.sizeInBytes()) + (rangeFilter == null ? 0 : rangeFilter.sizeInBytes())
+        this.filterMemory = (filter == null ? 0 : filter.sizeInBytes())
+                + (rangeFilter == null ? 0 : rangeFilter.sizeInBytes())
                 + (partitions == null ? 0 : partitions.residentBytes());
         this.filterProblem = filterProblem;
         this.rangeFilter = rangeFilter;
@@ -147,14 +167,21 @@ public final class TableReader implements AutoCloseable {
      *
      * @throws CorruptionException if the footer, index or properties block is damaged
      */
-    public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters)
+    public static TableReader open(
+            FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters)
             throws IOException {
         return open(fs, path, fileNumber, cacheOrNull, counters, TableReadMode.PREAD);
     }
 
     /** As the six-argument open without a filter memory budget (the filter stays resident). */
-    public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters,
-            TableReadMode mode) throws IOException {
+    public static TableReader open(
+            FileSystem fs,
+            Path path,
+            long fileNumber,
+            BlockCache cacheOrNull,
+            ReadCounters counters,
+            TableReadMode mode)
+            throws IOException {
         return open(fs, path, fileNumber, cacheOrNull, counters, mode, null);
     }
 
@@ -168,10 +195,18 @@ public final class TableReader implements AutoCloseable {
      * filter is not read here but pinned by {@link #pin} or loaded on demand through the budget's cache (its checksum
      * checked at each load), and the range filter is loaded only when its bytes fit the budget's pin allowance.
      */
-    public static TableReader open(FileSystem fs, Path path, long fileNumber, BlockCache cacheOrNull, ReadCounters counters,
-            TableReadMode mode, FilterMemory budgetOrNull) throws IOException {
+    public static TableReader open(
+            FileSystem fs,
+            Path path,
+            long fileNumber,
+            BlockCache cacheOrNull,
+            ReadCounters counters,
+            TableReadMode mode,
+            FilterMemory budgetOrNull)
+            throws IOException {
         ReadableFile mappedFile = mode == TableReadMode.MMAP ? mappedOrNull(fs, path) : null;
-        ReadableFile file = mappedFile != null ? mappedFile
+        ReadableFile file = mappedFile != null
+                ? mappedFile
                 : mode == TableReadMode.DIRECT ? fs.newDirectReadableFile(path) : fs.newReadableFile(path);
         Filter filter = null;
         RangeFilter rangeFilter = null;
@@ -188,8 +223,8 @@ public final class TableReader implements AutoCloseable {
             Block index = readBlock(file, size, path, footer.index(), "index");
             Block propsBlock = readBlock(file, size, path, footer.properties(), "properties");
             Map<String, byte[]> raw = TableProperties.readRaw(propsBlock);
-            TableProperties props = TableProperties.decode(raw, size, footer.formatVersion(), path,
-                    footer.properties().offset());
+            TableProperties props = TableProperties.decode(
+                    raw, size, footer.formatVersion(), path, footer.properties().offset());
             String problem = null;
             if (props.filterPartitionsIndex() != null && !footer.hasFilter()) {
                 partitions = PartitionedFilterReader.open(file, size, path, props, budgetOrNull);
@@ -205,7 +240,8 @@ public final class TableReader implements AutoCloseable {
                 }
             }
             String rangeProblem = null;
-            long rangeCharge = props.rangeFilter() == null ? 0 : props.rangeFilter().size();
+            long rangeCharge =
+                    props.rangeFilter() == null ? 0 : props.rangeFilter().size();
             boolean rangeFits = budgetOrNull == null || (rangeCharge > 0 && budgetOrNull.tryReservePin(rangeCharge));
             if (budgetOrNull != null && rangeFits) {
                 rangeReserved = rangeCharge;
@@ -215,7 +251,8 @@ public final class TableReader implements AutoCloseable {
             if (props.rangeFilter() != null && rangeFits) {
                 try {
                     byte[] rbytes = readVerified(file, size, path, props.rangeFilter(), "range filter", false);
-                    rangeFilter = RangeFilter.read(rbytes, 0, (int) props.rangeFilter().size());
+                    rangeFilter = RangeFilter.read(
+                            rbytes, 0, (int) props.rangeFilter().size());
                 } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
                     // As the point filter: a range filter that cannot be loaded is absent, every range "might contain".
                     rangeProblem = e.getMessage();
@@ -227,12 +264,32 @@ public final class TableReader implements AutoCloseable {
             // insert that evicts another (docs/operations.md, "Mapped reads").
             // A table written with compression whose data blocks all stayed raw (none shrank by 1/8: incompressible
             // values) reads as an uncompressed one: its blocks too are copied straight out of the mapping.
-            BlockCache cache = mappedFile != null
-                    && (props.compression() == Compression.NONE || props.dataBlocksCompressed() == 0) ? null : cacheOrNull;
-            RangeTombstoneList tombstones = props.rangeDeletionsBlock() == null ? RangeTombstoneList.EMPTY
+            BlockCache cache =
+                    mappedFile != null && (props.compression() == Compression.NONE || props.dataBlocksCompressed() == 0)
+                            ? null
+                            : cacheOrNull;
+            RangeTombstoneList tombstones = props.rangeDeletionsBlock() == null
+                    ? RangeTombstoneList.EMPTY
                     : readRangeTombstones(file, size, path, props);
-            return new TableReader(path, fileNumber, file, size, footer, index, props, raw, filter, problem, rangeFilter, rangeProblem, cache,
-                    counters == null ? new ReadCounters() : counters, tombstones, budgetOrNull, rangeReserved, partitions);
+            return new TableReader(
+                    path,
+                    fileNumber,
+                    file,
+                    size,
+                    footer,
+                    index,
+                    props,
+                    raw,
+                    filter,
+                    problem,
+                    rangeFilter,
+                    rangeProblem,
+                    cache,
+                    counters == null ? new ReadCounters() : counters,
+                    tombstones,
+                    budgetOrNull,
+                    rangeReserved,
+                    partitions);
         } catch (IOException | RuntimeException | Error e) {
             if (partitions != null) {
                 partitions.close();
@@ -259,10 +316,11 @@ public final class TableReader implements AutoCloseable {
      * Reads and checks the range-deletion block (engine/FORMAT.md, "Range deletion block"): every key an internal key
      * of type 0x0F, in strictly increasing order, each range non-empty, as many as the properties say.
      */
-    private static RangeTombstoneList readRangeTombstones(ReadableFile file, long size, Path path, TableProperties props)
-            throws IOException {
+    private static RangeTombstoneList readRangeTombstones(
+            ReadableFile file, long size, Path path, TableProperties props) throws IOException {
         BlockHandle h = props.rangeDeletionsBlock();
-        return decodeRangeTombstones(readBlock(file, size, path, h, "range deletion"), props.rangeDeletions(), path, h.offset());
+        return decodeRangeTombstones(
+                readBlock(file, size, path, h, "range deletion"), props.rangeDeletions(), path, h.offset());
     }
 
     /**
@@ -276,7 +334,8 @@ public final class TableReader implements AutoCloseable {
         for (it.seekToFirst(); it.valid(); it.next()) {
             byte[] key = it.key();
             if (key.length < InternalKey.TRAILER_SIZE + 1) {
-                throw new CorruptionException("range deletion key shorter than its trailer plus one byte", path, offset);
+                throw new CorruptionException(
+                        "range deletion key shorter than its trailer plus one byte", path, offset);
             }
             long trailer = InternalKey.trailer(key);
             if ((trailer & 0xFF) != RangeTombstone.TYPE_CODE) {
@@ -297,8 +356,11 @@ public final class TableReader implements AutoCloseable {
             }
         }
         if (ts.size() != expected) {
-            throw new CorruptionException("range deletion block holds " + (ts.size() > expected ? "more than " : "")
-                    + ts.size() + " tombstones, properties say " + expected, path, offset);
+            throw new CorruptionException(
+                    "range deletion block holds " + (ts.size() > expected ? "more than " : "") + ts.size()
+                            + " tombstones, properties say " + expected,
+                    path,
+                    offset);
         }
         return RangeTombstoneList.of(ts);
     }
@@ -323,8 +385,9 @@ public final class TableReader implements AutoCloseable {
      * be {@link TableFormat#NO_COMPRESSION} unless {@code mayBeCompressed}. Returns that array: the
      * stored contents are its first {@code h.size()} bytes, followed by the trailer.
      */
-    static byte[] readVerified(ReadableFile file, long size, Path path, BlockHandle h, String kind,
-            boolean mayBeCompressed) throws IOException {
+    static byte[] readVerified(
+            ReadableFile file, long size, Path path, BlockHandle h, String kind, boolean mayBeCompressed)
+            throws IOException {
         checkHandle(size, path, h, kind);
         int n = (int) h.size();
         byte[] buf = new byte[n + TableFormat.BLOCK_TRAILER_SIZE];
@@ -363,7 +426,8 @@ public final class TableReader implements AutoCloseable {
      * Reads and verifies the block {@code h} ({@link #readVerified}), decompresses it if its trailer
      * says so, and parses it (an uncompressed block's contents are not copied again).
      */
-    private static Block readBlock(ReadableFile file, long size, Path path, BlockHandle h, String kind) throws IOException {
+    private static Block readBlock(ReadableFile file, long size, Path path, BlockHandle h, String kind)
+            throws IOException {
         return decodeBlock(readVerified(file, size, path, h, kind, true), path, h, kind);
     }
 
@@ -431,7 +495,8 @@ public final class TableReader implements AutoCloseable {
 
     /** {@link #get(PointRead)}; {@code touched}: test the filter without its early exit (see {@link #touchFilter}). */
     private boolean probe(PointRead read, boolean touched) {
-        int ruledOut = budget != null || partitions != null ? budgetedProbe(read.hash()) : residentProbe(read.hash(), touched);
+        int ruledOut =
+                budget != null || partitions != null ? budgetedProbe(read.hash()) : residentProbe(read.hash(), touched);
         if (ruledOut < 0) {
             counters.tablesReadWithoutFilter.increment();
         } else {
@@ -490,8 +555,15 @@ public final class TableReader implements AutoCloseable {
      * true. The filter probes count as that many gets; {@code passed} is scratch of at least {@code count}. Same
      * holding contract as {@link #get(PointRead)}.
      */
-    public void getAll(byte[][] userKeys, int[] keys, long[] hashes, int count, long snapshotSeq, boolean[] passed,
-                       Entry[] out, boolean[] resolved) {
+    public void getAll(
+            byte[][] userKeys,
+            int[] keys,
+            long[] hashes,
+            int count,
+            long snapshotSeq,
+            boolean[] passed,
+            Entry[] out,
+            boolean[] resolved) {
         if (count == 0) {
             return;
         }
@@ -987,7 +1059,8 @@ public final class TableReader implements AutoCloseable {
                 data.add(handleOf(it));
             }
         } catch (CorruptionException e) {
-            bad.add(new BadBlock("index", footer.index().offset(), footer.index().size(), e.getMessage()));
+            bad.add(new BadBlock(
+                    "index", footer.index().offset(), footer.index().size(), e.getMessage()));
         }
         for (BlockHandle h : data) {
             try {
@@ -1007,7 +1080,8 @@ public final class TableReader implements AutoCloseable {
                 byte[] fbytes = readVerified(file, size, path, footer.filter(), "filter", false);
                 Filters.read(fbytes, 0, (int) footer.filter().size()).close();
             } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
-                bad.add(new BadBlock("filter", footer.filter().offset(), footer.filter().size(), e.getMessage()));
+                bad.add(new BadBlock(
+                        "filter", footer.filter().offset(), footer.filter().size(), e.getMessage()));
             }
         }
         if (properties.filterPartitionsIndex() != null) {
@@ -1039,7 +1113,10 @@ public final class TableReader implements AutoCloseable {
             }
         }
         if (data.size() != properties.dataBlocks() && bad.isEmpty()) {
-            bad.add(new BadBlock("index", footer.index().offset(), footer.index().size(),
+            bad.add(new BadBlock(
+                    "index",
+                    footer.index().offset(),
+                    footer.index().size(),
                     "index names " + data.size() + " data blocks, properties say " + properties.dataBlocks()));
         }
         return bad;
@@ -1165,10 +1242,13 @@ public final class TableReader implements AutoCloseable {
     BlockHandle handleOf(BlockIterator indexIt) {
         BlockHandle h = BlockHandle.decode(indexIt.valueArray(), indexIt.valueOffset(), indexIt.valueLength());
         if (h == null) {
-            throw new CorruptionException("malformed block handle in the index", path, footer.index().offset());
+            throw new CorruptionException(
+                    "malformed block handle in the index", path, footer.index().offset());
         }
         if (h.end() > footer.filter().offset()) { // data blocks precede the filter (or where it would be)
-            throw new CorruptionException("index names a data block " + h + " beyond the data area", path,
+            throw new CorruptionException(
+                    "index names a data block " + h + " beyond the data area",
+                    path,
                     footer.index().offset());
         }
         return h;

@@ -1,20 +1,20 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.bloom.Filter;
 import io.bloomkv.bloom.Filters;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.bloom.RangeFilter;
 import io.bloomkv.engine.Compression;
-import io.bloomkv.engine.internal.InternalKey;
-import io.bloomkv.engine.internal.rangedel.RangeTombstone;
-import java.util.List;
-import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.internal.util.Crc32c;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -39,16 +39,19 @@ public final class TableWriter implements Closeable {
     private final byte[] trailer = new byte[TableFormat.BLOCK_TRAILER_SIZE];
     /** Reused output buffer of the block compressor (grown on demand). */
     private byte[] compressed = new byte[0];
+
     private long[] userKeyHashes;
     private int hashCount;
     private long offset;
     private byte[] lastKey;
     /** The last prefix whose hash went into the filter (prefix filters only). */
     private byte[] lastPrefix;
+
     private boolean finished;
     private boolean closed;
     /** Collects the distinct user keys for the range filter, or null without one. */
     private RangeFilter.Builder rangeFilter;
+
     private final java.util.List<RangeTombstone> rangeTombstones = new java.util.ArrayList<>();
 
     public TableWriter(WritableFile file, TableBuilderOptions opts, long expectedKeys) {
@@ -90,10 +93,12 @@ public final class TableWriter implements Closeable {
         if (lastKey != null) {
             int c = InternalKey.compareUserKeys(lastKey, internalKey);
             newUserKey = c != 0;
-            if (c > 0 || (c == 0 && Long.compareUnsigned(InternalKey.trailer(internalKey),
-                    InternalKey.trailer(lastKey)) >= 0)) {
-                throw new IllegalArgumentException("keys out of order: " + Arrays.toString(internalKey)
-                        + " does not sort after the previous key");
+            if (c > 0
+                    || (c == 0
+                            && Long.compareUnsigned(InternalKey.trailer(internalKey), InternalKey.trailer(lastKey))
+                                    >= 0)) {
+                throw new IllegalArgumentException(
+                        "keys out of order: " + Arrays.toString(internalKey) + " does not sort after the previous key");
             }
         }
         if (newUserKey && opts.hasFilter()) {
@@ -216,14 +221,15 @@ public final class TableWriter implements Closeable {
         // Filter block.
         BlockHandle filterHandle;
         int keysPerPartition = opts.filterPartitionBytes() > 0
-                ? PartitionedFilter.keysPerPartition(opts.filterPartitionBytes(), opts.bitsPerKey()) : Integer.MAX_VALUE;
+                ? PartitionedFilter.keysPerPartition(opts.filterPartitionBytes(), opts.bitsPerKey())
+                : Integer.MAX_VALUE;
         if (opts.hasFilter() && hashCount > keysPerPartition) {
             // Partitioned filter (engine/FORMAT.md "Partitioned filter"): the partitions where the filter block would
             // be, then the top-level index; the footer's filter handle is empty and points where the partitions start
             // (the data area still ends there), so a reader that does not know partitions reads the table unfiltered.
             long first = offset;
-            PartitionedFilter.Built built = PartitionedFilter.build(opts.filterKind(), userKeyHashes, hashCount,
-                    opts.bitsPerKey(), keysPerPartition);
+            PartitionedFilter.Built built = PartitionedFilter.build(
+                    opts.filterKind(), userKeyHashes, hashCount, opts.bitsPerKey(), keysPerPartition);
             long[] sizes = new long[built.partitions().size()];
             long total = 0;
             for (int i = 0; i < sizes.length; i++) {
@@ -231,8 +237,8 @@ public final class TableWriter implements Closeable {
                 sizes[i] = writeBlock(part, Compression.NONE).size();
                 total += part.length;
             }
-            props.filterPartitionsIndex = writeBlock(PartitionedFilter.encodeIndex(first, built.lastHashes(), sizes),
-                    Compression.NONE);
+            props.filterPartitionsIndex =
+                    writeBlock(PartitionedFilter.encodeIndex(first, built.lastHashes(), sizes), Compression.NONE);
             props.filterPartitions = sizes.length;
             filterHandle = new BlockHandle(first, 0);
             props.filterKind = opts.filterKind();

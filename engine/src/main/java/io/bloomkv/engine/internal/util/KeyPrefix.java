@@ -16,8 +16,7 @@ import java.util.Arrays;
 public final class KeyPrefix {
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
-    private KeyPrefix() {
-    }
+    private KeyPrefix() {}
 
     /** The zero-padded big-endian first 8 bytes of {@code key}. */
     public static long of(byte[] key) {

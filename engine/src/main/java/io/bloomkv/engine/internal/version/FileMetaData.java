@@ -19,8 +19,14 @@ public final class FileMetaData {
     private final byte[] smallestUserKey;
     private final byte[] largestUserKey;
 
-    public FileMetaData(long number, long fileSize, byte[] smallest, byte[] largest, long entries,
-                        long smallestSequence, long largestSequence) {
+    public FileMetaData(
+            long number,
+            long fileSize,
+            byte[] smallest,
+            byte[] largest,
+            long entries,
+            long smallestSequence,
+            long largestSequence) {
         if (smallest.length < InternalKey.TRAILER_SIZE || largest.length < InternalKey.TRAILER_SIZE) {
             throw new IllegalArgumentException("table key range must be internal keys");
         }
@@ -37,8 +43,14 @@ public final class FileMetaData {
 
     /** The metadata of table {@code number} from the properties its writer returned. */
     public static FileMetaData of(long number, TableProperties props) {
-        return new FileMetaData(number, props.fileSize(), props.smallestKey(), props.largestKey(), props.entries(),
-                props.smallestSeq(), props.largestSeq());
+        return new FileMetaData(
+                number,
+                props.fileSize(),
+                props.smallestKey(),
+                props.largestKey(),
+                props.entries(),
+                props.smallestSeq(),
+                props.largestSeq());
     }
 
     public long number() {
@@ -95,6 +107,7 @@ public final class FileMetaData {
 
     @Override
     public String toString() {
-        return "#" + number + "(" + fileSize + " bytes, " + entries + " entries, seq " + smallestSequence + ".." + largestSequence + ")";
+        return "#" + number + "(" + fileSize + " bytes, " + entries + " entries, seq " + smallestSequence + ".."
+                + largestSequence + ")";
     }
 }

@@ -14,7 +14,14 @@ public final class FileNames {
     public static final String MANIFEST_PREFIX = "MANIFEST-";
 
     /** The kinds of file a database directory holds. */
-    public enum Kind { LOG, TABLE, MANIFEST, CURRENT, LOCK, TEMP }
+    public enum Kind {
+        LOG,
+        TABLE,
+        MANIFEST,
+        CURRENT,
+        LOCK,
+        TEMP
+    }
 
     /** A parsed file name. {@code number} is -1 for CURRENT and LOCK. */
     public record Parsed(Kind kind, long number) {}

@@ -27,6 +27,7 @@ public final class TableCache implements AutoCloseable {
     private final TableReadMode readMode;
     /** The filter memory budget the tables' filters are charged to, or null: every filter resident. */
     private final FilterMemory filterMemory;
+
     private final ConcurrentHashMap<Long, TableReader> open = new ConcurrentHashMap<>();
     private final AtomicLong opened = new AtomicLong();
     private final AtomicLong evicted = new AtomicLong();
@@ -36,12 +37,18 @@ public final class TableCache implements AutoCloseable {
     }
 
     /** Tables are opened for {@code readMode}'s reads ({@link TableReader#open(FileSystem, Path, long, BlockCache, ReadCounters, TableReadMode)}). */
-    public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters, TableReadMode readMode) {
+    public TableCache(
+            FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters, TableReadMode readMode) {
         this(fs, dir, blockCacheOrNull, counters, readMode, null);
     }
 
     /** As the five-argument constructor, the tables' filters charged to {@code filterMemoryOrNull}. */
-    public TableCache(FileSystem fs, Path dir, BlockCache blockCacheOrNull, ReadCounters counters, TableReadMode readMode,
+    public TableCache(
+            FileSystem fs,
+            Path dir,
+            BlockCache blockCacheOrNull,
+            ReadCounters counters,
+            TableReadMode readMode,
             FilterMemory filterMemoryOrNull) {
         this.filterMemory = filterMemoryOrNull;
         this.readMode = readMode;
@@ -60,7 +67,8 @@ public final class TableCache implements AutoCloseable {
         synchronized (this) {
             r = open.get(number);
             if (r == null) {
-                r = TableReader.open(fs, FileNames.tableFile(dir, number), number, blockCache, counters, readMode, filterMemory);
+                r = TableReader.open(
+                        fs, FileNames.tableFile(dir, number), number, blockCache, counters, readMode, filterMemory);
                 open.put(number, r);
                 opened.incrementAndGet();
             }

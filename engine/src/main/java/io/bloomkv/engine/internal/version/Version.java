@@ -1,12 +1,12 @@
 package io.bloomkv.engine.internal.version;
 
 import io.bloomkv.engine.internal.KeyLookup;
-import io.bloomkv.engine.internal.rangedel.RangeTombstone;
-import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.iterator.LevelIterator;
 import io.bloomkv.engine.internal.iterator.RangeFilteredIterator;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.PointRead;
 import io.bloomkv.engine.internal.table.TableReader;
@@ -33,6 +33,7 @@ public final class Version implements LevelView {
     private final TableReader[][] readers;
     /** {@link KeyPrefix}es of each table's smallest and largest user key, per level: a get compares these first. */
     private final long[][] smallestPrefix;
+
     private final long[][] largestPrefix;
     private final RefCount refs = new RefCount("version");
     private final LevelTargets targets;
@@ -41,7 +42,12 @@ public final class Version implements LevelView {
     /** True when some table holds a range tombstone (point reads then take {@link #collect}). */
     private final boolean hasRangeTombstones;
 
-    Version(VersionSet owner, List<List<FileMetaData>> levels, TableCache tables, LevelTargets targets, int compactionLevel,
+    Version(
+            VersionSet owner,
+            List<List<FileMetaData>> levels,
+            TableCache tables,
+            LevelTargets targets,
+            int compactionLevel,
             double compactionScore) {
         this.owner = owner;
         this.files = new FileMetaData[levels.size()][];
@@ -223,7 +229,8 @@ public final class Version implements LevelView {
         for (int level = 1; level < files.length; level++) {
             FileMetaData[] fs = files[level];
             int i = findFile(level, userKey, keyPrefix);
-            if (i < fs.length && KeyPrefix.compare(keyPrefix, userKey, smallestPrefix[level][i], fs[i].smallestUserKey()) >= 0) {
+            if (i < fs.length
+                    && KeyPrefix.compare(keyPrefix, userKey, smallestPrefix[level][i], fs[i].smallestUserKey()) >= 0) {
                 candidates[n++] = readers[level][i];
             }
         }
@@ -308,8 +315,13 @@ public final class Version implements LevelView {
      * key order, so keys sharing a data block read it back to back, the second from the block cache).
      * {@code order} lists the key indices sorted by key.
      */
-    public void multiGet(byte[][] userKeys, long[] hashes, int[] order, long snapshotSequence, TableReader.Entry[] out,
-                         boolean[] resolved) {
+    public void multiGet(
+            byte[][] userKeys,
+            long[] hashes,
+            int[] order,
+            long snapshotSequence,
+            TableReader.Entry[] out,
+            boolean[] resolved) {
         int n = order.length;
         int[] batchKeys = new int[n];
         long[] batchHashes = new long[n];
@@ -357,8 +369,8 @@ public final class Version implements LevelView {
                 }
                 if (t != table) {
                     if (count > 0) {
-                        readers[level][table].getAll(userKeys, batchKeys, batchHashes, count, snapshotSequence, passed, out,
-                                resolved);
+                        readers[level][table].getAll(
+                                userKeys, batchKeys, batchHashes, count, snapshotSequence, passed, out, resolved);
                     }
                     table = t;
                     count = 0;
@@ -367,7 +379,8 @@ public final class Version implements LevelView {
                 batchHashes[count++] = hashes[k];
             }
             if (count > 0) {
-                readers[level][table].getAll(userKeys, batchKeys, batchHashes, count, snapshotSequence, passed, out, resolved);
+                readers[level][table].getAll(
+                        userKeys, batchKeys, batchHashes, count, snapshotSequence, passed, out, resolved);
             }
         }
     }
@@ -483,7 +496,8 @@ public final class Version implements LevelView {
                 }
             }
             if (keptFiles != null) {
-                out.add(new LevelIterator(keptFiles.toArray(new FileMetaData[0]), keptReaders.toArray(new TableReader[0])));
+                out.add(new LevelIterator(
+                        keptFiles.toArray(new FileMetaData[0]), keptReaders.toArray(new TableReader[0])));
             }
         }
         return out;

@@ -146,9 +146,15 @@ public final class VersionEdit {
         }
         for (LevelFile lf : newFiles) {
             FileMetaData f = lf.file();
-            w.putVarint32(TAG_NEW_FILE).putVarint32(lf.level()).putVarint64(f.number()).putVarint64(f.fileSize())
-                    .putLengthPrefixed(f.smallest()).putLengthPrefixed(f.largest()).putVarint64(f.entries())
-                    .putVarint64(f.smallestSequence()).putVarint64(f.largestSequence());
+            w.putVarint32(TAG_NEW_FILE)
+                    .putVarint32(lf.level())
+                    .putVarint64(f.number())
+                    .putVarint64(f.fileSize())
+                    .putLengthPrefixed(f.smallest())
+                    .putLengthPrefixed(f.largest())
+                    .putVarint64(f.entries())
+                    .putVarint64(f.smallestSequence())
+                    .putVarint64(f.largestSequence());
         }
         return w.toByteArray();
     }
@@ -196,7 +202,9 @@ public final class VersionEdit {
                     long entries = r.getVarint64();
                     long smallestSeq = r.getVarint64();
                     long largestSeq = r.getVarint64();
-                    e.newFiles.add(new LevelFile(level, new FileMetaData(number, size, smallest, largest, entries, smallestSeq, largestSeq)));
+                    e.newFiles.add(new LevelFile(
+                            level,
+                            new FileMetaData(number, size, smallest, largest, entries, smallestSeq, largestSeq)));
                     break;
                 }
                 default:
@@ -226,7 +234,7 @@ public final class VersionEdit {
 
     @Override
     public String toString() {
-        return "VersionEdit{" + (ttl ? "ttl, " : "") + "log=" + logNumber + ", next=" + nextFileNumber + ", lastSeq=" + lastSequence
-                + ", deleted=" + deletedFiles + ", added=" + newFiles + "}";
+        return "VersionEdit{" + (ttl ? "ttl, " : "") + "log=" + logNumber + ", next=" + nextFileNumber + ", lastSeq="
+                + lastSequence + ", deleted=" + deletedFiles + ", added=" + newFiles + "}";
     }
 }

@@ -1,16 +1,16 @@
 package io.bloomkv.engine.internal.version;
 
 import io.bloomkv.engine.CorruptionException;
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.Options;
-import io.bloomkv.engine.internal.compaction.CompactionPicker;
-import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
 import io.bloomkv.engine.fs.WritableFile;
-import io.bloomkv.engine.internal.util.ByteReader;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.compaction.CompactionPicker;
+import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.record.LogReader;
 import io.bloomkv.engine.internal.record.LogWriter;
+import io.bloomkv.engine.internal.util.ByteReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
@@ -49,6 +49,7 @@ public final class VersionSet implements AutoCloseable {
     private int numLevels;
     /** Whether values carry a write time (Options.ttl): fixed at create, recorded in every MANIFEST snapshot. */
     private boolean ttl;
+
     private byte[][] compactPointers;
     private final AtomicLong nextFileNumber = new AtomicLong(1);
     private volatile long logNumber;
@@ -111,7 +112,8 @@ public final class VersionSet implements AutoCloseable {
         Integer levels = null;
         boolean ttlDb = false;
         List<VersionEdit> edits = new ArrayList<>();
-        try (ReadableFile f = fs.newReadableFile(manifest); LogReader reader = new LogReader(f)) {
+        try (ReadableFile f = fs.newReadableFile(manifest);
+                LogReader reader = new LogReader(f)) {
             byte[] record;
             long index = 0;
             while ((record = reader.readRecord()) != null) {
@@ -119,7 +121,8 @@ public final class VersionSet implements AutoCloseable {
                 try {
                     e = VersionEdit.decode(record);
                 } catch (ByteReader.MalformedInputException ex) {
-                    throw new CorruptionException("MANIFEST record " + index + " does not parse: " + ex.getMessage(), manifest, -1, ex);
+                    throw new CorruptionException(
+                            "MANIFEST record " + index + " does not parse: " + ex.getMessage(), manifest, -1, ex);
                 }
                 edits.add(e);
                 index++;
@@ -141,8 +144,11 @@ public final class VersionSet implements AutoCloseable {
             throw new CorruptionException("CURRENT names a MANIFEST that does not exist", manifest, -1, e);
         }
         if (log == null || next == null || last == null || levels == null) {
-            throw new CorruptionException("MANIFEST lacks its counters (log " + log + ", next file " + next
-                    + ", last sequence " + last + ", levels " + levels + ")", manifest, -1);
+            throw new CorruptionException(
+                    "MANIFEST lacks its counters (log " + log + ", next file " + next + ", last sequence " + last
+                            + ", levels " + levels + ")",
+                    manifest,
+                    -1);
         }
         if (levels < 1) {
             // Found by ManifestFuzzTest: 0 levels made replay index an empty level list.
@@ -197,7 +203,8 @@ public final class VersionSet implements AutoCloseable {
         for (VersionEdit.DeletedFile d : edit.deletedFiles()) {
             checkLevel(d.level(), out.size());
             if (!out.get(d.level()).removeIf(f -> f.number() == d.number())) {
-                throw new IllegalStateException("edit deletes file " + d.number() + " that level " + d.level() + " does not hold");
+                throw new IllegalStateException(
+                        "edit deletes file " + d.number() + " that level " + d.level() + " does not hold");
             }
         }
         for (VersionEdit.LevelFile lf : edit.newFiles()) {
@@ -213,8 +220,11 @@ public final class VersionSet implements AutoCloseable {
             List<FileMetaData> files = out.get(level);
             files.sort((a, b) -> InternalKey.compare(a.smallest(), b.smallest()));
             for (int i = 1; i < files.size(); i++) {
-                if (Arrays.compareUnsigned(files.get(i - 1).largestUserKey(), files.get(i).smallestUserKey()) >= 0) {
-                    throw new IllegalStateException("tables " + files.get(i - 1) + " and " + files.get(i) + " overlap in level " + level);
+                if (Arrays.compareUnsigned(
+                                files.get(i - 1).largestUserKey(), files.get(i).smallestUserKey())
+                        >= 0) {
+                    throw new IllegalStateException(
+                            "tables " + files.get(i - 1) + " and " + files.get(i) + " overlap in level " + level);
                 }
             }
         }
@@ -275,8 +285,12 @@ public final class VersionSet implements AutoCloseable {
             if (newManifest) {
                 newNumber = newFileNumber();
                 log = new LogWriter(fs.newWritableFile(FileNames.manifestFile(dir, newNumber)));
-                VersionEdit snapshot = new VersionEdit().numLevels(numLevels).ttl(ttl).logNumber(logNumber)
-                        .nextFileNumber(nextFileNumber.get()).lastSequence(lastSequence);
+                VersionEdit snapshot = new VersionEdit()
+                        .numLevels(numLevels)
+                        .ttl(ttl)
+                        .logNumber(logNumber)
+                        .nextFileNumber(nextFileNumber.get())
+                        .lastSequence(lastSequence);
                 for (int level = 0; level < savedPointers.length; level++) {
                     if (savedPointers[level] != null) {
                         snapshot.compactPointer(level, savedPointers[level]);
@@ -329,7 +343,8 @@ public final class VersionSet implements AutoCloseable {
     /** Writes and fsyncs the temp file that will replace CURRENT, naming MANIFEST {@code manifest}. */
     private Path writeCurrentTemp(long manifest) throws IOException {
         Path tmp = FileNames.tempFile(dir, manifest);
-        byte[] content = (FileNames.MANIFEST_PREFIX + String.format("%06d", manifest) + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] content =
+                (FileNames.MANIFEST_PREFIX + String.format("%06d", manifest) + "\n").getBytes(StandardCharsets.UTF_8);
         try (WritableFile f = fs.newWritableFile(tmp)) {
             f.append(content, 0, content.length);
             f.sync();

@@ -2,11 +2,11 @@ package io.bloomkv.engine.internal.compaction;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.Options;
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
-import io.bloomkv.engine.internal.version.FileMetaData;
 import io.bloomkv.engine.internal.record.DataDriven;
+import io.bloomkv.engine.internal.version.FileMetaData;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -48,9 +48,11 @@ class CompactionPickerDataDrivenTest {
         switch (c.command) {
             case "define": {
                 int n = (int) c.getLong("levels", 4);
-                options = Options.defaults().numLevels(n)
+                options = Options.defaults()
+                        .numLevels(n)
                         .l0CompactionTrigger((int) c.getLong("l0-trigger", 4))
-                        .l0SlowdownWritesTrigger(100).l0StopWritesTrigger(100)
+                        .l0SlowdownWritesTrigger(100)
+                        .l0StopWritesTrigger(100)
                         .maxBytesForLevelBase(c.getLong("base", 4096))
                         .levelSizeMultiplier((int) c.getLong("multiplier", 10))
                         .dynamicLevelBytes(Boolean.parseBoolean(c.get("dynamic", "false")));
@@ -77,8 +79,12 @@ class CompactionPickerDataDrivenTest {
                     String[] lk = p.split(":");
                     pointers[Integer.parseInt(lk[0])] = lk[1];
                 }
-                return describe(CompactionPicker.pickAuto(levels, options,
-                        level -> pointers[level] == null ? null : InternalKey.encode(pointers[level].getBytes(UTF_8), 0, ValueType.PUT)));
+                return describe(CompactionPicker.pickAuto(
+                        levels,
+                        options,
+                        level -> pointers[level] == null
+                                ? null
+                                : InternalKey.encode(pointers[level].getBytes(UTF_8), 0, ValueType.PUT)));
             }
             case "pick-periodic": {
                 long now = c.getLong("now", 0);
@@ -89,13 +95,20 @@ class CompactionPickerDataDrivenTest {
                     created.put(Long.parseLong(nt[0]), Long.parseLong(nt[1]));
                 }
                 Options o = options.copy().periodicCompaction(java.time.Duration.ofSeconds(c.getLong("period", 3600)));
-                return describe(CompactionPicker.pickAuto(levels, o, level -> null, n -> created.getOrDefault(n, now), now));
+                return describe(
+                        CompactionPicker.pickAuto(levels, o, level -> null, n -> created.getOrDefault(n, now), now));
             }
             case "pick-range":
-                return describe(CompactionPicker.pickRange(levels, (int) c.getLong("level", 0), key(c.get("from", null)),
-                        key(c.get("to", null)), Boolean.parseBoolean(c.get("in-place", "false"))));
+                return describe(CompactionPicker.pickRange(
+                        levels,
+                        (int) c.getLong("level", 0),
+                        key(c.get("from", null)),
+                        key(c.get("to", null)),
+                        Boolean.parseBoolean(c.get("in-place", "false"))));
             case "deepest":
-                return "level " + CompactionPicker.deepestOverlappingLevel(levels, key(c.get("from", null)), key(c.get("to", null)));
+                return "level "
+                        + CompactionPicker.deepestOverlappingLevel(
+                                levels, key(c.get("from", null)), key(c.get("to", null)));
             default:
                 throw new IllegalArgumentException("unknown command " + c.command);
         }
@@ -104,8 +117,13 @@ class CompactionPickerDataDrivenTest {
     private String scores() {
         StringBuilder sb = new StringBuilder();
         for (int level = 0; level < levels.numLevels(); level++) {
-            sb.append("L").append(level).append(": ").append(levels.files(level).size()).append(" files, ")
-                    .append(CompactionPicker.levelBytes(levels, level)).append(" bytes\n");
+            sb.append("L")
+                    .append(level)
+                    .append(": ")
+                    .append(levels.files(level).size())
+                    .append(" files, ")
+                    .append(CompactionPicker.levelBytes(levels, level))
+                    .append(" bytes\n");
         }
         CompactionPicker.Score s = CompactionPicker.score(levels, options);
         sb.append(String.format(Locale.ROOT, "score: level %d %.2f", s.level(), s.score()));
@@ -123,8 +141,8 @@ class CompactionPickerDataDrivenTest {
         if (c == null) {
             return "none";
         }
-        return "L" + c.level() + " -> L" + c.outputLevel() + ": base=" + numbers(c.base()) + " below=" + numbers(c.below())
-                + (c.isTrivialMove() ? " (trivial move)" : "");
+        return "L" + c.level() + " -> L" + c.outputLevel() + ": base=" + numbers(c.base()) + " below="
+                + numbers(c.below()) + (c.isTrivialMove() ? " (trivial move)" : "");
     }
 
     private static String numbers(List<FileMetaData> files) {
@@ -140,8 +158,13 @@ class CompactionPickerDataDrivenTest {
         String[] parts = spec.split(":");
         String[] range = parts[1].split("-");
         long number = Long.parseLong(parts[0]);
-        return new FileMetaData(number, Long.parseLong(parts[2]),
+        return new FileMetaData(
+                number,
+                Long.parseLong(parts[2]),
                 InternalKey.encode(range[0].getBytes(UTF_8), number * 10 + 1, ValueType.PUT),
-                InternalKey.encode(range[1].getBytes(UTF_8), number * 10, ValueType.PUT), 10, number * 10, number * 10 + 1);
+                InternalKey.encode(range[1].getBytes(UTF_8), number * 10, ValueType.PUT),
+                10,
+                number * 10,
+                number * 10 + 1);
     }
 }

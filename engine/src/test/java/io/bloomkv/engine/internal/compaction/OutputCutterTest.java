@@ -13,8 +13,14 @@ import org.junit.jupiter.api.Test;
 
 class OutputCutterTest {
     private static FileMetaData table(long number, String smallest, String largest) {
-        return new FileMetaData(number, 1000, InternalKey.encode(smallest.getBytes(UTF_8), 2, ValueType.PUT),
-                InternalKey.encode(largest.getBytes(UTF_8), 1, ValueType.PUT), 10, 1, 2);
+        return new FileMetaData(
+                number,
+                1000,
+                InternalKey.encode(smallest.getBytes(UTF_8), 2, ValueType.PUT),
+                InternalKey.encode(largest.getBytes(UTF_8), 1, ValueType.PUT),
+                10,
+                1,
+                2);
     }
 
     private static byte[] k(String s) {
@@ -40,13 +46,15 @@ class OutputCutterTest {
 
     @Test
     void withoutGrandparentsCutsAtTheTargetSize() {
-        assertThat(outputs(new OutputCutter(List.of(), 100), 10)).containsExactly("k00", "k10", "k20", "k30", "k40", "k50", "k60", "k70", "k80", "k90");
+        assertThat(outputs(new OutputCutter(List.of(), 100), 10))
+                .containsExactly("k00", "k10", "k20", "k30", "k40", "k50", "k60", "k70", "k80", "k90");
     }
 
     @Test
     void cutsWhereTheKeysPassAGrandparentOnceHalfTheTargetIsWritten() {
         // grandparents end at k24, k49 (k50-k54 is a gap), k79, k99
-        List<FileMetaData> gp = List.of(table(1, "k00", "k24"), table(2, "k30", "k49"), table(3, "k55", "k79"), table(4, "k80", "k99"));
+        List<FileMetaData> gp =
+                List.of(table(1, "k00", "k24"), table(2, "k30", "k49"), table(3, "k55", "k79"), table(4, "k80", "k99"));
         // target 200 bytes = 20 keys: every grandparent boundary comes after >= 10 keys, so each is a cut
         assertThat(outputs(new OutputCutter(gp, 200), 10)).containsExactly("k00", "k25", "k50", "k80");
     }
@@ -81,9 +89,11 @@ class OutputCutterTest {
         FileMetaData g4 = table(23, "k80", "k90");
         LevelView v = LevelView.of(List.of(List.of(), List.of(base), List.of(below), List.of(g1, g2, g3, g4)));
         // inputs span k20..k60 (base and below together): g2 and g3 overlap it, g1 and g4 do not
-        assertThat(CompactionPicker.grandparents(v, new Compaction(1, 2, List.of(base), List.of(below)))).containsExactly(g2, g3);
+        assertThat(CompactionPicker.grandparents(v, new Compaction(1, 2, List.of(base), List.of(below))))
+                .containsExactly(g2, g3);
         // output into the last level: nothing below it
-        assertThat(CompactionPicker.grandparents(v, new Compaction(2, 3, List.of(below), List.of(g3)))).isEmpty();
+        assertThat(CompactionPicker.grandparents(v, new Compaction(2, 3, List.of(below), List.of(g3))))
+                .isEmpty();
     }
 
     @Test
@@ -92,8 +102,10 @@ class OutputCutterTest {
         assertThat(outputs(new OutputCutter(List.of(), 1 << 30, 2), 10))
                 .containsExactly("k00", "k10", "k20", "k30", "k40", "k50", "k60", "k70", "k80", "k90");
         // The target still cuts inside a prefix.
-        assertThat(outputs(new OutputCutter(List.of(), 50, 2), 10)).containsExactly("k00", "k05", "k10", "k15", "k20", "k25",
-                "k30", "k35", "k40", "k45", "k50", "k55", "k60", "k65", "k70", "k75", "k80", "k85", "k90", "k95");
+        assertThat(outputs(new OutputCutter(List.of(), 50, 2), 10))
+                .containsExactly(
+                        "k00", "k05", "k10", "k15", "k20", "k25", "k30", "k35", "k40", "k45", "k50", "k55", "k60",
+                        "k65", "k70", "k75", "k80", "k85", "k90", "k95");
         // A prefix longer than the keys compares whole keys: every key its own output.
         assertThat(outputs(new OutputCutter(List.of(), 1 << 30, 8), 10)).hasSize(100);
         assertThatThrownBy(() -> new OutputCutter(List.of(), 100, -1)).isInstanceOf(IllegalArgumentException.class);

@@ -65,7 +65,8 @@ class MonkeyAllocationTest {
     @Test
     void aCompactionAllocatesOverTheTreeItLeaves() {
         // A 10M-key random load: four level-0 tables merged into the last level, while a flush wrote a fifth.
-        List<FileMetaData> inputs = List.of(table(11, 457_536), table(12, 457_536), table(13, 457_536), table(14, 457_536));
+        List<FileMetaData> inputs =
+                List.of(table(11, 457_536), table(12, 457_536), table(13, 457_536), table(14, 457_536));
         List<FileMetaData> l0 = new ArrayList<>(List.of(table(20, 457_536)));
         l0.addAll(inputs);
         List<FileMetaData> lastBefore = List.of(table(3, 1_800_000), table(4, 1_900_000));

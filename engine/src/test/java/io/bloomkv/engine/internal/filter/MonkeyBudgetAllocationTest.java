@@ -37,16 +37,22 @@ class MonkeyBudgetAllocationTest {
         long full = (long) memoryBytes(RUNS, plain);
         for (long budget : new long[] {full / 4, full / 10, full / 2}) {
             double[] planned = MonkeyAllocation.allocateWithinBudget(RUNS, 10, budget);
-            assertThat(memoryBytes(RUNS, planned)).as("budget " + budget).isLessThanOrEqualTo(memoryBytes(RUNS, plain) * 1.000001);
+            assertThat(memoryBytes(RUNS, planned))
+                    .as("budget " + budget)
+                    .isLessThanOrEqualTo(memoryBytes(RUNS, plain) * 1.000001);
             double plannedReads = MonkeyAllocation.expectedReadsWithinBudget(RUNS, planned, budget);
             double plainReads = MonkeyAllocation.expectedReadsWithinBudget(RUNS, plain, budget);
             assertThat(plannedReads).as("budget " + budget).isLessThan(plainReads);
-            assertThat(planned[3]).as("the deepest run's bits at budget " + budget).isLessThan(plain[3]);
+            assertThat(planned[3])
+                    .as("the deepest run's bits at budget " + budget)
+                    .isLessThan(plain[3]);
         }
         // at a quarter: the plain plan's deepest filter is far beyond the cache (most of its probes miss it), the
         // planned one's misses are fewer, and an absent get expects well under one read
         double[] quarter = MonkeyAllocation.allocateWithinBudget(RUNS, 10, full / 4);
-        assertThat(MonkeyAllocation.expectedReadsWithinBudget(RUNS, quarter, full / 4)).isLessThan(0.5);
-        assertThat(MonkeyAllocation.expectedReadsWithinBudget(RUNS, plain, full / 4)).isGreaterThan(0.5);
+        assertThat(MonkeyAllocation.expectedReadsWithinBudget(RUNS, quarter, full / 4))
+                .isLessThan(0.5);
+        assertThat(MonkeyAllocation.expectedReadsWithinBudget(RUNS, plain, full / 4))
+                .isGreaterThan(0.5);
     }
 }

@@ -2,8 +2,8 @@ package io.bloomkv.engine.internal.iterator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.TestSeeds;
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.table.InternalIterator;
@@ -82,11 +82,18 @@ class MergingIteratorTest {
             }
             java.util.Collections.reverse(back);
             assertThat(back).as("seed " + seed).containsExactlyElementsOf(model.keySet());
-            IteratorWalk.walk(m, model, rnd, 300, 40, r -> {
-                byte[] t = new byte[1 + r.nextInt(2)];
-                r.nextBytes(t);
-                return InternalKey.forSeek(t, r.nextInt(3100));
-            }, "seed " + seed);
+            IteratorWalk.walk(
+                    m,
+                    model,
+                    rnd,
+                    300,
+                    40,
+                    r -> {
+                        byte[] t = new byte[1 + r.nextInt(2)];
+                        r.nextBytes(t);
+                        return InternalKey.forSeek(t, r.nextInt(3100));
+                    },
+                    "seed " + seed);
         }
     }
 }

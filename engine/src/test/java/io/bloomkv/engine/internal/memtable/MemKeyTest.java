@@ -2,8 +2,8 @@ package io.bloomkv.engine.internal.memtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.TestSeeds;
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -20,8 +20,10 @@ class MemKeyTest {
             long sb = rnd.nextInt(4);
             ValueType ta = rnd.nextBoolean() ? ValueType.PUT : ValueType.DELETE;
             ValueType tb = rnd.nextBoolean() ? ValueType.PUT : ValueType.DELETE;
-            int expected = Integer.signum(InternalKey.compare(InternalKey.encode(a, sa, ta), InternalKey.encode(b, sb, tb)));
-            int actual = Integer.signum(MemKey.compare(new MemKey(a, InternalKey.packTrailer(sa, ta)), new MemKey(b, InternalKey.packTrailer(sb, tb))));
+            int expected =
+                    Integer.signum(InternalKey.compare(InternalKey.encode(a, sa, ta), InternalKey.encode(b, sb, tb)));
+            int actual = Integer.signum(MemKey.compare(
+                    new MemKey(a, InternalKey.packTrailer(sa, ta)), new MemKey(b, InternalKey.packTrailer(sb, tb))));
             assertThat(actual).as("seed " + seed + " case " + i).isEqualTo(expected);
         }
         byte[] ik = InternalKey.encode(new byte[] {1, 2, 3}, 77, ValueType.PUT);
@@ -55,8 +57,8 @@ class MemKeyTest {
             long sb = rnd.nextInt(3000);
             ValueType tb = rnd.nextBoolean() ? ValueType.PUT : ValueType.DELETE;
             int expected = Integer.signum(InternalKey.compare(a, InternalKey.encode(b, sb, tb)));
-            int actual = Integer.signum(list.compare(nodes.get(java.util.HexFormat.of().formatHex(a)),
-                    new MemKey(b, InternalKey.packTrailer(sb, tb))));
+            int actual = Integer.signum(list.compare(
+                    nodes.get(java.util.HexFormat.of().formatHex(a)), new MemKey(b, InternalKey.packTrailer(sb, tb))));
             assertThat(actual).as("seed " + seed + " case " + i).isEqualTo(expected);
         }
     }

@@ -46,7 +46,8 @@ class MemSkipListTest {
             model.add(new MemKey(kept, trailer));
             if (seq % 500 == 0) {
                 for (int q = 0; q < 300; q++) {
-                    MemKey probe = new MemKey(key(rnd), InternalKey.packTrailer(rnd.nextInt((int) seq + 2), ValueType.FOR_SEEK));
+                    MemKey probe = new MemKey(
+                            key(rnd), InternalKey.packTrailer(rnd.nextInt((int) seq + 2), ValueType.FOR_SEEK));
                     String what = "seed " + seed + ", after " + seq + " inserts";
                     assertSame(list, what + " ceiling", list.findGreaterOrEqual(probe, null), model.ceiling(probe));
                     assertSame(list, what + " lower", list.findLessThan(probe), model.lower(probe));
@@ -62,7 +63,9 @@ class MemSkipListTest {
         assertThat(walked).hasSize(model.size());
         int i = 0;
         for (MemKey m : model) {
-            assertThat(MemKey.compare(walked.get(i++), m)).as("seed %d, entry %d in order", seed, i).isZero();
+            assertThat(MemKey.compare(walked.get(i++), m))
+                    .as("seed %d, entry %d in order", seed, i)
+                    .isZero();
         }
     }
 
@@ -80,8 +83,10 @@ class MemSkipListTest {
     void aDuplicateInternalKeyIsRefused() {
         MemSkipList list = new MemSkipList();
         list.insert(new byte[] {1}, InternalKey.packTrailer(5, ValueType.PUT), new byte[] {9}, 0, 1);
-        assertThatThrownBy(() -> list.insert(new byte[] {1}, InternalKey.packTrailer(5, ValueType.PUT), new byte[0], 0, 0))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("sequence 5");
+        assertThatThrownBy(
+                        () -> list.insert(new byte[] {1}, InternalKey.packTrailer(5, ValueType.PUT), new byte[0], 0, 0))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sequence 5");
     }
 
     /**
@@ -126,7 +131,8 @@ class MemSkipListTest {
                             count++;
                         }
                         if (count < before) {
-                            throw new AssertionError("seed " + seed + ": walk saw " + count + " entries, " + before + " were in");
+                            throw new AssertionError(
+                                    "seed " + seed + ": walk saw " + count + " entries, " + before + " were in");
                         }
                     }
                 } catch (Throwable t) {

@@ -2,8 +2,8 @@ package io.bloomkv.engine.internal.memtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.TestSeeds;
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import java.util.Arrays;
@@ -23,8 +23,10 @@ class MemTableChunksTest {
         for (int i = 0; i < n; i++) {
             int size = switch (rnd.nextInt(10)) {
                 case 0 -> 0;
-                case 1 -> rnd.nextInt(30) == 0 ? MemSkipList.MAX_CHUNK + rnd.nextInt(1000) // a chunk of its own
-                        : (256 << 10) + rnd.nextInt(1000);
+                case 1 ->
+                    rnd.nextInt(30) == 0
+                            ? MemSkipList.MAX_CHUNK + rnd.nextInt(1000) // a chunk of its own
+                            : (256 << 10) + rnd.nextInt(1000);
                 case 2 -> MemSkipList.FIRST_CHUNK - 40 + rnd.nextInt(80); // around a whole first chunk
                 default -> rnd.nextInt(5000);
             };
@@ -36,7 +38,8 @@ class MemTableChunksTest {
         }
         m.add(n + 1, ValueType.DELETE, key(0), null);
         for (int i = 0; i < n; i++) {
-            assertThat(m.get(key(i), i + 1).value()).as("seed %d value %d (%d bytes)", seed, i, values[i].length)
+            assertThat(m.get(key(i), i + 1).value())
+                    .as("seed %d value %d (%d bytes)", seed, i, values[i].length)
                     .isEqualTo(values[i]);
         }
         assertThat(m.get(key(0), n + 1).type()).isEqualTo(ValueType.DELETE);
@@ -45,7 +48,9 @@ class MemTableChunksTest {
             for (it.seekToFirst(); it.valid(); it.next()) {
                 int i = (int) InternalKey.sequence(it.key()) - 1;
                 if (i < n) {
-                    assertThat(it.value()).as("seed %d iterated value %d", seed, i).isEqualTo(values[i]);
+                    assertThat(it.value())
+                            .as("seed %d iterated value %d", seed, i)
+                            .isEqualTo(values[i]);
                     seen++;
                 }
             }
@@ -65,9 +70,13 @@ class MemTableChunksTest {
             int chunksBefore = list.chunkCount();
             long took = list.insert(key(i), InternalKey.packTrailer(i + 1, ValueType.PUT), v, 0, v.length);
             assertThat(took % 8).isZero();
-            assertThat(took).isGreaterThanOrEqualTo(MemSkipList.MIN_KEY_AREA + 1024 + MemSkipList.HEADER + 8); // 4-byte keys take 16
+            assertThat(took)
+                    .isGreaterThanOrEqualTo(
+                            MemSkipList.MIN_KEY_AREA + 1024 + MemSkipList.HEADER + 8); // 4-byte keys take 16
             if (list.chunkCount() == chunksBefore) { // no chunk closed: the entry's own bytes only
-                assertThat(took).isLessThanOrEqualTo(MemSkipList.MIN_KEY_AREA + 1024 + MemSkipList.HEADER + 8 * MemSkipList.MAX_HEIGHT + 7);
+                assertThat(took)
+                        .isLessThanOrEqualTo(
+                                MemSkipList.MIN_KEY_AREA + 1024 + MemSkipList.HEADER + 8 * MemSkipList.MAX_HEIGHT + 7);
             } else {
                 closedChunk++;
             }
@@ -75,14 +84,20 @@ class MemTableChunksTest {
         }
         // 64 KiB, 128 KiB, ... 4 MiB, then 4 MiB chunks: a handful of arrays instead of 20,000 objects
         assertThat(list.chunkCount()).isLessThan(15);
-        for (int c = 0; c < list.chunkCount(); c++) { // with its header each chunk is a power of two: no G1 region half used
+        for (int c = 0;
+                c < list.chunkCount();
+                c++) { // with its header each chunk is a power of two: no G1 region half used
             long object = list.chunkLength(c) + MemSkipList.ARRAY_HEADER;
-            assertThat(Long.bitCount(object)).as("chunk %d: %d bytes", c, list.chunkLength(c)).isEqualTo(1);
+            assertThat(Long.bitCount(object))
+                    .as("chunk %d: %d bytes", c, list.chunkLength(c))
+                    .isEqualTo(1);
             assertThat(object).isBetween(64L << 10, 4L << 20);
         }
         assertThat(closedChunk).isEqualTo(list.chunkCount() - 1);
         assertThat(list.bytesTaken() - start).isEqualTo(total);
-        assertThat(list.chunkBytes()).isGreaterThanOrEqualTo(list.bytesTaken()).isLessThan(list.bytesTaken() + MemSkipList.MAX_CHUNK);
+        assertThat(list.chunkBytes())
+                .isGreaterThanOrEqualTo(list.bytesTaken())
+                .isLessThan(list.bytesTaken() + MemSkipList.MAX_CHUNK);
         int i = 0;
         for (long n = list.first(); n != 0; n = list.next(n), i++) {
             assertThat(list.value(n)[0]).isEqualTo((byte) i);

@@ -18,7 +18,10 @@ import org.junit.jupiter.api.Test;
 /** The memtable's whole-key filter: no false negative (also under a concurrent writer), a false-positive rate as designed. */
 class MemTableFilterTest {
     private static byte[] key(long id) {
-        return ByteBuffer.allocate(16).putLong(id * 0x9E3779B97F4A7C15L).putLong(id).array();
+        return ByteBuffer.allocate(16)
+                .putLong(id * 0x9E3779B97F4A7C15L)
+                .putLong(id)
+                .array();
     }
 
     @Test
@@ -28,7 +31,9 @@ class MemTableFilterTest {
             f.add(Hashing.hash64(key(2 * id)));
         }
         for (long id = 0; id < 100_000; id++) {
-            assertThat(f.mightContain(Hashing.hash64(key(2 * id)))).as("added key " + id).isTrue();
+            assertThat(f.mightContain(Hashing.hash64(key(2 * id))))
+                    .as("added key " + id)
+                    .isTrue();
         }
         long positives = 0;
         int probes = 200_000;
@@ -84,27 +89,30 @@ class MemTableFilterTest {
         long[] checks = new long[3];
         for (int r = 0; r < 3; r++) {
             int reader = r;
-            threads.add(new Thread(() -> {
-                SplittableRandom rnd = new SplittableRandom(seed + reader);
-                try {
-                    long n;
-                    do {
-                        n = published.get();
-                        if (n == 0) {
-                            continue;
+            threads.add(new Thread(
+                    () -> {
+                        SplittableRandom rnd = new SplittableRandom(seed + reader);
+                        try {
+                            long n;
+                            do {
+                                n = published.get();
+                                if (n == 0) {
+                                    continue;
+                                }
+                                // The newest keys (where a missed bit would show) and random older ones.
+                                long id = rnd.nextBoolean() ? n - 1 - rnd.nextLong(Math.min(n, 64)) : rnd.nextLong(n);
+                                TableReader.Entry e = m.get(key(id), id + 1);
+                                if (e == null || e.sequence() != id + 1) {
+                                    throw new AssertionError("key " + id + " added and published (" + n
+                                            + ") but not found; seed " + seed);
+                                }
+                                checks[reader]++;
+                            } while (n < total && failure.get() == null);
+                        } catch (Throwable t) {
+                            failure.compareAndSet(null, t);
                         }
-                        // The newest keys (where a missed bit would show) and random older ones.
-                        long id = rnd.nextBoolean() ? n - 1 - rnd.nextLong(Math.min(n, 64)) : rnd.nextLong(n);
-                        TableReader.Entry e = m.get(key(id), id + 1);
-                        if (e == null || e.sequence() != id + 1) {
-                            throw new AssertionError("key " + id + " added and published (" + n + ") but not found; seed " + seed);
-                        }
-                        checks[reader]++;
-                    } while (n < total && failure.get() == null);
-                } catch (Throwable t) {
-                    failure.compareAndSet(null, t);
-                }
-            }, "reader-" + r));
+                    },
+                    "reader-" + r));
         }
         threads.forEach(Thread::start);
         for (long id = 0; id < total && failure.get() == null; id++) {

@@ -47,7 +47,8 @@ class MemTableTest {
         List<String> seen = new ArrayList<>();
         try (InternalIterator it = m.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
-                seen.add(new String(InternalKey.userKey(it.key()), StandardCharsets.UTF_8) + "@" + InternalKey.sequence(it.key()));
+                seen.add(new String(InternalKey.userKey(it.key()), StandardCharsets.UTF_8) + "@"
+                        + InternalKey.sequence(it.key()));
             }
             it.seek(InternalKey.forSeek(b("b"), 6));
             assertThat(InternalKey.sequence(it.key())).isEqualTo(5);

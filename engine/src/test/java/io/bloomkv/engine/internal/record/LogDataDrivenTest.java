@@ -56,7 +56,8 @@ class LogDataDrivenTest {
                 file = Arrays.copyOf(file, file.length + Integer.parseInt(c.arg(0)));
                 return "size " + file.length;
             case "flip":
-                file[Integer.parseInt(c.arg(0))] ^= (byte) Integer.decode(c.get("xor", "0x01")).intValue();
+                file[Integer.parseInt(c.arg(0))] ^=
+                        (byte) Integer.decode(c.get("xor", "0x01")).intValue();
                 return "size " + file.length;
             case "read":
                 return read();
@@ -95,10 +96,12 @@ class LogDataDrivenTest {
                 pos += inBlock;
                 continue;
             }
-            int crc = (b[pos] & 0xff) | (b[pos + 1] & 0xff) << 8 | (b[pos + 2] & 0xff) << 16 | (b[pos + 3] & 0xff) << 24;
+            int crc =
+                    (b[pos] & 0xff) | (b[pos + 1] & 0xff) << 8 | (b[pos + 2] & 0xff) << 16 | (b[pos + 3] & 0xff) << 24;
             int len = (b[pos + 4] & 0xff) | (b[pos + 5] & 0xff) << 8;
             int type = b[pos + 6] & 0xff;
-            out.add(String.format("@%d %s len=%d crc=0x%08x", pos, type < types.length ? types[type] : "?" + type, len, crc));
+            out.add(String.format(
+                    "@%d %s len=%d crc=0x%08x", pos, type < types.length ? types[type] : "?" + type, len, crc));
             pos += 7 + len;
         }
         out.add("size " + b.length);
@@ -113,11 +116,13 @@ class LogDataDrivenTest {
             byte[] rec;
             while ((rec = r.readRecord()) != null) {
                 String text = new String(rec, 0, Math.min(rec.length, 12), StandardCharsets.UTF_8);
-                out.add("record @" + r.lastRecordOffset() + " len=" + rec.length + " " + text + (rec.length > 12 ? "..." : ""));
+                out.add("record @" + r.lastRecordOffset() + " len=" + rec.length + " " + text
+                        + (rec.length > 12 ? "..." : ""));
             }
-            out.add(r.tailDropped()
-                    ? "torn tail dropped at " + r.lastGoodOffset() + " (" + r.droppedBytes() + " bytes)"
-                    : "end at " + r.lastGoodOffset());
+            out.add(
+                    r.tailDropped()
+                            ? "torn tail dropped at " + r.lastGoodOffset() + " (" + r.droppedBytes() + " bytes)"
+                            : "end at " + r.lastGoodOffset());
         } catch (CorruptionException e) {
             out.add("corruption at " + e.offset() + ": " + e.getMessage().replaceAll(" \\(file .*", ""));
         }

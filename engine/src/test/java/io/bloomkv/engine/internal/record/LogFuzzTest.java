@@ -1,11 +1,11 @@
 package io.bloomkv.engine.internal.record;
 
-import io.bloomkv.engine.internal.util.Crc32c;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.fs.BytesReadableFile;
+import io.bloomkv.engine.internal.util.Crc32c;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -209,18 +209,20 @@ class LogTest {
                 List<byte[]> got = new ArrayList<>();
                 try (LogReader r = new LogReader(fs.newReadableFile(p))) {
                     assertThatThrownBy(() -> {
-                        byte[] rec;
-                        while ((rec = r.readRecord()) != null) {
-                            got.add(rec);
-                        }
-                    })
+                                byte[] rec;
+                                while ((rec = r.readRecord()) != null) {
+                                    got.add(rec);
+                                }
+                            })
                             .as("record %d, byte %d, seed %d", victim, spot, seed)
                             .isInstanceOfSatisfying(CorruptionException.class, e -> {
                                 assertThat(e.file()).isEqualTo(p);
                                 assertThat(e.offset()).isBetween(start, ends[victim]);
                             });
                 }
-                assertThat(got).as("records before the damage are returned intact").hasSize(victim);
+                assertThat(got)
+                        .as("records before the damage are returned intact")
+                        .hasSize(victim);
                 for (int i = 0; i < victim; i++) {
                     assertThat(got.get(i)).isEqualTo(recs.get(i));
                 }
@@ -287,7 +289,9 @@ class LogTest {
         try (LogWriter w = new LogWriter(ffs.newWritableFile(p))) {
             w.addRecord(payload(10)); // writes 1 and 2 (header, payload)
             assertThatThrownBy(() -> w.addRecord(payload(10))).isInstanceOf(IOException.class);
-            assertThatThrownBy(() -> w.addRecord(payload(10))).isInstanceOf(IOException.class).hasMessageContaining("failed earlier");
+            assertThatThrownBy(() -> w.addRecord(payload(10)))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("failed earlier");
             assertThatThrownBy(w::sync).isInstanceOf(IOException.class);
         }
     }
@@ -296,7 +300,8 @@ class LogTest {
     void readerOverAFileThatIsNotALog() throws IOException {
         Path p = dir.resolve("junk.log");
         Files.write(p, payload(1000));
-        try (ReadableFile f = fs.newReadableFile(p); LogReader r = new LogReader(f)) {
+        try (ReadableFile f = fs.newReadableFile(p);
+                LogReader r = new LogReader(f)) {
             // random bytes hold no valid fragment: a torn tail from offset 0
             assertThat(r.readRecord()).isNull();
             assertThat(r.tailDropped()).isTrue();

@@ -42,8 +42,13 @@ class BlockInternalSeekTest {
         long maxSize = (1L << 24) - 1;
         long maxOffset = (1L << 39) - 1;
         BlockHandle[] handles = {
-            new BlockHandle(0, 0), new BlockHandle(4096, 4000), new BlockHandle(123_456_789, maxSize),
-            new BlockHandle(maxOffset, 17), new BlockHandle(1, maxSize + 1), new BlockHandle(maxOffset + 1, 1), null,
+            new BlockHandle(0, 0),
+            new BlockHandle(4096, 4000),
+            new BlockHandle(123_456_789, maxSize),
+            new BlockHandle(maxOffset, 17),
+            new BlockHandle(1, maxSize + 1),
+            new BlockHandle(maxOffset + 1, 1),
+            null,
         };
         BlockBuilder b = new BlockBuilder(1);
         for (int i = 0; i < handles.length; i++) {
@@ -58,10 +63,13 @@ class BlockInternalSeekTest {
         for (int i = 0; i < handles.length; i++) {
             long packed = search.handle(i);
             boolean packs = i < 4;
-            assertThat(packed == IndexSearch.NOT_PACKED).as("entry %d: %s", i, handles[i]).isEqualTo(!packs);
+            assertThat(packed == IndexSearch.NOT_PACKED)
+                    .as("entry %d: %s", i, handles[i])
+                    .isEqualTo(!packs);
             if (packs) {
                 assertThat(new BlockHandle(IndexSearch.offsetOf(packed), IndexSearch.sizeOf(packed)))
-                        .as("entry %d", i).isEqualTo(handles[i]);
+                        .as("entry %d", i)
+                        .isEqualTo(handles[i]);
             }
         }
         // A handle that reaches past the data area is left to the decode path, which reports the damage.
@@ -101,7 +109,8 @@ class BlockInternalSeekTest {
             }
             for (int q = 0; q < 200; q++) {
                 long seq = rnd.nextInt(60);
-                byte[] target = InternalKey.encode(userKey(rnd), Math.min(seq, InternalKey.MAX_SEQUENCE), ValueType.FOR_SEEK);
+                byte[] target =
+                        InternalKey.encode(userKey(rnd), Math.min(seq, InternalKey.MAX_SEQUENCE), ValueType.FOR_SEEK);
                 if (rnd.nextInt(4) == 0 && !model.isEmpty()) {
                     target = model.keySet().toArray(new byte[0][])[rnd.nextInt(model.size())];
                 }
@@ -128,7 +137,8 @@ class BlockInternalSeekTest {
                         assertThat(x.value()).as(ctx).isEqualTo(want.getValue());
                         assertThat(x.currentTrailer()).as(ctx).isEqualTo(InternalKey.trailer(want.getKey()));
                         assertThat(Integer.signum(x.compareCurrentUserKey(InternalKey.userKey(target))))
-                                .as(ctx).isEqualTo(Integer.signum(InternalKey.compareUserKeys(want.getKey(), target)));
+                                .as(ctx)
+                                .isEqualTo(Integer.signum(InternalKey.compareUserKeys(want.getKey(), target)));
                     }
                 }
                 // Iteration continues from a seek exactly as the model does.

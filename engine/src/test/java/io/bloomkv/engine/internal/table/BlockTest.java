@@ -1,11 +1,11 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.util.Coding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.TestSeeds;
+import io.bloomkv.engine.internal.util.Coding;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -87,7 +87,8 @@ class BlockTest {
     }
 
     /** Checks iteration and seeks of a block built from {@code model} against the TreeMap. */
-    private static void checkAgainstModel(NavigableMap<byte[], byte[]> model, int restartInterval, Random rnd, String ctx) {
+    private static void checkAgainstModel(
+            NavigableMap<byte[], byte[]> model, int restartInterval, Random rnd, String ctx) {
         Block block = build(model, restartInterval);
         BlockIterator it = block.iterator(BYTEWISE);
         it.seekToFirst();
@@ -100,7 +101,10 @@ class BlockTest {
         assertThat(it.valid()).as(ctx).isFalse();
         for (int i = 0; i < 200; i++) {
             byte[] target = rnd.nextInt(3) == 0 && !model.isEmpty()
-                    ? model.keySet().stream().skip(rnd.nextInt(model.size())).findFirst().orElseThrow()
+                    ? model.keySet().stream()
+                            .skip(rnd.nextInt(model.size()))
+                            .findFirst()
+                            .orElseThrow()
                     : randomKey(rnd);
             Map.Entry<byte[], byte[]> expected = model.ceilingEntry(target);
             it.seek(target);
@@ -108,7 +112,9 @@ class BlockTest {
                 assertThat(it.valid()).as(ctx + " seek past end").isFalse();
             } else {
                 assertThat(it.valid()).as(ctx).isTrue();
-                assertThat(it.key()).as(ctx + " seek " + Arrays.toString(target)).isEqualTo(expected.getKey());
+                assertThat(it.key())
+                        .as(ctx + " seek " + Arrays.toString(target))
+                        .isEqualTo(expected.getKey());
                 assertThat(it.value()).as(ctx).isEqualTo(expected.getValue());
             }
         }
@@ -126,7 +132,9 @@ class BlockTest {
     }
 
     @Property(tries = 60)
-    void propertyRoundTrip(@ForAll long seed, @ForAll @IntRange(min = 0, max = 200) int n,
+    void propertyRoundTrip(
+            @ForAll long seed,
+            @ForAll @IntRange(min = 0, max = 200) int n,
             @ForAll @IntRange(min = 1, max = 32) int restartInterval) {
         Random rnd = new Random(seed);
         checkAgainstModel(randomModel(rnd, n), restartInterval, rnd, "seed " + seed);

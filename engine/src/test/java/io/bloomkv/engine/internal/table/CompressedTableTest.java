@@ -1,6 +1,5 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.util.Coding;
 import static io.bloomkv.engine.internal.table.TestTables.userKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,12 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.TestSeeds;
-import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.table.TestTables.Model;
 import io.bloomkv.engine.internal.table.TestTables.Version;
+import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.internal.util.Crc32c;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -85,7 +85,9 @@ class CompressedTableTest {
         }
         for (int i = 0; i < 200; i++) {
             byte[] absent = userKey(2L * rnd.nextInt(m.versions.size()) + 1);
-            assertThat(t.get(absent, Hashing.hash64(absent), InternalKey.MAX_SEQUENCE)).as(ctx).isNull();
+            assertThat(t.get(absent, Hashing.hash64(absent), InternalKey.MAX_SEQUENCE))
+                    .as(ctx)
+                    .isNull();
         }
         try (InternalIterator it = t.iterator()) {
             int i = 0;
@@ -103,7 +105,8 @@ class CompressedTableTest {
     void roundTripStoresCompressedBlocksAndCachesThemUncompressed(Compression c) throws IOException {
         Model m = compressibleModel(2000);
         Path p = dir.resolve("000009.sst");
-        TableProperties w = TestTables.write(fs, p, m, TableBuilderOptions.defaults().blockSize(1024).compression(c));
+        TableProperties w = TestTables.write(
+                fs, p, m, TableBuilderOptions.defaults().blockSize(1024).compression(c));
         String ctx = c + " seed " + seed;
         BlockCache cache = new BlockCache(64 << 20);
         ReadCounters counters = new ReadCounters();
@@ -124,8 +127,10 @@ class CompressedTableTest {
             // blockReadBytes counts stored bytes; the cache holds the (larger) uncompressed blocks
             assertThat(counters.blockReads.sum()).isEqualTo(props.dataBlocks());
             assertThat(counters.blockReadBytes.sum()).isEqualTo(props.dataSize());
-            long uncompressedContents = props.dataUncompressedSize() - props.dataBlocks() * TableFormat.BLOCK_TRAILER_SIZE;
-            assertThat(cache.usedBytes()).isEqualTo(uncompressedContents + props.dataBlocks() * BlockCache.PER_BLOCK_OVERHEAD);
+            long uncompressedContents =
+                    props.dataUncompressedSize() - props.dataBlocks() * TableFormat.BLOCK_TRAILER_SIZE;
+            assertThat(cache.usedBytes())
+                    .isEqualTo(uncompressedContents + props.dataBlocks() * BlockCache.PER_BLOCK_OVERHEAD);
         }
         assertThat(cache.blockCount()).isZero();
     }
@@ -135,10 +140,13 @@ class CompressedTableTest {
     void directReadsReturnTheSameAnswers(Compression c) throws IOException {
         Model m = compressibleModel(2000);
         Path p = dir.resolve("000011.sst");
-        TestTables.write(fs, p, m, TableBuilderOptions.defaults().blockSize(1000).compression(c)); // unaligned blocks
+        TestTables.write(
+                fs, p, m, TableBuilderOptions.defaults().blockSize(1000).compression(c)); // unaligned blocks
         ReadCounters counters = new ReadCounters();
         try (TableReader t = TableReader.open(fs, p, 11, null, counters, TableReadMode.DIRECT)) {
-            assertThat(t.filterMemoryBytes()).as("the filter is loaded off-heap at open").isPositive();
+            assertThat(t.filterMemoryBytes())
+                    .as("the filter is loaded off-heap at open")
+                    .isPositive();
             checkAll(t, m, p, c + " direct, seed " + seed);
             // the last data block of the file, alone
             TableReader.IndexEntry last = t.indexEntries().get(t.indexEntries().size() - 1);
@@ -150,7 +158,9 @@ class CompressedTableTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
+    @EnumSource(
+            value = Compression.class,
+            names = {"LZ4", "ZSTD"})
     void blocksThatSaveLessThanAnEighthAreStoredAsIs(Compression c) throws IOException {
         Model m = TestTables.model(1500, rnd);
         // Random (incompressible) values in the first half of the keys, compressible ones in the second.
@@ -174,7 +184,8 @@ class CompressedTableTest {
             }
         }
         Path p = dir.resolve("000010.sst");
-        TableProperties w = TestTables.write(fs, p, mixed, TableBuilderOptions.defaults().blockSize(2048).compression(c));
+        TableProperties w = TestTables.write(
+                fs, p, mixed, TableBuilderOptions.defaults().blockSize(2048).compression(c));
         assertThat(w.dataBlocksCompressed()).as("seed %d", seed).isPositive().isLessThan(w.dataBlocks());
         byte[] bytes = Files.readAllBytes(p);
         int stored = 0;
@@ -236,12 +247,16 @@ class CompressedTableTest {
                     if (!mayDiffer) {
                         assertThat(got).as(ctx).isNotNull();
                         if (want.type() == ValueType.PUT) {
-                            assertThat(got.value()).as("never a wrong value: " + ctx).isEqualTo(want.value());
+                            assertThat(got.value())
+                                    .as("never a wrong value: " + ctx)
+                                    .isEqualTo(want.value());
                         }
                     }
                 } catch (CorruptionException ex) {
                     assertThat(ex.file()).as(ctx).isEqualTo(p);
-                    assertThat(w.data().stream().map(BlockHandle::offset)).as(ctx).contains(ex.offset());
+                    assertThat(w.data().stream().map(BlockHandle::offset))
+                            .as(ctx)
+                            .contains(ex.offset());
                     threw++;
                 }
             }
@@ -260,7 +275,9 @@ class CompressedTableTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
+    @EnumSource(
+            value = Compression.class,
+            names = {"LZ4", "ZSTD"})
     void flippedBytesInCompressedBlocksAreCorruptionWithOrWithoutAFixedChecksum(Compression c) throws IOException {
         Written w = writeSmall(c);
         String base = c + " seed " + seed;
@@ -283,7 +300,9 @@ class CompressedTableTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
+    @EnumSource(
+            value = Compression.class,
+            names = {"LZ4", "ZSTD"})
     void badLengthsWrongCodecAndTruncationAreCorruption(Compression c) throws IOException {
         Written w = writeSmall(c);
         BlockHandle h = w.data().get(w.data().size() / 2);
@@ -293,20 +312,26 @@ class CompressedTableTest {
         int declared = (int) new Coding.Reader(w.bytes(), off, off + n).varint64();
 
         // the uncompressed-length header: too large (would allocate 2 GiB), one more, one less, zero
-        for (long bad : new long[] {0xffffffffL, TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE + 1L, declared + 1L,
-                declared - 1L, 0}) {
+        for (long bad :
+                new long[] {0xffffffffL, TableFormat.MAX_UNCOMPRESSED_BLOCK_SIZE + 1L, declared + 1L, declared - 1L, 0
+                }) {
             byte[] stored = withDeclaredLength(w.bytes(), off, n, bad);
-            assertThatThrownBy(() -> BlockCodec.decompress(c.code(), stored, stored.length, w.path(), h.offset(), "data"))
+            assertThatThrownBy(
+                            () -> BlockCodec.decompress(c.code(), stored, stored.length, w.path(), h.offset(), "data"))
                     .as("declared %d, %s", bad, ctx)
-                    .isInstanceOfSatisfying(CorruptionException.class, e -> assertThat(e.offset()).isEqualTo(h.offset()));
+                    .isInstanceOfSatisfying(
+                            CorruptionException.class,
+                            e -> assertThat(e.offset()).isEqualTo(h.offset()));
         }
         // a truncated stream, at every length
         byte[] whole = java.util.Arrays.copyOfRange(w.bytes(), off, off + n);
-        assertThat(BlockCodec.decompress(c.code(), whole, n, w.path(), h.offset(), "data")).hasSize(declared);
+        assertThat(BlockCodec.decompress(c.code(), whole, n, w.path(), h.offset(), "data"))
+                .hasSize(declared);
         for (int len = 0; len < n; len++) {
             int l = len;
             assertThatThrownBy(() -> BlockCodec.decompress(c.code(), whole, l, w.path(), h.offset(), "data"))
-                    .as("truncated to %d, %s", len, ctx).isInstanceOf(CorruptionException.class);
+                    .as("truncated to %d, %s", len, ctx)
+                    .isInstanceOf(CorruptionException.class);
         }
         // the other codec's byte, and an unknown one, with the checksum fixed up
         Compression other = c == Compression.LZ4 ? Compression.ZSTD : Compression.LZ4;
@@ -337,7 +362,9 @@ class CompressedTableTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
+    @EnumSource(
+            value = Compression.class,
+            names = {"LZ4", "ZSTD"})
     void randomGarbageNeverEscapesAsAnythingButCorruption(Compression c) {
         Path p = dir.resolve("garbage.sst");
         for (int i = 0; i < 1500; i++) {
@@ -361,9 +388,12 @@ class CompressedTableTest {
         Written w = writeSmall(Compression.ZSTD);
         try (TableReader t = TableReader.open(fs, w.path(), 1, null, null)) {
             Footer f = t.footer();
-            assertThat(w.bytes()[(int) (f.filter().offset() + f.filter().size())]).isEqualTo((byte) 0);
-            assertThat(w.bytes()[(int) (f.properties().offset() + f.properties().size())]).isEqualTo((byte) 0);
-            assertThat(w.bytes()[(int) (f.index().offset() + f.index().size())]).isEqualTo((byte) Compression.ZSTD.code());
+            assertThat(w.bytes()[(int) (f.filter().offset() + f.filter().size())])
+                    .isEqualTo((byte) 0);
+            assertThat(w.bytes()[(int) (f.properties().offset() + f.properties().size())])
+                    .isEqualTo((byte) 0);
+            assertThat(w.bytes()[(int) (f.index().offset() + f.index().size())])
+                    .isEqualTo((byte) Compression.ZSTD.code());
             // a filter block claiming compression (checksum fixed) is a broken filter: read without it
             byte[] b = w.bytes().clone();
             b[(int) (f.filter().offset() + f.filter().size())] = (byte) Compression.LZ4.code();

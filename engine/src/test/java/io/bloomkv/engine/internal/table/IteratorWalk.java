@@ -16,8 +16,14 @@ public final class IteratorWalk {
     private IteratorWalk() {}
 
     /** {@code walks} walks of up to {@code steps} moves; {@code target} draws seek targets. */
-    public static void walk(InternalIterator it, NavigableMap<byte[], byte[]> model, Random rnd, int walks, int steps,
-            Function<Random, byte[]> target, String ctx) {
+    public static void walk(
+            InternalIterator it,
+            NavigableMap<byte[], byte[]> model,
+            Random rnd,
+            int walks,
+            int steps,
+            Function<Random, byte[]> target,
+            String ctx) {
         for (int w = 0; w < walks; w++) {
             Map.Entry<byte[], byte[]> expected;
             String where = ctx + " walk " + w;

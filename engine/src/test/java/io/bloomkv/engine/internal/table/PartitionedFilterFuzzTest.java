@@ -50,7 +50,8 @@ class PartitionedFilterFuzzTest {
             at += index.sizes()[i] + TableFormat.BLOCK_TRAILER_SIZE;
             long last = index.lastHashes()[i];
             if (i > 0) {
-                assertThat(Long.compareUnsigned(index.lastHashes()[i - 1], last)).isNegative();
+                assertThat(Long.compareUnsigned(index.lastHashes()[i - 1], last))
+                        .isNegative();
             }
             assertThat(index.partitionOf(last)).isEqualTo(i);
             if (last != -1L) {
@@ -71,13 +72,16 @@ class PartitionedFilterFuzzTest {
             hashes[i] = rnd.nextLong();
         }
         hashes[7] = -1L; // the largest hash there is
-        PartitionedFilter.Built built = PartitionedFilter.build(FilterKind.BLOCKED, hashes, hashes.length, 10,
-                PartitionedFilter.keysPerPartition(1024, 10));
+        PartitionedFilter.Built built = PartitionedFilter.build(
+                FilterKind.BLOCKED, hashes, hashes.length, 10, PartitionedFilter.keysPerPartition(1024, 10));
         int p = built.partitions().size();
         assertThat(p).isBetween(20, 30);
         long[] sizes = built.partitions().stream().mapToLong(b -> b.length).toArray();
         long first = 4096;
-        long end = first + Arrays.stream(sizes).map(s -> s + TableFormat.BLOCK_TRAILER_SIZE).sum();
+        long end = first
+                + Arrays.stream(sizes)
+                        .map(s -> s + TableFormat.BLOCK_TRAILER_SIZE)
+                        .sum();
         byte[] contents = PartitionedFilter.encodeIndex(first, built.lastHashes(), sizes);
         PartitionedFilter.Index index = PartitionedFilter.decodeIndex(contents, contents.length, p, end, FILE);
         check(index, p, end);
@@ -94,9 +98,11 @@ class PartitionedFilterFuzzTest {
             bad[i] ^= (byte) (1 + rnd.nextInt(255));
             topLevelIndex(bad);
         }
-        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> PartitionedFilter.decodeIndex(contents,
-                contents.length, p + 1, end, FILE))).isInstanceOf(CorruptionException.class);
-        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> PartitionedFilter.decodeIndex(contents,
-                contents.length, p, end + 1, FILE))).isInstanceOf(CorruptionException.class);
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(
+                        () -> PartitionedFilter.decodeIndex(contents, contents.length, p + 1, end, FILE)))
+                .isInstanceOf(CorruptionException.class);
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(
+                        () -> PartitionedFilter.decodeIndex(contents, contents.length, p, end + 1, FILE)))
+                .isInstanceOf(CorruptionException.class);
     }
 }

@@ -72,9 +72,16 @@ class PartitionedFilterTest {
                     + " bytes (seed " + seed + ")";
             List<byte[]> keys = randomKeys(rnd, n);
             Path p = dir.resolve(round + ".sst");
-            TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterKind(kind).bitsPerKey(b)
-                    .filterPartitionBytes(pb));
-            assertThat(props.filterPartitions()).as(what).isPositive(); // one when the keys fill less than 1.25 partitions
+            TableProperties props = write(
+                    p,
+                    keys,
+                    TableBuilderOptions.defaults()
+                            .filterKind(kind)
+                            .bitsPerKey(b)
+                            .filterPartitionBytes(pb));
+            assertThat(props.filterPartitions())
+                    .as(what)
+                    .isPositive(); // one when the keys fill less than 1.25 partitions
             List<byte[]> absent = new ArrayList<>();
             TreeSet<byte[]> present = new TreeSet<>(java.util.Arrays::compareUnsigned);
             present.addAll(keys);
@@ -94,16 +101,20 @@ class PartitionedFilterTest {
                 try (TableReader r = TableReader.open(FS, p, 1, null, counters, TableReadMode.PREAD, fm)) {
                     assertThat(r.hasFilter()).as(what).isTrue();
                     for (byte[] k : keys) {
-                        assertThat(r.filterAnswer(Hashing.hash64(k))).as(what + ": false negative").isNotEqualTo(1);
+                        assertThat(r.filterAnswer(Hashing.hash64(k)))
+                                .as(what + ": false negative")
+                                .isNotEqualTo(1);
                         TableReader.Entry e = r.get(k, Hashing.hash64(k), Long.MAX_VALUE >>> 8);
                         assertThat(e).as(what).isNotNull();
                         assertThat(e.value()).isEqualTo(k);
                     }
                     // a batch (multiGet) sees the same answers
-                    long[] hashes = keys.stream().limit(500).mapToLong(Hashing::hash64).toArray();
+                    long[] hashes =
+                            keys.stream().limit(500).mapToLong(Hashing::hash64).toArray();
                     boolean[] passed = new boolean[hashes.length];
                     byte[][] batch = keys.stream().limit(500).toArray(byte[][]::new);
-                    int[] order = java.util.stream.IntStream.range(0, batch.length).toArray();
+                    int[] order =
+                            java.util.stream.IntStream.range(0, batch.length).toArray();
                     TableReader.Entry[] found = new TableReader.Entry[batch.length];
                     boolean[] resolved = new boolean[batch.length];
                     r.getAll(batch, order, hashes, hashes.length, Long.MAX_VALUE >>> 8, passed, found, resolved);
@@ -119,13 +130,19 @@ class PartitionedFilterTest {
                     }
                     double fpr = 1 - ruledOut / (double) absent.size();
                     double bound = 3 * r.filterExpectedFpp() + 0.01;
-                    assertThat(fpr).as(what + ": false-positive rate against " + r.filterExpectedFpp()).isLessThan(bound);
+                    assertThat(fpr)
+                            .as(what + ": false-positive rate against " + r.filterExpectedFpp())
+                            .isLessThan(bound);
                     assertThat(r.filterKeyCount()).as(what).isEqualTo(n);
                     assertThat(r.filterKind()).isEqualTo(kind);
                     assertThat(counters.tablesReadWithoutFilter.sum()).as(what).isZero();
                     if (fm != null) {
-                        assertThat(budget.pinnedBytes() + budget.cachedBytes()).as(what).isLessThanOrEqualTo(budget.capacityBytes());
-                        assertThat(budget.loads()).as(what + ": partitions loaded on demand").isGreaterThan(0);
+                        assertThat(budget.pinnedBytes() + budget.cachedBytes())
+                                .as(what)
+                                .isLessThanOrEqualTo(budget.capacityBytes());
+                        assertThat(budget.loads())
+                                .as(what + ": partitions loaded on demand")
+                                .isGreaterThan(0);
                     }
                 }
             }
@@ -145,7 +162,10 @@ class PartitionedFilterTest {
         FilterMemory budget = new FilterMemory(props.filterBytes() * 4);
         try (TableReader r = TableReader.open(FS, p, 1, null, null, TableReadMode.PREAD, budget)) {
             long index = budget.pinnedBytes();
-            assertThat(index).as("the top-level index is charged as pinned").isPositive().isLessThan(props.filterBytes() / 20);
+            assertThat(index)
+                    .as("the top-level index is charged as pinned")
+                    .isPositive()
+                    .isLessThan(props.filterBytes() / 20);
             assertThat(r.filterBlockSize()).isEqualTo(props.filterBytes());
             assertThat(r.pin(true)).isTrue();
             assertThat(r.filterPinned()).isTrue();
@@ -154,7 +174,9 @@ class PartitionedFilterTest {
             for (byte[] k : keys) {
                 assertThat(r.filterAnswer(Hashing.hash64(k))).isNotEqualTo(1);
             }
-            assertThat(budget.loads()).as("pinned partitions are not loaded through the cache").isEqualTo(loads);
+            assertThat(budget.loads())
+                    .as("pinned partitions are not loaded through the cache")
+                    .isEqualTo(loads);
             assertThat(r.filterMemoryBytes()).isEqualTo(index + props.filterBytes());
             assertThat(r.pin(false)).isFalse();
             assertThat(budget.pinnedBytes()).isEqualTo(index);
@@ -168,9 +190,13 @@ class PartitionedFilterTest {
         TableProperties whole = write(dir.resolve("a.sst"), keys, TableBuilderOptions.defaults());
         assertThat(whole.filterPartitions()).isZero();
         assertThat(whole.filterPartitionsIndex()).isNull();
-        TableProperties small = write(dir.resolve("b.sst"), keys.subList(0, 100),
+        TableProperties small = write(
+                dir.resolve("b.sst"),
+                keys.subList(0, 100),
                 TableBuilderOptions.defaults().filterPartitionBytes(4096));
-        assertThat(small.filterPartitions()).as("fewer keys than one partition holds").isZero();
+        assertThat(small.filterPartitions())
+                .as("fewer keys than one partition holds")
+                .isZero();
         try (TableReader r = TableReader.open(FS, dir.resolve("b.sst"), 1, null, null)) {
             assertThat(r.footer().hasFilter()).isTrue();
         }
@@ -192,8 +218,12 @@ class PartitionedFilterTest {
         try (TableReader r = TableReader.open(FS, p, 1, null, null)) {
             BlockHandle h = props.filterPartitionsIndex();
             byte[] all = Files.readAllBytes(p);
-            index = PartitionedFilter.decodeIndex(java.util.Arrays.copyOfRange(all, (int) h.offset(), (int) (h.offset() + h.size())),
-                    (int) h.size(), props.filterPartitions(), h.offset(), p);
+            index = PartitionedFilter.decodeIndex(
+                    java.util.Arrays.copyOfRange(all, (int) h.offset(), (int) (h.offset() + h.size())),
+                    (int) h.size(),
+                    props.filterPartitions(),
+                    h.offset(),
+                    p);
         }
         corrupt(p, index.handle(1));
         long liveBudgeted = FilterMemory.liveBytes();
@@ -205,12 +235,18 @@ class PartitionedFilterTest {
                     TableReader.Entry e = r.get(k, Hashing.hash64(k), Long.MAX_VALUE >>> 8);
                     assertThat(e).as("no key lost to the damaged partition").isNotNull();
                 }
-                assertThat(r.hasFilter()).as("the other partitions still filter").isTrue();
+                assertThat(r.hasFilter())
+                        .as("the other partitions still filter")
+                        .isTrue();
                 assertThat(r.filterBroken()).isTrue();
                 assertThat(r.filterProblem()).contains("filter partition 1").contains("checksum");
-                assertThat(counters.tablesReadWithoutFilter.sum()).as("gets in the damaged partition read unfiltered").isPositive();
+                assertThat(counters.tablesReadWithoutFilter.sum())
+                        .as("gets in the damaged partition read unfiltered")
+                        .isPositive();
                 assertThat(counters.filterChecks.sum()).isPositive();
-                assertThat(r.verifyChecksums()).extracting(TableReader.BadBlock::kind).containsExactly("filter");
+                assertThat(r.verifyChecksums())
+                        .extracting(TableReader.BadBlock::kind)
+                        .containsExactly("filter");
             }
         }
         assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted);
@@ -229,10 +265,13 @@ class PartitionedFilterTest {
                 assertThat(r.hasFilter()).isFalse();
                 assertThat(r.filterProblem()).contains("checksum");
                 for (byte[] k : keys.subList(0, 500)) {
-                    assertThat(r.get(k, Hashing.hash64(k), Long.MAX_VALUE >>> 8)).isNotNull();
+                    assertThat(r.get(k, Hashing.hash64(k), Long.MAX_VALUE >>> 8))
+                            .isNotNull();
                 }
                 assertThat(counters.tablesReadWithoutFilter.sum()).isEqualTo(500);
-                assertThat(r.verifyChecksums()).extracting(TableReader.BadBlock::kind).containsExactly("filter");
+                assertThat(r.verifyChecksums())
+                        .extracting(TableReader.BadBlock::kind)
+                        .containsExactly("filter");
             }
         }
         assertThat(budget.pinnedBytes()).isZero();

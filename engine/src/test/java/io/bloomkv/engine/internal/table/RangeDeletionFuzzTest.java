@@ -57,14 +57,17 @@ class RangeDeletionFuzzTest {
     /** The writer's block decodes to what was written; overlapping tombstones fragment as RocksDB's would. */
     @Test
     void writerBlockRoundTrips() {
-        List<RangeTombstone> ts = List.of(new RangeTombstone(b("b"), b("f"), 5), new RangeTombstone(b("d"), b("h"), 9),
+        List<RangeTombstone> ts = List.of(
+                new RangeTombstone(b("b"), b("f"), 5),
+                new RangeTombstone(b("d"), b("h"), 9),
                 new RangeTombstone(b("a"), b("c"), 2));
         BlockBuilder block = new BlockBuilder(TableFormat.META_RESTART_INTERVAL);
-        ts.stream().sorted((x, y) -> Arrays.compareUnsigned(x.begin(), y.begin()))
+        ts.stream()
+                .sorted((x, y) -> Arrays.compareUnsigned(x.begin(), y.begin()))
                 .forEach(t -> block.add(TableWriter.rangeDeletionKey(t.begin(), t.sequence()), t.end()));
         byte[] contents = block.finish();
-        RangeTombstoneList list = TableReader.decodeRangeTombstones(new Block(contents, Path.of("t.sst"), 0), 3,
-                Path.of("t.sst"), 0);
+        RangeTombstoneList list =
+                TableReader.decodeRangeTombstones(new Block(contents, Path.of("t.sst"), 0), 3, Path.of("t.sst"), 0);
         assertThat(list.maxCovering(b("a"), 100)).isEqualTo(2);
         assertThat(list.maxCovering(b("b"), 100)).isEqualTo(5);
         assertThat(list.maxCovering(b("e"), 100)).isEqualTo(9);
@@ -79,7 +82,8 @@ class RangeDeletionFuzzTest {
         System.arraycopy(contents, 0, seed, 1, contents.length);
         rangeDeletionBlock(seed);
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> TableReader.decodeRangeTombstones(
-                new Block(contents, Path.of("t.sst"), 0), 2, Path.of("t.sst"), 0))).isInstanceOf(CorruptionException.class);
+                        new Block(contents, Path.of("t.sst"), 0), 2, Path.of("t.sst"), 0)))
+                .isInstanceOf(CorruptionException.class);
     }
 
     private static byte[] b(String s) {

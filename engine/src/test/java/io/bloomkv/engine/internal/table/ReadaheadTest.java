@@ -50,7 +50,8 @@ class ReadaheadTest {
     /** Writes {@code model} to {@code name} with 512-byte blocks (many blocks per window). */
     private Path writeWithSmallBlocks(Model model, String name) throws IOException {
         Path p = dir.resolve(name);
-        TestTables.write(FileSystem.disk(), p, model, TableBuilderOptions.defaults().blockSize(512));
+        TestTables.write(
+                FileSystem.disk(), p, model, TableBuilderOptions.defaults().blockSize(512));
         return p;
     }
 
@@ -91,9 +92,12 @@ class ReadaheadTest {
                 long blocks = counters.blockReads.sum();
                 assertThat(blocks).as("every data block counted as read").isGreaterThan(100);
                 // Each refill starts at the 4 KiB boundary below the next block, so it covers >= window - 4 KiB of it.
-                assertThat(passReads).as("window %d: file reads for %d blocks", window, blocks)
+                assertThat(passReads)
+                        .as("window %d: file reads for %d blocks", window, blocks)
                         .isLessThanOrEqualTo(size / (window - Readahead.ALIGNMENT) + 2);
-                assertThat(cache.blockCount()).as("a compaction's blocks stay out of the cache").isZero();
+                assertThat(cache.blockCount())
+                        .as("a compaction's blocks stay out of the cache")
+                        .isZero();
 
                 // The block-by-block iterator: one read per block, through the cache.
                 long before = fs.reads.get();
@@ -119,7 +123,7 @@ class ReadaheadTest {
         }
         TestTables.write(FileSystem.disk(), p, m, TableBuilderOptions.defaults().blockSize(1024));
         try (TableReader t = TableReader.open(FileSystem.disk(), p, 8, null, new ReadCounters());
-             InternalIterator it = t.compactionIterator(4096)) {
+                InternalIterator it = t.compactionIterator(4096)) {
             assertSameEntries(drain(it), m.entries, 3);
         }
     }
@@ -132,8 +136,9 @@ class ReadaheadTest {
         bytes[700] ^= 0x5a; // inside the second data block
         Files.write(p, bytes);
         try (TableReader t = TableReader.open(FileSystem.disk(), p, 9, null, new ReadCounters());
-             InternalIterator it = t.compactionIterator(1 << 20)) {
-            assertThatThrownBy(() -> drain(it)).isInstanceOf(CorruptionException.class)
+                InternalIterator it = t.compactionIterator(1 << 20)) {
+            assertThatThrownBy(() -> drain(it))
+                    .isInstanceOf(CorruptionException.class)
                     .hasMessageContaining("checksum");
         }
     }

@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.CorruptionException;
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.TestSeeds;
-import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem.Op;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.table.TestTables.Model;
 import io.bloomkv.engine.internal.table.TestTables.Version;
 import java.io.IOException;
@@ -73,7 +73,9 @@ class TableCorruptionTest {
                 assertThat(got.sequence()).isEqualTo(want.seq());
                 assertThat(got.type()).isEqualTo(want.type());
                 if (want.type() == ValueType.PUT) {
-                    assertThat(got.value()).as("never a wrong value, seed %d", seed).isEqualTo(want.value());
+                    assertThat(got.value())
+                            .as("never a wrong value, seed %d", seed)
+                            .isEqualTo(want.value());
                 }
             } catch (CorruptionException ex) {
                 assertThat(ex.file()).isEqualTo(p);
@@ -90,7 +92,8 @@ class TableCorruptionTest {
             index = t.indexEntries();
         }
         TableReader.IndexEntry victim = index.get(rnd.nextInt(index.size()));
-        long pos = victim.handle().offset() + rnd.nextInt((int) victim.handle().size() + TableFormat.BLOCK_TRAILER_SIZE);
+        long pos =
+                victim.handle().offset() + rnd.nextInt((int) victim.handle().size() + TableFormat.BLOCK_TRAILER_SIZE);
         Path p = corrupt(pos);
         try (TableReader t = TableReader.open(fs, p, 5, null, new ReadCounters())) {
             byte[] uk = InternalKey.userKey(victim.separator());
@@ -108,10 +111,11 @@ class TableCorruptionTest {
             assertThat(bad.get(0).offset()).isEqualTo(victim.handle().offset());
             try (InternalIterator it = t.iterator()) {
                 assertThatThrownBy(() -> {
-                    for (it.seekToFirst(); it.valid(); it.next()) {
-                        it.key();
-                    }
-                }).isInstanceOf(CorruptionException.class);
+                            for (it.seekToFirst(); it.valid(); it.next()) {
+                                it.key();
+                            }
+                        })
+                        .isInstanceOf(CorruptionException.class);
             }
         }
     }
@@ -142,23 +146,26 @@ class TableCorruptionTest {
         for (int len : new int[] {0, 10, 63, 64, bytes.length / 2, bytes.length - 1}) {
             Path p = dir.resolve("trunc.sst");
             Files.write(p, java.util.Arrays.copyOf(bytes, len));
-            assertThatThrownBy(() -> TableReader.open(fs, p, 5, null, null)).as("length %d", len)
-                    .isInstanceOfSatisfying(CorruptionException.class, e -> assertThat(e.file()).isEqualTo(p));
+            assertThatThrownBy(() -> TableReader.open(fs, p, 5, null, null))
+                    .as("length %d", len)
+                    .isInstanceOfSatisfying(
+                            CorruptionException.class, e -> assertThat(e.file()).isEqualTo(p));
         }
         Path p = dir.resolve("foreign.sst");
         byte[] junk = new byte[4096];
         rnd.nextBytes(junk);
         Files.write(p, junk);
-        assertThatThrownBy(() -> TableReader.open(fs, p, 5, null, null)).isInstanceOf(CorruptionException.class)
+        assertThatThrownBy(() -> TableReader.open(fs, p, 5, null, null))
+                .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("magic");
     }
 
     @Test
     void corruptFilterFailsOpenAndReadsStayCorrect() throws IOException {
         long[] spots = {
-            footer.filter().offset(),                                   // filter header
-            footer.filter().offset() + footer.filter().size() / 2,      // filter body
-            footer.filter().offset() + footer.filter().size() + 2       // block trailer
+            footer.filter().offset(), // filter header
+            footer.filter().offset() + footer.filter().size() / 2, // filter body
+            footer.filter().offset() + footer.filter().size() + 2 // block trailer
         };
         for (long pos : spots) {
             Path p = corrupt(pos);
@@ -171,11 +178,14 @@ class TableCorruptionTest {
                 assertThat(checkReads(t, p)).isZero();
                 for (int i = 0; i < 100; i++) {
                     byte[] absent = userKey(2L * i + 1);
-                    assertThat(t.get(absent, Hashing.hash64(absent), InternalKey.MAX_SEQUENCE)).isNull();
+                    assertThat(t.get(absent, Hashing.hash64(absent), InternalKey.MAX_SEQUENCE))
+                            .isNull();
                 }
                 assertThat(c.filterChecks.sum()).isZero();
                 assertThat(c.tablesReadWithoutFilter.sum()).isEqualTo(model.versions.size() + 100);
-                assertThat(t.verifyChecksums()).extracting(TableReader.BadBlock::kind).containsExactly("filter");
+                assertThat(t.verifyChecksums())
+                        .extracting(TableReader.BadBlock::kind)
+                        .containsExactly("filter");
             }
         }
     }
@@ -245,7 +255,9 @@ class TableCorruptionTest {
             ffs.clearFaults();
             if (round == 0) {
                 ffs.crash(); // a table whose sync failed was never durable: it must not survive a plain crash
-                assertThat(Files.exists(p)).as("never-synced table after crash()").isFalse();
+                assertThat(Files.exists(p))
+                        .as("never-synced table after crash()")
+                        .isFalse();
                 continue;
             }
             ffs.crash(rnd);

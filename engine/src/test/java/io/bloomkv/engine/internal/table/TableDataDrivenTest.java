@@ -3,9 +3,9 @@ package io.bloomkv.engine.internal.table;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.CorruptionException;
+import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
-import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.internal.record.DataDriven;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -66,9 +66,11 @@ class TableDataDrivenTest {
                     if (e == null) {
                         return "not found";
                     }
-                    return e.type() + " " + e.sequence() + (e.value() == null ? "" : " " + new String(e.value(), StandardCharsets.UTF_8));
+                    return e.type() + " " + e.sequence()
+                            + (e.value() == null ? "" : " " + new String(e.value(), StandardCharsets.UTF_8));
                 } catch (CorruptionException ex) {
-                    return "corruption at " + ex.offset() + ": " + ex.getMessage().replaceAll(" \\(file .*", "");
+                    return "corruption at " + ex.offset() + ": "
+                            + ex.getMessage().replaceAll(" \\(file .*", "");
                 }
             }
             case "iter": {
@@ -89,7 +91,10 @@ class TableDataDrivenTest {
                             default:
                                 throw new IllegalArgumentException(op);
                         }
-                        out.add(op + ": " + (it.valid() ? formatKey(it.key()) + " " + new String(it.value(), StandardCharsets.UTF_8) : "."));
+                        out.add(op + ": "
+                                + (it.valid()
+                                        ? formatKey(it.key()) + " " + new String(it.value(), StandardCharsets.UTF_8)
+                                        : "."));
                     }
                 }
                 return String.join("\n", out);
@@ -110,8 +115,10 @@ class TableDataDrivenTest {
             }
             case "counters": {
                 String s = "checks=" + counters.filterChecks.sum() + " useful=" + counters.filterUseful.sum()
-                        + " positive=" + counters.filterPositive() + " truePositive=" + counters.filterTruePositive.sum()
-                        + " withoutFilter=" + counters.tablesReadWithoutFilter.sum() + " blockReads=" + counters.blockReads.sum()
+                        + " positive=" + counters.filterPositive() + " truePositive="
+                        + counters.filterTruePositive.sum()
+                        + " withoutFilter=" + counters.tablesReadWithoutFilter.sum() + " blockReads="
+                        + counters.blockReads.sum()
                         + " blockReadBytes=" + counters.blockReadBytes.sum();
                 counters = new ReadCounters();
                 if (reader != null) {
@@ -151,10 +158,12 @@ class TableDataDrivenTest {
         counters = new ReadCounters();
         reader = TableReader.open(fs, path, 1, null, counters);
         return "entries=" + p.entries() + " deletions=" + p.deletions() + " dataBlocks=" + p.dataBlocks()
-                + " fileSize=" + p.fileSize() + "\nkeys=[" + formatKey(p.smallestKey()) + ", " + formatKey(p.largestKey())
+                + " fileSize=" + p.fileSize() + "\nkeys=[" + formatKey(p.smallestKey()) + ", "
+                + formatKey(p.largestKey())
                 + "] seqs=[" + p.smallestSeq() + ", " + p.largestSeq() + "]\nfilter=" + p.filterKind() + " bitsPerKey="
                 + p.bitsPerKey() + " filterBytes=" + p.filterBytes() + " distinctUserKeys=" + p.filterKeys()
-                + "\nrawKeyBytes=" + p.rawKeyBytes() + " rawValueBytes=" + p.rawValueBytes() + " dataSize=" + p.dataSize()
+                + "\nrawKeyBytes=" + p.rawKeyBytes() + " rawValueBytes=" + p.rawValueBytes() + " dataSize="
+                + p.dataSize()
                 + " indexSize=" + p.indexSize();
     }
 
@@ -168,8 +177,8 @@ class TableDataDrivenTest {
             out.add("block " + i++ + ": " + e.handle() + " separator=" + formatKey(e.separator()));
         }
         if (reader.hasFilter()) {
-            out.add("filter: " + reader.filterKind() + " k=" + reader.filterHashCount() + " bits=" + reader.filterBitSize()
-                    + " keys=" + reader.filterKeyCount());
+            out.add("filter: " + reader.filterKind() + " k=" + reader.filterHashCount() + " bits="
+                    + reader.filterBitSize() + " keys=" + reader.filterKeyCount());
         }
         return String.join("\n", out);
     }
@@ -182,7 +191,8 @@ class TableDataDrivenTest {
     }
 
     private static String formatKey(byte[] internalKey) {
-        return new String(InternalKey.userKey(internalKey), StandardCharsets.UTF_8) + "." + InternalKey.sequence(internalKey)
-                + "." + (InternalKey.type(internalKey) == ValueType.DELETE ? "DEL" : "PUT");
+        return new String(InternalKey.userKey(internalKey), StandardCharsets.UTF_8) + "."
+                + InternalKey.sequence(internalKey) + "."
+                + (InternalKey.type(internalKey) == ValueType.DELETE ? "DEL" : "PUT");
     }
 }

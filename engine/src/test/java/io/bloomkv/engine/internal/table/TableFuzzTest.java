@@ -6,11 +6,11 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.fs.DiskFileSystem;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.InMemoryFileSystem;
 import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.internal.util.Crc32c;
 import java.io.IOException;
@@ -70,7 +70,10 @@ class TableFuzzTest {
 
     /** Writes a known compression type (the one there if known, else none) and the right CRC into the trailer of block {@code offset+size}, if it lies in the file. */
     static void resignBlock(byte[] file, long offset, long size) {
-        if (offset < 0 || size < 0 || offset > file.length || size > file.length - offset - TableFormat.BLOCK_TRAILER_SIZE) {
+        if (offset < 0
+                || size < 0
+                || offset > file.length
+                || size > file.length - offset - TableFormat.BLOCK_TRAILER_SIZE) {
             return;
         }
         int o = (int) offset;
@@ -96,7 +99,8 @@ class TableFuzzTest {
             Footer f = Footer.decode(fb, Path.of("fuzz.sst"), file.length);
             for (BlockHandle h : List.of(f.filter(), f.index(), f.properties())) {
                 assertThat(h.offset() + h.size() + TableFormat.BLOCK_TRAILER_SIZE)
-                        .as("handle " + h + " within the file").isLessThanOrEqualTo(file.length - TableFormat.FOOTER_SIZE);
+                        .as("handle " + h + " within the file")
+                        .isLessThanOrEqualTo(file.length - TableFormat.FOOTER_SIZE);
             }
         } catch (CorruptionException expected) {
             // the documented failure
@@ -138,7 +142,8 @@ class TableFuzzTest {
         try {
             Block b = new Block(contents, Path.of("fuzz.sst"), 0);
             Map<String, byte[]> raw = TableProperties.readRaw(b);
-            TableProperties p = TableProperties.decode(raw, contents.length, TableFormat.FORMAT_VERSION, Path.of("fuzz.sst"), 0);
+            TableProperties p =
+                    TableProperties.decode(raw, contents.length, TableFormat.FORMAT_VERSION, Path.of("fuzz.sst"), 0);
             p.toString();
             p.smallestUserKey();
             p.largestUserKey();
@@ -158,7 +163,9 @@ class TableFuzzTest {
         if (data.length == 0) {
             return;
         }
-        int type = (data[0] & 3) == 0 ? Compression.LZ4.code() : (data[0] & 3) == 1 ? Compression.ZSTD.code() : data[0] & 0xff;
+        int type = (data[0] & 3) == 0
+                ? Compression.LZ4.code()
+                : (data[0] & 3) == 1 ? Compression.ZSTD.code() : data[0] & 0xff;
         byte[] stored = payload(data);
         try {
             byte[] contents = BlockCodec.decompress(type, stored, stored.length, Path.of("fuzz.sst"), 0, "data");
@@ -202,7 +209,9 @@ class TableFuzzTest {
         long live = TableReader.liveTables();
         long mappings = DiskFileSystem.liveMappedFiles();
         List<String> mapped = readAll(FileSystem.disk(), writeMapFile(file), TableReadMode.MMAP, file);
-        assertThat(DiskFileSystem.liveMappedFiles()).as("the mapping is released").isEqualTo(mappings);
+        assertThat(DiskFileSystem.liveMappedFiles())
+                .as("the mapping is released")
+                .isEqualTo(mappings);
         List<String> pread = readAll(inMemory(file), TABLE, TableReadMode.PREAD, file);
         assertThat(mapped).as("mapped reads answer as pread does").isEqualTo(pread);
         assertThat(TableReader.liveTables()).as("the tables are released").isEqualTo(live);
@@ -250,7 +259,8 @@ class TableFuzzTest {
                     if (it.key().length >= InternalKey.TRAILER_SIZE) {
                         userKeys.add(InternalKey.userKey(it.key()));
                     }
-                    seen.add("entry " + HexFormat.of().formatHex(it.key()) + " " + HexFormat.of().formatHex(it.value()));
+                    seen.add("entry " + HexFormat.of().formatHex(it.key()) + " "
+                            + HexFormat.of().formatHex(it.value()));
                 }
                 it.seek(InternalKey.encode(file, InternalKey.MAX_SEQUENCE, io.bloomkv.engine.internal.ValueType.PUT));
                 seen.add("seek " + it.valid());
@@ -262,8 +272,13 @@ class TableFuzzTest {
             lookups.add(Arrays.copyOf(file, Math.min(file.length, 24)));
             for (byte[] k : lookups) {
                 TableReader.Entry e = r.get(k, Hashing.hash64(k), InternalKey.MAX_SEQUENCE);
-                seen.add("get " + HexFormat.of().formatHex(k) + " " + (e == null ? "none"
-                        : e.type() + " " + e.sequence() + " " + (e.value() == null ? "-" : HexFormat.of().formatHex(e.value()))));
+                seen.add("get " + HexFormat.of().formatHex(k) + " "
+                        + (e == null
+                                ? "none"
+                                : e.type() + " " + e.sequence() + " "
+                                        + (e.value() == null
+                                                ? "-"
+                                                : HexFormat.of().formatHex(e.value()))));
             }
         } catch (CorruptionException expected) {
             seen.add("corrupt"); // the documented failure (its message names the file, which differs between the two)
@@ -278,7 +293,9 @@ class TableFuzzTest {
     private static synchronized Path writeMapFile(byte[] contents) throws IOException {
         if (mapDir == null) {
             Path shm = Path.of("/dev/shm");
-            Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+            Path parent = Files.isDirectory(shm) && Files.isWritable(shm)
+                    ? shm
+                    : Path.of(System.getProperty("java.io.tmpdir"));
             mapDir = Files.createTempDirectory(parent, "bloomkv-table-fuzz");
         }
         Path p = mapDir.resolve(TABLE.getFileName().toString());

@@ -6,8 +6,8 @@ import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Filters;
 import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.CorruptionException;
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.internal.InternalKey;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,7 +33,11 @@ class TableLeakTest {
         FilterKind[] kinds = FilterKind.values();
         for (int i = 0; i < kinds.length; i++) {
             Path p = dir.resolve("t" + i + ".sst");
-            TestTables.write(fs, p, TestTables.model(2000, rnd), TableBuilderOptions.defaults().filterKind(kinds[i]));
+            TestTables.write(
+                    fs,
+                    p,
+                    TestTables.model(2000, rnd),
+                    TableBuilderOptions.defaults().filterKind(kinds[i]));
             paths.add(p);
         }
         // one table with a broken filter: the failed load must not leak either
@@ -58,10 +62,13 @@ class TableLeakTest {
                 for (int i = 0; i < paths.size(); i++) {
                     open.add(TableReader.open(fs, paths.get(i), i, null, null));
                 }
-                peak = Math.max(peak, OS.memory().nativeMemoryUsed() - nativeBefore
-                        + Filters.hugePageArenaLiveBytes() - arenaBefore);
+                peak = Math.max(
+                        peak,
+                        OS.memory().nativeMemoryUsed() - nativeBefore + Filters.hugePageArenaLiveBytes() - arenaBefore);
                 assertThat(TableReader.liveFilterBytes() - filterBefore)
-                        .isEqualTo(open.stream().mapToLong(TableReader::filterMemoryBytes).sum())
+                        .isEqualTo(open.stream()
+                                .mapToLong(TableReader::filterMemoryBytes)
+                                .sum())
                         .isPositive();
                 // pin some with iterators and extra references, in a random release order
                 List<Runnable> releases = new ArrayList<>();
@@ -94,8 +101,12 @@ class TableLeakTest {
             assertThat(peak).as("filters were really off-heap").isPositive();
             // Chronicle frees released stores on a background thread: wait for it
             BackgroundResourceReleaser.releasePendingResources();
-            assertThat(OS.memory().nativeMemoryUsed()).as("native memory back to where it was").isEqualTo(nativeBefore);
-            assertThat(Filters.hugePageArenaLiveBytes()).as("huge-page arena back to where it was").isEqualTo(arenaBefore);
+            assertThat(OS.memory().nativeMemoryUsed())
+                    .as("native memory back to where it was")
+                    .isEqualTo(nativeBefore);
+            assertThat(Filters.hugePageArenaLiveBytes())
+                    .as("huge-page arena back to where it was")
+                    .isEqualTo(arenaBefore);
             assertThat(TableReader.liveTables()).isEqualTo(liveBefore);
             assertThat(TableReader.liveFilterBytes()).isEqualTo(filterBefore);
             AbstractReferenceCounted.assertReferencesReleased();

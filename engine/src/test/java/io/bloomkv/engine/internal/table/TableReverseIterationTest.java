@@ -2,9 +2,9 @@ package io.bloomkv.engine.internal.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.internal.InternalKey;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -51,7 +51,8 @@ class TableReverseIterationTest {
             it.next();
             assertThat(it.key()).isEqualTo("k1049".getBytes());
         }
-        BlockIterator empty = new Block(new BlockBuilder(16).finish(), null, 0).iterator(java.util.Arrays::compareUnsigned);
+        BlockIterator empty =
+                new Block(new BlockBuilder(16).finish(), null, 0).iterator(java.util.Arrays::compareUnsigned);
         empty.seekToLast();
         assertThat(empty.valid()).isFalse();
     }
@@ -63,13 +64,20 @@ class TableReverseIterationTest {
         for (int round = 0; round < 4; round++) {
             TestTables.Model m = TestTables.model(1 + rnd.nextInt(800), rnd);
             Path p = dir.resolve("t" + round + ".sst");
-            TestTables.write(fs, p, m, TableBuilderOptions.defaults().blockSize(64 + rnd.nextInt(512)).restartInterval(1 + rnd.nextInt(16)));
+            TestTables.write(
+                    fs,
+                    p,
+                    m,
+                    TableBuilderOptions.defaults()
+                            .blockSize(64 + rnd.nextInt(512))
+                            .restartInterval(1 + rnd.nextInt(16)));
             TreeMap<byte[], byte[]> model = new TreeMap<>(InternalKey.COMPARATOR);
             for (byte[][] e : m.entries) {
                 model.put(e[0], e[1]);
             }
             int n = m.versions.size();
-            try (TableReader t = TableReader.open(fs, p, 1, rnd.nextBoolean() ? new BlockCache(1 << 20) : null, new ReadCounters());
+            try (TableReader t = TableReader.open(
+                            fs, p, 1, rnd.nextBoolean() ? new BlockCache(1 << 20) : null, new ReadCounters());
                     InternalIterator it = t.iterator()) {
                 List<byte[]> back = new ArrayList<>();
                 for (it.seekToLast(); it.valid(); it.prev()) {
@@ -77,8 +85,15 @@ class TableReverseIterationTest {
                 }
                 Collections.reverse(back);
                 assertThat(back).as("seed " + seed).containsExactlyElementsOf(model.keySet());
-                IteratorWalk.walk(it, model, rnd, 200, 30,
-                        r -> InternalKey.forSeek(r.nextInt(20) == 0 ? new byte[] {'a'} : TestTables.userKey(r.nextInt(2 * n + 2)), r.nextInt(4000)),
+                IteratorWalk.walk(
+                        it,
+                        model,
+                        rnd,
+                        200,
+                        30,
+                        r -> InternalKey.forSeek(
+                                r.nextInt(20) == 0 ? new byte[] {'a'} : TestTables.userKey(r.nextInt(2 * n + 2)),
+                                r.nextInt(4000)),
                         "seed " + seed + " round " + round);
             }
         }

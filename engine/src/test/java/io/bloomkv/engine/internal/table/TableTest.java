@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Hashing;
-import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.TestSeeds;
-import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.table.TestTables.Model;
 import io.bloomkv.engine.internal.table.TestTables.Version;
 import java.io.IOException;
@@ -61,7 +61,8 @@ class TableTest {
     void roundTripGetAndIterate(FilterKind kind, double bits) throws IOException {
         Model m = TestTables.model(3000, rnd);
         Path p = dir.resolve("000007.sst");
-        TableBuilderOptions opts = TableBuilderOptions.defaults().filterKind(kind).bitsPerKey(bits).blockSize(1024);
+        TableBuilderOptions opts =
+                TableBuilderOptions.defaults().filterKind(kind).bitsPerKey(bits).blockSize(1024);
         TableProperties written = TestTables.write(fs, p, m, opts);
         String ctx = kind + "@" + bits + " seed " + seed;
 
@@ -72,7 +73,10 @@ class TableTest {
             assertThat(props.fileSize()).isEqualTo(fs.size(p)).isEqualTo(written.fileSize());
             assertThat(props.dataBlocks()).isEqualTo(written.dataBlocks()).isGreaterThan(10);
             assertThat(props.filterKeys()).isEqualTo(3000);
-            assertThat(props.deletions()).isEqualTo(m.entries.stream().filter(e -> InternalKey.type(e[0]) == ValueType.DELETE).count());
+            assertThat(props.deletions())
+                    .isEqualTo(m.entries.stream()
+                            .filter(e -> InternalKey.type(e[0]) == ValueType.DELETE)
+                            .count());
             assertThat(props.smallestKey()).isEqualTo(m.entries.get(0)[0]);
             assertThat(props.largestKey()).isEqualTo(m.entries.get(m.entries.size() - 1)[0]);
             assertThat(props.smallestUserKey()).isEqualTo(userKey(0));
@@ -126,7 +130,8 @@ class TableTest {
             // get() of present keys at the latest and at random snapshots, of absent keys
             for (Map.Entry<byte[], List<Version>> e : m.versions.entrySet()) {
                 byte[] uk = e.getKey();
-                long snapshot = rnd.nextBoolean() ? InternalKey.MAX_SEQUENCE : rnd.nextInt((int) props.largestSeq() + 2);
+                long snapshot =
+                        rnd.nextBoolean() ? InternalKey.MAX_SEQUENCE : rnd.nextInt((int) props.largestSeq() + 2);
                 Version expected = m.visible(uk, snapshot);
                 TableReader.Entry got = t.get(uk, hash(uk), snapshot);
                 if (expected == null) {
@@ -144,7 +149,9 @@ class TableTest {
             }
             for (int i = 0; i < 500; i++) {
                 byte[] absent = userKey(2L * rnd.nextInt(3000) + 1);
-                assertThat(t.get(absent, hash(absent), InternalKey.MAX_SEQUENCE)).as(ctx).isNull();
+                assertThat(t.get(absent, hash(absent), InternalKey.MAX_SEQUENCE))
+                        .as(ctx)
+                        .isNull();
             }
             byte[] outside = userKey(1L << 40);
             assertThat(t.get(outside, hash(outside), InternalKey.MAX_SEQUENCE)).isNull();
@@ -182,7 +189,8 @@ class TableTest {
     void manyVersionsSpanningBlocksAreFoundAtEverySnapshot() throws IOException {
         byte[] k = "hot".getBytes();
         Path p = dir.resolve("versions.sst");
-        try (TableWriter w = new TableWriter(fs.newWritableFile(p), TableBuilderOptions.defaults().blockSize(128), 1)) {
+        try (TableWriter w = new TableWriter(
+                fs.newWritableFile(p), TableBuilderOptions.defaults().blockSize(128), 1)) {
             for (long s = 1000; s >= 1; s--) {
                 w.add(InternalKey.encode(k, s, ValueType.PUT), Long.toString(s).getBytes());
             }
@@ -193,7 +201,8 @@ class TableTest {
         try (TableReader t = TableReader.open(fs, p, 1, null, c)) {
             assertThat(t.properties().dataBlocks()).isGreaterThan(10);
             for (long s = 1; s <= 1000; s += 37) {
-                assertThat(t.get(k, hash(k), s).value()).isEqualTo(Long.toString(s).getBytes());
+                assertThat(t.get(k, hash(k), s).value())
+                        .isEqualTo(Long.toString(s).getBytes());
             }
             assertThat(t.get(k, hash(k), 0)).isNull();
             assertThat(c.filterTruePositive.sum()).isEqualTo(c.filterPositive());
@@ -202,32 +211,41 @@ class TableTest {
 
     /** The filter avoids block reads for absent keys inside the key range. */
     @ParameterizedTest
-    @EnumSource(value = FilterKind.class, names = {"BLOCKED", "STANDARD", "PARTITIONED", "RIBBON"})
+    @EnumSource(
+            value = FilterKind.class,
+            names = {"BLOCKED", "STANDARD", "PARTITIONED", "RIBBON"})
     void filterAvoidsBlockReadsForAbsentKeys(FilterKind kind) throws IOException {
         int n = 20_000;
         Model m = TestTables.model(n, rnd);
         Path p = dir.resolve("f.sst");
-        TestTables.write(fs, p, m, TableBuilderOptions.defaults().filterKind(kind).bitsPerKey(10));
+        TestTables.write(
+                fs, p, m, TableBuilderOptions.defaults().filterKind(kind).bitsPerKey(10));
         ReadCounters c = new ReadCounters();
         try (TableReader t = TableReader.open(fs, p, 1, null, c)) {
             assertThat(c.blockReads.sum()).as("open is not counted").isZero();
             for (int i = 0; i < n; i++) {
                 byte[] absent = userKey(2L * i + 1);
-                assertThat(t.get(absent, hash(absent), InternalKey.MAX_SEQUENCE)).isNull();
+                assertThat(t.get(absent, hash(absent), InternalKey.MAX_SEQUENCE))
+                        .isNull();
             }
             long checks = c.filterChecks.sum();
             long useful = c.filterUseful.sum();
             long positive = c.filterPositive();
             assertThat(checks).isEqualTo(n - 1); // the last odd key lies past the largest key
             assertThat(useful + positive).isEqualTo(checks);
-            assertThat((double) useful / checks).as("useful/checks, seed %d", seed).isGreaterThan(0.98);
+            assertThat((double) useful / checks)
+                    .as("useful/checks, seed %d", seed)
+                    .isGreaterThan(0.98);
             assertThat(c.filterTruePositive.sum()).isZero();
             // every false positive costs exactly one data block read (index is in memory), nothing else does
             assertThat(c.blockReads.sum()).isEqualTo(positive);
             assertThat(c.dataBlockAccesses.sum()).isEqualTo(positive);
-            assertThat(c.blockReadBytes.sum()).isLessThanOrEqualTo(positive * (t.properties().dataSize() / t.properties().dataBlocks() + 200));
+            assertThat(c.blockReadBytes.sum())
+                    .isLessThanOrEqualTo(positive
+                            * (t.properties().dataSize() / t.properties().dataBlocks() + 200));
             double measuredFpp = (double) positive / checks;
-            assertThat(measuredFpp).as("measured vs expected %s, seed %d", t.filterExpectedFpp(), seed)
+            assertThat(measuredFpp)
+                    .as("measured vs expected %s, seed %d", t.filterExpectedFpp(), seed)
                     .isLessThan(2 * t.filterExpectedFpp() + 0.003);
 
             // present keys: always positive, always a true positive
@@ -252,7 +270,8 @@ class TableTest {
         try (TableReader t = TableReader.open(fs, p, 1, null, c)) {
             for (int i = 0; i < n - 1; i++) {
                 byte[] absent = userKey(2L * i + 1);
-                assertThat(t.get(absent, hash(absent), InternalKey.MAX_SEQUENCE)).isNull();
+                assertThat(t.get(absent, hash(absent), InternalKey.MAX_SEQUENCE))
+                        .isNull();
             }
             assertThat(c.filterChecks.sum()).isZero();
             assertThat(c.tablesReadWithoutFilter.sum()).isEqualTo(n - 1);
@@ -276,16 +295,21 @@ class TableTest {
             // holding only older versions of the last key (seed 5533476823176: 25 of 26).
             long read = c.blockReads.sum();
             assertThat(read).as("seed %d: blocks read by the first pass", seed).isBetween(blocks - 1, blocks);
-            assertThat(c.blockCacheMisses.sum()).as("seed %d: each block read from the file once", seed).isEqualTo(read);
+            assertThat(c.blockCacheMisses.sum())
+                    .as("seed %d: each block read from the file once", seed)
+                    .isEqualTo(read);
             long accessesBefore = c.dataBlockAccesses.sum();
             for (byte[] uk : m.versions.keySet()) {
                 assertThat(t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE)).isNotNull();
             }
-            assertThat(c.blockReads.sum()).as("seed %d: the second pass reads nothing from the file", seed).isEqualTo(read);
+            assertThat(c.blockReads.sum())
+                    .as("seed %d: the second pass reads nothing from the file", seed)
+                    .isEqualTo(read);
             assertThat(c.dataBlockAccesses.sum()).isEqualTo(2 * accessesBefore);
             assertThat(c.blockCacheHits.sum()).isEqualTo(c.dataBlockAccesses.sum() - read);
             assertThat(cache.blockCount()).isEqualTo(read);
-            assertThat(cache.usedBytes()).isGreaterThanOrEqualTo(t.properties().dataSize() * (blocks - 1) / blocks - 5 * blocks);
+            assertThat(cache.usedBytes())
+                    .isGreaterThanOrEqualTo(t.properties().dataSize() * (blocks - 1) / blocks - 5 * blocks);
         }
         assertThat(cache.blockCount()).as("released table's blocks evicted").isZero();
     }
@@ -331,8 +355,10 @@ class TableTest {
                             byte[] uk = keys.get(r.nextInt(keys.size()));
                             Version want = m.visible(uk, InternalKey.MAX_SEQUENCE);
                             TableReader.Entry got = t.get(uk, hash(uk), InternalKey.MAX_SEQUENCE);
-                            if (got == null || got.sequence() != want.seq()
-                                    || (want.type() == ValueType.PUT && !java.util.Arrays.equals(got.value(), want.value()))) {
+                            if (got == null
+                                    || got.sequence() != want.seq()
+                                    || (want.type() == ValueType.PUT
+                                            && !java.util.Arrays.equals(got.value(), want.value()))) {
                                 throw new AssertionError("wrong answer for " + new String(uk) + ", seed " + seed);
                             }
                             checked++;
@@ -361,7 +387,11 @@ class TableTest {
     void getRacingWithTheLastReleaseAnswersOrThrowsIllegalState() throws Exception {
         Model m = TestTables.model(2000, rnd);
         Path p = dir.resolve("race.sst");
-        TestTables.write(fs, p, m, TableBuilderOptions.defaults().filterKind(FilterKind.COUNTING).bitsPerKey(200));
+        TestTables.write(
+                fs,
+                p,
+                m,
+                TableBuilderOptions.defaults().filterKind(FilterKind.COUNTING).bitsPerKey(200));
         List<byte[]> keys = new ArrayList<>(m.versions.keySet());
         for (int round = 0; round < 5; round++) {
             TableReader t = TableReader.open(fs, p, 1, null, new ReadCounters());
@@ -445,23 +475,31 @@ class TableTest {
 
     @Test
     void writerRejectsOutOfOrderKeysAndEmptyTables() throws IOException {
-        try (TableWriter w = new TableWriter(fs.newWritableFile(dir.resolve("x.sst")), TableBuilderOptions.defaults(), 1)) {
+        try (TableWriter w =
+                new TableWriter(fs.newWritableFile(dir.resolve("x.sst")), TableBuilderOptions.defaults(), 1)) {
             w.add(InternalKey.encode("b".getBytes(), 5, ValueType.PUT), new byte[0]);
             assertThatThrownBy(() -> w.add(InternalKey.encode("a".getBytes(), 5, ValueType.PUT), new byte[0]))
                     .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> w.add(InternalKey.encode("b".getBytes(), 5, ValueType.PUT), new byte[0]))
-                    .as("duplicate").isInstanceOf(IllegalArgumentException.class);
+                    .as("duplicate")
+                    .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> w.add(InternalKey.encode("b".getBytes(), 6, ValueType.PUT), new byte[0]))
-                    .as("newer sequence after older").isInstanceOf(IllegalArgumentException.class);
+                    .as("newer sequence after older")
+                    .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> w.add(new byte[3], new byte[0])).isInstanceOf(IllegalArgumentException.class);
         }
-        try (TableWriter w = new TableWriter(fs.newWritableFile(dir.resolve("y.sst")), TableBuilderOptions.defaults(), 1)) {
+        try (TableWriter w =
+                new TableWriter(fs.newWritableFile(dir.resolve("y.sst")), TableBuilderOptions.defaults(), 1)) {
             assertThatThrownBy(w::finish).isInstanceOf(IllegalStateException.class);
         }
-        assertThatThrownBy(() -> TableBuilderOptions.defaults().bitsPerKey(-1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> TableBuilderOptions.defaults().bitsPerKey(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> TableBuilderOptions.defaults().blockSize(10)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> TableBuilderOptions.defaults().restartInterval(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TableBuilderOptions.defaults().bitsPerKey(-1))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TableBuilderOptions.defaults().bitsPerKey(Double.NaN))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TableBuilderOptions.defaults().blockSize(10))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TableBuilderOptions.defaults().restartInterval(0))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -525,6 +563,8 @@ class TableTest {
         TableWriter w = new TableWriter(unfinished, TableBuilderOptions.defaults(), 1);
         w.add(InternalKey.encode("k".getBytes(), 1, ValueType.PUT), new byte[10]);
         ffs.crash();
-        assertThat(ffs.exists(dir.resolve("unfinished.sst"))).as("never synced: vanished").isFalse();
+        assertThat(ffs.exists(dir.resolve("unfinished.sst")))
+                .as("never synced: vanished")
+                .isFalse();
     }
 }

@@ -1,9 +1,9 @@
 package io.bloomkv.engine.internal.table;
 
-import io.bloomkv.engine.internal.InternalKey;
-import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -56,7 +56,9 @@ final class TestTables {
             for (int v = 0; v < nv; v++) {
                 seq += 1 + rnd.nextInt(3);
                 boolean del = rnd.nextInt(8) == 0;
-                byte[] value = del ? new byte[0] : ("value-" + i + "-" + v + "-" + rnd.nextInt(1000)).getBytes(StandardCharsets.US_ASCII);
+                byte[] value = del
+                        ? new byte[0]
+                        : ("value-" + i + "-" + v + "-" + rnd.nextInt(1000)).getBytes(StandardCharsets.US_ASCII);
                 vs.add(0, new Version(seq, del ? ValueType.DELETE : ValueType.PUT, value));
             }
             m.versions.put(uk, vs);

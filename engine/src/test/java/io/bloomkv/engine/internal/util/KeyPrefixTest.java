@@ -14,15 +14,24 @@ class KeyPrefixTest {
     void prefixIsTheZeroPaddedBigEndianHead() {
         assertThat(KeyPrefix.of(new byte[0])).isZero();
         assertThat(KeyPrefix.of(new byte[] {1})).isEqualTo(0x0100_0000_0000_0000L);
-        assertThat(KeyPrefix.of(new byte[] {(byte) 0xFF, 2, 3, 4, 5, 6, 7, 8, 9})).isEqualTo(0xFF02_0304_0506_0708L);
+        assertThat(KeyPrefix.of(new byte[] {(byte) 0xFF, 2, 3, 4, 5, 6, 7, 8, 9}))
+                .isEqualTo(0xFF02_0304_0506_0708L);
     }
 
     @Test
     void edgeCasesAroundPaddingAndSign() {
         byte[][] keys = {
-            {}, {0}, {0, 0}, {1}, {1, 0}, {1, 0, 0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0, 0},
-            {1, 0, 0, 0, 0, 0, 0, 0, 1}, {(byte) 0x80}, {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF,
-                (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF}, {0x7F, (byte) 0xFF},
+            {},
+            {0},
+            {0, 0},
+            {1},
+            {1, 0},
+            {1, 0, 0, 0, 0, 0, 0, 0},
+            {1, 0, 0, 0, 0, 0, 0, 0, 0},
+            {1, 0, 0, 0, 0, 0, 0, 0, 1},
+            {(byte) 0x80},
+            {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF},
+            {0x7F, (byte) 0xFF},
         };
         for (byte[] a : keys) {
             for (byte[] b : keys) {
@@ -40,7 +49,8 @@ class KeyPrefixTest {
             byte[] a = randomKey(rnd, alphabet);
             byte[] b = rnd.nextInt(4) == 0 ? a.clone() : randomKey(rnd, alphabet);
             if (rnd.nextBoolean() && b.length > 0) {
-                b = Arrays.copyOf(a, Math.max(0, Math.min(a.length + rnd.nextInt(-2, 3), 12))); // near-prefixes of each other
+                b = Arrays.copyOf(
+                        a, Math.max(0, Math.min(a.length + rnd.nextInt(-2, 3), 12))); // near-prefixes of each other
                 if (b.length == 0) {
                     continue;
                 }
@@ -60,6 +70,8 @@ class KeyPrefixTest {
     private static void assertSameOrder(byte[] a, byte[] b) {
         int expected = Integer.signum(Arrays.compareUnsigned(a, b));
         int actual = Integer.signum(KeyPrefix.compare(KeyPrefix.of(a), a, KeyPrefix.of(b), b));
-        assertThat(actual).as("%s vs %s", Arrays.toString(a), Arrays.toString(b)).isEqualTo(expected);
+        assertThat(actual)
+                .as("%s vs %s", Arrays.toString(a), Arrays.toString(b))
+                .isEqualTo(expected);
     }
 }

@@ -51,10 +51,14 @@ class LevelTargetsTest {
         int previous = 6;
         for (long size = MB; size < (1L << 42); size *= 3) {
             LevelTargets t = LevelTargets.compute(new long[] {0, 0, 0, 0, 0, 0, size}, true, 64 * MB, 8);
-            assertThat(t.baseLevel()).as("size " + size).isLessThanOrEqualTo(previous).isGreaterThanOrEqualTo(1);
+            assertThat(t.baseLevel())
+                    .as("size " + size)
+                    .isLessThanOrEqualTo(previous)
+                    .isGreaterThanOrEqualTo(1);
             previous = t.baseLevel();
             // Non-empty levels needed: about 1 + log_8(size / 64 MiB).
-            double expected = size <= 64 * MB ? 1 : 1 + Math.ceil(Math.log(size / (double) (64 * MB)) / Math.log(8) - 1e-9);
+            double expected =
+                    size <= 64 * MB ? 1 : 1 + Math.ceil(Math.log(size / (double) (64 * MB)) / Math.log(8) - 1e-9);
             assertThat(7 - t.baseLevel()).as("levels used at " + size).isEqualTo((int) Math.min(6, expected));
         }
     }

@@ -6,9 +6,9 @@ import io.bloomkv.engine.Options;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.InMemoryFileSystem;
 import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.record.LogWriter;
 import io.bloomkv.engine.internal.table.ReadCounters;
 import io.bloomkv.engine.internal.util.ByteReader;
-import io.bloomkv.engine.internal.record.LogWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -75,7 +75,7 @@ class ManifestFuzzTest {
             current.append("MANIFEST-000001\n".getBytes(StandardCharsets.US_ASCII));
         }
         try (TableCache tables = new TableCache(fs, dir, null, new ReadCounters())) {
-            VersionSet vs = new VersionSet(fs, dir, Options.defaults(), tables, () -> { });
+            VersionSet vs = new VersionSet(fs, dir, Options.defaults(), tables, () -> {});
             try {
                 vs.recover();
                 vs.current().toString();

@@ -17,8 +17,14 @@ class VersionEditTest {
 
     @Test
     void roundTripsEveryField() {
-        VersionEdit e = new VersionEdit().numLevels(7).logNumber(12).nextFileNumber(40).lastSequence(1L << 50)
-                .compactPointer(2, ik("m", 9)).deleteFile(0, 5).deleteFile(3, 1L << 40)
+        VersionEdit e = new VersionEdit()
+                .numLevels(7)
+                .logNumber(12)
+                .nextFileNumber(40)
+                .lastSequence(1L << 50)
+                .compactPointer(2, ik("m", 9))
+                .deleteFile(0, 5)
+                .deleteFile(3, 1L << 40)
                 .addFile(1, new FileMetaData(33, 123456, ik("a", 1), ik("z", 2), 1000, 1, 2000));
         VersionEdit d = VersionEdit.decode(e.encode());
         assertThat(d.numLevels()).isEqualTo(7);
@@ -29,7 +35,8 @@ class VersionEditTest {
             assertThat(p.level()).isEqualTo(2);
             assertThat(p.key()).isEqualTo(ik("m", 9));
         });
-        assertThat(d.deletedFiles()).containsExactly(new VersionEdit.DeletedFile(0, 5), new VersionEdit.DeletedFile(3, 1L << 40));
+        assertThat(d.deletedFiles())
+                .containsExactly(new VersionEdit.DeletedFile(0, 5), new VersionEdit.DeletedFile(3, 1L << 40));
         assertThat(d.newFiles()).singleElement().satisfies(lf -> {
             assertThat(lf.level()).isEqualTo(1);
             FileMetaData f = lf.file();
@@ -46,19 +53,30 @@ class VersionEditTest {
 
     @Test
     void theTtlFlagRoundTripsAndOnlyItsOneValueIsAccepted() {
-        assertThat(VersionEdit.decode(new VersionEdit().numLevels(7).ttl(true).encode()).ttl()).isTrue();
-        assertThat(VersionEdit.decode(new VersionEdit().numLevels(7).encode()).ttl()).isFalse();
-        assertThat(new VersionEdit().numLevels(7).encode()).doesNotContain((byte) VersionEdit.TAG_TTL); // plain: unchanged bytes
+        assertThat(VersionEdit.decode(new VersionEdit().numLevels(7).ttl(true).encode())
+                        .ttl())
+                .isTrue();
+        assertThat(VersionEdit.decode(new VersionEdit().numLevels(7).encode()).ttl())
+                .isFalse();
+        assertThat(new VersionEdit().numLevels(7).encode())
+                .doesNotContain((byte) VersionEdit.TAG_TTL); // plain: unchanged bytes
         assertThat(VersionEdit.decode(new byte[] {8, 1}).ttl()).isTrue();
-        assertThatThrownBy(() -> VersionEdit.decode(new byte[] {8, 0})).isInstanceOf(ByteReader.MalformedInputException.class);
-        assertThatThrownBy(() -> VersionEdit.decode(new byte[] {8, 2})).isInstanceOf(ByteReader.MalformedInputException.class);
+        assertThatThrownBy(() -> VersionEdit.decode(new byte[] {8, 0}))
+                .isInstanceOf(ByteReader.MalformedInputException.class);
+        assertThatThrownBy(() -> VersionEdit.decode(new byte[] {8, 2}))
+                .isInstanceOf(ByteReader.MalformedInputException.class);
     }
 
     @Test
     void malformedEditsAreRejectedNeverMisread() {
-        byte[] good = new VersionEdit().logNumber(3).addFile(0, new FileMetaData(9, 10, ik("a", 1), ik("b", 2), 2, 1, 2)).encode();
-        assertThatThrownBy(() -> VersionEdit.decode(new byte[] {99, 1})).isInstanceOf(ByteReader.MalformedInputException.class);
-        assertThatThrownBy(() -> VersionEdit.decode(new byte[] {6, (byte) 200, 1})).isInstanceOf(ByteReader.MalformedInputException.class);
+        byte[] good = new VersionEdit()
+                .logNumber(3)
+                .addFile(0, new FileMetaData(9, 10, ik("a", 1), ik("b", 2), 2, 1, 2))
+                .encode();
+        assertThatThrownBy(() -> VersionEdit.decode(new byte[] {99, 1}))
+                .isInstanceOf(ByteReader.MalformedInputException.class);
+        assertThatThrownBy(() -> VersionEdit.decode(new byte[] {6, (byte) 200, 1}))
+                .isInstanceOf(ByteReader.MalformedInputException.class);
         Random rnd = new Random(42);
         for (int cut = 0; cut < good.length; cut++) {
             byte[] truncated = java.util.Arrays.copyOf(good, cut);
@@ -85,6 +103,7 @@ class VersionEditTest {
         assertThat(FileNames.parse("notes.txt")).isNull();
         assertThat(FileNames.parse("12a.log")).isNull();
         assertThat(FileNames.parse("MANIFEST-")).isNull();
-        assertThat(FileNames.tableFile(java.nio.file.Path.of("/d"), 7).toString()).isEqualTo("/d/000007.sst");
+        assertThat(FileNames.tableFile(java.nio.file.Path.of("/d"), 7).toString())
+                .isEqualTo("/d/000007.sst");
     }
 }

@@ -54,7 +54,8 @@ public final class ExpectedState implements AutoCloseable {
         }
         boolean exists = Files.exists(path) && Files.size(path) > 0;
         long size = HEADER + (long) SLOT * keys;
-        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel ch =
+                FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             if (exists && ch.size() != size) {
                 throw new IllegalArgumentException(path + " is an expected state of " + ((ch.size() - HEADER) / SLOT)

@@ -14,9 +14,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * The threads of a stress run (RocksDB db_stress's operation mix): random puts, merges, deletes, range deletions, batches,
@@ -34,14 +34,32 @@ public final class StressRun {
     public record Config(int threads, long ops, long durationMillis, long seed) {}
 
     /** What a run did. */
-    public record Summary(long ops, long puts, long deletes, long merges, long rangeDeletes, long batches, long gets, long multiGets, long iterators, long snapshots,
-                          long flushes, long compactions, long ingestions, long acknowledgedWrites, long wrongAnswers, List<String> problems,
-                          long millis) {
+    public record Summary(
+            long ops,
+            long puts,
+            long deletes,
+            long merges,
+            long rangeDeletes,
+            long batches,
+            long gets,
+            long multiGets,
+            long iterators,
+            long snapshots,
+            long flushes,
+            long compactions,
+            long ingestions,
+            long acknowledgedWrites,
+            long wrongAnswers,
+            List<String> problems,
+            long millis) {
         @Override
         public String toString() {
-            return ops + " ops in " + millis + " ms (" + (millis > 0 ? ops * 1000 / millis : 0) + " ops/s): puts " + puts
-                    + ", deletes " + deletes + ", merges " + merges + ", range deletions " + rangeDeletes + ", batches " + batches + ", gets " + gets + ", multiGets " + multiGets + ", iterators " + iterators
-                    + ", snapshots " + snapshots + ", flushes " + flushes + ", compactions " + compactions + ", ingestions " + ingestions
+            return ops + " ops in " + millis + " ms (" + (millis > 0 ? ops * 1000 / millis : 0) + " ops/s): puts "
+                    + puts
+                    + ", deletes " + deletes + ", merges " + merges + ", range deletions " + rangeDeletes + ", batches "
+                    + batches + ", gets " + gets + ", multiGets " + multiGets + ", iterators " + iterators
+                    + ", snapshots " + snapshots + ", flushes " + flushes + ", compactions " + compactions
+                    + ", ingestions " + ingestions
                     + "; acknowledged writes " + acknowledgedWrites + "; wrong answers " + wrongAnswers
                     + (problems.isEmpty() ? "" : "; first: " + problems);
         }
@@ -71,10 +89,12 @@ public final class StressRun {
 
     public StressRun(Db db, ExpectedState es, Config config) {
         if (config.threads() < 1 || config.threads() > ExpectedState.MAX_THREADS) {
-            throw new IllegalArgumentException("threads must be in [1, " + ExpectedState.MAX_THREADS + "]: " + config.threads());
+            throw new IllegalArgumentException(
+                    "threads must be in [1, " + ExpectedState.MAX_THREADS + "]: " + config.threads());
         }
         if (es.keys() < config.threads()) {
-            throw new IllegalArgumentException("need at least one key per thread: " + es.keys() + " keys, " + config.threads() + " threads");
+            throw new IllegalArgumentException(
+                    "need at least one key per thread: " + es.keys() + " keys, " + config.threads() + " threads");
         }
         this.db = db;
         this.es = es;
@@ -89,13 +109,15 @@ public final class StressRun {
         Thread[] threads = new Thread[config.threads()];
         for (int t = 0; t < threads.length; t++) {
             int id = t;
-            threads[t] = new Thread(() -> {
-                try {
-                    worker(id, deadline);
-                } catch (Throwable e) {
-                    failure = e;
-                }
-            }, "stress-" + t);
+            threads[t] = new Thread(
+                    () -> {
+                        try {
+                            worker(id, deadline);
+                        } catch (Throwable e) {
+                            failure = e;
+                        }
+                    },
+                    "stress-" + t);
             threads[t].start();
         }
         long nextReport = System.nanoTime() + 5_000_000_000L;
@@ -103,7 +125,8 @@ public final class StressRun {
             while (th.isAlive()) {
                 th.join(200);
                 if (System.nanoTime() > nextReport) {
-                    progress.accept("stress: " + ops.get() + " ops, " + acked.get() + " acknowledged writes, " + wrong.get() + " wrong");
+                    progress.accept("stress: " + ops.get() + " ops, " + acked.get() + " acknowledged writes, "
+                            + wrong.get() + " wrong");
                     nextReport = System.nanoTime() + 5_000_000_000L;
                 }
             }
@@ -114,8 +137,24 @@ public final class StressRun {
         }
         long millis = (System.nanoTime() - t0) / 1_000_000;
         synchronized (problems) {
-            return new Summary(ops.get(), puts.get(), deletes.get(), merges.get(), rangeDeletes.get(), batches.get(), gets.get(), multiGets.get(), iterators.get(), snapshots.get(),
-                    flushes.get(), compactions.get(), ingestions.get(), acked.get(), wrong.get(), List.copyOf(problems), millis);
+            return new Summary(
+                    ops.get(),
+                    puts.get(),
+                    deletes.get(),
+                    merges.get(),
+                    rangeDeletes.get(),
+                    batches.get(),
+                    gets.get(),
+                    multiGets.get(),
+                    iterators.get(),
+                    snapshots.get(),
+                    flushes.get(),
+                    compactions.get(),
+                    ingestions.get(),
+                    acked.get(),
+                    wrong.get(),
+                    List.copyOf(problems),
+                    millis);
         }
     }
 
@@ -293,7 +332,8 @@ public final class StressRun {
             es.commit(ks.get(j), next[j]);
         }
         try {
-            Files.deleteIfExists(file); // a moved file is a hard link into the database: this drops only the source name
+            Files.deleteIfExists(
+                    file); // a moved file is a hard link into the database: this drops only the source name
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -315,7 +355,10 @@ public final class StressRun {
             hi = Math.max(hi, ExpectedState.version(p));
         }
         if (v == null) {
-            return !ExpectedState.exists(before) || !ExpectedState.exists(after) || hi > lo || p >= 0 && !ExpectedState.exists(p);
+            return !ExpectedState.exists(before)
+                    || !ExpectedState.exists(after)
+                    || hi > lo
+                    || p >= 0 && !ExpectedState.exists(p);
         }
         long ver = StressValue.versionOf(k, v);
         return ver >= 0 && ver >= lo && ver <= hi;
@@ -364,7 +407,8 @@ public final class StressRun {
             }
         } else if (!plausible(k, v, before, es.committed(k))) {
             wrongAnswer(op + " of key " + k + ": " + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v))
-                    + " outside [" + StressVerifier.describe(before) + ", " + StressVerifier.describe(es.committed(k)) + "]");
+                    + " outside [" + StressVerifier.describe(before) + ", " + StressVerifier.describe(es.committed(k))
+                    + "]");
         }
     }
 
@@ -410,7 +454,8 @@ public final class StressRun {
                 idx++;
             }
             if (seen != ExpectedState.exists(es.committed(k))) {
-                wrongAnswer("iterator from " + start + ": own key " + k + (seen ? " present but expected absent" : " missing"));
+                wrongAnswer("iterator from " + start + ": own key " + k
+                        + (seen ? " present but expected absent" : " missing"));
                 return;
             }
         }
@@ -432,8 +477,8 @@ public final class StressRun {
             for (int j = 0; j < n; j++) {
                 byte[] v = db.get(StressValue.key(ks[j]), ro);
                 if (!StressValue.matches(ks[j], states[j], v)) {
-                    wrongAnswer("snapshot get of own key " + ks[j] + ": expected " + StressVerifier.describe(states[j]) + ", got "
-                            + (v == null ? "nothing" : "version " + StressValue.versionOf(ks[j], v)));
+                    wrongAnswer("snapshot get of own key " + ks[j] + ": expected " + StressVerifier.describe(states[j])
+                            + ", got " + (v == null ? "nothing" : "version " + StressValue.versionOf(ks[j], v)));
                 }
             }
             if (rnd.nextBoolean()) {
@@ -443,8 +488,10 @@ public final class StressRun {
                 try (DbIterator it = db.iterator(ro)) {
                     it.seek(StressValue.key(ks[0]));
                     boolean at = it.valid() && StressValue.keyNumber(it.key()) == ks[0];
-                    if (at != ExpectedState.exists(states[0]) || at && !StressValue.matches(ks[0], states[0], it.value())) {
-                        wrongAnswer("snapshot iterator at own key " + ks[0] + ": expected " + StressVerifier.describe(states[0]));
+                    if (at != ExpectedState.exists(states[0])
+                            || at && !StressValue.matches(ks[0], states[0], it.value())) {
+                        wrongAnswer("snapshot iterator at own key " + ks[0] + ": expected "
+                                + StressVerifier.describe(states[0]));
                     }
                 }
             }

@@ -2,8 +2,8 @@ package io.bloomkv.tools.stress;
 
 import io.bloomkv.engine.MergeOperator;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Keys and values of a stress run. Key {@code k} is {@code "stress" + k} zero-padded to 10 digits

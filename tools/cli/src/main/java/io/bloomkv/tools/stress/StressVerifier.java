@@ -18,15 +18,17 @@ public final class StressVerifier {
     private StressVerifier() {}
 
     /** What a verification found. {@code lost}: keys matching neither state; {@code wrong}: any other wrong answer. */
-    public record Result(int keys, long lost, long wrong, long pendingLanded, long pendingDropped, List<String> problems) {
+    public record Result(
+            int keys, long lost, long wrong, long pendingLanded, long pendingDropped, List<String> problems) {
         public boolean ok() {
             return lost == 0 && wrong == 0;
         }
 
         @Override
         public String toString() {
-            return keys + " keys verified: lost " + lost + ", wrong " + wrong + ", in-flight writes landed " + pendingLanded
-                    + ", dropped " + pendingDropped + (problems.isEmpty() ? "" : "; first problems: " + problems);
+            return keys + " keys verified: lost " + lost + ", wrong " + wrong + ", in-flight writes landed "
+                    + pendingLanded + ", dropped " + pendingDropped
+                    + (problems.isEmpty() ? "" : "; first problems: " + problems);
         }
     }
 
@@ -55,8 +57,11 @@ public final class StressVerifier {
                     note(problems, "key " + k + ": malformed value of " + v.length + " bytes");
                 } else {
                     lost++;
-                    note(problems, "key " + k + ": expected state " + describe(c) + (p >= 0 ? " or in-flight " + describe(p) : "")
-                            + ", database has " + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v)));
+                    note(
+                            problems,
+                            "key " + k + ": expected state " + describe(c)
+                                    + (p >= 0 ? " or in-flight " + describe(p) : "") + ", database has "
+                                    + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v)));
                 }
             }
             if (p >= 0 && (mc != mp)) {
@@ -65,8 +70,10 @@ public final class StressVerifier {
                 Integer prev = batchOutcome.putIfAbsent(id, o);
                 if (prev != null && prev != o) {
                     wrong++;
-                    note(problems, "write " + Long.toHexString(id) + " half applied (key " + k + " reads "
-                            + (mc ? "old" : "new") + ", another key of the batch the other)");
+                    note(
+                            problems,
+                            "write " + Long.toHexString(id) + " half applied (key " + k + " reads "
+                                    + (mc ? "old" : "new") + ", another key of the batch the other)");
                 }
             }
         }
@@ -77,7 +84,9 @@ public final class StressVerifier {
                 int k = StressValue.keyNumber(it.key());
                 if (k < 0 || k >= n) {
                     wrong++;
-                    note(problems, "scan: foreign key " + new String(it.key(), java.nio.charset.StandardCharsets.ISO_8859_1));
+                    note(
+                            problems,
+                            "scan: foreign key " + new String(it.key(), java.nio.charset.StandardCharsets.ISO_8859_1));
                     continue;
                 }
                 seen++;
@@ -91,7 +100,8 @@ public final class StressVerifier {
         // (Options.rangeFilterBitsPerKey), which must never hide a key in [k, k + 1), forward or backward.
         for (int k = 0; k < n; k++) {
             io.bloomkv.engine.ReadOptions ro = io.bloomkv.engine.ReadOptions.defaults()
-                    .iterateLowerBound(StressValue.key(k)).iterateUpperBound(StressValue.key(k + 1));
+                    .iterateLowerBound(StressValue.key(k))
+                    .iterateUpperBound(StressValue.key(k + 1));
             try (DbIterator it = db.iterator(ro)) {
                 it.seek(StressValue.key(k));
                 boolean forward = it.valid();
@@ -99,8 +109,11 @@ public final class StressVerifier {
                 boolean backward = it.valid();
                 if (forward != (got[k] != null) || backward != (got[k] != null)) {
                     wrong++;
-                    note(problems, "bounded seek of key " + k + ": forward " + (forward ? "found" : "missed") + ", backward "
-                            + (backward ? "found" : "missed") + ", get " + (got[k] != null ? "found" : "missed"));
+                    note(
+                            problems,
+                            "bounded seek of key " + k + ": forward " + (forward ? "found" : "missed") + ", backward "
+                                    + (backward ? "found" : "missed") + ", get "
+                                    + (got[k] != null ? "found" : "missed"));
                 }
             }
         }
@@ -132,7 +145,9 @@ public final class StressVerifier {
     }
 
     static String describe(long state) {
-        return ExpectedState.exists(state) ? "version " + ExpectedState.version(state) : "absent (version " + ExpectedState.version(state) + ")";
+        return ExpectedState.exists(state)
+                ? "version " + ExpectedState.version(state)
+                : "absent (version " + ExpectedState.version(state) + ")";
     }
 
     private static void note(List<String> problems, String p) {
