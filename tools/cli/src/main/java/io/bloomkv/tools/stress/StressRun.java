@@ -211,7 +211,11 @@ public final class StressRun {
             } else if (r < 992) {
                 snapshot(thread, rnd, writeId);
             } else if (r < 996) {
-                ingest(thread, writeId, rnd);
+                if (db.options().ttl() == null) {
+                    ingest(thread, writeId, rnd); // a TTL database refuses ingestion (files carry no write times)
+                } else {
+                    write(thread, writeId, List.of(ownKey(rnd, thread)), rnd, false);
+                }
             } else if (r < 999) {
                 db.flush();
                 flushes.incrementAndGet();
