@@ -64,10 +64,13 @@ class PartitionedFilterTest {
         long liveFilterBytes = TableReader.liveFilterBytes();
         long liveBudgeted = FilterMemory.liveBytes();
         for (int round = 0; round < 6; round++) {
-            int n = 2000 + rnd.nextInt(18_000);
+            int drawn = 2000 + rnd.nextInt(18_000);
             FilterKind kind = kinds[rnd.nextInt(kinds.length)];
             double b = bits[rnd.nextInt(bits.length)];
             int pb = partitionBytes[rnd.nextInt(partitionBytes.length)];
+            // at least two partitions' worth of filter bits: a smaller table keeps a whole filter (nothing to test
+            // here)
+            int n = Math.max(drawn, (int) Math.ceil(2.0 * pb * 8 / b));
             String what = "round " + round + ": " + n + " keys, " + kind + " at " + b + " bits, partitions of " + pb
                     + " bytes (seed " + seed + ")";
             List<byte[]> keys = randomKeys(rnd, n);
