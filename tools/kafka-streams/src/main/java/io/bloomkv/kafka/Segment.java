@@ -58,6 +58,23 @@ final class Segment {
         return v ^ Long.MIN_VALUE;
     }
 
+    /**
+     * Removes segments {@code first..last} of {@code db} as whole key ranges: one range tombstone over their prefixes
+     * (the ids between hold nothing), then that range compacted on {@code compactions}' thread, so the tables holding
+     * only those segments (partitioned by prefix) are dropped unread. Shared by the window, session and versioned
+     * stores; {@code store} names the store in the error.
+     */
+    static void dropRange(Db db, ExpiryCompactions compactions, long first, long last, String store) {
+        try {
+            byte[] from = prefix(first);
+            byte[] to = prefix(last + 1);
+            db.deleteRange(from, to);
+            compactions.submit(db, from, to);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException(store + ": cannot drop the expired segments " + first + ".." + last, e);
+        }
+    }
+
     /** {@code key} behind {@code prefix}. */
     static byte[] prefixed(byte[] prefix, byte[] key) {
         byte[] out = Arrays.copyOf(prefix, PREFIX_SIZE + key.length);

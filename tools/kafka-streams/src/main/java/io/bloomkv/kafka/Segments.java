@@ -156,20 +156,9 @@ final class Segments {
             s.markClosed();
         }
         expired.clear();
-        try {
-            byte[] from = Segment.prefix(first);
-            byte[] to = Segment.prefix(last + 1);
-            db.deleteRange(from, to);
-            // Drop the covered tables now (off the stream thread) rather than when background compaction next
-            // reaches them: the memtable is flushed (the tombstone into a level-0 table) and the tables overlapping
-            // the range compacted down; tables are partitioned by segment, so those of the expired segments are
-            // covered whole and dropped unread, and only the level-0 tables (recent writes) are merged, as their
-            // next compaction would.
-            compactions.submit(db, from, to);
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException(
-                    "store " + name + ": cannot drop the expired segments " + first + ".." + last, e);
-        }
+        // Dropped now (off the stream thread) rather than when background compaction next reaches them: the
+        // memtable is flushed and the tables overlapping the range compacted down; only level-0 tables are merged.
+        Segment.dropRange(db, compactions, first, last, "store " + name);
         unsynced = true;
         expiryRangeDeletes++;
     }

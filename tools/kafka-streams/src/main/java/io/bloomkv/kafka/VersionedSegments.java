@@ -135,15 +135,7 @@ final class VersionedSegments {
             s.markClosed();
         }
         expired.clear();
-        try {
-            byte[] from = Segment.prefix(first);
-            byte[] to = Segment.prefix(last + 1);
-            db.deleteRange(from, to);
-            compactions.submit(db, from, to);
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException(
-                    "versioned store " + name + ": cannot drop the expired segments " + first + ".." + last, e);
-        }
+        Segment.dropRange(db, compactions, first, last, "versioned store " + name);
         dirty = true;
     }
 
