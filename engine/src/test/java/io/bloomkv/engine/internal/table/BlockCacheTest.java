@@ -1,0 +1,265 @@
+package io.bloomkv.engine.internal.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.engine.TestSeeds;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link BlockCache} against a model: the byte bound at every moment, the accounting (charged bytes and block count
+ * equal what a get finds), views' separate key spaces, second chances for hit blocks, and the same under concurrent
+ * gets, puts and evictions.
+ */
+class BlockCacheTest {
+    private static final Path FILE = Path.of("000001.sst");
+
+    private long seed;
+    private Random rnd;
+
+    @BeforeEach
+    void seed() {
+        seed = TestSeeds.seed("BlockCacheTest", "blockcache.seed");
+        rnd = new Random(seed);
+    }
+
+    /** A valid block of {@code size} bytes: one restart point at 0, the rest zeros. */
+    private static Block block(int size, long offset) {
+        byte[] d = new byte[size];
+        d[size - 4] = 1; // restart count 1 (little-endian); restart point 0 in the four bytes before it
+        return new Block(d, FILE, offset);
+    }
+
+    private record K(int view, long file, long offset) {}
+
+    @Test
+    void shardsKeepAtLeastHalfAMebibyteAndAtMostSixteen() {
+        assertThat(new BlockCache(20_000).shardCount()).isEqualTo(1);
+        assertThat(new BlockCache(1 << 20).shardCount()).isEqualTo(2);
+        assertThat(new BlockCache((1 << 20) - 1).shardCount()).isEqualTo(1);
+        assertThat(new BlockCache(32L << 20).shardCount()).isEqualTo(16);
+        assertThat(new BlockCache(1L << 40).shardCount()).isEqualTo(16);
+        assertThatThrownBy(() -> new BlockCache(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aHitBlockGetsASecondChance() {
+        int size = 1000;
+        long charge = size + BlockCache.PER_BLOCK_OVERHEAD;
+        BlockCache cache = new BlockCache(4 * charge); // one shard, four blocks
+        for (int round = 0; round < 50; round++) {
+            long base = round * 100L;
+            cache.clear();
+            for (int i = 0; i < 4; i++) {
+                cache.put(1, base + i, block(size, base + i));
+            }
+            Block hot = cache.get(1, base);
+            assertThat(hot).isNotNull();
+            cache.put(1, base + 4, block(size, base + 4)); // one must go: not the one just read
+            assertThat(cache.get(1, base)).as("seed %d round %d", seed, round).isSameAs(hot);
+            assertThat(cache.blockCount()).isEqualTo(4);
+            assertThat(cache.usedBytes()).isEqualTo(4 * charge);
+        }
+    }
+
+    @Test
+    void aBlockLargerThanAShardIsNotCachedAndADuplicatePutKeepsTheFirst() {
+        BlockCache cache = new BlockCache(10_000);
+        cache.put(1, 0, block(10_000, 0));
+        assertThat(cache.get(1, 0)).isNull();
+        assertThat(cache.usedBytes()).isZero();
+        Block first = block(100, 0);
+        cache.put(1, 0, first);
+        cache.put(1, 0, block(100, 0));
+        assertThat(cache.get(1, 0)).isSameAs(first);
+        assertThat(cache.blockCount()).isEqualTo(1);
+        assertThat(cache.usedBytes()).isEqualTo(100 + BlockCache.PER_BLOCK_OVERHEAD);
+    }
+
+    /**
+     * One thread, random puts, gets, file evictions and clears over two views: a get returns the block put for its
+     * key (never another key's, never one evicted by file or clear); after every step the charge equals the sum of
+     * what gets find and stays within the capacity.
+     */
+    @Test
+    void singleThreadMatchesTheModel() {
+        long capacity = 200_000 + rnd.nextInt(1_800_000); // 1 to 3 shards
+        BlockCache a = new BlockCache(capacity);
+        BlockCache[] views = {a, a.newView()};
+        Map<K, Block> put = new HashMap<>(); // the block put last for a key not evicted by file or clear since
+        int files = 4;
+        int offsets = 300;
+        for (int step = 0; step < 20_000; step++) {
+            int v = rnd.nextInt(2);
+            long file = rnd.nextInt(files);
+            long offset = rnd.nextInt(offsets) * 4096L;
+            K k = new K(v, file, offset);
+            int op = rnd.nextInt(100);
+            if (op < 50) {
+                Block got = views[v].get(file, offset);
+                if (got != null) {
+                    assertThat(got).as("seed %d step %d: %s", seed, step, k).isSameAs(put.get(k));
+                }
+            } else if (op < 97) {
+                Block b = block(64 + rnd.nextInt(8000), offset);
+                Block before = views[v].get(file, offset);
+                views[v].put(file, offset, b);
+                Block after = views[v].get(file, offset);
+                if (before != null) {
+                    assertThat(after)
+                            .as("seed %d step %d: duplicate put keeps the first", seed, step)
+                            .isSameAs(before);
+                } else if (after != null) {
+                    assertThat(after).isSameAs(b);
+                    put.put(k, b);
+                }
+            } else if (op < 99) {
+                views[v].evictFile(file);
+                put.keySet().removeIf(x -> x.view() == v && x.file() == file);
+            } else {
+                views[v].clear();
+                put.keySet().removeIf(x -> x.view() == v);
+            }
+            if (step % 97 == 0 || op >= 97) {
+                checkAccounting(views, put, files, offsets, capacity, "seed " + seed + " step " + step);
+            }
+        }
+        checkAccounting(views, put, files, offsets, capacity, "seed " + seed + " end");
+        a.clear();
+        views[1].clear();
+        assertThat(a.usedBytes()).isZero();
+        assertThat(a.blockCount()).isZero();
+    }
+
+    private static void checkAccounting(
+            BlockCache[] views, Map<K, Block> put, int files, int offsets, long capacity, String ctx) {
+        long bytes = 0;
+        long blocks = 0;
+        for (int v = 0; v < views.length; v++) {
+            for (long f = 0; f < files; f++) {
+                for (int o = 0; o < offsets; o++) {
+                    Block got = views[v].get(f, o * 4096L);
+                    if (got != null) {
+                        assertThat(got).as(ctx).isSameAs(put.get(new K(v, f, o * 4096L)));
+                        bytes += BlockCache.charge(got);
+                        blocks++;
+                    }
+                }
+            }
+        }
+        assertThat(views[0].usedBytes()).as(ctx + ": charge = cached blocks").isEqualTo(bytes);
+        assertThat(views[1].blockCount()).as(ctx).isEqualTo(blocks);
+        assertThat(bytes).as(ctx).isLessThanOrEqualTo(capacity);
+    }
+
+    /**
+     * Threads put, get and evict files of a shared cache at once, each key always with its own block: a get never
+     * returns another key's block, the charge observed while they run never passes the capacity, and at the end the
+     * charge and count equal the blocks gets find (no charge lost or counted twice by racing puts and evictions).
+     */
+    @Test
+    void concurrentUseKeepsTheBoundAndTheAccounting() throws Exception {
+        long capacity = (1 << 20) + rnd.nextInt(3 << 20); // 2 to 4 shards
+        BlockCache a = new BlockCache(capacity);
+        BlockCache[] views = {a, a.newView()};
+        int files = 6;
+        int offsets = 400;
+        Block[][][] canonical = new Block[2][files][offsets];
+        for (int v = 0; v < 2; v++) {
+            for (int f = 0; f < files; f++) {
+                for (int o = 0; o < offsets; o++) {
+                    canonical[v][f][o] = block(64 + rnd.nextInt(12_000), o * 4096L);
+                }
+            }
+        }
+        int threads = 4;
+        int steps = 60_000;
+        AtomicLong maxSeen = new AtomicLong();
+        CyclicBarrier start = new CyclicBarrier(threads + 1);
+        ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+        try {
+            List<Future<Long>> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                long threadSeed = seed + 31L * (t + 1);
+                workers.add(pool.submit(() -> {
+                    Random r = new Random(threadSeed);
+                    start.await();
+                    long hits = 0;
+                    for (int i = 0; i < steps; i++) {
+                        int v = r.nextInt(2);
+                        int f = r.nextInt(files);
+                        // skewed: a hot quarter of the offsets takes most gets
+                        int o = r.nextInt(4) == 0 ? r.nextInt(offsets) : r.nextInt(offsets / 4);
+                        int op = r.nextInt(1000);
+                        if (op < 700) {
+                            Block got = views[v].get(f, o * 4096L);
+                            if (got != null) {
+                                if (got != canonical[v][f][o]) {
+                                    throw new AssertionError("seed " + seed + ": another key's block");
+                                }
+                                hits++;
+                            } else {
+                                views[v].put(f, o * 4096L, canonical[v][f][o]);
+                            }
+                        } else if (op < 998) {
+                            views[v].put(f, o * 4096L, canonical[v][f][o]);
+                        } else {
+                            views[v].evictFile(f);
+                        }
+                    }
+                    return hits;
+                }));
+            }
+            Future<?> watcher = pool.submit(() -> {
+                start.await();
+                while (!workers.stream().allMatch(Future::isDone)) {
+                    maxSeen.accumulateAndGet(a.usedBytes(), Math::max);
+                    Thread.onSpinWait();
+                }
+                return null;
+            });
+            long hits = 0;
+            for (Future<Long> w : workers) {
+                hits += w.get();
+            }
+            watcher.get();
+            assertThat(hits).as("seed %d: the skewed gets hit", seed).isGreaterThan(0);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(maxSeen.get()).as("seed %d: charge seen while running", seed).isLessThanOrEqualTo(capacity);
+        long bytes = 0;
+        long blocks = 0;
+        for (int v = 0; v < 2; v++) {
+            for (int f = 0; f < files; f++) {
+                for (int o = 0; o < offsets; o++) {
+                    Block got = views[v].get(f, o * 4096L);
+                    if (got != null) {
+                        assertThat(got).as("seed %d", seed).isSameAs(canonical[v][f][o]);
+                        bytes += BlockCache.charge(got);
+                        blocks++;
+                    }
+                }
+            }
+        }
+        assertThat(a.usedBytes()).as("seed %d: charge = cached blocks", seed).isEqualTo(bytes);
+        assertThat(a.blockCount()).as("seed %d", seed).isEqualTo(blocks);
+        assertThat(bytes).isLessThanOrEqualTo(capacity).isGreaterThan(capacity / 2);
+        views[0].clear();
+        views[1].clear();
+        assertThat(a.usedBytes()).isZero();
+        assertThat(a.blockCount()).isZero();
+    }
+}
