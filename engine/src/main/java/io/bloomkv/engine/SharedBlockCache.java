@@ -5,7 +5,7 @@ import io.bloomkv.engine.internal.table.BlockCache;
 /**
  * One block-cache bound for several databases (RocksDB's shared {@code Cache}): pass the same instance
  * to each database's {@link Options#blockCache(SharedBlockCache)} and their data blocks together stay
- * within {@link #capacityBytes()} (on-heap, CLOCK eviction). Each database keeps its own key space
+ * within {@link #capacityBytes()} (on-heap, CLOCK eviction with hit counters). Each database keeps its own key space
  * in it; closing a database drops its blocks. Thread-safe; nothing to release.
  */
 public final class SharedBlockCache {

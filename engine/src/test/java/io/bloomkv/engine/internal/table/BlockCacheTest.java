@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link BlockCache} against a model: the byte bound at every moment, the accounting (charged bytes and block count
- * equal what a get finds), views' separate key spaces, second chances for hit blocks, and the same under concurrent
- * gets, puts and evictions.
+ * equal what a get finds), views' separate key spaces, more passes of the clock hand survived by blocks hit more, and
+ * the same under concurrent gets, puts and evictions.
  */
 class BlockCacheTest {
     private static final Path FILE = Path.of("000001.sst");
@@ -71,6 +71,36 @@ class BlockCacheTest {
             assertThat(cache.get(1, base)).as("seed %d round %d", seed, round).isSameAs(hot);
             assertThat(cache.blockCount()).isEqualTo(4);
             assertThat(cache.usedBytes()).isEqualTo(4 * charge);
+        }
+    }
+
+    /**
+     * Each insert into a full shard evicts one block, so the hand passes a block at most once per insert (a block with
+     * no hits, the last one inserted, always ends its lap): a block hit {@code MAX_HITS} times outlives that many
+     * inserts, where a block hit once may go at the second.
+     */
+    @Test
+    void aBlockHitOftenOutlivesBlocksHitOnce() {
+        int size = 1000;
+        long charge = size + BlockCache.PER_BLOCK_OVERHEAD;
+        BlockCache cache = new BlockCache(4 * charge);
+        for (int round = 0; round < 50; round++) {
+            long base = round * 100L;
+            cache.clear();
+            for (int i = 0; i < 4; i++) {
+                cache.put(1, base + i, block(size, base + i));
+            }
+            Block hot = cache.get(1, base);
+            for (int i = 1; i < BlockCache.MAX_HITS + 2; i++) {
+                assertThat(cache.get(1, base)).isSameAs(hot); // saturates at MAX_HITS
+            }
+            assertThat(cache.get(1, base + 1)).isNotNull();
+            for (int i = 0; i < BlockCache.MAX_HITS; i++) {
+                cache.put(1, base + 10 + i, block(size, base + 10 + i));
+                assertThat(cache.usedBytes()).isEqualTo(4 * charge);
+            }
+            // checked once, at the end: a get would count another hit
+            assertThat(cache.get(1, base)).as("seed %d round %d", seed, round).isSameAs(hot);
         }
     }
 
