@@ -7,6 +7,7 @@ import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.filter.FilterPolicy;
 import io.bloomkv.engine.internal.table.TableBuilderOptions;
 import io.bloomkv.engine.internal.table.TableWriter;
+import io.bloomkv.engine.internal.table.WriteBehindFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -33,6 +34,13 @@ import java.util.Arrays;
  * }</pre>
  */
 public final class TableFileWriter implements AutoCloseable {
+    /** Bytes handed to the write-behind thread at a time: large writes, bounded by bytesPerSync. */
+    private static final int MAX_CHUNK = 1 << 20;
+
+    private static final int MIN_CHUNK = 4096;
+    /** Full chunks that may wait for the write-behind thread before put() blocks. */
+    private static final int WRITE_BEHIND_CHUNKS = 4;
+
     private final FileSystem fs;
     private final Path path;
     private final TableWriter writer;
@@ -78,6 +86,22 @@ public final class TableFileWriter implements AutoCloseable {
             file = fs.newWritableFile(path);
         } catch (IOException e) {
             throw new BloomKvIOException("cannot create table file " + path, e);
+        }
+        long bytesPerSync = options.bytesPerSync();
+        if (bytesPerSync > 0) {
+            // Blocks are written and synced by a second thread while this one builds the next (Options.bytesPerSync).
+            int chunk = (int) Math.max(MIN_CHUNK, Math.min(bytesPerSync, MAX_CHUNK));
+            try {
+                file = new WriteBehindFile(file, chunk, WRITE_BEHIND_CHUNKS, bytesPerSync);
+            } catch (RuntimeException | Error e) {
+                try {
+                    file.close();
+                    fs.delete(path);
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
         }
         return new TableFileWriter(fs, path, new TableWriter(file, tableOptions, 1 << 16));
     }
