@@ -57,7 +57,7 @@ public final class Options {
     private boolean useMmapReads = true;
     private java.util.List<EventListener> listeners = java.util.List.of();
     private long rateLimiterBytesPerSecond;
-    private long bytesPerSync = 32L << 20;
+    private long bytesPerSync;
     // RocksDB-semantics features (MergeOperator, ...): null/zero = off.
     private MergeOperator mergeOperator;
     private CompactionFilter compactionFilter;
@@ -814,14 +814,14 @@ public final class Options {
     }
 
     /**
-     * How a {@link TableFileWriter} writes its file (RocksDB's {@code bytes_per_sync}, which its {@code SstFileWriter}
-     * applies): above 0, the finished blocks are written by a second thread while the caller builds the next ones, and
-     * the file is synced every time this many bytes were written since the last sync, so the kernel writes a large
-     * file back while it is produced and {@link TableFileWriter#finish()} syncs only the last bytes. 0: the caller
-     * writes the blocks itself and the whole file is synced once, at the end. Either way the file is durable when
-     * {@code finish()} returns. Default 32 MiB (each sync of a whole file costs a journal commit besides the data, so
-     * a few large syncs beat many small ones). Flush and compaction outputs are not affected (synced once at their
-     * end).
+     * Incremental syncs of the files a {@link TableFileWriter} writes (RocksDB's {@code bytes_per_sync}, which its
+     * {@code SstFileWriter} applies): above 0, the writer's second thread (which writes the finished blocks while the
+     * caller builds the next ones) syncs the file every time this many bytes were written since the last sync. 0 (the
+     * default, as RocksDB's): the data blocks are synced once, in the background while the filter is built, and the
+     * rest at {@link TableFileWriter#finish()}. Either way the file is durable when {@code finish()} returns. A sync
+     * while the file grows may slow the writes that follow it (it did on ext4 on the bench host, see
+     * docs/operations.md), so measure before setting it. Flush and compaction outputs are not affected (synced once at
+     * their end).
      */
     public Options bytesPerSync(long bytes) {
         check(bytes >= 0, "bytesPerSync must be >= 0: " + bytes);

@@ -34,7 +34,7 @@ import java.util.Arrays;
  * }</pre>
  */
 public final class TableFileWriter implements AutoCloseable {
-    /** Bytes handed to the write-behind thread at a time: large writes, bounded by bytesPerSync. */
+    /** Bytes handed to the write-behind thread at a time (large writes), at most bytesPerSync when that is set. */
     private static final int MAX_CHUNK = 1 << 20;
 
     private static final int MIN_CHUNK = 4096;
@@ -87,21 +87,20 @@ public final class TableFileWriter implements AutoCloseable {
         } catch (IOException e) {
             throw new BloomKvIOException("cannot create table file " + path, e);
         }
+        // The finished blocks are written by a second thread while this one builds the next (WriteBehindFile), in
+        // chunks of 1 MiB, or of bytesPerSync when that is smaller (Options.bytesPerSync).
         long bytesPerSync = options.bytesPerSync();
-        if (bytesPerSync > 0) {
-            // Blocks are written and synced by a second thread while this one builds the next (Options.bytesPerSync).
-            int chunk = (int) Math.max(MIN_CHUNK, Math.min(bytesPerSync, MAX_CHUNK));
+        int chunk = (int) Math.max(MIN_CHUNK, Math.min(bytesPerSync > 0 ? bytesPerSync : MAX_CHUNK, MAX_CHUNK));
+        try {
+            file = new WriteBehindFile(file, chunk, WRITE_BEHIND_CHUNKS, bytesPerSync);
+        } catch (RuntimeException | Error e) {
             try {
-                file = new WriteBehindFile(file, chunk, WRITE_BEHIND_CHUNKS, bytesPerSync);
-            } catch (RuntimeException | Error e) {
-                try {
-                    file.close();
-                    fs.delete(path);
-                } catch (IOException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-                throw e;
+                file.close();
+                fs.delete(path);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
             }
+            throw e;
         }
         return new TableFileWriter(fs, path, new TableWriter(file, tableOptions, 1 << 16));
     }

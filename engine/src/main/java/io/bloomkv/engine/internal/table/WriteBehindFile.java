@@ -120,6 +120,20 @@ public final class WriteBehindFile implements WritableFile {
         barrier(Kind.SYNC);
     }
 
+    /**
+     * Starts a sync of every byte appended so far on the writer thread and returns at once: the caller goes on (with
+     * CPU work such as building a filter) while the disk takes the bytes. Its error, if any, is thrown by a later call;
+     * only a later {@link #sync()} promises durability. For a writer whose file is complete but for a small tail
+     * ({@link TableWriter#finish()}: the data blocks are written, the filter is still to be built), so the final sync
+     * covers the tail only.
+     */
+    public void startSync() throws IOException {
+        ensureOpen();
+        throwIfFailed();
+        handOff();
+        put(new Barrier(Kind.SYNC, new CompletableFuture<>()));
+    }
+
     @Override
     public long size() {
         return size;

@@ -97,6 +97,31 @@ class WriteBehindFileTest {
         assertThat(liveThreads()).isZero();
     }
 
+    /** startSync returns at once; the sync runs after the bytes before it, and its error reaches a later call. */
+    @Test
+    void aBackgroundSyncCoversTheBytesBeforeItAndReportsItsError() throws IOException {
+        FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+        Path p = dir.resolve("s");
+        try (WriteBehindFile f = new WriteBehindFile(fs.newWritableFile(p), 4096, 2, 0)) {
+            f.append(new byte[10_000]);
+            f.startSync();
+            f.append(new byte[5]);
+            f.flush(); // after the background sync in the writer thread's order
+            assertThat(fs.durableSize(p)).isEqualTo(10_000);
+            f.sync();
+            assertThat(fs.durableSize(p)).isEqualTo(10_005);
+        }
+        Path q = dir.resolve("t");
+        WriteBehindFile f = new WriteBehindFile(fs.newWritableFile(q), 4096, 2, 0);
+        f.append(new byte[100]);
+        fs.injectNth(FaultInjectingFileSystem.on(Op.SYNC), 1);
+        f.startSync();
+        assertThatThrownBy(f::flush).isInstanceOf(IOException.class).hasRootCauseMessage("injected SYNC error on " + q);
+        assertThatThrownBy(f::close).isInstanceOf(IOException.class);
+        fs.clearFaults();
+        assertThat(liveThreads()).isZero();
+    }
+
     @Test
     void anInterruptedOwnerStillClosesTheFile() throws IOException {
         FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
