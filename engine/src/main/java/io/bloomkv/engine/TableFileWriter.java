@@ -25,6 +25,11 @@ import java.util.Arrays;
  * with an {@link InvalidArgumentException} and nothing is added (the writer stays usable). Closing a writer before
  * {@link #finish()} deletes the partial file. Not thread-safe.
  *
+ * <p>The finished blocks are written to the file by a second thread, one per open writer (ended by {@link #finish()}
+ * or {@link #close()}), while the caller builds the next ones; that thread syncs the data blocks while
+ * {@code finish()} builds the filter, and every {@link Options#bytesPerSync} bytes when that is set. An I/O error of
+ * that thread is thrown by the next {@code put} or by {@code finish()}.
+ *
  * <pre>{@code
  * try (TableFileWriter w = TableFileWriter.create(Path.of("/tmp/batch-1.sst"), Options.defaults())) {
  *     w.put(key1, value1);
