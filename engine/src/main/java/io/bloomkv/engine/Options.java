@@ -57,6 +57,7 @@ public final class Options {
     private boolean useMmapReads = true;
     private java.util.List<EventListener> listeners = java.util.List.of();
     private long rateLimiterBytesPerSecond;
+    private long bytesPerSync;
     // RocksDB-semantics features (MergeOperator, ...): null/zero = off.
     private MergeOperator mergeOperator;
     private CompactionFilter compactionFilter;
@@ -118,6 +119,7 @@ public final class Options {
         o.bottommostCompression = bottommostCompression;
         o.useDirectReads = useDirectReads;
         o.useMmapReads = useMmapReads;
+        o.bytesPerSync = bytesPerSync;
         o.listeners = listeners;
         o.rateLimiterBytesPerSecond = rateLimiterBytesPerSecond;
         o.mergeOperator = mergeOperator;
@@ -809,6 +811,26 @@ public final class Options {
 
     public java.time.Clock clock() {
         return clock;
+    }
+
+    /**
+     * Incremental syncs of the files a {@link TableFileWriter} writes (RocksDB's {@code bytes_per_sync}, which its
+     * {@code SstFileWriter} applies): above 0, the writer's second thread (which writes the finished blocks while the
+     * caller builds the next ones) syncs the file every time this many bytes were written since the last sync. 0 (the
+     * default, as RocksDB's): the data blocks are synced once, in the background while the filter is built, and the
+     * rest at {@link TableFileWriter#finish()}. Either way the file is durable when {@code finish()} returns. A sync
+     * while the file grows may slow the writes that follow it (it did on ext4 on the bench host, see
+     * docs/operations.md), so measure before setting it. Flush and compaction outputs are not affected (synced once at
+     * their end).
+     */
+    public Options bytesPerSync(long bytes) {
+        check(bytes >= 0, "bytesPerSync must be >= 0: " + bytes);
+        this.bytesPerSync = bytes;
+        return this;
+    }
+
+    public long bytesPerSync() {
+        return bytesPerSync;
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.filter.FilterPolicy;
 import io.bloomkv.engine.internal.table.TableBuilderOptions;
 import io.bloomkv.engine.internal.table.TableWriter;
+import io.bloomkv.engine.internal.table.WriteBehindFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -24,6 +25,11 @@ import java.util.Arrays;
  * with an {@link InvalidArgumentException} and nothing is added (the writer stays usable). Closing a writer before
  * {@link #finish()} deletes the partial file. Not thread-safe.
  *
+ * <p>The finished blocks are written to the file by a second thread, one per open writer (ended by {@link #finish()}
+ * or {@link #close()}), while the caller builds the next ones; that thread syncs the data blocks while
+ * {@code finish()} builds the filter, and every {@link Options#bytesPerSync} bytes when that is set. An I/O error of
+ * that thread is thrown by the next {@code put} or by {@code finish()}.
+ *
  * <pre>{@code
  * try (TableFileWriter w = TableFileWriter.create(Path.of("/tmp/batch-1.sst"), Options.defaults())) {
  *     w.put(key1, value1);
@@ -33,6 +39,13 @@ import java.util.Arrays;
  * }</pre>
  */
 public final class TableFileWriter implements AutoCloseable {
+    /** Bytes handed to the write-behind thread at a time (large writes), at most bytesPerSync when that is set. */
+    private static final int MAX_CHUNK = 1 << 20;
+
+    private static final int MIN_CHUNK = 4096;
+    /** Full chunks that may wait for the write-behind thread before put() blocks. */
+    private static final int WRITE_BEHIND_CHUNKS = 4;
+
     private final FileSystem fs;
     private final Path path;
     private final TableWriter writer;
@@ -78,6 +91,21 @@ public final class TableFileWriter implements AutoCloseable {
             file = fs.newWritableFile(path);
         } catch (IOException e) {
             throw new BloomKvIOException("cannot create table file " + path, e);
+        }
+        // The finished blocks are written by a second thread while this one builds the next (WriteBehindFile), in
+        // chunks of 1 MiB, or of bytesPerSync when that is smaller (Options.bytesPerSync).
+        long bytesPerSync = options.bytesPerSync();
+        int chunk = (int) Math.max(MIN_CHUNK, Math.min(bytesPerSync > 0 ? bytesPerSync : MAX_CHUNK, MAX_CHUNK));
+        try {
+            file = new WriteBehindFile(file, chunk, WRITE_BEHIND_CHUNKS, bytesPerSync);
+        } catch (RuntimeException | Error e) {
+            try {
+                file.close();
+                fs.delete(path);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
         return new TableFileWriter(fs, path, new TableWriter(file, tableOptions, 1 << 16));
     }

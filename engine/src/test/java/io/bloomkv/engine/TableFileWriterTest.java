@@ -20,6 +20,8 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link TableFileWriter}: the file is an engine table (read back by the engine's {@link TableReader}, entries at
@@ -127,22 +129,36 @@ class TableFileWriterTest {
         assertThat(Files.exists(partial)).isFalse();
     }
 
-    /** Every file-system operation of writing a table, failed in turn: a typed I/O error and no file left. */
-    @Test
-    void everyFailedOperationSurfacesAndLeavesNoFile() throws IOException {
+    /**
+     * Every file-system operation of writing a table, failed in turn: a typed I/O error and no file left. The appends
+     * and syncs run on the writer's second thread, and their errors reach put or finish; without incremental syncs
+     * (bytesPerSync 0) and with a sync every 4 KiB.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {0, 4096})
+    void everyFailedOperationSurfacesAndLeavesNoFile(long bytesPerSync) throws IOException {
         int total = -1;
         for (int i = 0; total < 0 || i <= total; i++) {
             FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
             AtomicInteger ops = new AtomicInteger();
+            AtomicInteger syncs = new AtomicInteger();
             FaultInjectingFileSystem.Fault counter = fs.inject((op, path) -> {
                 ops.incrementAndGet();
+                if (op == FaultInjectingFileSystem.Op.SYNC) {
+                    syncs.incrementAndGet();
+                }
                 return false;
             });
             FaultInjectingFileSystem.Fault nth = i == 0 ? null : fs.injectNth((op, path) -> true, i);
-            Path p = dir.resolve("f" + i + ".sst");
+            Path p = dir.resolve("f" + bytesPerSync + "-" + i + ".sst");
             boolean finished = false;
-            try (TableFileWriter w =
-                    TableFileWriter.create(p, Options.defaults().fileSystem(fs).blockSize(256))) {
+            try (TableFileWriter w = TableFileWriter.create(
+                    p,
+                    Options.defaults()
+                            .fileSystem(fs)
+                            .blockSize(256)
+                            .compression(Compression.NONE)
+                            .bytesPerSync(bytesPerSync))) {
                 for (int k = 0; k < 200; k++) {
                     w.put(TestKeys.key(k), new byte[40]);
                 }
@@ -158,6 +174,15 @@ class TableFileWriterTest {
             if (i == 0) {
                 total = ops.get();
                 assertThat(finished).isTrue();
+                if (bytesPerSync > 0) {
+                    // 200 entries of ~50 bytes, uncompressed: several 4 KiB chunks, each followed by a sync, then the
+                    // final one
+                    assertThat(syncs.get()).as("incremental syncs").isGreaterThan(2);
+                } else {
+                    assertThat(syncs.get())
+                            .as("the data area, then the whole file")
+                            .isEqualTo(2);
+                }
             }
             if (finished) {
                 try (TableReader r = open(p)) {
@@ -170,5 +195,62 @@ class TableFileWriterTest {
             }
         }
         assertThat(total).isGreaterThan(2);
+        assertThat(writeBehindThreads()).as("write-behind threads left running").isZero();
+    }
+
+    /** The same entries make the same bytes whatever the incremental syncs. */
+    @Test
+    void writeBehindWritesTheSameFileAsTheCaller() throws IOException {
+        long seed = TestSeeds.seed("TableFileWriterTest.writeBehind");
+        TreeMap<String, byte[]> model = randomSorted(new Random(seed), 30_000);
+        byte[][] files = new byte[3][];
+        long[] modes = {0, 4096, 1 << 20};
+        for (int m = 0; m < modes.length; m++) {
+            Path p = dir.resolve("same-" + m + ".sst");
+            try (TableFileWriter w = TableFileWriter.create(
+                    p,
+                    Options.defaults()
+                            .blockSize(1024)
+                            .compression(Compression.NONE)
+                            .bytesPerSync(modes[m]))) {
+                for (Map.Entry<String, byte[]> e : model.entrySet()) {
+                    w.put(TestKeys.bytes(e.getKey()), e.getValue());
+                }
+                w.finish();
+            }
+            files[m] = Files.readAllBytes(p);
+        }
+        assertThat(files[0].length).isGreaterThan(3 << 19); // more than one 1 MiB chunk
+        assertThat(files[1]).isEqualTo(files[0]);
+        assertThat(files[2]).isEqualTo(files[0]);
+        assertThat(writeBehindThreads()).isZero();
+    }
+
+    @Test
+    void bytesPerSyncIsValidated() {
+        assertThat(Options.defaults().bytesPerSync()).isZero();
+        assertThat(Options.defaults().bytesPerSync(0).bytesPerSync()).isZero();
+        assertThat(Options.defaults().bytesPerSync(1 << 20).copy().bytesPerSync())
+                .isEqualTo(1 << 20);
+        assertThatThrownBy(() -> Options.defaults().bytesPerSync(-1)).isInstanceOf(InvalidArgumentException.class);
+    }
+
+    /** An abandoned writer (closed before finish) ends its write-behind thread and deletes the file. */
+    @Test
+    void anAbandonedWriteBehindWriterEndsItsThread() {
+        Path p = dir.resolve("abandoned.sst");
+        try (TableFileWriter w = TableFileWriter.create(p, Options.defaults().bytesPerSync(4096))) {
+            for (int k = 0; k < 5000; k++) {
+                w.put(TestKeys.key(k), new byte[100]);
+            }
+        }
+        assertThat(Files.exists(p)).isFalse();
+        assertThat(writeBehindThreads()).isZero();
+    }
+
+    private static long writeBehindThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("bloomkv-write-behind") && t.isAlive())
+                .count();
     }
 }

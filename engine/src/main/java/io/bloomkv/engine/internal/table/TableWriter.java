@@ -218,6 +218,11 @@ public final class TableWriter implements Closeable {
         if (!rangeTombstones.isEmpty()) {
             writeRangeDeletionBlock();
         }
+        if (file instanceof WriteBehindFile behind) {
+            // The data area is complete: the writer thread syncs it while this thread builds the filter, so the
+            // sync at the end covers only the filter, index, properties and footer.
+            behind.startSync();
+        }
         // Filter block.
         BlockHandle filterHandle;
         int keysPerPartition = opts.filterPartitionBytes() > 0
