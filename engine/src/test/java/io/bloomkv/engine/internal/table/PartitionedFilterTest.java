@@ -222,6 +222,53 @@ class PartitionedFilterTest {
         }
     }
 
+    @Test
+    void threadsRacingToVerifyMappedPartitionsNeverSeeAFalseNegative() throws Exception {
+        long seed = TestSeeds.seed("PartitionedFilterTest.racingVerification");
+        List<byte[]> keys = randomKeys(new Random(seed), 20_000);
+        Path p = dir.resolve("race.sst");
+        TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(512));
+        FilterMemory budget = new FilterMemory(props.filterBytes() / 4);
+        for (int round = 0; round < 3; round++) {
+            // a fresh reader each round: every partition is verified by whichever thread probes it first
+            try (TableReader r = TableReader.open(FS, p, 1, null, null, TableReadMode.MMAP, budget)) {
+                assertThat(r.filterProbesInPlace()).isTrue();
+                int threads = 4;
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+                java.util.concurrent.atomic.AtomicInteger falseNegatives =
+                        new java.util.concurrent.atomic.AtomicInteger();
+                List<Thread> ts = new ArrayList<>();
+                List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+                for (int t = 0; t < threads; t++) {
+                    int offset = t * keys.size() / threads;
+                    Thread th = new Thread(() -> {
+                        try {
+                            start.await();
+                            for (int i = 0; i < keys.size(); i++) {
+                                byte[] k = keys.get((i + offset) % keys.size());
+                                if (r.filterAnswer(Hashing.hash64(k)) == 1) {
+                                    falseNegatives.incrementAndGet();
+                                }
+                            }
+                        } catch (Throwable e) {
+                            errors.add(e);
+                        }
+                    });
+                    ts.add(th);
+                    th.start();
+                }
+                for (Thread th : ts) {
+                    th.join();
+                }
+                assertThat(errors).as("seed " + seed).isEmpty();
+                assertThat(falseNegatives.get()).as("seed " + seed).isZero();
+                assertThat(r.filterBroken()).isFalse();
+                assertThat(budget.loads()).isZero();
+            }
+        }
+        assertThat(budget.pinnedBytes()).isZero();
+    }
+
     /** Flips a byte in the middle of {@code h}'s contents. */
     private static void corrupt(Path p, BlockHandle h) throws IOException {
         byte[] b = Files.readAllBytes(p);
