@@ -22,6 +22,8 @@ import net.openhft.chronicle.core.UnsafeMemory;
  * as a leaked filter is), exactly once. Thread-safe: views are independent and read-only.
  */
 public final class InPlaceFilters implements AutoCloseable {
+    private static final long BYTE_ARRAY_BASE = UnsafeMemory.UNSAFE.arrayBaseOffset(byte[].class);
+
     private final OffHeapRegion region;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -87,8 +89,7 @@ public final class InPlaceFilters implements AutoCloseable {
                     + region.length() + " bytes, or shorter than a header");
         }
         byte[] hb = new byte[FilterHeader.HEADER_SIZE];
-        UnsafeMemory.UNSAFE.copyMemory(
-                null, region.address() + offset, hb, UnsafeMemory.UNSAFE.arrayBaseOffset(byte[].class), hb.length);
+        UnsafeMemory.UNSAFE.copyMemory(null, region.address() + offset, hb, BYTE_ARRAY_BASE, hb.length);
         return FilterHeader.parse(ByteBuffer.wrap(hb), length);
     }
 
