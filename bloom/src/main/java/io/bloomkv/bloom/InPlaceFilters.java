@@ -2,6 +2,7 @@ package io.bloomkv.bloom;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 import net.openhft.chronicle.core.UnsafeMemory;
 
@@ -22,6 +23,7 @@ import net.openhft.chronicle.core.UnsafeMemory;
  * as a leaked filter is), exactly once. Thread-safe: views are independent and read-only.
  */
 public final class InPlaceFilters implements AutoCloseable {
+    private static final AtomicLong LIVE = new AtomicLong();
     private static final long BYTE_ARRAY_BASE = UnsafeMemory.UNSAFE.arrayBaseOffset(byte[].class);
 
     private final OffHeapRegion region;
@@ -29,6 +31,12 @@ public final class InPlaceFilters implements AutoCloseable {
 
     private InPlaceFilters(OffHeapRegion region) {
         this.region = region;
+        LIVE.incrementAndGet();
+    }
+
+    /** Objects of this class wrapped and not yet closed in this JVM (for leak checks). */
+    public static long live() {
+        return LIVE.get();
     }
 
     /**
@@ -97,6 +105,7 @@ public final class InPlaceFilters implements AutoCloseable {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            LIVE.decrementAndGet();
             region.release();
         }
     }

@@ -115,8 +115,10 @@ class InPlaceFiltersTest {
                     .isInstanceOf(IndexOutOfBoundsException.class);
             assertThatThrownBy(() -> in.view(offsets[0], blob.length - 8)).isInstanceOf(FilterFormatException.class);
             assertThatThrownBy(() -> in.view(-1, 64)).isInstanceOf(IndexOutOfBoundsException.class);
+            long live = InPlaceFilters.live();
             in.close();
             in.close(); // once only
+            assertThat(InPlaceFilters.live()).isEqualTo(live - 1);
             assertThatThrownBy(() -> in.view(offsets[0], blob.length)).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> InPlaceFilters.wrap(0, 64)).isInstanceOf(IllegalArgumentException.class);
         } finally {

@@ -63,6 +63,7 @@ class PartitionedFilterTest {
         long liveTables = TableReader.liveTables();
         long liveFilterBytes = TableReader.liveFilterBytes();
         long liveBudgeted = FilterMemory.liveBytes();
+        long liveInPlace = io.bloomkv.bloom.InPlaceFilters.live();
         for (int round = 0; round < 6; round++) {
             int drawn = 2000 + rnd.nextInt(18_000);
             FilterKind kind = kinds[rnd.nextInt(kinds.length)];
@@ -172,6 +173,9 @@ class PartitionedFilterTest {
         assertThat(TableReader.liveTables()).isEqualTo(liveTables);
         assertThat(TableReader.liveFilterBytes()).isEqualTo(liveFilterBytes);
         assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted);
+        assertThat(io.bloomkv.bloom.InPlaceFilters.live())
+                .as("every mapped partition region released at close")
+                .isEqualTo(liveInPlace);
     }
 
     @Test
@@ -229,6 +233,7 @@ class PartitionedFilterTest {
         Path p = dir.resolve("race.sst");
         TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(512));
         FilterMemory budget = new FilterMemory(props.filterBytes() / 4);
+        long liveInPlace = io.bloomkv.bloom.InPlaceFilters.live();
         for (int round = 0; round < 3; round++) {
             // a fresh reader each round: every partition is verified by whichever thread probes it first
             try (TableReader r = TableReader.open(FS, p, 1, null, null, TableReadMode.MMAP, budget)) {
@@ -264,9 +269,11 @@ class PartitionedFilterTest {
                 assertThat(falseNegatives.get()).as("seed " + seed).isZero();
                 assertThat(r.filterBroken()).isFalse();
                 assertThat(budget.loads()).isZero();
+                assertThat(io.bloomkv.bloom.InPlaceFilters.live()).isEqualTo(liveInPlace + 1);
             }
         }
         assertThat(budget.pinnedBytes()).isZero();
+        assertThat(io.bloomkv.bloom.InPlaceFilters.live()).isEqualTo(liveInPlace);
     }
 
     /** Flips a byte in the middle of {@code h}'s contents. */
