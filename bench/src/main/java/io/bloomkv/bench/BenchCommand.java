@@ -5,6 +5,7 @@ import io.bloomkv.bench.engine.BenchEngine;
 import io.bloomkv.bench.engine.EngineFactory;
 import io.bloomkv.bench.engine.EngineSpec;
 import io.bloomkv.bench.engine.FilterPolicySpec;
+import io.bloomkv.bench.engine.MmapReads;
 import io.bloomkv.bench.report.BenchReport;
 import io.bloomkv.bench.report.FilterLibrarySweep;
 import io.bloomkv.bench.report.FprPoint;
@@ -135,14 +136,20 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--mmap-reads",
-            negatable = true,
-            defaultValue = "false",
-            fallbackValue = "true",
+            arity = "0..1",
+            defaultValue = "none",
+            fallbackValue = "both",
+            paramLabel = "ENGINES",
             description =
-                    "Both engines read tables through memory mappings (bloomkv useMmapReads, RocksDB allow_mmap_reads; "
-                            + "RocksDB then reports no bytes read). Default: pread on both, RocksDB's default. Off under --direct; "
+                    "Which engines read tables through memory mappings (bloomkv useMmapReads, RocksDB allow_mmap_reads; "
+                            + "RocksDB then reports no bytes read), the others with pread: bloomkv, rocksdb, both or none. "
+                            + "Plain --mmap-reads = both; --mmap-reads=bloomkv runs each engine in its own default read mode "
+                            + "(bloomkv mapped, RocksDB pread). Default: pread on both, RocksDB's default. None under --direct; "
                             + "with --defaults each engine reads its own way (bloomkv mapped, RocksDB pread) (default ${DEFAULT-VALUE}).")
-    boolean mmapReads;
+    String mmapReads;
+
+    @Option(names = "--no-mmap-reads", hidden = true, description = "The same as --mmap-reads=none.")
+    boolean noMmapReads;
 
     @Option(
             names = "--rate-limit",
@@ -413,7 +420,7 @@ public final class BenchCommand implements Callable<Integer> {
                             KeyDistribution.parse(distribution),
                             valueCompressibility,
                             direct,
-                            mmapReads && !direct,
+                            direct ? MmapReads.NONE : mmapReads(),
                             ownDefaults,
                             pairedReads,
                             rateLimit,
@@ -425,6 +432,15 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
+    }
+
+    /** --mmap-reads parsed; --no-mmap-reads (the negation the option had as a boolean) is none. */
+    private MmapReads mmapReads() {
+        MmapReads m = MmapReads.parse(mmapReads);
+        if (noMmapReads && m != MmapReads.NONE) {
+            throw new IllegalArgumentException("--no-mmap-reads contradicts --mmap-reads=" + m.flagName());
+        }
+        return noMmapReads ? MmapReads.NONE : m;
     }
 
     @Override
@@ -619,6 +635,7 @@ public final class BenchCommand implements Callable<Integer> {
     public static void print(BenchReport report, List<EngineSpec> columns, PrintWriter out) {
         out.println();
         out.println("machine: " + report.machine().summary());
+        out.println("table reads: " + report.config().readModes());
         for (MetricTable t : MetricTable.build(report.phases(), columns)) {
             out.println();
             out.print(t.toText());

@@ -1,5 +1,6 @@
 package io.bloomkv.bench;
 
+import io.bloomkv.bench.engine.MmapReads;
 import io.bloomkv.bench.workload.KeyDistribution;
 import io.bloomkv.bench.workload.Workload;
 import java.nio.file.Path;
@@ -39,7 +40,8 @@ import java.util.List;
  * @param valueCompressibility values compress to about this fraction of their size (db_bench's
  *                       compression_ratio; 1.0 = random bytes)
  * @param direct         both engines read tables with O_DIRECT (bypassing the page cache)
- * @param mmapReads      both engines read tables through memory mappings (else pread); off under {@code direct}
+ * @param mmapReads      which engines read tables through memory mappings (the others pread): none, bloomkv, rocksdb or
+ *                       both; none under {@code direct}; each engine its own way under {@code ownDefaults}
  * @param distribution   how operations choose existing keys (uniform, zipfian, latest)
  * @param ownDefaults    each engine on its own defaults (only filters, bits per key and sync set) instead of matched options
  * @param pairedReads    both engines of a filter mode stay open through a session, and each readrandom/readmissing phase
@@ -85,7 +87,7 @@ public record BenchConfig(
         KeyDistribution distribution,
         double valueCompressibility,
         boolean direct,
-        boolean mmapReads,
+        MmapReads mmapReads,
         boolean ownDefaults,
         boolean pairedReads,
         long rateLimit,
@@ -105,6 +107,28 @@ public record BenchConfig(
         engines = List.copyOf(engines);
         filterModes = List.copyOf(filterModes);
         workloads = List.copyOf(workloads);
+        mmapReads = mmapReads == null ? MmapReads.NONE : mmapReads;
+    }
+
+    /**
+     * How {@code engine} reads its tables in this run: "O_DIRECT" under {@code direct}; under {@code ownDefaults} each
+     * engine's own default (bloomkv "mmap", RocksDB "pread"); else "mmap" or "pread" as {@code mmapReads} says.
+     */
+    public String readMode(String engine) {
+        if (direct) {
+            return "O_DIRECT";
+        }
+        boolean mapped = ownDefaults ? "bloomkv".equals(engine) : mmapReads.maps(engine);
+        return mapped ? "mmap" : "pread";
+    }
+
+    /** Each engine of the run with its read mode, e.g. "bloomkv mmap, rocksdb pread". */
+    public String readModes() {
+        StringBuilder sb = new StringBuilder();
+        for (String e : engines) {
+            sb.append(sb.isEmpty() ? "" : ", ").append(e).append(' ').append(readMode(e));
+        }
+        return sb.toString();
     }
 
     /** Throws IllegalArgumentException naming the first bad parameter. */

@@ -93,46 +93,52 @@ final class FilterHeader {
         if (bits <= 0 || bits > MAX_BITS) {
             throw new FilterFormatException("bit size " + bits + " outside [1, 2^40]");
         }
+        // Messages are built only when a check fails: readers of filter partitions parse a header per probe.
         switch (kind) {
             case STANDARD:
-                require(bits % 64 == 0, "STANDARD bit size " + bits + " is not a multiple of 64");
+                if (bits % 64 != 0) {
+                    throw new FilterFormatException("STANDARD bit size " + bits + " is not a multiple of 64");
+                }
                 return bits / 8;
             case PARTITIONED:
-                require(
-                        bits % k == 0 && (bits / k) % 64 == 0,
-                        "PARTITIONED bit size " + bits + " is not k=" + k + " rows of a multiple of 64 bits");
+                if (!(bits % k == 0 && (bits / k) % 64 == 0)) {
+                    throw new FilterFormatException(
+                            "PARTITIONED bit size " + bits + " is not k=" + k + " rows of a multiple of 64 bits");
+                }
                 return bits / 8;
             case BLOCKED:
-                require(bits % FilterMath.BLOCK_BITS == 0, "BLOCKED bit size " + bits + " is not a multiple of 512");
-                require(bits / FilterMath.BLOCK_BITS <= Integer.MAX_VALUE, "BLOCKED filter has too many blocks");
+                if (bits % FilterMath.BLOCK_BITS != 0) {
+                    throw new FilterFormatException("BLOCKED bit size " + bits + " is not a multiple of 512");
+                }
+                if (bits / FilterMath.BLOCK_BITS > Integer.MAX_VALUE) {
+                    throw new FilterFormatException("BLOCKED filter has too many blocks");
+                }
                 return bits / 8;
             case COUNTING:
-                require(bits % 16 == 0, "COUNTING counter count " + bits + " is not a multiple of 16");
+                if (bits % 16 != 0) {
+                    throw new FilterFormatException("COUNTING counter count " + bits + " is not a multiple of 16");
+                }
                 return bits / 2;
             case RIBBON: {
-                require(
-                        bits % RibbonFilter.BLOCK_SLOTS == 0,
-                        "RIBBON slot count " + bits + " is not a multiple of " + RibbonFilter.BLOCK_SLOTS);
-                require(
-                        k <= RibbonFilter.MAX_RESULT_BITS,
-                        "RIBBON result bits " + k + " outside [1, " + RibbonFilter.MAX_RESULT_BITS + "]");
+                if (bits % RibbonFilter.BLOCK_SLOTS != 0) {
+                    throw new FilterFormatException(
+                            "RIBBON slot count " + bits + " is not a multiple of " + RibbonFilter.BLOCK_SLOTS);
+                }
+                if (k > RibbonFilter.MAX_RESULT_BITS) {
+                    throw new FilterFormatException(
+                            "RIBBON result bits " + k + " outside [1, " + RibbonFilter.MAX_RESULT_BITS + "]");
+                }
                 long blocks = bits / RibbonFilter.BLOCK_SLOTS;
-                require(
-                        upperBlocks >= 0
-                                && upperBlocks <= blocks
-                                && (k < RibbonFilter.MAX_RESULT_BITS || upperBlocks == 0),
-                        "RIBBON upper block count " + upperBlocks + " outside [0, "
-                                + (k < RibbonFilter.MAX_RESULT_BITS ? blocks : 0) + "]");
+                if (!(upperBlocks >= 0
+                        && upperBlocks <= blocks
+                        && (k < RibbonFilter.MAX_RESULT_BITS || upperBlocks == 0))) {
+                    throw new FilterFormatException("RIBBON upper block count " + upperBlocks + " outside [0, "
+                            + (k < RibbonFilter.MAX_RESULT_BITS ? blocks : 0) + "]");
+                }
                 return (blocks * k + upperBlocks) * RibbonFilter.SEGMENT_BYTES;
             }
             default:
                 throw new FilterFormatException("unknown kind " + kind);
-        }
-    }
-
-    private static void require(boolean ok, String message) {
-        if (!ok) {
-            throw new FilterFormatException(message);
         }
     }
 

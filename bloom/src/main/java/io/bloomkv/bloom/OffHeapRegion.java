@@ -37,6 +37,27 @@ final class OffHeapRegion {
 
     private final long arenaAddress;
 
+    /**
+     * A window {@code [base, base + length)} of {@code parent} that owns nothing: it shares the parent's store and
+     * address, and its {@link #release()} does nothing (the parent's owner releases the memory, after the last use of
+     * every slice). For filters probed in place ({@link InPlaceFilters}).
+     */
+    private OffHeapRegion(OffHeapRegion parent, long base, long length) {
+        if (base < 0 || length < 0 || base > parent.length - length) {
+            throw new IndexOutOfBoundsException(
+                    "slice [" + base + ", " + (base + length) + ") outside region of " + parent.length + " bytes");
+        }
+        this.handle = null;
+        this.storeHasOwnReference = false;
+        this.store = parent.store;
+        this.base = parent.base + base;
+        this.length = length;
+        this.readOnly = true;
+        this.arena = null;
+        this.arenaAddress = 0;
+        this.address = parent.address + base;
+    }
+
     private OffHeapRegion(Bytes<?> handle, boolean storeHasOwnReference, long base, long length, boolean readOnly) {
         this(handle, storeHasOwnReference, base, length, readOnly, null, 0);
     }
@@ -143,6 +164,35 @@ final class OffHeapRegion {
         }
     }
 
+    /**
+     * A read-only view of native memory {@code [address, address + length)} that the caller owns and keeps readable
+     * until after {@link #release()}: wrapped in a Chronicle pointer store held through a {@link Bytes} handle (so a
+     * leaked view is reported like a leaked filter); releasing it frees nothing but the handle.
+     */
+    static OffHeapRegion wrapPointer(long address, long length) {
+        if (address == 0 || length <= 0) {
+            throw new IllegalArgumentException("bad native range: address " + address + ", length " + length);
+        }
+        PointerBytesStore store = new PointerBytesStore();
+        Bytes<?> handle = null;
+        try {
+            store.set(address, length);
+            handle = store.bytesForRead();
+            return new OffHeapRegion(handle, true, 0, length, true);
+        } catch (RuntimeException | Error e) {
+            if (handle != null) {
+                handle.releaseLast();
+            }
+            store.releaseLast();
+            throw e;
+        }
+    }
+
+    /** A read-only window of this region that owns nothing (see the slice constructor). */
+    OffHeapRegion slice(long base, long length) {
+        return new OffHeapRegion(this, base, length);
+    }
+
     long length() {
         return length;
     }
@@ -153,7 +203,7 @@ final class OffHeapRegion {
 
     /** Off-heap bytes this region keeps alive (the whole store, padding included). */
     long storeBytes() {
-        return store.realCapacity();
+        return handle == null ? length : store.realCapacity(); // a slice keeps nothing alive but its window
     }
 
     /** Native address of byte 0 of the region. */
@@ -222,6 +272,9 @@ final class OffHeapRegion {
      * mapping); arena memory then goes back to its arena.
      */
     void release() {
+        if (handle == null) {
+            return; // a slice: its parent owns the memory
+        }
         handle.releaseLast();
         if (storeHasOwnReference) {
             store.releaseLast();

@@ -398,7 +398,11 @@ public final class Options {
      * eviction). Tables written with a budget set have partitioned filters (engine/FORMAT.md "Partitioned filter"):
      * every filter larger than one partition ({@link #filterPartitionSize(int)}) is cut into partitions plus a small
      * top-level index, which stays resident (charged to the pinned half); a get loads only the one partition its key
-     * hashes to, so even a table whose filter is far larger than the cache share is filtered. A whole filter (a table
+     * hashes to, so even a table whose filter is far larger than the cache share is filtered. A table read through its
+     * mapping ({@link #useMmapReads(boolean)}, the default) does not copy partitions into the cache at all: a get
+     * probes the partition where it lies in the mapping, its checksums verified at its first probe after the table
+     * opened (one bit a partition, charged with the top-level index); the mapped pages are the operating system's page
+     * cache, as a mapped table's data blocks are, not filter memory. A whole filter (a table
      * written without a budget) larger than the cache share is not loaded, and its table is read without a filter (a
      * whole-filter read per get would cost more than it saves); compactions rewrite such tables partitioned. Pinned
      * plus cached filter bytes, top-level indexes included, never exceed the budget ({@code bloomkv.filter-memory},

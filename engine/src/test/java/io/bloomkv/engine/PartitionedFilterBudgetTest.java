@@ -13,8 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A database written with a filter memory budget has partitioned filters (engine/FORMAT.md "Partitioned filter"):
  * reopened with a budget a tenth of the unbounded filters' size (top-level indexes counted), its filter memory never
  * exceeds the budget, every get answers right, and, unlike whole filters beyond the cache share, the deep tables are
- * still filtered (absent keys ruled out, almost no table read without a filter); reopened without a budget, every
- * partition is resident, as whole filters are.
+ * still filtered (absent keys ruled out, almost no table read without a filter), whether the tables are read with
+ * pread (partitions loaded through the budget's cache) or mapped (partitions probed in place); reopened without a
+ * budget, every partition is resident, as whole filters are.
  */
 class PartitionedFilterBudgetTest {
     private static final int N = 40_000;
@@ -89,31 +90,36 @@ class PartitionedFilterBudgetTest {
                     .isEqualTo(full);
         }
         long budget = full / 10;
-        long liveBefore = FilterMemory.liveBytes();
-        int gets = 0;
-        try (Db db = Db.open(dir, base().filterMemoryBudget(budget))) {
-            for (int round = 0; round < 10; round++) {
-                for (int j = 0; j < 500; j++) {
-                    int i = rnd.nextInt(N);
-                    assertThat(TestKeys.str(db.get(TestKeys.key(2L * i)))).isEqualTo("value-" + i);
-                    assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
-                    gets += 2;
+        // pread: partitions copied into the budget's cache; mapped (the default): probed in place in the mapping
+        for (boolean mmap : new boolean[] {false, true}) {
+            long liveBefore = FilterMemory.liveBytes();
+            int gets = 0;
+            try (Db db = Db.open(dir, base().useMmapReads(mmap).filterMemoryBudget(budget))) {
+                for (int round = 0; round < 10; round++) {
+                    for (int j = 0; j < 500; j++) {
+                        int i = rnd.nextInt(N);
+                        assertThat(TestKeys.str(db.get(TestKeys.key(2L * i)))).isEqualTo("value-" + i);
+                        assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
+                        gets += 2;
+                    }
+                    assertThat(filterMemory(db))
+                            .as("filter memory after round " + round + (mmap ? ", mapped" : ", pread"))
+                            .isLessThanOrEqualTo(budget);
                 }
-                assertThat(filterMemory(db))
-                        .as("filter memory after round " + round)
-                        .isLessThanOrEqualTo(budget);
+                Stats s = db.stats();
+                // each absent key asks one table (two below key 6000): ~1% false positives at 10 bits per key
+                assertThat(s.filterUseful())
+                        .as("absent keys ruled out" + (mmap ? ", mapped" : ", pread"))
+                        .isGreaterThan((long) (0.95 * gets / 2));
+                assertThat(s.tablesReadWithoutFilter())
+                        .as("no table read unfiltered" + (mmap ? ", mapped" : ", pread"))
+                        .isZero();
+                assertThat(db.tables().get(0).level()).isZero();
+                assertThat(filterMemory(db)).isLessThanOrEqualTo(budget);
             }
-            Stats s = db.stats();
-            // each absent key asks one table (two below key 6000): ~1% false positives at 10 bits per key
-            assertThat(s.filterUseful()).as("absent keys ruled out").isGreaterThan((long) (0.95 * gets / 2));
-            assertThat(s.tablesReadWithoutFilter())
-                    .as("no table read unfiltered")
-                    .isZero();
-            assertThat(db.tables().get(0).level()).isZero();
-            assertThat(filterMemory(db)).isLessThanOrEqualTo(budget);
+            assertThat(FilterMemory.liveBytes())
+                    .as("budgeted filter memory freed at close")
+                    .isEqualTo(liveBefore);
         }
-        assertThat(FilterMemory.liveBytes())
-                .as("budgeted filter memory freed at close")
-                .isEqualTo(liveBefore);
     }
 }

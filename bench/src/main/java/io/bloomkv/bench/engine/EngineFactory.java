@@ -19,7 +19,7 @@ public final class EngineFactory {
                         cfg.sync(),
                         cfg.compression(),
                         cfg.direct(),
-                        cfg.mmapReads(),
+                        cfg.mmapReads().maps(spec.engine()),
                         cfg.ownDefaults(),
                         0)
                 .withRateLimit(cfg.rateLimit())

@@ -1,14 +1,15 @@
 package io.bloomkv.bench.engine;
 
 /**
- * What both engines are configured with (same values on both). With {@code ownDefaults} each engine
+ * What both engines are configured with (same values on both, but {@code mmapReads}). With {@code ownDefaults} each engine
  * runs on its own defaults instead (each its own compression, page-cache reads), and only
  * {@code filters}, {@code bitsPerKey} and {@code sync} apply.
  *
  * @param compression  block compression of every level, bottommost included: "none", "lz4" or "zstd"
  * @param directReads  table reads bypass the OS page cache (O_DIRECT) on both engines
- * @param mmapReads    table reads copy out of memory mappings on both engines (bloomkv {@code useMmapReads}, RocksDB
- *                     {@code allow_mmap_reads}); false: {@code pread} on both. Off under {@code directReads}
+ * @param mmapReads    this engine's table reads copy out of memory mappings (bloomkv {@code useMmapReads}, RocksDB
+ *                     {@code allow_mmap_reads}); false: {@code pread}. Off under {@code directReads}. The one value
+ *                     that may differ between the engines of a run (bench {@code --mmap-reads=bloomkv}, {@link MmapReads})
  * @param ownDefaults  each engine on its own defaults (bench --defaults)
  * @param prefixLength a fixed-length prefix extractor of this many bytes on both engines (0 = none): bloomkv
  *                     {@code Options.prefixLength}, RocksDB {@code useFixedLengthPrefixExtractor}

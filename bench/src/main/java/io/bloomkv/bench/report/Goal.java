@@ -1,6 +1,7 @@
 package io.bloomkv.bench.report;
 
 import io.bloomkv.bench.BenchConfig;
+import io.bloomkv.bench.engine.MmapReads;
 import io.bloomkv.bench.workload.PhaseResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -127,7 +128,11 @@ public record Goal(String name, double target, double measured, boolean met, Str
     public static String scaleMode(BenchConfig cfg) {
         return cfg.ownDefaults()
                 ? "each engine on its own defaults"
-                : cfg.direct() ? "O_DIRECT table reads on both" : "matched options";
+                : cfg.direct()
+                        ? "O_DIRECT table reads on both"
+                        : cfg.mmapReads() == MmapReads.BLOOMKV || cfg.mmapReads() == MmapReads.ROCKSDB
+                                ? "matched options, table reads " + cfg.readModes()
+                                : "matched options";
     }
 
     /** The scale goals of the run's mode (see {@link #evaluate}); {@code medians} are the median runs of {@code results}. */

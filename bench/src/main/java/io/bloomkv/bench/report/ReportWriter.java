@@ -57,7 +57,12 @@ public final class ReportWriter {
         cfg.put("compression", c.compression());
         cfg.put("valueCompressibility", c.valueCompressibility());
         cfg.put("directReads", c.direct());
-        cfg.put("mmapReads", c.mmapReads());
+        cfg.put("mmapReads", c.mmapReads().flagName());
+        Map<String, String> readModes = new LinkedHashMap<>();
+        for (String e : c.engines()) {
+            readModes.put(e, c.readMode(e));
+        }
+        cfg.put("readModes", readModes);
         cfg.put("sync", c.sync());
         cfg.put("threads", c.threads());
         cfg.put("distribution", c.distribution().flagName());
@@ -206,9 +211,7 @@ public final class ReportWriter {
                         ? "direct reads (O_DIRECT) on both engines"
                         : c.ownDefaults()
                                 ? "reads through the page cache, each engine its own way (bloomkv mapped, RocksDB pread)"
-                                : c.mmapReads()
-                                        ? "reads through the page cache from memory mappings on both engines"
-                                        : "reads through the page cache with pread on both engines",
+                                : "reads through the page cache (" + c.readModes() + ")",
                 c.sync(),
                 c.threads(),
                 c.distribution(),

@@ -196,5 +196,10 @@ class GoalTest {
                 .isEqualTo("Goals at scale (50,000,000 keys, each engine on its own defaults)");
         assertThat(Goal.title(config("--num", "10000000", "--direct")))
                 .isEqualTo("Goals at scale (10,000,000 keys, O_DIRECT table reads on both)");
+        assertThat(Goal.title(config("--num", "10000000", "--mmap-reads=bloomkv")))
+                .isEqualTo(
+                        "Goals at scale (10,000,000 keys, matched options, table reads bloomkv mmap, rocksdb pread)");
+        assertThat(Goal.title(config("--num", "10000000", "--mmap-reads")))
+                .isEqualTo("Goals at scale (10,000,000 keys, matched options)");
     }
 }

@@ -143,6 +143,12 @@ final class MappedReadableFile implements ReadableFile {
         return size;
     }
 
+    /** The mapping's address (0 for an empty file, which is not mapped). */
+    @Override
+    public long mappedAddress() {
+        return address;
+    }
+
     @Override
     public Path path() {
         return path;

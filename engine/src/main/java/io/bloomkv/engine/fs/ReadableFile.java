@@ -15,5 +15,15 @@ public interface ReadableFile extends Closeable {
 
     long size() throws IOException;
 
+    /**
+     * The native address of byte 0 of a read-only mapping of the whole file that stays valid until {@link #close()},
+     * or 0 when the file is not read through a mapping (the default). A caller that reads the mapping directly (the
+     * filter partitions probed in place, engine/FORMAT.md "Partitioned filter") stops doing so before it closes the
+     * file, and must expect what a mapped read meets: a page that cannot be read in raises {@link InternalError}.
+     */
+    default long mappedAddress() {
+        return 0;
+    }
+
     Path path();
 }

@@ -3,11 +3,13 @@ package io.bloomkv.engine.internal.table;
 import io.bloomkv.bloom.Filter;
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Filters;
+import io.bloomkv.bloom.InPlaceFilters;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.fs.ReadableFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -21,6 +23,14 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *       share is still filtered (RocksDB: {@code partition_filters} with {@code cache_index_and_filter_blocks});</li>
  *   <li>budgeted and pinned ({@link #pin}, chosen by the version's residency pass for level 0 and the upper levels):
  *       every partition loaded and charged as pinned memory.</li>
+ *   <li>budgeted, not pinned, and the table read through a mapping ({@link ReadableFile#mappedAddress()}, the default
+ *       {@code Options.useMmapReads}): a probe reads the partition where it lies in the mapping, without copying it and
+ *       without the cache (LevelDB reads a mapped table's blocks the same way; RocksDB hands out blocks pointing into
+ *       a mapping with {@code allow_mmap_reads}). Each partition's block checksum and filter checksum are verified at
+ *       its first probe after the table opened, then a bit of {@link #verified} says so; the top-level index and these
+ *       bits are the filter memory charged (the pages are the operating system's page cache, shared and reclaimable,
+ *       as a mapped table's data blocks are). A probe of a verified partition is a header parse and one cache line:
+ *       no system call, no allocation off the heap, no lock.</li>
  * </ul>
  *
  * <p>Failing open: a top-level index that fails its checksum or checks leaves the table without a usable filter
@@ -47,6 +57,13 @@ final class PartitionedFilterReader {
     /** Problems of partitions found broken, by partition; a broken partition is not loaded again. */
     private final AtomicReferenceArray<String> broken;
 
+    /** Budgeted and mapped: the partitions' region of the mapping, probed in place; else null. */
+    private final InPlaceFilters inPlace;
+    /** Offset in the file of {@link #inPlace}'s first byte (partition 0). */
+    private final long inPlaceBase;
+    /** With {@link #inPlace}: bit p set once partition p passed both checksums since the table opened. */
+    private final AtomicLongArray verified;
+
     private volatile String problem;
     /** With a budget and pinned: every partition, one reference each held by this reader (null entries: broken). */
     private volatile FilterMemory.Loaded[] pinned;
@@ -60,7 +77,8 @@ final class PartitionedFilterReader {
             FilterMemory budget,
             long budgetId,
             long indexReserved,
-            String problem) {
+            String problem,
+            InPlaceFilters inPlace) {
         this.file = file;
         this.fileSize = fileSize;
         this.path = path;
@@ -71,6 +89,9 @@ final class PartitionedFilterReader {
         this.indexReserved = indexReserved;
         this.broken = new AtomicReferenceArray<>(index == null ? 0 : index.count());
         this.problem = problem;
+        this.inPlace = inPlace;
+        this.inPlaceBase = inPlace == null ? 0 : index.offsets()[0];
+        this.verified = inPlace == null ? null : new AtomicLongArray(verifiedWords(index.count()));
         if (resident != null) {
             for (int i = 0; i < resident.length; i++) {
                 if (resident[i] == null) {
@@ -97,15 +118,26 @@ final class PartitionedFilterReader {
             index = PartitionedFilter.decodeIndex(b, (int) h.size(), props.filterPartitions(), h.offset(), path);
         } catch (CorruptionException e) {
             return new PartitionedFilterReader(
-                    file, fileSize, path, null, null, budgetOrNull, budgetId, 0, e.getMessage());
+                    file, fileSize, path, null, null, budgetOrNull, budgetId, 0, e.getMessage(), null);
         }
         if (budgetOrNull != null) {
-            long charge = index.memoryBytes();
+            long mapped = file.mappedAddress();
+            long charge = index.memoryBytes() + (mapped != 0 ? 8L * verifiedWords(index.count()) : 0);
             if (!budgetOrNull.tryReservePin(charge)) {
                 // No room for even the top-level index: read without a filter (not a damage, so no problem reported).
-                return new PartitionedFilterReader(file, fileSize, path, null, null, budgetOrNull, budgetId, 0, null);
+                return new PartitionedFilterReader(
+                        file, fileSize, path, null, null, budgetOrNull, budgetId, 0, null, null);
             }
-            return new PartitionedFilterReader(file, fileSize, path, index, null, budgetOrNull, budgetId, charge, null);
+            InPlaceFilters inPlace = null;
+            if (mapped != 0) {
+                // decodeIndex checked that the partitions lie end to end inside the file, before the index block
+                int last = index.count() - 1;
+                long from = index.offsets()[0];
+                long to = index.offsets()[last] + index.sizes()[last] + TableFormat.BLOCK_TRAILER_SIZE;
+                inPlace = InPlaceFilters.wrap(mapped + from, to - from);
+            }
+            return new PartitionedFilterReader(
+                    file, fileSize, path, index, null, budgetOrNull, budgetId, charge, null, inPlace);
         }
         Filter[] parts = new Filter[index.count()];
         String problem = null;
@@ -127,7 +159,7 @@ final class PartitionedFilterReader {
             }
             throw e;
         }
-        return new PartitionedFilterReader(file, fileSize, path, index, parts, null, budgetId, 0, problem);
+        return new PartitionedFilterReader(file, fileSize, path, index, parts, null, budgetId, 0, problem, null);
     }
 
     /** Reads, verifies and loads partition {@code i} off-heap. */
@@ -211,6 +243,15 @@ final class PartitionedFilterReader {
         if (resident != null) {
             return resident[p].mightContain(mixed) ? 0 : 1;
         }
+        if (inPlace != null && pinned == null) {
+            if ((verified.get(p >>> 6) & (1L << p)) == 0 && !verifyInPlace(p)) {
+                return -1;
+            }
+            return inPlace.view(index.offsets()[p] - inPlaceBase, index.sizes()[p])
+                            .mightContain(mixed)
+                    ? 0
+                    : 1;
+        }
         FilterMemory.Loaded l = acquire(p);
         if (l == null) {
             return -1;
@@ -220,6 +261,44 @@ final class PartitionedFilterReader {
         } finally {
             l.release();
         }
+    }
+
+    private static int verifiedWords(int partitions) {
+        return (partitions + 63) >>> 6;
+    }
+
+    /**
+     * Checks partition {@code p} where it lies in the mapping: its block trailer (CRC32C, read through the file: a copy
+     * out of the same mapping) and its filter header and checksum; sets its {@link #verified} bit, or records it broken
+     * as {@link #load} does. False when it cannot be probed (broken, or an I/O error: this probe fails open).
+     */
+    private boolean verifyInPlace(int p) {
+        BlockHandle h = index.handle(p);
+        try {
+            TableReader.readVerified(file, fileSize, path, h, "filter partition", false);
+            inPlace.verify(h.offset() - inPlaceBase, h.size());
+        } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
+            String why = "filter partition " + p + ": " + e.getMessage();
+            broken.compareAndSet(p, null, why);
+            if (problem == null) {
+                problem = why;
+            }
+            return false;
+        } catch (IOException e) {
+            return false;
+        }
+        long bit = 1L << p;
+        int w = p >>> 6;
+        long old;
+        do {
+            old = verified.get(w);
+        } while ((old & bit) == 0 && !verified.compareAndSet(w, old, old | bit));
+        return true;
+    }
+
+    /** Whether probes read the partitions in place from the table's mapping (budgeted, mapped, not pinned). */
+    boolean probesInPlace() {
+        return inPlace != null && pinned == null;
     }
 
     /** Partition {@code p} retained for one probe (release it): pinned, or through the budget's cache; null if unusable. */
@@ -402,6 +481,9 @@ final class PartitionedFilterReader {
             if (indexReserved > 0) {
                 budget.unreservePin(indexReserved);
             }
+        }
+        if (inPlace != null) {
+            inPlace.close(); // before the table closes its file, which unmaps
         }
     }
 }

@@ -861,6 +861,14 @@ public final class TableReader implements AutoCloseable {
         return pinned != null || partitions != null && partitions.pinned();
     }
 
+    /**
+     * Whether gets probe the partitioned filter in place in the table's mapping (a budget, a mapped file, the filter
+     * not pinned): no partition is copied or cached for them.
+     */
+    public boolean filterProbesInPlace() {
+        return partitions != null && partitions.probesInPlace();
+    }
+
     /** The serialized size of the point filter (0 without one): what it is charged in a filter memory budget. */
     public long filterBlockSize() {
         if (partitions != null) {

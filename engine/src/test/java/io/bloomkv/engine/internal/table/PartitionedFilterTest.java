@@ -63,6 +63,7 @@ class PartitionedFilterTest {
         long liveTables = TableReader.liveTables();
         long liveFilterBytes = TableReader.liveFilterBytes();
         long liveBudgeted = FilterMemory.liveBytes();
+        long liveInPlace = io.bloomkv.bloom.InPlaceFilters.live();
         for (int round = 0; round < 6; round++) {
             int drawn = 2000 + rnd.nextInt(18_000);
             FilterKind kind = kinds[rnd.nextInt(kinds.length)];
@@ -98,11 +99,18 @@ class PartitionedFilterTest {
             // resident (no budget), then through a budget of a quarter of the filter's size (at least a few partitions:
             // a partition larger than the cache share is not loaded, as a whole filter is not; and the pinned half
             // must hold the top-level index, 20 bytes a partition: 8% of the filter with 256-byte partitions)
+            // The budget once through pread (partitions copied into the cache) and once mapped (probed in place).
             FilterMemory budget = new FilterMemory(Math.max(8L * pb, props.filterBytes() / 4));
-            for (FilterMemory fm : new FilterMemory[] {null, budget}) {
+            for (int mode = 0; mode < 3; mode++) {
+                FilterMemory fm = mode == 0 ? null : budget;
+                TableReadMode readMode = mode == 2 ? TableReadMode.MMAP : TableReadMode.PREAD;
+                long loadsBefore = budget.loads();
                 ReadCounters counters = new ReadCounters();
-                try (TableReader r = TableReader.open(FS, p, 1, null, counters, TableReadMode.PREAD, fm)) {
+                try (TableReader r = TableReader.open(FS, p, 1, null, counters, readMode, fm)) {
                     assertThat(r.hasFilter()).as(what).isTrue();
+                    assertThat(r.filterProbesInPlace())
+                            .as(what + ", mode " + mode)
+                            .isEqualTo(mode == 2);
                     for (byte[] k : keys) {
                         assertThat(r.filterAnswer(Hashing.hash64(k)))
                                 .as(what + ": false negative")
@@ -143,9 +151,19 @@ class PartitionedFilterTest {
                         assertThat(budget.pinnedBytes() + budget.cachedBytes())
                                 .as(what)
                                 .isLessThanOrEqualTo(budget.capacityBytes());
-                        assertThat(budget.loads())
-                                .as(what + ": partitions loaded on demand")
-                                .isGreaterThan(0);
+                        if (readMode == TableReadMode.PREAD) {
+                            assertThat(budget.loads() - loadsBefore)
+                                    .as(what + ": partitions loaded on demand")
+                                    .isGreaterThan(0);
+                        } else {
+                            assertThat(budget.loads() - loadsBefore)
+                                    .as(what + ": mapped partitions probed in place, never copied")
+                                    .isZero();
+                            assertThat(budget.cachedBytes()).as(what).isZero();
+                            assertThat(r.filterMemoryBytes())
+                                    .as(what + ": the top-level index and the verified bits only")
+                                    .isLessThan(props.filterBytes() / 8);
+                        }
                     }
                 }
             }
@@ -155,6 +173,9 @@ class PartitionedFilterTest {
         assertThat(TableReader.liveTables()).isEqualTo(liveTables);
         assertThat(TableReader.liveFilterBytes()).isEqualTo(liveFilterBytes);
         assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted);
+        assertThat(io.bloomkv.bloom.InPlaceFilters.live())
+                .as("every mapped partition region released at close")
+                .isEqualTo(liveInPlace);
     }
 
     @Test
@@ -205,6 +226,56 @@ class PartitionedFilterTest {
         }
     }
 
+    @Test
+    void threadsRacingToVerifyMappedPartitionsNeverSeeAFalseNegative() throws Exception {
+        long seed = TestSeeds.seed("PartitionedFilterTest.racingVerification");
+        List<byte[]> keys = randomKeys(new Random(seed), 20_000);
+        Path p = dir.resolve("race.sst");
+        TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(512));
+        FilterMemory budget = new FilterMemory(props.filterBytes() / 4);
+        long liveInPlace = io.bloomkv.bloom.InPlaceFilters.live();
+        for (int round = 0; round < 3; round++) {
+            // a fresh reader each round: every partition is verified by whichever thread probes it first
+            try (TableReader r = TableReader.open(FS, p, 1, null, null, TableReadMode.MMAP, budget)) {
+                assertThat(r.filterProbesInPlace()).isTrue();
+                int threads = 4;
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+                java.util.concurrent.atomic.AtomicInteger falseNegatives =
+                        new java.util.concurrent.atomic.AtomicInteger();
+                List<Thread> ts = new ArrayList<>();
+                List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+                for (int t = 0; t < threads; t++) {
+                    int offset = t * keys.size() / threads;
+                    Thread th = new Thread(() -> {
+                        try {
+                            start.await();
+                            for (int i = 0; i < keys.size(); i++) {
+                                byte[] k = keys.get((i + offset) % keys.size());
+                                if (r.filterAnswer(Hashing.hash64(k)) == 1) {
+                                    falseNegatives.incrementAndGet();
+                                }
+                            }
+                        } catch (Throwable e) {
+                            errors.add(e);
+                        }
+                    });
+                    ts.add(th);
+                    th.start();
+                }
+                for (Thread th : ts) {
+                    th.join();
+                }
+                assertThat(errors).as("seed " + seed).isEmpty();
+                assertThat(falseNegatives.get()).as("seed " + seed).isZero();
+                assertThat(r.filterBroken()).isFalse();
+                assertThat(budget.loads()).isZero();
+                assertThat(io.bloomkv.bloom.InPlaceFilters.live()).isEqualTo(liveInPlace + 1);
+            }
+        }
+        assertThat(budget.pinnedBytes()).isZero();
+        assertThat(io.bloomkv.bloom.InPlaceFilters.live()).isEqualTo(liveInPlace);
+    }
+
     /** Flips a byte in the middle of {@code h}'s contents. */
     private static void corrupt(Path p, BlockHandle h) throws IOException {
         byte[] b = Files.readAllBytes(p);
@@ -231,9 +302,12 @@ class PartitionedFilterTest {
         corrupt(p, index.handle(1));
         long liveBudgeted = FilterMemory.liveBytes();
         FilterMemory budget = new FilterMemory(props.filterBytes() / 4);
-        for (FilterMemory fm : new FilterMemory[] {null, budget}) {
+        for (int mode = 0; mode < 3; mode++) {
+            FilterMemory fm = mode == 0 ? null : budget;
+            TableReadMode readMode = mode == 2 ? TableReadMode.MMAP : TableReadMode.PREAD;
             ReadCounters counters = new ReadCounters();
-            try (TableReader r = TableReader.open(FS, p, 1, null, counters, TableReadMode.PREAD, fm)) {
+            try (TableReader r = TableReader.open(FS, p, 1, null, counters, readMode, fm)) {
+                assertThat(r.filterProbesInPlace()).isEqualTo(mode == 2);
                 for (byte[] k : keys) {
                     TableReader.Entry e = r.get(k, Hashing.hash64(k), Long.MAX_VALUE >>> 8);
                     assertThat(e).as("no key lost to the damaged partition").isNotNull();
@@ -243,9 +317,16 @@ class PartitionedFilterTest {
                         .isTrue();
                 assertThat(r.filterBroken()).isTrue();
                 assertThat(r.filterProblem()).contains("filter partition 1").contains("checksum");
-                assertThat(counters.tablesReadWithoutFilter.sum())
+                long unfiltered = counters.tablesReadWithoutFilter.sum();
+                assertThat(unfiltered)
                         .as("gets in the damaged partition read unfiltered")
                         .isPositive();
+                for (byte[] k : keys) {
+                    r.get(k, Hashing.hash64(k), Long.MAX_VALUE >>> 8);
+                }
+                assertThat(counters.tablesReadWithoutFilter.sum())
+                        .as("the damaged partition fails open again, the same gets as the first pass")
+                        .isEqualTo(2 * unfiltered);
                 assertThat(counters.filterChecks.sum()).isPositive();
                 assertThat(r.verifyChecksums())
                         .extracting(TableReader.BadBlock::kind)

@@ -1,0 +1,128 @@
+package io.bloomkv.bloom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import net.openhft.chronicle.core.UnsafeMemory;
+import net.openhft.chronicle.core.io.AbstractReferenceCounted;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Filters probed where they lie in native memory ({@link InPlaceFilters}): several serialized filters laid end to end
+ * at unaligned offsets (as partitions lie in a table file) answer every hash as the filters they were written from; a
+ * flipped byte fails {@link InPlaceFilters#verify}; views refuse ranges outside the memory and are read-only; closing
+ * views frees nothing and closing the wrapper releases its one handle (Chronicle reference tracing).
+ */
+class InPlaceFiltersTest {
+    @BeforeEach
+    void trace() {
+        AbstractReferenceCounted.enableReferenceTracing();
+    }
+
+    @AfterEach
+    void noLeaks() {
+        AbstractReferenceCounted.assertReferencesReleased();
+        AbstractReferenceCounted.disableReferenceTracing();
+    }
+
+    /** {@code blobs} copied end to end into fresh native memory after {@code lead} bytes; returns the address. */
+    private static long place(List<byte[]> blobs, int lead, long[] offsets) {
+        long total = lead;
+        for (byte[] b : blobs) {
+            total += b.length + 5; // a block trailer's worth of gap, so no filter starts 8-byte aligned
+        }
+        long address = UnsafeMemory.UNSAFE.allocateMemory(total);
+        long at = lead;
+        for (int i = 0; i < blobs.size(); i++) {
+            byte[] b = blobs.get(i);
+            UnsafeMemory.UNSAFE.copyMemory(
+                    b, UnsafeMemory.UNSAFE.arrayBaseOffset(byte[].class), null, address + at, b.length);
+            offsets[i] = at;
+            at += b.length + 5;
+        }
+        return address;
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = FilterKind.class,
+            names = {"BLOCKED", "STANDARD", "PARTITIONED", "RIBBON"})
+    void viewsAnswerAsTheFiltersTheyWereWrittenFrom(FilterKind kind) {
+        long seed = TestKeys.seed("InPlaceFiltersTest.seed");
+        SplittableRandom rnd = new SplittableRandom(seed);
+        List<Filter> originals = new ArrayList<>();
+        List<byte[]> blobs = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                long[] keys = rnd.longs(200 + rnd.nextInt(2000)).toArray();
+                Filter f = TestKeys.filled(kind, keys, 4 + rnd.nextInt(12));
+                originals.add(f);
+                blobs.add(f.toByteArray());
+            }
+            long[] offsets = new long[blobs.size()];
+            long address = place(blobs, 3, offsets);
+            try (InPlaceFilters in = InPlaceFilters.wrap(address, offsets[3] + blobs.get(3).length + 5)) {
+                for (int i = 0; i < blobs.size(); i++) {
+                    in.verify(offsets[i], blobs.get(i).length);
+                    Filter v = in.view(offsets[i], blobs.get(i).length);
+                    Filter o = originals.get(i);
+                    assertThat(v.kind()).isEqualTo(kind);
+                    assertThat(v.keyCount()).isEqualTo(o.keyCount());
+                    assertThat(v.bitSize()).isEqualTo(o.bitSize());
+                    for (int j = 0; j < 20_000; j++) {
+                        long h = rnd.nextLong();
+                        assertThat(v.mightContain(h))
+                                .as("filter " + i + ", hash " + h + " (seed " + seed + ")")
+                                .isEqualTo(o.mightContain(h));
+                    }
+                    assertThat(v.toByteArray()).isEqualTo(blobs.get(i));
+                    assertThatThrownBy(() -> v.add(1L)).isInstanceOf(IllegalStateException.class);
+                    v.close(); // frees nothing: the next view reads the same memory
+                    assertThat(in.view(offsets[i], blobs.get(i).length).mightContain(0L))
+                            .isEqualTo(o.mightContain(0L));
+                }
+            } finally {
+                UnsafeMemory.UNSAFE.freeMemory(address);
+            }
+        } finally {
+            originals.forEach(Filter::close);
+        }
+    }
+
+    @Test
+    void aFlippedByteFailsVerificationAndBadRangesAreRefused() {
+        Filter f = TestKeys.filled(FilterKind.BLOCKED, 3000, 10);
+        byte[] blob = f.toByteArray();
+        f.close();
+        long[] offsets = new long[1];
+        long address = place(List.of(blob), 1, offsets);
+        try {
+            InPlaceFilters in = InPlaceFilters.wrap(address, blob.length + 6);
+            in.verify(offsets[0], blob.length);
+            long body = address + offsets[0] + 64 + 100;
+            UnsafeMemory.UNSAFE.putByte(body, (byte) (UnsafeMemory.UNSAFE.getByte(body) ^ 0x10));
+            assertThatThrownBy(() -> in.verify(offsets[0], blob.length))
+                    .isInstanceOf(FilterFormatException.class)
+                    .hasMessageContaining("CRC");
+            assertThatThrownBy(() -> in.view(offsets[0], blob.length + 8))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> in.view(offsets[0], blob.length - 8)).isInstanceOf(FilterFormatException.class);
+            assertThatThrownBy(() -> in.view(-1, 64)).isInstanceOf(IndexOutOfBoundsException.class);
+            long live = InPlaceFilters.live();
+            in.close();
+            in.close(); // once only
+            assertThat(InPlaceFilters.live()).isEqualTo(live - 1);
+            assertThatThrownBy(() -> in.view(offsets[0], blob.length)).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> InPlaceFilters.wrap(0, 64)).isInstanceOf(IllegalArgumentException.class);
+        } finally {
+            UnsafeMemory.UNSAFE.freeMemory(address);
+        }
+    }
+}
