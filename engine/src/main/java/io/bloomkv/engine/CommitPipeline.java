@@ -19,7 +19,8 @@ import java.util.concurrent.locks.Condition;
  * from the writers behind it (one only under {@link SyncMode#EVERY_WRITE}), appends one WAL record
  * for the group outside the mutex, syncs it as the sync mode says, applies it to the memtable,
  * publishes the new last sequence and wakes the group. Making room may stall (too many level-0
- * tables or immutable memtables) or freeze the memtable into a new WAL.
+ * tables or immutable memtables) or freeze the memtable into a new WAL. Under {@link Options#disableWal} the group
+ * goes to the memtable only (the WAL files stay empty) and a WAL sync does nothing.
  */
 final class CommitPipeline {
     /** Largest write group a GROUP_COMMIT or NONE leader forms from queued writers. */
@@ -184,6 +185,9 @@ final class CommitPipeline {
                     return makeRoomForWrite(true);
                 }
                 if (batch == null) {
+                    if (options.disableWal()) {
+                        return null; // no log: nothing to make durable but a flush (Options.disableWal)
+                    }
                     LogWriter wal = state.log;
                     long walNumber = state.logFileNumber;
                     state.unlock();
@@ -209,7 +213,9 @@ final class CommitPipeline {
                 long walNumber = state.logFileNumber;
                 state.unlock();
                 try {
-                    appendToWal(wal, walNumber, merged, first);
+                    if (!options.disableWal()) {
+                        appendToWal(wal, walNumber, merged, first);
+                    }
                     merged.forEach(first, MemTableInserter.into(target));
                 } finally {
                     state.lock();
@@ -360,9 +366,12 @@ final class CommitPipeline {
         }
         try {
             // Synced under every mode, so that a crash loses at most a suffix of the writes: no
-            // write of the new WAL can survive while one of the old WAL is lost.
-            state.log.sync();
-            counters.walSyncs.increment();
+            // write of the new WAL can survive while one of the old WAL is lost. Without a WAL the file is empty
+            // (it only numbers the memtable) and the flushes, oldest first, keep the prefix.
+            if (!options.disableWal()) {
+                state.log.sync();
+                counters.walSyncs.increment();
+            }
             state.log.close();
         } catch (IOException e) {
             BloomKvIOException err =
