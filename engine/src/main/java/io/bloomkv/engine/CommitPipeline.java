@@ -59,14 +59,34 @@ final class CommitPipeline {
     private static final class Writer {
         final WriteBatch batch;
         final boolean forceSwitch;
-        final Condition turn;
+        /**
+         * Made when the writer first waits (mutex held): a writer that finds the queue empty never waits, and needs
+         * none. A writer in the queue holds the mutex from its enqueueing to its first wait, so whoever signals it
+         * (mutex held) finds it either waiting on this condition or not waiting at all.
+         */
+        private Condition turn;
+
         boolean done;
         RuntimeException error;
 
-        Writer(WriteBatch batch, boolean forceSwitch, Condition turn) {
+        Writer(WriteBatch batch, boolean forceSwitch) {
             this.batch = batch;
             this.forceSwitch = forceSwitch;
-            this.turn = turn;
+        }
+
+        /** Mutex held: waits for a signal (releasing the mutex meanwhile). */
+        void await(DbState state) {
+            if (turn == null) {
+                turn = state.newCondition();
+            }
+            turn.awaitUninterruptibly();
+        }
+
+        /** Mutex held: wakes the writer if it waits. */
+        void signal() {
+            if (turn != null) {
+                turn.signal();
+            }
         }
     }
 
@@ -104,7 +124,7 @@ final class CommitPipeline {
     void drainOnClose() throws InterruptedException {
         state.assertHeld();
         while (!writers.isEmpty()) {
-            writers.peekFirst().turn.signal();
+            writers.peekFirst().signal();
             state.awaitChangeNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
     }
@@ -127,12 +147,12 @@ final class CommitPipeline {
      * @throws DbClosedException if the database is closing, or the background error if one is set
      */
     <T> T exclusive(java.util.function.Supplier<T> body) {
-        Writer w = new Writer(null, false, state.newCondition());
+        Writer w = new Writer(null, false);
         state.lock();
         try {
             writers.addLast(w);
             while (writers.peekFirst() != w) {
-                w.turn.awaitUninterruptibly();
+                w.await(state);
             }
             try {
                 state.throwIfClosingOrFailed("database is closed");
@@ -146,7 +166,7 @@ final class CommitPipeline {
                 }
                 Writer next = writers.peekFirst();
                 if (next != null) {
-                    next.turn.signal();
+                    next.signal();
                 }
             }
         } finally {
@@ -164,12 +184,12 @@ final class CommitPipeline {
 
     /** A write ({@code batch}), a memtable switch ({@code forceSwitch}) or a WAL sync (neither). */
     private MemTable run(WriteBatch batch, boolean forceSwitch) {
-        Writer w = new Writer(batch, forceSwitch, state.newCondition());
+        Writer w = new Writer(batch, forceSwitch);
         state.lock();
         try {
             writers.addLast(w);
             while (!w.done && writers.peekFirst() != w) {
-                w.turn.awaitUninterruptibly();
+                w.await(state);
             }
             if (w.done) {
                 if (w.error != null) {
@@ -226,7 +246,8 @@ final class CommitPipeline {
                 error = e;
                 throw e;
             } finally {
-                for (Writer done : group) {
+                for (int i = 0; i < group.size(); i++) {
+                    Writer done = group.get(i);
                     Writer head = writers.pollFirst();
                     if (head != done) {
                         throw new IllegalStateException("write queue out of order");
@@ -234,12 +255,12 @@ final class CommitPipeline {
                     if (done != w) {
                         done.done = true;
                         done.error = error;
-                        done.turn.signal();
+                        done.signal();
                     }
                 }
                 Writer next = writers.peekFirst();
                 if (next != null) {
-                    next.turn.signal();
+                    next.signal();
                 }
             }
         } finally {
@@ -250,8 +271,8 @@ final class CommitPipeline {
     /** Mutex held. Takes the writers queued behind the leader into its group, up to {@link #MAX_GROUP_BYTES}. */
     private WriteBatch formGroup(Writer leader, List<Writer> group) {
         state.assertHeld();
-        if (options.syncMode() == SyncMode.EVERY_WRITE) {
-            return leader.batch;
+        if (options.syncMode() == SyncMode.EVERY_WRITE || writers.size() == 1) {
+            return leader.batch; // alone in the queue (the common case of one writing thread): nothing to join
         }
         int size = leader.batch.approximateSize();
         int max = size <= (128 << 10) ? size + (128 << 10) : MAX_GROUP_BYTES;
