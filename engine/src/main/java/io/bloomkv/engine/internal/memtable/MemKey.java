@@ -1,9 +1,6 @@
 package io.bloomkv.engine.internal.memtable;
 
 import io.bloomkv.engine.internal.InternalKey;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Comparator;
 
@@ -16,10 +13,6 @@ import java.util.Comparator;
 final class MemKey {
     /** User key ascending (unsigned), then trailer descending (newest first). */
     static final Comparator<MemKey> ORDER = MemKey::compare;
-
-    /** Big-endian 8-byte views of a byte array (plain access): a whole word in one load. */
-    private static final VarHandle BIG_ENDIAN_LONG =
-            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     final byte[] userKey;
     final long trailer;
@@ -40,9 +33,6 @@ final class MemKey {
      * words of two keys differ, their unsigned order is the unsigned lexicographic order of the keys.
      */
     static long word(byte[] key, int from) {
-        if (key.length - from >= 8) {
-            return (long) BIG_ENDIAN_LONG.get(key, from);
-        }
         long p = 0;
         int n = Math.max(0, Math.min(8, key.length - from));
         for (int i = 0; i < n; i++) {
