@@ -613,7 +613,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
 
     /**
      * CPU time of the whole process (every thread: the stores' background flushes and compactions, the JIT and the
-     * GC too), so that a phase's CPU per record does not depend on how loaded the machine is, as its wall time does.
+     * GC too), so that a phase's CPU per record does not depend on how loaded the machine is, as its wall time does
+     * (the JIT's share still does: a starved compiler leaves more records to the interpreter and C1). Clock-tick
+     * granularity (10 ms on Linux): meaningful for phases of a second or more, zero for very short ones.
      */
     private static long processCpuNanos() {
         return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
