@@ -19,7 +19,8 @@ import java.util.concurrent.locks.Condition;
  * from the writers behind it (one only under {@link SyncMode#EVERY_WRITE}), appends one WAL record
  * for the group outside the mutex, syncs it as the sync mode says, applies it to the memtable,
  * publishes the new last sequence and wakes the group. Making room may stall (too many level-0
- * tables or immutable memtables) or freeze the memtable into a new WAL.
+ * tables or immutable memtables) or freeze the memtable into a new WAL. Under {@link Options#disableWal} the group
+ * goes to the memtable only (the WAL files stay empty) and a WAL sync does nothing.
  */
 final class CommitPipeline {
     /** Largest write group a GROUP_COMMIT or NONE leader forms from queued writers. */
@@ -34,6 +35,12 @@ final class CommitPipeline {
     private final WriteBufferCharge writeBufferCharge;
     /** Guarded by the state's mutex. */
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    /**
+     * The leader's group, reused (one allocation fewer per write): only the leader, the head of {@link #writers},
+     * uses it, from its start to the end of its finally block, mutex held at both ends; the next leader starts only
+     * after this one left the queue under the mutex. Emptied after each use, so it holds no batch between writes.
+     */
+    private final ArrayList<Writer> group = new ArrayList<>();
     /** Guarded by the state's mutex: writes are stopped (last told to the listeners). */
     private boolean stalled;
 
@@ -58,14 +65,34 @@ final class CommitPipeline {
     private static final class Writer {
         final WriteBatch batch;
         final boolean forceSwitch;
-        final Condition turn;
+        /**
+         * Made when the writer first waits (mutex held): a writer that finds the queue empty never waits, and needs
+         * none. A writer in the queue holds the mutex from its enqueueing to its first wait, so whoever signals it
+         * (mutex held) finds it either waiting on this condition or not waiting at all.
+         */
+        private Condition turn;
+
         boolean done;
         RuntimeException error;
 
-        Writer(WriteBatch batch, boolean forceSwitch, Condition turn) {
+        Writer(WriteBatch batch, boolean forceSwitch) {
             this.batch = batch;
             this.forceSwitch = forceSwitch;
-            this.turn = turn;
+        }
+
+        /** Mutex held: waits for a signal (releasing the mutex meanwhile). */
+        void await(DbState state) {
+            if (turn == null) {
+                turn = state.newCondition();
+            }
+            turn.awaitUninterruptibly();
+        }
+
+        /** Mutex held: wakes the writer if it waits. */
+        void signal() {
+            if (turn != null) {
+                turn.signal();
+            }
         }
     }
 
@@ -103,7 +130,7 @@ final class CommitPipeline {
     void drainOnClose() throws InterruptedException {
         state.assertHeld();
         while (!writers.isEmpty()) {
-            writers.peekFirst().turn.signal();
+            writers.peekFirst().signal();
             state.awaitChangeNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
     }
@@ -126,12 +153,12 @@ final class CommitPipeline {
      * @throws DbClosedException if the database is closing, or the background error if one is set
      */
     <T> T exclusive(java.util.function.Supplier<T> body) {
-        Writer w = new Writer(null, false, state.newCondition());
+        Writer w = new Writer(null, false);
         state.lock();
         try {
             writers.addLast(w);
             while (writers.peekFirst() != w) {
-                w.turn.awaitUninterruptibly();
+                w.await(state);
             }
             try {
                 state.throwIfClosingOrFailed("database is closed");
@@ -145,7 +172,7 @@ final class CommitPipeline {
                 }
                 Writer next = writers.peekFirst();
                 if (next != null) {
-                    next.turn.signal();
+                    next.signal();
                 }
             }
         } finally {
@@ -163,12 +190,12 @@ final class CommitPipeline {
 
     /** A write ({@code batch}), a memtable switch ({@code forceSwitch}) or a WAL sync (neither). */
     private MemTable run(WriteBatch batch, boolean forceSwitch) {
-        Writer w = new Writer(batch, forceSwitch, state.newCondition());
+        Writer w = new Writer(batch, forceSwitch);
         state.lock();
         try {
             writers.addLast(w);
             while (!w.done && writers.peekFirst() != w) {
-                w.turn.awaitUninterruptibly();
+                w.await(state);
             }
             if (w.done) {
                 if (w.error != null) {
@@ -176,7 +203,7 @@ final class CommitPipeline {
                 }
                 return null;
             }
-            List<Writer> group = new ArrayList<>();
+            group.clear(); // empty unless a leader before threw out of its finally block
             group.add(w);
             RuntimeException error = null;
             try {
@@ -184,6 +211,9 @@ final class CommitPipeline {
                     return makeRoomForWrite(true);
                 }
                 if (batch == null) {
+                    if (options.disableWal()) {
+                        return null; // no log: nothing to make durable but a flush (Options.disableWal)
+                    }
                     LogWriter wal = state.log;
                     long walNumber = state.logFileNumber;
                     state.unlock();
@@ -209,7 +239,9 @@ final class CommitPipeline {
                 long walNumber = state.logFileNumber;
                 state.unlock();
                 try {
-                    appendToWal(wal, walNumber, merged, first);
+                    if (!options.disableWal()) {
+                        appendToWal(wal, walNumber, merged, first);
+                    }
                     merged.forEach(first, MemTableInserter.into(target));
                 } finally {
                     state.lock();
@@ -220,7 +252,9 @@ final class CommitPipeline {
                 error = e;
                 throw e;
             } finally {
-                for (Writer done : group) {
+                int members = group.size();
+                for (int i = 0; i < members; i++) {
+                    Writer done = group.get(i);
                     Writer head = writers.pollFirst();
                     if (head != done) {
                         throw new IllegalStateException("write queue out of order");
@@ -228,12 +262,13 @@ final class CommitPipeline {
                     if (done != w) {
                         done.done = true;
                         done.error = error;
-                        done.turn.signal();
+                        done.signal();
                     }
                 }
+                group.clear();
                 Writer next = writers.peekFirst();
                 if (next != null) {
-                    next.turn.signal();
+                    next.signal();
                 }
             }
         } finally {
@@ -244,8 +279,8 @@ final class CommitPipeline {
     /** Mutex held. Takes the writers queued behind the leader into its group, up to {@link #MAX_GROUP_BYTES}. */
     private WriteBatch formGroup(Writer leader, List<Writer> group) {
         state.assertHeld();
-        if (options.syncMode() == SyncMode.EVERY_WRITE) {
-            return leader.batch;
+        if (options.syncMode() == SyncMode.EVERY_WRITE || writers.size() == 1) {
+            return leader.batch; // alone in the queue (the common case of one writing thread): nothing to join
         }
         int size = leader.batch.approximateSize();
         int max = size <= (128 << 10) ? size + (128 << 10) : MAX_GROUP_BYTES;
@@ -360,9 +395,12 @@ final class CommitPipeline {
         }
         try {
             // Synced under every mode, so that a crash loses at most a suffix of the writes: no
-            // write of the new WAL can survive while one of the old WAL is lost.
-            state.log.sync();
-            counters.walSyncs.increment();
+            // write of the new WAL can survive while one of the old WAL is lost. Without a WAL the file is empty
+            // (it only numbers the memtable) and the flushes, oldest first, keep the prefix.
+            if (!options.disableWal()) {
+                state.log.sync();
+                counters.walSyncs.increment();
+            }
             state.log.close();
         } catch (IOException e) {
             BloomKvIOException err =

@@ -183,6 +183,10 @@ public final class Db implements AutoCloseable {
                             + opts.l0CompactionTrigger() + ", " + opts.l0SlowdownWritesTrigger() + ", "
                             + opts.l0StopWritesTrigger());
         }
+        if (opts.disableWal() && opts.syncMode() != SyncMode.NONE) {
+            throw new InvalidArgumentException(
+                    "syncMode " + opts.syncMode() + " needs a WAL to sync (disableWal is set): use SyncMode.NONE");
+        }
         FileSystem fs = opts.fileSystem();
         Path abs = dir.toAbsolutePath().normalize();
         if (opts.readOnly()) {
@@ -636,7 +640,8 @@ public final class Db implements AutoCloseable {
 
     /**
      * Makes every write that returned durable without a flush: fsyncs the write-ahead log, after the
-     * writes queued before (what {@link SyncMode#EVERY_WRITE} does per write, once for all of them).
+     * writes queued before (what {@link SyncMode#EVERY_WRITE} does per write, once for all of them). Under
+     * {@link Options#disableWal} there is no log and this does nothing: only {@link #flush()} makes writes durable.
      */
     public void syncWal() {
         checkOpen();
@@ -739,6 +744,9 @@ public final class Db implements AutoCloseable {
         checkWritable("checkpoint");
         if (dir == null) {
             throw new InvalidArgumentException("checkpoint: directory is null");
+        }
+        if (options.disableWal()) {
+            flush(); // the memtable is in no log: only a table puts its writes into the checkpoint
         }
         new Checkpointer(fs, this.dir, versions, obsolete, commits::syncWal).run(dir);
     }
@@ -964,10 +972,20 @@ public final class Db implements AutoCloseable {
      * Stops the background threads (an ongoing flush or compaction finishes or is abandoned),
      * invalidates iterators left open (after a call in progress on each returns), closes the WAL
      * and MANIFEST, releases every table's off-heap filter and the directory lock. Acknowledged
-     * writes are in the WAL; the next open replays them. Idempotent.
+     * writes are in the WAL; the next open replays them. Under {@link Options#disableWal} the memtables are flushed to
+     * tables first (they are in no log), as RocksDB flushes unpersisted memtables at close; if that flush fails the
+     * database still closes, and close throws that failure. Idempotent.
      */
     @Override
     public void close() {
+        BloomKvException flushFailure = null;
+        if (options.disableWal() && !options.readOnly() && !closing()) {
+            try {
+                flush();
+            } catch (BloomKvException e) {
+                flushFailure = e;
+            }
+        }
         AutoCloseable mbean = jmx.getAndSet(null);
         if (mbean != null) {
             try {
@@ -1009,9 +1027,27 @@ public final class Db implements AutoCloseable {
         }
         if (failure != null) {
             DbLog.LOG.error("[{}] error closing", dir, failure);
-            throw new BloomKvIOException("error closing database " + dir, failure);
+            BloomKvIOException e = new BloomKvIOException("error closing database " + dir, failure);
+            if (flushFailure != null) {
+                e.addSuppressed(flushFailure);
+            }
+            throw e;
+        }
+        if (flushFailure != null) {
+            DbLog.LOG.error("[{}] closed, but its memtables (in no WAL) could not be flushed", dir, flushFailure);
+            throw flushFailure;
         }
         DbLog.LOG.info("[{}] closed", dir);
+    }
+
+    /** Whether close already ran or began (a second close flushes nothing). */
+    private boolean closing() {
+        state.lock();
+        try {
+            return state.closed || state.shuttingDown;
+        } finally {
+            state.unlock();
+        }
     }
 
     /**

@@ -35,6 +35,7 @@ public final class Options {
     private int filterPartitionSize = 4096;
     private SharedFilterBudget sharedFilterBudget;
     private boolean manualWalFlush;
+    private boolean disableWal;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
     private boolean createIfMissing = true;
@@ -99,6 +100,7 @@ public final class Options {
         o.filterPartitionSize = filterPartitionSize;
         o.sharedFilterBudget = sharedFilterBudget;
         o.manualWalFlush = manualWalFlush;
+        o.disableWal = disableWal;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
         o.createIfMissing = createIfMissing;
@@ -525,7 +527,35 @@ public final class Options {
         return manualWalFlush;
     }
 
-    /** When writes are fsynced. Default {@link SyncMode#NONE}. */
+    /**
+     * Writes go to the memtable only, never to a write-ahead log (RocksDB's {@code WriteOptions.disableWAL}, which
+     * Kafka Streams' RocksDB store sets on every write: its changelog topic, not a log on disk, is what a crash is
+     * restored from). Saves the WAL record's encoding, checksum and copy on every write.
+     *
+     * <p>Crash semantics: a write becomes durable when the memtable holding it is written to a level-0 table
+     * (when it fills, at {@link Db#flush()}, at {@link Db#close()}, which flushes the memtable, before a
+     * {@link Db#checkpoint} and before an ingestion that overlaps it). A crash, of the process or of the machine, loses
+     * every write not yet in a table, and only those: memtables are flushed one at a time, oldest first, each
+     * recorded by a synced MANIFEST record, so what survives is always a prefix of the writes in their order.
+     * {@link Db#syncWal()} then makes nothing durable (there is no log to sync) and {@link #manualWalFlush} has no
+     * effect. A database may be reopened with or without a WAL: a WAL left by an earlier run is replayed into tables
+     * at open, as always. Default false.
+     *
+     * @see SyncMode
+     */
+    public Options disableWal(boolean disable) {
+        this.disableWal = disable;
+        return this;
+    }
+
+    public boolean disableWal() {
+        return disableWal;
+    }
+
+    /**
+     * When writes are fsynced. Default {@link SyncMode#NONE}, the only mode allowed with {@link #disableWal} (a
+     * synced write needs a log to sync; RocksDB refuses {@code sync} with {@code disableWAL} the same way).
+     */
     public Options syncMode(SyncMode mode) {
         check(mode != null, "syncMode must not be null");
         this.syncMode = mode;
@@ -844,6 +874,7 @@ public final class Options {
                 + ", prefixLength=" + prefixLength + ", rangeFilterBitsPerKey=" + rangeFilterBitsPerKey
                 + ", writeBufferSize=" + writeBufferSize + ", blockSize=" + blockSize + ", blockCacheSize="
                 + blockCacheSize
+                + ", disableWal=" + disableWal
                 + ", syncMode=" + syncMode + ", numLevels=" + numLevels + ", l0CompactionTrigger=" + l0CompactionTrigger
                 + ", targetFileSize=" + targetFileSize + ", tablePartitionPrefixLength=" + tablePartitionPrefixLength
                 + ", levelSizeMultiplier=" + levelSizeMultiplier

@@ -214,7 +214,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             long rssBytes,
             long rssPeakBytes,
             long changelogRecords,
-            long verifiedReads) {}
+            long verifiedReads,
+            long processCpuNanos,
+            long processThreadAllocBytes,
+            long restoreCpuNanos,
+            long restoreThreadAllocBytes) {}
 
     @Override
     public Integer call() throws Exception {
@@ -267,13 +271,18 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                         runs.add(r);
                         System.out.printf(
                                 Locale.ROOT,
-                                "  %-8s p=%-3d round %d: process %,10.0f rec/s  restore %,10.0f rec/s  heap %7.1f MiB  "
+                                "  %-8s p=%-3d round %d: process %,10.0f rec/s (CPU %.2f us, alloc %,.0f B per record)  "
+                                        + "restore %,10.0f rec/s (CPU %.2f us, alloc %,.0f B)  heap %7.1f MiB  "
                                         + "direct %7.1f MiB  RSS %7.1f MiB (peak %7.1f)%n",
                                 r.engine(),
                                 p,
                                 round,
                                 r.processRecordsPerSec(),
+                                r.processCpuNanos() / 1e3 / records,
+                                (double) r.processThreadAllocBytes() / records,
                                 r.restoreRecordsPerSec(),
+                                r.restoreCpuNanos() / 1e3 / Math.max(1, r.changelogRecords()),
+                                (double) r.restoreThreadAllocBytes() / Math.max(1, r.changelogRecords()),
                                 mib(r.heapBytes()),
                                 mib(r.directBytes()),
                                 mib(r.rssBytes()),
@@ -421,6 +430,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             }
             int[] sinceCommit = new int[p];
             Random rnd = new Random(seed + 1);
+            long cpu0 = processCpuNanos();
+            long alloc0 = threadAllocatedBytes();
             long t0 = System.nanoTime();
             for (int i = 0; i < seq.length; i++) {
                 int k = seq[i];
@@ -436,6 +447,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 commit(stores[i], i, changelogs.get(i).size());
             }
             long processNanos = System.nanoTime() - t0;
+            long processCpu = processCpuNanos() - cpu0;
+            long processAlloc = threadAllocatedBytes() - alloc0;
             gc();
             long heap = heapUsed() - heapBefore;
             long direct = directAndMapped();
@@ -448,6 +461,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
 
             // Restore: each task's changelog into a fresh store.
             long restoreNanos = 0;
+            long restoreCpu = 0;
+            long restoreAlloc = 0;
             long changelogRecords = 0;
             StateStore[] restored = new StateStore[p];
             for (int i = 0; i < p; i++) {
@@ -455,12 +470,16 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 restored[i] = open(t, engine, rctx);
                 List<ConsumerRecord<byte[], byte[]>> log = changelogs.get(i);
                 changelogRecords += log.size();
+                long rc0 = processCpuNanos();
+                long ra0 = threadAllocatedBytes();
                 long r0 = System.nanoTime();
                 for (int from = 0; from < log.size(); from += restoreBatch) {
                     restoreBatch(rctx.restoreCallback, log.subList(from, Math.min(log.size(), from + restoreBatch)));
                 }
                 commit(restored[i], i, log.size());
                 restoreNanos += System.nanoTime() - r0;
+                restoreCpu += processCpuNanos() - rc0;
+                restoreAlloc += threadAllocatedBytes() - ra0;
             }
             long verified = verify(t, restored, seq, keyBytes, p, spanMs);
             for (StateStore s : restored) {
@@ -482,7 +501,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     rss[0],
                     rss[1],
                     changelogRecords,
-                    verified);
+                    verified,
+                    processCpu,
+                    processAlloc,
+                    restoreCpu,
+                    restoreAlloc);
         } finally {
             deleteRecursively(dir);
         }
@@ -588,6 +611,25 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         return parts.isEmpty() ? "not reported" : String.join("+", parts);
     }
 
+    /**
+     * CPU time of the whole process (every thread: the stores' background flushes and compactions, the JIT and the
+     * GC too), so that a phase's CPU per record does not depend on how loaded the machine is, as its wall time does
+     * (the JIT's share still does: a starved compiler leaves more records to the interpreter and C1). Clock-tick
+     * granularity (10 ms on Linux): meaningful for phases of a second or more, zero for very short ones.
+     */
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime()
+                : 0;
+    }
+
+    /** Bytes the calling thread (the one that drives the stores) allocated so far, or 0 where unsupported. */
+    private static long threadAllocatedBytes() {
+        return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+                ? t.getThreadAllocatedBytes(Thread.currentThread().getId())
+                : 0;
+    }
+
     private static long directAndMapped() {
         long sum = 0;
         for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
@@ -675,8 +717,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     .append(p == 1 ? " partition" : " partitions")
                     .append("\n\n");
             md.append(
-                    "| store | process rec/s (median, min-max) | restore rec/s (median, min-max) | heap MiB | direct+mapped MiB | "
-                            + "store off-heap MiB | RSS MiB (peak) |\n|---|---:|---:|---:|---:|---:|---:|\n");
+                    "| store | process rec/s (median, min-max) | restore rec/s (median, min-max) | process / restore CPU us per record | "
+                            + "heap MiB | direct+mapped MiB | store off-heap MiB | RSS MiB (peak) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
             Map<String, Object> atP = new LinkedHashMap<>();
             for (String e : engines) {
                 List<Run> mine = runs.stream()
@@ -691,6 +733,16 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 s.put("restoreMedian", median(rr));
                 s.put("restoreMin", min(rr));
                 s.put("restoreMax", max(rr));
+                s.put(
+                        "processCpuMicrosPerRecordMedian",
+                        median(mine.stream()
+                                .map(r -> r.processCpuNanos() / 1e3 / records)
+                                .toList()));
+                s.put(
+                        "restoreCpuMicrosPerRecordMedian",
+                        median(mine.stream()
+                                .map(r -> r.restoreCpuNanos() / 1e3 / Math.max(1, r.changelogRecords()))
+                                .toList()));
                 s.put(
                         "heapMiBMedian",
                         median(mine.stream().map(r -> mib(r.heapBytes())).toList()));
@@ -712,7 +764,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 atP.put(e, s);
                 md.append(String.format(
                         Locale.ROOT,
-                        "| %s | %,.0f (%,.0f-%,.0f) | %,.0f (%,.0f-%,.0f) | %.1f | %.1f | %.1f (%s) | %.1f (%.1f) |%n",
+                        "| %s | %,.0f (%,.0f-%,.0f) | %,.0f (%,.0f-%,.0f) | %.2f / %.2f | %.1f | %.1f | %.1f (%s) | %.1f (%.1f) |%n",
                         e,
                         s.get("processMedian"),
                         s.get("processMin"),
@@ -720,6 +772,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                         s.get("restoreMedian"),
                         s.get("restoreMin"),
                         s.get("restoreMax"),
+                        s.get("processCpuMicrosPerRecordMedian"),
+                        s.get("restoreCpuMicrosPerRecordMedian"),
                         s.get("heapMiBMedian"),
                         s.get("directMiBMedian"),
                         s.get("storeOffHeapMiBMedian"),

@@ -78,6 +78,13 @@ class KafkaStreamsBenchTest {
                         .as("changelog records restored")
                         .isGreaterThanOrEqualTo(2000);
                 assertThat(r.get("rssBytes").asLong()).isPositive();
+                // CPU time has the clock tick's granularity (10 ms on Linux): zero for the test's short phases is
+                // valid.
+                assertThat(r.get("processCpuNanos").asLong()).isNotNegative();
+                assertThat(r.get("restoreCpuNanos").asLong()).isNotNegative();
+                assertThat(r.get("processThreadAllocBytes").asLong())
+                        .as("the driving thread's allocation while processing (the bench's own records at least)")
+                        .isPositive();
                 if (topology.equals("kv") || topology.equals("window")) {
                     assertThat(r.get("verifiedReads").asLong())
                             .as("restored reads checked")

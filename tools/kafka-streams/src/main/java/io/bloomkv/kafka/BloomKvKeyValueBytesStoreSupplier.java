@@ -18,7 +18,7 @@ public class BloomKvKeyValueBytesStoreSupplier implements KeyValueBytesStoreSupp
 
     BloomKvKeyValueBytesStoreSupplier(String name, Options options, DslStoreFormat format) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
-        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
+        this.options = options == null ? BloomKvStores.defaultKeyValueOptions() : options.copy();
         this.format = Objects.requireNonNull(format, "format cannot be null");
     }
 

@@ -48,11 +48,12 @@ import org.slf4j.LoggerFactory;
  * {@link NullPointerException}; range bounds are inclusive, null is open, {@code from > to} gives an
  * empty iterator and a logged warning; iterators read the store as of their creation (never a
  * {@code ConcurrentModificationException}) and must be closed (closing the store closes them).
- * {@link #flush()} / {@link #commit(Map)} make what was written durable (the write-ahead log is
- * synced) and checkpoint the IQv2 {@link Position}; {@code commit(Map)} then records the changelog offsets, which
- * the store manages itself (KIP-1035, {@link StoreOffsets}). Data lives under {@code stateDir/name};
- * the position under {@code stateDir/name.position}. Thread-safe (the stream thread writes, IQ threads
- * read); writes are serialized. Engine failures surface as {@link ProcessorStateException}, use after
+ * {@link #commit(Map)} writes the changelog offsets, which the store manages itself (KIP-1035), and the IQv2
+ * {@link Position} into its own database beside the data ({@link StoreMetadata}), no fsync: with the default
+ * {@code Options.disableWal} (Kafka's RocksDB store disables its WAL too) data and offsets reach disk together when a
+ * memtable is flushed, and a crash leaves a committed offset that is never ahead of the data, from which Kafka restores
+ * the changelog. {@link #flush()} flushes the memtable to a table (durable without a WAL). Data lives under
+ * {@code stateDir/name}. Thread-safe (the stream thread writes, IQ threads read); writes are serialized. Engine failures surface as {@link ProcessorStateException}, use after
  * close as {@link InvalidStateStoreException}.
  */
 public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
@@ -65,19 +66,19 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     private final Set<BloomKvIterator> openIterators = ConcurrentHashMap.newKeySet();
     private volatile Db db;
     private volatile boolean open;
-    /** Something was written since the last flush. */
-    private volatile boolean dirty;
 
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
-    private OffsetCheckpoint positionCheckpoint;
     private boolean consistencyEnabled;
     private BloomKvMetrics metrics;
-    private StoreOffsets offsets;
+    /** The committed offsets and the written position, in the database. */
+    private final StoreMetadata metadata = new StoreMetadata();
+    /** {@code name.open}: under EOS, a store not closed cleanly is wiped ({@link StoreOffsets#markOpen}). */
+    private File openMarker;
 
     BloomKvStore(String name, Options options) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
-        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
+        this.options = options == null ? BloomKvStores.defaultKeyValueOptions() : options.copy();
     }
 
     @Override
@@ -114,17 +115,17 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": cannot open bloomkv database under " + stateDir, e);
         }
-        offsets = new StoreOffsets(stateDir, name);
+        openMarker = StoreOffsets.openMarker(stateDir, name);
         try {
-            offsets.open(context);
+            StoreOffsets.markOpen(openMarker, name, context);
+            position = metadata.load(db);
+            migrateLegacyFiles(stateDir);
         } catch (RuntimeException e) {
             Db d = db;
             db = null;
             d.close();
             throw e instanceof BloomKvException ? new ProcessorStateException("store " + name + ": cannot open", e) : e;
         }
-        positionCheckpoint = new OffsetCheckpoint(new File(stateDir, name + ".position"));
-        position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(
                 context.appConfigs(), StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         metrics = BloomKvMetrics.register(context, METRICS_SCOPE, name, this::statsOrNull);
@@ -194,7 +195,6 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         }
         try {
             db().write(batch);
-            dirty = true;
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": write failed", e);
         }
@@ -210,7 +210,6 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
             } else {
                 d.put(StoreKeys.encode(key), value);
             }
-            dirty = true;
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": put failed", e);
         }
@@ -361,28 +360,30 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     }
 
     /**
-     * Makes every write so far durable and checkpoints the position. Kafka's built-in persistent store disables
-     * its WAL and flushes the memtable to a table at every commit; bloomkv keeps its WAL and syncs it
-     * (one fsync), so memtables still fill to their size before they become tables.
+     * Writes the position, then flushes the memtable to a table: every write so far is then durable, with or without
+     * a WAL. Kafka Streams 4.3 no longer calls it (it commits with {@link #commit(Map)}, which writes no table); it is
+     * the costly step the Kafka RocksDB store used to take at every commit (a memtable flush).
      */
     @Override
     public synchronized void flush() {
         Db d = db();
         try {
-            if (dirty) {
-                dirty = false;
-                d.syncWal();
+            WriteBatch batch = new WriteBatch();
+            metadata.position(batch, position);
+            if (batch.count() > 0) {
+                d.write(batch);
             }
+            d.flush();
         } catch (BloomKvException e) {
-            dirty = true;
             throw new ProcessorStateException("store " + name + ": flush failed", e);
         }
-        writePosition();
     }
 
     /**
-     * Makes every write so far durable together with {@code changelogOffsets} (KIP-1035, see {@link StoreOffsets}):
-     * the offsets go into the write-ahead log after the data they cover, then the log is synced once.
+     * Writes {@code changelogOffsets} (KIP-1035, {@link StateStore#commit}'s contract: an empty map removes every
+     * offset, a null value that partition's) and the position into the database, after the data they cover: one
+     * write of a few records, no fsync, no file (as Kafka 4.3's RocksDBStore writes them to its offsets column family
+     * with its WAL disabled). They reach disk with the data (see the class comment).
      */
     @Override
     public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
@@ -390,17 +391,57 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
             return;
         }
         try {
-            Db d = db();
-            if (dirty) {
-                dirty = false;
-                d.syncWal();
+            WriteBatch batch = new WriteBatch();
+            metadata.commit(batch, changelogOffsets);
+            metadata.position(batch, position);
+            if (batch.count() > 0) {
+                db().write(batch);
             }
-            offsets.commit(changelogOffsets);
         } catch (BloomKvException e) {
-            dirty = true;
             throw new ProcessorStateException("Error while executing commit from store " + name, e);
         }
-        writePosition();
+    }
+
+    /**
+     * Moves what an earlier version of this store kept in files beside it ({@code name.offsets}, Kafka's offset
+     * checkpoint format, and {@code name.position}) into the database, then flushes it and deletes the files. A file
+     * that cannot be read counts as absent (no offset: Kafka restores the whole changelog, always correct).
+     */
+    private void migrateLegacyFiles(File stateDir) {
+        File offsetsFile = new File(stateDir, name + ".offsets");
+        File positionFile = new File(stateDir, name + ".position");
+        if (!offsetsFile.exists() && !positionFile.exists()) {
+            return;
+        }
+        WriteBatch batch = new WriteBatch();
+        if (offsetsFile.exists() && !metadata.hasOffsets()) {
+            try {
+                Map<TopicPartition, Long> old = new OffsetCheckpoint(offsetsFile).read();
+                if (!old.isEmpty()) {
+                    metadata.commit(batch, old);
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                LOG.warn(
+                        "store {}: unreadable offsets file {}, restoring from the start of the changelog",
+                        name,
+                        offsetsFile,
+                        e);
+            }
+        }
+        if (positionFile.exists() && !metadata.hasPosition()) {
+            position = StoreQueryUtils.readPositionFromCheckpoint(new OffsetCheckpoint(positionFile));
+            metadata.position(batch, position);
+        }
+        if (batch.count() > 0) {
+            db.write(batch);
+        }
+        db.flush();
+        try {
+            java.nio.file.Files.deleteIfExists(offsetsFile.toPath());
+            java.nio.file.Files.deleteIfExists(positionFile.toPath());
+        } catch (java.io.IOException e) {
+            throw new ProcessorStateException("store " + name + ": cannot remove the files moved into the database", e);
+        }
     }
 
     /** This store keeps its changelog offsets itself ({@link StoreOffsets}), as Kafka 4.3's RocksDBStore does. */
@@ -413,7 +454,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     @Override
     public synchronized Long committedOffset(TopicPartition partition) {
         db();
-        return offsets.committedOffset(partition);
+        return metadata.committedOffset(partition);
     }
 
     /**
@@ -430,15 +471,10 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         }
     }
 
-    private void writePosition() {
-        try {
-            StoreQueryUtils.checkpointPosition(positionCheckpoint, position);
-        } catch (RuntimeException e) {
-            throw new ProcessorStateException("store " + name + ": cannot write the position checkpoint", e);
-        }
-    }
-
-    /** Closes the open iterators, unregisters the gauges and closes the database. Idempotent. */
+    /**
+     * Closes the open iterators, unregisters the gauges, writes the position and closes the database (which, without a
+     * WAL, flushes its memtable first). Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (!open) {
@@ -456,11 +492,19 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         Db d = db;
         db = null;
         try {
-            d.close();
+            try {
+                WriteBatch batch = new WriteBatch();
+                metadata.position(batch, position);
+                if (batch.count() > 0) {
+                    d.write(batch);
+                }
+            } finally {
+                d.close();
+            }
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": close failed", e);
         }
-        offsets.close();
+        StoreOffsets.markClosed(openMarker, name);
     }
 
     @Override

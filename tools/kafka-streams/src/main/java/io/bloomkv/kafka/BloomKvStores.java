@@ -39,9 +39,20 @@ public final class BloomKvStores {
         return Options.defaults().writeBufferSize(DEFAULT_WRITE_BUFFER_BYTES).manualWalFlush(true);
     }
 
-    /** A persistent store with {@link #defaultOptions()}. */
+    /**
+     * The options of the key-value stores made without options: {@link #defaultOptions()} with
+     * {@code Options.disableWal}, as Kafka's RocksDB store writes with {@code WriteOptions.setDisableWAL(true)}: the
+     * changelog topic is what a crash is restored from. The store keeps its committed offsets in its database beside
+     * the data, so they reach disk together (a commit is a write of a few records, no fsync). A key-value store given
+     * options with a WAL works the same, and writes every record to its WAL as well.
+     */
+    public static Options defaultKeyValueOptions() {
+        return defaultOptions().disableWal(true);
+    }
+
+    /** A persistent store with {@link #defaultKeyValueOptions()}. */
     public static KeyValueBytesStoreSupplier persistentKeyValueStore(String name) {
-        return persistentKeyValueStore(name, defaultOptions());
+        return persistentKeyValueStore(name, defaultKeyValueOptions());
     }
 
     /** A persistent store with {@code options} (copied; e.g. a shared block cache, filter bits, write buffer). */
@@ -55,7 +66,7 @@ public final class BloomKvStores {
      * {@code Stores.persistentTimestampedKeyValueStore}).
      */
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStore(String name) {
-        return persistentTimestampedKeyValueStore(name, defaultOptions());
+        return persistentTimestampedKeyValueStore(name, defaultKeyValueOptions());
     }
 
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStore(String name, Options options) {
@@ -64,7 +75,7 @@ public final class BloomKvStores {
 
     /** A persistent store in Kafka's timestamp-and-headers value format (as {@code Stores.persistentTimestampedKeyValueStoreWithHeaders}). */
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(String name) {
-        return persistentTimestampedKeyValueStoreWithHeaders(name, defaultOptions());
+        return persistentTimestampedKeyValueStoreWithHeaders(name, defaultKeyValueOptions());
     }
 
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(

@@ -4,13 +4,19 @@ import java.util.Arrays;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
- * How a Kafka key is stored: one format byte ({@link #PLAIN}) then the key's bytes. Kafka allows
+ * How a Kafka key is stored: one format byte ({@link #PLAIN}) then the key's bytes (the store's own records use
+ * {@link #META}). Kafka allows
  * empty keys (an empty string serializes to zero bytes) and the engine's keys are 1 byte or more;
  * a common first byte keeps the unsigned lexicographic order of the Kafka keys.
  */
 final class StoreKeys {
-    /** The format byte of every key written so far. */
+    /** The format byte of every Kafka key. */
     static final byte PLAIN = 0;
+    /**
+     * The format byte of the store's own records (changelog offsets, IQv2 position: {@link StoreMetadata}): above
+     * every Kafka key, and every range of Kafka keys ends before it, so no read of Kafka keys returns one.
+     */
+    static final byte META = 1;
 
     private StoreKeys() {}
 

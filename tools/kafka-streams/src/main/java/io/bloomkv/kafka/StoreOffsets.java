@@ -55,7 +55,7 @@ final class StoreOffsets {
         this.storeName = storeName;
         this.offsetsFile = new File(stateDir, storeName + ".offsets");
         this.file = new OffsetCheckpoint(offsetsFile);
-        this.openMarker = new File(stateDir, storeName + ".open");
+        this.openMarker = openMarker(stateDir, storeName);
     }
 
     static boolean eosEnabled(StateStoreContext context) {
@@ -68,13 +68,7 @@ final class StoreOffsets {
      * throws TaskCorruptedException (the caller closes its databases first).
      */
     void open(StateStoreContext context) {
-        if (eosEnabled(context) && openMarker.exists()) {
-            throw new TaskCorruptedException(
-                    Set.of(context.taskId()),
-                    new ProcessorStateException(
-                            "State store " + storeName
-                                    + " was not closed cleanly: under EOS it may hold uncommitted data, so it is wiped and restored from the changelog"));
-        }
+        markOpen(openMarker, storeName, context);
         offsets.clear();
         try {
             offsets.putAll(file.read());
@@ -82,10 +76,41 @@ final class StoreOffsets {
             // Torn by a crash: no offset, so Kafka restores the whole changelog over the data (always correct).
             LOG.warn("store {}: unreadable offsets file, restoring from the start of the changelog", storeName, e);
         }
-        try (FileOutputStream out = new FileOutputStream(openMarker)) {
+    }
+
+    /**
+     * The {@code name.open} marker of a store under {@code stateDir} (see the class comment), for the stores that keep
+     * their offsets elsewhere (the key-value store keeps them in its database).
+     */
+    static File openMarker(File stateDir, String storeName) {
+        return new File(stateDir, storeName + ".open");
+    }
+
+    /**
+     * Under EOS, a {@code marker} left by a run that did not close the store throws {@link TaskCorruptedException};
+     * then the marker is created (synced), to be removed by {@link #markClosed} at a clean close.
+     */
+    static void markOpen(File marker, String storeName, StateStoreContext context) {
+        if (eosEnabled(context) && marker.exists()) {
+            throw new TaskCorruptedException(
+                    Set.of(context.taskId()),
+                    new ProcessorStateException(
+                            "State store " + storeName
+                                    + " was not closed cleanly: under EOS it may hold uncommitted data, so it is wiped and restored from the changelog"));
+        }
+        try (FileOutputStream out = new FileOutputStream(marker)) {
             out.getFD().sync();
         } catch (IOException e) {
             throw new ProcessorStateException("store " + storeName + ": cannot mark it open", e);
+        }
+    }
+
+    /** Removes the marker: the store closed cleanly. */
+    static void markClosed(File marker, String storeName) {
+        try {
+            Files.deleteIfExists(marker.toPath());
+        } catch (IOException e) {
+            throw new ProcessorStateException("store " + storeName + ": cannot mark it closed", e);
         }
     }
 
@@ -140,10 +165,6 @@ final class StoreOffsets {
 
     /** Marks the store closed cleanly; called after its databases closed. */
     void close() {
-        try {
-            Files.deleteIfExists(openMarker.toPath());
-        } catch (IOException e) {
-            throw new ProcessorStateException("store " + storeName + ": cannot mark it closed", e);
-        }
+        markClosed(openMarker, storeName);
     }
 }

@@ -59,6 +59,14 @@ final class MemSkipList {
     static final long MAX_ENTRY = 8L * (Integer.MAX_VALUE - 64);
 
     private static final VarHandle LINK = MethodHandles.arrayElementVarHandle(long[].class);
+    /**
+     * Words up to which {@link #pack} and {@link #unpack} move bytes with shifts, above which through a
+     * {@code ByteBuffer} long view (one bulk {@code Unsafe.copySwapMemory}). The view allocates three buffers per call
+     * and its checks cost more than the copy of a few words (a Kafka Streams counter is one word); the shifts run
+     * fast in every tier of the JIT (a byte-array {@code VarHandle} ran slow in C1, where a short run spends much of
+     * its time), and the bulk copy wins on large values.
+     */
+    static final int SHIFT_WORDS = 4;
 
     /** The chunks, by index; replaced (never changed) when one is added, so a reader's copy stays valid. */
     private volatile long[][] chunks;
@@ -172,8 +180,20 @@ final class MemSkipList {
     /** {@code bytes[off, off + len)} into words from {@code c[at]}, 8 bytes each, big-endian, the last zero-padded. */
     private static void pack(byte[] bytes, int off, int len, long[] c, int at) {
         int full = len >>> 3;
-        if (full > 0) {
+        if (full > SHIFT_WORDS) {
             ByteBuffer.wrap(bytes, off, 8 * full).slice().asLongBuffer().get(c, at, full);
+        } else {
+            for (int i = 0; i < full; i++) {
+                int o = off + 8 * i;
+                c[at + i] = (bytes[o] & 0xFFL) << 56
+                        | (bytes[o + 1] & 0xFFL) << 48
+                        | (bytes[o + 2] & 0xFFL) << 40
+                        | (bytes[o + 3] & 0xFFL) << 32
+                        | (bytes[o + 4] & 0xFFL) << 24
+                        | (bytes[o + 5] & 0xFFL) << 16
+                        | (bytes[o + 6] & 0xFFL) << 8
+                        | (bytes[o + 7] & 0xFFL);
+            }
         }
         int rest = len & 7;
         if (rest > 0) {
@@ -188,8 +208,21 @@ final class MemSkipList {
     /** The first {@code len} bytes of the words from {@code c[at]} into {@code out[off...]} ({@link #pack}'s inverse). */
     private static void unpack(long[] c, int at, int len, byte[] out, int off) {
         int full = len >>> 3;
-        if (full > 0) {
+        if (full > SHIFT_WORDS) {
             ByteBuffer.wrap(out, off, 8 * full).slice().asLongBuffer().put(c, at, full);
+        } else {
+            for (int i = 0; i < full; i++) {
+                long w = c[at + i];
+                int o = off + 8 * i;
+                out[o] = (byte) (w >>> 56);
+                out[o + 1] = (byte) (w >>> 48);
+                out[o + 2] = (byte) (w >>> 40);
+                out[o + 3] = (byte) (w >>> 32);
+                out[o + 4] = (byte) (w >>> 24);
+                out[o + 5] = (byte) (w >>> 16);
+                out[o + 6] = (byte) (w >>> 8);
+                out[o + 7] = (byte) w;
+            }
         }
         int rest = len & 7;
         if (rest > 0) {
