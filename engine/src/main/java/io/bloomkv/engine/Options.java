@@ -536,7 +536,9 @@ public final class Options {
      * (when it fills, at {@link Db#flush()}, at {@link Db#close()}, which flushes the memtable, before a
      * {@link Db#checkpoint} and before an ingestion that overlaps it). A crash, of the process or of the machine, loses
      * every write not yet in a table, and only those: memtables are flushed one at a time, oldest first, each
-     * recorded by a synced MANIFEST record, so what survives is always a prefix of the writes in their order.
+     * recorded by a synced MANIFEST record, so what survives is always a prefix of the writes in their order. An
+     * {@link Db#ingest} is durable when it returns; one that overlaps nothing in the memtable does not flush it, so a
+     * crash can keep the ingested keys and lose memtable writes made before them.
      * {@link Db#syncWal()} then makes nothing durable (there is no log to sync) and {@link #manualWalFlush} has no
      * effect. A database may be reopened with or without a WAL: a WAL left by an earlier run is replayed into tables
      * at open, as always. Default false.
