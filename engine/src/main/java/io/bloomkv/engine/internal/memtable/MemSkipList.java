@@ -3,7 +3,7 @@ package io.bloomkv.engine.internal.memtable;
 import io.bloomkv.engine.internal.InternalKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -59,6 +59,13 @@ final class MemSkipList {
     static final long MAX_ENTRY = 8L * (Integer.MAX_VALUE - 64);
 
     private static final VarHandle LINK = MethodHandles.arrayElementVarHandle(long[].class);
+    /**
+     * Plain big-endian 8-byte reads and writes in byte arrays, for {@link #pack} and {@link #unpack}: no buffer
+     * objects per call (a {@code ByteBuffer.wrap(...).slice().asLongBuffer()} allocates three whenever the JIT does
+     * not remove them, on every insert and every key an iterator reads).
+     */
+    private static final VarHandle BYTES_AS_LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     /** The chunks, by index; replaced (never changed) when one is added, so a reader's copy stays valid. */
     private volatile long[][] chunks;
@@ -172,8 +179,8 @@ final class MemSkipList {
     /** {@code bytes[off, off + len)} into words from {@code c[at]}, 8 bytes each, big-endian, the last zero-padded. */
     private static void pack(byte[] bytes, int off, int len, long[] c, int at) {
         int full = len >>> 3;
-        if (full > 0) {
-            ByteBuffer.wrap(bytes, off, 8 * full).slice().asLongBuffer().get(c, at, full);
+        for (int i = 0; i < full; i++) {
+            c[at + i] = (long) BYTES_AS_LONG.get(bytes, off + 8 * i);
         }
         int rest = len & 7;
         if (rest > 0) {
@@ -188,8 +195,8 @@ final class MemSkipList {
     /** The first {@code len} bytes of the words from {@code c[at]} into {@code out[off...]} ({@link #pack}'s inverse). */
     private static void unpack(long[] c, int at, int len, byte[] out, int off) {
         int full = len >>> 3;
-        if (full > 0) {
-            ByteBuffer.wrap(out, off, 8 * full).slice().asLongBuffer().put(c, at, full);
+        for (int i = 0; i < full; i++) {
+            BYTES_AS_LONG.set(out, off + 8 * i, c[at + i]);
         }
         int rest = len & 7;
         if (rest > 0) {
