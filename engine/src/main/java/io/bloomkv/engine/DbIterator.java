@@ -285,7 +285,7 @@ public final class DbIterator implements AutoCloseable {
             if (InternalKey.sequence(ik) <= sequence) {
                 if (skipKey == null || InternalKey.compareUserKey(ik, skipKey) != 0) {
                     byte[] userKey = InternalKey.userKey(ik);
-                    ValueType type = typeOf(ik);
+                    ValueType type = typeOf(ik, userKey);
                     if (type == ValueType.PUT) {
                         byte[] v = ttl == null ? merged.value() : ttl.visible(merged.value(), now);
                         if (v != null) {
@@ -319,10 +319,20 @@ public final class DbIterator implements AutoCloseable {
 
     /** The type of entry {@code ik}, a DELETE when a visible range tombstone newer than it covers its key. */
     private ValueType typeOf(byte[] ik) {
+        return typeOf(ik, null);
+    }
+
+    /**
+     * {@link #typeOf(byte[])} with {@code ik}'s user key already copied out ({@code userKey}, or null to copy it here
+     * only if a range tombstone must be asked): a forward scan past point tombstones under a range tombstone (a
+     * segmented Kafka store after expiry) then copies each key once, not twice.
+     */
+    private ValueType typeOf(byte[] ik, byte[] userKey) {
         ValueType t = InternalKey.type(ik);
         if (tombstones != null
                 && t != ValueType.DELETE
-                && InternalKey.sequence(ik) < tombstones.maxCovering(InternalKey.userKey(ik), sequence)) {
+                && InternalKey.sequence(ik)
+                        < tombstones.maxCovering(userKey != null ? userKey : InternalKey.userKey(ik), sequence)) {
             return ValueType.DELETE;
         }
         return t;

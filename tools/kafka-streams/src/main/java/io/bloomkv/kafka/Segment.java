@@ -157,9 +157,11 @@ final class Segment {
         ReadOptions ro = ReadOptions.defaults();
         ro.iterateLowerBound(lower != null ? prefixed(prefix, lower) : prefix);
         if (upperInclusive != null) {
-            // The engine's upper bound is exclusive: the smallest key after upperInclusive is upperInclusive + 0x00.
-            byte[] upper = prefixed(prefix, upperInclusive);
-            ro.iterateUpperBound(Arrays.copyOf(upper, upper.length + 1));
+            // The engine's upper bound is exclusive: the smallest key after upperInclusive is upperInclusive + 0x00,
+            // built in one array (the trailing byte stays zero).
+            byte[] upper = Arrays.copyOf(prefix, PREFIX_SIZE + upperInclusive.length + 1);
+            System.arraycopy(upperInclusive, 0, upper, PREFIX_SIZE, upperInclusive.length);
+            ro.iterateUpperBound(upper);
         } else {
             ro.iterateUpperBound(prefix(id + 1));
         }
