@@ -172,6 +172,13 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     boolean warmup;
 
     @Option(
+            names = "--heap-histogram",
+            defaultValue = "0",
+            description =
+                    "Print the first N lines of the live-heap class histogram after processing, stores open (default ${DEFAULT-VALUE}: none).")
+    int heapHistogram;
+
+    @Option(
             names = "--child-run",
             hidden = true,
             description = "Internal: run one measurement (engine,round,partitions) and print it.")
@@ -475,6 +482,10 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             gc();
             long heap = heapUsed() - heapBefore;
             MemoryBreakdown memory = MemoryBreakdown.now();
+            if (heapHistogram > 0) {
+                System.out.println("heap histogram, " + engine + " p=" + p + ", stores open:\n"
+                        + MemoryBreakdown.heapHistogram(heapHistogram));
+            }
             long direct = directAndMapped();
             long[] storeOffHeap = {0};
             String what = storeOffHeap(stores, ctx, storeOffHeap);

@@ -63,6 +63,25 @@ public record MemoryBreakdown(
         return out;
     }
 
+    /**
+     * The first {@code lines} lines of the live-object histogram ({@code GC.class_histogram}: instances, bytes, class,
+     * largest first), for finding what a store keeps on the heap; empty when the diagnostic command is unavailable.
+     */
+    static String heapHistogram(int lines) {
+        try {
+            String text = (String) ManagementFactory.getPlatformMBeanServer()
+                    .invoke(
+                            new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                            "gcClassHistogram",
+                            new Object[] {new String[0]},
+                            new String[] {String[].class.getName()});
+            String[] all = text.split("\n");
+            return String.join("\n", java.util.Arrays.copyOf(all, Math.min(all.length, lines)));
+        } catch (Exception e) {
+            return "";
+        }
+    }
+
     /** Whether this JVM tracks native memory (-XX:NativeMemoryTracking=summary or detail). */
     static boolean nmtEnabled() {
         try {
