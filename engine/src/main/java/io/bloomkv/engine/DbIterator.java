@@ -274,6 +274,10 @@ public final class DbIterator implements AutoCloseable {
     private void findNext(byte[] skip) {
         pastCurrent = false;
         byte[] skipKey = skip;
+        // After a tombstone, the key to pass over is held as that entry's internal key (no copy of its user key):
+        // the merged iterator's key arrays belong to the caller and are never reused (InternalIterator's contract),
+        // so a scan past many tombstones (a session store's removed sessions) copies none of their keys.
+        byte[] skipInternal = null;
         while (merged.valid()) {
             byte[] ik = merged.keyNoCopy();
             if (upper != null && InternalKey.compareUserKey(ik, upper) >= 0) {
@@ -283,7 +287,13 @@ public final class DbIterator implements AutoCloseable {
                 break; // past the prefix: a prefix seek ends here
             }
             if (InternalKey.sequence(ik) <= sequence) {
-                if (skipKey == null || InternalKey.compareUserKey(ik, skipKey) != 0) {
+                boolean skipped = skipInternal != null
+                        ? InternalKey.compareUserKeys(ik, skipInternal) == 0
+                        : skipKey != null && InternalKey.compareUserKey(ik, skipKey) == 0;
+                if (!skipped && InternalKey.type(ik) == ValueType.DELETE) {
+                    skipInternal = ik;
+                    skipKey = null;
+                } else if (!skipped) {
                     byte[] userKey = InternalKey.userKey(ik);
                     ValueType type = typeOf(ik, userKey);
                     if (type == ValueType.PUT) {
@@ -306,9 +316,11 @@ public final class DbIterator implements AutoCloseable {
                         }
                         // Expired: the merged iterator is on the entry that ended the walk, or past the key.
                         skipKey = userKey;
+                        skipInternal = null;
                         continue;
                     }
                     skipKey = userKey;
+                    skipInternal = null;
                 }
             }
             merged.next();
