@@ -274,6 +274,10 @@ public final class DbIterator implements AutoCloseable {
     private void findNext(byte[] skip) {
         pastCurrent = false;
         byte[] skipKey = skip;
+        // After a tombstone, the key to pass over is held as that entry's internal key (no copy of its user key):
+        // the merged iterator's key arrays belong to the caller and are never reused (InternalIterator's contract),
+        // so a scan past many tombstones (a session store's removed sessions) copies none of their keys.
+        byte[] skipInternal = null;
         while (merged.valid()) {
             byte[] ik = merged.keyNoCopy();
             if (upper != null && InternalKey.compareUserKey(ik, upper) >= 0) {
@@ -283,9 +287,15 @@ public final class DbIterator implements AutoCloseable {
                 break; // past the prefix: a prefix seek ends here
             }
             if (InternalKey.sequence(ik) <= sequence) {
-                if (skipKey == null || InternalKey.compareUserKey(ik, skipKey) != 0) {
+                boolean skipped = skipInternal != null
+                        ? InternalKey.compareUserKeys(ik, skipInternal) == 0
+                        : skipKey != null && InternalKey.compareUserKey(ik, skipKey) == 0;
+                if (!skipped && InternalKey.type(ik) == ValueType.DELETE) {
+                    skipInternal = ik;
+                    skipKey = null;
+                } else if (!skipped) {
                     byte[] userKey = InternalKey.userKey(ik);
-                    ValueType type = typeOf(ik);
+                    ValueType type = typeOf(ik, userKey);
                     if (type == ValueType.PUT) {
                         byte[] v = ttl == null ? merged.value() : ttl.visible(merged.value(), now);
                         if (v != null) {
@@ -306,9 +316,11 @@ public final class DbIterator implements AutoCloseable {
                         }
                         // Expired: the merged iterator is on the entry that ended the walk, or past the key.
                         skipKey = userKey;
+                        skipInternal = null;
                         continue;
                     }
                     skipKey = userKey;
+                    skipInternal = null;
                 }
             }
             merged.next();
@@ -319,10 +331,20 @@ public final class DbIterator implements AutoCloseable {
 
     /** The type of entry {@code ik}, a DELETE when a visible range tombstone newer than it covers its key. */
     private ValueType typeOf(byte[] ik) {
+        return typeOf(ik, null);
+    }
+
+    /**
+     * {@link #typeOf(byte[])} with {@code ik}'s user key already copied out ({@code userKey}, or null to copy it here
+     * only if a range tombstone must be asked): a forward scan past point tombstones under a range tombstone (a
+     * segmented Kafka store after expiry) then copies each key once, not twice.
+     */
+    private ValueType typeOf(byte[] ik, byte[] userKey) {
         ValueType t = InternalKey.type(ik);
         if (tombstones != null
                 && t != ValueType.DELETE
-                && InternalKey.sequence(ik) < tombstones.maxCovering(InternalKey.userKey(ik), sequence)) {
+                && InternalKey.sequence(ik)
+                        < tombstones.maxCovering(userKey != null ? userKey : InternalKey.userKey(ik), sequence)) {
             return ValueType.DELETE;
         }
         return t;

@@ -172,6 +172,13 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     boolean warmup;
 
     @Option(
+            names = "--heap-histogram",
+            defaultValue = "0",
+            description =
+                    "Print the first N lines of the live-heap class histogram after processing, stores open (default ${DEFAULT-VALUE}: none).")
+    int heapHistogram;
+
+    @Option(
             names = "--child-run",
             hidden = true,
             description = "Internal: run one measurement (engine,round,partitions) and print it.")
@@ -215,10 +222,18 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             long rssPeakBytes,
             long changelogRecords,
             long verifiedReads,
-            long processCpuNanos,
-            long processThreadAllocBytes,
-            long restoreCpuNanos,
-            long restoreThreadAllocBytes) {}
+            MemoryBreakdown memory,
+            List<PeriodSample> periods,
+            double processCpuNanosPerRecord,
+            double processAllocBytesPerRecord,
+            double restoreCpuNanosPerRecord,
+            double restoreAllocBytesPerRecord) {}
+
+    /**
+     * The process after each retention period of event time (processing clock stopped while sampled): resident set,
+     * heap committed and the bytes of the tasks' state directories. Flat from the second period on is the goal.
+     */
+    public record PeriodSample(int period, long rssBytes, long heapCommittedBytes, long diskBytes) {}
 
     @Override
     public Integer call() throws Exception {
@@ -271,22 +286,26 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                         runs.add(r);
                         System.out.printf(
                                 Locale.ROOT,
-                                "  %-8s p=%-3d round %d: process %,10.0f rec/s (CPU %.2f us, alloc %,.0f B per record)  "
-                                        + "restore %,10.0f rec/s (CPU %.2f us, alloc %,.0f B)  heap %7.1f MiB  "
+                                "  %-8s p=%-3d round %d: process %,10.0f rec/s  restore %,10.0f rec/s  heap %7.1f MiB  "
                                         + "direct %7.1f MiB  RSS %7.1f MiB (peak %7.1f)%n",
                                 r.engine(),
                                 p,
                                 round,
                                 r.processRecordsPerSec(),
-                                r.processCpuNanos() / 1e3 / records,
-                                (double) r.processThreadAllocBytes() / records,
                                 r.restoreRecordsPerSec(),
-                                r.restoreCpuNanos() / 1e3 / Math.max(1, r.changelogRecords()),
-                                (double) r.restoreThreadAllocBytes() / Math.max(1, r.changelogRecords()),
                                 mib(r.heapBytes()),
                                 mib(r.directBytes()),
                                 mib(r.rssBytes()),
                                 mib(r.rssPeakBytes()));
+                        System.out.printf(
+                                Locale.ROOT,
+                                "           per record: process CPU %,.0f ns, stream-thread alloc %,.0f B; "
+                                        + "restore CPU %,.0f ns, alloc %,.0f B%n",
+                                r.processCpuNanosPerRecord(),
+                                r.processAllocBytesPerRecord(),
+                                r.restoreCpuNanosPerRecord(),
+                                r.restoreAllocBytesPerRecord());
+                        System.out.println("           memory: " + describe(r.memory()) + periodsLine(r.periods()));
                     }
                 }
             }
@@ -430,13 +449,21 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             }
             int[] sinceCommit = new int[p];
             Random rnd = new Random(seed + 1);
+            long retentionMs = (long) (retentionMinutes * 60_000);
+            List<PeriodSample> periods = new ArrayList<>();
+            long sampleNanos = 0;
             long cpu0 = processCpuNanos();
-            long alloc0 = threadAllocatedBytes();
+            long alloc0 = allocatedBytes();
             long t0 = System.nanoTime();
             for (int i = 0; i < seq.length; i++) {
                 int k = seq[i];
                 int part = k % p;
                 long ts = BASE_TIME + (long) ((double) i * spanMs / seq.length);
+                if (retentionMs > 0 && ts - BASE_TIME >= (periods.size() + 1) * retentionMs) {
+                    long s0 = System.nanoTime();
+                    periods.add(sample(periods.size() + 1, dir.resolve("process")));
+                    sampleNanos += System.nanoTime() - s0;
+                }
                 t.process(stores[part], i, keyBytes[k], ts, rnd, part, changelogs.get(part));
                 if (++sinceCommit[part] == commitEvery) {
                     sinceCommit[part] = 0;
@@ -446,11 +473,19 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             for (int i = 0; i < p; i++) {
                 commit(stores[i], i, changelogs.get(i).size());
             }
-            long processNanos = System.nanoTime() - t0;
+            long processNanos = System.nanoTime() - t0 - sampleNanos;
             long processCpu = processCpuNanos() - cpu0;
-            long processAlloc = threadAllocatedBytes() - alloc0;
+            long processAlloc = allocatedBytes() - alloc0;
+            if (retentionMs > 0 && spanMs >= (periods.size() + 1) * retentionMs) {
+                periods.add(sample(periods.size() + 1, dir.resolve("process")));
+            }
             gc();
             long heap = heapUsed() - heapBefore;
+            MemoryBreakdown memory = MemoryBreakdown.now();
+            if (heapHistogram > 0) {
+                System.out.println("heap histogram, " + engine + " p=" + p + ", stores open:\n"
+                        + MemoryBreakdown.heapHistogram(heapHistogram));
+            }
             long direct = directAndMapped();
             long[] storeOffHeap = {0};
             String what = storeOffHeap(stores, ctx, storeOffHeap);
@@ -471,7 +506,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 List<ConsumerRecord<byte[], byte[]>> log = changelogs.get(i);
                 changelogRecords += log.size();
                 long rc0 = processCpuNanos();
-                long ra0 = threadAllocatedBytes();
+                long ra0 = allocatedBytes();
                 long r0 = System.nanoTime();
                 for (int from = 0; from < log.size(); from += restoreBatch) {
                     restoreBatch(rctx.restoreCallback, log.subList(from, Math.min(log.size(), from + restoreBatch)));
@@ -479,7 +514,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 commit(restored[i], i, log.size());
                 restoreNanos += System.nanoTime() - r0;
                 restoreCpu += processCpuNanos() - rc0;
-                restoreAlloc += threadAllocatedBytes() - ra0;
+                restoreAlloc += allocatedBytes() - ra0;
             }
             long verified = verify(t, restored, seq, keyBytes, p, spanMs);
             for (StateStore s : restored) {
@@ -502,10 +537,12 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     rss[1],
                     changelogRecords,
                     verified,
-                    processCpu,
-                    processAlloc,
-                    restoreCpu,
-                    restoreAlloc);
+                    memory,
+                    periods,
+                    (double) processCpu / seq.length,
+                    (double) processAlloc / seq.length,
+                    changelogRecords == 0 ? 0 : (double) restoreCpu / changelogRecords,
+                    changelogRecords == 0 ? 0 : (double) restoreAlloc / changelogRecords);
         } finally {
             deleteRecursively(dir);
         }
@@ -612,22 +649,53 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     }
 
     /**
-     * CPU time of the whole process (every thread: the stores' background flushes and compactions, the JIT and the
-     * GC too), so that a phase's CPU per record does not depend on how loaded the machine is, as its wall time does
-     * (the JIT's share still does: a starved compiler leaves more records to the interpreter and C1). Clock-tick
-     * granularity (10 ms on Linux): meaningful for phases of a second or more, zero for very short ones.
+     * CPU time of the whole process (every thread: the stream thread, the stores' background threads, GC, JIT), which
+     * a loaded machine does not inflate the way it inflates wall-clock time; -1 where the JVM does not report it.
      */
-    private static long processCpuNanos() {
+    static long processCpuNanos() {
         return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
                 ? os.getProcessCpuTime()
-                : 0;
+                : -1;
     }
 
-    /** Bytes the calling thread (the one that drives the stores) allocated so far, or 0 where unsupported. */
-    private static long threadAllocatedBytes() {
+    /** Bytes the calling (stream) thread has allocated on the heap so far; -1 where the JVM does not report it. */
+    static long allocatedBytes() {
         return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
-                ? t.getThreadAllocatedBytes(Thread.currentThread().getId())
-                : 0;
+                ? t.getCurrentThreadAllocatedBytes()
+                : -1;
+    }
+
+    private static PeriodSample sample(int period, Path stateDirs) {
+        return new PeriodSample(
+                period,
+                rss()[0],
+                ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted(),
+                bytesUnder(stateDirs));
+    }
+
+    /** Bytes of the regular files under {@code dir}; files deleted during the walk (old logs, compacted tables) skipped. */
+    static long bytesUnder(Path dir) {
+        long[] sum = {0};
+        try {
+            Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+                @Override
+                public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a) {
+                    sum[0] += a.isRegularFile() ? a.size() : 0;
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFileFailed(Path f, IOException e) throws IOException {
+                    if (e instanceof java.nio.file.NoSuchFileException) {
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+                    throw e;
+                }
+            });
+        } catch (IOException e) {
+            return -1;
+        }
+        return sum[0];
     }
 
     private static long directAndMapped() {
@@ -717,8 +785,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     .append(p == 1 ? " partition" : " partitions")
                     .append("\n\n");
             md.append(
-                    "| store | process rec/s (median, min-max) | restore rec/s (median, min-max) | process / restore CPU us per record | "
-                            + "heap MiB | direct+mapped MiB | store off-heap MiB | RSS MiB (peak) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+                    "| store | process rec/s (median, min-max) | restore rec/s (median, min-max) | heap MiB | direct+mapped MiB | "
+                            + "store off-heap MiB | RSS MiB (peak) |\n|---|---:|---:|---:|---:|---:|---:|\n");
             Map<String, Object> atP = new LinkedHashMap<>();
             for (String e : engines) {
                 List<Run> mine = runs.stream()
@@ -733,16 +801,6 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 s.put("restoreMedian", median(rr));
                 s.put("restoreMin", min(rr));
                 s.put("restoreMax", max(rr));
-                s.put(
-                        "processCpuMicrosPerRecordMedian",
-                        median(mine.stream()
-                                .map(r -> r.processCpuNanos() / 1e3 / records)
-                                .toList()));
-                s.put(
-                        "restoreCpuMicrosPerRecordMedian",
-                        median(mine.stream()
-                                .map(r -> r.restoreCpuNanos() / 1e3 / Math.max(1, r.changelogRecords()))
-                                .toList()));
                 s.put(
                         "heapMiBMedian",
                         median(mine.stream().map(r -> mib(r.heapBytes())).toList()));
@@ -764,7 +822,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 atP.put(e, s);
                 md.append(String.format(
                         Locale.ROOT,
-                        "| %s | %,.0f (%,.0f-%,.0f) | %,.0f (%,.0f-%,.0f) | %.2f / %.2f | %.1f | %.1f | %.1f (%s) | %.1f (%.1f) |%n",
+                        "| %s | %,.0f (%,.0f-%,.0f) | %,.0f (%,.0f-%,.0f) | %.1f | %.1f | %.1f (%s) | %.1f (%.1f) |%n",
                         e,
                         s.get("processMedian"),
                         s.get("processMin"),
@@ -772,8 +830,6 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                         s.get("restoreMedian"),
                         s.get("restoreMin"),
                         s.get("restoreMax"),
-                        s.get("processCpuMicrosPerRecordMedian"),
-                        s.get("restoreCpuMicrosPerRecordMedian"),
                         s.get("heapMiBMedian"),
                         s.get("directMiBMedian"),
                         s.get("storeOffHeapMiBMedian"),
@@ -781,6 +837,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                         s.get("rssMiBMedian"),
                         s.get("rssPeakMiBMedian")));
             }
+            md.append(costTable(runs, p));
+            md.append(memoryTable(runs, p));
             if (engines.contains("rocksdb") && engines.contains("bloomkv")) {
                 // Each round runs both engines back to back: the ratio per round, then the median of those ratios.
                 List<Double> pr = new ArrayList<>();
@@ -861,6 +919,156 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         System.out.println();
         System.out.print(md);
         System.out.println("report: " + reportDir.resolve(base + ".md").toAbsolutePath());
+    }
+
+    /** CPU time (whole process) and stream-thread allocation per record, medians: figures load does not inflate. */
+    private String costTable(List<Run> runs, int p) {
+        StringBuilder md = new StringBuilder("\nPer record (medians): process CPU ns (every thread, GC included), "
+                + "stream-thread heap allocation B:\n\n| store | process CPU ns | process alloc B | restore CPU ns | "
+                + "restore alloc B |\n|---|---:|---:|---:|---:|\n");
+        for (String e : engines) {
+            List<Run> mine = runs.stream()
+                    .filter(r -> r.engine().equals(e) && r.partitions() == p)
+                    .toList();
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %,.0f | %,.0f | %,.0f | %,.0f |%n",
+                    e,
+                    median(mine.stream().map(Run::processCpuNanosPerRecord).toList()),
+                    median(mine.stream().map(Run::processAllocBytesPerRecord).toList()),
+                    median(mine.stream().map(Run::restoreCpuNanosPerRecord).toList()),
+                    median(mine.stream().map(Run::restoreAllocBytesPerRecord).toList())));
+        }
+        return md.toString();
+    }
+
+    private static final List<String> NMT_COLUMNS = List.of("Java Heap", "Thread", "Other", "GC", "Class", "Code");
+
+    /**
+     * The memory breakdown at {@code p} partitions (medians over the rounds, MiB) and, when the input spans retention
+     * periods, the resident set and disk after each period.
+     */
+    private String memoryTable(List<Run> runs, int p) {
+        StringBuilder md = new StringBuilder();
+        md.append("\nMemory after processing, stores open (medians, MiB; NMT columns need "
+                + "`-XX:NativeMemoryTracking=summary`; RocksDB's native memory is in RssAnon - NMT total):\n\n"
+                + "| store | heap used | heap committed | RssAnon | RssFile |");
+        for (String c : NMT_COLUMNS) {
+            md.append(" NMT ").append(c).append(" |");
+        }
+        md.append(" RssAnon - NMT total |\n|---|");
+        md.append("---:|".repeat(5 + NMT_COLUMNS.size()));
+        md.append('\n');
+        int maxPeriods = 0;
+        for (String e : engines) {
+            List<MemoryBreakdown> ms = runs.stream()
+                    .filter(r -> r.engine().equals(e) && r.partitions() == p && r.memory() != null)
+                    .map(Run::memory)
+                    .toList();
+            md.append("| ").append(e).append(" |");
+            for (java.util.function.ToLongFunction<MemoryBreakdown> f :
+                    List.<java.util.function.ToLongFunction<MemoryBreakdown>>of(
+                            MemoryBreakdown::heapUsedBytes,
+                            MemoryBreakdown::heapCommittedBytes,
+                            MemoryBreakdown::rssAnonBytes,
+                            MemoryBreakdown::rssFileBytes)) {
+                md.append(String.format(Locale.ROOT, " %.1f |", medianMib(ms, f)));
+            }
+            for (String c : NMT_COLUMNS) {
+                md.append(String.format(
+                        Locale.ROOT,
+                        " %.1f |",
+                        medianMib(ms, m -> m.nmtCommittedBytes().getOrDefault(c, 0L))));
+            }
+            boolean nmt = ms.stream().anyMatch(m -> m.nmtCommittedBytes().containsKey("Total"));
+            md.append(
+                    nmt
+                            ? String.format(
+                                    Locale.ROOT,
+                                    " %.1f |",
+                                    medianMib(
+                                            ms,
+                                            m -> m.rssAnonBytes()
+                                                    - m.nmtCommittedBytes().getOrDefault("Total", 0L)))
+                            : " - |");
+            md.append('\n');
+            for (Run r : runs) {
+                if (r.engine().equals(e) && r.partitions() == p && r.periods() != null) {
+                    maxPeriods = Math.max(maxPeriods, r.periods().size());
+                }
+            }
+        }
+        if (maxPeriods > 0) {
+            md.append(
+                    "\nAfter each retention period of event time (medians, MiB: RSS / disk of the state directories):\n\n| store |");
+            for (int i = 1; i <= maxPeriods; i++) {
+                md.append(' ').append(i).append(" |");
+            }
+            md.append("\n|---|").append("---:|".repeat(maxPeriods)).append('\n');
+            for (String e : engines) {
+                md.append("| ").append(e).append(" |");
+                for (int i = 1; i <= maxPeriods; i++) {
+                    final int period = i;
+                    List<PeriodSample> at = runs.stream()
+                            .filter(r -> r.engine().equals(e) && r.partitions() == p && r.periods() != null)
+                            .flatMap(r -> r.periods().stream())
+                            .filter(s -> s.period() == period)
+                            .toList();
+                    md.append(String.format(
+                            Locale.ROOT,
+                            " %.0f / %.1f |",
+                            median(at.stream().map(s -> mib(s.rssBytes())).toList()),
+                            median(at.stream().map(s -> mib(s.diskBytes())).toList())));
+                }
+                md.append('\n');
+            }
+        }
+        return md.toString();
+    }
+
+    private static double medianMib(List<MemoryBreakdown> ms, java.util.function.ToLongFunction<MemoryBreakdown> f) {
+        return median(ms.stream().map(m -> mib(f.applyAsLong(m))).toList());
+    }
+
+    /** One line of a run's memory breakdown, MiB. */
+    static String describe(MemoryBreakdown m) {
+        if (m == null) {
+            return "not measured";
+        }
+        StringBuilder b = new StringBuilder(String.format(
+                Locale.ROOT,
+                "heap used %.1f / committed %.1f, RssAnon %.1f, RssFile %.1f, RssShmem %.1f",
+                mib(m.heapUsedBytes()),
+                mib(m.heapCommittedBytes()),
+                mib(m.rssAnonBytes()),
+                mib(m.rssFileBytes()),
+                mib(m.rssShmemBytes())));
+        if (!m.nmtCommittedBytes().isEmpty()) {
+            b.append("; NMT committed:");
+            m.nmtCommittedBytes().forEach((k, v) -> b.append(String.format(Locale.ROOT, " %s %.1f", k, mib(v))));
+            long total = m.nmtCommittedBytes().getOrDefault("Total", 0L);
+            // Memory malloc'd outside the JVM's accounting (RocksDB's memtables, block cache, table readers) shows
+            // as RssAnon above the NMT total; committed JVM memory not yet touched makes the difference smaller.
+            b.append(String.format(Locale.ROOT, "; RssAnon - NMT total %.1f", mib(m.rssAnonBytes() - total)));
+        }
+        return b.toString();
+    }
+
+    private static String periodsLine(List<PeriodSample> periods) {
+        if (periods == null || periods.isEmpty()) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder("\n           per retention period (RSS / heap committed / disk MiB):");
+        for (PeriodSample s : periods) {
+            b.append(String.format(
+                    Locale.ROOT,
+                    " %d: %.0f/%.0f/%.1f",
+                    s.period(),
+                    mib(s.rssBytes()),
+                    mib(s.heapCommittedBytes()),
+                    mib(s.diskBytes())));
+        }
+        return b.toString();
     }
 
     private static String fmt(List<Double> xs) {

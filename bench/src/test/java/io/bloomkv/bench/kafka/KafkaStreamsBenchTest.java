@@ -78,13 +78,21 @@ class KafkaStreamsBenchTest {
                         .as("changelog records restored")
                         .isGreaterThanOrEqualTo(2000);
                 assertThat(r.get("rssBytes").asLong()).isPositive();
-                // CPU time has the clock tick's granularity (10 ms on Linux): zero for the test's short phases is
-                // valid.
-                assertThat(r.get("processCpuNanos").asLong()).isNotNegative();
-                assertThat(r.get("restoreCpuNanos").asLong()).isNotNegative();
-                assertThat(r.get("processThreadAllocBytes").asLong())
-                        .as("the driving thread's allocation while processing (the bench's own records at least)")
+                JsonNode m = r.get("memory");
+                assertThat(m.get("heapCommittedBytes").asLong())
+                        .isGreaterThanOrEqualTo(m.get("heapUsedBytes").asLong())
                         .isPositive();
+                assertThat(m.get("rssAnonBytes").asLong()
+                                + m.get("rssFileBytes").asLong())
+                        .as("RssAnon + RssFile")
+                        .isPositive()
+                        .isLessThanOrEqualTo(r.get("rssBytes").asLong() + (64L << 20));
+                // 30 minutes of event time, 20 minutes of retention: one sample, after the first period.
+                assertThat(r.get("periods")).as("samples per retention period").hasSize(1);
+                assertThat(r.get("periods").get(0).get("diskBytes").asLong()).isPositive();
+                assertThat(r.get("processCpuNanosPerRecord").asDouble()).isPositive();
+                assertThat(r.get("processAllocBytesPerRecord").asDouble()).isPositive();
+                assertThat(r.get("restoreAllocBytesPerRecord").asDouble()).isPositive();
                 if (topology.equals("kv") || topology.equals("window")) {
                     assertThat(r.get("verifiedReads").asLong())
                             .as("restored reads checked")
@@ -105,7 +113,14 @@ class KafkaStreamsBenchTest {
                     .as("one ratio per round")
                     .isEqualTo(1);
             assertThat(Files.readString(dir.resolve("report-" + topology).resolve("kafka-streams-" + topology + ".md")))
-                    .contains("| rocksdb |", "| bloomkv |", "Ratios bloomkv / rocksdb per round", "## 2 partitions");
+                    .contains(
+                            "| rocksdb |",
+                            "| bloomkv |",
+                            "Ratios bloomkv / rocksdb per round",
+                            "## 2 partitions",
+                            "| store | heap used | heap committed | RssAnon | RssFile |",
+                            "After each retention period of event time",
+                            "| store | process CPU ns | process alloc B |");
         }
     }
 
@@ -119,6 +134,25 @@ class KafkaStreamsBenchTest {
                     .isGreaterThanOrEqualTo(r.get("rssBytes").asLong())
                     .isPositive();
         }
+    }
+
+    @Test
+    void theNativeMemorySummaryIsParsedIntoCommittedBytesPerCategory() {
+        String text = "\nNative Memory Tracking:\n\n(Omitting categories weighting less than 1KB)\n\n"
+                + "Total: reserved=2637013KB, committed=256721KB\n"
+                + "       malloc: 31035KB #115219\n"
+                + "-                 Java Heap (reserved=2097152KB, committed=131072KB)\n"
+                + "                            (mmap: reserved=2097152KB, committed=131072KB)\n"
+                + "-                    Thread (reserved=4224KB, committed=4608KB)\n"
+                + "-                     Other (reserved=310KB, committed=310KB)\n"
+                + "-                 Tracing (reserved=0KB, committed=0KB)\n";
+        java.util.Map<String, Long> m = MemoryBreakdown.parseNmt(text);
+        assertThat(m)
+                .containsEntry("Java Heap", 131072L * 1024)
+                .containsEntry("Thread", 4608L * 1024)
+                .containsEntry("Other", 310L * 1024)
+                .containsEntry("Total", 256721L * 1024)
+                .doesNotContainKey("Tracing");
     }
 
     @Test

@@ -97,7 +97,8 @@ public class BloomKvSessionStore extends SegmentedBytesStoreBase implements Sess
     @Override
     public byte[] fetchSession(Bytes key, long sessionStartTime, long sessionEndTime) {
         Objects.requireNonNull(key, "key cannot be null");
-        return bytes.get(SessionKeyLayout.toStoreKey(key.get(), sessionStartTime, sessionEndTime));
+        return bytes.getStored(
+                SessionKeyLayout.toStoreKey(Segment.PREFIX_SIZE, key.get(), sessionStartTime, sessionEndTime));
     }
 
     @Override
@@ -124,13 +125,13 @@ public class BloomKvSessionStore extends SegmentedBytesStoreBase implements Sess
     public void remove(Windowed<Bytes> sessionKey) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         Objects.requireNonNull(sessionKey.key(), "sessionKey.key() cannot be null");
-        bytes.remove(SessionKeyLayout.toStoreKey(sessionKey));
+        bytes.removeStored(SessionKeyLayout.toStoreKey(Segment.PREFIX_SIZE, sessionKey));
     }
 
     @Override
     public void put(Windowed<Bytes> sessionKey, byte[] aggregate) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         Objects.requireNonNull(sessionKey.key(), "sessionKey.key() cannot be null");
-        bytes.put(SessionKeyLayout.toStoreKey(sessionKey), aggregate);
+        bytes.putStored(SessionKeyLayout.toStoreKey(Segment.PREFIX_SIZE, sessionKey), aggregate);
     }
 }

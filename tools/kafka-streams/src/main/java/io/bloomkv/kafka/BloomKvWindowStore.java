@@ -74,7 +74,8 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
         // A null value with duplicates retained deletes nothing (each put has its own sequence number).
         if (!(value == null && retainDuplicates)) {
             maybeUpdateSeqnumForDups();
-            bytes.put(WindowKeyLayout.toStoreKey(key.get(), windowStartTimestamp, seqnum), value);
+            bytes.putStored(
+                    WindowKeyLayout.toStoreKey(Segment.PREFIX_SIZE, key.get(), windowStartTimestamp, seqnum), value);
         }
     }
 
@@ -87,7 +88,7 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
     @Override
     public byte[] fetch(Bytes key, long time) {
         Objects.requireNonNull(key, "key cannot be null");
-        return bytes.get(WindowKeyLayout.toStoreKey(key.get(), time, seqnum));
+        return bytes.getStored(WindowKeyLayout.toStoreKey(Segment.PREFIX_SIZE, key.get(), time, seqnum));
     }
 
     @Override

@@ -82,6 +82,11 @@ final class Segment {
         return out;
     }
 
+    /** Writes this segment's prefix into the first {@link #PREFIX_SIZE} bytes of {@code storedKey}. */
+    void fillPrefix(byte[] storedKey) {
+        System.arraycopy(prefix, 0, storedKey, 0, PREFIX_SIZE);
+    }
+
     /** The composite key of a stored key (the prefix removed). */
     static byte[] strip(byte[] storedKey) {
         return Arrays.copyOfRange(storedKey, PREFIX_SIZE, storedKey.length);
@@ -102,16 +107,7 @@ final class Segment {
         }
     }
 
-    byte[] get(byte[] key) {
-        checkOpen();
-        try {
-            return db.get(prefixed(prefix, key));
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("segment " + name + ": get failed", e);
-        }
-    }
-
-    /** Adds a put of {@code key} (a delete for a null value) in this segment to {@code batch}. */
+    /** Adds a put of composite key {@code key} (a delete for a null value) in this segment to {@code batch}. */
     void addTo(WriteBatch batch, byte[] key, byte[] value) {
         if (value == null) {
             batch.delete(prefixed(prefix, key));
@@ -120,15 +116,33 @@ final class Segment {
         }
     }
 
-    /** A null value deletes. */
-    void put(byte[] key, byte[] value) {
+    /**
+     * The value of a stored key already carrying this segment's prefix ({@link #fillPrefix}): no copy of the key is
+     * made on the way to the engine.
+     */
+    byte[] getStored(byte[] storedKey) {
         checkOpen();
         try {
-            if (value == null) {
-                db.delete(prefixed(prefix, key));
-            } else {
-                db.put(prefixed(prefix, key), value);
-            }
+            return db.get(storedKey);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("segment " + name + ": get failed", e);
+        }
+    }
+
+    /**
+     * Puts (a null value deletes) a stored key already carrying this segment's prefix, through {@code scratch}: a
+     * batch the caller reuses from write to write (cleared here), so a single put allocates no batch buffer.
+     */
+    void putStored(byte[] storedKey, byte[] value, WriteBatch scratch) {
+        checkOpen();
+        scratch.clear();
+        if (value == null) {
+            scratch.delete(storedKey);
+        } else {
+            scratch.put(storedKey, value);
+        }
+        try {
+            db.write(scratch);
         } catch (BloomKvException e) {
             throw new ProcessorStateException("segment " + name + ": put failed", e);
         }
@@ -143,9 +157,11 @@ final class Segment {
         ReadOptions ro = ReadOptions.defaults();
         ro.iterateLowerBound(lower != null ? prefixed(prefix, lower) : prefix);
         if (upperInclusive != null) {
-            // The engine's upper bound is exclusive: the smallest key after upperInclusive is upperInclusive + 0x00.
-            byte[] upper = prefixed(prefix, upperInclusive);
-            ro.iterateUpperBound(Arrays.copyOf(upper, upper.length + 1));
+            // The engine's upper bound is exclusive: the smallest key after upperInclusive is upperInclusive + 0x00,
+            // built in one array (the trailing byte stays zero).
+            byte[] upper = Arrays.copyOf(prefix, PREFIX_SIZE + upperInclusive.length + 1);
+            System.arraycopy(upperInclusive, 0, upper, PREFIX_SIZE, upperInclusive.length);
+            ro.iterateUpperBound(upper);
         } else {
             ro.iterateUpperBound(prefix(id + 1));
         }

@@ -203,10 +203,14 @@ final class SegmentedStore {
         }
     }
 
-    /** Puts (null deletes) a composite key; dropped and counted when its segment has expired. */
-    synchronized void put(byte[] storeKey, byte[] value) {
+    /**
+     * Puts (null deletes) a stored key: {@link Segment#PREFIX_SIZE} bytes for the segment prefix (filled here), then
+     * the composite key, built by the layout in one array ({@code WindowKeyLayout.toStoreKey(gap, ...)}) so the key
+     * is copied once on its way to the engine. Dropped and counted when its segment has expired.
+     */
+    synchronized void putStored(byte[] storedKey, byte[] value) {
         checkOpen();
-        long timestamp = schema.segmentTimestamp(storeKey);
+        long timestamp = schema.segmentTimestamp(storedKey);
         observedStreamTime = Math.max(observedStreamTime, timestamp);
         long segmentId = segments.segmentId(timestamp);
         Segment segment = segments.getOrCreateSegmentIfLive(segmentId, observedStreamTime);
@@ -218,31 +222,34 @@ final class SegmentedStore {
         } else {
             synchronized (position) {
                 StoreQueryUtils.updatePosition(position, context);
-                segment.put(storeKey, value);
-                segments.written();
+                segment.fillPrefix(storedKey);
+                segments.putStored(segment, storedKey, value);
             }
         }
     }
 
-    /** Deletes a composite key from its segment if that segment exists (no segment is created). */
-    synchronized void remove(byte[] storeKey) {
+    /** Deletes a stored key (as {@link #putStored}) from its segment if that segment exists (none is created). */
+    synchronized void removeStored(byte[] storedKey) {
         checkOpen();
-        long timestamp = schema.segmentTimestamp(storeKey);
+        long timestamp = schema.segmentTimestamp(storedKey);
         observedStreamTime = Math.max(observedStreamTime, timestamp);
         Segment segment = segments.segmentForTimestamp(timestamp);
         if (segment == null) {
             return;
         }
-        segment.put(storeKey, null);
-        segments.written();
+        segment.fillPrefix(storedKey);
+        segments.putStored(segment, storedKey, null);
     }
 
-    /** The value of a composite key, null when absent or older than stream time minus retention. */
-    byte[] get(byte[] storeKey) {
+    /**
+     * The value of a stored key (as {@link #putStored}; the prefix is filled here), null when absent or older than
+     * stream time minus retention.
+     */
+    byte[] getStored(byte[] storedKey) {
         Segment segment;
         synchronized (this) {
             checkOpen();
-            long timestamp = schema.segmentTimestamp(storeKey);
+            long timestamp = schema.segmentTimestamp(storedKey);
             if (timestamp < observedStreamTime - retentionPeriod + 1) {
                 return null;
             }
@@ -251,8 +258,9 @@ final class SegmentedStore {
         if (segment == null) {
             return null;
         }
+        segment.fillPrefix(storedKey);
         try {
-            return segment.get(storeKey);
+            return segment.getStored(storedKey);
         } catch (InvalidStateStoreException e) {
             checkOpen();
             return null; // the segment expired meanwhile

@@ -40,6 +40,12 @@ final class Segments {
     private boolean unsynced;
     /** Range tombstones written by expiry since open (one per expiry that dropped segments). */
     private long expiryRangeDeletes;
+    /** The segment of the last lookup: consecutive records mostly fall in one segment (no boxing, no tree walk). */
+    private Segment lastSegment;
+    /** The batch of single puts, reused from put to put (the engine copies it into its log and memtable). */
+    private WriteBatch scratch = new WriteBatch();
+    /** A scratch batch that grew past this (a large value) is let go rather than kept for the store's lifetime. */
+    private static final int SCRATCH_KEEP_BYTES = 64 << 10;
 
     /** {@code options}: those of the store's database (shared block cache and write-buffer budget set). */
     Segments(String name, long retentionPeriod, long segmentInterval, Options options) {
@@ -59,15 +65,29 @@ final class Segments {
     }
 
     Segment segmentForTimestamp(long timestamp) {
-        return segments.get(segmentId(timestamp));
+        long id = segmentId(timestamp);
+        Segment last = lastSegment;
+        if (last != null && last.id == id && last.isOpen()) {
+            return last;
+        }
+        Segment s = segments.get(id);
+        if (s != null) {
+            lastSegment = s;
+        }
+        return s;
     }
 
     private Segment getOrCreateSegment(long segmentId) {
+        Segment last = lastSegment;
+        if (last != null && last.id == segmentId && last.isOpen()) {
+            return last;
+        }
         Segment s = segments.get(segmentId);
         if (s == null) {
             s = new Segment(segmentId, segmentName(segmentId), db);
             segments.put(segmentId, s);
         }
+        lastSegment = s;
         return s;
     }
 
@@ -146,10 +166,11 @@ final class Segments {
      */
     void cleanupExpiredSegments(long streamTime) {
         long minLiveSegment = segmentId(streamTime - retentionPeriod);
-        NavigableMap<Long, Segment> expired = segments.headMap(minLiveSegment, false);
-        if (expired.isEmpty()) {
+        // The common case, once per record: nothing expired (no sub-map view made).
+        if (segments.isEmpty() || segments.firstKey() >= minLiveSegment) {
             return;
         }
+        NavigableMap<Long, Segment> expired = segments.headMap(minLiveSegment, false);
         long first = expired.firstKey();
         long last = expired.lastKey();
         for (Segment s : expired.values()) {
@@ -176,8 +197,13 @@ final class Segments {
         unsynced = true;
     }
 
-    /** Records that a segment was written through {@link Segment#put} (the next flush syncs the log). */
-    void written() {
+    /** Puts (a null value deletes) {@code storedKey}, which carries {@code segment}'s prefix, in one write. */
+    void putStored(Segment segment, byte[] storedKey, byte[] value) {
+        WriteBatch batch = scratch;
+        segment.putStored(storedKey, value, batch);
+        if (batch.approximateSize() > SCRATCH_KEEP_BYTES) {
+            scratch = new WriteBatch();
+        }
         unsynced = true;
     }
 
@@ -226,6 +252,7 @@ final class Segments {
             s.markClosed();
         }
         segments.clear();
+        lastSegment = null;
         Db d = db;
         if (d != null) {
             compactions.awaitIdle();

@@ -1,6 +1,5 @@
 package io.bloomkv.kafka;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.kstream.Windowed;
@@ -28,15 +27,28 @@ final class SessionKeyLayout implements SegmentedKeySchema {
     private SessionKeyLayout() {}
 
     static byte[] toStoreKey(byte[] key, long startTime, long endTime) {
-        return ByteBuffer.allocate(key.length + SUFFIX_SIZE)
-                .put(key)
-                .putLong(endTime)
-                .putLong(startTime)
-                .array();
+        return toStoreKey(0, key, startTime, endTime);
+    }
+
+    /**
+     * The composite key behind {@code gap} zero bytes, in one array: {@code gap = Segment.PREFIX_SIZE} leaves room for
+     * the segment prefix the store fills in ({@link SegmentedStore#putStored}), so a put or get copies the key once.
+     */
+    static byte[] toStoreKey(int gap, byte[] key, long startTime, long endTime) {
+        byte[] out = new byte[gap + key.length + SUFFIX_SIZE];
+        System.arraycopy(key, 0, out, gap, key.length);
+        BigEndian.putLong(out, gap + key.length, endTime);
+        BigEndian.putLong(out, gap + key.length + TIMESTAMP_SIZE, startTime);
+        return out;
     }
 
     static byte[] toStoreKey(Windowed<Bytes> sessionKey) {
+        return toStoreKey(0, sessionKey);
+    }
+
+    static byte[] toStoreKey(int gap, Windowed<Bytes> sessionKey) {
         return toStoreKey(
+                gap,
                 sessionKey.key().get(),
                 sessionKey.window().start(),
                 sessionKey.window().end());
@@ -46,12 +58,13 @@ final class SessionKeyLayout implements SegmentedKeySchema {
         return Arrays.copyOf(storeKey, storeKey.length - SUFFIX_SIZE);
     }
 
+    /** The session end of a composite key (also of a stored key: the suffix is read from the end). */
     static long extractEnd(byte[] storeKey) {
-        return ByteBuffer.wrap(storeKey).getLong(storeKey.length - SUFFIX_SIZE);
+        return BigEndian.getLong(storeKey, storeKey.length - SUFFIX_SIZE);
     }
 
     static long extractStart(byte[] storeKey) {
-        return ByteBuffer.wrap(storeKey).getLong(storeKey.length - TIMESTAMP_SIZE);
+        return BigEndian.getLong(storeKey, storeKey.length - TIMESTAMP_SIZE);
     }
 
     static Windowed<Bytes> windowedKey(byte[] storeKey) {
@@ -75,10 +88,9 @@ final class SessionKeyLayout implements SegmentedKeySchema {
             return null;
         }
         // The end can be as large as possible (it is at least the start); then the start.
-        byte[] maxSuffix = ByteBuffer.allocate(SUFFIX_SIZE)
-                .putLong(Long.MAX_VALUE)
-                .putLong(to)
-                .array();
+        byte[] maxSuffix = new byte[SUFFIX_SIZE];
+        BigEndian.putLong(maxSuffix, 0, Long.MAX_VALUE);
+        BigEndian.putLong(maxSuffix, TIMESTAMP_SIZE, to);
         return KeyRanges.upperRange(key, maxSuffix);
     }
 

@@ -1,6 +1,5 @@
 package io.bloomkv.kafka;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.kstream.Windowed;
@@ -34,23 +33,32 @@ final class WindowKeyLayout implements SegmentedKeySchema {
     private WindowKeyLayout() {}
 
     static byte[] toStoreKey(byte[] key, long timestamp, int seqnum) {
-        return ByteBuffer.allocate(key.length + SUFFIX_SIZE)
-                .put(key)
-                .putLong(timestamp)
-                .putInt(seqnum)
-                .array();
+        return toStoreKey(0, key, timestamp, seqnum);
+    }
+
+    /**
+     * The composite key behind {@code gap} zero bytes, in one array: {@code gap = Segment.PREFIX_SIZE} leaves room for
+     * the segment prefix the store fills in ({@link SegmentedStore#putStored}), so a put or get copies the key once.
+     */
+    static byte[] toStoreKey(int gap, byte[] key, long timestamp, int seqnum) {
+        byte[] out = new byte[gap + key.length + SUFFIX_SIZE];
+        System.arraycopy(key, 0, out, gap, key.length);
+        BigEndian.putLong(out, gap + key.length, timestamp);
+        BigEndian.putInt(out, gap + key.length + TIMESTAMP_SIZE, seqnum);
+        return out;
     }
 
     static byte[] extractKeyBytes(byte[] storeKey) {
         return Arrays.copyOf(storeKey, storeKey.length - SUFFIX_SIZE);
     }
 
+    /** The window start of a composite key (also of a stored key: the suffix is read from the end). */
     static long extractTimestamp(byte[] storeKey) {
-        return ByteBuffer.wrap(storeKey).getLong(storeKey.length - SUFFIX_SIZE);
+        return BigEndian.getLong(storeKey, storeKey.length - SUFFIX_SIZE);
     }
 
     static int extractSeqnum(byte[] storeKey) {
-        return ByteBuffer.wrap(storeKey).getInt(storeKey.length - SEQNUM_SIZE);
+        return BigEndian.getInt(storeKey, storeKey.length - SEQNUM_SIZE);
     }
 
     /** The windowed key of a stored key: window [start, start + windowSize), the end capped at Long.MAX_VALUE. */
@@ -79,10 +87,9 @@ final class WindowKeyLayout implements SegmentedKeySchema {
         if (key == null) {
             return null;
         }
-        byte[] maxSuffix = ByteBuffer.allocate(SUFFIX_SIZE)
-                .putLong(to)
-                .putInt(Integer.MAX_VALUE)
-                .array();
+        byte[] maxSuffix = new byte[SUFFIX_SIZE];
+        BigEndian.putLong(maxSuffix, 0, to);
+        BigEndian.putInt(maxSuffix, TIMESTAMP_SIZE, Integer.MAX_VALUE);
         return KeyRanges.upperRange(key, maxSuffix);
     }
 
