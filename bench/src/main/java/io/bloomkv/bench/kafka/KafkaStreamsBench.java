@@ -214,7 +214,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             long rssBytes,
             long rssPeakBytes,
             long changelogRecords,
-            long verifiedReads) {}
+            long verifiedReads,
+            long processCpuNanos,
+            long restoreCpuNanos,
+            long processAllocBytes,
+            long restoreAllocBytes) {}
 
     @Override
     public Integer call() throws Exception {
@@ -421,6 +425,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             }
             int[] sinceCommit = new int[p];
             Random rnd = new Random(seed + 1);
+            long cpu0 = processCpuNanos();
+            long alloc0 = threadAllocatedBytes();
             long t0 = System.nanoTime();
             for (int i = 0; i < seq.length; i++) {
                 int k = seq[i];
@@ -436,6 +442,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 commit(stores[i], i, changelogs.get(i).size());
             }
             long processNanos = System.nanoTime() - t0;
+            long processCpu = processCpuNanos() - cpu0;
+            long processAlloc = threadAllocatedBytes() - alloc0;
+            Map<Integer, String> versionedAnswers = versionedAnswers(t, stores, keyBytes, p, spanMs);
             gc();
             long heap = heapUsed() - heapBefore;
             long direct = directAndMapped();
@@ -448,6 +457,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
 
             // Restore: each task's changelog into a fresh store.
             long restoreNanos = 0;
+            long restoreCpu = 0;
+            long restoreAlloc = 0;
             long changelogRecords = 0;
             StateStore[] restored = new StateStore[p];
             for (int i = 0; i < p; i++) {
@@ -455,14 +466,26 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 restored[i] = open(t, engine, rctx);
                 List<ConsumerRecord<byte[], byte[]>> log = changelogs.get(i);
                 changelogRecords += log.size();
+                long c0 = processCpuNanos();
+                long a0 = threadAllocatedBytes();
                 long r0 = System.nanoTime();
                 for (int from = 0; from < log.size(); from += restoreBatch) {
                     restoreBatch(rctx.restoreCallback, log.subList(from, Math.min(log.size(), from + restoreBatch)));
                 }
                 commit(restored[i], i, log.size());
                 restoreNanos += System.nanoTime() - r0;
+                restoreCpu += processCpuNanos() - c0;
+                restoreAlloc += threadAllocatedBytes() - a0;
             }
             long verified = verify(t, restored, seq, keyBytes, p, spanMs);
+            if (versionedAnswers != null) {
+                Map<Integer, String> after = versionedAnswers(t, restored, keyBytes, p, spanMs);
+                if (!after.equals(versionedAnswers)) {
+                    throw new IllegalStateException("the restored versioned stores answer " + after
+                            + ", the processed ones " + versionedAnswers);
+                }
+                verified += after.size();
+            }
             for (StateStore s : restored) {
                 s.close();
             }
@@ -482,10 +505,50 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     rss[0],
                     rss[1],
                     changelogRecords,
-                    verified);
+                    verified,
+                    processCpu,
+                    restoreCpu,
+                    processAlloc,
+                    restoreAlloc);
         } finally {
             deleteRecursively(dir);
         }
+    }
+
+    /**
+     * Versioned topology: for a sample of keys, the latest version and the version as of half the history retention
+     * before the end, as text (compared between the processed and the restored stores); null for other topologies.
+     */
+    @SuppressWarnings("unchecked")
+    private Map<Integer, String> versionedAnswers(
+            BenchTopology t, StateStore[] stores, byte[][] keyBytes, int p, long spanMs) {
+        if (!t.name.equals("versioned")) {
+            return null;
+        }
+        long asOf = BASE_TIME + spanMs - (long) (retentionMinutes * 60_000 / 2);
+        Map<Integer, String> out = new java.util.TreeMap<>();
+        int n = keyBytes.length;
+        for (int k = 0; k < n; k += Math.max(1, n / 500)) {
+            org.apache.kafka.streams.state.VersionedBytesStore vs =
+                    (org.apache.kafka.streams.state.VersionedBytesStore) stores[k % p];
+            Bytes key = Bytes.wrap(keyBytes[k]);
+            out.put(k, Arrays.toString(vs.get(key)) + " " + Arrays.toString(vs.get(key, asOf)));
+        }
+        return out;
+    }
+
+    /** CPU time of this process so far (every thread: the stores' background threads and RocksDB's native ones). */
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime()
+                : 0;
+    }
+
+    /** Bytes this (the driving) thread allocated so far on the heap. */
+    private static long threadAllocatedBytes() {
+        return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean tm
+                ? tm.getCurrentThreadAllocatedBytes()
+                : 0;
     }
 
     /** Hands a batch to the store's callback as Kafka's restore does (record batches, else key-value batches, else one by one). */
@@ -557,7 +620,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         return checked;
     }
 
-    /** Off-heap bytes the stores report: bloomkv key-value stores their filters; RocksDB its memtables, table readers and block cache. */
+    /**
+     * Off-heap bytes the stores report: bloomkv stores their filters (the key-value store's database, the others'
+     * {@code bloomkv-filter-memory-bytes} gauge; bloomkv memtables are on the heap); RocksDB its memtables, table
+     * readers and block cache.
+     */
     private static String storeOffHeap(StateStore[] stores, BenchStoreContext[] ctx, long[] out) {
         long sum = 0;
         List<String> parts = new ArrayList<>();
@@ -574,7 +641,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 String n = e.getKey().name();
                 if (n.equals("size-all-mem-tables")
                         || n.equals("estimate-table-readers-mem")
-                        || n.equals("block-cache-usage")) {
+                        || n.equals("block-cache-usage")
+                        || n.equals("bloomkv-filter-memory-bytes")) {
                     if (e.getValue().metricValue() instanceof Number num) {
                         sum += num.longValue();
                         if (!parts.contains(n)) {
@@ -755,6 +823,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                         median(rr),
                         min(rr),
                         max(rr)));
+                md.append(cpuAndAllocation(runs, p)).append("\n\n");
                 atP.put(
                         "ratios",
                         Map.of(
@@ -807,6 +876,37 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         System.out.println();
         System.out.print(md);
         System.out.println("report: " + reportDir.resolve(base + ".md").toAbsolutePath());
+    }
+
+    /**
+     * CPU time (the whole process, all threads) and heap allocation (the driving thread) per record, medians: measures
+     * a loaded machine distorts less than records/s.
+     */
+    private String cpuAndAllocation(List<Run> runs, int p) {
+        StringBuilder sb = new StringBuilder(
+                "CPU per record (process, all threads) and allocation per record (driving thread), medians:");
+        for (String e : engines) {
+            List<Run> mine = runs.stream()
+                    .filter(r -> r.engine().equals(e) && r.partitions() == p)
+                    .toList();
+            sb.append(String.format(
+                    Locale.ROOT,
+                    " %s processing %.1f us, %,.0f B; restore %.1f us, %,.0f B;",
+                    e,
+                    median(mine.stream()
+                            .map(r -> r.processCpuNanos() / 1e3 / records)
+                            .toList()),
+                    median(mine.stream()
+                            .map(r -> (double) r.processAllocBytes() / records)
+                            .toList()),
+                    median(mine.stream()
+                            .map(r -> r.restoreCpuNanos() / 1e3 / Math.max(1, r.changelogRecords()))
+                            .toList()),
+                    median(mine.stream()
+                            .map(r -> (double) r.restoreAllocBytes() / Math.max(1, r.changelogRecords()))
+                            .toList())));
+        }
+        return sb.substring(0, sb.length() - 1) + ".";
     }
 
     private static String fmt(List<Double> xs) {
