@@ -260,18 +260,20 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             LOG.warn("Returning null for expired get.");
             return null;
         }
-        // Newest first, from the segment of the latest version's validFrom (no newer one holds the key: see the class).
-        for (VersionedSegment segment : segments.segments(asOfTimestamp, newestSegmentTime, false)) {
+        // Oldest first, from the segment of asOf up to the segment of the latest version's validFrom (no newer segment
+        // holds the key: see the class). The version valid at asOf ends after asOf, so it lives in the first segment
+        // whose row of the key ends after asOf; the rows before end by asOf. Kafka's store walks the same segments
+        // newest first and stops at a row ending by asOf: versions never overlap, so both walks meet the same row
+        // and give the same answer, but a key updated often (many versions a segment) is found here by the first
+        // read, where the newest-first walk reads every segment between the latest version and asOf.
+        for (VersionedSegment segment : segments.segments(asOfTimestamp, newestSegmentTime, true)) {
             byte[] raw = segment.get(key);
-            if (raw == null) {
+            if (raw == null || VersionedSegmentValue.nextTimestamp(raw) <= asOfTimestamp) {
                 continue;
-            }
-            if (VersionedSegmentValue.nextTimestamp(raw) <= asOfTimestamp) {
-                // This segment holds nothing valid at asOf, so older segments cannot either.
-                return null;
             }
             if (VersionedSegmentValue.minTimestamp(raw) > asOfTimestamp) {
-                continue;
+                // The first version ending after asOf starts after it: nothing is valid at asOf.
+                return null;
             }
             VersionedSegmentValue.Found f = VersionedSegmentValue.find(raw, asOfTimestamp);
             return f.value() == null ? null : new VersionedRecord<>(f.value(), f.validFrom(), f.validTo());

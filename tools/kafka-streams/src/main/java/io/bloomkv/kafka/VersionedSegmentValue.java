@@ -42,11 +42,19 @@ final class VersionedSegmentValue {
     private long minTimestamp;
     private boolean degenerate;
     /** validFrom of each version, newest first. */
-    private final ArrayList<Long> timestamps = new ArrayList<>();
+    private final ArrayList<Long> timestamps;
     /** value of each version, newest first; null = tombstone. */
-    private final ArrayList<byte[]> values = new ArrayList<>();
+    private final ArrayList<byte[]> values;
 
-    private VersionedSegmentValue() {}
+    private VersionedSegmentValue() {
+        this(1);
+    }
+
+    /** Room for {@code capacity} versions plus the one a put adds, so a decoded row is not regrown. */
+    private VersionedSegmentValue(int capacity) {
+        timestamps = new ArrayList<>(capacity + 1);
+        values = new ArrayList<>(capacity + 1);
+    }
 
     /** A row holding one version (degenerate when {@code validFrom == validTo}, as Kafka's newSegmentValueWithRecord). */
     static VersionedSegmentValue withRecord(byte[] value, long validFrom, long validTo) {
@@ -157,14 +165,10 @@ final class VersionedSegmentValue {
 
     static VersionedSegmentValue decode(byte[] raw) {
         ByteBuffer b = buffer(raw);
-        VersionedSegmentValue v = new VersionedSegmentValue();
+        int count = count(raw);
+        VersionedSegmentValue v = new VersionedSegmentValue(count);
         v.nextTimestamp = b.getLong(1);
         v.minTimestamp = b.getLong(9);
-        int count = b.getInt(17);
-        if (count < 1 || HEADER + (long) count * ENTRY > raw.length) {
-            throw new IllegalStateException(
-                    "corrupt bloomkv versioned segment row: count " + count + ", length " + raw.length);
-        }
         int valuePos = HEADER + count * ENTRY;
         for (int i = 0; i < count; i++) {
             long ts = b.getLong(HEADER + i * ENTRY);
