@@ -218,7 +218,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             long processCpuNanos,
             long restoreCpuNanos,
             long processAllocBytes,
-            long restoreAllocBytes) {}
+            long restoreAllocBytes,
+            long processThreadCpuNanos,
+            long restoreThreadCpuNanos) {}
 
     @Override
     public Integer call() throws Exception {
@@ -426,6 +428,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             int[] sinceCommit = new int[p];
             Random rnd = new Random(seed + 1);
             long cpu0 = processCpuNanos();
+            long threadCpu0 = threadCpuNanos();
             long alloc0 = threadAllocatedBytes();
             long t0 = System.nanoTime();
             for (int i = 0; i < seq.length; i++) {
@@ -443,6 +446,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             }
             long processNanos = System.nanoTime() - t0;
             long processCpu = processCpuNanos() - cpu0;
+            long processThreadCpu = threadCpuNanos() - threadCpu0;
             long processAlloc = threadAllocatedBytes() - alloc0;
             Map<Integer, String> versionedAnswers = versionedAnswers(t, stores, keyBytes, p, spanMs);
             gc();
@@ -458,6 +462,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             // Restore: each task's changelog into a fresh store.
             long restoreNanos = 0;
             long restoreCpu = 0;
+            long restoreThreadCpu = 0;
             long restoreAlloc = 0;
             long changelogRecords = 0;
             StateStore[] restored = new StateStore[p];
@@ -467,6 +472,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 List<ConsumerRecord<byte[], byte[]>> log = changelogs.get(i);
                 changelogRecords += log.size();
                 long c0 = processCpuNanos();
+                long tc0 = threadCpuNanos();
                 long a0 = threadAllocatedBytes();
                 long r0 = System.nanoTime();
                 for (int from = 0; from < log.size(); from += restoreBatch) {
@@ -475,6 +481,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 commit(restored[i], i, log.size());
                 restoreNanos += System.nanoTime() - r0;
                 restoreCpu += processCpuNanos() - c0;
+                restoreThreadCpu += threadCpuNanos() - tc0;
                 restoreAlloc += threadAllocatedBytes() - a0;
             }
             long verified = verify(t, restored, seq, keyBytes, p, spanMs);
@@ -509,7 +516,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     processCpu,
                     restoreCpu,
                     processAlloc,
-                    restoreAlloc);
+                    restoreAlloc,
+                    processThreadCpu,
+                    restoreThreadCpu);
         } finally {
             deleteRecursively(dir);
         }
@@ -542,6 +551,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
                 ? os.getProcessCpuTime()
                 : 0;
+    }
+
+    /** CPU time of this (the driving) thread so far: the stores' own work, without JIT, GC or background threads. */
+    private static long threadCpuNanos() {
+        return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
     }
 
     /** Bytes this (the driving) thread allocated so far on the heap. */
@@ -884,23 +898,30 @@ public final class KafkaStreamsBench implements Callable<Integer> {
      */
     private String cpuAndAllocation(List<Run> runs, int p) {
         StringBuilder sb = new StringBuilder(
-                "CPU per record (process, all threads) and allocation per record (driving thread), medians:");
+                "CPU per record (process, all threads including the JIT / driving thread) and allocation per record "
+                        + "(driving thread), medians:");
         for (String e : engines) {
             List<Run> mine = runs.stream()
                     .filter(r -> r.engine().equals(e) && r.partitions() == p)
                     .toList();
             sb.append(String.format(
                     Locale.ROOT,
-                    " %s processing %.1f us, %,.0f B; restore %.1f us, %,.0f B;",
+                    " %s processing %.1f / %.1f us, %,.0f B; restore %.1f / %.1f us, %,.0f B;",
                     e,
                     median(mine.stream()
                             .map(r -> r.processCpuNanos() / 1e3 / records)
+                            .toList()),
+                    median(mine.stream()
+                            .map(r -> r.processThreadCpuNanos() / 1e3 / records)
                             .toList()),
                     median(mine.stream()
                             .map(r -> (double) r.processAllocBytes() / records)
                             .toList()),
                     median(mine.stream()
                             .map(r -> r.restoreCpuNanos() / 1e3 / Math.max(1, r.changelogRecords()))
+                            .toList()),
+                    median(mine.stream()
+                            .map(r -> r.restoreThreadCpuNanos() / 1e3 / Math.max(1, r.changelogRecords()))
                             .toList()),
                     median(mine.stream()
                             .map(r -> (double) r.restoreAllocBytes() / Math.max(1, r.changelogRecords()))

@@ -78,7 +78,17 @@ class KafkaStreamsBenchTest {
                         .as("changelog records restored")
                         .isGreaterThanOrEqualTo(2000);
                 assertThat(r.get("rssBytes").asLong()).isPositive();
-                if (topology.equals("kv") || topology.equals("window")) {
+                assertThat(r.get("processCpuNanos").asLong())
+                        .as("process CPU time")
+                        .isPositive();
+                assertThat(r.get("processThreadCpuNanos").asLong())
+                        .as("driving thread CPU time")
+                        .isPositive()
+                        .isLessThanOrEqualTo(r.get("processCpuNanos").asLong());
+                assertThat(r.get("restoreAllocBytes").asLong())
+                        .as("restore allocation")
+                        .isPositive();
+                if (topology.equals("kv") || topology.equals("window") || topology.equals("versioned")) {
                     assertThat(r.get("verifiedReads").asLong())
                             .as("restored reads checked")
                             .isPositive();
@@ -98,7 +108,12 @@ class KafkaStreamsBenchTest {
                     .as("one ratio per round")
                     .isEqualTo(1);
             assertThat(Files.readString(dir.resolve("report-" + topology).resolve("kafka-streams-" + topology + ".md")))
-                    .contains("| rocksdb |", "| bloomkv |", "Ratios bloomkv / rocksdb per round", "## 2 partitions");
+                    .contains(
+                            "| rocksdb |",
+                            "| bloomkv |",
+                            "Ratios bloomkv / rocksdb per round",
+                            "## 2 partitions",
+                            "CPU per record");
         }
     }
 
