@@ -476,6 +476,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             long processNanos = System.nanoTime() - t0 - sampleNanos;
             long processCpu = processCpuNanos() - cpu0;
             long processAlloc = allocatedBytes() - alloc0;
+            Map<Integer, String> versionedAnswers = versionedAnswers(t, stores, keyBytes, p, spanMs);
             if (retentionMs > 0 && spanMs >= (periods.size() + 1) * retentionMs) {
                 periods.add(sample(periods.size() + 1, dir.resolve("process")));
             }
@@ -517,6 +518,14 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 restoreAlloc += allocatedBytes() - ra0;
             }
             long verified = verify(t, restored, seq, keyBytes, p, spanMs);
+            if (versionedAnswers != null) {
+                Map<Integer, String> after = versionedAnswers(t, restored, keyBytes, p, spanMs);
+                if (!after.equals(versionedAnswers)) {
+                    throw new IllegalStateException("the restored versioned stores answer " + after
+                            + ", the processed ones " + versionedAnswers);
+                }
+                verified += after.size();
+            }
             for (StateStore s : restored) {
                 s.close();
             }
@@ -546,6 +555,28 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         } finally {
             deleteRecursively(dir);
         }
+    }
+
+    /**
+     * Versioned topology: for a sample of keys, the latest version and the version as of half the history retention
+     * before the end, as text (compared between the processed and the restored stores); null for other topologies.
+     */
+    @SuppressWarnings("unchecked")
+    private Map<Integer, String> versionedAnswers(
+            BenchTopology t, StateStore[] stores, byte[][] keyBytes, int p, long spanMs) {
+        if (!t.name.equals("versioned")) {
+            return null;
+        }
+        long asOf = BASE_TIME + spanMs - (long) (retentionMinutes * 60_000 / 2);
+        Map<Integer, String> out = new java.util.TreeMap<>();
+        int n = keyBytes.length;
+        for (int k = 0; k < n; k += Math.max(1, n / 500)) {
+            org.apache.kafka.streams.state.VersionedBytesStore vs =
+                    (org.apache.kafka.streams.state.VersionedBytesStore) stores[k % p];
+            Bytes key = Bytes.wrap(keyBytes[k]);
+            out.put(k, Arrays.toString(vs.get(key)) + " " + Arrays.toString(vs.get(key, asOf)));
+        }
+        return out;
     }
 
     /** Hands a batch to the store's callback as Kafka's restore does (record batches, else key-value batches, else one by one). */
@@ -617,7 +648,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         return checked;
     }
 
-    /** Off-heap bytes the stores report: bloomkv key-value stores their filters; RocksDB its memtables, table readers and block cache. */
+    /**
+     * Off-heap bytes the stores report: bloomkv stores their filters (the key-value store's database, the others'
+     * {@code bloomkv-filter-memory-bytes} gauge; bloomkv memtables are on the heap); RocksDB its memtables, table
+     * readers and block cache.
+     */
     private static String storeOffHeap(StateStore[] stores, BenchStoreContext[] ctx, long[] out) {
         long sum = 0;
         List<String> parts = new ArrayList<>();
@@ -634,7 +669,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 String n = e.getKey().name();
                 if (n.equals("size-all-mem-tables")
                         || n.equals("estimate-table-readers-mem")
-                        || n.equals("block-cache-usage")) {
+                        || n.equals("block-cache-usage")
+                        || n.equals("bloomkv-filter-memory-bytes")) {
                     if (e.getValue().metricValue() instanceof Number num) {
                         sum += num.longValue();
                         if (!parts.contains(n)) {

@@ -93,7 +93,7 @@ class KafkaStreamsBenchTest {
                 assertThat(r.get("processCpuNanosPerRecord").asDouble()).isPositive();
                 assertThat(r.get("processAllocBytesPerRecord").asDouble()).isPositive();
                 assertThat(r.get("restoreAllocBytesPerRecord").asDouble()).isPositive();
-                if (topology.equals("kv") || topology.equals("window")) {
+                if (topology.equals("kv") || topology.equals("window") || topology.equals("versioned")) {
                     assertThat(r.get("verifiedReads").asLong())
                             .as("restored reads checked")
                             .isPositive();

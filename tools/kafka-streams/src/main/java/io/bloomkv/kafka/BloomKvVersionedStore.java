@@ -61,6 +61,14 @@ import org.slf4j.LoggerFactory;
  * Null keys throw NullPointerException; use of a closed store throws InvalidStateStoreException. Thread-safe: every
  * call holds the store's lock (the stream thread writes, IQ threads read). Offsets are managed by the store
  * (KIP-1035), see {@link StoreOffsets}.
+ *
+ * <p>Invariant the reads and out-of-order puts use to skip segments: while a key has a latest version with validFrom
+ * {@code T}, every older version of it ends by {@code T} (validTo {@code <= T}: versions never overlap), so no segment
+ * after {@code segmentId(T)} holds a row of the key. A search for a version older than the latest starts at that
+ * segment instead of the newest one (Kafka's store starts at the newest; the answers are the same, the skipped
+ * segments would be point reads that miss). A put writes its segment row before the latest value, so a failure in
+ * between can leave a row of the moved version in a newer segment: that row starts at the old latest's validFrom,
+ * after every timestamp such a search looks for, so skipping it changes no answer either.
  */
 public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(BloomKvVersionedStore.class);
@@ -127,6 +135,10 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
                 o.blockCache(shared).useMmapReads(false);
             }
         }
+        if (o.writeBufferManager() == null) {
+            // bloomkv.write.buffer.bytes: one memtable budget for every bloomkv store of the application in this JVM.
+            o.writeBufferManager(BloomKvConfig.sharedWriteBufferManager(context.applicationId(), context.appConfigs()));
+        }
         File root0 = new File(context.stateDir(), name);
         try {
             segments.openExisting(root0, o);
@@ -148,6 +160,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         restoreBuffer = new VersionedRestoreBuffer(directClient, () -> latest, segments::write);
         metrics = BloomKvMetrics.register(
                 context, BloomKvStore.METRICS_SCOPE, name, () -> open ? segments.statsOrNull() : null);
+        metrics.registerBudgets(o.blockCache(), o.writeBufferManager());
         open = true;
         context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::writePosition);
     }
@@ -233,31 +246,36 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
 
     private VersionedRecord<byte[]> getAsOf(Bytes key, long asOfTimestamp) {
         byte[] rawLatest = latest.get(key);
+        long newestSegmentTime = Long.MAX_VALUE;
         if (rawLatest != null) {
             long latestTs = VersionedLatestValue.timestamp(rawLatest);
             if (latestTs <= asOfTimestamp) {
                 // The newest version never expires.
                 return new VersionedRecord<>(VersionedLatestValue.value(rawLatest), latestTs);
             }
+            newestSegmentTime = latestTs;
         }
         if (asOfTimestamp < observedStreamTime - historyRetention) {
             // Past the history retention: null, even if a segment still holds the version (predictable answers).
             LOG.warn("Returning null for expired get.");
             return null;
         }
-        for (VersionedSegment segment : segments.segments(asOfTimestamp, Long.MAX_VALUE, false)) {
+        // Oldest first, from the segment of asOf up to the segment of the latest version's validFrom (no newer segment
+        // holds the key: see the class). The version valid at asOf ends after asOf, so it lives in the first segment
+        // whose row of the key ends after asOf; the rows before end by asOf. Kafka's store walks the same segments
+        // newest first and stops at a row ending by asOf: versions never overlap, so both walks meet the same row
+        // and give the same answer, but a key updated often (many versions a segment) is found here by the first
+        // read, where the newest-first walk reads every segment between the latest version and asOf.
+        for (VersionedSegment segment : segments.segments(asOfTimestamp, newestSegmentTime, true)) {
             byte[] raw = segment.get(key);
-            if (raw == null) {
+            if (raw == null || VersionedSegmentValue.nextTimestamp(raw) <= asOfTimestamp) {
                 continue;
-            }
-            if (VersionedSegmentValue.nextTimestamp(raw) <= asOfTimestamp) {
-                // This segment holds nothing valid at asOf, so older segments cannot either.
-                return null;
             }
             if (VersionedSegmentValue.minTimestamp(raw) > asOfTimestamp) {
-                continue;
+                // The first version ending after asOf starts after it: nothing is valid at asOf.
+                return null;
             }
-            VersionedSegmentValue.Found f = VersionedSegmentValue.decode(raw).find(asOfTimestamp);
+            VersionedSegmentValue.Found f = VersionedSegmentValue.find(raw, asOfTimestamp);
             return f.value() == null ? null : new VersionedRecord<>(f.value(), f.validFrom(), f.validTo());
         }
         return null;
@@ -388,9 +406,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
                             VersionedSegmentValue.withRecord(moved, latestTs, timestamp)
                                     .encode());
                 } else {
-                    VersionedSegmentValue sv = VersionedSegmentValue.decode(rawSegment);
-                    sv.insertAsLatest(latestTs, timestamp, moved);
-                    segment.put(key, sv.encode());
+                    segment.put(key, withNewest(rawSegment, latestTs, timestamp, moved));
                 }
             }
         }
@@ -402,10 +418,26 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         return true;
     }
 
+    /**
+     * {@code rawRow} with the version {@code [validFrom, validTo)} added as its newest: two block copies in the common
+     * case ({@link VersionedSegmentValue#withNewest}), else the decoded row's {@code insertAsLatest}.
+     */
+    private static byte[] withNewest(byte[] rawRow, long validFrom, long validTo, byte[] value) {
+        byte[] fast = VersionedSegmentValue.withNewest(rawRow, validFrom, validTo, value);
+        if (fast != null) {
+            return fast;
+        }
+        VersionedSegmentValue sv = VersionedSegmentValue.decode(rawRow);
+        sv.insertAsLatest(validFrom, validTo, value);
+        return sv.encode();
+    }
+
     /** Searches the segments newest first for the one the put belongs in (Kafka's {@code maybePutToSegments}). */
     private boolean putToSegments(
             VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long[] found) {
-        for (VersionedStoreClient.Segment segment : client.reversedSegments(timestamp)) {
+        // found[0] is the latest version's validFrom when there is one: no segment after its segment holds the key.
+        long newestSegmentTime = found[0] == SENTINEL_TIMESTAMP ? Long.MAX_VALUE : found[0];
+        for (VersionedStoreClient.Segment segment : client.reversedSegments(timestamp, newestSegmentTime)) {
             byte[] raw = segment.get(key);
             if (raw == null) {
                 continue;
@@ -461,9 +493,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
                             VersionedSegmentValue.withRecord(f.value(), f.validFrom(), timestamp)
                                     .encode());
                 } else {
-                    VersionedSegmentValue ov = VersionedSegmentValue.decode(rawOlder);
-                    ov.insertAsLatest(f.validFrom(), timestamp, f.value());
-                    older.put(key, ov.encode());
+                    older.put(key, withNewest(rawOlder, f.validFrom(), timestamp, f.value()));
                 }
             }
             sv.update(timestamp, value, f.index());
@@ -502,9 +532,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
                     // The row already ends at this timestamp: that end is the tombstone.
                     return foundTs;
                 }
-                VersionedSegmentValue sv = VersionedSegmentValue.decode(raw);
-                sv.insertAsLatest(nextTs, timestamp, null);
-                segment.put(key, sv.encode());
+                segment.put(key, withNewest(raw, nextTs, timestamp, null));
             }
             return foundTs;
         }
@@ -718,8 +746,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         }
 
         @Override
-        public List<VersionedSegment> reversedSegments(long timestampFrom) {
-            return segments.segments(timestampFrom, Long.MAX_VALUE, false);
+        public List<VersionedSegment> reversedSegments(long timestampFrom, long timestampTo) {
+            return segments.segments(timestampFrom, timestampTo, false);
         }
 
         @Override

@@ -1,6 +1,9 @@
 package io.bloomkv.kafka;
 
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * The value of a key's row in the latest-value database of a {@link BloomKvVersionedStore}: its newest version,
@@ -14,26 +17,25 @@ import java.nio.ByteBuffer;
  */
 final class VersionedLatestValue {
     private static final int TIMESTAMP_SIZE = 8;
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private VersionedLatestValue() {}
 
     static long timestamp(byte[] raw) {
-        return ByteBuffer.wrap(raw).getLong(0);
+        return (long) LONG.get(raw, 0);
     }
 
     static byte[] value(byte[] raw) {
-        byte[] v = new byte[raw.length - TIMESTAMP_SIZE];
-        System.arraycopy(raw, TIMESTAMP_SIZE, v, 0, v.length);
-        return v;
+        return Arrays.copyOfRange(raw, TIMESTAMP_SIZE, raw.length);
     }
 
     static byte[] encode(byte[] value, long timestamp) {
         if (value == null) {
             throw new IllegalStateException("Cannot store tombstone in latest value");
         }
-        return ByteBuffer.allocate(TIMESTAMP_SIZE + value.length)
-                .putLong(timestamp)
-                .put(value)
-                .array();
+        byte[] out = new byte[TIMESTAMP_SIZE + value.length];
+        LONG.set(out, 0, timestamp);
+        System.arraycopy(value, 0, out, TIMESTAMP_SIZE, value.length);
+        return out;
     }
 }

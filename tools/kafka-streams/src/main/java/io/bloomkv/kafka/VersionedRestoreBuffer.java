@@ -121,14 +121,18 @@ final class VersionedRestoreBuffer {
         }
 
         @Override
-        public List<Segment> reversedSegments(long timestampFrom) {
+        public List<Segment> reversedSegments(long timestampFrom, long timestampTo) {
             // The databases' segments, each through its buffer, merged with buffered segments not yet in a database.
             TreeMap<Long, Segment> all = new TreeMap<>(Comparator.reverseOrder());
-            for (Segment s : store.reversedSegments(timestampFrom)) {
+            for (Segment s : store.reversedSegments(timestampFrom, timestampTo)) {
                 all.put(s.id(), buffered.computeIfAbsent(s.id(), id -> new BufferedSegment((VersionedSegment) s)));
             }
             long from = store.segmentIdForTimestamp(timestampFrom);
-            buffered.headMap(from, true).forEach(all::putIfAbsent);
+            long to = store.segmentIdForTimestamp(timestampTo);
+            if (from <= to) {
+                // buffered is ordered newest first: the ids in [from, to] are its sub-map from "to" down to "from".
+                buffered.subMap(to, true, from, true).forEach(all::putIfAbsent);
+            }
             return new ArrayList<>(all.values());
         }
 

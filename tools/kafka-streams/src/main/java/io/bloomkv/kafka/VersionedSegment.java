@@ -35,8 +35,14 @@ final class VersionedSegment implements VersionedStoreClient.Segment {
         return id;
     }
 
+    /** {@code [prefix][StoreKeys encoding of key]} built in one array (one copy of the key per read or write). */
     private byte[] storedKey(Bytes key) {
-        return Segment.prefixed(prefix, StoreKeys.encode(key));
+        byte[] k = key.get();
+        byte[] out = new byte[Segment.PREFIX_SIZE + 1 + k.length];
+        System.arraycopy(prefix, 0, out, 0, Segment.PREFIX_SIZE);
+        out[Segment.PREFIX_SIZE] = StoreKeys.PLAIN;
+        System.arraycopy(k, 0, out, Segment.PREFIX_SIZE + 1, k.length);
+        return out;
     }
 
     private void checkOpen() {

@@ -1,8 +1,11 @@
 package io.bloomkv.kafka;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -32,16 +35,26 @@ final class VersionedSegmentValue {
 
     private static final int HEADER = 1 + 8 + 8 + 4;
     private static final int ENTRY = 8 + 4;
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
     private long nextTimestamp;
     private long minTimestamp;
     private boolean degenerate;
     /** validFrom of each version, newest first. */
-    private final ArrayList<Long> timestamps = new ArrayList<>();
+    private final ArrayList<Long> timestamps;
     /** value of each version, newest first; null = tombstone. */
-    private final ArrayList<byte[]> values = new ArrayList<>();
+    private final ArrayList<byte[]> values;
 
-    private VersionedSegmentValue() {}
+    private VersionedSegmentValue() {
+        this(1);
+    }
+
+    /** Room for {@code capacity} versions plus the one a put adds, so a decoded row is not regrown. */
+    private VersionedSegmentValue(int capacity) {
+        timestamps = new ArrayList<>(capacity + 1);
+        values = new ArrayList<>(capacity + 1);
+    }
 
     /** A row holding one version (degenerate when {@code validFrom == validTo}, as Kafka's newSegmentValueWithRecord). */
     static VersionedSegmentValue withRecord(byte[] value, long validFrom, long validTo) {
@@ -51,30 +64,111 @@ final class VersionedSegmentValue {
     }
 
     static long nextTimestamp(byte[] raw) {
-        return buffer(raw).getLong(1);
+        check(raw);
+        return (long) LONG.get(raw, 1);
     }
 
     static long minTimestamp(byte[] raw) {
-        return buffer(raw).getLong(9);
+        check(raw);
+        return (long) LONG.get(raw, 9);
     }
 
-    private static ByteBuffer buffer(byte[] raw) {
+    private static void check(byte[] raw) {
         if (raw.length < HEADER || raw[0] != FORMAT_V1) {
             throw new IllegalStateException("not a bloomkv versioned segment row (length " + raw.length + ")");
         }
-        return ByteBuffer.wrap(raw).order(ByteOrder.BIG_ENDIAN);
     }
 
-    static VersionedSegmentValue decode(byte[] raw) {
-        ByteBuffer b = buffer(raw);
-        VersionedSegmentValue v = new VersionedSegmentValue();
-        v.nextTimestamp = b.getLong(1);
-        v.minTimestamp = b.getLong(9);
-        int count = b.getInt(17);
+    private static int count(byte[] raw) {
+        int count = (int) INT.get(raw, 17);
         if (count < 1 || HEADER + (long) count * ENTRY > raw.length) {
             throw new IllegalStateException(
                     "corrupt bloomkv versioned segment row: count " + count + ", length " + raw.length);
         }
+        return count;
+    }
+
+    private static ByteBuffer buffer(byte[] raw) {
+        check(raw);
+        return ByteBuffer.wrap(raw).order(ByteOrder.BIG_ENDIAN);
+    }
+
+    /**
+     * {@link #find} on the encoded row, without decoding it: only the found version's value is copied (the read path
+     * of {@code get(key, asOf)}, which touches one version of a row that may hold hundreds). Same precondition:
+     * {@code minTimestamp <= timestamp < nextTimestamp}.
+     */
+    static Found find(byte[] raw, long timestamp) {
+        check(raw);
+        long next = (long) LONG.get(raw, 1);
+        long min = (long) LONG.get(raw, 9);
+        if (timestamp < min) {
+            throw new IllegalArgumentException("Timestamp is too small to be found in this segment.");
+        }
+        if (timestamp >= next) {
+            throw new IllegalArgumentException("Timestamp is too large to be found in this segment.");
+        }
+        int count = count(raw);
+        int valuePos = HEADER + count * ENTRY;
+        long validTo = next;
+        for (int i = 0; i < count; i++) {
+            long ts = (long) LONG.get(raw, HEADER + i * ENTRY);
+            int size = (int) INT.get(raw, HEADER + i * ENTRY + 8);
+            if (ts <= timestamp) {
+                if (size < 0) {
+                    return new Found(i, ts, validTo, null);
+                }
+                if (valuePos + (long) size > raw.length) {
+                    throw new IllegalStateException("corrupt bloomkv versioned segment row: value past the end");
+                }
+                return new Found(i, ts, validTo, Arrays.copyOfRange(raw, valuePos, valuePos + size));
+            }
+            validTo = ts;
+            valuePos += Math.max(size, 0);
+        }
+        throw new IllegalStateException("Search in segment expected to find result but did not.");
+    }
+
+    /**
+     * The row with one more version, the newest, when it follows the row's newest without a gap
+     * ({@code validFrom == nextTimestamp}) on a row that is not degenerate: the common move of an in-order put (the
+     * previous latest value goes into the segment of its new validTo). Built with two block copies of the old row
+     * instead of a decode and encode; returns null when the case is not that one (use {@link #insertAsLatest}).
+     * Same result as {@code decode(raw).insertAsLatest(validFrom, validTo, value).encode()}.
+     */
+    static byte[] withNewest(byte[] raw, long validFrom, long validTo, byte[] value) {
+        check(raw);
+        long next = (long) LONG.get(raw, 1);
+        long min = (long) LONG.get(raw, 9);
+        if (next != validFrom || next == min) {
+            return null;
+        }
+        int count = count(raw);
+        int entriesEnd = HEADER + count * ENTRY;
+        int valueSize = value == null ? 0 : value.length;
+        byte[] out = new byte[raw.length + ENTRY + valueSize];
+        out[0] = FORMAT_V1;
+        LONG.set(out, 1, validTo);
+        LONG.set(out, 9, min);
+        INT.set(out, 17, count + 1);
+        LONG.set(out, HEADER, validFrom);
+        INT.set(out, HEADER + 8, value == null ? -1 : value.length);
+        System.arraycopy(raw, HEADER, out, HEADER + ENTRY, count * ENTRY);
+        int pos = entriesEnd + ENTRY;
+        if (value != null) {
+            System.arraycopy(value, 0, out, pos, valueSize);
+            pos += valueSize;
+        }
+        System.arraycopy(raw, entriesEnd, out, pos, raw.length - entriesEnd);
+        return out;
+    }
+
+    static VersionedSegmentValue decode(byte[] raw) {
+        ByteBuffer b = buffer(raw);
+        int count = count(raw);
+        VersionedSegmentValue v = new VersionedSegmentValue(count);
+        v.nextTimestamp = b.getLong(1);
+        v.minTimestamp = b.getLong(9);
         int valuePos = HEADER + count * ENTRY;
         for (int i = 0; i < count; i++) {
             long ts = b.getLong(HEADER + i * ENTRY);

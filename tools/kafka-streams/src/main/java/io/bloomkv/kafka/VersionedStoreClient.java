@@ -28,8 +28,11 @@ interface VersionedStoreClient {
     /** The segment with this id, or null when it is older than the history retention at {@code streamTime}. */
     Segment getOrCreateSegmentIfLive(long segmentId, long streamTime);
 
-    /** The segments holding timestamps at or after {@code timestampFrom}, newest first. */
-    List<? extends Segment> reversedSegments(long timestampFrom);
+    /**
+     * The segments holding timestamps in {@code [timestampFrom, timestampTo]} (their ids from
+     * {@code segmentIdForTimestamp(timestampFrom)} to {@code segmentIdForTimestamp(timestampTo)}), newest first.
+     */
+    List<? extends Segment> reversedSegments(long timestampFrom, long timestampTo);
 
     long segmentIdForTimestamp(long timestamp);
 }

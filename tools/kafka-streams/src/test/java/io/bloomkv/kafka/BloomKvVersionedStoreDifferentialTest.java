@@ -19,9 +19,11 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.query.MultiVersionedKeyQuery;
+import org.apache.kafka.streams.query.Position;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.VersionedKeyQuery;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
 import org.apache.kafka.streams.state.VersionedKeyValueStore;
@@ -173,6 +175,125 @@ class BloomKvVersionedStoreDifferentialTest {
                 .as("the sequence drops too-old puts, puts newest versions and puts versions with a validTo")
                 .doesNotContain(0L);
         assertThat(historyHits).as("reads that found old versions").isPositive();
+    }
+
+    /**
+     * IQv2 with position bounds, null keys and a closed store, against Kafka's store: the same puts (each with its
+     * input record's offset, so both positions advance) then {@code VersionedKeyQuery} (latest and as of a time) and
+     * {@code MultiVersionedKeyQuery} under bounds behind, at and ahead of the position give the same results, failure
+     * reasons and positions; null keys throw the same exceptions; after close every call throws the same exception.
+     */
+    @Test
+    void queriesPositionBoundsNullKeysAndClosedStoreAnswerAsKafkas() throws Exception {
+        long seed = Long.getLong("bloomkv.seed", System.nanoTime());
+        System.out.println("BloomKvVersionedStoreDifferentialTest.queries seed " + seed
+                + " (replay with -Dbloomkv.seed=" + seed + ")");
+        Random rnd = new Random(seed);
+        long historyRetention = 50 + rnd.nextInt(100);
+        Pair p = open("q", historyRetention, Math.max(1, historyRetention / 3));
+        int keys = 1 + rnd.nextInt(6);
+        long streamTime = 0;
+        long offset = 0;
+        int[] seen = new int[3];
+        for (int i = 0; i < 400; i++) {
+            String what = "seed " + seed + " op " + i;
+            streamTime += rnd.nextInt(3);
+            long ts = rnd.nextInt(4) == 0 ? Math.max(0, streamTime - rnd.nextInt((int) historyRetention)) : streamTime;
+            offset += 1 + rnd.nextInt(3);
+            int partition = rnd.nextInt(2);
+            p.bloomCtx.setRecord("input", partition, offset);
+            p.kafkaCtx.setRecord("input", partition, offset);
+            Bytes key = key(rnd.nextInt(keys));
+            if (rnd.nextInt(8) == 0) {
+                assertSame(p.bloom.delete(key, ts), p.kafka.delete(key, ts), what + " delete");
+            } else {
+                byte[] value = value(rnd);
+                assertThat(p.bloom.put(key, value, ts)).as(what + " put").isEqualTo(p.kafka.put(key, value, ts));
+            }
+            if (rnd.nextInt(3) > 0) {
+                continue;
+            }
+            PositionBound bound = switch (rnd.nextInt(4)) {
+                case 0 -> PositionBound.unbounded();
+                case 1 -> PositionBound.at(Position.emptyPosition());
+                default ->
+                    PositionBound.at(Position.emptyPosition()
+                            .withComponent("input", rnd.nextInt(2), Math.max(0, offset - 3 + rnd.nextInt(6))));
+            };
+            Bytes q = key(rnd.nextInt(keys));
+            VersionedKeyQuery<Bytes, byte[]> single = VersionedKeyQuery.withKey(q);
+            if (rnd.nextBoolean()) {
+                single = single.asOf(
+                        Instant.ofEpochMilli(Math.max(0, streamTime - rnd.nextInt((int) historyRetention * 2))));
+            }
+            String expected = outcome(p.kafkaRoot.query(single, bound, new QueryConfig(false)));
+            assertThat(outcome(p.bloomRoot.query(single, bound, new QueryConfig(false))))
+                    .as(what + " " + single + " bound " + bound)
+                    .isEqualTo(expected);
+            seen[expected.startsWith("failure NOT_UP_TO_BOUND") ? 0 : expected.startsWith("null") ? 1 : 2]++;
+            long to = Math.max(0, streamTime - rnd.nextInt((int) historyRetention));
+            MultiVersionedKeyQuery<Bytes, byte[]> multi = MultiVersionedKeyQuery.<Bytes, byte[]>withKey(q)
+                    .fromTime(Instant.ofEpochMilli(Math.max(0, to - rnd.nextInt((int) historyRetention))))
+                    .toTime(Instant.ofEpochMilli(to));
+            multi = rnd.nextBoolean() ? multi.withAscendingTimestamps() : multi.withDescendingTimestamps();
+            assertThat(outcome(p.bloomRoot.query(multi, bound, new QueryConfig(false))))
+                    .as(what + " multi-versioned query bound " + bound)
+                    .isEqualTo(outcome(p.kafkaRoot.query(multi, bound, new QueryConfig(false))));
+        }
+        assertThat(p.bloomRoot.getPosition()).isEqualTo(p.kafkaRoot.getPosition());
+        assertThat(seen)
+                .as("queries refused by their bound, answered null, answered with a version")
+                .doesNotContain(0);
+
+        List<java.util.function.Function<VersionedKeyValueStore<Bytes, byte[]>, Object>> calls = List.of(
+                s -> s.put(null, new byte[] {1}, 5), s -> s.get(null), s -> s.get(null, 5), s -> s.delete(null, 5));
+        for (var call : calls) {
+            assertThat(thrown(() -> call.apply(p.bloom))).as("null key").isEqualTo(thrown(() -> call.apply(p.kafka)));
+        }
+        p.bloomRoot.close();
+        p.kafkaRoot.close();
+        assertThat(p.bloomRoot.isOpen()).isEqualTo(p.kafkaRoot.isOpen());
+        List<java.util.function.Function<VersionedKeyValueStore<Bytes, byte[]>, Object>> closed = List.of(
+                s -> s.put(key(0), new byte[] {1}, 5),
+                s -> s.get(key(0)),
+                s -> s.get(key(0), 5),
+                s -> s.delete(key(0), 5));
+        for (var call : closed) {
+            assertThat(thrown(() -> call.apply(p.bloom)))
+                    .as("closed store")
+                    .isEqualTo(thrown(() -> call.apply(p.kafka)));
+        }
+    }
+
+    /** The exception class a call throws ("none" when it returns). */
+    private static String thrown(java.util.function.Supplier<Object> call) {
+        try {
+            call.get();
+            return "none";
+        } catch (RuntimeException e) {
+            return e.getClass().getName();
+        }
+    }
+
+    /** A query result as comparable text: success with the answer, or the failure reason; then the position. */
+    @SuppressWarnings("unchecked")
+    private static String outcome(QueryResult<?> r) {
+        String answer;
+        if (r.isSuccess()) {
+            Object result = r.getResult();
+            if (result instanceof VersionedRecordIterator<?> it) {
+                List<String> all = new ArrayList<>();
+                try (VersionedRecordIterator<byte[]> records = (VersionedRecordIterator<byte[]>) it) {
+                    records.forEachRemaining(x -> all.add(show(x)));
+                }
+                answer = all.toString();
+            } else {
+                answer = show((VersionedRecord<byte[]>) result);
+            }
+        } else {
+            answer = "failure " + r.getFailureReason();
+        }
+        return answer + " at " + r.getPosition();
     }
 
     private void restoreAndCompare(

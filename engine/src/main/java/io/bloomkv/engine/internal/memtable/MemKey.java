@@ -21,6 +21,14 @@ final class MemKey {
 
     final long prefix1;
 
+    /**
+     * Words 2.. of the key (bytes 16 onwards), computed on first use: a skip-list search compares one lookup key with
+     * dozens of entries, and keys longer than 16 bytes that share their first 16 (a common prefix: a segment id, a
+     * key format byte, a fixed-width name) reach these words in every compare. Not thread-safe; a MemKey belongs to
+     * one lookup or insert.
+     */
+    private long[] rest;
+
     MemKey(byte[] userKey, long trailer) {
         this.userKey = userKey;
         this.trailer = trailer;
@@ -39,6 +47,26 @@ final class MemKey {
             p = (p << 8) | (key[from + i] & 0xFFL);
         }
         return n == 8 ? p : n == 0 ? 0 : p << (8 * (8 - n));
+    }
+
+    /** Word {@code j} of the key ({@code word(userKey, 8 * j)}), cached. */
+    long wordAt(int j) {
+        if (j == 0) {
+            return prefix0;
+        }
+        if (j == 1) {
+            return prefix1;
+        }
+        long[] r = rest;
+        if (r == null) {
+            int words = (userKey.length + 7) >>> 3;
+            r = new long[Math.max(0, words - 2)];
+            for (int i = 0; i < r.length; i++) {
+                r[i] = word(userKey, 8 * (i + 2));
+            }
+            rest = r;
+        }
+        return j - 2 < r.length ? r[j - 2] : 0;
     }
 
     static int compare(MemKey a, MemKey b) {

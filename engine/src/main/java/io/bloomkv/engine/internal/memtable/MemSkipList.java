@@ -275,7 +275,7 @@ final class MemSkipList {
             return false;
         }
         for (int j = 2; j < keyWords(len); j++) {
-            if (c[p + 2 + j] != MemKey.word(k, 8 * j)) {
+            if (c[p + 2 + j] != key.wordAt(j)) {
                 return false;
             }
         }
@@ -331,7 +331,7 @@ final class MemSkipList {
         if (len > 16 && k.length > 16) {
             int words = Math.min(keyWords(len), keyWords(k.length));
             for (int j = 2; j < words; j++) {
-                r = Long.compareUnsigned(c[p + 2 + j], MemKey.word(k, 8 * j));
+                r = Long.compareUnsigned(c[p + 2 + j], key.wordAt(j));
                 if (r != 0) {
                     return r;
                 }
