@@ -338,7 +338,19 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         for (int level = 0; level < s.numLevels(); level++) {
             n += s.levelEntries(level);
         }
-        return n < 0 ? Long.MAX_VALUE : n;
+        if (n < 0) {
+            return Long.MAX_VALUE;
+        }
+        // The offsets and position records live in the same database (StoreMetadata) but are not entries of the
+        // store, as Kafka's RocksDB store keeps them in another column family: leave out the ones held now (older
+        // versions of them still in the memtable stay in the estimate, as overwritten data keys do).
+        return Math.max(0, n - metadataRecords());
+    }
+
+    private long metadataRecords() {
+        synchronized (this) {
+            return metadata.records();
+        }
     }
 
     /** The engine's counters now, or null when the store is closed. */

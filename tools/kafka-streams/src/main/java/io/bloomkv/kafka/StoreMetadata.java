@@ -49,6 +49,11 @@ final class StoreMetadata {
         return p;
     }
 
+    /** How many metadata records the database holds now (one per committed offset and per position component). */
+    int records() {
+        return offsets.size() + writtenPosition.size();
+    }
+
     boolean hasOffsets() {
         return !offsets.isEmpty();
     }
