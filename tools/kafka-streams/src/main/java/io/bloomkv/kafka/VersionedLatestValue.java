@@ -1,8 +1,5 @@
 package io.bloomkv.kafka;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -17,12 +14,11 @@ import java.util.Arrays;
  */
 final class VersionedLatestValue {
     private static final int TIMESTAMP_SIZE = 8;
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private VersionedLatestValue() {}
 
     static long timestamp(byte[] raw) {
-        return (long) LONG.get(raw, 0);
+        return BigEndian.getLong(raw, 0);
     }
 
     static byte[] value(byte[] raw) {
@@ -34,7 +30,7 @@ final class VersionedLatestValue {
             throw new IllegalStateException("Cannot store tombstone in latest value");
         }
         byte[] out = new byte[TIMESTAMP_SIZE + value.length];
-        LONG.set(out, 0, timestamp);
+        BigEndian.putLong(out, 0, timestamp);
         System.arraycopy(value, 0, out, TIMESTAMP_SIZE, value.length);
         return out;
     }

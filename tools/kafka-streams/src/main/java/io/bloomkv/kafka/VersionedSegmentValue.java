@@ -1,7 +1,5 @@
 package io.bloomkv.kafka;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -35,8 +33,6 @@ final class VersionedSegmentValue {
 
     private static final int HEADER = 1 + 8 + 8 + 4;
     private static final int ENTRY = 8 + 4;
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
     private long nextTimestamp;
     private long minTimestamp;
@@ -65,12 +61,12 @@ final class VersionedSegmentValue {
 
     static long nextTimestamp(byte[] raw) {
         check(raw);
-        return (long) LONG.get(raw, 1);
+        return BigEndian.getLong(raw, 1);
     }
 
     static long minTimestamp(byte[] raw) {
         check(raw);
-        return (long) LONG.get(raw, 9);
+        return BigEndian.getLong(raw, 9);
     }
 
     private static void check(byte[] raw) {
@@ -80,7 +76,7 @@ final class VersionedSegmentValue {
     }
 
     private static int count(byte[] raw) {
-        int count = (int) INT.get(raw, 17);
+        int count = BigEndian.getInt(raw, 17);
         if (count < 1 || HEADER + (long) count * ENTRY > raw.length) {
             throw new IllegalStateException(
                     "corrupt bloomkv versioned segment row: count " + count + ", length " + raw.length);
@@ -100,8 +96,8 @@ final class VersionedSegmentValue {
      */
     static Found find(byte[] raw, long timestamp) {
         check(raw);
-        long next = (long) LONG.get(raw, 1);
-        long min = (long) LONG.get(raw, 9);
+        long next = BigEndian.getLong(raw, 1);
+        long min = BigEndian.getLong(raw, 9);
         if (timestamp < min) {
             throw new IllegalArgumentException("Timestamp is too small to be found in this segment.");
         }
@@ -112,8 +108,8 @@ final class VersionedSegmentValue {
         int valuePos = HEADER + count * ENTRY;
         long validTo = next;
         for (int i = 0; i < count; i++) {
-            long ts = (long) LONG.get(raw, HEADER + i * ENTRY);
-            int size = (int) INT.get(raw, HEADER + i * ENTRY + 8);
+            long ts = BigEndian.getLong(raw, HEADER + i * ENTRY);
+            int size = BigEndian.getInt(raw, HEADER + i * ENTRY + 8);
             if (ts <= timestamp) {
                 if (size < 0) {
                     return new Found(i, ts, validTo, null);
@@ -138,8 +134,8 @@ final class VersionedSegmentValue {
      */
     static byte[] withNewest(byte[] raw, long validFrom, long validTo, byte[] value) {
         check(raw);
-        long next = (long) LONG.get(raw, 1);
-        long min = (long) LONG.get(raw, 9);
+        long next = BigEndian.getLong(raw, 1);
+        long min = BigEndian.getLong(raw, 9);
         if (next != validFrom || next == min) {
             return null;
         }
@@ -148,11 +144,11 @@ final class VersionedSegmentValue {
         int valueSize = value == null ? 0 : value.length;
         byte[] out = new byte[raw.length + ENTRY + valueSize];
         out[0] = FORMAT_V1;
-        LONG.set(out, 1, validTo);
-        LONG.set(out, 9, min);
-        INT.set(out, 17, count + 1);
-        LONG.set(out, HEADER, validFrom);
-        INT.set(out, HEADER + 8, value == null ? -1 : value.length);
+        BigEndian.putLong(out, 1, validTo);
+        BigEndian.putLong(out, 9, min);
+        BigEndian.putInt(out, 17, count + 1);
+        BigEndian.putLong(out, HEADER, validFrom);
+        BigEndian.putInt(out, HEADER + 8, value == null ? -1 : value.length);
         System.arraycopy(raw, HEADER, out, HEADER + ENTRY, count * ENTRY);
         int pos = entriesEnd + ENTRY;
         if (value != null) {
