@@ -90,7 +90,10 @@ class KafkaStreamsBenchTest {
                 // 30 minutes of event time, 20 minutes of retention: one sample, after the first period.
                 assertThat(r.get("periods")).as("samples per retention period").hasSize(1);
                 assertThat(r.get("periods").get(0).get("diskBytes").asLong()).isPositive();
-                assertThat(r.get("processCpuNanosPerRecord").asDouble()).isPositive();
+                // Process CPU time moves in clock ticks (10 ms on Linux): the test's short phases can measure none, so
+                // zero is valid here; a negative or missing figure is not.
+                assertThat(r.get("processCpuNanosPerRecord").asDouble()).isNotNegative();
+                assertThat(r.get("restoreCpuNanosPerRecord").asDouble()).isNotNegative();
                 assertThat(r.get("processAllocBytesPerRecord").asDouble()).isPositive();
                 assertThat(r.get("restoreAllocBytesPerRecord").asDouble()).isPositive();
                 if (topology.equals("kv") || topology.equals("window") || topology.equals("versioned")) {
