@@ -367,6 +367,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     result = new ObjectMapper().readValue(line.substring(RESULT.length()), Run.class);
                 } else {
                     out.append(line).append('\n');
+                    if (heapHistogram > 0) {
+                        System.out.println(line); // the child's --heap-histogram (it prints nothing else)
+                    }
                 }
             }
         }
