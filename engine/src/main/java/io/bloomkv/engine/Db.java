@@ -494,14 +494,15 @@ public final class Db implements AutoCloseable {
                         for (MemTable imm : sv.imms) {
                             children.add(imm.iterator());
                         }
-                        byte[] lower = readOptions == null ? null : readOptions.iterateLowerBound();
-                        byte[] upper = readOptions == null ? null : readOptions.iterateUpperBound();
+                        byte[] lower = readOptions == null ? null : readOptions.lowerBound();
+                        byte[] upper = readOptions == null ? null : readOptions.upperBound();
                         // A bounded read puts each table behind its range filter (Options.rangeFilterBitsPerKey).
                         children.addAll(
                                 lower == null && upper == null
                                         ? sv.version.iterators()
                                         : sv.version.iterators(lower, upper));
-                        return new MergingIterator(children);
+                        // DbIterator copies every key it keeps, so the merge may borrow its children's keys.
+                        return MergingIterator.lendingKeys(children);
                     },
                     sequence,
                     readOptions);
