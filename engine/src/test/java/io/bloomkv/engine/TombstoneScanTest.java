@@ -104,4 +104,45 @@ class TombstoneScanTest {
             assertThat(it.value()).as(ctx).isEqualTo(expected.getValue());
         }
     }
+
+    /**
+     * Iterators at the latest sequence share one fragmented list of range tombstones until the memtable gains one;
+     * iterators at older snapshots and after new range deletions must still see exactly what was visible to them.
+     */
+    @Test
+    void rangeTombstonesSeenByEachIteratorAsOfItsSequence() {
+        try (Db db = Db.open(dir, Options.defaults().writeBufferSize(64 << 10))) {
+            for (int i = 0; i < 100; i++) {
+                db.put(key(i), new byte[] {(byte) i});
+            }
+            Snapshot before = db.getSnapshot();
+            db.deleteRange(key(10), key(20));
+            assertThat(count(db, null)).isEqualTo(90);
+            assertThat(count(db, null)).as("again, from the list kept").isEqualTo(90);
+            assertThat(count(db, before))
+                    .as("a snapshot before the range deletion")
+                    .isEqualTo(100);
+            Snapshot middle = db.getSnapshot();
+            db.deleteRange(key(30), key(35)); // the memtable gains a tombstone: the kept list is stale
+            assertThat(count(db, null)).isEqualTo(85);
+            assertThat(count(db, middle)).isEqualTo(90);
+            db.flush(); // the tombstones move to a table: a new SuperVersion
+            db.deleteRange(key(50), key(51));
+            assertThat(count(db, null)).isEqualTo(84);
+            assertThat(count(db, before)).isEqualTo(100);
+            assertThat(count(db, middle)).isEqualTo(90);
+            before.close();
+            middle.close();
+        }
+    }
+
+    private static int count(Db db, Snapshot snapshot) {
+        int n = 0;
+        try (DbIterator it = db.iterator(ReadOptions.defaults().snapshot(snapshot))) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                n++;
+            }
+        }
+        return n;
+    }
 }
