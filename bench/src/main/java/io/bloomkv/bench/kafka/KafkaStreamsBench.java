@@ -227,7 +227,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             double processCpuNanosPerRecord,
             double processAllocBytesPerRecord,
             double restoreCpuNanosPerRecord,
-            double restoreAllocBytesPerRecord) {}
+            double restoreAllocBytesPerRecord,
+            double processThreadCpuNanosPerRecord,
+            double restoreThreadCpuNanosPerRecord) {}
 
     /**
      * The process after each retention period of event time (processing clock stopped while sampled): resident set,
@@ -299,11 +301,13 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                                 mib(r.rssPeakBytes()));
                         System.out.printf(
                                 Locale.ROOT,
-                                "           per record: process CPU %,.0f ns, stream-thread alloc %,.0f B; "
-                                        + "restore CPU %,.0f ns, alloc %,.0f B%n",
+                                "           per record: process CPU %,.0f ns (stream thread %,.0f), stream-thread alloc %,.0f"
+                                        + " B; restore CPU %,.0f ns (stream thread %,.0f), alloc %,.0f B%n",
                                 r.processCpuNanosPerRecord(),
+                                r.processThreadCpuNanosPerRecord(),
                                 r.processAllocBytesPerRecord(),
                                 r.restoreCpuNanosPerRecord(),
+                                r.restoreThreadCpuNanosPerRecord(),
                                 r.restoreAllocBytesPerRecord());
                         System.out.println("           memory: " + describe(r.memory()) + periodsLine(r.periods()));
                     }
@@ -455,7 +459,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             long retentionMs = (long) (retentionMinutes * 60_000);
             List<PeriodSample> periods = new ArrayList<>();
             long sampleNanos = 0;
+            long sampleThreadCpu = 0;
             long cpu0 = processCpuNanos();
+            long threadCpu0 = threadCpuNanos();
             long alloc0 = allocatedBytes();
             long t0 = System.nanoTime();
             for (int i = 0; i < seq.length; i++) {
@@ -464,8 +470,10 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 long ts = BASE_TIME + (long) ((double) i * spanMs / seq.length);
                 if (retentionMs > 0 && ts - BASE_TIME >= (periods.size() + 1) * retentionMs) {
                     long s0 = System.nanoTime();
+                    long sc0 = threadCpuNanos();
                     periods.add(sample(periods.size() + 1, dir.resolve("process")));
                     sampleNanos += System.nanoTime() - s0;
+                    sampleThreadCpu += threadCpuNanos() - sc0;
                 }
                 t.process(stores[part], i, keyBytes[k], ts, rnd, part, changelogs.get(part));
                 if (++sinceCommit[part] == commitEvery) {
@@ -478,6 +486,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             }
             long processNanos = System.nanoTime() - t0 - sampleNanos;
             long processCpu = processCpuNanos() - cpu0;
+            long processThreadCpu = threadCpuNanos() - threadCpu0 - sampleThreadCpu;
             long processAlloc = allocatedBytes() - alloc0;
             Map<Integer, String> versionedAnswers = versionedAnswers(t, stores, keyBytes, p, spanMs);
             if (retentionMs > 0 && spanMs >= (periods.size() + 1) * retentionMs) {
@@ -501,6 +510,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             // Restore: each task's changelog into a fresh store.
             long restoreNanos = 0;
             long restoreCpu = 0;
+            long restoreThreadCpu = 0;
             long restoreAlloc = 0;
             long changelogRecords = 0;
             StateStore[] restored = new StateStore[p];
@@ -510,6 +520,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 List<ConsumerRecord<byte[], byte[]>> log = changelogs.get(i);
                 changelogRecords += log.size();
                 long rc0 = processCpuNanos();
+                long rtc0 = threadCpuNanos();
                 long ra0 = allocatedBytes();
                 long r0 = System.nanoTime();
                 for (int from = 0; from < log.size(); from += restoreBatch) {
@@ -518,6 +529,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 commit(restored[i], i, log.size());
                 restoreNanos += System.nanoTime() - r0;
                 restoreCpu += processCpuNanos() - rc0;
+                restoreThreadCpu += threadCpuNanos() - rtc0;
                 restoreAlloc += allocatedBytes() - ra0;
             }
             long verified = verify(t, restored, seq, keyBytes, p, spanMs);
@@ -554,7 +566,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     (double) processCpu / seq.length,
                     (double) processAlloc / seq.length,
                     changelogRecords == 0 ? 0 : (double) restoreCpu / changelogRecords,
-                    changelogRecords == 0 ? 0 : (double) restoreAlloc / changelogRecords);
+                    changelogRecords == 0 ? 0 : (double) restoreAlloc / changelogRecords,
+                    (double) processThreadCpu / seq.length,
+                    changelogRecords == 0 ? 0 : (double) restoreThreadCpu / changelogRecords);
         } finally {
             deleteRecursively(dir);
         }
@@ -695,6 +709,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
                 ? os.getProcessCpuTime()
                 : -1;
+    }
+
+    /** CPU time of the calling (stream) thread so far: the stores' own work, without the JIT, GC or other threads. */
+    static long threadCpuNanos() {
+        return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
     }
 
     /** Bytes the calling (stream) thread has allocated on the heap so far; -1 where the JVM does not report it. */
@@ -960,22 +979,32 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         System.out.println("report: " + reportDir.resolve(base + ".md").toAbsolutePath());
     }
 
-    /** CPU time (whole process) and stream-thread allocation per record, medians: figures load does not inflate. */
+    /**
+     * CPU time (whole process, and the stream thread alone: the stores' own work without the JIT, GC and background
+     * threads) and stream-thread allocation per record, medians: figures load does not inflate.
+     */
     private String costTable(List<Run> runs, int p) {
         StringBuilder md = new StringBuilder("\nPer record (medians): process CPU ns (every thread, GC included), "
-                + "stream-thread heap allocation B:\n\n| store | process CPU ns | process alloc B | restore CPU ns | "
-                + "restore alloc B |\n|---|---:|---:|---:|---:|\n");
+                + "stream-thread CPU ns, stream-thread heap allocation B:\n\n| store | process CPU ns | "
+                + "stream-thread CPU ns | process alloc B | restore CPU ns | restore stream-thread CPU ns | "
+                + "restore alloc B |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for (String e : engines) {
             List<Run> mine = runs.stream()
                     .filter(r -> r.engine().equals(e) && r.partitions() == p)
                     .toList();
             md.append(String.format(
                     Locale.ROOT,
-                    "| %s | %,.0f | %,.0f | %,.0f | %,.0f |%n",
+                    "| %s | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f |%n",
                     e,
                     median(mine.stream().map(Run::processCpuNanosPerRecord).toList()),
+                    median(mine.stream()
+                            .map(Run::processThreadCpuNanosPerRecord)
+                            .toList()),
                     median(mine.stream().map(Run::processAllocBytesPerRecord).toList()),
                     median(mine.stream().map(Run::restoreCpuNanosPerRecord).toList()),
+                    median(mine.stream()
+                            .map(Run::restoreThreadCpuNanosPerRecord)
+                            .toList()),
                     median(mine.stream().map(Run::restoreAllocBytesPerRecord).toList())));
         }
         return md.toString();
