@@ -2,7 +2,7 @@ package io.bloomkv.engine.internal.iterator;
 
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.table.InternalIterator;
-import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
@@ -44,9 +44,21 @@ public final class MergingIterator implements InternalIterator {
         }
     }
 
-    private final List<Child> children = new ArrayList<>();
+    private static final Comparator<Child> MIN_FIRST = (a, b) -> {
+        int c = InternalKey.COMPARATOR.compare(a.key, b.key);
+        return c != 0 ? c : Integer.compare(a.index, b.index);
+    };
+    private static final Comparator<Child> MAX_FIRST = (a, b) -> {
+        int c = InternalKey.COMPARATOR.compare(b.key, a.key);
+        return c != 0 ? c : Integer.compare(b.index, a.index);
+    };
+
+    /** An array, not a list: the loops over the children (every seek) allocate no iterator. */
+    private final Child[] children;
+
     private final PriorityQueue<Child> minHeap;
-    private final PriorityQueue<Child> maxHeap;
+    /** Made on the first backward move: most scans (a store's fetch) never take one. */
+    private PriorityQueue<Child> maxHeap;
     /** The heap of the current direction: {@link #minHeap} forward, {@link #maxHeap} backward. */
     private PriorityQueue<Child> heap;
 
@@ -68,17 +80,11 @@ public final class MergingIterator implements InternalIterator {
     }
 
     private MergingIterator(List<? extends InternalIterator> iterators, boolean lend) {
-        for (InternalIterator it : iterators) {
-            children.add(new Child(it, children.size(), lend));
+        children = new Child[iterators.size()];
+        for (int i = 0; i < children.length; i++) {
+            children[i] = new Child(iterators.get(i), i, lend);
         }
-        minHeap = new PriorityQueue<>(Math.max(1, children.size()), (a, b) -> {
-            int c = InternalKey.COMPARATOR.compare(a.key, b.key);
-            return c != 0 ? c : Integer.compare(a.index, b.index);
-        });
-        maxHeap = new PriorityQueue<>(Math.max(1, children.size()), (a, b) -> {
-            int c = InternalKey.COMPARATOR.compare(b.key, a.key);
-            return c != 0 ? c : Integer.compare(b.index, a.index);
-        });
+        minHeap = new PriorityQueue<>(Math.max(1, children.length), MIN_FIRST);
         heap = minHeap;
     }
 
@@ -86,7 +92,11 @@ public final class MergingIterator implements InternalIterator {
     private void fillHeap(boolean forwardDirection, Child skip) {
         forward = forwardDirection;
         minHeap.clear();
-        maxHeap.clear();
+        if (maxHeap != null) {
+            maxHeap.clear();
+        } else if (!forwardDirection) {
+            maxHeap = new PriorityQueue<>(Math.max(1, children.length), MAX_FIRST);
+        }
         heap = forwardDirection ? minHeap : maxHeap;
         for (Child c : children) {
             if (c == skip) {
@@ -240,7 +250,9 @@ public final class MergingIterator implements InternalIterator {
         closed = true;
         current = null;
         minHeap.clear();
-        maxHeap.clear();
+        if (maxHeap != null) {
+            maxHeap.clear();
+        }
         RuntimeException first = null;
         for (Child c : children) {
             try {
