@@ -129,6 +129,15 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     int commitEvery;
 
     @Option(
+            names = "--rate",
+            defaultValue = "0",
+            description = "Records per second the processing phase is held to, all tasks together (default "
+                    + "${DEFAULT-VALUE}: as fast as the stores go). With a rate both engines see the same traffic, so "
+                    + "their resident sets compare at equal load (G1 sizes the heap to the collection time per second, "
+                    + "which grows with the records per second); records/s then show the rate, not the stores.")
+    double rate;
+
+    @Option(
             names = "--restore-batch",
             defaultValue = "1000",
             description = "Changelog records per restore batch (default ${DEFAULT-VALUE}, max.poll.records).")
@@ -264,7 +273,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             System.out.printf(
                     Locale.ROOT,
                     "kafka-streams bench, topology %s: %,d records, %,d keys, partitions %s, commit every %,d, "
-                            + "restore batches of %,d, %d rounds, %s%n",
+                            + "restore batches of %,d, %d rounds, %s%s%n",
                     topology,
                     records,
                     topologyKeys(),
@@ -272,7 +281,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     commitEvery,
                     restoreBatch,
                     rounds,
-                    fork ? "a child JVM per run" : "in this JVM");
+                    fork ? "a child JVM per run" : "in this JVM",
+                    rateNote());
             System.out.println("machine: " + Machine.current().summary());
             List<Run> runs = new ArrayList<>();
             for (int p : partitions) {
@@ -320,6 +330,13 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 deleteRecursively(parent);
             }
         }
+    }
+
+    /** The processing rate, when held to one (records/s then show it, not the stores). */
+    private String rateNote() {
+        return rate > 0
+                ? String.format(Locale.ROOT, ", processing held to %,.0f records/s (records/s show the rate)", rate)
+                : "";
     }
 
     private int topologyKeys() {
@@ -474,6 +491,14 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     periods.add(sample(periods.size() + 1, dir.resolve("process")));
                     sampleNanos += System.nanoTime() - s0;
                     sampleThreadCpu += threadCpuNanos() - sc0;
+                }
+                if (rate > 0 && i % 100 == 0) {
+                    // Held to the rate: wait until record i is due (the sampling pauses do not count).
+                    long due = t0 + sampleNanos + (long) (i * 1e9 / rate);
+                    long ahead = due - System.nanoTime();
+                    if (ahead > 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(ahead);
+                    }
                 }
                 t.process(stores[part], i, keyBytes[k], ts, rnd, part, changelogs.get(part));
                 if (++sinceCommit[part] == commitEvery) {
@@ -824,7 +849,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 Locale.ROOT,
                 "%,d records over %,d keys (skewed), event time %.2f h, window %.2f min, retention %.1f min, "
                         + "session gap %.2f min; commit every %,d records per task, restore batches of %,d; bloomkv shared block cache %,d bytes; "
-                        + "%d runs per engine and partition count, engines alternating, %s; machine: %s.%n%n",
+                        + "%d runs per engine and partition count, engines alternating, %s%s; machine: %s.%n%n",
                 records,
                 topologyKeys(),
                 eventHours,
@@ -836,6 +861,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 bloomkvCacheBytes,
                 rounds,
                 fork ? "each run a fresh JVM" : "one JVM",
+                rateNote(),
                 Machine.current().summary()));
         List<String> categories = new ArrayList<>();
         List<Double> ratioValues = new ArrayList<>();
