@@ -31,7 +31,7 @@ class TableDumpTest {
             for (int i = 0; i < 300; i++) {
                 db.put(b(String.format("key%04d", i)), b("value" + i));
             }
-            db.delete(b("key0005"));
+            db.delete(b("key0005")); // the flush drops the put under it: no reader can see it
             db.flush();
             db.put(b("later"), b("x"));
         }
@@ -51,7 +51,7 @@ class TableDumpTest {
         long live = TableReader.liveTables();
         try (TableDump t = TableDump.open(table.path())) {
             TableDump.Properties p = t.properties();
-            assertThat(p.entries()).isEqualTo(301);
+            assertThat(p.entries()).isEqualTo(300);
             assertThat(p.deletions()).isEqualTo(1);
             assertThat(p.smallestKey().userKey()).isEqualTo(b("key0000"));
             assertThat(p.filterKind()).isEqualTo(FilterKind.BLOCKED);
@@ -66,7 +66,7 @@ class TableDumpTest {
             assertThat(f.problem()).isNull();
             List<TableDump.Entry> entries = new ArrayList<>();
             t.forEachEntry(Long.MAX_VALUE, entries::add);
-            assertThat(entries).hasSize(301);
+            assertThat(entries).hasSize(300);
             assertThat(entries.stream().filter(e -> e.key().isDeletion()))
                     .singleElement()
                     .satisfies(e -> assertThat(e.key().userKey()).isEqualTo(b("key0005")));
