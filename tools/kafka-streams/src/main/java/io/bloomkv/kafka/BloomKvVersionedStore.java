@@ -761,9 +761,14 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         return segments.size();
     }
 
-    /** Waits for the compactions expiry submitted (tests). */
-    void awaitExpiryCompactions() {
-        segments.awaitExpiryCompactions();
+    /** Waits for the table deletions expiry submitted (tests). */
+    void awaitExpiryDeletions() {
+        segments.awaitExpiryDeletions();
+    }
+
+    /** Tables expiry removed since open (tests). */
+    long expiryTablesDeleted() {
+        return segments.expiryTablesDeleted();
     }
 
     /** The ids of the live segments, oldest first (tests). */

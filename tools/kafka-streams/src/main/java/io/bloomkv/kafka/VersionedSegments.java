@@ -18,9 +18,9 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
  * bloomkv database under {@code stateDir/name/}: the counterpart of Kafka's {@code LogicalKeyValueSegments} (one
  * RocksDB instance, segment-prefixed keys; same segment ids, {@code timestamp / segmentInterval}; same liveness
  * rule: a segment is live while its id is at least {@code segmentId(streamTime - retention)}). Expired segments are
- * removed with one range tombstone over their key ranges, then that range is compacted at once: the database's
- * tables are partitioned by segment prefix ({@code Options.tablePartitionPrefixLength}), so the tables of expired
- * segments are dropped unread and expiry costs no write per record. The segment ids present are found again at
+ * removed with one range tombstone over their key ranges, then their tables are removed from the database's file list
+ * ({@link Db#deleteFilesInRange}): the database's flushes and compactions write one segment per table
+ * ({@code Options.tablePartitionPrefixLength}), so expiry reads and writes nothing per record. The segment ids present are found again at
  * open (one seek per segment), so the history kept on disk stays readable after a restart.
  */
 final class VersionedSegments {
@@ -29,14 +29,14 @@ final class VersionedSegments {
     private final long segmentInterval;
     private final TreeMap<Long, VersionedSegment> segments = new TreeMap<>();
     private Db db;
-    private final ExpiryCompactions compactions;
+    private final ExpiryDeletions deletions;
     private VersionedSegment latest;
     /** Written since the last WAL sync. */
     private boolean dirty;
 
     VersionedSegments(String name, long retention, long segmentInterval) {
         this.name = name;
-        this.compactions = new ExpiryCompactions(name);
+        this.deletions = new ExpiryDeletions(name);
         this.retention = retention;
         this.segmentInterval = segmentInterval;
     }
@@ -121,7 +121,7 @@ final class VersionedSegments {
 
     /**
      * Drops every segment older than the retention at {@code streamTime}: one range tombstone over their key ranges
-     * (never the latest values' range, id -1, below them), then that range compacted ({@link ExpiryCompactions}) so their tables go unread.
+     * (never the latest values' range, id -1, below them), then their tables removed unread ({@link ExpiryDeletions}).
      */
     void cleanupExpiredSegments(long streamTime) {
         long minLiveSegment = segmentId(streamTime - retention);
@@ -135,7 +135,7 @@ final class VersionedSegments {
             s.markClosed();
         }
         expired.clear();
-        Segment.dropRange(db, compactions, first, last, "versioned store " + name);
+        Segment.dropRange(db, deletions, first, last, "versioned store " + name);
         dirty = true;
     }
 
@@ -155,9 +155,14 @@ final class VersionedSegments {
         }
     }
 
-    /** Waits for the compactions expiry submitted (tests). */
-    void awaitExpiryCompactions() {
-        compactions.awaitIdle();
+    /** Waits for the table deletions expiry submitted (tests). */
+    void awaitExpiryDeletions() {
+        deletions.awaitIdle();
+    }
+
+    /** Tables expiry removed since open ({@link Db#deleteFilesInRange}). */
+    long expiryTablesDeleted() {
+        return deletions.tablesDeleted();
     }
 
     int size() {
@@ -192,7 +197,7 @@ final class VersionedSegments {
         }
         Db d = db;
         if (d != null) {
-            compactions.awaitIdle();
+            deletions.awaitIdle();
         }
         db = null;
         if (d != null) {
