@@ -489,19 +489,21 @@ public final class Db implements AutoCloseable {
                     this,
                     sv,
                     () -> {
-                        List<InternalIterator> children = new ArrayList<>();
-                        children.add(sv.mem.iterator());
-                        for (MemTable imm : sv.imms) {
-                            children.add(imm.iterator());
-                        }
-                        byte[] lower = readOptions == null ? null : readOptions.iterateLowerBound();
-                        byte[] upper = readOptions == null ? null : readOptions.iterateUpperBound();
+                        byte[] lower = readOptions == null ? null : readOptions.lowerBound();
+                        byte[] upper = readOptions == null ? null : readOptions.upperBound();
                         // A bounded read puts each table behind its range filter (Options.rangeFilterBitsPerKey).
-                        children.addAll(
-                                lower == null && upper == null
-                                        ? sv.version.iterators()
-                                        : sv.version.iterators(lower, upper));
-                        return new MergingIterator(children);
+                        List<InternalIterator> tables = lower == null && upper == null
+                                ? sv.version.iterators()
+                                : sv.version.iterators(lower, upper);
+                        List<MemTable> imms = sv.imms;
+                        List<InternalIterator> children = new ArrayList<>(1 + imms.size() + tables.size());
+                        children.add(sv.mem.iterator());
+                        for (int i = 0; i < imms.size(); i++) {
+                            children.add(imms.get(i).iterator());
+                        }
+                        children.addAll(tables);
+                        // DbIterator copies every key it keeps, so the merge may borrow its children's keys.
+                        return MergingIterator.lendingKeys(children);
                     },
                     sequence,
                     readOptions);

@@ -65,6 +65,12 @@ public final class DbIterator implements AutoCloseable {
     private final RangeTombstoneList tombstones;
     /** Going forward after a merge: the merged iterator is already past the current key's newest entry. */
     private boolean pastCurrent;
+    /**
+     * The internal key of the last tombstone a forward scan passed, copied here because the merged iterator lends its
+     * keys ({@link MergingIterator#lendingKeys}); refilled in place while tombstones keep one key length, so a scan
+     * past many removed keys (a session store's removed sessions) allocates nothing per tombstone.
+     */
+    private byte[] skipScratch;
 
     private boolean closed;
     private boolean closedByDb;
@@ -87,8 +93,8 @@ public final class DbIterator implements AutoCloseable {
         }
         RangeTombstoneList ts = sv.rangeTombstones(sequence);
         this.tombstones = ts.isEmpty() ? null : ts;
-        this.lower = readOptions == null ? null : readOptions.iterateLowerBound();
-        this.upper = readOptions == null ? null : readOptions.iterateUpperBound();
+        this.lower = readOptions == null ? null : readOptions.lowerBound();
+        this.upper = readOptions == null ? null : readOptions.upperBound();
     }
 
     /**
@@ -274,9 +280,8 @@ public final class DbIterator implements AutoCloseable {
     private void findNext(byte[] skip) {
         pastCurrent = false;
         byte[] skipKey = skip;
-        // After a tombstone, the key to pass over is held as that entry's internal key (no copy of its user key):
-        // the merged iterator's key arrays belong to the caller and are never reused (InternalIterator's contract),
-        // so a scan past many tombstones (a session store's removed sessions) copies none of their keys.
+        // After a tombstone, the key to pass over is held as that entry's internal key, copied into skipScratch (the
+        // merged iterator lends its keys: the array changes with its next move), reused while the length holds.
         byte[] skipInternal = null;
         while (merged.valid()) {
             byte[] ik = merged.keyNoCopy();
@@ -291,7 +296,7 @@ public final class DbIterator implements AutoCloseable {
                         ? InternalKey.compareUserKeys(ik, skipInternal) == 0
                         : skipKey != null && InternalKey.compareUserKey(ik, skipKey) == 0;
                 if (!skipped && InternalKey.type(ik) == ValueType.DELETE) {
-                    skipInternal = ik;
+                    skipInternal = copyToScratch(ik);
                     skipKey = null;
                 } else if (!skipped) {
                     byte[] userKey = InternalKey.userKey(ik);
@@ -327,6 +332,17 @@ public final class DbIterator implements AutoCloseable {
         }
         key = null;
         value = null;
+    }
+
+    /** {@code ik} copied into {@link #skipScratch} (a new array when the length differs). */
+    private byte[] copyToScratch(byte[] ik) {
+        byte[] s = skipScratch;
+        if (s == null || s.length != ik.length) {
+            s = new byte[ik.length];
+            skipScratch = s;
+        }
+        System.arraycopy(ik, 0, s, 0, ik.length);
+        return s;
     }
 
     /** The type of entry {@code ik}, a DELETE when a visible range tombstone newer than it covers its key. */

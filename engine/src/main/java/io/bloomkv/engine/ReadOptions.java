@@ -50,6 +50,16 @@ public final class ReadOptions {
         return iterateUpperBound == null ? null : iterateUpperBound.clone();
     }
 
+    /** The lower bound itself (the engine's own copy, made by the setter; never modified), or null. */
+    byte[] lowerBound() {
+        return iterateLowerBound;
+    }
+
+    /** The upper bound itself (as {@link #lowerBound()}), or null. */
+    byte[] upperBound() {
+        return iterateUpperBound;
+    }
+
     private boolean prefixSameAsStart;
 
     /**

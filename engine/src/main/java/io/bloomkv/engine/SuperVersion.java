@@ -1,6 +1,8 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
+import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.util.RefCount;
 import io.bloomkv.engine.internal.version.Version;
 import java.util.List;
@@ -40,19 +42,48 @@ final class SuperVersion {
         return false;
     }
 
-    /** All range tombstones visible at {@code sequence}, fragmented (for an iterator). */
-    io.bloomkv.engine.internal.rangedel.RangeTombstoneList rangeTombstones(long sequence) {
+    /**
+     * The fragmented list of every range tombstone of this SuperVersion, kept while the memtable gains none: {@code
+     * memToken} is the memtable's own fragmented list when it was made (a new object once a tombstone is added) and
+     * {@code maxSequence} the newest tombstone's sequence, so a reader at or above it gets {@code all} as it is.
+     */
+    private record AllTombstones(RangeTombstoneList memToken, long maxSequence, RangeTombstoneList all) {}
+
+    private volatile AllTombstones allTombstones;
+
+    /**
+     * All range tombstones visible at {@code sequence}, fragmented (for an iterator). An iterator made at the latest
+     * sequence (the common case) reuses the list the previous one built until a range tombstone is added: a store that
+     * expires by range deletion (Kafka's window and session stores) opens an iterator per fetch.
+     */
+    RangeTombstoneList rangeTombstones(long sequence) {
         if (!hasRangeTombstones()) {
-            return io.bloomkv.engine.internal.rangedel.RangeTombstoneList.EMPTY;
+            return RangeTombstoneList.EMPTY;
         }
-        List<io.bloomkv.engine.internal.rangedel.RangeTombstone> all = new java.util.ArrayList<>();
+        RangeTombstoneList memToken = mem.rangeTombstoneList();
+        AllTombstones cached = allTombstones;
+        if (cached != null && cached.memToken() == memToken && sequence >= cached.maxSequence()) {
+            return cached.all();
+        }
+        List<RangeTombstone> all = new java.util.ArrayList<>();
         all.addAll(mem.rangeTombstones());
         for (MemTable m : imms) {
             all.addAll(m.rangeTombstones());
         }
         all.addAll(version.rangeTombstones());
+        long maxSequence = 0;
+        for (RangeTombstone t : all) {
+            maxSequence = Math.max(maxSequence, t.sequence());
+        }
+        if (sequence >= maxSequence) {
+            // Read after the memtable's list (memToken): a tombstone added meanwhile is in `all` but changes the
+            // token, so the next reader rebuilds; a list kept here never lacks a tombstone its token stands for.
+            RangeTombstoneList list = RangeTombstoneList.of(all);
+            allTombstones = new AllTombstones(memToken, maxSequence, list);
+            return list;
+        }
         all.removeIf(t -> t.sequence() > sequence);
-        return io.bloomkv.engine.internal.rangedel.RangeTombstoneList.of(all);
+        return RangeTombstoneList.of(all);
     }
 
     boolean tryRetain() {

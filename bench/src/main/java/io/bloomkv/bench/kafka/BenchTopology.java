@@ -6,9 +6,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.streams.kstream.EmitStrategy;
@@ -32,7 +29,8 @@ import org.apache.kafka.streams.state.internals.WindowKeySchema;
 /**
  * One store workload of {@code bench kafka-streams --topology}, applied record by record to the innermost store as a
  * stream thread's processor applies it (no record cache, so every record reaches the store), each store write also
- * appended as the changelog record Kafka's change-logging layer would send (the input of the restore phase).
+ * appended as the changelog record Kafka's change-logging layer would send (the input of the restore phase), to a
+ * compact {@link Changelog}.
  * The stores come from the DSL suppliers a user switches with {@code dsl.store.suppliers.class}:
  * {@link BloomKvDslStoreSuppliers} against Kafka's {@code BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers}
  * (the versioned store, which the DSL only makes through {@code Materialized.as(supplier)}, from
@@ -68,15 +66,12 @@ abstract class BenchTopology {
         return !name.equals("kv");
     }
 
-    /** Applies record {@code i} (key bytes, event time) to {@code store}; appends its changelog records to {@code changelog}. */
+    /**
+     * Applies record {@code i} (key bytes, event time) to {@code store} (task {@code partition}'s); appends its
+     * changelog records to {@code changelog}.
+     */
     abstract void process(
-            StateStore store,
-            int i,
-            byte[] key,
-            long timestamp,
-            Random rnd,
-            int partition,
-            List<ConsumerRecord<byte[], byte[]>> changelog);
+            StateStore store, int i, byte[] key, long timestamp, Random rnd, int partition, Changelog changelog);
 
     static DslStoreSuppliers suppliers(String engine) {
         return engine.equals("rocksdb")
@@ -92,20 +87,8 @@ abstract class BenchTopology {
         return raw == null ? 0 : ByteBuffer.wrap(raw).getLong();
     }
 
-    static void log(
-            List<ConsumerRecord<byte[], byte[]>> changelog, int partition, byte[] key, byte[] value, long timestamp) {
-        changelog.add(new ConsumerRecord<>(
-                CHANGELOG,
-                partition,
-                changelog.size(),
-                timestamp,
-                TimestampType.CREATE_TIME,
-                0,
-                0,
-                key,
-                value,
-                new RecordHeaders(),
-                java.util.Optional.empty()));
+    static void log(Changelog changelog, byte[] key, byte[] value, long timestamp) {
+        changelog.append(key, value, timestamp);
     }
 
     static BenchTopology of(String name, Duration windowSize, Duration retention, Duration sessionGap) {
@@ -128,12 +111,12 @@ abstract class BenchTopology {
                             long timestamp,
                             Random rnd,
                             int partition,
-                            List<ConsumerRecord<byte[], byte[]>> changelog) {
+                            Changelog changelog) {
                         KeyValueStore<Bytes, byte[]> kv = (KeyValueStore<Bytes, byte[]>) store;
                         Bytes k = Bytes.wrap(key);
                         byte[] v = longBytes(longOf(kv.get(k)) + 1);
                         kv.put(k, v);
-                        log(changelog, partition, key, v, timestamp);
+                        log(changelog, key, v, timestamp);
                     }
                 };
             case "window" ->
@@ -161,7 +144,7 @@ abstract class BenchTopology {
                             long timestamp,
                             Random rnd,
                             int partition,
-                            List<ConsumerRecord<byte[], byte[]>> changelog) {
+                            Changelog changelog) {
                         WindowStore<Bytes, byte[]> ws = (WindowStore<Bytes, byte[]>) store;
                         Bytes k = Bytes.wrap(key);
                         long start = timestamp - timestamp % windowSize.toMillis();
@@ -169,7 +152,6 @@ abstract class BenchTopology {
                         ws.put(k, v, start);
                         log(
                                 changelog,
-                                partition,
                                 WindowKeySchema.toStoreKeyBinary(k, start, 0).get(),
                                 v,
                                 timestamp);
@@ -194,7 +176,7 @@ abstract class BenchTopology {
                             long timestamp,
                             Random rnd,
                             int partition,
-                            List<ConsumerRecord<byte[], byte[]>> changelog) {
+                            Changelog changelog) {
                         SessionStore<Bytes, byte[]> ss = (SessionStore<Bytes, byte[]>) store;
                         Bytes k = Bytes.wrap(key);
                         long gap = sessionGap.toMillis();
@@ -214,22 +196,12 @@ abstract class BenchTopology {
                         }
                         for (Windowed<Bytes> w : merged) {
                             ss.remove(w);
-                            log(
-                                    changelog,
-                                    partition,
-                                    SessionKeySchema.toBinary(w).get(),
-                                    null,
-                                    timestamp);
+                            log(changelog, SessionKeySchema.toBinary(w).get(), null, timestamp);
                         }
                         Windowed<Bytes> session = new Windowed<>(k, new SessionWindow(start, end));
                         byte[] v = longBytes(sum);
                         ss.put(session, v);
-                        log(
-                                changelog,
-                                partition,
-                                SessionKeySchema.toBinary(session).get(),
-                                v,
-                                timestamp);
+                        log(changelog, SessionKeySchema.toBinary(session).get(), v, timestamp);
                     }
                 };
             case "versioned" ->
@@ -250,7 +222,7 @@ abstract class BenchTopology {
                             long timestamp,
                             Random rnd,
                             int partition,
-                            List<ConsumerRecord<byte[], byte[]>> changelog) {
+                            Changelog changelog) {
                         VersionedBytesStore vs = (VersionedBytesStore) store;
                         Bytes k = Bytes.wrap(key);
                         long span = retention.toMillis() / 4 + 1;
@@ -258,7 +230,7 @@ abstract class BenchTopology {
                         long ts = rnd.nextInt(10) == 0 ? timestamp - (long) (rnd.nextDouble() * span) : timestamp;
                         byte[] v = longBytes(i);
                         vs.put(k, v, ts);
-                        log(changelog, partition, key, v, ts);
+                        log(changelog, key, v, ts);
                     }
                 };
             default ->

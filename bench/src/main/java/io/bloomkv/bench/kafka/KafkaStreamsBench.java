@@ -129,6 +129,15 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     int commitEvery;
 
     @Option(
+            names = "--rate",
+            defaultValue = "0",
+            description = "Records per second the processing phase is held to, all tasks together (default "
+                    + "${DEFAULT-VALUE}: as fast as the stores go). With a rate both engines see the same traffic, so "
+                    + "their resident sets compare at equal load (G1 sizes the heap to the collection time per second, "
+                    + "which grows with the records per second); records/s then show the rate, not the stores.")
+    double rate;
+
+    @Option(
             names = "--restore-batch",
             defaultValue = "1000",
             description = "Changelog records per restore batch (default ${DEFAULT-VALUE}, max.poll.records).")
@@ -227,7 +236,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             double processCpuNanosPerRecord,
             double processAllocBytesPerRecord,
             double restoreCpuNanosPerRecord,
-            double restoreAllocBytesPerRecord) {}
+            double restoreAllocBytesPerRecord,
+            double processThreadCpuNanosPerRecord,
+            double restoreThreadCpuNanosPerRecord) {}
 
     /**
      * The process after each retention period of event time (processing clock stopped while sampled): resident set,
@@ -262,7 +273,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             System.out.printf(
                     Locale.ROOT,
                     "kafka-streams bench, topology %s: %,d records, %,d keys, partitions %s, commit every %,d, "
-                            + "restore batches of %,d, %d rounds, %s%n",
+                            + "restore batches of %,d, %d rounds, %s%s%n",
                     topology,
                     records,
                     topologyKeys(),
@@ -270,7 +281,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     commitEvery,
                     restoreBatch,
                     rounds,
-                    fork ? "a child JVM per run" : "in this JVM");
+                    fork ? "a child JVM per run" : "in this JVM",
+                    rateNote());
             System.out.println("machine: " + Machine.current().summary());
             List<Run> runs = new ArrayList<>();
             for (int p : partitions) {
@@ -299,11 +311,13 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                                 mib(r.rssPeakBytes()));
                         System.out.printf(
                                 Locale.ROOT,
-                                "           per record: process CPU %,.0f ns, stream-thread alloc %,.0f B; "
-                                        + "restore CPU %,.0f ns, alloc %,.0f B%n",
+                                "           per record: process CPU %,.0f ns (stream thread %,.0f), stream-thread alloc %,.0f"
+                                        + " B; restore CPU %,.0f ns (stream thread %,.0f), alloc %,.0f B%n",
                                 r.processCpuNanosPerRecord(),
+                                r.processThreadCpuNanosPerRecord(),
                                 r.processAllocBytesPerRecord(),
                                 r.restoreCpuNanosPerRecord(),
+                                r.restoreThreadCpuNanosPerRecord(),
                                 r.restoreAllocBytesPerRecord());
                         System.out.println("           memory: " + describe(r.memory()) + periodsLine(r.periods()));
                     }
@@ -316,6 +330,13 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 deleteRecursively(parent);
             }
         }
+    }
+
+    /** The processing rate, when held to one (records/s then show it, not the stores). */
+    private String rateNote() {
+        return rate > 0
+                ? String.format(Locale.ROOT, ", processing held to %,.0f records/s (records/s show the rate)", rate)
+                : "";
     }
 
     private int topologyKeys() {
@@ -367,6 +388,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     result = new ObjectMapper().readValue(line.substring(RESULT.length()), Run.class);
                 } else {
                     out.append(line).append('\n');
+                    if (heapHistogram > 0) {
+                        System.out.println(line); // the child's --heap-histogram (it prints nothing else)
+                    }
                 }
             }
         }
@@ -439,20 +463,22 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         try {
             BenchStoreContext[] ctx = new BenchStoreContext[p];
             StateStore[] stores = new StateStore[p];
-            List<List<ConsumerRecord<byte[], byte[]>>> changelogs = new ArrayList<>();
+            List<Changelog> changelogs = new ArrayList<>();
             gc();
             long heapBefore = heapUsed();
             for (int i = 0; i < p; i++) {
                 ctx[i] = context(dir.resolve("process").resolve("0_" + i), i);
                 stores[i] = open(t, engine, ctx[i]);
-                changelogs.add(new ArrayList<>());
+                changelogs.add(new Changelog(BenchTopology.CHANGELOG, i));
             }
             int[] sinceCommit = new int[p];
             Random rnd = new Random(seed + 1);
             long retentionMs = (long) (retentionMinutes * 60_000);
             List<PeriodSample> periods = new ArrayList<>();
             long sampleNanos = 0;
+            long sampleThreadCpu = 0;
             long cpu0 = processCpuNanos();
+            long threadCpu0 = threadCpuNanos();
             long alloc0 = allocatedBytes();
             long t0 = System.nanoTime();
             for (int i = 0; i < seq.length; i++) {
@@ -461,8 +487,18 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 long ts = BASE_TIME + (long) ((double) i * spanMs / seq.length);
                 if (retentionMs > 0 && ts - BASE_TIME >= (periods.size() + 1) * retentionMs) {
                     long s0 = System.nanoTime();
+                    long sc0 = threadCpuNanos();
                     periods.add(sample(periods.size() + 1, dir.resolve("process")));
                     sampleNanos += System.nanoTime() - s0;
+                    sampleThreadCpu += threadCpuNanos() - sc0;
+                }
+                if (rate > 0 && i % 100 == 0) {
+                    // Held to the rate: wait until record i is due (the sampling pauses do not count).
+                    long due = t0 + sampleNanos + (long) (i * 1e9 / rate);
+                    long ahead = due - System.nanoTime();
+                    if (ahead > 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(ahead);
+                    }
                 }
                 t.process(stores[part], i, keyBytes[k], ts, rnd, part, changelogs.get(part));
                 if (++sinceCommit[part] == commitEvery) {
@@ -475,6 +511,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             }
             long processNanos = System.nanoTime() - t0 - sampleNanos;
             long processCpu = processCpuNanos() - cpu0;
+            long processThreadCpu = threadCpuNanos() - threadCpu0 - sampleThreadCpu;
             long processAlloc = allocatedBytes() - alloc0;
             Map<Integer, String> versionedAnswers = versionedAnswers(t, stores, keyBytes, p, spanMs);
             if (retentionMs > 0 && spanMs >= (periods.size() + 1) * retentionMs) {
@@ -498,15 +535,19 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             // Restore: each task's changelog into a fresh store.
             long restoreNanos = 0;
             long restoreCpu = 0;
+            long restoreThreadCpu = 0;
             long restoreAlloc = 0;
             long changelogRecords = 0;
             StateStore[] restored = new StateStore[p];
             for (int i = 0; i < p; i++) {
                 BenchStoreContext rctx = context(dir.resolve("restore").resolve("0_" + i), i);
                 restored[i] = open(t, engine, rctx);
-                List<ConsumerRecord<byte[], byte[]>> log = changelogs.get(i);
+                // Read back before the restore is timed: the restore consumer hands a store records already made.
+                List<ConsumerRecord<byte[], byte[]>> log = changelogs.get(i).records();
+                changelogs.set(i, null);
                 changelogRecords += log.size();
                 long rc0 = processCpuNanos();
+                long rtc0 = threadCpuNanos();
                 long ra0 = allocatedBytes();
                 long r0 = System.nanoTime();
                 for (int from = 0; from < log.size(); from += restoreBatch) {
@@ -515,6 +556,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 commit(restored[i], i, log.size());
                 restoreNanos += System.nanoTime() - r0;
                 restoreCpu += processCpuNanos() - rc0;
+                restoreThreadCpu += threadCpuNanos() - rtc0;
                 restoreAlloc += allocatedBytes() - ra0;
             }
             long verified = verify(t, restored, seq, keyBytes, p, spanMs);
@@ -551,7 +593,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     (double) processCpu / seq.length,
                     (double) processAlloc / seq.length,
                     changelogRecords == 0 ? 0 : (double) restoreCpu / changelogRecords,
-                    changelogRecords == 0 ? 0 : (double) restoreAlloc / changelogRecords);
+                    changelogRecords == 0 ? 0 : (double) restoreAlloc / changelogRecords,
+                    (double) processThreadCpu / seq.length,
+                    changelogRecords == 0 ? 0 : (double) restoreThreadCpu / changelogRecords);
         } finally {
             deleteRecursively(dir);
         }
@@ -694,6 +738,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 : -1;
     }
 
+    /** CPU time of the calling (stream) thread so far: the stores' own work, without the JIT, GC or other threads. */
+    static long threadCpuNanos() {
+        return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+    }
+
     /** Bytes the calling (stream) thread has allocated on the heap so far; -1 where the JVM does not report it. */
     static long allocatedBytes() {
         return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
@@ -800,7 +849,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 Locale.ROOT,
                 "%,d records over %,d keys (skewed), event time %.2f h, window %.2f min, retention %.1f min, "
                         + "session gap %.2f min; commit every %,d records per task, restore batches of %,d; bloomkv shared block cache %,d bytes; "
-                        + "%d runs per engine and partition count, engines alternating, %s; machine: %s.%n%n",
+                        + "%d runs per engine and partition count, engines alternating, %s%s; machine: %s.%n%n",
                 records,
                 topologyKeys(),
                 eventHours,
@@ -812,6 +861,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 bloomkvCacheBytes,
                 rounds,
                 fork ? "each run a fresh JVM" : "one JVM",
+                rateNote(),
                 Machine.current().summary()));
         List<String> categories = new ArrayList<>();
         List<Double> ratioValues = new ArrayList<>();
@@ -957,22 +1007,32 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         System.out.println("report: " + reportDir.resolve(base + ".md").toAbsolutePath());
     }
 
-    /** CPU time (whole process) and stream-thread allocation per record, medians: figures load does not inflate. */
+    /**
+     * CPU time (whole process, and the stream thread alone: the stores' own work without the JIT, GC and background
+     * threads) and stream-thread allocation per record, medians: figures load does not inflate.
+     */
     private String costTable(List<Run> runs, int p) {
         StringBuilder md = new StringBuilder("\nPer record (medians): process CPU ns (every thread, GC included), "
-                + "stream-thread heap allocation B:\n\n| store | process CPU ns | process alloc B | restore CPU ns | "
-                + "restore alloc B |\n|---|---:|---:|---:|---:|\n");
+                + "stream-thread CPU ns, stream-thread heap allocation B:\n\n| store | process CPU ns | "
+                + "stream-thread CPU ns | process alloc B | restore CPU ns | restore stream-thread CPU ns | "
+                + "restore alloc B |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for (String e : engines) {
             List<Run> mine = runs.stream()
                     .filter(r -> r.engine().equals(e) && r.partitions() == p)
                     .toList();
             md.append(String.format(
                     Locale.ROOT,
-                    "| %s | %,.0f | %,.0f | %,.0f | %,.0f |%n",
+                    "| %s | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f |%n",
                     e,
                     median(mine.stream().map(Run::processCpuNanosPerRecord).toList()),
+                    median(mine.stream()
+                            .map(Run::processThreadCpuNanosPerRecord)
+                            .toList()),
                     median(mine.stream().map(Run::processAllocBytesPerRecord).toList()),
                     median(mine.stream().map(Run::restoreCpuNanosPerRecord).toList()),
+                    median(mine.stream()
+                            .map(Run::restoreThreadCpuNanosPerRecord)
+                            .toList()),
                     median(mine.stream().map(Run::restoreAllocBytesPerRecord).toList())));
         }
         return md.toString();

@@ -94,6 +94,10 @@ class KafkaStreamsBenchTest {
                 // zero is valid here; a negative or missing figure is not.
                 assertThat(r.get("processCpuNanosPerRecord").asDouble()).isNotNegative();
                 assertThat(r.get("restoreCpuNanosPerRecord").asDouble()).isNotNegative();
+                assertThat(r.get("processThreadCpuNanosPerRecord").asDouble())
+                        .as("stream-thread CPU per record (a nanosecond clock: the records cost some)")
+                        .isPositive();
+                assertThat(r.get("restoreThreadCpuNanosPerRecord").asDouble()).isPositive();
                 assertThat(r.get("processAllocBytesPerRecord").asDouble()).isPositive();
                 assertThat(r.get("restoreAllocBytesPerRecord").asDouble()).isPositive();
                 if (topology.equals("kv") || topology.equals("window") || topology.equals("versioned")) {
@@ -123,7 +127,7 @@ class KafkaStreamsBenchTest {
                             "## 2 partitions",
                             "| store | heap used | heap committed | RssAnon | RssFile |",
                             "After each retention period of event time",
-                            "| store | process CPU ns | process alloc B |");
+                            "| store | process CPU ns | stream-thread CPU ns | process alloc B |");
         }
     }
 

@@ -29,6 +29,9 @@ public class BloomKvSessionStore extends SegmentedBytesStoreBase implements Sess
     /** The metrics scope of session stores (Kafka's is {@code rocksdb-session}). */
     static final String METRICS_SCOPE = "bloomkv-session";
 
+    /** The array of the last put or remove's stored key ({@link #writeKey(Windowed)}). */
+    private byte[] writeKey;
+
     BloomKvSessionStore(String name, long retentionPeriod, long segmentInterval, Options options) {
         super(new SegmentedStore(
                 name, METRICS_SCOPE, retentionPeriod, segmentInterval, SessionKeyLayout.INSTANCE, options));
@@ -122,16 +125,31 @@ public class BloomKvSessionStore extends SegmentedBytesStoreBase implements Sess
     }
 
     @Override
-    public void remove(Windowed<Bytes> sessionKey) {
+    public synchronized void remove(Windowed<Bytes> sessionKey) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         Objects.requireNonNull(sessionKey.key(), "sessionKey.key() cannot be null");
-        bytes.removeStored(SessionKeyLayout.toStoreKey(Segment.PREFIX_SIZE, sessionKey));
+        bytes.removeStored(writeKey(sessionKey));
     }
 
     @Override
-    public void put(Windowed<Bytes> sessionKey, byte[] aggregate) {
+    public synchronized void put(Windowed<Bytes> sessionKey, byte[] aggregate) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         Objects.requireNonNull(sessionKey.key(), "sessionKey.key() cannot be null");
-        bytes.putStored(SessionKeyLayout.toStoreKey(Segment.PREFIX_SIZE, sessionKey), aggregate);
+        bytes.putStored(writeKey(sessionKey), aggregate);
+    }
+
+    /**
+     * The stored key of a put or remove, in the array of the previous one when the length is the same (writes are
+     * serialized by this store's lock; the engine copies the key into its write batch and nothing keeps the array).
+     */
+    private byte[] writeKey(Windowed<Bytes> sessionKey) {
+        byte[] k = SessionKeyLayout.toStoreKey(
+                writeKey,
+                Segment.PREFIX_SIZE,
+                sessionKey.key().get(),
+                sessionKey.window().start(),
+                sessionKey.window().end());
+        writeKey = k;
+        return k;
     }
 }

@@ -36,6 +36,11 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
     private final boolean timeOrderedScans;
 
     private int seqnum = 0;
+    /**
+     * The stored key of the last put, refilled by the next put of a key of the same length (puts are serialized; the
+     * engine copies the key into its write batch, and nothing keeps this array), so a put builds no key array.
+     */
+    private byte[] putKey;
 
     BloomKvWindowStore(
             String name,
@@ -74,8 +79,10 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
         // A null value with duplicates retained deletes nothing (each put has its own sequence number).
         if (!(value == null && retainDuplicates)) {
             maybeUpdateSeqnumForDups();
-            bytes.putStored(
-                    WindowKeyLayout.toStoreKey(Segment.PREFIX_SIZE, key.get(), windowStartTimestamp, seqnum), value);
+            byte[] stored =
+                    WindowKeyLayout.toStoreKey(putKey, Segment.PREFIX_SIZE, key.get(), windowStartTimestamp, seqnum);
+            putKey = stored;
+            bytes.putStored(stored, value);
         }
     }
 

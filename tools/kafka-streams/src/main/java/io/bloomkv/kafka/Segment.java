@@ -149,19 +149,34 @@ final class Segment {
     }
 
     /**
-     * An iterator over the segment's composite keys in [{@code lower}, {@code upperInclusive}] (null bounds: the
-     * segment's own bounds), positioned by the caller; its keys carry the prefix ({@link #strip}). The caller owns it.
+     * A bound over composite keys as a stored key: {@link #PREFIX_SIZE} bytes of room for a segment prefix, the
+     * composite key, then {@code extraZeros} zero bytes (1 turns an inclusive upper bound into the engine's exclusive
+     * one: nothing sorts between x and x + 0x00). Filled per segment by {@link #iteratorStored}.
      */
-    DbIterator iterator(byte[] lower, byte[] upperInclusive) {
+    static byte[] storedBound(byte[] composite, int extraZeros) {
+        byte[] out = new byte[PREFIX_SIZE + composite.length + extraZeros];
+        System.arraycopy(composite, 0, out, PREFIX_SIZE, composite.length);
+        return out;
+    }
+
+    /**
+     * An iterator over the segment's stored keys from {@code lowerStored} (inclusive) to {@code upperStoredExclusive}
+     * ({@link #storedBound}s; this segment's prefix is written into them here, and the engine copies them, so the
+     * caller reuses them for its next segment; null bounds: the segment's own), positioned by the caller; its keys
+     * carry the prefix ({@link #strip}). The caller owns it.
+     */
+    DbIterator iteratorStored(byte[] lowerStored, byte[] upperStoredExclusive) {
         checkOpen();
         ReadOptions ro = ReadOptions.defaults();
-        ro.iterateLowerBound(lower != null ? prefixed(prefix, lower) : prefix);
-        if (upperInclusive != null) {
-            // The engine's upper bound is exclusive: the smallest key after upperInclusive is upperInclusive + 0x00,
-            // built in one array (the trailing byte stays zero).
-            byte[] upper = Arrays.copyOf(prefix, PREFIX_SIZE + upperInclusive.length + 1);
-            System.arraycopy(upperInclusive, 0, upper, PREFIX_SIZE, upperInclusive.length);
-            ro.iterateUpperBound(upper);
+        if (lowerStored != null) {
+            fillPrefix(lowerStored);
+            ro.iterateLowerBound(lowerStored);
+        } else {
+            ro.iterateLowerBound(prefix);
+        }
+        if (upperStoredExclusive != null) {
+            fillPrefix(upperStoredExclusive);
+            ro.iterateUpperBound(upperStoredExclusive);
         } else {
             ro.iterateUpperBound(prefix(id + 1));
         }

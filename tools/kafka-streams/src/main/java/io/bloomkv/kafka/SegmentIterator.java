@@ -2,8 +2,6 @@ package io.bloomkv.kafka;
 
 import io.bloomkv.engine.BloomKvException;
 import io.bloomkv.engine.DbIterator;
-import java.util.Iterator;
-import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -27,9 +25,15 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
     }
 
     private final SegmentedStore store;
-    private final Iterator<Segment> segments;
-    private final byte[] from;
-    private final byte[] to;
+    private final Segment[] segments;
+    private int nextSegment;
+    /**
+     * The bounds as stored keys, {@code from} and {@code to + 0x00} (exclusive) behind room for the segment prefix,
+     * made once per fetch: each segment's scan fills in its prefix ({@link Segment#iteratorStored}); null is open.
+     */
+    private final byte[] fromStored;
+
+    private final byte[] toStoredExclusive;
     private final boolean forward;
     private final Filter filter;
     private Segment currentSegment;
@@ -39,12 +43,12 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
 
     private volatile boolean closed;
 
-    SegmentIterator(
-            SegmentedStore store, List<Segment> segments, byte[] from, byte[] to, boolean forward, Filter filter) {
+    /** {@code segments} in the order to scan (the iterator owns the array); {@code from}, {@code to}: composite keys. */
+    SegmentIterator(SegmentedStore store, Segment[] segments, byte[] from, byte[] to, boolean forward, Filter filter) {
         this.store = store;
-        this.segments = segments.iterator();
-        this.from = from;
-        this.to = to;
+        this.segments = segments;
+        this.fromStored = from == null ? null : Segment.storedBound(from, 0);
+        this.toStoredExclusive = to == null ? null : Segment.storedBound(to, 1);
         this.forward = forward;
         this.filter = filter;
     }
@@ -78,15 +82,15 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
                 }
                 closeCurrent();
             }
-            if (!segments.hasNext()) {
+            if (nextSegment == segments.length) {
                 return false;
             }
-            currentSegment = segments.next();
+            currentSegment = segments[nextSegment++];
             if (!currentSegment.isOpen()) {
                 continue;
             }
             try {
-                current = currentSegment.iterator(from, to);
+                current = currentSegment.iteratorStored(fromStored, toStoredExclusive);
                 if (forward) {
                     current.seekToFirst();
                 } else {

@@ -279,7 +279,7 @@ final class SegmentedStore {
             LOG.debug("Returning no records for key {} as to ({}) < actualFrom ({}) ", key, to, actualFrom);
             return EmptyKeyValueIterator.instance();
         }
-        List<Segment> search = segments.segments(actualFrom, schema.searchUpperTime(to), forward);
+        Segment[] search = segments.search(actualFrom, schema.searchUpperTime(to), forward);
         return register(new SegmentIterator(
                 this,
                 search,
@@ -310,7 +310,7 @@ final class SegmentedStore {
                     actualFrom);
             return EmptyKeyValueIterator.instance();
         }
-        List<Segment> search = segments.segments(actualFrom, schema.searchUpperTime(to), forward);
+        Segment[] search = segments.search(actualFrom, schema.searchUpperTime(to), forward);
         return register(new SegmentIterator(
                 this,
                 search,
@@ -324,7 +324,7 @@ final class SegmentedStore {
     synchronized KeyValueIterator<Bytes, byte[]> all(boolean forward) {
         checkOpen();
         long actualFrom = actualFrom(0);
-        List<Segment> search = segments.segments(actualFrom, schema.searchUpperTime(Long.MAX_VALUE), forward);
+        Segment[] search = segments.search(actualFrom, schema.searchUpperTime(Long.MAX_VALUE), forward);
         return register(new SegmentIterator(
                 this, search, null, null, forward, k -> schema.matches(k, null, null, actualFrom, Long.MAX_VALUE)));
     }
@@ -337,7 +337,7 @@ final class SegmentedStore {
             LOG.debug("Returning no records for as timeTo ({}) < actualFrom ({}) ", timeTo, actualFrom);
             return EmptyKeyValueIterator.instance();
         }
-        List<Segment> search = segments.segments(actualFrom, timeTo, forward);
+        Segment[] search = segments.search(actualFrom, timeTo, forward);
         return register(new SegmentIterator(
                 this, search, null, null, forward, k -> schema.matches(k, null, null, actualFrom, timeTo)));
     }
@@ -356,7 +356,7 @@ final class SegmentedStore {
     /** A scan over one segment (for callers that order each segment's entries themselves). */
     synchronized SegmentIterator scan(Segment segment, SegmentIterator.Filter filter) {
         checkOpen();
-        return register(new SegmentIterator(this, List.of(segment), null, null, true, filter));
+        return register(new SegmentIterator(this, new Segment[] {segment}, null, null, true, filter));
     }
 
     private SegmentIterator register(SegmentIterator it) {

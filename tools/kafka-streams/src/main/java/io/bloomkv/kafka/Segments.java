@@ -7,8 +7,6 @@ import io.bloomkv.engine.Options;
 import io.bloomkv.engine.Stats;
 import io.bloomkv.engine.WriteBatch;
 import java.io.File;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -42,6 +40,11 @@ final class Segments {
     private long expiryRangeDeletes;
     /** The segment of the last lookup: consecutive records mostly fall in one segment (no boxing, no tree walk). */
     private Segment lastSegment;
+    /**
+     * {@link #segments}' values in id order, replaced (never changed) when a segment is added or dropped, so a fetch
+     * finds its few segments without a sorted-map view, boxed bounds or an iterator ({@link #search}).
+     */
+    private Segment[] ordered = new Segment[0];
     /** The batch of single puts, reused from put to put (the engine copies it into its log and memtable). */
     private WriteBatch scratch = new WriteBatch();
     /** A scratch batch that grew past this (a large value) is let go rather than kept for the store's lifetime. */
@@ -86,9 +89,14 @@ final class Segments {
         if (s == null) {
             s = new Segment(segmentId, segmentName(segmentId), db);
             segments.put(segmentId, s);
+            reorder();
         }
         lastSegment = s;
         return s;
+    }
+
+    private void reorder() {
+        ordered = segments.values().toArray(new Segment[0]);
     }
 
     /** The live segment of {@code segmentId} (created if needed), or null when it is expired at {@code streamTime}. */
@@ -133,31 +141,40 @@ final class Segments {
 
     /** The open segments whose ids cover [timeFrom, timeTo], oldest first when {@code forward}. */
     List<Segment> segments(long timeFrom, long timeTo, boolean forward) {
-        long fromId = segmentId(timeFrom);
-        long toId = segmentId(timeTo);
-        if (fromId > toId) {
-            return List.of();
-        }
-        NavigableMap<Long, Segment> range = segments.subMap(fromId, true, toId, true);
-        return openOnes(forward ? range.values() : range.descendingMap().values());
+        return java.util.Arrays.asList(search(timeFrom, timeTo, forward));
     }
 
-    List<Segment> allSegments(boolean forward) {
-        return openOnes(forward ? segments.values() : segments.descendingMap().values());
+    /**
+     * {@link #segments} as a fresh array (the caller owns it): one small allocation per fetch (a store has
+     * {@code retention / segmentInterval + 2} segments at most, so a linear walk is as fast as a tree's).
+     */
+    Segment[] search(long timeFrom, long timeTo, boolean forward) {
+        long fromId = segmentId(timeFrom);
+        long toId = segmentId(timeTo);
+        Segment[] all = ordered;
+        int first = 0;
+        while (first < all.length && all[first].id < fromId) {
+            first++;
+        }
+        int n = 0;
+        for (int i = first; i < all.length && all[i].id <= toId; i++) {
+            if (all[i].isOpen()) {
+                n++;
+            }
+        }
+        Segment[] out = new Segment[n];
+        int j = forward ? 0 : n - 1;
+        for (int i = first; i < all.length && all[i].id <= toId; i++) {
+            if (all[i].isOpen()) {
+                out[j] = all[i];
+                j += forward ? 1 : -1;
+            }
+        }
+        return out;
     }
 
     int size() {
         return segments.size();
-    }
-
-    private static List<Segment> openOnes(Collection<Segment> values) {
-        List<Segment> result = new ArrayList<>(values.size());
-        for (Segment s : values) {
-            if (s.isOpen()) {
-                result.add(s);
-            }
-        }
-        return result;
     }
 
     /**
@@ -177,6 +194,7 @@ final class Segments {
             s.markClosed();
         }
         expired.clear();
+        reorder();
         // Dropped now (off the stream thread) rather than when background compaction next reaches them: the
         // memtable is flushed and the tables overlapping the range compacted down; only level-0 tables are merged.
         Segment.dropRange(db, compactions, first, last, "store " + name);
@@ -252,6 +270,7 @@ final class Segments {
             s.markClosed();
         }
         segments.clear();
+        ordered = new Segment[0];
         lastSegment = null;
         Db d = db;
         if (d != null) {

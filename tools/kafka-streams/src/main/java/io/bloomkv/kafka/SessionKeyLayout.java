@@ -35,7 +35,13 @@ final class SessionKeyLayout implements SegmentedKeySchema {
      * the segment prefix the store fills in ({@link SegmentedStore#putStored}), so a put or get copies the key once.
      */
     static byte[] toStoreKey(int gap, byte[] key, long startTime, long endTime) {
-        byte[] out = new byte[gap + key.length + SUFFIX_SIZE];
+        return toStoreKey(null, gap, key, startTime, endTime);
+    }
+
+    /** {@link #toStoreKey(int, byte[], long, long)} written into {@code reuse} when it has the length (else new). */
+    static byte[] toStoreKey(byte[] reuse, int gap, byte[] key, long startTime, long endTime) {
+        int length = gap + key.length + SUFFIX_SIZE;
+        byte[] out = reuse != null && reuse.length == length ? reuse : new byte[length];
         System.arraycopy(key, 0, out, gap, key.length);
         BigEndian.putLong(out, gap + key.length, endTime);
         BigEndian.putLong(out, gap + key.length + TIMESTAMP_SIZE, startTime);

@@ -41,7 +41,17 @@ final class WindowKeyLayout implements SegmentedKeySchema {
      * the segment prefix the store fills in ({@link SegmentedStore#putStored}), so a put or get copies the key once.
      */
     static byte[] toStoreKey(int gap, byte[] key, long timestamp, int seqnum) {
-        byte[] out = new byte[gap + key.length + SUFFIX_SIZE];
+        return toStoreKey(null, gap, key, timestamp, seqnum);
+    }
+
+    /**
+     * {@link #toStoreKey(int, byte[], long, int)} written into {@code reuse} when it has the length (else a new array;
+     * the gap's bytes are left as they are): for a writer that reuses one array from put to put (the engine copies
+     * the key it is given).
+     */
+    static byte[] toStoreKey(byte[] reuse, int gap, byte[] key, long timestamp, int seqnum) {
+        int length = gap + key.length + SUFFIX_SIZE;
+        byte[] out = reuse != null && reuse.length == length ? reuse : new byte[length];
         System.arraycopy(key, 0, out, gap, key.length);
         BigEndian.putLong(out, gap + key.length, timestamp);
         BigEndian.putInt(out, gap + key.length + TIMESTAMP_SIZE, seqnum);

@@ -2,7 +2,7 @@ package io.bloomkv.engine.internal.iterator;
 
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.table.InternalIterator;
-import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
@@ -15,26 +15,50 @@ import java.util.PriorityQueue;
  * <p>Direction switches as in LevelDB's {@code MergingIterator}: going forward every child is at its
  * first entry after the current key (a min-heap picks the smallest); going backward, at its last
  * entry before it (a max-heap picks the largest). A switch re-seeks every child but the current one.
+ *
+ * <p>Made with {@link #lendingKeys}, it takes each child's key with {@link InternalIterator#lendKey()}: a child's key
+ * is then only valid until that child moves, which is safe inside the merge (a child in the heap does not move; the
+ * current one leaves the heap before it moves), and {@link #keyNoCopy()} is valid until this iterator's next move
+ * or seek. A scan past many entries (tombstones) then allocates no key per entry where the children lend theirs.
  */
 public final class MergingIterator implements InternalIterator {
     private static final class Child {
         final InternalIterator it;
         final int index;
+        final boolean lend;
         byte[] key;
 
-        Child(InternalIterator it, int index) {
+        Child(InternalIterator it, int index, boolean lend) {
             this.it = it;
             this.index = index;
+            this.lend = lend;
         }
 
         void load() {
-            key = it.valid() ? it.key() : null;
+            key = !it.valid() ? null : lend ? it.lendKey() : it.key();
+        }
+
+        /** The child's current key for a comparison that does not keep it. */
+        byte[] peekKey() {
+            return lend ? it.lendKey() : it.key();
         }
     }
 
-    private final List<Child> children = new ArrayList<>();
+    private static final Comparator<Child> MIN_FIRST = (a, b) -> {
+        int c = InternalKey.COMPARATOR.compare(a.key, b.key);
+        return c != 0 ? c : Integer.compare(a.index, b.index);
+    };
+    private static final Comparator<Child> MAX_FIRST = (a, b) -> {
+        int c = InternalKey.COMPARATOR.compare(b.key, a.key);
+        return c != 0 ? c : Integer.compare(b.index, a.index);
+    };
+
+    /** An array, not a list: the loops over the children (every seek) allocate no iterator. */
+    private final Child[] children;
+
     private final PriorityQueue<Child> minHeap;
-    private final PriorityQueue<Child> maxHeap;
+    /** Made on the first backward move: most scans (a store's fetch) never take one. */
+    private PriorityQueue<Child> maxHeap;
     /** The heap of the current direction: {@link #minHeap} forward, {@link #maxHeap} backward. */
     private PriorityQueue<Child> heap;
 
@@ -42,18 +66,25 @@ public final class MergingIterator implements InternalIterator {
     private Child current;
     private boolean closed;
 
+    /** Each child's keys are copies ({@link InternalIterator#key()}), and so is every key {@link #keyNoCopy()} gives. */
     public MergingIterator(List<? extends InternalIterator> iterators) {
-        for (InternalIterator it : iterators) {
-            children.add(new Child(it, children.size()));
+        this(iterators, false);
+    }
+
+    /**
+     * A merging iterator that borrows its children's keys ({@link InternalIterator#lendKey()}): {@link #keyNoCopy()}
+     * is only valid until the next move or seek, so the caller copies whatever key it keeps beyond that.
+     */
+    public static MergingIterator lendingKeys(List<? extends InternalIterator> iterators) {
+        return new MergingIterator(iterators, true);
+    }
+
+    private MergingIterator(List<? extends InternalIterator> iterators, boolean lend) {
+        children = new Child[iterators.size()];
+        for (int i = 0; i < children.length; i++) {
+            children[i] = new Child(iterators.get(i), i, lend);
         }
-        minHeap = new PriorityQueue<>(Math.max(1, children.size()), (a, b) -> {
-            int c = InternalKey.COMPARATOR.compare(a.key, b.key);
-            return c != 0 ? c : Integer.compare(a.index, b.index);
-        });
-        maxHeap = new PriorityQueue<>(Math.max(1, children.size()), (a, b) -> {
-            int c = InternalKey.COMPARATOR.compare(b.key, a.key);
-            return c != 0 ? c : Integer.compare(b.index, a.index);
-        });
+        minHeap = new PriorityQueue<>(Math.max(1, children.length), MIN_FIRST);
         heap = minHeap;
     }
 
@@ -61,7 +92,11 @@ public final class MergingIterator implements InternalIterator {
     private void fillHeap(boolean forwardDirection, Child skip) {
         forward = forwardDirection;
         minHeap.clear();
-        maxHeap.clear();
+        if (maxHeap != null) {
+            maxHeap.clear();
+        } else if (!forwardDirection) {
+            maxHeap = new PriorityQueue<>(Math.max(1, children.length), MAX_FIRST);
+        }
         heap = forwardDirection ? minHeap : maxHeap;
         for (Child c : children) {
             if (c == skip) {
@@ -137,7 +172,7 @@ public final class MergingIterator implements InternalIterator {
             for (Child c : children) {
                 if (c != current) {
                     c.it.seek(k);
-                    if (c.it.valid() && InternalKey.COMPARATOR.compare(c.it.key(), k) == 0) {
+                    if (c.it.valid() && InternalKey.COMPARATOR.compare(c.peekKey(), k) == 0) {
                         c.it.next();
                     }
                 }
@@ -188,7 +223,10 @@ public final class MergingIterator implements InternalIterator {
         return current.key.clone();
     }
 
-    /** The current key without a copy; the caller must not modify it. */
+    /**
+     * The current key without a copy; the caller must not modify it. Made with {@link #lendingKeys}, it is valid until
+     * the next move or seek only; otherwise it is never reused.
+     */
     public byte[] keyNoCopy() {
         if (current == null) {
             throw new NoSuchElementException("iterator is not valid");
@@ -212,7 +250,9 @@ public final class MergingIterator implements InternalIterator {
         closed = true;
         current = null;
         minHeap.clear();
-        maxHeap.clear();
+        if (maxHeap != null) {
+            maxHeap.clear();
+        }
         RuntimeException first = null;
         for (Child c : children) {
             try {

@@ -294,10 +294,17 @@ final class MemSkipList {
 
     /** The entry's encoded internal key (user key, then the trailer as fixed64), a fresh array. */
     byte[] encodedKey(long node) {
+        return encodedKey(node, null);
+    }
+
+    /** {@link #encodedKey(long)} written into {@code reuse} when it has the key's length (else a fresh array). */
+    byte[] encodedKey(long node, byte[] reuse) {
         long[] c = chunk((int) (node >>> 32));
         int p = (int) node;
         int len = (int) (c[p] >>> 32);
-        byte[] out = new byte[len + InternalKey.TRAILER_SIZE];
+        byte[] out = reuse != null && reuse.length == len + InternalKey.TRAILER_SIZE
+                ? reuse
+                : new byte[len + InternalKey.TRAILER_SIZE];
         unpack(c, p + 2, len, out, 0);
         long trailer = c[p + 1];
         for (int i = 0; i < 8; i++) {

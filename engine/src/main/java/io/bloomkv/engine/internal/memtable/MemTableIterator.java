@@ -13,6 +13,8 @@ final class MemTableIterator implements InternalIterator {
     private final MemSkipList list;
     /** The current entry's address, 0 when not valid. */
     private long current;
+    /** The array {@link #lendKey} refills while keys keep its length (a store's keys mostly share one length). */
+    private byte[] lent;
 
     MemTableIterator(MemSkipList list) {
         this.list = list;
@@ -65,6 +67,13 @@ final class MemTableIterator implements InternalIterator {
     @Override
     public byte[] key() {
         return list.encodedKey(node());
+    }
+
+    @Override
+    public byte[] lendKey() {
+        byte[] k = list.encodedKey(node(), lent);
+        lent = k;
+        return k;
     }
 
     @Override

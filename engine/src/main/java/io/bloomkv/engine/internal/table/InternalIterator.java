@@ -46,6 +46,16 @@ public interface InternalIterator extends Closeable {
 
     byte[] key();
 
+    /**
+     * The current key, possibly in an array the iterator lends: it may be overwritten by this iterator's next move or
+     * seek (or the next {@code lendKey}), so the caller must neither keep it past that nor modify it. Lets a merge
+     * over many entries (a scan past tombstones) compare keys without allocating one array per entry. The default
+     * lends a fresh copy ({@link #key()}).
+     */
+    default byte[] lendKey() {
+        return key();
+    }
+
     byte[] value();
 
     /** Releases what the iterator pins (tables, blocks). Idempotent. */

@@ -434,7 +434,7 @@ public final class Version implements LevelView {
 
     /** One iterator per level-0 table, then one concatenating iterator per non-empty deeper level. */
     public List<InternalIterator> iterators() {
-        List<InternalIterator> out = new ArrayList<>();
+        List<InternalIterator> out = new ArrayList<>(readers[0].length + files.length);
         for (TableReader r : readers[0]) {
             out.add(r.iterator());
         }
@@ -452,7 +452,7 @@ public final class Version implements LevelView {
      * no key of, before its index is read.
      */
     public List<InternalIterator> iterators(byte[] lower, byte[] upper) {
-        List<InternalIterator> out = new ArrayList<>();
+        List<InternalIterator> out = new ArrayList<>(readers[0].length + files.length);
         for (TableReader r : readers[0]) {
             out.add(new RangeFilteredIterator(r, lower, upper));
         }
