@@ -160,7 +160,24 @@ public final class BlockCache {
      */
     public void put(long fileNumber, long offset, Block block) {
         long h = hash(owner, fileNumber, offset);
-        shards[shardIndex(h)].put(owner, fileNumber, offset, tag(h), block);
+        shards[shardIndex(h)].put(owner, fileNumber, offset, tag(h), block, true);
+    }
+
+    /**
+     * The admission decision of a {@link #put} of a block of {@code size} bytes as (fileNumber, offset), asked before
+     * the block is built (a reader that will not keep it decodes it into a buffer it reuses): true when the shard has
+     * room for it or the door lets the key in, which then {@link #putAdmitted} caches; false when it is larger than a
+     * shard or refused at the door (its key is recorded there, as a refused put's is).
+     */
+    public boolean admit(long fileNumber, long offset, int size) {
+        long h = hash(owner, fileNumber, offset);
+        return shards[shardIndex(h)].admit(tag(h), (long) size + PER_BLOCK_OVERHEAD);
+    }
+
+    /** {@link #put} of a block {@link #admit} admitted: not asked at the door again. */
+    public void putAdmitted(long fileNumber, long offset, Block block) {
+        long h = hash(owner, fileNumber, offset);
+        shards[shardIndex(h)].put(owner, fileNumber, offset, tag(h), block, false);
     }
 
     /** Drops every block of one table file (of this view). */
@@ -279,12 +296,12 @@ public final class BlockCache {
             this.capacity = capacity;
         }
 
-        synchronized void put(long owner, long fileNumber, long offset, int tag, Block block) {
+        synchronized void put(long owner, long fileNumber, long offset, int tag, Block block, boolean door) {
             long charge = charge(block);
             if (charge > capacity || contains(owner, fileNumber, offset, tag)) {
                 return; // larger than the shard (Caffeine evicts such an entry at once), or already cached
             }
-            if (used + charge > capacity && !admit(tag)) {
+            if (door && used + charge > capacity && !passDoor(tag)) {
                 return; // full, and the key was not refused lately: a one-off read does not push out a cached block
             }
             Block b = block.offset() == offset && block.claimCacheKey(owner, fileNumber)
@@ -338,7 +355,11 @@ public final class BlockCache {
          * else records it and answers false. The door is sized at each reset to about 16 bits per block the shard
          * holds (two probes: under 2% false admissions at its fill).
          */
-        private boolean admit(int tag) {
+        synchronized boolean admit(int tag, long charge) {
+            return charge <= capacity && (used + charge <= capacity || passDoor(tag));
+        }
+
+        private boolean passDoor(int tag) {
             if (doorLimit == 0) {
                 resetDoor(); // the first time the shard is full
             }
