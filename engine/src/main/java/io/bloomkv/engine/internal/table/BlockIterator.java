@@ -15,7 +15,7 @@ import java.util.NoSuchElementException;
  * {@link #key()} or {@link #keyRef()} asks. With {@link InternalKey#COMPARATOR} the search compares
  * keys in place (restart keys inside the block, the current key in the buffer), allocating nothing.
  */
-public final class BlockIterator implements InternalIterator, BlockCursor {
+public final class BlockIterator implements InternalIterator {
     private final Block block;
     private final byte[] data;
     private final int limit;
@@ -93,8 +93,7 @@ public final class BlockIterator implements InternalIterator, BlockCursor {
      * internal key {@code userKey[0, userLen) || trailer} (ordered as {@link InternalKey#compare}),
      * comparing in place.
      */
-    @Override
-    public void seekInternal(byte[] userKey, int userLen, long trailer) {
+    void seekInternal(byte[] userKey, int userLen, long trailer) {
         int n = block.restartCount();
         if (n == 0) {
             current = limit;
@@ -258,20 +257,17 @@ public final class BlockIterator implements InternalIterator, BlockCursor {
     }
 
     /** Length of the current key. */
-    @Override
-    public int keyLength() {
+    int keyLength() {
         return keyLen;
     }
 
     /** Unsigned order of the current internal key's user key (length >= trailer, checked by the caller) against {@code userKey}. */
-    @Override
-    public int compareCurrentUserKey(byte[] userKey) {
+    int compareCurrentUserKey(byte[] userKey) {
         return Arrays.compareUnsigned(keyBuf, 0, keyLen - InternalKey.TRAILER_SIZE, userKey, 0, userKey.length);
     }
 
     /** The trailer (little-endian fixed64 at the end) of the current internal key. */
-    @Override
-    public long currentTrailer() {
+    long currentTrailer() {
         return Coding.getFixed64(keyBuf, keyLen - InternalKey.TRAILER_SIZE);
     }
 

@@ -21,7 +21,6 @@ final class ReadScratch {
     private byte[] stored = new byte[8 << 10];
     private byte[] contents = new byte[8 << 10];
     private boolean busy;
-    private InPlaceBlock inPlace;
 
     private ReadScratch() {}
 
@@ -37,16 +36,6 @@ final class ReadScratch {
 
     void release() {
         busy = false;
-    }
-
-    /** The thread's cursor over blocks searched in place in a mapping (reset per block). */
-    InPlaceBlock inPlaceBlock() {
-        InPlaceBlock b = inPlace;
-        if (b == null) {
-            b = new InPlaceBlock();
-            inPlace = b;
-        }
-        return b;
     }
 
     /** A buffer of at least {@code n} bytes for a block as stored (contents and trailer), or null above the limit. */

@@ -73,15 +73,6 @@ public final class TableReader implements AutoCloseable {
     private final Block index;
     /** Fast point search of {@link #index}, or null (then the block's own search is used). */
     private final IndexSearch indexSearch;
-    /**
-     * For a mapped table whose data blocks the block cache does not keep (uncompressed; docs/operations.md, "Mapped
-     * reads"): the mapping's address and one bit per data block (by index entry number), set once a point read has
-     * read the block out of the mapping and verified it (trailer checksum and type, restart array); later point reads
-     * search a verified block in place ({@link InPlaceBlock}). Otherwise 0 and null.
-     */
-    private final long mappedAddress;
-
-    private final long[] verifiedBlocks;
 
     private final TableProperties properties;
     private final Map<String, byte[]> rawProperties;
@@ -166,9 +157,6 @@ public final class TableReader implements AutoCloseable {
         this.rangeFilterProblem = rangeFilterProblem;
         this.cache = cache;
         this.counters = counters;
-        long mapped = cache == null && indexSearch != null ? file.mappedAddress() : 0;
-        this.mappedAddress = mapped;
-        this.verifiedBlocks = mapped != 0 ? new long[(indexSearch.entries() + 63) >>> 6] : null;
         LIVE_TABLES.incrementAndGet();
         LIVE_FILTER_BYTES.addAndGet(filterMemory);
     }
@@ -665,26 +653,15 @@ public final class TableReader implements AutoCloseable {
         try {
             while (search != null ? entry < search.entries() : idx.valid()) {
                 BlockHandle h = search != null ? indexHandle(search, entry) : handleOf(idx);
-                int ordinal = search != null ? entry : -1;
-                BlockCursor it;
                 Block block = cachedPointBlock(h);
-                if (block != null) {
-                    it = block.iterator(InternalKey.COMPARATOR);
-                } else {
+                if (block == null) {
                     if (!scratchTaken) {
                         scratch = ReadScratch.acquire();
                         scratchTaken = true;
                     }
-                    if (ordinal >= 0 && verifiedInMapping(ordinal)) {
-                        // Verified at an earlier read since the table opened: searched where it lies in the mapping.
-                        counters.blockReads.increment();
-                        counters.blockReadBytes.add(h.size() + TableFormat.BLOCK_TRAILER_SIZE);
-                        InPlaceBlock b = scratch != null ? scratch.inPlaceBlock() : new InPlaceBlock();
-                        it = b.reset(mappedAddress + h.offset(), (int) h.size(), path, h.offset());
-                    } else {
-                        it = readPointBlock(h, scratch, ordinal).iterator(InternalKey.COMPARATOR);
-                    }
+                    block = readPointBlock(h, scratch);
                 }
+                BlockIterator it = block.iterator(InternalKey.COMPARATOR);
                 if (first) {
                     it.seekInternal(userKey, userKey.length, seekTrailer);
                     first = false;
@@ -693,7 +670,7 @@ public final class TableReader implements AutoCloseable {
                 }
                 for (; it.valid(); it.next()) {
                     if (it.keyLength() < InternalKey.TRAILER_SIZE) {
-                        throw new CorruptionException("internal key shorter than its trailer", path, h.offset());
+                        throw new CorruptionException("internal key shorter than its trailer", path, block.offset());
                     }
                     if (it.compareCurrentUserKey(userKey) != 0) {
                         return false;
@@ -707,7 +684,7 @@ public final class TableReader implements AutoCloseable {
                     long trailer = it.currentTrailer();
                     long seq = trailer >>> 8;
                     if (seq <= snapshotSeq) {
-                        ValueType type = typeOf((int) (trailer & 0xff), h.offset());
+                        ValueType type = typeOf((int) (trailer & 0xff), block);
                         if (read.add(type, seq, type == ValueType.DELETE ? null : it.value())) {
                             return true;
                         }
@@ -754,7 +731,7 @@ public final class TableReader implements AutoCloseable {
      * {@code scratch}'s buffers (when not null), so a block used once allocates nothing. Counted in {@code blockReads}
      * and {@code blockReadBytes} once its checksum passed, before it is parsed.
      */
-    private Block readPointBlock(BlockHandle h, ReadScratch scratch, int ordinal) throws IOException {
+    private Block readPointBlock(BlockHandle h, ReadScratch scratch) throws IOException {
         checkHandle(fileSize, path, h, "data");
         int n = (int) h.size();
         int total = n + TableFormat.BLOCK_TRAILER_SIZE;
@@ -778,11 +755,7 @@ public final class TableReader implements AutoCloseable {
                 cache.putAdmitted(fileNumber, h.offset(), b);
                 return b;
             }
-            Block b = new Block(buf, n, path, h.offset());
-            if (ordinal >= 0 && verifiedBlocks != null) {
-                markVerifiedInMapping(ordinal); // checksum, type and restart array checked: later reads search in place
-            }
-            return b;
+            return new Block(buf, n, path, h.offset());
         }
         int len = BlockCodec.uncompressedLength(buf, n, path, h.offset(), "data");
         boolean keep = cache != null && cache.admit(fileNumber, h.offset(), len);
@@ -796,34 +769,6 @@ public final class TableReader implements AutoCloseable {
             cache.putAdmitted(fileNumber, h.offset(), b);
         }
         return b;
-    }
-
-    /**
-     * True when data block {@code ordinal} (its index entry number) was verified since the table opened and is searched
-     * where it lies in the mapping (docs/operations.md, "Mapped reads"): only for a mapped table whose blocks the cache
-     * does not keep. A plain read of a word that only ever gains bits after a verification; a bit lost to a racing
-     * update only costs a second verification.
-     */
-    private boolean verifiedInMapping(int ordinal) {
-        long[] v = verifiedBlocks;
-        return v != null && (v[ordinal >>> 6] & 1L << ordinal) != 0;
-    }
-
-    private void markVerifiedInMapping(int ordinal) {
-        verifiedBlocks[ordinal >>> 6] |= 1L << ordinal;
-    }
-
-    /** Data blocks point reads search in place in the mapping now (-1 when the table's blocks are not read so). */
-    int blocksVerifiedInMapping() {
-        long[] v = verifiedBlocks;
-        if (v == null) {
-            return -1;
-        }
-        int n = 0;
-        for (long w : v) {
-            n += Long.bitCount(w);
-        }
-        return n;
     }
 
     /**
@@ -1448,11 +1393,11 @@ public final class TableReader implements AutoCloseable {
         return b;
     }
 
-    private ValueType typeOf(int typeCode, long blockOffset) {
+    private ValueType typeOf(int typeCode, Block block) {
         try {
             return ValueType.fromCode(typeCode);
         } catch (IllegalArgumentException e) {
-            throw new CorruptionException("unknown value type in an internal key", path, blockOffset, e);
+            throw new CorruptionException("unknown value type in an internal key", path, block.offset(), e);
         }
     }
 

@@ -270,7 +270,7 @@ class TableFuzzTest {
                 lookups.add(userKeys.get(i));
             }
             lookups.add(Arrays.copyOf(file, Math.min(file.length, 24)));
-            // twice: a mapped table's second pass searches the blocks the first verified where they lie
+            // twice: the second pass reads the same blocks again through the thread's reused buffers (ReadScratch)
             List<byte[]> twice = new ArrayList<>(lookups);
             twice.addAll(lookups);
             for (byte[] k : twice) {
