@@ -16,13 +16,6 @@ import java.util.Arrays;
  * reads the data block's position from the same dense arrays: it does not decode the index entry,
  * whose bytes are a cache miss of their own in an index block of hundreds of KiB (one per get, about
  * 7% of a present get's time with {@code pread} at 10M keys).
- *
- * <p>Layout: the prefix and the packed handle of entry {@code i} sit side by side ({@code entries[2i]},
- * {@code entries[2i + 1]}), so the handle of the entry found is on the line the search read last, and a second array
- * holds the prefix of every {@link #GROUP}-th entry ({@code top}, an eighth of the size). A lookup binary-searches
- * {@code top}, whose upper levels every lookup shares and the CPU caches keep, then the one group of
- * {@link #GROUP} entries it names: about two lines of a large index are cache misses, where a binary search of one
- * array of all the prefixes touched a new line at each of its last steps and then the handles' array.
  */
 final class IndexSearch {
     /** Bits of a packed handle that hold the block's size; the offset takes the 40 above them. */
@@ -32,31 +25,14 @@ final class IndexSearch {
     /** A handle that does not pack (offset >= 512 GiB, size >= 16 MiB, or malformed): decode the entry instead. */
     static final long NOT_PACKED = -1;
 
-    /** Entries per group of the two-level search: the prefixes and handles of a group fill one 64-byte line. */
-    static final int GROUP = 4;
-
-    private static final int GROUP_SHIFT = 2;
-
     private final Block index;
-    /** Entry {@code i}'s prefix at {@code 2i}, its packed handle at {@code 2i + 1}. */
-    private final long[] entries;
-    /** The prefix of entry {@code g * GROUP}, for each group {@code g}. */
-    private final long[] top;
-
-    private final int count;
+    private final long[] prefixes;
+    private final long[] handles;
 
     private IndexSearch(Block index, long[] prefixes, long[] handles) {
         this.index = index;
-        this.count = prefixes.length;
-        this.entries = new long[2 * count];
-        for (int i = 0; i < count; i++) {
-            entries[2 * i] = prefixes[i];
-            entries[2 * i + 1] = handles[i];
-        }
-        this.top = new long[(count + GROUP - 1) >>> GROUP_SHIFT];
-        for (int g = 0; g < top.length; g++) {
-            top[g] = prefixes[g << GROUP_SHIFT];
-        }
+        this.prefixes = prefixes;
+        this.handles = handles;
     }
 
     /**
@@ -102,11 +78,7 @@ final class IndexSearch {
      * there).
      */
     long handle(int i) {
-        return entries[2 * i + 1];
-    }
-
-    private long prefix(int i) {
-        return entries[2 * i];
+        return handles[i];
     }
 
     static long offsetOf(long packed) {
@@ -123,42 +95,34 @@ final class IndexSearch {
      */
     int find(byte[] userKey, int userLen, long trailer) {
         long target = word(userKey, userLen);
-        int n = count;
-        // the first entry whose prefix is >= the target's (unsigned): first the first group whose first prefix is,
-        // then the entries of the group before it (the answer lies there, or is that group's first entry)
-        int g = 0;
-        int gHi = top.length;
-        while (g < gHi) {
-            int mid = (g + gHi) >>> 1;
-            if (Long.compareUnsigned(top[mid], target) < 0) {
-                g = mid + 1;
+        // first entry whose prefix is >= the target's (unsigned)
+        int lo = 0;
+        int hi = prefixes.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(prefixes[mid], target) < 0) {
+                lo = mid + 1;
             } else {
-                gHi = mid;
+                hi = mid;
             }
         }
-        int lo = g == 0 ? 0 : (g - 1) << GROUP_SHIFT;
-        int end = Math.min(n, g << GROUP_SHIFT);
-        while (lo < end && Long.compareUnsigned(prefix(lo), target) < 0) {
-            lo++;
-        }
-        if (lo == n || prefix(lo) != target) {
+        if (lo == prefixes.length || prefixes[lo] != target) {
             return lo; // every earlier entry is smaller, this one (if any) is larger: decided by the prefixes
         }
-        int hi;
         // entries [lo, hi) share the target's first 8 bytes (hi: the first larger prefix, found by
         // galloping then bisecting, as equal runs are usually short); the first one >= the target by whole keys
-        int known = lo; // prefix(known) == target
+        int known = lo; // prefixes[known] == target
         int step = 1;
         hi = lo + 1;
-        while (hi < n && prefix(hi) == target) {
+        while (hi < prefixes.length && prefixes[hi] == target) {
             known = hi;
-            hi = Math.min(n, hi + step);
+            hi = Math.min(prefixes.length, hi + step);
             step <<= 1;
         }
         int a = known + 1;
         while (a < hi) { // first index in (known, hi] whose prefix is not the target's
             int mid = (a + hi) >>> 1;
-            if (prefix(mid) == target) {
+            if (prefixes[mid] == target) {
                 a = mid + 1;
             } else {
                 hi = mid;
@@ -177,7 +141,7 @@ final class IndexSearch {
     }
 
     int entries() {
-        return count;
+        return prefixes.length;
     }
 
     /** Internal-key order of entry {@code i} against the target. */
