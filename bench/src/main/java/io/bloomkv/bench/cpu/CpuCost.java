@@ -5,6 +5,8 @@ import io.bloomkv.bench.engine.BenchEngine;
 import io.bloomkv.bench.engine.EngineCounters;
 import io.bloomkv.bench.engine.EngineFactory;
 import io.bloomkv.bench.engine.EngineSpec;
+import io.bloomkv.bench.workload.KeyDistribution;
+import io.bloomkv.bench.workload.KeyGenerator;
 import io.bloomkv.bench.workload.KeySpace;
 import io.bloomkv.bench.workload.RecordSource;
 import io.bloomkv.bench.workload.ValueSource;
@@ -19,7 +21,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
@@ -32,7 +33,8 @@ import java.util.stream.Stream;
  * <p>Per engine of {@code --engines}, alternating, {@code --repeat} times: {@code --num} puts (of the records
  * family's ~1 KB records when {@code --workloads} names one, else {@code --value-size} values) from
  * {@code --threads} threads; a flush and wait until background work is idle; then {@code --reads} gets of loaded
- * keys from {@code --threads} threads. The writers' and readers' CPU and allocation come from the JVM's per-thread
+ * keys (chosen by {@code --distribution}: uniform by default, zipfian or latest as the records family reads) from
+ * {@code --threads} threads. The writers' and readers' CPU and allocation come from the JVM's per-thread
  * accounting ({@code com.sun.management.ThreadMXBean}); the background threads' CPU from {@code /proc/self/task}
  * (utime + stime, by thread name), which sees RocksDB's native threads ({@code rocksdb:low}, {@code rocksdb:high})
  * as well as bloomkv's ({@code bloomkv-compact-*}, {@code bloomkv-flush-*}). Linux only for the background figure.
@@ -82,11 +84,7 @@ public final class CpuCost {
                         bgTicks += x.getValue() - bg0.getOrDefault(x.getKey(), 0L);
                     }
                     long sst = e.tables().sstBytes();
-                    SplittableRandom rnd = new SplittableRandom(cfg.seed());
-                    long[] ids = new long[Math.toIntExact(cfg.reads())];
-                    for (int i = 0; i < ids.length; i++) {
-                        ids[i] = keys.loadedId(rnd.nextLong(keys.num()));
-                    }
+                    long[] ids = readIds(cfg, keys);
                     long[] get = parallel(cfg.threads(), ids.length, (t, i) -> {
                         if (e.get(keys.key(ids[(int) i])) == null) {
                             throw new IOException("key " + ids[(int) i] + " not found");
@@ -111,6 +109,28 @@ public final class CpuCost {
                 }
             }
         }
+    }
+
+    /**
+     * The ids of the {@code --reads} gets, chosen by {@code --distribution} from one seeded generator (the same ids
+     * for every engine and repetition): uniform, YCSB's scrambled Zipfian, or skewed-latest over the load order (the
+     * puts above write ids in index order, so the last indices are the latest).
+     */
+    static long[] readIds(BenchConfig cfg, KeySpace keys) {
+        KeyDistribution d = cfg.distribution();
+        int[] order = null;
+        if (d == KeyDistribution.LATEST) {
+            order = new int[Math.toIntExact(keys.num())];
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+        }
+        KeyGenerator gen = d.prepare(keys.num(), order).generator(cfg.seed());
+        long[] ids = new long[Math.toIntExact(cfg.reads())];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = keys.loadedId(gen.nextIndex());
+        }
+        return ids;
     }
 
     @FunctionalInterface

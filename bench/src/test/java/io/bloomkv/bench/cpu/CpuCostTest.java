@@ -48,4 +48,35 @@ class CpuCostTest {
             assertThat(Double.parseDouble(f[8])).as("get alloc B: " + line).isGreaterThan(1000); // the record returned
         }
     }
+
+    @Test
+    void readsFollowTheDistributionFlag(@TempDir Path tmp) throws Exception {
+        java.util.Map<String, Integer> hottest = new java.util.HashMap<>();
+        for (String dist : new String[] {"uniform", "zipfian", "latest"}) {
+            BenchCommand cmd = new BenchCommand();
+            new CommandLine(cmd).parseArgs("--num", "10000", "--reads", "20000", "--distribution", dist);
+            io.bloomkv.bench.BenchConfig cfg = cmd.config(tmp);
+            io.bloomkv.bench.workload.KeySpace keys = new io.bloomkv.bench.workload.KeySpace(cfg.num(), cfg.keySize());
+            long[] ids = CpuCost.readIds(cfg, keys);
+            assertThat(ids).hasSize(20000);
+            assertThat(java.util.Arrays.stream(ids).allMatch(keys::isLoaded)).isTrue();
+            assertThat(CpuCost.readIds(cfg, keys)).as("seeded").isEqualTo(ids);
+            java.util.Map<Long, Integer> counts = new java.util.HashMap<>();
+            for (long id : ids) {
+                counts.merge(id, 1, Integer::sum);
+            }
+            hottest.put(dist, java.util.Collections.max(counts.values()));
+            if (dist.equals("latest")) {
+                long late = java.util.Arrays.stream(ids)
+                        .filter(id -> id >= 2 * 9000)
+                        .count();
+                assertThat(late)
+                        .as("latest: the last tenth of the load is read most")
+                        .isGreaterThan(ids.length / 2);
+            }
+        }
+        // 2 reads per key on average: uniform's hottest key is read a handful of times, Zipfian's hundreds
+        assertThat(hottest.get("uniform")).isLessThan(20);
+        assertThat(hottest.get("zipfian")).isGreaterThan(200);
+    }
 }

@@ -185,28 +185,63 @@ class TableTest {
         }
     }
 
-    @Test
-    void manyVersionsSpanningBlocksAreFoundAtEverySnapshot() throws IOException {
+    /**
+     * A point read that walks many blocks of one key finds the version its snapshot sees: without a cache (each block
+     * read into the thread's scratch buffers and dropped before the next), and with a full cache whose door refuses
+     * them (compressed blocks decompressed into the scratch buffers), stored raw or LZ4-compressed.
+     */
+    @ParameterizedTest
+    @MethodSource("cacheAndCompression")
+    void manyVersionsSpanningBlocksAreFoundAtEverySnapshot(boolean fullCache, io.bloomkv.engine.Compression c)
+            throws IOException {
         byte[] k = "hot".getBytes();
         Path p = dir.resolve("versions.sst");
         try (TableWriter w = new TableWriter(
-                fs.newWritableFile(p), TableBuilderOptions.defaults().blockSize(128), 1)) {
+                fs.newWritableFile(p),
+                TableBuilderOptions.defaults().blockSize(128).compression(c),
+                1)) {
             for (long s = 1000; s >= 1; s--) {
-                w.add(InternalKey.encode(k, s, ValueType.PUT), Long.toString(s).getBytes());
+                w.add(InternalKey.encode(k, s, ValueType.PUT), ("value " + s + " of the hot key").getBytes());
             }
             w.add(InternalKey.encode("hou".getBytes(), 5, ValueType.PUT), "x".getBytes());
             w.finish();
         }
-        ReadCounters c = new ReadCounters();
-        try (TableReader t = TableReader.open(fs, p, 1, null, c)) {
+        ReadCounters c0 = new ReadCounters();
+        BlockCache cache = fullCache ? new BlockCache(1000) : null;
+        if (fullCache) {
+            for (int i = 0; cache.usedBytes() + 200 + BlockCache.PER_BLOCK_OVERHEAD <= 1000; i++) {
+                byte[] d = new byte[200];
+                d[196] = 1; // one restart point at 0
+                cache.put(99, i, new Block(d, p, i)); // another table's blocks fill it: every read is refused
+            }
+        }
+        try (TableReader t = TableReader.open(fs, p, 1, cache, c0)) {
             assertThat(t.properties().dataBlocks()).isGreaterThan(10);
+            if (c != io.bloomkv.engine.Compression.NONE) {
+                assertThat(t.properties().dataBlocksCompressed()).isGreaterThan(10);
+            }
             for (long s = 1; s <= 1000; s += 37) {
                 assertThat(t.get(k, hash(k), s).value())
-                        .isEqualTo(Long.toString(s).getBytes());
+                        .as("snapshot %d", s)
+                        .isEqualTo(("value " + s + " of the hot key").getBytes());
             }
             assertThat(t.get(k, hash(k), 0)).isNull();
-            assertThat(c.filterTruePositive.sum()).isEqualTo(c.filterPositive());
+            assertThat(c0.filterTruePositive.sum()).isEqualTo(c0.filterPositive());
+            if (fullCache) {
+                assertThat(c0.blockCacheMisses.sum())
+                        .as("refused at the door, read again")
+                        .isGreaterThan(20);
+                assertThat(cache.usedBytes()).isLessThanOrEqualTo(1000);
+            }
         }
+    }
+
+    static Stream<Arguments> cacheAndCompression() {
+        return Stream.of(
+                Arguments.of(false, io.bloomkv.engine.Compression.NONE),
+                Arguments.of(false, io.bloomkv.engine.Compression.LZ4),
+                Arguments.of(true, io.bloomkv.engine.Compression.NONE),
+                Arguments.of(true, io.bloomkv.engine.Compression.LZ4));
     }
 
     /** The filter avoids block reads for absent keys inside the key range. */
