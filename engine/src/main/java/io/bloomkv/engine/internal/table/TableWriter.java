@@ -252,8 +252,8 @@ public final class TableWriter implements Closeable {
             props.filterBytes = total;
         } else if (opts.hasFilter() && hashCount > 0) {
             byte[] serialized;
-            long[] hashes = hashCount == userKeyHashes.length ? userKeyHashes : Arrays.copyOf(userKeyHashes, hashCount);
-            try (Filter f = Filters.build(opts.filterKind(), hashes, opts.bitsPerKey())) {
+            // Built from the buffer's first hashCount hashes in place: no copy of the hashes (80 MB at 10M keys).
+            try (Filter f = Filters.build(opts.filterKind(), userKeyHashes, hashCount, opts.bitsPerKey())) {
                 serialized = f.toByteArray();
             }
             filterHandle = writeBlock(serialized, Compression.NONE); // filter bits are random: never compressed
