@@ -86,12 +86,7 @@ public final class TableFileWriter implements AutoCloseable {
                 .compression(options.bottommostCompression())
                 .prefixLength(options.prefixLength())
                 .filterPartitionBytes(TableOutputs.filterPartitionBytes(options));
-        WritableFile file;
-        try {
-            file = fs.newWritableFile(path);
-        } catch (IOException e) {
-            throw new BloomKvIOException("cannot create table file " + path, e);
-        }
+        WritableFile file = open(fs, path, options.useDirectWritesForBulkLoad());
         // The finished blocks are written by a second thread while this one builds the next (WriteBehindFile), in
         // chunks of 1 MiB, or of bytesPerSync when that is smaller (Options.bytesPerSync).
         long bytesPerSync = options.bytesPerSync();
@@ -108,6 +103,31 @@ public final class TableFileWriter implements AutoCloseable {
             throw e;
         }
         return new TableFileWriter(fs, path, new TableWriter(file, tableOptions, 1 << 16));
+    }
+
+    /**
+     * Creates the file with O_DIRECT when {@code direct} (Options.useDirectWritesForBulkLoad) and the file system
+     * supports it, else through the page cache. Any failure of the direct open falls back to the plain one: a file
+     * system without O_DIRECT refuses it (EINVAL), and a real I/O error fails the plain open too (the direct attempt's
+     * error is then attached to it).
+     */
+    private static WritableFile open(FileSystem fs, Path path, boolean direct) {
+        IOException directFailure = null;
+        if (direct) {
+            try {
+                return fs.newDirectWritableFile(path);
+            } catch (IOException e) {
+                directFailure = e;
+            }
+        }
+        try {
+            return fs.newWritableFile(path);
+        } catch (IOException e) {
+            if (directFailure != null) {
+                e.addSuppressed(directFailure);
+            }
+            throw new BloomKvIOException("cannot create table file " + path, e);
+        }
     }
 
     /**
