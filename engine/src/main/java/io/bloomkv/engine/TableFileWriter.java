@@ -49,8 +49,15 @@ public final class TableFileWriter implements AutoCloseable {
     private final FileSystem fs;
     private final Path path;
     private final TableWriter writer;
-    /** The internal key of the last entry (owned by the table writer, never modified), or null. */
-    private byte[] lastKey;
+    /**
+     * The internal key of the last entry (owned by the table writer, never modified); before the first put, an internal
+     * key with an empty user key, which every key sorts after (keys are never empty). So the order check has no branch
+     * that only a writer's first put takes: a JIT that compiled put without ever seeing that branch taken would return
+     * to the interpreter at the first put of every new writer.
+     */
+    private byte[] lastKey = NO_KEY;
+
+    private static final byte[] NO_KEY = new byte[InternalKey.TRAILER_SIZE];
 
     private boolean finished;
     private boolean closed;
@@ -144,12 +151,10 @@ public final class TableFileWriter implements AutoCloseable {
         WriteBatch.checkValue(value);
         // Compared in place with the user-key part of the previous internal key: no copy of the caller's key is
         // kept besides the one internal key per entry, which the table writer takes over (TableWriter.addOwned).
-        if (lastKey != null) {
-            int c = Arrays.compareUnsigned(lastKey, 0, lastKey.length - InternalKey.TRAILER_SIZE, key, 0, key.length);
-            if (c >= 0) {
-                throw new InvalidArgumentException("TableFileWriter: keys must be added in strictly increasing order ("
-                        + (c == 0 ? "duplicate key" : "key sorts before the previous one") + ", " + path + ")");
-            }
+        int c = Arrays.compareUnsigned(lastKey, 0, lastKey.length - InternalKey.TRAILER_SIZE, key, 0, key.length);
+        if (c >= 0) {
+            throw new InvalidArgumentException("TableFileWriter: keys must be added in strictly increasing order ("
+                    + (c == 0 ? "duplicate key" : "key sorts before the previous one") + ", " + path + ")");
         }
         byte[] internalKey = InternalKey.encode(key, 0, ValueType.PUT);
         try {
