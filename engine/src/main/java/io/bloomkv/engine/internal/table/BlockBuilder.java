@@ -1,6 +1,7 @@
 package io.bloomkv.engine.internal.table;
 
 import io.bloomkv.engine.internal.util.ByteWriter;
+import io.bloomkv.engine.internal.util.Coding;
 import java.util.Arrays;
 
 /**
@@ -60,11 +61,19 @@ public final class BlockBuilder {
             sinceRestart = 0;
         }
         int unshared = key.length - shared;
-        buf.putVarint32(shared);
-        buf.putVarint32(unshared);
-        buf.putVarint32(value.length);
-        buf.putBytes(key, shared, unshared);
-        buf.putBytes(value, 0, value.length);
+        // One capacity check for the whole entry (three varint32s of at most 5 bytes, the key suffix, the value).
+        buf.ensure(15 + unshared + value.length);
+        byte[] a = buf.array();
+        int start = buf.size();
+        int p = start;
+        p += Coding.putVarint32(a, p, shared);
+        p += Coding.putVarint32(a, p, unshared);
+        p += Coding.putVarint32(a, p, value.length);
+        System.arraycopy(key, shared, a, p, unshared);
+        p += unshared;
+        System.arraycopy(value, 0, a, p, value.length);
+        p += value.length;
+        buf.advance(p - start);
         lastKey = key;
         sinceRestart++;
         entries++;

@@ -86,17 +86,15 @@ public final class TableWriter implements Closeable {
     public void addOwned(byte[] internalKey, byte[] value) throws IOException {
         ensureWritable();
         checkLength(internalKey);
-        ValueType type = InternalKey.type(internalKey);
+        long trailer = InternalKey.trailer(internalKey); // decoded once: the type and the sequence below
+        ValueType type = ValueType.fromCode((int) (trailer & 0xff));
         // One comparison of the user keys decides both the order and whether the filter gets a new key; only equal
         // user keys compare their trailers (newer sequence first).
         boolean newUserKey = true;
         if (lastKey != null) {
             int c = InternalKey.compareUserKeys(lastKey, internalKey);
             newUserKey = c != 0;
-            if (c > 0
-                    || (c == 0
-                            && Long.compareUnsigned(InternalKey.trailer(internalKey), InternalKey.trailer(lastKey))
-                                    >= 0)) {
+            if (c > 0 || (c == 0 && Long.compareUnsigned(trailer, InternalKey.trailer(lastKey)) >= 0)) {
                 throw new IllegalArgumentException(
                         "keys out of order: " + Arrays.toString(internalKey) + " does not sort after the previous key");
             }
@@ -121,7 +119,7 @@ public final class TableWriter implements Closeable {
         if (props.smallestKey == null) {
             props.smallestKey = internalKey;
         }
-        long seq = InternalKey.sequence(internalKey);
+        long seq = trailer >>> 8;
         props.smallestSeq = Math.min(props.smallestSeq, seq);
         props.largestSeq = Math.max(props.largestSeq, seq);
         props.entries++;
