@@ -856,7 +856,9 @@ public final class Options {
      * {@code SstFileWriter} applies): above 0, the writer's second thread (which writes the finished blocks while the
      * caller builds the next ones) syncs the file every time this many bytes were written since the last sync. 0 (the
      * default, as RocksDB's): the data blocks are synced once, in the background while the filter is built, and the
-     * rest at {@link TableFileWriter#finish()}. Either way the file is durable when {@code finish()} returns. A sync
+     * rest at {@link TableFileWriter#finish()}. Either way the file is durable when {@code finish()} returns. With
+     * {@link #useDirectWritesForBulkLoad} (the default) the blocks reach the device as they are written, so there is no
+     * backlog of dirty pages to spread, and the syncs only flush the device's cache. A sync
      * while the file grows may slow the writes that follow it (it did on ext4 on the bench host, see
      * docs/operations.md), so measure before setting it. Flush and compaction outputs are not affected (synced once at
      * their end).

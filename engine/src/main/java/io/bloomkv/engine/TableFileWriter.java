@@ -26,7 +26,9 @@ import java.util.Arrays;
  * {@link #finish()} deletes the partial file. Not thread-safe.
  *
  * <p>The finished blocks are written to the file by a second thread, one per open writer (ended by {@link #finish()}
- * or {@link #close()}), while the caller builds the next ones; that thread syncs the data blocks while
+ * or {@link #close()}), while the caller builds the next ones: with O_DIRECT where the file system offers it
+ * ({@link Options#useDirectWritesForBulkLoad}, default true: the blocks reach the device during the load and the file
+ * does not fill the page cache), else through the page cache, when that thread syncs the data blocks while
  * {@code finish()} builds the filter, and every {@link Options#bytesPerSync} bytes when that is set. An I/O error of
  * that thread is thrown by the next {@code put} or by {@code finish()}.
  *
@@ -151,14 +153,20 @@ public final class TableFileWriter implements AutoCloseable {
         WriteBatch.checkValue(value);
         // Compared in place with the user-key part of the previous internal key: no copy of the caller's key is
         // kept besides the one internal key per entry, which the table writer takes over (TableWriter.addOwned).
-        int c = Arrays.compareUnsigned(lastKey, 0, lastKey.length - InternalKey.TRAILER_SIZE, key, 0, key.length);
-        if (c >= 0) {
+        // One pass over the two user keys finds where they differ: that decides the order, and is the prefix the
+        // block shares with the previous key (TableWriter.addOwnedInOrder compares nothing again).
+        int lastLength = lastKey.length - InternalKey.TRAILER_SIZE;
+        int m = Arrays.mismatch(lastKey, 0, lastLength, key, 0, key.length);
+        boolean greater = m >= 0 && (m == lastLength || (m < key.length && (lastKey[m] & 0xff) < (key[m] & 0xff)));
+        if (!greater) {
             throw new InvalidArgumentException("TableFileWriter: keys must be added in strictly increasing order ("
-                    + (c == 0 ? "duplicate key" : "key sorts before the previous one") + ", " + path + ")");
+                    + (m < 0 ? "duplicate key" : "key sorts before the previous one") + ", " + path + ")");
         }
         byte[] internalKey = InternalKey.encode(key, 0, ValueType.PUT);
         try {
-            writer.addOwned(internalKey, value);
+            // Both user keys extend past m where they differ there; where the previous one ends at m (a prefix of this
+            // key), the internal keys' common prefix may run into its trailer: the block then compares them itself.
+            writer.addOwnedInOrder(internalKey, value, m < lastLength ? m : -1);
         } catch (IOException e) {
             throw new BloomKvIOException("cannot write table file " + path, e);
         }

@@ -44,17 +44,30 @@ public final class BlockBuilder {
     }
 
     public void add(byte[] key, byte[] value) {
+        add(key, value, -1);
+    }
+
+    /**
+     * {@link #add(byte[], byte[])} where the caller knows the length of the common prefix of {@code key} and the key
+     * added before it ({@code knownShared}, when both are longer than it, so they differ at that byte), or -1 when it
+     * does not: the same bytes, without comparing the keys again.
+     */
+    public void add(byte[] key, byte[] value, int knownShared) {
         if (finished) {
             throw new IllegalStateException("block already finished");
         }
         int shared = 0;
         if (sinceRestart < restartInterval) {
             if (lastKey != null) {
-                shared = Arrays.mismatch(lastKey, key);
-                if (shared < 0) {
-                    shared = key.length; // equal keys
+                if (knownShared >= 0) {
+                    shared = knownShared;
+                } else {
+                    shared = Arrays.mismatch(lastKey, key);
+                    if (shared < 0) {
+                        shared = key.length; // equal keys
+                    }
+                    shared = Math.min(shared, Math.min(lastKey.length, key.length));
                 }
-                shared = Math.min(shared, Math.min(lastKey.length, key.length));
             }
         } else {
             addRestart(buf.size());
