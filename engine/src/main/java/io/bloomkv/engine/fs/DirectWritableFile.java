@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
+import net.openhft.chronicle.core.UnsafeMemory;
 
 /**
  * A {@link WritableFile} opened with O_DIRECT ({@link ExtendedOpenOption#DIRECT}): appended bytes go from an aligned
@@ -28,6 +29,8 @@ final class DirectWritableFile implements WritableFile {
     private final Path path;
     private final FileChannel channel;
     private final int alignment;
+    /** The direct memory {@link #buffer} is an aligned slice of; freed at {@link #close()}. */
+    private final ByteBuffer allocated;
     /** Aligned direct buffer: its bytes [0, position) go to the file at {@link #bufferStart}. */
     private final ByteBuffer buffer;
     /** File position of the buffer's first byte (a multiple of the alignment). */
@@ -39,7 +42,8 @@ final class DirectWritableFile implements WritableFile {
         this.path = path;
         this.channel = channel;
         this.alignment = alignment;
-        this.buffer = ByteBuffer.allocateDirect(bufferSize + alignment).alignedSlice(alignment);
+        this.allocated = ByteBuffer.allocateDirect(bufferSize + alignment);
+        this.buffer = allocated.alignedSlice(alignment);
     }
 
     /**
@@ -181,7 +185,10 @@ final class DirectWritableFile implements WritableFile {
         return path;
     }
 
-    /** Writes what is buffered (without syncing it) and closes the file. Idempotent. */
+    /**
+     * Writes what is buffered (without syncing it), closes the file and frees the buffer's direct memory at once (not
+     * when the collector finds the buffer), even when the write fails. Idempotent.
+     */
     @Override
     public void close() throws IOException {
         if (closed) {
@@ -191,7 +198,11 @@ final class DirectWritableFile implements WritableFile {
         try {
             writeOut();
         } finally {
-            channel.close();
+            try {
+                channel.close();
+            } finally {
+                UnsafeMemory.UNSAFE.invokeCleaner(allocated); // nothing reads the buffer after this
+            }
         }
     }
 
