@@ -59,6 +59,7 @@ public final class Options {
     private java.util.List<EventListener> listeners = java.util.List.of();
     private long rateLimiterBytesPerSecond;
     private long bytesPerSync;
+    private boolean useDirectWritesForBulkLoad = true;
     // RocksDB-semantics features (MergeOperator, ...): null/zero = off.
     private MergeOperator mergeOperator;
     private CompactionFilter compactionFilter;
@@ -122,6 +123,7 @@ public final class Options {
         o.useDirectReads = useDirectReads;
         o.useMmapReads = useMmapReads;
         o.bytesPerSync = bytesPerSync;
+        o.useDirectWritesForBulkLoad = useDirectWritesForBulkLoad;
         o.listeners = listeners;
         o.rateLimiterBytesPerSecond = rateLimiterBytesPerSecond;
         o.mergeOperator = mergeOperator;
@@ -854,7 +856,9 @@ public final class Options {
      * {@code SstFileWriter} applies): above 0, the writer's second thread (which writes the finished blocks while the
      * caller builds the next ones) syncs the file every time this many bytes were written since the last sync. 0 (the
      * default, as RocksDB's): the data blocks are synced once, in the background while the filter is built, and the
-     * rest at {@link TableFileWriter#finish()}. Either way the file is durable when {@code finish()} returns. A sync
+     * rest at {@link TableFileWriter#finish()}. Either way the file is durable when {@code finish()} returns. With
+     * {@link #useDirectWritesForBulkLoad} (the default) the blocks reach the device as they are written, so there is no
+     * backlog of dirty pages to spread, and the syncs only flush the device's cache. A sync
      * while the file grows may slow the writes that follow it (it did on ext4 on the bench host, see
      * docs/operations.md), so measure before setting it. Flush and compaction outputs are not affected (synced once at
      * their end).
@@ -867,6 +871,26 @@ public final class Options {
 
     public long bytesPerSync() {
         return bytesPerSync;
+    }
+
+    /**
+     * Whether a {@link TableFileWriter} writes its file with O_DIRECT, bypassing the OS page cache (default true): the
+     * blocks go to the device while the caller builds the next ones, so {@link TableFileWriter#finish()} has no backlog
+     * of dirty pages to sync, and loading a file larger than memory does not evict the page cache's other contents.
+     * RocksDB's {@code SstFileWriter} keeps its pages out of the cache likewise (it drops them as it writes,
+     * {@code invalidate_page_cache}). The cost: reads right after the ingestion find the file on the device, not in the
+     * page cache. With false, the file is written through the page cache (and stays there until evicted), which
+     * suits a small load that is read at once. Where the file system (or {@link #fileSystem}) does not support direct
+     * writes, the writer uses the page cache. {@link #bytesPerSync} applies either way. Flush and compaction outputs are
+     * not affected.
+     */
+    public Options useDirectWritesForBulkLoad(boolean enabled) {
+        this.useDirectWritesForBulkLoad = enabled;
+        return this;
+    }
+
+    public boolean useDirectWritesForBulkLoad() {
+        return useDirectWritesForBulkLoad;
     }
 
     @Override

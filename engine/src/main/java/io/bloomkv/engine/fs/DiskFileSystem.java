@@ -50,6 +50,18 @@ public final class DiskFileSystem implements FileSystem {
         return new DiskReadableFile(p, ch);
     }
 
+    /** Buffer of a {@link DirectWritableFile}: the size of each direct write. */
+    static final int DIRECT_WRITE_BUFFER_SIZE = 1 << 20;
+
+    /**
+     * Creates {@code p} for appends with O_DIRECT ({@link DirectWritableFile}, writes of
+     * {@link #DIRECT_WRITE_BUFFER_SIZE} bytes); refuses, naming the path, where the file system does not support it.
+     */
+    @Override
+    public WritableFile newDirectWritableFile(Path p) throws IOException {
+        return DirectWritableFile.open(p, DIRECT_WRITE_BUFFER_SIZE);
+    }
+
     /** Opens {@code p} with O_DIRECT ({@link DirectReadableFile}); refuses, naming the path, where the file system does not support it. */
     @Override
     public ReadableFile newDirectReadableFile(Path p) throws IOException {

@@ -27,6 +27,20 @@ public interface FileSystem {
     ReadableFile newReadableFile(Path p) throws IOException;
 
     /**
+     * Creates {@code p}, or truncates it if it exists, and opens it for appending with O_DIRECT: appended bytes go to
+     * the device without passing through the OS page cache (so writing a large file neither fills the cache nor leaves
+     * the final {@link WritableFile#sync()} a backlog of dirty pages), and are durable, as with
+     * {@link #newWritableFile}, only once synced. Used by {@code TableFileWriter}. The default refuses: a file system
+     * that supports it overrides this, and callers then use {@link #newWritableFile}. A refusal leaves no file behind
+     * that was not there before.
+     *
+     * @throws IOException naming {@code p} when direct writes are not supported here
+     */
+    default WritableFile newDirectWritableFile(Path p) throws IOException {
+        throw new IOException(getClass().getSimpleName() + " does not support direct writes (O_DIRECT): " + p);
+    }
+
+    /**
      * Opens an existing file for positional reads that bypass the OS page cache (O_DIRECT), so each
      * read is a device read. The default refuses: a file system that supports it overrides this.
      *

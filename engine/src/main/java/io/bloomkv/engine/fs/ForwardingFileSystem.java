@@ -10,6 +10,11 @@ import java.util.Optional;
  * A file system that forwards every call to another one (Guava's {@code Forwarding*} idiom):
  * subclasses override only the calls they change, such as counting bytes, dropping fsyncs or
  * refusing direct reads.
+ *
+ * <p>{@link #newDirectWritableFile} is the one call not forwarded: a subclass that changes what
+ * {@link #newWritableFile} returns (counting, dropping fsyncs) would otherwise be bypassed by direct writes. It
+ * refuses, so writers fall back to {@link #newWritableFile}; a subclass that wants direct writes forwards them with
+ * {@link #delegateDirectWritableFile}, wrapping the result as it wraps its other writable files.
  */
 public abstract class ForwardingFileSystem implements FileSystem {
     private final FileSystem delegate;
@@ -31,6 +36,11 @@ public abstract class ForwardingFileSystem implements FileSystem {
     @Override
     public ReadableFile newReadableFile(Path p) throws IOException {
         return delegate.newReadableFile(p);
+    }
+
+    /** The delegate's {@link FileSystem#newDirectWritableFile}, for subclasses that forward direct writes. */
+    protected final WritableFile delegateDirectWritableFile(Path p) throws IOException {
+        return delegate.newDirectWritableFile(p);
     }
 
     @Override

@@ -16,7 +16,17 @@ public final class NoFsyncFileSystem extends ForwardingFileSystem {
 
     @Override
     public WritableFile newWritableFile(Path p) throws IOException {
-        return new ForwardingWritableFile(delegate().newWritableFile(p)) {
+        return withoutSync(delegate().newWritableFile(p));
+    }
+
+    /** The disk's direct writes (TableFileWriter's), without fsync too. */
+    @Override
+    public WritableFile newDirectWritableFile(Path p) throws IOException {
+        return withoutSync(delegateDirectWritableFile(p));
+    }
+
+    private static WritableFile withoutSync(WritableFile f) {
+        return new ForwardingWritableFile(f) {
             @Override
             public void sync() throws IOException {
                 flush();

@@ -341,9 +341,26 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
     @Override
     public WritableFile newWritableFile(Path p) throws IOException {
+        return openWritable(p, inner::newWritableFile);
+    }
+
+    /**
+     * As {@link #newWritableFile}, over the inner file system's direct-write file (same faults, same crash semantics:
+     * only synced bytes survive). Refused, like the inner file system's refusal, when it has no direct writes.
+     */
+    @Override
+    public WritableFile newDirectWritableFile(Path p) throws IOException {
+        return openWritable(p, inner::newDirectWritableFile);
+    }
+
+    private interface WritableOpener {
+        WritableFile open(Path p) throws IOException;
+    }
+
+    private WritableFile openWritable(Path p, WritableOpener opener) throws IOException {
         check(Op.CREATE, p);
         release(p);
-        WritableFile f = inner.newWritableFile(p);
+        WritableFile f = opener.open(p);
         FileState s = new FileState();
         synchronized (this) {
             tracked.put(key(p), s);

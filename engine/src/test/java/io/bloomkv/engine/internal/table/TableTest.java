@@ -508,6 +508,58 @@ class TableTest {
         assertThatThrownBy(it::seekToFirst).isInstanceOf(IllegalStateException.class);
     }
 
+    /**
+     * {@link TableWriter#addOwnedInOrder} (TableFileWriter's path: the caller's one comparison, its shared-prefix hint
+     * to the block) writes the bytes {@link TableWriter#addOwned} writes for the same entries: keys of random lengths
+     * that share prefixes, some a prefix of the next (the hint is then -1), across blocks and restart points, with a
+     * whole-key filter and with prefix hashes.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 3})
+    void addOwnedInOrderWritesTheBytesOfAddOwned(int prefixLength) throws IOException {
+        long seed = TestSeeds.seed("TableTest.addOwnedInOrder");
+        Random rnd = new Random(seed);
+        java.util.TreeSet<byte[]> keys = new java.util.TreeSet<>(java.util.Arrays::compareUnsigned);
+        while (keys.size() < 3000) {
+            byte[] k = new byte[1 + rnd.nextInt(12)];
+            for (int i = 0; i < k.length; i++) {
+                k[i] = (byte) ("abc\u00ff".charAt(rnd.nextInt(4))); // a small alphabet: long shared prefixes
+            }
+            keys.add(k);
+            // k is a prefix of this one, whose next byte may equal the first byte of k's trailer (type PUT = 1): their
+            // internal keys then share more than k
+            byte[] longer = java.util.Arrays.copyOf(k, k.length + 1);
+            longer[k.length] = (byte) rnd.nextInt(2);
+            keys.add(longer);
+        }
+        TableBuilderOptions o = TableBuilderOptions.defaults()
+                .blockSize(256)
+                .filterKind(FilterKind.BLOCKED)
+                .bitsPerKey(10)
+                .prefixLength(prefixLength);
+        byte[][] files = new byte[2][];
+        for (int mode = 0; mode < 2; mode++) {
+            Path p = dir.resolve("inorder-" + prefixLength + "-" + mode + ".sst");
+            try (TableWriter w = new TableWriter(fs.newWritableFile(p), o, 16)) {
+                byte[] previous = new byte[0];
+                for (byte[] k : keys) {
+                    byte[] ik = InternalKey.encode(k, 0, ValueType.PUT);
+                    byte[] v = ("v" + k.length).getBytes();
+                    if (mode == 0) {
+                        w.addOwned(ik, v);
+                    } else {
+                        int m = java.util.Arrays.mismatch(previous, k);
+                        w.addOwnedInOrder(ik, v, m < previous.length ? m : -1);
+                    }
+                    previous = k;
+                }
+                w.finish();
+            }
+            files[mode] = java.nio.file.Files.readAllBytes(p);
+        }
+        assertThat(files[1]).as("seed %d", seed).isEqualTo(files[0]);
+    }
+
     @Test
     void writerRejectsOutOfOrderKeysAndEmptyTables() throws IOException {
         try (TableWriter w =
