@@ -157,6 +157,11 @@ public final class BloomKvEngine implements BenchEngine {
     }
 
     @Override
+    public long writeStallMicros() {
+        return db.stats().writeStallMicros();
+    }
+
+    @Override
     public BulkLoad bulkLoad(Path file) {
         io.bloomkv.engine.TableFileWriter w = io.bloomkv.engine.TableFileWriter.create(file, options);
         return new BulkLoad() {
