@@ -96,6 +96,8 @@ public final class BloomKvEngine implements BenchEngine {
                         .bottommostCompression(compression(settings.compression()))
                         .useDirectReads(settings.directReads())
                         .useMmapReads(settings.mmapReads())
+                        // matched: the log written with write(2), as RocksDB writes its WAL by default
+                        .useMmapWal(false)
                         .prefixLength(settings.prefixLength())
                         .rateLimiter(settings.rateLimit())
                         .mergeOperator(MergeOperators.uint64Add())

@@ -10,6 +10,11 @@ import java.util.Optional;
  * A file system that forwards every call to another one (Guava's {@code Forwarding*} idiom):
  * subclasses override only the calls they change, such as counting bytes, dropping fsyncs or
  * refusing direct reads.
+ *
+ * <p>One call is not forwarded by default: mapped writes ({@link #supportsMappedWrites} is false here), because a
+ * subclass that wraps {@link #newWritableFile} (to count or change writes) would otherwise not see the write-ahead
+ * logs the engine creates through {@link #newMappedWritableFile}. A subclass that wants them overrides both, wrapping
+ * the delegate's file as it wraps writable files.
  */
 public abstract class ForwardingFileSystem implements FileSystem {
     private final FileSystem delegate;
