@@ -26,7 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Runs leveled compactions, as in LevelDB, on one background thread, and {@link #compactRange} on
  * the caller's. What to compact is chosen by {@link CompactionPicker} from the current Version
- * alone; a single input with nothing to merge below is moved down without rewriting.
+ * alone; inputs with nothing to merge below and no key in two of them (one table, or level-0 tables of disjoint
+ * ranges where the filter policy allows it, {@link Compaction#isTrivialMove}) are moved down without rewriting.
  *
  * <p>The merge drops an entry when a newer entry of the same user key is visible to every open
  * snapshot, and a tombstone when additionally no deeper level may hold the key. Where outputs end
@@ -296,10 +297,15 @@ final class Compactor {
         events.post(l -> l.onCompactionBegin(new EventListener.CompactionInfo(
                 events.directory(), c.level(), c.outputLevel(), List.copyOf(inputs), inputBytes, c.isTrivialMove())));
         if (c.isTrivialMove()) {
-            FileMetaData f = c.base().get(0);
-            edit.deleteFile(c.level(), f.number());
-            edit.addFile(c.outputLevel(), f);
-            edit.compactPointer(c.level(), f.largest());
+            byte[] largest = null;
+            for (FileMetaData f : c.base()) {
+                edit.deleteFile(c.level(), f.number());
+                edit.addFile(c.outputLevel(), f);
+                if (largest == null || InternalKey.compare(f.largest(), largest) > 0) {
+                    largest = f.largest();
+                }
+            }
+            edit.compactPointer(c.level(), largest);
             env.versions().logAndApply(edit);
             env.versionInstalled();
             events.post(l -> l.onCompactionCompleted(new EventListener.CompactionCompletedInfo(
