@@ -35,6 +35,7 @@ public final class Options {
     private int filterPartitionSize = 4096;
     private SharedFilterBudget sharedFilterBudget;
     private boolean manualWalFlush;
+    private boolean useMmapWal = true;
     private boolean disableWal;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
@@ -101,6 +102,7 @@ public final class Options {
         o.filterPartitionSize = filterPartitionSize;
         o.sharedFilterBudget = sharedFilterBudget;
         o.manualWalFlush = manualWalFlush;
+        o.useMmapWal = useMmapWal;
         o.disableWal = disableWal;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
@@ -530,6 +532,26 @@ public final class Options {
     }
 
     /**
+     * Write the write-ahead log through a shared memory mapping of the file (RocksDB's {@code allow_mmap_writes}, for
+     * the log only): a write's record is copied into the OS page cache, with no system call, instead of handed over
+     * with a {@code write(2)} per write. The guarantees are those of {@link #syncMode} unchanged: the record is in the
+     * page cache when the write returns, so a process crash (kill -9) loses no acknowledged write; a sync is an
+     * {@code fdatasync(2)} of the log. The log's space is allocated on the device a megabyte ahead of the writes (a
+     * full disk fails the write that needs the next megabyte, with a {@link BloomKvIOException}); a log left by a crash
+     * may end in zeros, which recovery reads as the end of the log (docs/operations.md, "The write-ahead log"). Linux
+     * with native access only (where {@link #fileSystem}'s {@code supportsMappedWrites}); elsewhere, and with
+     * {@link #disableWal}, the log is written with {@code write(2)}. Default true.
+     */
+    public Options useMmapWal(boolean mmap) {
+        this.useMmapWal = mmap;
+        return this;
+    }
+
+    public boolean useMmapWal() {
+        return useMmapWal;
+    }
+
+    /**
      * Writes go to the memtable only, never to a write-ahead log (RocksDB's {@code WriteOptions.disableWAL}, which
      * Kafka Streams' RocksDB store sets on every write: its changelog topic, not a log on disk, is what a crash is
      * restored from). Saves the WAL record's encoding, checksum and copy on every write.
@@ -909,6 +931,7 @@ public final class Options {
                 + ", memtableFilterBitsPerKey=" + memtableFilterBitsPerKey + ", compression=" + compression
                 + ", bottommostCompression=" + bottommostCompression() + ", useDirectReads=" + useDirectReads
                 + ", useMmapReads=" + useMmapReads
+                + ", useMmapWal=" + useMmapWal
                 + (sharedFilterBudget != null
                         ? ", filterMemoryBudget=" + sharedFilterBudget
                         : filterMemoryBudget > 0 ? ", filterMemoryBudget=" + filterMemoryBudget : "")

@@ -212,8 +212,11 @@ final class TableOutputs {
                         out.writer.add(e.internalKey(), e.value());
                     }
                 } else {
-                    out.writer.add(it.key(), it.value());
+                    // the key array is the memtable iterator's fresh copy, never reused (MergingIterator.keyNoCopy):
+                    // the writer keeps it instead of copying it twice more
+                    byte[] value = it.value();
                     it.next();
+                    out.writer.addOwned(ik, value);
                 }
             }
             for (RangeTombstone t : m.rangeTombstones()) {

@@ -30,6 +30,17 @@ final class CountingFileSystem extends ForwardingFileSystem {
         return counted(p, delegateDirectWritableFile(p));
     }
 
+    /** As the inner file system's: the engine's write-ahead logs are written through mappings where it can map. */
+    @Override
+    public boolean supportsMappedWrites() {
+        return delegate().supportsMappedWrites();
+    }
+
+    @Override
+    public WritableFile newMappedWritableFile(Path p) throws IOException {
+        return counted(p, delegate().newMappedWritableFile(p));
+    }
+
     private WritableFile counted(Path p, WritableFile f) {
         String name = p.getFileName().toString();
         LongAdder counter = name.endsWith(".log") ? walBytes : name.endsWith(".sst") ? tableBytes : null;

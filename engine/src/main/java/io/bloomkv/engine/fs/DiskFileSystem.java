@@ -74,6 +74,26 @@ public final class DiskFileSystem implements FileSystem {
         return MappedReadableFile.open(p);
     }
 
+    /** True on Linux with native access (Chronicle's posix binding), where logs can be written through mappings. */
+    @Override
+    public boolean supportsMappedWrites() {
+        return MappedWritableFile.supported();
+    }
+
+    /** Creates {@code p} for appends through mappings ({@link MappedWritableFile}); refuses where not supported. */
+    @Override
+    public WritableFile newMappedWritableFile(Path p) throws IOException {
+        return MappedWritableFile.open(p);
+    }
+
+    /**
+     * Mappings of files written through {@link #newMappedWritableFile} (one region of each open file that has had an
+     * append) that are not unmapped yet, in this process (for leak checks).
+     */
+    public static long liveMappedWritableRegions() {
+        return MappedWritableFile.liveMappings();
+    }
+
     /** Files mapped by {@link #newMappedReadableFile} and not yet closed, in this process (for leak checks). */
     public static long liveMappedFiles() {
         return MappedReadableFile.liveMappings();

@@ -61,6 +61,28 @@ public interface FileSystem {
         throw new IOException(getClass().getSimpleName() + " does not support memory-mapped reads: " + p);
     }
 
+    /**
+     * Whether {@link #newMappedWritableFile} is supported here (see {@code Options.useMmapWal}). Default false: the
+     * engine then writes its logs with {@link #newWritableFile}.
+     */
+    default boolean supportsMappedWrites() {
+        return false;
+    }
+
+    /**
+     * Creates {@code p}, or truncates it if it exists, for appends written through a shared memory mapping instead of
+     * a system call per {@link WritableFile#flush() flush} (RocksDB's {@code allow_mmap_writes}; the engine's
+     * write-ahead logs, {@code Options.useMmapWal}). The file keeps {@link WritableFile}'s contract, with bytes handed
+     * to the operating system as soon as they are appended; after a crash it may end in zero bytes past what was
+     * appended (space allocated ahead of the appends). The default refuses: a file system whose
+     * {@link #supportsMappedWrites} is true overrides this.
+     *
+     * @throws IOException naming {@code p} when mapped writes are not supported here or the file cannot be created
+     */
+    default WritableFile newMappedWritableFile(Path p) throws IOException {
+        throw new IOException(getClass().getSimpleName() + " does not support memory-mapped writes: " + p);
+    }
+
     boolean exists(Path p);
 
     /** Size in bytes of an existing file. */

@@ -11,10 +11,13 @@ import java.util.Optional;
  * subclasses override only the calls they change, such as counting bytes, dropping fsyncs or
  * refusing direct reads.
  *
- * <p>{@link #newDirectWritableFile} is the one call not forwarded: a subclass that changes what
- * {@link #newWritableFile} returns (counting, dropping fsyncs) would otherwise be bypassed by direct writes. It
- * refuses, so writers fall back to {@link #newWritableFile}; a subclass that wants direct writes forwards them with
- * {@link #delegateDirectWritableFile}, wrapping the result as it wraps its other writable files.
+ * <p>Two kinds of writable file are not forwarded by default, because a subclass that changes what
+ * {@link #newWritableFile} returns (counting, dropping fsyncs) would otherwise be bypassed by them:
+ * {@link #newDirectWritableFile} (TableFileWriter's O_DIRECT file) refuses, so writers fall back to
+ * {@link #newWritableFile}, and mapped writes ({@link #supportsMappedWrites} is false here) leave the write-ahead log
+ * on {@link #newWritableFile}. A subclass that wants either forwards it ({@link #delegateDirectWritableFile}; or
+ * overrides {@link #supportsMappedWrites} and {@link #newMappedWritableFile}), wrapping the delegate's file as it
+ * wraps its other writable files.
  */
 public abstract class ForwardingFileSystem implements FileSystem {
     private final FileSystem delegate;

@@ -34,6 +34,22 @@ public final class NoFsyncFileSystem extends ForwardingFileSystem {
         };
     }
 
+    /** As the disk's: write-ahead logs are written through mappings where the disk's are (Linux). */
+    @Override
+    public boolean supportsMappedWrites() {
+        return delegate().supportsMappedWrites();
+    }
+
+    @Override
+    public WritableFile newMappedWritableFile(Path p) throws IOException {
+        return new ForwardingWritableFile(delegate().newMappedWritableFile(p)) {
+            @Override
+            public void sync() throws IOException {
+                flush();
+            }
+        };
+    }
+
     @Override
     public void syncDirectory(Path dir) {
         // durability is simulated by the FaultInjectingFileSystem above

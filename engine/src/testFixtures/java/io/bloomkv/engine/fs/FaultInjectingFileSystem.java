@@ -49,7 +49,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
     /** The operations a fault can target. */
     public enum Op {
-        /** {@link FileSystem#newWritableFile}. */
+        /** {@link FileSystem#newWritableFile}, {@link FileSystem#newMappedWritableFile}. */
         CREATE,
         /** {@link FileSystem#newReadableFile}. */
         OPEN,
@@ -353,10 +353,23 @@ public final class FaultInjectingFileSystem implements FileSystem {
         return openWritable(p, inner::newDirectWritableFile);
     }
 
+    /** As the wrapped file system's (the engine's write-ahead logs then go through {@link #newMappedWritableFile}). */
+    @Override
+    public boolean supportsMappedWrites() {
+        return inner.supportsMappedWrites();
+    }
+
+    /** As {@link #newWritableFile}, over the inner file system's mapped file (same faults, crashes and quota apply). */
+    @Override
+    public WritableFile newMappedWritableFile(Path p) throws IOException {
+        return openWritable(p, inner::newMappedWritableFile);
+    }
+
     private interface WritableOpener {
         WritableFile open(Path p) throws IOException;
     }
 
+    /** Checks CREATE, then tracks and wraps what {@code opener} creates of the inner file system. */
     private WritableFile openWritable(Path p, WritableOpener opener) throws IOException {
         check(Op.CREATE, p);
         release(p);

@@ -59,6 +59,7 @@ class BlockCacheTest {
         int size = 1000;
         long charge = size + BlockCache.PER_BLOCK_OVERHEAD;
         BlockCache cache = new BlockCache(4 * charge); // one shard, four blocks
+        int falseAdmissions = 0;
         for (int round = 0; round < 50; round++) {
             long base = round * 100L;
             cache.clear();
@@ -68,13 +69,18 @@ class BlockCacheTest {
             Block hot = cache.get(1, base);
             assertThat(hot).isNotNull();
             cache.put(1, base + 4, block(size, base + 4)); // the shard is full: refused at the door
-            assertThat(cache.get(1, base + 4)).isNull();
-            cache.put(1, base + 4, block(size, base + 4)); // its second miss: admitted, one must go: not the one read
+            if (cache.get(1, base + 4) == null) {
+                // its second miss: admitted, one must go: not the one read
+                cache.put(1, base + 4, block(size, base + 4));
+            } else {
+                falseAdmissions++; // the door is a Bloom filter: a false positive admits at the first miss
+            }
             assertThat(cache.get(1, base + 4)).isNotNull();
             assertThat(cache.get(1, base)).as("seed %d round %d", seed, round).isSameAs(hot);
             assertThat(cache.blockCount()).isEqualTo(4);
             assertThat(cache.usedBytes()).isEqualTo(4 * charge);
         }
+        assertThat(falseAdmissions).as("first misses admitted in 50 rounds").isLessThanOrEqualTo(5);
     }
 
     /**
@@ -124,26 +130,48 @@ class BlockCacheTest {
             cache.put(1, i, cached[i]);
             assertThat(cache.get(1, i)).as("room left: admitted at once").isSameAs(cached[i]);
         }
+        // The door is a Bloom filter: a one-off key passes it by a false positive with a small probability (the
+        // cache's owner id, which depends on the tests run before, is part of every hash), so count those.
+        int falseAdmissions = 0;
+        long refused = -1;
         for (long k = 100; k < 140; k++) {
             cache.put(1, k, block(size, k));
-            assertThat(cache.get(1, k)).as("one-off key %d", k).isNull();
+            if (cache.get(1, k) == null) {
+                refused = k;
+            } else {
+                falseAdmissions++;
+            }
         }
+        assertThat(falseAdmissions)
+                .as("one-off keys let in by the door's false positives")
+                .isLessThanOrEqualTo(2);
+        int kept = 0;
         for (int i = 0; i < 4; i++) {
-            assertThat(cache.get(1, i)).isSameAs(cached[i]);
+            kept += cache.get(1, i) == cached[i] ? 1 : 0;
         }
+        assertThat(kept).as("cached blocks a one-off read evicted").isGreaterThanOrEqualTo(4 - falseAdmissions);
         assertThat(cache.usedBytes()).isEqualTo(4 * charge);
-        Block again = block(size, 120);
-        cache.put(1, 120, again);
-        assertThat(cache.get(1, 120)).as("second miss of key 120").isSameAs(again);
+        Block again = block(size, refused);
+        cache.put(1, refused, again);
+        assertThat(cache.get(1, refused)).as("second miss of key %d", refused).isSameAs(again);
         assertThat(cache.blockCount()).isEqualTo(4);
         assertThat(cache.usedBytes()).isEqualTo(4 * charge);
 
-        // 64 more refusals clear the door (a 4-block shard's door holds at least 64 keys): 101 is a stranger again
+        // 64 more refusals clear the door (a 4-block shard's door holds at least 64 keys): keys refused before are
+        // strangers again, refused at their next miss but for the door's false positives
         for (long k = 1_000; k < 1_000 + 200; k++) {
             cache.put(1, k, block(size, k));
         }
-        cache.put(1, 101, block(size, 101));
-        assertThat(cache.get(1, 101)).as("refused before the door was cleared").isNull();
+        int readmitted = 0;
+        for (long k = 100; k < 110; k++) {
+            if (k != refused && cache.get(1, k) == null) {
+                cache.put(1, k, block(size, k));
+                readmitted += cache.get(1, k) == null ? 0 : 1;
+            }
+        }
+        assertThat(readmitted)
+                .as("keys refused before the door was cleared, let in at once")
+                .isLessThanOrEqualTo(2);
     }
 
     /**
