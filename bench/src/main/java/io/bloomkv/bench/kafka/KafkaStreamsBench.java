@@ -227,7 +227,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             double processCpuNanosPerRecord,
             double processAllocBytesPerRecord,
             double restoreCpuNanosPerRecord,
-            double restoreAllocBytesPerRecord) {}
+            double restoreAllocBytesPerRecord,
+            double processThreadCpuNanosPerRecord,
+            double restoreThreadCpuNanosPerRecord) {}
 
     /**
      * The process after each retention period of event time (processing clock stopped while sampled): resident set,
@@ -299,11 +301,13 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                                 mib(r.rssPeakBytes()));
                         System.out.printf(
                                 Locale.ROOT,
-                                "           per record: process CPU %,.0f ns, stream-thread alloc %,.0f B; "
-                                        + "restore CPU %,.0f ns, alloc %,.0f B%n",
+                                "           per record: process CPU %,.0f ns (stream thread %,.0f), stream-thread alloc "
+                                        + "%,.0f B; restore CPU %,.0f ns (stream thread %,.0f), alloc %,.0f B%n",
                                 r.processCpuNanosPerRecord(),
+                                r.processThreadCpuNanosPerRecord(),
                                 r.processAllocBytesPerRecord(),
                                 r.restoreCpuNanosPerRecord(),
+                                r.restoreThreadCpuNanosPerRecord(),
                                 r.restoreAllocBytesPerRecord());
                         System.out.println("           memory: " + describe(r.memory()) + periodsLine(r.periods()));
                     }
@@ -453,6 +457,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             List<PeriodSample> periods = new ArrayList<>();
             long sampleNanos = 0;
             long cpu0 = processCpuNanos();
+            long threadCpu0 = threadCpuNanos();
             long alloc0 = allocatedBytes();
             long t0 = System.nanoTime();
             for (int i = 0; i < seq.length; i++) {
@@ -475,6 +480,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             }
             long processNanos = System.nanoTime() - t0 - sampleNanos;
             long processCpu = processCpuNanos() - cpu0;
+            long processThreadCpu = threadCpuNanos() - threadCpu0;
             long processAlloc = allocatedBytes() - alloc0;
             Map<Integer, String> versionedAnswers = versionedAnswers(t, stores, keyBytes, p, spanMs);
             if (retentionMs > 0 && spanMs >= (periods.size() + 1) * retentionMs) {
@@ -498,6 +504,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             // Restore: each task's changelog into a fresh store.
             long restoreNanos = 0;
             long restoreCpu = 0;
+            long restoreThreadCpu = 0;
             long restoreAlloc = 0;
             long changelogRecords = 0;
             StateStore[] restored = new StateStore[p];
@@ -507,6 +514,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 List<ConsumerRecord<byte[], byte[]>> log = changelogs.get(i);
                 changelogRecords += log.size();
                 long rc0 = processCpuNanos();
+                long rt0 = threadCpuNanos();
                 long ra0 = allocatedBytes();
                 long r0 = System.nanoTime();
                 for (int from = 0; from < log.size(); from += restoreBatch) {
@@ -515,6 +523,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 commit(restored[i], i, log.size());
                 restoreNanos += System.nanoTime() - r0;
                 restoreCpu += processCpuNanos() - rc0;
+                restoreThreadCpu += threadCpuNanos() - rt0;
                 restoreAlloc += allocatedBytes() - ra0;
             }
             long verified = verify(t, restored, seq, keyBytes, p, spanMs);
@@ -551,7 +560,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     (double) processCpu / seq.length,
                     (double) processAlloc / seq.length,
                     changelogRecords == 0 ? 0 : (double) restoreCpu / changelogRecords,
-                    changelogRecords == 0 ? 0 : (double) restoreAlloc / changelogRecords);
+                    changelogRecords == 0 ? 0 : (double) restoreAlloc / changelogRecords,
+                    (double) processThreadCpu / seq.length,
+                    changelogRecords == 0 ? 0 : (double) restoreThreadCpu / changelogRecords);
         } finally {
             deleteRecursively(dir);
         }
@@ -692,6 +703,15 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
                 ? os.getProcessCpuTime()
                 : -1;
+    }
+
+    /**
+     * CPU time of the calling (stream) thread: the stores' own work on it, without the JIT's, GC's and background
+     * threads' share that {@link #processCpuNanos} includes; -1 where the JVM does not report it.
+     */
+    static long threadCpuNanos() {
+        java.lang.management.ThreadMXBean t = ManagementFactory.getThreadMXBean();
+        return t.isCurrentThreadCpuTimeSupported() ? t.getCurrentThreadCpuTime() : -1;
     }
 
     /** Bytes the calling (stream) thread has allocated on the heap so far; -1 where the JVM does not report it. */
@@ -959,20 +979,27 @@ public final class KafkaStreamsBench implements Callable<Integer> {
 
     /** CPU time (whole process) and stream-thread allocation per record, medians: figures load does not inflate. */
     private String costTable(List<Run> runs, int p) {
-        StringBuilder md = new StringBuilder("\nPer record (medians): process CPU ns (every thread, GC included), "
-                + "stream-thread heap allocation B:\n\n| store | process CPU ns | process alloc B | restore CPU ns | "
-                + "restore alloc B |\n|---|---:|---:|---:|---:|\n");
+        StringBuilder md = new StringBuilder("\nPer record (medians): process CPU ns (every thread, GC and JIT "
+                + "included), stream-thread CPU ns, stream-thread heap allocation B:\n\n| store | process CPU ns | "
+                + "stream-thread CPU ns | process alloc B | restore CPU ns | restore stream-thread CPU ns | "
+                + "restore alloc B |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for (String e : engines) {
             List<Run> mine = runs.stream()
                     .filter(r -> r.engine().equals(e) && r.partitions() == p)
                     .toList();
             md.append(String.format(
                     Locale.ROOT,
-                    "| %s | %,.0f | %,.0f | %,.0f | %,.0f |%n",
+                    "| %s | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f |%n",
                     e,
                     median(mine.stream().map(Run::processCpuNanosPerRecord).toList()),
+                    median(mine.stream()
+                            .map(Run::processThreadCpuNanosPerRecord)
+                            .toList()),
                     median(mine.stream().map(Run::processAllocBytesPerRecord).toList()),
                     median(mine.stream().map(Run::restoreCpuNanosPerRecord).toList()),
+                    median(mine.stream()
+                            .map(Run::restoreThreadCpuNanosPerRecord)
+                            .toList()),
                     median(mine.stream().map(Run::restoreAllocBytesPerRecord).toList())));
         }
         return md.toString();

@@ -94,6 +94,8 @@ class KafkaStreamsBenchTest {
                 // zero is valid here; a negative or missing figure is not.
                 assertThat(r.get("processCpuNanosPerRecord").asDouble()).isNotNegative();
                 assertThat(r.get("restoreCpuNanosPerRecord").asDouble()).isNotNegative();
+                assertThat(r.get("processThreadCpuNanosPerRecord").asDouble()).isNotNegative();
+                assertThat(r.get("restoreThreadCpuNanosPerRecord").asDouble()).isNotNegative();
                 assertThat(r.get("processAllocBytesPerRecord").asDouble()).isPositive();
                 assertThat(r.get("restoreAllocBytesPerRecord").asDouble()).isPositive();
                 if (topology.equals("kv") || topology.equals("window") || topology.equals("versioned")) {
@@ -123,7 +125,7 @@ class KafkaStreamsBenchTest {
                             "## 2 partitions",
                             "| store | heap used | heap committed | RssAnon | RssFile |",
                             "After each retention period of event time",
-                            "| store | process CPU ns | process alloc B |");
+                            "| store | process CPU ns | stream-thread CPU ns | process alloc B |");
         }
     }
 

@@ -92,6 +92,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     private final VersionedSegments segments;
     private final Set<VersionedRecordIterator<byte[]>> openIterators = ConcurrentHashMap.newKeySet();
     private final DirectClient directClient = new DirectClient();
+    private final ReadMemo memo = new ReadMemo();
     private final VersionedRestoreBuffer restoreBuffer;
     private VersionedSegment latest;
     private StateStoreContext context;
@@ -242,7 +243,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         Objects.requireNonNull(key, "key cannot be null");
         validateStoreOpen();
         try {
-            byte[] raw = latest.get(key);
+            byte[] raw = memo.read(latest, key);
             return raw == null
                     ? null
                     : new VersionedRecord<>(VersionedLatestValue.value(raw), VersionedLatestValue.timestamp(raw));
@@ -263,7 +264,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     }
 
     private VersionedRecord<byte[]> getAsOf(Bytes key, long asOfTimestamp) {
-        byte[] rawLatest = latest.get(key);
+        byte[] rawLatest = memo.read(latest, key);
         long newestSegmentTime = Long.MAX_VALUE;
         if (rawLatest != null) {
             long latestTs = VersionedLatestValue.timestamp(rawLatest);
@@ -290,7 +291,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             if (segment.id() > lastId) {
                 break;
             }
-            byte[] raw = segment.get(key);
+            byte[] raw = memo.read(segment, key);
             if (raw == null || VersionedSegmentValue.nextTimestamp(raw) <= asOfTimestamp) {
                 continue;
             }
@@ -599,6 +600,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
      * buffer is written as one WriteBatch, older segments first, the latest values last.
      */
     synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        memo.clear();
         long endOfBatchStreamTime = observedStreamTime;
         for (ConsumerRecord<byte[], byte[]> r : records) {
             endOfBatchStreamTime = Math.max(endOfBatchStreamTime, r.timestamp());
@@ -616,6 +618,8 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             restoreBuffer.flush();
         } catch (BloomKvException e) {
             throw new ProcessorStateException("Error restoring batch to store " + name, e);
+        } finally {
+            memo.clear();
         }
     }
 
@@ -674,6 +678,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             return;
         }
         open = false;
+        memo.clear();
         for (VersionedRecordIterator<byte[]> it : new ArrayList<>(openIterators)) {
             it.close();
         }
@@ -804,7 +809,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
                     return writtenRow[i];
                 }
             }
-            return segment.get(key);
+            return memo.read(segment, key);
         }
 
         @Override
@@ -826,8 +831,12 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             segments.write(batch);
         }
 
-        /** Empties the batch and forgets the rows (after {@link #write()}, or when the put failed). */
+        /**
+         * Empties the batch and forgets the rows (after {@link #write()}, or when the put failed), and the rows the
+         * reads before the put memoized (the put may have changed them).
+         */
         void discard() {
+            memo.clear();
             if (batch.approximateSize() > KEEP_BYTES) {
                 batch = new WriteBatch();
             } else {
@@ -837,6 +846,49 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             java.util.Arrays.fill(writtenKey, 0, written, null);
             java.util.Arrays.fill(writtenRow, 0, written, null);
             written = 0;
+        }
+    }
+
+    /**
+     * The rows the last reads of ONE key found (the latest value and segment rows; absent ones too), valid until the
+     * store next writes: a put that follows reads of the same key (a versioned table's get then put, a lookup as of
+     * an earlier time then the put) finds them here instead of searching the memtable again. Used under the store's
+     * lock; every write path clears it (a put or delete when done, a restored batch, close), so a memoized row is
+     * always the row in the database.
+     */
+    private static final class ReadMemo {
+        private static final int SIZE = 4;
+        private Bytes key;
+        private final VersionedSegment[] segment = new VersionedSegment[SIZE];
+        private final byte[][] row = new byte[SIZE][];
+        private int count;
+
+        /** The row of {@code key} in {@code s}: memoized, else read from the database and memoized. */
+        byte[] read(VersionedSegment s, Bytes k) {
+            if (k.equals(key)) {
+                for (int i = 0; i < count; i++) {
+                    if (segment[i] == s) {
+                        return row[i];
+                    }
+                }
+            } else {
+                clear();
+                key = k;
+            }
+            byte[] r = s.get(k);
+            if (count < SIZE) {
+                segment[count] = s;
+                row[count] = r;
+                count++;
+            }
+            return r;
+        }
+
+        void clear() {
+            java.util.Arrays.fill(segment, 0, count, null);
+            java.util.Arrays.fill(row, 0, count, null);
+            count = 0;
+            key = null;
         }
     }
 
