@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * jumps goes to both, and every answer is compared: put's validTo, delete's previous version, {@code get(key)},
  * {@code get(key, asOf)} across and beyond the history retention, and multi-version queries both ways. Then the
  * same operations, as changelog records, are restored into two fresh stores in random batches and read back the
- * same way. Replay a failure with {@code -Dbloomkv.seed=<seed>} (the seed is printed).
+ * same way, and the restored stores take more operations alike. Replay a failure with {@code -Dbloomkv.seed=<seed>} (the seed is printed).
  */
 class BloomKvVersionedStoreDifferentialTest {
     @TempDir
@@ -351,6 +351,23 @@ class BloomKvVersionedStoreDifferentialTest {
         }
         for (int i = 0; i < keys; i++) {
             compareReads(p, rnd, keys, streamTime, historyRetention, what + " end");
+        }
+        // The restored stores go on processing alike (the stream time a restore leaves decides what later puts drop).
+        long t = streamTime;
+        for (int i = 0; i < 300; i++) {
+            t += rnd.nextInt(3);
+            Bytes key = key(rnd.nextInt(keys));
+            long ts = rnd.nextInt(3) == 0 ? Math.max(0, t - rnd.nextInt((int) historyRetention * 2)) : t;
+            String at = what + " then op " + i + " ts " + ts;
+            if (rnd.nextInt(8) == 0) {
+                assertSame(p.bloom.delete(key, ts), p.kafka.delete(key, ts), at + " delete " + key);
+            } else {
+                byte[] value = value(rnd);
+                assertThat(p.bloom.put(key, value, ts)).as(at + " put " + key).isEqualTo(p.kafka.put(key, value, ts));
+            }
+            if (rnd.nextInt(4) == 0) {
+                compareReads(p, rnd, keys, t, historyRetention, at);
+            }
         }
     }
 
