@@ -165,6 +165,13 @@ final class TableOutputs {
      * them in this memtable become one full merge; without one (the value may be in a table), adjacent operands are
      * combined where the operator's partial merge accepts. Entries a snapshot still reads on their own are written as
      * they are.
+     *
+     * <p>Entries no reader can see are not written, as RocksDB's flush (its {@code CompactionIterator}) drops them: an
+     * entry under a newer put or delete of its key that every reader sees (sequence {@code <= smallestSnapshot}: an
+     * overwritten value), and an entry under a range tombstone of this memtable that every reader sees. The newest
+     * entry of a key and the tombstones themselves are always written (they hide older tables' entries), so reads of
+     * the table answer as before; a memtable whose keys are rewritten many times (counters, the versioned store's rows)
+     * flushes only their last values.
      */
     FileMetaData writeLevel0Table(MemTable m, VersionEdit edit, long smallestSnapshot) throws IOException {
         if (m.isEmpty()) {
@@ -193,30 +200,51 @@ final class TableOutputs {
         try (MergingIterator it = new MergingIterator(java.util.List.of(m.iterator()))) {
             it.seekToFirst();
             MergeCollapser.Dead dead = null;
-            if (operator != null && m.hasMergeOperands() && !m.rangeTombstones().isEmpty()) {
-                // A range tombstone of this memtable that every reader sees ends a chain as a delete would.
+            if (!m.rangeTombstones().isEmpty()) {
+                // A range tombstone of this memtable that every reader sees hides the older entries it covers (and
+                // ends a merge chain as a delete would).
                 RangeTombstoneList tombstones = RangeTombstoneList.of(m.rangeTombstones());
                 dead = (k, s) -> tombstones.maxCovering(k, smallestSnapshot) > s;
             }
+            byte[] keyOfCurrent = null; // an internal key of the user key being written (a stable copy)
+            // Sequence of the key's last newer put or delete (-1: none yet); an older entry under it is hidden from
+            // every reader when it is at most smallestSnapshot (which is Long.MAX_VALUE in recovery: no reader yet).
+            long shadow = -1;
             while (it.valid()) {
                 byte[] ik = it.keyNoCopy();
                 long seq = InternalKey.sequence(ik);
+                ValueType type = InternalKey.type(ik);
+                if (keyOfCurrent == null || InternalKey.compareUserKeys(ik, keyOfCurrent) != 0) {
+                    keyOfCurrent = ik; // a fresh copy (see below), never changed: no copy of its own
+                    shadow = -1;
+                }
                 byte[] userKey = operator == null ? null : InternalKey.userKey(ik);
                 if (operator != null
-                        && InternalKey.type(ik) == ValueType.MERGE
+                        && type == ValueType.MERGE
                         && seq <= smallestSnapshot
                         && (dead == null || !dead.isDead(userKey, seq))) {
                     // Consumes the key's older entries; a deeper table may hold its value, so no full merge onto none.
-                    // (An operand a tombstone of this memtable covers is written as it is: flushes drop nothing.)
                     for (MergeCollapser.Out e : MergeCollapser.collapse(it, userKey, operator, true, dead)) {
                         out.writer.add(e.internalKey(), e.value());
                     }
                 } else {
-                    // the key array is the memtable iterator's fresh copy, never reused (MergingIterator.keyNoCopy):
-                    // the writer keeps it instead of copying it twice more
-                    byte[] value = it.value();
-                    it.next();
-                    out.writer.addOwned(ik, value);
+                    boolean hidden = shadow >= 0 && shadow <= smallestSnapshot;
+                    if (!hidden && dead != null) {
+                        hidden = dead.isDead(userKey != null ? userKey : InternalKey.userKey(ik), seq);
+                    }
+                    if (type != ValueType.MERGE) {
+                        shadow = seq; // an operand does not hide the value under it
+                    }
+                    if (hidden) {
+                        it.next();
+                    } else {
+                        // the key array is the memtable iterator's fresh copy, never reused
+                        // (MergingIterator.keyNoCopy):
+                        // the writer keeps it instead of copying it twice more
+                        byte[] value = it.value();
+                        it.next();
+                        out.writer.addOwned(ik, value);
+                    }
                 }
             }
             for (RangeTombstone t : m.rangeTombstones()) {

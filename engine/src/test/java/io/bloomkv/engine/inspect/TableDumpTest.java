@@ -51,7 +51,8 @@ class TableDumpTest {
         long live = TableReader.liveTables();
         try (TableDump t = TableDump.open(table.path())) {
             TableDump.Properties p = t.properties();
-            assertThat(p.entries()).isEqualTo(301);
+            // 299 values and key0005's delete: the flush leaves out the value the delete hides.
+            assertThat(p.entries()).isEqualTo(300);
             assertThat(p.deletions()).isEqualTo(1);
             assertThat(p.smallestKey().userKey()).isEqualTo(b("key0000"));
             assertThat(p.filterKind()).isEqualTo(FilterKind.BLOCKED);
@@ -66,7 +67,7 @@ class TableDumpTest {
             assertThat(f.problem()).isNull();
             List<TableDump.Entry> entries = new ArrayList<>();
             t.forEachEntry(Long.MAX_VALUE, entries::add);
-            assertThat(entries).hasSize(301);
+            assertThat(entries).hasSize(300);
             assertThat(entries.stream().filter(e -> e.key().isDeletion()))
                     .singleElement()
                     .satisfies(e -> assertThat(e.key().userKey()).isEqualTo(b("key0005")));

@@ -11,8 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The compactions that drop expired segments' tables right after their range tombstone is written
- * ({@link Segments}, {@link VersionedSegments}), run off the stream thread: one daemon thread for every bloomkv
+ * The compactions that drop expired segments' tables right after their range tombstone is written (the window and
+ * session stores' {@link Segments}; the versioned store leaves them to the engine's own compactions, see
+ * {@link VersionedSegments}), run off the stream thread: one daemon thread for every bloomkv
  * segmented store of the JVM, so a task's processing does not wait for them (the engine serializes them with its
  * own background compactions). An expired segment is already invisible once its tombstone is written; the
  * compaction only gives its disk space back, so a store's compactions are chained and its close waits for the last

@@ -61,8 +61,8 @@ final class Segment {
     /**
      * Removes segments {@code first..last} of {@code db} as whole key ranges: one range tombstone over their prefixes
      * (the ids between hold nothing), then that range compacted on {@code compactions}' thread, so the tables holding
-     * only those segments (partitioned by prefix) are dropped unread. Shared by the window, session and versioned
-     * stores; {@code store} names the store in the error.
+     * only those segments (partitioned by prefix) are dropped unread. Shared by the window and session stores;
+     * {@code store} names the store in the error.
      */
     static void dropRange(Db db, ExpiryCompactions compactions, long first, long last, String store) {
         try {
