@@ -12,6 +12,12 @@ final class BlockedFilter extends OffHeapFilter {
     /** Seven 9-bit probe positions fit in one 64-bit word. */
     private static final int PROBES_PER_WORD = 7;
 
+    /**
+     * Hashes whose cache lines {@link #addHashes} requests together before setting their bits: enough loads in flight
+     * to overlap the misses of a body larger than the caches, few enough that the lines are still cached when set.
+     */
+    static final int BUILD_BATCH = 64;
+
     private final long blocks;
 
     BlockedFilter(OffHeapRegion body, int k, long bits, long expectedKeys, long keyCount) {
@@ -37,6 +43,50 @@ final class BlockedFilter extends OffHeapFilter {
             int bitInBlock = (int) (x >>> 55);
             long off = blockOff + ((bitInBlock >>> 6) << 3);
             body.writeLong(off, body.readLong(off) | (1L << bitInBlock));
+            x <<= 9;
+        }
+    }
+
+    /**
+     * Sets the same bits as {@link #addHash} of each hash in turn, a batch at a time: first one load of every line of
+     * the batch (independent loads, whose misses overlap), then the probes of each hash, which find their line
+     * cached. Each line is bounds-checked once.
+     */
+    @Override
+    void addHashes(long[] hashes, int count) {
+        long[] lines = new long[BUILD_BATCH];
+        long sink = 0;
+        for (int start = 0; start < count; start += BUILD_BATCH) {
+            int n = Math.min(BUILD_BATCH, count - start);
+            for (int i = 0; i < n; i++) {
+                long blockOff = Probes.reduce32(hashes[start + i], blocks) << 6;
+                body.checkRange(blockOff, 64);
+                lines[i] = blockOff;
+                sink += body.readLongInRange(blockOff);
+            }
+            for (int i = 0; i < n; i++) {
+                setProbes(lines[i], hashes[start + i]);
+            }
+        }
+        buildSink = sink;
+    }
+
+    /** Keeps the batch's loads observable. */
+    @SuppressWarnings("unused")
+    private long buildSink;
+
+    /** Sets the k probes of {@code hash} in the block at {@code blockOff}, which the caller has bounds-checked. */
+    private void setProbes(long blockOff, long hash) {
+        long word = Probes.step(hash);
+        long x = word;
+        for (int i = 0; i < k; i++) {
+            if (i > 0 && i % PROBES_PER_WORD == 0) {
+                word = Probes.step(word);
+                x = word;
+            }
+            int bitInBlock = (int) (x >>> 55);
+            long off = blockOff + ((bitInBlock >>> 6) << 3);
+            body.writeLongInRange(off, body.readLongInRange(off) | (1L << bitInBlock));
             x <<= 9;
         }
     }

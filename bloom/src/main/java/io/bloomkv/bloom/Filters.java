@@ -90,23 +90,36 @@ public final class Filters {
      * an empty key set gives a filter that contains nothing. The array is not modified or retained.
      */
     public static Filter build(FilterKind kind, long[] keyHashes, double bitsPerKey) {
+        if (keyHashes == null) {
+            throw new NullPointerException("keyHashes");
+        }
+        return build(kind, keyHashes, keyHashes.length, bitsPerKey);
+    }
+
+    /**
+     * {@link #build(FilterKind, long[], double)} of the first {@code count} hashes of {@code keyHashes} (a buffer
+     * filled up to {@code count}, as a table writer collects them), without copying them out first.
+     *
+     * @throws IndexOutOfBoundsException if {@code count} is negative or exceeds {@code keyHashes.length}
+     */
+    public static Filter build(FilterKind kind, long[] keyHashes, int count, double bitsPerKey) {
         if (kind == null) {
             throw new NullPointerException("kind");
         }
         if (keyHashes == null) {
             throw new NullPointerException("keyHashes");
         }
+        java.util.Objects.checkFromIndexSize(0, count, keyHashes.length);
         FilterMath.checkBitsPerKey(bitsPerKey);
         if (kind == FilterKind.RIBBON) {
-            RibbonFilter f = RibbonBuilder.build(keyHashes, bitsPerKey);
+            RibbonFilter f = RibbonBuilder.build(
+                    count == keyHashes.length ? keyHashes : java.util.Arrays.copyOf(keyHashes, count), bitsPerKey);
             f.makeImmutable();
             return f;
         }
-        OffHeapFilter f = (OffHeapFilter) create(kind, keyHashes.length, bitsPerKey);
+        OffHeapFilter f = (OffHeapFilter) create(kind, count, bitsPerKey);
         try {
-            for (long h : keyHashes) {
-                f.add(h);
-            }
+            f.addAll(keyHashes, count);
             f.makeImmutable();
             return f;
         } catch (RuntimeException | Error e) {

@@ -1,9 +1,7 @@
 package io.bloomkv.bloom;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.CRC32C;
 
@@ -60,6 +58,24 @@ abstract class OffHeapFilter implements Filter {
 
     /** Sets the probes of {@code hash}; the filter is open and writable. */
     abstract void addHash(long hash);
+
+    /**
+     * {@link #addHash} of {@code hashes[0, count)} in order; the filter is open and writable. A kind whose probes of one
+     * hash share a cache line overrides it to request a batch's lines before setting their bits (the body of a large
+     * table's filter is larger than the caches, and one miss after another dominates the build).
+     */
+    void addHashes(long[] hashes, int count) {
+        for (int i = 0; i < count; i++) {
+            addHash(hashes[i]);
+        }
+    }
+
+    /** {@link #add(long)} of {@code hashes[0, count)}: the writability is checked once. */
+    final void addAll(long[] hashes, int count) {
+        checkWritable();
+        addHashes(hashes, count);
+        keyCount += count;
+    }
 
     /** True when every probe of {@code hash} is set; the filter is open. */
     abstract boolean probe(long hash);
@@ -260,13 +276,20 @@ abstract class OffHeapFilter implements Filter {
             throw new IllegalStateException(
                     "serialized filter of " + size + " bytes does not fit in an array; use writeTo");
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream((int) size);
-        try {
-            writeTo(out);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
+        checkOpen();
+        // The body is copied once, straight into the result, and checksummed there (writeTo's form, byte for byte).
+        int h = FilterHeader.HEADER_SIZE;
+        byte[] out = new byte[(int) size];
+        body.read(0, out, h, (int) body.length());
+        byte[] header = FilterHeader.encode(
+                kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(), 0);
+        CRC32C crc = FilterHeader.crcOverHeader(header);
+        crc.update(out, h, out.length - h);
+        header = FilterHeader.encode(
+                kind(), k, bits, body.length(), expectedKeys, keyCount, headerSeed(), headerUpperBlocks(), (int)
+                        crc.getValue());
+        System.arraycopy(header, 0, out, 0, h);
+        return out;
     }
 
     /** Whether {@link #close()} has run. */

@@ -237,6 +237,15 @@ final class OffHeapRegion {
         store.writeLong(base + offset, value);
     }
 
+    /**
+     * Writes the word at {@code offset}, which the caller has bounds-checked with {@link #checkRange} on a region that
+     * is not {@link #readOnly()} (the plain {@code Unsafe} store: a filter build sets every probe of a cache line after
+     * one check of the line).
+     */
+    void writeLongInRange(long offset, long value) {
+        UnsafeMemory.MEMORY.writeLong(address + offset, value);
+    }
+
     void read(long offset, byte[] dst, int dstOff, int len) {
         checkIndex(offset, len);
         if (dstOff < 0 || len < 0 || dstOff + len > dst.length) {

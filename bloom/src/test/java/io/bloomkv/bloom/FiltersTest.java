@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.Arrays;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Sizing, kind codes, argument checks and the counting filter's remove semantics. */
 class FiltersTest {
@@ -154,5 +158,46 @@ class FiltersTest {
             assertThat(f.mightContain(key)).isTrue();
             assertThat(impl.saturatedCounters()).isPositive();
         }
+    }
+
+    /**
+     * The batched build (a buffer's first {@code count} hashes, BLOCKED's lines requested a batch at a time) sets
+     * exactly the bits, counts and header of {@code create} plus one {@code add} per hash: the serialized forms are
+     * equal byte for byte, for counts around the batch size and a buffer longer than the count.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = FilterKind.class,
+            names = {"STANDARD", "PARTITIONED", "BLOCKED", "COUNTING"})
+    void buildOfABufferPrefixEqualsAddingEachHash(FilterKind kind) {
+        long seed = TestKeys.seed("bloomkv.test.buildSeed");
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int count : new int[] {0, 1, 63, 64, 65, 1000, 4097}) {
+            long[] buffer = new long[count + 17];
+            for (int i = 0; i < buffer.length; i++) {
+                buffer[i] = random.nextLong();
+            }
+            try (Filter built = Filters.build(kind, buffer, count, 10);
+                    Filter added = Filters.create(kind, count, 10);
+                    Filter whole = Filters.build(kind, Arrays.copyOf(buffer, count), 10)) {
+                for (int i = 0; i < count; i++) {
+                    added.add(buffer[i]);
+                }
+                assertThat(built.keyCount()).isEqualTo(count);
+                assertThat(built.toByteArray())
+                        .as("seed %d, %s, %d hashes", seed, kind, count)
+                        .isEqualTo(added.toByteArray())
+                        .isEqualTo(whole.toByteArray());
+            }
+        }
+    }
+
+    @Test
+    void buildRefusesACountOutsideTheBuffer() {
+        long[] hashes = new long[4];
+        assertThatThrownBy(() -> Filters.build(FilterKind.BLOCKED, hashes, 5, 10))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> Filters.build(FilterKind.RIBBON, hashes, -1, 10))
+                .isInstanceOf(IndexOutOfBoundsException.class);
     }
 }

@@ -383,13 +383,22 @@ final class CommitPipeline {
         }
     }
 
+    /**
+     * Creates the write-ahead log {@code p}: written through a memory mapping ({@link Options#useMmapWal}) where the
+     * file system supports it and there is a log to write, else with a {@code write(2)} per flush.
+     */
+    static LogWriter newLog(FileSystem fs, Path p, Options options) throws IOException {
+        boolean mapped = options.useMmapWal() && !options.disableWal() && fs.supportsMappedWrites();
+        return new LogWriter(mapped ? fs.newMappedWritableFile(p) : fs.newWritableFile(p));
+    }
+
     /** Mutex held. Starts a new WAL and memtable; the old memtable joins the immutables. */
     private MemTable switchMemTable() {
         state.assertHeld();
         long number = versions.newFileNumber();
         LogWriter next;
         try {
-            next = new LogWriter(fs.newWritableFile(FileNames.logFile(dir, number)));
+            next = newLog(fs, FileNames.logFile(dir, number), options);
         } catch (IOException e) {
             throw new BloomKvIOException("cannot create WAL " + FileNames.logFile(dir, number), e);
         }

@@ -26,7 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Runs leveled compactions, as in LevelDB, on one background thread, and {@link #compactRange} on
  * the caller's. What to compact is chosen by {@link CompactionPicker} from the current Version
- * alone; a single input with nothing to merge below is moved down without rewriting.
+ * alone; inputs with nothing to merge below and no key in two of them (one table, or level-0 tables of disjoint
+ * ranges where the filter policy allows it, {@link Compaction#isTrivialMove}) are moved down without rewriting.
  *
  * <p>The merge drops an entry when a newer entry of the same user key is visible to every open
  * snapshot, and a tombstone when additionally no deeper level may hold the key. Where outputs end
@@ -296,10 +297,15 @@ final class Compactor {
         events.post(l -> l.onCompactionBegin(new EventListener.CompactionInfo(
                 events.directory(), c.level(), c.outputLevel(), List.copyOf(inputs), inputBytes, c.isTrivialMove())));
         if (c.isTrivialMove()) {
-            FileMetaData f = c.base().get(0);
-            edit.deleteFile(c.level(), f.number());
-            edit.addFile(c.outputLevel(), f);
-            edit.compactPointer(c.level(), f.largest());
+            byte[] largest = null;
+            for (FileMetaData f : c.base()) {
+                edit.deleteFile(c.level(), f.number());
+                edit.addFile(c.outputLevel(), f);
+                if (largest == null || InternalKey.compare(f.largest(), largest) > 0) {
+                    largest = f.largest();
+                }
+            }
+            edit.compactPointer(c.level(), largest);
             env.versions().logAndApply(edit);
             env.versionInstalled();
             events.post(l -> l.onCompactionCompleted(new EventListener.CompactionCompletedInfo(
@@ -395,7 +401,7 @@ final class Compactor {
         Version v = env.versions().retainCurrent();
         long smallestSnapshot = env.smallestSnapshot();
         List<InternalIterator> inputs = new ArrayList<>();
-        TableOutputs.Output out = null;
+        MergeOutputs out = null;
         try {
             // Range tombstones of the inputs: an input whose whole range they cover, newer than all of it and seen by
             // every snapshot, is dropped unread; the others' tombstones decide which entries are dead.
@@ -436,15 +442,20 @@ final class Compactor {
                     CompactionPicker.grandparents(v, c),
                     targetSize,
                     env.options().tablePartitionPrefixLength());
-            byte[] largestInput =
-                    c.largestUserKey(); // bounds every output's keys (MonkeyAllocation asks what they overlap)
-            byte[] outputLower = null; // where the current output's share of the tombstones starts (null: open)
+            out = new MergeOutputs(c, expectedPerTable, cutter, outputTombstones, outputs);
             try (MergingIterator it = new MergingIterator(inputs)) {
                 inputs.clear();
                 it.seekToFirst();
-                byte[] currentUserKey = null;
+                // The user key being merged is currentKey[0, currentKeyLength): the internal key of its newest entry,
+                // kept as the merging iterator gave it (never reused: see MergingIterator.keyNoCopy). An entry's user
+                // key is copied out only where a decision needs it alone (range tombstones, keys below, merges,
+                // compaction filters, a new output); the common entry is compared in place and handed to the
+                // writer as its own key (TableWriter.addOwned), one array per entry from the input block to the
+                // output block.
+                byte[] currentKey = null;
+                int currentKeyLength = 0;
+                byte[] currentUserKey = null; // currentKey's user key, copied on first need
                 long lastSequenceForKey = Long.MAX_VALUE;
-                byte[] lastAddedUserKey = null;
                 long count = 0;
                 MergeOperator operator = env.options().mergeOperator();
                 CompactionFilter filter = env.compactionFilter(c); // with Options.ttl, the TTL step first (Ttl)
@@ -454,77 +465,75 @@ final class Compactor {
                         throw new CompactionAbortedException();
                     }
                     byte[] ik = it.keyNoCopy();
-                    byte[] userKey = InternalKey.userKey(ik);
-                    long sequence = InternalKey.sequence(ik);
-                    if (currentUserKey == null || !Arrays.equals(userKey, currentUserKey)) {
-                        currentUserKey = userKey;
+                    int userKeyLength = ik.length - InternalKey.TRAILER_SIZE;
+                    long trailer = InternalKey.trailer(ik);
+                    long sequence = trailer >>> 8;
+                    if (currentKey == null || !Arrays.equals(ik, 0, userKeyLength, currentKey, 0, currentKeyLength)) {
+                        currentKey = ik;
+                        currentKeyLength = userKeyLength;
+                        currentUserKey = null;
                         lastSequenceForKey = Long.MAX_VALUE;
                     }
-                    ValueType type = InternalKey.type(ik);
+                    ValueType type = ValueType.fromCode((int) (trailer & 0xff));
                     boolean newestOfKey = lastSequenceForKey == Long.MAX_VALUE;
                     boolean drop;
                     if (lastSequenceForKey <= smallestSnapshot) {
                         // A newer entry of this key is visible to every reader.
                         drop = true;
-                    } else if (dead != null && dead.isDead(userKey, sequence)) {
-                        // A range tombstone every reader sees covers it (and every older entry of the key).
-                        drop = true;
+                    } else if (dead != null || (type == ValueType.DELETE && sequence <= smallestSnapshot)) {
+                        if (currentUserKey == null) {
+                            currentUserKey = Arrays.copyOf(currentKey, currentKeyLength);
+                        }
+                        // A range tombstone every reader sees covers it (and every older entry of the key), or a
+                        // tombstone every reader sees has nothing left to hide below.
+                        drop = (dead != null && dead.isDead(currentUserKey, sequence))
+                                || (type == ValueType.DELETE
+                                        && sequence <= smallestSnapshot
+                                        && !v.keyMayExistBelow(c.outputLevel(), currentUserKey));
                     } else {
-                        drop = type == ValueType.DELETE
-                                && sequence <= smallestSnapshot
-                                && !v.keyMayExistBelow(c.outputLevel(), userKey);
+                        drop = false;
                     }
                     lastSequenceForKey = sequence;
                     if (drop) {
                         it.next();
                         continue;
                     }
+                    boolean collapse = type == ValueType.MERGE && sequence <= smallestSnapshot;
+                    boolean filtered = filter != null && newestOfKey && sequence > newestSnapshot;
+                    if (!collapse && !filtered) {
+                        // The common entry: written as it is.
+                        byte[] value = it.value();
+                        it.next();
+                        out.add(ik, value);
+                        continue;
+                    }
+                    if (currentUserKey == null) {
+                        currentUserKey = Arrays.copyOf(currentKey, currentKeyLength);
+                    }
                     List<MergeCollapser.Out> entries;
-                    if (type == ValueType.MERGE && sequence <= smallestSnapshot) {
+                    if (collapse) {
                         // The newest entry every reader sees is an operand: its chain collapses (consumes the
                         // key's rest).
                         entries = MergeCollapser.collapse(
-                                it, userKey, operator, v.keyMayExistBelow(c.outputLevel(), userKey), dead);
+                                it,
+                                currentUserKey,
+                                operator,
+                                v.keyMayExistBelow(c.outputLevel(), currentUserKey),
+                                dead);
                     } else {
-                        entries = List.of(new MergeCollapser.Out(it.key(), it.value()));
+                        entries = List.of(new MergeCollapser.Out(ik, it.value()));
                         it.next();
                     }
-                    if (filter != null && newestOfKey && sequence > newestSnapshot) {
+                    if (filtered) {
                         // The key's newest entry, which no live snapshot can read: the filter may decide its fate.
-                        entries = applyFilter(filter, c.outputLevel(), userKey, entries, smallestSnapshot, v);
+                        entries = applyFilter(filter, c.outputLevel(), currentUserKey, entries, smallestSnapshot, v);
                     }
                     for (MergeCollapser.Out e : entries) {
-                        boolean newUserKey = !Arrays.equals(userKey, lastAddedUserKey);
-                        // the cutter sees every new user key (out == null: size 0, never a cut), so it tracks the
-                        // grandparents
-                        if (newUserKey
-                                && cutter.shouldCutBefore(userKey, out == null ? 0 : out.writer.estimatedFileSize())) {
-                            // This output's tombstones end where its keys do: the next output starts after its
-                            // last key.
-                            byte[] upper = RangeTombstone.successor(lastAddedUserKey);
-                            addClipped(out, outputTombstones, outputLower, upper);
-                            outputLower = upper;
-                            outputs.add(out.finish());
-                            out = null;
-                        }
-                        if (out == null) {
-                            out = env.newOutput(c.outputLevel(), expectedPerTable, c, userKey, largestInput);
-                        }
-                        out.writer.add(e.internalKey(), e.value());
-                        lastAddedUserKey = userKey;
+                        out.add(e.internalKey(), e.value());
                     }
                 }
             }
-            if (out == null && !outputTombstones.isEmpty()) {
-                // Every entry was dropped but tombstones remain: an output of tombstones only.
-                out = env.newOutput(
-                        c.outputLevel(), 1, c, outputTombstones.get(0).begin(), largestInput);
-            }
-            if (out != null) {
-                addClipped(out, outputTombstones, outputLower, null);
-                outputs.add(out.finish());
-                out = null;
-            }
+            out.finish();
         } catch (IOException | RuntimeException e) {
             for (InternalIterator i : inputs) {
                 i.close();
@@ -617,6 +626,91 @@ final class Compactor {
             }
         }
         return out;
+    }
+
+    /**
+     * The output tables of one merge: entries go to the current table until {@link OutputCutter} ends it before a new
+     * user key; each table gets the share of the range tombstones between its first key and the next table's.
+     */
+    private final class MergeOutputs {
+        private final Compaction c;
+        private final long expectedPerTable;
+        private final OutputCutter cutter;
+        private final List<RangeTombstone> tombstones;
+        private final List<FileMetaData> finished;
+        /** Bounds every output's keys (MonkeyAllocation asks what they overlap). */
+        private final byte[] largestInput;
+
+        private TableOutputs.Output out;
+        /** The internal key of the last entry added (its array, owned by the current output's writer), or null. */
+        private byte[] lastKey;
+        /** Where the current output's share of the tombstones starts (null: open). */
+        private byte[] outputLower;
+
+        MergeOutputs(
+                Compaction c,
+                long expectedPerTable,
+                OutputCutter cutter,
+                List<RangeTombstone> tombstones,
+                List<FileMetaData> finished) {
+            this.c = c;
+            this.expectedPerTable = expectedPerTable;
+            this.cutter = cutter;
+            this.tombstones = tombstones;
+            this.finished = finished;
+            this.largestInput = c.largestUserKey();
+        }
+
+        /**
+         * Adds an entry, after every entry added before in internal-key order. The writer keeps {@code internalKey}
+         * (TableWriter.addOwned): the caller hands it over and never changes it.
+         */
+        void add(byte[] internalKey, byte[] value) throws IOException {
+            int userKeyLength = internalKey.length - InternalKey.TRAILER_SIZE;
+            boolean newUserKey = lastKey == null
+                    || !Arrays.equals(
+                            internalKey, 0, userKeyLength, lastKey, 0, lastKey.length - InternalKey.TRAILER_SIZE);
+            // the cutter sees every new user key (out == null: size 0, never a cut), so it tracks the grandparents
+            if (newUserKey
+                    && cutter.shouldCutBefore(
+                            internalKey, userKeyLength, out == null ? 0 : out.writer.estimatedFileSize())) {
+                // This output's tombstones end where its keys do: the next output starts after its last key.
+                byte[] upper = RangeTombstone.successor(InternalKey.userKey(lastKey));
+                addClipped(out, tombstones, outputLower, upper);
+                outputLower = upper;
+                TableOutputs.Output done = out;
+                out = null;
+                finished.add(done.finish());
+            }
+            if (out == null) {
+                out = env.newOutput(
+                        c.outputLevel(), expectedPerTable, c, InternalKey.userKey(internalKey), largestInput);
+            }
+            out.writer.addOwned(internalKey, value);
+            lastKey = internalKey;
+        }
+
+        /** Finishes the last output (one of tombstones only when every entry was dropped but tombstones remain). */
+        void finish() throws IOException {
+            if (out == null && !tombstones.isEmpty()) {
+                out = env.newOutput(c.outputLevel(), 1, c, tombstones.get(0).begin(), largestInput);
+            }
+            if (out != null) {
+                addClipped(out, tombstones, outputLower, null);
+                TableOutputs.Output done = out;
+                out = null;
+                finished.add(done.finish());
+            }
+        }
+
+        /** Deletes the unfinished output, if any, after {@code cause}. */
+        void abandon(Exception cause) {
+            if (out != null) {
+                TableOutputs.Output o = out;
+                out = null;
+                o.abandon(cause);
+            }
+        }
     }
 
     /** Adds to {@code out} the parts of {@code tombstones} within [lower, upper) (null: open). */

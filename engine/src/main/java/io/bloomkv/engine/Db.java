@@ -401,7 +401,7 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireLocal(slot); // no shared reference count written (ThreadLocalRefs)
         try {
             long hash = Hashing.hash64(key); // once per get: the memtables' and the tables' filters use it
-            if (sv.hasRangeTombstones()) {
+            if (sv.rangeTombstonesMayCover(key)) {
                 // Tombstones are weighed against each source's entries (PointLookup consults them before any block).
                 byte[] v = PointLookup.get(sv, key, hash, sequence, options.mergeOperator(), readCounters);
                 (v != null ? counters.hits : counters.misses).increment();

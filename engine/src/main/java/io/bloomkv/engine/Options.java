@@ -35,6 +35,7 @@ public final class Options {
     private int filterPartitionSize = 4096;
     private SharedFilterBudget sharedFilterBudget;
     private boolean manualWalFlush;
+    private boolean useMmapWal = true;
     private boolean disableWal;
     private SyncMode syncMode = SyncMode.NONE;
     private FileSystem fileSystem;
@@ -59,6 +60,7 @@ public final class Options {
     private java.util.List<EventListener> listeners = java.util.List.of();
     private long rateLimiterBytesPerSecond;
     private long bytesPerSync;
+    private boolean useDirectWritesForBulkLoad = true;
     // RocksDB-semantics features (MergeOperator, ...): null/zero = off.
     private MergeOperator mergeOperator;
     private CompactionFilter compactionFilter;
@@ -100,6 +102,7 @@ public final class Options {
         o.filterPartitionSize = filterPartitionSize;
         o.sharedFilterBudget = sharedFilterBudget;
         o.manualWalFlush = manualWalFlush;
+        o.useMmapWal = useMmapWal;
         o.disableWal = disableWal;
         o.syncMode = syncMode;
         o.fileSystem = fileSystem;
@@ -122,6 +125,7 @@ public final class Options {
         o.useDirectReads = useDirectReads;
         o.useMmapReads = useMmapReads;
         o.bytesPerSync = bytesPerSync;
+        o.useDirectWritesForBulkLoad = useDirectWritesForBulkLoad;
         o.listeners = listeners;
         o.rateLimiterBytesPerSecond = rateLimiterBytesPerSecond;
         o.mergeOperator = mergeOperator;
@@ -528,6 +532,26 @@ public final class Options {
     }
 
     /**
+     * Write the write-ahead log through a shared memory mapping of the file (RocksDB's {@code allow_mmap_writes}, for
+     * the log only): a write's record is copied into the OS page cache, with no system call, instead of handed over
+     * with a {@code write(2)} per write. The guarantees are those of {@link #syncMode} unchanged: the record is in the
+     * page cache when the write returns, so a process crash (kill -9) loses no acknowledged write; a sync is an
+     * {@code fdatasync(2)} of the log. The log's space is allocated on the device a megabyte ahead of the writes (a
+     * full disk fails the write that needs the next megabyte, with a {@link BloomKvIOException}); a log left by a crash
+     * may end in zeros, which recovery reads as the end of the log (docs/operations.md, "The write-ahead log"). Linux
+     * with native access only (where {@link #fileSystem}'s {@code supportsMappedWrites}); elsewhere, and with
+     * {@link #disableWal}, the log is written with {@code write(2)}. Default true.
+     */
+    public Options useMmapWal(boolean mmap) {
+        this.useMmapWal = mmap;
+        return this;
+    }
+
+    public boolean useMmapWal() {
+        return useMmapWal;
+    }
+
+    /**
      * Writes go to the memtable only, never to a write-ahead log (RocksDB's {@code WriteOptions.disableWAL}, which
      * Kafka Streams' RocksDB store sets on every write: its changelog topic, not a log on disk, is what a crash is
      * restored from). Saves the WAL record's encoding, checksum and copy on every write.
@@ -854,7 +878,9 @@ public final class Options {
      * {@code SstFileWriter} applies): above 0, the writer's second thread (which writes the finished blocks while the
      * caller builds the next ones) syncs the file every time this many bytes were written since the last sync. 0 (the
      * default, as RocksDB's): the data blocks are synced once, in the background while the filter is built, and the
-     * rest at {@link TableFileWriter#finish()}. Either way the file is durable when {@code finish()} returns. A sync
+     * rest at {@link TableFileWriter#finish()}. Either way the file is durable when {@code finish()} returns. With
+     * {@link #useDirectWritesForBulkLoad} (the default) the blocks reach the device as they are written, so there is no
+     * backlog of dirty pages to spread, and the syncs only flush the device's cache. A sync
      * while the file grows may slow the writes that follow it (it did on ext4 on the bench host, see
      * docs/operations.md), so measure before setting it. Flush and compaction outputs are not affected (synced once at
      * their end).
@@ -867,6 +893,26 @@ public final class Options {
 
     public long bytesPerSync() {
         return bytesPerSync;
+    }
+
+    /**
+     * Whether a {@link TableFileWriter} writes its file with O_DIRECT, bypassing the OS page cache (default true): the
+     * blocks go to the device while the caller builds the next ones, so {@link TableFileWriter#finish()} has no backlog
+     * of dirty pages to sync, and loading a file larger than memory does not evict the page cache's other contents.
+     * RocksDB's {@code SstFileWriter} keeps its pages out of the cache likewise (it drops them as it writes,
+     * {@code invalidate_page_cache}). The cost: reads right after the ingestion find the file on the device, not in the
+     * page cache. With false, the file is written through the page cache (and stays there until evicted), which
+     * suits a small load that is read at once. Where the file system (or {@link #fileSystem}) does not support direct
+     * writes, the writer uses the page cache. {@link #bytesPerSync} applies either way. Flush and compaction outputs are
+     * not affected.
+     */
+    public Options useDirectWritesForBulkLoad(boolean enabled) {
+        this.useDirectWritesForBulkLoad = enabled;
+        return this;
+    }
+
+    public boolean useDirectWritesForBulkLoad() {
+        return useDirectWritesForBulkLoad;
     }
 
     @Override
@@ -885,6 +931,7 @@ public final class Options {
                 + ", memtableFilterBitsPerKey=" + memtableFilterBitsPerKey + ", compression=" + compression
                 + ", bottommostCompression=" + bottommostCompression() + ", useDirectReads=" + useDirectReads
                 + ", useMmapReads=" + useMmapReads
+                + ", useMmapWal=" + useMmapWal
                 + (sharedFilterBudget != null
                         ? ", filterMemoryBudget=" + sharedFilterBudget
                         : filterMemoryBudget > 0 ? ", filterMemoryBudget=" + filterMemoryBudget : "")

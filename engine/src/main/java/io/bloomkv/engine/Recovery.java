@@ -123,7 +123,7 @@ final class Recovery {
         long maxSequence = replayLogs(liveLogs(), new MemTable(0), edit);
         versions.setLastSequence(maxSequence);
         long logNumber = versions.newFileNumber();
-        LogWriter log = new LogWriter(fs.newWritableFile(FileNames.logFile(dir, logNumber)));
+        LogWriter log = CommitPipeline.newLog(fs, FileNames.logFile(dir, logNumber), options);
         state.lock();
         try {
             state.log = log;

@@ -18,6 +18,13 @@ final class SuperVersion {
     final Version version;
     private final RefCount refs = new RefCount("super version");
     private final boolean immsOrVersionHaveTombstones;
+    /**
+     * The smallest begin and the largest end of the immutable memtables' and the tables' range tombstones (null when
+     * there are none): a key outside [spanBegin, spanEnd) is covered by none of them.
+     */
+    private final byte[] spanBegin;
+
+    private final byte[] spanEnd;
 
     /** Takes over one reference of {@code version}. */
     SuperVersion(MemTable mem, List<MemTable> imms, Version version) {
@@ -29,6 +36,25 @@ final class SuperVersion {
             ts |= m.hasRangeTombstones();
         }
         this.immsOrVersionHaveTombstones = ts;
+        byte[] begin = null;
+        byte[] end = null;
+        if (ts) {
+            List<io.bloomkv.engine.internal.rangedel.RangeTombstone> all = new java.util.ArrayList<>();
+            all.addAll(version.rangeTombstones());
+            for (MemTable m : this.imms) {
+                all.addAll(m.rangeTombstones());
+            }
+            for (io.bloomkv.engine.internal.rangedel.RangeTombstone t : all) {
+                if (begin == null || java.util.Arrays.compareUnsigned(t.begin(), begin) < 0) {
+                    begin = t.begin();
+                }
+                if (end == null || java.util.Arrays.compareUnsigned(t.end(), end) > 0) {
+                    end = t.end();
+                }
+            }
+        }
+        this.spanBegin = begin;
+        this.spanEnd = end;
     }
 
     /**
@@ -40,6 +66,20 @@ final class SuperVersion {
             return true;
         }
         return false;
+    }
+
+    /**
+     * True when a range tombstone may cover {@code userKey}: {@link #hasRangeTombstones()} narrowed by the tombstones'
+     * key span, so a database whose tombstones cover other key ranges (a store's expired segments) keeps its point
+     * reads on the plain path. False only when none can: every tombstone ends at or before the key or begins after it.
+     */
+    boolean rangeTombstonesMayCover(byte[] userKey) {
+        if (spanBegin != null
+                && java.util.Arrays.compareUnsigned(userKey, spanBegin) >= 0
+                && java.util.Arrays.compareUnsigned(userKey, spanEnd) < 0) {
+            return true;
+        }
+        return mem.hasRangeTombstones() && mem.rangeTombstoneList().mayCover(userKey);
     }
 
     /**

@@ -26,7 +26,9 @@ import java.util.Arrays;
  * {@link #finish()} deletes the partial file. Not thread-safe.
  *
  * <p>The finished blocks are written to the file by a second thread, one per open writer (ended by {@link #finish()}
- * or {@link #close()}), while the caller builds the next ones; that thread syncs the data blocks while
+ * or {@link #close()}), while the caller builds the next ones: with O_DIRECT where the file system offers it
+ * ({@link Options#useDirectWritesForBulkLoad}, default true: the blocks reach the device during the load and the file
+ * does not fill the page cache), else through the page cache, when that thread syncs the data blocks while
  * {@code finish()} builds the filter, and every {@link Options#bytesPerSync} bytes when that is set. An I/O error of
  * that thread is thrown by the next {@code put} or by {@code finish()}.
  *
@@ -49,8 +51,15 @@ public final class TableFileWriter implements AutoCloseable {
     private final FileSystem fs;
     private final Path path;
     private final TableWriter writer;
-    /** The internal key of the last entry (owned by the table writer, never modified), or null. */
-    private byte[] lastKey;
+    /**
+     * The internal key of the last entry (owned by the table writer, never modified); before the first put, an internal
+     * key with an empty user key, which every key sorts after (keys are never empty). So the order check has no branch
+     * that only a writer's first put takes: a JIT that compiled put without ever seeing that branch taken would return
+     * to the interpreter at the first put of every new writer.
+     */
+    private byte[] lastKey = NO_KEY;
+
+    private static final byte[] NO_KEY = new byte[InternalKey.TRAILER_SIZE];
 
     private boolean finished;
     private boolean closed;
@@ -86,12 +95,7 @@ public final class TableFileWriter implements AutoCloseable {
                 .compression(options.bottommostCompression())
                 .prefixLength(options.prefixLength())
                 .filterPartitionBytes(TableOutputs.filterPartitionBytes(options));
-        WritableFile file;
-        try {
-            file = fs.newWritableFile(path);
-        } catch (IOException e) {
-            throw new BloomKvIOException("cannot create table file " + path, e);
-        }
+        WritableFile file = open(fs, path, options.useDirectWritesForBulkLoad());
         // The finished blocks are written by a second thread while this one builds the next (WriteBehindFile), in
         // chunks of 1 MiB, or of bytesPerSync when that is smaller (Options.bytesPerSync).
         long bytesPerSync = options.bytesPerSync();
@@ -111,6 +115,31 @@ public final class TableFileWriter implements AutoCloseable {
     }
 
     /**
+     * Creates the file with O_DIRECT when {@code direct} (Options.useDirectWritesForBulkLoad) and the file system
+     * supports it, else through the page cache. Any failure of the direct open falls back to the plain one: a file
+     * system without O_DIRECT refuses it (EINVAL), and a real I/O error fails the plain open too (the direct attempt's
+     * error is then attached to it).
+     */
+    private static WritableFile open(FileSystem fs, Path path, boolean direct) {
+        IOException directFailure = null;
+        if (direct) {
+            try {
+                return fs.newDirectWritableFile(path);
+            } catch (IOException e) {
+                directFailure = e;
+            }
+        }
+        try {
+            return fs.newWritableFile(path);
+        } catch (IOException e) {
+            if (directFailure != null) {
+                e.addSuppressed(directFailure);
+            }
+            throw new BloomKvIOException("cannot create table file " + path, e);
+        }
+    }
+
+    /**
      * Adds {@code key} with {@code value}.
      *
      * @throws InvalidArgumentException if the key is null, empty, longer than {@link Db#MAX_KEY_SIZE}, not strictly
@@ -124,16 +153,20 @@ public final class TableFileWriter implements AutoCloseable {
         WriteBatch.checkValue(value);
         // Compared in place with the user-key part of the previous internal key: no copy of the caller's key is
         // kept besides the one internal key per entry, which the table writer takes over (TableWriter.addOwned).
-        if (lastKey != null) {
-            int c = Arrays.compareUnsigned(lastKey, 0, lastKey.length - InternalKey.TRAILER_SIZE, key, 0, key.length);
-            if (c >= 0) {
-                throw new InvalidArgumentException("TableFileWriter: keys must be added in strictly increasing order ("
-                        + (c == 0 ? "duplicate key" : "key sorts before the previous one") + ", " + path + ")");
-            }
+        // One pass over the two user keys finds where they differ: that decides the order, and is the prefix the
+        // block shares with the previous key (TableWriter.addOwnedInOrder compares nothing again).
+        int lastLength = lastKey.length - InternalKey.TRAILER_SIZE;
+        int m = Arrays.mismatch(lastKey, 0, lastLength, key, 0, key.length);
+        boolean greater = m >= 0 && (m == lastLength || (m < key.length && (lastKey[m] & 0xff) < (key[m] & 0xff)));
+        if (!greater) {
+            throw new InvalidArgumentException("TableFileWriter: keys must be added in strictly increasing order ("
+                    + (m < 0 ? "duplicate key" : "key sorts before the previous one") + ", " + path + ")");
         }
         byte[] internalKey = InternalKey.encode(key, 0, ValueType.PUT);
         try {
-            writer.addOwned(internalKey, value);
+            // Both user keys extend past m where they differ there; where the previous one ends at m (a prefix of this
+            // key), the internal keys' common prefix may run into its trailer: the block then compares them itself.
+            writer.addOwnedInOrder(internalKey, value, m < lastLength ? m : -1);
         } catch (IOException e) {
             throw new BloomKvIOException("cannot write table file " + path, e);
         }

@@ -188,6 +188,13 @@ final class TableOutputs {
      * them in this memtable become one full merge; without one (the value may be in a table), adjacent operands are
      * combined where the operator's partial merge accepts. Entries a snapshot still reads on their own are written as
      * they are.
+     *
+     * <p>Entries no reader can see are not written, as RocksDB's flush (its {@code CompactionIterator}) drops them: an
+     * entry under a newer put or delete of its key that every reader sees (sequence {@code <= smallestSnapshot}: an
+     * overwritten value), and an entry under a range tombstone of this memtable that every reader sees. The newest
+     * entry of a key is always written (it hides older tables' entries), and the tombstones as the list above says, so
+     * reads answer as before; a memtable whose keys are rewritten many times (counters, the versioned store's rows)
+     * flushes only their last values.
      */
     List<FileMetaData> writeLevel0Tables(MemTable m, VersionEdit edit, long smallestSnapshot, Version below)
             throws IOException {
@@ -202,30 +209,44 @@ final class TableOutputs {
         MergeOperator operator = options.mergeOperator();
         try (MergingIterator it = new MergingIterator(java.util.List.of(m.iterator()))) {
             it.seekToFirst();
-            byte[] lastUserKey = null;
-            long lastSequenceForKey = -1; // -1: no entry of this user key seen yet
+            byte[] keyOfCurrent = null; // an internal key of the user key being written (a stable copy)
+            // Sequence of the key's last newer put or delete (-1: none yet); an older entry under it is hidden from
+            // every reader when it is at most smallestSnapshot (which is Long.MAX_VALUE in recovery: no reader yet).
+            long shadow = -1;
             while (it.valid()) {
                 byte[] ik = it.keyNoCopy();
                 long seq = InternalKey.sequence(ik);
-                if (lastUserKey == null || InternalKey.compareUserKey(ik, lastUserKey) != 0) {
-                    lastUserKey = InternalKey.userKey(ik);
-                    lastSequenceForKey = -1;
+                ValueType type = InternalKey.type(ik);
+                if (keyOfCurrent == null || InternalKey.compareUserKeys(ik, keyOfCurrent) != 0) {
+                    keyOfCurrent = ik; // a fresh copy (see below), never changed: no copy of its own
+                    shadow = -1;
                 }
-                // A newer entry of the key that every reader sees hides this one (a compaction's rule).
-                boolean shadowed = lastSequenceForKey >= 0 && lastSequenceForKey <= smallestSnapshot;
-                lastSequenceForKey = seq;
-                if (shadowed || (dead != null && dead.isDead(lastUserKey, seq))) {
-                    it.next(); // hidden from every reader: never written
-                    continue;
-                }
-                if (operator != null && InternalKey.type(ik) == ValueType.MERGE && seq <= smallestSnapshot) {
+                byte[] userKey = operator == null ? null : InternalKey.userKey(ik);
+                if (operator != null
+                        && type == ValueType.MERGE
+                        && seq <= smallestSnapshot
+                        && (dead == null || !dead.isDead(userKey, seq))) {
                     // Consumes the key's older entries; a deeper table may hold its value, so no full merge onto none.
-                    for (MergeCollapser.Out e : MergeCollapser.collapse(it, lastUserKey, operator, true, dead)) {
-                        w.add(lastUserKey, e.internalKey(), e.value());
+                    for (MergeCollapser.Out e : MergeCollapser.collapse(it, userKey, operator, true, dead)) {
+                        w.add(e.internalKey(), e.value(), false);
                     }
                 } else {
-                    w.add(lastUserKey, ik, it.value()); // the writer copies the key before the iterator moves
-                    it.next();
+                    boolean hidden = shadow >= 0 && shadow <= smallestSnapshot;
+                    if (!hidden && dead != null) {
+                        hidden = dead.isDead(userKey != null ? userKey : InternalKey.userKey(ik), seq);
+                    }
+                    if (type != ValueType.MERGE) {
+                        shadow = seq; // an operand does not hide the value under it
+                    }
+                    if (hidden) {
+                        it.next(); // hidden from every reader: never written
+                    } else {
+                        // the key array is the memtable iterator's fresh copy, never reused
+                        // (MergingIterator.keyNoCopy): the writer keeps it instead of copying it twice more
+                        byte[] value = it.value();
+                        it.next();
+                        w.add(ik, value, true);
+                    }
                 }
             }
             w.finish();
@@ -298,8 +319,8 @@ final class TableOutputs {
         final List<FileMetaData> written = new ArrayList<>();
         private Output out;
         private long added;
-        /** The current table's partition: its last user key (null before the first entry). */
-        private byte[] lastUserKey;
+        /** The current table's partition: the internal key of its last entry (null before the first entry). */
+        private byte[] lastKey;
         /** Lower end of the tombstone parts still to write; null with {@link #assignedAll} false: the key space start. */
         private byte[] assigned;
         /** True once every tombstone part went to a table (the last partition ran to the end of the key space). */
@@ -311,29 +332,44 @@ final class TableOutputs {
             this.tombstones = tombstones;
         }
 
-        /** Adds the next entry, of user key {@code userKey} (not below the previous one's). */
-        void add(byte[] userKey, byte[] internalKey, byte[] value) throws IOException {
+        /**
+         * Adds the next entry (internal key not below the previous one's); {@code owned}: the key array is a stable copy
+         * the table writer may keep ({@code TableWriter.addOwned}), else the writer copies it. Either way the array is
+         * never changed afterwards, so the writer keeps a reference to compare the next key's partition with.
+         */
+        void add(byte[] internalKey, byte[] value, boolean owned) throws IOException {
             if (out != null
                     && prefixLength > 0
-                    && lastUserKey != userKey
-                    && !OutputCutter.samePartition(lastUserKey, userKey, prefixLength)) {
+                    && lastKey != internalKey
+                    && !samePartition(lastKey, internalKey, prefixLength)) {
                 closeTable();
             }
             if (out == null) {
+                byte[] userKey = InternalKey.userKey(internalKey);
                 byte[] start = prefixLength > 0 ? OutputCutter.partitionStart(userKey, prefixLength) : null;
                 if (start != null) {
                     tombstonesOnly(start); // the parts below this partition
                 }
                 out = new Output(0, Math.max(1, entries - added), null, userKey, largestUserKey);
             }
-            out.writer.add(internalKey, value);
+            if (owned) {
+                out.writer.addOwned(internalKey, value);
+            } else {
+                out.writer.add(internalKey, value);
+            }
             added++;
-            lastUserKey = userKey;
+            lastKey = internalKey;
+        }
+
+        /** {@link OutputCutter#samePartition} of the user keys of internal keys {@code a} and {@code b}. */
+        private static boolean samePartition(byte[] a, byte[] b, int n) {
+            return OutputCutter.samePartition(a, InternalKey.userKeyLength(a), b, InternalKey.userKeyLength(b), n);
         }
 
         /** Finishes the current table with the tombstone parts of its partition (all of them without partitioning). */
         private void closeTable() throws IOException {
-            byte[] end = prefixLength > 0 ? OutputCutter.partitionEnd(lastUserKey, prefixLength) : null;
+            byte[] end =
+                    prefixLength > 0 ? OutputCutter.partitionEnd(InternalKey.userKey(lastKey), prefixLength) : null;
             addParts(out, end);
             Output o = out;
             out = null;

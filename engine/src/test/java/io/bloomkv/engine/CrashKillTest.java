@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A child JVM writes with EVERY_WRITE and prints each acknowledged key; it is killed with kill -9
+ * A child JVM writes with EVERY_WRITE (even rounds) or NONE (odd rounds: a process crash must lose nothing acknowledged
+ * either, the write-ahead log being in the OS page cache when a write returns, through its memory mapping by default,
+ * {@code Options.useMmapWal}) and prints each acknowledged key; it is killed with kill -9
  * (destroyForcibly) at a random moment, several rounds on the same directory. After each kill the
  * database must open, hold every acknowledged key with its value, and hold nothing else but keys
  * the child wrote (an unacknowledged last write may or may not be there). The moment of the kill is
@@ -44,7 +46,7 @@ class CrashKillTest {
         long next = 0;
         long totalAcked = 0;
         for (int round = 0; round < ROUNDS; round++) {
-            String ctx = "seed " + seed + " round " + round;
+            String ctx = "seed " + seed + " round " + round + (round % 2 == 0 ? " (EVERY_WRITE)" : " (NONE)");
             List<String> cmd = new ArrayList<>();
             cmd.add(java);
             cmd.addAll(Arrays.asList(
@@ -56,6 +58,7 @@ class CrashKillTest {
             cmd.add(dir.toString());
             cmd.add(Long.toString(next));
             cmd.add(Long.toString(rnd.nextLong()));
+            cmd.add((round % 2 == 0 ? SyncMode.EVERY_WRITE : SyncMode.NONE).name());
             Process p = new ProcessBuilder(cmd)
                     .redirectError(tmp.resolve("crash-child-" + round + ".err").toFile())
                     .start();

@@ -8,16 +8,20 @@ import java.util.Random;
 
 /**
  * The child process of {@link CrashKillTest}: writes keys {@code start, start+1, ...} with
- * {@link SyncMode#EVERY_WRITE} (values from {@link #valueOf}), some in batches, and prints
+ * {@link SyncMode#EVERY_WRITE}, or the sync mode given (values from {@link #valueOf}), some in batches, and prints
  * "ack N" once the write of key N has returned. Runs until killed.
- * Arguments: directory, first key id, seed.
+ * Arguments: directory, first key id, seed[, sync mode].
  */
 public final class CrashWriter {
     private CrashWriter() {}
 
     static Options options() {
+        return options(SyncMode.EVERY_WRITE);
+    }
+
+    static Options options(SyncMode sync) {
         return Options.defaults()
-                .syncMode(SyncMode.EVERY_WRITE)
+                .syncMode(sync)
                 .writeBufferSize(32 << 10)
                 .targetFileSize(32 << 10)
                 .maxBytesForLevelBase(128 << 10)
@@ -35,8 +39,9 @@ public final class CrashWriter {
         Path dir = Path.of(args[0]);
         long id = Long.parseLong(args[1]);
         Random rnd = new Random(Long.parseLong(args[2]));
+        SyncMode sync = args.length > 3 ? SyncMode.valueOf(args[3]) : SyncMode.EVERY_WRITE;
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false);
-        try (Db db = Db.open(dir, options())) {
+        try (Db db = Db.open(dir, options(sync))) {
             out.println("open");
             out.flush();
             while (true) {

@@ -31,6 +31,7 @@ class LeakTest {
         long liveBefore = TableReader.liveTables();
         long filterBefore = TableReader.liveFilterBytes();
         long mappedBefore = io.bloomkv.engine.fs.DiskFileSystem.liveMappedFiles();
+        long walRegionsBefore = io.bloomkv.engine.fs.DiskFileSystem.liveMappedWritableRegions();
         Options o = Options.defaults()
                 .writeBufferSize(4096)
                 .blockSize(256)
@@ -70,6 +71,10 @@ class LeakTest {
             assertThat(io.bloomkv.engine.fs.DiskFileSystem.liveMappedFiles())
                     .as("table files still mapped after close")
                     .isEqualTo(mappedBefore);
+            // each memtable switch closed a WAL (Options.useMmapWal: its region unmapped), close the last one
+            assertThat(io.bloomkv.engine.fs.DiskFileSystem.liveMappedWritableRegions())
+                    .as("WAL regions still mapped after close")
+                    .isEqualTo(walRegionsBefore);
         }
         System.out.println("LeakTest: " + opened + " table opens");
         assertThat(opened).as("thousands of table opens").isGreaterThan(1000);

@@ -8,7 +8,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Range deletions' costs: no filter probe or block read for a covered key, whole tables dropped, tombstones gone at the bottom. */
+/**
+ * Range deletions' costs: no filter probe or block read for a covered key, whole tables dropped, tombstones gone at the
+ * bottom; a get of a key outside every tombstone's span takes the plain path, with the same answers at the edges.
+ */
 class RangeDeletionTest {
     @TempDir
     Path dir;
@@ -139,6 +142,41 @@ class RangeDeletionTest {
                             t -> assertThat(java.util.Arrays.compareUnsigned(t.smallestUserKey(), TestKeys.key(3000)))
                                     .as("table starts at or after the first key left")
                                     .isGreaterThanOrEqualTo(0));
+        }
+    }
+
+    /**
+     * Gets decide by the tombstones' key span whether to weigh them (SuperVersion.rangeTombstonesMayCover): keys just
+     * below a begin, at it, inside, at the (exclusive) end and past it, with tombstones in a table and in the memtable,
+     * read as the model says, now and at a snapshot taken before the tombstones.
+     */
+    @Test
+    void getsAtTheEdgesOfTombstoneSpansAnswerAsTheModel() {
+        try (Db db = Db.open(dir.resolve("edges"), Options.defaults())) {
+            String[] keys = {"a", "az", "b", "c", "d", "da", "l", "m", "o", "p", "pa", "z"};
+            for (String k : keys) {
+                db.put(TestKeys.bytes(k), TestKeys.bytes("v-" + k));
+            }
+            try (Snapshot before = db.getSnapshot()) {
+                db.deleteRange(TestKeys.bytes("b"), TestKeys.bytes("d"));
+                db.flush(); // [b, d) now in a table
+                db.deleteRange(TestKeys.bytes("m"), TestKeys.bytes("p")); // [m, p) in the memtable
+                db.put(TestKeys.bytes("c"), TestKeys.bytes("again")); // newer than its tombstone
+                java.util.Set<String> deleted = java.util.Set.of("b", "m", "o");
+                for (String k : keys) {
+                    String expected = k.equals("c") ? "again" : deleted.contains(k) ? null : "v-" + k;
+                    assertThat(TestKeys.str(db.get(TestKeys.bytes(k))))
+                            .as("get " + k)
+                            .isEqualTo(expected);
+                    assertThat(TestKeys.str(db.get(
+                                    TestKeys.bytes(k), ReadOptions.defaults().snapshot(before))))
+                            .as("get " + k + " at the snapshot")
+                            .isEqualTo("v-" + k);
+                }
+                assertThat(db.multiGet(List.of(TestKeys.bytes("az"), TestKeys.bytes("b"), TestKeys.bytes("p"))))
+                        .extracting(TestKeys::str)
+                        .containsExactly("v-az", null, "v-p");
+            }
         }
     }
 }

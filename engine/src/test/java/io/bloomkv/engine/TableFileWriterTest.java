@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@link TableFileWriter}: the file is an engine table (read back by the engine's {@link TableReader}, entries at
@@ -132,11 +132,12 @@ class TableFileWriterTest {
     /**
      * Every file-system operation of writing a table, failed in turn: a typed I/O error and no file left. The appends
      * and syncs run on the writer's second thread, and their errors reach put or finish; without incremental syncs
-     * (bytesPerSync 0) and with a sync every 4 KiB.
+     * (bytesPerSync 0) and with a sync every 4 KiB; with direct writes and through the page cache. A fault on the
+     * direct open is absorbed by the fallback to the plain one (the file is then written through the page cache).
      */
     @ParameterizedTest
-    @ValueSource(longs = {0, 4096})
-    void everyFailedOperationSurfacesAndLeavesNoFile(long bytesPerSync) throws IOException {
+    @CsvSource({"0, true", "4096, true", "0, false", "4096, false"})
+    void everyFailedOperationSurfacesAndLeavesNoFile(long bytesPerSync, boolean direct) throws IOException {
         int total = -1;
         for (int i = 0; total < 0 || i <= total; i++) {
             FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
@@ -150,7 +151,7 @@ class TableFileWriterTest {
                 return false;
             });
             FaultInjectingFileSystem.Fault nth = i == 0 ? null : fs.injectNth((op, path) -> true, i);
-            Path p = dir.resolve("f" + bytesPerSync + "-" + i + ".sst");
+            Path p = dir.resolve("f" + bytesPerSync + "-" + direct + "-" + i + ".sst");
             boolean finished = false;
             try (TableFileWriter w = TableFileWriter.create(
                     p,
@@ -158,7 +159,8 @@ class TableFileWriterTest {
                             .fileSystem(fs)
                             .blockSize(256)
                             .compression(Compression.NONE)
-                            .bytesPerSync(bytesPerSync))) {
+                            .bytesPerSync(bytesPerSync)
+                            .useDirectWritesForBulkLoad(direct))) {
                 for (int k = 0; k < 200; k++) {
                     w.put(TestKeys.key(k), new byte[40]);
                 }
@@ -198,21 +200,22 @@ class TableFileWriterTest {
         assertThat(writeBehindThreads()).as("write-behind threads left running").isZero();
     }
 
-    /** The same entries make the same bytes whatever the incremental syncs. */
+    /** The same entries make the same bytes whatever the incremental syncs, with direct writes or not. */
     @Test
     void writeBehindWritesTheSameFileAsTheCaller() throws IOException {
         long seed = TestSeeds.seed("TableFileWriterTest.writeBehind");
         TreeMap<String, byte[]> model = randomSorted(new Random(seed), 30_000);
-        byte[][] files = new byte[3][];
         long[] modes = {0, 4096, 1 << 20};
-        for (int m = 0; m < modes.length; m++) {
+        byte[][] files = new byte[2 * modes.length][];
+        for (int m = 0; m < files.length; m++) {
             Path p = dir.resolve("same-" + m + ".sst");
             try (TableFileWriter w = TableFileWriter.create(
                     p,
                     Options.defaults()
                             .blockSize(1024)
                             .compression(Compression.NONE)
-                            .bytesPerSync(modes[m]))) {
+                            .bytesPerSync(modes[m % modes.length])
+                            .useDirectWritesForBulkLoad(m < modes.length))) {
                 for (Map.Entry<String, byte[]> e : model.entrySet()) {
                     w.put(TestKeys.bytes(e.getKey()), e.getValue());
                 }
@@ -221,9 +224,61 @@ class TableFileWriterTest {
             files[m] = Files.readAllBytes(p);
         }
         assertThat(files[0].length).isGreaterThan(3 << 19); // more than one 1 MiB chunk
-        assertThat(files[1]).isEqualTo(files[0]);
-        assertThat(files[2]).isEqualTo(files[0]);
+        for (int m = 1; m < files.length; m++) {
+            assertThat(files[m]).as("mode %d, seed %d", m, seed).isEqualTo(files[0]);
+        }
         assertThat(writeBehindThreads()).isZero();
+    }
+
+    /**
+     * Direct writes go through {@link FileSystem#newDirectWritableFile} where the file system offers it, the page cache
+     * where it does not (an in-memory file system) or where the option is off; the table is the same either way.
+     */
+    @Test
+    void directWritesWhereTheFileSystemOffersThemElseThePageCache() throws IOException {
+        java.util.List<String> opened = new java.util.concurrent.CopyOnWriteArrayList<>();
+        FileSystem recording = new io.bloomkv.engine.fs.ForwardingFileSystem(FileSystem.disk()) {
+            @Override
+            public io.bloomkv.engine.fs.WritableFile newWritableFile(Path p) throws IOException {
+                opened.add("plain");
+                return super.newWritableFile(p);
+            }
+
+            @Override
+            public io.bloomkv.engine.fs.WritableFile newDirectWritableFile(Path p) throws IOException {
+                opened.add("direct");
+                return delegateDirectWritableFile(p);
+            }
+        };
+        for (boolean direct : new boolean[] {true, false}) {
+            opened.clear();
+            Path p = dir.resolve("rec-" + direct + ".sst");
+            try (TableFileWriter w = TableFileWriter.create(
+                    p, Options.defaults().fileSystem(recording).useDirectWritesForBulkLoad(direct))) {
+                w.put(TestKeys.bytes("k"), TestKeys.bytes("v"));
+                w.finish();
+            }
+            assertThat(opened).containsExactly(direct ? "direct" : "plain");
+            try (TableReader r = open(p)) {
+                assertThat(r.properties().entries()).isEqualTo(1);
+            }
+        }
+        assertThat(Options.defaults().useDirectWritesForBulkLoad()).isTrue();
+        assertThat(Options.defaults().useDirectWritesForBulkLoad(false).copy().useDirectWritesForBulkLoad())
+                .isFalse();
+
+        io.bloomkv.engine.fs.InMemoryFileSystem mem = new io.bloomkv.engine.fs.InMemoryFileSystem();
+        mem.createDirectories(dir);
+        Path p = dir.resolve("mem.sst");
+        try (TableFileWriter w = TableFileWriter.create(p, Options.defaults().fileSystem(mem))) {
+            w.put(TestKeys.bytes("k"), TestKeys.bytes("v"));
+            w.finish();
+        }
+        assertThat(mem.exists(p)).isTrue();
+        assertThat(Files.exists(p)).isFalse();
+        try (TableReader r = TableReader.open(mem, p, 1, null, new ReadCounters())) {
+            assertThat(r.properties().entries()).isEqualTo(1);
+        }
     }
 
     @Test

@@ -5,6 +5,8 @@ import io.bloomkv.bench.engine.BenchEngine;
 import io.bloomkv.bench.engine.EngineCounters;
 import io.bloomkv.bench.engine.EngineFactory;
 import io.bloomkv.bench.engine.EngineSpec;
+import io.bloomkv.bench.workload.KeyDistribution;
+import io.bloomkv.bench.workload.KeyGenerator;
 import io.bloomkv.bench.workload.KeySpace;
 import io.bloomkv.bench.workload.RecordSource;
 import io.bloomkv.bench.workload.ValueSource;
@@ -19,7 +21,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
@@ -31,8 +32,13 @@ import java.util.stream.Stream;
  *
  * <p>Per engine of {@code --engines}, alternating, {@code --repeat} times: {@code --num} puts (of the records
  * family's ~1 KB records when {@code --workloads} names one, else {@code --value-size} values) from
- * {@code --threads} threads; a flush and wait until background work is idle; then {@code --reads} gets of loaded
- * keys from {@code --threads} threads. The writers' and readers' CPU and allocation come from the JVM's per-thread
+ * {@code --threads} threads, in key order, or in the fillrandom order when {@code --workloads} names fillrandom and
+ * not fillseq (random keys make flushes overlap, so level 0 compacts as a fillrandom's does); a flush and wait until
+ * background work is idle; then {@code --reads} gets of loaded keys (chosen by {@code --distribution}: uniform by
+ * default, zipfian or latest as the records family reads) from {@code --threads} threads. Beside the
+ * per-operation figures: the milliseconds writers spent in the engine's write stalls and slowdowns, and the whole
+ * process's CPU time (writers, background threads, garbage collection, the JIT) from the first put until background
+ * work was idle, per put. The writers' and readers' CPU and allocation come from the JVM's per-thread
  * accounting ({@code com.sun.management.ThreadMXBean}); the background threads' CPU from {@code /proc/self/task}
  * (utime + stime, by thread name), which sees RocksDB's native threads ({@code rocksdb:low}, {@code rocksdb:high})
  * as well as bloomkv's ({@code bloomkv-compact-*}, {@code bloomkv-flush-*}). Linux only for the background figure.
@@ -47,13 +53,17 @@ public final class CpuCost {
     /** Runs the measurement of {@code cfg} and prints one line per engine and repetition. */
     public static void run(BenchConfig cfg, PrintWriter out) throws IOException {
         boolean records = cfg.workloads().stream().anyMatch(Workload::records);
+        boolean randomOrder = cfg.workloads().contains(Workload.FILLRANDOM)
+                && !cfg.workloads().contains(Workload.FILLSEQ);
         KeySpace keys = new KeySpace(cfg.num(), cfg.keySize());
         ValueSource values = new ValueSource(cfg.valueSize(), cfg.seed(), cfg.valueCompressibility());
         RecordSource recs = new RecordSource(cfg.seed(), cfg.valueCompressibility());
+        int[] order = randomOrder ? keys.shuffledLoadOrder(cfg.seed()) : null;
         Files.createDirectories(cfg.workDir());
+        out.printf(Locale.ROOT, "puts in %s order%n", randomOrder ? "fillrandom" : "key");
         out.printf(
                 Locale.ROOT,
-                "%-8s %3s %12s %12s %14s %12s %12s %12s %12s%n",
+                "%-8s %3s %12s %12s %14s %12s %12s %12s %12s %10s %14s%n",
                 "engine",
                 "run",
                 "put cpu ns",
@@ -62,7 +72,9 @@ public final class CpuCost {
                 "table MiB",
                 "sst MiB",
                 "get cpu ns",
-                "get alloc B");
+                "get alloc B",
+                "stall ms",
+                "proc cpu ns/put");
         for (int r = 0; r < cfg.repeat(); r++) {
             for (String engine : cfg.engines()) {
                 Path dir = cfg.workDir().resolve("cpu-" + engine + "-" + r);
@@ -71,22 +83,22 @@ public final class CpuCost {
                         new EngineSpec(engine, cfg.filterModes().get(0)), dir, cfg)) {
                     Map<String, Long> bg0 = backgroundTicks();
                     EngineCounters c0 = e.counters();
+                    long stall0 = e.writeStallMicros();
+                    long proc0 = processCpuNanos();
                     long[] put = parallel(cfg.threads(), cfg.num(), (t, i) -> {
-                        long id = keys.loadedId(i);
+                        long id = keys.loadedId(order == null ? i : order[(int) i]);
                         e.put(keys.key(id), records ? recs.value(id, 0) : values.value(id, 0));
                     });
+                    long stall = e.writeStallMicros() - stall0;
                     e.flushAndSettle();
+                    long proc = processCpuNanos() - proc0;
                     EngineCounters written = e.counters().minus(c0);
                     long bgTicks = 0;
                     for (Map.Entry<String, Long> x : backgroundTicks().entrySet()) {
                         bgTicks += x.getValue() - bg0.getOrDefault(x.getKey(), 0L);
                     }
                     long sst = e.tables().sstBytes();
-                    SplittableRandom rnd = new SplittableRandom(cfg.seed());
-                    long[] ids = new long[Math.toIntExact(cfg.reads())];
-                    for (int i = 0; i < ids.length; i++) {
-                        ids[i] = keys.loadedId(rnd.nextLong(keys.num()));
-                    }
+                    long[] ids = readIds(cfg, keys, order);
                     long[] get = parallel(cfg.threads(), ids.length, (t, i) -> {
                         if (e.get(keys.key(ids[(int) i])) == null) {
                             throw new IOException("key " + ids[(int) i] + " not found");
@@ -95,7 +107,7 @@ public final class CpuCost {
                     double tableKiB = written.tableBytesWritten() / 1024.0;
                     out.printf(
                             Locale.ROOT,
-                            "%-8s %3d %12.0f %12.0f %14.0f %12.1f %12.1f %12.0f %12.0f%n",
+                            "%-8s %3d %12.0f %12.0f %14.0f %12.1f %12.1f %12.0f %12.0f %10.0f %14.0f%n",
                             engine,
                             r,
                             (double) put[0] / cfg.num(),
@@ -104,13 +116,49 @@ public final class CpuCost {
                             written.tableBytesWritten() / 1048576.0,
                             sst / 1048576.0,
                             (double) get[0] / ids.length,
-                            (double) get[1] / ids.length);
+                            (double) get[1] / ids.length,
+                            stall < 0 ? Double.NaN : stall / 1000.0,
+                            proc < 0 ? Double.NaN : (double) proc / cfg.num());
                     out.flush();
                 } finally {
                     deleteTree(dir);
                 }
             }
         }
+    }
+
+    /**
+     * The ids of the {@code --reads} gets, chosen by {@code --distribution} from one seeded generator (the same ids
+     * for every engine and repetition): uniform, YCSB's scrambled Zipfian, or skewed-latest over the load order
+     * ({@code putOrder}, the indices in the order the puts wrote them; null = index order, so the last indices are the
+     * latest).
+     */
+    static long[] readIds(BenchConfig cfg, KeySpace keys, int[] putOrder) {
+        KeyDistribution d = cfg.distribution();
+        int[] order = null;
+        if (d == KeyDistribution.LATEST) {
+            order = putOrder;
+            if (order == null) {
+                order = new int[Math.toIntExact(keys.num())];
+                for (int i = 0; i < order.length; i++) {
+                    order[i] = i;
+                }
+            }
+        }
+        KeyGenerator gen = d.prepare(keys.num(), order).generator(cfg.seed());
+        long[] ids = new long[Math.toIntExact(cfg.reads())];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = keys.loadedId(gen.nextIndex());
+        }
+        return ids;
+    }
+
+    /** CPU time of the whole process (every thread, the JVM's own included), or -1 where the JVM does not say. */
+    private static long processCpuNanos() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
     }
 
     @FunctionalInterface

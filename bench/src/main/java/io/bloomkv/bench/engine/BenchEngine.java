@@ -92,6 +92,15 @@ public interface BenchEngine extends AutoCloseable {
      */
     int backgroundJobsRunning() throws IOException;
 
+    /**
+     * Cumulative microseconds writers spent stopped or slowed by the engine's write stalls (bloomkv
+     * {@code Stats.writeStallMicros}: level-0 slowdowns and stops, a full set of immutable memtables; RocksDB's
+     * {@code STALL_MICROS} ticker), or -1 where the engine does not say.
+     */
+    default long writeStallMicros() throws IOException {
+        return -1;
+    }
+
     /** The live tables now. */
     TableSummary tables() throws IOException;
 

@@ -96,6 +96,8 @@ public final class BloomKvEngine implements BenchEngine {
                         .bottommostCompression(compression(settings.compression()))
                         .useDirectReads(settings.directReads())
                         .useMmapReads(settings.mmapReads())
+                        // matched: the log written with write(2), as RocksDB writes its WAL by default
+                        .useMmapWal(false)
                         .prefixLength(settings.prefixLength())
                         .rateLimiter(settings.rateLimit())
                         .mergeOperator(MergeOperators.uint64Add())
@@ -154,6 +156,11 @@ public final class BloomKvEngine implements BenchEngine {
     @Override
     public int backgroundJobsRunning() {
         return Math.max(0, running.get());
+    }
+
+    @Override
+    public long writeStallMicros() {
+        return db.stats().writeStallMicros();
     }
 
     @Override

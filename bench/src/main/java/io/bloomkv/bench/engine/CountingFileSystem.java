@@ -21,7 +21,27 @@ final class CountingFileSystem extends ForwardingFileSystem {
 
     @Override
     public WritableFile newWritableFile(Path p) throws IOException {
-        WritableFile f = delegate().newWritableFile(p);
+        return counted(p, delegate().newWritableFile(p));
+    }
+
+    /** Direct writes (TableFileWriter's) are counted as well. */
+    @Override
+    public WritableFile newDirectWritableFile(Path p) throws IOException {
+        return counted(p, delegateDirectWritableFile(p));
+    }
+
+    /** As the inner file system's: the engine's write-ahead logs are written through mappings where it can map. */
+    @Override
+    public boolean supportsMappedWrites() {
+        return delegate().supportsMappedWrites();
+    }
+
+    @Override
+    public WritableFile newMappedWritableFile(Path p) throws IOException {
+        return counted(p, delegate().newMappedWritableFile(p));
+    }
+
+    private WritableFile counted(Path p, WritableFile f) {
         String name = p.getFileName().toString();
         LongAdder counter = name.endsWith(".log") ? walBytes : name.endsWith(".sst") ? tableBytes : null;
         return counter == null

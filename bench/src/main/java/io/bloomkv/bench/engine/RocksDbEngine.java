@@ -506,6 +506,11 @@ public final class RocksDbEngine implements BenchEngine {
                 t(TickerType.WAL_FILE_BYTES));
     }
 
+    @Override
+    public long writeStallMicros() {
+        return t(TickerType.STALL_MICROS);
+    }
+
     private long t(TickerType type) {
         return statistics.getTickerCount(type);
     }

@@ -743,9 +743,13 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 : -1;
     }
 
-    /** CPU time of the calling (stream) thread so far: the stores' own work, without the JIT, GC or other threads. */
+    /**
+     * CPU time of the calling (stream) thread: the stores' own work on it, without the JIT's, GC's and background
+     * threads' share that {@link #processCpuNanos} includes; -1 where the JVM does not report it.
+     */
     static long threadCpuNanos() {
-        return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+        java.lang.management.ThreadMXBean t = ManagementFactory.getThreadMXBean();
+        return t.isCurrentThreadCpuTimeSupported() ? t.getCurrentThreadCpuTime() : -1;
     }
 
     /** Bytes the calling (stream) thread has allocated on the heap so far; -1 where the JVM does not report it. */
@@ -1035,8 +1039,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
      * threads) and stream-thread allocation per record, medians: figures load does not inflate.
      */
     private String costTable(List<Run> runs, int p) {
-        StringBuilder md = new StringBuilder("\nPer record (medians): process CPU ns (every thread, GC included), "
-                + "stream-thread CPU ns, stream-thread heap allocation B, bytes written to files while processing (logs, "
+        StringBuilder md = new StringBuilder("\nPer record (medians): process CPU ns (every thread, GC and JIT "
+                + "included), stream-thread CPU ns, stream-thread heap allocation B, bytes written to files while processing (logs, "
                 + "flushes, compactions, expiry):\n\n| store | process CPU ns | "
                 + "stream-thread CPU ns | process alloc B | written B | restore CPU ns | restore stream-thread CPU ns | "
                 + "restore alloc B |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");

@@ -50,6 +50,18 @@ public final class DiskFileSystem implements FileSystem {
         return new DiskReadableFile(p, ch);
     }
 
+    /** Buffer of a {@link DirectWritableFile}: the size of each direct write. */
+    static final int DIRECT_WRITE_BUFFER_SIZE = 1 << 20;
+
+    /**
+     * Creates {@code p} for appends with O_DIRECT ({@link DirectWritableFile}, writes of
+     * {@link #DIRECT_WRITE_BUFFER_SIZE} bytes); refuses, naming the path, where the file system does not support it.
+     */
+    @Override
+    public WritableFile newDirectWritableFile(Path p) throws IOException {
+        return DirectWritableFile.open(p, DIRECT_WRITE_BUFFER_SIZE);
+    }
+
     /** Opens {@code p} with O_DIRECT ({@link DirectReadableFile}); refuses, naming the path, where the file system does not support it. */
     @Override
     public ReadableFile newDirectReadableFile(Path p) throws IOException {
@@ -60,6 +72,26 @@ public final class DiskFileSystem implements FileSystem {
     @Override
     public ReadableFile newMappedReadableFile(Path p) throws IOException {
         return MappedReadableFile.open(p);
+    }
+
+    /** True on Linux with native access (Chronicle's posix binding), where logs can be written through mappings. */
+    @Override
+    public boolean supportsMappedWrites() {
+        return MappedWritableFile.supported();
+    }
+
+    /** Creates {@code p} for appends through mappings ({@link MappedWritableFile}); refuses where not supported. */
+    @Override
+    public WritableFile newMappedWritableFile(Path p) throws IOException {
+        return MappedWritableFile.open(p);
+    }
+
+    /**
+     * Mappings of files written through {@link #newMappedWritableFile} (one region of each open file that has had an
+     * append) that are not unmapped yet, in this process (for leak checks).
+     */
+    public static long liveMappedWritableRegions() {
+        return MappedWritableFile.liveMappings();
     }
 
     /** Files mapped by {@link #newMappedReadableFile} and not yet closed, in this process (for leak checks). */

@@ -27,6 +27,20 @@ public interface FileSystem {
     ReadableFile newReadableFile(Path p) throws IOException;
 
     /**
+     * Creates {@code p}, or truncates it if it exists, and opens it for appending with O_DIRECT: appended bytes go to
+     * the device without passing through the OS page cache (so writing a large file neither fills the cache nor leaves
+     * the final {@link WritableFile#sync()} a backlog of dirty pages), and are durable, as with
+     * {@link #newWritableFile}, only once synced. Used by {@code TableFileWriter}. The default refuses: a file system
+     * that supports it overrides this, and callers then use {@link #newWritableFile}. A refusal leaves no file behind
+     * that was not there before.
+     *
+     * @throws IOException naming {@code p} when direct writes are not supported here
+     */
+    default WritableFile newDirectWritableFile(Path p) throws IOException {
+        throw new IOException(getClass().getSimpleName() + " does not support direct writes (O_DIRECT): " + p);
+    }
+
+    /**
      * Opens an existing file for positional reads that bypass the OS page cache (O_DIRECT), so each
      * read is a device read. The default refuses: a file system that supports it overrides this.
      *
@@ -45,6 +59,28 @@ public interface FileSystem {
      */
     default ReadableFile newMappedReadableFile(Path p) throws IOException {
         throw new IOException(getClass().getSimpleName() + " does not support memory-mapped reads: " + p);
+    }
+
+    /**
+     * Whether {@link #newMappedWritableFile} is supported here (see {@code Options.useMmapWal}). Default false: the
+     * engine then writes its logs with {@link #newWritableFile}.
+     */
+    default boolean supportsMappedWrites() {
+        return false;
+    }
+
+    /**
+     * Creates {@code p}, or truncates it if it exists, for appends written through a shared memory mapping instead of
+     * a system call per {@link WritableFile#flush() flush} (RocksDB's {@code allow_mmap_writes}; the engine's
+     * write-ahead logs, {@code Options.useMmapWal}). The file keeps {@link WritableFile}'s contract, with bytes handed
+     * to the operating system as soon as they are appended; after a crash it may end in zero bytes past what was
+     * appended (space allocated ahead of the appends). The default refuses: a file system whose
+     * {@link #supportsMappedWrites} is true overrides this.
+     *
+     * @throws IOException naming {@code p} when mapped writes are not supported here or the file cannot be created
+     */
+    default WritableFile newMappedWritableFile(Path p) throws IOException {
+        throw new IOException(getClass().getSimpleName() + " does not support memory-mapped writes: " + p);
     }
 
     boolean exists(Path p);

@@ -10,6 +10,14 @@ import java.util.Optional;
  * A file system that forwards every call to another one (Guava's {@code Forwarding*} idiom):
  * subclasses override only the calls they change, such as counting bytes, dropping fsyncs or
  * refusing direct reads.
+ *
+ * <p>Two kinds of writable file are not forwarded by default, because a subclass that changes what
+ * {@link #newWritableFile} returns (counting, dropping fsyncs) would otherwise be bypassed by them:
+ * {@link #newDirectWritableFile} (TableFileWriter's O_DIRECT file) refuses, so writers fall back to
+ * {@link #newWritableFile}, and mapped writes ({@link #supportsMappedWrites} is false here) leave the write-ahead log
+ * on {@link #newWritableFile}. A subclass that wants either forwards it ({@link #delegateDirectWritableFile}; or
+ * overrides {@link #supportsMappedWrites} and {@link #newMappedWritableFile}), wrapping the delegate's file as it
+ * wraps its other writable files.
  */
 public abstract class ForwardingFileSystem implements FileSystem {
     private final FileSystem delegate;
@@ -31,6 +39,11 @@ public abstract class ForwardingFileSystem implements FileSystem {
     @Override
     public ReadableFile newReadableFile(Path p) throws IOException {
         return delegate.newReadableFile(p);
+    }
+
+    /** The delegate's {@link FileSystem#newDirectWritableFile}, for subclasses that forward direct writes. */
+    protected final WritableFile delegateDirectWritableFile(Path p) throws IOException {
+        return delegate.newDirectWritableFile(p);
     }
 
     @Override

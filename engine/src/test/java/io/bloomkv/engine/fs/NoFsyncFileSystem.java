@@ -16,7 +16,33 @@ public final class NoFsyncFileSystem extends ForwardingFileSystem {
 
     @Override
     public WritableFile newWritableFile(Path p) throws IOException {
-        return new ForwardingWritableFile(delegate().newWritableFile(p)) {
+        return withoutSync(delegate().newWritableFile(p));
+    }
+
+    /** The disk's direct writes (TableFileWriter's), without fsync too. */
+    @Override
+    public WritableFile newDirectWritableFile(Path p) throws IOException {
+        return withoutSync(delegateDirectWritableFile(p));
+    }
+
+    private static WritableFile withoutSync(WritableFile f) {
+        return new ForwardingWritableFile(f) {
+            @Override
+            public void sync() throws IOException {
+                flush();
+            }
+        };
+    }
+
+    /** As the disk's: write-ahead logs are written through mappings where the disk's are (Linux). */
+    @Override
+    public boolean supportsMappedWrites() {
+        return delegate().supportsMappedWrites();
+    }
+
+    @Override
+    public WritableFile newMappedWritableFile(Path p) throws IOException {
+        return new ForwardingWritableFile(delegate().newMappedWritableFile(p)) {
             @Override
             public void sync() throws IOException {
                 flush();

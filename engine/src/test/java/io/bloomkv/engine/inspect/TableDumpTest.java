@@ -31,7 +31,7 @@ class TableDumpTest {
             for (int i = 0; i < 300; i++) {
                 db.put(b(String.format("key%04d", i)), b("value" + i));
             }
-            db.delete(b("key0005")); // the flush drops the put under it: no reader can see it
+            db.delete(b("key0005"));
             db.flush();
             db.put(b("later"), b("x"));
         }
@@ -51,6 +51,7 @@ class TableDumpTest {
         long live = TableReader.liveTables();
         try (TableDump t = TableDump.open(table.path())) {
             TableDump.Properties p = t.properties();
+            // 299 values and key0005's delete: the flush leaves out the value the delete hides.
             assertThat(p.entries()).isEqualTo(300);
             assertThat(p.deletions()).isEqualTo(1);
             assertThat(p.smallestKey().userKey()).isEqualTo(b("key0000"));

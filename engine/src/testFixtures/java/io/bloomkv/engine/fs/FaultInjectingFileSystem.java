@@ -49,7 +49,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
     /** The operations a fault can target. */
     public enum Op {
-        /** {@link FileSystem#newWritableFile}. */
+        /** {@link FileSystem#newWritableFile}, {@link FileSystem#newMappedWritableFile}. */
         CREATE,
         /** {@link FileSystem#newReadableFile}. */
         OPEN,
@@ -341,9 +341,39 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
     @Override
     public WritableFile newWritableFile(Path p) throws IOException {
+        return openWritable(p, inner::newWritableFile);
+    }
+
+    /**
+     * As {@link #newWritableFile}, over the inner file system's direct-write file (same faults, same crash semantics:
+     * only synced bytes survive). Refused, like the inner file system's refusal, when it has no direct writes.
+     */
+    @Override
+    public WritableFile newDirectWritableFile(Path p) throws IOException {
+        return openWritable(p, inner::newDirectWritableFile);
+    }
+
+    /** As the wrapped file system's (the engine's write-ahead logs then go through {@link #newMappedWritableFile}). */
+    @Override
+    public boolean supportsMappedWrites() {
+        return inner.supportsMappedWrites();
+    }
+
+    /** As {@link #newWritableFile}, over the inner file system's mapped file (same faults, crashes and quota apply). */
+    @Override
+    public WritableFile newMappedWritableFile(Path p) throws IOException {
+        return openWritable(p, inner::newMappedWritableFile);
+    }
+
+    private interface WritableOpener {
+        WritableFile open(Path p) throws IOException;
+    }
+
+    /** Checks CREATE, then tracks and wraps what {@code opener} creates of the inner file system. */
+    private WritableFile openWritable(Path p, WritableOpener opener) throws IOException {
         check(Op.CREATE, p);
         release(p);
-        WritableFile f = inner.newWritableFile(p);
+        WritableFile f = opener.open(p);
         FileState s = new FileState();
         synchronized (this) {
             tracked.put(key(p), s);

@@ -35,7 +35,6 @@ import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.internals.OffsetCheckpoint;
 import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,7 +72,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     private BloomKvMetrics metrics;
     /** The committed offsets and the written position, in the database. */
     private final StoreMetadata metadata = new StoreMetadata();
-    /** {@code name.open}: under EOS, a store not closed cleanly is wiped ({@link StoreOffsets#markOpen}). */
+    /** {@code name.open}: under EOS, a store not closed cleanly is wiped ({@link OpenMarker}). */
     private File openMarker;
 
     BloomKvStore(String name, Options options) {
@@ -115,11 +114,10 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": cannot open bloomkv database under " + stateDir, e);
         }
-        openMarker = StoreOffsets.openMarker(stateDir, name);
+        openMarker = OpenMarker.file(stateDir, name);
         try {
-            StoreOffsets.markOpen(openMarker, name, context);
-            position = metadata.load(db);
-            migrateLegacyFiles(stateDir);
+            OpenMarker.markOpen(openMarker, name, context);
+            position = metadata.open(db, stateDir, name);
         } catch (RuntimeException e) {
             Db d = db;
             db = null;
@@ -380,11 +378,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     public synchronized void flush() {
         Db d = db();
         try {
-            WriteBatch batch = new WriteBatch();
-            metadata.position(batch, position);
-            if (batch.count() > 0) {
-                d.write(batch);
-            }
+            metadata.writePosition(d, position);
             d.flush();
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": flush failed", e);
@@ -403,60 +397,13 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
             return;
         }
         try {
-            WriteBatch batch = new WriteBatch();
-            metadata.commit(batch, changelogOffsets);
-            metadata.position(batch, position);
-            if (batch.count() > 0) {
-                db().write(batch);
-            }
+            metadata.commit(db(), changelogOffsets, position);
         } catch (BloomKvException e) {
             throw new ProcessorStateException("Error while executing commit from store " + name, e);
         }
     }
 
-    /**
-     * Moves what an earlier version of this store kept in files beside it ({@code name.offsets}, Kafka's offset
-     * checkpoint format, and {@code name.position}) into the database, then flushes it and deletes the files. A file
-     * that cannot be read counts as absent (no offset: Kafka restores the whole changelog, always correct).
-     */
-    private void migrateLegacyFiles(File stateDir) {
-        File offsetsFile = new File(stateDir, name + ".offsets");
-        File positionFile = new File(stateDir, name + ".position");
-        if (!offsetsFile.exists() && !positionFile.exists()) {
-            return;
-        }
-        WriteBatch batch = new WriteBatch();
-        if (offsetsFile.exists() && !metadata.hasOffsets()) {
-            try {
-                Map<TopicPartition, Long> old = new OffsetCheckpoint(offsetsFile).read();
-                if (!old.isEmpty()) {
-                    metadata.commit(batch, old);
-                }
-            } catch (java.io.IOException | RuntimeException e) {
-                LOG.warn(
-                        "store {}: unreadable offsets file {}, restoring from the start of the changelog",
-                        name,
-                        offsetsFile,
-                        e);
-            }
-        }
-        if (positionFile.exists() && !metadata.hasPosition()) {
-            position = StoreQueryUtils.readPositionFromCheckpoint(new OffsetCheckpoint(positionFile));
-            metadata.position(batch, position);
-        }
-        if (batch.count() > 0) {
-            db.write(batch);
-        }
-        db.flush();
-        try {
-            java.nio.file.Files.deleteIfExists(offsetsFile.toPath());
-            java.nio.file.Files.deleteIfExists(positionFile.toPath());
-        } catch (java.io.IOException e) {
-            throw new ProcessorStateException("store " + name + ": cannot remove the files moved into the database", e);
-        }
-    }
-
-    /** This store keeps its changelog offsets itself ({@link StoreOffsets}), as Kafka 4.3's RocksDBStore does. */
+    /** This store keeps its changelog offsets itself ({@link StoreMetadata}), as Kafka 4.3's RocksDBStore does. */
     @Deprecated
     @Override
     public boolean managesOffsets() {
@@ -505,18 +452,14 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         db = null;
         try {
             try {
-                WriteBatch batch = new WriteBatch();
-                metadata.position(batch, position);
-                if (batch.count() > 0) {
-                    d.write(batch);
-                }
+                metadata.writePosition(d, position);
             } finally {
                 d.close();
             }
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": close failed", e);
         }
-        StoreOffsets.markClosed(openMarker, name);
+        OpenMarker.markClosed(openMarker, name);
     }
 
     @Override

@@ -40,10 +40,10 @@ public final class BloomKvStores {
     }
 
     /**
-     * The options of the key-value stores made without options: {@link #defaultOptions()} with
-     * {@code Options.disableWal}, as Kafka's RocksDB store writes with {@code WriteOptions.setDisableWAL(true)}: the
-     * changelog topic is what a crash is restored from. The store keeps its committed offsets in its database beside
-     * the data, so they reach disk together (a commit is a write of a few records, no fsync). A key-value store given
+     * The options of the key-value and versioned stores made without options: {@link #defaultOptions()} with
+     * {@code Options.disableWal}, as Kafka's RocksDB stores write with {@code WriteOptions.setDisableWAL(true)}: the
+     * changelog topic is what a crash is restored from. These stores keep their committed offsets in their database
+     * beside the data, so they reach disk together (a commit is a write of a few records, no fsync). A store given
      * options with a WAL works the same, and writes every record to its WAL as well.
      */
     public static Options defaultKeyValueOptions() {
@@ -238,14 +238,15 @@ public final class BloomKvStores {
 
     /**
      * A persistent versioned store ({@code VersionedKeyValueStore}) keeping old versions for {@code historyRetention}
-     * (also the grace period of out-of-order writes), with Kafka's default segment interval for it; the counterpart
-     * of {@code Stores.persistentVersionedKeyValueStore(name, historyRetention)}, with the same argument checks.
+     * (also the grace period of out-of-order writes), with Kafka's default segment interval for it and
+     * {@link #defaultKeyValueOptions()} (no WAL, as Kafka's store); the counterpart of
+     * {@code Stores.persistentVersionedKeyValueStore(name, historyRetention)}, with the same argument checks.
      *
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code historyRetention} is null, negative or not representable in milliseconds
      */
     public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention) {
-        return persistentVersionedKeyValueStore(name, historyRetention, defaultOptions());
+        return persistentVersionedKeyValueStore(name, historyRetention, defaultKeyValueOptions());
     }
 
     public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(
@@ -268,7 +269,7 @@ public final class BloomKvStores {
      */
     public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(
             String name, Duration historyRetention, Duration segmentInterval) {
-        return persistentVersionedKeyValueStore(name, historyRetention, segmentInterval, defaultOptions());
+        return persistentVersionedKeyValueStore(name, historyRetention, segmentInterval, defaultKeyValueOptions());
     }
 
     public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(

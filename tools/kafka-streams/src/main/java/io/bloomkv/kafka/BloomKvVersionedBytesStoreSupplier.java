@@ -23,7 +23,7 @@ public class BloomKvVersionedBytesStoreSupplier implements VersionedBytesStoreSu
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.historyRetentionMs = historyRetentionMs;
         this.segmentIntervalMs = segmentIntervalMs;
-        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
+        this.options = options == null ? BloomKvStores.defaultKeyValueOptions() : options.copy();
     }
 
     @Override

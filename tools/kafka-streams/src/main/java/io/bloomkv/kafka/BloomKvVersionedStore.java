@@ -3,6 +3,7 @@ package io.bloomkv.kafka;
 import io.bloomkv.engine.BloomKvException;
 import io.bloomkv.engine.Options;
 import io.bloomkv.engine.SharedBlockCache;
+import io.bloomkv.engine.WriteBatch;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -36,7 +37,6 @@ import org.apache.kafka.streams.query.ResultOrder;
 import org.apache.kafka.streams.state.VersionedKeyValueStore;
 import org.apache.kafka.streams.state.VersionedRecord;
 import org.apache.kafka.streams.state.VersionedRecordIterator;
-import org.apache.kafka.streams.state.internals.OffsetCheckpoint;
 import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,8 +50,10 @@ import org.slf4j.LoggerFactory;
  * key lives in the latest-value key range ({@link VersionedLatestValue}); older versions live in segments
  * ({@link VersionedSegments}), one key range per {@code segmentInterval} of validTo, a key's versions in one segment
  * packed in one row ({@link VersionedSegmentValue}). A put moves the previous newest version into the segment of
- * its new validTo. Segments older than {@code observedStreamTime - historyRetention} are dropped whole (one range
- * tombstone, their tables dropped unread); the latest version of a key never expires.
+ * its new validTo; the rows a put changes are written as ONE write batch (atomic: Kafka's store writes them one at a
+ * time). Segments older than {@code observedStreamTime - historyRetention} are dropped whole (one range tombstone,
+ * as Kafka's logical segments; the engine's compactions drop their tables); the latest version of a key never
+ * expires.
  *
  * <p>Contract, as {@link VersionedKeyValueStore} documents it and RocksDBVersionedStore behaves: history retention
  * is also the grace period: a put or delete older than {@code observedStreamTime - historyRetention} is not applied
@@ -59,16 +61,23 @@ import org.slf4j.LoggerFactory;
  * {@code dropped-records} metric; {@code get(key, asOf)} older than that returns the latest version if it is old
  * enough, else null; observed stream time is not persisted (a reopened store starts from none, as Kafka's).
  * Null keys throw NullPointerException; use of a closed store throws InvalidStateStoreException. Thread-safe: every
- * call holds the store's lock (the stream thread writes, IQ threads read). Offsets are managed by the store
- * (KIP-1035), see {@link StoreOffsets}.
+ * call holds the store's lock (the stream thread writes, IQ threads read).
+ *
+ * <p>Offsets are managed by the store (KIP-1035), as Kafka 4.3's RocksDB stores do: with the default options
+ * ({@link BloomKvStores#defaultKeyValueOptions()}) the database runs without a WAL (Kafka's RocksDB store disables
+ * its WAL), and {@link #commit(Map)} writes the committed offsets and the IQv2 position as records of the same
+ * database ({@link StoreMetadata}), no fsync: data and offsets reach disk together when the memtable is flushed, so a
+ * crash leaves a committed offset never ahead of the data, from which Kafka restores the changelog (replaying it over
+ * newer writes gives the same versions). Under EOS a store not closed cleanly is wiped ({@link OpenMarker}).
  *
  * <p>Invariant the reads and out-of-order puts use to skip segments: while a key has a latest version with validFrom
  * {@code T}, every older version of it ends by {@code T} (validTo {@code <= T}: versions never overlap), so no segment
  * after {@code segmentId(T)} holds a row of the key. A search for a version older than the latest starts at that
  * segment instead of the newest one (Kafka's store starts at the newest; the answers are the same, the skipped
- * segments would be point reads that miss). A put writes its segment row before the latest value, so a failure in
- * between can leave a row of the moved version in a newer segment: that row starts at the old latest's validFrom,
- * after every timestamp such a search looks for, so skipping it changes no answer either.
+ * segments would be point reads that miss). (A put writes its rows atomically; a store written by an earlier version,
+ * which wrote the segment row before the latest value, may hold a row of a moved version in a newer segment after a
+ * failure in between: that row starts at the old latest's validFrom, after every timestamp such a search looks for,
+ * so skipping it changes no answer either.)
  */
 public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(BloomKvVersionedStore.class);
@@ -83,16 +92,20 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     private final VersionedSegments segments;
     private final Set<VersionedRecordIterator<byte[]>> openIterators = ConcurrentHashMap.newKeySet();
     private final DirectClient directClient = new DirectClient();
-    private VersionedRestoreBuffer restoreBuffer;
+    private final ReadMemo memo = new ReadMemo();
+    private final VersionedRestoreBuffer restoreBuffer;
     private VersionedSegment latest;
     private StateStoreContext context;
     private Sensor expiredRecordSensor;
     private long observedStreamTime = ConsumerRecord.NO_TIMESTAMP;
     private boolean consistencyEnabled;
     private Position position = Position.emptyPosition();
-    private OffsetCheckpoint positionCheckpoint;
     private BloomKvMetrics metrics;
-    private StoreOffsets offsets;
+    /** The committed offsets and the written position, in the database. */
+    private final StoreMetadata metadata = new StoreMetadata();
+    /** {@code name.open}: under EOS, a store not closed cleanly is wiped ({@link OpenMarker}). */
+    private File openMarker;
+
     private volatile boolean open;
 
     BloomKvVersionedStore(String name, long historyRetention, long segmentInterval, Options options) {
@@ -101,8 +114,9 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         // History retention doubles as the grace period, as in Kafka's store.
         this.gracePeriod = historyRetention;
         this.segmentInterval = segmentInterval;
-        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
+        this.options = options == null ? BloomKvStores.defaultKeyValueOptions() : options.copy();
         this.segments = new VersionedSegments(name, historyRetention, segmentInterval);
+        this.restoreBuffer = new VersionedRestoreBuffer(segments, segments::write);
     }
 
     @Override
@@ -119,8 +133,9 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     }
 
     /**
-     * Opens the latest-value database and every segment under {@code stateDir/name/}, checks the store was closed
-     * cleanly under EOS ({@link StoreOffsets#open}), registers the gauges and a batching restore callback.
+     * Opens the store's database under {@code stateDir/name/} and finds its segments, checks the store was closed
+     * cleanly under EOS ({@link OpenMarker}), reads the committed offsets and the position ({@link StoreMetadata}),
+     * registers the gauges and a batching restore callback.
      */
     @Override
     public synchronized void init(StateStoreContext context, StateStore root) {
@@ -139,12 +154,13 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             // bloomkv.write.buffer.bytes: one memtable budget for every bloomkv store of the application in this JVM.
             o.writeBufferManager(BloomKvConfig.sharedWriteBufferManager(context.applicationId(), context.appConfigs()));
         }
-        File root0 = new File(context.stateDir(), name);
+        File stateDir = context.stateDir();
         try {
-            segments.openExisting(root0, o);
+            segments.openExisting(new File(stateDir, name), o);
             latest = segments.latest();
-            offsets = new StoreOffsets(context.stateDir(), name);
-            offsets.open(context);
+            openMarker = OpenMarker.file(stateDir, name);
+            OpenMarker.markOpen(openMarker, name, context);
+            position = metadata.open(segments.db(), stateDir, name);
         } catch (RuntimeException e) {
             closeDatabases();
             throw e instanceof BloomKvException ? new ProcessorStateException("store " + name + ": cannot open", e) : e;
@@ -153,16 +169,13 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
                 Thread.currentThread().getName(),
                 context.taskId().toString(),
                 ProcessorContextUtils.metricsImpl(context));
-        positionCheckpoint = new OffsetCheckpoint(new File(context.stateDir(), name + ".position"));
-        position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(
                 context.appConfigs(), StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
-        restoreBuffer = new VersionedRestoreBuffer(directClient, () -> latest, segments::write);
         metrics = BloomKvMetrics.register(
                 context, BloomKvStore.METRICS_SCOPE, name, () -> open ? segments.statsOrNull() : null);
         metrics.registerBudgets(o.blockCache(), o.writeBufferManager());
         open = true;
-        context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::writePosition);
+        context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
     }
 
     private void validateStoreOpen() {
@@ -192,8 +205,11 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         long foundTs;
         try {
             foundTs = doPut(directClient, observedStreamTime, key, value, timestamp);
+            directClient.write();
         } catch (BloomKvException e) {
             throw translate(e, "put");
+        } finally {
+            directClient.discard();
         }
         StoreQueryUtils.updatePosition(position, context);
         return foundTs;
@@ -212,8 +228,11 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         observedStreamTime = Math.max(observedStreamTime, timestamp);
         try {
             doPut(directClient, observedStreamTime, key, null, timestamp);
+            directClient.write();
         } catch (BloomKvException e) {
             throw translate(e, "delete");
+        } finally {
+            directClient.discard();
         }
         StoreQueryUtils.updatePosition(position, context);
         return existing;
@@ -224,7 +243,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         Objects.requireNonNull(key, "key cannot be null");
         validateStoreOpen();
         try {
-            byte[] raw = latest.get(key);
+            byte[] raw = memo.read(latest, key);
             return raw == null
                     ? null
                     : new VersionedRecord<>(VersionedLatestValue.value(raw), VersionedLatestValue.timestamp(raw));
@@ -245,7 +264,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     }
 
     private VersionedRecord<byte[]> getAsOf(Bytes key, long asOfTimestamp) {
-        byte[] rawLatest = latest.get(key);
+        byte[] rawLatest = memo.read(latest, key);
         long newestSegmentTime = Long.MAX_VALUE;
         if (rawLatest != null) {
             long latestTs = VersionedLatestValue.timestamp(rawLatest);
@@ -266,8 +285,13 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         // newest first and stops at a row ending by asOf: versions never overlap, so both walks meet the same row
         // and give the same answer, but a key updated often (many versions a segment) is found here by the first
         // read, where the newest-first walk reads every segment between the latest version and asOf.
-        for (VersionedSegment segment : segments.segments(asOfTimestamp, newestSegmentTime, true)) {
-            byte[] raw = segment.get(key);
+        long lastId = segments.segmentId(newestSegmentTime);
+        for (int i = segments.indexAtOrAbove(segments.segmentId(asOfTimestamp)); i < segments.size(); i++) {
+            VersionedSegment segment = segments.at(i);
+            if (segment.id() > lastId) {
+                break;
+            }
+            byte[] raw = memo.read(segment, key);
             if (raw == null || VersionedSegmentValue.nextTimestamp(raw) <= asOfTimestamp) {
                 continue;
             }
@@ -295,7 +319,9 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         // Newest first; an ascending answer is the same list read backwards.
         sources.add(latest);
         if (!onlyLatest) {
-            sources.addAll(segments.segments(Long.MIN_VALUE, toTimestamp, false));
+            for (int i = segments.indexAtOrBelow(segments.segmentId(toTimestamp)); i >= 0; i--) {
+                sources.add(segments.at(i));
+            }
         }
         List<VersionedRecord<byte[]>> newestFirst = new ArrayList<>();
         try {
@@ -394,19 +420,19 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             return false;
         }
         if (timestamp > latestTs) {
-            VersionedStoreClient.Segment segment =
-                    client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(timestamp), streamTime);
+            VersionedSegment segment = client.getOrCreateSegmentIfLive(segments.segmentId(timestamp), streamTime);
             // No live segment: the moved version would already be past the history retention; it is dropped.
             if (segment != null) {
                 byte[] moved = VersionedLatestValue.value(rawLatest);
-                byte[] rawSegment = segment.get(key);
+                byte[] rawSegment = client.get(segment, key);
                 if (rawSegment == null) {
-                    segment.put(
+                    client.put(
+                            segment,
                             key,
                             VersionedSegmentValue.withRecord(moved, latestTs, timestamp)
                                     .encode());
                 } else {
-                    segment.put(key, withNewest(rawSegment, latestTs, timestamp, moved));
+                    client.put(segment, key, withNewest(rawSegment, latestTs, timestamp, moved));
                 }
             }
         }
@@ -437,8 +463,14 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             VersionedStoreClient client, long streamTime, Bytes key, byte[] value, long timestamp, long[] found) {
         // found[0] is the latest version's validFrom when there is one: no segment after its segment holds the key.
         long newestSegmentTime = found[0] == SENTINEL_TIMESTAMP ? Long.MAX_VALUE : found[0];
-        for (VersionedStoreClient.Segment segment : client.reversedSegments(timestamp, newestSegmentTime)) {
-            byte[] raw = segment.get(key);
+        long firstId = segments.segmentId(timestamp);
+        // Newest first. putToSegment may add a segment to the list, and the loop returns right after it.
+        for (int i = segments.indexAtOrBelow(segments.segmentId(newestSegmentTime)); i >= 0; i--) {
+            VersionedSegment segment = segments.at(i);
+            if (segment.id() < firstId) {
+                break;
+            }
+            byte[] raw = client.get(segment, key);
             if (raw == null) {
                 continue;
             }
@@ -466,42 +498,44 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     private long putToSegment(
             VersionedStoreClient client,
             long streamTime,
-            VersionedStoreClient.Segment segment,
+            VersionedSegment segment,
             byte[] raw,
             Bytes key,
             byte[] value,
             long timestamp) {
-        long segmentIdForTimestamp = client.segmentIdForTimestamp(timestamp);
+        long segmentIdForTimestamp = segments.segmentId(timestamp);
         boolean olderSegmentMaybeNeeded = segmentIdForTimestamp != segment.id();
         VersionedSegmentValue sv = VersionedSegmentValue.decode(raw);
         VersionedSegmentValue.Found f = sv.find(timestamp);
         if (f.validFrom() == timestamp) {
             // Replaces a version: no validTo changes, nothing moves.
             sv.update(timestamp, value, f.index());
-            segment.put(key, sv.encode());
+            client.put(segment, key, sv.encode());
             return f.validTo();
         }
         if (olderSegmentMaybeNeeded) {
             // The found version's validTo becomes this timestamp, which falls in an older segment: move it there
-            // first (a failure in between duplicates it; insertAsLatest reconciles such rows later).
-            VersionedStoreClient.Segment older = client.getOrCreateSegmentIfLive(segmentIdForTimestamp, streamTime);
+            // (in the same write as the update below; insertAsLatest reconciles a duplicate an earlier version of
+            // the store may have left by a failure in between).
+            VersionedSegment older = client.getOrCreateSegmentIfLive(segmentIdForTimestamp, streamTime);
             if (older != null) {
-                byte[] rawOlder = older.get(key);
+                byte[] rawOlder = client.get(older, key);
                 if (rawOlder == null) {
-                    older.put(
+                    client.put(
+                            older,
                             key,
                             VersionedSegmentValue.withRecord(f.value(), f.validFrom(), timestamp)
                                     .encode());
                 } else {
-                    older.put(key, withNewest(rawOlder, f.validFrom(), timestamp, f.value()));
+                    client.put(older, key, withNewest(rawOlder, f.validFrom(), timestamp, f.value()));
                 }
             }
             sv.update(timestamp, value, f.index());
-            segment.put(key, sv.encode());
+            client.put(segment, key, sv.encode());
             return f.validTo();
         }
         sv.insert(timestamp, value, f.index());
-        segment.put(key, sv.encode());
+        client.put(segment, key, sv.encode());
         return f.validTo();
     }
 
@@ -515,14 +549,14 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             }
             // A tombstone never goes to the latest-value database (it has no expiry): into the segment of its own
             // timestamp, as a degenerate row when the key has none there.
-            VersionedStoreClient.Segment segment =
-                    client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(timestamp), streamTime);
+            VersionedSegment segment = client.getOrCreateSegmentIfLive(segments.segmentId(timestamp), streamTime);
             if (segment == null) {
                 return PUT_RETURN_CODE_NOT_PUT;
             }
-            byte[] raw = segment.get(key);
+            byte[] raw = client.get(segment, key);
             if (raw == null) {
-                segment.put(
+                client.put(
+                        segment,
                         key,
                         VersionedSegmentValue.withRecord(null, timestamp, timestamp)
                                 .encode());
@@ -532,19 +566,19 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
                     // The row already ends at this timestamp: that end is the tombstone.
                     return foundTs;
                 }
-                segment.put(key, withNewest(raw, nextTs, timestamp, null));
+                client.put(segment, key, withNewest(raw, nextTs, timestamp, null));
             }
             return foundTs;
         }
         // foundTs is the put's validTo: the put is the newest or the oldest version of that segment's row.
-        VersionedStoreClient.Segment segment =
-                client.getOrCreateSegmentIfLive(client.segmentIdForTimestamp(foundTs), streamTime);
+        VersionedSegment segment = client.getOrCreateSegmentIfLive(segments.segmentId(foundTs), streamTime);
         if (segment == null) {
             return PUT_RETURN_CODE_NOT_PUT;
         }
-        byte[] raw = segment.get(key);
+        byte[] raw = client.get(segment, key);
         if (raw == null) {
-            segment.put(
+            client.put(
+                    segment,
                     key,
                     VersionedSegmentValue.withRecord(value, timestamp, foundTs).encode());
         } else {
@@ -555,7 +589,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             } else {
                 sv.insertAsEarliest(timestamp, value);
             }
-            segment.put(key, sv.encode());
+            client.put(segment, key, sv.encode());
         }
         return foundTs;
     }
@@ -566,6 +600,7 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
      * buffer is written as one WriteBatch, older segments first, the latest values last.
      */
     synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        memo.clear();
         long endOfBatchStreamTime = observedStreamTime;
         for (ConsumerRecord<byte[], byte[]> r : records) {
             endOfBatchStreamTime = Math.max(endOfBatchStreamTime, r.timestamp());
@@ -583,24 +618,31 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             restoreBuffer.flush();
         } catch (BloomKvException e) {
             throw new ProcessorStateException("Error restoring batch to store " + name, e);
+        } finally {
+            memo.clear();
         }
     }
 
-    /** Syncs every segment's and then the latest-value database's log, and writes the position checkpoint. */
+    /**
+     * Writes the position, then flushes the memtable to a table: every write so far is then durable, with or without
+     * a WAL. Kafka Streams 4.3 no longer calls it (it commits with {@link #commit(Map)}, which writes no table).
+     */
     @Override
     public synchronized void flush() {
         validateStoreOpen();
         try {
-            segments.sync();
+            metadata.writePosition(segments.db(), position);
+            segments.db().flush();
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": flush failed", e);
         }
-        writePosition();
     }
 
     /**
-     * Makes every write durable, then the offsets (KIP-1035): the segments' logs are synced before the offsets are
-     * written to the latest-value database, so recovered offsets never run ahead of recovered data.
+     * Writes {@code changelogOffsets} (KIP-1035, {@link StateStore#commit}'s contract: an empty map removes every
+     * offset, a null value that partition's) and the position into the database, after the data they cover: one
+     * write of a few records, no fsync, no file, as Kafka 4.3's RocksDB versioned store writes them to its RocksDB
+     * instance's offsets column family with its WAL disabled (see the class comment).
      */
     @Override
     public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
@@ -608,12 +650,10 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             return;
         }
         try {
-            segments.sync();
-            offsets.commit(changelogOffsets);
+            metadata.commit(segments.db(), changelogOffsets, position);
         } catch (BloomKvException e) {
             throw new ProcessorStateException("Error while executing commit from store " + name, e);
         }
-        writePosition();
     }
 
     @Deprecated
@@ -625,27 +665,20 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
     @Override
     public synchronized Long committedOffset(TopicPartition partition) {
         validateStoreOpen();
-        return offsets.committedOffset(partition);
+        return metadata.committedOffset(partition);
     }
 
-    private void writePosition() {
-        if (positionCheckpoint == null) {
-            return;
-        }
-        try {
-            StoreQueryUtils.checkpointPosition(positionCheckpoint, position);
-        } catch (RuntimeException e) {
-            throw new ProcessorStateException("store " + name + ": cannot write the position checkpoint", e);
-        }
-    }
-
-    /** Closes the open iterators, unregisters the gauges, marks the store closed cleanly and closes every database. Idempotent. */
+    /**
+     * Closes the open iterators, unregisters the gauges, writes the position, closes the database (which, without a
+     * WAL, flushes its memtable first) and marks the store closed cleanly. Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (!open) {
             return;
         }
         open = false;
+        memo.clear();
         for (VersionedRecordIterator<byte[]> it : new ArrayList<>(openIterators)) {
             it.close();
         }
@@ -654,8 +687,16 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
             metrics.remove();
             metrics = null;
         }
-        closeDatabases();
-        offsets.close();
+        try {
+            try {
+                metadata.writePosition(segments.db(), position);
+            } finally {
+                closeDatabases();
+            }
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": close failed", e);
+        }
+        OpenMarker.markClosed(openMarker, name);
     }
 
     private void closeDatabases() {
@@ -723,21 +764,37 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         return position;
     }
 
-    /** The store's own databases as the put procedure sees them. */
+    /**
+     * The store's database as the put procedure sees it: the rows a put changes are gathered into one write batch
+     * (reused from put to put), written by {@link #write()} when the procedure is done; until then the procedure reads
+     * its own writes from here (it reads each row before it writes it, so this is a guard, not a path it relies on).
+     */
     private final class DirectClient implements VersionedStoreClient {
+        /** A batch that grew past this (a large row) is let go rather than kept for the store's lifetime. */
+        private static final int KEEP_BYTES = 64 << 10;
+
+        private WriteBatch batch = new WriteBatch();
+        private byte[] keyScratch;
+        /** The rows written by the current put (a put writes at most three), in order; a null row is a delete. */
+        private VersionedSegment[] writtenIn = new VersionedSegment[4];
+
+        private Bytes[] writtenKey = new Bytes[4];
+        private byte[][] writtenRow = new byte[4][];
+        private int written;
+
         @Override
         public byte[] latestValue(Bytes key) {
-            return latest.get(key);
+            return get(latest, key);
         }
 
         @Override
         public void putLatestValue(Bytes key, byte[] value) {
-            latest.put(key, value);
+            put(latest, key, value);
         }
 
         @Override
         public void deleteLatestValue(Bytes key) {
-            latest.delete(key);
+            put(latest, key, null);
         }
 
         @Override
@@ -746,13 +803,92 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         }
 
         @Override
-        public List<VersionedSegment> reversedSegments(long timestampFrom, long timestampTo) {
-            return segments.segments(timestampFrom, timestampTo, false);
+        public byte[] get(VersionedSegment segment, Bytes key) {
+            for (int i = written - 1; i >= 0; i--) {
+                if (writtenIn[i] == segment && writtenKey[i].equals(key)) {
+                    return writtenRow[i];
+                }
+            }
+            return memo.read(segment, key);
         }
 
         @Override
-        public long segmentIdForTimestamp(long timestamp) {
-            return segments.segmentId(timestamp);
+        public void put(VersionedSegment segment, Bytes key, byte[] row) {
+            keyScratch = segment.addTo(batch, key, row, keyScratch);
+            if (written == writtenIn.length) {
+                writtenIn = java.util.Arrays.copyOf(writtenIn, written * 2);
+                writtenKey = java.util.Arrays.copyOf(writtenKey, written * 2);
+                writtenRow = java.util.Arrays.copyOf(writtenRow, written * 2);
+            }
+            writtenIn[written] = segment;
+            writtenKey[written] = key;
+            writtenRow[written] = row;
+            written++;
+        }
+
+        /** Writes the gathered rows as one atomic write. */
+        void write() {
+            segments.write(batch);
+        }
+
+        /**
+         * Empties the batch and forgets the rows (after {@link #write()}, or when the put failed), and the rows the
+         * reads before the put memoized (the put may have changed them).
+         */
+        void discard() {
+            memo.clear();
+            if (batch.approximateSize() > KEEP_BYTES) {
+                batch = new WriteBatch();
+            } else {
+                batch.clear();
+            }
+            java.util.Arrays.fill(writtenIn, 0, written, null);
+            java.util.Arrays.fill(writtenKey, 0, written, null);
+            java.util.Arrays.fill(writtenRow, 0, written, null);
+            written = 0;
+        }
+    }
+
+    /**
+     * The rows the last reads of ONE key found (the latest value and segment rows; absent ones too), valid until the
+     * store next writes: a put that follows reads of the same key (a versioned table's get then put, a lookup as of
+     * an earlier time then the put) finds them here instead of searching the memtable again. Used under the store's
+     * lock; every write path clears it (a put or delete when done, a restored batch, close), so a memoized row is
+     * always the row in the database.
+     */
+    private static final class ReadMemo {
+        private static final int SIZE = 4;
+        private Bytes key;
+        private final VersionedSegment[] segment = new VersionedSegment[SIZE];
+        private final byte[][] row = new byte[SIZE][];
+        private int count;
+
+        /** The row of {@code key} in {@code s}: memoized, else read from the database and memoized. */
+        byte[] read(VersionedSegment s, Bytes k) {
+            if (k.equals(key)) {
+                for (int i = 0; i < count; i++) {
+                    if (segment[i] == s) {
+                        return row[i];
+                    }
+                }
+            } else {
+                clear();
+                key = k;
+            }
+            byte[] r = s.get(k);
+            if (count < SIZE) {
+                segment[count] = s;
+                row[count] = r;
+                count++;
+            }
+            return r;
+        }
+
+        void clear() {
+            java.util.Arrays.fill(segment, 0, count, null);
+            java.util.Arrays.fill(row, 0, count, null);
+            count = 0;
+            key = null;
         }
     }
 
@@ -761,14 +897,9 @@ public class BloomKvVersionedStore implements VersionedKeyValueStore<Bytes, byte
         return segments.size();
     }
 
-    /** Waits for the table deletions expiry submitted (tests). */
-    void awaitExpiryDeletions() {
-        segments.awaitExpiryDeletions();
-    }
-
-    /** Tables expiry removed since open (tests). */
-    long expiryTablesDeleted() {
-        return segments.expiryTablesDeleted();
+    /** Range tombstones written by expiry since open (tests). */
+    synchronized long expiryRangeDeletes() {
+        return segments.expiryRangeDeletes();
     }
 
     /** The ids of the live segments, oldest first (tests). */

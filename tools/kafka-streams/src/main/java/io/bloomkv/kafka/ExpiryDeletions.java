@@ -12,8 +12,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The removal of expired segments' tables right after their range tombstone is written ({@link Segments},
- * {@link VersionedSegments}): {@link Db#deleteFilesInRange} over the tombstone's range, one MANIFEST record that
+ * The removal of expired segments' tables right after their range tombstone is written (the window and session
+ * stores' {@link Segments}; the versioned store leaves them to the engine's compactions, see {@link VersionedSegments}): {@link Db#deleteFilesInRange} over the tombstone's range, one MANIFEST record that
  * names the tables lying wholly in it, no data read or written. It runs off the stream thread, on one daemon thread
  * for every bloomkv segmented store of the JVM ({@code bloomkv-expiry}), because it syncs the MANIFEST and waits for
  * a compaction of the store's database that is running. An expired segment is already invisible once its tombstone

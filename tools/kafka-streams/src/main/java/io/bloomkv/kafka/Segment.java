@@ -64,7 +64,8 @@ final class Segment {
      * in that range removed with {@link Db#deleteFilesInRange} (the database's flushes and compactions write one
      * segment per table): no flush, no compaction, no data written. Entries of the range still in the memtable go at
      * its next flush, which drops what the tombstone covers, and the tombstone itself once no table below overlaps
-     * it. Shared by the window, session and versioned stores; {@code store} names the store in the error.
+     * it. Shared by the window and session stores (the versioned
+     * store, which has no write-ahead log, writes the tombstone only: see {@link VersionedSegments}); {@code store} names the store in the error.
      */
     static void dropRange(Db db, ExpiryDeletions deletions, long first, long last, String store) {
         try {

@@ -4,17 +4,25 @@ import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
 import io.bloomkv.engine.ReadOptions;
 import io.bloomkv.engine.WriteBatch;
+import java.io.File;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.state.internals.OffsetCheckpoint;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The changelog offsets (KIP-1035: {@code commit(Map)}, {@code committedOffset}) and the IQv2 position of a key-value
- * store, kept as records of the store's own database: the role of the offsets column family of Kafka 4.3's
+ * The changelog offsets (KIP-1035: {@code commit(Map)}, {@code committedOffset}) and the IQv2 position of a store
+ * that manages its offsets (the key-value and versioned stores), kept as records of the store's own database: the role of the offsets column family of Kafka 4.3's
  * RocksDBStore, which holds both. Written with the data, in the same memtable, they reach disk with it: whatever a
  * crash leaves (a prefix of the writes, see {@code Options.disableWal}), the committed offset in it is never ahead of
  * the data in it, so Kafka restores the changelog from there and gets the same state. A commit is a write of a few
@@ -27,10 +35,16 @@ import org.apache.kafka.streams.query.Position;
  * value: offset (int64, big-endian)
  * </pre>
  * Topic names cannot hold 0x00 (Kafka allows ASCII letters, digits, '.', '_' and '-'), so the topic ends at the first
- * 0x00. An offset removed (a null value, or an empty commit) is a delete of its record. Not thread-safe: the store
- * calls it under its lock.
+ * 0x00. An offset removed (a null value, or an empty commit) is a delete of its record. In the versioned store, whose
+ * keys all start with an 8-byte segment prefix ({@link Segment#prefix}, ids -1 and up: first byte 0x7F or above),
+ * these records sort below every segment and are never read as one. Not thread-safe: the store calls it under its
+ * lock.
+ *
+ * <p>The steps a store takes with them, the same for every store that manages its offsets: {@link #open} at init,
+ * {@link #commit(Db, Map, Position)} at each commit, {@link #writePosition} before a flush or a close.
  */
 final class StoreMetadata {
+    private static final Logger LOG = LoggerFactory.getLogger(StoreMetadata.class);
     static final byte OFFSET = 'o';
     static final byte POSITION = 'p';
 
@@ -47,6 +61,74 @@ final class StoreMetadata {
         Position p = Position.emptyPosition();
         writtenPosition.forEach((tp, o) -> p.withComponent(tp.topic(), tp.partition(), o));
         return p;
+    }
+
+    /**
+     * Reads the offsets and the position of store {@code storeName} from {@code db}, after moving into it what an
+     * earlier version of the store kept in files beside it ({@code name.offsets}, Kafka's offset checkpoint format,
+     * and {@code name.position}; the database is then flushed and the files deleted). A file that cannot be read
+     * counts as absent (no offset: Kafka restores the whole changelog, always correct). Returns the position.
+     */
+    Position open(Db db, File stateDir, String storeName) {
+        Position position = load(db);
+        File offsetsFile = new File(stateDir, storeName + ".offsets");
+        File positionFile = new File(stateDir, storeName + ".position");
+        if (!offsetsFile.exists() && !positionFile.exists()) {
+            return position;
+        }
+        WriteBatch batch = new WriteBatch();
+        if (offsetsFile.exists() && !hasOffsets()) {
+            try {
+                Map<TopicPartition, Long> old = new OffsetCheckpoint(offsetsFile).read();
+                if (!old.isEmpty()) {
+                    commit(batch, old);
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.warn(
+                        "store {}: unreadable offsets file {}, restoring from the start of the changelog",
+                        storeName,
+                        offsetsFile,
+                        e);
+            }
+        }
+        if (positionFile.exists() && !hasPosition()) {
+            position = StoreQueryUtils.readPositionFromCheckpoint(new OffsetCheckpoint(positionFile));
+            position(batch, position);
+        }
+        if (batch.count() > 0) {
+            db.write(batch);
+        }
+        db.flush();
+        try {
+            Files.deleteIfExists(offsetsFile.toPath());
+            Files.deleteIfExists(positionFile.toPath());
+        } catch (IOException e) {
+            throw new ProcessorStateException(
+                    "store " + storeName + ": cannot remove the files moved into the database", e);
+        }
+        return position;
+    }
+
+    /**
+     * Writes a commit (StateStore.commit's contract, see {@link #commit(WriteBatch, Map)}) and the position components
+     * that moved, as one write of a few records into {@code db}, after the data they cover: no fsync, no file.
+     */
+    void commit(Db db, Map<TopicPartition, Long> changelogOffsets, Position position) {
+        WriteBatch batch = new WriteBatch();
+        commit(batch, changelogOffsets);
+        position(batch, position);
+        if (batch.count() > 0) {
+            db.write(batch);
+        }
+    }
+
+    /** Writes the position components that moved since last written into {@code db}. */
+    void writePosition(Db db, Position position) {
+        WriteBatch batch = new WriteBatch();
+        position(batch, position);
+        if (batch.count() > 0) {
+            db.write(batch);
+        }
     }
 
     /** How many metadata records the database holds now (one per committed offset and per position component). */

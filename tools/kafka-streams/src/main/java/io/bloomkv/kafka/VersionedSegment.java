@@ -1,10 +1,8 @@
 package io.bloomkv.kafka;
 
-import io.bloomkv.engine.BloomKvException;
 import io.bloomkv.engine.WriteBatch;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.errors.ProcessorStateException;
 
 /**
  * One key range of a {@link BloomKvVersionedStore}'s database: a segment of old versions (id >= 0: the versions
@@ -12,9 +10,9 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
  * Kafka's reserved segment). Kafka keys are stored as {@code [segment prefix (8)][StoreKeys encoding]}
  * ({@link Segment#prefix}), as Kafka's {@code LogicalKeyValueSegment}s share one RocksDB instance. A segment
  * leaves the store whole: {@link VersionedSegments} removes its key range with one range tombstone, so expiry
- * writes nothing per record.
+ * writes nothing per record. Writes go through write batches ({@link #addTo}): a put's rows are one atomic write.
  */
-final class VersionedSegment implements VersionedStoreClient.Segment {
+final class VersionedSegment {
     /** The id of the latest-value key range (Kafka's reserved segment -1). */
     static final long LATEST_ID = -1L;
 
@@ -30,15 +28,18 @@ final class VersionedSegment implements VersionedStoreClient.Segment {
         this.prefix = Segment.prefix(id);
     }
 
-    @Override
-    public long id() {
+    long id() {
         return id;
     }
 
-    /** {@code [prefix][StoreKeys encoding of key]} built in one array (one copy of the key per read or write). */
+    /** {@code [prefix][StoreKeys encoding of key]} built in one array (one copy of the key per read). */
     private byte[] storedKey(Bytes key) {
         byte[] k = key.get();
-        byte[] out = new byte[Segment.PREFIX_SIZE + 1 + k.length];
+        return fill(new byte[Segment.PREFIX_SIZE + 1 + k.length], k);
+    }
+
+    /** Fills {@code out} (exactly the stored key's length) with this segment's stored key of {@code k}. */
+    private byte[] fill(byte[] out, byte[] k) {
         System.arraycopy(prefix, 0, out, 0, Segment.PREFIX_SIZE);
         out[Segment.PREFIX_SIZE] = StoreKeys.PLAIN;
         System.arraycopy(k, 0, out, Segment.PREFIX_SIZE + 1, k.length);
@@ -51,32 +52,28 @@ final class VersionedSegment implements VersionedStoreClient.Segment {
         }
     }
 
-    @Override
-    public byte[] get(Bytes key) {
+    /** The row of {@code key} in this key range, or null. */
+    byte[] get(Bytes key) {
         checkOpen();
         return owner.db().get(storedKey(key));
     }
 
-    @Override
-    public void put(Bytes key, byte[] value) {
+    /**
+     * Adds a put of {@code key} in this segment (a delete, for a null value) to {@code batch}. The stored key is built
+     * in {@code scratch} when it has the key's length (the batch copies it), else in a new array; returns the array
+     * used, for the caller to keep as its next scratch.
+     */
+    byte[] addTo(WriteBatch batch, Bytes key, byte[] value, byte[] scratch) {
         checkOpen();
-        owner.db().put(storedKey(key), value);
-        owner.written();
-    }
-
-    void delete(Bytes key) {
-        checkOpen();
-        owner.db().delete(storedKey(key));
-        owner.written();
-    }
-
-    /** Adds a put of {@code key} in this segment (a delete, for a null value) to {@code batch}. */
-    void addTo(WriteBatch batch, Bytes key, byte[] value) {
+        byte[] k = key.get();
+        int length = Segment.PREFIX_SIZE + 1 + k.length;
+        byte[] stored = fill(scratch != null && scratch.length == length ? scratch : new byte[length], k);
         if (value == null) {
-            batch.delete(storedKey(key));
+            batch.delete(stored);
         } else {
-            batch.put(storedKey(key), value);
+            batch.put(stored, value);
         }
+        return stored;
     }
 
     boolean isOpen() {
@@ -86,11 +83,6 @@ final class VersionedSegment implements VersionedStoreClient.Segment {
     /** Marks the segment dropped (expired, or the store closed). */
     void markClosed() {
         open = false;
-    }
-
-    /** Wraps an engine failure of this segment. */
-    ProcessorStateException failure(String what, BloomKvException e) {
-        return new ProcessorStateException("versioned store segment " + id + ": " + what, e);
     }
 
     @Override

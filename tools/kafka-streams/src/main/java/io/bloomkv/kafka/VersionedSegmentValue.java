@@ -1,7 +1,5 @@
 package io.bloomkv.kafka;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -25,7 +23,9 @@ import java.util.List;
  * The validTo of version i is the validFrom of version i-1 (next_ts for version 0). A row is degenerate when
  * {@code next_ts == min_ts}: a single tombstone put when no version of the key was in reach; such a row only
  * answers {@link #nextTimestamp} / {@link #minTimestamp} and is replaced (never searched) by the writes below.
- * Not thread-safe: one put at a time uses it.
+ * A decoded row keeps its versions in two parallel arrays (validFrom and value, newest first), grown in place: a row
+ * rewritten many times (a restore batch, a hot key) is not copied per change. Not thread-safe: one put at a time
+ * uses it.
  */
 final class VersionedSegmentValue {
     /** The format byte of the layout above. */
@@ -37,10 +37,12 @@ final class VersionedSegmentValue {
     private long nextTimestamp;
     private long minTimestamp;
     private boolean degenerate;
-    /** validFrom of each version, newest first. */
-    private final ArrayList<Long> timestamps;
-    /** value of each version, newest first; null = tombstone. */
-    private final ArrayList<byte[]> values;
+    /** validFrom of versions {@code [0, count)}, newest first. */
+    private long[] timestamps;
+    /** value of versions {@code [0, count)}, newest first; null = tombstone. */
+    private byte[][] values;
+
+    private int count;
 
     private VersionedSegmentValue() {
         this(1);
@@ -48,8 +50,8 @@ final class VersionedSegmentValue {
 
     /** Room for {@code capacity} versions plus the one a put adds, so a decoded row is not regrown. */
     private VersionedSegmentValue(int capacity) {
-        timestamps = new ArrayList<>(capacity + 1);
-        values = new ArrayList<>(capacity + 1);
+        timestamps = new long[capacity + 1];
+        values = new byte[capacity + 1][];
     }
 
     /** A row holding one version (degenerate when {@code validFrom == validTo}, as Kafka's newSegmentValueWithRecord). */
@@ -82,11 +84,6 @@ final class VersionedSegmentValue {
                     "corrupt bloomkv versioned segment row: count " + count + ", length " + raw.length);
         }
         return count;
-    }
-
-    private static ByteBuffer buffer(byte[] raw) {
-        check(raw);
-        return ByteBuffer.wrap(raw).order(ByteOrder.BIG_ENDIAN);
     }
 
     /**
@@ -160,48 +157,49 @@ final class VersionedSegmentValue {
     }
 
     static VersionedSegmentValue decode(byte[] raw) {
-        ByteBuffer b = buffer(raw);
+        check(raw);
         int count = count(raw);
         VersionedSegmentValue v = new VersionedSegmentValue(count);
-        v.nextTimestamp = b.getLong(1);
-        v.minTimestamp = b.getLong(9);
+        v.nextTimestamp = BigEndian.getLong(raw, 1);
+        v.minTimestamp = BigEndian.getLong(raw, 9);
         int valuePos = HEADER + count * ENTRY;
         for (int i = 0; i < count; i++) {
-            long ts = b.getLong(HEADER + i * ENTRY);
-            int size = b.getInt(HEADER + i * ENTRY + 8);
-            v.timestamps.add(ts);
-            if (size < 0) {
-                v.values.add(null);
-            } else {
-                if (valuePos + size > raw.length) {
+            v.timestamps[i] = BigEndian.getLong(raw, HEADER + i * ENTRY);
+            int size = BigEndian.getInt(raw, HEADER + i * ENTRY + 8);
+            if (size >= 0) {
+                if (valuePos + (long) size > raw.length) {
                     throw new IllegalStateException("corrupt bloomkv versioned segment row: value past the end");
                 }
-                byte[] value = new byte[size];
-                System.arraycopy(raw, valuePos, value, 0, size);
+                v.values[i] = Arrays.copyOfRange(raw, valuePos, valuePos + size);
                 valuePos += size;
-                v.values.add(value);
             }
         }
+        v.count = count;
         v.degenerate = v.nextTimestamp == v.minTimestamp;
         return v;
     }
 
     byte[] encode() {
-        int size = HEADER + timestamps.size() * ENTRY;
-        for (byte[] value : values) {
-            size += value == null ? 0 : value.length;
+        int size = HEADER + count * ENTRY;
+        for (int i = 0; i < count; i++) {
+            size += values[i] == null ? 0 : values[i].length;
         }
-        ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.BIG_ENDIAN);
-        b.put(FORMAT_V1).putLong(nextTimestamp).putLong(minTimestamp).putInt(timestamps.size());
-        for (int i = 0; i < timestamps.size(); i++) {
-            b.putLong(timestamps.get(i)).putInt(values.get(i) == null ? -1 : values.get(i).length);
-        }
-        for (byte[] value : values) {
+        byte[] out = new byte[size];
+        out[0] = FORMAT_V1;
+        BigEndian.putLong(out, 1, nextTimestamp);
+        BigEndian.putLong(out, 9, minTimestamp);
+        BigEndian.putInt(out, 17, count);
+        int pos = HEADER + count * ENTRY;
+        for (int i = 0; i < count; i++) {
+            byte[] value = values[i];
+            BigEndian.putLong(out, HEADER + i * ENTRY, timestamps[i]);
+            BigEndian.putInt(out, HEADER + i * ENTRY + 8, value == null ? -1 : value.length);
             if (value != null) {
-                b.put(value);
+                System.arraycopy(value, 0, out, pos, value.length);
+                pos += value.length;
             }
         }
-        return b.array();
+        return out;
     }
 
     long nextTimestamp() {
@@ -227,10 +225,10 @@ final class VersionedSegmentValue {
             throw new IllegalArgumentException("Timestamp is too large to be found in this segment.");
         }
         long validTo = nextTimestamp;
-        for (int i = 0; i < timestamps.size(); i++) {
-            long ts = timestamps.get(i);
+        for (int i = 0; i < count; i++) {
+            long ts = timestamps[i];
             if (ts <= timestamp) {
-                return new Found(i, ts, validTo, values.get(i));
+                return new Found(i, ts, validTo, values[i]);
             }
             validTo = ts;
         }
@@ -241,9 +239,9 @@ final class VersionedSegmentValue {
     List<Found> findAll(long fromTime, long toTime) {
         List<Found> out = new ArrayList<>();
         long validTo = nextTimestamp;
-        for (int i = 0; i < timestamps.size(); i++) {
-            long ts = timestamps.get(i);
-            byte[] value = values.get(i);
+        for (int i = 0; i < count; i++) {
+            long ts = timestamps[i];
+            byte[] value = values[i];
             if (value != null && ts <= toTime && validTo > fromTime) {
                 out.add(new Found(i, ts, validTo, value));
             }
@@ -283,13 +281,13 @@ final class VersionedSegmentValue {
         if (degenerate) {
             initialize(value, timestamp, nextTimestamp);
         } else {
-            insertAt(timestamps.size(), timestamp, value);
+            insertAt(count, timestamp, value);
         }
     }
 
     /** Inserts at {@code index} (as found by {@link #find}); appending makes it the oldest (min_ts follows). */
     void insert(long timestamp, byte[] value, int index) {
-        if (degenerate || index < 0 || index > timestamps.size()) {
+        if (degenerate || index < 0 || index > count) {
             throw new IllegalStateException("Cannot insert at index " + index + " of this segment row");
         }
         insertAt(index, timestamp, value);
@@ -297,12 +295,12 @@ final class VersionedSegmentValue {
 
     /** Replaces the version at {@code index}; replacing the oldest moves min_ts. */
     void update(long timestamp, byte[] value, int index) {
-        if (index < 0 || index >= timestamps.size()) {
+        if (index < 0 || index >= count) {
             throw new IllegalArgumentException("no version at index " + index);
         }
-        timestamps.set(index, timestamp);
-        values.set(index, value);
-        if (index == timestamps.size() - 1) {
+        timestamps[index] = timestamp;
+        values[index] = value;
+        if (index == count - 1) {
             minTimestamp = timestamp;
         }
     }
@@ -311,19 +309,27 @@ final class VersionedSegmentValue {
         if (degenerate) {
             throw new IllegalStateException("Cannot insert at negative index or into degenerate segment.");
         }
-        boolean oldest = index == timestamps.size();
-        timestamps.add(index, timestamp);
-        values.add(index, value);
+        boolean oldest = index == count;
+        if (count == timestamps.length) {
+            int capacity = Math.max(4, count + (count >> 1));
+            timestamps = Arrays.copyOf(timestamps, capacity);
+            values = Arrays.copyOf(values, capacity);
+        }
+        System.arraycopy(timestamps, index, timestamps, index + 1, count - index);
+        System.arraycopy(values, index, values, index + 1, count - index);
+        timestamps[index] = timestamp;
+        values[index] = value;
+        count++;
         if (oldest) {
             minTimestamp = timestamp;
         }
     }
 
     private void initialize(byte[] value, long validFrom, long validTo) {
-        timestamps.clear();
-        values.clear();
-        timestamps.add(validFrom);
-        values.add(value);
+        Arrays.fill(values, 0, count, null);
+        timestamps[0] = validFrom;
+        values[0] = value;
+        count = 1;
         minTimestamp = validFrom;
         nextTimestamp = validTo;
         degenerate = nextTimestamp == minTimestamp;
@@ -337,10 +343,10 @@ final class VersionedSegmentValue {
         }
         Found f = find(timestamp);
         int drop = f.index() + (f.validFrom() == timestamp ? 1 : 0);
-        for (int i = 0; i < drop; i++) {
-            timestamps.remove(0);
-            values.remove(0);
-        }
+        System.arraycopy(timestamps, drop, timestamps, 0, count - drop);
+        System.arraycopy(values, drop, values, 0, count - drop);
+        Arrays.fill(values, count - drop, count, null);
+        count -= drop;
         nextTimestamp = timestamp;
     }
 }

@@ -1,23 +1,16 @@
 package io.bloomkv.kafka;
 
-import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
  * What the put procedure of {@link BloomKvVersionedStore} reads and writes, so that the same procedure runs on
- * the store itself and, during restore, on a {@link VersionedRestoreBuffer} that batches the writes (Kafka's
- * {@code RocksDBVersionedStore.VersionedStoreClient}).
+ * the store itself (its writes gathered into one write batch per put) and, during restore, on a
+ * {@link VersionedRestoreBuffer} that batches a whole changelog batch (Kafka's
+ * {@code RocksDBVersionedStore.VersionedStoreClient}). The segments themselves are the store's live segments
+ * ({@link VersionedSegments}); a client decides where their rows are read from and written to. A row written by a
+ * client is read back by it from then on (read-your-writes), before it reaches the database.
  */
 interface VersionedStoreClient {
-    /** One segment as the put procedure sees it. */
-    interface Segment {
-        long id();
-
-        byte[] get(Bytes key);
-
-        void put(Bytes key, byte[] value);
-    }
-
     /** The latest-value row of {@code key} (timestamp + value), or null. */
     byte[] latestValue(Bytes key);
 
@@ -26,13 +19,11 @@ interface VersionedStoreClient {
     void deleteLatestValue(Bytes key);
 
     /** The segment with this id, or null when it is older than the history retention at {@code streamTime}. */
-    Segment getOrCreateSegmentIfLive(long segmentId, long streamTime);
+    VersionedSegment getOrCreateSegmentIfLive(long segmentId, long streamTime);
 
-    /**
-     * The segments holding timestamps in {@code [timestampFrom, timestampTo]} (their ids from
-     * {@code segmentIdForTimestamp(timestampFrom)} to {@code segmentIdForTimestamp(timestampTo)}), newest first.
-     */
-    List<? extends Segment> reversedSegments(long timestampFrom, long timestampTo);
+    /** The row of {@code key} in {@code segment}, or null. */
+    byte[] get(VersionedSegment segment, Bytes key);
 
-    long segmentIdForTimestamp(long timestamp);
+    /** Sets the row of {@code key} in {@code segment}. */
+    void put(VersionedSegment segment, Bytes key, byte[] row);
 }

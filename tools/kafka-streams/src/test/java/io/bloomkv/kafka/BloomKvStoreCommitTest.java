@@ -82,7 +82,7 @@ class BloomKvStoreCommitTest {
     void theDefaultsRunWithoutAWalAndCommitWritesNoFileAndNoSync() {
         assertThat(BloomKvStores.defaultKeyValueOptions().disableWal()).isTrue();
         assertThat(BloomKvStores.defaultOptions().disableWal())
-                .as("window, session and versioned stores keep their WAL")
+                .as("window and session stores keep their WAL")
                 .isFalse();
         TestStoreContext ctx = new TestStoreContext(dir);
         BloomKvStore s = open("counts", BloomKvStores.defaultKeyValueOptions(), ctx);

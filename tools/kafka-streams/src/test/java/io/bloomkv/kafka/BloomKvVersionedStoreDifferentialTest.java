@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * jumps goes to both, and every answer is compared: put's validTo, delete's previous version, {@code get(key)},
  * {@code get(key, asOf)} across and beyond the history retention, and multi-version queries both ways. Then the
  * same operations, as changelog records, are restored into two fresh stores in random batches and read back the
- * same way. Replay a failure with {@code -Dbloomkv.seed=<seed>} (the seed is printed).
+ * same way, and the restored stores take more operations alike. Replay a failure with {@code -Dbloomkv.seed=<seed>} (the seed is printed).
  */
 class BloomKvVersionedStoreDifferentialTest {
     @TempDir
@@ -90,12 +90,18 @@ class BloomKvVersionedStoreDifferentialTest {
         return (VersionedKeyValueStore<Bytes, byte[]>) f.get(adapter);
     }
 
-    private Pair open(String tag, long historyRetention, long segmentInterval) throws Exception {
+    /**
+     * A bloomkv and a Kafka store; the bloomkv one with its default options (no WAL) or, when {@code wal}, with a WAL,
+     * and a 64 KiB write buffer either way: its memtable is flushed often, so its reads meet tables, range tombstones
+     * and the engine's compactions.
+     */
+    private Pair open(String tag, long historyRetention, long segmentInterval, boolean wal) throws Exception {
+        io.bloomkv.engine.Options options = (wal
+                        ? io.bloomkv.engine.Options.defaults().manualWalFlush(true)
+                        : BloomKvStores.defaultKeyValueOptions())
+                .writeBufferSize(64 << 10);
         VersionedBytesStoreSupplier ours = BloomKvStores.persistentVersionedKeyValueStore(
-                "v",
-                Duration.ofMillis(historyRetention),
-                Duration.ofMillis(segmentInterval),
-                io.bloomkv.engine.Options.defaults().writeBufferSize(64 << 10).manualWalFlush(true));
+                "v", Duration.ofMillis(historyRetention), Duration.ofMillis(segmentInterval), options);
         VersionedBytesStoreSupplier theirs = Stores.persistentVersionedKeyValueStore(
                 "v", Duration.ofMillis(historyRetention), Duration.ofMillis(segmentInterval));
         TestStoreContext bctx = new TestStoreContext(
@@ -122,9 +128,10 @@ class BloomKvVersionedStoreDifferentialTest {
         for (int round = 0; round < 3; round++) {
             long historyRetention = 20 + rnd.nextInt(200);
             long segmentInterval = Math.max(1, historyRetention / 4 + rnd.nextInt((int) historyRetention));
+            boolean wal = round == 1;
             String what = "seed " + seed + " round " + round + " (historyRetention " + historyRetention
-                    + ", segmentInterval " + segmentInterval + ")";
-            Pair p = open("r" + round, historyRetention, segmentInterval);
+                    + ", segmentInterval " + segmentInterval + (wal ? ", with a WAL)" : ", without a WAL)");
+            Pair p = open("r" + round, historyRetention, segmentInterval, wal);
             int keys = 1 + rnd.nextInt(12);
             List<Op> ops = new ArrayList<>();
             long streamTime = rnd.nextInt(50);
@@ -169,7 +176,15 @@ class BloomKvVersionedStoreDifferentialTest {
                     + outcomes[2] + "; reads of old versions " + historyHits + "; segments open "
                     + segmentCount(p.bloomRoot));
             restoreAndCompare(
-                    ops, rnd, historyRetention, segmentInterval, keys, streamTime, what + " restore", "rr" + round);
+                    ops,
+                    rnd,
+                    historyRetention,
+                    segmentInterval,
+                    wal,
+                    keys,
+                    streamTime,
+                    what + " restore",
+                    "rr" + round);
         }
         assertThat(outcomes)
                 .as("the sequence drops too-old puts, puts newest versions and puts versions with a validTo")
@@ -190,7 +205,7 @@ class BloomKvVersionedStoreDifferentialTest {
                 + " (replay with -Dbloomkv.seed=" + seed + ")");
         Random rnd = new Random(seed);
         long historyRetention = 50 + rnd.nextInt(100);
-        Pair p = open("q", historyRetention, Math.max(1, historyRetention / 3));
+        Pair p = open("q", historyRetention, Math.max(1, historyRetention / 3), false);
         int keys = 1 + rnd.nextInt(6);
         long streamTime = 0;
         long offset = 0;
@@ -301,12 +316,13 @@ class BloomKvVersionedStoreDifferentialTest {
             Random rnd,
             long historyRetention,
             long segmentInterval,
+            boolean wal,
             int keys,
             long streamTime,
             String what,
             String tag)
             throws Exception {
-        Pair p = open(tag, historyRetention, segmentInterval);
+        Pair p = open(tag, historyRetention, segmentInterval, wal);
         RecordBatchingStateRestoreCallback b = (RecordBatchingStateRestoreCallback) p.bloomCtx.restoreCallback;
         RecordBatchingStateRestoreCallback k = (RecordBatchingStateRestoreCallback) p.kafkaCtx.restoreCallback;
         int offset = 0;
@@ -335,6 +351,23 @@ class BloomKvVersionedStoreDifferentialTest {
         }
         for (int i = 0; i < keys; i++) {
             compareReads(p, rnd, keys, streamTime, historyRetention, what + " end");
+        }
+        // The restored stores go on processing alike (the stream time a restore leaves decides what later puts drop).
+        long t = streamTime;
+        for (int i = 0; i < 300; i++) {
+            t += rnd.nextInt(3);
+            Bytes key = key(rnd.nextInt(keys));
+            long ts = rnd.nextInt(3) == 0 ? Math.max(0, t - rnd.nextInt((int) historyRetention * 2)) : t;
+            String at = what + " then op " + i + " ts " + ts;
+            if (rnd.nextInt(8) == 0) {
+                assertSame(p.bloom.delete(key, ts), p.kafka.delete(key, ts), at + " delete " + key);
+            } else {
+                byte[] value = value(rnd);
+                assertThat(p.bloom.put(key, value, ts)).as(at + " put " + key).isEqualTo(p.kafka.put(key, value, ts));
+            }
+            if (rnd.nextInt(4) == 0) {
+                compareReads(p, rnd, keys, t, historyRetention, at);
+            }
         }
     }
 

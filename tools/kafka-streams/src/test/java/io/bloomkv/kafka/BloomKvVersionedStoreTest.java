@@ -72,7 +72,7 @@ class BloomKvVersionedStoreTest {
 
     /** The store inside Kafka's adapter, initialised with {@code ctx}. */
     private BloomKvVersionedStore open(TestStoreContext ctx, long historyRetention, long segmentInterval) {
-        return open(ctx, historyRetention, segmentInterval, BloomKvStores.defaultOptions());
+        return open(ctx, historyRetention, segmentInterval, BloomKvStores.defaultKeyValueOptions());
     }
 
     private BloomKvVersionedStore open(
@@ -226,7 +226,8 @@ class BloomKvVersionedStoreTest {
     private static java.util.SortedSet<Long> storedSegmentIds(BloomKvVersionedStore s) {
         java.util.SortedSet<Long> ids = new java.util.TreeSet<>();
         try (io.bloomkv.engine.DbIterator it = s.db().iterator()) {
-            for (it.seekToFirst(); it.valid(); it.next()) {
+            // From segment 0: below it are the latest values and the store's offset and position records.
+            for (it.seek(Segment.prefix(0)); it.valid(); it.next()) {
                 long id = Segment.idOf(it.key());
                 if (id != VersionedSegment.LATEST_ID) {
                     ids.add(id);
@@ -238,9 +239,9 @@ class BloomKvVersionedStoreTest {
 
     @Test
     void expiredHistoryLeavesAsWholeSegments() throws Exception {
-        // A small memtable: flushes write tables (one segment each) that expiry then removes.
+        // A small write buffer: the memtable is flushed many times, so the engine's compactions meet the tombstones.
         BloomKvVersionedStore s =
-                open(context(), 100, 20, BloomKvStores.defaultOptions().writeBufferSize(8 << 10));
+                open(context(), 100, 20, BloomKvStores.defaultKeyValueOptions().writeBufferSize(8 << 10));
         for (long t = 0; t <= 1000; t += 2) {
             for (int k = 0; k < 5; k++) {
                 s.put(b("k" + k), v("v" + t), t);
@@ -253,9 +254,14 @@ class BloomKvVersionedStoreTest {
         }
         // Segment of validTo 1000 is live; validTo below segmentId(900) * 20 = 900 dropped.
         assertThat(s.segmentIds()).doesNotContain(0L, 44L).contains(45L, 50L);
-        s.awaitExpiryDeletions();
-        assertThat(s.expiryTablesDeleted())
-                .as("tables of expired segments removed unread")
+        // A range tombstone counts as one delete in the engine's counters: every delete is one of expiry's.
+        assertThat(s.db().stats().deletes())
+                .as("expiry writes one range tombstone per dropped run of segments, nothing per record")
+                .isEqualTo(s.expiryRangeDeletes());
+        assertThat(s.expiryRangeDeletes()).isBetween(1L, 1000L / 20);
+        s.db().waitForBackgroundWork();
+        assertThat(s.db().stats().tablesDroppedByRangeDeletion())
+                .as("tables of expired segments dropped unread by the engine's compactions")
                 .isPositive();
         assertThat(str(s.get(b("k1"), 950))).isEqualTo("v950@950-952");
         assertThat(s.get(b("k1"), 850)).isNull();
@@ -332,12 +338,24 @@ class BloomKvVersionedStoreTest {
         assertThat(manages).isTrue();
         TopicPartition tp = new TopicPartition("app-v-changelog", 0);
         assertThat(s.committedOffset(tp)).isNull();
+        ctx.setRecord("input", 0, 41);
         s.put(b("k"), v("a"), 10);
         s.commit(Map.of(tp, 17L));
         assertThat(s.committedOffset(tp)).isEqualTo(17L);
+        assertThat(s.db().stats().walRecords())
+                .as("no WAL by default, as Kafka's store")
+                .isZero();
+        assertThat(s.db().stats().walSyncs()).isZero();
+        assertThat(s.db().stats().tableCount()).as("a commit writes no table").isZero();
+        assertThat(dir.resolve("v.offsets"))
+                .as("offsets are records of the database")
+                .doesNotExist();
+        assertThat(dir.resolve("v.position")).doesNotExist();
         s.close();
         s = open(ctx, 1000, 100);
         assertThat(s.committedOffset(tp)).as("durable across reopen").isEqualTo(17L);
+        assertThat(s.getPosition()).isEqualTo(Position.emptyPosition().withComponent("input", 0, 41L));
+        assertThat(str(s.get(b("k")))).isEqualTo("a@10");
         java.util.HashMap<TopicPartition, Long> remove = new java.util.HashMap<>();
         remove.put(tp, null);
         s.commit(remove);
@@ -347,6 +365,27 @@ class BloomKvVersionedStoreTest {
         assertThat(s.committedOffset(tp))
                 .as("an empty commit clears every offset")
                 .isNull();
+    }
+
+    @Test
+    void offsetAndPositionFilesOfAnEarlierVersionMoveIntoTheDatabase() throws Exception {
+        TopicPartition tp = new TopicPartition("app-v-changelog", 0);
+        new org.apache.kafka.streams.state.internals.OffsetCheckpoint(
+                        dir.resolve("v.offsets").toFile())
+                .write(Map.of(tp, 77L));
+        org.apache.kafka.streams.state.internals.StoreQueryUtils.checkpointPosition(
+                new org.apache.kafka.streams.state.internals.OffsetCheckpoint(
+                        dir.resolve("v.position").toFile()),
+                Position.emptyPosition().withComponent("input", 1, 9L));
+        BloomKvVersionedStore s = open(context(), 1000, 100);
+        assertThat(s.committedOffset(tp)).isEqualTo(77L);
+        assertThat(s.getPosition()).isEqualTo(Position.emptyPosition().withComponent("input", 1, 9L));
+        assertThat(dir.resolve("v.offsets")).doesNotExist();
+        assertThat(dir.resolve("v.position")).doesNotExist();
+        s.close();
+        BloomKvVersionedStore again = open(context(), 1000, 100);
+        assertThat(again.committedOffset(tp)).isEqualTo(77L);
+        assertThat(again.getPosition()).isEqualTo(Position.emptyPosition().withComponent("input", 1, 9L));
     }
 
     @Test

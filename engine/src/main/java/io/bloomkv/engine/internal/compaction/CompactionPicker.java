@@ -87,7 +87,22 @@ public final class CompactionPicker {
                     ? null
                     : pickPeriodic(v, options, creationTime, nowSeconds, targets.baseLevel());
         }
-        return pickLevel(v, s.level(), compactPointer.apply(s.level()), targets.baseLevel());
+        Compaction c = pickLevel(v, s.level(), compactPointer.apply(s.level()), targets.baseLevel());
+        if (c != null && c.level() == 0 && sameFilterAtEveryLevel(options)) {
+            c = new Compaction(c.level(), c.outputLevel(), c.base(), c.below(), true);
+        }
+        return c;
+    }
+
+    /**
+     * Whether a table gets the same filter whatever its level (the uniform allocation, one filter kind), so level-0
+     * tables may be moved down unchanged: under {@link io.bloomkv.engine.FilterAllocation#MONKEY} or with
+     * {@link Options#ribbonFromLevel()} below the first level a moved table would keep a filter its new level would
+     * not get, and such tables are merged as before.
+     */
+    static boolean sameFilterAtEveryLevel(Options options) {
+        return options.filterAllocation() == io.bloomkv.engine.FilterAllocation.UNIFORM
+                && options.ribbonFromLevel() <= 0;
     }
 
     /**

@@ -29,8 +29,10 @@ public final class OutputCutter {
     private int next;
     /** 0: no partitioning; else the prefix length whose change ends an output. */
     private final int partitionPrefixLength;
-    /** The last user key fed (only kept when partitioning). */
+    /** The last user key fed, {@code last[0, lastLength)} (only kept when partitioning). */
     private byte[] last;
+
+    private int lastLength;
 
     /**
      * @param grandparents the tables of the level below the output level that overlap the
@@ -61,16 +63,28 @@ public final class OutputCutter {
      * {@code userKey}, the next user key to be written (larger than every key fed before).
      */
     public boolean shouldCutBefore(byte[] userKey, long outputSize) {
+        return shouldCutBefore(userKey, userKey.length, outputSize);
+    }
+
+    /**
+     * {@link #shouldCutBefore(byte[], long)} of the user key {@code key[0, userKeyLength)} (an internal key's user-key
+     * part, compared in place). The array may be kept until the next call, so the caller must not change it meanwhile.
+     */
+    public boolean shouldCutBefore(byte[] key, int userKeyLength, long outputSize) {
         boolean crossed = false;
-        while (next < grandparents.size()
-                && Arrays.compareUnsigned(userKey, grandparents.get(next).largestUserKey()) > 0) {
+        while (next < grandparents.size()) {
+            byte[] g = grandparents.get(next).largestUserKey();
+            if (Arrays.compareUnsigned(key, 0, userKeyLength, g, 0, g.length) <= 0) {
+                break;
+            }
             next++;
             crossed = true;
         }
         boolean newPartition = false;
         if (partitionPrefixLength > 0) {
-            newPartition = last != null && !samePrefix(last, userKey, partitionPrefixLength);
-            last = userKey;
+            newPartition = last != null && !samePrefix(last, lastLength, key, userKeyLength, partitionPrefixLength);
+            last = key;
+            lastLength = userKeyLength;
         }
         if (outputSize == 0) {
             return false;
@@ -84,10 +98,10 @@ public final class OutputCutter {
         return outputSize >= 2 * targetSize || (crossed && outputSize >= targetSize / 2);
     }
 
-    /** Whether the first {@code n} bytes of a and b (all of a shorter key) are equal. */
-    private static boolean samePrefix(byte[] a, byte[] b, int n) {
-        int la = Math.min(n, a.length);
-        int lb = Math.min(n, b.length);
+    /** Whether the first {@code n} bytes of a[0, aLength) and b[0, bLength) (all of a shorter key) are equal. */
+    private static boolean samePrefix(byte[] a, int aLength, byte[] b, int bLength, int n) {
+        int la = Math.min(n, aLength);
+        int lb = Math.min(n, bLength);
         return Arrays.equals(a, 0, la, b, 0, lb);
     }
 
@@ -97,7 +111,12 @@ public final class OutputCutter {
      * is one contiguous run of the key order, [{@link #partitionStart}, {@link #partitionEnd}).
      */
     public static boolean samePartition(byte[] a, byte[] b, int n) {
-        return samePrefix(a, b, n);
+        return samePrefix(a, a.length, b, b.length, n);
+    }
+
+    /** {@link #samePartition(byte[], byte[], int)} of the user keys {@code a[0, aLength)} and {@code b[0, bLength)}. */
+    public static boolean samePartition(byte[] a, int aLength, byte[] b, int bLength, int n) {
+        return samePrefix(a, aLength, b, bLength, n);
     }
 
     /** The smallest byte string of {@code userKey}'s partition (prefix length {@code n > 0}): its prefix, or itself. */

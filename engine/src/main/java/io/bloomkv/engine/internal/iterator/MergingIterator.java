@@ -2,10 +2,9 @@ package io.bloomkv.engine.internal.iterator;
 
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.table.InternalIterator;
-import java.util.Comparator;
+import java.util.Arrays;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.PriorityQueue;
 
 /**
  * Merges sorted {@link InternalIterator}s into one, in {@link InternalKey#COMPARATOR} order, in both
@@ -16,9 +15,15 @@ import java.util.PriorityQueue;
  * first entry after the current key (a min-heap picks the smallest); going backward, at its last
  * entry before it (a max-heap picks the largest). A switch re-seeks every child but the current one.
  *
+ * <p>The current child is kept out of the heap (RocksDB's {@code MergingIterator} keeps it at the top and replaces
+ * it): a step advances it and compares its new key with the heap's top once; only when the top now comes first do the
+ * two trade places, with one sift down. A run of entries from one child (a compaction's input that holds most of the
+ * keys, a flush's single memtable) then costs one comparison per entry, where a general priority queue's re-insert
+ * and removal cost two sifts.
+ *
  * <p>Made with {@link #lendingKeys}, it takes each child's key with {@link InternalIterator#lendKey()}: a child's key
  * is then only valid until that child moves, which is safe inside the merge (a child in the heap does not move; the
- * current one leaves the heap before it moves), and {@link #keyNoCopy()} is valid until this iterator's next move
+ * current one is out of the heap when it moves), and {@link #keyNoCopy()} is valid until this iterator's next move
  * or seek. A scan past many entries (tombstones) then allocates no key per entry where the children lend theirs.
  */
 public final class MergingIterator implements InternalIterator {
@@ -44,25 +49,14 @@ public final class MergingIterator implements InternalIterator {
         }
     }
 
-    private static final Comparator<Child> MIN_FIRST = (a, b) -> {
-        int c = InternalKey.COMPARATOR.compare(a.key, b.key);
-        return c != 0 ? c : Integer.compare(a.index, b.index);
-    };
-    private static final Comparator<Child> MAX_FIRST = (a, b) -> {
-        int c = InternalKey.COMPARATOR.compare(b.key, a.key);
-        return c != 0 ? c : Integer.compare(b.index, a.index);
-    };
-
-    /** An array, not a list: the loops over the children (every seek) allocate no iterator. */
     private final Child[] children;
+    /** The heap of the children other than {@link #current} with a key: {@code heap[0, size)}, ordered by {@link #before}. */
+    private final Child[] heap;
 
-    private final PriorityQueue<Child> minHeap;
-    /** Made on the first backward move: most scans (a store's fetch) never take one. */
-    private PriorityQueue<Child> maxHeap;
-    /** The heap of the current direction: {@link #minHeap} forward, {@link #maxHeap} backward. */
-    private PriorityQueue<Child> heap;
-
+    private int size;
+    /** The heap's direction: forward (a min-heap) or backward (a max-heap). */
     private boolean forward = true;
+
     private Child current;
     private boolean closed;
 
@@ -84,34 +78,107 @@ public final class MergingIterator implements InternalIterator {
         for (int i = 0; i < children.length; i++) {
             children[i] = new Child(iterators.get(i), i, lend);
         }
-        minHeap = new PriorityQueue<>(Math.max(1, children.length), MIN_FIRST);
-        heap = minHeap;
+        heap = new Child[children.length];
+    }
+
+    /**
+     * Whether {@code a} comes out before {@code b} in the current direction: the smaller key forward, the larger
+     * backward; on equal keys the child listed first forward, the one listed last backward.
+     */
+    private boolean before(Child a, Child b) {
+        int c = InternalKey.compare(a.key, b.key);
+        if (c == 0) {
+            c = Integer.compare(a.index, b.index);
+        }
+        return forward ? c < 0 : c > 0;
+    }
+
+    private void push(Child c) {
+        int i = size++;
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            Child p = heap[parent];
+            if (!before(c, p)) {
+                break;
+            }
+            heap[i] = p;
+            i = parent;
+        }
+        heap[i] = c;
+    }
+
+    /** Puts {@code c} at the root and sifts it down to its place. */
+    private void siftDownFromRoot(Child c) {
+        int i = 0;
+        int half = size >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            Child smallest = heap[child];
+            int right = child + 1;
+            if (right < size && before(heap[right], smallest)) {
+                child = right;
+                smallest = heap[right];
+            }
+            if (!before(smallest, c)) {
+                break;
+            }
+            heap[i] = smallest;
+            i = child;
+        }
+        heap[i] = c;
+    }
+
+    /** Removes and returns the heap's top, or null when it is empty. */
+    private Child pop() {
+        if (size == 0) {
+            return null;
+        }
+        Child top = heap[0];
+        Child last = heap[--size];
+        heap[size] = null;
+        if (size > 0) {
+            siftDownFromRoot(last);
+        }
+        return top;
+    }
+
+    /**
+     * The child that comes next after {@link #current} moved and reloaded its key: it stays current while it still
+     * comes before the heap's top (one comparison), else the top takes its place and it goes into the heap.
+     */
+    private void advanceCurrent() {
+        Child c = current;
+        if (c.key == null) {
+            current = pop();
+        } else if (size > 0 && before(heap[0], c)) {
+            current = heap[0];
+            siftDownFromRoot(c);
+        }
+    }
+
+    private void clearHeap() {
+        Arrays.fill(heap, 0, size, null);
+        size = 0;
     }
 
     /** Loads every child except {@code skip} into the heap of the direction given. */
     private void fillHeap(boolean forwardDirection, Child skip) {
+        clearHeap();
         forward = forwardDirection;
-        minHeap.clear();
-        if (maxHeap != null) {
-            maxHeap.clear();
-        } else if (!forwardDirection) {
-            maxHeap = new PriorityQueue<>(Math.max(1, children.length), MAX_FIRST);
-        }
-        heap = forwardDirection ? minHeap : maxHeap;
         for (Child c : children) {
             if (c == skip) {
                 continue;
             }
             c.load();
             if (c.key != null) {
-                heap.add(c);
+                push(c);
             }
         }
     }
 
     private void rebuild(boolean forwardDirection) {
         fillHeap(forwardDirection, null);
-        current = heap.poll();
+        current = pop();
     }
 
     private void checkOpen() {
@@ -181,10 +248,7 @@ public final class MergingIterator implements InternalIterator {
         }
         current.it.next();
         current.load();
-        if (current.key != null) {
-            heap.add(current);
-        }
-        current = heap.poll();
+        advanceCurrent();
     }
 
     @Override
@@ -209,10 +273,7 @@ public final class MergingIterator implements InternalIterator {
         }
         current.it.prev();
         current.load();
-        if (current.key != null) {
-            heap.add(current);
-        }
-        current = heap.poll();
+        advanceCurrent();
     }
 
     @Override
@@ -225,7 +286,9 @@ public final class MergingIterator implements InternalIterator {
 
     /**
      * The current key without a copy; the caller must not modify it. Made with {@link #lendingKeys}, it is valid until
-     * the next move or seek only; otherwise it is never reused.
+     * the next move or seek only. Otherwise this iterator never reuses or changes the array (each is a child's
+     * {@link InternalIterator#key()}, which belongs to it), so the caller may keep it after moving on: a compaction
+     * hands it to the table writer as the entry's own key.
      */
     public byte[] keyNoCopy() {
         if (current == null) {
@@ -249,10 +312,7 @@ public final class MergingIterator implements InternalIterator {
         }
         closed = true;
         current = null;
-        minHeap.clear();
-        if (maxHeap != null) {
-            maxHeap.clear();
-        }
+        clearHeap();
         RuntimeException first = null;
         for (Child c : children) {
             try {

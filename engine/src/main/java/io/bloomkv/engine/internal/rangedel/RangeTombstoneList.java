@@ -92,6 +92,18 @@ public final class RangeTombstoneList {
         return starts.length == 0;
     }
 
+    /**
+     * False when no tombstone of the list covers {@code userKey}, by its span alone ({@code userKey} below the first
+     * fragment's start or at or after the last fragment's end): one or two comparisons, no search. True when some
+     * may (then {@link #maxCovering} says which).
+     */
+    public boolean mayCover(byte[] userKey) {
+        int n = starts.length;
+        return n > 0
+                && Arrays.compareUnsigned(userKey, starts[0]) >= 0
+                && Arrays.compareUnsigned(userKey, ends[n - 1]) < 0;
+    }
+
     /** Tombstones the list was built from (non-empty ones). */
     public int tombstoneCount() {
         return tombstones;

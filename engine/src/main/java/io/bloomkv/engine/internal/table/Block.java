@@ -2,6 +2,8 @@ package io.bloomkv.engine.internal.table;
 
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.internal.util.Coding;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.Comparator;
 
@@ -17,6 +19,26 @@ public final class Block {
     private final int restartCount;
     private final Path file;
     private final long offset;
+    /**
+     * The {@link BlockCache} key this block is cached under (with {@link #offset}): the view and the table file number,
+     * 0 while it was never cached. Set once, by {@link #claimCacheKey}, before the block is published in a cache slot
+     * (a release store the readers' acquire loads pair with), and never changed after: a block offered under another
+     * key is cached as a copy ({@link #withOffset}). Kept here so that a cache hit goes from the slot straight to the
+     * block, with no entry object between them.
+     */
+    private volatile long cacheOwner;
+
+    private long cacheFile;
+
+    private static final VarHandle CACHE_OWNER;
+
+    static {
+        try {
+            CACHE_OWNER = MethodHandles.lookup().findVarHandle(Block.class, "cacheOwner", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Wraps {@code contents} (not copied) of the block at {@code offset} in {@code file}, checking its restart array. */
     public Block(byte[] contents, Path file, long offset) {
@@ -55,6 +77,50 @@ public final class Block {
             }
             prev = r;
         }
+    }
+
+    /** This block's parsed contents at another {@code offset} (not cache-keyed): shares the array, checks nothing again. */
+    private Block(Block b, long offset) {
+        this.data = b.data;
+        this.length = b.length;
+        this.restartsOffset = b.restartsOffset;
+        this.restartCount = b.restartCount;
+        this.file = b.file;
+        this.offset = offset;
+    }
+
+    /** A block of the same contents at file offset {@code offset}, not yet cached under any key. */
+    Block withOffset(long offset) {
+        return new Block(this, offset);
+    }
+
+    /**
+     * Keys this block for {@link BlockCache} view {@code owner} (never 0) and table {@code fileNumber} (its offset is
+     * {@link #offset()}): true when it now carries that key (it was unkeyed, or carried it already), false when it
+     * carries another one (the caller then caches a {@link #withOffset copy}). Called under the cache shard's monitor,
+     * before the block is published in a slot.
+     */
+    boolean claimCacheKey(long owner, long fileNumber) {
+        if (CACHE_OWNER.compareAndSet(this, 0L, owner)) {
+            cacheFile = fileNumber;
+            return true;
+        }
+        return isCachedAs(owner, fileNumber, offset);
+    }
+
+    /** True when this block carries the cache key (owner, fileNumber, offset). */
+    boolean isCachedAs(long owner, long fileNumber, long offset) {
+        return this.offset == offset && cacheFile == fileNumber && cacheOwner == owner;
+    }
+
+    /** The cache view this block is keyed for (0: never cached). */
+    long cacheOwner() {
+        return cacheOwner;
+    }
+
+    /** The table file number this block is keyed for in the cache (meaningful when {@link #cacheOwner()} is not 0). */
+    long cacheFile() {
+        return cacheFile;
     }
 
     /** Bytes of the block's contents (without its trailer). */

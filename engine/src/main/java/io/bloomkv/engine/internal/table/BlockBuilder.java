@@ -1,6 +1,7 @@
 package io.bloomkv.engine.internal.table;
 
 import io.bloomkv.engine.internal.util.ByteWriter;
+import io.bloomkv.engine.internal.util.Coding;
 import java.util.Arrays;
 
 /**
@@ -43,28 +44,49 @@ public final class BlockBuilder {
     }
 
     public void add(byte[] key, byte[] value) {
+        add(key, value, -1);
+    }
+
+    /**
+     * {@link #add(byte[], byte[])} where the caller knows the length of the common prefix of {@code key} and the key
+     * added before it ({@code knownShared}, when both are longer than it, so they differ at that byte), or -1 when it
+     * does not: the same bytes, without comparing the keys again.
+     */
+    public void add(byte[] key, byte[] value, int knownShared) {
         if (finished) {
             throw new IllegalStateException("block already finished");
         }
         int shared = 0;
         if (sinceRestart < restartInterval) {
             if (lastKey != null) {
-                shared = Arrays.mismatch(lastKey, key);
-                if (shared < 0) {
-                    shared = key.length; // equal keys
+                if (knownShared >= 0) {
+                    shared = knownShared;
+                } else {
+                    shared = Arrays.mismatch(lastKey, key);
+                    if (shared < 0) {
+                        shared = key.length; // equal keys
+                    }
+                    shared = Math.min(shared, Math.min(lastKey.length, key.length));
                 }
-                shared = Math.min(shared, Math.min(lastKey.length, key.length));
             }
         } else {
             addRestart(buf.size());
             sinceRestart = 0;
         }
         int unshared = key.length - shared;
-        buf.putVarint32(shared);
-        buf.putVarint32(unshared);
-        buf.putVarint32(value.length);
-        buf.putBytes(key, shared, unshared);
-        buf.putBytes(value, 0, value.length);
+        // One capacity check for the whole entry (three varint32s of at most 5 bytes, the key suffix, the value).
+        buf.ensure(15 + unshared + value.length);
+        byte[] a = buf.array();
+        int start = buf.size();
+        int p = start;
+        p += Coding.putVarint32(a, p, shared);
+        p += Coding.putVarint32(a, p, unshared);
+        p += Coding.putVarint32(a, p, value.length);
+        System.arraycopy(key, shared, a, p, unshared);
+        p += unshared;
+        System.arraycopy(value, 0, a, p, value.length);
+        p += value.length;
+        buf.advance(p - start);
         lastKey = key;
         sinceRestart++;
         entries++;

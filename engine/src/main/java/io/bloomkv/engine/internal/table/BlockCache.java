@@ -6,12 +6,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A CLOCK cache with small hit counters (GCLOCK) of parsed data blocks shared by the tables of a database, bounded
- * by the blocks' bytes, keyed by (view, table file number, block offset). Thread-safe. Blocks are on-heap
- * (decompressed, restart array checked: {@link Block}), so there is no memory to release: a dropped block is
- * garbage once no reader holds it. A table's blocks are dropped when the table's last reference is released
- * ({@link #evictFile}).
+ * by the blocks' bytes, keyed by (view, table file number, block offset), with TinyLFU's admission door in front of
+ * it. Thread-safe. Blocks are on-heap (decompressed, restart array checked: {@link Block}), so there is no memory to
+ * release: a dropped block is garbage once no reader holds it. A table's blocks are dropped when the table's last
+ * reference is released ({@link #evictFile}).
  *
- * <p>The hit path writes no shared state except the entry's own hit counter, and only while that counter is below
+ * <p>The hit path writes no shared state except the slot's own hit counter, and only while that counter is below
  * {@link #MAX_HITS} (a block hit over and over saturates it and is then only read): no lock, no access-order list,
  * no read buffer, no allocation. This is RocksDB's {@code HyperClockCache} design (a hit is one atomic on the slot;
  * eviction by a clock hand at insert that counts entries down) rather than its sharded {@code LRUCache} (a shard
@@ -20,16 +20,22 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Layout: the cache is split into {@code 2^k} shards by the key's hash (at most 16, each at least
  * {@link #MIN_SHARD_BYTES}, as RocksDB's default shard bits keep shards at 512 KiB or more), each bounded by
- * {@code capacity / 2^k} bytes. A shard is an open-addressed, linearly probed table of immutable entries:
+ * {@code capacity / 2^k} bytes. A shard is an open-addressed, linearly probed table kept as parallel arrays: a
+ * 32-bit tag per slot (from the key's hash; or empty, or tombstone), the block, its hit counter and its charge. The
+ * block carries its own key ({@link Block#isCachedAs}), so a probe compares tags in one dense array, loads a block
+ * only where the tag matches, and a hit goes from the slot to the block with no entry object between them; the clock
+ * hand counts hits down in the counters' array without loading any block.
  *
  * <ul>
- *   <li>Readers take no lock: they read the shard's current table array (volatile) and probe its slots with
- *       acquire loads until they find the key or an empty slot. A slot only ever changes from empty to an
- *       entry, from an entry to a tombstone, or from a tombstone to an entry, so no probe chain is cut while a
- *       reader walks it; a rebuilt table is a new array, published whole, and a reader still on the old one sees
- *       a consistent (older) picture. A reader may miss an entry inserted concurrently (it then reads the block
- *       from the file and its put finds the entry present) or get a block evicted a moment earlier (blocks are
- *       immutable, and their table is retained by the caller): both harmless for a cache.</li>
+ *   <li>Readers take no lock: they read the shard's current table (volatile) and probe its tags with acquire loads
+ *       until they find the key or an empty slot. A slot only ever changes from empty to an entry, from an entry to a
+ *       tombstone, or from a tombstone to an entry, so no probe chain is cut while a reader walks it; an entry's
+ *       block is stored before its tag is (release), so a reader that matches the tag sees the block or a later
+ *       state of the slot, and checks the block's key before returning it. A rebuilt table is new arrays, published
+ *       whole, and a reader still on the old ones sees a consistent (older) picture. A reader may miss an entry
+ *       inserted concurrently (it then reads the block from the file and its put finds the entry present) or get a
+ *       block evicted a moment earlier (blocks are immutable, and their table is retained by the caller): both
+ *       harmless for a cache.</li>
  *   <li>Writers (put, eviction, {@link #evictFile}, {@link #clear}) hold the shard's monitor. Put first makes
  *       room: while the shard's charge plus the new block's would pass its bound, it advances the shard's clock
  *       hand over the slots: an entry with hits has its counter decremented (a block hit k times survives k
@@ -38,16 +44,22 @@ import java.util.concurrent.atomic.AtomicLong;
  *       work is bounded. Then it inserts the entry with no hits (a block read once goes before one read again: a
  *       burst of one-off reads does not flush the hot blocks). A block larger than a shard is not cached. So each
  *       shard, and the whole, stays within its bound at every moment, not only when a put returns.</li>
+ *   <li>Admission (TinyLFU's doorkeeper, Einziger and Friedman): a put into a shard with room is admitted; into a
+ *       full shard, only when the key was refused before since the door was last cleared, i.e. at its second miss
+ *       within about one shard's worth of refusals. A block read once (most misses of a skewed workload, and every
+ *       block of a broad scan) then neither evicts a block that is read again nor costs the insert; a block read
+ *       twice gets in at its second miss. The door is a two-probe Bloom filter per shard, under its monitor.</li>
  *   <li>The table is rebuilt (tombstones dropped, grown or shrunk to 4x the live entries) when live entries plus
  *       tombstones would pass half its slots, so probes stay short and an empty slot always ends them.</li>
  * </ul>
  *
  * <p>Several databases may share one bound: {@link #newView()} gives each its own key space over the same cache
  * (file numbers repeat between databases), so {@link #evictFile} and {@link #clear} touch only the view's blocks
- * while {@link #usedBytes()} and the capacity are the shared cache's.
+ * while {@link #usedBytes()} and the capacity are the shared cache's. A block is keyed once: offered under a second
+ * key (another view, file or offset) it is cached as a copy sharing its contents.
  */
 public final class BlockCache {
-    /** Bytes charged per cached block on top of its contents (entry, Block object, array header, slot). */
+    /** Bytes charged per cached block on top of its contents (the Block object, array header, a slot's side arrays). */
     static final int PER_BLOCK_OVERHEAD = 96;
 
     /** The smallest shard the cache is split into (RocksDB's {@code min_shard_size}, 512 KiB). */
@@ -65,12 +77,15 @@ public final class BlockCache {
      */
     static final int MAX_HITS = 3;
 
-    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(Entry[].class);
+    /** A slot's tag when it never held an entry: it ends every probe. */
+    private static final int EMPTY = 0;
+    /** A slot's tag after its entry was evicted: probes continue past it, inserts may reuse it. */
+    private static final int TOMBSTONE = 1;
+
+    private static final VarHandle TAGS = MethodHandles.arrayElementVarHandle(int[].class);
+    private static final VarHandle BLOCKS = MethodHandles.arrayElementVarHandle(Block[].class);
 
     private static final AtomicLong OWNERS = new AtomicLong();
-
-    /** The slot of an evicted entry: probes continue past it; inserts may reuse it. */
-    private static final Entry TOMBSTONE = new Entry(-1, -1, -1, 0, null, 0);
 
     private final long capacityBytes;
     private final Shard[] shards;
@@ -109,37 +124,60 @@ public final class BlockCache {
     }
 
     /**
-     * The cached block, or null. Lock-free and allocation-free; the only write is the entry's hit counter, and
-     * only while it is below {@link #MAX_HITS}.
+     * The cached block, or null. Lock-free and allocation-free; the only write is the slot's hit counter, and only
+     * while it is below {@link #MAX_HITS}.
      */
     public Block get(long fileNumber, long offset) {
         long h = hash(owner, fileNumber, offset);
-        Entry[] tab = shards[shardIndex(h)].table;
-        int mask = tab.length - 1;
-        for (int i = (int) h & mask; ; i = (i + 1) & mask) {
-            Entry e = (Entry) SLOTS.getAcquire(tab, i);
-            if (e == null) {
-                return null;
-            }
-            if (e.offset == offset && e.fileNumber == fileNumber && e.owner == owner) {
-                int hits = e.hits;
-                if (hits < MAX_HITS) {
-                    // A plain store: a lost or late increment only changes which block goes first.
-                    e.hits = hits + 1;
+        int tag = tag(h);
+        Table t = shards[shardIndex(h)].table;
+        int[] tags = t.tags;
+        int mask = tags.length - 1;
+        for (int i = tag & mask; ; i = (i + 1) & mask) {
+            int x = (int) TAGS.getAcquire(tags, i);
+            if (x == tag) {
+                Block b = t.blocks[i]; // written before the tag's release store
+                if (b != null && b.isCachedAs(owner, fileNumber, offset)) {
+                    byte[] hits = t.hits;
+                    int k = hits[i];
+                    if (k < MAX_HITS) {
+                        // A plain store: a lost or late increment only changes which block goes first.
+                        hits[i] = (byte) (k + 1);
+                    }
+                    return b;
                 }
-                return e.block;
+            } else if (x == EMPTY) {
+                return null;
             }
         }
     }
 
     /**
      * Caches {@code block} as (fileNumber, offset) of this view, unless that key is cached already (the block read
-     * by another thread that missed at the same time: the cached one stays) or larger than a shard; evicts first
-     * what the block needs of room in its shard.
+     * by another thread that missed at the same time: the cached one stays), the block is larger than a shard, or
+     * the shard is full and the key does not pass its admission door (see the class comment); evicts first what the
+     * block needs of room in its shard.
      */
     public void put(long fileNumber, long offset, Block block) {
         long h = hash(owner, fileNumber, offset);
-        shards[shardIndex(h)].put(new Entry(owner, fileNumber, offset, (int) h, block, charge(block)));
+        shards[shardIndex(h)].put(owner, fileNumber, offset, tag(h), block, true);
+    }
+
+    /**
+     * The admission decision of a {@link #put} of a block of {@code size} bytes as (fileNumber, offset), asked before
+     * the block is built (a reader that will not keep it decodes it into a buffer it reuses): true when the shard has
+     * room for it or the door lets the key in, which then {@link #putAdmitted} caches; false when it is larger than a
+     * shard or refused at the door (its key is recorded there, as a refused put's is).
+     */
+    public boolean admit(long fileNumber, long offset, int size) {
+        long h = hash(owner, fileNumber, offset);
+        return shards[shardIndex(h)].admit(tag(h), (long) size + PER_BLOCK_OVERHEAD);
+    }
+
+    /** {@link #put} of a block {@link #admit} admitted: not asked at the door again. */
+    public void putAdmitted(long fileNumber, long offset, Block block) {
+        long h = hash(owner, fileNumber, offset);
+        shards[shardIndex(h)].put(owner, fileNumber, offset, tag(h), block, false);
     }
 
     /** Drops every block of one table file (of this view). */
@@ -192,6 +230,12 @@ public final class BlockCache {
         return (int) (h >>> 40) & shardMask;
     }
 
+    /** The slot tag of a key's hash: its low 32 bits, moved off {@link #EMPTY} and {@link #TOMBSTONE}; its home slot. */
+    private static int tag(long h) {
+        int t = (int) h;
+        return t == EMPTY || t == TOMBSTONE ? 2 : t;
+    }
+
     /** A 64-bit mix of the key (murmur3's finalizer over a multiply-xor of the three parts). */
     static long hash(long owner, long fileNumber, long offset) {
         long h = offset * 0x9E3779B97F4A7C15L ^ fileNumber * 0xC2B2AE3D27D4EB4FL ^ owner * 0x165667B19E3779F9L;
@@ -203,34 +247,31 @@ public final class BlockCache {
         return h;
     }
 
-    /** One cached block; immutable but for its hit counter. */
-    private static final class Entry {
-        final long owner;
-        final long fileNumber;
-        final long offset;
-        /** The low 32 bits of the key's hash: the entry's home slot when a table is rebuilt. */
-        final int hash;
+    /**
+     * One open-addressed table of a shard: slot {@code i} is {@code tags[i]} (EMPTY, TOMBSTONE or the entry's tag),
+     * {@code blocks[i]} (the block, which carries its own key), {@code hits[i]} and {@code charges[i]}. Parallel
+     * arrays so that a probe compares tags in one dense array and loads a block only where its tag matches, and the
+     * clock hand reads and counts down hits without loading any block.
+     */
+    private static final class Table {
+        final int[] tags;
+        final Block[] blocks;
+        final byte[] hits;
+        final int[] charges;
 
-        final Block block;
-        final long charge;
-        /** 0..MAX_HITS: incremented by hits, decremented by the clock hand (under the shard's monitor). */
-        int hits;
-
-        Entry(long owner, long fileNumber, long offset, int hash, Block block, long charge) {
-            this.owner = owner;
-            this.fileNumber = fileNumber;
-            this.offset = offset;
-            this.hash = hash;
-            this.block = block;
-            this.charge = charge;
+        Table(int length) {
+            tags = new int[length];
+            blocks = new Block[length];
+            hits = new byte[length];
+            charges = new int[length];
         }
     }
 
-    /** A part of the cache with its own bound, table, clock hand and monitor (see the class comment). */
+    /** A part of the cache with its own bound, table, clock hand, admission door and monitor (see the class comment). */
     private static final class Shard {
         final long capacity;
         /** Read lock-free by get; replaced (never shrunk in place) under the monitor. */
-        volatile Entry[] table = new Entry[MIN_TABLE_LENGTH];
+        volatile Table table = new Table(MIN_TABLE_LENGTH);
         /** Written under the monitor; read by {@link #usedBytes()} / {@link #blockCount()} without it. */
         volatile long used;
 
@@ -239,45 +280,114 @@ public final class BlockCache {
         int tombstones;
 
         int hand;
+        /**
+         * The admission door (TinyLFU's doorkeeper): a two-probe Bloom filter of the keys refused lately, under the
+         * monitor. A put into a full shard is admitted only if its key is already in the door (it missed before, since
+         * the last reset); otherwise its key is added and the block is not cached. Cleared after {@link #doorLimit}
+         * refusals, so a key must miss twice within about one shard's worth of misses to get in.
+         */
+        long[] door;
+
+        int doorAdds;
+        /** Refusals until the door is cleared: the blocks the shard held at the last reset (0: not sized yet). */
+        int doorLimit;
 
         Shard(long capacity) {
             this.capacity = capacity;
         }
 
-        synchronized void put(Entry e) {
-            if (e.charge > capacity || contains(e)) {
+        synchronized void put(long owner, long fileNumber, long offset, int tag, Block block, boolean door) {
+            long charge = charge(block);
+            if (charge > capacity || contains(owner, fileNumber, offset, tag)) {
                 return; // larger than the shard (Caffeine evicts such an entry at once), or already cached
             }
-            evict(capacity - e.charge);
-            Entry[] tab = table;
-            if (count + tombstones + 1 > tab.length >> 1) {
-                tab = rebuild(count + 1);
+            if (door && used + charge > capacity && !passDoor(tag)) {
+                return; // full, and the key was not refused lately: a one-off read does not push out a cached block
             }
-            int mask = tab.length - 1;
-            int i = e.hash & mask;
-            while (tab[i] != null && tab[i] != TOMBSTONE) {
+            Block b = block.offset() == offset && block.claimCacheKey(owner, fileNumber)
+                    ? block
+                    : keyedCopy(block, owner, fileNumber, offset);
+            evict(capacity - charge);
+            Table t = table;
+            if (count + tombstones + 1 > t.tags.length >> 1) {
+                t = rebuild(count + 1);
+            }
+            int[] tags = t.tags;
+            int mask = tags.length - 1;
+            int i = tag & mask;
+            while (tags[i] != EMPTY && tags[i] != TOMBSTONE) {
                 i = (i + 1) & mask;
             }
-            if (tab[i] == TOMBSTONE) {
+            if (tags[i] == TOMBSTONE) {
                 tombstones--;
             }
-            SLOTS.setRelease(tab, i, e);
+            t.blocks[i] = b;
+            t.hits[i] = 0;
+            t.charges[i] = (int) charge;
+            TAGS.setRelease(tags, i, tag); // publishes the block (and its key) to readers that match the tag
             count = count + 1;
-            used = used + e.charge;
+            used = used + charge;
         }
 
-        private boolean contains(Entry e) {
-            Entry[] tab = table;
-            int mask = tab.length - 1;
-            for (int i = e.hash & mask; ; i = (i + 1) & mask) {
-                Entry x = tab[i];
-                if (x == null) {
+        private static Block keyedCopy(Block block, long owner, long fileNumber, long offset) {
+            Block copy = block.withOffset(offset);
+            copy.claimCacheKey(owner, fileNumber);
+            return copy;
+        }
+
+        private boolean contains(long owner, long fileNumber, long offset, int tag) {
+            Table t = table;
+            int[] tags = t.tags;
+            int mask = tags.length - 1;
+            for (int i = tag & mask; ; i = (i + 1) & mask) {
+                int x = tags[i];
+                if (x == EMPTY) {
                     return false;
                 }
-                if (x != TOMBSTONE && x.offset == e.offset && x.fileNumber == e.fileNumber && x.owner == e.owner) {
+                if (x == tag && t.blocks[i].isCachedAs(owner, fileNumber, offset)) {
                     return true;
                 }
             }
+        }
+
+        /**
+         * The door's answer for a put into the full shard: true (admit) when the tag was refused since the last reset;
+         * else records it and answers false. The door is sized at each reset to about 16 bits per block the shard
+         * holds (two probes: under 2% false admissions at its fill).
+         */
+        synchronized boolean admit(int tag, long charge) {
+            return charge <= capacity && (used + charge <= capacity || passDoor(tag));
+        }
+
+        private boolean passDoor(int tag) {
+            if (doorLimit == 0) {
+                resetDoor(); // the first time the shard is full
+            }
+            long[] d = door;
+            int bits = d.length << 6;
+            int a = tag & (bits - 1);
+            int b = (tag * 0x9E3779B9 >>> 7) & (bits - 1);
+            if ((d[a >>> 6] & 1L << a) != 0 && (d[b >>> 6] & 1L << b) != 0) {
+                return true;
+            }
+            d[a >>> 6] |= 1L << a;
+            d[b >>> 6] |= 1L << b;
+            if (++doorAdds >= doorLimit) {
+                resetDoor();
+            }
+            return false;
+        }
+
+        private void resetDoor() {
+            int entries = Math.max(count, 64);
+            int words = Integer.highestOneBit(Math.max(1, entries * 16 / 64 - 1)) << 1;
+            if (door != null && door.length == words) {
+                java.util.Arrays.fill(door, 0);
+            } else {
+                door = new long[words];
+            }
+            doorAdds = 0;
+            doorLimit = entries;
         }
 
         /**
@@ -285,39 +395,47 @@ public final class BlockCache {
          * insert never takes the shard past its bound, even for a moment.
          */
         private void evict(long limit) {
-            Entry[] tab = table;
-            int mask = tab.length - 1;
+            Table t = table;
+            int[] tags = t.tags;
+            byte[] hits = t.hits;
+            int mask = tags.length - 1;
             long steps = 0;
-            long sweeps = (MAX_HITS + 1L) * tab.length;
+            long sweeps = (MAX_HITS + 1L) * tags.length;
             while (used > limit && count > 0) {
                 int i = hand;
                 hand = (i + 1) & mask;
-                Entry x = tab[i];
-                if (x != null && x != TOMBSTONE) {
-                    if (x.hits > 0 && steps < sweeps) {
-                        x.hits = x.hits - 1;
+                int x = tags[i];
+                if (x != EMPTY && x != TOMBSTONE) {
+                    int k = hits[i];
+                    if (k > 0 && steps < sweeps) {
+                        hits[i] = (byte) (k - 1);
                     } else {
-                        remove(tab, i, x);
+                        remove(t, i);
                     }
                 }
                 steps++;
             }
         }
 
-        private void remove(Entry[] tab, int i, Entry x) {
-            SLOTS.setRelease(tab, i, TOMBSTONE);
+        private void remove(Table t, int i) {
+            TAGS.setRelease(t.tags, i, TOMBSTONE);
+            t.blocks[i] = null; // a reader that matched the tag before sees null or the block: a miss or a late hit
             tombstones++;
             count = count - 1;
-            used = used - x.charge;
+            used = used - t.charges[i];
         }
 
         /** Tombstones every entry of {@code owner} (and of {@code fileNumber} when {@code byFile}). */
         synchronized void removeIf(long owner, long fileNumber, boolean byFile) {
-            Entry[] tab = table;
-            for (int i = 0; i < tab.length; i++) {
-                Entry x = tab[i];
-                if (x != null && x != TOMBSTONE && x.owner == owner && (!byFile || x.fileNumber == fileNumber)) {
-                    remove(tab, i, x);
+            Table t = table;
+            int[] tags = t.tags;
+            for (int i = 0; i < tags.length; i++) {
+                int x = tags[i];
+                if (x != EMPTY && x != TOMBSTONE) {
+                    Block b = t.blocks[i];
+                    if (b.cacheOwner() == owner && (!byFile || b.cacheFile() == fileNumber)) {
+                        remove(t, i);
+                    }
                 }
             }
             if (count == 0 && tombstones > 0) {
@@ -329,27 +447,31 @@ public final class BlockCache {
          * Publishes a new table of at least {@link #MIN_TABLE_LENGTH} slots and at least 4x {@code live} holding
          * the live entries (no tombstones), each at its first free slot from its home; returns it.
          */
-        private Entry[] rebuild(int live) {
+        private Table rebuild(int live) {
             int length = MIN_TABLE_LENGTH;
             while (length < 4 * live) {
                 length <<= 1;
             }
-            Entry[] old = table;
-            Entry[] tab = new Entry[length];
+            Table old = table;
+            Table t = new Table(length);
             int mask = length - 1;
-            for (Entry x : old) {
-                if (x != null && x != TOMBSTONE) {
-                    int i = x.hash & mask;
-                    while (tab[i] != null) {
+            for (int j = 0; j < old.tags.length; j++) {
+                int x = old.tags[j];
+                if (x != EMPTY && x != TOMBSTONE) {
+                    int i = x & mask;
+                    while (t.tags[i] != EMPTY) {
                         i = (i + 1) & mask;
                     }
-                    tab[i] = x;
+                    t.tags[i] = x;
+                    t.blocks[i] = old.blocks[j];
+                    t.hits[i] = old.hits[j];
+                    t.charges[i] = old.charges[j];
                 }
             }
             tombstones = 0;
             hand = 0;
-            table = tab; // volatile write: publishes the filled array to readers
-            return tab;
+            table = t; // volatile write: publishes the filled arrays to readers
+            return t;
         }
     }
 }

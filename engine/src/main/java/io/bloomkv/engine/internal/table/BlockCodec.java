@@ -76,6 +76,19 @@ final class BlockCodec {
      *     the codec rejects or that does not decompress to exactly the stored length
      */
     static byte[] decompress(int type, byte[] stored, int storedLen, Path file, long offset, String kind) {
+        int n = uncompressedLength(stored, storedLen, file, offset, kind);
+        byte[] out = new byte[n];
+        decompressInto(type, stored, storedLen, out, n, file, offset, kind);
+        return out;
+    }
+
+    /**
+     * The uncompressed length a compressed block's stored contents {@code stored[0..storedLen)} declare, checked to lie
+     * in [0, {@link TableFormat#MAX_UNCOMPRESSED_BLOCK_SIZE}] (before anything of that size is allocated).
+     *
+     * @throws CorruptionException for a malformed or out-of-range length
+     */
+    static int uncompressedLength(byte[] stored, int storedLen, Path file, long offset, String kind) {
         Coding.Reader r = new Coding.Reader(stored, 0, storedLen);
         long declared = r.varint64();
         if (!r.ok || r.pos > 5) {
@@ -88,10 +101,23 @@ final class BlockCodec {
                     file,
                     offset);
         }
-        int n = (int) declared;
+        return (int) declared;
+    }
+
+    /**
+     * Decompresses the stored contents {@code stored[0..storedLen)} of a block whose trailer names {@code type} into
+     * {@code out[0..n)}, where {@code n} is {@link #uncompressedLength} of the same contents (the caller's buffer may
+     * be longer; bytes past {@code n} are left as they were).
+     *
+     * @throws CorruptionException for an unknown type, or data the codec rejects or that does not decompress to
+     *     exactly {@code n} bytes
+     */
+    static void decompressInto(
+            int type, byte[] stored, int storedLen, byte[] out, int n, Path file, long offset, String kind) {
+        Coding.Reader r = new Coding.Reader(stored, 0, storedLen);
+        r.varint64(); // the length uncompressedLength checked
         int at = r.pos;
         int srcLen = storedLen - at;
-        byte[] out = new byte[n];
         long got;
         try {
             if (type == Compression.LZ4.code()) {
@@ -113,6 +139,5 @@ final class BlockCodec {
             throw new CorruptionException(
                     kind + " block decompressed to " + got + " bytes, its header says " + n, file, offset);
         }
-        return out;
     }
 }

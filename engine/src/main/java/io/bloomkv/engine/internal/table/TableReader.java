@@ -646,9 +646,21 @@ public final class TableReader implements AutoCloseable {
         }
         boolean sawUserKey = false;
         boolean first = true;
+        // This thread's buffers for blocks the cache does not keep, taken at the first such block (ReadScratch: the
+        // block built over them is searched and dropped before the next block of this read is read).
+        ReadScratch scratch = null;
+        boolean scratchTaken = false;
         try {
             while (search != null ? entry < search.entries() : idx.valid()) {
-                Block block = dataBlock(search != null ? indexHandle(search, entry) : handleOf(idx), true);
+                BlockHandle h = search != null ? indexHandle(search, entry) : handleOf(idx);
+                Block block = cachedPointBlock(h);
+                if (block == null) {
+                    if (!scratchTaken) {
+                        scratch = ReadScratch.acquire();
+                        scratchTaken = true;
+                    }
+                    block = readPointBlock(h, scratch);
+                }
                 BlockIterator it = block.iterator(InternalKey.COMPARATOR);
                 if (first) {
                     it.seekInternal(userKey, userKey.length, seekTrailer);
@@ -687,7 +699,76 @@ public final class TableReader implements AutoCloseable {
             return false;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            if (scratch != null) {
+                scratch.release();
+            }
         }
+    }
+
+    /**
+     * The block cache's copy of data block {@code h} for a point read, or null when the table has no cache or the
+     * cache misses. Counts the access ({@code dataBlockAccesses}) and the cache's answer.
+     */
+    private Block cachedPointBlock(BlockHandle h) {
+        counters.dataBlockAccesses.increment();
+        if (cache == null) {
+            return null;
+        }
+        Block b = cache.get(fileNumber, h.offset());
+        if (b != null) {
+            counters.blockCacheHits.increment();
+        } else {
+            counters.blockCacheMisses.increment();
+        }
+        return b;
+    }
+
+    /**
+     * Data block {@code h} read from the file for a point read, its trailer checked as {@link #readVerified} checks it
+     * (checksum and compression type) at every read: kept by the block cache when the cache admits it
+     * ({@link BlockCache#admit}, asked before the block is built), else read, decompressed and parsed in
+     * {@code scratch}'s buffers (when not null), so a block used once allocates nothing. Counted in {@code blockReads}
+     * and {@code blockReadBytes} once its checksum passed, before it is parsed.
+     */
+    private Block readPointBlock(BlockHandle h, ReadScratch scratch) throws IOException {
+        checkHandle(fileSize, path, h, "data");
+        int n = (int) h.size();
+        int total = n + TableFormat.BLOCK_TRAILER_SIZE;
+        byte[] buf = scratch == null ? null : scratch.stored(total);
+        boolean owned = buf == null;
+        if (owned) {
+            buf = new byte[total];
+        }
+        try {
+            file.readFully(h.offset(), buf, 0, total);
+        } catch (EOFException e) {
+            throw new CorruptionException("data block runs past the end of the file", path, h.offset(), e);
+        }
+        verifyTrailer(buf, path, h, "data", true);
+        counters.blockReads.increment();
+        counters.blockReadBytes.add(total);
+        int type = buf[n] & 0xff;
+        if (type == TableFormat.NO_COMPRESSION) {
+            if (cache != null && cache.admit(fileNumber, h.offset(), n)) {
+                Block b = new Block(owned ? buf : java.util.Arrays.copyOf(buf, n), n, path, h.offset());
+                cache.putAdmitted(fileNumber, h.offset(), b);
+                return b;
+            }
+            return new Block(buf, n, path, h.offset());
+        }
+        int len = BlockCodec.uncompressedLength(buf, n, path, h.offset(), "data");
+        boolean keep = cache != null && cache.admit(fileNumber, h.offset(), len);
+        byte[] out = keep || scratch == null ? null : scratch.contents(len);
+        if (out == null) {
+            out = new byte[len];
+        }
+        BlockCodec.decompressInto(type, buf, n, out, len, path, h.offset(), "data");
+        Block b = new Block(out, len, path, h.offset());
+        if (keep) {
+            cache.putAdmitted(fileNumber, h.offset(), b);
+        }
+        return b;
     }
 
     /**

@@ -86,21 +86,39 @@ public final class TableWriter implements Closeable {
     public void addOwned(byte[] internalKey, byte[] value) throws IOException {
         ensureWritable();
         checkLength(internalKey);
-        ValueType type = InternalKey.type(internalKey);
+        long trailer = InternalKey.trailer(internalKey); // decoded once: the type and the sequence below
         // One comparison of the user keys decides both the order and whether the filter gets a new key; only equal
         // user keys compare their trailers (newer sequence first).
         boolean newUserKey = true;
         if (lastKey != null) {
             int c = InternalKey.compareUserKeys(lastKey, internalKey);
             newUserKey = c != 0;
-            if (c > 0
-                    || (c == 0
-                            && Long.compareUnsigned(InternalKey.trailer(internalKey), InternalKey.trailer(lastKey))
-                                    >= 0)) {
+            if (c > 0 || (c == 0 && Long.compareUnsigned(trailer, InternalKey.trailer(lastKey)) >= 0)) {
                 throw new IllegalArgumentException(
                         "keys out of order: " + Arrays.toString(internalKey) + " does not sort after the previous key");
             }
         }
+        append(internalKey, value, trailer, newUserKey, -1);
+    }
+
+    /**
+     * {@link #addOwned} for a caller that has already checked the order: the user key of {@code internalKey} is
+     * strictly greater than the previous entry's (or this is the first entry), and {@code sharedPrefix} is the length
+     * of the two user keys' common prefix when both are longer than it (so the internal keys differ at that byte too),
+     * else -1. The entry's bytes are those {@link #addOwned} writes; the key is compared once instead of three times
+     * (the caller's check, this writer's, the block's prefix compression). For TableFileWriter, whose keys are fresh
+     * arrays, each a new user key.
+     */
+    public void addOwnedInOrder(byte[] internalKey, byte[] value, int sharedPrefix) throws IOException {
+        ensureWritable();
+        checkLength(internalKey);
+        append(internalKey, value, InternalKey.trailer(internalKey), true, sharedPrefix);
+    }
+
+    /** Adds an entry whose order is checked; {@code sharedPrefix} as {@link #addOwnedInOrder} says, or -1. */
+    private void append(byte[] internalKey, byte[] value, long trailer, boolean newUserKey, int sharedPrefix)
+            throws IOException {
+        ValueType type = ValueType.fromCode((int) (trailer & 0xff));
         if (newUserKey && opts.hasFilter()) {
             if (hashCount == userKeyHashes.length) {
                 if (hashCount >= MAX_FILTER_KEYS) {
@@ -121,7 +139,7 @@ public final class TableWriter implements Closeable {
         if (props.smallestKey == null) {
             props.smallestKey = internalKey;
         }
-        long seq = InternalKey.sequence(internalKey);
+        long seq = trailer >>> 8;
         props.smallestSeq = Math.min(props.smallestSeq, seq);
         props.largestSeq = Math.max(props.largestSeq, seq);
         props.entries++;
@@ -133,7 +151,7 @@ public final class TableWriter implements Closeable {
         props.rawKeyBytes += internalKey.length;
         props.rawValueBytes += value.length;
         lastKey = internalKey;
-        dataBlock.add(internalKey, value);
+        dataBlock.add(internalKey, value, sharedPrefix);
         if (dataBlock.currentSizeEstimate() >= opts.blockSize()) {
             flushDataBlock();
         }
@@ -252,8 +270,8 @@ public final class TableWriter implements Closeable {
             props.filterBytes = total;
         } else if (opts.hasFilter() && hashCount > 0) {
             byte[] serialized;
-            long[] hashes = hashCount == userKeyHashes.length ? userKeyHashes : Arrays.copyOf(userKeyHashes, hashCount);
-            try (Filter f = Filters.build(opts.filterKind(), hashes, opts.bitsPerKey())) {
+            // Built from the buffer's first hashCount hashes in place: no copy of the hashes (80 MB at 10M keys).
+            try (Filter f = Filters.build(opts.filterKind(), userKeyHashes, hashCount, opts.bitsPerKey())) {
                 serialized = f.toByteArray();
             }
             filterHandle = writeBlock(serialized, Compression.NONE); // filter bits are random: never compressed

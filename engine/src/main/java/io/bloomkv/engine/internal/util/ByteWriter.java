@@ -11,7 +11,11 @@ public final class ByteWriter {
         buf = new byte[Math.max(16, initialCapacity)];
     }
 
-    private void ensure(int extra) {
+    /**
+     * Makes room for {@code extra} more bytes, so that a caller writing a record of known maximal size checks capacity
+     * once and then writes into {@link #array()} from {@link #size()}, ending with {@link #advance}.
+     */
+    public void ensure(int extra) {
         long need = (long) size + extra;
         if (need > buf.length) {
             if (need > Integer.MAX_VALUE - 16) {
@@ -91,6 +95,14 @@ public final class ByteWriter {
 
     public int size() {
         return size;
+    }
+
+    /** Counts {@code n} bytes the caller wrote into {@link #array()} at {@link #size()} (after {@link #ensure}). */
+    public void advance(int n) {
+        if (n < 0 || n > buf.length - size) {
+            throw new IndexOutOfBoundsException("advance by " + n + ", size " + size + ", capacity " + buf.length);
+        }
+        size += n;
     }
 
     /** Drops everything after the first {@code newSize} bytes. */

@@ -1,6 +1,9 @@
 package io.bloomkv.engine.internal.util;
 
 import java.io.ByteArrayOutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * The one codec of the engine's integers (engine/FORMAT.md, "Integers"; LevelDB's util/coding.cc):
@@ -11,6 +14,15 @@ import java.io.ByteArrayOutputStream;
  */
 public final class Coding {
     private Coding() {}
+
+    /**
+     * Little-endian views of byte arrays: one bounds-checked 4- or 8-byte access where a loop of byte accesses would
+     * not always be merged by the JIT (the trailer of every internal key is read and written through these).
+     */
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     public static void putVarint32(ByteArrayOutputStream out, int v) {
         putVarint64(out, v & 0xffffffffL);
@@ -63,28 +75,19 @@ public final class Coding {
     }
 
     public static void putFixed32(byte[] b, int off, int v) {
-        b[off] = (byte) v;
-        b[off + 1] = (byte) (v >>> 8);
-        b[off + 2] = (byte) (v >>> 16);
-        b[off + 3] = (byte) (v >>> 24);
+        INT_LE.set(b, off, v);
     }
 
     public static void putFixed64(byte[] b, int off, long v) {
-        for (int i = 0; i < 8; i++) {
-            b[off + i] = (byte) (v >>> (8 * i));
-        }
+        LONG_LE.set(b, off, v);
     }
 
     public static int getFixed32(byte[] b, int off) {
-        return (b[off] & 0xff) | (b[off + 1] & 0xff) << 8 | (b[off + 2] & 0xff) << 16 | (b[off + 3] & 0xff) << 24;
+        return (int) INT_LE.get(b, off);
     }
 
     public static long getFixed64(byte[] b, int off) {
-        long v = 0;
-        for (int i = 7; i >= 0; i--) {
-            v = (v << 8) | (b[off + i] & 0xffL);
-        }
-        return v;
+        return (long) LONG_LE.get(b, off);
     }
 
     /**

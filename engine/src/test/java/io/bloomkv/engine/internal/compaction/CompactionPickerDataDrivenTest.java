@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * testdata/compaction_picker (Pebble's compaction_picker_* files). Commands:
  *
  * <pre>
- * define levels=N l0-trigger=T base=BYTES multiplier=M [dynamic=true]
+ * define levels=N l0-trigger=T base=BYTES multiplier=M [dynamic=true] [monkey=true] [ribbon-from=L]
  * L0: NUMBER:SMALLEST-LARGEST:BYTES ...     (level 0 newest first; deeper levels by key)
  * ----
  * (the scores)
@@ -55,7 +55,12 @@ class CompactionPickerDataDrivenTest {
                         .l0StopWritesTrigger(100)
                         .maxBytesForLevelBase(c.getLong("base", 4096))
                         .levelSizeMultiplier((int) c.getLong("multiplier", 10))
-                        .dynamicLevelBytes(Boolean.parseBoolean(c.get("dynamic", "false")));
+                        .dynamicLevelBytes(Boolean.parseBoolean(c.get("dynamic", "false")))
+                        .filterAllocation(
+                                Boolean.parseBoolean(c.get("monkey", "false"))
+                                        ? io.bloomkv.engine.FilterAllocation.MONKEY
+                                        : io.bloomkv.engine.FilterAllocation.UNIFORM)
+                        .ribbonFromLevel((int) c.getLong("ribbon-from", -1));
                 List<List<FileMetaData>> lv = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     lv.add(new ArrayList<>());

@@ -111,6 +111,41 @@ class OutputCutterTest {
         assertThatThrownBy(() -> new OutputCutter(List.of(), 100, -1)).isInstanceOf(IllegalArgumentException.class);
     }
 
+    /** {@link #outputs} fed through the in-place form: internal keys whose trailers sort high, compared in place. */
+    private static List<String> outputsFromInternalKeys(OutputCutter cutter, int entrySize) {
+        List<String> firsts = new ArrayList<>();
+        long size = 0;
+        for (int i = 0; i < 100; i++) {
+            String key = String.format("k%02d", i);
+            byte[] ik = InternalKey.encode(k(key), InternalKey.MAX_SEQUENCE, ValueType.MERGE);
+            if (cutter.shouldCutBefore(ik, ik.length - InternalKey.TRAILER_SIZE, size)) {
+                size = 0;
+            }
+            if (size == 0) {
+                firsts.add(key);
+            }
+            size += entrySize;
+        }
+        return firsts;
+    }
+
+    @Test
+    void internalKeysComparedInPlaceCutWhereTheirUserKeysDo() {
+        List<FileMetaData> gp =
+                List.of(table(1, "k00", "k24"), table(2, "k30", "k49"), table(3, "k55", "k79"), table(4, "k80", "k99"));
+        // a user key equal to a grandparent's last key must not count as past it, whatever its trailer bytes
+        List<FileMetaData> edges = List.of(table(1, "k00", "k09"), table(2, "k10", "k19"), table(3, "k20", "k99"));
+        for (int target : new int[] {50, 100, 200, 400}) {
+            for (int prefix : new int[] {0, 2, 8}) {
+                for (List<FileMetaData> g : List.of(List.<FileMetaData>of(), gp, edges)) {
+                    assertThat(outputsFromInternalKeys(new OutputCutter(g, target, prefix), 10))
+                            .as("target %d, prefix %d, grandparents %s", target, prefix, g)
+                            .isEqualTo(outputs(new OutputCutter(g, target, prefix), 10));
+                }
+            }
+        }
+    }
+
     @Test
     void rejectsANonPositiveTarget() {
         assertThatThrownBy(() -> new OutputCutter(List.of(), 0)).isInstanceOf(IllegalArgumentException.class);

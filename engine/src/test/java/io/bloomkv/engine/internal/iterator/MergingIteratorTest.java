@@ -144,4 +144,68 @@ class MergingIteratorTest {
                     "seed " + seed);
         }
     }
+
+    @Test
+    void equalInternalKeysComeFromTheChildListedFirstGoingForward() {
+        // A consistent database never holds one internal key twice; the merge still orders such ties by child.
+        List<MemTable> parts = List.of(new MemTable(0), new MemTable(1), new MemTable(2));
+        for (int i = 0; i < parts.size(); i++) {
+            parts.get(i).add(7, ValueType.PUT, new byte[] {'k'}, new byte[] {(byte) i});
+            parts.get(i).add(8 + i, ValueType.PUT, new byte[] {(byte) ('a' + i)}, new byte[] {(byte) i});
+        }
+        List<InternalIterator> its = new ArrayList<>();
+        parts.forEach(p -> its.add(p.iterator()));
+        try (MergingIterator m = new MergingIterator(its)) {
+            List<Integer> forward = new ArrayList<>();
+            for (m.seekToFirst(); m.valid(); m.next()) {
+                if (InternalKey.userKey(m.key())[0] == 'k') {
+                    forward.add((int) m.value()[0]);
+                }
+            }
+            assertThat(forward).containsExactly(0, 1, 2);
+            List<Integer> backward = new ArrayList<>();
+            for (m.seekToLast(); m.valid(); m.prev()) {
+                if (InternalKey.userKey(m.key())[0] == 'k') {
+                    backward.add((int) m.value()[0]);
+                }
+            }
+            assertThat(backward).containsExactly(2, 1, 0);
+        }
+    }
+
+    @Test
+    void longRunsFromOneChildInterleaveWithShortOnes() {
+        // One large child and several sparse ones, as a compaction of level 0 into a large base level: most steps
+        // keep the current child, and every key must still come out in order, going forward and backward.
+        long seed = TestSeeds.seed("MergingIteratorTest.runs");
+        Random rnd = new Random(seed);
+        TreeMap<byte[], byte[]> model = new TreeMap<>(InternalKey.COMPARATOR);
+        List<MemTable> parts = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            parts.add(new MemTable(i));
+        }
+        for (long seq = 1; seq <= 4000; seq++) {
+            byte[] k = new byte[2];
+            rnd.nextBytes(k);
+            byte[] v = new byte[] {(byte) seq};
+            int child = rnd.nextInt(20) < 17 ? 0 : 1 + rnd.nextInt(parts.size() - 1);
+            parts.get(child).add(seq, ValueType.PUT, k, v);
+            model.put(InternalKey.encode(k, seq, ValueType.PUT), v);
+        }
+        List<InternalIterator> its = new ArrayList<>();
+        parts.forEach(p -> its.add(p.iterator()));
+        try (MergingIterator m = new MergingIterator(its)) {
+            List<byte[]> keys = new ArrayList<>();
+            for (m.seekToFirst(); m.valid(); m.next()) {
+                keys.add(m.keyNoCopy());
+            }
+            assertThat(keys).as("seed " + seed).containsExactlyElementsOf(model.keySet());
+            List<byte[]> back = new ArrayList<>();
+            for (m.seekToLast(); m.valid(); m.prev()) {
+                back.add(m.key());
+            }
+            java.util.Collections.reverse(back);
+            assertThat(back).as("seed " + seed).containsExactlyElementsOf(model.keySet());
+        }
+    }
 }

@@ -59,6 +59,7 @@ class BlockCacheTest {
         int size = 1000;
         long charge = size + BlockCache.PER_BLOCK_OVERHEAD;
         BlockCache cache = new BlockCache(4 * charge); // one shard, four blocks
+        int falseAdmissions = 0;
         for (int round = 0; round < 50; round++) {
             long base = round * 100L;
             cache.clear();
@@ -67,11 +68,19 @@ class BlockCacheTest {
             }
             Block hot = cache.get(1, base);
             assertThat(hot).isNotNull();
-            cache.put(1, base + 4, block(size, base + 4)); // one must go: not the one just read
+            cache.put(1, base + 4, block(size, base + 4)); // the shard is full: refused at the door
+            if (cache.get(1, base + 4) == null) {
+                // its second miss: admitted, one must go: not the one read
+                cache.put(1, base + 4, block(size, base + 4));
+            } else {
+                falseAdmissions++; // the door is a Bloom filter: a false positive admits at the first miss
+            }
+            assertThat(cache.get(1, base + 4)).isNotNull();
             assertThat(cache.get(1, base)).as("seed %d round %d", seed, round).isSameAs(hot);
             assertThat(cache.blockCount()).isEqualTo(4);
             assertThat(cache.usedBytes()).isEqualTo(4 * charge);
         }
+        assertThat(falseAdmissions).as("first misses admitted in 50 rounds").isLessThanOrEqualTo(5);
     }
 
     /**
@@ -96,12 +105,103 @@ class BlockCacheTest {
             }
             assertThat(cache.get(1, base + 1)).isNotNull();
             for (int i = 0; i < BlockCache.MAX_HITS; i++) {
-                cache.put(1, base + 10 + i, block(size, base + 10 + i));
+                cache.put(1, base + 10 + i, block(size, base + 10 + i)); // refused at the door
+                cache.put(1, base + 10 + i, block(size, base + 10 + i)); // admitted
                 assertThat(cache.usedBytes()).isEqualTo(4 * charge);
             }
             // checked once, at the end: a get would count another hit
             assertThat(cache.get(1, base)).as("seed %d round %d", seed, round).isSameAs(hot);
         }
+    }
+
+    /**
+     * TinyLFU's doorkeeper: a full shard admits a key at its second miss, not its first, so a stream of one-off reads
+     * leaves what is cached alone (no eviction, no charge); a shard with room admits at once; the door forgets the
+     * keys it refused after about a shard's worth of refusals.
+     */
+    @Test
+    void aFullShardAdmitsAKeyAtItsSecondMissOnly() {
+        int size = 1000;
+        long charge = size + BlockCache.PER_BLOCK_OVERHEAD;
+        BlockCache cache = new BlockCache(4 * charge);
+        Block[] cached = new Block[4];
+        for (int i = 0; i < 4; i++) {
+            cached[i] = block(size, i);
+            cache.put(1, i, cached[i]);
+            assertThat(cache.get(1, i)).as("room left: admitted at once").isSameAs(cached[i]);
+        }
+        // The door is a Bloom filter: a one-off key passes it by a false positive with a small probability (the
+        // cache's owner id, which depends on the tests run before, is part of every hash), so count those.
+        int falseAdmissions = 0;
+        long refused = -1;
+        for (long k = 100; k < 140; k++) {
+            cache.put(1, k, block(size, k));
+            if (cache.get(1, k) == null) {
+                refused = k;
+            } else {
+                falseAdmissions++;
+            }
+        }
+        assertThat(falseAdmissions)
+                .as("one-off keys let in by the door's false positives")
+                .isLessThanOrEqualTo(2);
+        int kept = 0;
+        for (int i = 0; i < 4; i++) {
+            kept += cache.get(1, i) == cached[i] ? 1 : 0;
+        }
+        assertThat(kept).as("cached blocks a one-off read evicted").isGreaterThanOrEqualTo(4 - falseAdmissions);
+        assertThat(cache.usedBytes()).isEqualTo(4 * charge);
+        Block again = block(size, refused);
+        cache.put(1, refused, again);
+        assertThat(cache.get(1, refused)).as("second miss of key %d", refused).isSameAs(again);
+        assertThat(cache.blockCount()).isEqualTo(4);
+        assertThat(cache.usedBytes()).isEqualTo(4 * charge);
+
+        // 64 more refusals clear the door (a 4-block shard's door holds at least 64 keys): keys refused before are
+        // strangers again, refused at their next miss but for the door's false positives
+        for (long k = 1_000; k < 1_000 + 200; k++) {
+            cache.put(1, k, block(size, k));
+        }
+        int readmitted = 0;
+        for (long k = 100; k < 110; k++) {
+            if (k != refused && cache.get(1, k) == null) {
+                cache.put(1, k, block(size, k));
+                readmitted += cache.get(1, k) == null ? 0 : 1;
+            }
+        }
+        assertThat(readmitted)
+                .as("keys refused before the door was cleared, let in at once")
+                .isLessThanOrEqualTo(2);
+    }
+
+    /**
+     * A block carries its cache key (so a hit needs no entry object): the same block offered under a second key, or
+     * under an offset that is not its own, is cached as a copy of the same contents, and each key keeps its own.
+     */
+    @Test
+    void aBlockOfferedUnderAnotherKeyIsCachedAsACopy() {
+        BlockCache a = new BlockCache(1 << 20);
+        BlockCache b = a.newView();
+        Block blk = block(500, 4096);
+        a.put(7, 4096, blk);
+        b.put(7, 4096, blk); // another view
+        a.put(8, 4096, blk); // another file
+        a.put(7, 8192, blk); // another offset
+        assertThat(a.get(7, 4096)).isSameAs(blk);
+        for (Block copy : new Block[] {b.get(7, 4096), a.get(8, 4096), a.get(7, 8192)}) {
+            assertThat(copy).isNotNull().isNotSameAs(blk);
+            assertThat(copy.size()).isEqualTo(blk.size());
+            assertThat(copy.data()).isSameAs(blk.data());
+        }
+        assertThat(a.get(7, 8192).offset()).isEqualTo(8192);
+        assertThat(a.blockCount()).isEqualTo(4);
+        a.evictFile(7);
+        assertThat(a.get(7, 4096)).isNull();
+        assertThat(a.get(7, 8192)).isNull();
+        assertThat(b.get(7, 4096)).isNotNull();
+        assertThat(a.get(8, 4096)).isNotNull();
+        a.put(7, 4096, blk); // keyed (a, 7, 4096) already: cached as itself again
+        assertThat(a.get(7, 4096)).isSameAs(blk);
     }
 
     @Test

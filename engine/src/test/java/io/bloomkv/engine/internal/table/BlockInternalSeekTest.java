@@ -85,7 +85,7 @@ class BlockInternalSeekTest {
         for (int round = 0; round < 60; round++) {
             String ctx = "seed " + SEED + " round " + round;
             TreeMap<byte[], byte[]> model = new TreeMap<>(InternalKey.COMPARATOR);
-            int n = rnd.nextInt(300);
+            int n = rnd.nextInt(8) == 0 ? rnd.nextInt(4000) : rnd.nextInt(300); // many groups of IndexSearch.GROUP
             for (int i = 0; i < n; i++) {
                 ValueType t = rnd.nextBoolean() ? ValueType.PUT : ValueType.DELETE;
                 model.put(InternalKey.encode(userKey(rnd), rnd.nextInt(50), t), new byte[] {(byte) i, (byte) (i >> 8)});

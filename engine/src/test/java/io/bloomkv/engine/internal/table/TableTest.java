@@ -185,28 +185,63 @@ class TableTest {
         }
     }
 
-    @Test
-    void manyVersionsSpanningBlocksAreFoundAtEverySnapshot() throws IOException {
+    /**
+     * A point read that walks many blocks of one key finds the version its snapshot sees: without a cache (each block
+     * read into the thread's scratch buffers and dropped before the next), and with a full cache whose door refuses
+     * them (compressed blocks decompressed into the scratch buffers), stored raw or LZ4-compressed.
+     */
+    @ParameterizedTest
+    @MethodSource("cacheAndCompression")
+    void manyVersionsSpanningBlocksAreFoundAtEverySnapshot(boolean fullCache, io.bloomkv.engine.Compression c)
+            throws IOException {
         byte[] k = "hot".getBytes();
         Path p = dir.resolve("versions.sst");
         try (TableWriter w = new TableWriter(
-                fs.newWritableFile(p), TableBuilderOptions.defaults().blockSize(128), 1)) {
+                fs.newWritableFile(p),
+                TableBuilderOptions.defaults().blockSize(128).compression(c),
+                1)) {
             for (long s = 1000; s >= 1; s--) {
-                w.add(InternalKey.encode(k, s, ValueType.PUT), Long.toString(s).getBytes());
+                w.add(InternalKey.encode(k, s, ValueType.PUT), ("value " + s + " of the hot key").getBytes());
             }
             w.add(InternalKey.encode("hou".getBytes(), 5, ValueType.PUT), "x".getBytes());
             w.finish();
         }
-        ReadCounters c = new ReadCounters();
-        try (TableReader t = TableReader.open(fs, p, 1, null, c)) {
+        ReadCounters c0 = new ReadCounters();
+        BlockCache cache = fullCache ? new BlockCache(1000) : null;
+        if (fullCache) {
+            for (int i = 0; cache.usedBytes() + 200 + BlockCache.PER_BLOCK_OVERHEAD <= 1000; i++) {
+                byte[] d = new byte[200];
+                d[196] = 1; // one restart point at 0
+                cache.put(99, i, new Block(d, p, i)); // another table's blocks fill it: every read is refused
+            }
+        }
+        try (TableReader t = TableReader.open(fs, p, 1, cache, c0)) {
             assertThat(t.properties().dataBlocks()).isGreaterThan(10);
+            if (c != io.bloomkv.engine.Compression.NONE) {
+                assertThat(t.properties().dataBlocksCompressed()).isGreaterThan(10);
+            }
             for (long s = 1; s <= 1000; s += 37) {
                 assertThat(t.get(k, hash(k), s).value())
-                        .isEqualTo(Long.toString(s).getBytes());
+                        .as("snapshot %d", s)
+                        .isEqualTo(("value " + s + " of the hot key").getBytes());
             }
             assertThat(t.get(k, hash(k), 0)).isNull();
-            assertThat(c.filterTruePositive.sum()).isEqualTo(c.filterPositive());
+            assertThat(c0.filterTruePositive.sum()).isEqualTo(c0.filterPositive());
+            if (fullCache) {
+                assertThat(c0.blockCacheMisses.sum())
+                        .as("refused at the door, read again")
+                        .isGreaterThan(20);
+                assertThat(cache.usedBytes()).isLessThanOrEqualTo(1000);
+            }
         }
+    }
+
+    static Stream<Arguments> cacheAndCompression() {
+        return Stream.of(
+                Arguments.of(false, io.bloomkv.engine.Compression.NONE),
+                Arguments.of(false, io.bloomkv.engine.Compression.LZ4),
+                Arguments.of(true, io.bloomkv.engine.Compression.NONE),
+                Arguments.of(true, io.bloomkv.engine.Compression.LZ4));
     }
 
     /** The filter avoids block reads for absent keys inside the key range. */
@@ -471,6 +506,58 @@ class TableTest {
         assertThatThrownBy(t::release).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(t::filterHashCount).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(it::seekToFirst).isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
+     * {@link TableWriter#addOwnedInOrder} (TableFileWriter's path: the caller's one comparison, its shared-prefix hint
+     * to the block) writes the bytes {@link TableWriter#addOwned} writes for the same entries: keys of random lengths
+     * that share prefixes, some a prefix of the next (the hint is then -1), across blocks and restart points, with a
+     * whole-key filter and with prefix hashes.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 3})
+    void addOwnedInOrderWritesTheBytesOfAddOwned(int prefixLength) throws IOException {
+        long seed = TestSeeds.seed("TableTest.addOwnedInOrder");
+        Random rnd = new Random(seed);
+        java.util.TreeSet<byte[]> keys = new java.util.TreeSet<>(java.util.Arrays::compareUnsigned);
+        while (keys.size() < 3000) {
+            byte[] k = new byte[1 + rnd.nextInt(12)];
+            for (int i = 0; i < k.length; i++) {
+                k[i] = (byte) ("abc\u00ff".charAt(rnd.nextInt(4))); // a small alphabet: long shared prefixes
+            }
+            keys.add(k);
+            // k is a prefix of this one, whose next byte may equal the first byte of k's trailer (type PUT = 1): their
+            // internal keys then share more than k
+            byte[] longer = java.util.Arrays.copyOf(k, k.length + 1);
+            longer[k.length] = (byte) rnd.nextInt(2);
+            keys.add(longer);
+        }
+        TableBuilderOptions o = TableBuilderOptions.defaults()
+                .blockSize(256)
+                .filterKind(FilterKind.BLOCKED)
+                .bitsPerKey(10)
+                .prefixLength(prefixLength);
+        byte[][] files = new byte[2][];
+        for (int mode = 0; mode < 2; mode++) {
+            Path p = dir.resolve("inorder-" + prefixLength + "-" + mode + ".sst");
+            try (TableWriter w = new TableWriter(fs.newWritableFile(p), o, 16)) {
+                byte[] previous = new byte[0];
+                for (byte[] k : keys) {
+                    byte[] ik = InternalKey.encode(k, 0, ValueType.PUT);
+                    byte[] v = ("v" + k.length).getBytes();
+                    if (mode == 0) {
+                        w.addOwned(ik, v);
+                    } else {
+                        int m = java.util.Arrays.mismatch(previous, k);
+                        w.addOwnedInOrder(ik, v, m < previous.length ? m : -1);
+                    }
+                    previous = k;
+                }
+                w.finish();
+            }
+            files[mode] = java.nio.file.Files.readAllBytes(p);
+        }
+        assertThat(files[1]).as("seed %d", seed).isEqualTo(files[0]);
     }
 
     @Test
