@@ -5,6 +5,8 @@ import io.bloomkv.bench.engine.BenchEngine;
 import io.bloomkv.bench.engine.EngineCounters;
 import io.bloomkv.bench.engine.EngineFactory;
 import io.bloomkv.bench.engine.EngineSpec;
+import io.bloomkv.bench.workload.KeyDistribution;
+import io.bloomkv.bench.workload.KeyGenerator;
 import io.bloomkv.bench.workload.KeySpace;
 import io.bloomkv.bench.workload.RecordSource;
 import io.bloomkv.bench.workload.ValueSource;
@@ -32,7 +34,8 @@ import java.util.stream.Stream;
  * <p>Per engine of {@code --engines}, alternating, {@code --repeat} times: {@code --num} puts (of the records
  * family's ~1 KB records when {@code --workloads} names one, else {@code --value-size} values) from
  * {@code --threads} threads; a flush and wait until background work is idle; then {@code --reads} gets of loaded
- * keys from {@code --threads} threads. The writers' and readers' CPU and allocation come from the JVM's per-thread
+ * keys from {@code --threads} threads, chosen by {@code --distribution} (with {@code latest}, YCSB's skewed-latest,
+ * the gets run before the flush, so the keys loaded last are read from the memtable as recordslatest reads them). The writers' and readers' CPU and allocation come from the JVM's per-thread
  * accounting ({@code com.sun.management.ThreadMXBean}); the background threads' CPU from {@code /proc/self/task}
  * (utime + stime, by thread name), which sees RocksDB's native threads ({@code rocksdb:low}, {@code rocksdb:high})
  * as well as bloomkv's ({@code bloomkv-compact-*}, {@code bloomkv-flush-*}). Linux only for the background figure.
@@ -75,6 +78,10 @@ public final class CpuCost {
                         long id = keys.loadedId(i);
                         e.put(keys.key(id), records ? recs.value(id, 0) : values.value(id, 0));
                     });
+                    // --distribution latest reads before the flush: the keys loaded last are still in the memtable,
+                    // as recordslatest finds them; the other distributions read the settled tables.
+                    boolean readFirst = cfg.distribution() == KeyDistribution.LATEST;
+                    long[] get = readFirst ? reads(cfg, keys, e) : null;
                     e.flushAndSettle();
                     EngineCounters written = e.counters().minus(c0);
                     long bgTicks = 0;
@@ -82,16 +89,9 @@ public final class CpuCost {
                         bgTicks += x.getValue() - bg0.getOrDefault(x.getKey(), 0L);
                     }
                     long sst = e.tables().sstBytes();
-                    SplittableRandom rnd = new SplittableRandom(cfg.seed());
-                    long[] ids = new long[Math.toIntExact(cfg.reads())];
-                    for (int i = 0; i < ids.length; i++) {
-                        ids[i] = keys.loadedId(rnd.nextLong(keys.num()));
+                    if (!readFirst) {
+                        get = reads(cfg, keys, e);
                     }
-                    long[] get = parallel(cfg.threads(), ids.length, (t, i) -> {
-                        if (e.get(keys.key(ids[(int) i])) == null) {
-                            throw new IOException("key " + ids[(int) i] + " not found");
-                        }
-                    });
                     double tableKiB = written.tableBytesWritten() / 1024.0;
                     out.printf(
                             Locale.ROOT,
@@ -103,14 +103,47 @@ public final class CpuCost {
                             tableKiB == 0 ? Double.NaN : bgTicks * TICK_NANOS / tableKiB,
                             written.tableBytesWritten() / 1048576.0,
                             sst / 1048576.0,
-                            (double) get[0] / ids.length,
-                            (double) get[1] / ids.length);
+                            (double) get[0] / cfg.reads(),
+                            (double) get[1] / cfg.reads());
                     out.flush();
                 } finally {
                     deleteTree(dir);
                 }
             }
         }
+    }
+
+    /**
+     * {@code cfg.reads()} gets of loaded keys from {@code cfg.threads()} threads, each of which must be found; the keys
+     * chosen by {@code --distribution} (uniform; zipfian: YCSB's scrambled Zipfian; latest: YCSB's skewed-latest over
+     * the load order, which is the keys' index order). Returns {CPU ns, bytes allocated} of the reading threads.
+     */
+    private static long[] reads(BenchConfig cfg, KeySpace keys, BenchEngine e) throws IOException {
+        long[] ids = new long[Math.toIntExact(cfg.reads())];
+        KeyDistribution d = cfg.distribution();
+        if (d == KeyDistribution.UNIFORM) {
+            SplittableRandom rnd = new SplittableRandom(cfg.seed());
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = keys.loadedId(rnd.nextLong(keys.num()));
+            }
+        } else {
+            int[] loadOrder = null;
+            if (d == KeyDistribution.LATEST) {
+                loadOrder = new int[Math.toIntExact(keys.num())];
+                for (int i = 0; i < loadOrder.length; i++) {
+                    loadOrder[i] = i;
+                }
+            }
+            KeyGenerator g = d.prepare(keys.num(), loadOrder).generator(cfg.seed());
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = keys.loadedId(g.nextIndex());
+            }
+        }
+        return parallel(cfg.threads(), ids.length, (t, i) -> {
+            if (e.get(keys.key(ids[(int) i])) == null) {
+                throw new IOException("key " + ids[(int) i] + " not found");
+            }
+        });
     }
 
     @FunctionalInterface
