@@ -125,16 +125,23 @@ final class MemSkipList {
         index = indexed ? new MemIndex(this) : null;
     }
 
-    /** As {@link #insert(byte[], long, long, byte[], int, int)}, hashing the key when the list is indexed. */
+    /** As {@link #insert(byte[], long, boolean, long, byte[], int, int)}, hashing the key when the list is indexed. */
     long insert(byte[] userKey, long trailer, byte[] value, int valueOffset, int valueLength) {
         long hash = index == null ? 0 : io.bloomkv.bloom.Hashing.hash64(userKey);
-        return insert(userKey, hash, trailer, value, valueOffset, valueLength);
+        return insert(userKey, hash, true, trailer, value, valueOffset, valueLength);
+    }
+
+    /** As {@link #insert(byte[], long, boolean, long, byte[], int, int)} for a key the list may hold. */
+    long insert(byte[] userKey, long hash, long trailer, byte[] value, int valueOffset, int valueLength) {
+        return insert(userKey, hash, true, trailer, value, valueOffset, valueLength);
     }
 
     /**
      * Copies an entry in: the user key, its trailer and {@code value[valueOffset, valueOffset + valueLength)}; a key
      * the list holds gets a version record in front of its chain (no key copy, no search with the index), a new one a
      * key node. Writer only. @param hash the key's {@link io.bloomkv.bloom.Hashing#hash64} (ignored without an index)
+     * @param mayHold false when the caller knows the list holds no entry of the key (the memtable filter had some of
+     *                its bits clear): the index is not asked
      * @return the bytes it took: links, header, key, value and padding, plus the unused end of the chunk it closed
      * when it did not fit there (so the sum is {@link #bytesTaken}), plus the index's growth when it grew (so the sum
      * of all is {@link #bytesTaken} + {@link #indexBytes}, what the memtable holds on the heap)
@@ -142,11 +149,12 @@ final class MemSkipList {
      *                               (a memtable receives a key's writes in sequence order; this is a caller's bug)
      * @throws IllegalArgumentException if the entry is too large for a chunk ({@link #MAX_ENTRY})
      */
-    long insert(byte[] userKey, long hash, long trailer, byte[] value, int valueOffset, int valueLength) {
+    long insert(
+            byte[] userKey, long hash, boolean mayHold, long trailer, byte[] value, int valueOffset, int valueLength) {
         MemKey key = new MemKey(userKey, trailer);
         long x;
         if (index != null) {
-            x = index.find(hash, key);
+            x = mayHold ? index.find(hash, key) : 0;
             if (x == 0) {
                 findGreaterOrEqual(key, prev);
             }

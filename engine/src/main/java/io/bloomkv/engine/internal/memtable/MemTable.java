@@ -107,14 +107,13 @@ public final class MemTable {
      */
     public void add(long sequence, ValueType type, byte[] userKey, byte[] buf, int valueOffset, int valueLength) {
         long hash = filter == null && !table.indexed() ? 0 : Hashing.hash64(userKey);
-        if (filter != null) {
-            filter.add(hash); // before the entry becomes visible (see MemTableFilter)
-        }
+        // before the entry becomes visible (see MemTableFilter); a key whose bits were not all set is not held here
+        boolean mayHold = filter == null || filter.add(hash);
         if (type == ValueType.MERGE) {
             hasMergeOperands = true;
         }
-        long bytes =
-                table.insert(userKey, hash, InternalKey.packTrailer(sequence, type), buf, valueOffset, valueLength);
+        long bytes = table.insert(
+                userKey, hash, mayHold, InternalKey.packTrailer(sequence, type), buf, valueOffset, valueLength);
         entries.incrementAndGet();
         approximateBytes.addAndGet(bytes);
     }

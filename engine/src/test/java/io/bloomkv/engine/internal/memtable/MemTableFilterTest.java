@@ -49,6 +49,22 @@ class MemTableFilterTest {
         assertThat(fpr).isBetween(theory * 0.75, theory * 1.25);
     }
 
+    /** add reports whether the key's bits were all set before: false for a key never added (but for collisions). */
+    @Test
+    void addTellsWhetherTheKeyMayHaveBeenAddedBefore() {
+        MemTableFilter f = new MemTableFilter(10_000, 10);
+        int fresh = 0;
+        for (long id = 0; id < 10_000; id++) {
+            if (!f.add(Hashing.hash64(key(id)))) {
+                fresh++;
+            }
+        }
+        assertThat(fresh).isGreaterThan(9_800); // the rest: keys whose bits earlier keys had all set (~1%)
+        for (long id = 0; id < 10_000; id++) {
+            assertThat(f.add(Hashing.hash64(key(id)))).as("key %d again", id).isTrue();
+        }
+    }
+
     /** With a filter, with a filter and the point index, and with neither, a memtable gives the same answers. */
     @Test
     void aMemtableWithAFilterAnswersAsOneWithout() {
