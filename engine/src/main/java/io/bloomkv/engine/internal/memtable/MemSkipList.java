@@ -450,8 +450,18 @@ final class MemSkipList {
     long findGreaterOrEqual(MemKey key, long[] prevOut) {
         long x = head;
         int level = height - 1;
+        long touched = 0;
         while (true) {
             long n = next(x, level);
+            if (level > 0) {
+                // The node a step down from x compares first: load its first key word now, so its cache miss overlaps
+                // the compare with n instead of following it (RocksDB's InlineSkipList prefetches the same way; Java
+                // has no prefetch, and a load whose value is never used would be dropped by the JIT).
+                long d = next(x, level - 1);
+                if (d != n && d != 0) {
+                    touched ^= chunk((int) (d >>> 32))[(int) d + 3];
+                }
+            }
             if (n != 0 && compareKey(n, key) < 0) {
                 x = n;
             } else {
@@ -459,12 +469,21 @@ final class MemSkipList {
                     prevOut[level] = x;
                 }
                 if (level == 0) {
+                    if (touched == TOUCHED_MARK) {
+                        touchedMarks++; // keeps the loads above; harmless when it happens (a key word equal to the
+                        // mark)
+                    }
                     return n;
                 }
                 level--;
             }
         }
     }
+
+    /** See {@link #findGreaterOrEqual}: a value the touched key words almost never sum to. */
+    private static final long TOUCHED_MARK = 0x5DEE_CE66_D1CE_B00BL;
+    /** Written only when {@link #TOUCHED_MARK} is met, so readers do not share a written line. */
+    private static int touchedMarks;
 
     /** The last key node whose user key is < {@code key}'s, or 0. */
     long findLessThan(MemKey key) {
