@@ -27,16 +27,17 @@ import java.util.Arrays;
  * header word in the low 32 (never 0 in chunk 0, which starts with the head, so 0 is "none"). Around the header at
  * {@code p}:
  * <pre>
- *   key node                                         version
- *   p - 1 - i  link of level i (i &lt; height)            (no links)
- *   p          key length (high 32), value length     VERSION (high 32), value length
- *   p + 1      trailer (sequence &lt;&lt; 8 | type)          trailer
- *   p + 2      newest version, 0 while it is the node  older: the next older version, or the key node
- *   p + 3 ...  user key, 8 bytes per word, big-endian,  value
- *              zero-padded; at least 2 words
- *              ({@link MemKey#word}), then the value
+ *   key node                                               version
+ *   p - 1 - i     link of level i (i &lt; height)              (no links)
+ *   p             key length (high 32), value length       VERSION (high 32), value length
+ *   p + 1         trailer (sequence &lt;&lt; 8 | type)            trailer
+ *   p + 2 ...     user key, 8 bytes per word, big-endian,  p + 2: older: the next older version, or the key node
+ *                 zero-padded; kw &gt;= 2 words ({@link MemKey#word})
+ *   p + 2 + kw    newest version, 0 while it is the node    p + 3 ...: value
+ *   p + 3 + kw    value
  * </pre>
- * A compare reads the key's first two words as two loads whatever the key's length. Chunks start at
+ * A compare reads the key's first two words as two loads whatever the key's length, from the line of the node's
+ * header and first link (the newest link comes after the key, where a search does not read). Chunks start at
  * {@link #FIRST_CHUNK} bytes and double up to {@link #MAX_CHUNK}; a record too large for a chunk of that size gets a
  * chunk of its own.
  *
@@ -178,12 +179,12 @@ final class MemSkipList {
         int p = (int) at;
         c[p] = ((long) userKey.length << 32) | (valueLength & 0xFFFFFFFFL);
         c[p + 1] = trailer;
-        c[p + 2] = 0; // it is its key's newest version
-        c[p + 3] = key.prefix0; // the key's first two words, as the lookup key already holds them
-        c[p + 4] = key.prefix1;
+        c[p + 2] = key.prefix0; // the key's first two words, as the lookup key already holds them
+        c[p + 3] = key.prefix1;
         if (userKey.length > 16) {
-            pack(userKey, 16, userKey.length - 16, c, p + 5);
+            pack(userKey, 16, userKey.length - 16, c, p + 4);
         }
+        c[p + 2 + keyWords] = 0; // it is its key's newest version
         pack(value, valueOffset, valueLength, c, p + 3 + keyWords);
         int cur = height;
         if (h > cur) {
@@ -222,8 +223,7 @@ final class MemSkipList {
         c[p + 1] = trailer;
         c[p + 2] = newest;
         pack(value, valueOffset, valueLength, c, p + 3);
-        long[] xc = chunk((int) (x >>> 32));
-        LINK.setRelease(xc, (int) x + 2, at);
+        LINK.setRelease(chunk((int) (x >>> 32)), newestWord(x), at);
     }
 
     private static void checkSize(long words) {
@@ -361,7 +361,7 @@ final class MemSkipList {
         long[] c = chunk((int) (x >>> 32));
         int p = (int) x;
         byte[] out = new byte[(int) (c[p] >>> 32)];
-        unpack(c, p + 3, out.length, out, 0);
+        unpack(c, p + 2, out.length, out, 0);
         return out;
     }
 
@@ -371,11 +371,11 @@ final class MemSkipList {
         int p = (int) x;
         int len = (int) (c[p] >>> 32);
         byte[] k = key.userKey;
-        if (len != k.length || c[p + 3] != key.prefix0 || c[p + 4] != key.prefix1) {
+        if (len != k.length || c[p + 2] != key.prefix0 || c[p + 3] != key.prefix1) {
             return false;
         }
         for (int j = 2; j < keyWords(len); j++) {
-            if (c[p + 3 + j] != key.wordAt(j)) {
+            if (c[p + 2 + j] != key.wordAt(j)) {
                 return false;
             }
         }
@@ -386,11 +386,11 @@ final class MemSkipList {
     int compareKey(long x, MemKey key) {
         long[] c = chunk((int) (x >>> 32));
         int p = (int) x;
-        int r = Long.compareUnsigned(c[p + 3], key.prefix0);
+        int r = Long.compareUnsigned(c[p + 2], key.prefix0);
         if (r != 0) {
             return r;
         }
-        r = Long.compareUnsigned(c[p + 4], key.prefix1);
+        r = Long.compareUnsigned(c[p + 3], key.prefix1);
         if (r != 0) {
             return r;
         }
@@ -402,7 +402,7 @@ final class MemSkipList {
         if (len > 16 && k.length > 16) {
             int words = Math.min(keyWords(len), keyWords(k.length));
             for (int j = 2; j < words; j++) {
-                r = Long.compareUnsigned(c[p + 3 + j], key.wordAt(j));
+                r = Long.compareUnsigned(c[p + 2 + j], key.wordAt(j));
                 if (r != 0) {
                     return r;
                 }
@@ -421,7 +421,7 @@ final class MemSkipList {
         int ly = (int) (d[q] >>> 32);
         int words = Math.min(keyWords(lx), keyWords(ly));
         for (int j = 0; j < words; j++) {
-            int r = Long.compareUnsigned(c[p + 3 + j], d[q + 3 + j]);
+            int r = Long.compareUnsigned(c[p + 2 + j], d[q + 2 + j]);
             if (r != 0) {
                 return r;
             }
@@ -459,7 +459,7 @@ final class MemSkipList {
                 // has no prefetch, and a load whose value is never used would be dropped by the JIT).
                 long d = next(x, level - 1);
                 if (d != n && d != 0) {
-                    touched ^= chunk((int) (d >>> 32))[(int) d + 3];
+                    touched ^= chunk((int) (d >>> 32))[(int) d + 2];
                 }
             }
             if (n != 0 && compareKey(n, key) < 0) {
@@ -529,8 +529,14 @@ final class MemSkipList {
 
     /** Key node {@code x}'s newest version (acquire: it and every older one are visible). */
     long newest(long x) {
-        long v = (long) LINK.getAcquire(chunk((int) (x >>> 32)), (int) x + 2);
+        long v = (long) LINK.getAcquire(chunk((int) (x >>> 32)), newestWord(x));
         return v == 0 ? x : v;
+    }
+
+    /** Index in its chunk of key node {@code x}'s newest link: after its key. */
+    private int newestWord(long x) {
+        int p = (int) x;
+        return p + 2 + keyWords((int) (chunk((int) (x >>> 32))[p] >>> 32));
     }
 
     /** The version after {@code v} in key node {@code x}'s chain (the next older one), or 0 after the key node. */
@@ -560,7 +566,7 @@ final class MemSkipList {
         int p = (int) x;
         int len = (int) (c[p] >>> 32);
         byte[] out = new byte[len + InternalKey.TRAILER_SIZE];
-        unpack(c, p + 3, len, out, 0);
+        unpack(c, p + 2, len, out, 0);
         long trailer = trailer(v);
         for (int i = 0; i < 8; i++) {
             out[len + i] = (byte) (trailer >>> (8 * i));
