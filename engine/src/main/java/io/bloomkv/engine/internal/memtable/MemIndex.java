@@ -51,8 +51,8 @@ final class MemIndex {
         this.list = list;
     }
 
-    /** The key node of {@code key} ({@code hash} its hash64), or 0 when the memtable has no entry of it. */
-    long find(long hash, MemKey key) {
+    /** The key node of {@code userKey} ({@code hash} its hash64), or 0 when the memtable has no entry of it. */
+    long find(long hash, byte[] userKey) {
         long[] s = slots;
         int mask = s.length - 1;
         long tag = hash >>> NODE_BITS;
@@ -64,7 +64,7 @@ final class MemIndex {
             }
             if (e >>> NODE_BITS == tag) {
                 long x = MemSkipList.expand(e & NODE_MASK);
-                if (list.keyEquals(x, key)) {
+                if (list.keyEquals(x, userKey)) {
                     return x;
                 }
             }

@@ -155,7 +155,7 @@ final class MemSkipList {
         MemKey key = new MemKey(userKey, trailer);
         long x;
         if (index != null) {
-            x = mayHold ? index.find(hash, key) : 0;
+            x = mayHold ? index.find(hash, userKey) : 0;
             if (x == 0) {
                 findGreaterOrEqual(key, prev);
             }
@@ -382,6 +382,25 @@ final class MemSkipList {
         return true;
     }
 
+    /**
+     * True when key node {@code x}'s user key is {@code k} (words made on the fly: a point lookup compares one node, and
+     * builds no lookup key).
+     */
+    boolean keyEquals(long x, byte[] k) {
+        long[] c = chunk((int) (x >>> 32));
+        int p = (int) x;
+        int len = (int) (c[p] >>> 32);
+        if (len != k.length) {
+            return false;
+        }
+        for (int j = 0; j < keyWords(len); j++) {
+            if (c[p + 2 + j] != MemKey.word(k, 8 * j)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Key node {@code x}'s user key against {@code key}'s (unsigned lexicographic; trailers play no part). */
     int compareKey(long x, MemKey key) {
         long[] c = chunk((int) (x >>> 32));
@@ -429,11 +448,12 @@ final class MemSkipList {
         return Integer.compare(lx, ly);
     }
 
-    /** The key node of {@code key}'s user key, or 0: through the index ({@code hash} its hash64) or a search. */
-    long findKey(MemKey key, long hash) {
+    /** The key node of {@code userKey}, or 0: through the index ({@code hash} its hash64) or a search. */
+    long findKey(byte[] userKey, long hash) {
         if (index != null) {
-            return index.find(hash, key);
+            return index.find(hash, userKey);
         }
+        MemKey key = new MemKey(userKey, 0);
         long x = findGreaterOrEqual(key, null);
         return x != 0 && keyEquals(x, key) ? x : 0;
     }

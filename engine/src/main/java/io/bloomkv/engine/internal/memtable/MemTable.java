@@ -181,7 +181,7 @@ public final class MemTable {
         if (filter != null && !filter.mightContain(userKeyHash)) {
             return null;
         }
-        long x = table.findKey(new MemKey(userKey, 0), userKeyHash);
+        long x = table.findKey(userKey, userKeyHash);
         if (x == 0) {
             return null;
         }
@@ -206,7 +206,7 @@ public final class MemTable {
         if (entries.get() == 0 || (filter != null && !filter.mightContain(userKeyHash))) {
             return lookup.isDone();
         }
-        long x = table.findKey(new MemKey(lookup.userKey(), 0), userKeyHash);
+        long x = table.findKey(lookup.userKey(), userKeyHash);
         for (long v = x == 0 ? 0 : table.newest(x); v != 0; v = table.older(x, v)) {
             long trailer = table.trailer(v);
             if (trailer >>> 8 > lookup.snapshot()) {

@@ -39,7 +39,7 @@ class MemIndexTest {
         assertThat(index.count()).isEqualTo(n);
         assertThat((double) index.count() / index.capacity()).isLessThanOrEqualTo(MemIndex.MAX_LOAD);
         for (int i = 0; i < n; i++) {
-            long x = list.findKey(new MemKey(key(i), 0), hash(i));
+            long x = list.findKey(key(i), hash(i));
             assertThat(x).as("key %d", i).isNotZero();
             assertThat(list.userKey(x)).isEqualTo(key(i));
             long v = list.newest(x);
@@ -48,9 +48,7 @@ class MemIndexTest {
             assertThat(list.older(x, v)).isEqualTo(i % 3 == 0 ? x : 0);
         }
         for (int i = n; i < n + 300; i++) {
-            assertThat(list.findKey(new MemKey(key(i), 0), hash(i)))
-                    .as("absent key %d", i)
-                    .isZero();
+            assertThat(list.findKey(key(i), hash(i))).as("absent key %d", i).isZero();
         }
         long walked = 0;
         for (long x = list.first(); x != 0; x = list.next(x)) {
@@ -127,7 +125,7 @@ class MemIndexTest {
                                 }
                                 long id = rnd.nextBoolean() ? n - 1 - rnd.nextLong(Math.min(n, 64)) : rnd.nextLong(n);
                                 byte[] k = key(id * 7919);
-                                long x = list.findKey(new MemKey(k, 0), Hashing.hash64(k));
+                                long x = list.findKey(k, Hashing.hash64(k));
                                 if (x == 0 || list.trailer(list.newest(x)) >>> 8 != id + 1) {
                                     throw new AssertionError("key " + id + " added and published (" + n
                                             + ") but not found; seed " + seed);

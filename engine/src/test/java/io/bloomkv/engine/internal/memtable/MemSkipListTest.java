@@ -58,7 +58,7 @@ class MemSkipListTest {
                         assertKeyNode(list, what + " lower", list.findLessThan(probe), lower);
                         assertKeyNode(list, what + " floor", list.findLessOrEqual(probe), floor);
                         long hash = io.bloomkv.bloom.Hashing.hash64(probe.userKey);
-                        long found = list.findKey(probe, hash);
+                        long found = list.findKey(probe.userKey, hash);
                         if (ceiling != null && Arrays.equals(ceiling.userKey, probe.userKey)) {
                             assertThat(found).as(what + " findKey").isNotZero();
                             assertThat(list.userKey(found)).as(what).isEqualTo(probe.userKey);
