@@ -762,9 +762,9 @@ public final class Options {
     /**
      * Whether each memtable keeps a hash index from a user key to its entries beside its skip list (RocksDB's
      * hash-linked-list memtable does the like), so a get or an update of a key the memtable holds finds it in one or two
-     * cache misses instead of a skip-list search. It costs heap: about 14 bytes per distinct key the memtable holds,
-     * charged to the memtable, so a full memtable holds that many bytes fewer entries. Default true; false suits
-     * write-once workloads of small values that rarely read what they just wrote.
+     * cache misses instead of a skip-list search. It costs about 15 bytes of heap per distinct key the memtable holds,
+     * charged to the memtable (a full memtable holds fewer entries), and a write of a new key one more cache miss.
+     * Default true; false suits write-once workloads of small values that rarely read what they just wrote.
      */
     public Options memtablePointIndex(boolean on) {
         this.memtablePointIndex = on;
