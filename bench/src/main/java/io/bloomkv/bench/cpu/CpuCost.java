@@ -32,7 +32,9 @@ import java.util.stream.Stream;
  * <p>Per engine of {@code --engines}, alternating, {@code --repeat} times: {@code --num} puts (of the records
  * family's ~1 KB records when {@code --workloads} names one, else {@code --value-size} values) from
  * {@code --threads} threads; a flush and wait until background work is idle; then {@code --reads} gets of loaded
- * keys from {@code --threads} threads. The writers' and readers' CPU and allocation come from the JVM's per-thread
+ * keys from {@code --threads} threads, then {@code --reads} gets of absent keys inside the tables' key ranges (the
+ * readmissing keys, which the filters must reject), with the filter memory held while they ran
+ * ({@code --filter-budget} applies, as in the bench). The writers' and readers' CPU and allocation come from the JVM's per-thread
  * accounting ({@code com.sun.management.ThreadMXBean}); the background threads' CPU from {@code /proc/self/task}
  * (utime + stime, by thread name), which sees RocksDB's native threads ({@code rocksdb:low}, {@code rocksdb:high})
  * as well as bloomkv's ({@code bloomkv-compact-*}, {@code bloomkv-flush-*}). Linux only for the background figure.
@@ -53,7 +55,7 @@ public final class CpuCost {
         Files.createDirectories(cfg.workDir());
         out.printf(
                 Locale.ROOT,
-                "%-8s %3s %12s %12s %14s %12s %12s %12s %12s%n",
+                "%-8s %3s %12s %12s %14s %12s %12s %12s %12s %12s %12s %10s%n",
                 "engine",
                 "run",
                 "put cpu ns",
@@ -62,7 +64,10 @@ public final class CpuCost {
                 "table MiB",
                 "sst MiB",
                 "get cpu ns",
-                "get alloc B");
+                "get alloc B",
+                "miss cpu ns",
+                "miss alloc B",
+                "filter KiB");
         for (int r = 0; r < cfg.repeat(); r++) {
             for (String engine : cfg.engines()) {
                 Path dir = cfg.workDir().resolve("cpu-" + engine + "-" + r);
@@ -92,10 +97,20 @@ public final class CpuCost {
                             throw new IOException("key " + ids[(int) i] + " not found");
                         }
                     });
+                    long[] absent = new long[ids.length];
+                    for (int i = 0; i < absent.length; i++) {
+                        absent[i] = keys.missingId(rnd.nextLong(keys.missingCount()));
+                    }
+                    long[] miss = parallel(cfg.threads(), absent.length, (t, i) -> {
+                        if (e.get(keys.key(absent[(int) i])) != null) {
+                            throw new IOException("absent key " + absent[(int) i] + " found");
+                        }
+                    });
+                    double filterKiB = e.tables().filterBytes() / 1024.0;
                     double tableKiB = written.tableBytesWritten() / 1024.0;
                     out.printf(
                             Locale.ROOT,
-                            "%-8s %3d %12.0f %12.0f %14.0f %12.1f %12.1f %12.0f %12.0f%n",
+                            "%-8s %3d %12.0f %12.0f %14.0f %12.1f %12.1f %12.0f %12.0f %12.0f %12.0f %10.1f%n",
                             engine,
                             r,
                             (double) put[0] / cfg.num(),
@@ -104,7 +119,10 @@ public final class CpuCost {
                             written.tableBytesWritten() / 1048576.0,
                             sst / 1048576.0,
                             (double) get[0] / ids.length,
-                            (double) get[1] / ids.length);
+                            (double) get[1] / ids.length,
+                            (double) miss[0] / absent.length,
+                            (double) miss[1] / absent.length,
+                            filterKiB);
                     out.flush();
                 } finally {
                     deleteTree(dir);

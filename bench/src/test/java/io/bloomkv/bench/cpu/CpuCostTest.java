@@ -46,6 +46,9 @@ class CpuCostTest {
                     .isGreaterThan(3000 * 1000 / 1048576.0);
             assertThat(Double.parseDouble(f[7])).as("get cpu ns: " + line).isPositive();
             assertThat(Double.parseDouble(f[8])).as("get alloc B: " + line).isGreaterThan(1000); // the record returned
+            assertThat(Double.parseDouble(f[9])).as("miss cpu ns: " + line).isPositive();
+            assertThat(Double.parseDouble(f[10])).as("miss alloc B: " + line).isPositive(); // at least the key built
+            assertThat(Double.parseDouble(f[11])).as("filter KiB: " + line).isPositive();
         }
     }
 }
