@@ -10,7 +10,8 @@ import net.openhft.chronicle.core.UnsafeMemory;
  * Serialized filters lying in native memory that the caller owns and keeps readable, such as a read-only mapping of a
  * file that holds them, probed where they lie: no copy and no off-heap allocation per filter. LevelDB reads the blocks
  * of a mapped table the same way, and RocksDB's mapped tables hand out block contents that point into the mapping; the
- * pages are the operating system's page cache, not memory this library allocated.
+ * pages are the operating system's page cache, not memory this library allocated. Or in memory this object allocated
+ * ({@link #allocate}) and the caller filled ({@link #write}): several filters in one allocation, probed the same way.
  *
  * <p>Two ways to probe. {@link #describe} parses and checks a filter's header once and writes what a probe needs into
  * {@link #DESCRIPTOR_LONGS} longs of the caller's (kind, probe count, size; Ribbon's seed and upper blocks): then
@@ -20,10 +21,11 @@ import net.openhft.chronicle.core.UnsafeMemory;
  * memory (closing a view frees nothing). {@link #verify} checks a filter's header and CRC32C; a caller whose container
  * already checksums the same bytes (a table block) describes without it.
  *
- * <p>Contract (not checked: the memory is native): the caller keeps {@code [address, address + length)} mapped and
- * unchanged until it has called {@link #close()}, and neither probes a view after that nor closes this object while a
- * view is being probed. {@link #close()} releases the one Chronicle handle that tracks this object (a leak is reported
- * as a leaked filter is), exactly once. Thread-safe: views are independent and read-only.
+ * <p>Contract (not checked: the memory is native): the caller keeps wrapped memory {@code [address, address + length)}
+ * mapped and unchanged until it has called {@link #close()}, and neither probes after that nor closes this object
+ * while a probe runs. {@link #close()} releases the one Chronicle handle that tracks this object (a leak is reported
+ * as a leaked filter is), and allocated memory, exactly once. Thread-safe: probes and views are read-only; writes
+ * happen before the written filters are published to probing threads.
  */
 public final class InPlaceFilters implements AutoCloseable {
     private static final AtomicLong LIVE = new AtomicLong();
@@ -49,6 +51,43 @@ public final class InPlaceFilters implements AutoCloseable {
      */
     public static InPlaceFilters wrap(long address, long length) {
         return new InPlaceFilters(OffHeapRegion.wrapPointer(address, length));
+    }
+
+    /**
+     * Fresh zeroed native memory of {@code length} bytes that this object owns (64-byte aligned, from the process's
+     * huge-page arena where it has one, as filter bodies are), freed by {@link #close()}: the caller copies serialized
+     * filters in with {@link #write} (at 64-byte aligned offsets, a BLOCKED body's blocks are then cache lines), then
+     * describes and probes them as wrapped memory. Rounded up to a multiple of 8 bytes.
+     *
+     * @throws IllegalArgumentException if {@code length <= 0}
+     */
+    public static InPlaceFilters allocate(long length) {
+        if (length <= 0) {
+            throw new IllegalArgumentException("length must be > 0: " + length);
+        }
+        return new InPlaceFilters(OffHeapRegion.allocate((length + 7) & ~7L));
+    }
+
+    /**
+     * Copies {@code src[srcOff, srcOff + len)} to {@code [offset, offset + len)} of memory this object allocated
+     * ({@link #allocate}); not while that range is being probed.
+     *
+     * @throws IllegalStateException if the memory is wrapped (the caller's, read-only) or this object is closed
+     * @throws IndexOutOfBoundsException if either range is out of bounds
+     */
+    public void write(long offset, byte[] src, int srcOff, int len) {
+        if (closed.get()) {
+            throw new IllegalStateException("in-place filters are closed");
+        }
+        if (region.readOnly()) {
+            throw new IllegalStateException("wrapped memory is the caller's and read-only");
+        }
+        region.write(offset, src, srcOff, len);
+    }
+
+    /** Off-heap bytes this object holds: what it allocated (padding included), 0 for wrapped memory. */
+    public long allocatedBytes() {
+        return region.readOnly() ? 0 : region.storeBytes();
     }
 
     /** Bytes of native memory wrapped. */
@@ -252,7 +291,7 @@ public final class InPlaceFilters implements AutoCloseable {
         return FilterHeader.parse(ByteBuffer.wrap(hb), length);
     }
 
-    /** Releases the tracking handle, once; the wrapped memory stays the caller's. */
+    /** Releases the tracking handle, once; wrapped memory stays the caller's, allocated memory is freed. */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {

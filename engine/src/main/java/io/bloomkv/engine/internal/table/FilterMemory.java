@@ -19,10 +19,12 @@ import java.util.function.Supplier;
  * <p>Invariant: pinned bytes + the cache's charged bytes <= {@link #capacityBytes()} whenever a call returns. Pins are
  * reserved under this object's lock before their memory is allocated, and the cache's maximum weight is lowered to
  * {@code capacity - pinned} first (Caffeine evicts on the calling thread: {@code executor(Runnable::run)}). Pinned
- * filters together take at most {@link #pinAllowanceBytes()}, half the budget, so the cache always keeps room for the
- * deepest levels' hot filters. A filter evicted while a get still probes it is freed when that get releases it (its
- * {@link Loaded} reference), so for the length of one probe the off-heap memory may exceed the budget by the filters in
- * use; none of them is charged twice.
+ * filters together take at most {@link #pinAllowanceBytes()}, half the budget, so the cache keeps room for the deepest
+ * levels' hot filters; pinned copies a residency pass unpinned while Versions still hold them (retired) stay charged
+ * until freed, and for that while the pins may take more than the allowance, never more than the budget. A filter
+ * evicted from the cache while a get still probes it is freed when that get releases it (its {@link Loaded}
+ * reference), so for the length of one probe the off-heap memory may exceed the budget by the cached filters in use;
+ * none of them is charged twice.
  *
  * <p>Filters are off-heap (bloom's {@code Filters.read}), cached ones too: the same probe code as a resident filter,
  * no garbage-collector pressure from multi-megabyte arrays, and the memory is freed at eviction, not at the next GC,
@@ -64,6 +66,14 @@ public final class FilterMemory {
         }
     }
 
+    /**
+     * One reference to a table's pinned filter memory that a {@code Version} naming the table holds while it lives
+     * ({@code TableReader#retainPinnedFilter}); released once.
+     */
+    public interface Hold {
+        void release();
+    }
+
     private static final AtomicLong IDS = new AtomicLong();
     /** Off-heap bytes of filters loaded through any budget and not yet freed, in this JVM. */
     private static final AtomicLong LIVE_BYTES = new AtomicLong();
@@ -71,6 +81,14 @@ public final class FilterMemory {
     private final long capacityBytes;
     private final long pinAllowanceBytes;
     private long pinnedBytes;
+    /**
+     * Of {@link #pinnedBytes}: pinned copies unpinned by a residency pass but not freed yet, because a Version through
+     * which gets may still read them holds them (PartitionedFilterReader.Pinned). They are still charged (the cache
+     * stays smaller by them), but no longer count against the pin allowance, so the pass that unpinned them can pin
+     * their successors, up to the whole budget.
+     */
+    private long retiredBytes;
+
     private final Cache<Key, Loaded> cache;
     private final AtomicLong loads = new AtomicLong();
 
@@ -130,12 +148,18 @@ public final class FilterMemory {
         return LIVE_BYTES.get();
     }
 
+    /** Adds {@code bytes} (negative: freed) to {@link #liveBytes()}, for filter memory held outside {@link Loaded}. */
+    static void addLive(long bytes) {
+        LIVE_BYTES.addAndGet(bytes);
+    }
+
     /**
-     * Reserves {@code bytes} of pinned memory when the pins stay within {@link #pinAllowanceBytes()}; the cache shrinks
-     * first so the budget holds. False (nothing reserved) otherwise.
+     * Reserves {@code bytes} of pinned memory when the pins (less the retired ones) stay within
+     * {@link #pinAllowanceBytes()} and all of them within the budget; the cache shrinks first so the budget holds.
+     * False (nothing reserved) otherwise.
      */
     synchronized boolean tryReservePin(long bytes) {
-        if (pinnedBytes + bytes > pinAllowanceBytes) {
+        if (pinnedBytes - retiredBytes + bytes > pinAllowanceBytes || pinnedBytes + bytes > capacityBytes) {
             return false;
         }
         pinnedBytes += bytes;
@@ -149,9 +173,20 @@ public final class FilterMemory {
         cache.policy().eviction().ifPresent(e -> e.setMaximum(capacityBytes - pinnedBytes));
     }
 
-    /** Pin allowance not reserved yet, for a residency pass planning one database's share. */
+    /** Marks {@code bytes} of pins unpinned but still held ({@link #retiredBytes}); undone by {@link #unreservePin}. */
+    synchronized void retirePin(long bytes) {
+        retiredBytes += bytes;
+    }
+
+    /** Returns the reservation of a retired pin ({@link #retirePin}) when its memory is freed. */
+    synchronized void unreserveRetiredPin(long bytes) {
+        retiredBytes -= bytes;
+        unreservePin(bytes);
+    }
+
+    /** Pin allowance not reserved yet, for a residency pass planning one database's share (retired pins not counted). */
     public synchronized long pinAvailableBytes() {
-        return pinAllowanceBytes - pinnedBytes;
+        return pinAllowanceBytes - (pinnedBytes - retiredBytes);
     }
 
     /**

@@ -118,22 +118,25 @@ public final class TableCache implements AutoCloseable {
     }
 
     /**
-     * With a filter memory budget, decides which filters of {@code v} stay pinned: level 0 first, then each level
+     * With a filter memory budget, decides which filters of the tables of {@code levels} (the Version about to be
+     * installed) stay pinned: level 0 first, then each level
      * down, table by table, while this database's pins fit what the budget's pin allowance leaves it (the allowance less
      * the pins of other databases sharing the budget); the rest are loaded on demand through the budget's cache. The
      * deepest levels, the bulk of the filter memory and the least often probed per byte, are the ones cached (RocksDB:
      * {@code pin_l0_filter_and_index_blocks_in_cache}, {@code pin_top_level_index_and_filter}). Unpins before it pins,
-     * so a table that moved down frees its room for the new upper tables. Called after each Version is installed,
-     * under the VersionSet's lock (one pass at a time per database).
+     * so a table that moved down frees its room for the new upper tables (its copy is freed once no Version holds it,
+     * see {@code TableReader#retainPinnedFilter}). Called before each Version is created and installed, under the
+     * VersionSet's lock (one pass at a time per database), so the new Version holds exactly the copies pinned for it.
+     * Returns the tables this pass pinned that were not pinned before.
      */
-    public void planFilterResidency(Version v) {
+    public List<TableReader> planFilterResidency(List<List<FileMetaData>> levels) {
         if (filterMemory == null) {
-            return;
+            return List.of();
         }
         long mine = 0;
-        for (int level = 0; level < v.numLevels(); level++) {
-            for (int i = 0; i < v.numFiles(level); i++) {
-                TableReader r = v.reader(level, i);
+        for (List<FileMetaData> level : levels) {
+            for (FileMetaData f : level) {
+                TableReader r = get(f.number());
                 if (r.filterPinned()) {
                     mine += r.filterBlockSize();
                 }
@@ -143,9 +146,9 @@ public final class TableCache implements AutoCloseable {
         List<TableReader> pin = new ArrayList<>();
         List<TableReader> unpin = new ArrayList<>();
         boolean full = false;
-        for (int level = 0; level < v.numLevels(); level++) {
-            for (int i = 0; i < v.numFiles(level); i++) {
-                TableReader r = v.reader(level, i);
+        for (List<FileMetaData> level : levels) {
+            for (FileMetaData f : level) {
+                TableReader r = get(f.number());
                 long size = r.filterBlockSize();
                 if (size == 0 || !r.hasFilter()) {
                     continue;
@@ -162,9 +165,14 @@ public final class TableCache implements AutoCloseable {
         for (TableReader r : unpin) {
             r.pin(false);
         }
+        List<TableReader> pinned = new ArrayList<>();
         for (TableReader r : pin) {
-            r.pin(true);
+            boolean was = r.filterPinned();
+            if (r.pin(true) && !was) {
+                pinned.add(r);
+            }
         }
+        return pinned;
     }
 
     public Path directory() {

@@ -10,6 +10,7 @@ import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.record.LogReader;
 import io.bloomkv.engine.internal.record.LogWriter;
+import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.util.ByteReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -245,13 +246,22 @@ public final class VersionSet implements AutoCloseable {
         LevelView view = LevelView.of(levels);
         LevelTargets targets = CompactionPicker.targets(view, options);
         CompactionPicker.Score score = CompactionPicker.score(view, options, targets);
+        // Filter residency first: the new Version holds exactly the copies pinned for it (from its creation), and gets
+        // still reading through the live Versions may read the newly pinned copies too (they read the table's field),
+        // so each of those holds them until its release (PartitionedFilterReader.Pinned). A copy unpinned here stays
+        // held by the Versions that had it, and is freed with the last of them.
+        List<TableReader> pinned = tables.planFilterResidency(levels);
         Version v = new Version(this, levels, tables, targets, score.level(), score.score());
         synchronized (liveLock) {
+            for (Version u : live) {
+                for (TableReader r : pinned) {
+                    u.holdPinnedFilter(r);
+                }
+            }
             live.add(v);
         }
         Version old = current;
         current = v;
-        tables.planFilterResidency(v);
         if (old != null) {
             old.release();
         }

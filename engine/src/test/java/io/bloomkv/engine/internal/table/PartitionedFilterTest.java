@@ -161,8 +161,8 @@ class PartitionedFilterTest {
                                     .isZero();
                             assertThat(budget.cachedBytes()).as(what).isZero();
                             assertThat(r.filterMemoryBytes())
-                                    .as(what + ": the top-level index and the verified bits only")
-                                    .isLessThan(props.filterBytes() / 8);
+                                    .as(what + ": the top-level index and the descriptors only (36 bytes a partition)")
+                                    .isLessThanOrEqualTo(36L * props.filterPartitions() + 128);
                         }
                     }
                 }
@@ -178,34 +178,103 @@ class PartitionedFilterTest {
                 .isEqualTo(liveInPlace);
     }
 
+    /**
+     * The top-level lookup guesses a partition from the hash (partitions hold equal counts of uniform hashes) and
+     * confirms it: over uniform boundaries, skewed ones and one partition, it answers what a binary search answers,
+     * for hashes at, next to and between the boundaries.
+     */
+    @Test
+    void partitionLookupMatchesABinarySearch() {
+        long seed = TestSeeds.seed("PartitionedFilterTest.partitionLookup");
+        Random rnd = new Random(seed);
+        for (int round = 0; round < 200; round++) {
+            int n = 1 + rnd.nextInt(round < 100 ? 400 : 5);
+            long[] last = new long[n];
+            int shape = round % 3; // uniform boundaries, all in the lowest 1/1000 of the range, or random
+            java.util.TreeSet<Long> set = new java.util.TreeSet<>(Long::compareUnsigned);
+            while (set.size() < n) {
+                long h = rnd.nextLong();
+                set.add(
+                        shape == 0
+                                ? Long.divideUnsigned(-1L, n) * (set.size() + 1) + (rnd.nextInt(2001) - 1000)
+                                : shape == 1 ? Long.remainderUnsigned(h, Long.divideUnsigned(-1L, 1000)) : h);
+            }
+            int i = 0;
+            for (long h : set) {
+                last[i++] = h;
+            }
+            PartitionedFilter.Index index = new PartitionedFilter.Index(last, new long[n], new int[n]);
+            for (int q = 0; q < 2000; q++) {
+                long base = q % 4 == 0 ? rnd.nextLong() : last[rnd.nextInt(n)];
+                long hash = base + (q % 4 == 0 ? 0 : rnd.nextInt(3) - 1);
+                int expected = java.util.stream.IntStream.range(0, n)
+                        .filter(j -> Long.compareUnsigned(last[j], hash) >= 0)
+                        .findFirst()
+                        .orElse(-1);
+                assertThat(index.partitionOf(hash))
+                        .as("hash " + Long.toUnsignedString(hash) + ", " + n + " partitions, shape " + shape + " (seed "
+                                + seed + ")")
+                        .isEqualTo(expected);
+            }
+        }
+    }
+
     @Test
     void pinningLoadsEveryPartitionAndUnpinningReturnsTheRoom() throws IOException {
         List<byte[]> keys = randomKeys(new Random(7), 10_000);
+        List<byte[]> absent = randomKeys(new Random(8), 5_000);
         Path p = dir.resolve("pin.sst");
         TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(1024));
         FilterMemory budget = new FilterMemory(props.filterBytes() * 4);
-        try (TableReader r = TableReader.open(FS, p, 1, null, null, TableReadMode.PREAD, budget)) {
-            long index = budget.pinnedBytes();
-            assertThat(index)
-                    .as("the top-level index is charged as pinned")
-                    .isPositive()
-                    .isLessThan(props.filterBytes() / 20);
-            assertThat(r.filterBlockSize()).isEqualTo(props.filterBytes());
-            assertThat(r.pin(true)).isTrue();
-            assertThat(r.filterPinned()).isTrue();
-            assertThat(budget.pinnedBytes()).isEqualTo(index + props.filterBytes());
-            long loads = budget.loads();
-            for (byte[] k : keys) {
-                assertThat(r.filterAnswer(Hashing.hash64(k))).isNotEqualTo(1);
+        long liveBudgeted = FilterMemory.liveBytes();
+        for (TableReadMode mode : new TableReadMode[] {TableReadMode.PREAD, TableReadMode.MMAP}) {
+            try (TableReader r = TableReader.open(FS, p, 1, null, null, mode, budget)) {
+                long index = budget.pinnedBytes();
+                assertThat(index)
+                        .as("the top-level index and the descriptors are charged as pinned")
+                        .isPositive()
+                        .isLessThan(props.filterBytes() / 20);
+                long pinCharge = r.filterBlockSize();
+                assertThat(pinCharge)
+                        .as("the partitions at 64-byte boundaries and their offsets")
+                        .isBetween(props.filterBytes(), props.filterBytes() + 68L * props.filterPartitions());
+                assertThat(r.pin(true)).isTrue();
+                assertThat(r.filterPinned()).isTrue();
+                assertThat(r.filterProbesInPlace())
+                        .as("a pinned filter is probed in its copy")
+                        .isFalse();
+                assertThat(budget.pinnedBytes()).isEqualTo(index + pinCharge);
+                assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted + pinCharge);
+                long loads = budget.loads();
+                for (byte[] k : keys) {
+                    long h = Hashing.hash64(k);
+                    assertThat(r.filterAnswer(h)).isNotEqualTo(1);
+                    r.touchFilter(h);
+                    assertThat(r.get(k, h, Long.MAX_VALUE >>> 8)).isNotNull();
+                }
+                int ruledOut = 0;
+                for (byte[] k : absent) {
+                    ruledOut += r.filterAnswer(Hashing.hash64(k)) == 1 ? 1 : 0;
+                }
+                assertThat(1 - ruledOut / (double) absent.size())
+                        .as("false-positive rate of the pinned copy, " + mode)
+                        .isLessThan(3 * r.filterExpectedFpp() + 0.01);
+                assertThat(budget.loads())
+                        .as("pinned partitions are not loaded through the cache")
+                        .isEqualTo(loads);
+                assertThat(r.filterMemoryBytes()).isEqualTo(index + pinCharge);
+                assertThat(r.pin(false)).isFalse();
+                assertThat(budget.pinnedBytes()).isEqualTo(index);
+                assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted);
+                assertThat(r.filterProbesInPlace()).isEqualTo(mode == TableReadMode.MMAP);
+                for (byte[] k : keys.subList(0, 1000)) {
+                    assertThat(r.filterAnswer(Hashing.hash64(k))).isNotEqualTo(1);
+                }
+                assertThat(r.pin(true)).as("pinned again, then closed pinned").isTrue();
             }
-            assertThat(budget.loads())
-                    .as("pinned partitions are not loaded through the cache")
-                    .isEqualTo(loads);
-            assertThat(r.filterMemoryBytes()).isEqualTo(index + props.filterBytes());
-            assertThat(r.pin(false)).isFalse();
-            assertThat(budget.pinnedBytes()).isEqualTo(index);
+            assertThat(budget.pinnedBytes()).isZero();
+            assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted);
         }
-        assertThat(budget.pinnedBytes()).isZero();
     }
 
     @Test
