@@ -223,4 +223,65 @@ class InPlaceFiltersTest {
             UnsafeMemory.UNSAFE.freeMemory(address);
         }
     }
+
+    /**
+     * Memory the object allocates ({@link InPlaceFilters#allocate}): filters written at 64-byte boundaries are
+     * described and probed as in wrapped memory, the allocation is counted and freed at close (reference tracing), and
+     * wrapped memory refuses writes.
+     */
+    @Test
+    void allocatedMemoryHoldsWrittenFiltersAndIsFreedAtClose() {
+        long seed = TestKeys.seed("InPlaceFiltersTest.allocated");
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Filter a = TestKeys.filled(FilterKind.BLOCKED, rnd.longs(1500).toArray(), 10);
+        Filter b = TestKeys.filled(FilterKind.RIBBON, rnd.longs(900).toArray(), 7.5);
+        try (a;
+                b) {
+            byte[] ba = a.toByteArray();
+            byte[] bb = b.toByteArray();
+            long offB = (ba.length + 63) & -64L;
+            try (InPlaceFilters in = InPlaceFilters.allocate(offB + bb.length)) {
+                assertThat(in.allocatedBytes()).isGreaterThanOrEqualTo(offB + bb.length);
+                in.write(0, ba, 0, ba.length);
+                in.write(offB, bb, 0, bb.length);
+                long[] d = new long[4];
+                in.describe(0, ba.length, d, 0);
+                in.describe(offB, bb.length, d, 2);
+                for (int j = 0; j < 20_000; j++) {
+                    long h = rnd.nextLong();
+                    assertThat(in.mightContain(0, d[0], d[1], h)).isEqualTo(a.mightContain(h));
+                    assertThat(in.mightContain(offB, d[2], d[3], h)).isEqualTo(b.mightContain(h));
+                }
+                assertThatThrownBy(() -> in.write(offB + bb.length - 4, bb, 0, 8))
+                        .isInstanceOf(IndexOutOfBoundsException.class);
+            }
+        }
+        long address = UnsafeMemory.UNSAFE.allocateMemory(128);
+        try (InPlaceFilters wrapped = InPlaceFilters.wrap(address, 128)) {
+            assertThat(wrapped.allocatedBytes()).isZero();
+            assertThatThrownBy(() -> wrapped.write(0, new byte[8], 0, 8)).isInstanceOf(IllegalStateException.class);
+        } finally {
+            UnsafeMemory.UNSAFE.freeMemory(address);
+        }
+    }
+
+    /** {@link Filters#readWithoutCrc} reads what {@link Filters#read} reads, and skips only the CRC32C. */
+    @Test
+    void readWithoutCrcSkipsOnlyTheChecksum() {
+        Filter f = TestKeys.filled(FilterKind.BLOCKED, 2000, 10);
+        byte[] blob = f.toByteArray();
+        try (Filter r = Filters.readWithoutCrc(blob, 0, blob.length)) {
+            for (long h = 0; h < 10_000; h++) {
+                assertThat(r.mightContain(h * 0x9E3779B97F4A7C15L)).isEqualTo(f.mightContain(h * 0x9E3779B97F4A7C15L));
+            }
+        } finally {
+            f.close();
+        }
+        blob[100] ^= 1; // a body byte: the CRC32C no longer matches
+        assertThatThrownBy(() -> Filters.read(blob, 0, blob.length)).isInstanceOf(FilterFormatException.class);
+        Filters.readWithoutCrc(blob, 0, blob.length).close();
+        blob[4] ^= 1; // the header's format version: still checked
+        assertThatThrownBy(() -> Filters.readWithoutCrc(blob, 0, blob.length))
+                .isInstanceOf(FilterFormatException.class);
+    }
 }
