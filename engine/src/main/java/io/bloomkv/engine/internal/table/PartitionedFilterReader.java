@@ -83,8 +83,10 @@ final class PartitionedFilterReader {
     private final long inPlaceBase;
 
     private volatile String problem;
-    /** With a budget and pinned: the copy of every partition, which probes retain while they read it. */
+    /** With a budget and pinned: the copy of every partition (see {@link Pinned}). */
     private volatile Pinned pinned;
+    /** Bytes of this filter's unpinned copies still held by Versions (still charged: {@link #chargedBytes()}). */
+    private final java.util.concurrent.atomic.AtomicLong retiredBytes = new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * Every partition of a pinned filter in one allocation. Probes read it without a reference of their own: the reader
@@ -107,18 +109,27 @@ final class PartitionedFilterReader {
         final RefCount refs = new RefCount("pinned filter partitions");
         /** Set once, by the unpin, before the reader's reference is released: the charge is retired until freed. */
         private volatile boolean retired;
+        /** The reader's count of retired bytes still allocated, which it reports with its charge. */
+        private final java.util.concurrent.atomic.AtomicLong retiredOfReader;
 
-        Pinned(InPlaceFilters memory, int[] offsets, long charge, FilterMemory budget) {
+        Pinned(
+                InPlaceFilters memory,
+                int[] offsets,
+                long charge,
+                FilterMemory budget,
+                java.util.concurrent.atomic.AtomicLong retiredOfReader) {
             this.memory = memory;
             this.offsets = offsets;
             this.charge = charge;
             this.budget = budget;
+            this.retiredOfReader = retiredOfReader;
             FilterMemory.addLive(charge);
         }
 
         /** The reader's unpin: the copy may live on in Versions, its charge no longer counts as a pin (see FilterMemory). */
         void retire() {
             retired = true;
+            retiredOfReader.addAndGet(charge);
             budget.retirePin(charge);
             release();
         }
@@ -129,6 +140,7 @@ final class PartitionedFilterReader {
                 memory.close();
                 FilterMemory.addLive(-charge);
                 if (retired) {
+                    retiredOfReader.addAndGet(-charge);
                     budget.unreserveRetiredPin(charge);
                 } else {
                     budget.unreservePin(charge);
@@ -288,12 +300,15 @@ final class PartitionedFilterReader {
         return s;
     }
 
-    /** With a budget: bytes charged to it for this filter now (the index, pinned partitions, cached partitions). */
+    /**
+     * With a budget: bytes charged to it for this filter now (the index and descriptors, the pinned copy or the cached
+     * partitions, and unpinned copies Versions still hold).
+     */
     long chargedBytes() {
         if (budget == null || index == null) {
             return 0;
         }
-        long s = indexReserved;
+        long s = indexReserved + retiredBytes.get();
         Pinned pp = pinned;
         if (pp != null) {
             return s + pp.charge;
@@ -523,7 +538,7 @@ final class PartitionedFilterReader {
                 }
                 at += (int) roundUp(index.sizes()[p]);
             }
-            pinned = new Pinned(memory, offsets, charge, budget);
+            pinned = new Pinned(memory, offsets, charge, budget, retiredBytes);
         } catch (IOException e) {
             memory.close(); // allocate does not throw IOException: memory is set
             budget.unreservePin(charge);
