@@ -4,7 +4,13 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.bloomkv.bloom.Filter;
+import io.bloomkv.bloom.InPlaceFilters;
 import io.bloomkv.engine.internal.util.RefCount;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -37,33 +43,76 @@ public final class FilterMemory {
     /** A cached filter: a table's whole filter ({@code partition} -1) or one partition of its partitioned filter. */
     private record Key(long tableId, int partition) {}
 
-    /** One loaded filter, reference counted: the cache (or the pinning table) holds one, each probe one more. */
+    /**
+     * One loaded filter, reference counted: the cache (or the pinning table) holds one, each probe one more. Either a
+     * whole filter ({@link #filter()}), or a partition in a recycled slot ({@link #slotBytes}) probed through its
+     * descriptor ({@link #mightContain}), whose memory goes back to its budget's pool when the last reference goes.
+     */
     public static final class Loaded {
         private final Filter filter;
+        private final InPlaceFilters slot;
+        private final long word0;
+        private final long word1;
+        private final FilterMemory owner;
         private final long charge;
         private final RefCount refs = new RefCount("filter");
 
         Loaded(Filter filter, long charge) {
             this.filter = filter;
+            this.slot = null;
+            this.word0 = 0;
+            this.word1 = 0;
+            this.owner = null;
             this.charge = charge;
             LIVE_BYTES.addAndGet(charge);
         }
 
+        /** A partition written at offset 0 of {@code slot} (of {@code charge} bytes) and described by the two words. */
+        Loaded(InPlaceFilters slot, long word0, long word1, long charge, FilterMemory owner) {
+            this.filter = null;
+            this.slot = slot;
+            this.word0 = word0;
+            this.word1 = word1;
+            this.owner = owner;
+            this.charge = charge;
+            LIVE_BYTES.addAndGet(charge);
+        }
+
+        /** The whole filter (null for a partition in a slot). */
         public Filter filter() {
             return filter;
+        }
+
+        /** Whether the loaded filter might contain {@code hash}. */
+        boolean mightContain(long hash) {
+            return filter != null ? filter.mightContain(hash) : slot.mightContain(0, word0, word1, hash);
         }
 
         boolean tryRetain() {
             return refs.tryRetain();
         }
 
-        /** Drops a reference; the last frees the off-heap memory. */
+        /** Drops a reference; the last frees the off-heap memory, or returns a slot to its budget's pool. */
         public void release() {
             if (refs.release()) {
                 LIVE_BYTES.addAndGet(-charge);
-                filter.close();
+                if (filter != null) {
+                    filter.close();
+                } else {
+                    owner.recycle(slot, charge);
+                }
             }
         }
+    }
+
+    /** Granularity of partition slots: a partition of n bytes takes a slot of n rounded up to this. */
+    static final int SLOT_GRANULARITY = 512;
+    /** Most bytes of the cache's share held back for recycled slots (a few partitions of the default 4 KiB). */
+    static final long POOL_MAX = 64 << 10;
+
+    /** Bytes of the slot a partition of {@code size} bytes is loaded into (its charge in the cache). */
+    static long slotBytes(long size) {
+        return (size + SLOT_GRANULARITY - 1) & -(long) SLOT_GRANULARITY;
     }
 
     /**
@@ -92,12 +141,30 @@ public final class FilterMemory {
     private final Cache<Key, Loaded> cache;
     private final AtomicLong loads = new AtomicLong();
 
+    /**
+     * Recycled partition slots by size: the memory of partitions evicted from the cache, which the next load of a
+     * partition of the same slot size reuses, so a cache miss neither allocates and zeroes off-heap memory nor frees
+     * it at eviction (in steady state every load evicts one partition). At most {@link #poolLimitBytes}, which the
+     * cache's share is smaller by while some partitioned reader of this budget is open ({@link #registerReader}), so
+     * pinned, cached and pooled bytes together stay within the budget; freed when the last such reader closes. Guarded
+     * by itself.
+     */
+    private final Map<Long, ArrayDeque<InPlaceFilters>> pool = new HashMap<>();
+
+    private final AtomicLong slotAllocations = new AtomicLong();
+    private final long poolLimitBytes;
+    private long pooledBytes;
+    private int readers;
+    /** {@link #poolLimitBytes} while a partitioned reader is open, else 0: held back from the cache. Guarded by this. */
+    private long poolReserveBytes;
+
     public FilterMemory(long capacityBytes) {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("filter memory budget must be > 0: " + capacityBytes);
         }
         this.capacityBytes = capacityBytes;
         this.pinAllowanceBytes = (long) (capacityBytes * PIN_SHARE);
+        this.poolLimitBytes = Math.min(POOL_MAX, capacityBytes / 8);
         this.cache = Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
                 .weigher((Key k, Loaded l) -> (int) Math.min(Integer.MAX_VALUE, l.charge))
@@ -133,9 +200,80 @@ public final class FilterMemory {
         return cache.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
     }
 
-    /** What the cache may hold now: the budget less the pinned bytes. */
+    /** What the cache may hold now: the budget less the pinned bytes and the recycled slots' reserve. */
     public synchronized long cacheCapacityBytes() {
-        return capacityBytes - pinnedBytes;
+        return Math.max(0, capacityBytes - pinnedBytes - poolReserveBytes);
+    }
+
+    /**
+     * A slot of {@code bytes} ({@link #slotBytes}) for a partition load: a recycled one if the pool has one of that
+     * size (its old contents are overwritten by the load), else fresh memory.
+     */
+    InPlaceFilters takeSlot(long bytes) {
+        synchronized (pool) {
+            ArrayDeque<InPlaceFilters> q = pool.get(bytes);
+            if (q != null && !q.isEmpty()) {
+                pooledBytes -= bytes;
+                LIVE_BYTES.addAndGet(-bytes);
+                return q.pop();
+            }
+        }
+        slotAllocations.incrementAndGet();
+        return InPlaceFilters.allocate(bytes);
+    }
+
+    /** Fresh slots allocated so far (loads that found no recycled slot of their size). */
+    public long slotAllocations() {
+        return slotAllocations.get();
+    }
+
+    /** Takes back a slot no probe reads any more: pooled while there is room and a reader is open, else freed. */
+    void recycle(InPlaceFilters slot, long bytes) {
+        synchronized (pool) {
+            if (readers > 0 && pooledBytes + bytes <= poolLimitBytes) {
+                pool.computeIfAbsent(bytes, b -> new ArrayDeque<>()).push(slot);
+                pooledBytes += bytes;
+                LIVE_BYTES.addAndGet(bytes);
+                return;
+            }
+        }
+        slot.close();
+    }
+
+    /** A partitioned reader of this budget opened (the pool is kept while one is open). */
+    void registerReader() {
+        boolean first;
+        synchronized (pool) {
+            first = readers++ == 0;
+        }
+        if (first) {
+            setPoolReserve(poolLimitBytes);
+        }
+    }
+
+    private synchronized void setPoolReserve(long bytes) {
+        poolReserveBytes = bytes;
+        cache.policy().eviction().ifPresent(e -> e.setMaximum(cacheMaximum()));
+    }
+
+    /** A partitioned reader of this budget closed (after evicting its partitions); the last one frees the pool. */
+    void unregisterReader() {
+        List<InPlaceFilters> drained = new ArrayList<>();
+        synchronized (pool) {
+            if (--readers > 0) {
+                return;
+            }
+            setPoolReserve(0); // (this lock inside the pool's: registerReader takes them one after the other)
+            for (ArrayDeque<InPlaceFilters> q : pool.values()) {
+                drained.addAll(q);
+            }
+            pool.clear();
+            LIVE_BYTES.addAndGet(-pooledBytes);
+            pooledBytes = 0;
+        }
+        for (InPlaceFilters slot : drained) {
+            slot.close();
+        }
     }
 
     /** Filters (or filter partitions) loaded into the cache so far (misses). */
@@ -159,18 +297,24 @@ public final class FilterMemory {
      * False (nothing reserved) otherwise.
      */
     synchronized boolean tryReservePin(long bytes) {
-        if (pinnedBytes - retiredBytes + bytes > pinAllowanceBytes || pinnedBytes + bytes > capacityBytes) {
+        if (pinnedBytes - retiredBytes + bytes > pinAllowanceBytes
+                || pinnedBytes + bytes > capacityBytes - poolReserveBytes) {
             return false;
         }
         pinnedBytes += bytes;
-        cache.policy().eviction().ifPresent(e -> e.setMaximum(capacityBytes - pinnedBytes));
+        cache.policy().eviction().ifPresent(e -> e.setMaximum(cacheMaximum()));
         return true;
     }
 
     /** Returns a reservation of {@link #tryReservePin} (after its filter was freed or failed to load). */
     synchronized void unreservePin(long bytes) {
         pinnedBytes -= bytes;
-        cache.policy().eviction().ifPresent(e -> e.setMaximum(capacityBytes - pinnedBytes));
+        cache.policy().eviction().ifPresent(e -> e.setMaximum(cacheMaximum()));
+    }
+
+    /** The cache's maximum weight now (under this object's lock). */
+    private long cacheMaximum() {
+        return Math.max(0, capacityBytes - pinnedBytes - poolReserveBytes);
     }
 
     /** Marks {@code bytes} of pins unpinned but still held ({@link #retiredBytes}); undone by {@link #unreservePin}. */

@@ -172,6 +172,21 @@ final class PartitionedFilterReader {
         this.problem = problem;
         this.inPlace = inPlace;
         this.inPlaceBase = inPlace == null ? 0 : index.offsets()[0];
+        if (budget != null) {
+            budget.registerReader(); // undone by close()
+        }
+    }
+
+    /** A buffer per thread for partitions read from the file (a block and its trailer), grown as needed. */
+    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[8192]);
+
+    private static byte[] scratch(int bytes) {
+        byte[] b = SCRATCH.get();
+        if (b.length < bytes) {
+            b = new byte[Math.max(bytes, 2 * b.length)];
+            SCRATCH.set(b);
+        }
+        return b;
     }
 
     /**
@@ -315,7 +330,7 @@ final class PartitionedFilterReader {
         }
         for (int i = 0; i < index.count(); i++) {
             if (budget.isCached(budgetId, i)) {
-                s += index.sizes()[i];
+                s += FilterMemory.slotBytes(index.sizes()[i]);
             }
         }
         return s;
@@ -383,12 +398,12 @@ final class PartitionedFilterReader {
         if (word0(p) == BROKEN) {
             return -1;
         }
-        FilterMemory.Loaded l = budget.acquire(budgetId, p, index.sizes()[p], () -> load(p));
+        FilterMemory.Loaded l = budget.acquire(budgetId, p, FilterMemory.slotBytes(index.sizes()[p]), () -> load(p));
         if (l == null) {
             return -1;
         }
         try {
-            return l.filter().mightContain(mixed) ? 0 : 1;
+            return l.mightContain(mixed) ? 0 : 1;
         } finally {
             l.release();
         }
@@ -443,7 +458,14 @@ final class PartitionedFilterReader {
         BlockHandle h = index.handle(p);
         long[] d = new long[D];
         try {
-            TableReader.readVerified(file, fileSize, path, h, "filter partition", false);
+            TableReader.readVerified(
+                    file,
+                    fileSize,
+                    path,
+                    h,
+                    "filter partition",
+                    false,
+                    scratch((int) h.size() + TableFormat.BLOCK_TRAILER_SIZE));
             inPlace.describe(h.offset() - inPlaceBase, h.size(), d, 0);
         } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
             markBroken(p, e);
@@ -476,18 +498,32 @@ final class PartitionedFilterReader {
     }
 
     /**
-     * Loads partition {@code p} into the budget's cache (one reference held): its block checksum once, then its header.
-     * A partition that fails its checksum or format check is recorded ({@link #problem}) and never loaded again; an
-     * I/O error fails this one load (null).
+     * Loads partition {@code p} into the budget's cache (one reference held): read into this thread's buffer, its block
+     * checksum checked once, copied into a recycled slot ({@link FilterMemory#takeSlot}) and its header parsed into the
+     * entry's descriptor. A partition that fails its checksum or format check is recorded ({@link #problem}) and never
+     * loaded again; an I/O error fails this one load (null).
      */
     private FilterMemory.Loaded load(int p) {
+        BlockHandle h = index.handle(p);
+        int n = index.sizes()[p];
+        long bytes = FilterMemory.slotBytes(n);
+        InPlaceFilters slot = null;
         try {
-            return new FilterMemory.Loaded(readPartition(file, fileSize, path, index, p), index.sizes()[p]);
+            byte[] b = TableReader.readVerified(
+                    file, fileSize, path, h, "filter partition", false, scratch(n + TableFormat.BLOCK_TRAILER_SIZE));
+            slot = budget.takeSlot(bytes);
+            slot.write(0, b, 0, n);
+            long[] d = new long[D];
+            slot.describe(0, n, d, 0);
+            return new FilterMemory.Loaded(slot, d[0], d[1], bytes, budget);
         } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
+            if (slot != null) {
+                budget.recycle(slot, bytes);
+            }
             markBroken(p, e);
             return null;
         } catch (IOException e) {
-            return null;
+            return null; // no slot taken yet: the read comes first
         }
     }
 
@@ -528,7 +564,14 @@ final class PartitionedFilterReader {
                 if (word0(p) != BROKEN) {
                     BlockHandle h = index.handle(p);
                     try {
-                        byte[] b = TableReader.readVerified(file, fileSize, path, h, "filter partition", false);
+                        byte[] b = TableReader.readVerified(
+                                file,
+                                fileSize,
+                                path,
+                                h,
+                                "filter partition",
+                                false,
+                                scratch((int) h.size() + TableFormat.BLOCK_TRAILER_SIZE));
                         memory.write(at, b, 0, (int) h.size());
                         memory.describe(at, h.size(), d, 0);
                         publish(p, d);
@@ -660,6 +703,9 @@ final class PartitionedFilterReader {
             if (indexReserved > 0) {
                 budget.unreservePin(indexReserved);
             }
+        }
+        if (budget != null) {
+            budget.unregisterReader(); // after its partitions went back to the pool
         }
         if (inPlace != null) {
             inPlace.close(); // before the table closes its file, which unmaps

@@ -389,10 +389,24 @@ public final class TableReader implements AutoCloseable {
             ReadableFile file, long size, Path path, BlockHandle h, String kind, boolean mayBeCompressed)
             throws IOException {
         checkHandle(size, path, h, kind);
+        return readVerified(
+                file, size, path, h, kind, mayBeCompressed, new byte[(int) h.size() + TableFormat.BLOCK_TRAILER_SIZE]);
+    }
+
+    /**
+     * {@link #readVerified(ReadableFile, long, Path, BlockHandle, String, boolean)} into {@code buf}, at least
+     * {@code h.size()} + trailer bytes (a buffer the caller reuses); returns it.
+     */
+    static byte[] readVerified(
+            ReadableFile file, long size, Path path, BlockHandle h, String kind, boolean mayBeCompressed, byte[] buf)
+            throws IOException {
+        checkHandle(size, path, h, kind);
         int n = (int) h.size();
-        byte[] buf = new byte[n + TableFormat.BLOCK_TRAILER_SIZE];
+        if (buf.length < n + TableFormat.BLOCK_TRAILER_SIZE) {
+            throw new IllegalArgumentException("buffer of " + buf.length + " bytes for a block of " + n);
+        }
         try {
-            file.readFully(h.offset(), buf, 0, buf.length);
+            file.readFully(h.offset(), buf, 0, n + TableFormat.BLOCK_TRAILER_SIZE);
         } catch (EOFException e) {
             throw new CorruptionException(kind + " block runs past the end of the file", path, h.offset(), e);
         }

@@ -277,6 +277,37 @@ class PartitionedFilterTest {
         }
     }
 
+    /**
+     * Read with pread under a budget a few partitions wide, most probes miss the cache: each miss loads its partition
+     * into a slot that an eviction gave back (a fresh one only while the pool has none of its size), every key is still
+     * found, and at close the slots, pooled or cached, are freed.
+     */
+    @Test
+    void cacheMissesReuseTheSlotsOfEvictedPartitions() throws IOException {
+        List<byte[]> keys = randomKeys(new Random(17), 120_000);
+        Path p = dir.resolve("slots.sst");
+        TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(4096));
+        long liveBudgeted = FilterMemory.liveBytes();
+        long liveInPlace = io.bloomkv.bloom.InPlaceFilters.live();
+        FilterMemory budget = new FilterMemory(props.filterBytes() / 2);
+        try (TableReader r = TableReader.open(FS, p, 1, null, null, TableReadMode.PREAD, budget)) {
+            Random rnd = new Random(18);
+            for (int i = 0; i < 20_000; i++) {
+                byte[] k = keys.get(rnd.nextInt(keys.size()));
+                assertThat(r.filterAnswer(Hashing.hash64(k))).isNotEqualTo(1);
+            }
+            assertThat(budget.loads())
+                    .as("about half the probes miss the cache")
+                    .isGreaterThan(5_000);
+            assertThat(budget.slotAllocations())
+                    .as("slots allocated against " + budget.loads() + " loads")
+                    .isLessThan(budget.loads() / 10);
+            assertThat(budget.pinnedBytes() + budget.cachedBytes()).isLessThanOrEqualTo(budget.capacityBytes());
+        }
+        assertThat(FilterMemory.liveBytes()).as("pooled and cached slots freed").isEqualTo(liveBudgeted);
+        assertThat(io.bloomkv.bloom.InPlaceFilters.live()).isEqualTo(liveInPlace);
+    }
+
     @Test
     void smallTablesAndTablesWithoutPartitionBytesKeepAWholeFilter() throws IOException {
         List<byte[]> keys = randomKeys(new Random(3), 5000);
