@@ -137,10 +137,11 @@ class PartitionedFilterBudgetTest {
      */
     @Test
     void anUnpinnedCopyLivesUntilNoVersionCanReadIt() {
-        // one table per flush: a write buffer larger than 5,000 keys; mapped, so an unpinned table's charge is its
-        // top-level index alone (no partition goes through the cache)
+        // one table per flush: a write buffer larger than 5,000 keys; read with pread (base), where pins take at most
+        // half the budget and a retired copy fits beside them (mapped, pins may take all of it, and a table pinned in
+        // place of a retired copy waits for the copy to be freed)
         java.util.function.Supplier<Options> opts =
-                () -> base().autoCompaction(false).writeBufferSize(4 << 20).useMmapReads(true);
+                () -> base().autoCompaction(false).writeBufferSize(4 << 20);
         Options write = opts.get().filterMemoryBudget(Long.MAX_VALUE / 4);
         try (Db db = Db.open(dir, write)) {
             putRange(db, 0, 5000);
@@ -194,7 +195,9 @@ class PartitionedFilterBudgetTest {
                 assertThat(FilterMemory.liveBytes() - baseline - budget.cachedBytes())
                         .as("and the unpinned copy still allocated")
                         .isGreaterThan(pinnedBefore);
-                for (int i = 0; i < 15_000; i += 7) {
+                // the new table's keys only (the tables' key ranges are disjoint): no partition of the others is
+                // cached, so their charges stay their top-level indexes (and the retired copy)
+                for (int i = 10_000; i < 15_000; i += 3) {
                     assertThat(TestKeys.str(db.get(TestKeys.key(2L * i)))).isEqualTo("value-" + i);
                     assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
                 }
@@ -286,6 +289,45 @@ class PartitionedFilterBudgetTest {
             assertThat(FilterMemory.liveBytes())
                     .as("every pinned copy freed at close")
                     .isEqualTo(baseline);
+        }
+    }
+
+    /**
+     * A database reading through mappings may pin filters up to the whole budget (its unpinned partitions are probed in
+     * place and never use the cache); one reading with pread keeps half of it for the cache.
+     */
+    @Test
+    void mappedTablesMayPinTheWholeBudget() {
+        try (Db db = Db.open(dir, base().filterMemoryBudget(Long.MAX_VALUE / 4))) {
+            putRange(db, 0, 20_000);
+            db.flush();
+            db.compactRange(null, null);
+        }
+        long full;
+        try (Db db = Db.open(dir, base().filterMemoryBudget(new SharedFilterBudget(1L << 40)))) {
+            full = filterMemory(db);
+        }
+        for (boolean mmap : new boolean[] {true, false}) {
+            SharedFilterBudget budget = new SharedFilterBudget(full * 9 / 10);
+            try (Db db = Db.open(dir, base().useMmapReads(mmap).filterMemoryBudget(budget))) {
+                String what = mmap ? "mapped" : "pread";
+                assertThat(filterMemory(db)).as(what).isLessThanOrEqualTo(budget.capacityBytes());
+                if (mmap) {
+                    assertThat(budget.pinnedBytes())
+                            .as(what + ": pins past half the budget")
+                            .isGreaterThan(budget.capacityBytes() / 2);
+                } else {
+                    assertThat(budget.pinnedBytes())
+                            .as(what + ": pins within half the budget")
+                            .isLessThanOrEqualTo(budget.capacityBytes() / 2);
+                }
+                for (int i = 0; i < 20_000; i += 5) {
+                    assertThat(TestKeys.str(db.get(TestKeys.key(2L * i)))).isEqualTo("value-" + i);
+                    assertThat(db.get(TestKeys.key(2L * i + 1))).isNull();
+                }
+                assertThat(db.stats().tablesReadWithoutFilter()).as(what).isZero();
+                assertThat(filterMemory(db)).as(what).isLessThanOrEqualTo(budget.capacityBytes());
+            }
         }
     }
 }

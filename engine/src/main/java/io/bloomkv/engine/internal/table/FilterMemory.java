@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * reserved under this object's lock before their memory is allocated, and the cache's maximum weight is lowered to
  * {@code capacity - pinned} first (Caffeine evicts on the calling thread: {@code executor(Runnable::run)}). Pinned
  * filters together take at most {@link #pinAllowanceBytes()}, half the budget, so the cache keeps room for the deepest
- * levels' hot filters; pinned copies a residency pass unpinned while Versions still hold them (retired) stay charged
+ * levels' hot filters, except those of tables read through their mappings, which may take all of it (their unpinned
+ * partitions are probed in place, not through the cache: {@link #tryReservePin(long, boolean)}); pinned copies a residency pass unpinned while Versions still hold them (retired) stay charged
  * until freed, and for that while the pins may take more than the allowance, never more than the budget. A filter
  * evicted from the cache while a get still probes it is freed when that get releases it (its {@link Loaded}
  * reference), so for the length of one probe the off-heap memory may exceed the budget by the cached filters in use;
@@ -297,8 +298,18 @@ public final class FilterMemory {
      * False (nothing reserved) otherwise.
      */
     synchronized boolean tryReservePin(long bytes) {
-        if (pinnedBytes - retiredBytes + bytes > pinAllowanceBytes
-                || pinnedBytes + bytes > capacityBytes - poolReserveBytes) {
+        return tryReservePin(bytes, false);
+    }
+
+    /**
+     * {@link #tryReservePin(long)}; with {@code wholeBudget}, the pins may take the whole budget (less the slot pool's
+     * reserve) instead of {@link #pinAllowanceBytes()}: for the filters of a table read through its mapping, whose
+     * unpinned partitions are probed in place and never need the cache, so the cache's half would otherwise stay
+     * empty while those partitions are probed from 4 KiB page-cache pages instead of a copy on huge pages.
+     */
+    synchronized boolean tryReservePin(long bytes, boolean wholeBudget) {
+        long allowance = wholeBudget ? capacityBytes - poolReserveBytes : pinAllowanceBytes;
+        if (pinnedBytes - retiredBytes + bytes > allowance || pinnedBytes + bytes > capacityBytes - poolReserveBytes) {
             return false;
         }
         pinnedBytes += bytes;
@@ -330,7 +341,13 @@ public final class FilterMemory {
 
     /** Pin allowance not reserved yet, for a residency pass planning one database's share (retired pins not counted). */
     public synchronized long pinAvailableBytes() {
-        return pinAllowanceBytes - (pinnedBytes - retiredBytes);
+        return pinAvailableBytes(false);
+    }
+
+    /** {@link #pinAvailableBytes()} against the whole budget (less the slot pool's reserve) with {@code wholeBudget}. */
+    public synchronized long pinAvailableBytes(boolean wholeBudget) {
+        long allowance = wholeBudget ? capacityBytes - poolReserveBytes : pinAllowanceBytes;
+        return allowance - (pinnedBytes - retiredBytes);
     }
 
     /**

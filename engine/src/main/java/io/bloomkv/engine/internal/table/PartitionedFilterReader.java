@@ -172,8 +172,8 @@ final class PartitionedFilterReader {
         this.problem = problem;
         this.inPlace = inPlace;
         this.inPlaceBase = inPlace == null ? 0 : index.offsets()[0];
-        if (budget != null) {
-            budget.registerReader(); // undone by close()
+        if (budget != null && inPlace == null) {
+            budget.registerReader(); // a reader loading through the cache keeps the slot pool; undone by close()
         }
     }
 
@@ -210,12 +210,12 @@ final class PartitionedFilterReader {
         }
         if (budgetOrNull != null) {
             long charge = index.memoryBytes() + descriptorBytes(index.count());
-            if (!budgetOrNull.tryReservePin(charge)) {
+            long mapped = file.mappedAddress();
+            if (!budgetOrNull.tryReservePin(charge, mapped != 0)) {
                 // No room for even the top-level index: read without a filter (not a damage, so no problem reported).
                 return new PartitionedFilterReader(
                         file, fileSize, path, null, null, budgetOrNull, budgetId, 0, null, null);
             }
-            long mapped = file.mappedAddress();
             InPlaceFilters inPlace = null;
             if (mapped != 0) {
                 // decodeIndex checked that the partitions lie end to end inside the file, before the index block
@@ -550,7 +550,7 @@ final class PartitionedFilterReader {
         }
         long length = pinnedLength(index);
         long charge = pinBytes();
-        if (length > Integer.MAX_VALUE || !budget.tryReservePin(charge)) {
+        if (length > Integer.MAX_VALUE || !budget.tryReservePin(charge, inPlace != null)) {
             return false;
         }
         InPlaceFilters memory = null;
@@ -704,7 +704,7 @@ final class PartitionedFilterReader {
                 budget.unreservePin(indexReserved);
             }
         }
-        if (budget != null) {
+        if (budget != null && inPlace == null) {
             budget.unregisterReader(); // after its partitions went back to the pool
         }
         if (inPlace != null) {

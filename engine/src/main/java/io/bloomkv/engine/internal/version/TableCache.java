@@ -142,7 +142,9 @@ public final class TableCache implements AutoCloseable {
                 }
             }
         }
-        long room = filterMemory.pinAvailableBytes() + mine;
+        // A database reading through mappings may pin up to the whole budget: its unpinned partitions are probed in
+        // place and leave the cache empty (FilterMemory.tryReservePin(long, boolean)).
+        long room = filterMemory.pinAvailableBytes(readMode == TableReadMode.MMAP) + mine;
         List<TableReader> pin = new ArrayList<>();
         List<TableReader> unpin = new ArrayList<>();
         boolean full = false;
@@ -166,14 +168,28 @@ public final class TableCache implements AutoCloseable {
             r.pin(false);
         }
         List<TableReader> pinned = new ArrayList<>();
+        boolean complete = true;
         for (TableReader r : pin) {
             boolean was = r.filterPinned();
-            if (r.pin(true) && !was) {
-                pinned.add(r);
+            if (r.pin(true)) {
+                if (!was) {
+                    pinned.add(r);
+                }
+            } else {
+                complete = false;
             }
         }
+        residencyComplete = complete;
         return pinned;
     }
+
+    /** Whether the last residency pass pinned every table it chose (it may not while unpinned copies are held). */
+    public boolean residencyComplete() {
+        return residencyComplete;
+    }
+
+    /** Set by each residency pass (under the VersionSet's lock, as the passes). */
+    private boolean residencyComplete = true;
 
     public Path directory() {
         return dir;

@@ -265,6 +265,21 @@ public final class VersionSet implements AutoCloseable {
         if (old != null) {
             old.release();
         }
+        if (!tables.residencyComplete()) {
+            // The copies this pass unpinned were still held by the old current Version, so their room may not have
+            // been free for the copies it chose to pin instead; released now (unless gets still read through it), it
+            // is: pin those now, and let every live Version (the new one included) hold them.
+            List<TableReader> late = tables.planFilterResidency(levels);
+            if (!late.isEmpty()) {
+                synchronized (liveLock) {
+                    for (Version u : live) {
+                        for (TableReader r : late) {
+                            u.holdPinnedFilter(r);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /**
