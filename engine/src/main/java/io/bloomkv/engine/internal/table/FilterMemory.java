@@ -206,21 +206,35 @@ public final class FilterMemory {
         return Math.max(0, capacityBytes - pinnedBytes - poolReserveBytes);
     }
 
+    /** A slot of off-heap memory for one partition, and its size (its charge in the cache, its class in the pool). */
+    record Slot(InPlaceFilters memory, long bytes) {}
+
     /**
-     * A slot of {@code bytes} ({@link #slotBytes}) for a partition load: a recycled one if the pool has one of that
-     * size (its old contents are overwritten by the load), else fresh memory.
+     * A slot of at least {@code bytes} ({@link #slotBytes}) for a partition load: a recycled one if the pool has one at
+     * most a quarter larger (partitions of equal hash ranges differ in size by a few percent, so the smallest that
+     * fits, not only the exact size; its old contents are overwritten by the load), else fresh memory of
+     * {@code bytes}.
      */
-    InPlaceFilters takeSlot(long bytes) {
+    Slot takeSlot(long bytes) {
         synchronized (pool) {
-            ArrayDeque<InPlaceFilters> q = pool.get(bytes);
-            if (q != null && !q.isEmpty()) {
-                pooledBytes -= bytes;
-                LIVE_BYTES.addAndGet(-bytes);
-                return q.pop();
+            long best = Long.MAX_VALUE;
+            for (Map.Entry<Long, ArrayDeque<InPlaceFilters>> e : pool.entrySet()) {
+                long size = e.getKey();
+                if (size >= bytes
+                        && size <= bytes + bytes / 4
+                        && size < best
+                        && !e.getValue().isEmpty()) {
+                    best = size;
+                }
+            }
+            if (best != Long.MAX_VALUE) {
+                pooledBytes -= best;
+                LIVE_BYTES.addAndGet(-best);
+                return new Slot(pool.get(best).pop(), best);
             }
         }
         slotAllocations.incrementAndGet();
-        return InPlaceFilters.allocate(bytes);
+        return new Slot(InPlaceFilters.allocate(bytes), bytes);
     }
 
     /** Fresh slots allocated so far (loads that found no recycled slot of their size). */
@@ -404,6 +418,12 @@ public final class FilterMemory {
     /** Whether partition {@code partition} of table {@code tableId}'s filter is in the cache now. */
     boolean isCached(long tableId, int partition) {
         return cache.policy().getIfPresentQuietly(new Key(tableId, partition)) != null; // no access recorded
+    }
+
+    /** The charge of partition {@code partition} of table {@code tableId}'s filter in the cache now, or 0. */
+    long cachedCharge(long tableId, int partition) {
+        Loaded l = cache.policy().getIfPresentQuietly(new Key(tableId, partition)); // no access recorded
+        return l == null ? 0 : l.charge;
     }
 
     /** Drops table {@code tableId}'s cached filter (its table was released). */

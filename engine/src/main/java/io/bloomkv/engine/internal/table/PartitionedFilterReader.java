@@ -329,9 +329,7 @@ final class PartitionedFilterReader {
             return s + pp.charge;
         }
         for (int i = 0; i < index.count(); i++) {
-            if (budget.isCached(budgetId, i)) {
-                s += FilterMemory.slotBytes(index.sizes()[i]);
-            }
+            s += budget.cachedCharge(budgetId, i);
         }
         return s;
     }
@@ -506,19 +504,18 @@ final class PartitionedFilterReader {
     private FilterMemory.Loaded load(int p) {
         BlockHandle h = index.handle(p);
         int n = index.sizes()[p];
-        long bytes = FilterMemory.slotBytes(n);
-        InPlaceFilters slot = null;
+        FilterMemory.Slot slot = null;
         try {
             byte[] b = TableReader.readVerified(
                     file, fileSize, path, h, "filter partition", false, scratch(n + TableFormat.BLOCK_TRAILER_SIZE));
-            slot = budget.takeSlot(bytes);
-            slot.write(0, b, 0, n);
+            slot = budget.takeSlot(FilterMemory.slotBytes(n));
+            slot.memory().write(0, b, 0, n);
             long[] d = new long[D];
-            slot.describe(0, n, d, 0);
-            return new FilterMemory.Loaded(slot, d[0], d[1], bytes, budget);
+            slot.memory().describe(0, n, d, 0);
+            return new FilterMemory.Loaded(slot.memory(), d[0], d[1], slot.bytes(), budget);
         } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
             if (slot != null) {
-                budget.recycle(slot, bytes);
+                budget.recycle(slot.memory(), slot.bytes());
             }
             markBroken(p, e);
             return null;

@@ -190,7 +190,7 @@ class PartitionedFilterTest {
         for (int round = 0; round < 200; round++) {
             int n = 1 + rnd.nextInt(round < 100 ? 400 : 5);
             long[] last = new long[n];
-            int shape = round % 3; // uniform boundaries, all in the lowest 1/1000 of the range, or random
+            int shape = round % 3; // near-uniform boundaries, all in the lowest 1/1000 of the range, or random
             java.util.TreeSet<Long> set = new java.util.TreeSet<>(Long::compareUnsigned);
             while (set.size() < n) {
                 long h = rnd.nextLong();
@@ -215,6 +215,76 @@ class PartitionedFilterTest {
                         .as("hash " + Long.toUnsignedString(hash) + ", " + n + " partitions, shape " + shape + " (seed "
                                 + seed + ")")
                         .isEqualTo(expected);
+            }
+        }
+    }
+
+    /**
+     * Partitions of equal hash ranges: the writer's bounds have the equal-range form, the decoded index recognises it
+     * and finds a partition by multiplication (the same answer as a search of the bounds), every hash lies in the
+     * partition its range names and that partition's filter holds it, also when hashes crowd some ranges and leave
+     * others empty.
+     */
+    @Test
+    void equalHashRangePartitionsHoldTheirHashes() {
+        long seed = TestSeeds.seed("PartitionedFilterTest.equalRanges");
+        Random rnd = new Random(seed);
+        for (FilterKind kind : new FilterKind[] {FilterKind.BLOCKED, FilterKind.RIBBON, FilterKind.STANDARD}) {
+            for (boolean crowded : new boolean[] {false, true}) {
+                long[] hashes = new long[5000 + rnd.nextInt(20_000)];
+                for (int i = 0; i < hashes.length; i++) {
+                    long h = rnd.nextLong();
+                    hashes[i] = crowded ? h >>> 3 : h; // crowded: all in the lowest eighth, the other ranges empty
+                }
+                PartitionedFilter.Built built = PartitionedFilter.build(kind, hashes, hashes.length, 10, 400);
+                int parts = built.partitions().size();
+                String what =
+                        kind + (crowded ? " crowded" : " uniform") + ", " + parts + " partitions (seed " + seed + ")";
+                assertThat(parts).as(what).isEqualTo((int) Math.round(hashes.length / 400.0));
+                PartitionedFilter.Index index =
+                        new PartitionedFilter.Index(built.lastHashes(), new long[parts], new int[parts]);
+                assertThat(index.uniform()).as(what).isTrue();
+                assertThat(built.lastHashes()[parts - 1]).isEqualTo(-1L);
+                io.bloomkv.bloom.Filter[] filters = new io.bloomkv.bloom.Filter[parts];
+                try {
+                    for (int p = 0; p < parts; p++) {
+                        byte[] b = built.partitions().get(p);
+                        filters[p] = io.bloomkv.bloom.Filters.read(b, 0, b.length);
+                    }
+                    for (long h : hashes) {
+                        int p = index.partitionOf(h);
+                        assertThat(p).as(what).isEqualTo(PartitionedFilter.uniformPartition(h, parts));
+                        assertThat(Long.compareUnsigned(built.lastHashes()[p], h))
+                                .as(what)
+                                .isGreaterThanOrEqualTo(0);
+                        assertThat(p == 0 || Long.compareUnsigned(built.lastHashes()[p - 1], h) < 0)
+                                .as(what)
+                                .isTrue();
+                        assertThat(filters[p].mightContain(PartitionedFilter.remix(h)))
+                                .as(what + ": hash " + h)
+                                .isTrue();
+                    }
+                    if (crowded) {
+                        assertThat(filters[parts - 1].keyCount())
+                                .as(what + ": an empty range")
+                                .isZero();
+                        assertThat(filters[parts - 1].mightContain(PartitionedFilter.remix(-1L)))
+                                .isFalse();
+                    }
+                } finally {
+                    for (io.bloomkv.bloom.Filter f : filters) {
+                        if (f != null) {
+                            f.close();
+                        }
+                    }
+                }
+                // the search finds what the multiplication finds
+                PartitionedFilter.Index searched =
+                        new PartitionedFilter.Index(built.lastHashes(), new long[parts], new int[parts], false);
+                for (int q = 0; q < 5000; q++) {
+                    long h = q % 2 == 0 ? rnd.nextLong() : built.lastHashes()[rnd.nextInt(parts)] + (q % 3) - 1;
+                    assertThat(searched.partitionOf(h)).as(what).isEqualTo(index.partitionOf(h));
+                }
             }
         }
     }
