@@ -1,5 +1,7 @@
 package io.bloomkv.bloom;
 
+import net.openhft.chronicle.core.UnsafeMemory;
+
 /**
  * The cache-local layout of RocksDB's FastLocalBloom: m/512 blocks of 512 bits (one 64-byte cache line).
  * The low 32 bits of the hash choose the block by multiply-shift, as in RocksDB. The probes inside the block
@@ -93,13 +95,38 @@ final class BlockedFilter extends OffHeapFilter {
 
     @Override
     long touchLines(long hash) {
-        return body.readLong(Probes.reduce32(hash, blocks) << 6);
+        return touchAt(body.address(), body.length(), blocks, hash);
     }
 
     @Override
     boolean probe(long hash) {
+        return probeAt(body.address(), body.length(), blocks, k, hash);
+    }
+
+    @Override
+    boolean probeTouched(long hash) {
+        return probeTouchedAt(body.address(), body.length(), blocks, k, hash);
+    }
+
+    /*
+     * The probes of a blocked body of {@code blocks} blocks lying in native memory [address, address + limit), whoever
+     * owns it: this filter's region, or a serialized filter probed where it lies ({@link InPlaceFilters}). Each checks
+     * that the block it reads lies below {@code limit} (Chronicle's native stores check nothing), then reads its words
+     * with plain loads.
+     */
+
+    /** The first word of {@code hash}'s block (the caller keeps it, so the load is not optimized away). */
+    static long touchAt(long address, long limit, long blocks, long hash) {
         long blockOff = Probes.reduce32(hash, blocks) << 6;
-        body.checkRange(blockOff, 64);
+        OffHeapRegion.checkRange(blockOff, 64, limit);
+        return UnsafeMemory.MEMORY.readLong(address + blockOff);
+    }
+
+    /** True when all {@code k} probe bits of {@code hash} are set; leaves at the first clear one. */
+    static boolean probeAt(long address, long limit, long blocks, int k, long hash) {
+        long blockOff = Probes.reduce32(hash, blocks) << 6;
+        OffHeapRegion.checkRange(blockOff, 64, limit);
+        long line = address + blockOff;
         long word = Probes.step(hash);
         long x = word;
         for (int i = 0; i < k; i++) {
@@ -108,7 +135,7 @@ final class BlockedFilter extends OffHeapFilter {
                 x = word;
             }
             int bitInBlock = (int) (x >>> 55);
-            if ((body.readLongInRange(blockOff + ((bitInBlock >>> 6) << 3)) & (1L << bitInBlock)) == 0) {
+            if ((UnsafeMemory.MEMORY.readLong(line + ((bitInBlock >>> 6) << 3)) & (1L << bitInBlock)) == 0) {
                 return false;
             }
             x <<= 9;
@@ -117,14 +144,14 @@ final class BlockedFilter extends OffHeapFilter {
     }
 
     /**
-     * Tests all k bits and folds the misses into one word, with no branch on the bits read: the loop runs k times
-     * whatever the line holds, so an absent key does not cost a mispredicted exit (about half of them would leave
-     * at an unpredictable probe).
+     * {@link #probeAt}'s answer testing all k bits and folding the misses into one word, with no branch on the bits
+     * read: the loop runs k times whatever the line holds, so an absent key does not cost a mispredicted exit (about
+     * half of them would leave at an unpredictable probe). For a line already touched ({@link #touchAt}).
      */
-    @Override
-    boolean probeTouched(long hash) {
+    static boolean probeTouchedAt(long address, long limit, long blocks, int k, long hash) {
         long blockOff = Probes.reduce32(hash, blocks) << 6;
-        body.checkRange(blockOff, 64);
+        OffHeapRegion.checkRange(blockOff, 64, limit);
+        long line = address + blockOff;
         long word = Probes.step(hash);
         long missing = 0;
         for (int i = 0; i < k; i += PROBES_PER_WORD) {
@@ -135,7 +162,7 @@ final class BlockedFilter extends OffHeapFilter {
             int end = Math.min(k, i + PROBES_PER_WORD);
             for (int j = i; j < end; j++) {
                 int bitInBlock = (int) (x >>> 55);
-                missing |= ~body.readLongInRange(blockOff + ((bitInBlock >>> 6) << 3)) & (1L << bitInBlock);
+                missing |= ~UnsafeMemory.MEMORY.readLong(line + ((bitInBlock >>> 6) << 3)) & (1L << bitInBlock);
                 x <<= 9;
             }
         }

@@ -157,15 +157,32 @@ public final class Filters {
      * @throws FilterFormatException if the header is corrupt or unknown, the length is wrong or the CRC fails
      */
     public static Filter read(byte[] bytes, int off, int len) {
+        return read(bytes, off, len, true);
+    }
+
+    /**
+     * {@link #read(byte[], int, int)} without computing the filter's CRC32C: for bytes whose container has just
+     * verified its own checksum over them (a table block's CRC32C), so they are read once, not twice. The header is
+     * parsed and checked as by {@link #read(byte[], int, int)}.
+     *
+     * @throws FilterFormatException if the header is not a valid filter header of {@code len} bytes
+     */
+    public static Filter readWithoutCrc(byte[] bytes, int off, int len) {
+        return read(bytes, off, len, false);
+    }
+
+    private static Filter read(byte[] bytes, int off, int len, boolean checkCrc) {
         if (off < 0 || len < 0 || off > bytes.length - len) {
             throw new IndexOutOfBoundsException(
                     "[" + off + ", " + ((long) off + len) + ") outside array of " + bytes.length);
         }
         FilterHeader header = FilterHeader.parse(ByteBuffer.wrap(bytes, off, len), len);
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, off, FilterHeader.OFF_CRC);
-        crc.update(bytes, off + FilterHeader.HEADER_SIZE, (int) header.bodyLength);
-        FilterHeader.checkCrc(header.crc, (int) crc.getValue());
+        if (checkCrc) {
+            CRC32C crc = new CRC32C();
+            crc.update(bytes, off, FilterHeader.OFF_CRC);
+            crc.update(bytes, off + FilterHeader.HEADER_SIZE, (int) header.bodyLength);
+            FilterHeader.checkCrc(header.crc, (int) crc.getValue());
+        }
         OffHeapRegion body = OffHeapRegion.allocate(header.bodyLength);
         try {
             body.write(0, bytes, off + FilterHeader.HEADER_SIZE, (int) header.bodyLength);

@@ -269,6 +269,17 @@ final class OffHeapRegion {
         store.write(base + offset, src, srcOff, len);
     }
 
+    /**
+     * Checks that {@code [offset, offset + size)} lies in {@code [0, length)}: the check of a probe reading native
+     * memory it does not hold a region for (a serialized filter probed in place, {@link InPlaceFilters}).
+     */
+    static void checkRange(long offset, long size, long length) {
+        if (offset < 0 || size < 0 || offset > length - size) {
+            throw new IndexOutOfBoundsException(
+                    "offset " + offset + " size " + size + " outside region of " + length + " bytes");
+        }
+    }
+
     private void checkIndex(long offset, long size) {
         if (offset < 0 || size < 0 || offset > length - size) {
             throw new IndexOutOfBoundsException(

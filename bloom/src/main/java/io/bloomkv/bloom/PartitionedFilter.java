@@ -1,5 +1,7 @@
 package io.bloomkv.bloom;
 
+import net.openhft.chronicle.core.UnsafeMemory;
+
 /**
  * k rows t_1..t_k of m/k bits each (a multiple of 64, so every row starts on a word); probe i of a key sets
  * bit reduce(h + i * step(h), m/k) of row i.
@@ -33,12 +35,24 @@ final class PartitionedFilter extends OffHeapFilter {
 
     @Override
     boolean probe(long hash) {
+        return probeAt(body.address(), body.length(), bits, k, hash);
+    }
+
+    /**
+     * The probe of a PARTITIONED body of {@code bits} bits in {@code k} rows lying in native memory
+     * [address, address + limit), whoever owns it: this filter's region, or a serialized filter probed where it lies
+     * ({@link InPlaceFilters}). Each word read is checked to lie below {@code limit}.
+     */
+    static boolean probeAt(long address, long limit, long bits, int k, long hash) {
+        long rowBits = bits / k;
         long step = Probes.step(hash);
         long g = hash;
         long rowStart = 0;
         for (int i = 0; i < k; i++) {
             long bit = rowStart + Probes.reduce(g, rowBits);
-            if ((body.readLong((bit >>> 6) << 3) & (1L << bit)) == 0) {
+            long off = (bit >>> 6) << 3;
+            OffHeapRegion.checkRange(off, 8, limit);
+            if ((UnsafeMemory.MEMORY.readLong(address + off) & (1L << bit)) == 0) {
                 return false;
             }
             g += step;

@@ -1,5 +1,7 @@
 package io.bloomkv.bloom;
 
+import net.openhft.chronicle.core.UnsafeMemory;
+
 /**
  * A standard Ribbon filter (Dillinger &amp; Walzer, "Ribbon filter: practically smaller than Bloom and Xor", 2021),
  * the static filter RocksDB uses below {@code bloom_before_level}. Built by {@link RibbonBuilder} from the whole key
@@ -35,10 +37,7 @@ final class RibbonFilter extends OffHeapFilter {
     private static final long COEFF_HI_SALT = 0x6A09E667F3BCC909L;
 
     private final int seed;
-    private final long blocks;
     private final long upperBlocks;
-    private final long upperStart;
-    private final long starts;
     private final boolean empty;
 
     RibbonFilter(OffHeapRegion body, int r, long slots, long expectedKeys, long keyCount, int seed, long upperBlocks) {
@@ -50,10 +49,7 @@ final class RibbonFilter extends OffHeapFilter {
                 keyCount,
                 FilterHeader.bodyLength(FilterKind.RIBBON, r, slots, upperBlocks));
         this.seed = seed;
-        this.blocks = slots / BLOCK_SLOTS;
         this.upperBlocks = upperBlocks;
-        this.upperStart = blocks - upperBlocks;
-        this.starts = slots - BLOCK_SLOTS + 1;
         this.empty = keyCount == 0;
     }
 
@@ -110,32 +106,55 @@ final class RibbonFilter extends OffHeapFilter {
     /** Touches the first segment of the key's start block and of the next one (when it has one). */
     @Override
     long touchLines(long hash) {
-        if (empty) {
-            return 0;
-        }
-        long s = start(remix(hash, seed), starts);
-        long b = s >>> 7;
-        long off0 = firstSegment(b, k, upperStart) * SEGMENT_BYTES;
-        long w = body.readLong(off0);
-        if ((s & (BLOCK_SLOTS - 1)) != 0) {
-            w += body.readLong(off0 + (long) (b < upperStart ? k : k + 1) * SEGMENT_BYTES);
-        }
-        return w;
+        return empty ? 0 : touchAt(body.address(), body.length(), bits, k, seed, upperBlocks, hash);
     }
 
     @Override
     boolean probe(long hash) {
-        if (empty) {
-            return false;
+        return !empty && probeAt(body.address(), body.length(), bits, k, seed, upperBlocks, hash);
+    }
+
+    @Override
+    boolean probeTouched(long hash) {
+        return !empty && probeTouchedAt(body.address(), body.length(), bits, k, seed, upperBlocks, hash);
+    }
+
+    /*
+     * The queries of a Ribbon body of {@code slots} slots, r = {@code r} result columns in the lower blocks and
+     * {@code upperBlocks} upper blocks, built with {@code seed}, lying in native memory [address, address + limit),
+     * whoever owns it: this filter's region, or a serialized filter probed where it lies ({@link InPlaceFilters}).
+     * Each checks that the segments it reads lie below {@code limit} (Chronicle's native stores check nothing), then
+     * reads them with plain loads. The caller answers an empty filter (no keys) itself: its body is all zero, which
+     * these would read as "might contain" for a key whose result bits are zero.
+     */
+
+    /** The first word of the key's start block and of the next one (when it has one), summed. */
+    static long touchAt(long address, long limit, long slots, int r, int seed, long upperBlocks, long hash) {
+        long upperStart = slots / BLOCK_SLOTS - upperBlocks;
+        long s = start(remix(hash, seed), slots - BLOCK_SLOTS + 1);
+        long b = s >>> 7;
+        long off0 = firstSegment(b, r, upperStart) * SEGMENT_BYTES;
+        OffHeapRegion.checkRange(off0, 8, limit);
+        long w = UnsafeMemory.MEMORY.readLong(address + off0);
+        if ((s & (BLOCK_SLOTS - 1)) != 0) {
+            long off1 = off0 + (long) (b < upperStart ? r : r + 1) * SEGMENT_BYTES;
+            OffHeapRegion.checkRange(off1, 8, limit);
+            w += UnsafeMemory.MEMORY.readLong(address + off1);
         }
+        return w;
+    }
+
+    /** True when every stored column's parity matches the key's result bit; leaves at the first that does not. */
+    static boolean probeAt(long address, long limit, long slots, int r, int seed, long upperBlocks, long hash) {
+        long upperStart = slots / BLOCK_SLOTS - upperBlocks;
         long a = remix(hash, seed);
-        long s = start(a, starts);
+        long s = start(a, slots - BLOCK_SLOTS + 1);
         long lo = coeffLo(a);
         long hi = coeffHi(a);
         int expected = result(a);
         long b = s >>> 7;
         int o = (int) (s & (BLOCK_SLOTS - 1));
-        int columns = b < upperStart ? k : k + 1;
+        int columns = b < upperStart ? r : r + 1;
         // The coefficient shifted up by o as a 256-bit value w0..w3: w0, w1 meet block b, w2, w3 block b + 1.
         long w0;
         long w1;
@@ -153,29 +172,30 @@ final class RibbonFilter extends OffHeapFilter {
             w2 = (hi << q) | (lo >>> 1 >>> (63 - q));
             w3 = hi >>> 1 >>> (63 - q);
         }
-        long off0 = firstSegment(b, k, upperStart) * SEGMENT_BYTES;
+        long off0 = firstSegment(b, r, upperStart) * SEGMENT_BYTES;
         long span = (long) columns * SEGMENT_BYTES;
-        body.checkRange(off0, span);
+        OffHeapRegion.checkRange(off0, span, limit);
+        long at = address + off0;
         if (o == 0) {
             // The window is block b alone (the last start may have no next block).
             for (int j = 0; j < columns; j++) {
-                long p = (body.readLongInRange(off0 + j * SEGMENT_BYTES) & w0)
-                        ^ (body.readLongInRange(off0 + j * SEGMENT_BYTES + 8) & w1);
+                long p = (UnsafeMemory.MEMORY.readLong(at + j * SEGMENT_BYTES) & w0)
+                        ^ (UnsafeMemory.MEMORY.readLong(at + j * SEGMENT_BYTES + 8) & w1);
                 if (((Long.bitCount(p) ^ (expected >>> j)) & 1) != 0) {
                     return false;
                 }
             }
             return true;
         }
-        long off1 = off0 + span;
-        body.checkRange(off1, span);
+        OffHeapRegion.checkRange(off0 + span, span, limit);
+        long next = at + span;
         for (int j = 0; j < columns; j++) {
-            long at0 = off0 + (long) j * SEGMENT_BYTES;
-            long at1 = off1 + (long) j * SEGMENT_BYTES;
-            long p = (body.readLongInRange(at0) & w0)
-                    ^ (body.readLongInRange(at0 + 8) & w1)
-                    ^ (body.readLongInRange(at1) & w2)
-                    ^ (body.readLongInRange(at1 + 8) & w3);
+            long at0 = at + (long) j * SEGMENT_BYTES;
+            long at1 = next + (long) j * SEGMENT_BYTES;
+            long p = (UnsafeMemory.MEMORY.readLong(at0) & w0)
+                    ^ (UnsafeMemory.MEMORY.readLong(at0 + 8) & w1)
+                    ^ (UnsafeMemory.MEMORY.readLong(at1) & w2)
+                    ^ (UnsafeMemory.MEMORY.readLong(at1 + 8) & w3);
             if (((Long.bitCount(p) ^ (expected >>> j)) & 1) != 0) {
                 return false;
             }
@@ -184,25 +204,23 @@ final class RibbonFilter extends OffHeapFilter {
     }
 
     /**
-     * Computes the columns' parities four at a time and compares each group with its result bits: an absent key
-     * leaves after the first group 15 times in 16, a branch the CPU predicts, where an exit at the first wrong column
-     * (each column fails with probability 1/2) would be mispredicted about once per absent key. No branch depends
-     * on the start offset. {@link #probe} keeps its own branchy shape rather than sharing this one with a group of 1:
-     * out of the cache a lone probe gains more from its early exit (fewer instructions before the next probe's miss
-     * can start) than it loses to mispredictions, and the shared version measured slower there (bench/RESULTS.md).
+     * {@link #probeAt}'s answer computing the columns' parities four at a time and comparing each group with its result
+     * bits: an absent key leaves after the first group 15 times in 16, a branch the CPU predicts, where an exit at the
+     * first wrong column (each column fails with probability 1/2) would be mispredicted about once per absent key. No
+     * branch depends on the start offset. {@link #probeAt} keeps its own branchy shape rather than sharing this one
+     * with a group of 1: out of the cache a lone probe gains more from its early exit (fewer instructions before the
+     * next probe's miss can start) than it loses to mispredictions, and the shared version measured slower there
+     * (bench/RESULTS.md). For lines already touched ({@link #touchAt}).
      */
-    @Override
-    boolean probeTouched(long hash) {
-        if (empty) {
-            return false;
-        }
+    static boolean probeTouchedAt(long address, long limit, long slots, int r, int seed, long upperBlocks, long hash) {
+        long upperStart = slots / BLOCK_SLOTS - upperBlocks;
         long a = remix(hash, seed);
-        long s = start(a, starts);
+        long s = start(a, slots - BLOCK_SLOTS + 1);
         long lo = coeffLo(a);
         long hi = coeffHi(a);
         long b = s >>> 7;
         int o = (int) (s & (BLOCK_SLOTS - 1));
-        int columns = k + (b < upperStart ? 0 : 1);
+        int columns = r + (b < upperStart ? 0 : 1);
         // The coefficient shifted up by o as a 256-bit value w0..w3: w0, w1 meet block b, w2, w3 block b + 1.
         // Shifted by q = o mod 64 into x0..x2, then moved up a word when o >= 64 (masks, not a branch).
         int q = o & 63;
@@ -214,21 +232,21 @@ final class RibbonFilter extends OffHeapFilter {
         long w1 = (x1 & ~up) | (x0 & up);
         long w2 = (x2 & ~up) | (x1 & up);
         long w3 = x2 & up;
-        long off0 = firstSegment(b, k, upperStart) * SEGMENT_BYTES;
+        long off0 = firstSegment(b, r, upperStart) * SEGMENT_BYTES;
         long span = (long) columns * SEGMENT_BYTES;
         // At o == 0 the window is block b alone (w2 = w3 = 0) and the last start has no next block: read b twice.
         long off1 = o == 0 ? off0 : off0 + span;
-        body.checkRange(off0, span);
-        body.checkRange(off1, span);
+        OffHeapRegion.checkRange(off0, span, limit);
+        OffHeapRegion.checkRange(off1, span, limit);
         int expected = result(a);
         int parities = 0;
         for (int j = 0; j < columns; j++) {
-            long at0 = off0 + (long) j * SEGMENT_BYTES;
-            long at1 = off1 + (long) j * SEGMENT_BYTES;
-            long p = (body.readLongInRange(at0) & w0)
-                    ^ (body.readLongInRange(at0 + 8) & w1)
-                    ^ (body.readLongInRange(at1) & w2)
-                    ^ (body.readLongInRange(at1 + 8) & w3);
+            long at0 = address + off0 + (long) j * SEGMENT_BYTES;
+            long at1 = address + off1 + (long) j * SEGMENT_BYTES;
+            long p = (UnsafeMemory.MEMORY.readLong(at0) & w0)
+                    ^ (UnsafeMemory.MEMORY.readLong(at0 + 8) & w1)
+                    ^ (UnsafeMemory.MEMORY.readLong(at1) & w2)
+                    ^ (UnsafeMemory.MEMORY.readLong(at1 + 8) & w3);
             parities |= (Long.bitCount(p) & 1) << j;
             if ((j & (COLUMN_GROUP - 1)) == COLUMN_GROUP - 1 && ((parities ^ expected) & (int) ((2L << j) - 1)) != 0) {
                 return false;

@@ -125,4 +125,163 @@ class InPlaceFiltersTest {
             UnsafeMemory.UNSAFE.freeMemory(address);
         }
     }
+
+    /**
+     * Descriptors ({@link InPlaceFilters#describe}) probe as the filters were written: every added key is found through
+     * {@code mightContain} and through {@code touch} + {@code mightContainTouched}, and random hashes get the
+     * original's answer, for filters at unaligned offsets, fractional bits per key (Ribbon's upper blocks) and filters
+     * without keys.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = FilterKind.class,
+            names = {"BLOCKED", "STANDARD", "PARTITIONED", "RIBBON"})
+    void descriptorsAnswerAsTheFiltersTheyWereWrittenFrom(FilterKind kind) {
+        long seed = TestKeys.seed("InPlaceFiltersTest.seed");
+        SplittableRandom rnd = new SplittableRandom(seed);
+        List<Filter> originals = new ArrayList<>();
+        List<long[]> keySets = new ArrayList<>();
+        List<byte[]> blobs = new ArrayList<>();
+        try {
+            for (int i = 0; i < 5; i++) {
+                long[] keys = i == 4
+                        ? new long[0]
+                        : rnd.longs(100 + rnd.nextInt(3000)).toArray();
+                Filter f = TestKeys.filled(kind, keys, 4 + rnd.nextInt(12) + (i == 1 ? 0.37 : 0));
+                originals.add(f);
+                keySets.add(keys);
+                blobs.add(f.toByteArray());
+            }
+            long[] offsets = new long[blobs.size()];
+            long address = place(blobs, 7, offsets);
+            int last = blobs.size() - 1;
+            try (InPlaceFilters in = InPlaceFilters.wrap(address, offsets[last] + blobs.get(last).length + 5)) {
+                long[] d = new long[InPlaceFilters.DESCRIPTOR_LONGS * blobs.size()];
+                for (int i = 0; i < blobs.size(); i++) {
+                    int at = InPlaceFilters.DESCRIPTOR_LONGS * i;
+                    in.describe(offsets[i], blobs.get(i).length, d, at);
+                    assertThat(d[at]).isNotZero();
+                    Filter o = originals.get(i);
+                    String what = kind + " filter " + i + " (seed " + seed + ")";
+                    long sink = 0;
+                    for (long key : keySets.get(i)) {
+                        long h = Hashing.hash64(TestKeys.longKey(key));
+                        assertThat(in.mightContain(offsets[i], d[at], d[at + 1], h))
+                                .as(what)
+                                .isTrue();
+                        sink += in.touch(offsets[i], d[at], d[at + 1], h);
+                        assertThat(in.mightContainTouched(offsets[i], d[at], d[at + 1], h))
+                                .as(what)
+                                .isTrue();
+                    }
+                    for (int j = 0; j < 20_000; j++) {
+                        long h = rnd.nextLong();
+                        boolean expected = o.mightContain(h);
+                        assertThat(in.mightContain(offsets[i], d[at], d[at + 1], h))
+                                .as(what + ", hash " + h)
+                                .isEqualTo(expected);
+                        sink += in.touch(offsets[i], d[at], d[at + 1], h);
+                        assertThat(in.mightContainTouched(offsets[i], d[at], d[at + 1], h))
+                                .as(what + ", touched, hash " + h)
+                                .isEqualTo(expected);
+                    }
+                    if (sink == 42) {
+                        System.out.println("touched");
+                    }
+                }
+                // A descriptor used at an offset where its filter would run past the memory is refused.
+                long[] bad = {d[2 * last], d[2 * last + 1]};
+                assertThatThrownBy(() -> in.mightContain(offsets[last] + 16, bad[0], bad[1], 1L))
+                        .isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> in.mightContain(-1, bad[0], bad[1], 1L))
+                        .isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> in.describe(offsets[0], blobs.get(0).length, new long[1], 0))
+                        .isInstanceOf(IndexOutOfBoundsException.class);
+                in.close();
+                assertThatThrownBy(() -> in.mightContain(offsets[0], d[0], d[1], 1L))
+                        .isInstanceOf(IllegalStateException.class);
+            } finally {
+                UnsafeMemory.UNSAFE.freeMemory(address);
+            }
+        } finally {
+            originals.forEach(Filter::close);
+        }
+    }
+
+    @Test
+    void countingFiltersAreNotDescribed() {
+        Filter f = TestKeys.filled(FilterKind.COUNTING, 500, 4);
+        byte[] blob = f.toByteArray();
+        f.close();
+        long[] offsets = new long[1];
+        long address = place(List.of(blob), 0, offsets);
+        try (InPlaceFilters in = InPlaceFilters.wrap(address, blob.length + 5)) {
+            assertThatThrownBy(() -> in.describe(0, blob.length, new long[2], 0))
+                    .isInstanceOf(FilterFormatException.class)
+                    .hasMessageContaining("COUNTING");
+        } finally {
+            UnsafeMemory.UNSAFE.freeMemory(address);
+        }
+    }
+
+    /**
+     * Memory the object allocates ({@link InPlaceFilters#allocate}): filters written at 64-byte boundaries are
+     * described and probed as in wrapped memory, the allocation is counted and freed at close (reference tracing), and
+     * wrapped memory refuses writes.
+     */
+    @Test
+    void allocatedMemoryHoldsWrittenFiltersAndIsFreedAtClose() {
+        long seed = TestKeys.seed("InPlaceFiltersTest.allocated");
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Filter a = TestKeys.filled(FilterKind.BLOCKED, rnd.longs(1500).toArray(), 10);
+        Filter b = TestKeys.filled(FilterKind.RIBBON, rnd.longs(900).toArray(), 7.5);
+        try (a;
+                b) {
+            byte[] ba = a.toByteArray();
+            byte[] bb = b.toByteArray();
+            long offB = (ba.length + 63) & -64L;
+            try (InPlaceFilters in = InPlaceFilters.allocate(offB + bb.length)) {
+                assertThat(in.allocatedBytes()).isGreaterThanOrEqualTo(offB + bb.length);
+                in.write(0, ba, 0, ba.length);
+                in.write(offB, bb, 0, bb.length);
+                long[] d = new long[4];
+                in.describe(0, ba.length, d, 0);
+                in.describe(offB, bb.length, d, 2);
+                for (int j = 0; j < 20_000; j++) {
+                    long h = rnd.nextLong();
+                    assertThat(in.mightContain(0, d[0], d[1], h)).isEqualTo(a.mightContain(h));
+                    assertThat(in.mightContain(offB, d[2], d[3], h)).isEqualTo(b.mightContain(h));
+                }
+                assertThatThrownBy(() -> in.write(offB + bb.length - 4, bb, 0, 8))
+                        .isInstanceOf(IndexOutOfBoundsException.class);
+            }
+        }
+        long address = UnsafeMemory.UNSAFE.allocateMemory(128);
+        try (InPlaceFilters wrapped = InPlaceFilters.wrap(address, 128)) {
+            assertThat(wrapped.allocatedBytes()).isZero();
+            assertThatThrownBy(() -> wrapped.write(0, new byte[8], 0, 8)).isInstanceOf(IllegalStateException.class);
+        } finally {
+            UnsafeMemory.UNSAFE.freeMemory(address);
+        }
+    }
+
+    /** {@link Filters#readWithoutCrc} reads what {@link Filters#read} reads, and skips only the CRC32C. */
+    @Test
+    void readWithoutCrcSkipsOnlyTheChecksum() {
+        Filter f = TestKeys.filled(FilterKind.BLOCKED, 2000, 10);
+        byte[] blob = f.toByteArray();
+        try (Filter r = Filters.readWithoutCrc(blob, 0, blob.length)) {
+            for (long h = 0; h < 10_000; h++) {
+                assertThat(r.mightContain(h * 0x9E3779B97F4A7C15L)).isEqualTo(f.mightContain(h * 0x9E3779B97F4A7C15L));
+            }
+        } finally {
+            f.close();
+        }
+        blob[100] ^= 1; // a body byte: the CRC32C no longer matches
+        assertThatThrownBy(() -> Filters.read(blob, 0, blob.length)).isInstanceOf(FilterFormatException.class);
+        Filters.readWithoutCrc(blob, 0, blob.length).close();
+        blob[4] ^= 1; // the header's format version: still checked
+        assertThatThrownBy(() -> Filters.readWithoutCrc(blob, 0, blob.length))
+                .isInstanceOf(FilterFormatException.class);
+    }
 }

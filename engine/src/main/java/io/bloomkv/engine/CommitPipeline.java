@@ -427,7 +427,8 @@ final class CommitPipeline {
         state.logFileNumber = number;
         state.imms.addFirst(frozen);
         writeBufferCharge.frozen(frozen);
-        state.mem = new MemTable(number, options.writeBufferSize(), options.memtableFilterBitsPerKey());
+        state.mem = new MemTable(
+                number, options.writeBufferSize(), options.memtableFilterBitsPerKey(), options.memtablePointIndex());
         state.installSuperVersion();
         state.signalChangeHeld();
         return frozen;

@@ -93,7 +93,7 @@ final class Recovery {
             throw new NotADatabaseException(dir, "it holds no database (a read-only open creates nothing)");
         }
         versions.recover();
-        MemTable replay = new MemTable(0);
+        MemTable replay = new MemTable(0, 0, 0, options.memtablePointIndex());
         long maxSequence = replayLogs(liveLogs(), replay, null);
         versions.setLastSequence(maxSequence);
         state.lock();
@@ -120,7 +120,7 @@ final class Recovery {
             versions.recover();
         }
         VersionEdit edit = new VersionEdit();
-        long maxSequence = replayLogs(liveLogs(), new MemTable(0), edit);
+        long maxSequence = replayLogs(liveLogs(), new MemTable(0, 0, 0, options.memtablePointIndex()), edit);
         versions.setLastSequence(maxSequence);
         long logNumber = versions.newFileNumber();
         LogWriter log = CommitPipeline.newLog(fs, FileNames.logFile(dir, logNumber), options);
@@ -128,7 +128,11 @@ final class Recovery {
         try {
             state.log = log;
             state.logFileNumber = logNumber;
-            state.mem = new MemTable(logNumber, options.writeBufferSize(), options.memtableFilterBitsPerKey());
+            state.mem = new MemTable(
+                    logNumber,
+                    options.writeBufferSize(),
+                    options.memtableFilterBitsPerKey(),
+                    options.memtablePointIndex());
         } finally {
             state.unlock();
         }
@@ -191,7 +195,7 @@ final class Recovery {
                     maxSequence = Math.max(maxSequence, first + count - 1);
                     if (edit != null && replay.approximateMemoryUsage() >= options.writeBufferSize()) {
                         outputs.writeLevel0Tables(replay, edit);
-                        replay = new MemTable(0);
+                        replay = new MemTable(0, 0, 0, options.memtablePointIndex());
                     }
                 }
                 if (reader.tailDropped()) {

@@ -38,7 +38,10 @@ import java.util.stream.Stream;
  * default, zipfian or latest as the records family reads) from {@code --threads} threads. Beside the
  * per-operation figures: the milliseconds writers spent in the engine's write stalls and slowdowns, and the whole
  * process's CPU time (writers, background threads, garbage collection, the JIT) from the first put until background
- * work was idle, per put. The writers' and readers' CPU and allocation come from the JVM's per-thread
+ * work was idle, per put. After the gets of loaded keys, {@code --reads} gets of absent keys inside the
+ * tables' key ranges (the readmissing keys, which the filters must reject), with the filter memory held while they
+ * ran ({@code --filter-budget} applies, as in the bench). With {@code --distribution latest} the gets run before the flush, so the keys
+ * loaded last are read from the memtable as recordslatest reads them. The writers' and readers' CPU and allocation come from the JVM's per-thread
  * accounting ({@code com.sun.management.ThreadMXBean}); the background threads' CPU from {@code /proc/self/task}
  * (utime + stime, by thread name), which sees RocksDB's native threads ({@code rocksdb:low}, {@code rocksdb:high})
  * as well as bloomkv's ({@code bloomkv-compact-*}, {@code bloomkv-flush-*}). Linux only for the background figure.
@@ -63,7 +66,7 @@ public final class CpuCost {
         out.printf(Locale.ROOT, "puts in %s order%n", randomOrder ? "fillrandom" : "key");
         out.printf(
                 Locale.ROOT,
-                "%-8s %3s %12s %12s %14s %12s %12s %12s %12s %10s %14s%n",
+                "%-8s %3s %12s %12s %14s %12s %12s %12s %12s %12s %12s %10s %10s %14s%n",
                 "engine",
                 "run",
                 "put cpu ns",
@@ -73,6 +76,9 @@ public final class CpuCost {
                 "sst MiB",
                 "get cpu ns",
                 "get alloc B",
+                "miss cpu ns",
+                "miss alloc B",
+                "filter KiB",
                 "stall ms",
                 "proc cpu ns/put");
         for (int r = 0; r < cfg.repeat(); r++) {
@@ -90,6 +96,10 @@ public final class CpuCost {
                         e.put(keys.key(id), records ? recs.value(id, 0) : values.value(id, 0));
                     });
                     long stall = e.writeStallMicros() - stall0;
+                    // --distribution latest reads before the flush: the keys loaded last are still in the memtable,
+                    // as recordslatest finds them; the other distributions read the settled tables.
+                    boolean readFirst = cfg.distribution() == KeyDistribution.LATEST;
+                    long[] get = readFirst ? reads(cfg, keys, e, order) : null;
                     e.flushAndSettle();
                     long proc = processCpuNanos() - proc0;
                     EngineCounters written = e.counters().minus(c0);
@@ -98,16 +108,24 @@ public final class CpuCost {
                         bgTicks += x.getValue() - bg0.getOrDefault(x.getKey(), 0L);
                     }
                     long sst = e.tables().sstBytes();
-                    long[] ids = readIds(cfg, keys, order);
-                    long[] get = parallel(cfg.threads(), ids.length, (t, i) -> {
-                        if (e.get(keys.key(ids[(int) i])) == null) {
-                            throw new IOException("key " + ids[(int) i] + " not found");
+                    if (!readFirst) {
+                        get = reads(cfg, keys, e, order);
+                    }
+                    java.util.SplittableRandom rnd = new java.util.SplittableRandom(cfg.seed());
+                    long[] absent = new long[Math.toIntExact(cfg.reads())];
+                    for (int i = 0; i < absent.length; i++) {
+                        absent[i] = keys.missingId(rnd.nextLong(keys.missingCount()));
+                    }
+                    long[] miss = parallel(cfg.threads(), absent.length, (t, i) -> {
+                        if (e.get(keys.key(absent[(int) i])) != null) {
+                            throw new IOException("absent key " + absent[(int) i] + " found");
                         }
                     });
+                    double filterKiB = e.tables().filterBytes() / 1024.0;
                     double tableKiB = written.tableBytesWritten() / 1024.0;
                     out.printf(
                             Locale.ROOT,
-                            "%-8s %3d %12.0f %12.0f %14.0f %12.1f %12.1f %12.0f %12.0f %10.0f %14.0f%n",
+                            "%-8s %3d %12.0f %12.0f %14.0f %12.1f %12.1f %12.0f %12.0f %12.0f %12.0f %10.1f %10.0f %14.0f%n",
                             engine,
                             r,
                             (double) put[0] / cfg.num(),
@@ -115,8 +133,11 @@ public final class CpuCost {
                             tableKiB == 0 ? Double.NaN : bgTicks * TICK_NANOS / tableKiB,
                             written.tableBytesWritten() / 1048576.0,
                             sst / 1048576.0,
-                            (double) get[0] / ids.length,
-                            (double) get[1] / ids.length,
+                            (double) get[0] / cfg.reads(),
+                            (double) get[1] / cfg.reads(),
+                            (double) miss[0] / absent.length,
+                            (double) miss[1] / absent.length,
+                            filterKiB,
                             stall < 0 ? Double.NaN : stall / 1000.0,
                             proc < 0 ? Double.NaN : (double) proc / cfg.num());
                     out.flush();
@@ -159,6 +180,19 @@ public final class CpuCost {
             return os.getProcessCpuTime();
         }
         return -1;
+    }
+
+    /**
+     * The {@link #readIds} gets from {@code cfg.threads()} threads, each of which must be found. Returns {CPU ns, bytes
+     * allocated} of the reading threads.
+     */
+    private static long[] reads(BenchConfig cfg, KeySpace keys, BenchEngine e, int[] putOrder) throws IOException {
+        long[] ids = readIds(cfg, keys, putOrder);
+        return parallel(cfg.threads(), ids.length, (t, i) -> {
+            if (e.get(keys.key(ids[(int) i])) == null) {
+                throw new IOException("key " + ids[(int) i] + " not found");
+            }
+        });
     }
 
     @FunctionalInterface

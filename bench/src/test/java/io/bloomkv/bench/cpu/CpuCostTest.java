@@ -47,8 +47,11 @@ class CpuCostTest {
                     .isGreaterThan(3000 * 1000 / 1048576.0);
             assertThat(Double.parseDouble(f[7])).as("get cpu ns: " + line).isPositive();
             assertThat(Double.parseDouble(f[8])).as("get alloc B: " + line).isGreaterThan(1000); // the record returned
-            assertThat(Double.parseDouble(f[9])).as("stall ms: " + line).isNotNegative();
-            assertThat(Double.parseDouble(f[10]))
+            assertThat(Double.parseDouble(f[9])).as("miss cpu ns: " + line).isPositive();
+            assertThat(Double.parseDouble(f[10])).as("miss alloc B: " + line).isPositive(); // at least the key built
+            assertThat(Double.parseDouble(f[11])).as("filter KiB: " + line).isPositive();
+            assertThat(Double.parseDouble(f[12])).as("stall ms: " + line).isNotNegative();
+            assertThat(Double.parseDouble(f[13]))
                     .as("process cpu per put: " + line)
                     .isPositive();
         }
@@ -112,6 +115,6 @@ class CpuCostTest {
         assertThat(f[0]).isEqualTo("bloomkv");
         // the gets of loaded keys found every key (a missing one fails the run); the small write buffer made tables
         assertThat(Double.parseDouble(f[5])).as("table MiB written").isGreaterThan(5000 * 100 / 1048576.0);
-        assertThat(Double.parseDouble(f[9])).as("stall ms").isNotNegative();
+        assertThat(Double.parseDouble(f[12])).as("stall ms").isNotNegative();
     }
 }

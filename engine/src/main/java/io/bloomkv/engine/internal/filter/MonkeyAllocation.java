@@ -214,14 +214,26 @@ public final class MonkeyAllocation {
             levels.add(version.files(l));
         }
         long[] runs = runsAfter(levels, level, expectedEntries, job);
-        // Under a filter memory budget the plan fits it (allocateWithinBudget); the shared budget's whole capacity
-        // stands for this database's share.
-        long budget = options.sharedFilterBudget() != null
+        double bits = Math.min(
+                MAX_BITS_PER_KEY,
+                allocateWithinBudget(runs, options.bitsPerKey(), planningBudget(options))[runs.length - 1]);
+        return Math.round(bits / BITS_GRANULARITY) * BITS_GRANULARITY;
+    }
+
+    /**
+     * The filter memory budget the plan must fit ({@link #allocateWithinBudget}), or 0 for the unbudgeted plan: under a
+     * budget, filters neither pinned nor cached cost a partition read per probe, so the plan trades bits for cache hits;
+     * a table read through its mapping ({@code useMmapReads}, not {@code useDirectReads}) probes those partitions where
+     * they lie, with no read and no budget memory, so fewer bits would only add false positives. The shared budget's
+     * whole capacity stands for this database's share.
+     */
+    static long planningBudget(Options options) {
+        if (options.useMmapReads() && !options.useDirectReads()) {
+            return 0;
+        }
+        return options.sharedFilterBudget() != null
                 ? options.sharedFilterBudget().capacityBytes()
                 : options.filterMemoryBudget();
-        double bits =
-                Math.min(MAX_BITS_PER_KEY, allocateWithinBudget(runs, options.bitsPerKey(), budget)[runs.length - 1]);
-        return Math.round(bits / BITS_GRANULARITY) * BITS_GRANULARITY;
     }
 
     /**

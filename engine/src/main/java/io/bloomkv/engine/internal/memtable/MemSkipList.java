@@ -7,36 +7,49 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * The memtable: LevelDB's skip list ({@code db/skiplist.h}) for one writer and any number of lock-free readers, laid
- * out flat in large arrays as RocksDB's {@code InlineSkipList} lays it out in its arena. An entry is one run of
- * 8-byte words: its forward links, its lengths, trailer, user key and value. No object per entry: a 16-byte key with
- * a 100-byte value takes about 147 bytes, where a node object, its link array and its key array took about 212 on
- * the heap, so a write buffer of a given size holds about 1.4 times as many entries, and young collections have
- * nothing of the memtable's to copy.
+ * The memtable's entries: a skip list of user keys (LevelDB's {@code db/skiplist.h}, one writer, any number of
+ * lock-free readers), each key node heading the chain of that key's versions, newest first, with an optional
+ * {@link MemIndex} from a key's hash to its node. All of it laid out flat in large arrays as RocksDB's
+ * {@code InlineSkipList} lays out its arena: no object per entry, and young collections have nothing of the
+ * memtable's to copy.
+ *
+ * <p>Order. The skip list holds one node per user key, in unsigned-lexicographic order. A key's versions follow it
+ * newest first: the key node carries the key's first version (its oldest: {@link #insert} requires each later version
+ * of a key to be newer) and a link to the newest; each later version links to the next older one, the last of them to
+ * the key node. Walking the key nodes in order and each one's chain from its newest version to the key node visits
+ * the entries in {@link InternalKey#COMPARATOR} order (user key ascending, trailer descending). An update of a key
+ * the memtable holds appends a version record (no key, no links) and moves one link: with the index, no search; a
+ * search compares only distinct keys, however often the keys were updated.
  *
  * <p>Layout. Chunks are {@code long[]}: links are array elements, read with acquire and set with release through
  * {@link MethodHandles#arrayElementVarHandle} (byte-array views do not offer those modes on every JVM: Java 25
- * refuses them). An entry is addressed by a {@code long}: its chunk's index in the high 32 bits, the index of its
- * header word in the low 32 (never 0: its links come first, so 0 is "none"). Around the header at {@code p}:
+ * refuses them). A record is addressed by a {@code long}: its chunk's index in the high 32 bits, the index of its
+ * header word in the low 32 (never 0 in chunk 0, which starts with the head, so 0 is "none"). Around the header at
+ * {@code p}:
  * <pre>
- *   p - 1 - i         link of level i (i &lt; height): the next entry's address, 0 at the end of the level
- *   p                 user key length (high 32 bits), value length (low 32)
- *   p + 1             trailer (sequence &lt;&lt; 8 | type)
- *   p + 2 ...         user key, 8 bytes per word, big-endian, zero-padded; at least 2 words ({@link MemKey#word})
- *   then              value, 8 bytes per word, big-endian, zero-padded
+ *   key node                                               version
+ *   p - 1 - i     link of level i (i &lt; height)              (no links)
+ *   p             key length (high 32), value length       VERSION (high 32), value length
+ *   p + 1         trailer (sequence &lt;&lt; 8 | type)            trailer
+ *   p + 2 ...     user key, 8 bytes per word, big-endian,  p + 2: older: the next older version, or the key node
+ *                 zero-padded; kw &gt;= 2 words ({@link MemKey#word})
+ *   p + 2 + kw    newest version, 0 while it is the node    p + 3 ...: value
+ *   p + 3 + kw    value
  * </pre>
- * A compare reads the key's first two words as two loads whatever the key's length. Chunks start at
- * {@link #FIRST_CHUNK} bytes and double up to {@link #MAX_CHUNK}; an entry too large for a chunk of that size gets a
+ * A compare reads the key's first two words as two loads whatever the key's length, from the line of the node's
+ * header and first link (the newest link comes after the key, where a search does not read). Chunks start at
+ * {@link #FIRST_CHUNK} bytes and double up to {@link #MAX_CHUNK}; a record too large for a chunk of that size gets a
  * chunk of its own.
  *
- * <p>Publication: a new entry's words and links are written before it becomes reachable; each predecessor's link is
- * then set with release semantics, and readers load links with acquire semantics, so a reader that reaches an entry
- * sees all of its words. A new chunk is published (the volatile {@link #chunks}, a fresh array each time) before any
- * entry in it is linked. Entries are never removed or changed. {@link #insert} must not be called concurrently with
- * itself (the memtable's single writer).
+ * <p>Publication: a new record's words and links are written before it becomes reachable; then each predecessor's
+ * link (a key node) or the key node's newest link (a version) is set with release semantics, and readers load those
+ * with acquire semantics, so a reader that reaches a record sees all of its words, and those of every older version
+ * of its key. A version's older link is never changed. A new chunk is published (the volatile {@link #chunks}, a
+ * fresh array each time) before any record in it is linked. Records are never removed. {@link #insert} must not be
+ * called concurrently with itself (the memtable's single writer).
  */
 final class MemSkipList {
-    /** LevelDB's: with branching 4, searches stay O(log n) up to ~16M entries, far above a memtable's. */
+    /** LevelDB's: with branching 4, searches stay O(log n) up to ~16M keys, far above a memtable's. */
     static final int MAX_HEIGHT = 12;
 
     private static final int BRANCHING = 4;
@@ -51,12 +64,19 @@ final class MemSkipList {
     static final int FIRST_CHUNK = (64 << 10) - ARRAY_HEADER;
     /** Bytes of the largest regular chunk: a humongous object for G1 (at least half a region up to 8 GiB heaps), never copied. */
     static final int MAX_CHUNK = (4 << 20) - ARRAY_HEADER;
-    /** Bytes of an entry's header: lengths and trailer. */
-    static final int HEADER = 16;
+    /**
+     * Most chunks a memtable may have: {@link MemIndex} packs a chunk's index into 16 bits. Regular chunks of 4 MiB
+     * make that a memtable of about 256 GiB; an insert past it is refused.
+     */
+    static final int MAX_CHUNKS = 1 << 16;
+    /** Bytes of a record's header: lengths, trailer and the chain link. */
+    static final int HEADER = 24;
     /** Bytes a key takes at least (zero-padded): the two words a compare reads. */
     static final int MIN_KEY_AREA = 16;
-    /** Largest entry in bytes (links, header, key and value) a chunk can hold. */
+    /** Largest record in bytes (links, header, key and value) a chunk can hold. */
     static final long MAX_ENTRY = 8L * (Integer.MAX_VALUE - 64);
+    /** The high half of a version's first word, where a key node has its key's length (at most 2^31 - 1). */
+    private static final long VERSION = 0xFFFF_FFFFL;
 
     private static final VarHandle LINK = MethodHandles.arrayElementVarHandle(long[].class);
     /**
@@ -70,8 +90,10 @@ final class MemSkipList {
 
     /** The chunks, by index; replaced (never changed) when one is added, so a reader's copy stays valid. */
     private volatile long[][] chunks;
-    /** The head: an entry of MAX_HEIGHT links and an empty key, in chunk 0. */
+    /** The head: a key node of MAX_HEIGHT links and an empty key, in chunk 0; it is never compared. */
     private final long head;
+    /** The point index of the key nodes, or null (lookups search the skip list). */
+    private final MemIndex index;
 
     // The writer's state.
     private long[] current;
@@ -86,42 +108,75 @@ final class MemSkipList {
     private volatile int height = 1;
     /** The writer's random state (xorshift64*); only {@link #insert} touches it. */
     private long random = 0x9E3779B97F4A7C15L;
-    /** The writer's scratch: the predecessor of the new entry on each level. */
+    /** The writer's scratch: the predecessor of the new key node on each level. */
     private final long[] prev = new long[MAX_HEIGHT];
 
+    /** A list without an index: lookups search the skip list. */
     MemSkipList() {
+        this(false);
+    }
+
+    /** @param indexed whether key lookups go through a {@link MemIndex} (its memory: {@link #indexBytes}) */
+    MemSkipList(boolean indexed) {
         current = new long[FIRST_CHUNK / 8];
         chunks = new long[][] {current};
-        head = MAX_HEIGHT; // chunk 0, its links below it, an empty key; it is never compared
-        used = MAX_HEIGHT + 2 + MIN_KEY_AREA / 8;
+        head = MAX_HEIGHT; // chunk 0, its links below it, an empty key
+        used = MAX_HEIGHT + 3 + MIN_KEY_AREA / 8;
         nextChunkSize = doubled(FIRST_CHUNK);
+        index = indexed ? new MemIndex(this) : null;
+    }
+
+    /** As {@link #insert(byte[], long, boolean, long, byte[], int, int)}, hashing the key when the list is indexed. */
+    long insert(byte[] userKey, long trailer, byte[] value, int valueOffset, int valueLength) {
+        long hash = index == null ? 0 : io.bloomkv.bloom.Hashing.hash64(userKey);
+        return insert(userKey, hash, true, trailer, value, valueOffset, valueLength);
+    }
+
+    /** As {@link #insert(byte[], long, boolean, long, byte[], int, int)} for a key the list may hold. */
+    long insert(byte[] userKey, long hash, long trailer, byte[] value, int valueOffset, int valueLength) {
+        return insert(userKey, hash, true, trailer, value, valueOffset, valueLength);
     }
 
     /**
-     * Copies an entry in: the user key, its trailer and {@code value[valueOffset, valueOffset + valueLength)}. Writer
-     * only. @return the bytes it took: links, header, key, value and padding, plus the unused end of the chunk it
-     * closed when it did not fit there (so the sum is {@link #bytesTaken}, what the memtable holds on the heap)
-     * @throws IllegalStateException if an entry with the same user key and trailer is already present (sequence
-     *                               numbers are unique, so this is a caller's bug)
+     * Copies an entry in: the user key, its trailer and {@code value[valueOffset, valueOffset + valueLength)}; a key
+     * the list holds gets a version record in front of its chain (no key copy, no search with the index), a new one a
+     * key node. Writer only. @param hash the key's {@link io.bloomkv.bloom.Hashing#hash64} (ignored without an index)
+     * @param mayHold false when the caller knows the list holds no entry of the key (the memtable filter had some of
+     *                its bits clear): the index is not asked
+     * @return the bytes it took: links, header, key, value and padding, plus the unused end of the chunk it closed
+     * when it did not fit there (so the sum is {@link #bytesTaken}), plus the index's growth when it grew (so the sum
+     * of all is {@link #bytesTaken} + {@link #indexBytes}, what the memtable holds on the heap)
+     * @throws IllegalStateException if the list holds an entry of the same user key with the same or a newer sequence
+     *                               (a memtable receives a key's writes in sequence order; this is a caller's bug)
      * @throws IllegalArgumentException if the entry is too large for a chunk ({@link #MAX_ENTRY})
      */
-    long insert(byte[] userKey, long trailer, byte[] value, int valueOffset, int valueLength) {
+    long insert(
+            byte[] userKey, long hash, boolean mayHold, long trailer, byte[] value, int valueOffset, int valueLength) {
         MemKey key = new MemKey(userKey, trailer);
-        long at = findGreaterOrEqual(key, prev);
-        if (at != 0 && compare(at, key) == 0) {
-            throw new IllegalStateException(
-                    "memtable already holds this internal key (sequence " + (trailer >>> 8) + ")");
+        long x;
+        if (index != null) {
+            x = mayHold ? index.find(hash, userKey) : 0;
+            if (x == 0) {
+                findGreaterOrEqual(key, prev);
+            }
+        } else {
+            x = findGreaterOrEqual(key, prev);
+            if (x != 0 && !keyEquals(x, key)) {
+                x = 0;
+            }
+        }
+        long before = bytesTaken();
+        if (x != 0) {
+            appendVersion(x, trailer, value, valueOffset, valueLength);
+            return bytesTaken() - before;
         }
         int h = randomHeight();
         int keyWords = keyWords(userKey.length);
-        long words = h + 2L + keyWords + ((valueLength + 7L) >>> 3);
-        if (8 * words > MAX_ENTRY) {
-            throw new IllegalArgumentException("entry of " + 8 * words + " bytes is too large for the memtable");
-        }
-        long before = bytesTaken();
-        long x = allocate((int) words, h);
+        long words = h + 3L + keyWords + ((valueLength + 7L) >>> 3);
+        checkSize(words);
+        long at = allocate((int) words, h);
         long[] c = current;
-        int p = (int) x;
+        int p = (int) at;
         c[p] = ((long) userKey.length << 32) | (valueLength & 0xFFFFFFFFL);
         c[p + 1] = trailer;
         c[p + 2] = key.prefix0; // the key's first two words, as the lookup key already holds them
@@ -129,7 +184,8 @@ final class MemSkipList {
         if (userKey.length > 16) {
             pack(userKey, 16, userKey.length - 16, c, p + 4);
         }
-        pack(value, valueOffset, valueLength, c, p + 2 + keyWords);
+        c[p + 2 + keyWords] = 0; // it is its key's newest version
+        pack(value, valueOffset, valueLength, c, p + 3 + keyWords);
         int cur = height;
         if (h > cur) {
             for (int i = cur; i < h; i++) {
@@ -138,30 +194,67 @@ final class MemSkipList {
             height = h; // readers that see it before the head links below treat the new levels as empty
         }
         for (int i = 0; i < h; i++) {
-            c[p - 1 - i] = next(prev[i], i); // plain: x is not reachable yet
+            c[p - 1 - i] = next(prev[i], i); // plain: the node is not reachable yet
         }
         for (int i = 0; i < h; i++) {
             long pr = prev[i];
-            LINK.setRelease(chunk((int) (pr >>> 32)), (int) pr - 1 - i, x);
+            LINK.setRelease(chunk((int) (pr >>> 32)), (int) pr - 1 - i, at);
         }
-        return bytesTaken() - before;
+        long indexBefore = indexBytes();
+        if (index != null) {
+            index.add(hash, at);
+        }
+        return bytesTaken() - before + indexBytes() - indexBefore;
     }
 
-    /** Bytes of the chunks up to the end of the last entry: every closed chunk whole, the current one as far as used. */
+    /** A version of key node {@code x}'s key in front of its chain. */
+    private void appendVersion(long x, long trailer, byte[] value, int valueOffset, int valueLength) {
+        long newest = newest(x);
+        if (Long.compareUnsigned(trailer >>> 8, trailer(newest) >>> 8) <= 0) {
+            throw new IllegalStateException("memtable already holds sequence " + (trailer(newest) >>> 8)
+                    + " of this key, not older than sequence " + (trailer >>> 8));
+        }
+        long words = 3L + ((valueLength + 7L) >>> 3);
+        checkSize(words);
+        long at = allocate((int) words, 0);
+        long[] c = current;
+        int p = (int) at;
+        c[p] = (VERSION << 32) | (valueLength & 0xFFFFFFFFL);
+        c[p + 1] = trailer;
+        c[p + 2] = newest;
+        pack(value, valueOffset, valueLength, c, p + 3);
+        LINK.setRelease(chunk((int) (x >>> 32)), newestWord(x), at);
+    }
+
+    private static void checkSize(long words) {
+        if (8 * words > MAX_ENTRY) {
+            throw new IllegalArgumentException("entry of " + 8 * words + " bytes is too large for the memtable");
+        }
+    }
+
+    /** Bytes of the chunks up to the end of the last record: every closed chunk whole, the current one as far as used. */
     long bytesTaken() {
         return closedBytes + 8L * used;
     }
 
-    /** Room for an entry of {@code words} words whose header follows its {@code h} links; its address. */
+    /** Heap bytes of the index (0 without one). */
+    long indexBytes() {
+        return index == null ? 0 : index.memoryBytes();
+    }
+
+    /** Room for a record of {@code words} words whose header follows its {@code h} links; its address. */
     private long allocate(int words, int h) {
         if (current.length - used < words) {
+            long[][] old = chunks;
+            if (old.length >= MAX_CHUNKS) {
+                throw new IllegalStateException("memtable of " + MAX_CHUNKS + " chunks is full");
+            }
             int length = 8L * words > MAX_CHUNK ? words : Math.max(nextChunkSize / 8, words);
             nextChunkSize = doubled(nextChunkSize);
             long[] fresh = new long[length];
-            long[][] old = chunks;
             long[][] grown = Arrays.copyOf(old, old.length + 1);
             grown[old.length] = fresh;
-            chunks = grown; // published before any entry in it is linked
+            chunks = grown; // published before any record in it is linked
             closedBytes += 8L * current.length;
             current = fresh;
             currentIndex = old.length;
@@ -242,33 +335,40 @@ final class MemSkipList {
         return chunks[index];
     }
 
-    /** The next entry after {@code node} on {@code level}, or 0 (acquire: its words are visible). */
+    // ---- key nodes: the skip list ----
+
+    /** The next key node after {@code node} on {@code level}, or 0 (acquire: its words are visible). */
     long next(long node, int level) {
         return (long) LINK.getAcquire(chunk((int) (node >>> 32)), (int) node - 1 - level);
     }
 
-    /** The next entry on level 0, or 0. */
+    /** The next key node, or 0. */
     long next(long node) {
         return next(node, 0);
     }
 
-    long trailer(long node) {
-        return chunk((int) (node >>> 32))[(int) node + 1];
+    /** The first key node, or 0 when empty. */
+    long first() {
+        return next(head, 0);
     }
 
-    /** A copy of the entry's user key. */
-    byte[] userKey(long node) {
-        long[] c = chunk((int) (node >>> 32));
-        int p = (int) node;
+    boolean isEmpty() {
+        return first() == 0;
+    }
+
+    /** A copy of key node {@code x}'s user key. */
+    byte[] userKey(long x) {
+        long[] c = chunk((int) (x >>> 32));
+        int p = (int) x;
         byte[] out = new byte[(int) (c[p] >>> 32)];
         unpack(c, p + 2, out.length, out, 0);
         return out;
     }
 
-    /** True when the entry's user key is {@code key}'s. */
-    boolean userKeyEquals(long node, MemKey key) {
-        long[] c = chunk((int) (node >>> 32));
-        int p = (int) node;
+    /** True when key node {@code x}'s user key is {@code key}'s. */
+    boolean keyEquals(long x, MemKey key) {
+        long[] c = chunk((int) (x >>> 32));
+        int p = (int) x;
         int len = (int) (c[p] >>> 32);
         byte[] k = key.userKey;
         if (len != k.length || c[p + 2] != key.prefix0 || c[p + 3] != key.prefix1) {
@@ -282,46 +382,29 @@ final class MemSkipList {
         return true;
     }
 
-    /** A copy of the entry's value. */
-    byte[] value(long node) {
-        long[] c = chunk((int) (node >>> 32));
-        int p = (int) node;
-        long lengths = c[p];
-        byte[] out = new byte[(int) lengths];
-        unpack(c, p + 2 + keyWords((int) (lengths >>> 32)), out.length, out, 0);
-        return out;
-    }
-
-    /** The entry's encoded internal key (user key, then the trailer as fixed64), a fresh array. */
-    byte[] encodedKey(long node) {
-        return encodedKey(node, null);
-    }
-
-    /** {@link #encodedKey(long)} written into {@code reuse} when it has the key's length (else a fresh array). */
-    byte[] encodedKey(long node, byte[] reuse) {
-        long[] c = chunk((int) (node >>> 32));
-        int p = (int) node;
+    /**
+     * True when key node {@code x}'s user key is {@code k} (words made on the fly: a point lookup compares one node, and
+     * builds no lookup key).
+     */
+    boolean keyEquals(long x, byte[] k) {
+        long[] c = chunk((int) (x >>> 32));
+        int p = (int) x;
         int len = (int) (c[p] >>> 32);
-        byte[] out = reuse != null && reuse.length == len + InternalKey.TRAILER_SIZE
-                ? reuse
-                : new byte[len + InternalKey.TRAILER_SIZE];
-        unpack(c, p + 2, len, out, 0);
-        long trailer = c[p + 1];
-        for (int i = 0; i < 8; i++) {
-            out[len + i] = (byte) (trailer >>> (8 * i));
+        if (len != k.length) {
+            return false;
         }
-        return out;
+        for (int j = 0; j < keyWords(len); j++) {
+            if (c[p + 2 + j] != MemKey.word(k, 8 * j)) {
+                return false;
+            }
+        }
+        return true;
     }
 
-    /** The entry's key as a lookup key. */
-    MemKey key(long node) {
-        return new MemKey(userKey(node), trailer(node));
-    }
-
-    /** The entry at {@code node} against {@code key}, in {@link MemKey#compare}'s order. */
-    int compare(long node, MemKey key) {
-        long[] c = chunk((int) (node >>> 32));
-        int p = (int) node;
+    /** Key node {@code x}'s user key against {@code key}'s (unsigned lexicographic; trailers play no part). */
+    int compareKey(long x, MemKey key) {
+        long[] c = chunk((int) (x >>> 32));
+        int p = (int) x;
         int r = Long.compareUnsigned(c[p + 2], key.prefix0);
         if (r != 0) {
             return r;
@@ -344,26 +427,72 @@ final class MemSkipList {
                 }
             }
         }
-        r = Integer.compare(len, k.length);
-        if (r != 0) {
-            return r;
-        }
-        return Long.compareUnsigned(key.trailer, c[p + 1]);
+        return Integer.compare(len, k.length);
     }
 
-    /** The first entry >= {@code key}, or 0; fills {@code prevOut} (when not null) with the predecessors per level. */
+    /** Key node {@code x}'s user key against key node {@code y}'s (no copy of either). */
+    private int compareKeys(long x, long y) {
+        long[] c = chunk((int) (x >>> 32));
+        int p = (int) x;
+        long[] d = chunk((int) (y >>> 32));
+        int q = (int) y;
+        int lx = (int) (c[p] >>> 32);
+        int ly = (int) (d[q] >>> 32);
+        int words = Math.min(keyWords(lx), keyWords(ly));
+        for (int j = 0; j < words; j++) {
+            int r = Long.compareUnsigned(c[p + 2 + j], d[q + 2 + j]);
+            if (r != 0) {
+                return r;
+            }
+        }
+        return Integer.compare(lx, ly);
+    }
+
+    /** The key node of {@code userKey}, or 0: through the index ({@code hash} its hash64) or a search. */
+    long findKey(byte[] userKey, long hash) {
+        if (index != null) {
+            return index.find(hash, userKey);
+        }
+        MemKey key = new MemKey(userKey, 0);
+        long x = findGreaterOrEqual(key, null);
+        return x != 0 && keyEquals(x, key) ? x : 0;
+    }
+
+    /** True when key lookups go through the index. */
+    boolean indexed() {
+        return index != null;
+    }
+
+    /**
+     * The first key node whose user key is >= {@code key}'s, or 0; fills {@code prevOut} (when not null) with the
+     * predecessors per level.
+     */
     long findGreaterOrEqual(MemKey key, long[] prevOut) {
         long x = head;
         int level = height - 1;
+        long touched = 0;
         while (true) {
             long n = next(x, level);
-            if (n != 0 && compare(n, key) < 0) {
+            if (level > 0) {
+                // The node a step down from x compares first: load its first key word now, so its cache miss overlaps
+                // the compare with n instead of following it (RocksDB's InlineSkipList prefetches the same way; Java
+                // has no prefetch, and a load whose value is never used would be dropped by the JIT).
+                long d = next(x, level - 1);
+                if (d != n && d != 0) {
+                    touched ^= chunk((int) (d >>> 32))[(int) d + 2];
+                }
+            }
+            if (n != 0 && compareKey(n, key) < 0) {
                 x = n;
             } else {
                 if (prevOut != null) {
                     prevOut[level] = x;
                 }
                 if (level == 0) {
+                    if (touched == TOUCHED_MARK) {
+                        touchedMarks++; // keeps the loads above; harmless when it happens (a key word equal to the
+                        // mark)
+                    }
                     return n;
                 }
                 level--;
@@ -371,23 +500,41 @@ final class MemSkipList {
         }
     }
 
-    /** The last entry < {@code key}, or 0. */
+    /** See {@link #findGreaterOrEqual}: a value the touched key words almost never sum to. */
+    private static final long TOUCHED_MARK = 0x5DEE_CE66_D1CE_B00BL;
+    /** Written only when {@link #TOUCHED_MARK} is met, so readers do not share a written line. */
+    private static int touchedMarks;
+
+    /** The last key node whose user key is < {@code key}'s, or 0. */
     long findLessThan(MemKey key) {
-        return findLast(key, false);
+        return findLast(key, 0, false);
     }
 
-    /** The last entry <= {@code key}, or 0. */
+    /** The last key node whose user key is <= {@code key}'s, or 0. */
     long findLessOrEqual(MemKey key) {
-        return findLast(key, true);
+        return findLast(key, 0, true);
     }
 
-    /** The last entry < {@code key} (or <= with {@code orEqual}; a null key: the last entry), or 0. */
-    private long findLast(MemKey key, boolean orEqual) {
+    /** The last key node before key node {@code node}, or 0 (compares stored keys: nothing copied). */
+    long findLessThan(long node) {
+        return findLast(null, node, false);
+    }
+
+    /** The last key node, or 0 when empty. */
+    long findLast() {
+        return findLast(null, 0, false);
+    }
+
+    /**
+     * The last key node < {@code key} (or <= with {@code orEqual}); with a null key, the last one before key node
+     * {@code node} (none, 0: the last of all); or 0.
+     */
+    private long findLast(MemKey key, long node, boolean orEqual) {
         long x = head;
         int level = height - 1;
         while (true) {
             long n = next(x, level);
-            int c = n == 0 ? 1 : key == null ? -1 : compare(n, key);
+            int c = n == 0 ? 1 : key != null ? compareKey(n, key) : node != 0 ? compareKeys(n, node) : -1;
             if (c < 0 || (orEqual && c == 0)) {
                 x = n;
             } else if (level == 0) {
@@ -398,21 +545,76 @@ final class MemSkipList {
         }
     }
 
-    /** The last entry, or 0 when empty. */
-    long findLast() {
-        return findLast(null, false);
+    // ---- versions: a key node's chain ----
+
+    /** Key node {@code x}'s newest version (acquire: it and every older one are visible). */
+    long newest(long x) {
+        long v = (long) LINK.getAcquire(chunk((int) (x >>> 32)), newestWord(x));
+        return v == 0 ? x : v;
     }
 
-    /** The first entry, or 0 when empty. */
-    long first() {
-        return next(head, 0);
+    /** Index in its chunk of key node {@code x}'s newest link: after its key. */
+    private int newestWord(long x) {
+        int p = (int) x;
+        return p + 2 + keyWords((int) (chunk((int) (x >>> 32))[p] >>> 32));
     }
 
-    boolean isEmpty() {
-        return first() == 0;
+    /** The version after {@code v} in key node {@code x}'s chain (the next older one), or 0 after the key node. */
+    long older(long x, long v) {
+        return v == x ? 0 : chunk((int) (v >>> 32))[(int) v + 2];
     }
 
-    /** Bytes of the chunks allocated so far (the entries' bytes plus the unused end of each chunk). */
+    /** The trailer of version {@code v} (a key node is its key's oldest version). */
+    long trailer(long v) {
+        return chunk((int) (v >>> 32))[(int) v + 1];
+    }
+
+    /** A copy of version {@code v}'s value. */
+    byte[] value(long v) {
+        long[] c = chunk((int) (v >>> 32));
+        int p = (int) v;
+        long first = c[p];
+        long keyLength = first >>> 32;
+        byte[] out = new byte[(int) first];
+        unpack(c, keyLength == VERSION ? p + 3 : p + 3 + keyWords((int) keyLength), out.length, out, 0);
+        return out;
+    }
+
+    /** The encoded internal key (user key, then the trailer as fixed64) of version {@code v} of key node {@code x}. */
+    byte[] encodedKey(long x, long v) {
+        return encodedKey(x, v, null);
+    }
+
+    /** {@link #encodedKey(long, long)} written into {@code reuse} when it has the key's length (else a fresh array). */
+    byte[] encodedKey(long x, long v, byte[] reuse) {
+        long[] c = chunk((int) (x >>> 32));
+        int p = (int) x;
+        int len = (int) (c[p] >>> 32);
+        byte[] out = reuse != null && reuse.length == len + InternalKey.TRAILER_SIZE
+                ? reuse
+                : new byte[len + InternalKey.TRAILER_SIZE];
+        unpack(c, p + 2, len, out, 0);
+        long trailer = trailer(v);
+        for (int i = 0; i < 8; i++) {
+            out[len + i] = (byte) (trailer >>> (8 * i));
+        }
+        return out;
+    }
+
+    /** Version {@code v} of key node {@code x} as a lookup key. */
+    MemKey key(long x, long v) {
+        return new MemKey(userKey(x), trailer(v));
+    }
+
+    /** Version {@code v} of key node {@code x} against {@code key}, in {@link MemKey#compare}'s order. */
+    int compare(long x, long v, MemKey key) {
+        int r = compareKey(x, key);
+        return r != 0 ? r : Long.compareUnsigned(key.trailer, trailer(v));
+    }
+
+    // ---- memory ----
+
+    /** Bytes of the chunks allocated so far (the records' bytes plus the unused end of each chunk). */
     long chunkBytes() {
         long sum = 0;
         for (long[] c : chunks) {
@@ -429,6 +631,16 @@ final class MemSkipList {
     /** Number of chunks allocated so far. */
     int chunkCount() {
         return chunks.length;
+    }
+
+    /** The index's packed form of record address {@code x}: 16 bits of chunk, 19 of word ({@link MemIndex}). */
+    static long compact(long x) {
+        return ((x >>> 32) << MemIndex.WORD_BITS) | (x & ((1L << MemIndex.WORD_BITS) - 1));
+    }
+
+    /** {@link #compact}'s inverse. */
+    static long expand(long compact) {
+        return ((compact >>> MemIndex.WORD_BITS) << 32) | (compact & ((1L << MemIndex.WORD_BITS) - 1));
     }
 
     /** 1 with probability 3/4, 2 with 3/16, ... (each level 1/BRANCHING of the one below), at most MAX_HEIGHT. */

@@ -32,8 +32,8 @@ public final class MemTable {
 
     private static final byte[] EMPTY = new byte[0];
 
-    /** The entries, keys and values copied in (flat, in large chunks). */
-    private final MemSkipList table = new MemSkipList();
+    /** The entries, keys and values copied in (flat, in large chunks), with their point index. */
+    private final MemSkipList table;
 
     private final AtomicLong approximateBytes = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
@@ -47,9 +47,12 @@ public final class MemTable {
     /** Null when the memtable has no filter. */
     private final MemTableFilter filter;
 
-    /** A memtable without a filter. @param logNumber number of the WAL file holding this memtable's writes */
+    /**
+     * A memtable with a point index and without a filter. @param logNumber number of the WAL file holding this
+     * memtable's writes
+     */
     public MemTable(long logNumber) {
-        this(logNumber, 0, 0);
+        this(logNumber, 0, 0, true);
     }
 
     /**
@@ -57,11 +60,14 @@ public final class MemTable {
      * @param writeBufferSize  bytes the memtable takes before it is frozen (sizes the filter)
      * @param filterBitsPerKey bits per key of the whole-key filter, sized for the entries a full memtable
      *                         of small values holds ({@link #expectedEntries}); 0 = no filter
+     * @param pointIndex       whether gets and updates find a key through a hash index ({@link MemIndex}) rather
+     *                         than a skip-list search
      */
-    public MemTable(long logNumber, long writeBufferSize, double filterBitsPerKey) {
+    public MemTable(long logNumber, long writeBufferSize, double filterBitsPerKey, boolean pointIndex) {
         this.logNumber = logNumber;
         this.filter =
                 filterBitsPerKey > 0 ? new MemTableFilter(expectedEntries(writeBufferSize), filterBitsPerKey) : null;
+        this.table = new MemSkipList(pointIndex);
     }
 
     /**
@@ -75,6 +81,11 @@ public final class MemTable {
     /** Heap bytes of the memtable's filter (0 without one). */
     public long filterMemoryBytes() {
         return filter == null ? 0 : filter.memoryBytes();
+    }
+
+    /** Heap bytes of the memtable's point index (0 without one); its growth is part of {@link #approximateMemoryUsage}. */
+    public long indexMemoryBytes() {
+        return table.indexBytes();
     }
 
     public long logNumber() {
@@ -95,13 +106,14 @@ public final class MemTable {
      * is copied into the arena (the write path passes a slice of the write batch, so the value is copied once).
      */
     public void add(long sequence, ValueType type, byte[] userKey, byte[] buf, int valueOffset, int valueLength) {
-        if (filter != null) {
-            filter.add(Hashing.hash64(userKey)); // before the entry becomes visible (see MemTableFilter)
-        }
+        long hash = filter == null && !table.indexed() ? 0 : Hashing.hash64(userKey);
+        // before the entry becomes visible (see MemTableFilter); a key whose bits were not all set is not held here
+        boolean mayHold = filter == null || filter.add(hash);
         if (type == ValueType.MERGE) {
             hasMergeOperands = true;
         }
-        long bytes = table.insert(userKey, InternalKey.packTrailer(sequence, type), buf, valueOffset, valueLength);
+        long bytes = table.insert(
+                userKey, hash, mayHold, InternalKey.packTrailer(sequence, type), buf, valueOffset, valueLength);
         entries.incrementAndGet();
         approximateBytes.addAndGet(bytes);
     }
@@ -155,12 +167,12 @@ public final class MemTable {
      * value, a DELETE (tombstone), or null when this memtable holds nothing for the key.
      */
     public TableReader.Entry get(byte[] userKey, long snapshotSequence) {
-        return get(userKey, filter == null ? 0 : Hashing.hash64(userKey), snapshotSequence);
+        return get(userKey, filter == null && !table.indexed() ? 0 : Hashing.hash64(userKey), snapshotSequence);
     }
 
     /**
-     * As {@link #get(byte[], long)}, with the key's {@link Hashing#hash64} already computed (the one
-     * hash a get computes for every filter it asks).
+     * As {@link #get(byte[], long)}, with the key's {@link Hashing#hash64} already computed (the one hash a get
+     * computes for every filter it asks, and the one the point index is keyed by: it must be the key's).
      */
     public TableReader.Entry get(byte[] userKey, long userKeyHash, long snapshotSequence) {
         if (entries.get() == 0) {
@@ -169,14 +181,18 @@ public final class MemTable {
         if (filter != null && !filter.mightContain(userKeyHash)) {
             return null;
         }
-        MemKey lookup = new MemKey(userKey, InternalKey.packTrailer(snapshotSequence, ValueType.FOR_SEEK));
-        long e = table.findGreaterOrEqual(lookup, null);
-        if (e == 0 || !table.userKeyEquals(e, lookup)) {
+        long x = table.findKey(userKey, userKeyHash);
+        if (x == 0) {
             return null;
         }
-        long trailer = table.trailer(e);
-        ValueType type = ValueType.fromCode((int) (trailer & 0xFF));
-        return new TableReader.Entry(type, trailer >>> 8, type == ValueType.DELETE ? null : table.value(e));
+        for (long v = table.newest(x); v != 0; v = table.older(x, v)) {
+            long trailer = table.trailer(v);
+            if (trailer >>> 8 <= snapshotSequence) {
+                ValueType type = ValueType.fromCode((int) (trailer & 0xFF));
+                return new TableReader.Entry(type, trailer >>> 8, type == ValueType.DELETE ? null : table.value(v));
+            }
+        }
+        return null; // every version is newer than the reader's snapshot
     }
 
     /**
@@ -190,11 +206,14 @@ public final class MemTable {
         if (entries.get() == 0 || (filter != null && !filter.mightContain(userKeyHash))) {
             return lookup.isDone();
         }
-        MemKey key = new MemKey(lookup.userKey(), InternalKey.packTrailer(lookup.snapshot(), ValueType.FOR_SEEK));
-        for (long e = table.findGreaterOrEqual(key, null); e != 0 && table.userKeyEquals(e, key); e = table.next(e)) {
-            long trailer = table.trailer(e);
+        long x = table.findKey(lookup.userKey(), userKeyHash);
+        for (long v = x == 0 ? 0 : table.newest(x); v != 0; v = table.older(x, v)) {
+            long trailer = table.trailer(v);
+            if (trailer >>> 8 > lookup.snapshot()) {
+                continue;
+            }
             ValueType type = ValueType.fromCode((int) (trailer & 0xFF));
-            if (lookup.add(type, trailer >>> 8, type == ValueType.DELETE ? null : table.value(e))) {
+            if (lookup.add(type, trailer >>> 8, type == ValueType.DELETE ? null : table.value(v))) {
                 return true;
             }
         }
@@ -208,7 +227,9 @@ public final class MemTable {
 
     /**
      * Heap bytes the entries take: links, lengths, keys, values, padding, and the unused ends of the chunks they filled
-     * (not of the chunk being filled, so a small write buffer is not charged a whole first chunk).
+     * (not of the chunk being filled, so a small write buffer is not charged a whole first chunk), plus the point
+     * index's growth past its first small table (so a memtable with an index is frozen at the same heap size as one
+     * without: it holds fewer entries).
      */
     public long approximateMemoryUsage() {
         return approximateBytes.get();

@@ -49,9 +49,12 @@ final class MemTableFilter {
         this.k = Math.max(1, FilterMath.optimalBlockedK(bitsPerKey));
     }
 
-    /** Adds the key of hash {@code hash}. Single writer only. */
-    void add(long hash) {
-        visit(hash, true);
+    /**
+     * Adds the key of hash {@code hash}. Single writer only. @return false when no key of hash {@code hash} was added
+     * before (some of its bits were clear): the writer may skip looking for the key in the memtable
+     */
+    boolean add(long hash) {
+        return visit(hash, true);
     }
 
     /** False only when no key of hash {@code hash} was added. */
@@ -61,10 +64,11 @@ final class MemTableFilter {
 
     /**
      * The k probe bits of {@code hash} in its block (9 bits of a mixed word each, 7 per word): with {@code set}, sets
-     * them (single writer: a plain read, a release write when a bit changes) and returns true; otherwise returns
-     * whether all are set (acquire reads).
+     * them (single writer: a plain read, a release write when a bit changes) and returns whether all were set before;
+     * otherwise returns whether all are set (acquire reads).
      */
     private boolean visit(long hash, boolean set) {
+        boolean all = true;
         int block = (int) (((hash & 0xFFFF_FFFFL) * blocks) >>> 32) * WORDS_PER_BLOCK;
         long word = fmix64(hash);
         long x = word;
@@ -80,13 +84,14 @@ final class MemTableFilter {
                 long updated = old | (1L << bit);
                 if (updated != old) {
                     words.setRelease(index, updated);
+                    all = false;
                 }
             } else if ((words.getAcquire(index) & (1L << bit)) == 0) {
                 return false;
             }
             x <<= 9;
         }
-        return true;
+        return all;
     }
 
     /** Heap bytes of the bit array. */

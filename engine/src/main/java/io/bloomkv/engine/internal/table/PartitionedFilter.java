@@ -5,6 +5,7 @@ import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Filters;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.internal.util.Coding;
+import java.math.BigInteger;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,8 +23,9 @@ import java.util.List;
  * of the keys: RocksDB cuts at data-block boundaries because its filter partitions follow its index partitions, and
  * finds a partition by the key. bloomkv's index stays whole and resident, and every probe site (point gets, batched
  * multiGet, prefix seeks) holds only the hash, so the hash picks the partition: a prefix hash lands in exactly one
- * partition (RocksDB must add a prefix to the partition of each key holding it), and partitions hold equal key counts
- * whatever the key distribution. The cost: keys adjacent in key order are in unrelated partitions, so a get workload
+ * partition (RocksDB must add a prefix to the partition of each key holding it), partitions hold about equal key counts
+ * whatever the key distribution (the hashes are uniform), and equal hash ranges make the top-level lookup one
+ * multiplication. The cost: keys adjacent in key order are in unrelated partitions, so a get workload
  * confined to a narrow key range keeps more partitions hot than key-range partitions would.
  *
  * <p>Inside a partition all hashes share their leading bits, which the filters use to pick a block or a bit range, so
@@ -76,9 +78,12 @@ public final class PartitionedFilter {
     record Built(List<byte[]> partitions, long[] lastHashes) {}
 
     /**
-     * Cuts {@code hashes[0, n)} (any order; not modified) into partitions of about {@code keysPerPartition} hashes of
-     * contiguous unsigned-hash ranges (equal hashes stay in one partition) and builds each one's filter over their
-     * {@link #remix}es.
+     * Cuts {@code hashes[0, n)} (any order; not modified) into P = max(1, round(n / keysPerPartition)) partitions of
+     * equal ranges of the unsigned hash: partition i holds the hashes h with floor(h * P / 2^64) = i, and its bound in
+     * the top-level index is the largest such h ({@link #uniformBound}), so a reader finds a hash's partition with one
+     * multiplication ({@link Index#partitionOf}). Uniform hashes fill the partitions about equally (binomially: a few
+     * percent apart), and each partition's filter is sized for its own keys; equal hashes fall in one partition. Builds
+     * each one's filter over the {@link #remix}es of its hashes.
      */
     static Built build(FilterKind kind, long[] hashes, int n, double bitsPerKey, int keysPerPartition) {
         long[] sorted = new long[n];
@@ -89,15 +94,13 @@ public final class PartitionedFilter {
         for (int i = 0; i < n; i++) {
             sorted[i] ^= Long.MIN_VALUE;
         }
-        List<byte[]> parts = new ArrayList<>();
-        long[] last = new long[(n + keysPerPartition - 1) / keysPerPartition + 1];
+        int parts = (int) Math.max(1, Math.min(1 << 24, Math.round((double) n / keysPerPartition)));
+        List<byte[]> out = new ArrayList<>(parts);
+        long[] last = new long[parts];
         int from = 0;
-        while (from < n) {
-            int to = Math.min(n, from + keysPerPartition);
-            if (n - to < keysPerPartition / 4) {
-                to = n; // no runt partition at the end
-            }
-            while (to < n && sorted[to] == sorted[to - 1]) {
+        for (int p = 0; p < parts; p++) {
+            int to = from;
+            while (to < n && uniformPartition(sorted[to], parts) == p) {
                 to++;
             }
             long[] mixed = new long[to - from];
@@ -105,12 +108,32 @@ public final class PartitionedFilter {
                 mixed[i - from] = remix(sorted[i]);
             }
             try (Filter f = Filters.build(kind, mixed, bitsPerKey)) {
-                parts.add(f.toByteArray());
+                out.add(f.toByteArray());
             }
-            last[parts.size() - 1] = sorted[to - 1];
+            last[p] = uniformBound(p, parts);
             from = to;
         }
-        return new Built(parts, Arrays.copyOf(last, parts.size()));
+        return new Built(out, last);
+    }
+
+    /** floor(unsigned {@code hash} * {@code parts} / 2^64): the partition of equal hash ranges holding {@code hash}. */
+    static int uniformPartition(long hash, int parts) {
+        return (int) (Math.multiplyHigh(hash, parts) + ((hash >> 63) & parts));
+    }
+
+    private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
+
+    /**
+     * The largest hash of partition {@code i} of {@code parts} equal hash ranges: ceil((i + 1) * 2^64 / parts) - 1,
+     * as an unsigned 64-bit value (the last partition's is 2^64 - 1).
+     */
+    static long uniformBound(int i, int parts) {
+        BigInteger n = BigInteger.valueOf(parts);
+        return TWO_64.multiply(BigInteger.valueOf(i + 1L))
+                .add(n.subtract(BigInteger.ONE))
+                .divide(n)
+                .subtract(BigInteger.ONE)
+                .longValue();
     }
 
     /** The top-level index block contents for partitions stored from {@code firstOffset} with these stored sizes. */
@@ -131,7 +154,26 @@ public final class PartitionedFilter {
      * A decoded top-level index: partition i holds the hashes in (lastHash[i-1], lastHash[i]] (unsigned; from 0 for
      * the first) and is stored at {@code offsets[i]}, {@code sizes[i]} bytes plus the block trailer.
      */
-    public record Index(long[] lastHashes, long[] offsets, int[] sizes) {
+    public record Index(long[] lastHashes, long[] offsets, int[] sizes, boolean uniform) {
+        /** An index whose bounds are checked for the equal-range form ({@link #uniform}). */
+        public Index(long[] lastHashes, long[] offsets, int[] sizes) {
+            this(lastHashes, offsets, sizes, hasUniformBounds(lastHashes));
+        }
+
+        /**
+         * Whether partition i's bound is {@link #uniformBound}(i, count) for every i: written by {@link #build} since
+         * partitions cover equal hash ranges, so {@link #partitionOf} is one multiplication. Tables written before cut
+         * their partitions by key count; their bounds are searched.
+         */
+        private static boolean hasUniformBounds(long[] lastHashes) {
+            for (int i = 0; i < lastHashes.length; i++) {
+                if (lastHashes[i] != uniformBound(i, lastHashes.length)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         public int count() {
             return lastHashes.length;
         }
@@ -155,6 +197,25 @@ public final class PartitionedFilter {
          * partition's range (then no key of the table has it).
          */
         public int partitionOf(long hash) {
+            if (uniform) {
+                return uniformPartition(hash, lastHashes.length);
+            }
+            // Tables written before partitions covered equal hash ranges cut them by key count: partition i still
+            // ends near (i + 1) / count of the hash range (uniform hashes), so the guess hash * count / 2^64 is the
+            // answer or next to it, which two or three compares confirm, where a binary search of a few hundred
+            // partitions takes eight unpredictable branches. Hashes that are not uniform fall back to the search.
+            int n = lastHashes.length;
+            int g = (int) (Math.multiplyHigh(hash, n) + ((hash >> 63) & n)); // floor(unsigned hash * n / 2^64) < n
+            if ((g == 0 || Long.compareUnsigned(lastHashes[g - 1], hash) < 0)) {
+                if (Long.compareUnsigned(lastHashes[g], hash) >= 0) {
+                    return g;
+                }
+                if (g + 1 < n && Long.compareUnsigned(lastHashes[g + 1], hash) >= 0) {
+                    return g + 1;
+                }
+            } else if (g == 1 || Long.compareUnsigned(lastHashes[g - 2], hash) < 0) {
+                return g - 1; // lastHashes[g - 1] >= hash, and hash > lastHashes[g - 2] if there is one
+            }
             int lo = 0;
             int hi = lastHashes.length;
             while (lo < hi) {

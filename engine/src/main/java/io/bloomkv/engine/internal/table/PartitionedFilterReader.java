@@ -6,32 +6,39 @@ import io.bloomkv.bloom.Filters;
 import io.bloomkv.bloom.InPlaceFilters;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.fs.ReadableFile;
+import io.bloomkv.engine.internal.util.RefCount;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The point filter of a table written partitioned (engine/FORMAT.md "Partitioned filter"; format in
- * {@link PartitionedFilter}), as its {@link TableReader} consults it. Three ways to hold it:
+ * {@link PartitionedFilter}), as its {@link TableReader} consults it. Four ways to hold it:
  * <ul>
  *   <li>resident (no filter memory budget): every partition loaded off-heap at open and kept for the table's life, as a
  *       whole filter is;</li>
- *   <li>budgeted: only the top-level index is resident (charged to the budget as pinned memory at open); a probe loads
- *       the one partition its hash falls in through the budget's cache, a few KiB, so a table too big for the cache
- *       share is still filtered (RocksDB: {@code partition_filters} with {@code cache_index_and_filter_blocks});</li>
+ *   <li>budgeted: only the top-level index and the partitions' descriptors are resident (charged to the budget as
+ *       pinned memory at open); a probe loads the one partition its hash falls in through the budget's cache, a few
+ *       KiB, so a table too big for the cache share is still filtered (RocksDB: {@code partition_filters} with
+ *       {@code cache_index_and_filter_blocks});</li>
  *   <li>budgeted and pinned ({@link #pin}, chosen by the version's residency pass for level 0 and the upper levels):
- *       every partition loaded and charged as pinned memory.</li>
+ *       every partition copied into one off-heap allocation, each at a 64-byte boundary (a BLOCKED partition's blocks
+ *       are then cache lines), charged as pinned memory;</li>
  *   <li>budgeted, not pinned, and the table read through a mapping ({@link ReadableFile#mappedAddress()}, the default
  *       {@code Options.useMmapReads}): a probe reads the partition where it lies in the mapping, without copying it and
  *       without the cache (LevelDB reads a mapped table's blocks the same way; RocksDB hands out blocks pointing into
- *       a mapping with {@code allow_mmap_reads}). Each partition's block checksum and filter checksum are verified at
- *       its first probe after the table opened, then a bit of {@link #verified} says so; the top-level index and these
- *       bits are the filter memory charged (the pages are the operating system's page cache, shared and reclaimable,
- *       as a mapped table's data blocks are). A probe of a verified partition is a header parse and one cache line:
- *       no system call, no allocation off the heap, no lock.</li>
+ *       a mapping with {@code allow_mmap_reads}). Each partition's block checksum is verified at its first probe after
+ *       the table opened, and its header parsed into its descriptor then; the pages are the operating system's page
+ *       cache, shared and reclaimable, as a mapped table's data blocks are, not filter memory.</li>
  * </ul>
+ *
+ * <p>Descriptors ({@link #described}, {@link InPlaceFilters#describe}): with a budget, two longs per partition hold its
+ * parsed header (kind, probes, size) once its bytes passed their checksum, so a probe of a pinned or mapped partition
+ * parses nothing and allocates nothing: the top-level lookup, then the partition's cache line(s). Each partition's bytes
+ * are checksummed once per load, by the table block's CRC32C (the filter's own CRC32C covers the same bytes and is not
+ * computed again).
  *
  * <p>Failing open: a top-level index that fails its checksum or checks leaves the table without a usable filter
  * ({@link #usable()} false, {@link #problem()} says why); a partition that fails its checksum or format check is
@@ -42,6 +49,14 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>Thread-safe. Lifetime: owned by its table; {@link #close()} is called once by the table's last release.
  */
 final class PartitionedFilterReader {
+    private static final int D = InPlaceFilters.DESCRIPTOR_LONGS;
+    /** Word 0 of the descriptor of a partition found broken: never a descriptor's (its kind byte would be 0xFF). */
+    private static final long BROKEN = -1L;
+    /** Pinned partitions start at multiples of this in their allocation: a cache line. */
+    private static final int ALIGN = 64;
+
+    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+
     private final ReadableFile file;
     private final long fileSize;
     private final Path path;
@@ -52,21 +67,87 @@ final class PartitionedFilterReader {
 
     private final FilterMemory budget;
     private final long budgetId;
-    /** Pin bytes reserved in {@link #budget} for the resident top-level index (0 without a budget or index). */
+    /** Pin bytes reserved in {@link #budget} for the top-level index and the descriptors (0 without a budget). */
     private final long indexReserved;
-    /** Problems of partitions found broken, by partition; a broken partition is not loaded again. */
-    private final AtomicReferenceArray<String> broken;
+    /**
+     * With a budget: {@link InPlaceFilters#DESCRIPTOR_LONGS} longs per partition, its descriptor once its bytes passed
+     * their checksum (word 0 written last, with release semantics, read first with acquire), word 0 {@link #BROKEN}
+     * when they failed, 0 before. A descriptor holds only the partition's geometry, so it serves the mapped bytes and
+     * the pinned copy alike. Null without a budget.
+     */
+    private final long[] described;
 
     /** Budgeted and mapped: the partitions' region of the mapping, probed in place; else null. */
     private final InPlaceFilters inPlace;
     /** Offset in the file of {@link #inPlace}'s first byte (partition 0). */
     private final long inPlaceBase;
-    /** With {@link #inPlace}: bit p set once partition p passed both checksums since the table opened. */
-    private final AtomicLongArray verified;
 
     private volatile String problem;
-    /** With a budget and pinned: every partition, one reference each held by this reader (null entries: broken). */
-    private volatile FilterMemory.Loaded[] pinned;
+    /** With a budget and pinned: the copy of every partition (see {@link Pinned}). */
+    private volatile Pinned pinned;
+    /** Bytes of this filter's unpinned copies still held by Versions (still charged: {@link #chargedBytes()}). */
+    private final java.util.concurrent.atomic.AtomicLong retiredBytes = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * Every partition of a pinned filter in one allocation. Probes read it without a reference of their own: the reader
+     * holds one from {@link #pin} to unpin or close, and so does every live {@code Version} naming the table, from its
+     * creation or from the residency pass that pinned the copy while it lived ({@link #retainPinned}), until its own
+     * release. A get probes a table only through a Version it holds, so a copy unpinned while gets still read it is
+     * freed (and its pin reservation returned) only when the last Version that existed when it was pinned, or was
+     * created while it was, is released: no get can be reading it then, and it stays charged until it is freed.
+     * RocksDB holds pinned filter blocks through cache handles its table readers own; bloomkv keeps the probe free of
+     * a reference count's two atomic updates (level 0 and the upper levels, the pinned ones, are probed by every get)
+     * and free to touch the copy before probing it.
+     */
+    private static final class Pinned implements FilterMemory.Hold {
+        final InPlaceFilters memory;
+        /** Offset of partition p in {@link #memory} (a multiple of {@link #ALIGN}). */
+        final int[] offsets;
+
+        final long charge;
+        final FilterMemory budget;
+        final RefCount refs = new RefCount("pinned filter partitions");
+        /** Set once, by the unpin, before the reader's reference is released: the charge is retired until freed. */
+        private volatile boolean retired;
+        /** The reader's count of retired bytes still allocated, which it reports with its charge. */
+        private final java.util.concurrent.atomic.AtomicLong retiredOfReader;
+
+        Pinned(
+                InPlaceFilters memory,
+                int[] offsets,
+                long charge,
+                FilterMemory budget,
+                java.util.concurrent.atomic.AtomicLong retiredOfReader) {
+            this.memory = memory;
+            this.offsets = offsets;
+            this.charge = charge;
+            this.budget = budget;
+            this.retiredOfReader = retiredOfReader;
+            FilterMemory.addLive(charge);
+        }
+
+        /** The reader's unpin: the copy may live on in Versions, its charge no longer counts as a pin (see FilterMemory). */
+        void retire() {
+            retired = true;
+            retiredOfReader.addAndGet(charge);
+            budget.retirePin(charge);
+            release();
+        }
+
+        @Override
+        public void release() {
+            if (refs.release()) {
+                memory.close();
+                FilterMemory.addLive(-charge);
+                if (retired) {
+                    retiredOfReader.addAndGet(-charge);
+                    budget.unreserveRetiredPin(charge);
+                } else {
+                    budget.unreservePin(charge);
+                }
+            }
+        }
+    }
 
     private PartitionedFilterReader(
             ReadableFile file,
@@ -87,25 +168,32 @@ final class PartitionedFilterReader {
         this.budget = budget;
         this.budgetId = budgetId;
         this.indexReserved = indexReserved;
-        this.broken = new AtomicReferenceArray<>(index == null ? 0 : index.count());
+        this.described = budget != null && index != null ? new long[D * index.count()] : null;
         this.problem = problem;
         this.inPlace = inPlace;
         this.inPlaceBase = inPlace == null ? 0 : index.offsets()[0];
-        this.verified = inPlace == null ? null : new AtomicLongArray(verifiedWords(index.count()));
-        if (resident != null) {
-            for (int i = 0; i < resident.length; i++) {
-                if (resident[i] == null) {
-                    broken.set(i, "unloadable");
-                }
-            }
+        if (budget != null && inPlace == null) {
+            budget.registerReader(); // a reader loading through the cache keeps the slot pool; undone by close()
         }
+    }
+
+    /** A buffer per thread for partitions read from the file (a block and its trailer), grown as needed. */
+    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[8192]);
+
+    private static byte[] scratch(int bytes) {
+        byte[] b = SCRATCH.get();
+        if (b.length < bytes) {
+            b = new byte[Math.max(bytes, 2 * b.length)];
+            SCRATCH.set(b);
+        }
+        return b;
     }
 
     /**
      * Opens the partitioned filter of a table whose properties name one. Without {@code budgetOrNull}, loads every
-     * partition; with it, reads only the top-level index and reserves its memory as pinned (when the pin allowance has
-     * no room, the table has no usable filter). Never throws for damaged filter bytes (they fail open); I/O errors
-     * propagate, as for the table's other blocks at open.
+     * partition; with it, reads only the top-level index and reserves its memory and the descriptors' as pinned (when
+     * the pin allowance has no room, the table has no usable filter). Never throws for damaged filter bytes (they fail
+     * open); I/O errors propagate, as for the table's other blocks at open.
      */
     static PartitionedFilterReader open(
             ReadableFile file, long fileSize, Path path, TableProperties props, FilterMemory budgetOrNull)
@@ -121,9 +209,9 @@ final class PartitionedFilterReader {
                     file, fileSize, path, null, null, budgetOrNull, budgetId, 0, e.getMessage(), null);
         }
         if (budgetOrNull != null) {
+            long charge = index.memoryBytes() + descriptorBytes(index.count());
             long mapped = file.mappedAddress();
-            long charge = index.memoryBytes() + (mapped != 0 ? 8L * verifiedWords(index.count()) : 0);
-            if (!budgetOrNull.tryReservePin(charge)) {
+            if (!budgetOrNull.tryReservePin(charge, mapped != 0)) {
                 // No room for even the top-level index: read without a filter (not a damage, so no problem reported).
                 return new PartitionedFilterReader(
                         file, fileSize, path, null, null, budgetOrNull, budgetId, 0, null, null);
@@ -162,12 +250,17 @@ final class PartitionedFilterReader {
         return new PartitionedFilterReader(file, fileSize, path, index, parts, null, budgetId, 0, problem, null);
     }
 
-    /** Reads, verifies and loads partition {@code i} off-heap. */
+    /** Heap bytes of the descriptors of {@code partitions} partitions (the array and its header). */
+    private static long descriptorBytes(int partitions) {
+        return 8L * D * partitions + 16;
+    }
+
+    /** Reads partition {@code i}, checks its block checksum (once) and loads it off-heap. */
     private static Filter readPartition(
             ReadableFile file, long fileSize, Path path, PartitionedFilter.Index index, int i) throws IOException {
         BlockHandle h = index.handle(i);
         byte[] b = TableReader.readVerified(file, fileSize, path, h, "filter partition", false);
-        return Filters.read(b, 0, (int) h.size());
+        return Filters.readWithoutCrc(b, 0, (int) h.size());
     }
 
     /** Whether probes can use the filter (its top-level index loaded). */
@@ -185,9 +278,28 @@ final class PartitionedFilterReader {
         return index == null ? 0 : index.count();
     }
 
-    /** Bytes the partitions take loaded (their stored size): what pinning the filter charges. */
-    long partitionBytes() {
-        return index == null ? 0 : index.partitionBytes();
+    /**
+     * What pinning the filter charges the budget: the partitions at 64-byte boundaries in one allocation and their
+     * offsets in it (the stored sizes rounded up, plus 4 bytes a partition).
+     */
+    long pinBytes() {
+        if (index == null) {
+            return 0;
+        }
+        return pinnedLength(index) + 4L * index.count();
+    }
+
+    /** Bytes of the allocation holding every partition at 64-byte boundaries. */
+    private static long pinnedLength(PartitionedFilter.Index index) {
+        long s = 0;
+        for (int size : index.sizes()) {
+            s += roundUp(size);
+        }
+        return s;
+    }
+
+    private static long roundUp(long size) {
+        return (size + ALIGN - 1) & -ALIGN;
     }
 
     /** Off-heap bytes held for the table's life without a budget (every partition), 0 with one. */
@@ -203,19 +315,21 @@ final class PartitionedFilterReader {
         return s;
     }
 
-    /** With a budget: bytes charged to it for this filter now (the index, pinned partitions, cached partitions). */
+    /**
+     * With a budget: bytes charged to it for this filter now (the index and descriptors, the pinned copy or the cached
+     * partitions, and unpinned copies Versions still hold).
+     */
     long chargedBytes() {
         if (budget == null || index == null) {
             return 0;
         }
-        long s = indexReserved;
-        if (pinned != null) {
-            return s + index.partitionBytes();
+        long s = indexReserved + retiredBytes.get();
+        Pinned pp = pinned;
+        if (pp != null) {
+            return s + pp.charge;
         }
         for (int i = 0; i < index.count(); i++) {
-            if (budget.isCached(budgetId, i)) {
-                s += index.sizes()[i];
-            }
+            s += budget.cachedCharge(budgetId, i);
         }
         return s;
     }
@@ -224,11 +338,21 @@ final class PartitionedFilterReader {
         return pinned != null;
     }
 
+    /** Word 0 of partition {@code p}'s descriptor as published (0: not described yet; {@link #BROKEN}). */
+    private long word0(int p) {
+        return (long) LONGS.getAcquire(described, D * p);
+    }
+
     /**
      * One probe: 1 when the filter rules {@code hash} out, 0 when the table may hold it, -1 when no filter could be
-     * probed (the index or the hash's partition is unusable, or an I/O error loading it): fail open.
+     * probed (the index or the hash's partition is unusable, or an I/O error loading it): fail open. With
+     * {@code touched}, the caller has called {@link #touch} for the hash first, and the partition's bits are tested
+     * without an early exit (the lines are in the cache).
+     *
+     * <p>Holding contract: the caller holds a Version naming the table (as every get, batch and iterator does), or no
+     * residency pass runs concurrently (a table read on its own): a pinned copy is read without a reference.
      */
-    int probe(long hash) {
+    int probe(long hash, boolean touched) {
         if (index == null) {
             return -1;
         }
@@ -236,64 +360,134 @@ final class PartitionedFilterReader {
         if (p < 0) {
             return 1; // above the largest hash of the table: no key has it
         }
-        if (broken.get(p) != null) {
-            return -1;
-        }
         long mixed = PartitionedFilter.remix(hash);
         if (resident != null) {
-            return resident[p].mightContain(mixed) ? 0 : 1;
+            Filter f = resident[p];
+            return f == null ? -1 : (touched ? f.mightContainTouched(mixed) : f.mightContain(mixed)) ? 0 : 1;
         }
-        if (inPlace != null && pinned == null) {
-            if ((verified.get(p >>> 6) & (1L << p)) == 0 && !verifyInPlace(p)) {
-                return -1;
+        Pinned pp = pinned; // no reference taken: the Version the caller holds holds one (see Pinned)
+        if (pp != null) {
+            long w0 = word0(p);
+            if (w0 == BROKEN || w0 == 0) {
+                return -1; // (0 never: pin describes every partition it does not find broken)
             }
-            return inPlace.view(index.offsets()[p] - inPlaceBase, index.sizes()[p])
-                            .mightContain(mixed)
+            long w1 = described[D * p + 1];
+            long at = pp.offsets[p];
+            return (touched
+                            ? pp.memory.mightContainTouched(at, w0, w1, mixed)
+                            : pp.memory.mightContain(at, w0, w1, mixed))
                     ? 0
                     : 1;
         }
-        FilterMemory.Loaded l = acquire(p);
+        if (inPlace != null) {
+            long w0 = word0(p);
+            if (w0 == 0) {
+                w0 = verifyInPlace(p);
+            }
+            if (w0 == BROKEN || w0 == 0) {
+                return -1;
+            }
+            long w1 = described[D * p + 1];
+            long at = index.offsets()[p] - inPlaceBase;
+            return (touched ? inPlace.mightContainTouched(at, w0, w1, mixed) : inPlace.mightContain(at, w0, w1, mixed))
+                    ? 0
+                    : 1;
+        }
+        if (word0(p) == BROKEN) {
+            return -1;
+        }
+        FilterMemory.Loaded l = budget.acquire(budgetId, p, FilterMemory.slotBytes(index.sizes()[p]), () -> load(p));
         if (l == null) {
             return -1;
         }
         try {
-            return l.filter().mightContain(mixed) ? 0 : 1;
+            return l.mightContain(mixed) ? 0 : 1;
         } finally {
             l.release();
         }
     }
 
-    private static int verifiedWords(int partitions) {
-        return (partitions + 63) >>> 6;
+    /**
+     * Loads a word of each cache line the probe of {@code hash} will read first and returns it (the caller folds the
+     * words into a value it keeps): a get touches the filters of all its candidate tables before probing any, so their
+     * cache misses overlap. Touches resident, pinned and mapped partitions already described; not a partition of the
+     * cache (0), which would cost a lookup. Same holding contract as {@link #probe}.
+     */
+    long touch(long hash) {
+        if (index == null || (resident == null && pinned == null && inPlace == null)) {
+            return 0;
+        }
+        int p = index.partitionOf(hash);
+        if (p < 0) {
+            return 0;
+        }
+        long mixed = PartitionedFilter.remix(hash);
+        if (resident != null) {
+            Filter f = resident[p];
+            return f == null ? 0 : f.touch(mixed);
+        }
+        long w0 = word0(p);
+        if (w0 == 0 || w0 == BROKEN) {
+            return 0;
+        }
+        Pinned pp = pinned;
+        if (pp != null) {
+            return pp.memory.touch(pp.offsets[p], w0, described[D * p + 1], mixed);
+        }
+        return inPlace.touch(index.offsets()[p] - inPlaceBase, w0, described[D * p + 1], mixed);
+    }
+
+    /**
+     * The pinned copy with one more reference, for a Version naming the table (see {@link Pinned}), or null when the
+     * filter is not pinned.
+     */
+    FilterMemory.Hold retainPinned() {
+        Pinned pp = pinned;
+        return pp != null && pp.refs.tryRetain() ? pp : null;
     }
 
     /**
      * Checks partition {@code p} where it lies in the mapping: its block trailer (CRC32C, read through the file: a copy
-     * out of the same mapping) and its filter header and checksum; sets its {@link #verified} bit, or records it broken
-     * as {@link #load} does. False when it cannot be probed (broken, or an I/O error: this probe fails open).
+     * out of the same mapping) and its filter header, whose descriptor it publishes; or records it broken as
+     * {@link #load} does. Returns the descriptor's word 0, {@link #BROKEN}, or 0 after an I/O error (this probe fails
+     * open; the next one tries again).
      */
-    private boolean verifyInPlace(int p) {
+    private long verifyInPlace(int p) {
         BlockHandle h = index.handle(p);
+        long[] d = new long[D];
         try {
-            TableReader.readVerified(file, fileSize, path, h, "filter partition", false);
-            inPlace.verify(h.offset() - inPlaceBase, h.size());
+            TableReader.readVerified(
+                    file,
+                    fileSize,
+                    path,
+                    h,
+                    "filter partition",
+                    false,
+                    scratch((int) h.size() + TableFormat.BLOCK_TRAILER_SIZE));
+            inPlace.describe(h.offset() - inPlaceBase, h.size(), d, 0);
         } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
-            String why = "filter partition " + p + ": " + e.getMessage();
-            broken.compareAndSet(p, null, why);
-            if (problem == null) {
-                problem = why;
-            }
-            return false;
+            markBroken(p, e);
+            return BROKEN;
         } catch (IOException e) {
-            return false;
+            return 0;
         }
-        long bit = 1L << p;
-        int w = p >>> 6;
-        long old;
-        do {
-            old = verified.get(w);
-        } while ((old & bit) == 0 && !verified.compareAndSet(w, old, old | bit));
-        return true;
+        publish(p, d);
+        return d[0];
+    }
+
+    /** Publishes partition {@code p}'s descriptor: word 1 first, then word 0 with release semantics. */
+    private void publish(int p, long[] d) {
+        described[D * p + 1] = d[1];
+        LONGS.setRelease(described, D * p, d[0]);
+    }
+
+    /** Records partition {@code p} broken: it is never loaded again, and probes falling into it fail open. */
+    private void markBroken(int p, Exception e) {
+        String why = "filter partition " + p + ": " + e.getMessage();
+        LONGS.setRelease(described, D * p, BROKEN);
+        if (problem == null) {
+            problem = why;
+        }
     }
 
     /** Whether probes read the partitions in place from the table's mapping (budgeted, mapped, not pinned). */
@@ -301,84 +495,105 @@ final class PartitionedFilterReader {
         return inPlace != null && pinned == null;
     }
 
-    /** Partition {@code p} retained for one probe (release it): pinned, or through the budget's cache; null if unusable. */
-    private FilterMemory.Loaded acquire(int p) {
-        FilterMemory.Loaded[] pp = pinned;
-        if (pp != null) {
-            FilterMemory.Loaded l = pp[p];
-            if (l != null && l.tryRetain()) {
-                return l;
-            }
-            if (l == null) {
-                return null;
-            }
-        }
-        return budget.acquire(budgetId, p, index.sizes()[p], () -> load(p));
-    }
-
     /**
-     * Loads partition {@code p} (one reference held). A partition that fails its checksum or format check is recorded
-     * ({@link #problem}) and never loaded again; an I/O error fails this one load (null).
+     * Loads partition {@code p} into the budget's cache (one reference held): read into this thread's buffer, its block
+     * checksum checked once, copied into a recycled slot ({@link FilterMemory#takeSlot}) and its header parsed into the
+     * entry's descriptor. A partition that fails its checksum or format check is recorded ({@link #problem}) and never
+     * loaded again; an I/O error fails this one load (null).
      */
     private FilterMemory.Loaded load(int p) {
+        BlockHandle h = index.handle(p);
+        int n = index.sizes()[p];
+        FilterMemory.Slot slot = null;
         try {
-            return new FilterMemory.Loaded(readPartition(file, fileSize, path, index, p), index.sizes()[p]);
+            byte[] b = TableReader.readVerified(
+                    file, fileSize, path, h, "filter partition", false, scratch(n + TableFormat.BLOCK_TRAILER_SIZE));
+            slot = budget.takeSlot(FilterMemory.slotBytes(n));
+            slot.memory().write(0, b, 0, n);
+            long[] d = new long[D];
+            slot.memory().describe(0, n, d, 0);
+            return new FilterMemory.Loaded(slot.memory(), d[0], d[1], slot.bytes(), budget);
         } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
-            String why = "filter partition " + p + ": " + e.getMessage();
-            broken.compareAndSet(p, null, why);
-            if (problem == null) {
-                problem = why;
+            if (slot != null) {
+                budget.recycle(slot.memory(), slot.bytes());
             }
+            markBroken(p, e);
             return null;
         } catch (IOException e) {
-            return null;
+            return null; // no slot taken yet: the read comes first
         }
     }
 
     /**
-     * With a budget: pins every partition (charged as pinned memory) when {@code pin} and the pin allowance has room,
-     * or unpins them when not. Returns whether the filter is pinned afterwards. Called by one residency pass at a time
-     * (under the table's lock).
+     * With a budget: pins every partition (charged as pinned memory, {@link #pinBytes()}) when {@code pin} and the pin
+     * allowance has room, or unpins them when not. Returns whether the filter is pinned afterwards. Called by one
+     * residency pass at a time (under the table's lock). A partition that fails its checksum is recorded broken (probes
+     * falling into it fail open); an I/O error leaves the filter unpinned.
      */
     boolean pin(boolean pin) {
         if (budget == null || index == null) {
             return false;
         }
-        FilterMemory.Loaded[] pp = pinned;
+        Pinned pp = pinned;
         if (!pin) {
             if (pp != null) {
                 pinned = null;
-                releaseAll(pp);
-                budget.unreservePin(index.partitionBytes());
+                pp.retire(); // freed now, or when the last Version holding it is released
             }
             return false;
         }
         if (pp != null) {
             return true;
         }
-        long charge = index.partitionBytes();
-        if (!budget.tryReservePin(charge)) {
+        long length = pinnedLength(index);
+        long charge = pinBytes();
+        if (length > Integer.MAX_VALUE || !budget.tryReservePin(charge, inPlace != null)) {
             return false;
         }
-        FilterMemory.Loaded[] loaded = new FilterMemory.Loaded[index.count()];
-        for (int i = 0; i < loaded.length; i++) {
-            if (broken.get(i) == null) {
-                loaded[i] = load(i);
+        InPlaceFilters memory = null;
+        try {
+            memory = InPlaceFilters.allocate(length);
+            int[] offsets = new int[index.count()];
+            long[] d = new long[D];
+            int at = 0;
+            for (int p = 0; p < offsets.length; p++) {
+                offsets[p] = at;
+                if (word0(p) != BROKEN) {
+                    BlockHandle h = index.handle(p);
+                    try {
+                        byte[] b = TableReader.readVerified(
+                                file,
+                                fileSize,
+                                path,
+                                h,
+                                "filter partition",
+                                false,
+                                scratch((int) h.size() + TableFormat.BLOCK_TRAILER_SIZE));
+                        memory.write(at, b, 0, (int) h.size());
+                        memory.describe(at, h.size(), d, 0);
+                        publish(p, d);
+                    } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
+                        markBroken(p, e);
+                    }
+                }
+                at += (int) roundUp(index.sizes()[p]);
             }
+            pinned = new Pinned(memory, offsets, charge, budget, retiredBytes);
+        } catch (IOException e) {
+            memory.close(); // allocate does not throw IOException: memory is set
+            budget.unreservePin(charge);
+            return false;
+        } catch (RuntimeException | Error e) {
+            if (memory != null) {
+                memory.close();
+            }
+            budget.unreservePin(charge);
+            throw e;
         }
-        for (int i = 0; i < loaded.length; i++) {
+        for (int i = 0; i < index.count(); i++) {
             budget.evict(budgetId, i); // no second copy in the cache
         }
-        pinned = loaded;
         return true;
-    }
-
-    private static void releaseAll(FilterMemory.Loaded[] pp) {
-        for (FilterMemory.Loaded l : pp) {
-            if (l != null) {
-                l.release();
-            }
-        }
     }
 
     /** Facts of the whole filter, summed or weighted over its partitions (for TableInfo and the dump tool). */
@@ -417,7 +632,7 @@ final class PartitionedFilterReader {
         for (int i = 0; i < index.count(); i++) {
             Filter f = resident != null ? resident[i] : null;
             boolean transient_ = false;
-            if (resident == null && broken.get(i) == null) {
+            if (resident == null && word0(i) != BROKEN) {
                 try {
                     f = readPartition(file, fileSize, path, index, i);
                     transient_ = true;
@@ -449,7 +664,10 @@ final class PartitionedFilterReader {
         return new Summary(kind, hashCount, bits, keys, keys == 0 ? 1.0 : fpSum / keys, bits == 0 ? 0 : setBits / bits);
     }
 
-    /** Checks every partition's checksum and format (verifyChecksums), adding what fails to {@code bad}. */
+    /**
+     * Checks every partition's checksums and format (verifyChecksums), adding what fails to {@code bad}: the block's
+     * CRC32C and the filter's own, both, as a full check of the file should.
+     */
     void verify(List<TableReader.BadBlock> bad) throws IOException {
         if (index == null) {
             return;
@@ -457,7 +675,8 @@ final class PartitionedFilterReader {
         for (int i = 0; i < index.count(); i++) {
             BlockHandle h = index.handle(i);
             try {
-                readPartition(file, fileSize, path, index, i).close();
+                byte[] b = TableReader.readVerified(file, fileSize, path, h, "filter partition", false);
+                Filters.read(b, 0, (int) h.size()).close();
             } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
                 bad.add(new TableReader.BadBlock("filter", h.offset(), h.size(), e.getMessage()));
             }
@@ -481,6 +700,9 @@ final class PartitionedFilterReader {
             if (indexReserved > 0) {
                 budget.unreservePin(indexReserved);
             }
+        }
+        if (budget != null && inPlace == null) {
+            budget.unregisterReader(); // after its partitions went back to the pool
         }
         if (inPlace != null) {
             inPlace.close(); // before the table closes its file, which unmaps

@@ -389,10 +389,24 @@ public final class TableReader implements AutoCloseable {
             ReadableFile file, long size, Path path, BlockHandle h, String kind, boolean mayBeCompressed)
             throws IOException {
         checkHandle(size, path, h, kind);
+        return readVerified(
+                file, size, path, h, kind, mayBeCompressed, new byte[(int) h.size() + TableFormat.BLOCK_TRAILER_SIZE]);
+    }
+
+    /**
+     * {@link #readVerified(ReadableFile, long, Path, BlockHandle, String, boolean)} into {@code buf}, at least
+     * {@code h.size()} + trailer bytes (a buffer the caller reuses); returns it.
+     */
+    static byte[] readVerified(
+            ReadableFile file, long size, Path path, BlockHandle h, String kind, boolean mayBeCompressed, byte[] buf)
+            throws IOException {
+        checkHandle(size, path, h, kind);
         int n = (int) h.size();
-        byte[] buf = new byte[n + TableFormat.BLOCK_TRAILER_SIZE];
+        if (buf.length < n + TableFormat.BLOCK_TRAILER_SIZE) {
+            throw new IllegalArgumentException("buffer of " + buf.length + " bytes for a block of " + n);
+        }
         try {
-            file.readFully(h.offset(), buf, 0, buf.length);
+            file.readFully(h.offset(), buf, 0, n + TableFormat.BLOCK_TRAILER_SIZE);
         } catch (EOFException e) {
             throw new CorruptionException(kind + " block runs past the end of the file", path, h.offset(), e);
         }
@@ -495,8 +509,9 @@ public final class TableReader implements AutoCloseable {
 
     /** {@link #get(PointRead)}; {@code touched}: test the filter without its early exit (see {@link #touchFilter}). */
     private boolean probe(PointRead read, boolean touched) {
-        int ruledOut =
-                budget != null || partitions != null ? budgetedProbe(read.hash()) : residentProbe(read.hash(), touched);
+        int ruledOut = budget != null || partitions != null
+                ? budgetedProbe(read.hash(), touched)
+                : residentProbe(read.hash(), touched);
         if (ruledOut < 0) {
             counters.tablesReadWithoutFilter.increment();
         } else {
@@ -523,15 +538,18 @@ public final class TableReader implements AutoCloseable {
      * same holding contract as {@link #get(PointRead)}.
      */
     int filterAnswer(long hash) {
-        return budget != null || partitions != null ? budgetedProbe(hash) : residentProbe(hash, false);
+        return budget != null || partitions != null ? budgetedProbe(hash, false) : residentProbe(hash, false);
     }
 
     /**
      * Loads the first word of the filter line(s) {@link #get(PointRead)} would read for this hash and returns it
-     * (0 without a resident filter), so a read asking several tables starts all their filters' cache misses before it
+     * (0 without a resident filter, or a partitioned one's partition in place or resident), so a read asking several tables starts all their filters' cache misses before it
      * tests any (a prefetch: no answer, nothing counted). Same holding contract as {@link #get(PointRead)}.
      */
     public long touchFilter(long userKeyHash) {
+        if (partitions != null) {
+            return partitions.touch(userKeyHash);
+        }
         Filter f = filter;
         return f == null ? 0 : f.touch(userKeyHash);
     }
@@ -574,7 +592,7 @@ public final class TableReader implements AutoCloseable {
             int without = 0;
             positives = 0;
             for (int i = 0; i < count; i++) {
-                int may = partitions.probe(hashes[i]);
+                int may = partitions.probe(hashes[i], false);
                 passed[i] = may != 1;
                 if (passed[i]) {
                     positives++;
@@ -856,7 +874,7 @@ public final class TableReader implements AutoCloseable {
      */
     public boolean mayContainPrefixRetained(int prefixLength, long prefixHash) {
         if ((budget != null || partitions != null) && prefixLength > 0 && properties.prefixLength() == prefixLength) {
-            int may = budgetedProbe(prefixHash);
+            int may = budgetedProbe(prefixHash, false);
             if (may >= 0) {
                 counters.recordProbes(1, may);
             }
@@ -953,9 +971,18 @@ public final class TableReader implements AutoCloseable {
     /** The serialized size of the point filter (0 without one): what it is charged in a filter memory budget. */
     public long filterBlockSize() {
         if (partitions != null) {
-            return partitions.partitionBytes();
+            return partitions.pinBytes();
         }
         return footer.hasFilter() ? footer.filter().size() : 0;
+    }
+
+    /**
+     * The pinned copy of the table's partitioned filter with one more reference (null when none is pinned), for a
+     * {@code Version} naming the table to hold until its release: gets probe a pinned copy without a reference of their
+     * own, so every Version through which a get may read it holds it (see {@code PartitionedFilterReader.Pinned}).
+     */
+    public FilterMemory.Hold retainPinnedFilter() {
+        return partitions == null ? null : partitions.retainPinned();
     }
 
     /**
@@ -999,9 +1026,9 @@ public final class TableReader implements AutoCloseable {
      * One probe through the budget: 1 when the filter rules the hash out, 0 when it may contain it, -1 without a usable
      * filter (not written, or failed its checksum: fail open).
      */
-    private int budgetedProbe(long hash) {
+    private int budgetedProbe(long hash, boolean touched) {
         if (partitions != null) {
-            return partitions.probe(hash);
+            return partitions.probe(hash, touched);
         }
         FilterMemory.Loaded l = acquireBudgeted();
         if (l == null) {

@@ -118,34 +118,39 @@ public final class TableCache implements AutoCloseable {
     }
 
     /**
-     * With a filter memory budget, decides which filters of {@code v} stay pinned: level 0 first, then each level
+     * With a filter memory budget, decides which filters of the tables of {@code levels} (the Version about to be
+     * installed) stay pinned: level 0 first, then each level
      * down, table by table, while this database's pins fit what the budget's pin allowance leaves it (the allowance less
      * the pins of other databases sharing the budget); the rest are loaded on demand through the budget's cache. The
      * deepest levels, the bulk of the filter memory and the least often probed per byte, are the ones cached (RocksDB:
      * {@code pin_l0_filter_and_index_blocks_in_cache}, {@code pin_top_level_index_and_filter}). Unpins before it pins,
-     * so a table that moved down frees its room for the new upper tables. Called after each Version is installed,
-     * under the VersionSet's lock (one pass at a time per database).
+     * so a table that moved down frees its room for the new upper tables (its copy is freed once no Version holds it,
+     * see {@code TableReader#retainPinnedFilter}). Called before each Version is created and installed, under the
+     * VersionSet's lock (one pass at a time per database), so the new Version holds exactly the copies pinned for it.
+     * Returns the tables this pass pinned that were not pinned before.
      */
-    public void planFilterResidency(Version v) {
+    public List<TableReader> planFilterResidency(List<List<FileMetaData>> levels) {
         if (filterMemory == null) {
-            return;
+            return List.of();
         }
         long mine = 0;
-        for (int level = 0; level < v.numLevels(); level++) {
-            for (int i = 0; i < v.numFiles(level); i++) {
-                TableReader r = v.reader(level, i);
+        for (List<FileMetaData> level : levels) {
+            for (FileMetaData f : level) {
+                TableReader r = get(f.number());
                 if (r.filterPinned()) {
                     mine += r.filterBlockSize();
                 }
             }
         }
-        long room = filterMemory.pinAvailableBytes() + mine;
+        // A database reading through mappings may pin up to the whole budget: its unpinned partitions are probed in
+        // place and leave the cache empty (FilterMemory.tryReservePin(long, boolean)).
+        long room = filterMemory.pinAvailableBytes(readMode == TableReadMode.MMAP) + mine;
         List<TableReader> pin = new ArrayList<>();
         List<TableReader> unpin = new ArrayList<>();
         boolean full = false;
-        for (int level = 0; level < v.numLevels(); level++) {
-            for (int i = 0; i < v.numFiles(level); i++) {
-                TableReader r = v.reader(level, i);
+        for (List<FileMetaData> level : levels) {
+            for (FileMetaData f : level) {
+                TableReader r = get(f.number());
                 long size = r.filterBlockSize();
                 if (size == 0 || !r.hasFilter()) {
                     continue;
@@ -162,10 +167,29 @@ public final class TableCache implements AutoCloseable {
         for (TableReader r : unpin) {
             r.pin(false);
         }
+        List<TableReader> pinned = new ArrayList<>();
+        boolean complete = true;
         for (TableReader r : pin) {
-            r.pin(true);
+            boolean was = r.filterPinned();
+            if (r.pin(true)) {
+                if (!was) {
+                    pinned.add(r);
+                }
+            } else {
+                complete = false;
+            }
         }
+        residencyComplete = complete;
+        return pinned;
     }
+
+    /** Whether the last residency pass pinned every table it chose (it may not while unpinned copies are held). */
+    public boolean residencyComplete() {
+        return residencyComplete;
+    }
+
+    /** Set by each residency pass (under the VersionSet's lock, as the passes). */
+    private boolean residencyComplete = true;
 
     public Path directory() {
         return dir;

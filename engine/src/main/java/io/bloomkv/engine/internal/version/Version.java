@@ -7,6 +7,7 @@ import io.bloomkv.engine.internal.iterator.LevelIterator;
 import io.bloomkv.engine.internal.iterator.RangeFilteredIterator;
 import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
+import io.bloomkv.engine.internal.table.FilterMemory;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.PointRead;
 import io.bloomkv.engine.internal.table.TableReader;
@@ -41,6 +42,11 @@ public final class Version implements LevelView {
     private final double compactionScore;
     /** True when some table holds a range tombstone (point reads then take {@link #collect}). */
     private final boolean hasRangeTombstones;
+    /**
+     * References to the pinned filter copies of this Version's tables, held until its release: gets probe a pinned copy
+     * without a reference of their own ({@code TableReader#retainPinnedFilter}). Guarded by itself; null once released.
+     */
+    private List<FilterMemory.Hold> pinHolds = new ArrayList<>();
 
     Version(
             VersionSet owner,
@@ -70,6 +76,10 @@ public final class Version implements LevelView {
         for (TableReader[] rs : readers) {
             for (TableReader r : rs) {
                 r.retain();
+                FilterMemory.Hold h = r.retainPinnedFilter();
+                if (h != null) {
+                    pinHolds.add(h);
+                }
             }
         }
         boolean tombstones = false;
@@ -96,9 +106,43 @@ public final class Version implements LevelView {
         return refs.tryRetain();
     }
 
-    /** Drops a reference; the last one releases the tables. */
+    /**
+     * Takes a reference to {@code r}'s pinned filter copy for this Version's life, when this Version names {@code r}
+     * and is not released yet: the residency pass pinned it while this Version lived, and gets holding this Version may
+     * read it. Called under the VersionSet's lock.
+     */
+    void holdPinnedFilter(TableReader r) {
+        boolean names = false;
+        for (TableReader[] rs : readers) {
+            for (TableReader x : rs) {
+                names |= x == r;
+            }
+        }
+        if (!names) {
+            return;
+        }
+        synchronized (this) {
+            if (pinHolds == null) {
+                return; // released: no get reads through it any more
+            }
+            FilterMemory.Hold h = r.retainPinnedFilter();
+            if (h != null) {
+                pinHolds.add(h);
+            }
+        }
+    }
+
+    /** Drops a reference; the last one releases the pinned filter copies it holds, then the tables. */
     public void release() {
         if (refs.release()) {
+            List<FilterMemory.Hold> holds;
+            synchronized (this) {
+                holds = pinHolds;
+                pinHolds = null;
+            }
+            for (FilterMemory.Hold h : holds) {
+                h.release();
+            }
             for (TableReader[] rs : readers) {
                 for (TableReader r : rs) {
                     r.release();

@@ -10,6 +10,7 @@ import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.record.LogReader;
 import io.bloomkv.engine.internal.record.LogWriter;
+import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.util.ByteReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -245,15 +246,39 @@ public final class VersionSet implements AutoCloseable {
         LevelView view = LevelView.of(levels);
         LevelTargets targets = CompactionPicker.targets(view, options);
         CompactionPicker.Score score = CompactionPicker.score(view, options, targets);
+        // Filter residency first: the new Version holds exactly the copies pinned for it (from its creation), and gets
+        // still reading through the live Versions may read the newly pinned copies too (they read the table's field),
+        // so each of those holds them until its release (PartitionedFilterReader.Pinned). A copy unpinned here stays
+        // held by the Versions that had it, and is freed with the last of them.
+        List<TableReader> pinned = tables.planFilterResidency(levels);
         Version v = new Version(this, levels, tables, targets, score.level(), score.score());
         synchronized (liveLock) {
+            for (Version u : live) {
+                for (TableReader r : pinned) {
+                    u.holdPinnedFilter(r);
+                }
+            }
             live.add(v);
         }
         Version old = current;
         current = v;
-        tables.planFilterResidency(v);
         if (old != null) {
             old.release();
+        }
+        if (!tables.residencyComplete()) {
+            // The copies this pass unpinned were still held by the old current Version, so their room may not have
+            // been free for the copies it chose to pin instead; released now (unless gets still read through it), it
+            // is: pin those now, and let every live Version (the new one included) hold them.
+            List<TableReader> late = tables.planFilterResidency(levels);
+            if (!late.isEmpty()) {
+                synchronized (liveLock) {
+                    for (Version u : live) {
+                        for (TableReader r : late) {
+                            u.holdPinnedFilter(r);
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -55,4 +55,23 @@ class MonkeyBudgetAllocationTest {
         assertThat(MonkeyAllocation.expectedReadsWithinBudget(RUNS, plain, full / 4))
                 .isGreaterThan(0.5);
     }
+
+    /**
+     * The plan fits the budget only where unpinned filters are loaded through the cache (pread, O_DIRECT); tables read
+     * through their mappings probe those partitions in place, so their plan is the unbudgeted one.
+     */
+    @Test
+    void mappedTablesPlanWithoutTheBudget() {
+        io.bloomkv.engine.Options o = io.bloomkv.engine.Options.defaults().filterMemoryBudget(1 << 20);
+        assertThat(MonkeyAllocation.planningBudget(o.copy().useMmapReads(true))).isZero();
+        assertThat(MonkeyAllocation.planningBudget(o.copy().useMmapReads(false)))
+                .isEqualTo(1 << 20);
+        assertThat(MonkeyAllocation.planningBudget(o.copy().useMmapReads(true).useDirectReads(true)))
+                .isEqualTo(1 << 20);
+        io.bloomkv.engine.SharedFilterBudget shared = new io.bloomkv.engine.SharedFilterBudget(3 << 20);
+        assertThat(MonkeyAllocation.planningBudget(io.bloomkv.engine.Options.defaults()
+                        .filterMemoryBudget(shared)
+                        .useMmapReads(false)))
+                .isEqualTo(3 << 20);
+    }
 }

@@ -30,10 +30,13 @@ class MemKeyTest {
         MemKey k = MemKey.of(ik);
         MemSkipList list = new MemSkipList();
         list.insert(k.userKey, k.trailer, new byte[0], 0, 0);
-        assertThat(list.encodedKey(list.first())).isEqualTo(ik);
+        assertThat(list.encodedKey(list.first(), list.first())).isEqualTo(ik);
     }
 
-    /** A key stored in the skip list compares with a lookup key exactly as the two encoded internal keys compare. */
+    /**
+     * A key stored in the list (a key node's key with one of its versions' trailers) compares with a lookup key
+     * exactly as the two encoded internal keys compare.
+     */
     @Test
     void storedKeysCompareLikeEncodedInternalKeys() {
         long seed = TestSeeds.seed("MemKeyTest.stored");
@@ -46,9 +49,11 @@ class MemKeyTest {
             list.insert(a, trailer, new byte[0], 0, 0);
             stored.add(InternalKey.encode(a, i + 1, ValueType.fromCode((int) (trailer & 0xFF))));
         }
-        java.util.Map<String, Long> nodes = new java.util.HashMap<>();
-        for (long n = list.first(); n != 0; n = list.next(n)) {
-            nodes.put(java.util.HexFormat.of().formatHex(list.encodedKey(n)), n);
+        java.util.Map<String, long[]> nodes = new java.util.HashMap<>(); // encoded key -> {key node, version}
+        for (long x = list.first(); x != 0; x = list.next(x)) {
+            for (long v = list.newest(x); v != 0; v = list.older(x, v)) {
+                nodes.put(java.util.HexFormat.of().formatHex(list.encodedKey(x, v)), new long[] {x, v});
+            }
         }
         assertThat(nodes).hasSize(stored.size());
         for (int i = 0; i < 100_000; i++) {
@@ -57,8 +62,8 @@ class MemKeyTest {
             long sb = rnd.nextInt(3000);
             ValueType tb = rnd.nextBoolean() ? ValueType.PUT : ValueType.DELETE;
             int expected = Integer.signum(InternalKey.compare(a, InternalKey.encode(b, sb, tb)));
-            int actual = Integer.signum(list.compare(
-                    nodes.get(java.util.HexFormat.of().formatHex(a)), new MemKey(b, InternalKey.packTrailer(sb, tb))));
+            long[] at = nodes.get(java.util.HexFormat.of().formatHex(a));
+            int actual = Integer.signum(list.compare(at[0], at[1], new MemKey(b, InternalKey.packTrailer(sb, tb))));
             assertThat(actual).as("seed " + seed + " case " + i).isEqualTo(expected);
         }
     }

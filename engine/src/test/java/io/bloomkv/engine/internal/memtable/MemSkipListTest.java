@@ -7,6 +7,7 @@ import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
@@ -26,67 +27,101 @@ class MemSkipListTest {
         return k;
     }
 
+    /** Searches over the key nodes and walks of their chains against a TreeSet of internal keys, with and without the index. */
     @Test
     void searchesMatchASortedModel() {
-        long seed = TestSeeds.seed("MemSkipListTest.model");
-        Random rnd = new Random(seed);
-        MemSkipList list = new MemSkipList();
-        TreeSet<MemKey> model = new TreeSet<>(MemKey.ORDER);
-        assertThat(list.isEmpty()).isTrue();
-        assertThat(list.first()).isZero();
-        assertThat(list.findLast()).isZero();
-        for (long seq = 1; seq <= 20_000; seq++) {
-            byte[] k = key(rnd);
-            byte[] kept = k.clone();
-            long trailer = InternalKey.packTrailer(seq, rnd.nextInt(5) == 0 ? ValueType.DELETE : ValueType.PUT);
-            list.insert(k, trailer, new byte[] {(byte) seq}, 0, 1);
-            if (k.length > 0) {
-                k[0] ^= 1; // the list copied the key: changing the caller's array changes nothing
-            }
-            model.add(new MemKey(kept, trailer));
-            if (seq % 500 == 0) {
-                for (int q = 0; q < 300; q++) {
-                    MemKey probe = new MemKey(
-                            key(rnd), InternalKey.packTrailer(rnd.nextInt((int) seq + 2), ValueType.FOR_SEEK));
-                    String what = "seed " + seed + ", after " + seq + " inserts";
-                    assertSame(list, what + " ceiling", list.findGreaterOrEqual(probe, null), model.ceiling(probe));
-                    assertSame(list, what + " lower", list.findLessThan(probe), model.lower(probe));
-                    assertSame(list, what + " floor", list.findLessOrEqual(probe), model.floor(probe));
+        for (boolean indexed : new boolean[] {false, true}) {
+            long seed = TestSeeds.seed("MemSkipListTest.model");
+            Random rnd = new Random(seed);
+            MemSkipList list = new MemSkipList(indexed);
+            TreeSet<MemKey> model = new TreeSet<>(MemKey.ORDER);
+            assertThat(list.isEmpty()).isTrue();
+            assertThat(list.first()).isZero();
+            assertThat(list.findLast()).isZero();
+            for (long seq = 1; seq <= 20_000; seq++) {
+                byte[] k = key(rnd);
+                byte[] kept = k.clone();
+                long trailer = InternalKey.packTrailer(seq, rnd.nextInt(5) == 0 ? ValueType.DELETE : ValueType.PUT);
+                list.insert(k, trailer, new byte[] {(byte) seq}, 0, 1);
+                if (k.length > 0) {
+                    k[0] ^= 1; // the list copied the key: changing the caller's array changes nothing
                 }
-                assertSame(list, "last", list.findLast(), model.last());
+                model.add(new MemKey(kept, trailer));
+                if (seq % 500 == 0) {
+                    String what = "seed " + seed + ", indexed " + indexed + ", after " + seq + " inserts";
+                    for (int q = 0; q < 300; q++) {
+                        MemKey probe = new MemKey(key(rnd), 0);
+                        MemKey ceiling = model.ceiling(new MemKey(probe.userKey, -1L)); // first entry of key >= probe
+                        MemKey lower = model.lower(new MemKey(probe.userKey, -1L)); // last entry of key < probe
+                        MemKey floor = model.floor(new MemKey(probe.userKey, 0)); // last entry of key <= probe
+                        assertKeyNode(list, what + " ceiling", list.findGreaterOrEqual(probe, null), ceiling);
+                        assertKeyNode(list, what + " lower", list.findLessThan(probe), lower);
+                        assertKeyNode(list, what + " floor", list.findLessOrEqual(probe), floor);
+                        long hash = io.bloomkv.bloom.Hashing.hash64(probe.userKey);
+                        long found = list.findKey(probe.userKey, hash);
+                        if (ceiling != null && Arrays.equals(ceiling.userKey, probe.userKey)) {
+                            assertThat(found).as(what + " findKey").isNotZero();
+                            assertThat(list.userKey(found)).as(what).isEqualTo(probe.userKey);
+                        } else {
+                            assertThat(found)
+                                    .as(what + " findKey of an absent key")
+                                    .isZero();
+                        }
+                        long c = list.findGreaterOrEqual(probe, null);
+                        if (c != 0) { // the node before a node, by stored keys, is the one before its key
+                            assertThat(list.findLessThan(c))
+                                    .as(what + " node before node")
+                                    .isEqualTo(list.findLessThan(new MemKey(list.userKey(c), 0)));
+                        }
+                    }
+                    assertKeyNode(list, what + " last", list.findLast(), model.last());
+                }
             }
-        }
-        List<MemKey> walked = new ArrayList<>();
-        for (long n = list.first(); n != 0; n = list.next(n)) {
-            walked.add(list.key(n));
-        }
-        assertThat(walked).hasSize(model.size());
-        int i = 0;
-        for (MemKey m : model) {
-            assertThat(MemKey.compare(walked.get(i++), m))
-                    .as("seed %d, entry %d in order", seed, i)
-                    .isZero();
+            List<MemKey> walked = new ArrayList<>();
+            for (long x = list.first(); x != 0; x = list.next(x)) {
+                for (long v = list.newest(x); v != 0; v = list.older(x, v)) {
+                    walked.add(list.key(x, v));
+                    assertThat(list.compare(x, v, walked.get(walked.size() - 1)))
+                            .isZero();
+                }
+            }
+            assertThat(walked).hasSize(model.size());
+            int i = 0;
+            for (MemKey m : model) {
+                assertThat(MemKey.compare(walked.get(i++), m))
+                        .as("seed %d, entry %d in order", seed, i)
+                        .isZero();
+            }
         }
     }
 
-    private static void assertSame(MemSkipList list, String what, long got, MemKey want) {
+    /** {@code got} is the key node of {@code want}'s user key (both absent, or the same key). */
+    private static void assertKeyNode(MemSkipList list, String what, long got, MemKey want) {
         if (want == null) {
             assertThat(got).as(what).isZero();
         } else {
             assertThat(got).as(what).isNotZero();
-            assertThat(list.compare(got, want)).as(what).isZero();
-            assertThat(MemKey.compare(list.key(got), want)).as(what).isZero();
+            assertThat(list.compareKey(got, want)).as(what).isZero();
+            assertThat(list.userKey(got)).as(what).isEqualTo(want.userKey);
         }
     }
 
     @Test
-    void aDuplicateInternalKeyIsRefused() {
-        MemSkipList list = new MemSkipList();
-        list.insert(new byte[] {1}, InternalKey.packTrailer(5, ValueType.PUT), new byte[] {9}, 0, 1);
-        assertThatThrownBy(
-                        () -> list.insert(new byte[] {1}, InternalKey.packTrailer(5, ValueType.PUT), new byte[0], 0, 0))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("sequence 5");
+    void aVersionNotNewerThanTheKeysNewestIsRefused() {
+        for (boolean indexed : new boolean[] {false, true}) {
+            MemSkipList list = new MemSkipList(indexed);
+            list.insert(new byte[] {1}, InternalKey.packTrailer(5, ValueType.PUT), new byte[] {9}, 0, 1);
+            assertThatThrownBy(() ->
+                            list.insert(new byte[] {1}, InternalKey.packTrailer(5, ValueType.PUT), new byte[0], 0, 0))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("sequence 5");
+            list.insert(new byte[] {1}, InternalKey.packTrailer(7, ValueType.DELETE), new byte[0], 0, 0);
+            assertThatThrownBy(() ->
+                            list.insert(new byte[] {1}, InternalKey.packTrailer(6, ValueType.PUT), new byte[0], 0, 0))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("sequence 7");
+            list.insert(new byte[] {2}, InternalKey.packTrailer(6, ValueType.PUT), new byte[0], 0, 0); // another key
+        }
     }
 
     /**
@@ -96,15 +131,18 @@ class MemSkipListTest {
     @Test
     void readersRacingTheWriterSeeOrderedCompleteViews() throws Exception {
         long seed = TestSeeds.seed("MemSkipListTest.race");
-        MemSkipList list = new MemSkipList();
+        MemSkipList list = new MemSkipList(true);
         AtomicLong inserted = new AtomicLong();
         AtomicBoolean done = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread writer = new Thread(() -> {
             Random rnd = new Random(seed);
-            for (long seq = 1; seq <= 60_000; seq++) {
-                byte[] k = new byte[8];
+            byte[][] keys = new byte[5000][8]; // new keys and updates of held ones (chains of ~12 versions)
+            for (byte[] k : keys) {
                 rnd.nextBytes(k);
+            }
+            for (long seq = 1; seq <= 60_000; seq++) {
+                byte[] k = keys[rnd.nextInt(keys.length)];
                 byte[] v = java.nio.ByteBuffer.allocate(8).putLong(seq).array();
                 list.insert(k, InternalKey.packTrailer(seq, ValueType.PUT), v, 0, 8);
                 inserted.set(seq);
@@ -119,16 +157,19 @@ class MemSkipListTest {
                         long before = inserted.get();
                         long count = 0;
                         MemKey last = null;
-                        for (long n = list.first(); n != 0; n = list.next(n)) {
-                            if (last != null && list.compare(n, last) <= 0) {
-                                throw new AssertionError("seed " + seed + ": walk out of order");
+                        for (long x = list.first(); x != 0; x = list.next(x)) {
+                            for (long v = list.newest(x); v != 0; v = list.older(x, v)) {
+                                if (last != null && list.compare(x, v, last) <= 0) {
+                                    throw new AssertionError("seed " + seed + ": walk out of order");
+                                }
+                                long seq = list.trailer(v) >>> 8;
+                                if (java.nio.ByteBuffer.wrap(list.value(v)).getLong() != seq) {
+                                    throw new AssertionError(
+                                            "seed " + seed + ": value of sequence " + seq + " is wrong");
+                                }
+                                last = list.key(x, v);
+                                count++;
                             }
-                            long seq = list.trailer(n) >>> 8;
-                            if (java.nio.ByteBuffer.wrap(list.value(n)).getLong() != seq) {
-                                throw new AssertionError("seed " + seed + ": value of sequence " + seq + " is wrong");
-                            }
-                            last = list.key(n);
-                            count++;
                         }
                         if (count < before) {
                             throw new AssertionError(

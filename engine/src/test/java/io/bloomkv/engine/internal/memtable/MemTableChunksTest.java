@@ -73,7 +73,7 @@ class MemTableChunksTest {
             assertThat(took)
                     .isGreaterThanOrEqualTo(
                             MemSkipList.MIN_KEY_AREA + 1024 + MemSkipList.HEADER + 8); // 4-byte keys take 16
-            if (list.chunkCount() == chunksBefore) { // no chunk closed: the entry's own bytes only
+            if (list.chunkCount() == chunksBefore) { // no chunk closed: the record's own bytes only
                 assertThat(took)
                         .isLessThanOrEqualTo(
                                 MemSkipList.MIN_KEY_AREA + 1024 + MemSkipList.HEADER + 8 * MemSkipList.MAX_HEIGHT + 7);
@@ -99,8 +99,8 @@ class MemTableChunksTest {
                 .isGreaterThanOrEqualTo(list.bytesTaken())
                 .isLessThan(list.bytesTaken() + MemSkipList.MAX_CHUNK);
         int i = 0;
-        for (long n = list.first(); n != 0; n = list.next(n), i++) {
-            assertThat(list.value(n)[0]).isEqualTo((byte) i);
+        for (long x = list.first(); x != 0; x = list.next(x), i++) {
+            assertThat(list.value(x)[0]).isEqualTo((byte) i);
         }
         assertThat(i).isEqualTo(20_000);
     }
@@ -119,6 +119,18 @@ class MemTableChunksTest {
         n = list.next(n);
         assertThat(list.value(n)).isEqualTo(big);
         assertThat(list.value(list.next(n))).containsExactly(9);
+        // a version too large for a chunk: a chunk of its own, where it starts at word 0 (no links before it)
+        byte[] big2 = new byte[MemSkipList.MAX_CHUNK + 5];
+        new Random(6).nextBytes(big2);
+        list.insert(key(2), InternalKey.packTrailer(4, ValueType.PUT), big2, 0, big2.length);
+        assertThat(list.chunkCount()).isEqualTo(4);
+        long v = list.newest(n);
+        assertThat(v).isNotEqualTo(n);
+        assertThat((int) v).isZero();
+        assertThat(list.value(v)).isEqualTo(big2);
+        assertThat(list.older(n, v)).isEqualTo(n);
+        assertThat(list.value(list.older(n, v))).isEqualTo(big);
+        assertThat(list.older(n, n)).isZero();
     }
 
     private static byte[] key(int i) {

@@ -49,25 +49,46 @@ class MemTableFilterTest {
         assertThat(fpr).isBetween(theory * 0.75, theory * 1.25);
     }
 
+    /** add reports whether the key's bits were all set before: false for a key never added (but for collisions). */
+    @Test
+    void addTellsWhetherTheKeyMayHaveBeenAddedBefore() {
+        MemTableFilter f = new MemTableFilter(10_000, 10);
+        int fresh = 0;
+        for (long id = 0; id < 10_000; id++) {
+            if (!f.add(Hashing.hash64(key(id)))) {
+                fresh++;
+            }
+        }
+        assertThat(fresh).isGreaterThan(9_800); // the rest: keys whose bits earlier keys had all set (~1%)
+        for (long id = 0; id < 10_000; id++) {
+            assertThat(f.add(Hashing.hash64(key(id)))).as("key %d again", id).isTrue();
+        }
+    }
+
+    /** With a filter, with a filter and the point index, and with neither, a memtable gives the same answers. */
     @Test
     void aMemtableWithAFilterAnswersAsOneWithout() {
-        MemTable with = new MemTable(1, 64 << 10, 10);
-        MemTable without = new MemTable(1);
+        MemTable with = new MemTable(1, 64 << 10, 10, false);
+        MemTable indexed = new MemTable(1, 64 << 10, 10, true);
+        MemTable without = new MemTable(1, 0, 0, false);
         assertThat(with.filterMemoryBytes()).isPositive();
         assertThat(without.filterMemoryBytes()).isZero();
         for (long id = 0; id < 2000; id += 2) {
             byte[] v = {(byte) id};
-            with.add(id + 1, id % 10 == 0 ? ValueType.DELETE : ValueType.PUT, key(id), v);
-            without.add(id + 1, id % 10 == 0 ? ValueType.DELETE : ValueType.PUT, key(id), v);
+            for (MemTable m : List.of(with, indexed, without)) {
+                m.add(id + 1, id % 10 == 0 ? ValueType.DELETE : ValueType.PUT, key(id), v);
+            }
         }
         for (long id = 0; id < 2000; id++) {
-            TableReader.Entry a = with.get(key(id), Long.MAX_VALUE >>> 8);
             TableReader.Entry b = without.get(key(id), Long.MAX_VALUE >>> 8);
-            assertThat(a == null).as("key " + id).isEqualTo(b == null);
-            if (a != null) {
-                assertThat(a.type()).isEqualTo(b.type());
-                assertThat(a.sequence()).isEqualTo(b.sequence());
-                assertThat(a.value()).isEqualTo(b.value());
+            for (MemTable m : List.of(with, indexed)) {
+                TableReader.Entry a = m.get(key(id), Long.MAX_VALUE >>> 8);
+                assertThat(a == null).as("key " + id).isEqualTo(b == null);
+                if (a != null) {
+                    assertThat(a.type()).isEqualTo(b.type());
+                    assertThat(a.sequence()).isEqualTo(b.sequence());
+                    assertThat(a.value()).isEqualTo(b.value());
+                }
             }
         }
     }
@@ -82,7 +103,7 @@ class MemTableFilterTest {
     void noFalseNegativeUnderAConcurrentWriter() throws InterruptedException {
         long seed = TestSeeds.seed("MemTableFilterTest.concurrent");
         int total = 100_000;
-        MemTable m = new MemTable(1, 4 << 20, 10);
+        MemTable m = new MemTable(1, 4 << 20, 10, true); // the index grows under the readers
         AtomicLong published = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();

@@ -161,8 +161,8 @@ class PartitionedFilterTest {
                                     .isZero();
                             assertThat(budget.cachedBytes()).as(what).isZero();
                             assertThat(r.filterMemoryBytes())
-                                    .as(what + ": the top-level index and the verified bits only")
-                                    .isLessThan(props.filterBytes() / 8);
+                                    .as(what + ": the top-level index and the descriptors only (36 bytes a partition)")
+                                    .isLessThanOrEqualTo(36L * props.filterPartitions() + 128);
                         }
                     }
                 }
@@ -178,34 +178,204 @@ class PartitionedFilterTest {
                 .isEqualTo(liveInPlace);
     }
 
+    /**
+     * The top-level lookup guesses a partition from the hash (partitions hold equal counts of uniform hashes) and
+     * confirms it: over uniform boundaries, skewed ones and one partition, it answers what a binary search answers,
+     * for hashes at, next to and between the boundaries.
+     */
+    @Test
+    void partitionLookupMatchesABinarySearch() {
+        long seed = TestSeeds.seed("PartitionedFilterTest.partitionLookup");
+        Random rnd = new Random(seed);
+        for (int round = 0; round < 200; round++) {
+            int n = 1 + rnd.nextInt(round < 100 ? 400 : 5);
+            long[] last = new long[n];
+            int shape = round % 3; // near-uniform boundaries, all in the lowest 1/1000 of the range, or random
+            java.util.TreeSet<Long> set = new java.util.TreeSet<>(Long::compareUnsigned);
+            while (set.size() < n) {
+                long h = rnd.nextLong();
+                set.add(
+                        shape == 0
+                                ? Long.divideUnsigned(-1L, n) * (set.size() + 1) + (rnd.nextInt(2001) - 1000)
+                                : shape == 1 ? Long.remainderUnsigned(h, Long.divideUnsigned(-1L, 1000)) : h);
+            }
+            int i = 0;
+            for (long h : set) {
+                last[i++] = h;
+            }
+            PartitionedFilter.Index index = new PartitionedFilter.Index(last, new long[n], new int[n]);
+            for (int q = 0; q < 2000; q++) {
+                long base = q % 4 == 0 ? rnd.nextLong() : last[rnd.nextInt(n)];
+                long hash = base + (q % 4 == 0 ? 0 : rnd.nextInt(3) - 1);
+                int expected = java.util.stream.IntStream.range(0, n)
+                        .filter(j -> Long.compareUnsigned(last[j], hash) >= 0)
+                        .findFirst()
+                        .orElse(-1);
+                assertThat(index.partitionOf(hash))
+                        .as("hash " + Long.toUnsignedString(hash) + ", " + n + " partitions, shape " + shape + " (seed "
+                                + seed + ")")
+                        .isEqualTo(expected);
+            }
+        }
+    }
+
+    /**
+     * Partitions of equal hash ranges: the writer's bounds have the equal-range form, the decoded index recognises it
+     * and finds a partition by multiplication (the same answer as a search of the bounds), every hash lies in the
+     * partition its range names and that partition's filter holds it, also when hashes crowd some ranges and leave
+     * others empty.
+     */
+    @Test
+    void equalHashRangePartitionsHoldTheirHashes() {
+        long seed = TestSeeds.seed("PartitionedFilterTest.equalRanges");
+        Random rnd = new Random(seed);
+        for (FilterKind kind : new FilterKind[] {FilterKind.BLOCKED, FilterKind.RIBBON, FilterKind.STANDARD}) {
+            for (boolean crowded : new boolean[] {false, true}) {
+                long[] hashes = new long[5000 + rnd.nextInt(20_000)];
+                for (int i = 0; i < hashes.length; i++) {
+                    long h = rnd.nextLong();
+                    hashes[i] = crowded ? h >>> 3 : h; // crowded: all in the lowest eighth, the other ranges empty
+                }
+                PartitionedFilter.Built built = PartitionedFilter.build(kind, hashes, hashes.length, 10, 400);
+                int parts = built.partitions().size();
+                String what =
+                        kind + (crowded ? " crowded" : " uniform") + ", " + parts + " partitions (seed " + seed + ")";
+                assertThat(parts).as(what).isEqualTo((int) Math.round(hashes.length / 400.0));
+                PartitionedFilter.Index index =
+                        new PartitionedFilter.Index(built.lastHashes(), new long[parts], new int[parts]);
+                assertThat(index.uniform()).as(what).isTrue();
+                assertThat(built.lastHashes()[parts - 1]).isEqualTo(-1L);
+                io.bloomkv.bloom.Filter[] filters = new io.bloomkv.bloom.Filter[parts];
+                try {
+                    for (int p = 0; p < parts; p++) {
+                        byte[] b = built.partitions().get(p);
+                        filters[p] = io.bloomkv.bloom.Filters.read(b, 0, b.length);
+                    }
+                    for (long h : hashes) {
+                        int p = index.partitionOf(h);
+                        assertThat(p).as(what).isEqualTo(PartitionedFilter.uniformPartition(h, parts));
+                        assertThat(Long.compareUnsigned(built.lastHashes()[p], h))
+                                .as(what)
+                                .isGreaterThanOrEqualTo(0);
+                        assertThat(p == 0 || Long.compareUnsigned(built.lastHashes()[p - 1], h) < 0)
+                                .as(what)
+                                .isTrue();
+                        assertThat(filters[p].mightContain(PartitionedFilter.remix(h)))
+                                .as(what + ": hash " + h)
+                                .isTrue();
+                    }
+                    if (crowded) {
+                        assertThat(filters[parts - 1].keyCount())
+                                .as(what + ": an empty range")
+                                .isZero();
+                        assertThat(filters[parts - 1].mightContain(PartitionedFilter.remix(-1L)))
+                                .isFalse();
+                    }
+                } finally {
+                    for (io.bloomkv.bloom.Filter f : filters) {
+                        if (f != null) {
+                            f.close();
+                        }
+                    }
+                }
+                // the search finds what the multiplication finds
+                PartitionedFilter.Index searched =
+                        new PartitionedFilter.Index(built.lastHashes(), new long[parts], new int[parts], false);
+                for (int q = 0; q < 5000; q++) {
+                    long h = q % 2 == 0 ? rnd.nextLong() : built.lastHashes()[rnd.nextInt(parts)] + (q % 3) - 1;
+                    assertThat(searched.partitionOf(h)).as(what).isEqualTo(index.partitionOf(h));
+                }
+            }
+        }
+    }
+
     @Test
     void pinningLoadsEveryPartitionAndUnpinningReturnsTheRoom() throws IOException {
         List<byte[]> keys = randomKeys(new Random(7), 10_000);
+        List<byte[]> absent = randomKeys(new Random(8), 5_000);
         Path p = dir.resolve("pin.sst");
         TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(1024));
         FilterMemory budget = new FilterMemory(props.filterBytes() * 4);
+        long liveBudgeted = FilterMemory.liveBytes();
+        for (TableReadMode mode : new TableReadMode[] {TableReadMode.PREAD, TableReadMode.MMAP}) {
+            try (TableReader r = TableReader.open(FS, p, 1, null, null, mode, budget)) {
+                long index = budget.pinnedBytes();
+                assertThat(index)
+                        .as("the top-level index and the descriptors are charged as pinned")
+                        .isPositive()
+                        .isLessThan(props.filterBytes() / 20);
+                long pinCharge = r.filterBlockSize();
+                assertThat(pinCharge)
+                        .as("the partitions at 64-byte boundaries and their offsets")
+                        .isBetween(props.filterBytes(), props.filterBytes() + 68L * props.filterPartitions());
+                assertThat(r.pin(true)).isTrue();
+                assertThat(r.filterPinned()).isTrue();
+                assertThat(r.filterProbesInPlace())
+                        .as("a pinned filter is probed in its copy")
+                        .isFalse();
+                assertThat(budget.pinnedBytes()).isEqualTo(index + pinCharge);
+                assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted + pinCharge);
+                long loads = budget.loads();
+                for (byte[] k : keys) {
+                    long h = Hashing.hash64(k);
+                    assertThat(r.filterAnswer(h)).isNotEqualTo(1);
+                    r.touchFilter(h);
+                    assertThat(r.get(k, h, Long.MAX_VALUE >>> 8)).isNotNull();
+                }
+                int ruledOut = 0;
+                for (byte[] k : absent) {
+                    ruledOut += r.filterAnswer(Hashing.hash64(k)) == 1 ? 1 : 0;
+                }
+                assertThat(1 - ruledOut / (double) absent.size())
+                        .as("false-positive rate of the pinned copy, " + mode)
+                        .isLessThan(3 * r.filterExpectedFpp() + 0.01);
+                assertThat(budget.loads())
+                        .as("pinned partitions are not loaded through the cache")
+                        .isEqualTo(loads);
+                assertThat(r.filterMemoryBytes()).isEqualTo(index + pinCharge);
+                assertThat(r.pin(false)).isFalse();
+                assertThat(budget.pinnedBytes()).isEqualTo(index);
+                assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted);
+                assertThat(r.filterProbesInPlace()).isEqualTo(mode == TableReadMode.MMAP);
+                for (byte[] k : keys.subList(0, 1000)) {
+                    assertThat(r.filterAnswer(Hashing.hash64(k))).isNotEqualTo(1);
+                }
+                assertThat(r.pin(true)).as("pinned again, then closed pinned").isTrue();
+            }
+            assertThat(budget.pinnedBytes()).isZero();
+            assertThat(FilterMemory.liveBytes()).isEqualTo(liveBudgeted);
+        }
+    }
+
+    /**
+     * Read with pread under a budget a few partitions wide, most probes miss the cache: each miss loads its partition
+     * into a slot that an eviction gave back (a fresh one only while the pool has none of its size), every key is still
+     * found, and at close the slots, pooled or cached, are freed.
+     */
+    @Test
+    void cacheMissesReuseTheSlotsOfEvictedPartitions() throws IOException {
+        List<byte[]> keys = randomKeys(new Random(17), 120_000);
+        Path p = dir.resolve("slots.sst");
+        TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(4096));
+        long liveBudgeted = FilterMemory.liveBytes();
+        long liveInPlace = io.bloomkv.bloom.InPlaceFilters.live();
+        FilterMemory budget = new FilterMemory(props.filterBytes() / 2);
         try (TableReader r = TableReader.open(FS, p, 1, null, null, TableReadMode.PREAD, budget)) {
-            long index = budget.pinnedBytes();
-            assertThat(index)
-                    .as("the top-level index is charged as pinned")
-                    .isPositive()
-                    .isLessThan(props.filterBytes() / 20);
-            assertThat(r.filterBlockSize()).isEqualTo(props.filterBytes());
-            assertThat(r.pin(true)).isTrue();
-            assertThat(r.filterPinned()).isTrue();
-            assertThat(budget.pinnedBytes()).isEqualTo(index + props.filterBytes());
-            long loads = budget.loads();
-            for (byte[] k : keys) {
+            Random rnd = new Random(18);
+            for (int i = 0; i < 20_000; i++) {
+                byte[] k = keys.get(rnd.nextInt(keys.size()));
                 assertThat(r.filterAnswer(Hashing.hash64(k))).isNotEqualTo(1);
             }
             assertThat(budget.loads())
-                    .as("pinned partitions are not loaded through the cache")
-                    .isEqualTo(loads);
-            assertThat(r.filterMemoryBytes()).isEqualTo(index + props.filterBytes());
-            assertThat(r.pin(false)).isFalse();
-            assertThat(budget.pinnedBytes()).isEqualTo(index);
+                    .as("about half the probes miss the cache")
+                    .isGreaterThan(5_000);
+            assertThat(budget.slotAllocations())
+                    .as("slots allocated against " + budget.loads() + " loads")
+                    .isLessThan(budget.loads() / 10);
+            assertThat(budget.pinnedBytes() + budget.cachedBytes()).isLessThanOrEqualTo(budget.capacityBytes());
         }
-        assertThat(budget.pinnedBytes()).isZero();
+        assertThat(FilterMemory.liveBytes()).as("pooled and cached slots freed").isEqualTo(liveBudgeted);
+        assertThat(io.bloomkv.bloom.InPlaceFilters.live()).isEqualTo(liveInPlace);
     }
 
     @Test
