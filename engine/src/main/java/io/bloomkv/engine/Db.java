@@ -545,7 +545,7 @@ public final class Db implements AutoCloseable {
         checkOpen();
         state.lock();
         try {
-            while (state.ingestAtZero && !state.shuttingDown) {
+            while ((state.ingestAtZero || state.deletingFiles) && !state.shuttingDown) {
                 state.awaitChange();
             }
             if (state.shuttingDown) {
@@ -613,6 +613,48 @@ public final class Db implements AutoCloseable {
     public void deleteRange(byte[] beginInclusive, byte[] endExclusive) {
         checkWritable("deleteRange");
         write(new WriteBatch().deleteRange(beginInclusive, endExclusive));
+    }
+
+    /**
+     * Removes every table whose keys (and range tombstones) all lie in [{@code beginInclusive}, {@code endExclusive})
+     * with one MANIFEST record, writing no data (RocksDB's {@code DeleteFilesInRange}; a null bound is open): the disk
+     * space comes back at once, without the compaction a range tombstone needs. Tables of every level go, level 0
+     * included. The entries in that range of tables that only partly lie in it, and of the memtables, stay.
+     *
+     * <p>Write a {@link #deleteRange} over the same range first (the pattern RocksDB documents for dropping a range):
+     * the tombstone hides every entry of the range at once, and this call then changes nothing that reads see, only
+     * gives the space back; the tombstone and what it covers in the memtable and in the tables that stay are dropped
+     * by the flush and the compactions that reach them. Alone, this call removes data, whatever its age, and older
+     * versions of keys in the range that tables left in place hold may become visible again.
+     *
+     * <p>Unlike RocksDB it never changes what an open snapshot reads: a table holding an entry an open snapshot can see
+     * stays (RocksDB removes it, and "snapshots before the delete might not see the data"), and snapshots taken during
+     * the call wait for it. Nor does it remove a range tombstone that still hides an entry of a table that stays. Open
+     * iterators keep reading the tables they started with. Serialized with compactions (waits for a running one). A
+     * range tombstone over the range still in a memtable is made durable first (the log synced, or without a log the
+     * memtable flushed): a crash never keeps the removal without the tombstone.
+     *
+     * @return how many tables were removed
+     * @throws InvalidArgumentException when a bound is not a valid key, or {@code beginInclusive > endExclusive}
+     * @throws DbReadOnlyException when opened read-only
+     * @throws BloomKvIOException on an I/O error (writing the MANIFEST: then a background error, as for a flush)
+     */
+    public int deleteFilesInRange(byte[] beginInclusive, byte[] endExclusive) {
+        checkWritable("deleteFilesInRange");
+        if (beginInclusive != null) {
+            WriteBatch.checkKey(beginInclusive);
+        }
+        if (endExclusive != null) {
+            WriteBatch.checkKey(endExclusive);
+        }
+        if (beginInclusive != null
+                && endExclusive != null
+                && Arrays.compareUnsigned(beginInclusive, endExclusive) > 0) {
+            throw new InvalidArgumentException("deleteFilesInRange: begin sorts after end");
+        }
+        return new FileRangeDeleter(
+                        state, versions, tableCache, obsolete, compactor, snapshots, options, commits, this::flush)
+                .run(beginInclusive, endExclusive);
     }
 
     /** Removes {@code key}; removing an absent key is not an error. */

@@ -42,6 +42,12 @@ final class DbState {
      */
     boolean ingestAtZero;
 
+    /**
+     * Guarded by the mutex: {@link FileRangeDeleter} chose the tables to remove by the open snapshots; new snapshots
+     * wait until its edit is installed (one taken meanwhile would read the tables, then lose them).
+     */
+    boolean deletingFiles;
+
     private volatile SuperVersion superVersion;
     private volatile BloomKvException backgroundError;
     /** Point reads' per-thread SuperVersions (RocksDB's thread-local SuperVersion); scraped on every install. */

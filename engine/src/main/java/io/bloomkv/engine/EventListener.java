@@ -20,7 +20,12 @@ public interface EventListener {
     /** A memtable starts being written to a level-0 table. */
     record FlushInfo(Path directory, long walNumber, long entries, long memtableBytes) {}
 
-    /** A memtable is in a level-0 table, recorded in the MANIFEST ({@code tableNumber} -1 when it held nothing). */
+    /**
+     * A memtable is in level-0 tables, recorded in the MANIFEST: {@code tableNumber} the first of them (-1 when none was
+     * written: the memtable held nothing, or only what every reader sees as deleted), {@code tableBytes} all of them.
+     * With {@link Options#tablePartitionPrefixLength} a flush writes a table per key partition, each announced by
+     * {@link #onTableFileCreated}.
+     */
     record FlushCompletedInfo(Path directory, long walNumber, long tableNumber, long tableBytes, long entries) {}
 
     /**

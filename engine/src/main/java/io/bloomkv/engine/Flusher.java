@@ -3,13 +3,16 @@ package io.bloomkv.engine;
 import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.util.Threads;
 import io.bloomkv.engine.internal.version.FileMetaData;
+import io.bloomkv.engine.internal.version.Version;
 import io.bloomkv.engine.internal.version.VersionEdit;
 import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
- * The flush thread: writes the oldest immutable memtable to a level-0 table, records it in the
+ * The flush thread: writes the oldest immutable memtable to level-0 tables ({@link TableOutputs#writeLevel0Tables}:
+ * one per key partition when tables are partitioned by prefix), records them in the
  * MANIFEST with the new oldest live WAL, drops the memtable, deletes what became obsolete and
  * wakes the compactor. A failure becomes the background error (writes and flush() then fail).
  */
@@ -93,7 +96,7 @@ final class Flusher {
         }
     }
 
-    /** Writes the oldest immutable memtable to a level-0 table, records it, and drops the memtable and its WAL. */
+    /** Writes the oldest immutable memtable to level-0 tables, records them, and drops the memtable and its WAL. */
     private void flush(MemTable imm) throws IOException {
         VersionEdit edit = new VersionEdit();
         Path dir = events.directory();
@@ -101,7 +104,18 @@ final class Flusher {
         long memEntries = imm.entryCount();
         long memBytes = imm.approximateMemoryUsage();
         events.post(l -> l.onFlushBegin(new EventListener.FlushInfo(dir, wal, memEntries, memBytes)));
-        FileMetaData meta = outputs.writeLevel0Table(imm, edit, smallestSnapshot.getAsLong());
+        long snapshot = smallestSnapshot.getAsLong();
+        // The tables under this memtable: a tombstone of it that overlaps none of them hides nothing and is not
+        // written.
+        // (Flushes run oldest memtable first, so no older memtable is left; tables that appear meanwhile come from
+        // compactions of these, or from an ingestion, which waits for a memtable its files overlap.)
+        Version below = versions.retainCurrent();
+        List<FileMetaData> metas;
+        try {
+            metas = outputs.writeLevel0Tables(imm, edit, snapshot, below);
+        } finally {
+            below.release();
+        }
         long oldestLiveLog;
         state.lock();
         try {
@@ -126,7 +140,7 @@ final class Flusher {
                     BackgroundErrors.of("flush of memtable (WAL " + imm.logNumber() + "): MANIFEST write failed", e));
             throw e;
         } finally {
-            if (meta != null) {
+            for (FileMetaData meta : metas) {
                 obsolete.released(meta.number());
             }
         }
@@ -143,7 +157,9 @@ final class Flusher {
             state.unlock();
         }
         events.post(l -> {
-            if (meta != null) {
+            long bytes = 0;
+            for (FileMetaData meta : metas) {
+                bytes += meta.fileSize();
                 l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
                         io.bloomkv.engine.internal.version.FileNames.tableFile(dir, meta.number()),
                         meta.number(),
@@ -152,7 +168,7 @@ final class Flusher {
                         EventListener.TableReason.FLUSH));
             }
             l.onFlushCompleted(new EventListener.FlushCompletedInfo(
-                    dir, wal, meta == null ? -1 : meta.number(), meta == null ? 0 : meta.fileSize(), memEntries));
+                    dir, wal, metas.isEmpty() ? -1 : metas.get(0).number(), bytes, memEntries));
         });
         obsolete.delete();
         afterFlush.run();

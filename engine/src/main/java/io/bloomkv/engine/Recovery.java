@@ -194,7 +194,7 @@ final class Recovery {
                     }
                     maxSequence = Math.max(maxSequence, first + count - 1);
                     if (edit != null && replay.approximateMemoryUsage() >= options.writeBufferSize()) {
-                        outputs.writeLevel0Table(replay, edit);
+                        outputs.writeLevel0Tables(replay, edit);
                         replay = new MemTable(0, 0, 0, options.memtablePointIndex());
                     }
                 }
@@ -204,7 +204,7 @@ final class Recovery {
             }
         }
         if (edit != null) {
-            outputs.writeLevel0Table(replay, edit);
+            outputs.writeLevel0Tables(replay, edit);
         }
         return maxSequence;
     }

@@ -6,6 +6,7 @@ import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.compaction.MergeCollapser;
+import io.bloomkv.engine.internal.compaction.OutputCutter;
 import io.bloomkv.engine.internal.filter.FilterPolicy;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
 import io.bloomkv.engine.internal.memtable.MemTable;
@@ -23,7 +24,9 @@ import io.bloomkv.engine.internal.version.VersionEdit;
 import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Writes new tables for flushes, recovery and compactions: each gets a number protected from
@@ -151,16 +154,36 @@ final class TableOutputs {
     }
 
     /**
-     * Writes {@code m} to a new table of level 0 (counted as flushed bytes) and adds it to {@code edit}; the number stays
-     * protected until the caller has applied the edit. Null when {@code m} is empty. No snapshot is open (recovery).
+     * Writes {@code m} to new tables of level 0 (counted as flushed bytes) and adds them to {@code edit}; their numbers
+     * stay protected until the caller has applied the edit. Empty when {@code m} is empty or everything in it was
+     * dropped. No snapshot is open and every range tombstone is kept (recovery: the tables already replayed are not in
+     * a Version yet).
      */
-    FileMetaData writeLevel0Table(MemTable m, VersionEdit edit) throws IOException {
-        return writeLevel0Table(m, edit, Long.MAX_VALUE);
+    List<FileMetaData> writeLevel0Tables(MemTable m, VersionEdit edit) throws IOException {
+        return writeLevel0Tables(m, edit, Long.MAX_VALUE, null);
     }
 
     /**
-     * {@link #writeLevel0Table(MemTable, VersionEdit)} with {@code smallestSnapshot} the oldest sequence a reader may
-     * read at. Merge operand chains collapse as in a compaction (RocksDB's flush runs {@code MergeHelper} too), by
+     * {@link #writeLevel0Tables(MemTable, VersionEdit)} with {@code smallestSnapshot} the oldest sequence a reader may
+     * read at, and {@code below} the Version whose tables lie under {@code m} (null: keep every tombstone).
+     *
+     * <ul>
+     *   <li>Entries a range tombstone of {@code m} hides from every reader (a tombstone at or below
+     *       {@code smallestSnapshot}, newer than the entry) are dropped, never written (RocksDB's flush does the same
+     *       through its range-deletion aggregator); so are older entries of a key under its newest one that every
+     *       reader sees, by the same rule as a compaction (a merge chain collapses, see below).</li>
+     *   <li>The tombstones are written fragmented (as a compaction writes them, {@code Compactor.tombstonesToKeep}):
+     *       every fragment newer than {@code smallestSnapshot}, and the newest one every reader sees, unless no table
+     *       of {@code below} overlaps its range (the entries it covered here were dropped, and nothing older holds a
+     *       key there: it would hide nothing).</li>
+     *   <li>With {@link Options#tablePartitionPrefixLength} n > 0 the output is cut as a compaction's is
+     *       ({@link OutputCutter}): one table per partition (keys sharing their first n bytes), holding the partition's
+     *       entries and the parts of the tombstones inside the partition; the parts between partitions go to tables of
+     *       tombstones only. No table then mixes two partitions, so a range tombstone over whole partitions covers
+     *       whole tables, which {@link Db#deleteFilesInRange} removes without writing anything.</li>
+     * </ul>
+     *
+     * Merge operand chains collapse as in a compaction (RocksDB's flush runs {@code MergeHelper} too), by
      * {@link MergeCollapser}: from a key's newest entry every reader sees, its operands and the value or tombstone under
      * them in this memtable become one full merge; without one (the value may be in a table), adjacent operands are
      * combined where the operator's partial merge accepts. Entries a snapshot still reads on their own are written as
@@ -169,43 +192,23 @@ final class TableOutputs {
      * <p>Entries no reader can see are not written, as RocksDB's flush (its {@code CompactionIterator}) drops them: an
      * entry under a newer put or delete of its key that every reader sees (sequence {@code <= smallestSnapshot}: an
      * overwritten value), and an entry under a range tombstone of this memtable that every reader sees. The newest
-     * entry of a key and the tombstones themselves are always written (they hide older tables' entries), so reads of
-     * the table answer as before; a memtable whose keys are rewritten many times (counters, the versioned store's rows)
+     * entry of a key is always written (it hides older tables' entries), and the tombstones as the list above says, so
+     * reads answer as before; a memtable whose keys are rewritten many times (counters, the versioned store's rows)
      * flushes only their last values.
      */
-    FileMetaData writeLevel0Table(MemTable m, VersionEdit edit, long smallestSnapshot) throws IOException {
+    List<FileMetaData> writeLevel0Tables(MemTable m, VersionEdit edit, long smallestSnapshot, Version below)
+            throws IOException {
         if (m.isEmpty()) {
-            return null;
+            return List.of();
         }
-        byte[] smallest = null;
-        byte[] largest = null;
-        if (!m.hasNoPointEntries()) {
-            try (InternalIterator it = m.iterator()) {
-                it.seekToFirst();
-                smallest = InternalKey.userKey(it.key());
-                it.seekToLast();
-                largest = InternalKey.userKey(it.key());
-            }
-        }
-        for (RangeTombstone t : m.rangeTombstones()) { // a table's range includes its range tombstones
-            if (smallest == null || Arrays.compareUnsigned(t.begin(), smallest) < 0) {
-                smallest = t.begin();
-            }
-            if (largest == null || Arrays.compareUnsigned(t.largestCoveredBound(), largest) > 0) {
-                largest = t.largestCoveredBound();
-            }
-        }
-        Output out = new Output(0, m.entryCount(), null, smallest, largest);
+        RangeTombstoneList fragmented = m.rangeTombstoneList();
+        MergeCollapser.Dead dead =
+                fragmented.isEmpty() ? null : (k, s) -> fragmented.maxCovering(k, smallestSnapshot) > s;
+        Level0Writer w = new Level0Writer(
+                m.entryCount(), largestUserKey(m), tombstonesToWrite(fragmented, smallestSnapshot, below));
         MergeOperator operator = options.mergeOperator();
         try (MergingIterator it = new MergingIterator(java.util.List.of(m.iterator()))) {
             it.seekToFirst();
-            MergeCollapser.Dead dead = null;
-            if (!m.rangeTombstones().isEmpty()) {
-                // A range tombstone of this memtable that every reader sees hides the older entries it covers (and
-                // ends a merge chain as a delete would).
-                RangeTombstoneList tombstones = RangeTombstoneList.of(m.rangeTombstones());
-                dead = (k, s) -> tombstones.maxCovering(k, smallestSnapshot) > s;
-            }
             byte[] keyOfCurrent = null; // an internal key of the user key being written (a stable copy)
             // Sequence of the key's last newer put or delete (-1: none yet); an older entry under it is hidden from
             // every reader when it is at most smallestSnapshot (which is Long.MAX_VALUE in recovery: no reader yet).
@@ -225,7 +228,7 @@ final class TableOutputs {
                         && (dead == null || !dead.isDead(userKey, seq))) {
                     // Consumes the key's older entries; a deeper table may hold its value, so no full merge onto none.
                     for (MergeCollapser.Out e : MergeCollapser.collapse(it, userKey, operator, true, dead)) {
-                        out.writer.add(e.internalKey(), e.value());
+                        w.add(e.internalKey(), e.value(), false);
                     }
                 } else {
                     boolean hidden = shadow >= 0 && shadow <= smallestSnapshot;
@@ -236,28 +239,210 @@ final class TableOutputs {
                         shadow = seq; // an operand does not hide the value under it
                     }
                     if (hidden) {
-                        it.next();
+                        it.next(); // hidden from every reader: never written
                     } else {
                         // the key array is the memtable iterator's fresh copy, never reused
-                        // (MergingIterator.keyNoCopy):
-                        // the writer keeps it instead of copying it twice more
+                        // (MergingIterator.keyNoCopy): the writer keeps it instead of copying it twice more
                         byte[] value = it.value();
                         it.next();
-                        out.writer.addOwned(ik, value);
+                        w.add(ik, value, true);
                     }
                 }
             }
-            for (RangeTombstone t : m.rangeTombstones()) {
-                out.writer.addRangeTombstone(t);
-            }
+            w.finish();
         } catch (IOException | RuntimeException e) {
-            out.abandon(e);
+            w.abandon(e);
             throw e;
         }
-        FileMetaData meta = out.finish();
-        counters.flushBytes.add(meta.fileSize());
-        edit.addFile(0, meta);
-        return meta;
+        for (FileMetaData meta : w.written) {
+            counters.flushBytes.add(meta.fileSize());
+            edit.addFile(0, meta);
+        }
+        return w.written;
+    }
+
+    /** The largest user key of {@code m}'s entries and tombstones (a bound for the filter policy), or null. */
+    private static byte[] largestUserKey(MemTable m) {
+        byte[] largest = null;
+        if (!m.hasNoPointEntries()) {
+            try (InternalIterator it = m.iterator()) {
+                it.seekToLast();
+                largest = InternalKey.userKey(it.key());
+            }
+        }
+        for (RangeTombstone t : m.rangeTombstones()) {
+            if (largest == null || Arrays.compareUnsigned(t.largestCoveredBound(), largest) > 0) {
+                largest = t.largestCoveredBound();
+            }
+        }
+        return largest;
+    }
+
+    /**
+     * The range tombstones a flush writes, fragmented (start ascending, sequence descending): per fragment, those newer
+     * than {@code smallestSnapshot} and the newest one every reader sees (older ones are hidden behind it for every
+     * reader), that one only when {@code below} is null or one of its tables overlaps the fragment. The flush's
+     * counterpart of {@code Compactor.tombstonesToKeep}, with every level below the memtable.
+     */
+    static List<RangeTombstone> tombstonesToWrite(RangeTombstoneList tombstones, long smallestSnapshot, Version below) {
+        List<RangeTombstone> out = new ArrayList<>();
+        byte[] start = null;
+        boolean sawVisibleToAll = false;
+        for (RangeTombstone t : tombstones.fragments()) {
+            if (start == null || !Arrays.equals(start, t.begin())) {
+                start = t.begin();
+                sawVisibleToAll = false;
+            }
+            if (t.sequence() > smallestSnapshot) {
+                out.add(t);
+            } else if (!sawVisibleToAll) {
+                sawVisibleToAll = true;
+                if (below == null || below.rangeMayExistBelow(-1, t.begin(), t.end())) {
+                    out.add(t);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The tables of one flush, in key order. Without partitioning: one table with every entry and tombstone. With
+     * prefix length n: a table per partition, and between partitions (and before the first, after the last) a table
+     * of the tombstone parts there, if any. {@link #assigned} is where the tombstone parts not yet given to a table
+     * start: everything below it went to an earlier table.
+     */
+    private final class Level0Writer {
+        private final int prefixLength = options.tablePartitionPrefixLength();
+        private final List<RangeTombstone> tombstones;
+        private final long entries;
+        private final byte[] largestUserKey;
+        final List<FileMetaData> written = new ArrayList<>();
+        private Output out;
+        private long added;
+        /** The current table's partition: the internal key of its last entry (null before the first entry). */
+        private byte[] lastKey;
+        /** Lower end of the tombstone parts still to write; null with {@link #assignedAll} false: the key space start. */
+        private byte[] assigned;
+        /** True once every tombstone part went to a table (the last partition ran to the end of the key space). */
+        private boolean assignedAll;
+
+        Level0Writer(long entries, byte[] largestUserKey, List<RangeTombstone> tombstones) {
+            this.entries = entries;
+            this.largestUserKey = largestUserKey;
+            this.tombstones = tombstones;
+        }
+
+        /**
+         * Adds the next entry (internal key not below the previous one's); {@code owned}: the key array is a stable copy
+         * the table writer may keep ({@code TableWriter.addOwned}), else the writer copies it. Either way the array is
+         * never changed afterwards, so the writer keeps a reference to compare the next key's partition with.
+         */
+        void add(byte[] internalKey, byte[] value, boolean owned) throws IOException {
+            if (out != null
+                    && prefixLength > 0
+                    && lastKey != internalKey
+                    && !samePartition(lastKey, internalKey, prefixLength)) {
+                closeTable();
+            }
+            if (out == null) {
+                byte[] userKey = InternalKey.userKey(internalKey);
+                byte[] start = prefixLength > 0 ? OutputCutter.partitionStart(userKey, prefixLength) : null;
+                if (start != null) {
+                    tombstonesOnly(start); // the parts below this partition
+                }
+                out = new Output(0, Math.max(1, entries - added), null, userKey, largestUserKey);
+            }
+            if (owned) {
+                out.writer.addOwned(internalKey, value);
+            } else {
+                out.writer.add(internalKey, value);
+            }
+            added++;
+            lastKey = internalKey;
+        }
+
+        /** {@link OutputCutter#samePartition} of the user keys of internal keys {@code a} and {@code b}. */
+        private static boolean samePartition(byte[] a, byte[] b, int n) {
+            return OutputCutter.samePartition(a, InternalKey.userKeyLength(a), b, InternalKey.userKeyLength(b), n);
+        }
+
+        /** Finishes the current table with the tombstone parts of its partition (all of them without partitioning). */
+        private void closeTable() throws IOException {
+            byte[] end =
+                    prefixLength > 0 ? OutputCutter.partitionEnd(InternalKey.userKey(lastKey), prefixLength) : null;
+            addParts(out, end);
+            Output o = out;
+            out = null;
+            written.add(o.finish());
+        }
+
+        /** Writes the tombstone parts from {@link #assigned} up to {@code end} (null: the end) to a table of their own. */
+        private void tombstonesOnly(byte[] end) throws IOException {
+            RangeTombstone first = assignedAll ? null : firstPart(end);
+            if (first == null) {
+                return;
+            }
+            out = new Output(0, 1, null, first.begin(), largestUserKey);
+            addParts(out, end);
+            Output o = out;
+            out = null;
+            written.add(o.finish());
+        }
+
+        /** The first tombstone part in [{@link #assigned}, end), or null. */
+        private RangeTombstone firstPart(byte[] end) {
+            for (RangeTombstone t : tombstones) {
+                RangeTombstone part = clip(t, end);
+                if (part != null) {
+                    return part;
+                }
+            }
+            return null;
+        }
+
+        /** Adds the tombstone parts in [{@link #assigned}, end) to {@code o} and moves {@link #assigned} to end. */
+        private void addParts(Output o, byte[] end) {
+            if (assignedAll) {
+                return;
+            }
+            for (RangeTombstone t : tombstones) {
+                RangeTombstone part = clip(t, end);
+                if (part != null) {
+                    o.writer.addRangeTombstone(part);
+                }
+            }
+            assigned = end;
+            assignedAll = end == null;
+        }
+
+        /** {@code t} within [{@link #assigned}, end) (null bounds open), or null when nothing of it is. */
+        private RangeTombstone clip(RangeTombstone t, byte[] end) {
+            byte[] b = assigned != null && Arrays.compareUnsigned(t.begin(), assigned) < 0 ? assigned : t.begin();
+            byte[] e = end != null && Arrays.compareUnsigned(t.end(), end) > 0 ? end : t.end();
+            if (Arrays.compareUnsigned(b, e) >= 0) {
+                return null;
+            }
+            return b == t.begin() && e == t.end() ? t : new RangeTombstone(b, e, t.sequence());
+        }
+
+        /** Finishes the last table and writes the tombstone parts above it. */
+        void finish() throws IOException {
+            if (out != null) {
+                closeTable();
+            }
+            tombstonesOnly(null);
+        }
+
+        /** Deletes the tables written so far (the flush failed): they were never recorded. */
+        void abandon(Exception cause) {
+            if (out != null) {
+                out.abandon(cause);
+                out = null;
+            }
+            for (FileMetaData f : written) {
+                discard(f.number(), cause);
+            }
+        }
     }
 
     /**

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The fault sweep: a fixed workload (puts, merges, deletes, range deletions, batches, gets, scans, flushes, a full
  * compaction, a reopen, ingestions of external table files written by {@link TableFileWriter}, moved and copied,
- * and checkpoints) under {@link SyncMode#EVERY_WRITE} is first run once on a healthy {@link
+ * range drops (a range tombstone, then {@link Db#deleteFilesInRange} over the same range: over an ingested file's
+ * keys, it removes that file's table) and checkpoints) under {@link SyncMode#EVERY_WRITE} is first run once on a healthy {@link
  * FaultInjectingFileSystem} to count its file-system operations (every {@link Op}: create, open,
  * write, flush, sync, read, close, delete, rename, list, size, lock, ...). Then, for every i, a fresh
  * database runs the workload with only the i-th operation failing; the workload stops at the first
@@ -85,7 +86,7 @@ class FaultSweepTest {
         return Mut.deleteRange(k, Math.min(KEYS, k + 1 + rnd.nextInt(6)));
     }
 
-    sealed interface Step permits Write, Get, Scan, Flush, Compact, Reopen, Ingest, Checkpoint {}
+    sealed interface Step permits Write, Get, Scan, Flush, Compact, Reopen, Ingest, DropRange, Checkpoint {}
 
     record Write(List<Mut> muts, boolean batch) implements Step {}
 
@@ -101,6 +102,12 @@ class FaultSweepTest {
 
     /** Puts of distinct keys, ascending, written into an external table file and ingested (moved or copied). */
     record Ingest(List<Mut> puts, boolean move) implements Step {}
+
+    /**
+     * A range tombstone over keys [from, to), then {@link Db#deleteFilesInRange} over the same range (the Kafka
+     * Streams stores' expiry): the tombstone is the write (all or nothing); the file removal changes nothing reads see.
+     */
+    record DropRange(int from, int to) implements Step {}
 
     /** A checkpoint into a new directory next to the database. */
     record Checkpoint() implements Step {}
@@ -135,6 +142,14 @@ class FaultSweepTest {
                     puts.put(k, new Mut(k, TestKeys.value(rnd, 40)));
                 }
                 steps.add(new Ingest(List.copyOf(puts.values()), rnd.nextBoolean()));
+                if (round == 0 || rnd.nextBoolean()) {
+                    // The ingested file's table lies in its keys' range: the drop removes it (always in the first
+                    // round, so every seed sweeps a removal).
+                    steps.add(new DropRange(puts.firstKey(), puts.lastKey() + 1));
+                } else {
+                    int from = rnd.nextInt(KEYS);
+                    steps.add(new DropRange(from, Math.min(KEYS, from + 1 + rnd.nextInt(16))));
+                }
             }
             steps.add(new Flush());
             if (round % 3 == 2) {
@@ -199,6 +214,8 @@ class FaultSweepTest {
         final Map<Path, TreeMap<Integer, byte[]>> checkpoints = new java.util.LinkedHashMap<>();
 
         int ingestions;
+        /** Tables {@link DropRange} steps removed. */
+        int droppedTables;
 
         /**
          * Without a WAL: the model at the last durable point (flush, clean close, checkpoint), then after each write
@@ -324,6 +341,20 @@ class FaultSweepTest {
             TreeMap<Integer, byte[]> next = applied(o.model, in.puts());
             o.model.clear();
             o.model.putAll(next);
+        } else if (s instanceof DropRange r) {
+            Mut tombstone = Mut.deleteRange(r.from(), r.to());
+            try {
+                db.deleteRange(TestKeys.key(r.from()), TestKeys.key(r.to()));
+            } catch (BloomKvIOException e) {
+                o.uncertain = List.of(tombstone);
+                throw e;
+            }
+            TreeMap<Integer, byte[]> next = applied(o.model, List.of(tombstone));
+            o.model.clear();
+            o.model.putAll(next);
+            o.acknowledged();
+            // A failure here leaves the acknowledged tombstone: what reads see is the model either way.
+            o.droppedTables += db.deleteFilesInRange(TestKeys.key(r.from()), TestKeys.key(r.to()));
         } else if (s instanceof Checkpoint) {
             Path cp = db.directory().resolveSibling(db.directory().getFileName() + "-cp-" + o.checkpoints.size());
             db.checkpoint(cp);
@@ -460,9 +491,13 @@ class FaultSweepTest {
         Path healthyDir = dir.resolve("healthy");
         Outcome healthy = run(healthyDir, counting, steps);
         assertThat(healthy.failure).as("the healthy run fails nowhere").isNull();
-        healthy.db.close();
+        healthy.db.close(); // before the check below: a failed check must not leave its tables open for the next test
+        if (sweepTtl == null && !sweepNoWal) {
+            assertThat(healthy.droppedTables).as("range drops removed tables").isPositive();
+        }
         int total = perOp.values().stream().mapToInt(Integer::intValue).sum();
-        System.out.println("FaultSweepTest: " + steps.size() + " steps, " + total + " file-system operations " + perOp);
+        System.out.println("FaultSweepTest: " + steps.size() + " steps, " + total + " file-system operations " + perOp
+                + ", tables removed by range drops " + healthy.droppedTables);
         deleteTree(healthyDir);
 
         // 2. Fail each of them in turn.

@@ -238,7 +238,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             double restoreCpuNanosPerRecord,
             double restoreAllocBytesPerRecord,
             double processThreadCpuNanosPerRecord,
-            double restoreThreadCpuNanosPerRecord) {}
+            double restoreThreadCpuNanosPerRecord,
+            double processWrittenBytesPerRecord) {}
 
     /**
      * The process after each retention period of event time (processing clock stopped while sampled): resident set,
@@ -312,10 +313,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                         System.out.printf(
                                 Locale.ROOT,
                                 "           per record: process CPU %,.0f ns (stream thread %,.0f), stream-thread alloc %,.0f"
-                                        + " B; restore CPU %,.0f ns (stream thread %,.0f), alloc %,.0f B%n",
+                                        + " B, written %,.0f B; restore CPU %,.0f ns (stream thread %,.0f), alloc %,.0f B%n",
                                 r.processCpuNanosPerRecord(),
                                 r.processThreadCpuNanosPerRecord(),
                                 r.processAllocBytesPerRecord(),
+                                r.processWrittenBytesPerRecord(),
                                 r.restoreCpuNanosPerRecord(),
                                 r.restoreThreadCpuNanosPerRecord(),
                                 r.restoreAllocBytesPerRecord());
@@ -480,6 +482,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             long cpu0 = processCpuNanos();
             long threadCpu0 = threadCpuNanos();
             long alloc0 = allocatedBytes();
+            long written0 = bytesWritten();
             long t0 = System.nanoTime();
             for (int i = 0; i < seq.length; i++) {
                 int k = seq[i];
@@ -513,6 +516,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             long processCpu = processCpuNanos() - cpu0;
             long processThreadCpu = threadCpuNanos() - threadCpu0 - sampleThreadCpu;
             long processAlloc = allocatedBytes() - alloc0;
+            long processWritten = bytesWritten() - written0;
             Map<Integer, String> versionedAnswers = versionedAnswers(t, stores, keyBytes, p, spanMs);
             if (retentionMs > 0 && spanMs >= (periods.size() + 1) * retentionMs) {
                 periods.add(sample(periods.size() + 1, dir.resolve("process")));
@@ -595,7 +599,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     changelogRecords == 0 ? 0 : (double) restoreCpu / changelogRecords,
                     changelogRecords == 0 ? 0 : (double) restoreAlloc / changelogRecords,
                     (double) processThreadCpu / seq.length,
-                    changelogRecords == 0 ? 0 : (double) restoreThreadCpu / changelogRecords);
+                    changelogRecords == 0 ? 0 : (double) restoreThreadCpu / changelogRecords,
+                    written0 < 0 ? -1 : (double) processWritten / seq.length);
         } finally {
             deleteRecursively(dir);
         }
@@ -795,6 +800,24 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             }
         }
         return sum;
+    }
+
+    /**
+     * Bytes this process has passed to write(2) and its relatives so far ({@code wchar} of /proc/self/io): the stores'
+     * logs, flushes, compactions and manifests of both engines (the harness writes nothing else while it processes),
+     * including what expiry writes; -1 where the kernel does not report it.
+     */
+    static long bytesWritten() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/io"))) {
+                if (line.startsWith("wchar:")) {
+                    return Long.parseLong(line.substring("wchar:".length()).trim());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
     }
 
     /** VmRSS and VmHWM of this process in bytes (0 where /proc is absent). */
@@ -1017,22 +1040,24 @@ public final class KafkaStreamsBench implements Callable<Integer> {
      */
     private String costTable(List<Run> runs, int p) {
         StringBuilder md = new StringBuilder("\nPer record (medians): process CPU ns (every thread, GC and JIT "
-                + "included), stream-thread CPU ns, stream-thread heap allocation B:\n\n| store | process CPU ns | "
-                + "stream-thread CPU ns | process alloc B | restore CPU ns | restore stream-thread CPU ns | "
-                + "restore alloc B |\n|---|---:|---:|---:|---:|---:|---:|\n");
+                + "included), stream-thread CPU ns, stream-thread heap allocation B, bytes written to files while processing (logs, "
+                + "flushes, compactions, expiry):\n\n| store | process CPU ns | "
+                + "stream-thread CPU ns | process alloc B | written B | restore CPU ns | restore stream-thread CPU ns | "
+                + "restore alloc B |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (String e : engines) {
             List<Run> mine = runs.stream()
                     .filter(r -> r.engine().equals(e) && r.partitions() == p)
                     .toList();
             md.append(String.format(
                     Locale.ROOT,
-                    "| %s | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f |%n",
+                    "| %s | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f |%n",
                     e,
                     median(mine.stream().map(Run::processCpuNanosPerRecord).toList()),
                     median(mine.stream()
                             .map(Run::processThreadCpuNanosPerRecord)
                             .toList()),
                     median(mine.stream().map(Run::processAllocBytesPerRecord).toList()),
+                    median(mine.stream().map(Run::processWrittenBytesPerRecord).toList()),
                     median(mine.stream().map(Run::restoreCpuNanosPerRecord).toList()),
                     median(mine.stream()
                             .map(Run::restoreThreadCpuNanosPerRecord)

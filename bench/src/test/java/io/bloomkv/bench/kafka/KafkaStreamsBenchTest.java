@@ -100,6 +100,9 @@ class KafkaStreamsBenchTest {
                 assertThat(r.get("restoreThreadCpuNanosPerRecord").asDouble()).isPositive();
                 assertThat(r.get("processAllocBytesPerRecord").asDouble()).isPositive();
                 assertThat(r.get("restoreAllocBytesPerRecord").asDouble()).isPositive();
+                assertThat(r.get("processWrittenBytesPerRecord").asDouble())
+                        .as("bytes written per record (none for a store without a log whose memtable never fills)")
+                        .isGreaterThanOrEqualTo(0);
                 if (topology.equals("kv") || topology.equals("window") || topology.equals("versioned")) {
                     assertThat(r.get("verifiedReads").asLong())
                             .as("restored reads checked")
@@ -127,7 +130,7 @@ class KafkaStreamsBenchTest {
                             "## 2 partitions",
                             "| store | heap used | heap committed | RssAnon | RssFile |",
                             "After each retention period of event time",
-                            "| store | process CPU ns | stream-thread CPU ns | process alloc B |");
+                            "| store | process CPU ns | stream-thread CPU ns | process alloc B | written B |");
         }
     }
 

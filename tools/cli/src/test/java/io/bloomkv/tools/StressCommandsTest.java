@@ -43,7 +43,8 @@ class StressCommandsTest {
                 .contains("wrong answers 0")
                 .contains("3000 ops")
                 .containsPattern("gets [1-9][0-9]*, multiGets [1-9][0-9]*, iterators [1-9]")
-                .containsPattern("ingestions [1-9]"); // external table files joined the mix
+                .containsPattern("ingestions [1-9]") // external table files joined the mix
+                .containsPattern("range drops [1-9]"); // and deleteFilesInRange
         Cli.Result second = Cli.run(
                 "stress",
                 db.toString(),

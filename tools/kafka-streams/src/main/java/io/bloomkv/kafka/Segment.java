@@ -60,16 +60,19 @@ final class Segment {
 
     /**
      * Removes segments {@code first..last} of {@code db} as whole key ranges: one range tombstone over their prefixes
-     * (the ids between hold nothing), then that range compacted on {@code compactions}' thread, so the tables holding
-     * only those segments (partitioned by prefix) are dropped unread. Shared by the window and session stores;
-     * {@code store} names the store in the error.
+     * (the ids between hold nothing), which hides them at once, then, on {@code deletions}' thread, the tables lying
+     * in that range removed with {@link Db#deleteFilesInRange} (the database's flushes and compactions write one
+     * segment per table): no flush, no compaction, no data written. Entries of the range still in the memtable go at
+     * its next flush, which drops what the tombstone covers, and the tombstone itself once no table below overlaps
+     * it. Shared by the window and session stores (the versioned
+     * store, which has no write-ahead log, writes the tombstone only: see {@link VersionedSegments}); {@code store} names the store in the error.
      */
-    static void dropRange(Db db, ExpiryCompactions compactions, long first, long last, String store) {
+    static void dropRange(Db db, ExpiryDeletions deletions, long first, long last, String store) {
         try {
             byte[] from = prefix(first);
             byte[] to = prefix(last + 1);
             db.deleteRange(from, to);
-            compactions.submit(db, from, to);
+            deletions.submit(db, from, to);
         } catch (BloomKvException e) {
             throw new ProcessorStateException(store + ": cannot drop the expired segments " + first + ".." + last, e);
         }

@@ -78,14 +78,19 @@ abstract class SegmentedBytesStoreBase implements StateStore {
         return bytes.db();
     }
 
-    /** Waits for the compactions expiry submitted (tests). */
-    void awaitExpiryCompactions() {
-        bytes.awaitExpiryCompactions();
+    /** Waits for the table deletions expiry submitted (tests). */
+    void awaitExpiryDeletions() {
+        bytes.awaitExpiryDeletions();
     }
 
     /** Range tombstones expiry wrote since open (tests). */
     long expiryRangeDeletes() {
         return bytes.expiryRangeDeletes();
+    }
+
+    /** Tables expiry removed since open (tests). */
+    long expiryTablesDeleted() {
+        return bytes.expiryTablesDeleted();
     }
 
     @Override

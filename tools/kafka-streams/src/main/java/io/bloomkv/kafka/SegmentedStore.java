@@ -112,7 +112,8 @@ final class SegmentedStore {
         if (o.writeBufferManager() == null) {
             o.writeBufferManager(BloomKvConfig.sharedWriteBufferManager(context.applicationId(), context.appConfigs()));
         }
-        // Compactions write one segment per table, so an expired segment's tables are dropped whole, unread.
+        // Flushes and compactions write one segment per table, so an expired segment's tables are removed whole,
+        // unread.
         o.tablePartitionPrefixLength(Segment.PREFIX_SIZE);
         return o;
     }
@@ -153,18 +154,23 @@ final class SegmentedStore {
         return open ? segments.db() : null;
     }
 
-    /** Waits for the compactions expiry submitted (tests). */
-    void awaitExpiryCompactions() {
+    /** Waits for the table deletions expiry submitted (tests). */
+    void awaitExpiryDeletions() {
         Segments s;
         synchronized (this) {
             s = segments;
         }
-        s.awaitExpiryCompactions();
+        s.awaitExpiryDeletions();
     }
 
     /** Range tombstones expiry wrote since open (tests: one per expiry, none per record). */
     synchronized long expiryRangeDeletes() {
         return segments.expiryRangeDeletes();
+    }
+
+    /** Tables expiry removed since open, whole and unread (tests). */
+    synchronized long expiryTablesDeleted() {
+        return segments.expiryTablesDeleted();
     }
 
     private void checkOpen() {

@@ -18,10 +18,12 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
  * segment is the key range of its id prefix ({@link Segment#prefix}). A segment is live while
  * {@code id >= segmentId(streamTime - retention)}; whenever a put or restore reaches a live segment (and at open),
  * the older ones are dropped together with ONE range tombstone over their key ranges ({@link Db#deleteRange}, as
- * Kafka's versioned store drops its logical segments): no write per expired record. The database's tables are
- * partitioned by segment prefix ({@code Options.tablePartitionPrefixLength}), and expiry then compacts the dropped
- * range at once ({@link Db#compactRange} on the shared {@link ExpiryCompactions} thread), which drops every table
- * the tombstone covers whole without reading it: the disk holds the live segments only. One database per store (not per segment) means one memtable, one write-ahead log and one pair of
+ * Kafka's versioned store drops its logical segments): no write per expired record. The database's flushes and
+ * compactions write one segment per table ({@code Options.tablePartitionPrefixLength}), so expiry then removes the
+ * dropped range's tables from the database's file list ({@link Db#deleteFilesInRange} on the shared
+ * {@link ExpiryDeletions} thread), as Kafka drops a segment's RocksDB instance: no flush, no compaction, nothing
+ * read or rewritten, and the disk holds the live segments only. One database per store (not per segment) means one
+ * memtable, one write-ahead log and one pair of
  * background threads per store however many segments are live, and no database opened or destroyed as stream
  * time passes. The segment ids present are found again at open by one seek per segment.
  * Not thread-safe: the owning store serializes the calls that change it; reads take a copy of the list.
@@ -33,7 +35,7 @@ final class Segments {
     private final long segmentInterval;
     private final Options options;
     private Db db;
-    private final ExpiryCompactions compactions;
+    private final ExpiryDeletions deletions;
     /** Written since the last WAL sync (flush() of the store syncs only then). */
     private boolean unsynced;
     /** Range tombstones written by expiry since open (one per expiry that dropped segments). */
@@ -53,7 +55,7 @@ final class Segments {
     /** {@code options}: those of the store's database (shared block cache and write-buffer budget set). */
     Segments(String name, long retentionPeriod, long segmentInterval, Options options) {
         this.name = name;
-        this.compactions = new ExpiryCompactions(name);
+        this.deletions = new ExpiryDeletions(name);
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
         this.options = options;
@@ -195,9 +197,9 @@ final class Segments {
         }
         expired.clear();
         reorder();
-        // Dropped now (off the stream thread) rather than when background compaction next reaches them: the
-        // memtable is flushed and the tables overlapping the range compacted down; only level-0 tables are merged.
-        Segment.dropRange(db, compactions, first, last, "store " + name);
+        // Invisible at once (the tombstone); their tables removed off the stream thread, without a flush or a
+        // compaction.
+        Segment.dropRange(db, deletions, first, last, "store " + name);
         unsynced = true;
         expiryRangeDeletes++;
     }
@@ -238,13 +240,18 @@ final class Segments {
         unsynced = false;
     }
 
-    /** Waits for the compactions expiry submitted (tests). */
-    void awaitExpiryCompactions() {
-        compactions.awaitIdle();
+    /** Waits for the table deletions expiry submitted (tests). */
+    void awaitExpiryDeletions() {
+        deletions.awaitIdle();
     }
 
     long expiryRangeDeletes() {
         return expiryRangeDeletes;
+    }
+
+    /** Tables expiry removed since open ({@link Db#deleteFilesInRange}). */
+    long expiryTablesDeleted() {
+        return deletions.tablesDeleted();
     }
 
     /** The store's database (tests and metrics); null before open and after close. */
@@ -274,7 +281,7 @@ final class Segments {
         lastSegment = null;
         Db d = db;
         if (d != null) {
-            compactions.awaitIdle();
+            deletions.awaitIdle();
         }
         db = null;
         if (d != null) {

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Retention costs nothing per record: ten retention periods of steady input into a window store write no
- * tombstone per expired record (expiry writes one range tombstone per dropped run of segments), compactions drop
- * the tables the tombstones cover whole without reading them, no table of expired segments only is left once the
- * background work is done, and the disk held and the bytes written per period stay flat.
+ * tombstone per expired record (expiry writes one range tombstone per dropped run of segments), expiry removes the
+ * expired segments' tables whole without reading them ({@code Db.deleteFilesInRange}) and forces no flush, no table of
+ * expired segments only is left once the background work is done, and the disk held and the bytes written per
+ * period stay flat.
  */
 class WindowRetentionTest {
     private static final long MINUTE = 60_000;
@@ -121,8 +122,8 @@ class WindowRetentionTest {
                     assertThat(metricSum(ctx, "bloomkv-segments"))
                             .as("the segments gauge: retention / interval + the open one")
                             .isBetween(1.0, 3.0);
-                    // Settled: expiry's compactions (off the stream thread) and the engine's background work done.
-                    ((BloomKvWindowStore) store).awaitExpiryCompactions();
+                    // Settled: expiry's table deletions (off the stream thread) and the engine's background work done.
+                    ((BloomKvWindowStore) store).awaitExpiryDeletions();
                     Db db = ((BloomKvWindowStore) store).db();
                     db.waitForBackgroundWork();
                     diskAfterPeriod.add(bytesUnder(storeDir));
@@ -148,12 +149,15 @@ class WindowRetentionTest {
                 assertThat(w.expiryRangeDeletes())
                         .as("range tombstones written by expiry: at most one per segment roll")
                         .isBetween(1L, rolls);
-                assertThat(w.db().stats().tablesDroppedByRangeDeletion())
-                        .as("tables dropped whole, unread")
+                assertThat(w.expiryTablesDeleted())
+                        .as("tables removed whole, unread")
                         .isPositive();
+                long written = fs.written.get();
+                long flushes = w.db().stats().flushes();
                 System.out.println("WindowRetentionTest expiry range tombstones " + w.expiryRangeDeletes() + " for "
-                        + rolls + " segment rolls, tables dropped unread "
-                        + w.db().stats().tablesDroppedByRangeDeletion());
+                        + rolls + " segment rolls, tables removed by expiry " + w.expiryTablesDeleted()
+                        + ", dropped unread by compactions " + w.db().stats().tablesDroppedByRangeDeletion()
+                        + ", flushes " + flushes + ", bytes written " + written);
                 List<Long> steady = diskAfterPeriod.subList(2, diskAfterPeriod.size());
                 long min = steady.stream().mapToLong(Long::longValue).min().orElseThrow();
                 long max = steady.stream().mapToLong(Long::longValue).max().orElseThrow();

@@ -104,4 +104,42 @@ public final class OutputCutter {
         int lb = Math.min(n, bLength);
         return Arrays.equals(a, 0, la, b, 0, lb);
     }
+
+    /**
+     * Whether user keys {@code a} and {@code b} fall in the same partition of prefix length {@code n > 0}: the keys
+     * that share their first {@code n} bytes; a key shorter than {@code n} is a partition of its own. Every partition
+     * is one contiguous run of the key order, [{@link #partitionStart}, {@link #partitionEnd}).
+     */
+    public static boolean samePartition(byte[] a, byte[] b, int n) {
+        return samePrefix(a, a.length, b, b.length, n);
+    }
+
+    /** {@link #samePartition(byte[], byte[], int)} of the user keys {@code a[0, aLength)} and {@code b[0, bLength)}. */
+    public static boolean samePartition(byte[] a, int aLength, byte[] b, int bLength, int n) {
+        return samePrefix(a, aLength, b, bLength, n);
+    }
+
+    /** The smallest byte string of {@code userKey}'s partition (prefix length {@code n > 0}): its prefix, or itself. */
+    public static byte[] partitionStart(byte[] userKey, int n) {
+        return userKey.length <= n ? userKey : Arrays.copyOf(userKey, n);
+    }
+
+    /**
+     * The smallest byte string above every key of {@code userKey}'s partition (prefix length {@code n > 0}), or null
+     * when none exists (a prefix of 0xFF bytes only): the key itself followed by 0x00 for a key shorter than
+     * {@code n}, else its prefix with the last byte that is not 0xFF incremented and the bytes after it dropped.
+     */
+    public static byte[] partitionEnd(byte[] userKey, int n) {
+        if (userKey.length < n) {
+            return Arrays.copyOf(userKey, userKey.length + 1);
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            if (userKey[i] != (byte) 0xFF) {
+                byte[] end = Arrays.copyOf(userKey, i + 1);
+                end[i]++;
+                return end;
+            }
+        }
+        return null;
+    }
 }

@@ -21,9 +21,11 @@ import java.util.stream.Stream;
 /**
  * The threads of a stress run (RocksDB db_stress's operation mix): random puts, merges, deletes, range deletions, batches,
  * gets, multiGets, iterators and snapshots, each answer checked against the {@link ExpectedState}; occasional
- * flushes, range compactions and ingestions of external table files (a few own keys written by
+ * flushes, range compactions, ingestions of external table files (a few own keys written by
  * {@link TableFileWriter}, then {@link Db#ingest}, moved or copied: the expected-state rule of a batch, all the
- * file's keys old or all new after a crash). Keys are partitioned among the threads: thread t writes only keys
+ * file's keys old or all new after a crash) and range drops (a range tombstone over one own key, then
+ * {@link Db#deleteFilesInRange} over it: the key of the thread's last one-key ingestion when there is one, whose
+ * table the call then removes; a delete's rule). Keys are partitioned among the threads: thread t writes only keys
  * {@code k % threads == t}, so its own keys have an exact expected state while it runs; keys of other
  * threads are checked to be a well-formed value of a version between the ones the expected state
  * showed before and after the read. Every write is marked pending in the expected state before it is
@@ -48,6 +50,8 @@ public final class StressRun {
             long flushes,
             long compactions,
             long ingestions,
+            long rangeDrops,
+            long tablesDropped,
             long acknowledgedWrites,
             long wrongAnswers,
             List<String> problems,
@@ -59,8 +63,8 @@ public final class StressRun {
                     + ", deletes " + deletes + ", merges " + merges + ", range deletions " + rangeDeletes + ", batches "
                     + batches + ", gets " + gets + ", multiGets " + multiGets + ", iterators " + iterators
                     + ", snapshots " + snapshots + ", flushes " + flushes + ", compactions " + compactions
-                    + ", ingestions " + ingestions
-                    + "; acknowledged writes " + acknowledgedWrites + "; wrong answers " + wrongAnswers
+                    + ", ingestions " + ingestions + ", range drops " + rangeDrops + " (tables removed " + tablesDropped
+                    + ")" + "; acknowledged writes " + acknowledgedWrites + "; wrong answers " + wrongAnswers
                     + (problems.isEmpty() ? "" : "; first: " + problems);
         }
     }
@@ -82,6 +86,8 @@ public final class StressRun {
     private final AtomicLong flushes = new AtomicLong();
     private final AtomicLong compactions = new AtomicLong();
     private final AtomicLong ingestions = new AtomicLong();
+    private final AtomicLong rangeDrops = new AtomicLong();
+    private final AtomicLong tablesDropped = new AtomicLong();
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong wrong = new AtomicLong();
     private final List<String> problems = new ArrayList<>();
@@ -151,6 +157,8 @@ public final class StressRun {
                     flushes.get(),
                     compactions.get(),
                     ingestions.get(),
+                    rangeDrops.get(),
+                    tablesDropped.get(),
                     acked.get(),
                     wrong.get(),
                     List.copyOf(problems),
@@ -184,6 +192,7 @@ public final class StressRun {
     private void worker(int thread, long deadline) {
         Random rnd = new Random(config.seed() * 1_000_003L + thread);
         long writeSeq = 0;
+        int[] lastSingleIngested = {-1}; // the own key of this thread's last one-key ingestion not dropped yet
         long limit = config.ops() > 0 ? (config.ops() + config.threads() - 1) / config.threads() : Long.MAX_VALUE;
         for (long i = 0; i < limit && System.nanoTime() < deadline && failure == null; i++) {
             int r = rnd.nextInt(1000);
@@ -202,8 +211,10 @@ public final class StressRun {
                     }
                 }
                 write(thread, writeId, ks, rnd, rnd.nextInt(4) == 0);
-            } else if (r < 780) {
+            } else if (r < 777) {
                 get(thread, rnd.nextInt(keys));
+            } else if (r < 780) {
+                dropRange(thread, writeId, rnd, lastSingleIngested);
             } else if (r < 820) {
                 multiGet(thread, rnd);
             } else if (r < 900) {
@@ -212,7 +223,8 @@ public final class StressRun {
                 snapshot(thread, rnd, writeId);
             } else if (r < 996) {
                 if (db.options().ttl() == null) {
-                    ingest(thread, writeId, rnd); // a TTL database refuses ingestion (files carry no write times)
+                    // a TTL database refuses ingestion (files carry no write times)
+                    ingest(thread, writeId, rnd, lastSingleIngested);
                 } else {
                     write(thread, writeId, List.of(ownKey(rnd, thread)), rnd, false);
                 }
@@ -311,7 +323,7 @@ public final class StressRun {
      * (every key old), which {@link StressVerifier} checks. Files overlapping the memtable flush it first
      * ({@link IngestOptions#allowBlockingFlush}).
      */
-    private void ingest(int thread, long writeId, Random rnd) {
+    private void ingest(int thread, long writeId, Random rnd, int[] lastSingleIngested) {
         int n = 1 + rnd.nextInt(8);
         java.util.TreeSet<Integer> sorted = new java.util.TreeSet<>();
         for (int j = 0; j < n; j++) {
@@ -344,6 +356,31 @@ public final class StressRun {
         ingestions.incrementAndGet();
         acked.incrementAndGet();
         es.count(thread, 0, 1);
+        if (ks.size() == 1) {
+            lastSingleIngested[0] = ks.get(0);
+        }
+    }
+
+    /**
+     * Drops one own key as the Kafka Streams stores drop an expired segment: a range tombstone over exactly the key
+     * (the write: a delete's expected-state rule), then {@link Db#deleteFilesInRange} over the same range, which
+     * removes the tables lying in it (the table of a one-key ingestion of that key, when the thread made one) and
+     * changes nothing reads see, also across a kill (the tombstone is made durable before the removal is).
+     */
+    private void dropRange(int thread, long writeId, Random rnd, int[] lastSingleIngested) {
+        int k = lastSingleIngested[0] >= 0 ? lastSingleIngested[0] : ownKey(rnd, thread);
+        lastSingleIngested[0] = -1;
+        long next = ExpectedState.state(ExpectedState.version(es.committed(k)) + 1, false);
+        es.setPending(k, next, writeId);
+        db.deleteRange(StressValue.key(k), StressValue.rangeEnd(k));
+        es.commit(k, next);
+        acked.incrementAndGet();
+        es.count(thread, 0, 1);
+        tablesDropped.addAndGet(db.deleteFilesInRange(StressValue.key(k), StressValue.rangeEnd(k)));
+        rangeDrops.incrementAndGet();
+        if (db.get(StressValue.key(k)) != null) {
+            wrongAnswer("range drop of own key " + k + ": the key still reads");
+        }
     }
 
     private boolean own(int thread, int k) {
