@@ -427,7 +427,8 @@ final class Compactor {
             RangeTombstoneList tombstones = RangeTombstoneList.of(kept);
             MergeCollapser.Dead dead =
                     tombstones.isEmpty() ? null : (k, s) -> tombstones.maxCovering(k, smallestSnapshot) > s;
-            List<RangeTombstone> outputTombstones = tombstonesToKeep(tombstones, smallestSnapshot, v, c.outputLevel());
+            List<RangeTombstone> outputTombstones =
+                    TableOutputs.tombstonesToWrite(tombstones, smallestSnapshot, v, c.outputLevel());
             long expected = 0;
             for (FileMetaData f : c.base()) {
                 expected += f.entries();
@@ -597,34 +598,6 @@ final class Compactor {
             return entries;
         }
         out.removeIf(java.util.Objects::isNull);
-        return out;
-    }
-
-    /**
-     * The range tombstones a compaction writes (RocksDB's {@code CompactionRangeDelAggregator}): per fragment, those
-     * newer than the oldest snapshot and the newest one every snapshot sees (older ones are hidden behind it for every
-     * reader); that newest one is dropped too when no level below the output holds a key of its range (the entries it
-     * covered were dropped by this compaction).
-     */
-    private static List<RangeTombstone> tombstonesToKeep(
-            RangeTombstoneList tombstones, long smallestSnapshot, Version v, int outputLevel) {
-        List<RangeTombstone> out = new ArrayList<>();
-        byte[] start = null;
-        boolean sawVisibleToAll = false;
-        for (RangeTombstone t : tombstones.fragments()) { // start ascending, sequence descending
-            if (start == null || !Arrays.equals(start, t.begin())) {
-                start = t.begin();
-                sawVisibleToAll = false;
-            }
-            if (t.sequence() > smallestSnapshot) {
-                out.add(t);
-            } else if (!sawVisibleToAll) {
-                sawVisibleToAll = true;
-                if (v.rangeMayExistBelow(outputLevel, t.begin(), t.end())) {
-                    out.add(t);
-                }
-            }
-        }
         return out;
     }
 

@@ -172,7 +172,7 @@ final class TableOutputs {
      *       {@code smallestSnapshot}, newer than the entry) are dropped, never written (RocksDB's flush does the same
      *       through its range-deletion aggregator); so are older entries of a key under its newest one that every
      *       reader sees, by the same rule as a compaction (a merge chain collapses, see below).</li>
-     *   <li>The tombstones are written fragmented (as a compaction writes them, {@code Compactor.tombstonesToKeep}):
+     *   <li>The tombstones are written fragmented (as a compaction writes them, {@link #tombstonesToWrite}):
      *       every fragment newer than {@code smallestSnapshot}, and the newest one every reader sees, unless no table
      *       of {@code below} overlaps its range (the entries it covered here were dropped, and nothing older holds a
      *       key there: it would hide nothing).</li>
@@ -205,7 +205,7 @@ final class TableOutputs {
         MergeCollapser.Dead dead =
                 fragmented.isEmpty() ? null : (k, s) -> fragmented.maxCovering(k, smallestSnapshot) > s;
         Level0Writer w = new Level0Writer(
-                m.entryCount(), largestUserKey(m), tombstonesToWrite(fragmented, smallestSnapshot, below));
+                m.entryCount(), largestUserKey(m), tombstonesToWrite(fragmented, smallestSnapshot, below, -1));
         MergeOperator operator = options.mergeOperator();
         try (MergingIterator it = new MergingIterator(java.util.List.of(m.iterator()))) {
             it.seekToFirst();
@@ -279,12 +279,14 @@ final class TableOutputs {
     }
 
     /**
-     * The range tombstones a flush writes, fragmented (start ascending, sequence descending): per fragment, those newer
-     * than {@code smallestSnapshot} and the newest one every reader sees (older ones are hidden behind it for every
-     * reader), that one only when {@code below} is null or one of its tables overlaps the fragment. The flush's
-     * counterpart of {@code Compactor.tombstonesToKeep}, with every level below the memtable.
+     * The range tombstones a flush or a compaction writes (RocksDB's {@code CompactionRangeDelAggregator}), fragmented
+     * (start ascending, sequence descending): per fragment, those newer than {@code smallestSnapshot} and the newest one
+     * every reader sees (older ones are hidden behind it for every reader), that one only when {@code below} is null or
+     * one of its tables below {@code outputLevel} overlaps the fragment (else the entries it covered are gone: a
+     * compaction dropped them, or nothing below a flush holds any). A flush passes {@code outputLevel} -1: every level.
      */
-    static List<RangeTombstone> tombstonesToWrite(RangeTombstoneList tombstones, long smallestSnapshot, Version below) {
+    static List<RangeTombstone> tombstonesToWrite(
+            RangeTombstoneList tombstones, long smallestSnapshot, Version below, int outputLevel) {
         List<RangeTombstone> out = new ArrayList<>();
         byte[] start = null;
         boolean sawVisibleToAll = false;
@@ -297,7 +299,7 @@ final class TableOutputs {
                 out.add(t);
             } else if (!sawVisibleToAll) {
                 sawVisibleToAll = true;
-                if (below == null || below.rangeMayExistBelow(-1, t.begin(), t.end())) {
+                if (below == null || below.rangeMayExistBelow(outputLevel, t.begin(), t.end())) {
                     out.add(t);
                 }
             }
