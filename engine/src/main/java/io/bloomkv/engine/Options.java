@@ -61,7 +61,7 @@ public final class Options {
     private java.util.List<EventListener> listeners = java.util.List.of();
     private long rateLimiterBytesPerSecond;
     private long bytesPerSync;
-    private boolean useDirectWritesForBulkLoad = true;
+    private boolean useDirectWritesForBulkLoad = false;
     // RocksDB-semantics features (MergeOperator, ...): null/zero = off.
     private MergeOperator mergeOperator;
     private CompactionFilter compactionFilter;
@@ -897,8 +897,8 @@ public final class Options {
      * caller builds the next ones) syncs the file every time this many bytes were written since the last sync. 0 (the
      * default, as RocksDB's): the data blocks are synced once, in the background while the filter is built, and the
      * rest at {@link TableFileWriter#finish()}. Either way the file is durable when {@code finish()} returns. With
-     * {@link #useDirectWritesForBulkLoad} (the default) the blocks reach the device as they are written, so there is no
-     * backlog of dirty pages to spread, and the syncs only flush the device's cache. A sync
+     * {@link #useDirectWritesForBulkLoad} the blocks reach the device as they are written, so there is no backlog of
+     * dirty pages to spread, and the syncs only flush the device's cache. A sync
      * while the file grows may slow the writes that follow it (it did on ext4 on the bench host, see
      * docs/operations.md), so measure before setting it. Flush and compaction outputs are not affected (synced once at
      * their end).
@@ -914,15 +914,15 @@ public final class Options {
     }
 
     /**
-     * Whether a {@link TableFileWriter} writes its file with O_DIRECT, bypassing the OS page cache (default true): the
-     * blocks go to the device while the caller builds the next ones, so {@link TableFileWriter#finish()} has no backlog
-     * of dirty pages to sync, and loading a file larger than memory does not evict the page cache's other contents.
-     * RocksDB's {@code SstFileWriter} keeps its pages out of the cache likewise (it drops them as it writes,
-     * {@code invalidate_page_cache}). The cost: reads right after the ingestion find the file on the device, not in the
-     * page cache. With false, the file is written through the page cache (and stays there until evicted), which
-     * suits a small load that is read at once. Where the file system (or {@link #fileSystem}) does not support direct
-     * writes, the writer uses the page cache. {@link #bytesPerSync} applies either way. Flush and compaction outputs are
-     * not affected.
+     * Whether a {@link TableFileWriter} writes its file with O_DIRECT, bypassing the OS page cache (default false). By
+     * default the file is written through the page cache and stays there until evicted, so reads right after the
+     * ingestion find it in memory, as they find the tables a flush or compaction wrote. With true the blocks go to the
+     * device while the caller builds the next ones, so {@link TableFileWriter#finish()} has no backlog of dirty pages to
+     * sync, and loading a file larger than memory does not evict the page cache's other contents (RocksDB's
+     * {@code SstFileWriter} drops its pages as it writes, {@code invalidate_page_cache}); the cost is that the first
+     * reads of the ingested data go to the device. Where the file system (or {@link #fileSystem}) does not support
+     * direct writes, the writer uses the page cache. {@link #bytesPerSync} applies either way. Flush and compaction
+     * outputs are not affected.
      */
     public Options useDirectWritesForBulkLoad(boolean enabled) {
         this.useDirectWritesForBulkLoad = enabled;

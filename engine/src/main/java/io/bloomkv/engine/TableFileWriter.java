@@ -26,11 +26,11 @@ import java.util.Arrays;
  * {@link #finish()} deletes the partial file. Not thread-safe.
  *
  * <p>The finished blocks are written to the file by a second thread, one per open writer (ended by {@link #finish()}
- * or {@link #close()}), while the caller builds the next ones: with O_DIRECT where the file system offers it
- * ({@link Options#useDirectWritesForBulkLoad}, default true: the blocks reach the device during the load and the file
- * does not fill the page cache), else through the page cache, when that thread syncs the data blocks while
- * {@code finish()} builds the filter, and every {@link Options#bytesPerSync} bytes when that is set. An I/O error of
- * that thread is thrown by the next {@code put} or by {@code finish()}.
+ * or {@link #close()}), while the caller builds the next ones: through the page cache by default, when that thread
+ * syncs the data blocks while {@code finish()} builds the filter, and every {@link Options#bytesPerSync} bytes when
+ * that is set; or with O_DIRECT where the file system offers it and {@link Options#useDirectWritesForBulkLoad} asks for
+ * it (the blocks reach the device during the load and the file does not fill the page cache). An I/O error of that
+ * thread is thrown by the next {@code put} or by {@code finish()}.
  *
  * <pre>{@code
  * try (TableFileWriter w = TableFileWriter.create(Path.of("/tmp/batch-1.sst"), Options.defaults())) {

@@ -263,9 +263,9 @@ class TableFileWriterTest {
                 assertThat(r.properties().entries()).isEqualTo(1);
             }
         }
-        assertThat(Options.defaults().useDirectWritesForBulkLoad()).isTrue();
-        assertThat(Options.defaults().useDirectWritesForBulkLoad(false).copy().useDirectWritesForBulkLoad())
-                .isFalse();
+        assertThat(Options.defaults().useDirectWritesForBulkLoad()).isFalse();
+        assertThat(Options.defaults().useDirectWritesForBulkLoad(true).copy().useDirectWritesForBulkLoad())
+                .isTrue();
 
         io.bloomkv.engine.fs.InMemoryFileSystem mem = new io.bloomkv.engine.fs.InMemoryFileSystem();
         mem.createDirectories(dir);
