@@ -539,10 +539,14 @@ public final class BenchCommand implements Callable<Integer> {
         }
         int v = childValueSize > 0 ? childValueSize : valueSizes.get(0);
         BenchConfig cfg = config(childDb.getParent(), v, reportDir, false).coldChild();
-        List<PhaseResult> phases = new BenchRunner(
-                        cfg, ProgressSink.NONE, cfg.cold() ? PageCacheEvictor.detect(childDb) : null)
-                .runChildPhase(
-                        Workload.parse(childWorkload), new EngineSpec(childEngine, childFilters), childDb, childRun);
+        BenchRunner runner =
+                new BenchRunner(cfg, ProgressSink.NONE, cfg.cold() ? PageCacheEvictor.detect(childDb) : null);
+        List<PhaseResult> phases = runner.runChildPhase(
+                Workload.parse(childWorkload), new EngineSpec(childEngine, childFilters), childDb, childRun);
+        if (runner.lastCosts() != null) {
+            // the parent repeats this line (ChildProcess): the readers' and the process's CPU of the timed pass
+            System.out.println(runner.lastCosts().line(childWorkload, childEngine));
+        }
         ChildProcess.writeResults(childOut, phases);
         return 0;
     }

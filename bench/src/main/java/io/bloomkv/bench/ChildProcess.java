@@ -1,6 +1,7 @@
 package io.bloomkv.bench;
 
 import io.bloomkv.bench.engine.EngineSpec;
+import io.bloomkv.bench.workload.PhaseCosts;
 import io.bloomkv.bench.workload.PhaseResult;
 import io.bloomkv.bench.workload.Workload;
 import java.io.IOException;
@@ -61,6 +62,9 @@ final class ChildProcess {
                 throw new IOException("the child process of " + w + " on " + spec.label() + " exited with " + exit
                         + ": " + text.substring(Math.max(0, text.length() - 4000)));
             }
+            Files.readAllLines(log).stream()
+                    .filter(l -> l.startsWith(PhaseCosts.LINE_PREFIX))
+                    .forEach(l -> System.out.println(l + " (run " + run + ")"));
             return readResults(out);
         } finally {
             Files.deleteIfExists(out);

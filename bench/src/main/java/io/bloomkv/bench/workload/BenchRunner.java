@@ -1540,6 +1540,14 @@ public final class BenchRunner {
 
     private record Parallel(Histogram hist, long elapsed, long[] counts) {}
 
+    /** What the last timed multi-threaded pass ({@link #parallel}) cost the process (null before the first). */
+    private PhaseCosts lastCosts;
+
+    /** The costs of the last timed pass of the phase {@link #runChildPhase} ran (null when it ran none). */
+    public PhaseCosts lastCosts() {
+        return lastCosts;
+    }
+
     private Parallel parallel(long total, Worker worker) throws IOException {
         return parallel(0, total, 1, worker);
     }
@@ -1560,6 +1568,7 @@ public final class BenchRunner {
         long[][] counts = new long[threads][4];
         Throwable[] errors = new Throwable[threads];
         Thread[] ts = new Thread[threads];
+        long[] threadCpu = new long[threads];
         long from = base;
         for (int t = 0; t < threads; t++) {
             hs[t] = histogram();
@@ -1569,14 +1578,18 @@ public final class BenchRunner {
             from += n;
             ts[t] = new Thread(
                     () -> {
+                        long cpu0 = PhaseCosts.threadCpuNanos();
                         try {
                             worker.run(first, n, hs[id], counts[id]);
                         } catch (Throwable e) {
                             errors[id] = e;
+                        } finally {
+                            threadCpu[id] = PhaseCosts.threadCpuNanos() - cpu0;
                         }
                     },
                     "bench-thread-" + t);
         }
+        PhaseCosts.Snapshot costs = PhaseCosts.snapshot();
         long start = System.nanoTime();
         if (threads == 1) {
             ts[0].run();
@@ -1594,6 +1607,7 @@ public final class BenchRunner {
             }
         }
         long elapsed = System.nanoTime() - start;
+        lastCosts = costs.since(elapsed, total * opsPerUnit, threadCpu);
         long ticked = 0;
         for (int t = 0; t < threads; t++) {
             ticked += sliceLength(total, t) * opsPerUnit / PROGRESS_EVERY * PROGRESS_EVERY;
