@@ -108,7 +108,14 @@ final class MemSkipList {
     private volatile int height = 1;
     /** The writer's random state (xorshift64*); only {@link #insert} touches it. */
     private long random = 0x9E3779B97F4A7C15L;
-    /** The writer's scratch: the predecessor of the new key node on each level. */
+    /**
+     * The writer's scratch: the predecessor of the new key node on each level. Between inserts it is the splice of
+     * RocksDB's InlineSkipList ({@code seq_splice_}): on each level i below {@link #height}, {@code prev[i]} is the last
+     * key node of level i at or before {@code prev[0]} (a search leaves it so, and an insert of node n sets its levels
+     * to n). A key after {@code prev[0]} and not after its level-0 successor then has exactly these predecessors on
+     * every level (each level's successor of {@code prev[i]} lies past {@code prev[0]}, so at or past that one), and
+     * an insert in key order checks two keys instead of searching.
+     */
     private final long[] prev = new long[MAX_HEIGHT];
 
     /** A list without an index: lookups search the skip list. */
@@ -121,6 +128,7 @@ final class MemSkipList {
         current = new long[FIRST_CHUNK / 8];
         chunks = new long[][] {current};
         head = MAX_HEIGHT; // chunk 0, its links below it, an empty key
+        Arrays.fill(prev, head); // the splice of the empty list: the head on every level
         used = MAX_HEIGHT + 3 + MIN_KEY_AREA / 8;
         nextChunkSize = doubled(FIRST_CHUNK);
         index = indexed ? new MemIndex(this) : null;
@@ -156,11 +164,14 @@ final class MemSkipList {
         long x;
         if (index != null) {
             x = mayHold ? index.find(hash, userKey) : 0;
-            if (x == 0) {
+            if (x == 0 && fromSplice(key) < 0) {
                 findGreaterOrEqual(key, prev);
             }
         } else {
-            x = findGreaterOrEqual(key, prev);
+            x = fromSplice(key);
+            if (x < 0) {
+                x = findGreaterOrEqual(key, prev);
+            }
             if (x != 0 && !keyEquals(x, key)) {
                 x = 0;
             }
@@ -199,6 +210,7 @@ final class MemSkipList {
         for (int i = 0; i < h; i++) {
             long pr = prev[i];
             LINK.setRelease(chunk((int) (pr >>> 32)), (int) pr - 1 - i, at);
+            prev[i] = at; // the splice after the new node (see prev)
         }
         long indexBefore = indexBytes();
         if (index != null) {
@@ -230,6 +242,23 @@ final class MemSkipList {
         if (8 * words > MAX_ENTRY) {
             throw new IllegalArgumentException("entry of " + 8 * words + " bytes is too large for the memtable");
         }
+    }
+
+    /**
+     * Writer only. When {@code key}'s user key lies after the splice's {@code prev[0]} and not after its level-0
+     * successor, {@link #prev} already holds the key's predecessors on every level (see there): returns that successor
+     * (the first key node not before the key, 0 for none), as {@link #findGreaterOrEqual} would. Else -1: search.
+     */
+    private long fromSplice(MemKey key) {
+        long p0 = prev[0];
+        if (p0 != head && compareKey(p0, key) >= 0) {
+            return -1;
+        }
+        long n0 = next(p0, 0);
+        if (n0 != 0 && compareKey(n0, key) < 0) {
+            return -1;
+        }
+        return n0;
     }
 
     /** Bytes of the chunks up to the end of the last record: every closed chunk whole, the current one as far as used. */
@@ -345,6 +374,16 @@ final class MemSkipList {
     /** The next key node, or 0. */
     long next(long node) {
         return next(node, 0);
+    }
+
+    /** Levels in use (tests walk each one). */
+    int height() {
+        return height;
+    }
+
+    /** The first key node on {@code level}, or 0 when that level is empty. */
+    long first(int level) {
+        return next(head, level);
     }
 
     /** The first key node, or 0 when empty. */
