@@ -106,6 +106,12 @@ final class MemSkipList {
     private int nextChunkSize;
     /** Levels in use (1..MAX_HEIGHT); readers may see a new height before the head links of those levels: 0 ends a level. */
     private volatile int height = 1;
+    /**
+     * Highest level whose splice an insert tries before it searches from the head: nodes of level 3 lie some 64 key
+     * nodes apart, so keys that arrive out of order by a few places (writers interleaved) search from near the splice,
+     * and a key far from it (a random load) costs at most four compares more.
+     */
+    static final int SPLICE_REACH = 3;
     /** The writer's random state (xorshift64*); only {@link #insert} touches it. */
     private long random = 0x9E3779B97F4A7C15L;
     /**
@@ -164,14 +170,11 @@ final class MemSkipList {
         long x;
         if (index != null) {
             x = mayHold ? index.find(hash, userKey) : 0;
-            if (x == 0 && fromSplice(key) < 0) {
-                findGreaterOrEqual(key, prev);
+            if (x == 0) {
+                findForInsert(key);
             }
         } else {
-            x = fromSplice(key);
-            if (x < 0) {
-                x = findGreaterOrEqual(key, prev);
-            }
+            x = findForInsert(key);
             if (x != 0 && !keyEquals(x, key)) {
                 x = 0;
             }
@@ -245,20 +248,35 @@ final class MemSkipList {
     }
 
     /**
-     * Writer only. When {@code key}'s user key lies after the splice's {@code prev[0]} and not after its level-0
-     * successor, {@link #prev} already holds the key's predecessors on every level (see there): returns that successor
-     * (the first key node not before the key, 0 for none), as {@link #findGreaterOrEqual} would. Else -1: search.
+     * Writer only. Fills {@link #prev} with the predecessors of {@code key}'s user key and returns the first key node
+     * not before it (0 for none), as {@link #findGreaterOrEqual} does, searching from the splice when the key lies near
+     * it (RocksDB's {@code RecomputeSpliceLevels}). After the splice's node P = {@code prev[0]}, level i's splice is
+     * still the key's predecessor when its successor there is not before the key; before P, when {@code prev[i]} is
+     * before the key (its successor lies past P). Both hold from some level up (a higher level's node is not after a
+     * lower one's, its successor not before): the search starts at the lowest such level, looked for up to
+     * {@link #SPLICE_REACH}, else at the head. A load in key order costs two compares; two writers' interleaved keys a
+     * short search.
      */
-    private long fromSplice(MemKey key) {
+    private long findForInsert(MemKey key) {
         long p0 = prev[0];
-        if (p0 != head && compareKey(p0, key) >= 0) {
-            return -1;
+        int c = p0 == head ? -1 : compareKey(p0, key);
+        int reach = Math.min(height - 1, SPLICE_REACH);
+        if (c < 0) {
+            for (int i = 0; i <= reach; i++) {
+                long n = next(prev[i], i);
+                if (n == 0 || compareKey(n, key) >= 0) {
+                    return i == 0 ? n : searchFrom(prev[i], i, key, prev);
+                }
+            }
+        } else if (c > 0) {
+            for (int i = 1; i <= reach; i++) {
+                long p = prev[i];
+                if (p == head || compareKey(p, key) < 0) {
+                    return searchFrom(p, i, key, prev);
+                }
+            }
         }
-        long n0 = next(p0, 0);
-        if (n0 != 0 && compareKey(n0, key) < 0) {
-            return -1;
-        }
-        return n0;
+        return findGreaterOrEqual(key, prev);
     }
 
     /** Bytes of the chunks up to the end of the last record: every closed chunk whole, the current one as far as used. */
@@ -507,8 +525,14 @@ final class MemSkipList {
      * predecessors per level.
      */
     long findGreaterOrEqual(MemKey key, long[] prevOut) {
-        long x = head;
-        int level = height - 1;
+        return searchFrom(head, height - 1, key, prevOut);
+    }
+
+    /**
+     * {@link #findGreaterOrEqual} starting at key node {@code x} (or the head) of {@code level}, which must lie before
+     * the key: fills {@code prevOut[0..level]}.
+     */
+    private long searchFrom(long x, int level, MemKey key, long[] prevOut) {
         long touched = 0;
         while (true) {
             long n = next(x, level);

@@ -97,8 +97,8 @@ class MemSkipListTest {
 
     /**
      * Inserts in runs, as a load in key order and its mixes write them (ascending runs that resume after a jump back,
-     * descending runs, updates of held keys, keys between two neighbours), so that most inserts take the splice and
-     * the others search: afterwards every level is in strict key order and a sub-list of the level below, and the
+     * descending runs, neighbours swapped in pairs, updates of held keys, keys between two neighbours), so that most
+     * inserts start from the splice, at its node or some levels up, and the others search from the head: afterwards every level is in strict key order and a sub-list of the level below, and the
      * searches match the model.
      */
     @Test
@@ -113,8 +113,9 @@ class MemSkipListTest {
                 int start = rnd.nextInt(1 << 20);
                 int step = rnd.nextInt(4) == 0 ? -1 : 1 + rnd.nextInt(3);
                 int run = 1 + rnd.nextInt(rnd.nextBoolean() ? 8 : 400);
+                boolean swapped = rnd.nextBoolean(); // neighbours swapped in pairs: two writers' keys interleaved
                 for (int r = 0; r < run; r++) {
-                    int id = Math.max(0, start + r * step);
+                    int id = Math.max(0, start + (swapped ? r ^ 1 : r) * step);
                     byte[] k = String.format("k%08d", id).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
                     if (rnd.nextInt(3) == 0) {
                         k = Arrays.copyOf(k, k.length + 1 + rnd.nextInt(20)); // longer keys: the words past 16 decide
