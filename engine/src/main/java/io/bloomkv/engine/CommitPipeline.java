@@ -1,8 +1,10 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.record.LogWriter;
+import io.bloomkv.engine.internal.util.ByteWriter;
 import io.bloomkv.engine.internal.version.FileNames;
 import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.IOException;
@@ -41,6 +43,16 @@ final class CommitPipeline {
      * after this one left the queue under the mutex. Emptied after each use, so it holds no batch between writes.
      */
     private final ArrayList<Writer> group = new ArrayList<>();
+    /**
+     * Bytes up to which the leader encodes a WAL record into {@link #walScratch}; a larger record gets a buffer of its
+     * own, so the scratch never holds more than this between writes.
+     */
+    static final int WAL_SCRATCH_MAX = 256 << 10;
+    /**
+     * The leader's buffer for the WAL record of a group or of a single put (a write that is not one batch alone), reused:
+     * owned by the leader as {@link #group} is, and holding nothing a later write reads.
+     */
+    private final ByteWriter walScratch = new ByteWriter(4096);
     /** Guarded by the state's mutex: writes are stopped (last told to the listeners). */
     private boolean stalled;
 
@@ -61,9 +73,16 @@ final class CommitPipeline {
         }
     }
 
-    /** A queued write: its batch (null = make room only) and, once done, its outcome. */
+    /**
+     * A queued write: its batch, or the key and value of a single put ({@link #put}: no batch is built for it), or
+     * neither (make room only, or sync the WAL); once done, its outcome.
+     */
     private static final class Writer {
         final WriteBatch batch;
+        /** A single put's key and value (the caller's arrays, read only while the write runs), or null. */
+        final byte[] putKey;
+
+        final byte[] putValue;
         final boolean forceSwitch;
         /**
          * Made when the writer first waits (mutex held): a writer that finds the queue empty never waits, and needs
@@ -77,7 +96,34 @@ final class CommitPipeline {
 
         Writer(WriteBatch batch, boolean forceSwitch) {
             this.batch = batch;
+            this.putKey = null;
+            this.putValue = null;
             this.forceSwitch = forceSwitch;
+        }
+
+        /** A single put. */
+        Writer(byte[] key, byte[] value) {
+            this.batch = null;
+            this.putKey = key;
+            this.putValue = value;
+            this.forceSwitch = false;
+        }
+
+        /** True for a write (a batch or a single put), false for a memtable switch or a WAL sync. */
+        boolean writes() {
+            return batch != null || putKey != null;
+        }
+
+        /** Operations written (sequence numbers taken). */
+        int count() {
+            return batch != null ? batch.count() : 1;
+        }
+
+        /** Most bytes its operations take in a WAL record, without the record's batch header. */
+        int operationBytes() {
+            return batch != null
+                    ? batch.approximateSize() - WriteBatch.HEADER_SIZE
+                    : WriteBatch.putOpMaxSize(putKey, putValue);
         }
 
         /** Mutex held: waits for a signal (releasing the mutex meanwhile). */
@@ -115,12 +161,21 @@ final class CommitPipeline {
 
     /** Appends {@code batch} (not empty) to the WAL and the memtable, after the writes queued before it. */
     void write(WriteBatch batch) {
-        run(batch, false);
+        run(new Writer(batch, false));
+    }
+
+    /**
+     * Appends a put of {@code key} to {@code value} (both checked) as {@link #write} appends a batch of that one put,
+     * building no batch: the leader encodes it straight into the group's WAL record and copies the value from the
+     * caller's array into the memtable. The arrays are read until this returns and not kept.
+     */
+    void put(byte[] key, byte[] value) {
+        run(new Writer(key, value));
     }
 
     /** Freezes the memtable unless it is empty, after the writes queued before; returns it or null. */
     MemTable freezeMemTable() {
-        return run(null, true);
+        return run(new Writer(null, true));
     }
 
     /**
@@ -140,7 +195,7 @@ final class CommitPipeline {
      * memtables were frozen): every write that returned is then durable.
      */
     void syncWal() {
-        run(null, false);
+        run(new Writer(null, false));
     }
 
     /**
@@ -189,8 +244,8 @@ final class CommitPipeline {
     }
 
     /** A write ({@code batch}), a memtable switch ({@code forceSwitch}) or a WAL sync (neither). */
-    private MemTable run(WriteBatch batch, boolean forceSwitch) {
-        Writer w = new Writer(batch, forceSwitch);
+    private MemTable run(Writer w) {
+        boolean forceSwitch = w.forceSwitch;
         state.lock();
         try {
             writers.addLast(w);
@@ -210,7 +265,7 @@ final class CommitPipeline {
                 if (forceSwitch) {
                     return makeRoomForWrite(true);
                 }
-                if (batch == null) {
+                if (!w.writes()) {
                     if (options.disableWal()) {
                         return null; // no log: nothing to make durable but a flush (Options.disableWal)
                     }
@@ -231,18 +286,22 @@ final class CommitPipeline {
                     return null;
                 }
                 makeRoomForWrite(false);
-                WriteBatch merged = formGroup(w, group);
+                int operationBytes = formGroup(w, group);
+                int count = 0;
+                for (int i = 0; i < group.size(); i++) {
+                    count += group.get(i).count();
+                }
                 long first = versions.lastSequence() + 1;
-                long last = first + merged.count() - 1;
+                long last = first + count - 1;
                 MemTable target = state.mem;
                 LogWriter wal = state.log;
                 long walNumber = state.logFileNumber;
                 state.unlock();
                 try {
                     if (!options.disableWal()) {
-                        appendToWal(wal, walNumber, merged, first);
+                        appendToWal(wal, walNumber, group, operationBytes, count, first);
                     }
-                    merged.forEach(first, MemTableInserter.into(target));
+                    insert(target, group, first);
                 } finally {
                     state.lock();
                 }
@@ -276,47 +335,68 @@ final class CommitPipeline {
         }
     }
 
-    /** Mutex held. Takes the writers queued behind the leader into its group, up to {@link #MAX_GROUP_BYTES}. */
-    private WriteBatch formGroup(Writer leader, List<Writer> group) {
+    /**
+     * Mutex held. Takes the writers queued behind the leader into its group, up to {@link #MAX_GROUP_BYTES} (a leader
+     * of up to 128 KiB takes up to 128 KiB more). Returns the bytes the group's operations take at most in a WAL
+     * record, the batch header aside.
+     */
+    private int formGroup(Writer leader, List<Writer> group) {
         state.assertHeld();
+        int size = leader.operationBytes();
         if (options.syncMode() == SyncMode.EVERY_WRITE || writers.size() == 1) {
-            return leader.batch; // alone in the queue (the common case of one writing thread): nothing to join
+            return size; // alone in the queue (the common case of one writing thread): nothing to join
         }
-        int size = leader.batch.approximateSize();
         int max = size <= (128 << 10) ? size + (128 << 10) : MAX_GROUP_BYTES;
-        int joined = group.size();
         boolean first = true;
         for (Writer next : writers) {
             if (first) {
                 first = false;
                 continue;
             }
-            if (next.batch == null || next.forceSwitch) {
+            if (!next.writes() || next.forceSwitch) {
                 break;
             }
-            int grown = size + next.batch.approximateSize() - WriteBatch.HEADER_SIZE;
+            long grown = (long) size + next.operationBytes();
             if (grown > max) {
                 break;
             }
-            size = grown;
+            size = (int) grown;
             group.add(next);
         }
-        if (group.size() == joined) {
-            return leader.batch;
-        }
-        // sized once for the whole group: appending into a doubling buffer copied every large value again
-        WriteBatch merged = new WriteBatch(size).append(leader.batch);
-        for (int i = joined; i < group.size(); i++) {
-            merged.append(group.get(i).batch);
-        }
-        return merged;
+        return size;
     }
 
-    /** Mutex not held (only the leader writes the WAL). A failure becomes the background error. */
-    private void appendToWal(LogWriter wal, long walNumber, WriteBatch batch, long firstSequence) {
+    /**
+     * Mutex not held (only the leader writes the WAL). Appends one record holding the group's operations, numbered from
+     * {@code firstSequence}: a batch alone is its own record; otherwise the operations are encoded once into the
+     * leader's scratch (or, past {@link #WAL_SCRATCH_MAX}, a buffer of the record's size), with no batch merged on the
+     * heap. The record is the serialized batch of engine/FORMAT.md, as recovery decodes it. A failure becomes the
+     * background error.
+     */
+    private void appendToWal(
+            LogWriter wal, long walNumber, List<Writer> group, int operationBytes, int count, long firstSequence) {
         try {
-            byte[] rec = batch.contents(firstSequence);
-            wal.addRecord(rec, 0, batch.approximateSize());
+            Writer leader = group.get(0);
+            if (group.size() == 1 && leader.batch != null) {
+                byte[] rec = leader.batch.contents(firstSequence);
+                wal.addRecord(rec, 0, leader.batch.approximateSize());
+            } else {
+                int bound = WriteBatch.HEADER_SIZE + operationBytes;
+                ByteWriter out = bound <= WAL_SCRATCH_MAX ? walScratch : new ByteWriter(bound);
+                out.truncate(0);
+                out.ensure(bound);
+                out.putFixed64(firstSequence);
+                out.putFixed32(count);
+                for (int i = 0; i < group.size(); i++) {
+                    Writer m = group.get(i);
+                    if (m.batch != null) {
+                        m.batch.appendOperationsTo(out);
+                    } else {
+                        WriteBatch.encodePut(out, m.putKey, m.putValue);
+                    }
+                }
+                wal.addRecord(out.array(), 0, out.size());
+            }
             counters.walRecords.increment();
             if (options.syncMode() == SyncMode.NONE) {
                 if (!options.manualWalFlush()) {
@@ -331,6 +411,28 @@ final class CommitPipeline {
                     new BloomKvIOException("WAL append failed (" + FileNames.logFile(dir, walNumber) + ")", e);
             state.setBackgroundError(err);
             throw err;
+        }
+    }
+
+    /**
+     * Mutex not held, after the WAL append. Adds the group's operations to {@code target} in order, numbered from
+     * {@code firstSequence}; a single put's value is copied from the caller's array into the arena.
+     */
+    private static void insert(MemTable target, List<Writer> group, long firstSequence) {
+        long seq = firstSequence;
+        WriteBatch.Handler inserter = null;
+        for (int i = 0; i < group.size(); i++) {
+            Writer m = group.get(i);
+            if (m.batch != null) {
+                if (inserter == null) {
+                    inserter = MemTableInserter.into(target);
+                }
+                m.batch.forEach(seq, inserter);
+                seq += m.batch.count();
+            } else {
+                target.add(seq, ValueType.PUT, m.putKey, m.putValue, 0, m.putValue.length);
+                seq++;
+            }
         }
     }
 

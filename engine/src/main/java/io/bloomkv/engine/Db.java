@@ -582,12 +582,21 @@ public final class Db implements AutoCloseable {
 
     // ------------------------------------------------------------------ writes
 
-    /** Sets {@code key} to {@code value}. */
+    /**
+     * Sets {@code key} to {@code value}. Both arrays are read while the call runs and not kept: the caller may change
+     * them once it returns (not during it: another thread changing them meanwhile races with the write).
+     */
     public void put(byte[] key, byte[] value) {
         checkWritable("put");
         WriteBatch.checkKey(key);
         WriteBatch.checkValue(value);
-        write(new WriteBatch(WriteBatch.putSize(key, value)).put(key, value));
+        if (ttl != null) {
+            write(new WriteBatch(WriteBatch.putSize(key, value)).put(key, value));
+            return;
+        }
+        // no batch: the write leader encodes the put into the WAL record and copies the value into the memtable
+        commits.put(key, value);
+        counters.batchWritten(1, 1, (long) key.length + value.length);
     }
 
     /**

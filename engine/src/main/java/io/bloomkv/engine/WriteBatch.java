@@ -68,14 +68,31 @@ public final class WriteBatch {
         return HEADER_SIZE + 1 + 5 + key.length + 5 + value.length;
     }
 
+    /**
+     * Most bytes the serialized put of {@code key} and {@code value} takes, without the batch header: type byte, two
+     * varint32 lengths of at most 5 bytes each, key, value.
+     */
+    static int putOpMaxSize(byte[] key, byte[] value) {
+        return 11 + key.length + value.length;
+    }
+
+    /**
+     * Appends the serialized put of {@code key} and {@code value} (an operation as {@link #put} encodes it, no header)
+     * to {@code out}: the write path encodes a {@link Db#put} into the WAL record with it, without a batch.
+     */
+    static void encodePut(ByteWriter out, byte[] key, byte[] value) {
+        out.ensure(putOpMaxSize(key, value));
+        out.putByte(ValueType.PUT.code());
+        out.putLengthPrefixed(key);
+        out.putLengthPrefixed(value);
+    }
+
     /** Sets {@code key} to {@code value}. Both arrays are copied. */
     public WriteBatch put(byte[] key, byte[] value) {
         checkKey(key);
         checkValue(value);
         checkRoom(key.length + value.length + 11);
-        rep.putByte(ValueType.PUT.code());
-        rep.putLengthPrefixed(key);
-        rep.putLengthPrefixed(value);
+        encodePut(rep, key, value);
         count++;
         puts++;
         userBytes += key.length + value.length;
@@ -216,6 +233,11 @@ public final class WriteBatch {
         merges += other.merges;
         userBytes += other.userBytes;
         return this;
+    }
+
+    /** Appends the operations of this batch, serialized, without its header, to {@code out} (group commit's record). */
+    void appendOperationsTo(ByteWriter out) {
+        out.putBytes(rep.array(), HEADER_SIZE, rep.size() - HEADER_SIZE);
     }
 
     /** The serialized form with {@code firstSequence} in its header; operation i gets sequence firstSequence + i. */

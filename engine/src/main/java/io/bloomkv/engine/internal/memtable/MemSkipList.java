@@ -106,9 +106,22 @@ final class MemSkipList {
     private int nextChunkSize;
     /** Levels in use (1..MAX_HEIGHT); readers may see a new height before the head links of those levels: 0 ends a level. */
     private volatile int height = 1;
+    /**
+     * Highest level whose splice an insert tries before it searches from the head: nodes of level 3 lie some 64 key
+     * nodes apart, so keys that arrive out of order by a few places (writers interleaved) search from near the splice,
+     * and a key far from it (a random load) costs at most four compares more.
+     */
+    static final int SPLICE_REACH = 3;
     /** The writer's random state (xorshift64*); only {@link #insert} touches it. */
     private long random = 0x9E3779B97F4A7C15L;
-    /** The writer's scratch: the predecessor of the new key node on each level. */
+    /**
+     * The writer's scratch: the predecessor of the new key node on each level. Between inserts it is the splice of
+     * RocksDB's InlineSkipList ({@code seq_splice_}): on each level i below {@link #height}, {@code prev[i]} is the last
+     * key node of level i at or before {@code prev[0]} (a search leaves it so, and an insert of node n sets its levels
+     * to n). A key after {@code prev[0]} and not after its level-0 successor then has exactly these predecessors on
+     * every level (each level's successor of {@code prev[i]} lies past {@code prev[0]}, so at or past that one), and
+     * an insert in key order checks two keys instead of searching.
+     */
     private final long[] prev = new long[MAX_HEIGHT];
 
     /** A list without an index: lookups search the skip list. */
@@ -121,6 +134,7 @@ final class MemSkipList {
         current = new long[FIRST_CHUNK / 8];
         chunks = new long[][] {current};
         head = MAX_HEIGHT; // chunk 0, its links below it, an empty key
+        Arrays.fill(prev, head); // the splice of the empty list: the head on every level
         used = MAX_HEIGHT + 3 + MIN_KEY_AREA / 8;
         nextChunkSize = doubled(FIRST_CHUNK);
         index = indexed ? new MemIndex(this) : null;
@@ -157,10 +171,10 @@ final class MemSkipList {
         if (index != null) {
             x = mayHold ? index.find(hash, userKey) : 0;
             if (x == 0) {
-                findGreaterOrEqual(key, prev);
+                findForInsert(key);
             }
         } else {
-            x = findGreaterOrEqual(key, prev);
+            x = findForInsert(key);
             if (x != 0 && !keyEquals(x, key)) {
                 x = 0;
             }
@@ -199,6 +213,7 @@ final class MemSkipList {
         for (int i = 0; i < h; i++) {
             long pr = prev[i];
             LINK.setRelease(chunk((int) (pr >>> 32)), (int) pr - 1 - i, at);
+            prev[i] = at; // the splice after the new node (see prev)
         }
         long indexBefore = indexBytes();
         if (index != null) {
@@ -230,6 +245,38 @@ final class MemSkipList {
         if (8 * words > MAX_ENTRY) {
             throw new IllegalArgumentException("entry of " + 8 * words + " bytes is too large for the memtable");
         }
+    }
+
+    /**
+     * Writer only. Fills {@link #prev} with the predecessors of {@code key}'s user key and returns the first key node
+     * not before it (0 for none), as {@link #findGreaterOrEqual} does, searching from the splice when the key lies near
+     * it (RocksDB's {@code RecomputeSpliceLevels}). After the splice's node P = {@code prev[0]}, level i's splice is
+     * still the key's predecessor when its successor there is not before the key; before P, when {@code prev[i]} is
+     * before the key (its successor lies past P). Both hold from some level up (a higher level's node is not after a
+     * lower one's, its successor not before): the search starts at the lowest such level, looked for up to
+     * {@link #SPLICE_REACH}, else at the head. A load in key order costs two compares; two writers' interleaved keys a
+     * short search.
+     */
+    private long findForInsert(MemKey key) {
+        long p0 = prev[0];
+        int c = p0 == head ? -1 : compareKey(p0, key);
+        int reach = Math.min(height - 1, SPLICE_REACH);
+        if (c < 0) {
+            for (int i = 0; i <= reach; i++) {
+                long n = next(prev[i], i);
+                if (n == 0 || compareKey(n, key) >= 0) {
+                    return i == 0 ? n : searchFrom(prev[i], i, key, prev);
+                }
+            }
+        } else if (c > 0) {
+            for (int i = 1; i <= reach; i++) {
+                long p = prev[i];
+                if (p == head || compareKey(p, key) < 0) {
+                    return searchFrom(p, i, key, prev);
+                }
+            }
+        }
+        return findGreaterOrEqual(key, prev);
     }
 
     /** Bytes of the chunks up to the end of the last record: every closed chunk whole, the current one as far as used. */
@@ -345,6 +392,16 @@ final class MemSkipList {
     /** The next key node, or 0. */
     long next(long node) {
         return next(node, 0);
+    }
+
+    /** Levels in use (tests walk each one). */
+    int height() {
+        return height;
+    }
+
+    /** The first key node on {@code level}, or 0 when that level is empty. */
+    long first(int level) {
+        return next(head, level);
     }
 
     /** The first key node, or 0 when empty. */
@@ -468,8 +525,14 @@ final class MemSkipList {
      * predecessors per level.
      */
     long findGreaterOrEqual(MemKey key, long[] prevOut) {
-        long x = head;
-        int level = height - 1;
+        return searchFrom(head, height - 1, key, prevOut);
+    }
+
+    /**
+     * {@link #findGreaterOrEqual} starting at key node {@code x} (or the head) of {@code level}, which must lie before
+     * the key: fills {@code prevOut[0..level]}.
+     */
+    private long searchFrom(long x, int level, MemKey key, long[] prevOut) {
         long touched = 0;
         while (true) {
             long n = next(x, level);

@@ -95,6 +95,91 @@ class MemSkipListTest {
         }
     }
 
+    /**
+     * Inserts in runs, as a load in key order and its mixes write them (ascending runs that resume after a jump back,
+     * descending runs, neighbours swapped in pairs, updates of held keys, keys between two neighbours), so that most
+     * inserts start from the splice, at its node or some levels up, and the others search from the head: afterwards every level is in strict key order and a sub-list of the level below, and the
+     * searches match the model.
+     */
+    @Test
+    void insertsFromTheSpliceLinkEveryLevelInOrder() {
+        for (boolean indexed : new boolean[] {false, true}) {
+            long seed = TestSeeds.seed("MemSkipListTest.splice");
+            Random rnd = new Random(seed);
+            MemSkipList list = new MemSkipList(indexed);
+            TreeSet<MemKey> model = new TreeSet<>(MemKey.ORDER);
+            long seq = 0;
+            while (seq < 20_000) {
+                int start = rnd.nextInt(1 << 20);
+                int step = rnd.nextInt(4) == 0 ? -1 : 1 + rnd.nextInt(3);
+                int run = 1 + rnd.nextInt(rnd.nextBoolean() ? 8 : 400);
+                boolean swapped = rnd.nextBoolean(); // neighbours swapped in pairs: two writers' keys interleaved
+                for (int r = 0; r < run; r++) {
+                    int id = Math.max(0, start + (swapped ? r ^ 1 : r) * step);
+                    byte[] k = String.format("k%08d", id).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                    if (rnd.nextInt(3) == 0) {
+                        k = Arrays.copyOf(k, k.length + 1 + rnd.nextInt(20)); // longer keys: the words past 16 decide
+                    }
+                    long trailer = InternalKey.packTrailer(++seq, ValueType.PUT);
+                    list.insert(k, trailer, new byte[] {(byte) seq}, 0, 1);
+                    model.add(new MemKey(k, trailer));
+                }
+            }
+            String what = "seed " + seed + ", indexed " + indexed;
+            long below = 0; // key nodes on the level below, walked
+            for (int level = 0; level < list.height(); level++) {
+                long nodes = 0;
+                byte[] last = null;
+                for (long x = list.first(level); x != 0; x = list.next(x, level)) {
+                    byte[] k = list.userKey(x);
+                    if (last != null) {
+                        assertThat(Arrays.compareUnsigned(last, k))
+                                .as("%s: level %d out of order", what, level)
+                                .isNegative();
+                    }
+                    if (level
+                            > 0) { // the node is on the level below: searching that level from its predecessor finds it
+                        assertThat(list.findGreaterOrEqual(new MemKey(k, 0), null))
+                                .as("%s: level %d node not found", what, level)
+                                .isEqualTo(x);
+                    }
+                    last = k;
+                    nodes++;
+                }
+                if (level > 0) {
+                    assertThat(nodes)
+                            .as("%s: level %d larger than the one below", what, level)
+                            .isLessThanOrEqualTo(below);
+                }
+                below = nodes;
+            }
+            for (int q = 0; q < 3_000; q++) {
+                byte[] probeKey = String.format("k%08d", rnd.nextInt(1 << 20))
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                MemKey probe = new MemKey(probeKey, 0);
+                assertKeyNode(
+                        list,
+                        what + " ceiling",
+                        list.findGreaterOrEqual(probe, null),
+                        model.ceiling(new MemKey(probeKey, -1L)));
+                assertKeyNode(list, what + " lower", list.findLessThan(probe), model.lower(new MemKey(probeKey, -1L)));
+            }
+            List<MemKey> walked = new ArrayList<>();
+            for (long x = list.first(); x != 0; x = list.next(x)) {
+                for (long v = list.newest(x); v != 0; v = list.older(x, v)) {
+                    walked.add(list.key(x, v));
+                }
+            }
+            assertThat(walked).as(what).hasSize(model.size());
+            int i = 0;
+            for (MemKey m : model) {
+                assertThat(MemKey.compare(walked.get(i++), m))
+                        .as("%s, entry %d in order", what, i)
+                        .isZero();
+            }
+        }
+    }
+
     /** {@code got} is the key node of {@code want}'s user key (both absent, or the same key). */
     private static void assertKeyNode(MemSkipList list, String what, long got, MemKey want) {
         if (want == null) {
