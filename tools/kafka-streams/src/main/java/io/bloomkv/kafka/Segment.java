@@ -65,7 +65,11 @@ final class Segment {
      * segment per table): no flush, no compaction, no data written. Entries of the range still in the memtable go at
      * its next flush, which drops what the tombstone covers, and the tombstone itself once no table below overlaps
      * it. Shared by the window and session stores (the versioned
-     * store, which has no write-ahead log, writes the tombstone only: see {@link VersionedSegments}); {@code store} names the store in the error.
+     * store writes the tombstone only: see {@link VersionedSegments}); {@code store} names the store in the error.
+     * Without a write-ahead log the engine flushes the memtables holding the tombstone before it removes the tables
+     * ({@link Db#deleteFilesInRange}), so a crash never keeps the removal and loses the tombstone: each expiry then
+     * costs one memtable flush, on the expiry thread, which also bounds what a store's memtable holds to about one
+     * segment interval of writes.
      */
     static void dropRange(Db db, ExpiryDeletions deletions, long first, long last, String store) {
         try {

@@ -23,7 +23,7 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
  * dropped range's tables from the database's file list ({@link Db#deleteFilesInRange} on the shared
  * {@link ExpiryDeletions} thread), as Kafka drops a segment's RocksDB instance: no flush, no compaction, nothing
  * read or rewritten, and the disk holds the live segments only. One database per store (not per segment) means one
- * memtable, one write-ahead log and one pair of
+ * memtable and one pair of
  * background threads per store however many segments are live, and no database opened or destroyed as stream
  * time passes. The segment ids present are found again at open by one seek per segment.
  * Not thread-safe: the owning store serializes the calls that change it; reads take a copy of the list.
@@ -36,8 +36,6 @@ final class Segments {
     private final Options options;
     private Db db;
     private final ExpiryDeletions deletions;
-    /** Written since the last WAL sync (flush() of the store syncs only then). */
-    private boolean unsynced;
     /** Range tombstones written by expiry since open (one per expiry that dropped segments). */
     private long expiryRangeDeletes;
     /** The segment of the last lookup: consecutive records mostly fall in one segment (no boxing, no tree walk). */
@@ -124,7 +122,8 @@ final class Segments {
             throw new ProcessorStateException("store " + name + ": cannot open bloomkv database under " + dir, e);
         }
         try (DbIterator it = db.iterator()) {
-            it.seekToFirst();
+            // The store's own records (offsets, position: StoreMetadata) sort below every segment prefix.
+            it.seek(new byte[] {(byte) (StoreKeys.META + 1)});
             while (it.valid()) {
                 long id = Segment.idOf(it.key());
                 getOrCreateSegment(id);
@@ -200,7 +199,6 @@ final class Segments {
         // Invisible at once (the tombstone); their tables removed off the stream thread, without a flush or a
         // compaction.
         Segment.dropRange(db, deletions, first, last, "store " + name);
-        unsynced = true;
         expiryRangeDeletes++;
     }
 
@@ -214,7 +212,6 @@ final class Segments {
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": write failed", e);
         }
-        unsynced = true;
     }
 
     /** Puts (a null value deletes) {@code storedKey}, which carries {@code segment}'s prefix, in one write. */
@@ -224,20 +221,6 @@ final class Segments {
         if (batch.approximateSize() > SCRATCH_KEEP_BYTES) {
             scratch = new WriteBatch();
         }
-        unsynced = true;
-    }
-
-    /** Syncs the write-ahead log if anything was written since the last sync. */
-    void syncWal() {
-        if (!unsynced) {
-            return;
-        }
-        try {
-            db.syncWal();
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("store " + name + ": flush failed", e);
-        }
-        unsynced = false;
     }
 
     /** Waits for the table deletions expiry submitted (tests). */
