@@ -67,9 +67,9 @@ final class Segment {
      * it. Shared by the window and session stores (the versioned
      * store writes the tombstone only: see {@link VersionedSegments}); {@code store} names the store in the error.
      * Without a write-ahead log the engine flushes the memtables holding the tombstone before it removes the tables
-     * ({@link Db#deleteFilesInRange}), so a crash never keeps the removal and loses the tombstone: each expiry then
-     * costs one memtable flush, on the expiry thread, which also bounds what a store's memtable holds to about one
-     * segment interval of writes.
+     * ({@link Db#deleteFilesInRange}), so a crash never keeps the removal and loses the tombstone: the window and
+     * session stores then write the tombstone alone ({@link #writeTombstone}) and remove the tables after the engine's
+     * own flush of that memtable ({@link Segments}), so that expiry forces no flush.
      */
     static void dropRange(Db db, ExpiryDeletions deletions, long first, long last, String store) {
         try {
@@ -77,6 +77,15 @@ final class Segment {
             byte[] to = prefix(last + 1);
             db.deleteRange(from, to);
             deletions.submit(db, from, to);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException(store + ": cannot drop the expired segments " + first + ".." + last, e);
+        }
+    }
+
+    /** The range tombstone of {@link #dropRange} alone: its tables' removal left to the caller. */
+    static void writeTombstone(Db db, long first, long last, String store) {
+        try {
+            db.deleteRange(prefix(first), prefix(last + 1));
         } catch (BloomKvException e) {
             throw new ProcessorStateException(store + ": cannot drop the expired segments " + first + ".." + last, e);
         }

@@ -172,6 +172,11 @@ final class SegmentedStore {
         return open ? segments.db() : null;
     }
 
+    /** Expired ranges whose table removal waits for a flush (tests). */
+    synchronized int pendingRemovals() {
+        return segments.pendingRemovals();
+    }
+
     /** Waits for the table deletions expiry submitted (tests). */
     void awaitExpiryDeletions() {
         Segments s;
@@ -404,6 +409,7 @@ final class SegmentedStore {
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": flush failed", e);
         }
+        segments.submitFlushedRemovals();
     }
 
     /**
@@ -420,6 +426,7 @@ final class SegmentedStore {
         } catch (BloomKvException e) {
             throw new ProcessorStateException("Error while executing commit from store " + name, e);
         }
+        segments.submitFlushedRemovals();
     }
 
     /** The changelog offset last committed for {@code partition}, or null. */

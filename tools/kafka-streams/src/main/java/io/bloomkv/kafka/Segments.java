@@ -38,6 +38,14 @@ final class Segments {
     private final ExpiryDeletions deletions;
     /** Range tombstones written by expiry since open (one per expiry that dropped segments). */
     private long expiryRangeDeletes;
+    /**
+     * Without a write-ahead log: expired ranges (segment ids) whose tables are removed once the memtable holding their
+     * tombstone has been flushed, oldest first; {@code flushes} is the database's flush count from which that is so.
+     * See {@link #cleanupExpiredSegments}.
+     */
+    private final java.util.ArrayDeque<PendingRemoval> pendingRemovals = new java.util.ArrayDeque<>();
+
+    private record PendingRemoval(long first, long last, long flushes) {}
     /** The segment of the last lookup: consecutive records mostly fall in one segment (no boxing, no tree walk). */
     private Segment lastSegment;
     /**
@@ -196,10 +204,58 @@ final class Segments {
         }
         expired.clear();
         reorder();
-        // Invisible at once (the tombstone); their tables removed off the stream thread, without a flush or a
-        // compaction.
-        Segment.dropRange(db, deletions, first, last, "store " + name);
+        // Invisible at once (the tombstone); their tables removed off the stream thread, without a compaction.
+        if (!options.disableWal()) {
+            Segment.dropRange(db, deletions, first, last, "store " + name);
+        } else {
+            // Without a WAL the engine would flush the memtable before removing the tables (the tombstone must be
+            // durable first). Rather than a flush per expiry, the removal waits for the engine's own flush of the
+            // memtable that holds the tombstone: the memtables flush one at a time, oldest first, so that is done
+            // once the flush count has grown by the immutable memtables waiting now plus one. (Should the count
+            // mislead, deleteFilesInRange still flushes first: the count only decides when, never whether it is safe.)
+            Segment.writeTombstone(db, first, last, "store " + name);
+            Stats st = db.stats();
+            long flushes = st.flushes() + st.immutableMemtables() + 1;
+            PendingRemoval tail = pendingRemovals.peekLast();
+            if (tail != null && tail.flushes() == flushes) {
+                // No flush in between: one removal covers both ranges (the ids between them hold nothing).
+                pendingRemovals.pollLast();
+                pendingRemovals.addLast(new PendingRemoval(tail.first(), last, flushes));
+            } else {
+                pendingRemovals.addLast(new PendingRemoval(first, last, flushes));
+            }
+            submitFlushedRemovals();
+        }
         expiryRangeDeletes++;
+    }
+
+    /**
+     * Hands the pending removals whose tombstone has been flushed to the expiry thread (no WAL; see
+     * {@link #cleanupExpiredSegments}). Called at expiry and at every commit, so expired tables go within a commit
+     * interval of the flush that made their tombstone durable.
+     */
+    void submitFlushedRemovals() {
+        if (pendingRemovals.isEmpty()) {
+            return;
+        }
+        long flushes;
+        try {
+            flushes = db.stats().flushes();
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": cannot read the flush count", e);
+        }
+        while (!pendingRemovals.isEmpty() && pendingRemovals.peekFirst().flushes() <= flushes) {
+            submitRemoval(pendingRemovals.pollFirst());
+        }
+    }
+
+    private void submitRemoval(PendingRemoval p) {
+        deletions.submit(db, Segment.prefix(p.first()), Segment.prefix(p.last() + 1));
+    }
+
+    /** Expired ranges whose table removal waits for a flush (tests). */
+    int pendingRemovals() {
+        return pendingRemovals.size();
     }
 
     /** Writes a batch built with {@link Segment#addTo}. */
@@ -264,6 +320,10 @@ final class Segments {
         lastSegment = null;
         Db d = db;
         if (d != null) {
+            // Closing flushes the memtable anyway (no WAL): the waiting removals cost no extra flush now.
+            while (!pendingRemovals.isEmpty()) {
+                submitRemoval(pendingRemovals.pollFirst());
+            }
             deletions.awaitIdle();
         }
         db = null;
