@@ -55,10 +55,13 @@ public final class BloomKvStores {
      * {@link BloomKvDslStoreSuppliers}): {@link #defaultKeyValueOptions()}, no write-ahead log. Like the key-value
      * stores, they keep their committed offsets and IQv2 position as records of their database, so data and offsets
      * reach disk together and a restore writes each changelog record once (to the memtable). A store given options
-     * with a WAL works the same, and writes every record to its WAL as well.
+     * with a WAL works the same, and writes every record to its WAL as well. No memtable filter
+     * ({@code Options.memtableFilterBitsPerKey(0)}): the memtable's point index already answers a get for a key it
+     * does not hold with one hash probe, and the filter cost a probe per insert and a full-size bit array per
+     * memtable (Kafka's RocksDB window and session stores have none either).
      */
     public static Options defaultSegmentedOptions() {
-        return defaultKeyValueOptions();
+        return defaultKeyValueOptions().memtableFilterBitsPerKey(0);
     }
 
     /** A persistent store with {@link #defaultKeyValueOptions()}. */
