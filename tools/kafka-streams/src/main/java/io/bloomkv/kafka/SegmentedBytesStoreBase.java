@@ -95,6 +95,11 @@ abstract class SegmentedBytesStoreBase implements StateStore {
         bytes.awaitExpiryDeletions();
     }
 
+    /** Expired ranges whose table removal waits for the engine's next flush (tests). */
+    int pendingRemovals() {
+        return bytes.pendingRemovals();
+    }
+
     /** Range tombstones expiry wrote since open (tests). */
     long expiryRangeDeletes() {
         return bytes.expiryRangeDeletes();
