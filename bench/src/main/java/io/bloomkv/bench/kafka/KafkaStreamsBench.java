@@ -165,6 +165,13 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     long bloomkvCacheBytes;
 
     @Option(
+            names = "--bloomkv-write-buffer-bytes",
+            defaultValue = "0",
+            description = "One memtable budget shared by the bloomkv stores (bloomkv.write.buffer.bytes; default "
+                    + "${DEFAULT-VALUE}: unset, each store's memtable bounded by its own write buffer).")
+    long bloomkvWriteBufferBytes;
+
+    @Option(
             names = "--fork",
             defaultValue = "true",
             arity = "1",
@@ -441,6 +448,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         Files.createDirectories(dir);
         BenchStoreContext ctx = new BenchStoreContext(dir.toFile(), partition);
         ctx.appConfigs().put(BloomKvConfig.BLOCK_CACHE_BYTES_CONFIG, bloomkvCacheBytes);
+        if (bloomkvWriteBufferBytes > 0) {
+            ctx.appConfigs().put(BloomKvConfig.WRITE_BUFFER_BYTES_CONFIG, bloomkvWriteBufferBytes);
+        }
         return ctx;
     }
 
@@ -875,7 +885,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         md.append(String.format(
                 Locale.ROOT,
                 "%,d records over %,d keys (skewed), event time %.2f h, window %.2f min, retention %.1f min, "
-                        + "session gap %.2f min; commit every %,d records per task, restore batches of %,d; bloomkv shared block cache %,d bytes; "
+                        + "session gap %.2f min; commit every %,d records per task, restore batches of %,d; bloomkv shared block cache %,d bytes%s; "
                         + "%d runs per engine and partition count, engines alternating, %s%s; machine: %s.%n%n",
                 records,
                 topologyKeys(),
@@ -886,6 +896,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 commitEvery,
                 restoreBatch,
                 bloomkvCacheBytes,
+                bloomkvWriteBufferBytes > 0
+                        ? String.format(Locale.ROOT, ", shared write buffer %,d bytes", bloomkvWriteBufferBytes)
+                        : "",
                 rounds,
                 fork ? "each run a fresh JVM" : "one JVM",
                 rateNote(),
@@ -1008,6 +1021,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         json.put("commitEvery", commitEvery);
         json.put("restoreBatch", restoreBatch);
         json.put("bloomkvCacheBytes", bloomkvCacheBytes);
+        json.put("bloomkvWriteBufferBytes", bloomkvWriteBufferBytes);
         json.put("fork", fork);
         json.put("machine", Machine.current());
         json.put("runs", runs);

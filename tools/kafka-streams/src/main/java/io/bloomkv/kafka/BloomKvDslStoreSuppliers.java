@@ -54,7 +54,7 @@ public class BloomKvDslStoreSuppliers implements DslStoreSuppliers {
                 params.retainDuplicates(),
                 format,
                 timeOrderedScans,
-                BloomKvStores.defaultOptions());
+                BloomKvStores.defaultSegmentedOptions());
     }
 
     @Override

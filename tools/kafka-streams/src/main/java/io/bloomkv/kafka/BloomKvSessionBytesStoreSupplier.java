@@ -20,7 +20,7 @@ public class BloomKvSessionBytesStoreSupplier implements SessionBytesStoreSuppli
         this.name = name;
         this.retentionPeriod = retentionPeriod;
         this.withHeaders = withHeaders;
-        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
+        this.options = options == null ? BloomKvStores.defaultSegmentedOptions() : options.copy();
     }
 
     @Override

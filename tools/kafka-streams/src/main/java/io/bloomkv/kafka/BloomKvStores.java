@@ -50,6 +50,20 @@ public final class BloomKvStores {
         return defaultOptions().disableWal(true);
     }
 
+    /**
+     * The options of the window and session stores made without options (and of the DSL's, through
+     * {@link BloomKvDslStoreSuppliers}): {@link #defaultKeyValueOptions()}, no write-ahead log. Like the key-value
+     * stores, they keep their committed offsets and IQv2 position as records of their database, so data and offsets
+     * reach disk together and a restore writes each changelog record once (to the memtable). A store given options
+     * with a WAL works the same, and writes every record to its WAL as well. No memtable filter
+     * ({@code Options.memtableFilterBitsPerKey(0)}): the memtable's point index already answers a get for a key it
+     * does not hold with one hash probe, and the filter cost a probe per insert and a full-size bit array per
+     * memtable (Kafka's RocksDB window and session stores have none either).
+     */
+    public static Options defaultSegmentedOptions() {
+        return defaultKeyValueOptions().memtableFilterBitsPerKey(0);
+    }
+
     /** A persistent store with {@link #defaultKeyValueOptions()}. */
     public static KeyValueBytesStoreSupplier persistentKeyValueStore(String name) {
         return persistentKeyValueStore(name, defaultKeyValueOptions());
@@ -98,7 +112,7 @@ public final class BloomKvStores {
     public static WindowBytesStoreSupplier persistentWindowStore(
             String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates)
             throws IllegalArgumentException {
-        return persistentWindowStore(name, retentionPeriod, windowSize, retainDuplicates, defaultOptions());
+        return persistentWindowStore(name, retentionPeriod, windowSize, retainDuplicates, defaultSegmentedOptions());
     }
 
     /** {@link #persistentWindowStore(String, Duration, Duration, boolean)} with {@code options} (copied) for each segment. */
@@ -116,7 +130,8 @@ public final class BloomKvStores {
     public static WindowBytesStoreSupplier persistentTimestampedWindowStore(
             String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates)
             throws IllegalArgumentException {
-        return persistentTimestampedWindowStore(name, retentionPeriod, windowSize, retainDuplicates, defaultOptions());
+        return persistentTimestampedWindowStore(
+                name, retentionPeriod, windowSize, retainDuplicates, defaultSegmentedOptions());
     }
 
     public static WindowBytesStoreSupplier persistentTimestampedWindowStore(
@@ -134,7 +149,7 @@ public final class BloomKvStores {
             String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates)
             throws IllegalArgumentException {
         return persistentTimestampedWindowStoreWithHeaders(
-                name, retentionPeriod, windowSize, retainDuplicates, defaultOptions());
+                name, retentionPeriod, windowSize, retainDuplicates, defaultSegmentedOptions());
     }
 
     public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(
@@ -204,7 +219,7 @@ public final class BloomKvStores {
      * @throws IllegalArgumentException if {@code retentionPeriod} is null, overflows milliseconds or is negative
      */
     public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod) {
-        return persistentSessionStore(name, retentionPeriod, defaultOptions());
+        return persistentSessionStore(name, retentionPeriod, defaultSegmentedOptions());
     }
 
     /** {@link #persistentSessionStore(String, Duration)} with {@code options} (copied) for each segment. */
@@ -215,7 +230,7 @@ public final class BloomKvStores {
 
     /** A persistent session store in Kafka's aggregation-with-headers format (as {@code Stores.persistentSessionStoreWithHeaders}). */
     public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(String name, Duration retentionPeriod) {
-        return persistentSessionStoreWithHeaders(name, retentionPeriod, defaultOptions());
+        return persistentSessionStoreWithHeaders(name, retentionPeriod, defaultSegmentedOptions());
     }
 
     public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(

@@ -49,7 +49,7 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
         this.windowSize = windowSize;
         this.retainDuplicates = retainDuplicates;
         this.format = format;
-        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
+        this.options = options == null ? BloomKvStores.defaultSegmentedOptions() : options.copy();
     }
 
     @Override

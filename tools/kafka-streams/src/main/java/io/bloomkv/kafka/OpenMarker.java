@@ -11,7 +11,7 @@ import org.apache.kafka.streams.errors.TaskCorruptedException;
 import org.apache.kafka.streams.processor.StateStoreContext;
 
 /**
- * The {@code name.open} file beside a store that manages its own offsets (the key-value and versioned stores): it
+ * The {@code name.open} file beside a store that manages its own offsets (the key-value, versioned, window and session stores): it
  * exists from init until a clean close, the role of the status key ("open") of Kafka 4.3's RocksDBStore. Under
  * {@code processing.guarantee=exactly_once_v2} a store whose marker is still there at init (the process died
  * without closing it) may hold writes of an aborted transaction: as Kafka's RocksDB store, init then throws

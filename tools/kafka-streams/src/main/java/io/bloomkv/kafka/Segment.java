@@ -65,7 +65,11 @@ final class Segment {
      * segment per table): no flush, no compaction, no data written. Entries of the range still in the memtable go at
      * its next flush, which drops what the tombstone covers, and the tombstone itself once no table below overlaps
      * it. Shared by the window and session stores (the versioned
-     * store, which has no write-ahead log, writes the tombstone only: see {@link VersionedSegments}); {@code store} names the store in the error.
+     * store writes the tombstone only: see {@link VersionedSegments}); {@code store} names the store in the error.
+     * Without a write-ahead log the engine flushes the memtables holding the tombstone before it removes the tables
+     * ({@link Db#deleteFilesInRange}), so a crash never keeps the removal and loses the tombstone: the window and
+     * session stores then write the tombstone alone ({@link #writeTombstone}) and remove the tables after the engine's
+     * own flush of that memtable ({@link Segments}), so that expiry forces no flush.
      */
     static void dropRange(Db db, ExpiryDeletions deletions, long first, long last, String store) {
         try {
@@ -73,6 +77,15 @@ final class Segment {
             byte[] to = prefix(last + 1);
             db.deleteRange(from, to);
             deletions.submit(db, from, to);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException(store + ": cannot drop the expired segments " + first + ".." + last, e);
+        }
+    }
+
+    /** The range tombstone of {@link #dropRange} alone: its tables' removal left to the caller. */
+    static void writeTombstone(Db db, long first, long last, String store) {
+        try {
+            db.deleteRange(prefix(first), prefix(last + 1));
         } catch (BloomKvException e) {
             throw new ProcessorStateException(store + ": cannot drop the expired segments " + first + ".." + last, e);
         }

@@ -14,9 +14,9 @@ import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 /**
  * What the window and session stores share: the {@link StateStore} life cycle over one {@link SegmentedStore}
  * (init, flush, commit, close, position, IQv2 dispatch through Kafka's {@code StoreQueryUtils}), as Kafka's
- * window and session stores share its {@code AbstractRocksDBSegmentedBytesStore}. A commit syncs the
- * write-ahead log and checkpoints the position, as {@code flush} does: these stores leave their changelog offsets to
- * Kafka's checkpoint file ({@code managesOffsets() == false}, as Kafka's segmented stores).
+ * window and session stores share its {@code AbstractRocksDBSegmentedBytesStore}. These stores manage their changelog
+ * offsets ({@code managesOffsets() == true}, as Kafka 4.3's segmented stores): a commit writes them and the position
+ * as records of the store's database, no fsync ({@link SegmentedStore}); {@code flush} writes the memtable to a table.
  */
 abstract class SegmentedBytesStoreBase implements StateStore {
     final SegmentedStore bytes;
@@ -44,7 +44,19 @@ abstract class SegmentedBytesStoreBase implements StateStore {
 
     @Override
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
-        bytes.flush();
+        bytes.commit(changelogOffsets);
+    }
+
+    /** The store keeps its changelog offsets itself (in its database), as Kafka 4.3's segmented stores do. */
+    @Deprecated
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        return bytes.committedOffset(partition);
     }
 
     @Override
@@ -81,6 +93,11 @@ abstract class SegmentedBytesStoreBase implements StateStore {
     /** Waits for the table deletions expiry submitted (tests). */
     void awaitExpiryDeletions() {
         bytes.awaitExpiryDeletions();
+    }
+
+    /** Expired ranges whose table removal waits for the engine's next flush (tests). */
+    int pendingRemovals() {
+        return bytes.pendingRemovals();
     }
 
     /** Range tombstones expiry wrote since open (tests). */

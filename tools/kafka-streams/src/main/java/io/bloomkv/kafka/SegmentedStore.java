@@ -1,5 +1,6 @@
 package io.bloomkv.kafka;
 
+import io.bloomkv.engine.BloomKvException;
 import io.bloomkv.engine.Options;
 import io.bloomkv.engine.SharedBlockCache;
 import io.bloomkv.engine.Stats;
@@ -8,10 +9,12 @@ import java.io.File;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
@@ -26,7 +29,6 @@ import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCa
 import org.apache.kafka.streams.processor.internals.metrics.TaskMetrics;
 import org.apache.kafka.streams.query.Position;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.internals.OffsetCheckpoint;
 import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +45,13 @@ import org.slf4j.LoggerFactory;
  * {@code streamTime - retention + 1}; fetches go segment by segment (oldest first forward), each segment in
  * its composite key order, filtered by the schema. Writes are serialized; reads are thread-safe (IQ threads).
  * Use after close throws {@link InvalidStateStoreException}; engine failures {@link ProcessorStateException}.
- * The IQv2 position is checkpointed at {@code stateDir/name.position} on every flush.
+ *
+ * <p>Offsets, as the key-value and versioned stores: the store manages its changelog offsets (KIP-1035). A commit
+ * writes them and the IQv2 position as records of the store's database ({@link StoreMetadata}, under the format byte
+ * {@link StoreKeys#META}, below every segment prefix), after the data they cover, no fsync; with the default options
+ * (no write-ahead log, {@link BloomKvStores#defaultSegmentedOptions()}) data and offsets reach disk together when a
+ * memtable is flushed, so a crash leaves a committed offset never ahead of the data, from which Kafka restores the
+ * changelog. Under EOS a store not closed cleanly is wiped ({@link OpenMarker}).
  */
 final class SegmentedStore {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentedStore.class);
@@ -60,7 +68,11 @@ final class SegmentedStore {
     private volatile boolean open;
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
-    private OffsetCheckpoint positionCheckpoint;
+    /** The committed offsets and the written position, in the database. */
+    private final StoreMetadata metadata = new StoreMetadata();
+    /** {@code name.open}: under EOS, a store not closed cleanly is wiped ({@link OpenMarker}). */
+    private File openMarker;
+
     private boolean consistencyEnabled;
     private Sensor expiredRecordSensor;
     private BloomKvMetrics metrics;
@@ -77,7 +89,7 @@ final class SegmentedStore {
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
         this.schema = schema;
-        this.options = options == null ? BloomKvStores.defaultOptions() : options.copy();
+        this.options = options == null ? BloomKvStores.defaultSegmentedOptions() : options.copy();
     }
 
     String name() {
@@ -130,8 +142,14 @@ final class SegmentedStore {
                 context.taskId().toString(),
                 ProcessorContextUtils.metricsImpl(context));
         segments.openExisting(context.stateDir(), observedStreamTime);
-        positionCheckpoint = new OffsetCheckpoint(new File(context.stateDir(), name + ".position"));
-        position = StoreQueryUtils.readPositionFromCheckpoint(positionCheckpoint);
+        try {
+            openMarker = OpenMarker.file(context.stateDir(), name);
+            OpenMarker.markOpen(openMarker, name, context);
+            position = metadata.open(segments.db(), context.stateDir(), name);
+        } catch (RuntimeException e) {
+            segments.close();
+            throw e instanceof BloomKvException ? new ProcessorStateException("store " + name + ": cannot open", e) : e;
+        }
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(
                 context.appConfigs(), StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         metrics = BloomKvMetrics.registerSegmented(context, metricsScope, name, this::statsOrNull, this::segmentCount);
@@ -152,6 +170,11 @@ final class SegmentedStore {
     /** The store's database (tests); null when closed. */
     synchronized io.bloomkv.engine.Db db() {
         return open ? segments.db() : null;
+    }
+
+    /** Expired ranges whose table removal waits for a flush (tests). */
+    synchronized int pendingRemovals() {
+        return segments.pendingRemovals();
     }
 
     /** Waits for the table deletions expiry submitted (tests). */
@@ -374,18 +397,48 @@ final class SegmentedStore {
         openIterators.remove(it);
     }
 
-    /** Syncs the WAL of every segment written since the last flush and checkpoints the position. */
+    /**
+     * Writes the position, then flushes the memtable to a table: every write so far is then durable, with or without
+     * a WAL. Kafka Streams 4.3 no longer calls it (it commits with {@link #commit(Map)}, which writes no table).
+     */
     synchronized void flush() {
         checkOpen();
-        segments.syncWal();
         try {
-            StoreQueryUtils.checkpointPosition(positionCheckpoint, position);
-        } catch (RuntimeException e) {
-            throw new ProcessorStateException("store " + name + ": cannot write the position checkpoint", e);
+            metadata.writePosition(segments.db(), position);
+            segments.db().flush();
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": flush failed", e);
         }
+        segments.submitFlushedRemovals();
     }
 
-    /** Closes the open iterators, unregisters the gauges and closes every segment. Idempotent. */
+    /**
+     * Writes {@code changelogOffsets} (KIP-1035, {@code StateStore.commit}'s contract: an empty map removes every
+     * offset, a null value that partition's) and the position into the database, after the data they cover: one write
+     * of a few records, no fsync, no file (see the class comment). A no-op once closed.
+     */
+    synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
+        if (!open) {
+            return;
+        }
+        try {
+            metadata.commit(segments.db(), changelogOffsets, position);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("Error while executing commit from store " + name, e);
+        }
+        segments.submitFlushedRemovals();
+    }
+
+    /** The changelog offset last committed for {@code partition}, or null. */
+    synchronized Long committedOffset(TopicPartition partition) {
+        checkOpen();
+        return metadata.committedOffset(partition);
+    }
+
+    /**
+     * Closes the open iterators, unregisters the gauges, writes the position, closes the database (which, without a
+     * WAL, flushes its memtable first) and marks the store closed cleanly. Idempotent.
+     */
     synchronized void close() {
         if (!open) {
             return;
@@ -399,6 +452,15 @@ final class SegmentedStore {
             metrics.remove();
             metrics = null;
         }
-        segments.close();
+        try {
+            try {
+                metadata.writePosition(segments.db(), position);
+            } finally {
+                segments.close();
+            }
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": close failed", e);
+        }
+        OpenMarker.markClosed(openMarker, name);
     }
 }

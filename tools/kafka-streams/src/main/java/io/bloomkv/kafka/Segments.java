@@ -23,7 +23,7 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
  * dropped range's tables from the database's file list ({@link Db#deleteFilesInRange} on the shared
  * {@link ExpiryDeletions} thread), as Kafka drops a segment's RocksDB instance: no flush, no compaction, nothing
  * read or rewritten, and the disk holds the live segments only. One database per store (not per segment) means one
- * memtable, one write-ahead log and one pair of
+ * memtable and one pair of
  * background threads per store however many segments are live, and no database opened or destroyed as stream
  * time passes. The segment ids present are found again at open by one seek per segment.
  * Not thread-safe: the owning store serializes the calls that change it; reads take a copy of the list.
@@ -36,10 +36,16 @@ final class Segments {
     private final Options options;
     private Db db;
     private final ExpiryDeletions deletions;
-    /** Written since the last WAL sync (flush() of the store syncs only then). */
-    private boolean unsynced;
     /** Range tombstones written by expiry since open (one per expiry that dropped segments). */
     private long expiryRangeDeletes;
+    /**
+     * Without a write-ahead log: expired ranges (segment ids) whose tables are removed once the memtable holding their
+     * tombstone has been flushed, oldest first; {@code flushes} is the database's flush count from which that is so.
+     * See {@link #cleanupExpiredSegments}.
+     */
+    private final java.util.ArrayDeque<PendingRemoval> pendingRemovals = new java.util.ArrayDeque<>();
+
+    private record PendingRemoval(long first, long last, long flushes) {}
     /** The segment of the last lookup: consecutive records mostly fall in one segment (no boxing, no tree walk). */
     private Segment lastSegment;
     /**
@@ -124,7 +130,8 @@ final class Segments {
             throw new ProcessorStateException("store " + name + ": cannot open bloomkv database under " + dir, e);
         }
         try (DbIterator it = db.iterator()) {
-            it.seekToFirst();
+            // The store's own records (offsets, position: StoreMetadata) sort below every segment prefix.
+            it.seek(new byte[] {(byte) (StoreKeys.META + 1)});
             while (it.valid()) {
                 long id = Segment.idOf(it.key());
                 getOrCreateSegment(id);
@@ -197,11 +204,58 @@ final class Segments {
         }
         expired.clear();
         reorder();
-        // Invisible at once (the tombstone); their tables removed off the stream thread, without a flush or a
-        // compaction.
-        Segment.dropRange(db, deletions, first, last, "store " + name);
-        unsynced = true;
+        // Invisible at once (the tombstone); their tables removed off the stream thread, without a compaction.
+        if (!options.disableWal()) {
+            Segment.dropRange(db, deletions, first, last, "store " + name);
+        } else {
+            // Without a WAL the engine would flush the memtable before removing the tables (the tombstone must be
+            // durable first). Rather than a flush per expiry, the removal waits for the engine's own flush of the
+            // memtable that holds the tombstone: the memtables flush one at a time, oldest first, so that is done
+            // once the flush count has grown by the immutable memtables waiting now plus one. (Should the count
+            // mislead, deleteFilesInRange still flushes first: the count only decides when, never whether it is safe.)
+            Segment.writeTombstone(db, first, last, "store " + name);
+            Stats st = db.stats();
+            long flushes = st.flushes() + st.immutableMemtables() + 1;
+            PendingRemoval tail = pendingRemovals.peekLast();
+            if (tail != null && tail.flushes() == flushes) {
+                // No flush in between: one removal covers both ranges (the ids between them hold nothing).
+                pendingRemovals.pollLast();
+                pendingRemovals.addLast(new PendingRemoval(tail.first(), last, flushes));
+            } else {
+                pendingRemovals.addLast(new PendingRemoval(first, last, flushes));
+            }
+            submitFlushedRemovals();
+        }
         expiryRangeDeletes++;
+    }
+
+    /**
+     * Hands the pending removals whose tombstone has been flushed to the expiry thread (no WAL; see
+     * {@link #cleanupExpiredSegments}). Called at expiry and at every commit, so expired tables go within a commit
+     * interval of the flush that made their tombstone durable.
+     */
+    void submitFlushedRemovals() {
+        if (pendingRemovals.isEmpty()) {
+            return;
+        }
+        long flushes;
+        try {
+            flushes = db.stats().flushes();
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("store " + name + ": cannot read the flush count", e);
+        }
+        while (!pendingRemovals.isEmpty() && pendingRemovals.peekFirst().flushes() <= flushes) {
+            submitRemoval(pendingRemovals.pollFirst());
+        }
+    }
+
+    private void submitRemoval(PendingRemoval p) {
+        deletions.submit(db, Segment.prefix(p.first()), Segment.prefix(p.last() + 1));
+    }
+
+    /** Expired ranges whose table removal waits for a flush (tests). */
+    int pendingRemovals() {
+        return pendingRemovals.size();
     }
 
     /** Writes a batch built with {@link Segment#addTo}. */
@@ -214,7 +268,6 @@ final class Segments {
         } catch (BloomKvException e) {
             throw new ProcessorStateException("store " + name + ": write failed", e);
         }
-        unsynced = true;
     }
 
     /** Puts (a null value deletes) {@code storedKey}, which carries {@code segment}'s prefix, in one write. */
@@ -224,20 +277,6 @@ final class Segments {
         if (batch.approximateSize() > SCRATCH_KEEP_BYTES) {
             scratch = new WriteBatch();
         }
-        unsynced = true;
-    }
-
-    /** Syncs the write-ahead log if anything was written since the last sync. */
-    void syncWal() {
-        if (!unsynced) {
-            return;
-        }
-        try {
-            db.syncWal();
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("store " + name + ": flush failed", e);
-        }
-        unsynced = false;
     }
 
     /** Waits for the table deletions expiry submitted (tests). */
@@ -281,6 +320,10 @@ final class Segments {
         lastSegment = null;
         Db d = db;
         if (d != null) {
+            // Closing flushes the memtable anyway (no WAL): the waiting removals cost no extra flush now.
+            while (!pendingRemovals.isEmpty()) {
+                submitRemoval(pendingRemovals.pollFirst());
+            }
             deletions.awaitIdle();
         }
         db = null;

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The changelog offsets (KIP-1035: {@code commit(Map)}, {@code committedOffset}) and the IQv2 position of a store
- * that manages its offsets (the key-value and versioned stores), kept as records of the store's own database: the role of the offsets column family of Kafka 4.3's
+ * that manages its offsets (the key-value, versioned, window and session stores), kept as records of the store's own database: the role of the offsets column family of Kafka 4.3's
  * RocksDBStore, which holds both. Written with the data, in the same memtable, they reach disk with it: whatever a
  * crash leaves (a prefix of the writes, see {@code Options.disableWal}), the committed offset in it is never ahead of
  * the data in it, so Kafka restores the changelog from there and gets the same state. A commit is a write of a few
@@ -35,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * value: offset (int64, big-endian)
  * </pre>
  * Topic names cannot hold 0x00 (Kafka allows ASCII letters, digits, '.', '_' and '-'), so the topic ends at the first
- * 0x00. An offset removed (a null value, or an empty commit) is a delete of its record. In the versioned store, whose
- * keys all start with an 8-byte segment prefix ({@link Segment#prefix}, ids -1 and up: first byte 0x7F or above),
- * these records sort below every segment and are never read as one. Not thread-safe: the store calls it under its
+ * 0x00. An offset removed (a null value, or an empty commit) is a delete of its record. In the versioned, window and session
+ * stores, whose keys all start with an 8-byte segment prefix ({@link Segment#prefix}: ids -1 and up, first byte 0x7F
+ * or above; any id from -2^63 + 2^57 up has a first byte of 0x02 or more), these records sort below every segment and are never read
+ * as one (the window and session stores look for their segments from key 0x02 up). Not thread-safe: the store calls it under its
  * lock.
  *
  * <p>The steps a store takes with them, the same for every store that manages its offsets: {@link #open} at init,

@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.kstream.Windowed;
@@ -281,6 +282,37 @@ class BloomKvWindowStoreTest {
         assertThat(w.fetch(b("a"), 5000))
                 .as("the point fetch uses the store's current sequence number")
                 .isNull();
+    }
+
+    /**
+     * Without a WAL (the default options) expiry forces no flush: the range tombstone is written at once and the
+     * expired tables are removed only after the engine's own flush of the memtable holding it.
+     */
+    @Test
+    void expiryWithoutAWalWaitsForTheEnginesFlush() {
+        TestStoreContext ctx = new TestStoreContext(dir.toFile());
+        WindowStore<Bytes, byte[]> s = BloomKvStores.persistentWindowStore(
+                        "w", RETENTION, SIZE, false, BloomKvStores.defaultSegmentedOptions())
+                .get();
+        s.init(ctx, s);
+        stores.add(s);
+        BloomKvWindowStore w = (BloomKvWindowStore) s;
+        assertThat(w.db().options().disableWal()).isTrue();
+        // Segments of 60 s, retention 2 min: 10 minutes of windows expire several segments.
+        for (long t = 0; t < 600_000; t += 1_000) {
+            w.put(b("k" + (t % 7)), v("v" + t), t);
+        }
+        w.commit(Map.of(new TopicPartition("changelog", 0), 600L));
+        assertThat(w.expiryRangeDeletes()).as("expiry wrote its tombstones").isPositive();
+        assertThat(w.db().stats().flushes()).as("no flush forced by expiry").isZero();
+        assertThat(w.pendingRemovals()).as("the removal waits for a flush").isEqualTo(1);
+        w.flush();
+        w.awaitExpiryDeletions();
+        assertThat(w.pendingRemovals()).as("handed over after the flush").isZero();
+        assertThat(WindowStoreDifferentialTest.windows(w.fetchAll(0, Long.MAX_VALUE)))
+                .as("only the live segments answer")
+                .allSatisfy(e -> assertThat(Long.parseLong(e.substring(e.indexOf('@') + 1, e.indexOf('-'))))
+                        .isGreaterThanOrEqualTo(480_000L));
     }
 
     @Test

@@ -77,6 +77,8 @@ class EmbeddedClusterWindowedAppTest {
     private static final long PROFILE_SWITCH = BASE + 150_000L;
 
     private final AtomicReference<Throwable> streamsError = new AtomicReference<>();
+    /** The smallest offset each store's restore started from (the restore listener). */
+    private final Map<String, Long> restoreStarts = new ConcurrentHashMap<>();
 
     /** The input and what the application must answer for it. */
     private static final class Expected {
@@ -308,6 +310,20 @@ class EmbeddedClusterWindowedAppTest {
                 assertThat(restored.get(WindowedTestApp.PROFILE_STORE))
                         .as("the versioned table was wiped and restored")
                         .isNotNull();
+                // The window and session stores manage their offsets too: each was found not closed cleanly
+                // (<name>.open), so its task was wiped and it restored its changelog from the start.
+                for (String store :
+                        List.of(WindowedTestApp.TUMBLING, WindowedTestApp.HOPPING, WindowedTestApp.SESSIONS)) {
+                    assertThat(restoreStarts.get(store))
+                            .as(store + " restored from the start of its changelog")
+                            .isEqualTo(0L);
+                    assertThat(restored.get(store))
+                            .as(store + " restored records")
+                            .isNotNull();
+                    assertThat(restored.get(store).get())
+                            .as(store + " restored records")
+                            .isPositive();
+                }
                 streams.close(Duration.ofSeconds(30));
             }
         }
@@ -362,7 +378,9 @@ class EmbeddedClusterWindowedAppTest {
                 WindowedTestApp.props(cluster.bootstrapServers(), stateDir.toString(), guarantee));
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
-            public void onRestoreStart(TopicPartition tp, String store, long start, long end) {}
+            public void onRestoreStart(TopicPartition tp, String store, long start, long end) {
+                restoreStarts.merge(store, start, Math::min);
+            }
 
             @Override
             public void onBatchRestored(TopicPartition tp, String store, long batchEnd, long n) {

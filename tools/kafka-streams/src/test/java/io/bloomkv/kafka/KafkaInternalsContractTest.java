@@ -58,13 +58,12 @@ class KafkaInternalsContractTest {
             "org.apache.kafka.streams.kstream.internals.SessionWindow");
 
     @Test
-    void offsetCheckpointReadsAndWritesThePositionFile() throws Exception {
+    void offsetCheckpointReadsThePositionAndOffsetsFilesOfEarlierVersions() throws Exception {
         Class<?> checkpoint = Class.forName(STATE_INTERNALS + "OffsetCheckpoint");
         Constructor<?> ctor = checkpoint.getConstructor(File.class);
         assertThat(Modifier.isPublic(ctor.getModifiers())).isTrue();
         Class<?> utils = Class.forName(STATE_INTERNALS + "StoreQueryUtils");
         assertStatic(utils.getMethod("readPositionFromCheckpoint", checkpoint), Position.class);
-        assertStatic(utils.getMethod("checkpointPosition", checkpoint, Position.class), void.class);
     }
 
     @Test

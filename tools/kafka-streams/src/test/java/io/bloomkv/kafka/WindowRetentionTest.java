@@ -87,8 +87,8 @@ class WindowRetentionTest {
         long segmentInterval = Math.max(retention / 2, MINUTE);
         CountingFileSystem fs = new CountingFileSystem();
         // Compression.NONE: the zero values would compress to next to nothing under the default LZ4, leaving the
-        // disk figure to the WAL and table overheads, whose sampling point jitters more than the data does
-        Options options = BloomKvStores.defaultOptions()
+        // disk figure to the table overheads, whose sampling point jitters more than the data does
+        Options options = BloomKvStores.defaultSegmentedOptions()
                 .compression(io.bloomkv.engine.Compression.NONE)
                 .writeBufferSize(64 << 10)
                 .fileSystem(fs);

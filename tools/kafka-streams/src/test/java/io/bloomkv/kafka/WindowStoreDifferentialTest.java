@@ -58,7 +58,7 @@ class WindowStoreDifferentialTest {
                 RETENTION,
                 WINDOW,
                 retainDuplicates,
-                Boolean.getBoolean("bloomkv.bigbuf") ? BloomKvStores.defaultOptions() : smallOptions());
+                Boolean.getBoolean("bloomkv.bigbuf") ? BloomKvStores.defaultSegmentedOptions() : smallOptions());
         assertThat(bloom.segmentIntervalMs()).isEqualTo(kafka.segmentIntervalMs());
         List<String> checks = new ArrayList<>();
         try (ShmDir shm = new ShmDir(stateDir)) {
@@ -193,6 +193,6 @@ class WindowStoreDifferentialTest {
 
     /** Options with small memtables, so a scenario flushes to tables and reads merge memtables and tables. */
     static Options smallOptions() {
-        return BloomKvStores.defaultOptions().writeBufferSize(32 << 10);
+        return BloomKvStores.defaultSegmentedOptions().writeBufferSize(32 << 10);
     }
 }
