@@ -3,7 +3,6 @@ package io.bloomkv.engine.internal.iterator;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableReader;
-import java.util.Arrays;
 import java.util.NoSuchElementException;
 
 /**
@@ -43,15 +42,22 @@ public final class RangeFilteredIterator implements InternalIterator {
         return inner;
     }
 
-    private static byte[] userKey(byte[] internalKey) {
+    /** Length of an internal key's user part (the key is passed with it, never copied). */
+    private static int userKeyLength(byte[] internalKey) {
         return internalKey.length >= InternalKey.TRAILER_SIZE
-                ? Arrays.copyOf(internalKey, internalKey.length - InternalKey.TRAILER_SIZE)
-                : internalKey;
+                ? internalKey.length - InternalKey.TRAILER_SIZE
+                : internalKey.length;
     }
 
     /** True (and the iterator not valid) when the table's range filter rules out [lo, hi]. */
     private boolean ruledOut(byte[] lo, byte[] hi) {
-        if (!table.hasRangeFilter() || (lo == null && hi == null) || table.rangeMayContainRetained(lo, hi)) {
+        return ruledOut(lo, lo == null ? 0 : lo.length, hi, hi == null ? 0 : hi.length);
+    }
+
+    private boolean ruledOut(byte[] lo, int loLength, byte[] hi, int hiLength) {
+        if (!table.hasRangeFilter()
+                || (lo == null && hi == null)
+                || table.rangeMayContainRetained(lo, loLength, hi, hiLength)) {
             return false;
         }
         skipped = true;
@@ -89,7 +95,7 @@ public final class RangeFilteredIterator implements InternalIterator {
     @Override
     public void seek(byte[] target) {
         boolean asked = upper != null && table.hasRangeFilter();
-        if (upper != null && ruledOut(userKey(target), upper)) {
+        if (upper != null && ruledOut(target, userKeyLength(target), upper, upper.length)) {
             return;
         }
         inner().seek(target);
@@ -109,7 +115,7 @@ public final class RangeFilteredIterator implements InternalIterator {
     @Override
     public void seekForPrev(byte[] target) {
         boolean asked = lower != null && table.hasRangeFilter();
-        if (lower != null && ruledOut(lower, userKey(target))) {
+        if (lower != null && ruledOut(lower, lower.length, target, userKeyLength(target))) {
             return;
         }
         inner().seekForPrev(target);

@@ -509,6 +509,62 @@ public final class Version implements LevelView {
     }
 
     /**
+     * True when no table of this version can hold a point entry (put, delete, merge operand) with a user key in the
+     * closed range [lo, hi] (user keys; a null bound is open, not both): a table whose key range misses it is passed on
+     * its metadata alone, every other one must have a range filter that rules the range out. Lets a bounded seek that
+     * finds nothing return before any table iterator is made. A table that may hold the range ends the walk at once
+     * (its filter is asked again by its iterator), so the tables are asked where a range holding keys most likely
+     * finds them first: the deepest level first (it holds most keys), up to level 1, then level 0 oldest first. Range
+     * tombstones play no part: with no point entry in the range there is nothing for them to hide. Probes are counted
+     * in the tables' range-filter counters as the iterators' are.
+     */
+    public boolean tablesRuleOut(byte[] lo, byte[] hi) {
+        for (int level = files.length - 1; level >= 1; level--) {
+            FileMetaData[] fs = files[level];
+            int i = lo == null ? 0 : firstFileEndingAtOrAfter(fs, lo);
+            for (; i < fs.length; i++) {
+                if (hi != null && Arrays.compareUnsigned(fs[i].smallestUserKey(), hi) > 0) {
+                    break; // this and every later file of the level start above the range
+                }
+                if (!ruledOutByFilter(readers[level][i], lo, hi)) {
+                    return false;
+                }
+            }
+        }
+        FileMetaData[] l0 = files[0];
+        for (int i = l0.length - 1; i >= 0; i--) {
+            if (overlaps(l0[i], lo, hi) && !ruledOutByFilter(readers[0][i], lo, hi)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean overlaps(FileMetaData f, byte[] lo, byte[] hi) {
+        return (lo == null || Arrays.compareUnsigned(f.largestUserKey(), lo) >= 0)
+                && (hi == null || Arrays.compareUnsigned(f.smallestUserKey(), hi) <= 0);
+    }
+
+    private static boolean ruledOutByFilter(TableReader r, byte[] lo, byte[] hi) {
+        return r.hasRangeFilter() && !r.rangeMayContainRetained(lo, hi);
+    }
+
+    /** The first file of a sorted, disjoint level whose largest user key is &gt;= key (fs.length if none). */
+    private static int firstFileEndingAtOrAfter(FileMetaData[] fs, byte[] key) {
+        int lo = 0;
+        int hi = fs.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Arrays.compareUnsigned(fs[mid].largestUserKey(), key) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /**
      * As {@link #iterators()}, restricted to the tables that may hold a user key starting with {@code prefix}
      * ({@code prefixHash} = its {@code Hashing.hash64}): tables whose key range cannot hold one are left out without
      * touching them, and so are tables whose prefix filter says the prefix is absent
