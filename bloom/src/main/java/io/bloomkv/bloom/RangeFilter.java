@@ -211,6 +211,13 @@ public final class RangeFilter implements AutoCloseable {
         if (from + 8 <= len) {
             return (long) BIG_ENDIAN_LONG.get(key, from);
         }
+        if (from >= len) {
+            return 0;
+        }
+        if (len >= 8) {
+            // The key's last 8 bytes, shifted up past the ones before from: one load instead of a byte loop.
+            return (long) BIG_ENDIAN_LONG.get(key, len - 8) << (8 * (from + 8 - len));
+        }
         long v = 0;
         for (int i = 0; i < 8; i++) {
             int at = from + i;
@@ -748,7 +755,18 @@ public final class RangeFilter implements AutoCloseable {
             return false;
         }
         int jl = lo == null ? 0 : segmentOf(lo, loLength);
-        int jh = hi == null ? segments - 1 : segmentOf(hi, hiLength);
+        // hi's segment is at or after lo's: a short range ends in the same segment or the next, so two compares
+        // settle it, and a range reaching two segments on holds a whole segment.
+        int jh;
+        if (hi == null) {
+            jh = segments - 1;
+        } else if (jl + 1 >= segments || compareSeparatorWithKey(jl + 1, hi, hiLength) > 0) {
+            jh = jl;
+        } else if (jl + 2 >= segments || compareSeparatorWithKey(jl + 2, hi, hiLength) > 0) {
+            jh = jl + 1;
+        } else {
+            jh = jl + 2;
+        }
         if (jh - jl >= 2) {
             return true; // a whole segment lies inside the range, and every segment holds keys
         }
@@ -776,21 +794,35 @@ public final class RangeFilter implements AutoCloseable {
             return segments - 1; // above every separator
         }
         long kw = keyWindow(key, len, common);
-        int lo = 0;
-        int hi = segments - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            int c = Long.compareUnsigned(sepWindow[mid], kw);
-            if (c == 0) {
-                c = compareSeparator(mid, key, len);
-            }
-            if (c <= 0) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
+        // The last j in [0, segments) with separator j <= key, segment 0's counting as smallest: halve a window
+        // [base, base + n) that holds it; the select below compiles without a branch on the comparison.
+        long[] windows = sepWindow;
+        int base = 0;
+        int n = segments;
+        while (n > 1) {
+            int half = n >>> 1;
+            int mid = base + half;
+            long w = windows[mid];
+            boolean atOrBelow = w == kw ? compareSeparator(mid, key, len) <= 0 : Long.compareUnsigned(w, kw) < 0;
+            base = atOrBelow ? mid : base;
+            n -= half;
         }
-        return lo;
+        return base;
+    }
+
+    /** Separator of segment j (j &gt;= 1) against key[0, len), through the search array: negative when it sorts first. */
+    private int compareSeparatorWithKey(int j, byte[] key, int len) {
+        int common = sepCommon.length;
+        int cmp = Arrays.compareUnsigned(key, 0, Math.min(len, common), sepCommon, 0, Math.min(len, common));
+        if (cmp != 0) {
+            return -cmp;
+        }
+        if (len < common) {
+            return 1; // key is a proper prefix of every separator
+        }
+        long kw = keyWindow(key, len, common);
+        long w = sepWindow[j];
+        return w == kw ? compareSeparator(j, key, len) : Long.compareUnsigned(w, kw);
     }
 
     private long rec(int j, int field) {
