@@ -4,6 +4,7 @@ import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.KeyLookup;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
+import io.bloomkv.engine.internal.iterator.RangeProbeMemo;
 import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.table.InternalIterator;
@@ -13,7 +14,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * An iterator over the user keys and values of a {@link Db} at one point in time (the latest write
@@ -46,7 +47,9 @@ public final class DbIterator implements AutoCloseable {
     /** Prefix seeks (ReadOptions.prefixSameAsStart), or null; {@link #full} is the unrestricted iterator. */
     private final PrefixSeek prefixSeek;
     /** Makes the unrestricted iterator over every memtable and table of {@link #sv}. */
-    private final Supplier<MergingIterator> makeFull;
+    private final Function<RangeProbeMemo, MergingIterator> makeFull;
+    /** The range-filter answer the positioning in progress already has ({@link #provablyEmpty}), for its tables. */
+    private final RangeProbeMemo memo = new RangeProbeMemo();
     /**
      * The unrestricted iterator; made on first use (a prefix seek never needs it, nor a bounded positioning
      * {@link #provablyEmpty} decided).
@@ -84,7 +87,12 @@ public final class DbIterator implements AutoCloseable {
     /** The time the iterator judges expiry at: its creation (it reads one point in time). */
     private final long now;
 
-    DbIterator(Db db, SuperVersion sv, Supplier<MergingIterator> makeFull, long sequence, ReadOptions readOptions) {
+    DbIterator(
+            Db db,
+            SuperVersion sv,
+            Function<RangeProbeMemo, MergingIterator> makeFull,
+            long sequence,
+            ReadOptions readOptions) {
         this.db = db;
         this.sv = sv;
         this.makeFull = makeFull;
@@ -117,7 +125,7 @@ public final class DbIterator implements AutoCloseable {
             merged = prefixSeek.iterator(next);
         } else {
             if (full == null) {
-                full = makeFull.get();
+                full = makeFull.apply(memo);
             }
             merged = full;
         }
@@ -131,6 +139,7 @@ public final class DbIterator implements AutoCloseable {
      * whatever the range tombstones say. Not with prefix seeks, whose iterators are made per prefix.
      */
     private boolean provablyEmpty(byte[] lo, byte[] hi) {
+        memo.clear();
         if (prefixSeek != null) {
             return false;
         }
@@ -142,7 +151,7 @@ public final class DbIterator implements AutoCloseable {
                 return false;
             }
         }
-        return sv.version.tablesRuleOut(lo, hi);
+        return sv.version.tablesRuleOut(lo, hi, memo);
     }
 
     private static boolean memTableEmptyIn(MemTable m, byte[] lo, byte[] hi) {
@@ -205,6 +214,7 @@ public final class DbIterator implements AutoCloseable {
             } else {
                 merged.seekToFirst();
             }
+            memo.clear();
             findNext(null);
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
@@ -224,6 +234,7 @@ public final class DbIterator implements AutoCloseable {
             }
             scope(target);
             merged.seek(InternalKey.forSeek(t, sequence));
+            memo.clear();
             findNext(null);
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
@@ -245,6 +256,7 @@ public final class DbIterator implements AutoCloseable {
             } else {
                 merged.seekToLast();
             }
+            memo.clear();
             findPrev();
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
@@ -268,6 +280,7 @@ public final class DbIterator implements AutoCloseable {
             scope(null);
             // Trailer 0 sorts after every entry of target: the walk back starts at its oldest version.
             merged.seekForPrev(InternalKey.encode(target, 0, ValueType.DELETE));
+            memo.clear();
             findPrev();
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());

@@ -107,6 +107,44 @@ class RangeFilterEmptySeekDifferentialTest {
         }
     }
 
+    /**
+     * Each table's filter is asked at most once per positioning: the up-front check keeps a "may hold" for the table's
+     * iterator (RangeProbeMemo), and a range outside a table's key range is passed on its properties without a probe.
+     */
+    @Test
+    void aPositioningAsksEachTableFilterAtMostOnce() {
+        try (Db db = Db.open(dir.resolve("once"), Options.defaults().rangeFilterBitsPerKey(14))) {
+            for (long i = 0; i < 2000; i++) {
+                db.put(key(16 * i + 1), new byte[] {1});
+            }
+            db.flush();
+            db.waitForBackgroundWork();
+            assertThat(db.stats().tableCount()).as("one table").isEqualTo(1);
+            long[] checks = new long[3];
+            long[] useful = new long[3];
+            long[][] ranges = {{16 * 500, 16 * 500 + 5}, {16 * 500 + 3, 16 * 500 + 9}, {16 * 5000, 16 * 5000 + 9}};
+            for (int r = 0; r < 3; r++) {
+                Stats before = db.stats();
+                try (DbIterator it = db.iterator(ReadOptions.defaults().iterateUpperBound(key(ranges[r][1])))) {
+                    it.seek(key(ranges[r][0]));
+                    assertThat(it.valid()).as("range %d", r).isEqualTo(r == 0);
+                }
+                Stats after = db.stats();
+                checks[r] = after.rangeFilterChecks() - before.rangeFilterChecks();
+                useful[r] = after.rangeFilterUseful() - before.rangeFilterUseful();
+            }
+            assertThat(checks[0])
+                    .as("a range holding a key: its table's filter asked once")
+                    .isEqualTo(1);
+            assertThat(useful[0]).isZero();
+            assertThat(checks[1])
+                    .as("an empty range inside one table: asked once, ruled out")
+                    .isEqualTo(1);
+            assertThat(useful[1]).isEqualTo(1);
+            assertThat(checks[2]).as("past every table's key range: no probe").isZero();
+        }
+    }
+
     /** The positioning {@code how}, then up to 3 steps in its direction and one step back: keys seen ("-" = not valid). */
     private static List<String> walk(Db db, Snapshot snap, byte[] lower, byte[] upper, int how, byte[] target) {
         ReadOptions o = ReadOptions.defaults().snapshot(snap);

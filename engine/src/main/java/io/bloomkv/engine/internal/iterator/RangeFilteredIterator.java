@@ -3,6 +3,7 @@ package io.bloomkv.engine.internal.iterator;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableReader;
+import java.util.Arrays;
 import java.util.NoSuchElementException;
 
 /**
@@ -24,14 +25,23 @@ public final class RangeFilteredIterator implements InternalIterator {
     private final TableReader table;
     private final byte[] lower;
     private final byte[] upper;
+    /** The answer the positioning in progress already has for this table, or null. */
+    private final RangeProbeMemo memo;
+
     private InternalIterator inner;
     /** The last seek was ruled out by the range filter: not valid. */
     private boolean skipped;
 
     public RangeFilteredIterator(TableReader table, byte[] lower, byte[] upper) {
+        this(table, lower, upper, null);
+    }
+
+    /** As {@link #RangeFilteredIterator(TableReader, byte[], byte[])}, taking answers already had from {@code memo}. */
+    public RangeFilteredIterator(TableReader table, byte[] lower, byte[] upper, RangeProbeMemo memo) {
         this.table = table;
         this.lower = lower;
         this.upper = upper;
+        this.memo = memo;
     }
 
     private InternalIterator inner() {
@@ -54,14 +64,34 @@ public final class RangeFilteredIterator implements InternalIterator {
         return ruledOut(lo, lo == null ? 0 : lo.length, hi, hi == null ? 0 : hi.length);
     }
 
+    /**
+     * A range outside the table's [smallest, largest] user keys is ruled out on the table's properties, with no probe
+     * (and none counted); an answer the positioning already has ({@link RangeProbeMemo}) is not asked again.
+     */
     private boolean ruledOut(byte[] lo, int loLength, byte[] hi, int hiLength) {
-        if (!table.hasRangeFilter()
-                || (lo == null && hi == null)
+        if (!table.hasRangeFilter() || (lo == null && hi == null)) {
+            return false;
+        }
+        if (outsideKeyRange(lo, loLength, hi, hiLength)) {
+            skipped = true;
+            return true;
+        }
+        if ((memo != null && memo.saidMaybe(table, lo, loLength, hi, hiLength))
                 || table.rangeMayContainRetained(lo, loLength, hi, hiLength)) {
             return false;
         }
         skipped = true;
         return true;
+    }
+
+    private boolean outsideKeyRange(byte[] lo, int loLength, byte[] hi, int hiLength) {
+        byte[] small = table.properties().smallestUserKey();
+        byte[] large = table.properties().largestUserKey();
+        if (small == null || large == null) {
+            return false;
+        }
+        return (lo != null && Arrays.compareUnsigned(large, 0, large.length, lo, 0, loLength) < 0)
+                || (hi != null && Arrays.compareUnsigned(small, 0, small.length, hi, 0, hiLength) > 0);
     }
 
     /** After a forward positioning the filter let through: no entry below upper means it was a false positive. */

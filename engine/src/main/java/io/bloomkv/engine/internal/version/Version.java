@@ -5,6 +5,7 @@ import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.iterator.LevelIterator;
 import io.bloomkv.engine.internal.iterator.RangeFilteredIterator;
+import io.bloomkv.engine.internal.iterator.RangeProbeMemo;
 import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.table.FilterMemory;
@@ -496,13 +497,18 @@ public final class Version implements LevelView {
      * no key of, before its index is read.
      */
     public List<InternalIterator> iterators(byte[] lower, byte[] upper) {
+        return iterators(lower, upper, null);
+    }
+
+    /** As {@link #iterators(byte[], byte[])}, the tables taking the answers {@code memo} holds (null: none). */
+    public List<InternalIterator> iterators(byte[] lower, byte[] upper, RangeProbeMemo memo) {
         List<InternalIterator> out = new ArrayList<>(readers[0].length + files.length);
         for (TableReader r : readers[0]) {
-            out.add(new RangeFilteredIterator(r, lower, upper));
+            out.add(new RangeFilteredIterator(r, lower, upper, memo));
         }
         for (int level = 1; level < files.length; level++) {
             if (files[level].length > 0) {
-                out.add(new LevelIterator(files[level], readers[level], lower, upper));
+                out.add(new LevelIterator(files[level], readers[level], lower, upper, memo));
             }
         }
         return out;
@@ -513,12 +519,12 @@ public final class Version implements LevelView {
      * closed range [lo, hi] (user keys; a null bound is open, not both): a table whose key range misses it is passed on
      * its metadata alone, every other one must have a range filter that rules the range out. Lets a bounded seek that
      * finds nothing return before any table iterator is made. A table that may hold the range ends the walk at once
-     * (its filter is asked again by its iterator), so the tables are asked where a range holding keys most likely
+     * (its filter's answer is kept in {@code memo}, when given, for its iterator), so the tables are asked where a range holding keys most likely
      * finds them first: the deepest level first (it holds most keys), up to level 1, then level 0 oldest first. Range
      * tombstones play no part: with no point entry in the range there is nothing for them to hide. Probes are counted
      * in the tables' range-filter counters as the iterators' are.
      */
-    public boolean tablesRuleOut(byte[] lo, byte[] hi) {
+    public boolean tablesRuleOut(byte[] lo, byte[] hi, RangeProbeMemo memo) {
         for (int level = files.length - 1; level >= 1; level--) {
             FileMetaData[] fs = files[level];
             int i = lo == null ? 0 : firstFileEndingAtOrAfter(fs, lo);
@@ -527,6 +533,7 @@ public final class Version implements LevelView {
                     break; // this and every later file of the level start above the range
                 }
                 if (!ruledOutByFilter(readers[level][i], lo, hi)) {
+                    remember(memo, readers[level][i], lo, hi);
                     return false;
                 }
             }
@@ -534,6 +541,7 @@ public final class Version implements LevelView {
         FileMetaData[] l0 = files[0];
         for (int i = l0.length - 1; i >= 0; i--) {
             if (overlaps(l0[i], lo, hi) && !ruledOutByFilter(readers[0][i], lo, hi)) {
+                remember(memo, readers[0][i], lo, hi);
                 return false;
             }
         }
@@ -543,6 +551,13 @@ public final class Version implements LevelView {
     private static boolean overlaps(FileMetaData f, byte[] lo, byte[] hi) {
         return (lo == null || Arrays.compareUnsigned(f.largestUserKey(), lo) >= 0)
                 && (hi == null || Arrays.compareUnsigned(f.smallestUserKey(), hi) <= 0);
+    }
+
+    /** A filter's "may hold" for the range, kept for the table's iterator (a table without a filter was not asked). */
+    private static void remember(RangeProbeMemo memo, TableReader r, byte[] lo, byte[] hi) {
+        if (memo != null && r.hasRangeFilter()) {
+            memo.maybe(r, lo, hi);
+        }
     }
 
     private static boolean ruledOutByFilter(TableReader r, byte[] lo, byte[] hi) {
