@@ -136,11 +136,13 @@ public final class DbIterator implements AutoCloseable {
      * is open; not both): the memtables are asked with one seek each (an empty one not at all), the tables by their
      * key ranges and range filters ({@link io.bloomkv.engine.internal.version.Version#tablesRuleOut}), before any
      * table iterator, index or block is touched. A positioning over such a range finds nothing, at any snapshot and
-     * whatever the range tombstones say. Not with prefix seeks, whose iterators are made per prefix.
+     * whatever the range tombstones say. The memtables are asked first: when they hold the range, no filter is probed
+     * here and again by the table iterators. Not made with prefix seeks (their iterators are made per prefix), nor
+     * when no table has a range filter.
      */
     private boolean provablyEmpty(byte[] lo, byte[] hi) {
         memo.clear();
-        if (prefixSeek != null) {
+        if (prefixSeek != null || !sv.version.hasRangeFilters()) {
             return false;
         }
         if (!memTableEmptyIn(sv.mem, lo, hi)) {

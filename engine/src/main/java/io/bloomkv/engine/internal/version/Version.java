@@ -43,6 +43,8 @@ public final class Version implements LevelView {
     private final double compactionScore;
     /** True when some table holds a range tombstone (point reads then take {@link #collect}). */
     private final boolean hasRangeTombstones;
+    /** Some table of this version has a usable range filter. */
+    private final boolean hasRangeFilters;
     /**
      * References to the pinned filter copies of this Version's tables, held until its release: gets probe a pinned copy
      * without a reference of their own ({@code TableReader#retainPinnedFilter}). Guarded by itself; null once released.
@@ -84,12 +86,15 @@ public final class Version implements LevelView {
             }
         }
         boolean tombstones = false;
+        boolean rangeFilters = false;
         for (TableReader[] rs : readers) {
             for (TableReader r : rs) {
                 tombstones |= !r.rangeTombstones().isEmpty();
+                rangeFilters |= r.hasRangeFilter();
             }
         }
         this.hasRangeTombstones = tombstones;
+        this.hasRangeFilters = rangeFilters;
         this.targets = targets;
         this.compactionLevel = compactionLevel;
         this.compactionScore = compactionScore;
@@ -156,6 +161,15 @@ public final class Version implements LevelView {
     /** True when some table of this Version holds a range tombstone. */
     public boolean hasRangeTombstones() {
         return hasRangeTombstones;
+    }
+
+    /**
+     * True when some table of this version has a usable range filter: without one, a bounded seek's up-front check
+     * ({@link #tablesRuleOut}) could only rule tables out on their key ranges, which the table iterators' own seeks
+     * settle about as cheaply, so it is not made.
+     */
+    public boolean hasRangeFilters() {
+        return hasRangeFilters;
     }
 
     /** Every range tombstone of every table (fragments), for an iterator's view; empty for most Versions. */
