@@ -3,6 +3,7 @@ package io.bloomkv.bloom;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.CRC32C;
 
@@ -119,6 +120,15 @@ public final class RangeFilter implements AutoCloseable {
     private final long hashA;
     private final long hashB;
     private final long[] zeroSamples;
+    /**
+     * The segment directory's search array, built at load: {@code sepCommon} is the longest common prefix of the
+     * separators of segments 1.. (segment 0's is empty), and {@code sepWindow[j]} holds separator j's next 8 bytes
+     * (zero-padded, big-endian, compared unsigned). Order-preserving: two separators whose windows differ compare as
+     * their windows do, so {@link #segmentOf} compares one long per step and reads a separator's bytes only on a tie.
+     */
+    private final byte[] sepCommon;
+
+    private final long[] sepWindow;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private RangeFilter(
@@ -150,7 +160,74 @@ public final class RangeFilter implements AutoCloseable {
         this.hashA = Math.floorMod(Probes.step(seed), P61 - 1) + 1;
         this.hashB = Math.floorMod(Probes.step(seed ^ 0x9E3779B97F4A7C15L), P61);
         this.zeroSamples = sampleZeros();
+        this.sepCommon = commonSeparatorPrefix();
+        this.sepWindow = separatorWindows(sepCommon.length);
     }
+
+    /** The longest common prefix of the separators of segments 1.. (empty with fewer than two segments). */
+    private byte[] commonSeparatorPrefix() {
+        if (segments < 2) {
+            return new byte[0];
+        }
+        int len = readInt(rec(1, SEG_SEP_LENGTH));
+        long first = heapStart + Integer.toUnsignedLong(readInt(rec(1, SEG_HEAP_OFFSET)));
+        for (int j = 2; j < segments && len > 0; j++) {
+            long at = heapStart + Integer.toUnsignedLong(readInt(rec(j, SEG_HEAP_OFFSET)));
+            int n = Math.min(len, readInt(rec(j, SEG_SEP_LENGTH)));
+            int i = 0;
+            while (i < n && readByte(first + i) == readByte(at + i)) {
+                i++;
+            }
+            len = i;
+        }
+        byte[] out = new byte[len];
+        for (int i = 0; i < len; i++) {
+            out[i] = (byte) readByte(first + i);
+        }
+        return out;
+    }
+
+    private long[] separatorWindows(int common) {
+        long[] out = new long[segments];
+        for (int j = 1; j < segments; j++) {
+            long at = heapStart + Integer.toUnsignedLong(readInt(rec(j, SEG_HEAP_OFFSET)));
+            int len = readInt(rec(j, SEG_SEP_LENGTH));
+            out[j] = bigEndian(at + common, len - common);
+        }
+        return out;
+    }
+
+    /** Up to 8 bytes of the body at {@code offset} ({@code available} of them belong to the string) as a big-endian, zero-padded long. */
+    private long bigEndian(long offset, int available) {
+        if (available <= 0) {
+            return 0;
+        }
+        long v = Long.reverseBytes(readUnaligned(offset, Math.min(8, available)));
+        return available >= 8 ? v : v & ~(-1L >>> (8 * available));
+    }
+
+    /** Bytes [from, from + 8) of key[0, len), zero-padded, big-endian. */
+    private static long keyWindow(byte[] key, int len, int from) {
+        if (from + 8 <= len) {
+            return (long) BIG_ENDIAN_LONG.get(key, from);
+        }
+        if (from >= len) {
+            return 0;
+        }
+        if (len >= 8) {
+            // The key's last 8 bytes, shifted up past the ones before from: one load instead of a byte loop.
+            return (long) BIG_ENDIAN_LONG.get(key, len - 8) << (8 * (from + 8 - len));
+        }
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            int at = from + i;
+            v = (v << 8) | (at < len ? key[at] & 0xFF : 0);
+        }
+        return v;
+    }
+
+    private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONG =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     // ---------------------------------------------------------------- sizes
 
@@ -489,16 +566,17 @@ public final class RangeFilter implements AutoCloseable {
 
     /** Bits [c, c + w) of {@code key}, zero-padded past its end, as an unsigned integer (w ≤ 62). */
     static long window(byte[] key, int c, int w) {
+        return window(key, key.length, c, w);
+    }
+
+    /** As {@link #window(byte[], int, int)} for key[0, len). */
+    static long window(byte[] key, int len, int c, int w) {
         int byteAt = c >>> 3;
         int s = c & 7;
-        long hi = 0;
-        for (int i = 0; i < 8; i++) {
-            int at = byteAt + i;
-            hi = (hi << 8) | (at < key.length ? key[at] & 0xFF : 0);
-        }
+        long hi = keyWindow(key, len, byteAt);
         if (s != 0) {
             int at = byteAt + 8;
-            int extra = at < key.length ? key[at] & 0xFF : 0;
+            int extra = at < len ? key[at] & 0xFF : 0;
             hi = (hi << s) | (extra >>> (8 - s));
         }
         return hi >>> (64 - w);
@@ -654,37 +732,97 @@ public final class RangeFilter implements AutoCloseable {
      * interval (lo &gt; hi) is {@code false}. Either bound may be null: unbounded on that side.
      */
     public boolean mightContainRange(byte[] lo, byte[] hi) {
+        return mightContainRange(lo, lo == null ? 0 : lo.length, hi, hi == null ? 0 : hi.length);
+    }
+
+    /**
+     * As {@link #mightContainRange(byte[], byte[])} for the bounds {@code lo[0, loLength)} and {@code hi[0, hiLength)}
+     * (a null array: unbounded on that side, its length ignored): the engine passes an internal key's user part without
+     * copying it. Allocates nothing.
+     */
+    public boolean mightContainRange(byte[] lo, int loLength, byte[] hi, int hiLength) {
         checkOpen();
+        if (lo != null) {
+            Objects.checkFromIndexSize(0, loLength, lo.length);
+        }
+        if (hi != null) {
+            Objects.checkFromIndexSize(0, hiLength, hi.length);
+        }
         if (segments == 0) {
             return false;
         }
-        if (lo != null && hi != null && Arrays.compareUnsigned(lo, hi) > 0) {
+        if (lo != null && hi != null && Arrays.compareUnsigned(lo, 0, loLength, hi, 0, hiLength) > 0) {
             return false;
         }
-        int jl = lo == null ? 0 : segmentOf(lo);
-        int jh = hi == null ? segments - 1 : segmentOf(hi);
+        int jl = lo == null ? 0 : segmentOf(lo, loLength);
+        // hi's segment is at or after lo's: a short range ends in the same segment or the next, so two compares
+        // settle it, and a range reaching two segments on holds a whole segment.
+        int jh;
+        if (hi == null) {
+            jh = segments - 1;
+        } else if (jl + 1 >= segments || compareSeparatorWithKey(jl + 1, hi, hiLength) > 0) {
+            jh = jl;
+        } else if (jl + 2 >= segments || compareSeparatorWithKey(jl + 2, hi, hiLength) > 0) {
+            jh = jl + 1;
+        } else {
+            jh = jl + 2;
+        }
         if (jh - jl >= 2) {
             return true; // a whole segment lies inside the range, and every segment holds keys
         }
-        if (segmentMayHold(jl, lo, jl == jh ? hi : null)) {
+        if (segmentMayHold(jl, lo, loLength, jl == jh ? hi : null, hiLength)) {
             return true;
         }
-        return jh != jl && segmentMayHold(jh, null, hi);
+        return jh != jl && segmentMayHold(jh, null, 0, hi, hiLength);
     }
 
-    /** The last segment whose separator is &lt;= key (segment 0's is empty). */
-    private int segmentOf(byte[] key) {
-        int lo = 0;
-        int hi = segments - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (compareSeparator(mid, key) <= 0) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
+    /**
+     * The last segment whose separator is &lt;= key[0, len) (segment 0's is empty). The key is compared once with the
+     * separators' common prefix, then by binary search over their 8-byte windows ({@link #sepWindow}); only a tie of
+     * windows reads the separator's bytes.
+     */
+    private int segmentOf(byte[] key, int len) {
+        if (segments < 2) {
+            return 0;
         }
-        return lo;
+        int common = sepCommon.length;
+        int cmp = Arrays.compareUnsigned(key, 0, Math.min(len, common), sepCommon, 0, Math.min(len, common));
+        if (cmp < 0 || (cmp == 0 && len < common)) {
+            return 0; // below every separator of segments 1..
+        }
+        if (cmp > 0) {
+            return segments - 1; // above every separator
+        }
+        long kw = keyWindow(key, len, common);
+        // The last j in [0, segments) with separator j <= key, segment 0's counting as smallest: halve a window
+        // [base, base + n) that holds it; the select below compiles without a branch on the comparison.
+        long[] windows = sepWindow;
+        int base = 0;
+        int n = segments;
+        while (n > 1) {
+            int half = n >>> 1;
+            int mid = base + half;
+            long w = windows[mid];
+            boolean atOrBelow = w == kw ? compareSeparator(mid, key, len) <= 0 : Long.compareUnsigned(w, kw) < 0;
+            base = atOrBelow ? mid : base;
+            n -= half;
+        }
+        return base;
+    }
+
+    /** Separator of segment j (j &gt;= 1) against key[0, len), through the search array: negative when it sorts first. */
+    private int compareSeparatorWithKey(int j, byte[] key, int len) {
+        int common = sepCommon.length;
+        int cmp = Arrays.compareUnsigned(key, 0, Math.min(len, common), sepCommon, 0, Math.min(len, common));
+        if (cmp != 0) {
+            return -cmp;
+        }
+        if (len < common) {
+            return 1; // key is a proper prefix of every separator
+        }
+        long kw = keyWindow(key, len, common);
+        long w = sepWindow[j];
+        return w == kw ? compareSeparator(j, key, len) : Long.compareUnsigned(w, kw);
     }
 
     private long rec(int j, int field) {
@@ -710,19 +848,45 @@ public final class RangeFilter implements AutoCloseable {
         return width == 8 ? v : v & ((1L << (width * 8)) - 1);
     }
 
-    /** Separator of segment j against key: negative when the separator sorts first. */
-    private int compareSeparator(int j, byte[] key) {
+    /** {@link #segmentOf(byte[], int)} of a whole key (tests). */
+    int segmentOf(byte[] key) {
+        return segmentOf(key, key.length);
+    }
+
+    /** The reference the tests hold {@link #segmentOf(byte[], int)} to: a linear scan comparing byte by byte. */
+    int segmentOfByScan(byte[] key) {
+        int found = 0;
+        for (int j = 1; j < segments; j++) {
+            long heapOff = heapStart + Integer.toUnsignedLong(readInt(rec(j, SEG_HEAP_OFFSET)));
+            int sepLen = readInt(rec(j, SEG_SEP_LENGTH));
+            int n = Math.min(sepLen, key.length);
+            int i = 0;
+            while (i < n && readByte(heapOff + i) == (key[i] & 0xFF)) {
+                i++;
+            }
+            int cmp = i < n ? readByte(heapOff + i) - (key[i] & 0xFF) : sepLen - key.length;
+            if (cmp > 0) {
+                break;
+            }
+            found = j;
+        }
+        return found;
+    }
+
+    /** Separator of segment j against key[0, len): negative when the separator sorts first. */
+    private int compareSeparator(int j, byte[] key, int len) {
         long heapOff = heapStart + Integer.toUnsignedLong(readInt(rec(j, SEG_HEAP_OFFSET)));
         int sepLen = readInt(rec(j, SEG_SEP_LENGTH));
-        int n = Math.min(sepLen, key.length);
-        for (int i = 0; i < n; i++) {
-            int a = readByte(heapOff + i);
-            int b = key[i] & 0xFF;
+        int n = Math.min(sepLen, len);
+        for (int i = 0; i < n; i += 8) {
+            int m = Math.min(8, n - i);
+            long a = bigEndian(heapOff + i, m);
+            long b = keyWindow(key, i + m, i);
             if (a != b) {
-                return a - b;
+                return Long.compareUnsigned(a, b);
             }
         }
-        return sepLen - key.length;
+        return Integer.compare(sepLen, len);
     }
 
     /**
@@ -730,19 +894,19 @@ public final class RangeFilter implements AutoCloseable {
      * T(x), are compared with the segment's: T is monotone, so keys in [lo, hi] have offsets in [T(lo), T(hi)] clipped
      * to the segment's [0, U).
      */
-    private boolean segmentMayHold(int j, byte[] lo, byte[] hi) {
+    private boolean segmentMayHold(int j, byte[] lo, int loLen, byte[] hi, int hiLen) {
         int c = readInt(rec(j, SEG_PREFIX_BITS));
         int w = readByte(rec(j, SEG_WINDOW));
         long u = body.readLong(rec(j, SEG_UNIVERSE));
         long a = 0;
         long b = u - 1;
         if (lo != null) {
-            int cmp = comparePrefix(j, c, lo);
+            int cmp = comparePrefix(j, c, lo, loLen);
             if (cmp > 0) {
                 return false; // lo is above every key of the segment
             }
             if (cmp == 0) {
-                long v = window(lo, c, w) - body.readLong(rec(j, SEG_W0));
+                long v = window(lo, loLen, c, w) - body.readLong(rec(j, SEG_W0));
                 if (v >= u) {
                     return false;
                 }
@@ -750,12 +914,12 @@ public final class RangeFilter implements AutoCloseable {
             }
         }
         if (hi != null) {
-            int cmp = comparePrefix(j, c, hi);
+            int cmp = comparePrefix(j, c, hi, hiLen);
             if (cmp < 0) {
                 return false; // hi is below every key of the segment
             }
             if (cmp == 0) {
-                long v = window(hi, c, w) - body.readLong(rec(j, SEG_W0));
+                long v = window(hi, hiLen, c, w) - body.readLong(rec(j, SEG_W0));
                 if (v < 0) {
                     return false;
                 }
@@ -805,24 +969,19 @@ public final class RangeFilter implements AutoCloseable {
     }
 
     /** Compares the first c bits of key (zero-padded) with segment j's prefix: negative when the key's are smaller. */
-    private int comparePrefix(int j, int c, byte[] key) {
+    private int comparePrefix(int j, int c, byte[] key, int len) {
         long heapOff =
                 heapStart + Integer.toUnsignedLong(readInt(rec(j, SEG_HEAP_OFFSET))) + readInt(rec(j, SEG_SEP_LENGTH));
-        int full = c >>> 3;
-        for (int i = 0; i < full; i++) {
-            int p = readByte(heapOff + i);
-            int k = i < key.length ? key[i] & 0xFF : 0;
+        int bytes = (c + 7) >>> 3; // the prefix's stored bytes; the last one's bits past c are masked off
+        for (int i = 0; i < bytes; i += 8) {
+            int m = Math.min(8, bytes - i);
+            long p = bigEndian(heapOff + i, m);
+            long k = keyWindow(key, len, i);
+            long mask = i + 8 <= c >>> 3 ? -1L : -1L << (64 - Math.min(64, c - 8 * i));
+            p &= mask;
+            k &= mask;
             if (p != k) {
-                return k - p;
-            }
-        }
-        int rest = c & 7;
-        if (rest != 0) {
-            int mask = (0xFF << (8 - rest)) & 0xFF;
-            int p = readByte(heapOff + full) & mask;
-            int k = (full < key.length ? key[full] & 0xFF : 0) & mask;
-            if (p != k) {
-                return k - p;
+                return Long.compareUnsigned(k, p);
             }
         }
         return 0;
@@ -886,14 +1045,26 @@ public final class RangeFilter implements AutoCloseable {
             long word = ~body.readLong(highsStart + 8 * wordIndex) >>> (pos & 63);
             int available = Long.bitCount(word);
             if (available >= left) {
-                for (long k = 1; k < left; k++) {
-                    word &= word - 1;
-                }
-                return pos + Long.numberOfTrailingZeros(word);
+                return pos + selectInWord(word, (int) left - 1);
             }
             left -= available;
             pos = (wordIndex + 1) << 6;
         }
+    }
+
+    /** Position of the k-th (0-based) set bit of {@code word}, which has more than k: skips 16-bit chunks by count. */
+    static int selectInWord(long word, int k) {
+        int shift = 0;
+        int c;
+        while ((c = Long.bitCount(word & 0xFFFF)) <= k) {
+            k -= c;
+            word >>>= 16;
+            shift += 16;
+        }
+        for (; k > 0; k--) {
+            word &= word - 1;
+        }
+        return shift + Long.numberOfTrailingZeros(word);
     }
 
     // ---------------------------------------------------------------- accessors
@@ -916,10 +1087,10 @@ public final class RangeFilter implements AutoCloseable {
         return segmentKeys;
     }
 
-    /** Off-heap bytes held (body) plus the select samples on the heap. */
+    /** Off-heap bytes held (body) plus the select samples and the directory's search array on the heap. */
     public long sizeInBytes() {
         checkOpen();
-        return body.storeBytes() + 8L * zeroSamples.length;
+        return body.storeBytes() + 8L * zeroSamples.length + 8L * sepWindow.length + sepCommon.length;
     }
 
     /** Length of {@link #toByteArray()}. */

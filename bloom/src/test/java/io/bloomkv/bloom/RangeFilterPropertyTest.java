@@ -86,6 +86,20 @@ class RangeFilterPropertyTest {
                     }
                     boolean holds = holds(keys, lo, hi);
                     boolean answer = f.mightContainRange(lo, hi);
+                    for (byte[] k : new byte[][] {lo, hi}) {
+                        if (k != null) {
+                            assertThat(f.segmentOf(k))
+                                    .as("segment of %s", show(k))
+                                    .isEqualTo(f.segmentOfByScan(k));
+                        }
+                    }
+                    // The bounds as the leading bytes of longer arrays (an internal key's user part) answer alike.
+                    byte[] loLong = lo == null ? null : withCommon(lo, randomKey(rnd, 9, 256));
+                    byte[] hiLong = hi == null ? null : withCommon(hi, randomKey(rnd, 9, 256));
+                    assertThat(f.mightContainRange(
+                                    loLong, lo == null ? 0 : lo.length, hiLong, hi == null ? 0 : hi.length))
+                            .as("bounds given by length")
+                            .isEqualTo(answer);
                     if (holds) {
                         assertThat(answer)
                                 .as("range [%s, %s] holds a key", show(lo), show(hi))

@@ -488,13 +488,13 @@ public final class Db implements AutoCloseable {
             it = new DbIterator(
                     this,
                     sv,
-                    () -> {
+                    memo -> {
                         byte[] lower = readOptions == null ? null : readOptions.lowerBound();
                         byte[] upper = readOptions == null ? null : readOptions.upperBound();
                         // A bounded read puts each table behind its range filter (Options.rangeFilterBitsPerKey).
                         List<InternalIterator> tables = lower == null && upper == null
                                 ? sv.version.iterators()
-                                : sv.version.iterators(lower, upper);
+                                : sv.version.iterators(lower, upper, memo);
                         List<MemTable> imms = sv.imms;
                         List<InternalIterator> children = new ArrayList<>(1 + imms.size() + tables.size());
                         children.add(sv.mem.iterator());

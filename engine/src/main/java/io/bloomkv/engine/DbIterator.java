@@ -4,14 +4,17 @@ import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.KeyLookup;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
+import io.bloomkv.engine.internal.iterator.RangeProbeMemo;
+import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
+import io.bloomkv.engine.internal.table.InternalIterator;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * An iterator over the user keys and values of a {@link Db} at one point in time (the latest write
@@ -39,13 +42,18 @@ import java.util.function.Supplier;
 public final class DbIterator implements AutoCloseable {
     private final Db db;
     private final SuperVersion sv;
-    /** The iterator positioned now: {@link #full} or a prefix seek's; null until the first seek of a prefix iterator. */
+    /** The iterator positioned now: {@link #full} or a prefix seek's; null until the first positioning that needs one. */
     private MergingIterator merged;
     /** Prefix seeks (ReadOptions.prefixSameAsStart), or null; {@link #full} is the unrestricted iterator. */
     private final PrefixSeek prefixSeek;
     /** Makes the unrestricted iterator over every memtable and table of {@link #sv}. */
-    private final Supplier<MergingIterator> makeFull;
-    /** The unrestricted iterator; made on first use when prefix seeks are on (a prefix seek never needs it). */
+    private final Function<RangeProbeMemo, MergingIterator> makeFull;
+    /** The range-filter answer the positioning in progress already has ({@link #provablyEmpty}), for its tables. */
+    private final RangeProbeMemo memo = new RangeProbeMemo();
+    /**
+     * The unrestricted iterator; made on first use (a prefix seek never needs it, nor a bounded positioning
+     * {@link #provablyEmpty} decided).
+     */
     private MergingIterator full;
     /** The prefix the current position is confined to (after a prefix seek), or null. */
     private byte[] prefix;
@@ -79,7 +87,12 @@ public final class DbIterator implements AutoCloseable {
     /** The time the iterator judges expiry at: its creation (it reads one point in time). */
     private final long now;
 
-    DbIterator(Db db, SuperVersion sv, Supplier<MergingIterator> makeFull, long sequence, ReadOptions readOptions) {
+    DbIterator(
+            Db db,
+            SuperVersion sv,
+            Function<RangeProbeMemo, MergingIterator> makeFull,
+            long sequence,
+            ReadOptions readOptions) {
         this.db = db;
         this.sv = sv;
         this.makeFull = makeFull;
@@ -87,10 +100,8 @@ public final class DbIterator implements AutoCloseable {
         this.ttl = db.ttl();
         this.now = ttl == null ? 0 : ttl.now();
         this.prefixSeek = PrefixSeek.of(db.prefixLength(), readOptions, sv);
-        if (prefixSeek == null) {
-            this.full = makeFull.get();
-            this.merged = full;
-        }
+        // The unrestricted iterator is made by the first positioning that needs it (scope): a bounded seek whose range
+        // no memtable entry and no table can hold (provablyEmpty) never makes it.
         RangeTombstoneList ts = sv.rangeTombstones(sequence);
         this.tombstones = ts.isEmpty() ? null : ts;
         this.lower = readOptions == null ? null : readOptions.lowerBound();
@@ -114,10 +125,60 @@ public final class DbIterator implements AutoCloseable {
             merged = prefixSeek.iterator(next);
         } else {
             if (full == null) {
-                full = makeFull.get();
+                full = makeFull.apply(memo);
             }
             merged = full;
         }
+    }
+
+    /**
+     * True when no point entry of any memtable or table can have a user key in the closed range [lo, hi] (a null bound
+     * is open; not both): the memtables are asked with one seek each (an empty one not at all), the tables by their
+     * key ranges and range filters ({@link io.bloomkv.engine.internal.version.Version#tablesRuleOut}), before any
+     * table iterator, index or block is touched. A positioning over such a range finds nothing, at any snapshot and
+     * whatever the range tombstones say. The memtables are asked first: when they hold the range, no filter is probed
+     * here and again by the table iterators. Not made with prefix seeks (their iterators are made per prefix), nor
+     * when no table has a range filter.
+     */
+    private boolean provablyEmpty(byte[] lo, byte[] hi) {
+        memo.clear();
+        if (prefixSeek != null || !sv.version.hasRangeFilters()) {
+            return false;
+        }
+        if (!memTableEmptyIn(sv.mem, lo, hi)) {
+            return false;
+        }
+        for (int i = 0; i < sv.imms.size(); i++) {
+            if (!memTableEmptyIn(sv.imms.get(i), lo, hi)) {
+                return false;
+            }
+        }
+        return sv.version.tablesRuleOut(lo, hi, memo);
+    }
+
+    private static boolean memTableEmptyIn(MemTable m, byte[] lo, byte[] hi) {
+        if (m.hasNoPointEntries()) {
+            return true;
+        }
+        InternalIterator it = m.iterator();
+        try {
+            if (lo == null) {
+                it.seekToFirst();
+            } else {
+                it.seek(InternalKey.forSeek(lo, InternalKey.MAX_SEQUENCE));
+            }
+            return !it.valid() || (hi != null && InternalKey.compareUserKey(it.key(), hi) > 0);
+        } finally {
+            it.close();
+        }
+    }
+
+    /** Leaves the iterator not valid after a positioning {@link #provablyEmpty} decided. */
+    private void positionNowhere() {
+        key = null;
+        value = null;
+        pastCurrent = false;
+        reverse = false;
     }
 
     private void checkOpen() {
@@ -145,12 +206,17 @@ public final class DbIterator implements AutoCloseable {
         checkOpen();
         try {
             reverse = false;
+            if (upper != null && provablyEmpty(lower, upper)) {
+                positionNowhere();
+                return;
+            }
             scope(null);
             if (lower != null) {
                 merged.seek(InternalKey.forSeek(lower, sequence));
             } else {
                 merged.seekToFirst();
             }
+            memo.clear();
             findNext(null);
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
@@ -163,9 +229,14 @@ public final class DbIterator implements AutoCloseable {
         WriteBatch.checkKey(target);
         try {
             reverse = false;
-            scope(target);
             byte[] t = lower != null && Arrays.compareUnsigned(target, lower) < 0 ? lower : target;
+            if (upper != null && provablyEmpty(t, upper)) {
+                positionNowhere();
+                return;
+            }
+            scope(target);
             merged.seek(InternalKey.forSeek(t, sequence));
+            memo.clear();
             findNext(null);
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
@@ -176,6 +247,10 @@ public final class DbIterator implements AutoCloseable {
     public synchronized void seekToLast() {
         checkOpen();
         try {
+            if (lower != null && provablyEmpty(lower, upper)) {
+                positionNowhere();
+                return;
+            }
             reverse = true;
             scope(null);
             if (upper != null) {
@@ -183,6 +258,7 @@ public final class DbIterator implements AutoCloseable {
             } else {
                 merged.seekToLast();
             }
+            memo.clear();
             findPrev();
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
@@ -198,10 +274,15 @@ public final class DbIterator implements AutoCloseable {
             return;
         }
         try {
+            if (lower != null && provablyEmpty(lower, target)) {
+                positionNowhere();
+                return;
+            }
             reverse = true;
             scope(null);
             // Trailer 0 sorts after every entry of target: the walk back starts at its oldest version.
             merged.seekForPrev(InternalKey.encode(target, 0, ValueType.DELETE));
+            memo.clear();
             findPrev();
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());

@@ -237,8 +237,19 @@ public final class RangeSeekBench {
         return new Ranges(lo, hi, expected);
     }
 
-    /** Ops/s of one pass; throws if an answer is wrong. */
-    static double pass(Engine e, Ranges r) throws IOException {
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /**
+     * One pass: ops/s, and this thread's CPU time and heap allocation per seek (the JVM's per-thread accounting, which
+     * other tenants of a loaded machine distort far less than wall-clock time); throws if an answer is wrong.
+     */
+    record Pass(double ops, double cpuNsPerSeek, double allocBytesPerSeek) {}
+
+    static Pass pass(Engine e, Ranges r) throws IOException {
+        long tid = Thread.currentThread().getId();
+        long c0 = THREADS.getCurrentThreadCpuTime();
+        long a0 = THREADS.getThreadAllocatedBytes(tid);
         long t0 = System.nanoTime();
         for (int i = 0; i < r.lo().length; i++) {
             int n = e.scan(r.lo()[i], r.hi()[i]);
@@ -247,7 +258,11 @@ public final class RangeSeekBench {
                         e.name() + ": range " + i + " holds " + r.expected()[i] + " keys, the engine saw " + n);
             }
         }
-        return r.lo().length / ((System.nanoTime() - t0) / 1e9);
+        long t1 = System.nanoTime();
+        long c1 = THREADS.getCurrentThreadCpuTime();
+        long a1 = THREADS.getThreadAllocatedBytes(tid);
+        int count = r.lo().length;
+        return new Pass(count / ((t1 - t0) / 1e9), (double) (c1 - c0) / count, (double) (a1 - a0) / count);
     }
 
     /** One row of the report. */
@@ -258,7 +273,11 @@ public final class RangeSeekBench {
             double minOps,
             double maxOps,
             double blockReadsPerSeek,
-            double rangeUsefulPerSeek) {}
+            double rangeUsefulPerSeek,
+            double medianCpuNs,
+            double minCpuNs,
+            double maxCpuNs,
+            double medianAllocBytes) {}
 
     public static List<Result> run(
             Path dir, long num, int seeks, int rounds, double rangeBits, double bits, long cacheBytes, long seed)
@@ -285,6 +304,8 @@ public final class RangeSeekBench {
                     pass(e, warm);
                 }
                 double[][] ops = new double[engines.size()][rounds];
+                double[][] cpu = new double[engines.size()][rounds];
+                double[][] alloc = new double[engines.size()][rounds];
                 long[] reads = new long[engines.size()];
                 long[] useful = new long[engines.size()];
                 for (int round = 0; round < rounds; round++) {
@@ -292,7 +313,10 @@ public final class RangeSeekBench {
                     for (int k = 0; k < engines.size(); k++) {
                         Engine e = engines.get(k);
                         Stats before = e instanceof BloomKv b ? b.stats() : null;
-                        ops[k][round] = pass(e, r);
+                        Pass p = pass(e, r);
+                        ops[k][round] = p.ops();
+                        cpu[k][round] = p.cpuNsPerSeek();
+                        alloc[k][round] = p.allocBytesPerSeek();
                         if (before != null) {
                             Stats after = ((BloomKv) e).stats();
                             reads[k] += after.blockReads() - before.blockReads();
@@ -303,6 +327,10 @@ public final class RangeSeekBench {
                 for (int k = 0; k < engines.size(); k++) {
                     double[] s = ops[k].clone();
                     Arrays.sort(s);
+                    double[] c = cpu[k].clone();
+                    Arrays.sort(c);
+                    double[] a = alloc[k].clone();
+                    Arrays.sort(a);
                     boolean isBloom = engines.get(k) instanceof BloomKv;
                     out.add(new Result(
                             w,
@@ -311,7 +339,11 @@ public final class RangeSeekBench {
                             s[0],
                             s[s.length - 1],
                             isBloom ? (double) reads[k] / ((long) seeks * rounds) : Double.NaN,
-                            isBloom ? (double) useful[k] / ((long) seeks * rounds) : Double.NaN));
+                            isBloom ? (double) useful[k] / ((long) seeks * rounds) : Double.NaN,
+                            c[c.length / 2],
+                            c[0],
+                            c[c.length - 1],
+                            a[a.length / 2]));
                 }
             }
             return out;
@@ -361,24 +393,31 @@ public final class RangeSeekBench {
         List<Result> rs = run(dir, num, seeks, rounds, rangeBits, bits, cacheMb << 20, seed);
         System.out.printf(
                 Locale.ROOT,
-                "%-10s %-16s %12s %24s %18s %18s%n",
+                "%-10s %-16s %12s %24s %18s %18s %14s %20s %14s%n",
                 "workload",
                 "engine",
                 "ops/s (med)",
                 "spread (min..max)",
                 "block reads/seek",
-                "range useful/seek");
+                "range useful/seek",
+                "cpu ns/seek",
+                "cpu spread",
+                "alloc B/seek");
         for (Result r : rs) {
             System.out.printf(
                     Locale.ROOT,
-                    "%-10s %-16s %12.0f %11.0f..%-12.0f %18.3f %18.3f%n",
+                    "%-10s %-16s %12.0f %11.0f..%-12.0f %18.3f %18.3f %14.0f %9.0f..%-10.0f %14.0f%n",
                     r.workload(),
                     r.engine(),
                     r.medianOps(),
                     r.minOps(),
                     r.maxOps(),
                     r.blockReadsPerSeek(),
-                    r.rangeUsefulPerSeek());
+                    r.rangeUsefulPerSeek(),
+                    r.medianCpuNs(),
+                    r.minCpuNs(),
+                    r.maxCpuNs(),
+                    r.medianAllocBytes());
         }
     }
 }

@@ -20,8 +20,10 @@ public final class LevelIterator implements InternalIterator {
 
     private final byte[] upper;
 
+    private final RangeProbeMemo memo;
+
     public LevelIterator(FileMetaData[] files, TableReader[] readers) {
-        this(files, readers, null, null);
+        this(files, readers, null, null, null);
     }
 
     /**
@@ -31,10 +33,16 @@ public final class LevelIterator implements InternalIterator {
      * a later change of direction read keys below the lower bound from (ReverseIterationTest).
      */
     public LevelIterator(FileMetaData[] files, TableReader[] readers, byte[] lower, byte[] upper) {
+        this(files, readers, lower, upper, null);
+    }
+
+    /** As {@link #LevelIterator(FileMetaData[], TableReader[], byte[], byte[])}, its tables taking answers from memo. */
+    public LevelIterator(FileMetaData[] files, TableReader[] readers, byte[] lower, byte[] upper, RangeProbeMemo memo) {
         this.files = files;
         this.readers = readers;
         this.lower = lower;
         this.upper = upper;
+        this.memo = memo;
     }
 
     private boolean bounded() {
@@ -48,7 +56,7 @@ public final class LevelIterator implements InternalIterator {
         }
         index = i;
         if (i < files.length) {
-            table = bounded() ? new RangeFilteredIterator(readers[i], lower, upper) : readers[i].iterator();
+            table = bounded() ? new RangeFilteredIterator(readers[i], lower, upper, memo) : readers[i].iterator();
         }
     }
 

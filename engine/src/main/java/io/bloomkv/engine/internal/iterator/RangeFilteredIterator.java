@@ -25,14 +25,23 @@ public final class RangeFilteredIterator implements InternalIterator {
     private final TableReader table;
     private final byte[] lower;
     private final byte[] upper;
+    /** The answer the positioning in progress already has for this table, or null. */
+    private final RangeProbeMemo memo;
+
     private InternalIterator inner;
     /** The last seek was ruled out by the range filter: not valid. */
     private boolean skipped;
 
     public RangeFilteredIterator(TableReader table, byte[] lower, byte[] upper) {
+        this(table, lower, upper, null);
+    }
+
+    /** As {@link #RangeFilteredIterator(TableReader, byte[], byte[])}, taking answers already had from {@code memo}. */
+    public RangeFilteredIterator(TableReader table, byte[] lower, byte[] upper, RangeProbeMemo memo) {
         this.table = table;
         this.lower = lower;
         this.upper = upper;
+        this.memo = memo;
     }
 
     private InternalIterator inner() {
@@ -43,19 +52,46 @@ public final class RangeFilteredIterator implements InternalIterator {
         return inner;
     }
 
-    private static byte[] userKey(byte[] internalKey) {
+    /** Length of an internal key's user part (the key is passed with it, never copied). */
+    private static int userKeyLength(byte[] internalKey) {
         return internalKey.length >= InternalKey.TRAILER_SIZE
-                ? Arrays.copyOf(internalKey, internalKey.length - InternalKey.TRAILER_SIZE)
-                : internalKey;
+                ? internalKey.length - InternalKey.TRAILER_SIZE
+                : internalKey.length;
     }
 
     /** True (and the iterator not valid) when the table's range filter rules out [lo, hi]. */
     private boolean ruledOut(byte[] lo, byte[] hi) {
-        if (!table.hasRangeFilter() || (lo == null && hi == null) || table.rangeMayContainRetained(lo, hi)) {
+        return ruledOut(lo, lo == null ? 0 : lo.length, hi, hi == null ? 0 : hi.length);
+    }
+
+    /**
+     * A range outside the table's [smallest, largest] user keys is ruled out on the table's properties, with no probe
+     * (and none counted); an answer the positioning already has ({@link RangeProbeMemo}) is not asked again.
+     */
+    private boolean ruledOut(byte[] lo, int loLength, byte[] hi, int hiLength) {
+        if (!table.hasRangeFilter() || (lo == null && hi == null)) {
+            return false;
+        }
+        if (outsideKeyRange(lo, loLength, hi, hiLength)) {
+            skipped = true;
+            return true;
+        }
+        if ((memo != null && memo.saidMaybe(table, lo, loLength, hi, hiLength))
+                || table.rangeMayContainRetained(lo, loLength, hi, hiLength)) {
             return false;
         }
         skipped = true;
         return true;
+    }
+
+    private boolean outsideKeyRange(byte[] lo, int loLength, byte[] hi, int hiLength) {
+        byte[] small = table.properties().smallestUserKey();
+        byte[] large = table.properties().largestUserKey();
+        if (small == null || large == null) {
+            return false;
+        }
+        return (lo != null && Arrays.compareUnsigned(large, 0, large.length, lo, 0, loLength) < 0)
+                || (hi != null && Arrays.compareUnsigned(small, 0, small.length, hi, 0, hiLength) > 0);
     }
 
     /** After a forward positioning the filter let through: no entry below upper means it was a false positive. */
@@ -89,7 +125,7 @@ public final class RangeFilteredIterator implements InternalIterator {
     @Override
     public void seek(byte[] target) {
         boolean asked = upper != null && table.hasRangeFilter();
-        if (upper != null && ruledOut(userKey(target), upper)) {
+        if (upper != null && ruledOut(target, userKeyLength(target), upper, upper.length)) {
             return;
         }
         inner().seek(target);
@@ -109,7 +145,7 @@ public final class RangeFilteredIterator implements InternalIterator {
     @Override
     public void seekForPrev(byte[] target) {
         boolean asked = lower != null && table.hasRangeFilter();
-        if (lower != null && ruledOut(lower, userKey(target))) {
+        if (lower != null && ruledOut(lower, lower.length, target, userKeyLength(target))) {
             return;
         }
         inner().seekForPrev(target);

@@ -895,11 +895,19 @@ public final class TableReader implements AutoCloseable {
      * during the call), as for {@link #get(PointRead)}.
      */
     public boolean rangeMayContainRetained(byte[] lo, byte[] hi) {
+        return rangeMayContainRetained(lo, lo == null ? 0 : lo.length, hi, hi == null ? 0 : hi.length);
+    }
+
+    /**
+     * As {@link #rangeMayContainRetained(byte[], byte[])} for the bounds {@code lo[0, loLength)} and
+     * {@code hi[0, hiLength)} (an internal key's user part, not copied); a null array is open on that side.
+     */
+    public boolean rangeMayContainRetained(byte[] lo, int loLength, byte[] hi, int hiLength) {
         RangeFilter rf = rangeFilter;
         if (rf == null) {
             return true;
         }
-        boolean may = rf.mightContainRange(lo, hi);
+        boolean may = rf.mightContainRange(lo, loLength, hi, hiLength);
         counters.rangeFilterChecks.increment();
         if (!may) {
             counters.rangeFilterUseful.increment();

@@ -5,6 +5,7 @@ import io.bloomkv.engine.internal.compaction.CompactionPicker;
 import io.bloomkv.engine.internal.compaction.LevelView;
 import io.bloomkv.engine.internal.iterator.LevelIterator;
 import io.bloomkv.engine.internal.iterator.RangeFilteredIterator;
+import io.bloomkv.engine.internal.iterator.RangeProbeMemo;
 import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.table.FilterMemory;
@@ -42,6 +43,8 @@ public final class Version implements LevelView {
     private final double compactionScore;
     /** True when some table holds a range tombstone (point reads then take {@link #collect}). */
     private final boolean hasRangeTombstones;
+    /** Some table of this version has a usable range filter. */
+    private final boolean hasRangeFilters;
     /**
      * References to the pinned filter copies of this Version's tables, held until its release: gets probe a pinned copy
      * without a reference of their own ({@code TableReader#retainPinnedFilter}). Guarded by itself; null once released.
@@ -83,12 +86,15 @@ public final class Version implements LevelView {
             }
         }
         boolean tombstones = false;
+        boolean rangeFilters = false;
         for (TableReader[] rs : readers) {
             for (TableReader r : rs) {
                 tombstones |= !r.rangeTombstones().isEmpty();
+                rangeFilters |= r.hasRangeFilter();
             }
         }
         this.hasRangeTombstones = tombstones;
+        this.hasRangeFilters = rangeFilters;
         this.targets = targets;
         this.compactionLevel = compactionLevel;
         this.compactionScore = compactionScore;
@@ -155,6 +161,15 @@ public final class Version implements LevelView {
     /** True when some table of this Version holds a range tombstone. */
     public boolean hasRangeTombstones() {
         return hasRangeTombstones;
+    }
+
+    /**
+     * True when some table of this version has a usable range filter: without one, a bounded seek's up-front check
+     * ({@link #tablesRuleOut}) could only rule tables out on their key ranges, which the table iterators' own seeks
+     * settle about as cheaply, so it is not made.
+     */
+    public boolean hasRangeFilters() {
+        return hasRangeFilters;
     }
 
     /** Every range tombstone of every table (fragments), for an iterator's view; empty for most Versions. */
@@ -496,16 +511,86 @@ public final class Version implements LevelView {
      * no key of, before its index is read.
      */
     public List<InternalIterator> iterators(byte[] lower, byte[] upper) {
+        return iterators(lower, upper, null);
+    }
+
+    /** As {@link #iterators(byte[], byte[])}, the tables taking the answers {@code memo} holds (null: none). */
+    public List<InternalIterator> iterators(byte[] lower, byte[] upper, RangeProbeMemo memo) {
         List<InternalIterator> out = new ArrayList<>(readers[0].length + files.length);
         for (TableReader r : readers[0]) {
-            out.add(new RangeFilteredIterator(r, lower, upper));
+            out.add(new RangeFilteredIterator(r, lower, upper, memo));
         }
         for (int level = 1; level < files.length; level++) {
             if (files[level].length > 0) {
-                out.add(new LevelIterator(files[level], readers[level], lower, upper));
+                out.add(new LevelIterator(files[level], readers[level], lower, upper, memo));
             }
         }
         return out;
+    }
+
+    /**
+     * True when no table of this version can hold a point entry (put, delete, merge operand) with a user key in the
+     * closed range [lo, hi] (user keys; a null bound is open, not both): a table whose key range misses it is passed on
+     * its metadata alone, every other one must have a range filter that rules the range out. Lets a bounded seek that
+     * finds nothing return before any table iterator is made. A table that may hold the range ends the walk at once
+     * (its filter's answer is kept in {@code memo}, when given, for its iterator), so the tables are asked where a range holding keys most likely
+     * finds them first: the deepest level first (it holds most keys), up to level 1, then level 0 oldest first. Range
+     * tombstones play no part: with no point entry in the range there is nothing for them to hide. Probes are counted
+     * in the tables' range-filter counters as the iterators' are.
+     */
+    public boolean tablesRuleOut(byte[] lo, byte[] hi, RangeProbeMemo memo) {
+        for (int level = files.length - 1; level >= 1; level--) {
+            FileMetaData[] fs = files[level];
+            int i = lo == null ? 0 : firstFileEndingAtOrAfter(fs, lo);
+            for (; i < fs.length; i++) {
+                if (hi != null && Arrays.compareUnsigned(fs[i].smallestUserKey(), hi) > 0) {
+                    break; // this and every later file of the level start above the range
+                }
+                if (!ruledOutByFilter(readers[level][i], lo, hi)) {
+                    remember(memo, readers[level][i], lo, hi);
+                    return false;
+                }
+            }
+        }
+        FileMetaData[] l0 = files[0];
+        for (int i = l0.length - 1; i >= 0; i--) {
+            if (overlaps(l0[i], lo, hi) && !ruledOutByFilter(readers[0][i], lo, hi)) {
+                remember(memo, readers[0][i], lo, hi);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean overlaps(FileMetaData f, byte[] lo, byte[] hi) {
+        return (lo == null || Arrays.compareUnsigned(f.largestUserKey(), lo) >= 0)
+                && (hi == null || Arrays.compareUnsigned(f.smallestUserKey(), hi) <= 0);
+    }
+
+    /** A filter's "may hold" for the range, kept for the table's iterator (a table without a filter was not asked). */
+    private static void remember(RangeProbeMemo memo, TableReader r, byte[] lo, byte[] hi) {
+        if (memo != null && r.hasRangeFilter()) {
+            memo.maybe(r, lo, hi);
+        }
+    }
+
+    private static boolean ruledOutByFilter(TableReader r, byte[] lo, byte[] hi) {
+        return r.hasRangeFilter() && !r.rangeMayContainRetained(lo, hi);
+    }
+
+    /** The first file of a sorted, disjoint level whose largest user key is &gt;= key (fs.length if none). */
+    private static int firstFileEndingAtOrAfter(FileMetaData[] fs, byte[] key) {
+        int lo = 0;
+        int hi = fs.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Arrays.compareUnsigned(fs[mid].largestUserKey(), key) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /**

@@ -1,0 +1,43 @@
+package io.bloomkv.engine.internal.iterator;
+
+import io.bloomkv.engine.internal.table.TableReader;
+import java.util.Arrays;
+
+/**
+ * The one range-filter answer a bounded {@code DbIterator} positioning already has when it goes on to build or seek
+ * its merged iterator: its up-front check ({@code Version.tablesRuleOut}) stops at the first table whose filter says
+ * the range may hold a key, and that table's {@link RangeFilteredIterator} then takes the answer from here instead of
+ * probing the filter a second time for the same range (and counting the check twice). Holds one answer, for the
+ * positioning in progress only: the iterator {@link #clear}s it when the positioning ends. Confined to the thread
+ * moving its iterator, as the iterator is.
+ */
+public final class RangeProbeMemo {
+    private TableReader table;
+    private byte[] lo;
+    private byte[] hi;
+
+    /** Records that {@code table}'s range filter said [lo, hi] (user keys, null = open) may hold a key. */
+    public void maybe(TableReader table, byte[] lo, byte[] hi) {
+        this.table = table;
+        this.lo = lo;
+        this.hi = hi;
+    }
+
+    public void clear() {
+        table = null;
+        lo = null;
+        hi = null;
+    }
+
+    /** True when the answer recorded is "may hold" for {@code table} and exactly [lo[0, loLength), hi[0, hiLength)]. */
+    boolean saidMaybe(TableReader table, byte[] lo, int loLength, byte[] hi, int hiLength) {
+        return this.table == table && sameBound(this.lo, lo, loLength) && sameBound(this.hi, hi, hiLength);
+    }
+
+    private static boolean sameBound(byte[] recorded, byte[] b, int length) {
+        if (recorded == null || b == null) {
+            return recorded == null && b == null;
+        }
+        return Arrays.equals(recorded, 0, recorded.length, b, 0, length);
+    }
+}

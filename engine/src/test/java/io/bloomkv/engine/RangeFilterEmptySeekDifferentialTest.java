@@ -1,0 +1,232 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+
+/**
+ * Bounded positionings over short ranges, most of them empty, with range filters on, against RocksDB (rocksdbjni) as the
+ * oracle: a bounded seek whose range no memtable entry and no table can hold returns before any table iterator is
+ * made ({@code DbIterator.provablyEmpty}), and it must still agree with RocksDB in both directions (seek, seekForPrev,
+ * seekToFirst, seekToLast, then next/prev and a change of direction), at snapshots, with range tombstones, with entries
+ * still in the memtables and in tables of several levels. Replay with -Dbloomkv.seed=N.
+ */
+class RangeFilterEmptySeekDifferentialTest {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    @TempDir
+    Path dir;
+
+    /** Keys sit at 16k + 0..2: [16k + 3, 16k + 16) is empty. */
+    static byte[] key(long v) {
+        return java.nio.ByteBuffer.allocate(8).putLong(v).array();
+    }
+
+    private static Options options() {
+        return Options.defaults()
+                .writeBufferSize(8 << 10)
+                .blockSize(256)
+                .targetFileSize(8 << 10)
+                .maxBytesForLevelBase(32 << 10)
+                .levelSizeMultiplier(4)
+                .l0CompactionTrigger(3)
+                .blockCacheSize(0)
+                .rangeFilterBitsPerKey(14);
+    }
+
+    @Test
+    void shortBoundedRangesMatchRocksDbInBothDirections() throws RocksDBException {
+        long seed = TestKeys.seed("RangeFilterEmptySeekDifferentialTest");
+        Random rnd = new Random(seed);
+        List<Snapshot> snaps = new ArrayList<>();
+        List<org.rocksdb.Snapshot> rsnaps = new ArrayList<>();
+        try (org.rocksdb.Options ro = new org.rocksdb.Options().setCreateIfMissing(true);
+                RocksDB rocks = RocksDB.open(ro, dir.resolve("rocks").toString());
+                Db db = Db.open(dir.resolve("bloomkv"), options())) {
+            for (int round = 0; round < 6; round++) {
+                for (int i = 0; i < 600; i++) {
+                    long k = 16L * rnd.nextInt(3000) + rnd.nextInt(3);
+                    int op = rnd.nextInt(25);
+                    if (op < 3) {
+                        db.delete(key(k));
+                        rocks.delete(key(k));
+                    } else if (op < 5) {
+                        long end = k + 1 + rnd.nextInt(op == 3 ? 20 : 200);
+                        db.deleteRange(key(k), key(end));
+                        rocks.deleteRange(key(k), key(end));
+                    } else {
+                        byte[] v = TestKeys.value(rnd, 20);
+                        db.put(key(k), v);
+                        rocks.put(key(k), v);
+                    }
+                }
+                if (rnd.nextInt(3) == 0 && snaps.size() < 3) {
+                    snaps.add(db.getSnapshot());
+                    rsnaps.add(rocks.getSnapshot());
+                }
+                if (round % 2 == 0) {
+                    db.flush();
+                    db.waitForBackgroundWork();
+                }
+                for (int q = 0; q < 400; q++) {
+                    long base = 16L * rnd.nextInt(3000);
+                    long lo = base + (rnd.nextInt(4) == 0 ? rnd.nextInt(3) : 3 + rnd.nextInt(13));
+                    long hi = lo + 1 + rnd.nextInt(rnd.nextInt(5) == 0 ? 60 : 12);
+                    int bounds = rnd.nextInt(3); // 0: both, 1: upper only, 2: lower only
+                    byte[] lower = bounds == 1 ? null : key(lo);
+                    byte[] upper = bounds == 2 ? null : key(hi);
+                    long target = lo - 2 + rnd.nextInt((int) (hi - lo) + 4);
+                    int how = rnd.nextInt(4);
+                    int s = rnd.nextInt(snaps.size() + 1) - 1;
+                    String ctx = "seed " + seed + " round " + round + " query " + q + " [" + lo + ", " + hi
+                            + ") bounds " + bounds + " op " + how + " target " + target + " snapshot " + s;
+                    List<String> mine = walk(db, s < 0 ? null : snaps.get(s), lower, upper, how, key(target));
+                    List<String> theirs = walk(rocks, s < 0 ? null : rsnaps.get(s), lower, upper, how, key(target));
+                    assertThat(mine).as(ctx).isEqualTo(theirs);
+                }
+            }
+            Stats st = db.stats();
+            assertThat(st.rangeFilterUseful())
+                    .as("empty ranges ruled out by the filters")
+                    .isPositive();
+            for (int i = 0; i < snaps.size(); i++) {
+                db.releaseSnapshot(snaps.get(i));
+                rocks.releaseSnapshot(rsnaps.get(i));
+            }
+        }
+    }
+
+    /**
+     * Each table's filter is asked at most once per positioning: the up-front check keeps a "may hold" for the table's
+     * iterator (RangeProbeMemo), and a range outside a table's key range is passed on its properties without a probe.
+     */
+    @Test
+    void aPositioningAsksEachTableFilterAtMostOnce() {
+        try (Db db = Db.open(dir.resolve("once"), Options.defaults().rangeFilterBitsPerKey(14))) {
+            for (long i = 0; i < 2000; i++) {
+                db.put(key(16 * i + 1), new byte[] {1});
+            }
+            db.flush();
+            db.waitForBackgroundWork();
+            assertThat(db.stats().tableCount()).as("one table").isEqualTo(1);
+            long[] checks = new long[3];
+            long[] useful = new long[3];
+            long[][] ranges = {{16 * 500, 16 * 500 + 5}, {16 * 500 + 3, 16 * 500 + 9}, {16 * 5000, 16 * 5000 + 9}};
+            for (int r = 0; r < 3; r++) {
+                Stats before = db.stats();
+                try (DbIterator it = db.iterator(ReadOptions.defaults().iterateUpperBound(key(ranges[r][1])))) {
+                    it.seek(key(ranges[r][0]));
+                    assertThat(it.valid()).as("range %d", r).isEqualTo(r == 0);
+                }
+                Stats after = db.stats();
+                checks[r] = after.rangeFilterChecks() - before.rangeFilterChecks();
+                useful[r] = after.rangeFilterUseful() - before.rangeFilterUseful();
+            }
+            assertThat(checks[0])
+                    .as("a range holding a key: its table's filter asked once")
+                    .isEqualTo(1);
+            assertThat(useful[0]).isZero();
+            assertThat(checks[1])
+                    .as("an empty range inside one table: asked once, ruled out")
+                    .isEqualTo(1);
+            assertThat(useful[1]).isEqualTo(1);
+            assertThat(checks[2]).as("past every table's key range: no probe").isZero();
+        }
+    }
+
+    /** The positioning {@code how}, then up to 3 steps in its direction and one step back: keys seen ("-" = not valid). */
+    private static List<String> walk(Db db, Snapshot snap, byte[] lower, byte[] upper, int how, byte[] target) {
+        ReadOptions o = ReadOptions.defaults().snapshot(snap);
+        if (lower != null) {
+            o.iterateLowerBound(lower);
+        }
+        if (upper != null) {
+            o.iterateUpperBound(upper);
+        }
+        List<String> out = new ArrayList<>();
+        try (DbIterator it = db.iterator(o)) {
+            boolean forward = position(it, how, target);
+            for (int n = 0; n < 3 && it.valid(); n++) {
+                out.add(show(it.key()));
+                if (forward) {
+                    it.next();
+                } else {
+                    it.prev();
+                }
+            }
+            out.add(it.valid() ? show(it.key()) : "-");
+            // a second positioning on the same iterator (after an empty one, the merged iterator is made only now)
+            position(it, (how + 1) % 4, target);
+            out.add(it.valid() ? show(it.key()) : "-");
+        }
+        return out;
+    }
+
+    private static boolean position(DbIterator it, int how, byte[] target) {
+        switch (how) {
+            case 0 -> it.seek(target);
+            case 1 -> it.seekForPrev(target);
+            case 2 -> it.seekToFirst();
+            default -> it.seekToLast();
+        }
+        return how == 0 || how == 2;
+    }
+
+    private static List<String> walk(
+            RocksDB db, org.rocksdb.Snapshot snap, byte[] lower, byte[] upper, int how, byte[] target) {
+        List<String> out = new ArrayList<>();
+        try (org.rocksdb.ReadOptions o = new org.rocksdb.ReadOptions();
+                Slice ls = lower == null ? null : new Slice(lower);
+                Slice us = upper == null ? null : new Slice(upper)) {
+            if (snap != null) {
+                o.setSnapshot(snap);
+            }
+            if (ls != null) {
+                o.setIterateLowerBound(ls);
+            }
+            if (us != null) {
+                o.setIterateUpperBound(us);
+            }
+            try (RocksIterator it = db.newIterator(o)) {
+                boolean forward = position(it, how, target);
+                for (int n = 0; n < 3 && it.isValid(); n++) {
+                    out.add(show(it.key()));
+                    if (forward) {
+                        it.next();
+                    } else {
+                        it.prev();
+                    }
+                }
+                out.add(it.isValid() ? show(it.key()) : "-");
+                position(it, (how + 1) % 4, target);
+                out.add(it.isValid() ? show(it.key()) : "-");
+            }
+        }
+        return out;
+    }
+
+    private static boolean position(RocksIterator it, int how, byte[] target) {
+        switch (how) {
+            case 0 -> it.seek(target);
+            case 1 -> it.seekForPrev(target);
+            case 2 -> it.seekToFirst();
+            default -> it.seekToLast();
+        }
+        return how == 0 || how == 2;
+    }
+
+    private static String show(byte[] k) {
+        return Long.toString(java.nio.ByteBuffer.wrap(k).getLong());
+    }
+}
