@@ -634,11 +634,17 @@ final class MemSkipList {
 
     /** A copy of version {@code v}'s value. */
     byte[] value(long v) {
+        return value(v, null);
+    }
+
+    /** {@link #value(long)} written into {@code reuse} when it has the value's length (else a fresh array). */
+    byte[] value(long v, byte[] reuse) {
         long[] c = chunk((int) (v >>> 32));
         int p = (int) v;
         long first = c[p];
         long keyLength = first >>> 32;
-        byte[] out = new byte[(int) first];
+        int length = (int) first;
+        byte[] out = reuse != null && reuse.length == length ? reuse : new byte[length];
         unpack(c, keyLength == VERSION ? p + 3 : p + 3 + keyWords((int) keyLength), out.length, out, 0);
         return out;
     }
