@@ -79,6 +79,21 @@ final class TableOutputs {
 
         private Output(int level, long expectedEntries, Compaction job, byte[] smallestUserKey, byte[] largestUserKey)
                 throws IOException {
+            this(level, expectedEntries, expectedEntries, job, smallestUserKey, largestUserKey);
+        }
+
+        /**
+         * {@code hashBufferHint}: the entries the writer's buffer of filter hashes is first sized for (it grows when
+         * the table holds more), where {@code expectedEntries} sizes the filter policy's choice.
+         */
+        private Output(
+                int level,
+                long expectedEntries,
+                long hashBufferHint,
+                Compaction job,
+                byte[] smallestUserKey,
+                byte[] largestUserKey)
+                throws IOException {
             number = obsolete.newOutput();
             path = FileNames.tableFile(dir, number);
             WritableFile file = null;
@@ -90,7 +105,7 @@ final class TableOutputs {
                 writer = new TableWriter(
                         file,
                         tableOptions(level, expectedEntries, job, smallestUserKey, largestUserKey),
-                        Math.max(1, expectedEntries));
+                        Math.max(1, hashBufferHint));
             } catch (IOException | RuntimeException e) {
                 if (file != null) {
                     try {
@@ -330,6 +345,8 @@ final class TableOutputs {
          * without partitioning). Every entry of a partition shares its prefix, so its first key stands for all.
          */
         private byte[] partitionKey;
+        /** Entries of the current (or, between tables, the last) table; -1 before the first. */
+        private long tableEntries = -1;
         /** Lower end of the tombstone parts still to write; null with {@link #assignedAll} false: the key space start. */
         private byte[] assigned;
         /** True once every tombstone part went to a table (the last partition ran to the end of the key space). */
@@ -355,7 +372,12 @@ final class TableOutputs {
                 if (start != null) {
                     tombstonesOnly(start); // the parts below this partition
                 }
-                out = new Output(0, Math.max(1, entries - added), null, userKey, largestUserKey);
+                long remaining = Math.max(1, entries - added);
+                // A partition's table holds an unknown share of the remaining entries: its hash buffer starts at the
+                // previous partition's size (and grows), not at every entry left per table.
+                long hint = tableEntries < 0 ? remaining : Math.min(remaining, Math.max(16, tableEntries));
+                out = new Output(0, remaining, hint, null, userKey, largestUserKey);
+                tableEntries = 0;
                 partitionKey = prefixLength > 0 ? internalKey.clone() : null;
             }
             if (lent) {
@@ -364,6 +386,7 @@ final class TableOutputs {
                 out.writer.add(internalKey, value);
             }
             added++;
+            tableEntries++;
         }
 
         /** {@link OutputCutter#samePartition} of the user keys of internal keys {@code a} and {@code b}. */

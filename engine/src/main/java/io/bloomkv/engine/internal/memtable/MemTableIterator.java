@@ -32,7 +32,7 @@ final class MemTableIterator implements InternalIterator {
     /** The array {@link #lendKey} refills while keys keep its length (a store's keys mostly share one length). */
     private byte[] lent;
     /** The array {@link #lendValue} refills while values keep its length. */
-    private byte[] lentValue;
+    private final MemSkipList.LentValue lentValue = new MemSkipList.LentValue();
 
     MemTableIterator(MemSkipList list) {
         this.list = list;
@@ -172,9 +172,7 @@ final class MemTableIterator implements InternalIterator {
     @Override
     public byte[] lendValue() {
         current();
-        byte[] v = list.value(version, lentValue);
-        lentValue = v;
-        return v;
+        return list.value(version, lentValue);
     }
 
     @Override
