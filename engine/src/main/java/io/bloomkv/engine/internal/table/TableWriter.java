@@ -409,7 +409,8 @@ public final class TableWriter implements Closeable {
         }
         // The separator is the block's last key: >= every key of the block, < every key of the next.
         byte[] separator = dataBlock.lastKey();
-        // the index builder keeps its last key to prefix-compress the next one against: not a buffer addLent refills
+        // the index builder keeps a reference to its last key (BlockBuilder's contract: the next key is compressed
+        // against it unless at a restart): never a buffer addLent refills
         indexBlock.add(lentKeys ? separator.clone() : separator, h.encode());
         dataBlock.reset();
     }
