@@ -79,6 +79,21 @@ final class TableOutputs {
 
         private Output(int level, long expectedEntries, Compaction job, byte[] smallestUserKey, byte[] largestUserKey)
                 throws IOException {
+            this(level, expectedEntries, expectedEntries, job, smallestUserKey, largestUserKey);
+        }
+
+        /**
+         * {@code hashBufferHint}: the entries the writer's buffer of filter hashes is first sized for (it grows when
+         * the table holds more), where {@code expectedEntries} sizes the filter policy's choice.
+         */
+        private Output(
+                int level,
+                long expectedEntries,
+                long hashBufferHint,
+                Compaction job,
+                byte[] smallestUserKey,
+                byte[] largestUserKey)
+                throws IOException {
             number = obsolete.newOutput();
             path = FileNames.tableFile(dir, number);
             WritableFile file = null;
@@ -90,7 +105,7 @@ final class TableOutputs {
                 writer = new TableWriter(
                         file,
                         tableOptions(level, expectedEntries, job, smallestUserKey, largestUserKey),
-                        Math.max(1, expectedEntries));
+                        Math.max(1, hashBufferHint));
             } catch (IOException | RuntimeException e) {
                 if (file != null) {
                     try {
@@ -207,47 +222,51 @@ final class TableOutputs {
         Level0Writer w = new Level0Writer(
                 m.entryCount(), largestUserKey(m), tombstonesToWrite(fragmented, smallestSnapshot, below, -1));
         MergeOperator operator = options.mergeOperator();
-        try (MergingIterator it = new MergingIterator(java.util.List.of(m.iterator()))) {
+        // Keys and values are lent (valid until the iterator moves) and written before it moves: the flush allocates
+        // no key or value array per entry (the writer copies keys into buffers of its own, values into the block).
+        try (MergingIterator it = MergingIterator.lendingKeys(java.util.List.of(m.iterator()))) {
             it.seekToFirst();
-            byte[] keyOfCurrent = null; // an internal key of the user key being written (a stable copy)
+            // The user key being written: a copy of its first bytes, currentLength of them (-1: none yet).
+            byte[] current = new byte[64];
+            int currentLength = -1;
             // Sequence of the key's last newer put or delete (-1: none yet); an older entry under it is hidden from
             // every reader when it is at most smallestSnapshot (which is Long.MAX_VALUE in recovery: no reader yet).
             long shadow = -1;
             while (it.valid()) {
                 byte[] ik = it.keyNoCopy();
+                int userLength = InternalKey.userKeyLength(ik);
                 long seq = InternalKey.sequence(ik);
                 ValueType type = InternalKey.type(ik);
-                if (keyOfCurrent == null || InternalKey.compareUserKeys(ik, keyOfCurrent) != 0) {
-                    keyOfCurrent = ik; // a fresh copy (see below), never changed: no copy of its own
+                if (currentLength < 0 || !Arrays.equals(ik, 0, userLength, current, 0, currentLength)) {
+                    if (current.length < userLength) {
+                        current = new byte[Math.max(userLength, 2 * current.length)];
+                    }
+                    System.arraycopy(ik, 0, current, 0, userLength);
+                    currentLength = userLength;
                     shadow = -1;
                 }
-                byte[] userKey = operator == null ? null : InternalKey.userKey(ik);
-                if (operator != null
-                        && type == ValueType.MERGE
-                        && seq <= smallestSnapshot
-                        && (dead == null || !dead.isDead(userKey, seq))) {
-                    // Consumes the key's older entries; a deeper table may hold its value, so no full merge onto none.
-                    for (MergeCollapser.Out e : MergeCollapser.collapse(it, userKey, operator, true, dead)) {
-                        w.add(e.internalKey(), e.value(), false);
-                    }
-                } else {
-                    boolean hidden = shadow >= 0 && shadow <= smallestSnapshot;
-                    if (!hidden && dead != null) {
-                        hidden = dead.isDead(userKey != null ? userKey : InternalKey.userKey(ik), seq);
-                    }
-                    if (type != ValueType.MERGE) {
-                        shadow = seq; // an operand does not hide the value under it
-                    }
-                    if (hidden) {
-                        it.next(); // hidden from every reader: never written
-                    } else {
-                        // the key array is the memtable iterator's fresh copy, never reused
-                        // (MergingIterator.keyNoCopy): the writer keeps it instead of copying it twice more
-                        byte[] value = it.value();
-                        it.next();
-                        w.add(ik, value, true);
+                if (operator != null && type == ValueType.MERGE && seq <= smallestSnapshot) {
+                    byte[] userKey = InternalKey.userKey(ik);
+                    if (dead == null || !dead.isDead(userKey, seq)) {
+                        // Consumes the key's older entries; a deeper table may hold its value, so no full merge onto
+                        // none.
+                        for (MergeCollapser.Out e : MergeCollapser.collapse(it, userKey, operator, true, dead)) {
+                            w.add(e.internalKey(), e.value(), false);
+                        }
+                        continue;
                     }
                 }
+                boolean hidden = shadow >= 0 && shadow <= smallestSnapshot;
+                if (!hidden && dead != null) {
+                    hidden = fragmented.maxCovering(ik, userLength, smallestSnapshot) > seq; // as dead.isDead
+                }
+                if (type != ValueType.MERGE) {
+                    shadow = seq; // an operand does not hide the value under it
+                }
+                if (!hidden) { // hidden from every reader: never written
+                    w.add(ik, it.lendValue(), true);
+                }
+                it.next();
             }
             w.finish();
         } catch (IOException | RuntimeException e) {
@@ -321,8 +340,13 @@ final class TableOutputs {
         final List<FileMetaData> written = new ArrayList<>();
         private Output out;
         private long added;
-        /** The current table's partition: the internal key of its last entry (null before the first entry). */
-        private byte[] lastKey;
+        /**
+         * The current table's partition: a copy of the internal key of its first entry (null without a table, or
+         * without partitioning). Every entry of a partition shares its prefix, so its first key stands for all.
+         */
+        private byte[] partitionKey;
+        /** Entries of the current (or, between tables, the last) table; -1 before the first. */
+        private long tableEntries = -1;
         /** Lower end of the tombstone parts still to write; null with {@link #assignedAll} false: the key space start. */
         private byte[] assigned;
         /** True once every tombstone part went to a table (the last partition ran to the end of the key space). */
@@ -335,15 +359,11 @@ final class TableOutputs {
         }
 
         /**
-         * Adds the next entry (internal key not below the previous one's); {@code owned}: the key array is a stable copy
-         * the table writer may keep ({@code TableWriter.addOwned}), else the writer copies it. Either way the array is
-         * never changed afterwards, so the writer keeps a reference to compare the next key's partition with.
+         * Adds the next entry (internal key not below the previous one's); {@code lent}: the key and value are valid
+         * only during the call (the memtable iterator's, {@code TableWriter.addLent}), else the writer copies the key.
          */
-        void add(byte[] internalKey, byte[] value, boolean owned) throws IOException {
-            if (out != null
-                    && prefixLength > 0
-                    && lastKey != internalKey
-                    && !samePartition(lastKey, internalKey, prefixLength)) {
+        void add(byte[] internalKey, byte[] value, boolean lent) throws IOException {
+            if (out != null && prefixLength > 0 && !samePartition(partitionKey, internalKey, prefixLength)) {
                 closeTable();
             }
             if (out == null) {
@@ -352,15 +372,21 @@ final class TableOutputs {
                 if (start != null) {
                     tombstonesOnly(start); // the parts below this partition
                 }
-                out = new Output(0, Math.max(1, entries - added), null, userKey, largestUserKey);
+                long remaining = Math.max(1, entries - added);
+                // A partition's table holds an unknown share of the remaining entries: its hash buffer starts at the
+                // previous partition's size (and grows), not at every entry left per table.
+                long hint = tableEntries < 0 ? remaining : Math.min(remaining, Math.max(16, tableEntries));
+                out = new Output(0, remaining, hint, null, userKey, largestUserKey);
+                tableEntries = 0;
+                partitionKey = prefixLength > 0 ? internalKey.clone() : null;
             }
-            if (owned) {
-                out.writer.addOwned(internalKey, value);
+            if (lent) {
+                out.writer.addLent(internalKey, value);
             } else {
                 out.writer.add(internalKey, value);
             }
             added++;
-            lastKey = internalKey;
+            tableEntries++;
         }
 
         /** {@link OutputCutter#samePartition} of the user keys of internal keys {@code a} and {@code b}. */
@@ -370,8 +396,9 @@ final class TableOutputs {
 
         /** Finishes the current table with the tombstone parts of its partition (all of them without partitioning). */
         private void closeTable() throws IOException {
-            byte[] end =
-                    prefixLength > 0 ? OutputCutter.partitionEnd(InternalKey.userKey(lastKey), prefixLength) : null;
+            byte[] end = prefixLength > 0
+                    ? OutputCutter.partitionEnd(InternalKey.userKey(partitionKey), prefixLength)
+                    : null;
             addParts(out, end);
             Output o = out;
             out = null;

@@ -305,6 +305,15 @@ public final class MergingIterator implements InternalIterator {
         return current.it.value();
     }
 
+    /** The current child's {@link InternalIterator#lendValue()}: valid until this iterator's next move or seek. */
+    @Override
+    public byte[] lendValue() {
+        if (current == null) {
+            throw new NoSuchElementException("iterator is not valid");
+        }
+        return current.it.lendValue();
+    }
+
     @Override
     public void close() {
         if (closed) {

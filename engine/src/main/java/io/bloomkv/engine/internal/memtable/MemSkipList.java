@@ -643,6 +643,47 @@ final class MemSkipList {
         return out;
     }
 
+    /**
+     * An array {@link #value(long, LentValue)} refills while values keep its length, with the long view of it that the
+     * bulk copy of large values writes through (a view made per call would be three objects per value).
+     */
+    static final class LentValue {
+        private byte[] bytes;
+        private java.nio.LongBuffer words;
+    }
+
+    /** {@link #value(long)} written into {@code lent}'s array when it has the value's length (else a fresh one). */
+    byte[] value(long v, LentValue lent) {
+        long[] c = chunk((int) (v >>> 32));
+        int p = (int) v;
+        long first = c[p];
+        long keyLength = first >>> 32;
+        int length = (int) first;
+        if (lent.bytes == null || lent.bytes.length != length) {
+            lent.bytes = new byte[length];
+            lent.words = null;
+        }
+        byte[] out = lent.bytes;
+        int at = keyLength == VERSION ? p + 3 : p + 3 + keyWords((int) keyLength);
+        int full = length >>> 3;
+        if (full > SHIFT_WORDS) {
+            if (lent.words == null) {
+                lent.words = ByteBuffer.wrap(out).asLongBuffer(); // big-endian, as pack writes
+            }
+            lent.words.put(0, c, at, full);
+            int rest = length & 7;
+            if (rest > 0) {
+                long w = c[at + full];
+                for (int i = 0; i < rest; i++) {
+                    out[8 * full + i] = (byte) (w >>> (56 - 8 * i));
+                }
+            }
+        } else {
+            unpack(c, at, length, out, 0);
+        }
+        return out;
+    }
+
     /** The encoded internal key (user key, then the trailer as fixed64) of version {@code v} of key node {@code x}. */
     byte[] encodedKey(long x, long v) {
         return encodedKey(x, v, null);

@@ -31,6 +31,8 @@ final class MemTableIterator implements InternalIterator {
     private int chainAt;
     /** The array {@link #lendKey} refills while keys keep its length (a store's keys mostly share one length). */
     private byte[] lent;
+    /** The array {@link #lendValue} refills while values keep its length. */
+    private final MemSkipList.LentValue lentValue = new MemSkipList.LentValue();
 
     MemTableIterator(MemSkipList list) {
         this.list = list;
@@ -165,6 +167,12 @@ final class MemTableIterator implements InternalIterator {
     public byte[] value() {
         current();
         return list.value(version);
+    }
+
+    @Override
+    public byte[] lendValue() {
+        current();
+        return list.value(version, lentValue);
     }
 
     @Override

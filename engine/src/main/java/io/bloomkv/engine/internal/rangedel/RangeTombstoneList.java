@@ -123,19 +123,46 @@ public final class RangeTombstoneList {
         return 0;
     }
 
+    /**
+     * {@link #maxCovering(byte[], long)} of the user key {@code key[0, keyLength)} (a flush passes the user-key part of
+     * an internal key it does not own, without copying it).
+     */
+    public long maxCovering(byte[] key, int keyLength, long snapshot) {
+        int i = fragmentOf(key, keyLength);
+        if (i < 0) {
+            return 0;
+        }
+        for (long seq : sequences[i]) {
+            if (seq <= snapshot) {
+                return seq;
+            }
+        }
+        return 0;
+    }
+
     /** Index of the fragment holding {@code userKey}, or -1. */
     private int fragmentOf(byte[] userKey) {
+        return fragmentOf(userKey, userKey.length);
+    }
+
+    /** Index of the fragment holding the user key {@code key[0, keyLength)}, or -1. */
+    private int fragmentOf(byte[] key, int keyLength) {
         int lo = 0;
         int hi = starts.length;
-        while (lo < hi) { // first fragment whose end is > userKey
+        while (lo < hi) { // first fragment whose end is > the key
             int mid = (lo + hi) >>> 1;
-            if (Arrays.compareUnsigned(ends[mid], userKey) <= 0) {
+            byte[] end = ends[mid];
+            if (Arrays.compareUnsigned(end, 0, end.length, key, 0, keyLength) <= 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        return lo < starts.length && Arrays.compareUnsigned(starts[lo], userKey) <= 0 ? lo : -1;
+        if (lo == starts.length) {
+            return -1;
+        }
+        byte[] start = starts[lo];
+        return Arrays.compareUnsigned(start, 0, start.length, key, 0, keyLength) <= 0 ? lo : -1;
     }
 
     /**

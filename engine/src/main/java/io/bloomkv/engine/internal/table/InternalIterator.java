@@ -58,6 +58,14 @@ public interface InternalIterator extends Closeable {
 
     byte[] value();
 
+    /**
+     * The current value, valid only until the iterator moves, seeks or closes: an implementation may refill one array
+     * for every entry (a flush writes each value into its block at once and keeps none). The default is a copy.
+     */
+    default byte[] lendValue() {
+        return value();
+    }
+
     /** Releases what the iterator pins (tables, blocks). Idempotent. */
     @Override
     void close();

@@ -44,6 +44,18 @@ public final class TableWriter implements Closeable {
     private int hashCount;
     private long offset;
     private byte[] lastKey;
+    /**
+     * Whether {@link #lastKey} is a buffer of {@link #addLent}'s own, which the next {@code addLent} may refill: then
+     * nothing but {@link #lastKey} and the data block's last key refers to it.
+     */
+    private boolean lastKeyRecyclable;
+    /** A buffer of {@link #addLent}'s no longer referred to (the key before {@link #lastKey}), or null. */
+    private byte[] spareKey;
+    /**
+     * Set once {@link #addLent} has been called: the keys it keeps are refilled, so the index separator and the
+     * largest key are copied where they are kept.
+     */
+    private boolean lentKeys;
     /** The last prefix whose hash went into the filter (prefix filters only). */
     private byte[] lastPrefix;
 
@@ -58,7 +70,8 @@ public final class TableWriter implements Closeable {
         this.file = Objects.requireNonNull(file, "file");
         this.opts = Objects.requireNonNull(opts, "opts");
         this.dataBlock = new BlockBuilder(opts.restartInterval());
-        this.userKeyHashes = new long[(int) Math.max(16, Math.min(expectedKeys, 1 << 20))];
+        // sized for the expected keys only when a filter will hold their hashes
+        this.userKeyHashes = new long[opts.hasFilter() ? (int) Math.max(16, Math.min(expectedKeys, 1 << 20)) : 16];
         this.offset = file.size();
         props.creationTime = opts.creationTime();
         if (opts.rangeFilterBitsPerKey() > 0) {
@@ -99,6 +112,32 @@ public final class TableWriter implements Closeable {
             }
         }
         append(internalKey, value, trailer, newUserKey, -1);
+        lastKeyRecyclable = false; // addLent sets it again for its own buffers
+    }
+
+    /**
+     * {@link #add} of a key and value the caller lends for the call only: it may refill both arrays afterwards (a
+     * flush passes the memtable iterator's lent key and value). The key is copied into one of two buffers the writer
+     * alternates between while keys keep their length, so a run of keys of one length allocates no array per entry;
+     * the value is copied into the data block at once.
+     */
+    public void addLent(byte[] internalKey, byte[] value) throws IOException {
+        ensureWritable();
+        checkLength(internalKey);
+        lentKeys = true;
+        byte[] own =
+                spareKey != null && spareKey.length == internalKey.length ? spareKey : new byte[internalKey.length];
+        spareKey = null;
+        System.arraycopy(internalKey, 0, own, 0, internalKey.length);
+        byte[] previous = lastKey;
+        boolean previousRecyclable = lastKeyRecyclable;
+        boolean first = props.smallestKey == null;
+        addOwned(own, value);
+        // the table's smallest key keeps the first buffer: never refilled
+        lastKeyRecyclable = !first;
+        if (previousRecyclable) {
+            spareKey = previous; // the data block now refers to own; the index got a copy of a block's last key
+        }
     }
 
     /**
@@ -113,6 +152,7 @@ public final class TableWriter implements Closeable {
         ensureWritable();
         checkLength(internalKey);
         append(internalKey, value, InternalKey.trailer(internalKey), true, sharedPrefix);
+        lastKeyRecyclable = false;
     }
 
     /** Adds an entry whose order is checked; {@code sharedPrefix} as {@link #addOwnedInOrder} says, or -1. */
@@ -231,7 +271,7 @@ public final class TableWriter implements Closeable {
         if (!dataBlock.isEmpty()) {
             flushDataBlock();
         }
-        props.largestKey = lastKey;
+        props.largestKey = lentKeys && lastKeyRecyclable ? lastKey.clone() : lastKey;
         // Range-deletion block (before the filter: the data area ends where the filter starts, see IndexSearch).
         if (!rangeTombstones.isEmpty()) {
             writeRangeDeletionBlock();
@@ -368,7 +408,10 @@ public final class TableWriter implements Closeable {
             props.dataBlocksCompressed++;
         }
         // The separator is the block's last key: >= every key of the block, < every key of the next.
-        indexBlock.add(dataBlock.lastKey(), h.encode());
+        byte[] separator = dataBlock.lastKey();
+        // the index builder keeps a reference to its last key (BlockBuilder's contract: the next key is compressed
+        // against it unless at a restart): never a buffer addLent refills
+        indexBlock.add(lentKeys ? separator.clone() : separator, h.encode());
         dataBlock.reset();
     }
 

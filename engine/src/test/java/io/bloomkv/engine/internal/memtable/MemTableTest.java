@@ -38,6 +38,47 @@ class MemTableTest {
         assertThat(m.get(b("k"), 2).value()).isEqualTo(b("v2"));
     }
 
+    /**
+     * {@code lendKey} and {@code lendValue} (the flush's path) give the bytes of {@code key} and {@code value} for every
+     * entry, in one array each while lengths repeat: values of every length from empty to past the bulk-copy threshold
+     * (with and without a partial last word), runs of one length, keys of a few lengths, several versions per key; the
+     * caller scribbles over each lent array before the next step.
+     */
+    @Test
+    void lentKeysAndValuesAreTheCopiesBytes() {
+        long seed = io.bloomkv.engine.TestSeeds.seed("MemTableTest.lent");
+        java.util.Random rnd = new java.util.Random(seed);
+        MemTable m = new MemTable(1);
+        long seq = 1;
+        for (int i = 0; i < 3000; i++) {
+            byte[] k = b(rnd.nextInt(4) == 0 ? "key" + rnd.nextInt(500) : String.format("k%05d", rnd.nextInt(2000)));
+            int len = rnd.nextInt(3) == 0 ? 48 : rnd.nextInt(8 * MemSkipList.SHIFT_WORDS + 40);
+            byte[] v = new byte[len];
+            rnd.nextBytes(v);
+            m.add(seq++, rnd.nextInt(10) == 0 ? ValueType.DELETE : ValueType.PUT, k, v);
+        }
+        try (InternalIterator copies = m.iterator();
+                InternalIterator lent = m.iterator()) {
+            copies.seekToFirst();
+            lent.seekToFirst();
+            int n = 0;
+            while (copies.valid()) {
+                assertThat(lent.valid()).isTrue();
+                byte[] lk = lent.lendKey();
+                byte[] lv = lent.lendValue();
+                assertThat(lk).as("seed %d entry %d", seed, n).isEqualTo(copies.key());
+                assertThat(lv).as("seed %d entry %d", seed, n).isEqualTo(copies.value());
+                java.util.Arrays.fill(lk, (byte) 0x77);
+                java.util.Arrays.fill(lv, (byte) 0x77);
+                copies.next();
+                lent.next();
+                n++;
+            }
+            assertThat(lent.valid()).isFalse();
+            assertThat(n).isEqualTo(3000);
+        }
+    }
+
     @Test
     void iteratorIsInInternalKeyOrder() {
         MemTable m = new MemTable(1);

@@ -560,6 +560,77 @@ class TableTest {
         assertThat(files[1]).as("seed %d", seed).isEqualTo(files[0]);
     }
 
+    /**
+     * {@link TableWriter#addLent} (a flush's path: the memtable iterator's key and value arrays, refilled for the next
+     * entry) writes the bytes {@link TableWriter#add} writes, though the caller overwrites both arrays after every
+     * call: keys mostly of one length (the writer's two key buffers are reused), some longer or shorter, several
+     * versions per key, tombstones, small blocks (many index separators), a filter with prefix hashes, and some
+     * entries in between added with {@code add} (a flush's collapsed merge results).
+     */
+    @Test
+    void addLentWritesTheBytesOfAddThoughTheCallerRefillsItsArrays() throws IOException {
+        long seed = TestSeeds.seed("TableTest.addLent");
+        Random rnd = new Random(seed);
+        List<byte[][]> entries = new ArrayList<>();
+        long seq = 1L << 40;
+        for (int i = 0; i < 4000; i++) {
+            String k = rnd.nextInt(10) == 0 ? "k" + i * 7919L : String.format("k%07d", i);
+            byte[] uk = k.getBytes();
+            int versions = 1 + rnd.nextInt(3);
+            for (int v = 0; v < versions; v++) {
+                boolean del = rnd.nextInt(6) == 0;
+                byte[] value = del ? new byte[0] : new byte[rnd.nextInt(3) == 0 ? 24 : 1 + rnd.nextInt(40)];
+                rnd.nextBytes(value);
+                entries.add(new byte[][] {
+                    InternalKey.encode(uk, seq - v, del ? ValueType.DELETE : ValueType.PUT),
+                    value,
+                    {(byte) (rnd.nextInt(20) == 0 ? 1 : 0)}
+                });
+            }
+            seq -= 8;
+        }
+        entries.sort((a, b) -> InternalKey.COMPARATOR.compare(a[0], b[0]));
+        TableBuilderOptions o = TableBuilderOptions.defaults()
+                .blockSize(200)
+                .filterKind(FilterKind.BLOCKED)
+                .bitsPerKey(10)
+                .prefixLength(4);
+        byte[][] files = new byte[2][];
+        TableProperties[] props = new TableProperties[2];
+        for (int mode = 0; mode < 2; mode++) {
+            Path p = dir.resolve("lent-" + mode + ".sst");
+            try (TableWriter w = new TableWriter(fs.newWritableFile(p), o, 16)) {
+                byte[] lentKey = new byte[0];
+                byte[] lentValue = new byte[0];
+                for (byte[][] e : entries) {
+                    if (mode == 0 || e[2][0] == 1) {
+                        w.add(e[0], e[1]);
+                        continue;
+                    }
+                    // as the memtable iterator lends: the same array while the length stays
+                    lentKey = lentKey.length == e[0].length ? lentKey : new byte[e[0].length];
+                    lentValue = lentValue.length == e[1].length ? lentValue : new byte[e[1].length];
+                    System.arraycopy(e[0], 0, lentKey, 0, lentKey.length);
+                    System.arraycopy(e[1], 0, lentValue, 0, lentValue.length);
+                    w.addLent(lentKey, lentValue);
+                    java.util.Arrays.fill(lentKey, (byte) 0x5a); // the caller moves on: the writer kept no reference
+                    java.util.Arrays.fill(lentValue, (byte) 0xa5);
+                }
+                props[mode] = w.finish();
+            }
+            files[mode] = java.nio.file.Files.readAllBytes(p);
+        }
+        assertThat(files[1]).as("seed %d", seed).isEqualTo(files[0]);
+        assertThat(props[1].smallestKey()).as("seed %d", seed).isEqualTo(entries.get(0)[0]);
+        assertThat(props[1].largestKey()).as("seed %d", seed).isEqualTo(entries.get(entries.size() - 1)[0]);
+        try (TableWriter w = new TableWriter(fs.newWritableFile(dir.resolve("lent-order.sst")), o, 16)) {
+            byte[] k = InternalKey.encode("b".getBytes(), 5, ValueType.PUT);
+            w.addLent(k, new byte[0]);
+            byte[] before = InternalKey.encode("a".getBytes(), 5, ValueType.PUT);
+            assertThatThrownBy(() -> w.addLent(before, new byte[0])).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
     @Test
     void writerRejectsOutOfOrderKeysAndEmptyTables() throws IOException {
         try (TableWriter w =
