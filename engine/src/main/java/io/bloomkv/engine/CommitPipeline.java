@@ -161,7 +161,7 @@ final class CommitPipeline {
 
     /** Appends {@code batch} (not empty) to the WAL and the memtable, after the writes queued before it. */
     void write(WriteBatch batch) {
-        run(new Writer(batch, false));
+        commit(new Writer(batch, false));
     }
 
     /**
@@ -170,12 +170,12 @@ final class CommitPipeline {
      * caller's array into the memtable. The arrays are read until this returns and not kept.
      */
     void put(byte[] key, byte[] value) {
-        run(new Writer(key, value));
+        commit(new Writer(key, value));
     }
 
     /** Freezes the memtable unless it is empty, after the writes queued before; returns it or null. */
     MemTable freezeMemTable() {
-        return run(new Writer(null, true));
+        return runControl(new Writer(null, true));
     }
 
     /**
@@ -195,7 +195,7 @@ final class CommitPipeline {
      * memtables were frozen): every write that returned is then durable.
      */
     void syncWal() {
-        run(new Writer(null, false));
+        runControl(new Writer(null, false));
     }
 
     /**
@@ -243,96 +243,147 @@ final class CommitPipeline {
         return makeRoomForWrite(true);
     }
 
-    /** A write ({@code batch}), a memtable switch ({@code forceSwitch}) or a WAL sync (neither). */
-    private MemTable run(Writer w) {
-        boolean forceSwitch = w.forceSwitch;
+    /**
+     * A write (a batch or a single put): queues {@code w}, waits until it is done by a leader or leads a group itself.
+     * Kept apart from {@link #runControl} and small (the rare branches are methods of their own) so that the JIT
+     * compiles the write path early, and its profile never sees a memtable switch or a WAL sync.
+     */
+    private void commit(Writer w) {
         state.lock();
         try {
-            writers.addLast(w);
-            while (!w.done && writers.peekFirst() != w) {
-                w.await(state);
+            if (!awaitTurn(w)) {
+                return;
             }
-            if (w.done) {
-                if (w.error != null) {
-                    throw w.error;
-                }
-                return null;
-            }
-            group.clear(); // empty unless a leader before threw out of its finally block
-            group.add(w);
             RuntimeException error = null;
             try {
-                if (forceSwitch) {
-                    return makeRoomForWrite(true);
-                }
-                if (!w.writes()) {
-                    if (options.disableWal()) {
-                        return null; // no log: nothing to make durable but a flush (Options.disableWal)
-                    }
-                    LogWriter wal = state.log;
-                    long walNumber = state.logFileNumber;
-                    state.unlock();
-                    try {
-                        wal.sync();
-                        counters.walSyncs.increment();
-                    } catch (IOException e) {
-                        BloomKvIOException err = new BloomKvIOException(
-                                "WAL sync failed (" + FileNames.logFile(dir, walNumber) + ")", e);
-                        state.setBackgroundError(err);
-                        throw err;
-                    } finally {
-                        state.lock();
-                    }
-                    return null;
-                }
-                makeRoomForWrite(false);
-                int operationBytes = formGroup(w, group);
-                int count = 0;
-                for (int i = 0; i < group.size(); i++) {
-                    count += group.get(i).count();
-                }
-                long first = versions.lastSequence() + 1;
-                long last = first + count - 1;
-                MemTable target = state.mem;
-                LogWriter wal = state.log;
-                long walNumber = state.logFileNumber;
-                state.unlock();
-                try {
-                    if (!options.disableWal()) {
-                        appendToWal(wal, walNumber, group, operationBytes, count, first);
-                    }
-                    insert(target, group, first);
-                } finally {
-                    state.lock();
-                }
-                versions.setLastSequence(last);
-                return null;
+                leadWrite(w);
             } catch (RuntimeException e) {
                 error = e;
                 throw e;
             } finally {
-                int members = group.size();
-                for (int i = 0; i < members; i++) {
-                    Writer done = group.get(i);
-                    Writer head = writers.pollFirst();
-                    if (head != done) {
-                        throw new IllegalStateException("write queue out of order");
-                    }
-                    if (done != w) {
-                        done.done = true;
-                        done.error = error;
-                        done.signal();
-                    }
-                }
-                group.clear();
-                Writer next = writers.peekFirst();
-                if (next != null) {
-                    next.signal();
-                }
+                releaseGroup(w, error);
             }
         } finally {
             state.unlock();
         }
+    }
+
+    /** A memtable switch ({@code w.forceSwitch}) or a WAL sync (neither): queued as a write is, never in a group. */
+    private MemTable runControl(Writer w) {
+        state.lock();
+        try {
+            if (!awaitTurn(w)) {
+                return null;
+            }
+            RuntimeException error = null;
+            try {
+                return w.forceSwitch ? makeRoomForWrite(true) : syncWalHeld();
+            } catch (RuntimeException e) {
+                error = e;
+                throw e;
+            } finally {
+                releaseGroup(w, error);
+            }
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /**
+     * Mutex held. Queues {@code w} and waits until it is the head of the queue (returns true: it leads, its group
+     * holds it alone) or a leader has done it (returns false, or throws the error that leader met).
+     */
+    private boolean awaitTurn(Writer w) {
+        writers.addLast(w);
+        while (!w.done && writers.peekFirst() != w) {
+            w.await(state);
+        }
+        if (w.done) {
+            if (w.error != null) {
+                throw w.error;
+            }
+            return false;
+        }
+        group.clear(); // empty unless a leader before threw out of its finally block
+        group.add(w);
+        return true;
+    }
+
+    /**
+     * Leader, mutex held on entry and exit (released for the WAL append and the memtable insert). Makes room, forms
+     * the group, writes it and publishes its last sequence.
+     */
+    private void leadWrite(Writer w) {
+        if (!hasRoom()) {
+            makeRoomForWrite(false);
+        }
+        int operationBytes = formGroup(w, group);
+        int count = 0;
+        for (int i = 0; i < group.size(); i++) {
+            count += group.get(i).count();
+        }
+        long first = versions.lastSequence() + 1;
+        long last = first + count - 1;
+        MemTable target = state.mem;
+        LogWriter wal = state.log;
+        long walNumber = state.logFileNumber;
+        state.unlock();
+        try {
+            if (!options.disableWal()) {
+                appendToWal(wal, walNumber, group, operationBytes, count, first);
+            }
+            insert(target, group, first);
+        } finally {
+            state.lock();
+        }
+        versions.setLastSequence(last);
+    }
+
+    /**
+     * Leader, mutex held on entry and exit, also when it throws. Takes the group's writers off the queue, tells the
+     * others they are done (with {@code error} if the leader failed) and wakes the next head.
+     */
+    private void releaseGroup(Writer w, RuntimeException error) {
+        int members = group.size();
+        for (int i = 0; i < members; i++) {
+            Writer done = group.get(i);
+            Writer head = writers.pollFirst();
+            if (head != done) {
+                throw new IllegalStateException("write queue out of order");
+            }
+            if (done != w) {
+                done.done = true;
+                done.error = error;
+                done.signal();
+            }
+        }
+        group.clear();
+        Writer next = writers.peekFirst();
+        if (next != null) {
+            next.signal();
+        }
+    }
+
+    /** Leader of a WAL sync, mutex held on entry and exit (released during the fsync). Returns null. */
+    private MemTable syncWalHeld() {
+        if (options.disableWal()) {
+            return null; // no log: nothing to make durable but a flush (Options.disableWal)
+        }
+        LogWriter wal = state.log;
+        long walNumber = state.logFileNumber;
+        state.unlock();
+        try {
+            wal.sync();
+            counters.walSyncs.increment();
+        } catch (IOException e) {
+            BloomKvIOException err =
+                    new BloomKvIOException("WAL sync failed (" + FileNames.logFile(dir, walNumber) + ")", e);
+            state.setBackgroundError(err);
+            throw err;
+        } finally {
+            state.lock();
+        }
+        return null;
     }
 
     /**
@@ -434,6 +485,23 @@ final class CommitPipeline {
                 seq++;
             }
         }
+    }
+
+    /**
+     * Leader, mutex held. True when a write may go ahead at once: the database is open and healthy, level 0 is below
+     * the slowdown trigger, the memtable has room and writes were not stalled. Exactly the case in which
+     * {@link #makeRoomForWrite makeRoomForWrite(false)} would return at its first check without waiting or acting;
+     * otherwise the leader calls it.
+     */
+    private boolean hasRoom() {
+        if (stalled || state.shuttingDown || state.backgroundError() != null) {
+            return false;
+        }
+        if (options.autoCompaction() && versions.current().numFiles(0) >= options.l0SlowdownWritesTrigger()) {
+            return false;
+        }
+        MemTable mem = state.mem;
+        return mem.approximateMemoryUsage() < options.writeBufferSize() && !writeBufferCharge.mustFreeze(mem);
     }
 
     /**

@@ -30,12 +30,19 @@ import java.util.Arrays;
  *   key node                                               version
  *   p - 1 - i     link of level i (i &lt; height)              (no links)
  *   p             key length (high 32), value length       VERSION (high 32), value length
+ *                 (low 31), OUT_OF_LINE (bit 31)            (low 31), OUT_OF_LINE (bit 31)
  *   p + 1         trailer (sequence &lt;&lt; 8 | type)            trailer
  *   p + 2 ...     user key, 8 bytes per word, big-endian,  p + 2: older: the next older version, or the key node
  *                 zero-padded; kw &gt;= 2 words ({@link MemKey#word})
- *   p + 2 + kw    newest version, 0 while it is the node    p + 3 ...: value
- *   p + 3 + kw    value
+ *   p + 2 + kw    newest version, 0 while it is the node    p + 3 ...: value, or its address
+ *   p + 3 + kw    value, or its address
  * </pre>
+ * A value of more than {@link #INLINE_VALUE_MAX} bytes is stored out of line: its words go to the value arena (chunks
+ * of their own, {@link #valueChunks}, allocated as the records' chunks are) and the record holds its address (chunk
+ * index high 32, word low 32) in one word, with {@code OUT_OF_LINE} set. So a key node with a large value is its links,
+ * header and key only, and key nodes lie close together: a search for a new key steps through nodes packed a few to a
+ * cache line and many to a page instead of one node per value's length. A small value stays next to its record (a
+ * get reads it from the line it already holds).
  * A compare reads the key's first two words as two loads whatever the key's length, from the line of the node's
  * header and first link (the newest link comes after the key, where a search does not read). Chunks start at
  * {@link #FIRST_CHUNK} bytes and double up to {@link #MAX_CHUNK}; a record too large for a chunk of that size gets a
@@ -77,6 +84,12 @@ final class MemSkipList {
     static final long MAX_ENTRY = 8L * (Integer.MAX_VALUE - 64);
     /** The high half of a version's first word, where a key node has its key's length (at most 2^31 - 1). */
     private static final long VERSION = 0xFFFF_FFFFL;
+    /** Bytes of the largest value stored in its record; a larger one goes to the value arena. */
+    static final int INLINE_VALUE_MAX = 64;
+    /** In a record's first word: its value is in the value arena, at the address its value word holds. */
+    private static final long OUT_OF_LINE = 1L << 31;
+    /** The value length's bits in a record's first word. */
+    private static final long VALUE_LENGTH = OUT_OF_LINE - 1;
 
     private static final VarHandle LINK = MethodHandles.arrayElementVarHandle(long[].class);
     /**
@@ -90,6 +103,11 @@ final class MemSkipList {
 
     /** The chunks, by index; replaced (never changed) when one is added, so a reader's copy stays valid. */
     private volatile long[][] chunks;
+    /**
+     * The value arena's chunks (out-of-line values), by index; replaced (never changed) when one is added, which
+     * happens before the record holding the first value in it is linked. Empty until the first large value.
+     */
+    private volatile long[][] valueChunks = new long[0][];
     /** The head: a key node of MAX_HEIGHT links and an empty key, in chunk 0; it is never compared. */
     private final long head;
     /** The point index of the key nodes, or null (lookups search the skip list). */
@@ -104,6 +122,15 @@ final class MemSkipList {
     private long closedBytes;
     /** Bytes of the next regular chunk. */
     private int nextChunkSize;
+    /** The value arena's current chunk (null before the first out-of-line value), its index and words in use. */
+    private long[] valueCurrent;
+
+    private int valueCurrentIndex;
+    private int valueUsed;
+    /** Bytes of the value arena's chunks before its current one (their unused ends included). */
+    private long valueClosedBytes;
+    /** Bytes of the value arena's next regular chunk. */
+    private int nextValueChunkSize = FIRST_CHUNK;
     /** Levels in use (1..MAX_HEIGHT); readers may see a new height before the head links of those levels: 0 ends a level. */
     private volatile int height = 1;
     /**
@@ -186,12 +213,12 @@ final class MemSkipList {
         }
         int h = randomHeight();
         int keyWords = keyWords(userKey.length);
-        long words = h + 3L + keyWords + ((valueLength + 7L) >>> 3);
+        long words = h + 3L + keyWords + valueWords(valueLength);
         checkSize(words);
         long at = allocate((int) words, h);
         long[] c = current;
         int p = (int) at;
-        c[p] = ((long) userKey.length << 32) | (valueLength & 0xFFFFFFFFL);
+        c[p] = ((long) userKey.length << 32) | lengthWord(valueLength);
         c[p + 1] = trailer;
         c[p + 2] = key.prefix0; // the key's first two words, as the lookup key already holds them
         c[p + 3] = key.prefix1;
@@ -199,7 +226,7 @@ final class MemSkipList {
             pack(userKey, 16, userKey.length - 16, c, p + 4);
         }
         c[p + 2 + keyWords] = 0; // it is its key's newest version
-        pack(value, valueOffset, valueLength, c, p + 3 + keyWords);
+        putValue(value, valueOffset, valueLength, c, p + 3 + keyWords);
         int cur = height;
         if (h > cur) {
             for (int i = cur; i < h; i++) {
@@ -229,16 +256,64 @@ final class MemSkipList {
             throw new IllegalStateException("memtable already holds sequence " + (trailer(newest) >>> 8)
                     + " of this key, not older than sequence " + (trailer >>> 8));
         }
-        long words = 3L + ((valueLength + 7L) >>> 3);
+        long words = 3L + valueWords(valueLength);
         checkSize(words);
         long at = allocate((int) words, 0);
         long[] c = current;
         int p = (int) at;
-        c[p] = (VERSION << 32) | (valueLength & 0xFFFFFFFFL);
+        c[p] = (VERSION << 32) | lengthWord(valueLength);
         c[p + 1] = trailer;
         c[p + 2] = newest;
-        pack(value, valueOffset, valueLength, c, p + 3);
+        putValue(value, valueOffset, valueLength, c, p + 3);
         LINK.setRelease(chunk((int) (x >>> 32)), newestWord(x), at);
+    }
+
+    /** Words a value of {@code length} bytes takes in its record: its own words, or one for its address. */
+    private static long valueWords(int length) {
+        return length > INLINE_VALUE_MAX ? 1 : (length + 7L) >>> 3;
+    }
+
+    /** The low half of a record's first word for a value of {@code length} bytes. */
+    private static long lengthWord(int length) {
+        return length > INLINE_VALUE_MAX ? OUT_OF_LINE | length : length;
+    }
+
+    /**
+     * Writer only. Stores the value at word {@code at} of the record's chunk {@code c}: its words there, or (past
+     * {@link #INLINE_VALUE_MAX}) its words in the value arena and their address there. Before the record is linked.
+     */
+    private void putValue(byte[] value, int off, int len, long[] c, int at) {
+        if (len <= INLINE_VALUE_MAX) {
+            pack(value, off, len, c, at);
+            return;
+        }
+        long words = (len + 7L) >>> 3;
+        checkSize(words);
+        long a = allocateValue((int) words);
+        pack(value, off, len, valueCurrent, (int) a);
+        c[at] = a;
+    }
+
+    /** Room in the value arena for a value of {@code words} words; its address. */
+    private long allocateValue(int words) {
+        if (valueCurrent == null || valueCurrent.length - valueUsed < words) {
+            long[][] old = valueChunks;
+            int length = 8L * words > MAX_CHUNK ? words : Math.max(nextValueChunkSize / 8, words);
+            nextValueChunkSize = doubled(nextValueChunkSize);
+            long[] fresh = new long[length];
+            long[][] grown = Arrays.copyOf(old, old.length + 1);
+            grown[old.length] = fresh;
+            valueChunks = grown; // published before the record holding this value is linked
+            if (valueCurrent != null) {
+                valueClosedBytes += 8L * valueCurrent.length;
+            }
+            valueCurrent = fresh;
+            valueCurrentIndex = old.length;
+            valueUsed = 0;
+        }
+        int p = valueUsed;
+        valueUsed += words;
+        return ((long) valueCurrentIndex << 32) | p;
     }
 
     private static void checkSize(long words) {
@@ -279,9 +354,12 @@ final class MemSkipList {
         return findGreaterOrEqual(key, prev);
     }
 
-    /** Bytes of the chunks up to the end of the last record: every closed chunk whole, the current one as far as used. */
+    /**
+     * Bytes of the chunks up to the end of the last record, in both arenas: every closed chunk whole, the current one as
+     * far as used.
+     */
     long bytesTaken() {
-        return closedBytes + 8L * used;
+        return closedBytes + 8L * used + valueClosedBytes + 8L * valueUsed;
     }
 
     /** Heap bytes of the index (0 without one). */
@@ -638,8 +716,14 @@ final class MemSkipList {
         int p = (int) v;
         long first = c[p];
         long keyLength = first >>> 32;
-        byte[] out = new byte[(int) first];
-        unpack(c, keyLength == VERSION ? p + 3 : p + 3 + keyWords((int) keyLength), out.length, out, 0);
+        byte[] out = new byte[(int) (first & VALUE_LENGTH)];
+        int at = keyLength == VERSION ? p + 3 : p + 3 + keyWords((int) keyLength);
+        if ((first & OUT_OF_LINE) != 0) {
+            long a = c[at]; // the value arena's chunk holding it was published before the record
+            unpack(valueChunks[(int) (a >>> 32)], (int) a, out.length, out, 0);
+        } else {
+            unpack(c, at, out.length, out, 0);
+        }
         return out;
     }
 
@@ -718,23 +802,32 @@ final class MemSkipList {
 
     // ---- memory ----
 
-    /** Bytes of the chunks allocated so far (the records' bytes plus the unused end of each chunk). */
+    /** Bytes of the chunks allocated so far in both arenas (the records' bytes plus the unused end of each chunk). */
     long chunkBytes() {
         long sum = 0;
         for (long[] c : chunks) {
             sum += 8L * c.length;
         }
+        for (long[] c : valueChunks) {
+            sum += 8L * c.length;
+        }
         return sum;
     }
 
-    /** Bytes of chunk {@code index}. */
+    /** Bytes of chunk {@code index}: the records' chunks first, then the value arena's. */
     long chunkLength(int index) {
-        return 8L * chunks[index].length;
+        long[][] records = chunks;
+        return 8L * (index < records.length ? records[index] : valueChunks[index - records.length]).length;
     }
 
-    /** Number of chunks allocated so far. */
+    /** Number of chunks allocated so far in both arenas. */
     int chunkCount() {
-        return chunks.length;
+        return chunks.length + valueChunks.length;
+    }
+
+    /** Number of the value arena's chunks allocated so far. */
+    int valueChunkCount() {
+        return valueChunks.length;
     }
 
     /** The index's packed form of record address {@code x}: 16 bits of chunk, 19 of word ({@link MemIndex}). */

@@ -82,8 +82,11 @@ class MemTableChunksTest {
             }
             total += took;
         }
-        // 64 KiB, 128 KiB, ... 4 MiB, then 4 MiB chunks: a handful of arrays instead of 20,000 objects
-        assertThat(list.chunkCount()).isLessThan(15);
+        // 64 KiB, 128 KiB, ... 4 MiB, then 4 MiB chunks in each arena: a handful of arrays instead of 20,000 objects.
+        // The 1 KiB values are out of line: the value arena holds ~20 MB, the records' chunks only links, headers, keys
+        assertThat(list.chunkCount()).isLessThan(20);
+        assertThat(list.valueChunkCount()).isBetween(8, 12);
+        assertThat(list.chunkCount() - list.valueChunkCount()).isLessThanOrEqualTo(6);
         for (int c = 0;
                 c < list.chunkCount();
                 c++) { // with its header each chunk is a power of two: no G1 region half used
@@ -113,24 +116,76 @@ class MemTableChunksTest {
         list.insert(key(1), InternalKey.packTrailer(1, ValueType.PUT), new byte[] {7}, 0, 1);
         list.insert(key(2), InternalKey.packTrailer(2, ValueType.PUT), big, 0, big.length);
         list.insert(key(3), InternalKey.packTrailer(3, ValueType.PUT), new byte[] {9}, 0, 1);
-        assertThat(list.chunkCount()).isEqualTo(3); // the first, the big entry's own, a fresh one after it
+        // the records' first chunk; the big value's own chunk in the value arena (the small values stay inline)
+        assertThat(list.chunkCount()).isEqualTo(2);
+        assertThat(list.valueChunkCount()).isEqualTo(1);
         long n = list.first();
         assertThat(list.value(n)).containsExactly(7);
         n = list.next(n);
         assertThat(list.value(n)).isEqualTo(big);
         assertThat(list.value(list.next(n))).containsExactly(9);
-        // a version too large for a chunk: a chunk of its own, where it starts at word 0 (no links before it)
+        // a version's value too large for a chunk: a value chunk of its own; the version record in the records' chunk
         byte[] big2 = new byte[MemSkipList.MAX_CHUNK + 5];
         new Random(6).nextBytes(big2);
         list.insert(key(2), InternalKey.packTrailer(4, ValueType.PUT), big2, 0, big2.length);
-        assertThat(list.chunkCount()).isEqualTo(4);
+        assertThat(list.chunkCount()).isEqualTo(3);
+        assertThat(list.valueChunkCount()).isEqualTo(2);
         long v = list.newest(n);
         assertThat(v).isNotEqualTo(n);
-        assertThat((int) v).isZero();
+        assertThat(v >>> 32).isZero();
         assertThat(list.value(v)).isEqualTo(big2);
         assertThat(list.older(n, v)).isEqualTo(n);
         assertThat(list.value(list.older(n, v))).isEqualTo(big);
         assertThat(list.older(n, n)).isZero();
+    }
+
+    @Test
+    void valuesPastTheInlineLimitGoOutOfLineAndKeyNodesStayPacked() {
+        MemSkipList list = new MemSkipList();
+        int max = MemSkipList.INLINE_VALUE_MAX;
+        int[] sizes = {0, 1, max - 1, max, max + 1, 1024, 3 * max};
+        Random rnd = new Random(7);
+        byte[][] values = new byte[2 * sizes.length][];
+        for (int i = 0; i < sizes.length; i++) {
+            values[i] = new byte[sizes[i]];
+            rnd.nextBytes(values[i]);
+            long before = list.valueChunkCount();
+            list.insert(key(i), InternalKey.packTrailer(i + 1, ValueType.PUT), values[i], 0, sizes[i]);
+            // the first out-of-line value opens the value arena; values up to the limit never do
+            assertThat(list.valueChunkCount())
+                    .as("value of %d bytes", sizes[i])
+                    .isEqualTo(sizes[i] > max || before > 0 ? 1 : 0);
+        }
+        // versions (no key, no links) of each key, with the sizes in reverse: both kinds of record, both kinds of value
+        for (int i = 0; i < sizes.length; i++) {
+            int size = sizes[sizes.length - 1 - i];
+            values[sizes.length + i] = new byte[size];
+            rnd.nextBytes(values[sizes.length + i]);
+            list.insert(key(i), InternalKey.packTrailer(100 + i, ValueType.PUT), values[sizes.length + i], 0, size);
+        }
+        int i = 0;
+        for (long x = list.first(); x != 0; x = list.next(x), i++) {
+            long v = list.newest(x);
+            assertThat(list.value(v)).as("newest of key %d", i).isEqualTo(values[sizes.length + i]);
+            assertThat(list.value(list.older(x, v))).as("first of key %d", i).isEqualTo(values[i]);
+            assertThat(list.older(x, v)).isEqualTo(x);
+        }
+        assertThat(i).isEqualTo(sizes.length);
+
+        // 1 KiB values: the records' chunks hold links, lengths, trailer, key and the value's address only
+        MemSkipList packed = new MemSkipList();
+        long start = packed.bytesTaken();
+        byte[] kib = new byte[1024];
+        for (int k = 0; k < 1000; k++) {
+            packed.insert(key(k), InternalKey.packTrailer(k + 1, ValueType.PUT), kib, 0, kib.length);
+        }
+        // 1,000 nodes of ~7.3 words fit the first 64 KiB chunk (inline values would take some 16 chunks' worth)
+        assertThat(packed.chunkCount() - packed.valueChunkCount()).isEqualTo(1);
+        assertThat(packed.bytesTaken() - start)
+                .isGreaterThanOrEqualTo(1000L * (1024 + MemSkipList.HEADER + MemSkipList.MIN_KEY_AREA + 8));
+        for (long x = packed.first(); x != 0; x = packed.next(x)) {
+            assertThat(packed.value(x)).isEqualTo(kib);
+        }
     }
 
     private static byte[] key(int i) {
