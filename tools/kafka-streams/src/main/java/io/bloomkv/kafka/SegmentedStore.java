@@ -214,10 +214,15 @@ final class SegmentedStore {
     void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         synchronized (this) {
             checkOpen();
+            long batchBytes = 0;
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 observedStreamTime = Math.max(observedStreamTime, schema.segmentTimestamp(record.key()));
+                byte[] value = record.value();
+                batchBytes += WriteBatch.putSizeOf(
+                        Segment.PREFIX_SIZE + record.key().length, value == null ? 0 : value.length);
             }
-            WriteBatch batch = new WriteBatch();
+            // Sized for every record (those of expired segments are few): one buffer, not one copy per doubling.
+            WriteBatch batch = new WriteBatch((int) Math.min(batchBytes + 16, WriteBatch.MAX_BATCH_BYTES));
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 long segmentId = segments.segmentId(schema.segmentTimestamp(record.key()));
                 // Stream time is fixed for the batch, so a segment live here stays live until the batch is written.
