@@ -221,8 +221,9 @@ final class SegmentedStore {
                 batchBytes += WriteBatch.putSizeOf(
                         Segment.PREFIX_SIZE + record.key().length, value == null ? 0 : value.length);
             }
-            // Sized for every record (those of expired segments are few): one buffer, not one copy per doubling.
-            WriteBatch batch = new WriteBatch((int) Math.min(batchBytes + 16, WriteBatch.MAX_BATCH_BYTES));
+            // Sized for every record (those of expired segments are few): the store's reused batch when that is
+            // large enough, else one buffer sized once, not one copy per doubling.
+            WriteBatch batch = segments.batchFor(batchBytes);
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 long segmentId = segments.segmentId(schema.segmentTimestamp(record.key()));
                 // Stream time is fixed for the batch, so a segment live here stays live until the batch is written.
@@ -233,7 +234,7 @@ final class SegmentedStore {
                     segment.addTo(batch, record.key(), record.value());
                 }
             }
-            segments.write(batch);
+            segments.writeBatch(batch);
         }
     }
 
