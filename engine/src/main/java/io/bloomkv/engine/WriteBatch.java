@@ -55,11 +55,12 @@ public final class WriteBatch {
     }
 
     /**
-     * An empty batch whose buffer starts at {@code capacity} bytes: {@link Db#put} sizes it for its one operation and
-     * group commit for the batches it merges, so a large value is not copied again each time the buffer doubles.
+     * An empty batch whose buffer starts at {@code capacity} bytes (at least the header's): a caller that knows the
+     * size of what it will add ({@link #putSizeOf}, or group commit for the batches it merges) gets one buffer,
+     * rather than a copy of everything added so far each time the buffer doubles.
      */
-    WriteBatch(int capacity) {
-        rep = new ByteWriter(capacity);
+    public WriteBatch(int capacity) {
+        rep = new ByteWriter(Math.max(HEADER_SIZE, capacity));
         clear();
     }
 
@@ -97,6 +98,49 @@ public final class WriteBatch {
         puts++;
         userBytes += key.length + value.length;
         return this;
+    }
+
+    /**
+     * Sets the key {@code keyPrefix} followed by {@code keyRest} to {@code value} (RocksDB's {@code SliceParts} put):
+     * the same operation as {@code put(concat(keyPrefix, keyRest), value)}, without the caller building that array.
+     * The arrays are copied; {@code keyRest} may be empty, not both parts.
+     */
+    public WriteBatch put(byte[] keyPrefix, byte[] keyRest, byte[] value) {
+        int keyLength = checkKeyParts(keyPrefix, keyRest);
+        checkValue(value);
+        checkRoom(keyLength + value.length + 11L);
+        rep.ensure(11 + keyLength + value.length);
+        rep.putByte(ValueType.PUT.code());
+        rep.putVarint32(keyLength);
+        rep.putBytes(keyPrefix);
+        rep.putBytes(keyRest);
+        rep.putLengthPrefixed(value);
+        count++;
+        puts++;
+        userBytes += keyLength + value.length;
+        return this;
+    }
+
+    /** Removes the key {@code keyPrefix} followed by {@code keyRest}, as {@link #put(byte[], byte[], byte[])} names it. */
+    public WriteBatch delete(byte[] keyPrefix, byte[] keyRest) {
+        int keyLength = checkKeyParts(keyPrefix, keyRest);
+        checkRoom(keyLength + 6L);
+        rep.ensure(6 + keyLength);
+        rep.putByte(ValueType.DELETE.code());
+        rep.putVarint32(keyLength);
+        rep.putBytes(keyPrefix);
+        rep.putBytes(keyRest);
+        count++;
+        userBytes += keyLength;
+        return this;
+    }
+
+    /**
+     * Bytes a put of a key of {@code keyLength} bytes and a value of {@code valueLength} bytes adds to a batch, at
+     * most (for {@link #WriteBatch(int)}; a delete adds less).
+     */
+    public static int putSizeOf(int keyLength, int valueLength) {
+        return 11 + keyLength + valueLength;
     }
 
     /**
@@ -212,6 +256,21 @@ public final class WriteBatch {
             throw new InvalidArgumentException(
                     "key of " + key.length + " bytes is over the limit of " + Db.MAX_KEY_SIZE);
         }
+    }
+
+    /** Checks a key given in two parts as {@link #checkKey} a whole one; returns its length. */
+    private static int checkKeyParts(byte[] keyPrefix, byte[] keyRest) {
+        if (keyPrefix == null || keyRest == null) {
+            throw new InvalidArgumentException("key is null");
+        }
+        long length = (long) keyPrefix.length + keyRest.length;
+        if (length == 0) {
+            throw new InvalidArgumentException("key is empty");
+        }
+        if (length > Db.MAX_KEY_SIZE) {
+            throw new InvalidArgumentException("key of " + length + " bytes is over the limit of " + Db.MAX_KEY_SIZE);
+        }
+        return (int) length;
     }
 
     static void checkValue(byte[] value) {

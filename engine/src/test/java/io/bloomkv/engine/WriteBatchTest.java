@@ -107,4 +107,48 @@ class WriteBatchTest {
         assertThatThrownBy(() -> b.delete(new byte[Db.MAX_KEY_SIZE + 1])).isInstanceOf(InvalidArgumentException.class);
         assertThat(b.isEmpty()).isTrue();
     }
+
+    @Test
+    void keyInTwoPartsSerializesAsTheWholeKey() {
+        byte[] prefix = bytes("seg1");
+        WriteBatch parts = new WriteBatch(0)
+                .put(prefix, bytes("key"), bytes("v1"))
+                .delete(prefix, bytes("gone"))
+                .put(bytes("whole"), new byte[0], bytes("v2"))
+                .put(new byte[0], bytes("rest"), new byte[0]);
+        WriteBatch whole = new WriteBatch()
+                .put(bytes("seg1key"), bytes("v1"))
+                .delete(bytes("seg1gone"))
+                .put(bytes("whole"), bytes("v2"))
+                .put(bytes("rest"), new byte[0]);
+        assertThat(parts.serialize(9)).isEqualTo(whole.serialize(9));
+        assertThat(parts.count()).isEqualTo(4);
+        assertThat(parts.putCount()).isEqualTo(3);
+        assertThat(parts.userBytes()).isEqualTo(whole.userBytes());
+        assertThat(decode(parts.serialize(9)))
+                .containsExactly("9:put:seg1key=v1", "10:del:seg1gone", "11:put:whole=v2", "12:put:rest=");
+        // Presized exactly: nothing added beyond the estimate the constructor was given.
+        WriteBatch sized = new WriteBatch(WriteBatch.putSizeOf(7, 2) + 12).put(prefix, bytes("key"), bytes("v1"));
+        assertThat(sized.serialize(9))
+                .isEqualTo(new WriteBatch().put(bytes("seg1key"), bytes("v1")).serialize(9));
+    }
+
+    @Test
+    void keyPartsAreCheckedAsAWholeKey() {
+        WriteBatch b = new WriteBatch();
+        byte[] half = new byte[Db.MAX_KEY_SIZE / 2];
+        assertThatThrownBy(() -> b.put(new byte[0], new byte[0], bytes("v")))
+                .isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> b.delete(new byte[0], new byte[0])).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> b.put(null, bytes("k"), bytes("v"))).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> b.put(bytes("k"), null, bytes("v"))).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> b.put(bytes("k"), bytes("k"), null)).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> b.put(half, new byte[half.length + 1], bytes("v")))
+                .isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> b.delete(half, new byte[half.length + 1]))
+                .isInstanceOf(InvalidArgumentException.class);
+        assertThat(b.isEmpty()).isTrue();
+        b.put(half, half, bytes("v")).delete(half, half);
+        assertThat(b.count()).isEqualTo(2);
+    }
 }

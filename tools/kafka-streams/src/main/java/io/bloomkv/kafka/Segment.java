@@ -125,10 +125,11 @@ final class Segment {
 
     /** Adds a put of composite key {@code key} (a delete for a null value) in this segment to {@code batch}. */
     void addTo(WriteBatch batch, byte[] key, byte[] value) {
+        // The stored key as two parts: the batch copies them once, no prefixed array is made per record.
         if (value == null) {
-            batch.delete(prefixed(prefix, key));
+            batch.delete(prefix, key);
         } else {
-            batch.put(prefixed(prefix, key), value);
+            batch.put(prefix, key, value);
         }
     }
 

@@ -214,10 +214,16 @@ final class SegmentedStore {
     void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         synchronized (this) {
             checkOpen();
+            long batchBytes = 0;
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 observedStreamTime = Math.max(observedStreamTime, schema.segmentTimestamp(record.key()));
+                byte[] value = record.value();
+                batchBytes += WriteBatch.putSizeOf(
+                        Segment.PREFIX_SIZE + record.key().length, value == null ? 0 : value.length);
             }
-            WriteBatch batch = new WriteBatch();
+            // Sized for every record (those of expired segments are few): the store's reused batch when that is
+            // large enough, else one buffer sized once, not one copy per doubling.
+            WriteBatch batch = segments.batchFor(batchBytes);
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 long segmentId = segments.segmentId(schema.segmentTimestamp(record.key()));
                 // Stream time is fixed for the batch, so a segment live here stays live until the batch is written.
@@ -228,7 +234,7 @@ final class SegmentedStore {
                     segment.addTo(batch, record.key(), record.value());
                 }
             }
-            segments.write(batch);
+            segments.writeBatch(batch);
         }
     }
 

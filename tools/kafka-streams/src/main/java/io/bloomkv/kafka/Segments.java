@@ -270,6 +270,28 @@ final class Segments {
         }
     }
 
+    /**
+     * An empty batch for {@code bytes} of operations ({@link WriteBatch#putSizeOf} each), to be written with
+     * {@link #writeBatch} before the next call: the single puts' scratch batch, reused, when the operations fit the
+     * size it is kept at (a restore batch of max.poll.records small records), so its buffer stays under twice that;
+     * else a new batch sized once.
+     */
+    WriteBatch batchFor(long bytes) {
+        if (bytes <= SCRATCH_KEEP_BYTES) {
+            return scratch.clear();
+        }
+        return new WriteBatch((int) Math.min(bytes + 16, WriteBatch.MAX_BATCH_BYTES));
+    }
+
+    /** Writes a batch from {@link #batchFor}, then empties it: a reused batch holds no record between writes. */
+    void writeBatch(WriteBatch batch) {
+        try {
+            write(batch);
+        } finally {
+            batch.clear();
+        }
+    }
+
     /** Puts (a null value deletes) {@code storedKey}, which carries {@code segment}'s prefix, in one write. */
     void putStored(Segment segment, byte[] storedKey, byte[] value) {
         WriteBatch batch = scratch;

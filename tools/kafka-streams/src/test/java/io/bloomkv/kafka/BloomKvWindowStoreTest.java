@@ -330,6 +330,16 @@ class BloomKvWindowStoreTest {
             changelog.add(new ConsumerRecord<>(
                     "changelog", 0, offset++, WindowKeyLayout.toStoreKey(key.get(), ts, 0), value));
         }
+        // The same windows again, several times within one restore batch, puts and deletes interleaved: the restored
+        // store must end with each window's last record, as the changelog's order says.
+        for (int i = 0; i < 120; i++) {
+            Bytes key = b("k" + (i % 5));
+            long ts = 360_000L + 1000L * (i % 9);
+            byte[] value = i % 4 == 3 ? null : v("again" + i);
+            w.put(key, value, ts);
+            changelog.add(new ConsumerRecord<>(
+                    "changelog", 0, offset++, WindowKeyLayout.toStoreKey(key.get(), ts, 0), value));
+        }
         List<String> expected = WindowStoreDifferentialTest.windows(w.all());
         assertThat(expected).isNotEmpty();
         TestStoreContext ctx2 = new TestStoreContext(dir.resolve("b").toFile());
