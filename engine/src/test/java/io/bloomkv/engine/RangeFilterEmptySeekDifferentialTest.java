@@ -145,6 +145,81 @@ class RangeFilterEmptySeekDifferentialTest {
         }
     }
 
+    /**
+     * A table whose ranges keep holding keys stops being probed (TableReader.rangeProbeWorthwhile): its filter would say
+     * "may hold" and save nothing. Answers stay right with the probes skipped, in both directions, and once the
+     * positionings turn to empty ranges the filter is asked again and rules them out. Fails if every positioning
+     * probes (no gate) or if the gate never reopens.
+     */
+    @Test
+    void aFilterThatKeepsSayingMayHoldIsPassedByUntilRangesTurnEmpty() {
+        long seed = TestKeys.seed("RangeFilterEmptySeekDifferentialTest.gate");
+        Random rnd = new Random(seed);
+        try (Db db = Db.open(dir.resolve("gate"), Options.defaults().rangeFilterBitsPerKey(14))) {
+            for (long i = 0; i < 2000; i++) {
+                db.put(key(16 * i + 1), new byte[] {1});
+            }
+            db.flush();
+            db.waitForBackgroundWork();
+            assertThat(db.stats().tableCount()).as("one table").isEqualTo(1);
+            int positionings = 400;
+            Stats before = db.stats();
+            for (int q = 0; q < positionings; q++) {
+                long first = rnd.nextInt(1990); // ranges [16 first, 16 first + 16 w) hold the w keys 16 (first + j) + 1
+                int w = 1 + rnd.nextInt(8);
+                boolean forward = rnd.nextBoolean();
+                ReadOptions o = forward
+                        ? ReadOptions.defaults().iterateUpperBound(key(16 * (first + w)))
+                        : ReadOptions.defaults().iterateLowerBound(key(16 * first));
+                List<Long> seen = new ArrayList<>();
+                try (DbIterator it = db.iterator(o)) {
+                    if (forward) {
+                        for (it.seek(key(16 * first)); it.valid(); it.next()) {
+                            seen.add(java.nio.ByteBuffer.wrap(it.key()).getLong());
+                        }
+                    } else {
+                        for (it.seekForPrev(key(16 * (first + w) - 1)); it.valid(); it.prev()) {
+                            seen.add(0, java.nio.ByteBuffer.wrap(it.key()).getLong());
+                        }
+                    }
+                }
+                List<Long> expected = new ArrayList<>();
+                for (long j = first; j < first + w; j++) {
+                    expected.add(16 * j + 1);
+                }
+                assertThat(seen)
+                        .as("seed %d query %d [%d, %d) %s", seed, q, 16 * first, 16 * (first + w), forward)
+                        .isEqualTo(expected);
+            }
+            Stats held = db.stats();
+            long checks = held.rangeFilterChecks() - before.rangeFilterChecks();
+            assertThat(checks)
+                    .as(
+                            "seed %d: probes over %d ranges holding keys (33 before the gate closes, then ~1 in 16)",
+                            seed, positionings)
+                    .isLessThan(positionings / 4);
+            assertThat(held.rangeFilterUseful() - before.rangeFilterUseful()).isZero();
+            assertThat(held.rangeFilterFalsePositives() - before.rangeFilterFalsePositives())
+                    .as("a table read without a probe is no false positive of its filter")
+                    .isZero();
+            for (int q = 0; q < positionings; q++) {
+                long first = rnd.nextInt(1990);
+                long lo = 16 * first + 2 + rnd.nextInt(6); // [lo, lo + w) lies in (16 first + 1, 16 first + 17)
+                int w = 1 + rnd.nextInt(8);
+                try (DbIterator it = db.iterator(ReadOptions.defaults().iterateUpperBound(key(lo + w)))) {
+                    it.seek(key(lo));
+                    assertThat(it.valid())
+                            .as("seed %d empty range %d", seed, lo)
+                            .isFalse();
+                }
+            }
+            Stats empty = db.stats();
+            assertThat(empty.rangeFilterUseful() - held.rangeFilterUseful())
+                    .as("seed %d: empty ranges ruled out once the gate reopened (three sampled 'no' answers)", seed)
+                    .isGreaterThan(positionings * 3 / 4);
+        }
+    }
+
     /** The positioning {@code how}, then up to 3 steps in its direction and one step back: keys seen ("-" = not valid). */
     private static List<String> walk(Db db, Snapshot snap, byte[] lower, byte[] upper, int how, byte[] target) {
         ReadOptions o = ReadOptions.defaults().snapshot(snap);

@@ -273,6 +273,7 @@ public final class RangeSeekBench {
             double minOps,
             double maxOps,
             double blockReadsPerSeek,
+            double rangeChecksPerSeek,
             double rangeUsefulPerSeek,
             double medianCpuNs,
             double minCpuNs,
@@ -308,6 +309,7 @@ public final class RangeSeekBench {
                 double[][] alloc = new double[engines.size()][rounds];
                 long[] reads = new long[engines.size()];
                 long[] useful = new long[engines.size()];
+                long[] checks = new long[engines.size()];
                 for (int round = 0; round < rounds; round++) {
                     Ranges r = ranges(w.equals("seekempty"), num, seeks, seed + 31L * round + w.hashCode());
                     for (int k = 0; k < engines.size(); k++) {
@@ -321,6 +323,7 @@ public final class RangeSeekBench {
                             Stats after = ((BloomKv) e).stats();
                             reads[k] += after.blockReads() - before.blockReads();
                             useful[k] += after.rangeFilterUseful() - before.rangeFilterUseful();
+                            checks[k] += after.rangeFilterChecks() - before.rangeFilterChecks();
                         }
                     }
                 }
@@ -339,6 +342,7 @@ public final class RangeSeekBench {
                             s[0],
                             s[s.length - 1],
                             isBloom ? (double) reads[k] / ((long) seeks * rounds) : Double.NaN,
+                            isBloom ? (double) checks[k] / ((long) seeks * rounds) : Double.NaN,
                             isBloom ? (double) useful[k] / ((long) seeks * rounds) : Double.NaN,
                             c[c.length / 2],
                             c[0],
@@ -393,12 +397,13 @@ public final class RangeSeekBench {
         List<Result> rs = run(dir, num, seeks, rounds, rangeBits, bits, cacheMb << 20, seed);
         System.out.printf(
                 Locale.ROOT,
-                "%-10s %-16s %12s %24s %18s %18s %14s %20s %14s%n",
+                "%-10s %-16s %12s %24s %18s %18s %18s %14s %20s %14s%n",
                 "workload",
                 "engine",
                 "ops/s (med)",
                 "spread (min..max)",
                 "block reads/seek",
+                "range checks/seek",
                 "range useful/seek",
                 "cpu ns/seek",
                 "cpu spread",
@@ -406,13 +411,14 @@ public final class RangeSeekBench {
         for (Result r : rs) {
             System.out.printf(
                     Locale.ROOT,
-                    "%-10s %-16s %12.0f %11.0f..%-12.0f %18.3f %18.3f %14.0f %9.0f..%-10.0f %14.0f%n",
+                    "%-10s %-16s %12.0f %11.0f..%-12.0f %18.3f %18.3f %18.3f %14.0f %9.0f..%-10.0f %14.0f%n",
                     r.workload(),
                     r.engine(),
                     r.medianOps(),
                     r.minOps(),
                     r.maxOps(),
                     r.blockReadsPerSeek(),
+                    r.rangeChecksPerSeek(),
                     r.rangeUsefulPerSeek(),
                     r.medianCpuNs(),
                     r.minCpuNs(),

@@ -31,6 +31,11 @@ public final class RangeFilteredIterator implements InternalIterator {
     private InternalIterator inner;
     /** The last seek was ruled out by the range filter: not valid. */
     private boolean skipped;
+    /**
+     * The last positioning went on because the range filter said "may hold" (asked now or by the up-front check), so
+     * finding no key in the range is the filter's false positive; false when the filter was not asked.
+     */
+    private boolean filterSaidMaybe;
 
     public RangeFilteredIterator(TableReader table, byte[] lower, byte[] upper) {
         this(table, lower, upper, null);
@@ -65,19 +70,29 @@ public final class RangeFilteredIterator implements InternalIterator {
     }
 
     /**
-     * A range outside the table's [smallest, largest] user keys is ruled out on the table's properties, with no probe
-     * (and none counted); an answer the positioning already has ({@link RangeProbeMemo}) is not asked again.
+     * An answer the positioning already has ({@link RangeProbeMemo}) is taken as it is; a range outside the table's
+     * [smallest, largest] user keys is ruled out on the table's properties, with no probe (and none counted); otherwise
+     * the filter is asked when the table says a probe is worthwhile ({@link TableReader#rangeProbeWorthwhile}), and
+     * the table read without one when not.
      */
     private boolean ruledOut(byte[] lo, int loLength, byte[] hi, int hiLength) {
+        filterSaidMaybe = false;
         if (!table.hasRangeFilter() || (lo == null && hi == null)) {
+            return false;
+        }
+        if (memo != null && memo.saidMaybe(table, lo, loLength, hi, hiLength)) {
+            filterSaidMaybe = memo.probed();
             return false;
         }
         if (outsideKeyRange(lo, loLength, hi, hiLength)) {
             skipped = true;
             return true;
         }
-        if ((memo != null && memo.saidMaybe(table, lo, loLength, hi, hiLength))
-                || table.rangeMayContainRetained(lo, loLength, hi, hiLength)) {
+        if (!table.rangeProbeWorthwhile()) {
+            return false;
+        }
+        if (table.rangeMayContainRetained(lo, loLength, hi, hiLength)) {
+            filterSaidMaybe = true;
             return false;
         }
         skipped = true;
@@ -94,15 +109,22 @@ public final class RangeFilteredIterator implements InternalIterator {
                 || (hi != null && Arrays.compareUnsigned(small, 0, small.length, hi, 0, hiLength) > 0);
     }
 
-    /** After a forward positioning the filter let through: no entry below upper means it was a false positive. */
-    private void checkForward(boolean asked) {
-        if (asked && upper != null && (!inner.valid() || InternalKey.compareUserKey(inner.key(), upper) >= 0)) {
+    /**
+     * After a forward positioning the filter let through: no entry below upper means it was a false positive. The key
+     * is only compared, so it is borrowed ({@link InternalIterator#lendKey}), not copied.
+     */
+    private void checkForward() {
+        if (filterSaidMaybe
+                && upper != null
+                && (!inner.valid() || InternalKey.compareUserKey(inner.lendKey(), upper) >= 0)) {
             table.recordRangeFalsePositive();
         }
     }
 
-    private void checkBackward(boolean asked) {
-        if (asked && lower != null && (!inner.valid() || InternalKey.compareUserKey(inner.key(), lower) < 0)) {
+    private void checkBackward() {
+        if (filterSaidMaybe
+                && lower != null
+                && (!inner.valid() || InternalKey.compareUserKey(inner.lendKey(), lower) < 0)) {
             table.recordRangeFalsePositive();
         }
     }
@@ -114,42 +136,38 @@ public final class RangeFilteredIterator implements InternalIterator {
 
     @Override
     public void seekToFirst() {
-        boolean asked = upper != null && table.hasRangeFilter();
         if (upper != null && ruledOut(null, upper)) {
             return;
         }
         inner().seekToFirst();
-        checkForward(asked);
+        checkForward();
     }
 
     @Override
     public void seek(byte[] target) {
-        boolean asked = upper != null && table.hasRangeFilter();
         if (upper != null && ruledOut(target, userKeyLength(target), upper, upper.length)) {
             return;
         }
         inner().seek(target);
-        checkForward(asked);
+        checkForward();
     }
 
     @Override
     public void seekToLast() {
-        boolean asked = lower != null && table.hasRangeFilter();
         if (lower != null && ruledOut(lower, null)) {
             return;
         }
         inner().seekToLast();
-        checkBackward(asked);
+        checkBackward();
     }
 
     @Override
     public void seekForPrev(byte[] target) {
-        boolean asked = lower != null && table.hasRangeFilter();
         if (lower != null && ruledOut(lower, lower.length, target, userKeyLength(target))) {
             return;
         }
         inner().seekForPrev(target);
-        checkBackward(asked);
+        checkBackward();
     }
 
     @Override

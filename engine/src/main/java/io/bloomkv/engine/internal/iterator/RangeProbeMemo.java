@@ -7,26 +7,39 @@ import java.util.Arrays;
  * The one range-filter answer a bounded {@code DbIterator} positioning already has when it goes on to build or seek
  * its merged iterator: its up-front check ({@code Version.tablesRuleOut}) stops at the first table whose filter says
  * the range may hold a key, and that table's {@link RangeFilteredIterator} then takes the answer from here instead of
- * probing the filter a second time for the same range (and counting the check twice). Holds one answer, for the
- * positioning in progress only: the iterator {@link #clear}s it when the positioning ends. Confined to the thread
- * moving its iterator, as the iterator is.
+ * probing the filter a second time for the same range (and counting the check twice). The answer may also be that
+ * the check passed the table without asking its filter ({@code TableReader.rangeProbeWorthwhile} said no): the
+ * iterator then reads the table without asking either, so a positioning decides once per table whether to probe.
+ * Holds one answer, for the positioning in progress only: the iterator {@link #clear}s it when the positioning ends.
+ * Confined to the thread moving its iterator, as the iterator is.
  */
 public final class RangeProbeMemo {
     private TableReader table;
     private byte[] lo;
     private byte[] hi;
+    private boolean probed;
 
-    /** Records that {@code table}'s range filter said [lo, hi] (user keys, null = open) may hold a key. */
-    public void maybe(TableReader table, byte[] lo, byte[] hi) {
+    /**
+     * Records that [lo, hi] (user keys, null = open) may hold a key of {@code table}: its range filter said so
+     * ({@code probed}), or the filter was not asked.
+     */
+    public void maybe(TableReader table, byte[] lo, byte[] hi, boolean probed) {
         this.table = table;
         this.lo = lo;
         this.hi = hi;
+        this.probed = probed;
     }
 
     public void clear() {
         table = null;
         lo = null;
         hi = null;
+        probed = false;
+    }
+
+    /** Whether the answer {@link #saidMaybe} matched came from the filter (a probe), not from passing it by. */
+    boolean probed() {
+        return probed;
     }
 
     /** True when the answer recorded is "may hold" for {@code table} and exactly [lo[0, loLength), hi[0, hiLength)]. */

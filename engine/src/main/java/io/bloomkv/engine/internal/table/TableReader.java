@@ -83,6 +83,9 @@ public final class TableReader implements AutoCloseable {
     private final RangeFilter rangeFilter;
 
     private final String rangeFilterProblem;
+    /** Whether bounded positionings ask {@link #rangeFilter} (every reader shares it; see its class comment). */
+    private final RangeProbeGate rangeProbeGate = new RangeProbeGate();
+
     private final BlockCache cache;
     private final ReadCounters counters;
     private final RefCount refs;
@@ -908,11 +911,22 @@ public final class TableReader implements AutoCloseable {
             return true;
         }
         boolean may = rf.mightContainRange(lo, loLength, hi, hiLength);
+        rangeProbeGate.record(!may);
         counters.rangeFilterChecks.increment();
         if (!may) {
             counters.rangeFilterUseful.increment();
         }
         return may;
+    }
+
+    /**
+     * True when this table has a range filter and a bounded positioning should ask it now
+     * ({@link #rangeMayContainRetained}); false when the table has none, or when its recent probes have almost all
+     * answered "may hold" ({@link RangeProbeGate}): the positioning then reads the table as if it had no range filter,
+     * which is always correct, and spares a probe that would most likely save nothing.
+     */
+    public boolean rangeProbeWorthwhile() {
+        return rangeFilter != null && rangeProbeGate.shouldProbe();
     }
 
     /** Counts a range the range filter let through but the table did not hold a key of (seen by the iterator). */

@@ -533,10 +533,12 @@ public final class Version implements LevelView {
      * closed range [lo, hi] (user keys; a null bound is open, not both): a table whose key range misses it is passed on
      * its metadata alone, every other one must have a range filter that rules the range out. Lets a bounded seek that
      * finds nothing return before any table iterator is made. A table that may hold the range ends the walk at once
-     * (its filter's answer is kept in {@code memo}, when given, for its iterator), so the tables are asked where a range holding keys most likely
-     * finds them first: the deepest level first (it holds most keys), up to level 1, then level 0 oldest first. Range
-     * tombstones play no part: with no point entry in the range there is nothing for them to hide. Probes are counted
-     * in the tables' range-filter counters as the iterators' are.
+     * (its filter's answer is kept in {@code memo}, when given, for its iterator), so the tables are asked where a
+     * range holding keys most likely finds them first: the deepest level first (it holds most keys), up to level 1,
+     * then level 0 oldest first. A table whose filter's recent answers were almost all "may hold" is not asked
+     * ({@link TableReader#rangeProbeWorthwhile}) and counts as may hold. Range tombstones play no part: with no point
+     * entry in the range there is nothing for them to hide. Probes are counted in the tables' range-filter counters as
+     * the iterators' are.
      */
     public boolean tablesRuleOut(byte[] lo, byte[] hi, RangeProbeMemo memo) {
         for (int level = files.length - 1; level >= 1; level--) {
@@ -546,16 +548,14 @@ public final class Version implements LevelView {
                 if (hi != null && Arrays.compareUnsigned(fs[i].smallestUserKey(), hi) > 0) {
                     break; // this and every later file of the level start above the range
                 }
-                if (!ruledOutByFilter(readers[level][i], lo, hi)) {
-                    remember(memo, readers[level][i], lo, hi);
+                if (!ruledOutByFilter(readers[level][i], lo, hi, memo)) {
                     return false;
                 }
             }
         }
         FileMetaData[] l0 = files[0];
         for (int i = l0.length - 1; i >= 0; i--) {
-            if (overlaps(l0[i], lo, hi) && !ruledOutByFilter(readers[0][i], lo, hi)) {
-                remember(memo, readers[0][i], lo, hi);
+            if (overlaps(l0[i], lo, hi) && !ruledOutByFilter(readers[0][i], lo, hi, memo)) {
                 return false;
             }
         }
@@ -567,15 +567,24 @@ public final class Version implements LevelView {
                 && (hi == null || Arrays.compareUnsigned(f.smallestUserKey(), hi) <= 0);
     }
 
-    /** A filter's "may hold" for the range, kept for the table's iterator (a table without a filter was not asked). */
-    private static void remember(RangeProbeMemo memo, TableReader r, byte[] lo, byte[] hi) {
-        if (memo != null && r.hasRangeFilter()) {
-            memo.maybe(r, lo, hi);
+    /**
+     * True when {@code r}'s range filter says [lo, hi] holds no key. Otherwise the table's "may hold" is kept in
+     * {@code memo} for its iterator: its filter's answer, or that the filter was passed by
+     * ({@link TableReader#rangeProbeWorthwhile}: its probes of late have almost never ruled a range out), so the
+     * iterator neither asks again nor asks where this check chose not to. A table without a filter is not recorded.
+     */
+    private static boolean ruledOutByFilter(TableReader r, byte[] lo, byte[] hi, RangeProbeMemo memo) {
+        if (!r.hasRangeFilter()) {
+            return false;
         }
-    }
-
-    private static boolean ruledOutByFilter(TableReader r, byte[] lo, byte[] hi) {
-        return r.hasRangeFilter() && !r.rangeMayContainRetained(lo, hi);
+        boolean probe = r.rangeProbeWorthwhile();
+        if (probe && !r.rangeMayContainRetained(lo, hi)) {
+            return true;
+        }
+        if (memo != null) {
+            memo.maybe(r, lo, hi, probe);
+        }
+        return false;
     }
 
     /** The first file of a sorted, disjoint level whose largest user key is &gt;= key (fs.length if none). */
