@@ -742,13 +742,18 @@ final class MemSkipList {
         int p = (int) v;
         long first = c[p];
         long keyLength = first >>> 32;
-        int length = (int) first;
+        int length = (int) (first & VALUE_LENGTH);
         if (lent.bytes == null || lent.bytes.length != length) {
             lent.bytes = new byte[length];
             lent.words = null;
         }
         byte[] out = lent.bytes;
         int at = keyLength == VERSION ? p + 3 : p + 3 + keyWords((int) keyLength);
+        if ((first & OUT_OF_LINE) != 0) {
+            long a = c[at]; // the value arena's chunk holding it was published before the record
+            c = valueChunks[(int) (a >>> 32)];
+            at = (int) a;
+        }
         int full = length >>> 3;
         if (full > SHIFT_WORDS) {
             if (lent.words == null) {
