@@ -1,5 +1,6 @@
 package io.bloomkv.bench.jmh;
 
+import io.bloomkv.bench.range.RangeSeekBench;
 import io.bloomkv.bloom.RangeFilter;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -52,16 +53,9 @@ public class RangeProbeBenchmark {
     private byte[][] holdingHi;
     private int next;
 
+    /** The rangeseek bench's key layout (a tenant tag, then the id big-endian). */
     static byte[] key(long id) {
-        byte[] k = new byte[12];
-        k[0] = 'b';
-        k[1] = 'k';
-        k[2] = 'v';
-        k[3] = '1';
-        for (int i = 0; i < 8; i++) {
-            k[4 + i] = (byte) (id >>> (56 - 8 * i));
-        }
-        return k;
+        return RangeSeekBench.key(id);
     }
 
     @Setup(Level.Trial)

@@ -60,7 +60,7 @@ public final class RangeSeekBench {
     }
 
     /** A 4-byte tenant tag, then the id big-endian (so a range of ids is a range of keys). */
-    static byte[] key(long id) {
+    public static byte[] key(long id) {
         byte[] k = new byte[KEY_SIZE];
         k[0] = 'b';
         k[1] = 'k';
