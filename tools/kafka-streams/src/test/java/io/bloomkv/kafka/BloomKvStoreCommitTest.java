@@ -21,8 +21,8 @@ import org.apache.kafka.streams.query.Position;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.internals.OffsetCheckpoint;
 import org.apache.kafka.streams.state.internals.StoreQueryUtils;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,20 +36,8 @@ class BloomKvStoreCommitTest {
     @TempDir
     File dir;
 
-    private final List<BloomKvStore> stores = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() {
-        for (BloomKvStore s : stores) {
-            s.close();
-        }
-        assertThat(io.bloomkv.engine.inspect.OpenResources.tables())
-                .as("tables left open")
-                .isZero();
-        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes())
-                .as("off-heap filter bytes left")
-                .isZero();
-    }
+    @RegisterExtension
+    final OpenStores stores = new OpenStores();
 
     private BloomKvStore open(String name, Options options, TestStoreContext ctx) {
         BloomKvStore s = (BloomKvStore)

@@ -24,8 +24,8 @@ import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.VersionedKeyValueStore;
 import org.apache.kafka.streams.state.VersionedRecord;
 import org.apache.kafka.streams.state.internals.VersionedKeyValueToBytesStoreAdapter;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -47,20 +47,8 @@ class BloomKvVersionedStoreCommitTest {
     @TempDir
     File dir;
 
-    private final List<StateStore> stores = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() {
-        for (StateStore s : stores) {
-            s.close();
-        }
-        assertThat(io.bloomkv.engine.inspect.OpenResources.tables())
-                .as("tables left open")
-                .isZero();
-        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes())
-                .as("off-heap filter bytes left")
-                .isZero();
-    }
+    @RegisterExtension
+    final OpenStores stores = new OpenStores();
 
     @SuppressWarnings("unchecked")
     private static <S> S inner(StateStore adapter) throws Exception {
@@ -111,7 +99,7 @@ class BloomKvVersionedStoreCommitTest {
             File kafkaDir = new File(dir, "kafka-" + round);
             assertThat(bloomDir.mkdirs() && kafkaDir.mkdirs()).isTrue();
             BloomKvVersionedStore bloom = openBloom(new TestStoreContext(bloomDir), retention, interval, options);
-            StateStore bloomAdapter = stores.get(stores.size() - 1);
+            StateStore bloomAdapter = stores.last();
             StateStore kafkaAdapter = Stores.persistentVersionedKeyValueStore(
                             "v", Duration.ofMillis(retention), Duration.ofMillis(interval))
                     .get();

@@ -19,7 +19,6 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.SessionWindow;
-import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.query.FailureReason;
 import org.apache.kafka.streams.query.Position;
@@ -37,8 +36,8 @@ import org.apache.kafka.streams.state.TimestampedBytesStore;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The window and session stores directly: argument checks, closed-store behaviour, metrics, restore, IQv2, reopen. */
@@ -49,18 +48,8 @@ class BloomKvWindowStoreTest {
     @TempDir
     Path dir;
 
-    private final List<StateStore> stores = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() {
-        stores.forEach(StateStore::close);
-        assertThat(io.bloomkv.engine.inspect.OpenResources.tables())
-                .as("tables left open")
-                .isZero();
-        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes())
-                .as("off-heap filter bytes left")
-                .isZero();
-    }
+    @RegisterExtension
+    final OpenStores stores = new OpenStores();
 
     private static Bytes b(String s) {
         return Bytes.wrap(s.getBytes(StandardCharsets.UTF_8));

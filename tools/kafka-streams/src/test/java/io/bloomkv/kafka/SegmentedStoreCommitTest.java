@@ -26,8 +26,8 @@ import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -47,20 +47,8 @@ class SegmentedStoreCommitTest {
     @TempDir
     File dir;
 
-    private final List<StateStore> stores = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() {
-        for (StateStore s : stores) {
-            s.close();
-        }
-        assertThat(io.bloomkv.engine.inspect.OpenResources.tables())
-                .as("tables left open")
-                .isZero();
-        assertThat(io.bloomkv.engine.inspect.OpenResources.filterBytes())
-                .as("off-heap filter bytes left")
-                .isZero();
-    }
+    @RegisterExtension
+    final OpenStores stores = new OpenStores();
 
     /** One kind of store under test: opens both engines' stores, applies an operation to both, reads both. */
     private interface Kind {
