@@ -971,7 +971,9 @@ public final class RangeFilter implements AutoCloseable {
      * {@code hiBits} &gt;= 0 (hi exclusive, hiBits its {@link #bitLength}, hiLen &gt;= 1). The key's first c + w bits,
      * T(x), are compared with the segment's: T is monotone, so keys in [lo, hi] have offsets in [T(lo), T(hi)] clipped
      * to the segment's [0, U); keys in [lo, hi) in [T(lo), T(hi) - 1] where
-     * {@link #mightContainRange(byte[], int, byte[], int, boolean)} says why.
+     * {@link #mightContainRange(byte[], int, byte[], int, boolean)} says why. The low end is T(lo) + 1 where lo has a 1
+     * bit past the window and no key of the segment has (its window was not cut at 62 bits): a bound just past a key,
+     * such as the key then a 1 byte, does not count that key.
      */
     private boolean segmentMayHold(int j, byte[] lo, int loLen, byte[] hi, int hiLen, int hiBits) {
         int c = readInt(rec(j, SEG_PREFIX_BITS));
@@ -986,6 +988,11 @@ public final class RangeFilter implements AutoCloseable {
             }
             if (cmp == 0) {
                 long v = window(lo, loLen, c, w) - body.readLong(rec(j, SEG_W0));
+                if (w < MAX_WINDOW && bitLength(lo, loLen) > c + w) {
+                    // The window was not cut (w < 62), so no key of the segment has a 1 bit past c + w; lo has one:
+                    // a key sharing lo's window value is lo's first c + w bits then zeros, which sorts below lo.
+                    v++;
+                }
                 if (v >= u) {
                     return false;
                 }

@@ -319,6 +319,14 @@ class RangeFilterPropertyTest {
             assertThat(f.mightContainRange(new byte[] {'a', 'a', '|'}, ab, false))
                     .isFalse();
             assertThat(f.mightContainRange(ab, ab, false)).isFalse();
+            // lo just past "aaz" (a 1 bit past the window, which no key of the segment has): "aaz" is not counted
+            assertThat(f.mightContainRange(new byte[] {'a', 'a', 'z', 1}, ab, false))
+                    .isFalse();
+            assertThat(f.mightContainRange(new byte[] {'a', 'a', 'z', 1}, ab, true))
+                    .isTrue();
+            assertThat(f.mightContainRange(new byte[] {'a', 'a', 'z', 0}, new byte[] {'a', 'a', 'z', 0, 1}))
+                    .as("no key in [aaz\\0, aaz\\0\\1]: both bounds share aaz's window value, which is a key's")
+                    .isTrue();
             assertThat(f.mightContainRange(null, new byte[0], false)).isFalse();
             assertThat(f.mightContainRange(null, new byte[] {'a', 'a', 'z'}, false))
                     .isFalse();
