@@ -45,6 +45,13 @@ import java.util.zip.CRC32C;
  * covering a whole segment is answered "might contain" at once. Where the segment's keys are dense in their window
  * (at most r distinct window values), they are stored exactly (no hash), and such a segment has no false positives.
  *
+ * <p>Half-open ranges [lo, hi) (an iterator's exclusive upper bound) are answered by
+ * {@link #mightContainRange(byte[], int, byte[], int, boolean)}: where hi's significant bits lie inside its segment's
+ * window, the probe stops one window value below hi's, so a bound equal to a stored key is not "might contain" because
+ * of that key. Zero-padding gives hi and hi with trailing 0x00 bytes removed the same window value; a bound ending in
+ * 0x00 is therefore answered so only where every key of its segment is at least as long as hi (the shortest key
+ * length each segment records, format version 2).
+ *
  * <p>Memory: the Elias–Fano part is B bits per key; the segment directory adds 48 bytes plus separator and prefix bytes
  * per segment (under 1 bit per key at 512 keys per segment for keys of a few tens of bytes); {@link #sizeInBytes()}
  * counts everything. Off-heap like the point filters, released exactly once by {@link #close()}; queries are
@@ -54,7 +61,15 @@ public final class RangeFilter implements AutoCloseable {
     /** "BKVR" in file order (bytes 42 4B 56 52). */
     static final int MAGIC = 0x52564B42;
 
-    static final int VERSION = 1;
+    /**
+     * Written: 2. Version 2 stores each segment's shortest key length in the record's field {@link #SEG_MIN_LENGTH}
+     * (read by {@link #mightContainRange(byte[], int, byte[], int, boolean)} for exclusive upper bounds ending in 0x00
+     * bytes); version 1 (read, no longer written) has 0 there, which is also a sound value ("every key is at least 0
+     * bytes long"), so a version-1 filter answers exactly as it was built to, and exclusive bounds as below.
+     */
+    static final int VERSION = 2;
+
+    static final int VERSION_NO_MIN_LENGTH = 1;
     /**
      * The hash q written by the builder. Version 1 (read, never written): one linear q(t) = ((a·t + b) mod p) mod r for
      * every segment; version 2: a degree-3 polynomial with coefficients of its own per segment (see {@link #q2}).
@@ -96,7 +111,9 @@ public final class RangeFilter implements AutoCloseable {
     static final int SEG_PREFIX_BITS = 8;
     static final int SEG_WINDOW = 12;
     static final int SEG_FLAGS = 13;
-    static final int SEG_RESERVED = 14;
+    /** Version 2: u16, min(65535, the length in bytes of the segment's shortest key); version 1: 0. */
+    static final int SEG_MIN_LENGTH = 14;
+
     static final int SEG_W0 = 16;
     static final int SEG_UNIVERSE = 24;
     static final int SEG_R = 32;
@@ -104,6 +121,9 @@ public final class RangeFilter implements AutoCloseable {
     static final int FLAG_EXACT = 1;
 
     private final OffHeapRegion body;
+    /** The format version it was read from ({@link #VERSION} or {@link #VERSION_NO_MIN_LENGTH}), kept by {@link #toByteArray}. */
+    private final int version;
+
     private final int segments;
     private final long elements;
     private final long universe;
@@ -133,6 +153,7 @@ public final class RangeFilter implements AutoCloseable {
 
     private RangeFilter(
             OffHeapRegion body,
+            int version,
             int segments,
             long elements,
             long universe,
@@ -144,6 +165,7 @@ public final class RangeFilter implements AutoCloseable {
             long seed,
             int hashVersion) {
         this.body = body;
+        this.version = version;
         this.segments = segments;
         this.elements = elements;
         this.universe = universe;
@@ -345,6 +367,10 @@ public final class RangeFilter implements AutoCloseable {
                 end = Math.max(end, bitLength(pending[i]));
             }
             int w = (int) Math.max(1, Math.min(MAX_WINDOW, end - c));
+            int minLength = Integer.MAX_VALUE;
+            for (int i = 0; i < pendingCount; i++) {
+                minLength = Math.min(minLength, pending[i].length);
+            }
             long w0 = window(first, c, w);
             long u = window(last, c, w) - w0 + 1;
             long[] values = new long[pendingCount];
@@ -369,6 +395,7 @@ public final class RangeFilter implements AutoCloseable {
             rec.putInt(SEG_PREFIX_BITS, c);
             rec.put(SEG_WINDOW, (byte) w);
             rec.put(SEG_FLAGS, (byte) (exact ? FLAG_EXACT : 0));
+            rec.putShort(SEG_MIN_LENGTH, (short) Math.min(0xFFFF, minLength));
             rec.putLong(SEG_W0, w0);
             rec.putLong(SEG_UNIVERSE, u);
             rec.putLong(SEG_R, r);
@@ -550,7 +577,12 @@ public final class RangeFilter implements AutoCloseable {
 
     /** Bits up to and including the key's last 1 bit (0 for a key of zero bytes only). */
     static int bitLength(byte[] key) {
-        for (int i = key.length - 1; i >= 0; i--) {
+        return bitLength(key, key.length);
+    }
+
+    /** As {@link #bitLength(byte[])} for key[0, len). */
+    static int bitLength(byte[] key, int len) {
+        for (int i = len - 1; i >= 0; i--) {
             if (key[i] != 0) {
                 return 8 * i + 8 - Integer.numberOfTrailingZeros(key[i] & 0xFF);
             }
@@ -605,7 +637,7 @@ public final class RangeFilter implements AutoCloseable {
                     String.format("bad range filter magic 0x%08x, expected 0x%08x (\"BKVR\")", magic, MAGIC));
         }
         int version = Short.toUnsignedInt(bb.getShort(OFF_VERSION));
-        if (version != VERSION) {
+        if (version != VERSION && version != VERSION_NO_MIN_LENGTH) {
             throw new FilterFormatException("unsupported range filter version " + version);
         }
         int hashVersion = Byte.toUnsignedInt(bb.get(OFF_HASH_VERSION));
@@ -661,9 +693,10 @@ public final class RangeFilter implements AutoCloseable {
             long w0 = bb.getLong(at + SEG_W0);
             long u = bb.getLong(at + SEG_UNIVERSE);
             long r = bb.getLong(at + SEG_R);
+            require((flags & ~FLAG_EXACT) == 0, "segment " + j + " reserved flag bits");
             require(
-                    bb.getShort(at + SEG_RESERVED) == 0 && (flags & ~FLAG_EXACT) == 0,
-                    "segment " + j + " reserved bits");
+                    version != VERSION_NO_MIN_LENGTH || bb.getShort(at + SEG_MIN_LENGTH) == 0,
+                    "segment " + j + " reserved bits (version 1)");
             require(c <= (1L << 20) && heapOff + sepLen + (c + 7) / 8 <= heapLength, "segment " + j + " heap bytes");
             require(j > 0 || sepLen == 0, "segment 0 has a separator");
             require(w >= 1 && w <= MAX_WINDOW, "segment " + j + " window " + w);
@@ -679,7 +712,18 @@ public final class RangeFilter implements AutoCloseable {
                 body.write(0, bytes, off + HEADER_SIZE, len - HEADER_SIZE);
             }
             return new RangeFilter(
-                    body, segments, n, universe, l, heapLength, keyCount, milliBits, segmentKeys, seed, hashVersion);
+                    body,
+                    version,
+                    segments,
+                    n,
+                    universe,
+                    l,
+                    heapLength,
+                    keyCount,
+                    milliBits,
+                    segmentKeys,
+                    seed,
+                    hashVersion);
         } catch (RuntimeException | Error e) {
             body.release();
             throw e;
@@ -735,12 +779,37 @@ public final class RangeFilter implements AutoCloseable {
         return mightContainRange(lo, lo == null ? 0 : lo.length, hi, hi == null ? 0 : hi.length);
     }
 
+    /** As {@link #mightContainRange(byte[], int, byte[], int, boolean)} for whole arrays. */
+    public boolean mightContainRange(byte[] lo, byte[] hi, boolean hiInclusive) {
+        return mightContainRange(lo, lo == null ? 0 : lo.length, hi, hi == null ? 0 : hi.length, hiInclusive);
+    }
+
     /**
      * As {@link #mightContainRange(byte[], byte[])} for the bounds {@code lo[0, loLength)} and {@code hi[0, hiLength)}
      * (a null array: unbounded on that side, its length ignored): the engine passes an internal key's user part without
      * copying it. Allocates nothing.
      */
     public boolean mightContainRange(byte[] lo, int loLength, byte[] hi, int hiLength) {
+        return mightContainRange(lo, loLength, hi, hiLength, true);
+    }
+
+    /**
+     * As {@link #mightContainRange(byte[], int, byte[], int)} for [lo, hi] when {@code hiInclusive}, and for the
+     * half-open [lo, hi) when not (an iterator's exclusive upper bound, RocksDB's {@code iterate_upper_bound}): then a
+     * key equal to hi does not count, and an interval with lo &gt;= hi, or with an empty hi, is {@code false}. lo is
+     * always inclusive. Never {@code false} for a range that holds a key.
+     *
+     * <p>How an exclusive hi is answered. Let P = c + w be where segment j's window ends. When hi has no 1 bit at or
+     * past bit P, a key x &lt; hi whose window equals hi's must be hi with some of its trailing 0x00 bytes removed (x and
+     * hi agree on their first P bits, zero-padded; past P hi holds zeros only, so x cannot sort below hi by a byte
+     * that differs, only by ending early, and hi's bytes past x's end are then all 0x00). So the segment's keys in
+     * [lo, hi) have offsets at most T(hi) - 1, and the probe asks up to there, when moreover no such shortened hi can
+     * be a key of the segment: hi's last byte is not 0x00 (there is none), or every key of the segment is at least as
+     * long as hi (the segment's shortest key length, stored since format version 2; 0 in version 1 filters, which
+     * then answer such bounds as inclusive ones). Otherwise (hi truncated by the window: long keys with random tails)
+     * the probe asks up to T(hi) as for an inclusive bound, which is sound since T is monotone. Allocates nothing.
+     */
+    public boolean mightContainRange(byte[] lo, int loLength, byte[] hi, int hiLength, boolean hiInclusive) {
         checkOpen();
         if (lo != null) {
             Objects.checkFromIndexSize(0, loLength, lo.length);
@@ -751,9 +820,17 @@ public final class RangeFilter implements AutoCloseable {
         if (segments == 0) {
             return false;
         }
-        if (lo != null && hi != null && Arrays.compareUnsigned(lo, 0, loLength, hi, 0, hiLength) > 0) {
-            return false;
+        if (hi != null && !hiInclusive && hiLength == 0) {
+            return false; // no key sorts below the empty string
         }
+        if (lo != null && hi != null) {
+            int cmp = Arrays.compareUnsigned(lo, 0, loLength, hi, 0, hiLength);
+            if (cmp > 0 || (cmp == 0 && !hiInclusive)) {
+                return false;
+            }
+        }
+        // -1: hi inclusive (or open); else hi's bit length, for the exclusive answer of segmentMayHold
+        int hiBits = hi == null || hiInclusive ? -1 : bitLength(hi, hiLength);
         int jl = lo == null ? 0 : segmentOf(lo, loLength);
         // hi's segment is at or after lo's: a short range ends in the same segment or the next, so two compares
         // settle it, and a range reaching two segments on holds a whole segment.
@@ -770,10 +847,10 @@ public final class RangeFilter implements AutoCloseable {
         if (jh - jl >= 2) {
             return true; // a whole segment lies inside the range, and every segment holds keys
         }
-        if (segmentMayHold(jl, lo, loLength, jl == jh ? hi : null, hiLength)) {
+        if (segmentMayHold(jl, lo, loLength, jl == jh ? hi : null, hiLength, hiBits)) {
             return true;
         }
-        return jh != jl && segmentMayHold(jh, null, 0, hi, hiLength);
+        return jh != jl && segmentMayHold(jh, null, 0, hi, hiLength, hiBits);
     }
 
     /**
@@ -890,11 +967,15 @@ public final class RangeFilter implements AutoCloseable {
     }
 
     /**
-     * Whether segment j may hold a key in [lo, hi] (a null bound: the segment's own end). The key's first c + w bits,
+     * Whether segment j may hold a key in [lo, hi] (a null bound: the segment's own end), or in [lo, hi) when
+     * {@code hiBits} &gt;= 0 (hi exclusive, hiBits its {@link #bitLength}, hiLen &gt;= 1). The key's first c + w bits,
      * T(x), are compared with the segment's: T is monotone, so keys in [lo, hi] have offsets in [T(lo), T(hi)] clipped
-     * to the segment's [0, U).
+     * to the segment's [0, U); keys in [lo, hi) in [T(lo), T(hi) - 1] where
+     * {@link #mightContainRange(byte[], int, byte[], int, boolean)} says why. The low end is T(lo) + 1 where lo has a 1
+     * bit past the window and no key of the segment has (its window was not cut at 62 bits): a bound just past a key,
+     * such as the key then a 1 byte, does not count that key.
      */
-    private boolean segmentMayHold(int j, byte[] lo, int loLen, byte[] hi, int hiLen) {
+    private boolean segmentMayHold(int j, byte[] lo, int loLen, byte[] hi, int hiLen, int hiBits) {
         int c = readInt(rec(j, SEG_PREFIX_BITS));
         int w = readByte(rec(j, SEG_WINDOW));
         long u = body.readLong(rec(j, SEG_UNIVERSE));
@@ -907,6 +988,11 @@ public final class RangeFilter implements AutoCloseable {
             }
             if (cmp == 0) {
                 long v = window(lo, loLen, c, w) - body.readLong(rec(j, SEG_W0));
+                if (w < MAX_WINDOW && bitLength(lo, loLen) > c + w) {
+                    // The window was not cut (w < 62), so no key of the segment has a 1 bit past c + w; lo has one:
+                    // a key sharing lo's window value is lo's first c + w bits then zeros, which sorts below lo.
+                    v++;
+                }
                 if (v >= u) {
                     return false;
                 }
@@ -920,6 +1006,11 @@ public final class RangeFilter implements AutoCloseable {
             }
             if (cmp == 0) {
                 long v = window(hi, hiLen, c, w) - body.readLong(rec(j, SEG_W0));
+                if (hiBits >= 0
+                        && hiBits <= c + w
+                        && (hi[hiLen - 1] != 0 || readUnaligned(rec(j, SEG_MIN_LENGTH), 2) >= hiLen)) {
+                    v--; // no key of the segment below hi shares hi's window value
+                }
                 if (v < 0) {
                     return false;
                 }
@@ -1106,7 +1197,7 @@ public final class RangeFilter implements AutoCloseable {
         byte[] out = new byte[(int) (HEADER_SIZE + bodyLength)];
         ByteBuffer bb = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
         bb.putInt(OFF_MAGIC, MAGIC);
-        bb.putShort(OFF_VERSION, (short) VERSION);
+        bb.putShort(OFF_VERSION, (short) version);
         bb.put(OFF_HASH_VERSION, (byte) hashVersion);
         bb.put(OFF_LOW_BITS, (byte) lowBits);
         bb.putInt(OFF_SEGMENT_KEYS, segmentKeys);

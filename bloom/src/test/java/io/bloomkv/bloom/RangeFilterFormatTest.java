@@ -120,6 +120,75 @@ class RangeFilterFormatTest {
         }
     }
 
+    /** The bytes of a version-2 filter as format version 1 wrote them: version 1, no shortest key lengths, CRC. */
+    static byte[] asVersion1(byte[] v2) {
+        byte[] b = v2.clone();
+        ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        bb.putShort(RangeFilter.OFF_VERSION, (short) 1);
+        int segments = bb.getInt(RangeFilter.OFF_SEGMENTS);
+        for (int j = 0; j < segments; j++) {
+            bb.putShort(
+                    RangeFilter.HEADER_SIZE + j * RangeFilter.SEGMENT_RECORD + RangeFilter.SEG_MIN_LENGTH, (short) 0);
+        }
+        RangeFilterFuzzTest.resign(b);
+        return b;
+    }
+
+    /**
+     * Format version 1 (the committed "seed-h2-..." fuzz seeds: hash version 2, written before the shortest key length
+     * joined the directory): read, round-trip byte for byte, equal a filter built now from the same keys but for the
+     * version and the lengths, answer closed ranges exactly as it does, and answer an exclusive bound ending in 0x00
+     * as the closed range (they cannot know no shorter key shares its window value), never "empty" for a range
+     * holding a key.
+     */
+    @Test
+    void formatVersion1FiltersReadAndAnswerAsBuilt() throws IOException {
+        SplittableRandom rnd = new SplittableRandom(11);
+        int[][] shapes = {{0, 10, 8}, {5, 10, 4}, {60, 12, 16}, {300, 6, 64}, {200, 20, 512}};
+        int exactBounds = 0;
+        for (int[] s : shapes) {
+            TreeSet<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
+            while (keys.size() < s[0]) {
+                keys.add(RangeFilterPropertyTest.randomKey(rnd, 10, 26));
+            }
+            String name = "RangeFilterFuzzTestInputs/readRangeFilter/seed-h2-" + s[0] + "-" + s[1] + "-" + s[2];
+            byte[] seed;
+            try (InputStream in = RangeFilterFormatTest.class.getResourceAsStream(name)) {
+                assertThat(in).as(name).isNotNull();
+                seed = in.readAllBytes();
+            }
+            byte[] bytes = Arrays.copyOfRange(seed, 1, seed.length);
+            assertThat(bytes[RangeFilter.OFF_VERSION]).as(name).isEqualTo((byte) 1);
+            try (RangeFilter old = RangeFilter.read(bytes, 0, bytes.length);
+                    RangeFilter now = RangeFilterPropertyTest.build(keys, s[1], s[2])) {
+                byte[] built = now.toByteArray();
+                assertThat(built[RangeFilter.OFF_VERSION]).isEqualTo((byte) RangeFilter.VERSION);
+                assertThat(old.toByteArray()).isEqualTo(bytes);
+                assertThat(asVersion1(built)).as(name).isEqualTo(bytes);
+                List<byte[]> list = new ArrayList<>(keys);
+                SplittableRandom q = new SplittableRandom(s[0]);
+                for (int i = 0; i < 2000 && !list.isEmpty(); i++) {
+                    byte[] lo = RangeFilterPropertyTest.randomKey(q, 10, 26);
+                    byte[] k = list.get(q.nextInt(list.size()));
+                    byte[] hi = q.nextBoolean() ? k : Arrays.copyOf(k, k.length + 1); // a key, or a key then 0x00
+                    boolean closed = old.mightContainRange(lo, hi);
+                    assertThat(now.mightContainRange(lo, hi)).isEqualTo(closed);
+                    boolean open = old.mightContainRange(lo, hi, false);
+                    if (hi.length > k.length) {
+                        assertThat(open).as("version 1, bound ending in 0x00").isEqualTo(closed);
+                    }
+                    if (RangeFilterPropertyTest.holdsExclusive(keys, lo, hi)) {
+                        assertThat(open).isTrue();
+                    }
+                    exactBounds += closed && !open ? 1 : 0;
+                }
+            }
+        }
+        assertThat(exactBounds)
+                .as("exclusive bounds at a key answered \"empty\" by version 1")
+                .isPositive();
+    }
+
     @Test
     void hashVersion1FiltersStillReadAndAnswer() throws IOException {
         // The keys of the committed version-1 seeds, drawn as RangeFilterFuzzTest.writeSeeds drew them then.

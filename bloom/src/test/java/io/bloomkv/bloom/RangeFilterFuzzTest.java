@@ -64,14 +64,17 @@ class RangeFilterFuzzTest {
                 f.mightContainRange(lo, hi);
                 f.mightContainRange(null, hi);
                 f.mightContainRange(lo, null);
+                f.mightContainRange(lo, hi, false);
+                f.mightContainRange(null, hi, false);
             }
         }
     }
 
     /**
-     * Writes the seed corpus: real filters of a few shapes, in the hash version the builder writes now ("seed-h2-...").
-     * The "seed-N-B-S" files are the same shapes written with hash version 1 (kept: readers still accept it, and
-     * RangeFilterFormatTest checks they still answer). Run with -Dbloomkv.fuzz.seeds=$PWD from the repository root.
+     * Writes the seed corpus: real filters of a few shapes, in the format version and hash version the builder writes
+     * now ("seed-v2-h2-..."). The "seed-N-B-S" files are the same shapes written with hash version 1, the "seed-h2-..."
+     * ones with format version 1 (both kept: readers still accept them, and RangeFilterFormatTest checks they still
+     * answer). Run with -Dbloomkv.fuzz.seeds=$PWD from the repository root.
      */
     @Test
     @EnabledIfSystemProperty(named = "bloomkv.fuzz.seeds", matches = ".+")
@@ -92,7 +95,9 @@ class RangeFilterFuzzTest {
                 seed[0] = 1;
                 System.arraycopy(bytes, 0, seed, 1, bytes.length);
                 Files.write(
-                        dir.resolve("seed-h" + RangeFilter.HASH_VERSION + "-" + s[0] + "-" + s[1] + "-" + s[2]), seed);
+                        dir.resolve("seed-v" + RangeFilter.VERSION + "-h" + RangeFilter.HASH_VERSION + "-" + s[0] + "-"
+                                + s[1] + "-" + s[2]),
+                        seed);
             }
         }
     }

@@ -132,31 +132,31 @@ public final class DbIterator implements AutoCloseable {
     }
 
     /**
-     * True when no point entry of any memtable or table can have a user key in the closed range [lo, hi] (a null bound
-     * is open; not both): the memtables are asked with one seek each (an empty one not at all), the tables by their
+     * True when no point entry of any memtable or table can have a user key in [lo, hi], or in [lo, hi) when not
+     * {@code hiInclusive} (the iterator's exclusive upper bound; a null bound is open; not both): the memtables are asked with one seek each (an empty one not at all), the tables by their
      * key ranges and range filters ({@link io.bloomkv.engine.internal.version.Version#tablesRuleOut}), before any
      * table iterator, index or block is touched. A positioning over such a range finds nothing, at any snapshot and
      * whatever the range tombstones say. The memtables are asked first: when they hold the range, no filter is probed
      * here and again by the table iterators. Not made with prefix seeks (their iterators are made per prefix), nor
      * when no table has a range filter.
      */
-    private boolean provablyEmpty(byte[] lo, byte[] hi) {
+    private boolean provablyEmpty(byte[] lo, byte[] hi, boolean hiInclusive) {
         memo.clear();
         if (prefixSeek != null || !sv.version.hasRangeFilters()) {
             return false;
         }
-        if (!memTableEmptyIn(sv.mem, lo, hi)) {
+        if (!memTableEmptyIn(sv.mem, lo, hi, hiInclusive)) {
             return false;
         }
         for (int i = 0; i < sv.imms.size(); i++) {
-            if (!memTableEmptyIn(sv.imms.get(i), lo, hi)) {
+            if (!memTableEmptyIn(sv.imms.get(i), lo, hi, hiInclusive)) {
                 return false;
             }
         }
-        return sv.version.tablesRuleOut(lo, hi, memo);
+        return sv.version.tablesRuleOut(lo, hi, hiInclusive, memo);
     }
 
-    private static boolean memTableEmptyIn(MemTable m, byte[] lo, byte[] hi) {
+    private static boolean memTableEmptyIn(MemTable m, byte[] lo, byte[] hi, boolean hiInclusive) {
         if (m.hasNoPointEntries()) {
             return true;
         }
@@ -167,7 +167,11 @@ public final class DbIterator implements AutoCloseable {
             } else {
                 it.seek(InternalKey.forSeek(lo, InternalKey.MAX_SEQUENCE));
             }
-            return !it.valid() || (hi != null && InternalKey.compareUserKey(it.key(), hi) > 0);
+            if (!it.valid() || hi == null) {
+                return !it.valid();
+            }
+            int cmp = InternalKey.compareUserKey(it.key(), hi);
+            return cmp > 0 || (cmp == 0 && !hiInclusive);
         } finally {
             it.close();
         }
@@ -206,7 +210,7 @@ public final class DbIterator implements AutoCloseable {
         checkOpen();
         try {
             reverse = false;
-            if (upper != null && provablyEmpty(lower, upper)) {
+            if (upper != null && provablyEmpty(lower, upper, false)) {
                 positionNowhere();
                 return;
             }
@@ -230,7 +234,7 @@ public final class DbIterator implements AutoCloseable {
         try {
             reverse = false;
             byte[] t = lower != null && Arrays.compareUnsigned(target, lower) < 0 ? lower : target;
-            if (upper != null && provablyEmpty(t, upper)) {
+            if (upper != null && provablyEmpty(t, upper, false)) {
                 positionNowhere();
                 return;
             }
@@ -247,7 +251,7 @@ public final class DbIterator implements AutoCloseable {
     public synchronized void seekToLast() {
         checkOpen();
         try {
-            if (lower != null && provablyEmpty(lower, upper)) {
+            if (lower != null && provablyEmpty(lower, upper, false)) {
                 positionNowhere();
                 return;
             }
@@ -274,7 +278,7 @@ public final class DbIterator implements AutoCloseable {
             return;
         }
         try {
-            if (lower != null && provablyEmpty(lower, target)) {
+            if (lower != null && provablyEmpty(lower, target, true)) {
                 positionNowhere();
                 return;
             }

@@ -82,7 +82,11 @@ class RangeFilterEmptySeekDifferentialTest {
                 for (int q = 0; q < 400; q++) {
                     long base = 16L * rnd.nextInt(3000);
                     long lo = base + (rnd.nextInt(4) == 0 ? rnd.nextInt(3) : 3 + rnd.nextInt(13));
-                    long hi = lo + 1 + rnd.nextInt(rnd.nextInt(5) == 0 ? 60 : 12);
+                    // a third of the upper bounds (exclusive) at a key slot 16k + 0..2 past lo: often a stored key,
+                    // a third of those ending in 0x00 bytes (16k with k = 0 mod 16)
+                    long hi = rnd.nextInt(3) == 0
+                            ? 16 * (lo / 16 + 1 + rnd.nextInt(2)) + rnd.nextInt(3)
+                            : lo + 1 + rnd.nextInt(rnd.nextInt(5) == 0 ? 60 : 12);
                     int bounds = rnd.nextInt(3); // 0: both, 1: upper only, 2: lower only
                     byte[] lower = bounds == 1 ? null : key(lo);
                     byte[] upper = bounds == 2 ? null : key(hi);
@@ -103,6 +107,58 @@ class RangeFilterEmptySeekDifferentialTest {
             for (int i = 0; i < snaps.size(); i++) {
                 db.releaseSnapshot(snaps.get(i));
                 rocks.releaseSnapshot(rsnaps.get(i));
+            }
+        }
+    }
+
+    /**
+     * An empty range whose exclusive upper bound is the next stored key (the case a closed-range probe cannot rule
+     * out: [lo, hi] holds hi) is ruled out by the range filter, forward (seek, seekToFirst) and backward (seekToLast),
+     * with keys that end in 0x00 bytes among the bounds; a bound just past the key (the key and a 0x00 byte) still
+     * finds it. Fails if the engine asks about [lo, upper] instead of [lo, upper).
+     */
+    @Test
+    void anExclusiveUpperBoundAtTheNextKeyIsRuledOut() {
+        try (Db db = Db.open(dir.resolve("exclusive"), Options.defaults().rangeFilterBitsPerKey(16))) {
+            for (long i = 0; i < 4000; i++) {
+                db.put(key(16 * i), new byte[] {1}); // every 16th key ends in two 0x00 bytes
+            }
+            db.flush();
+            db.waitForBackgroundWork();
+            assertThat(db.stats().tableCount()).as("one table").isEqualTo(1);
+            Random rnd = new Random(41);
+            int ranges = 600;
+            Stats before = db.stats();
+            for (int q = 0; q < ranges; q++) {
+                long i = rnd.nextInt(3990);
+                long lo = 16 * i + 1 + rnd.nextInt(14);
+                byte[] upper = key(16 * (i + 1));
+                ReadOptions o = ReadOptions.defaults().iterateUpperBound(upper);
+                if (q % 3 != 0) {
+                    o.iterateLowerBound(key(lo));
+                }
+                try (DbIterator it = db.iterator(o)) {
+                    switch (q % 3) {
+                        case 0 -> it.seek(key(lo));
+                        case 1 -> it.seekToFirst();
+                        default -> it.seekToLast();
+                    }
+                    assertThat(it.valid())
+                            .as("range [%d, %d)", lo, 16 * (i + 1))
+                            .isFalse();
+                }
+            }
+            Stats after = db.stats();
+            assertThat(after.rangeFilterUseful() - before.rangeFilterUseful())
+                    .as("empty ranges ending at the next key ruled out by the filter")
+                    .isGreaterThan(ranges * 9L / 10);
+            try (DbIterator it =
+                    db.iterator(ReadOptions.defaults().iterateUpperBound(java.util.Arrays.copyOf(key(256), 9)))) {
+                it.seek(key(250));
+                assertThat(it.valid())
+                        .as("a bound past the key (the key, then 0x00) holds it")
+                        .isTrue();
+                assertThat(it.key()).isEqualTo(key(256));
             }
         }
     }

@@ -21,7 +21,11 @@ import java.util.TreeSet;
  * given the rate. A point is within its bound when a one-sided exact binomial test at level {@link #ALPHA} does not
  * reject "rate ≤ bound" ({@link FilterMath#binomialUpperTail}), as RangeFilterFprTest checks.
  *
- * <pre>java -jar bloomkv-bench.jar range-fpr [--n=1000000] [--queries=200000] [--seed=1] [--bits=10,16,22] [--lengths=2,16,64,1024]</pre>
+ * <p>With {@code --upper=at-key} the ranges are those an iterator's exclusive upper bound makes: [c - ℓ, c) with c the
+ * key after a drawn key (the ℓ values below c, holding none when the gap is wider than ℓ; narrower gaps are skipped),
+ * asked with {@code hiInclusive = false}; the closed range [c - ℓ, c] would hold c.
+ *
+ * <pre>java -jar bloomkv-bench.jar range-fpr [--n=1000000] [--queries=200000] [--seed=1] [--bits=10,16,22] [--lengths=2,16,64,1024] [--upper=closed|at-key]</pre>
  */
 public final class RangeFprSweep {
     /** The key shapes. */
@@ -114,8 +118,28 @@ public final class RangeFprSweep {
         return carry == 0 ? out : null;
     }
 
-    /** Measures every (shape, bits, length) point. */
+    /** key - delta, the key read as one big-endian unsigned integer (null below zero). */
+    static byte[] minus(byte[] key, long delta) {
+        byte[] out = key.clone();
+        long borrow = delta;
+        for (int i = out.length - 1; i >= 0 && borrow != 0; i--) {
+            long d = (out[i] & 0xFF) - (borrow & 0xFF);
+            out[i] = (byte) d;
+            borrow = (borrow >>> 8) + (d < 0 ? 1 : 0);
+        }
+        return borrow == 0 ? out : null;
+    }
+
+    /** Measures every (shape, bits, length) point on closed ranges inside the gaps. */
     public static List<Row> run(int n, int queries, long seed, double[] bits, long[] lengths) {
+        return run(n, queries, seed, bits, lengths, false);
+    }
+
+    /**
+     * Measures every (shape, bits, length) point: closed ranges inside the gaps, or, when {@code atKey}, half-open
+     * ranges [c - ℓ, c) ending at a key c (an iterator's exclusive upper bound at the next key).
+     */
+    public static List<Row> run(int n, int queries, long seed, double[] bits, long[] lengths, boolean atKey) {
         List<Row> rows = new ArrayList<>();
         for (Shape shape : Shape.values()) {
             SplittableRandom rnd = new SplittableRandom(seed * 31 + shape.ordinal());
@@ -144,6 +168,19 @@ public final class RangeFprSweep {
                         }
                         for (int i = 0; i < order.length && made < queries; i++) {
                             byte[] k = sorted[order[i]];
+                            if (atKey) {
+                                if (order[i] + 1 >= sorted.length) {
+                                    continue;
+                                }
+                                byte[] c = sorted[order[i] + 1];
+                                byte[] lo = minus(c, length);
+                                if (lo == null || Arrays.compareUnsigned(lo, k) <= 0) {
+                                    continue; // the gap below c is not wider than the range
+                                }
+                                made++;
+                                fp += f.mightContainRange(lo, c, false) ? 1 : 0;
+                                continue;
+                            }
                             for (int attempt = 0; attempt < 8; attempt++) {
                                 byte[] lo = plus(k, 1 + rnd.nextLong(4 * length));
                                 byte[] hi = lo == null ? null : plus(lo, length - 1);
@@ -181,6 +218,7 @@ public final class RangeFprSweep {
         long seed = 1;
         double[] bits = {10, 16, 22};
         long[] lengths = {2, 16, 64, 1024};
+        boolean atKey = false;
         for (String a : args) {
             String v = a.substring(a.indexOf('=') + 1);
             if (a.startsWith("--n=")) {
@@ -195,14 +233,21 @@ public final class RangeFprSweep {
                         .toArray();
             } else if (a.startsWith("--lengths=")) {
                 lengths = Arrays.stream(v.split(",")).mapToLong(Long::parseLong).toArray();
+            } else if (a.startsWith("--upper=")) {
+                if (!v.equals("closed") && !v.equals("at-key")) {
+                    throw new IllegalArgumentException("--upper is closed or at-key: " + v);
+                }
+                atKey = v.equals("at-key");
             } else {
                 throw new IllegalArgumentException("unknown argument " + a
-                        + " (range-fpr [--n=N] [--queries=Q] [--seed=S] [--bits=10,16,22] [--lengths=2,16,64,1024])");
+                        + " (range-fpr [--n=N] [--queries=Q] [--seed=S] [--bits=10,16,22] [--lengths=2,16,64,1024]"
+                        + " [--upper=closed|at-key])");
             }
         }
         System.out.printf(
                 Locale.ROOT,
-                "range filter FPR on empty ranges: n=%d keys per shape, %d queries per point, seed %d%n",
+                "range filter FPR on empty ranges%s: n=%d keys per shape, %d queries per point, seed %d%n",
+                atKey ? " [c - l, c) ending at the next key c (exclusive upper bound)" : " [x, x + l - 1] inside gaps",
                 n,
                 queries,
                 seed);
@@ -220,7 +265,7 @@ public final class RangeFprSweep {
                 "bits/key",
                 "within");
         boolean all = true;
-        for (Row r : run(n, queries, seed, bits, lengths)) {
+        for (Row r : run(n, queries, seed, bits, lengths, atKey)) {
             System.out.printf(
                     Locale.ROOT,
                     "%-10s %6.1f %6d %10d %8d %12.7f %12.7f %10.3g %10.2f %s%n",

@@ -51,4 +51,21 @@ class RangeBenchTest {
             assertThat(r.withinBound()).as(r.toString()).isTrue();
         }
     }
+
+    /**
+     * Ranges [c - ℓ, c) whose exclusive upper bound is the next key c: within the bound too (a filter that answered
+     * them as closed ranges would say "may hold" for every one).
+     */
+    @Test
+    void rangesEndingAtTheNextKeyAreWithinTheirBound() {
+        List<RangeFprSweep.Row> rows =
+                RangeFprSweep.run(5_000, 3_000, 3, new double[] {10, 16}, new long[] {2, 64}, true);
+        assertThat(rows).hasSize(3 * 2 * 2);
+        for (RangeFprSweep.Row r : rows) {
+            assertThat(r.queries()).as(r.toString()).isGreaterThan(1_000);
+            assertThat(r.withinBound()).as(r.toString()).isTrue();
+        }
+        assertThat(RangeFprSweep.minus(new byte[] {1, 0}, 1)).containsExactly(0, (byte) 0xFF);
+        assertThat(RangeFprSweep.minus(new byte[] {0, 1}, 2)).isNull();
+    }
 }

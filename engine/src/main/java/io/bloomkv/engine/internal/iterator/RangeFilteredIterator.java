@@ -8,8 +8,9 @@ import java.util.NoSuchElementException;
 
 /**
  * One table's iterator behind its range filter, for an iterator bounded by [lower, upper) (user keys; either may be
- * null): a seek asks the table's range filter whether [target, upper] (forward) or [lower, target] (backward) may hold
- * a key, and when it says no the table is left unread, its index included (the inner table iterator is opened lazily,
+ * null): a seek asks the table's range filter whether [target, upper) (forward; upper exclusive, as the iterator's, so
+ * a table whose next key is the bound itself can still be ruled out) or [lower, target] (backward; [lower, upper) when
+ * the target is at the upper bound) may hold a key, and when it says no the table is left unread, its index included (the inner table iterator is opened lazily,
  * on the first seek the filter lets through). The bounded {@code DbIterator} never returns a key outside
  * [lower, upper), and entries outside it cannot shadow keys inside (shadowing is per user key), so a table with no key
  * in the range contributes nothing: it may as well be positioned at its end. Counterpart: none in RocksDB or LevelDB
@@ -64,9 +65,9 @@ public final class RangeFilteredIterator implements InternalIterator {
                 : internalKey.length;
     }
 
-    /** True (and the iterator not valid) when the table's range filter rules out [lo, hi]. */
-    private boolean ruledOut(byte[] lo, byte[] hi) {
-        return ruledOut(lo, lo == null ? 0 : lo.length, hi, hi == null ? 0 : hi.length);
+    /** True (and the iterator not valid) when the table's range filter rules out [lo, hi] ([lo, hi) if not inclusive). */
+    private boolean ruledOut(byte[] lo, byte[] hi, boolean hiInclusive) {
+        return ruledOut(lo, lo == null ? 0 : lo.length, hi, hi == null ? 0 : hi.length, hiInclusive);
     }
 
     /**
@@ -75,23 +76,23 @@ public final class RangeFilteredIterator implements InternalIterator {
      * the filter is asked when the table says a probe is worthwhile ({@link TableReader#rangeProbeWorthwhile}), and
      * the table read without one when not.
      */
-    private boolean ruledOut(byte[] lo, int loLength, byte[] hi, int hiLength) {
+    private boolean ruledOut(byte[] lo, int loLength, byte[] hi, int hiLength, boolean hiInclusive) {
         filterSaidMaybe = false;
         if (!table.hasRangeFilter() || (lo == null && hi == null)) {
             return false;
         }
-        if (memo != null && memo.saidMaybe(table, lo, loLength, hi, hiLength)) {
+        if (memo != null && memo.saidMaybe(table, lo, loLength, hi, hiLength, hiInclusive)) {
             filterSaidMaybe = memo.probed();
             return false;
         }
-        if (outsideKeyRange(lo, loLength, hi, hiLength)) {
+        if (outsideKeyRange(lo, loLength, hi, hiLength, hiInclusive)) {
             skipped = true;
             return true;
         }
         if (!table.rangeProbeWorthwhile()) {
             return false;
         }
-        if (table.rangeMayContainRetained(lo, loLength, hi, hiLength)) {
+        if (table.rangeMayContainRetained(lo, loLength, hi, hiLength, hiInclusive)) {
             filterSaidMaybe = true;
             return false;
         }
@@ -99,14 +100,20 @@ public final class RangeFilteredIterator implements InternalIterator {
         return true;
     }
 
-    private boolean outsideKeyRange(byte[] lo, int loLength, byte[] hi, int hiLength) {
+    private boolean outsideKeyRange(byte[] lo, int loLength, byte[] hi, int hiLength, boolean hiInclusive) {
         byte[] small = table.properties().smallestUserKey();
         byte[] large = table.properties().largestUserKey();
         if (small == null || large == null) {
             return false;
         }
-        return (lo != null && Arrays.compareUnsigned(large, 0, large.length, lo, 0, loLength) < 0)
-                || (hi != null && Arrays.compareUnsigned(small, 0, small.length, hi, 0, hiLength) > 0);
+        if (lo != null && Arrays.compareUnsigned(large, 0, large.length, lo, 0, loLength) < 0) {
+            return true;
+        }
+        if (hi == null) {
+            return false;
+        }
+        int cmp = Arrays.compareUnsigned(small, 0, small.length, hi, 0, hiLength);
+        return cmp > 0 || (cmp == 0 && !hiInclusive);
     }
 
     /**
@@ -136,7 +143,7 @@ public final class RangeFilteredIterator implements InternalIterator {
 
     @Override
     public void seekToFirst() {
-        if (upper != null && ruledOut(null, upper)) {
+        if (upper != null && ruledOut(null, upper, false)) {
             return;
         }
         inner().seekToFirst();
@@ -145,7 +152,7 @@ public final class RangeFilteredIterator implements InternalIterator {
 
     @Override
     public void seek(byte[] target) {
-        if (upper != null && ruledOut(target, userKeyLength(target), upper, upper.length)) {
+        if (upper != null && ruledOut(target, userKeyLength(target), upper, upper.length, false)) {
             return;
         }
         inner().seek(target);
@@ -154,7 +161,7 @@ public final class RangeFilteredIterator implements InternalIterator {
 
     @Override
     public void seekToLast() {
-        if (lower != null && ruledOut(lower, null)) {
+        if (lower != null && ruledOut(lower, null, true)) {
             return;
         }
         inner().seekToLast();
@@ -163,11 +170,24 @@ public final class RangeFilteredIterator implements InternalIterator {
 
     @Override
     public void seekForPrev(byte[] target) {
-        if (lower != null && ruledOut(lower, lower.length, target, userKeyLength(target))) {
+        if (lower != null && seekForPrevRuledOut(target)) {
             return;
         }
         inner().seekForPrev(target);
         checkBackward();
+    }
+
+    /**
+     * The range a backward positioning at {@code target} (an internal key) may return keys of: [lower, target's user
+     * key], or [lower, upper) when that user key is at or above the exclusive upper bound (the bounded iterator's
+     * {@code seekToLast} seeks to the bound itself).
+     */
+    private boolean seekForPrevRuledOut(byte[] target) {
+        int n = userKeyLength(target);
+        if (upper != null && Arrays.compareUnsigned(target, 0, n, upper, 0, upper.length) >= 0) {
+            return ruledOut(lower, lower.length, upper, upper.length, false);
+        }
+        return ruledOut(lower, lower.length, target, n, true);
     }
 
     @Override

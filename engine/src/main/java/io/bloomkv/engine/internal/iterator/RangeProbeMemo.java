@@ -17,16 +17,18 @@ public final class RangeProbeMemo {
     private TableReader table;
     private byte[] lo;
     private byte[] hi;
+    private boolean hiInclusive;
     private boolean probed;
 
     /**
-     * Records that [lo, hi] (user keys, null = open) may hold a key of {@code table}: its range filter said so
-     * ({@code probed}), or the filter was not asked.
+     * Records that [lo, hi] ([lo, hi) when not {@code hiInclusive}; user keys, null = open) may hold a key of
+     * {@code table}: its range filter said so ({@code probed}), or the filter was not asked.
      */
-    public void maybe(TableReader table, byte[] lo, byte[] hi, boolean probed) {
+    public void maybe(TableReader table, byte[] lo, byte[] hi, boolean hiInclusive, boolean probed) {
         this.table = table;
         this.lo = lo;
         this.hi = hi;
+        this.hiInclusive = hiInclusive;
         this.probed = probed;
     }
 
@@ -42,9 +44,15 @@ public final class RangeProbeMemo {
         return probed;
     }
 
-    /** True when the answer recorded is "may hold" for {@code table} and exactly [lo[0, loLength), hi[0, hiLength)]. */
-    boolean saidMaybe(TableReader table, byte[] lo, int loLength, byte[] hi, int hiLength) {
-        return this.table == table && sameBound(this.lo, lo, loLength) && sameBound(this.hi, hi, hiLength);
+    /**
+     * True when the answer recorded is "may hold" for {@code table} and exactly the range from lo[0, loLength) to
+     * hi[0, hiLength), hi inclusive or not as {@code hiInclusive} says (an open hi matches either way).
+     */
+    boolean saidMaybe(TableReader table, byte[] lo, int loLength, byte[] hi, int hiLength, boolean hiInclusive) {
+        return this.table == table
+                && sameBound(this.lo, lo, loLength)
+                && sameBound(this.hi, hi, hiLength)
+                && (hi == null || this.hiInclusive == hiInclusive);
     }
 
     private static boolean sameBound(byte[] recorded, byte[] b, int length) {

@@ -906,11 +906,20 @@ public final class TableReader implements AutoCloseable {
      * {@code hi[0, hiLength)} (an internal key's user part, not copied); a null array is open on that side.
      */
     public boolean rangeMayContainRetained(byte[] lo, int loLength, byte[] hi, int hiLength) {
+        return rangeMayContainRetained(lo, loLength, hi, hiLength, true);
+    }
+
+    /**
+     * As {@link #rangeMayContainRetained(byte[], int, byte[], int)} for [lo, hi] when {@code hiInclusive}, for [lo, hi)
+     * when not (an iterator's exclusive upper bound: a key equal to hi does not count,
+     * {@link RangeFilter#mightContainRange(byte[], int, byte[], int, boolean)}).
+     */
+    public boolean rangeMayContainRetained(byte[] lo, int loLength, byte[] hi, int hiLength, boolean hiInclusive) {
         RangeFilter rf = rangeFilter;
         if (rf == null) {
             return true;
         }
-        boolean may = rf.mightContainRange(lo, loLength, hi, hiLength);
+        boolean may = rf.mightContainRange(lo, loLength, hi, hiLength, hiInclusive);
         rangeProbeGate.record(!may);
         counters.rangeFilterChecks.increment();
         if (!may) {

@@ -530,7 +530,8 @@ public final class Version implements LevelView {
 
     /**
      * True when no table of this version can hold a point entry (put, delete, merge operand) with a user key in the
-     * closed range [lo, hi] (user keys; a null bound is open, not both): a table whose key range misses it is passed on
+     * range [lo, hi] ([lo, hi) when not {@code hiInclusive}: an iterator's exclusive upper bound; user keys; a null bound
+     * is open, not both): a table whose key range misses it is passed on
      * its metadata alone, every other one must have a range filter that rules the range out. Lets a bounded seek that
      * finds nothing return before any table iterator is made. A table that may hold the range ends the walk at once
      * (its filter's answer is kept in {@code memo}, when given, for its iterator), so the tables are asked where a
@@ -540,49 +541,60 @@ public final class Version implements LevelView {
      * entry in the range there is nothing for them to hide. Probes are counted in the tables' range-filter counters as
      * the iterators' are.
      */
-    public boolean tablesRuleOut(byte[] lo, byte[] hi, RangeProbeMemo memo) {
+    public boolean tablesRuleOut(byte[] lo, byte[] hi, boolean hiInclusive, RangeProbeMemo memo) {
         for (int level = files.length - 1; level >= 1; level--) {
             FileMetaData[] fs = files[level];
             int i = lo == null ? 0 : firstFileEndingAtOrAfter(fs, lo);
             for (; i < fs.length; i++) {
-                if (hi != null && Arrays.compareUnsigned(fs[i].smallestUserKey(), hi) > 0) {
+                if (startsAbove(fs[i], hi, hiInclusive)) {
                     break; // this and every later file of the level start above the range
                 }
-                if (!ruledOutByFilter(readers[level][i], lo, hi, memo)) {
+                if (!ruledOutByFilter(readers[level][i], lo, hi, hiInclusive, memo)) {
                     return false;
                 }
             }
         }
         FileMetaData[] l0 = files[0];
         for (int i = l0.length - 1; i >= 0; i--) {
-            if (overlaps(l0[i], lo, hi) && !ruledOutByFilter(readers[0][i], lo, hi, memo)) {
+            if (overlaps(l0[i], lo, hi, hiInclusive) && !ruledOutByFilter(readers[0][i], lo, hi, hiInclusive, memo)) {
                 return false;
             }
         }
         return true;
     }
 
-    private static boolean overlaps(FileMetaData f, byte[] lo, byte[] hi) {
-        return (lo == null || Arrays.compareUnsigned(f.largestUserKey(), lo) >= 0)
-                && (hi == null || Arrays.compareUnsigned(f.smallestUserKey(), hi) <= 0);
+    /** True when every user key of {@code f} lies above the range's upper end (none when hi is open). */
+    private static boolean startsAbove(FileMetaData f, byte[] hi, boolean hiInclusive) {
+        if (hi == null) {
+            return false;
+        }
+        int cmp = Arrays.compareUnsigned(f.smallestUserKey(), hi);
+        return cmp > 0 || (cmp == 0 && !hiInclusive);
+    }
+
+    private static boolean overlaps(FileMetaData f, byte[] lo, byte[] hi, boolean hiInclusive) {
+        return (lo == null || Arrays.compareUnsigned(f.largestUserKey(), lo) >= 0) && !startsAbove(f, hi, hiInclusive);
     }
 
     /**
-     * True when {@code r}'s range filter says [lo, hi] holds no key. Otherwise the table's "may hold" is kept in
+     * True when {@code r}'s range filter says [lo, hi] ([lo, hi) when not {@code hiInclusive}) holds no key. Otherwise the table's "may hold" is kept in
      * {@code memo} for its iterator: its filter's answer, or that the filter was passed by
      * ({@link TableReader#rangeProbeWorthwhile}: its probes of late have almost never ruled a range out), so the
      * iterator neither asks again nor asks where this check chose not to. A table without a filter is not recorded.
      */
-    private static boolean ruledOutByFilter(TableReader r, byte[] lo, byte[] hi, RangeProbeMemo memo) {
+    private static boolean ruledOutByFilter(
+            TableReader r, byte[] lo, byte[] hi, boolean hiInclusive, RangeProbeMemo memo) {
         if (!r.hasRangeFilter()) {
             return false;
         }
         boolean probe = r.rangeProbeWorthwhile();
-        if (probe && !r.rangeMayContainRetained(lo, hi)) {
+        if (probe
+                && !r.rangeMayContainRetained(
+                        lo, lo == null ? 0 : lo.length, hi, hi == null ? 0 : hi.length, hiInclusive)) {
             return true;
         }
         if (memo != null) {
-            memo.maybe(r, lo, hi, probe);
+            memo.maybe(r, lo, hi, hiInclusive, probe);
         }
         return false;
     }
