@@ -195,6 +195,14 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     int heapHistogram;
 
     @Option(
+            names = "--period-memory",
+            description =
+                    "After each retention period, print where the resident set is (RSS, RssAnon, heap used by the "
+                            + "old generation after the last collection, heap committed, NMT categories with "
+                            + "-XX:NativeMemoryTracking=summary); no collection is forced, so G1's sizing is not disturbed.")
+    boolean periodMemory;
+
+    @Option(
             names = "--child-run",
             hidden = true,
             description = "Internal: run one measurement (engine,round,partitions) and print it.")
@@ -397,8 +405,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     result = new ObjectMapper().readValue(line.substring(RESULT.length()), Run.class);
                 } else {
                     out.append(line).append('\n');
-                    if (heapHistogram > 0) {
-                        System.out.println(line); // the child's --heap-histogram (it prints nothing else)
+                    if (heapHistogram > 0 || periodMemory) {
+                        System.out.println(line); // the child's --heap-histogram or --period-memory lines
                     }
                 }
             }
@@ -502,6 +510,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                     long s0 = System.nanoTime();
                     long sc0 = threadCpuNanos();
                     periods.add(sample(periods.size() + 1, dir.resolve("process")));
+                    if (periodMemory) {
+                        System.out.println(engine + " period " + periods.size() + ": " + MemoryBreakdown.periodLine());
+                    }
                     sampleNanos += System.nanoTime() - s0;
                     sampleThreadCpu += threadCpuNanos() - sc0;
                 }
@@ -530,6 +541,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             Map<Integer, String> versionedAnswers = versionedAnswers(t, stores, keyBytes, p, spanMs);
             if (retentionMs > 0 && spanMs >= (periods.size() + 1) * retentionMs) {
                 periods.add(sample(periods.size() + 1, dir.resolve("process")));
+                if (periodMemory) {
+                    System.out.println(engine + " period " + periods.size() + ": " + MemoryBreakdown.periodLine());
+                }
             }
             gc();
             long heap = heapUsed() - heapBefore;

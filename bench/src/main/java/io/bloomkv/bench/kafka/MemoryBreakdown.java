@@ -82,6 +82,51 @@ public record MemoryBreakdown(
         }
     }
 
+    /**
+     * One line of where the resident set is now, without forcing a collection (a forced one would change G1's sizing,
+     * the thing measured): VmRSS, RssAnon, RssFile, the heap used right after the most recent collection (young or
+     * not: the live heap as of then, plus what survived it young), heap used now and committed, and each NMT
+     * category's committed MiB when native memory is tracked.
+     */
+    static String periodLine() {
+        Map<String, Long> status = procStatus();
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        // Heap used right after the most recent collection of any kind (young ones included): the live heap then.
+        long afterGc = -1;
+        long lastEnd = -1;
+        for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (gc instanceof com.sun.management.GarbageCollectorMXBean g && g.getLastGcInfo() != null) {
+                com.sun.management.GcInfo info = g.getLastGcInfo();
+                if (info.getEndTime() > lastEnd) {
+                    lastEnd = info.getEndTime();
+                    afterGc = info.getMemoryUsageAfterGc().entrySet().stream()
+                            .filter(e -> !e.getKey().contains("Metaspace")
+                                    && !e.getKey().contains("Code")
+                                    && !e.getKey().contains("Class"))
+                            .mapToLong(e -> e.getValue().getUsed())
+                            .sum();
+                }
+            }
+        }
+        StringBuilder b = new StringBuilder(String.format(
+                java.util.Locale.ROOT,
+                "RSS %.1f RssAnon %.1f RssFile %.1f | heap after last GC %.1f used %.1f committed %.1f |",
+                mib(status.getOrDefault("VmRSS", 0L)),
+                mib(status.getOrDefault("RssAnon", 0L)),
+                mib(status.getOrDefault("RssFile", 0L)),
+                mib(afterGc),
+                mib(heap.getUsed()),
+                mib(heap.getCommitted())));
+        for (Map.Entry<String, Long> e : nmtSummary().entrySet()) {
+            b.append(String.format(java.util.Locale.ROOT, " %s %.1f", e.getKey(), mib(e.getValue())));
+        }
+        return b.toString();
+    }
+
+    private static double mib(long bytes) {
+        return bytes / (1024.0 * 1024.0);
+    }
+
     /** Whether this JVM tracks native memory (-XX:NativeMemoryTracking=summary or detail). */
     static boolean nmtEnabled() {
         try {

@@ -166,6 +166,28 @@ class KafkaStreamsBenchTest {
     }
 
     @Test
+    void thePeriodLineShowsTheResidentSetAndTheHeapAfterTheLastCollection() {
+        byte[][] keep = new byte[64][];
+        for (int i = 0; i < keep.length; i++) {
+            keep[i] = new byte[64 << 10];
+        }
+        System.gc();
+        String line = MemoryBreakdown.periodLine();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "RSS ([0-9.]+) RssAnon [0-9.]+ RssFile [0-9.]+ \\| heap after last GC ([0-9.]+) used [0-9.]+ "
+                                + "committed ([0-9.]+) \\|")
+                .matcher(line);
+        assertThat(m.find()).as(line).isTrue();
+        double afterGc = Double.parseDouble(m.group(2));
+        assertThat(afterGc).as(line).isGreaterThanOrEqualTo(4.0); // the 4 MiB kept live at least
+        assertThat(Double.parseDouble(m.group(3))).as(line).isGreaterThanOrEqualTo(afterGc);
+        if (java.nio.file.Files.exists(java.nio.file.Path.of("/proc/self/status"))) {
+            assertThat(Double.parseDouble(m.group(1))).as(line).isPositive();
+        }
+        assertThat(keep[keep.length - 1]).hasSize(64 << 10);
+    }
+
+    @Test
     void anUnknownTopologyIsRejected() {
         int exit = new CommandLine(new KafkaStreamsBench())
                 .execute("--topology", "tree", "--db-dir", dir.resolve("x").toString());

@@ -45,8 +45,11 @@ import java.util.Arrays;
  * get reads it from the line it already holds).
  * A compare reads the key's first two words as two loads whatever the key's length, from the line of the node's
  * header and first link (the newest link comes after the key, where a search does not read). Chunks start at
- * {@link #FIRST_CHUNK} bytes and double up to {@link #MAX_CHUNK}; a record too large for a chunk of that size gets a
- * chunk of its own.
+ * {@link #FIRST_CHUNK} bytes and double up to {@link #STEADY_CHUNK}; from there each is about a quarter of the
+ * arena's bytes so far, a power of two from {@link #STEADY_CHUNK} to {@link #MAX_CHUNK} ({@link #grown}), so that
+ * the unused end of the chunk being filled, which the heap holds (a new array is zeroed, so its pages are touched)
+ * but {@link #bytesTaken} does not count, stays under a quarter of the arena once it is past a few MiB, instead of up
+ * to all of it; a record too large for a chunk of the largest size gets a chunk of its own.
  *
  * <p>Publication: a new record's words and links are written before it becomes reachable; then each predecessor's
  * link (a key node) or the key node's newest link (a version) is set with release semantics, and readers load those
@@ -71,6 +74,12 @@ final class MemSkipList {
     static final int FIRST_CHUNK = (64 << 10) - ARRAY_HEADER;
     /** Bytes of the largest regular chunk: a humongous object for G1 (at least half a region up to 8 GiB heaps), never copied. */
     static final int MAX_CHUNK = (4 << 20) - ARRAY_HEADER;
+    /**
+     * Bytes of the chunk at which doubling stops: the chunks after it are at least this and at most about a quarter of
+     * the arena's bytes ({@link #grown}). A humongous object for G1 up to 2 GiB heaps (regions of 1 MiB), so the
+     * chunks that follow are not copied by young collections there either.
+     */
+    static final int STEADY_CHUNK = (1 << 20) - ARRAY_HEADER;
     /**
      * Most chunks a memtable may have: {@link MemIndex} packs a chunk's index into 16 bits. Regular chunks of 4 MiB
      * make that a memtable of about 256 GiB; an insert past it is refused.
@@ -299,7 +308,9 @@ final class MemSkipList {
         if (valueCurrent == null || valueCurrent.length - valueUsed < words) {
             long[][] old = valueChunks;
             int length = 8L * words > MAX_CHUNK ? words : Math.max(nextValueChunkSize / 8, words);
-            nextValueChunkSize = doubled(nextValueChunkSize);
+            nextValueChunkSize = grown(
+                    nextValueChunkSize,
+                    valueClosedBytes + (valueCurrent == null ? 0 : 8L * valueCurrent.length) + 8L * length);
             long[] fresh = new long[length];
             long[][] grown = Arrays.copyOf(old, old.length + 1);
             grown[old.length] = fresh;
@@ -375,7 +386,7 @@ final class MemSkipList {
                 throw new IllegalStateException("memtable of " + MAX_CHUNKS + " chunks is full");
             }
             int length = 8L * words > MAX_CHUNK ? words : Math.max(nextChunkSize / 8, words);
-            nextChunkSize = doubled(nextChunkSize);
+            nextChunkSize = grown(nextChunkSize, closedBytes + 8L * current.length + 8L * length);
             long[] fresh = new long[length];
             long[][] grown = Arrays.copyOf(old, old.length + 1);
             grown[old.length] = fresh;
@@ -454,6 +465,20 @@ final class MemSkipList {
     /** The chunk size after {@code size} bytes: twice the object (array and header), up to {@link #MAX_CHUNK}. */
     private static int doubled(int size) {
         return Math.min(MAX_CHUNK, 2 * (size + ARRAY_HEADER) - ARRAY_HEADER);
+    }
+
+    /**
+     * The size of the chunk after one of {@code size} bytes, when the arena's chunks (that one included, its unused end
+     * too) take {@code arenaBytes}: doubled below {@link #STEADY_CHUNK}; from there the largest power of two (minus
+     * the array header) at most a quarter of {@code arenaBytes}, from {@link #STEADY_CHUNK} to {@link #MAX_CHUNK}.
+     * So the chunk being filled is at most a quarter of the arena, or {@link #STEADY_CHUNK}, whichever is more.
+     */
+    static int grown(int size, long arenaBytes) {
+        if (size < STEADY_CHUNK) {
+            return doubled(size);
+        }
+        long quarter = Long.highestOneBit(Math.max(1, arenaBytes / 4));
+        return (int) Math.max(STEADY_CHUNK, Math.min(MAX_CHUNK, quarter - ARRAY_HEADER));
     }
 
     private long[] chunk(int index) {

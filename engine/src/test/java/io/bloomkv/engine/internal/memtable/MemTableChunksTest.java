@@ -82,11 +82,12 @@ class MemTableChunksTest {
             }
             total += took;
         }
-        // 64 KiB, 128 KiB, ... 4 MiB, then 4 MiB chunks in each arena: a handful of arrays instead of 20,000 objects.
-        // The 1 KiB values are out of line: the value arena holds ~20 MB, the records' chunks only links, headers, keys
-        assertThat(list.chunkCount()).isLessThan(20);
-        assertThat(list.valueChunkCount()).isBetween(8, 12);
-        assertThat(list.chunkCount() - list.valueChunkCount()).isLessThanOrEqualTo(6);
+        // 64 KiB, 128 KiB, ... 1 MiB, then 1, 2 and 4 MiB chunks, each about a quarter of its arena, in each arena: a
+        // few dozen arrays instead of 20,000 objects. The 1 KiB values are out of line: the value arena holds ~20 MB
+        // (64 KiB .. 512 KiB, seven of 1 MiB, four of 2 MiB, then 4 MiB), the records' chunks only links, headers, keys
+        assertThat(list.chunkCount()).isLessThan(28);
+        assertThat(list.valueChunkCount()).isBetween(14, 18);
+        assertThat(list.chunkCount() - list.valueChunkCount()).isLessThanOrEqualTo(8);
         for (int c = 0;
                 c < list.chunkCount();
                 c++) { // with its header each chunk is a power of two: no G1 region half used
@@ -106,6 +107,45 @@ class MemTableChunksTest {
             assertThat(list.value(x)[0]).isEqualTo((byte) i);
         }
         assertThat(i).isEqualTo(20_000);
+    }
+
+    @Test
+    void theChunkBeingFilledStaysUnderAQuarterOfTheArena() {
+        // The unused end of the chunk being filled is heap the memtable does not count (a new array's pages are all
+        // touched when it is zeroed): past doubling it stays under a quarter of the arena, not up to all of it.
+        MemSkipList list = new MemSkipList();
+        byte[] v = new byte[40]; // inline: the records' arena only
+        long maxUnusedShare = 0;
+        for (int i = 0; i < 200_000; i++) { // ~22 MB
+            list.insert(key(i), InternalKey.packTrailer(i + 1, ValueType.PUT), v, 0, v.length);
+            long arena = list.chunkBytes();
+            long unused = arena - list.bytesTaken();
+            assertThat(unused)
+                    .as("entry %d: %d of %d chunk bytes unused", i, unused, arena)
+                    .isLessThanOrEqualTo(Math.max(MemSkipList.STEADY_CHUNK + MemSkipList.ARRAY_HEADER, arena / 4));
+            if (arena > (8 << 20)) {
+                maxUnusedShare = Math.max(maxUnusedShare, 100 * unused / arena);
+            }
+        }
+        assertThat(list.valueChunkCount()).isZero();
+        assertThat(list.chunkBytes()).isGreaterThan(16L << 20);
+        assertThat(maxUnusedShare).isBetween(10L, 25L); // the bound is reached, not just held
+        for (int c = 0; c < list.chunkCount(); c++) {
+            long object = list.chunkLength(c) + MemSkipList.ARRAY_HEADER;
+            assertThat(Long.bitCount(object)).as("chunk %d", c).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void chunkSizesDoubleThenFollowTheArena() {
+        int one = MemSkipList.STEADY_CHUNK;
+        assertThat(MemSkipList.grown(MemSkipList.FIRST_CHUNK, 64 << 10)).isEqualTo((128 << 10) - 16);
+        assertThat(MemSkipList.grown((512 << 10) - 16, 1 << 20)).isEqualTo(one);
+        assertThat(MemSkipList.grown(one, 2 << 20)).isEqualTo(one);
+        assertThat(MemSkipList.grown(one, (8 << 20) - 1)).isEqualTo(one);
+        assertThat(MemSkipList.grown(one, 8 << 20)).isEqualTo((2 << 20) - 16);
+        assertThat(MemSkipList.grown((2 << 20) - 16, 16 << 20)).isEqualTo(MemSkipList.MAX_CHUNK);
+        assertThat(MemSkipList.grown(MemSkipList.MAX_CHUNK, 1L << 33)).isEqualTo(MemSkipList.MAX_CHUNK);
     }
 
     @Test
