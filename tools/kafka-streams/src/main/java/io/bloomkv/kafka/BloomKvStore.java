@@ -72,6 +72,8 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     private BloomKvMetrics metrics;
     /** The committed offsets and the written position, in the database. */
     private final StoreMetadata metadata = new StoreMetadata();
+    /** The restore's reused batch (guarded by this store's monitor; empty between restore batches), made on first use. */
+    private WriteBatch restoreScratch;
     /** {@code name.open}: under EOS, a store not closed cleanly is wiped ({@link OpenMarker}). */
     private File openMarker;
 
@@ -133,49 +135,86 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     }
 
     /**
-     * Restores changelog batches: each batch is one atomic WriteBatch holding the last record of each
-     * key in it (earlier records of a key in the same batch are overwritten within it, so they are not
-     * written: the uncompacted changelog tail repeats hot keys); the position follows every record.
+     * Restores changelog batches: each batch is one atomic WriteBatch of its records in changelog order (a key's later
+     * record gets the later sequence number, so its last record wins, a null value a delete); the position follows
+     * every record. The records go into the batch as they come, with no map to keep only each key's last one: the
+     * memtable adds a repeated key's record as a version of the key it holds (no search), which costs less than
+     * hashing and wrapping every key of the batch, and a fresh JVM restoring has that much less code to compile.
      */
     private final class RestoreCallback implements RecordBatchingStateRestoreCallback {
         @Override
         public void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
-            Map<Bytes, byte[]> last = new java.util.LinkedHashMap<>(records.size() * 2);
             synchronized (BloomKvStore.this) {
+                long bytes = 0;
                 for (ConsumerRecord<byte[], byte[]> r : records) {
-                    ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, position);
-                    last.put(Bytes.wrap(Objects.requireNonNull(r.key(), "key cannot be null")), r.value());
+                    byte[] value = r.value();
+                    bytes += WriteBatch.putSizeOf(
+                            1 + Objects.requireNonNull(r.key(), "key cannot be null").length,
+                            value == null ? 0 : value.length);
                 }
-                write(batchOf(last));
+                WriteBatch batch = restoreBatchFor(bytes);
+                try {
+                    for (ConsumerRecord<byte[], byte[]> r : records) {
+                        ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(
+                                r, consistencyEnabled, position);
+                        addTo(batch, r.key(), r.value());
+                    }
+                    write(batch);
+                } finally {
+                    batch.clear();
+                }
             }
         }
 
         @Override
         public void restoreAll(Collection<KeyValue<byte[], byte[]>> records) {
-            Map<Bytes, byte[]> last = new java.util.LinkedHashMap<>(records.size() * 2);
-            for (KeyValue<byte[], byte[]> r : records) {
-                last.put(Bytes.wrap(Objects.requireNonNull(r.key, "key cannot be null")), r.value);
-            }
             synchronized (BloomKvStore.this) {
-                write(batchOf(last));
+                long bytes = 0;
+                for (KeyValue<byte[], byte[]> r : records) {
+                    bytes += WriteBatch.putSizeOf(
+                            1 + Objects.requireNonNull(r.key, "key cannot be null").length,
+                            r.value == null ? 0 : r.value.length);
+                }
+                WriteBatch batch = restoreBatchFor(bytes);
+                try {
+                    for (KeyValue<byte[], byte[]> r : records) {
+                        addTo(batch, r.key, r.value);
+                    }
+                    write(batch);
+                } finally {
+                    batch.clear();
+                }
             }
         }
     }
 
-    private static WriteBatch batchOf(Map<Bytes, byte[]> entries) {
-        WriteBatch batch = new WriteBatch();
-        for (Map.Entry<Bytes, byte[]> e : entries.entrySet()) {
-            addTo(batch, e.getKey().get(), e.getValue());
+    /**
+     * Monitor held. An empty batch for {@code bytes} of operations ({@link WriteBatch#putSizeOf} each), cleared by the
+     * caller after its write: the store's restore batch, reused, when they fit {@link #RESTORE_KEEP_BYTES} (a restore
+     * batch of max.poll.records small records), else a batch sized once, not one copy per doubling.
+     */
+    private WriteBatch restoreBatchFor(long bytes) {
+        if (bytes <= RESTORE_KEEP_BYTES) {
+            if (restoreScratch == null) {
+                restoreScratch = new WriteBatch((int) RESTORE_KEEP_BYTES + 16);
+            }
+            return restoreScratch;
         }
-        return batch;
+        return new WriteBatch((int) Math.min(bytes + 16, WriteBatch.MAX_BATCH_BYTES));
     }
+
+    /** Batches of this many operation bytes reuse {@link #restoreScratch}, which never holds more between restores. */
+    private static final long RESTORE_KEEP_BYTES = 64 << 10;
+
+    /** The stored keys' format byte ({@link StoreKeys#PLAIN}) as a key part: a batch copies it and the key once. */
+    private static final byte[] PLAIN_PREFIX = {StoreKeys.PLAIN};
 
     private static void addTo(WriteBatch batch, byte[] key, byte[] value) {
         Objects.requireNonNull(key, "key cannot be null");
         if (value == null) {
-            batch.delete(StoreKeys.encode(key));
+            batch.delete(PLAIN_PREFIX, key);
         } else {
-            batch.put(StoreKeys.encode(key), value);
+            batch.put(PLAIN_PREFIX, key, value);
         }
     }
 

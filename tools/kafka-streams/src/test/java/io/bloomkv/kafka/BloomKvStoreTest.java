@@ -351,6 +351,45 @@ class BloomKvStoreTest {
         assertThat(str(s.get(b("k5")))).isEqualTo("again");
     }
 
+    /**
+     * Restore batches go through the store's reused batch when small and a batch of their own when not: a small batch
+     * must leave nothing behind for the next (a record of the first batch written again by the second would undo a put
+     * made between them), and a batch past the reused one's size must restore every record, a key's last one winning.
+     */
+    @Test
+    void restoreBatchesLeaveNothingForTheNextAndLargeOnesRestoreWhole() {
+        TestStoreContext ctx = context();
+        BloomKvStore s = open("restore-reuse", ctx);
+        RecordBatchingStateRestoreCallback cb = (RecordBatchingStateRestoreCallback) ctx.restoreCallback;
+        cb.restoreBatch(List.of(new ConsumerRecord<>("app-restore-changelog", 0, 0, v("a"), v("1"))));
+        s.put(b("a"), v("2"));
+        cb.restoreBatch(List.of(new ConsumerRecord<>("app-restore-changelog", 0, 1, v("b"), v("1"))));
+        assertThat(str(s.get(b("a"))))
+                .as("the first restore batch is not written again")
+                .isEqualTo("2");
+        assertThat(str(s.get(b("b")))).isEqualTo("1");
+
+        List<ConsumerRecord<byte[], byte[]>> large = new ArrayList<>();
+        byte[] filler = new byte[200];
+        for (int i = 0; i < 2000; i++) { // about 430 KB of operations, past the reused batch's 64 KiB
+            byte[] value = Arrays.copyOf(filler, filler.length + 8);
+            System.arraycopy(v(String.format("%08d", i)), 0, value, filler.length, 8);
+            large.add(new ConsumerRecord<>("app-restore-changelog", 0, 2 + i, v("k" + (i % 700)), value));
+        }
+        cb.restoreBatch(large);
+        for (int k = 0; k < 700; k++) {
+            int last = k + 700 * ((1999 - k) / 700);
+            byte[] got = s.get(b("k" + k));
+            assertThat(new String(got, got.length - 8, 8, java.nio.charset.StandardCharsets.UTF_8))
+                    .as("key k%d", k)
+                    .isEqualTo(String.format("%08d", last));
+        }
+        cb.restoreBatch(List.of(new ConsumerRecord<>("app-restore-changelog", 0, 3000, v("c"), v("1"))));
+        assertThat(str(s.get(b("k5"))))
+                .as("the large batch is not written again")
+                .endsWith(String.format("%08d", 1405));
+    }
+
     @Test
     void iqV2KeyAndRangeQueriesAndPositionAcrossRestarts() {
         TestStoreContext ctx = context();

@@ -117,7 +117,10 @@ final class MemSkipList {
      * happens before the record holding the first value in it is linked. Empty until the first large value.
      */
     private volatile long[][] valueChunks = new long[0][];
-    /** The head: a key node of MAX_HEIGHT links and an empty key, in chunk 0; it is never compared. */
+    /**
+     * The head: a key node of MAX_HEIGHT links and an empty key (length 0, key words zero), in chunk 0. Searches never
+     * compare it; an insert's splice check does (it compares before every key but the empty one).
+     */
     private final long head;
     /** The point index of the key nodes, or null (lookups search the skip list). */
     private final MemIndex index;
@@ -345,24 +348,38 @@ final class MemSkipList {
      */
     private long findForInsert(MemKey key) {
         long p0 = prev[0];
-        int c = p0 == head ? -1 : compareKey(p0, key);
+        // No case of its own for the head (an empty list's splice): its key words are zero and its length 0, so it
+        // compares before every key but the empty one, which searches from the head. A branch that only a fresh list
+        // takes would be one the JIT compiles as never taken, and a new memtable would send the insert back to the
+        // interpreter until it is compiled again.
+        int c = compareKey(p0, key);
         int reach = Math.min(height - 1, SPLICE_REACH);
+        long from = head;
+        int level = height - 1;
         if (c < 0) {
             for (int i = 0; i <= reach; i++) {
                 long n = next(prev[i], i);
                 if (n == 0 || compareKey(n, key) >= 0) {
-                    return i == 0 ? n : searchFrom(prev[i], i, key, prev);
+                    if (i == 0) {
+                        return n;
+                    }
+                    from = prev[i];
+                    level = i;
+                    break;
                 }
             }
         } else if (c > 0) {
             for (int i = 1; i <= reach; i++) {
                 long p = prev[i];
                 if (p == head || compareKey(p, key) < 0) {
-                    return searchFrom(p, i, key, prev);
+                    from = p;
+                    level = i;
+                    break;
                 }
             }
         }
-        return findGreaterOrEqual(key, prev);
+        // one search call site, not one per case: the insert the JIT compiles holds one copy of the search
+        return searchFrom(from, level, key, prev);
     }
 
     /**

@@ -180,6 +180,60 @@ class MemSkipListTest {
         }
     }
 
+    /**
+     * A fresh list's splice is the head, which an insert compares as a key of length 0 with zero words: it must come
+     * before every key (the empty one aside, which searches from the head), keys of zero bytes of any length included,
+     * whatever key comes first. Each shuffle fills fresh lists, with and without the index, and checks every level's
+     * order and that each key is found.
+     */
+    @Test
+    void aFreshListsFirstInsertsCompareTheHeadBeforeEveryKey() {
+        long seed = TestSeeds.seed("MemSkipListTest.freshHead");
+        Random rnd = new Random(seed);
+        List<byte[]> keys = new ArrayList<>(List.of(
+                new byte[0],
+                new byte[] {0},
+                new byte[] {0, 0, 0},
+                new byte[16],
+                new byte[17],
+                new byte[40],
+                new byte[] {0, 1},
+                new byte[] {1},
+                new byte[] {(byte) 0xff},
+                "k00000001".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+        for (int trial = 0; trial < 300; trial++) {
+            java.util.Collections.shuffle(keys, rnd);
+            MemSkipList list = new MemSkipList(trial % 2 == 0);
+            long seq = 0;
+            for (byte[] k : keys) {
+                list.insert(k, InternalKey.packTrailer(++seq, ValueType.PUT), new byte[] {(byte) seq}, 0, 1);
+            }
+            String what = "seed " + seed + ", trial " + trial;
+            for (int level = 0; level < list.height(); level++) {
+                byte[] last = null;
+                int nodes = 0;
+                for (long x = list.first(level); x != 0; x = list.next(x, level)) {
+                    byte[] k = list.userKey(x);
+                    if (last != null) {
+                        assertThat(Arrays.compareUnsigned(last, k))
+                                .as("%s: level %d out of order", what, level)
+                                .isNegative();
+                    }
+                    last = k;
+                    nodes++;
+                }
+                if (level == 0) {
+                    assertThat(nodes).as(what).isEqualTo(keys.size());
+                }
+            }
+            for (byte[] k : keys) {
+                long x = list.findGreaterOrEqual(new MemKey(k, 0), null);
+                assertThat(x).as(what).isNotZero();
+                assertThat(list.userKey(x)).as(what).isEqualTo(k);
+            }
+        }
+    }
+
     /** {@code got} is the key node of {@code want}'s user key (both absent, or the same key). */
     private static void assertKeyNode(MemSkipList list, String what, long got, MemKey want) {
         if (want == null) {
