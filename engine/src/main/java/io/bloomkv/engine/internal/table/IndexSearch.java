@@ -113,8 +113,12 @@ final class IndexSearch {
         // galloping then bisecting, as equal runs are usually short); the first one >= the target by whole keys
         int known = lo; // prefixes[known] == target
         int step = 1;
+        int last = prefixes.length - 1;
         hi = lo + 1;
-        while (hi < prefixes.length && prefixes[hi] == target) {
+        // The loop's test has no branch of its own for "hi ran past the last entry" (hi <= last as a sign bit, the
+        // load clamped by Math.min, an intrinsic): a run reaching the index's last entry is rare, and as a branch C2
+        // would compile its untaken side as an uncommon trap that deoptimizes the compiled read path when it comes.
+        while ((((hi - last - 1) >>> 31) & equal(prefixes[Math.min(hi, last)], target)) != 0) {
             known = hi;
             hi = Math.min(prefixes.length, hi + step);
             step <<= 1;
@@ -138,6 +142,12 @@ final class IndexSearch {
             }
         }
         return lo;
+    }
+
+    /** 1 when {@code a == b}, else 0, without a branch. */
+    private static int equal(long a, long b) {
+        long x = a ^ b;
+        return 1 ^ (int) ((x | -x) >>> 63);
     }
 
     int entries() {
