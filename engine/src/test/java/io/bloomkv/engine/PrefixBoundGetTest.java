@@ -12,9 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Gets of keys that share their first 8 bytes with a table's smallest or largest key but lie outside its range, and
- * of keys in the gaps between a level's tables: {@code Version.get} picks its candidate tables by the 8-byte prefixes
- * of their bounds only, so such a table is probed too, and must answer "not here" (filter or index) without hiding the
- * key's entry in another table. Differential against a sorted map of what was written.
+ * of keys in the gaps between a level's tables: {@code Version.get} compares the 8-byte prefixes of the tables' bounds
+ * without branches and whole keys only on a tie, and must find every key's entry in the right table. Differential
+ * against a sorted map of what was written.
  */
 class PrefixBoundGetTest {
     private static final long SEED = TestSeeds.seed("PrefixBoundGetTest");

@@ -2,6 +2,7 @@ package io.bloomkv.engine.internal.table;
 
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.util.Coding;
+import io.bloomkv.engine.internal.util.KeyPrefix;
 import java.util.Arrays;
 
 /**
@@ -118,7 +119,7 @@ final class IndexSearch {
         // The loop's test has no branch of its own for "hi ran past the last entry" (hi <= last as a sign bit, the
         // load clamped by Math.min, an intrinsic): a run reaching the index's last entry is rare, and as a branch C2
         // would compile its untaken side as an uncommon trap that deoptimizes the compiled read path when it comes.
-        while ((((hi - last - 1) >>> 31) & equal(prefixes[Math.min(hi, last)], target)) != 0) {
+        while ((((hi - last - 1) >>> 31) & KeyPrefix.same(prefixes[Math.min(hi, last)], target)) != 0) {
             known = hi;
             hi = Math.min(prefixes.length, hi + step);
             step <<= 1;
@@ -142,12 +143,6 @@ final class IndexSearch {
             }
         }
         return lo;
-    }
-
-    /** 1 when {@code a == b}, else 0, without a branch. */
-    private static int equal(long a, long b) {
-        long x = a ^ b;
-        return 1 ^ (int) ((x | -x) >>> 63);
     }
 
     int entries() {

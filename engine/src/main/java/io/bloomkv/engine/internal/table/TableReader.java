@@ -502,11 +502,8 @@ public final class TableReader implements AutoCloseable {
      * ({@code Filter.mightContainTouched}): the caller may have touched its line first ({@link #touchFilter}).
      *
      * <p>Holding contract: the caller holds a reference to this table for the whole call (the engine's Version retains
-     * its tables for its lifetime) and has checked that the key may lie in the table's [smallest, largest] user-key
-     * range, which saves two atomic updates of the shared reference count and two key comparisons per table per read.
-     * "May": the caller may compare the bounds' 8-byte prefixes only ({@code Version.get}); a key outside the range
-     * that shares its prefix with a bound is answered correctly (the filter rules it out, or the index search finds
-     * no entry of it), only counted as a probe of this table. Range
+     * its tables for its lifetime) and has checked that the key lies in the table's [smallest, largest] user-key range,
+     * which saves two atomic updates of the shared reference count and two key comparisons per table per read. Range
      * tombstones are the caller's ({@link #rangeTombstones()}): they span tables.
      */
     public boolean get(PointRead read) {

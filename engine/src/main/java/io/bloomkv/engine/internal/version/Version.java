@@ -259,8 +259,8 @@ public final class Version implements LevelView {
 
     /**
      * The newest entry of {@code userKey} visible at {@code snapshotSequence}, or null (LevelDB's {@code Version::Get}).
-     * Asks level-0 tables newest first, then at most one table per deeper level, each only if its key range may include
-     * the key (the 8-byte prefixes of its bounds decide, {@link KeyPrefix#inRange}), with one probe per table ({@link TableReader#get(PointRead)}: filter, index, data block) until one
+     * Asks level-0 tables newest first, then at most one table per deeper level, each only if its key range includes
+     * the key, with one probe per table ({@link TableReader#get(PointRead)}: filter, index, data block) until one
      * finds an entry (a value, a tombstone, or a merge operand the caller reads on past).
      */
     public TableReader.Entry get(byte[] userKey, long userKeyHash, long snapshotSequence) {
@@ -279,28 +279,43 @@ public final class Version implements LevelView {
         FileMetaData[] l0 = files[0];
         TableReader[] candidates = new TableReader[l0.length + files.length - 1];
         int n = 0;
-        // The range tests compare prefixes only and without branches (KeyPrefix.inRange): a table is a candidate when
-        // the key's prefix lies within its bounds' prefixes, so a key sharing its first 8 bytes with a bound but
-        // outside the range is probed too (its filter or its index answers it: TableReader.get's contract). Written
-        // as "store, then advance by 0 or 1" so that a key outside a table's range, rare in the first thousands of
-        // gets, is no path C2 left out of the compiled method (an uncommon trap there would deoptimize and recompile
-        // this method, the read path's largest compile unit, the first time such a key comes).
+        // The range tests first compare prefixes without branches (KeyPrefix.inRange): "store the table, then advance
+        // by 0 or 1". A key outside a table's range is rare in a fresh process's first thousands of gets, and as a
+        // branch C2 would compile its untaken side as an uncommon trap that deoptimizes and recompiles this method (the
+        // read path's largest compile unit) when such a key comes. Only a key whose prefix equals a bound's prefix
+        // takes a branch, to compare whole keys: rare with keys that differ early, the common case with keys that
+        // share their first 8 bytes (where the branch is then seen both ways).
         long[] l0Smallest = smallestPrefix[0];
         long[] l0Largest = largestPrefix[0];
         TableReader[] l0Readers = readers[0];
         for (int i = 0; i < l0.length; i++) {
+            long lo = l0Smallest[i];
+            long hi = l0Largest[i];
+            int in = KeyPrefix.inRange(keyPrefix, lo, hi);
+            if ((in & (KeyPrefix.same(keyPrefix, lo) | KeyPrefix.same(keyPrefix, hi))) != 0) {
+                in = Arrays.compareUnsigned(userKey, l0[i].smallestUserKey()) >= 0
+                                && Arrays.compareUnsigned(userKey, l0[i].largestUserKey()) <= 0
+                        ? 1
+                        : 0;
+            }
             candidates[n] = l0Readers[i];
-            n += KeyPrefix.inRange(keyPrefix, l0Smallest[i], l0Largest[i]);
+            n += in;
         }
         for (int level = 1; level < files.length; level++) {
-            int count = files[level].length;
+            FileMetaData[] fs = files[level];
+            int count = fs.length;
             if (count == 0) {
                 continue;
             }
             int i = findFile(level, userKey, keyPrefix); // the first table whose largest key is >= the key
             int j = Math.min(i, count - 1);
+            long lo = smallestPrefix[level][j];
+            int in = ((i - count) >>> 31) & KeyPrefix.atLeast(keyPrefix, lo);
+            if ((in & KeyPrefix.same(keyPrefix, lo)) != 0) {
+                in = Arrays.compareUnsigned(userKey, fs[j].smallestUserKey()) >= 0 ? 1 : 0;
+            }
             candidates[n] = readers[level][j];
-            n += ((i - count) >>> 31) & KeyPrefix.atLeast(keyPrefix, smallestPrefix[level][j]);
+            n += in;
         }
         long touched = 0;
         for (int c = 0; c < n; c++) {

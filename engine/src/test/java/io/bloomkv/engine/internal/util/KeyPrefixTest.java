@@ -65,6 +65,7 @@ class KeyPrefixTest {
         for (long p : edges) {
             for (long lo : edges) {
                 assertThat(KeyPrefix.atLeast(p, lo)).isEqualTo(Long.compareUnsigned(p, lo) >= 0 ? 1 : 0);
+                assertThat(KeyPrefix.same(p, lo)).isEqualTo(p == lo ? 1 : 0);
                 for (long hi : edges) {
                     assertInRange(p, lo, hi);
                 }
@@ -81,6 +82,7 @@ class KeyPrefixTest {
                     .as("atLeast(%x, %x), seed %d", p, lo, seed)
                     .isEqualTo(Long.compareUnsigned(p, lo) >= 0 ? 1 : 0);
             assertInRange(p, lo, hi);
+            assertThat(KeyPrefix.same(p, lo)).as("same(%x, %x)", p, lo).isEqualTo(p == lo ? 1 : 0);
         }
     }
 
