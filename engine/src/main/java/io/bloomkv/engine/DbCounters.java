@@ -1,30 +1,30 @@
 package io.bloomkv.engine;
 
-import java.util.concurrent.atomic.LongAdder;
+import io.bloomkv.engine.internal.util.StripedCounter;
 
 /**
  * The database's own counters (gets, writes, WAL, flushes, compactions, stalls); the table read
  * counters live beside them in {@link io.bloomkv.engine.internal.table.ReadCounters}. Thread-safe.
  */
 final class DbCounters {
-    final LongAdder hits = new LongAdder();
-    final LongAdder misses = new LongAdder();
-    final LongAdder memtableHits = new LongAdder();
-    final LongAdder puts = new LongAdder();
-    final LongAdder deletes = new LongAdder();
-    final LongAdder writeBatches = new LongAdder();
-    final LongAdder userBytes = new LongAdder();
-    final LongAdder walRecords = new LongAdder();
-    final LongAdder walSyncs = new LongAdder();
-    final LongAdder walTailsDropped = new LongAdder();
-    final LongAdder writeStalls = new LongAdder();
-    final LongAdder writeStallNanos = new LongAdder();
-    final LongAdder writeSlowdowns = new LongAdder();
-    final LongAdder flushes = new LongAdder();
-    final LongAdder flushBytes = new LongAdder();
-    final LongAdder compactions = new LongAdder();
-    final LongAdder compactionBytesRead = new LongAdder();
-    final LongAdder compactionBytesWritten = new LongAdder();
+    final StripedCounter hits = new StripedCounter();
+    final StripedCounter misses = new StripedCounter();
+    final StripedCounter memtableHits = new StripedCounter();
+    final StripedCounter puts = new StripedCounter();
+    final StripedCounter deletes = new StripedCounter();
+    final StripedCounter writeBatches = new StripedCounter();
+    final StripedCounter userBytes = new StripedCounter();
+    final StripedCounter walRecords = new StripedCounter();
+    final StripedCounter walSyncs = new StripedCounter();
+    final StripedCounter walTailsDropped = new StripedCounter();
+    final StripedCounter writeStalls = new StripedCounter();
+    final StripedCounter writeStallNanos = new StripedCounter();
+    final StripedCounter writeSlowdowns = new StripedCounter();
+    final StripedCounter flushes = new StripedCounter();
+    final StripedCounter flushBytes = new StripedCounter();
+    final StripedCounter compactions = new StripedCounter();
+    final StripedCounter compactionBytesRead = new StripedCounter();
+    final StripedCounter compactionBytesWritten = new StripedCounter();
 
     /** Counts an applied write batch of {@code count} operations, {@code putCount} of them puts. */
     void batchWritten(int count, int putCount, long bytes) {

@@ -25,6 +25,16 @@ class PhaseCostsTest {
         assertThat(c.wallNanos()).isPositive();
         assertThat(c.jitMillis()).isGreaterThanOrEqualTo(0);
         assertThat(c.gcCount()).isGreaterThanOrEqualTo(0);
+        if (java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc/self/task"))) {
+            // Linux: the compiler threads' CPU is read; it cannot exceed the process's
+            assertThat(c.c1CpuNanos()).isGreaterThanOrEqualTo(0);
+            assertThat(c.c2CpuNanos()).isGreaterThanOrEqualTo(0);
+            assertThat(c.c1CpuNanos() + c.c2CpuNanos()).isLessThanOrEqualTo(c.processCpuNanos() + 20_000_000L);
+            long[] total = PhaseCosts.compilerThreadsCpuNanos();
+            assertThat(total[0] + total[1])
+                    .as("this JVM has compiled something by now")
+                    .isPositive();
+        }
         assertThat(c.line("recordsread", "bloomkv"))
                 .startsWith(PhaseCosts.LINE_PREFIX + " recordsread bloomkv wall ")
                 .contains("worker CPU " + worker / 1000 + " ns/op");

@@ -2,6 +2,7 @@ package io.bloomkv.engine.internal.table;
 
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.util.Coding;
+import io.bloomkv.engine.internal.util.KeyPrefix;
 import java.util.Arrays;
 
 /**
@@ -113,8 +114,12 @@ final class IndexSearch {
         // galloping then bisecting, as equal runs are usually short); the first one >= the target by whole keys
         int known = lo; // prefixes[known] == target
         int step = 1;
+        int last = prefixes.length - 1;
         hi = lo + 1;
-        while (hi < prefixes.length && prefixes[hi] == target) {
+        // The loop's test has no branch of its own for "hi ran past the last entry" (hi <= last as a sign bit, the
+        // load clamped by Math.min, an intrinsic): a run reaching the index's last entry is rare, and as a branch C2
+        // would compile its untaken side as an uncommon trap that deoptimizes the compiled read path when it comes.
+        while ((((hi - last - 1) >>> 31) & KeyPrefix.same(prefixes[Math.min(hi, last)], target)) != 0) {
             known = hi;
             hi = Math.min(prefixes.length, hi + step);
             step <<= 1;

@@ -279,19 +279,43 @@ public final class Version implements LevelView {
         FileMetaData[] l0 = files[0];
         TableReader[] candidates = new TableReader[l0.length + files.length - 1];
         int n = 0;
+        // The range tests first compare prefixes without branches (KeyPrefix.inRange): "store the table, then advance
+        // by 0 or 1". A key outside a table's range is rare in a fresh process's first thousands of gets, and as a
+        // branch C2 would compile its untaken side as an uncommon trap that deoptimizes and recompiles this method (the
+        // read path's largest compile unit) when such a key comes. Only a key whose prefix equals a bound's prefix
+        // takes a branch, to compare whole keys: rare with keys that differ early, the common case with keys that
+        // share their first 8 bytes (where the branch is then seen both ways).
+        long[] l0Smallest = smallestPrefix[0];
+        long[] l0Largest = largestPrefix[0];
+        TableReader[] l0Readers = readers[0];
         for (int i = 0; i < l0.length; i++) {
-            if (KeyPrefix.compare(keyPrefix, userKey, smallestPrefix[0][i], l0[i].smallestUserKey()) >= 0
-                    && KeyPrefix.compare(keyPrefix, userKey, largestPrefix[0][i], l0[i].largestUserKey()) <= 0) {
-                candidates[n++] = readers[0][i];
+            long lo = l0Smallest[i];
+            long hi = l0Largest[i];
+            int in = KeyPrefix.inRange(keyPrefix, lo, hi);
+            if ((in & (KeyPrefix.same(keyPrefix, lo) | KeyPrefix.same(keyPrefix, hi))) != 0) {
+                in = Arrays.compareUnsigned(userKey, l0[i].smallestUserKey()) >= 0
+                                && Arrays.compareUnsigned(userKey, l0[i].largestUserKey()) <= 0
+                        ? 1
+                        : 0;
             }
+            candidates[n] = l0Readers[i];
+            n += in;
         }
         for (int level = 1; level < files.length; level++) {
             FileMetaData[] fs = files[level];
-            int i = findFile(level, userKey, keyPrefix);
-            if (i < fs.length
-                    && KeyPrefix.compare(keyPrefix, userKey, smallestPrefix[level][i], fs[i].smallestUserKey()) >= 0) {
-                candidates[n++] = readers[level][i];
+            int count = fs.length;
+            if (count == 0) {
+                continue;
             }
+            int i = findFile(level, userKey, keyPrefix); // the first table whose largest key is >= the key
+            int j = Math.min(i, count - 1);
+            long lo = smallestPrefix[level][j];
+            int in = ((i - count) >>> 31) & KeyPrefix.atLeast(keyPrefix, lo);
+            if ((in & KeyPrefix.same(keyPrefix, lo)) != 0) {
+                in = Arrays.compareUnsigned(userKey, fs[j].smallestUserKey()) >= 0 ? 1 : 0;
+            }
+            candidates[n] = readers[level][j];
+            n += in;
         }
         long touched = 0;
         for (int c = 0; c < n; c++) {

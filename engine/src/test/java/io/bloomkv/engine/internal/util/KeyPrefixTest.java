@@ -59,6 +59,40 @@ class KeyPrefixTest {
         }
     }
 
+    @Test
+    void rangeTestsAgreeWithUnsignedComparison() {
+        long[] edges = {0, 1, 2, Long.MAX_VALUE - 1, Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1, -2, -1};
+        for (long p : edges) {
+            for (long lo : edges) {
+                assertThat(KeyPrefix.atLeast(p, lo)).isEqualTo(Long.compareUnsigned(p, lo) >= 0 ? 1 : 0);
+                assertThat(KeyPrefix.same(p, lo)).isEqualTo(p == lo ? 1 : 0);
+                for (long hi : edges) {
+                    assertInRange(p, lo, hi);
+                }
+            }
+        }
+        long seed = TestSeeds.seed("KeyPrefixTest.rangeTestsAgreeWithUnsignedComparison");
+        SplittableRandom rnd = new SplittableRandom(seed);
+        for (int n = 0; n < 200_000; n++) {
+            long p = rnd.nextLong();
+            // bounds near p as often as far from it: the borrow and sign cases of the arithmetic
+            long lo = rnd.nextBoolean() ? rnd.nextLong() : p + rnd.nextInt(-2, 3);
+            long hi = rnd.nextBoolean() ? rnd.nextLong() : p + rnd.nextInt(-2, 3);
+            assertThat(KeyPrefix.atLeast(p, lo))
+                    .as("atLeast(%x, %x), seed %d", p, lo, seed)
+                    .isEqualTo(Long.compareUnsigned(p, lo) >= 0 ? 1 : 0);
+            assertInRange(p, lo, hi);
+            assertThat(KeyPrefix.same(p, lo)).as("same(%x, %x)", p, lo).isEqualTo(p == lo ? 1 : 0);
+        }
+    }
+
+    private static void assertInRange(long p, long lo, long hi) {
+        int expected = Long.compareUnsigned(lo, p) <= 0 && Long.compareUnsigned(p, hi) <= 0 ? 1 : 0;
+        assertThat(KeyPrefix.inRange(p, lo, hi))
+                .as("inRange(%x, %x, %x)", p, lo, hi)
+                .isEqualTo(expected);
+    }
+
     private static byte[] randomKey(SplittableRandom rnd, byte[] alphabet) {
         byte[] k = new byte[rnd.nextInt(13)];
         for (int i = 0; i < k.length; i++) {
