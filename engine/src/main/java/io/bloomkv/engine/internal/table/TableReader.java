@@ -1155,14 +1155,32 @@ public final class TableReader implements AutoCloseable {
         }
     }
 
-    /** The false-positive rate the filter's formula predicts for its keys (1 if no usable filter). */
+    /**
+     * The false-positive rate the filter's formula predicts for its keys (1 if no usable filter). Computed once per
+     * table: the table and its filter are immutable, and a blocked filter's formula sums a Poisson series of exact
+     * per-block rates, too much to redo on every {@code Db.tables()} call. A 1 (no filter, or a filter that could not
+     * be read) is not remembered.
+     */
     public double filterExpectedFpp() {
+        double known = expectedFpp;
+        if (known >= 0) {
+            return known;
+        }
+        double fpp;
         if (partitions != null) {
             PartitionedFilterReader.Summary s = partitionSummary();
-            return s == null ? 1.0 : s.expectedFpp();
+            fpp = s == null ? 1.0 : s.expectedFpp();
+        } else {
+            fpp = describeFilter(Filter::expectedFpp, 1.0);
         }
-        return describeFilter(Filter::expectedFpp, 1.0);
+        if (fpp < 1.0) {
+            expectedFpp = fpp;
+        }
+        return fpp;
     }
+
+    /** {@link #filterExpectedFpp()} once computed, or -1. */
+    private volatile double expectedFpp = -1;
 
     /** The partitioned filter's summary, read with the table pinned (its partitions may be read from the file). */
     private PartitionedFilterReader.Summary partitionSummary() {
