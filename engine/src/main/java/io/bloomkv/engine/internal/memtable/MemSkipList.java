@@ -93,6 +93,15 @@ final class MemSkipList {
 
     private static final VarHandle LINK = MethodHandles.arrayElementVarHandle(long[].class);
     /**
+     * The value arena's chunk before its first: no room, so the first out-of-line value takes the same "chunk full"
+     * path as every later chunk. A null there would be a branch taken once per memtable, the first time before the JIT
+     * profiles it: C2 would compile the insert without it and throw the compiled write path away at the first value of
+     * the next memtable.
+     */
+    private static final long[] NO_WORDS = new long[0];
+    /** No array to reuse ({@link #encodedKey(long, long, byte[])}): shorter than every encoded key. */
+    static final byte[] NO_BYTES = new byte[0];
+    /**
      * Words up to which {@link #pack} and {@link #unpack} move bytes with shifts, above which through a
      * {@code ByteBuffer} long view (one bulk {@code Unsafe.copySwapMemory}). The view allocates three buffers per call
      * and its checks cost more than the copy of a few words (a Kafka Streams counter is one word); the shifts run
@@ -108,7 +117,10 @@ final class MemSkipList {
      * happens before the record holding the first value in it is linked. Empty until the first large value.
      */
     private volatile long[][] valueChunks = new long[0][];
-    /** The head: a key node of MAX_HEIGHT links and an empty key, in chunk 0; it is never compared. */
+    /**
+     * The head: a key node of MAX_HEIGHT links and an empty key (length 0, its two key words 0), in chunk 0; compared
+     * only by {@link #findForInsert}, where it is below every non-empty key.
+     */
     private final long head;
     /** The point index of the key nodes, or null (lookups search the skip list). */
     private final MemIndex index;
@@ -122,8 +134,11 @@ final class MemSkipList {
     private long closedBytes;
     /** Bytes of the next regular chunk. */
     private int nextChunkSize;
-    /** The value arena's current chunk (null before the first out-of-line value), its index and words in use. */
-    private long[] valueCurrent;
+    /**
+     * The value arena's current chunk ({@link #NO_WORDS}, full at any size, before the first out-of-line value), its
+     * index and words in use.
+     */
+    private long[] valueCurrent = NO_WORDS;
 
     private int valueCurrentIndex;
     private int valueUsed;
@@ -296,7 +311,7 @@ final class MemSkipList {
 
     /** Room in the value arena for a value of {@code words} words; its address. */
     private long allocateValue(int words) {
-        if (valueCurrent == null || valueCurrent.length - valueUsed < words) {
+        if (valueCurrent.length - valueUsed < words) {
             long[][] old = valueChunks;
             int length = 8L * words > MAX_CHUNK ? words : Math.max(nextValueChunkSize / 8, words);
             nextValueChunkSize = doubled(nextValueChunkSize);
@@ -304,9 +319,7 @@ final class MemSkipList {
             long[][] grown = Arrays.copyOf(old, old.length + 1);
             grown[old.length] = fresh;
             valueChunks = grown; // published before the record holding this value is linked
-            if (valueCurrent != null) {
-                valueClosedBytes += 8L * valueCurrent.length;
-            }
+            valueClosedBytes += 8L * valueCurrent.length; // 0 for NO_WORDS
             valueCurrent = fresh;
             valueCurrentIndex = old.length;
             valueUsed = 0;
@@ -334,7 +347,11 @@ final class MemSkipList {
      */
     private long findForInsert(MemKey key) {
         long p0 = prev[0];
-        int c = p0 == head ? -1 : compareKey(p0, key);
+        // The head (an empty key, zero words) compares below every key but the empty one, which then searches from the
+        // head: no test for the head here. Such a test is true at the first insert of every memtable, which the JIT
+        // never profiles (it runs before the write path is warm), so C2 would compile it as never true and throw the
+        // compiled insert away at each memtable switch.
+        int c = compareKey(p0, key);
         int reach = Math.min(height - 1, SPLICE_REACH);
         if (c < 0) {
             for (int i = 0; i <= reach; i++) {
@@ -346,7 +363,7 @@ final class MemSkipList {
         } else if (c > 0) {
             for (int i = 1; i <= reach; i++) {
                 long p = prev[i];
-                if (p == head || compareKey(p, key) < 0) {
+                if (compareKey(p, key) < 0) { // the head too (see above)
                     return searchFrom(p, i, key, prev);
                 }
             }
@@ -732,7 +749,9 @@ final class MemSkipList {
      * bulk copy of large values writes through (a view made per call would be three objects per value).
      */
     static final class LentValue {
-        private byte[] bytes;
+        /** Never null (a test for null would be a branch only a new iterator's first value takes; see NO_WORDS). */
+        private byte[] bytes = new byte[0];
+
         private java.nio.LongBuffer words;
     }
 
@@ -743,7 +762,7 @@ final class MemSkipList {
         long first = c[p];
         long keyLength = first >>> 32;
         int length = (int) (first & VALUE_LENGTH);
-        if (lent.bytes == null || lent.bytes.length != length) {
+        if (lent.bytes.length != length) {
             lent.bytes = new byte[length];
             lent.words = null;
         }
@@ -775,17 +794,18 @@ final class MemSkipList {
 
     /** The encoded internal key (user key, then the trailer as fixed64) of version {@code v} of key node {@code x}. */
     byte[] encodedKey(long x, long v) {
-        return encodedKey(x, v, null);
+        return encodedKey(x, v, NO_BYTES);
     }
 
-    /** {@link #encodedKey(long, long)} written into {@code reuse} when it has the key's length (else a fresh array). */
+    /**
+     * {@link #encodedKey(long, long)} written into {@code reuse} (not null: {@link #NO_BYTES} for none) when it has the
+     * key's length (else a fresh array).
+     */
     byte[] encodedKey(long x, long v, byte[] reuse) {
         long[] c = chunk((int) (x >>> 32));
         int p = (int) x;
         int len = (int) (c[p] >>> 32);
-        byte[] out = reuse != null && reuse.length == len + InternalKey.TRAILER_SIZE
-                ? reuse
-                : new byte[len + InternalKey.TRAILER_SIZE];
+        byte[] out = reuse.length == len + InternalKey.TRAILER_SIZE ? reuse : new byte[len + InternalKey.TRAILER_SIZE];
         unpack(c, p + 2, len, out, 0);
         long trailer = trailer(v);
         for (int i = 0; i < 8; i++) {
