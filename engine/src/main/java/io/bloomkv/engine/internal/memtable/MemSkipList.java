@@ -356,7 +356,7 @@ final class MemSkipList {
         if (c < 0) {
             for (int i = 0; i <= reach; i++) {
                 long n = next(prev[i], i);
-                if (n == 0 || compareKey(n, key) >= 0) {
+                if (!before(n, key)) {
                     return i == 0 ? n : searchFrom(prev[i], i, key, prev);
                 }
             }
@@ -582,6 +582,16 @@ final class MemSkipList {
         return Integer.compare(len, k.length);
     }
 
+    /**
+     * True when {@code n} is a key node (not 0, the end of a level) whose user key is before {@code key}'s. One method for
+     * the search's step and the splice's check, so both share one branch profile: the search reaches the end of a level
+     * often, the splice rarely (at the first insert into a memtable, before the JIT profiles it), and C2 compiles the
+     * splice's check with the end of a level in it instead of deoptimizing the insert the first time it meets one.
+     */
+    private boolean before(long n, MemKey key) {
+        return n != 0 && compareKey(n, key) < 0;
+    }
+
     /** Key node {@code x}'s user key against key node {@code y}'s (no copy of either). */
     private int compareKeys(long x, long y) {
         long[] c = chunk((int) (x >>> 32));
@@ -640,7 +650,7 @@ final class MemSkipList {
                     touched ^= chunk((int) (d >>> 32))[(int) d + 2];
                 }
             }
-            if (n != 0 && compareKey(n, key) < 0) {
+            if (before(n, key)) {
                 x = n;
             } else {
                 if (prevOut != null) {
