@@ -53,6 +53,10 @@ final class CommitPipeline {
      * owned by the leader as {@link #group} is, and holding nothing a later write reads.
      */
     private final ByteWriter walScratch = new ByteWriter(4096);
+    /** Leader writes between calls of makeRoomForWrite by {@link #leadWrite} when it had room (a power of two). */
+    static final int ROOM_CALL_PERIOD = 1024;
+    /** Guarded by the state's mutex: writes led since the count started (wraps; only its low bits are read). */
+    private int ledWrites;
     /** Guarded by the state's mutex: writes are stopped (last told to the listeners). */
     private boolean stalled;
 
@@ -314,7 +318,12 @@ final class CommitPipeline {
      * the group, writes it and publishes its last sequence.
      */
     private void leadWrite(Writer w) {
-        if (!hasRoom()) {
+        // One branch, taken when the write needs room and also every ROOM_CALL_PERIOD-th write with room (then
+        // makeRoomForWrite returns at its first check). A branch taken only when the memtable is full would be one the
+        // first memtable never takes: C2 would compile this method without the call and throw the compiled write
+        // path away at the first memtable switch, to run it in lower tiers until it is compiled again.
+        int periodic = (((++ledWrites) & (ROOM_CALL_PERIOD - 1)) - 1) >>> 31; // 1 every period, else 0
+        if ((roomNeeded() | periodic) != 0) {
             makeRoomForWrite(false);
         }
         int operationBytes = formGroup(w, group);
@@ -488,20 +497,23 @@ final class CommitPipeline {
     }
 
     /**
-     * Leader, mutex held. True when a write may go ahead at once: the database is open and healthy, level 0 is below
+     * Leader, mutex held. 0 when a write may go ahead at once: the database is open and healthy, level 0 is below
      * the slowdown trigger, the memtable has room and writes were not stalled. Exactly the case in which
      * {@link #makeRoomForWrite makeRoomForWrite(false)} would return at its first check without waiting or acting;
-     * otherwise the leader calls it.
+     * otherwise 1, and the leader calls it. The memtable's fill, the one condition every load meets, is computed without
+     * a branch (see leadWrite); the others stay branches (a stall, an error, a write buffer manager's freeze).
      */
-    private boolean hasRoom() {
+    private int roomNeeded() {
         if (stalled || state.shuttingDown || state.backgroundError() != null) {
-            return false;
+            return 1;
         }
         if (options.autoCompaction() && versions.current().numFiles(0) >= options.l0SlowdownWritesTrigger()) {
-            return false;
+            return 1;
         }
         MemTable mem = state.mem;
-        return mem.approximateMemoryUsage() < options.writeBufferSize() && !writeBufferCharge.mustFreeze(mem);
+        long spare = options.writeBufferSize() - mem.approximateMemoryUsage(); // > 0 while the memtable has room
+        int full = (int) ((spare - 1) >>> 63); // 1 when spare <= 0 (both far from overflow)
+        return full | (writeBufferCharge.mustFreeze(mem) ? 1 : 0);
     }
 
     /**

@@ -64,7 +64,16 @@ final class MappedWritableFile implements WritableFile {
     private long regionStart;
     /** Bytes of the current region (of the next one, before the first append). */
     private int regionSize = FIRST_REGION;
-    /** The current region's mapping, or 0 before the first append and after close. */
+    /**
+     * End of the current mapping: {@link #regionStart} + {@link #regionSize} once a region is mapped, 0 before the first
+     * append (the empty region [0, 0)). An append maps the next region when {@link #size} reaches it, so one test covers
+     * the first append, a full region and a retry after a failed {@link #nextRegion} (which leaves it where the
+     * unmapped region ended, at {@code size}). One test rather than two: the first append of every new log would
+     * otherwise take a branch the JIT had seen only in the first log's first append (before it profiled), and
+     * throw away the compiled write path at each memtable switch.
+     */
+    private long regionEnd;
+    /** The current region's mapping, or 0 before the first append, after a failed {@link #nextRegion} and after close. */
     private long address;
 
     private boolean closed;
@@ -137,10 +146,10 @@ final class MappedWritableFile implements WritableFile {
         ensureOpen();
         java.util.Objects.checkFromIndexSize(off, len, b.length);
         while (len > 0) {
-            if (address == 0 || size == regionStart + regionSize) {
+            if (size == regionEnd) {
                 nextRegion();
             }
-            int n = (int) Math.min(len, regionStart + regionSize - size);
+            int n = (int) Math.min(len, regionEnd - size);
             try {
                 UnsafeMemory.UNSAFE.copyMemory(b, BYTE_ARRAY_BASE + off, null, address + (size - regionStart), n);
             } catch (InternalError e) {
@@ -174,6 +183,7 @@ final class MappedWritableFile implements WritableFile {
         address = a;
         regionStart = start;
         regionSize = next;
+        regionEnd = start + next;
         LIVE_MAPPINGS.incrementAndGet();
         LIVE_MAPPED_BYTES.addAndGet(next);
     }

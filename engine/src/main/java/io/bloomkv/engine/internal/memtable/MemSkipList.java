@@ -102,6 +102,15 @@ final class MemSkipList {
 
     private static final VarHandle LINK = MethodHandles.arrayElementVarHandle(long[].class);
     /**
+     * The value arena's chunk before its first: no room, so the first out-of-line value takes the same "chunk full"
+     * path as every later chunk. A null there would be a branch taken once per memtable, the first time before the JIT
+     * profiles it: C2 would compile the insert without it and throw the compiled write path away at the first value of
+     * the next memtable.
+     */
+    private static final long[] NO_WORDS = new long[0];
+    /** No array to reuse ({@link #encodedKey(long, long, byte[])}): shorter than every encoded key. */
+    static final byte[] NO_BYTES = new byte[0];
+    /**
      * Words up to which {@link #pack} and {@link #unpack} move bytes with shifts, above which through a
      * {@code ByteBuffer} long view (one bulk {@code Unsafe.copySwapMemory}). The view allocates three buffers per call
      * and its checks cost more than the copy of a few words (a Kafka Streams counter is one word); the shifts run
@@ -134,8 +143,11 @@ final class MemSkipList {
     private long closedBytes;
     /** Bytes of the next regular chunk. */
     private int nextChunkSize;
-    /** The value arena's current chunk (null before the first out-of-line value), its index and words in use. */
-    private long[] valueCurrent;
+    /**
+     * The value arena's current chunk ({@link #NO_WORDS}, full at any size, before the first out-of-line value), its
+     * index and words in use.
+     */
+    private long[] valueCurrent = NO_WORDS;
 
     private int valueCurrentIndex;
     private int valueUsed;
@@ -308,19 +320,15 @@ final class MemSkipList {
 
     /** Room in the value arena for a value of {@code words} words; its address. */
     private long allocateValue(int words) {
-        if (valueCurrent == null || valueCurrent.length - valueUsed < words) {
+        if (valueCurrent.length - valueUsed < words) {
             long[][] old = valueChunks;
             int length = 8L * words > MAX_CHUNK ? words : Math.max(nextValueChunkSize / 8, words);
-            nextValueChunkSize = grown(
-                    nextValueChunkSize,
-                    valueClosedBytes + (valueCurrent == null ? 0 : 8L * valueCurrent.length) + 8L * length);
+            nextValueChunkSize = grown(nextValueChunkSize, valueClosedBytes + 8L * valueCurrent.length + 8L * length);
             long[] fresh = new long[length];
             long[][] grown = Arrays.copyOf(old, old.length + 1);
             grown[old.length] = fresh;
             valueChunks = grown; // published before the record holding this value is linked
-            if (valueCurrent != null) {
-                valueClosedBytes += 8L * valueCurrent.length;
-            }
+            valueClosedBytes += 8L * valueCurrent.length; // 0 for NO_WORDS
             valueCurrent = fresh;
             valueCurrentIndex = old.length;
             valueUsed = 0;
@@ -359,7 +367,7 @@ final class MemSkipList {
         if (c < 0) {
             for (int i = 0; i <= reach; i++) {
                 long n = next(prev[i], i);
-                if (n == 0 || compareKey(n, key) >= 0) {
+                if (!before(n, key)) {
                     if (i == 0) {
                         return n;
                     }
@@ -371,7 +379,7 @@ final class MemSkipList {
         } else if (c > 0) {
             for (int i = 1; i <= reach; i++) {
                 long p = prev[i];
-                if (p == head || compareKey(p, key) < 0) {
+                if (compareKey(p, key) < 0) { // the head too (see above)
                     from = p;
                     level = i;
                     break;
@@ -607,6 +615,16 @@ final class MemSkipList {
         return Integer.compare(len, k.length);
     }
 
+    /**
+     * True when {@code n} is a key node (not 0, the end of a level) whose user key is before {@code key}'s. One method for
+     * the search's step and the splice's check, so both share one branch profile: the search reaches the end of a level
+     * often, the splice rarely (at the first insert into a memtable, before the JIT profiles it), and C2 compiles the
+     * splice's check with the end of a level in it instead of deoptimizing the insert the first time it meets one.
+     */
+    private boolean before(long n, MemKey key) {
+        return n != 0 && compareKey(n, key) < 0;
+    }
+
     /** Key node {@code x}'s user key against key node {@code y}'s (no copy of either). */
     private int compareKeys(long x, long y) {
         long[] c = chunk((int) (x >>> 32));
@@ -665,7 +683,7 @@ final class MemSkipList {
                     touched ^= chunk((int) (d >>> 32))[(int) d + 2];
                 }
             }
-            if (n != 0 && compareKey(n, key) < 0) {
+            if (before(n, key)) {
                 x = n;
             } else {
                 if (prevOut != null) {
@@ -774,7 +792,9 @@ final class MemSkipList {
      * bulk copy of large values writes through (a view made per call would be three objects per value).
      */
     static final class LentValue {
-        private byte[] bytes;
+        /** Never null (a test for null would be a branch only a new iterator's first value takes; see NO_WORDS). */
+        private byte[] bytes = new byte[0];
+
         private java.nio.LongBuffer words;
     }
 
@@ -785,7 +805,7 @@ final class MemSkipList {
         long first = c[p];
         long keyLength = first >>> 32;
         int length = (int) (first & VALUE_LENGTH);
-        if (lent.bytes == null || lent.bytes.length != length) {
+        if (lent.bytes.length != length) {
             lent.bytes = new byte[length];
             lent.words = null;
         }
@@ -817,17 +837,18 @@ final class MemSkipList {
 
     /** The encoded internal key (user key, then the trailer as fixed64) of version {@code v} of key node {@code x}. */
     byte[] encodedKey(long x, long v) {
-        return encodedKey(x, v, null);
+        return encodedKey(x, v, NO_BYTES);
     }
 
-    /** {@link #encodedKey(long, long)} written into {@code reuse} when it has the key's length (else a fresh array). */
+    /**
+     * {@link #encodedKey(long, long)} written into {@code reuse} (not null: {@link #NO_BYTES} for none) when it has the
+     * key's length (else a fresh array).
+     */
     byte[] encodedKey(long x, long v, byte[] reuse) {
         long[] c = chunk((int) (x >>> 32));
         int p = (int) x;
         int len = (int) (c[p] >>> 32);
-        byte[] out = reuse != null && reuse.length == len + InternalKey.TRAILER_SIZE
-                ? reuse
-                : new byte[len + InternalKey.TRAILER_SIZE];
+        byte[] out = reuse.length == len + InternalKey.TRAILER_SIZE ? reuse : new byte[len + InternalKey.TRAILER_SIZE];
         unpack(c, p + 2, len, out, 0);
         long trailer = trailer(v);
         for (int i = 0; i < 8; i++) {

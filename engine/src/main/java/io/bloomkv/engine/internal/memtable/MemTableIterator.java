@@ -30,7 +30,7 @@ final class MemTableIterator implements InternalIterator {
     /** Index of {@link #version} in {@link #chain} while {@code chainOf == node}. */
     private int chainAt;
     /** The array {@link #lendKey} refills while keys keep its length (a store's keys mostly share one length). */
-    private byte[] lent;
+    private byte[] lent = MemSkipList.NO_BYTES;
     /** The array {@link #lendValue} refills while values keep its length. */
     private final MemSkipList.LentValue lentValue = new MemSkipList.LentValue();
 

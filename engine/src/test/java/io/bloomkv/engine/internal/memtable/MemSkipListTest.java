@@ -234,6 +234,47 @@ class MemSkipListTest {
         }
     }
 
+    /**
+     * The splice starts at the head, which an insert compares as a key (empty, zero words): the empty key and keys of
+     * zero bytes, which compare with it by length only, land in order whether they come first, after the head's splice
+     * or after another key's, and the list holds one node per user key.
+     */
+    @Test
+    void keysAtTheHeadsSpliceInsertInOrder() {
+        byte[][] keys = {{}, {0}, {}, {0, 0}, {1}, {}, {0}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {}};
+        for (boolean indexed : new boolean[] {false, true}) {
+            for (int first = 0; first < keys.length; first++) {
+                MemSkipList list = new MemSkipList(indexed);
+                TreeSet<MemKey> model = new TreeSet<>(MemKey.ORDER);
+                long seq = 0;
+                for (int i = 0; i < keys.length; i++) { // every rotation: each key once first, in an empty list
+                    byte[] k = keys[(first + i) % keys.length];
+                    long trailer = InternalKey.packTrailer(++seq, ValueType.PUT);
+                    list.insert(k, trailer, new byte[] {(byte) seq}, 0, 1);
+                    model.add(new MemKey(k, trailer));
+                }
+                List<MemKey> walked = new ArrayList<>();
+                for (long x = list.first(); x != 0; x = list.next(x)) {
+                    for (long v = list.newest(x); v != 0; v = list.older(x, v)) {
+                        walked.add(list.key(x, v));
+                    }
+                }
+                assertThat(walked).hasSize(model.size());
+                int i = 0;
+                for (MemKey m : model) {
+                    assertThat(MemKey.compare(walked.get(i++), m))
+                            .as("indexed %s, rotation %d, entry %d", indexed, first, i)
+                            .isZero();
+                }
+                long nodes = 0;
+                for (long x = list.first(); x != 0; x = list.next(x)) {
+                    nodes++;
+                }
+                assertThat(nodes).as("one node per user key").isEqualTo(5);
+            }
+        }
+    }
+
     /** {@code got} is the key node of {@code want}'s user key (both absent, or the same key). */
     private static void assertKeyNode(MemSkipList list, String what, long got, MemKey want) {
         if (want == null) {
