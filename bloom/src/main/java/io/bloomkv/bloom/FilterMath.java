@@ -105,7 +105,7 @@ public final class FilterMath {
             return 0.0;
         }
         int jMax = poissonUpperLoad(lambda);
-        double[] perBlock = blockRates(k, jMax, blockBits);
+        double[] perBlock = sharedBlockRates(k, jMax, blockBits);
         double logLambda = Math.log(lambda);
         double logPmf = -lambda; // log P(load = 0)
         double sum = 0.0;
@@ -117,6 +117,28 @@ public final class FilterMath {
         }
         return Math.min(1.0, sum);
     }
+
+    /**
+     * {@link #blockRates} for (k, blockBits), computed once and extended when a larger load is asked for: f(j) does
+     * not depend on jMax, so the longest array computed so far answers every smaller jMax with the same values. A
+     * table's expected rate sums this series for each of its filter partitions, each with its own load; without the
+     * cache every partition recomputed the occupancy walk (O(jMax k b)). The arrays are never written once published;
+     * callers read indices 0..jMax only. Two threads extending at once both compute the same values.
+     */
+    static double[] sharedBlockRates(int k, int jMax, int blockBits) {
+        long key = ((long) k << 32) | (blockBits & 0xFFFF_FFFFL);
+        double[] known = BLOCK_RATES.get(key);
+        if (known != null && known.length > jMax) {
+            return known;
+        }
+        double[] rates = blockRates(k, Math.max(jMax, known == null ? 0 : 2 * known.length), blockBits);
+        BLOCK_RATES.merge(key, rates, (a, b) -> a.length >= b.length ? a : b);
+        return rates;
+    }
+
+    /** {@link #sharedBlockRates}' arrays by (k, blockBits): a few kilobytes each, for the few k and block sizes used. */
+    private static final java.util.concurrent.ConcurrentHashMap<Long, double[]> BLOCK_RATES =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A load beyond which the Poisson(λ) tail is negligible (below 1e-25). */
     static int poissonUpperLoad(double lambda) {

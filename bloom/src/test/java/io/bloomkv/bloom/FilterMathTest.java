@@ -164,4 +164,26 @@ class FilterMathTest {
         assertThat(FilterMath.binomialUpperTail(10, 0.5, 11)).isEqualTo(0);
         assertThatThrownBy(() -> FilterMath.binomialUpperTail(10, 1.5, 1)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    /**
+     * The shared block rates give bit-for-bit the values of a fresh computation, whatever order the loads come in
+     * (a large load first, then smaller ones answered from its array; small first, then arrays extended).
+     */
+    @Test
+    void sharedBlockRatesEqualAFreshComputationInAnyOrder() {
+        double[] loads = {120.5, 3.0, 51.2, 0.7, 250.0, 51.2, 9.9, 400.1};
+        for (int k : new int[] {3, 6, 9}) {
+            for (double lambda : loads) {
+                int jMax = FilterMath.poissonUpperLoad(lambda);
+                double[] fresh = FilterMath.blockRates(k, jMax, 256 + k);
+                double[] shared = FilterMath.sharedBlockRates(k, jMax, 256 + k);
+                assertThat(shared.length).isGreaterThan(jMax);
+                for (int j = 0; j <= jMax; j++) {
+                    assertThat(shared[j])
+                            .as("k=%d lambda=%s j=%d", k, lambda, j)
+                            .isEqualTo(fresh[j]);
+                }
+            }
+        }
+    }
 }
