@@ -73,7 +73,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     /** The committed offsets and the written position, in the database. */
     private final StoreMetadata metadata = new StoreMetadata();
     /** The restore's reused batch (guarded by this store's monitor; empty between restore batches), made on first use. */
-    private WriteBatch restoreScratch;
+    private final ReusableBatch restoreScratch = new ReusableBatch(ReusableBatch.KEEP_BYTES + 16);
     /** {@code name.open}: under EOS, a store not closed cleanly is wiped ({@link OpenMarker}). */
     private File openMarker;
 
@@ -152,7 +152,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
                             1 + Objects.requireNonNull(r.key(), "key cannot be null").length,
                             value == null ? 0 : value.length);
                 }
-                WriteBatch batch = restoreBatchFor(bytes);
+                WriteBatch batch = restoreScratch.forBytes(bytes);
                 try {
                     for (ConsumerRecord<byte[], byte[]> r : records) {
                         ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(
@@ -175,7 +175,7 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
                             1 + Objects.requireNonNull(r.key, "key cannot be null").length,
                             r.value == null ? 0 : r.value.length);
                 }
-                WriteBatch batch = restoreBatchFor(bytes);
+                WriteBatch batch = restoreScratch.forBytes(bytes);
                 try {
                     for (KeyValue<byte[], byte[]> r : records) {
                         addTo(batch, r.key, r.value);
@@ -187,24 +187,6 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
             }
         }
     }
-
-    /**
-     * Monitor held. An empty batch for {@code bytes} of operations ({@link WriteBatch#putSizeOf} each), cleared by the
-     * caller after its write: the store's restore batch, reused, when they fit {@link #RESTORE_KEEP_BYTES} (a restore
-     * batch of max.poll.records small records), else a batch sized once, not one copy per doubling.
-     */
-    private WriteBatch restoreBatchFor(long bytes) {
-        if (bytes <= RESTORE_KEEP_BYTES) {
-            if (restoreScratch == null) {
-                restoreScratch = new WriteBatch((int) RESTORE_KEEP_BYTES + 16);
-            }
-            return restoreScratch;
-        }
-        return new WriteBatch((int) Math.min(bytes + 16, WriteBatch.MAX_BATCH_BYTES));
-    }
-
-    /** Batches of this many operation bytes reuse {@link #restoreScratch}, which never holds more between restores. */
-    private static final long RESTORE_KEEP_BYTES = 64 << 10;
 
     /** The stored keys' format byte ({@link StoreKeys#PLAIN}) as a key part: a batch copies it and the key once. */
     private static final byte[] PLAIN_PREFIX = {StoreKeys.PLAIN};

@@ -53,10 +53,8 @@ final class Segments {
      * finds its few segments without a sorted-map view, boxed bounds or an iterator ({@link #search}).
      */
     private Segment[] ordered = new Segment[0];
-    /** The batch of single puts, reused from put to put (the engine copies it into its log and memtable). */
-    private WriteBatch scratch = new WriteBatch();
-    /** A scratch batch that grew past this (a large value) is let go rather than kept for the store's lifetime. */
-    private static final int SCRATCH_KEEP_BYTES = 64 << 10;
+    /** The batch of single puts and of restore batches, reused from write to write. */
+    private final ReusableBatch scratch = new ReusableBatch(64);
 
     /** {@code options}: those of the store's database (shared block cache and write-buffer budget set). */
     Segments(String name, long retentionPeriod, long segmentInterval, Options options) {
@@ -277,10 +275,7 @@ final class Segments {
      * else a new batch sized once.
      */
     WriteBatch batchFor(long bytes) {
-        if (bytes <= SCRATCH_KEEP_BYTES) {
-            return scratch.clear();
-        }
-        return new WriteBatch((int) Math.min(bytes + 16, WriteBatch.MAX_BATCH_BYTES));
+        return scratch.forBytes(bytes);
     }
 
     /** Writes a batch from {@link #batchFor}, then empties it: a reused batch holds no record between writes. */
@@ -294,11 +289,8 @@ final class Segments {
 
     /** Puts (a null value deletes) {@code storedKey}, which carries {@code segment}'s prefix, in one write. */
     void putStored(Segment segment, byte[] storedKey, byte[] value) {
-        WriteBatch batch = scratch;
-        segment.putStored(storedKey, value, batch);
-        if (batch.approximateSize() > SCRATCH_KEEP_BYTES) {
-            scratch = new WriteBatch();
-        }
+        segment.putStored(storedKey, value, scratch.cleared());
+        scratch.trim();
     }
 
     /** Waits for the table deletions expiry submitted (tests). */
