@@ -255,6 +255,142 @@ public final class InPlaceFilters implements AutoCloseable {
         }
     }
 
+    /**
+     * A probe view of {@code count} serialized filters of one geometry lying at a fixed stride: filter i at
+     * {@code offset + i * stride}, each described by the same {@code word0} and {@code word1} ({@link #describe}).
+     * Its probes read the i-th filter's body with no descriptor load, no offset table and no header parse: the address
+     * is computed from i. For a partitioned filter whose partitions were built to one geometry (one key count, one
+     * bits-per-key), probed as fast as one whole filter.
+     *
+     * <p>Checked here, once: that all {@code count} filters of that geometry lie inside this object's memory. Not checked
+     * (the caller's contract): that each filter the caller probes through the run was described with these words (a
+     * reader probes through the run only the filters whose own descriptor it found equal), and that no probe runs after
+     * {@link #close()} (as for every probe of this class; the run keeps no reference that would keep the memory).
+     *
+     * @throws IllegalArgumentException if {@code count < 1}, {@code stride} is shorter than one such filter, or the
+     *     words name a COUNTING filter or no filter
+     * @throws IndexOutOfBoundsException if the filters do not all lie inside the memory
+     * @throws IllegalStateException if this object is closed
+     */
+    public Run run(long offset, long stride, int count, long word0, long word1) {
+        if (closed.get()) {
+            throw new IllegalStateException("in-place filters are closed");
+        }
+        int kind = (int) word0 & ((1 << KIND_BITS) - 1);
+        if (kind != BLOCKED && kind != RIBBON && kind != STANDARD && kind != PARTITIONED) {
+            throw new IllegalArgumentException("not a filter descriptor: " + Long.toHexString(word0));
+        }
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be >= 1: " + count);
+        }
+        long length = FilterHeader.HEADER_SIZE + bodyLength(word0, word1);
+        if (stride < length) {
+            throw new IllegalArgumentException(
+                    "stride " + stride + " is shorter than one filter of " + length + " bytes");
+        }
+        long last = Math.addExact(offset, Math.multiplyExact(stride, (long) (count - 1)));
+        if (offset < 0 || last > region.length() - length) {
+            throw new IndexOutOfBoundsException(count + " filters of " + length + " bytes from " + offset
+                    + " at stride " + stride + " outside " + region.length() + " bytes");
+        }
+        return new Run(region.address() + offset + FilterHeader.HEADER_SIZE, stride, count, word0, word1);
+    }
+
+    /**
+     * Filters of one geometry at a fixed stride ({@link InPlaceFilters#run}). Immutable; valid while the memory it was
+     * made from is open. The kind's switch is on a final field, the same for every probe of a run.
+     */
+    public static final class Run {
+        private final long firstBody;
+        private final long stride;
+        private final int count;
+        private final long word0;
+        private final long word1;
+        private final int kind;
+        private final int k;
+        private final long m;
+        private final long limit;
+
+        private Run(long firstBody, long stride, int count, long word0, long word1) {
+            this.firstBody = firstBody;
+            this.stride = stride;
+            this.count = count;
+            this.word0 = word0;
+            this.word1 = word1;
+            this.kind = (int) word0 & ((1 << KIND_BITS) - 1);
+            this.k = (int) (word0 >>> K_SHIFT) & 0xFF;
+            this.m = word0 >>> M_SHIFT;
+            this.limit = bodyLength(word0, word1);
+        }
+
+        /** Word 0 of the descriptor every filter of the run shares. */
+        public long word0() {
+            return word0;
+        }
+
+        /** Word 1 of the descriptor every filter of the run shares. */
+        public long word1() {
+            return word1;
+        }
+
+        /** Filters in the run. */
+        public int count() {
+            return count;
+        }
+
+        private long body(int i) {
+            return firstBody + stride * java.util.Objects.checkIndex(i, count);
+        }
+
+        /**
+         * Whether filter {@code i} might contain {@code hash}: {@link InPlaceFilters#mightContain} of its offset.
+         *
+         * @throws IndexOutOfBoundsException if {@code i} is not in [0, count)
+         */
+        public boolean mightContain(int i, long hash) {
+            long body = body(i);
+            switch (kind) {
+                case BLOCKED:
+                    return BlockedFilter.probeAt(body, limit, m / FilterMath.BLOCK_BITS, k, hash);
+                case RIBBON:
+                    return (word0 & EMPTY_BIT) == 0
+                            && RibbonFilter.probeAt(body, limit, m, k, (int) word1, word1 >>> 32, hash);
+                case STANDARD:
+                    return StandardFilter.probeAt(body, limit, m, k, hash);
+                default:
+                    return PartitionedFilter.probeAt(body, limit, m, k, hash);
+            }
+        }
+
+        /** {@link InPlaceFilters#touch} of filter {@code i}. */
+        public long touch(int i, long hash) {
+            long body = body(i);
+            switch (kind) {
+                case BLOCKED:
+                    return BlockedFilter.touchAt(body, limit, m / FilterMath.BLOCK_BITS, hash);
+                case RIBBON:
+                    return (word0 & EMPTY_BIT) != 0
+                            ? 0
+                            : RibbonFilter.touchAt(body, limit, m, k, (int) word1, word1 >>> 32, hash);
+                default:
+                    return 0;
+            }
+        }
+
+        /** {@link InPlaceFilters#mightContainTouched} of filter {@code i}. */
+        public boolean mightContainTouched(int i, long hash) {
+            switch (kind) {
+                case BLOCKED:
+                    return BlockedFilter.probeTouchedAt(body(i), limit, m / FilterMath.BLOCK_BITS, k, hash);
+                case RIBBON:
+                    return (word0 & EMPTY_BIT) == 0
+                            && RibbonFilter.probeTouchedAt(body(i), limit, m, k, (int) word1, word1 >>> 32, hash);
+                default:
+                    return mightContain(i, hash);
+            }
+        }
+    }
+
     /** Body bytes of the described filter (its geometry was checked by {@link #describe}). */
     private static long bodyLength(long word0, long word1) {
         long m = word0 >>> M_SHIFT;

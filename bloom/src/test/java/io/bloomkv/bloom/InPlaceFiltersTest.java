@@ -284,4 +284,91 @@ class InPlaceFiltersTest {
         assertThatThrownBy(() -> Filters.readWithoutCrc(blob, 0, blob.length))
                 .isInstanceOf(FilterFormatException.class);
     }
+
+    /**
+     * A run ({@link InPlaceFilters#run}) of filters of one geometry at a fixed stride answers every hash as each filter
+     * it covers, through {@code mightContain} and through {@code touch} + {@code mightContainTouched}, for the Bloom
+     * kinds (equal key counts give equal geometry) and Ribbon (filters of one key count and seed); it refuses a stride
+     * shorter than a filter, runs reaching past the memory, an index outside the run and a closed object.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = FilterKind.class,
+            names = {"BLOCKED", "STANDARD", "PARTITIONED", "RIBBON"})
+    void aRunAnswersAsEachFilterOfOneGeometry(FilterKind kind) {
+        long seed = TestKeys.seed("InPlaceFiltersTest.run");
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int count = 5;
+        int keys = 1000;
+        List<Filter> originals = new ArrayList<>();
+        List<long[]> added = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                long[] k = rnd.longs(keys).toArray();
+                added.add(k);
+                originals.add(TestKeys.filled(kind, k, 10));
+            }
+            byte[] first = originals.get(0).toByteArray();
+            long stride = (first.length + 63) & -64L;
+            try (InPlaceFilters in = InPlaceFilters.allocate(stride * count)) {
+                long[] d = new long[InPlaceFilters.DESCRIPTOR_LONGS];
+                long[] shared = null;
+                for (int i = 0; i < count; i++) {
+                    byte[] b = originals.get(i).toByteArray();
+                    assertThat(b.length).as("one geometry (seed " + seed + ")").isEqualTo(first.length);
+                    in.write(i * stride, b, 0, b.length);
+                    in.describe(i * stride, b.length, d, 0);
+                    if (shared == null) {
+                        shared = d.clone();
+                    }
+                    if (kind != FilterKind.RIBBON) {
+                        assertThat(d)
+                                .as("Bloom filters of one key count share a descriptor")
+                                .isEqualTo(shared);
+                    }
+                }
+                if (kind == FilterKind.RIBBON) {
+                    // Ribbon's descriptor carries its seed, which each filter picks: a run covers only filters whose
+                    // descriptor it has; here the first alone, the others through their own descriptors
+                    count = 1;
+                }
+                InPlaceFilters.Run run = in.run(0, stride, count, shared[0], shared[1]);
+                assertThat(run.count()).isEqualTo(count);
+                for (int i = 0; i < count; i++) {
+                    Filter o = originals.get(i);
+                    for (long key : added.get(i)) {
+                        long h = Hashing.hash64(TestKeys.longKey(key));
+                        assertThat(run.mightContain(i, h))
+                                .as("added key, filter " + i)
+                                .isTrue();
+                        run.touch(i, h);
+                        assertThat(run.mightContainTouched(i, h)).isTrue();
+                    }
+                    for (int j = 0; j < 20_000; j++) {
+                        long h = rnd.nextLong();
+                        assertThat(run.mightContain(i, h))
+                                .as("filter " + i + ", hash " + h + " (seed " + seed + ")")
+                                .isEqualTo(o.mightContain(h));
+                        assertThat(run.mightContainTouched(i, h)).isEqualTo(o.mightContain(h));
+                    }
+                }
+                int n = count;
+                long[] w = shared;
+                assertThatThrownBy(() -> run.mightContain(n, 1L)).isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> run.mightContain(-1, 1L)).isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> in.run(0, first.length - 1, 2, w[0], w[1]))
+                        .isInstanceOf(IllegalArgumentException.class);
+                assertThatThrownBy(() -> in.run(0, stride, 6, w[0], w[1]))
+                        .isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> in.run(-64, stride, 1, w[0], w[1]))
+                        .isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> in.run(0, stride, 0, w[0], w[1])).isInstanceOf(IllegalArgumentException.class);
+                assertThatThrownBy(() -> in.run(0, stride, 1, 0L, 0L)).isInstanceOf(IllegalArgumentException.class);
+                in.close();
+                assertThatThrownBy(() -> in.run(0, stride, 1, w[0], w[1])).isInstanceOf(IllegalStateException.class);
+            }
+        } finally {
+            originals.forEach(Filter::close);
+        }
+    }
 }

@@ -95,6 +95,7 @@ public final class PartitionedFilter {
             sorted[i] ^= Long.MIN_VALUE;
         }
         int parts = (int) Math.max(1, Math.min(1 << 24, Math.round((double) n / keysPerPartition)));
+        long sizedFor = ((long) n + parts - 1) / parts;
         List<byte[]> out = new ArrayList<>(parts);
         long[] last = new long[parts];
         int from = 0;
@@ -107,13 +108,37 @@ public final class PartitionedFilter {
             for (int i = from; i < to; i++) {
                 mixed[i - from] = remix(sorted[i]);
             }
-            try (Filter f = Filters.build(kind, mixed, bitsPerKey)) {
+            try (Filter f = buildPartition(kind, mixed, sizedFor, bitsPerKey)) {
                 out.add(f.toByteArray());
             }
             last[p] = uniformBound(p, parts);
             from = to;
         }
         return new Built(out, last);
+    }
+
+    /**
+     * One partition's filter over {@code mixed}. The Bloom kinds are sized for {@code sizedFor} keys, the table's mean
+     * per partition, not for the partition's own count: every partition of a table then has the same geometry (kind,
+     * probes, bits) and the same stored size, so a reader probes a pinned or mapped filter as one run of equal
+     * partitions at a fixed stride (InPlaceFilters.Run: no per-partition offset or descriptor to load). The counts
+     * differ from the mean by a few percent (binomially), which moves each partition's rate a little either way; the
+     * table's total bits are those of per-partition sizing. Ribbon, a static filter, is solved for its own keys.
+     */
+    static Filter buildPartition(FilterKind kind, long[] mixed, long sizedFor, double bitsPerKey) {
+        if (kind.isStatic()) {
+            return Filters.build(kind, mixed, bitsPerKey);
+        }
+        Filter f = Filters.create(kind, sizedFor, bitsPerKey);
+        try {
+            for (long h : mixed) {
+                f.add(h);
+            }
+            return f;
+        } catch (RuntimeException | Error e) {
+            f.close();
+            throw e;
+        }
     }
 
     /** floor(unsigned {@code hash} * {@code parts} / 2^64): the partition of equal hash ranges holding {@code hash}. */
@@ -181,6 +206,16 @@ public final class PartitionedFilter {
         /** Heap bytes this index takes, charged to a filter memory budget while it is resident. */
         public long memoryBytes() {
             return (long) INDEX_MEMORY_PER_PARTITION * count() + INDEX_MEMORY_OVERHEAD;
+        }
+
+        /** Whether every partition has the same stored size (as {@link #build} writes them for the Bloom kinds). */
+        public boolean sameSizes() {
+            for (int size : sizes) {
+                if (size != sizes[0]) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /** Total stored bytes of the partitions (without trailers): a fully loaded filter's charge. */

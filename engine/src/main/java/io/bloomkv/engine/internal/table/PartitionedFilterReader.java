@@ -77,6 +77,21 @@ final class PartitionedFilterReader {
      */
     private final long[] described;
 
+    /**
+     * Partitions of an index whose partitions cover equal hash ranges ({@link PartitionedFilter.Index#uniform}), so
+     * a probe finds its partition with one multiplication and no load of the index; 0 for other indexes.
+     */
+    private final int uniformParts;
+
+    /**
+     * Budgeted and mapped, with every partition of one stored size: bit p set once partition p passed its checksum
+     * and its descriptor equals {@link #inPlaceRun}'s, so probes of p go through the run (no descriptor, no offset
+     * loaded). Null otherwise; partitions without their bit take the descriptor path.
+     */
+    private final long[] sameGeometry;
+    /** The run of equal partitions over the mapping, made at the first partition verified in place; see above. */
+    private volatile InPlaceFilters.Run inPlaceRun;
+
     /** Budgeted and mapped: the partitions' region of the mapping, probed in place; else null. */
     private final InPlaceFilters inPlace;
     /** Offset in the file of {@link #inPlace}'s first byte (partition 0). */
@@ -103,6 +118,12 @@ final class PartitionedFilterReader {
         final InPlaceFilters memory;
         /** Offset of partition p in {@link #memory} (a multiple of {@link #ALIGN}). */
         final int[] offsets;
+        /**
+         * Every partition as one run at a fixed stride, when they all passed their checksums with one descriptor and
+         * one stored size (tables written since partitions share a geometry); else null and probes use the
+         * descriptors and offsets.
+         */
+        final InPlaceFilters.Run run;
 
         final long charge;
         final FilterMemory budget;
@@ -115,11 +136,13 @@ final class PartitionedFilterReader {
         Pinned(
                 InPlaceFilters memory,
                 int[] offsets,
+                InPlaceFilters.Run run,
                 long charge,
                 FilterMemory budget,
                 java.util.concurrent.atomic.AtomicLong retiredOfReader) {
             this.memory = memory;
             this.offsets = offsets;
+            this.run = run;
             this.charge = charge;
             this.budget = budget;
             this.retiredOfReader = retiredOfReader;
@@ -172,6 +195,8 @@ final class PartitionedFilterReader {
         this.problem = problem;
         this.inPlace = inPlace;
         this.inPlaceBase = inPlace == null ? 0 : index.offsets()[0];
+        this.uniformParts = index != null && index.uniform() ? index.count() : 0;
+        this.sameGeometry = inPlace != null && index.sameSizes() ? new long[bitmapLongs(index.count())] : null;
         if (budget != null && inPlace == null) {
             budget.registerReader(); // a reader loading through the cache keeps the slot pool; undone by close()
         }
@@ -209,8 +234,10 @@ final class PartitionedFilterReader {
                     file, fileSize, path, null, null, budgetOrNull, budgetId, 0, e.getMessage(), null);
         }
         if (budgetOrNull != null) {
-            long charge = index.memoryBytes() + descriptorBytes(index.count());
             long mapped = file.mappedAddress();
+            long charge = index.memoryBytes()
+                    + descriptorBytes(index.count())
+                    + (mapped != 0 && index.sameSizes() ? 8L * bitmapLongs(index.count()) + 16 : 0);
             if (!budgetOrNull.tryReservePin(charge, mapped != 0)) {
                 // No room for even the top-level index: read without a filter (not a damage, so no problem reported).
                 return new PartitionedFilterReader(
@@ -248,6 +275,51 @@ final class PartitionedFilterReader {
             throw e;
         }
         return new PartitionedFilterReader(file, fileSize, path, index, parts, null, budgetId, 0, problem, null);
+    }
+
+    private static int bitmapLongs(int partitions) {
+        return (partitions + 63) >>> 6;
+    }
+
+    /** The partition of {@code hash} (see {@link PartitionedFilter.Index#partitionOf}); the index is usable. */
+    private int partitionOf(long hash) {
+        int n = uniformParts;
+        return n > 0 ? PartitionedFilter.uniformPartition(hash, n) : index.partitionOf(hash);
+    }
+
+    /** Whether partition {@code p} is probed in place through {@link #inPlaceRun} (see {@link #sameGeometry}). */
+    private boolean inRun(int p) {
+        long[] same = sameGeometry;
+        return same != null && (((long) LONGS.getAcquire(same, p >>> 6) >>> p) & 1) != 0;
+    }
+
+    /**
+     * Records that partition {@code p}, verified with descriptor {@code d}, lies in the mapping with the run's geometry
+     * (making the run from the first partition described): its probes then take the run. A partition whose descriptor
+     * differs (a partition with no key) keeps the descriptor path.
+     */
+    private void noteGeometry(int p, long[] d) {
+        if (sameGeometry == null) {
+            return;
+        }
+        InPlaceFilters.Run r = inPlaceRun;
+        if (r == null) {
+            synchronized (this) {
+                r = inPlaceRun;
+                if (r == null) {
+                    try {
+                        r = inPlace.run(
+                                0, index.sizes()[0] + TableFormat.BLOCK_TRAILER_SIZE, index.count(), d[0], d[1]);
+                    } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+                        return; // partitions not end to end at one stride: every probe keeps the descriptor path
+                    }
+                    inPlaceRun = r;
+                }
+            }
+        }
+        if (r.word0() == d[0] && r.word1() == d[1]) {
+            LONGS.getAndBitwiseOrRelease(sameGeometry, p >>> 6, 1L << p); // after the run was published
+        }
     }
 
     /** Heap bytes of the descriptors of {@code partitions} partitions (the array and its header). */
@@ -356,7 +428,7 @@ final class PartitionedFilterReader {
         if (index == null) {
             return -1;
         }
-        int p = index.partitionOf(hash);
+        int p = partitionOf(hash);
         if (p < 0) {
             return 1; // above the largest hash of the table: no key has it
         }
@@ -366,6 +438,13 @@ final class PartitionedFilterReader {
             return f == null ? -1 : (touched ? f.mightContainTouched(mixed) : f.mightContain(mixed)) ? 0 : 1;
         }
         Pinned pp = pinned; // no reference taken: the Version the caller holds holds one (see Pinned)
+        if (pp != null && pp.run != null) {
+            return (touched ? pp.run.mightContainTouched(p, mixed) : pp.run.mightContain(p, mixed)) ? 0 : 1;
+        }
+        if (pp == null && inRun(p)) {
+            InPlaceFilters.Run r = inPlaceRun; // published before the bit
+            return (touched ? r.mightContainTouched(p, mixed) : r.mightContain(p, mixed)) ? 0 : 1;
+        }
         if (pp != null) {
             long w0 = word0(p);
             if (w0 == BROKEN || w0 == 0) {
@@ -417,7 +496,7 @@ final class PartitionedFilterReader {
         if (index == null || (resident == null && pinned == null && inPlace == null)) {
             return 0;
         }
-        int p = index.partitionOf(hash);
+        int p = partitionOf(hash);
         if (p < 0) {
             return 0;
         }
@@ -425,6 +504,13 @@ final class PartitionedFilterReader {
         if (resident != null) {
             Filter f = resident[p];
             return f == null ? 0 : f.touch(mixed);
+        }
+        Pinned run = pinned;
+        if (run != null && run.run != null) {
+            return run.run.touch(p, mixed);
+        }
+        if (run == null && inRun(p)) {
+            return inPlaceRun.touch(p, mixed);
         }
         long w0 = word0(p);
         if (w0 == 0 || w0 == BROKEN) {
@@ -472,6 +558,7 @@ final class PartitionedFilterReader {
             return 0;
         }
         publish(p, d);
+        noteGeometry(p, d);
         return d[0];
     }
 
@@ -488,6 +575,21 @@ final class PartitionedFilterReader {
         if (problem == null) {
             problem = why;
         }
+    }
+
+    /** Partitions probes reach through a run ({@link Pinned#run}, or {@link #sameGeometry}'s bits when not pinned). */
+    int partitionsInRun() {
+        Pinned pp = pinned;
+        if (pp != null) {
+            return pp.run == null ? 0 : pp.run.count();
+        }
+        int n = 0;
+        if (sameGeometry != null) {
+            for (int i = 0; i < sameGeometry.length; i++) {
+                n += Long.bitCount((long) LONGS.getAcquire(sameGeometry, i));
+            }
+        }
+        return n;
     }
 
     /** Whether probes read the partitions in place from the table's mapping (budgeted, mapped, not pinned). */
@@ -555,6 +657,8 @@ final class PartitionedFilterReader {
             memory = InPlaceFilters.allocate(length);
             int[] offsets = new int[index.count()];
             long[] d = new long[D];
+            long[] first = null; // the descriptor all partitions share, while they do
+            boolean same = index.sameSizes();
             int at = 0;
             for (int p = 0; p < offsets.length; p++) {
                 offsets[p] = at;
@@ -572,13 +676,27 @@ final class PartitionedFilterReader {
                         memory.write(at, b, 0, (int) h.size());
                         memory.describe(at, h.size(), d, 0);
                         publish(p, d);
+                        if (inPlace != null) {
+                            noteGeometry(p, d); // the mapped bytes are these: probed in place if ever unpinned
+                        }
+                        if (first == null) {
+                            first = d.clone();
+                        } else if (first[0] != d[0] || first[1] != d[1]) {
+                            same = false;
+                        }
                     } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
                         markBroken(p, e);
+                        same = false;
                     }
+                } else {
+                    same = false;
                 }
                 at += (int) roundUp(index.sizes()[p]);
             }
-            pinned = new Pinned(memory, offsets, charge, budget, retiredBytes);
+            InPlaceFilters.Run run = same && first != null
+                    ? memory.run(0, roundUp(index.sizes()[0]), index.count(), first[0], first[1])
+                    : null;
+            pinned = new Pinned(memory, offsets, run, charge, budget, retiredBytes);
         } catch (IOException e) {
             memory.close(); // allocate does not throw IOException: memory is set
             budget.unreservePin(charge);

@@ -999,6 +999,14 @@ public final class TableReader implements AutoCloseable {
         return partitions != null && partitions.probesInPlace();
     }
 
+    /**
+     * Partitions of a budgeted partitioned filter that probes reach as one run of equal partitions (pinned: all or
+     * none; mapped: those verified with the run's geometry), 0 otherwise. For tests and the dump tool.
+     */
+    int filterPartitionsInRun() {
+        return partitions == null ? 0 : partitions.partitionsInRun();
+    }
+
     /** The serialized size of the point filter (0 without one): what it is charged in a filter memory budget. */
     public long filterBlockSize() {
         if (partitions != null) {

@@ -348,6 +348,81 @@ class PartitionedFilterTest {
     }
 
     /**
+     * Tables written since partitions share one geometry: a Bloom kind's partitions are sized for the table's mean key
+     * count, so a pinned filter is probed as one run at a fixed stride and a mapped one joins each partition to the run
+     * at its first verification; Ribbon's partitions, solved for their own keys, keep the descriptor path. The run
+     * answers every hash as the resident partitions do (the same bits), and no key is ruled out.
+     */
+    @Test
+    void partitionsOfOneGeometryAreProbedAsOneRun() throws IOException {
+        long seed = TestSeeds.seed("PartitionedFilterTest.oneGeometry");
+        Random rnd = new Random(seed);
+        for (FilterKind kind : new FilterKind[] {FilterKind.BLOCKED, FilterKind.STANDARD, FilterKind.RIBBON}) {
+            List<byte[]> keys = randomKeys(rnd, 30_000);
+            Path p = dir.resolve("geometry-" + kind + ".sst");
+            TableProperties props = write(
+                    p,
+                    keys,
+                    TableBuilderOptions.defaults()
+                            .filterKind(kind)
+                            .bitsPerKey(10)
+                            .filterPartitionBytes(1024));
+            long parts = props.filterPartitions();
+            assertThat(parts).isGreaterThan(10);
+            long[] probes = new long[40_000];
+            for (int i = 0; i < probes.length; i++) {
+                probes[i] = i < keys.size() ? Hashing.hash64(keys.get(i)) : rnd.nextLong();
+            }
+            int[] resident = new int[probes.length];
+            try (TableReader r = TableReader.open(FS, p, 1, null, null, TableReadMode.PREAD, null)) {
+                for (int i = 0; i < probes.length; i++) {
+                    resident[i] = r.filterAnswer(probes[i]);
+                }
+                assertThat(r.filterPartitionsInRun())
+                        .as("no budget: resident partitions")
+                        .isZero();
+            }
+            FilterMemory budget = new FilterMemory(props.filterBytes() * 4);
+            String what = kind + " (seed " + seed + ")";
+            for (TableReadMode mode : new TableReadMode[] {TableReadMode.MMAP, TableReadMode.PREAD}) {
+                try (TableReader r = TableReader.open(FS, p, 1, null, null, mode, budget)) {
+                    if (mode == TableReadMode.MMAP) {
+                        for (int i = 0; i < probes.length; i++) {
+                            assertThat(r.filterAnswer(probes[i]))
+                                    .as(what + ", in place, " + i)
+                                    .isEqualTo(resident[i]);
+                        }
+                        assertThat(r.filterPartitionsInRun())
+                                .as(what + ": mapped partitions verified with the run's geometry")
+                                .isEqualTo(kind == FilterKind.RIBBON ? 0 : parts);
+                        // probed through the run a second time, with touch first as gets do
+                        for (int i = 0; i < probes.length; i++) {
+                            r.touchFilter(probes[i]);
+                            assertThat(r.filterAnswer(probes[i])).isEqualTo(resident[i]);
+                        }
+                    }
+                    assertThat(r.pin(true)).isTrue();
+                    assertThat(r.filterPartitionsInRun())
+                            .as(what + ": pinned, " + mode)
+                            .isEqualTo(kind == FilterKind.RIBBON ? 0 : parts);
+                    for (int i = 0; i < probes.length; i++) {
+                        r.touchFilter(probes[i]);
+                        assertThat(r.filterAnswer(probes[i]))
+                                .as(what + ", pinned, " + i)
+                                .isEqualTo(resident[i]);
+                    }
+                    for (int i = 0; i < keys.size(); i++) {
+                        assertThat(resident[i])
+                                .as(what + ": a key of the table ruled out")
+                                .isNotEqualTo(1);
+                    }
+                }
+            }
+            assertThat(budget.pinnedBytes()).isZero();
+        }
+    }
+
+    /**
      * Read with pread under a budget a few partitions wide, most probes miss the cache: each miss loads its partition
      * into a slot that an eviction gave back (a fresh one only while the pool has none of its size), every key is still
      * found, and at close the slots, pooled or cached, are freed.
