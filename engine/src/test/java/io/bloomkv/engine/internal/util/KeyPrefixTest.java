@@ -86,6 +86,43 @@ class KeyPrefixTest {
         }
     }
 
+    @Test
+    void twoWordOrderIsExactOrUndecidedOnlyForLongKeysThatShareSixteenBytes() {
+        long seed = TestSeeds.seed("KeyPrefixTest.twoWordOrderIsExactOrUndecidedOnlyForLongKeysThatShareSixteenBytes");
+        SplittableRandom rnd = new SplittableRandom(seed);
+        byte[] alphabet = {0, 1, 0x7F, (byte) 0x80, (byte) 0xFF};
+        int undecided = 0;
+        for (int n = 0; n < 300_000; n++) {
+            byte[] a = randomKey(rnd, alphabet, 21);
+            byte[] b;
+            switch (rnd.nextInt(3)) {
+                case 0 -> b = a.clone();
+                case 1 -> b = Arrays.copyOf(a, Math.max(0, a.length + rnd.nextInt(-3, 4))); // prefix or zero-extended
+                default -> b = randomKey(rnd, alphabet, 21);
+            }
+            if (rnd.nextInt(4) == 0 && b.length > 0) {
+                b[rnd.nextInt(b.length)] = alphabet[rnd.nextInt(alphabet.length)];
+            }
+            int order = KeyPrefix.order(
+                    KeyPrefix.of(a), KeyPrefix.second(a), a.length, KeyPrefix.of(b), KeyPrefix.second(b), b.length);
+            int expected = Integer.signum(Arrays.compareUnsigned(a, b));
+            boolean longShared =
+                    a.length > 16 && b.length > 16 && Arrays.equals(Arrays.copyOf(a, 16), Arrays.copyOf(b, 16));
+            String what = String.format("%s vs %s, seed %d", Arrays.toString(a), Arrays.toString(b), seed);
+            if (longShared) {
+                undecided++;
+                assertThat(order).as(what).isEqualTo(KeyPrefix.UNDECIDED);
+            } else {
+                int sign = order == KeyPrefix.BEFORE ? -1 : order == KeyPrefix.AFTER ? 1 : 0;
+                assertThat(order).as(what).isIn(0, KeyPrefix.BEFORE, KeyPrefix.AFTER);
+                assertThat(sign).as(what).isEqualTo(expected);
+            }
+        }
+        assertThat(undecided).as("seed %d", seed).isPositive();
+        assertThat(KeyPrefix.second(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9})).isEqualTo(0x0900_0000_0000_0000L);
+        assertThat(KeyPrefix.second(new byte[8])).isZero();
+    }
+
     private static void assertInRange(long p, long lo, long hi) {
         int expected = Long.compareUnsigned(lo, p) <= 0 && Long.compareUnsigned(p, hi) <= 0 ? 1 : 0;
         assertThat(KeyPrefix.inRange(p, lo, hi))
@@ -94,7 +131,11 @@ class KeyPrefixTest {
     }
 
     private static byte[] randomKey(SplittableRandom rnd, byte[] alphabet) {
-        byte[] k = new byte[rnd.nextInt(13)];
+        return randomKey(rnd, alphabet, 13);
+    }
+
+    private static byte[] randomKey(SplittableRandom rnd, byte[] alphabet, int lengths) {
+        byte[] k = new byte[rnd.nextInt(lengths)];
         for (int i = 0; i < k.length; i++) {
             k[i] = alphabet[rnd.nextInt(alphabet.length)];
         }
