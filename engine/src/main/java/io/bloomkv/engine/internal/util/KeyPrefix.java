@@ -69,32 +69,27 @@ public final class KeyPrefix {
         return p;
     }
 
-    /** {@link #order}'s bit: a is before b. */
+    /** {@link #precedes}'s bit: a is before b. */
     public static final int BEFORE = 1;
-    /** {@link #order}'s bit: a is after b. */
-    public static final int AFTER = 2;
-    /** {@link #order}'s bit: the first 16 bytes are equal and both keys are longer: only whole keys decide. */
-    public static final int UNDECIDED = 4;
+    /** {@link #precedes}'s bit: the first 16 bytes are equal and both keys are longer: only whole keys decide. */
+    public static final int UNDECIDED = 2;
 
     /**
-     * The order of keys a and b from their first two words ({@link #of}, {@link #second}) and lengths, without a
-     * branch: {@link #BEFORE}, {@link #AFTER}, 0 (equal keys) or {@link #UNDECIDED}. The padded 16 bytes compare as
-     * the keys do where they differ (the argument of the class comment, over 16 bytes); where they are equal and one
-     * key has at most 16 bytes, that key is a prefix of the other (its padding matches the other's bytes), so the
-     * shorter is before, and equal lengths mean equal keys. Only two keys longer than 16 bytes that agree on their
-     * first 16 are left to {@link Arrays#compareUnsigned(byte[], byte[])}. Without a branch for the same reason as
-     * {@link #inRange}: a key equal to a table's bound up to its length is rare in a read's first thousands of calls.
+     * Whether key a is before key b, from their first two words ({@link #of}, {@link #second}) and lengths, without a
+     * branch: {@link #BEFORE}, 0 (a is not before b), or {@link #UNDECIDED}. The padded 16 bytes compare as the keys
+     * do where they differ (the argument of the class comment, over 16 bytes); where they are equal and one key has
+     * at most 16 bytes, that key is a prefix of the other (its padding matches the other's bytes), so the shorter is
+     * before (equal lengths: equal keys). Only two keys longer than 16 bytes that agree on their first 16 are left to
+     * {@link Arrays#compareUnsigned(byte[], byte[])}. Without a branch for the same reason as {@link #inRange}: a key
+     * equal to a table's bound up to its length is rare in a read's first thousands of calls.
      */
-    public static int order(long a0, long a1, int aLength, long b0, long b1, int bLength) {
-        int eq0 = same(a0, b0);
-        int eq1 = same(a1, b1);
+    public static int precedes(long a0, long a1, int aLength, long b0, long b1, int bLength) {
+        int eq = same(a0, b0) & same(a1, b1);
         int shortKey = (Math.min(aLength, bLength) - 17) >>> 31; // 1 when the shorter key has at most 16 bytes
-        int lengthBefore = (aLength - bLength) >>> 31; // lengths are not negative: no overflow
-        int lengthAfter = (bLength - aLength) >>> 31;
-        int before = bit(below(a0, b0)) | eq0 & (bit(below(a1, b1)) | eq1 & shortKey & lengthBefore);
-        int after = bit(below(b0, a0)) | eq0 & (bit(below(b1, a1)) | eq1 & shortKey & lengthAfter);
-        int undecided = eq0 & eq1 & (shortKey ^ 1);
-        return before | after << 1 | undecided << 2;
+        int before = bit(below(a0, b0))
+                | same(a0, b0) & bit(below(a1, b1))
+                | eq & shortKey & (aLength - bLength) >>> 31; // lengths are not negative: no overflow
+        return before | (eq & (shortKey ^ 1)) << 1;
     }
 
     private static int bit(long signed) {

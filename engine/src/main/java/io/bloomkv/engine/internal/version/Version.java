@@ -39,7 +39,7 @@ public final class Version implements LevelView {
     private final long[][] largestPrefix;
     /**
      * Bytes 8-15 ({@link KeyPrefix#second}) and lengths of the same keys: with the prefixes they order every key of up
-     * to 16 bytes against a bound without comparing arrays ({@link KeyPrefix#order}).
+     * to 16 bytes against a bound without comparing arrays ({@link KeyPrefix#precedes}).
      */
     private final long[][] smallestSecond;
 
@@ -304,7 +304,7 @@ public final class Version implements LevelView {
         FileMetaData[] l0 = files[0];
         TableReader[] candidates = new TableReader[l0.length + files.length - 1];
         int n = 0;
-        // The range tests compare the bounds' first 16 bytes and lengths without branches (KeyPrefix.order): "store
+        // The range tests compare the bounds' first 16 bytes and lengths without branches (KeyPrefix.precedes): "store
         // the table, then advance by 0 or 1". A key outside a table's range, or equal to a bound, is rare in a fresh
         // process's first thousands of gets, and as a branch C2 would compile its untaken side as an uncommon trap
         // that deoptimizes and recompiles this method (the read path's largest compile unit) when such a key comes.
@@ -319,12 +319,13 @@ public final class Version implements LevelView {
         int[] l0LargestLength = largestLength[0];
         TableReader[] l0Readers = readers[0];
         for (int i = 0; i < l0.length; i++) {
-            int lo = KeyPrefix.order(
+            // below: the key is before the smallest key; above: the largest key is before the key
+            int below = KeyPrefix.precedes(
                     keyPrefix, keySecond, keyLength, l0Smallest[i], l0SmallestSecond[i], l0SmallestLength[i]);
-            int hi = KeyPrefix.order(
-                    keyPrefix, keySecond, keyLength, l0Largest[i], l0LargestSecond[i], l0LargestLength[i]);
-            int in = 1 ^ ((lo & KeyPrefix.BEFORE) | (hi & KeyPrefix.AFTER) >>> 1);
-            if ((in & (lo | hi) >>> 2) != 0) {
+            int above = KeyPrefix.precedes(
+                    l0Largest[i], l0LargestSecond[i], l0LargestLength[i], keyPrefix, keySecond, keyLength);
+            int in = 1 ^ ((below | above) & KeyPrefix.BEFORE);
+            if ((in & (below | above) >>> 1) != 0) {
                 in = Arrays.compareUnsigned(userKey, l0[i].smallestUserKey()) >= 0
                                 && Arrays.compareUnsigned(userKey, l0[i].largestUserKey()) <= 0
                         ? 1
@@ -342,15 +343,15 @@ public final class Version implements LevelView {
             // the first table whose largest key is >= the key
             int i = findFile(level, userKey, keyPrefix, keySecond, keyLength);
             int j = Math.min(i, count - 1);
-            int lo = KeyPrefix.order(
+            int below = KeyPrefix.precedes(
                     keyPrefix,
                     keySecond,
                     keyLength,
                     smallestPrefix[level][j],
                     smallestSecond[level][j],
                     smallestLength[level][j]);
-            int in = ((i - count) >>> 31) & (1 ^ (lo & KeyPrefix.BEFORE));
-            if ((in & lo >>> 2) != 0) {
+            int in = ((i - count) >>> 31) & (1 ^ (below & KeyPrefix.BEFORE));
+            if ((in & below >>> 1) != 0) {
                 in = Arrays.compareUnsigned(userKey, fs[j].smallestUserKey()) >= 0 ? 1 : 0;
             }
             candidates[n] = readers[level][j];
@@ -525,7 +526,7 @@ public final class Version implements LevelView {
     /** Index of the first table whose largest user key is >= {@code userKey} (length when none). */
     /**
      * {@link #findFile(FileMetaData[], byte[])} in {@code level}, ordering by the first 16 bytes and lengths first
-     * ({@link KeyPrefix#order}): whole keys are compared only for a key longer than 16 bytes whose first 16 equal a
+     * ({@link KeyPrefix#precedes}): whole keys are compared only for a key longer than 16 bytes whose first 16 equal a
      * longer bound's, so that with keys of up to 16 bytes no branch depends on a key equal to a bound.
      */
     private int findFile(int level, byte[] userKey, long keyPrefix, long keySecond, int keyLength) {
@@ -537,11 +538,11 @@ public final class Version implements LevelView {
         int hi = sorted.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            int order = KeyPrefix.order(largest[mid], second[mid], length[mid], keyPrefix, keySecond, keyLength);
-            if ((order & KeyPrefix.UNDECIDED) != 0) {
-                order = Arrays.compareUnsigned(sorted[mid].largestUserKey(), userKey) < 0 ? KeyPrefix.BEFORE : 0;
+            int before = KeyPrefix.precedes(largest[mid], second[mid], length[mid], keyPrefix, keySecond, keyLength);
+            if ((before & KeyPrefix.UNDECIDED) != 0) {
+                before = Arrays.compareUnsigned(sorted[mid].largestUserKey(), userKey) < 0 ? KeyPrefix.BEFORE : 0;
             }
-            if ((order & KeyPrefix.BEFORE) != 0) {
+            if ((before & KeyPrefix.BEFORE) != 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;

@@ -87,8 +87,9 @@ class KeyPrefixTest {
     }
 
     @Test
-    void twoWordOrderIsExactOrUndecidedOnlyForLongKeysThatShareSixteenBytes() {
-        long seed = TestSeeds.seed("KeyPrefixTest.twoWordOrderIsExactOrUndecidedOnlyForLongKeysThatShareSixteenBytes");
+    void twoWordPrecedesIsExactOrUndecidedOnlyForLongKeysThatShareSixteenBytes() {
+        long seed =
+                TestSeeds.seed("KeyPrefixTest.twoWordPrecedesIsExactOrUndecidedOnlyForLongKeysThatShareSixteenBytes");
         SplittableRandom rnd = new SplittableRandom(seed);
         byte[] alphabet = {0, 1, 0x7F, (byte) 0x80, (byte) 0xFF};
         int undecided = 0;
@@ -103,19 +104,21 @@ class KeyPrefixTest {
             if (rnd.nextInt(4) == 0 && b.length > 0) {
                 b[rnd.nextInt(b.length)] = alphabet[rnd.nextInt(alphabet.length)];
             }
-            int order = KeyPrefix.order(
+            int ab = KeyPrefix.precedes(
                     KeyPrefix.of(a), KeyPrefix.second(a), a.length, KeyPrefix.of(b), KeyPrefix.second(b), b.length);
+            int ba = KeyPrefix.precedes(
+                    KeyPrefix.of(b), KeyPrefix.second(b), b.length, KeyPrefix.of(a), KeyPrefix.second(a), a.length);
             int expected = Integer.signum(Arrays.compareUnsigned(a, b));
             boolean longShared =
                     a.length > 16 && b.length > 16 && Arrays.equals(Arrays.copyOf(a, 16), Arrays.copyOf(b, 16));
             String what = String.format("%s vs %s, seed %d", Arrays.toString(a), Arrays.toString(b), seed);
             if (longShared) {
                 undecided++;
-                assertThat(order).as(what).isEqualTo(KeyPrefix.UNDECIDED);
+                assertThat(ab).as(what).isEqualTo(KeyPrefix.UNDECIDED);
+                assertThat(ba).as(what).isEqualTo(KeyPrefix.UNDECIDED);
             } else {
-                int sign = order == KeyPrefix.BEFORE ? -1 : order == KeyPrefix.AFTER ? 1 : 0;
-                assertThat(order).as(what).isIn(0, KeyPrefix.BEFORE, KeyPrefix.AFTER);
-                assertThat(sign).as(what).isEqualTo(expected);
+                assertThat(ab).as(what).isEqualTo(expected < 0 ? KeyPrefix.BEFORE : 0);
+                assertThat(ba).as(what).isEqualTo(expected > 0 ? KeyPrefix.BEFORE : 0);
             }
         }
         assertThat(undecided).as("seed %d", seed).isPositive();
