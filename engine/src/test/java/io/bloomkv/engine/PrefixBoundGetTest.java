@@ -47,7 +47,9 @@ class PrefixBoundGetTest {
                 // Each table holds one run of suffixes under one shared 8-byte prefix (and a few other keys), so its
                 // bounds' prefixes tie with every key of the run's prefix, inside its range or not.
                 int lo = rnd.nextInt(200);
-                int hi = lo + 1 + rnd.nextInt(60);
+                // at least 14 keys of at least 600 incompressible bytes a round: the compaction after round 3 has
+                // more than two target files' worth to write, so several tables below level 0 for every seed
+                int hi = lo + 40 + rnd.nextInt(40);
                 for (int s = lo; s <= hi; s += 1 + rnd.nextInt(3)) {
                     put(db, model, key(head, s), rnd);
                 }
@@ -71,7 +73,7 @@ class PrefixBoundGetTest {
     }
 
     private static void put(Db db, TreeMap<byte[], byte[]> model, byte[] k, Random rnd) {
-        byte[] v = new byte[40 + rnd.nextInt(80)];
+        byte[] v = new byte[600 + rnd.nextInt(400)];
         rnd.nextBytes(v);
         db.put(k, v);
         model.put(k, v);
