@@ -230,27 +230,52 @@ final class MemSkipList {
                 x = 0;
             }
         }
+        // One record layout for both cases, one allocate and one putValue call: C2 inlines a callee once per call
+        // site, and a copy of the value copy (pack, its ByteBuffer view) and of the allocation per case made the
+        // compiled insert twice as large as it needs to be.
         long before = bytesTaken();
-        if (x != 0) {
-            appendVersion(x, trailer, value, valueOffset, valueLength);
-            return bytesTaken() - before;
+        boolean version = x != 0;
+        long newest = 0;
+        int h = 0;
+        int keyWords = 0;
+        if (version) {
+            newest = newest(x);
+            long newestTrailer = trailer(newest);
+            if (Long.compareUnsigned(trailer >>> 8, newestTrailer >>> 8) <= 0) {
+                throw notNewer(trailer, newestTrailer);
+            }
+        } else {
+            h = randomHeight();
+            keyWords = keyWords(userKey.length);
         }
-        int h = randomHeight();
-        int keyWords = keyWords(userKey.length);
-        long words = h + 3L + keyWords + valueWords(valueLength);
+        // a version record: header, trailer, next-older version, value; a key node: h links below its header,
+        // trailer, key words, newest version (0: it is its key's newest), value
+        long words = (version ? 3L : h + 3L + keyWords) + valueWords(valueLength);
         checkSize(words);
         long at = allocate((int) words, h);
         long[] c = current;
         int p = (int) at;
-        c[p] = ((long) userKey.length << 32) | lengthWord(valueLength);
+        int valueAt;
         c[p + 1] = trailer;
-        c[p + 2] = key.prefix0; // the key's first two words, as the lookup key already holds them
-        c[p + 3] = key.prefix1;
-        if (userKey.length > 16) {
-            pack(userKey, 16, userKey.length - 16, c, p + 4);
+        if (version) {
+            c[p] = (VERSION << 32) | lengthWord(valueLength);
+            c[p + 2] = newest;
+            valueAt = p + 3;
+        } else {
+            c[p] = ((long) userKey.length << 32) | lengthWord(valueLength);
+            c[p + 2] = key.prefix0; // the key's first two words, as the lookup key already holds them
+            c[p + 3] = key.prefix1;
+            if (userKey.length > 16) {
+                pack(userKey, 16, userKey.length - 16, c, p + 4);
+            }
+            c[p + 2 + keyWords] = 0; // it is its key's newest version
+            valueAt = p + 3 + keyWords;
         }
-        c[p + 2 + keyWords] = 0; // it is its key's newest version
-        putValue(value, valueOffset, valueLength, c, p + 3 + keyWords);
+        putValue(value, valueOffset, valueLength, c, valueAt);
+        if (version) {
+            LINK.setRelease(chunk((int) (x >>> 32)), newestWord(x), at); // the version in front of the chain
+            return bytesTaken() - before;
+        }
         int cur = height;
         if (h > cur) {
             for (int i = cur; i < h; i++) {
@@ -273,23 +298,10 @@ final class MemSkipList {
         return bytesTaken() - before + indexBytes() - indexBefore;
     }
 
-    /** A version of key node {@code x}'s key in front of its chain. */
-    private void appendVersion(long x, long trailer, byte[] value, int valueOffset, int valueLength) {
-        long newest = newest(x);
-        if (Long.compareUnsigned(trailer >>> 8, trailer(newest) >>> 8) <= 0) {
-            throw new IllegalStateException("memtable already holds sequence " + (trailer(newest) >>> 8)
-                    + " of this key, not older than sequence " + (trailer >>> 8));
-        }
-        long words = 3L + valueWords(valueLength);
-        checkSize(words);
-        long at = allocate((int) words, 0);
-        long[] c = current;
-        int p = (int) at;
-        c[p] = (VERSION << 32) | lengthWord(valueLength);
-        c[p + 1] = trailer;
-        c[p + 2] = newest;
-        putValue(value, valueOffset, valueLength, c, p + 3);
-        LINK.setRelease(chunk((int) (x >>> 32)), newestWord(x), at);
+    /** The exception for a version of a key not newer than the key's newest in the list (a caller's bug). */
+    private static IllegalStateException notNewer(long trailer, long newestTrailer) {
+        return new IllegalStateException("memtable already holds sequence " + (newestTrailer >>> 8)
+                + " of this key, not older than sequence " + (trailer >>> 8));
     }
 
     /** Words a value of {@code length} bytes takes in its record: its own words, or one for its address. */
@@ -321,21 +333,26 @@ final class MemSkipList {
     /** Room in the value arena for a value of {@code words} words; its address. */
     private long allocateValue(int words) {
         if (valueCurrent.length - valueUsed < words) {
-            long[][] old = valueChunks;
-            int length = 8L * words > MAX_CHUNK ? words : Math.max(nextValueChunkSize / 8, words);
-            nextValueChunkSize = grown(nextValueChunkSize, valueClosedBytes + 8L * valueCurrent.length + 8L * length);
-            long[] fresh = new long[length];
-            long[][] grown = Arrays.copyOf(old, old.length + 1);
-            grown[old.length] = fresh;
-            valueChunks = grown; // published before the record holding this value is linked
-            valueClosedBytes += 8L * valueCurrent.length; // 0 for NO_WORDS
-            valueCurrent = fresh;
-            valueCurrentIndex = old.length;
-            valueUsed = 0;
+            newValueChunk(words);
         }
         int p = valueUsed;
         valueUsed += words;
         return ((long) valueCurrentIndex << 32) | p;
+    }
+
+    /** Closes the value arena's current chunk and starts one with room for {@code words}; out of line as newChunk. */
+    private void newValueChunk(int words) {
+        long[][] old = valueChunks;
+        int length = 8L * words > MAX_CHUNK ? words : Math.max(nextValueChunkSize / 8, words);
+        nextValueChunkSize = grown(nextValueChunkSize, valueClosedBytes + 8L * valueCurrent.length + 8L * length);
+        long[] fresh = new long[length];
+        long[][] grown = Arrays.copyOf(old, old.length + 1);
+        grown[old.length] = fresh;
+        valueChunks = grown; // published before the record holding this value is linked
+        valueClosedBytes += 8L * valueCurrent.length; // 0 for NO_WORDS
+        valueCurrent = fresh;
+        valueCurrentIndex = old.length;
+        valueUsed = 0;
     }
 
     private static void checkSize(long words) {
@@ -406,24 +423,32 @@ final class MemSkipList {
     /** Room for a record of {@code words} words whose header follows its {@code h} links; its address. */
     private long allocate(int words, int h) {
         if (current.length - used < words) {
-            long[][] old = chunks;
-            if (old.length >= MAX_CHUNKS) {
-                throw new IllegalStateException("memtable of " + MAX_CHUNKS + " chunks is full");
-            }
-            int length = 8L * words > MAX_CHUNK ? words : Math.max(nextChunkSize / 8, words);
-            nextChunkSize = grown(nextChunkSize, closedBytes + 8L * current.length + 8L * length);
-            long[] fresh = new long[length];
-            long[][] grown = Arrays.copyOf(old, old.length + 1);
-            grown[old.length] = fresh;
-            chunks = grown; // published before any record in it is linked
-            closedBytes += 8L * current.length;
-            current = fresh;
-            currentIndex = old.length;
-            used = 0;
+            newChunk(words);
         }
         int p = used + h;
         used += words;
         return ((long) currentIndex << 32) | p;
+    }
+
+    /**
+     * Closes the current chunk and starts one with room for {@code words}. Out of line: taken once per chunk, it is
+     * a call in the compiled insert rather than a copy of the growth code.
+     */
+    private void newChunk(int words) {
+        long[][] old = chunks;
+        if (old.length >= MAX_CHUNKS) {
+            throw new IllegalStateException("memtable of " + MAX_CHUNKS + " chunks is full");
+        }
+        int length = 8L * words > MAX_CHUNK ? words : Math.max(nextChunkSize / 8, words);
+        nextChunkSize = grown(nextChunkSize, closedBytes + 8L * current.length + 8L * length);
+        long[] fresh = new long[length];
+        long[][] grown = Arrays.copyOf(old, old.length + 1);
+        grown[old.length] = fresh;
+        chunks = grown; // published before any record in it is linked
+        closedBytes += 8L * current.length;
+        current = fresh;
+        currentIndex = old.length;
+        used = 0;
     }
 
     /** Words a key of {@code length} bytes takes: at least the two a compare reads. */

@@ -360,8 +360,13 @@ public final class BlockCache {
         }
 
         private boolean passDoor(int tag) {
-            if (doorLimit == 0) {
-                resetDoor(); // the first time the shard is full
+            // One branch for the first reset (doorLimit is 0 until the shard is first full) and every later one (the
+            // refusals reached the limit at the previous call): the first is taken within the shard's first few
+            // full-cache reads, so the branch is seen both ways before C2 compiles the read path it is inlined into.
+            // A second branch for the later resets would be one taken only after doorLimit refusals, likely after
+            // that compile, and its uncommon trap would deoptimize the compiled read path (readPointBlock).
+            if (doorAdds >= doorLimit) {
+                resetDoor();
             }
             long[] d = door;
             int bits = d.length << 6;
@@ -372,9 +377,7 @@ public final class BlockCache {
             }
             d[a >>> 6] |= 1L << a;
             d[b >>> 6] |= 1L << b;
-            if (++doorAdds >= doorLimit) {
-                resetDoor();
-            }
+            doorAdds++; // the door is cleared at the next call once this reaches doorLimit
             return false;
         }
 
