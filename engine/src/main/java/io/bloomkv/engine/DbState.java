@@ -66,9 +66,9 @@ final class DbState {
      * first wait, a condition's first await. Until a second one is loaded, the JIT compiles every method that inlines
      * the lock code (the commit pipeline, {@link #unlock}, a caller's loop around {@code put}) on the assumption that
      * the one loaded is the only one, and loading another later discards all of that compiled code at once: in a fresh
-     * JVM the write path's first contended acquire of the mutex (a flush finishing while a writer commits) came
-     * seconds after it was compiled, and the write path ran interpreted until compiled again. Loaded here, before the
-     * first database's writes, the hierarchy is complete before anything that uses it is compiled.
+     * JVM the mutex's first contended acquire can come after the write path was compiled (a background thread holding
+     * the mutex while a writer arrives), and the write path then runs in lower tiers until it is compiled again. Loaded
+     * here, before the first database's writes, the hierarchy is complete before anything that uses it is compiled.
      *
      * <p>The class names are the JDK's private implementation: a JDK without one of them skips it (no error; the
      * database works the same, only the early recompilation may come back).
