@@ -44,14 +44,6 @@ final class CommitPipeline {
      */
     private final ArrayList<Writer> group = new ArrayList<>();
     /**
-     * The writer of a single put that finds the queue empty, reused (no allocation for the write of one writing
-     * thread, processing and restore alike). Guarded by the mutex. A put takes it only when the queue is empty: then no
-     * write is being led (a leader stays the queue's head until {@link #releaseGroup} takes it off), so no one else
-     * uses it, and it leads at once: it never waits (no condition made), is never a follower (never marked done, never
-     * given a leader's error), and is off the queue when its put returns, its arrays cleared.
-     */
-    private final Writer solo = new Writer(null, false);
-    /**
      * Bytes up to which the leader encodes a WAL record into {@link #walScratch}; a larger record gets a buffer of its
      * own, so the scratch never holds more than this between writes.
      */
@@ -91,13 +83,10 @@ final class CommitPipeline {
      */
     private static final class Writer {
         final WriteBatch batch;
-        /**
-         * A single put's key and value (the caller's arrays, read only while the write runs), or null. Set again only
-         * in {@link #solo}, between its writes.
-         */
-        byte[] putKey;
+        /** A single put's key and value (the caller's arrays, read only while the write runs), or null. */
+        final byte[] putKey;
 
-        byte[] putValue;
+        final byte[] putValue;
         final boolean forceSwitch;
         /**
          * Made when the writer first waits (mutex held): a writer that finds the queue empty never waits, and needs
@@ -185,20 +174,7 @@ final class CommitPipeline {
      * caller's array into the memtable. The arrays are read until this returns and not kept.
      */
     void put(byte[] key, byte[] value) {
-        state.lock();
-        Writer w = null;
-        try {
-            w = writers.isEmpty() ? solo : new Writer(key, value);
-            w.putKey = key;
-            w.putValue = value;
-            commitHeld(w);
-        } finally {
-            if (w == solo) {
-                solo.putKey = null;
-                solo.putValue = null;
-            }
-            state.unlock();
-        }
+        commit(new Writer(key, value));
     }
 
     /** Freezes the memtable unless it is empty, after the writes queued before; returns it or null. */
@@ -279,25 +255,20 @@ final class CommitPipeline {
     private void commit(Writer w) {
         state.lock();
         try {
-            commitHeld(w);
+            if (!awaitTurn(w)) {
+                return;
+            }
+            RuntimeException error = null;
+            try {
+                leadWrite(w);
+            } catch (RuntimeException e) {
+                error = e;
+                throw e;
+            } finally {
+                releaseGroup(w, error);
+            }
         } finally {
             state.unlock();
-        }
-    }
-
-    /** Mutex held on entry and exit: queues {@code w}, and leads its group or waits until a leader wrote it. */
-    private void commitHeld(Writer w) {
-        if (!awaitTurn(w)) {
-            return;
-        }
-        RuntimeException error = null;
-        try {
-            leadWrite(w);
-        } catch (RuntimeException e) {
-            error = e;
-            throw e;
-        } finally {
-            releaseGroup(w, error);
         }
     }
 
