@@ -17,6 +17,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * are also read without it.
  */
 final class DbState {
+    /**
+     * The queue-node classes of {@link java.util.concurrent.locks.AbstractQueuedSynchronizer}, loaded by the first
+     * database before its write path runs: see {@link #loadLockNodeClasses}.
+     */
+    static final int LOCK_NODE_CLASSES = loadLockNodeClasses();
+
     private final ReentrantLock mutex = new ReentrantLock();
     /** Signalled when a flush or compaction finishes, a memtable is frozen, an error is set, or the database closes. */
     private final Condition backgroundChanged = mutex.newCondition();
@@ -53,6 +59,36 @@ final class DbState {
     /** Point reads' per-thread SuperVersions (RocksDB's thread-local SuperVersion); scraped on every install. */
     private final ThreadLocalRefs<SuperVersion> local =
             new ThreadLocalRefs<>(() -> closed ? null : superVersion, this::acquireSuperVersion, SuperVersion::release);
+
+    /**
+     * Loads the JDK's AbstractQueuedSynchronizer queue-node classes (ExclusiveNode, SharedNode, ConditionNode), each
+     * loaded lazily by the JDK on the first use of its kind: a lock's first contended acquire, a latch's or read lock's
+     * first wait, a condition's first await. Until a second one is loaded, the JIT compiles every method that inlines
+     * the lock code (the commit pipeline, {@link #unlock}, a caller's loop around {@code put}) on the assumption that
+     * the one loaded is the only one, and loading another later discards all of that compiled code at once: in a fresh
+     * JVM the mutex's first contended acquire can come after the write path was compiled (a background thread holding
+     * the mutex while a writer arrives), and the write path then runs in lower tiers until it is compiled again. Loaded
+     * here, before the first database's writes, the hierarchy is complete before anything that uses it is compiled.
+     *
+     * <p>The class names are the JDK's private implementation: a JDK without one of them skips it (no error; the
+     * database works the same, only the early recompilation may come back).
+     *
+     * @return how many of the three classes were found
+     */
+    static int loadLockNodeClasses() {
+        String outer = java.util.concurrent.locks.AbstractQueuedSynchronizer.class.getName();
+        ClassLoader loader = java.util.concurrent.locks.AbstractQueuedSynchronizer.class.getClassLoader();
+        int found = 0;
+        for (String inner : new String[] {"ExclusiveNode", "SharedNode", "ConditionNode"}) {
+            try {
+                Class.forName(outer + "$" + inner, true, loader);
+                found++;
+            } catch (ClassNotFoundException | LinkageError e) {
+                // another JDK's implementation: nothing to load
+            }
+        }
+        return found;
+    }
 
     DbState(VersionSet versions) {
         this.versions = versions;
