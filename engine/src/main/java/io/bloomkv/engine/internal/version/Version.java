@@ -37,15 +37,6 @@ public final class Version implements LevelView {
     private final long[][] smallestPrefix;
 
     private final long[][] largestPrefix;
-    /**
-     * Bytes 8-15 ({@link KeyPrefix#second}) and lengths of the same keys: with the prefixes they order every key of up
-     * to 16 bytes against a bound without comparing arrays ({@link KeyPrefix#precedes}).
-     */
-    private final long[][] smallestSecond;
-
-    private final long[][] largestSecond;
-    private final int[][] smallestLength;
-    private final int[][] largestLength;
     private final RefCount refs = new RefCount("version");
     private final LevelTargets targets;
     private final int compactionLevel;
@@ -72,28 +63,14 @@ public final class Version implements LevelView {
         this.readers = new TableReader[levels.size()][];
         this.smallestPrefix = new long[levels.size()][];
         this.largestPrefix = new long[levels.size()][];
-        this.smallestSecond = new long[levels.size()][];
-        this.largestSecond = new long[levels.size()][];
-        this.smallestLength = new int[levels.size()][];
-        this.largestLength = new int[levels.size()][];
         for (int level = 0; level < levels.size(); level++) {
             files[level] = levels.get(level).toArray(new FileMetaData[0]);
             readers[level] = new TableReader[files[level].length];
             smallestPrefix[level] = new long[files[level].length];
             largestPrefix[level] = new long[files[level].length];
-            smallestSecond[level] = new long[files[level].length];
-            largestSecond[level] = new long[files[level].length];
-            smallestLength[level] = new int[files[level].length];
-            largestLength[level] = new int[files[level].length];
             for (int i = 0; i < files[level].length; i++) {
-                byte[] smallest = files[level][i].smallestUserKey();
-                byte[] largest = files[level][i].largestUserKey();
-                smallestPrefix[level][i] = KeyPrefix.of(smallest);
-                largestPrefix[level][i] = KeyPrefix.of(largest);
-                smallestSecond[level][i] = KeyPrefix.second(smallest);
-                largestSecond[level][i] = KeyPrefix.second(largest);
-                smallestLength[level][i] = smallest.length;
-                largestLength[level][i] = largest.length;
+                smallestPrefix[level][i] = KeyPrefix.of(files[level][i].smallestUserKey());
+                largestPrefix[level][i] = KeyPrefix.of(files[level][i].largestUserKey());
             }
             for (int i = 0; i < files[level].length; i++) {
                 readers[level][i] = tables.get(files[level][i].number());
@@ -299,33 +276,23 @@ public final class Version implements LevelView {
         // Probes are counted once per get (PointRead.recordProbes), not once per table: each count is an atomic
         // update, which also fences the next probe's load.
         long keyPrefix = KeyPrefix.of(userKey);
-        long keySecond = KeyPrefix.second(userKey);
-        int keyLength = userKey.length;
         FileMetaData[] l0 = files[0];
         TableReader[] candidates = new TableReader[l0.length + files.length - 1];
         int n = 0;
-        // The range tests compare the bounds' first 16 bytes and lengths without branches (KeyPrefix.precedes): "store
-        // the table, then advance by 0 or 1". A key outside a table's range, or equal to a bound, is rare in a fresh
-        // process's first thousands of gets, and as a branch C2 would compile its untaken side as an uncommon trap
-        // that deoptimizes and recompiles this method (the read path's largest compile unit) when such a key comes.
-        // Only a key longer than 16 bytes whose first 16 equal a (longer) bound's takes a branch, to compare whole
-        // keys: never with keys of up to 16 bytes, the common case with keys that share a long prefix (where the
-        // branch is then seen both ways).
+        // The range tests first compare prefixes without branches (KeyPrefix.inRange): "store the table, then advance
+        // by 0 or 1". A key outside a table's range is rare in a fresh process's first thousands of gets, and as a
+        // branch C2 would compile its untaken side as an uncommon trap that deoptimizes and recompiles this method (the
+        // read path's largest compile unit) when such a key comes. Only a key whose prefix equals a bound's prefix
+        // takes a branch, to compare whole keys: rare with keys that differ early, the common case with keys that
+        // share their first 8 bytes (where the branch is then seen both ways).
         long[] l0Smallest = smallestPrefix[0];
         long[] l0Largest = largestPrefix[0];
-        long[] l0SmallestSecond = smallestSecond[0];
-        long[] l0LargestSecond = largestSecond[0];
-        int[] l0SmallestLength = smallestLength[0];
-        int[] l0LargestLength = largestLength[0];
         TableReader[] l0Readers = readers[0];
         for (int i = 0; i < l0.length; i++) {
-            // below: the key is before the smallest key; above: the largest key is before the key
-            int below = KeyPrefix.precedes(
-                    keyPrefix, keySecond, keyLength, l0Smallest[i], l0SmallestSecond[i], l0SmallestLength[i]);
-            int above = KeyPrefix.precedes(
-                    l0Largest[i], l0LargestSecond[i], l0LargestLength[i], keyPrefix, keySecond, keyLength);
-            int in = 1 ^ ((below | above) & KeyPrefix.BEFORE);
-            if ((in & (below | above) >>> 1) != 0) {
+            long lo = l0Smallest[i];
+            long hi = l0Largest[i];
+            int in = KeyPrefix.inRange(keyPrefix, lo, hi);
+            if ((in & (KeyPrefix.same(keyPrefix, lo) | KeyPrefix.same(keyPrefix, hi))) != 0) {
                 in = Arrays.compareUnsigned(userKey, l0[i].smallestUserKey()) >= 0
                                 && Arrays.compareUnsigned(userKey, l0[i].largestUserKey()) <= 0
                         ? 1
@@ -340,18 +307,11 @@ public final class Version implements LevelView {
             if (count == 0) {
                 continue;
             }
-            // the first table whose largest key is >= the key
-            int i = findFile(level, userKey, keyPrefix, keySecond, keyLength);
+            int i = findFile(level, userKey, keyPrefix); // the first table whose largest key is >= the key
             int j = Math.min(i, count - 1);
-            int below = KeyPrefix.precedes(
-                    keyPrefix,
-                    keySecond,
-                    keyLength,
-                    smallestPrefix[level][j],
-                    smallestSecond[level][j],
-                    smallestLength[level][j]);
-            int in = ((i - count) >>> 31) & (1 ^ (below & KeyPrefix.BEFORE));
-            if ((in & below >>> 1) != 0) {
+            long lo = smallestPrefix[level][j];
+            int in = ((i - count) >>> 31) & KeyPrefix.atLeast(keyPrefix, lo);
+            if ((in & KeyPrefix.same(keyPrefix, lo)) != 0) {
                 in = Arrays.compareUnsigned(userKey, fs[j].smallestUserKey()) >= 0 ? 1 : 0;
             }
             candidates[n] = readers[level][j];
@@ -397,7 +357,7 @@ public final class Version implements LevelView {
                     from = 0;
                     to = fs.length;
                 } else {
-                    from = findFile(level, userKey, keyPrefix, KeyPrefix.second(userKey), userKey.length);
+                    from = findFile(level, userKey, keyPrefix);
                     to = Math.min(fs.length, from + 1);
                 }
                 for (int i = from; i < to && !lookup.isDone(); i++) {
@@ -524,25 +484,15 @@ public final class Version implements LevelView {
     }
 
     /** Index of the first table whose largest user key is >= {@code userKey} (length when none). */
-    /**
-     * {@link #findFile(FileMetaData[], byte[])} in {@code level}, ordering by the first 16 bytes and lengths first
-     * ({@link KeyPrefix#precedes}): whole keys are compared only for a key longer than 16 bytes whose first 16 equal a
-     * longer bound's, so that with keys of up to 16 bytes no branch depends on a key equal to a bound.
-     */
-    private int findFile(int level, byte[] userKey, long keyPrefix, long keySecond, int keyLength) {
+    /** {@link #findFile(FileMetaData[], byte[])} in {@code level}, comparing {@link KeyPrefix}es first. */
+    private int findFile(int level, byte[] userKey, long keyPrefix) {
         FileMetaData[] sorted = files[level];
         long[] largest = largestPrefix[level];
-        long[] second = largestSecond[level];
-        int[] length = largestLength[level];
         int lo = 0;
         int hi = sorted.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            int before = KeyPrefix.precedes(largest[mid], second[mid], length[mid], keyPrefix, keySecond, keyLength);
-            if ((before & KeyPrefix.UNDECIDED) != 0) {
-                before = Arrays.compareUnsigned(sorted[mid].largestUserKey(), userKey) < 0 ? KeyPrefix.BEFORE : 0;
-            }
-            if ((before & KeyPrefix.BEFORE) != 0) {
+            if (KeyPrefix.compare(largest[mid], sorted[mid].largestUserKey(), keyPrefix, userKey) < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;
