@@ -193,7 +193,33 @@ public final class InPlaceFilters implements AutoCloseable {
      * @throws IllegalStateException if this object is closed
      */
     public boolean mightContain(long offset, long word0, long word1, long hash) {
-        long body = body(offset, word0, word1);
+        return probeBody(body(offset, word0, word1), word0, word1, hash);
+    }
+
+    /**
+     * Loads a word of each cache line a probe of {@code hash} reads first and returns it (fold it into a value kept,
+     * so the load is not optimized away): callers probing several filters touch them all first, so the cache misses
+     * overlap, then probe with {@link #mightContainTouched}. The Bloom kinds but BLOCKED touch nothing (0).
+     */
+    public long touch(long offset, long word0, long word1, long hash) {
+        return touchBody(body(offset, word0, word1), word0, word1, hash);
+    }
+
+    /**
+     * {@link #mightContain(long, long, long, long)}'s answer for a hash whose lines {@link #touch} requested: BLOCKED
+     * and RIBBON test every probe (or column group) without a branch on each bit read, which costs less than a
+     * mispredicted early exit once the lines are in the cache.
+     */
+    public boolean mightContainTouched(long offset, long word0, long word1, long hash) {
+        return probeTouchedBody(body(offset, word0, word1), word0, word1, hash);
+    }
+
+    /*
+     * The probes of a described filter whose body starts at native address {@code body} (bounds already checked: by
+     * body(offset, ...) for one filter, by run(...) for a run), shared by the offset probes above and Run's.
+     */
+
+    private static boolean probeBody(long body, long word0, long word1, long hash) {
         long limit = bodyLength(word0, word1);
         int k = (int) (word0 >>> K_SHIFT) & 0xFF;
         long m = word0 >>> M_SHIFT;
@@ -212,13 +238,7 @@ public final class InPlaceFilters implements AutoCloseable {
         }
     }
 
-    /**
-     * Loads a word of each cache line a probe of {@code hash} reads first and returns it (fold it into a value kept,
-     * so the load is not optimized away): callers probing several filters touch them all first, so the cache misses
-     * overlap, then probe with {@link #mightContainTouched}. The Bloom kinds but BLOCKED touch nothing (0).
-     */
-    public long touch(long offset, long word0, long word1, long hash) {
-        long body = body(offset, word0, word1);
+    private static long touchBody(long body, long word0, long word1, long hash) {
         long limit = bodyLength(word0, word1);
         long m = word0 >>> M_SHIFT;
         switch ((int) word0 & ((1 << KIND_BITS) - 1)) {
@@ -234,13 +254,7 @@ public final class InPlaceFilters implements AutoCloseable {
         }
     }
 
-    /**
-     * {@link #mightContain(long, long, long, long)}'s answer for a hash whose lines {@link #touch} requested: BLOCKED
-     * and RIBBON test every probe (or column group) without a branch on each bit read, which costs less than a
-     * mispredicted early exit once the lines are in the cache.
-     */
-    public boolean mightContainTouched(long offset, long word0, long word1, long hash) {
-        long body = body(offset, word0, word1);
+    private static boolean probeTouchedBody(long body, long word0, long word1, long hash) {
         long limit = bodyLength(word0, word1);
         int k = (int) (word0 >>> K_SHIFT) & 0xFF;
         long m = word0 >>> M_SHIFT;
@@ -251,7 +265,7 @@ public final class InPlaceFilters implements AutoCloseable {
                 return (word0 & EMPTY_BIT) == 0
                         && RibbonFilter.probeTouchedAt(body, limit, m, k, (int) word1, word1 >>> 32, hash);
             default:
-                return mightContain(offset, word0, word1, hash);
+                return probeBody(body, word0, word1, hash);
         }
     }
 
@@ -260,7 +274,7 @@ public final class InPlaceFilters implements AutoCloseable {
      * {@code offset + i * stride}, each described by the same {@code word0} and {@code word1} ({@link #describe}).
      * Its probes read the i-th filter's body with no descriptor load, no offset table and no header parse: the address
      * is computed from i. For a partitioned filter whose partitions were built to one geometry (one key count, one
-     * bits-per-key), probed as fast as one whole filter.
+     * bits-per-key): the same loads per probe as one whole filter.
      *
      * <p>Checked here, once: that all {@code count} filters of that geometry lie inside this object's memory. Not checked
      * (the caller's contract): that each filter the caller probes through the run was described with these words (a
@@ -298,7 +312,7 @@ public final class InPlaceFilters implements AutoCloseable {
 
     /**
      * Filters of one geometry at a fixed stride ({@link InPlaceFilters#run}). Immutable; valid while the memory it was
-     * made from is open. The kind's switch is on a final field, the same for every probe of a run.
+     * made from is open.
      */
     public static final class Run {
         private final long firstBody;
@@ -306,10 +320,6 @@ public final class InPlaceFilters implements AutoCloseable {
         private final int count;
         private final long word0;
         private final long word1;
-        private final int kind;
-        private final int k;
-        private final long m;
-        private final long limit;
 
         private Run(long firstBody, long stride, int count, long word0, long word1) {
             this.firstBody = firstBody;
@@ -317,10 +327,6 @@ public final class InPlaceFilters implements AutoCloseable {
             this.count = count;
             this.word0 = word0;
             this.word1 = word1;
-            this.kind = (int) word0 & ((1 << KIND_BITS) - 1);
-            this.k = (int) (word0 >>> K_SHIFT) & 0xFF;
-            this.m = word0 >>> M_SHIFT;
-            this.limit = bodyLength(word0, word1);
         }
 
         /** Word 0 of the descriptor every filter of the run shares. */
@@ -348,46 +354,17 @@ public final class InPlaceFilters implements AutoCloseable {
          * @throws IndexOutOfBoundsException if {@code i} is not in [0, count)
          */
         public boolean mightContain(int i, long hash) {
-            long body = body(i);
-            switch (kind) {
-                case BLOCKED:
-                    return BlockedFilter.probeAt(body, limit, m / FilterMath.BLOCK_BITS, k, hash);
-                case RIBBON:
-                    return (word0 & EMPTY_BIT) == 0
-                            && RibbonFilter.probeAt(body, limit, m, k, (int) word1, word1 >>> 32, hash);
-                case STANDARD:
-                    return StandardFilter.probeAt(body, limit, m, k, hash);
-                default:
-                    return PartitionedFilter.probeAt(body, limit, m, k, hash);
-            }
+            return probeBody(body(i), word0, word1, hash);
         }
 
         /** {@link InPlaceFilters#touch} of filter {@code i}. */
         public long touch(int i, long hash) {
-            long body = body(i);
-            switch (kind) {
-                case BLOCKED:
-                    return BlockedFilter.touchAt(body, limit, m / FilterMath.BLOCK_BITS, hash);
-                case RIBBON:
-                    return (word0 & EMPTY_BIT) != 0
-                            ? 0
-                            : RibbonFilter.touchAt(body, limit, m, k, (int) word1, word1 >>> 32, hash);
-                default:
-                    return 0;
-            }
+            return touchBody(body(i), word0, word1, hash);
         }
 
         /** {@link InPlaceFilters#mightContainTouched} of filter {@code i}. */
         public boolean mightContainTouched(int i, long hash) {
-            switch (kind) {
-                case BLOCKED:
-                    return BlockedFilter.probeTouchedAt(body(i), limit, m / FilterMath.BLOCK_BITS, k, hash);
-                case RIBBON:
-                    return (word0 & EMPTY_BIT) == 0
-                            && RibbonFilter.probeTouchedAt(body(i), limit, m, k, (int) word1, word1 >>> 32, hash);
-                default:
-                    return mightContain(i, hash);
-            }
+            return probeTouchedBody(body(i), word0, word1, hash);
         }
     }
 

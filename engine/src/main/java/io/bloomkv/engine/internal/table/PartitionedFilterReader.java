@@ -676,9 +676,7 @@ final class PartitionedFilterReader {
                         memory.write(at, b, 0, (int) h.size());
                         memory.describe(at, h.size(), d, 0);
                         publish(p, d);
-                        if (inPlace != null) {
-                            noteGeometry(p, d); // the mapped bytes are these: probed in place if ever unpinned
-                        }
+                        noteGeometry(p, d); // mapped: the same bytes, probed in place if ever unpinned
                         if (first == null) {
                             first = d.clone();
                         } else if (first[0] != d[0] || first[1] != d[1]) {
