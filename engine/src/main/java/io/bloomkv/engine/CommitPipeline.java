@@ -61,6 +61,13 @@ final class CommitPipeline {
     private boolean stalled;
 
     private Events events = new Events(List.of(), Path.of("."));
+    /** The oldest sequence a reader may still need ({@code Db.smallestSnapshot}); called with the mutex held. */
+    private java.util.function.LongSupplier smallestSnapshot = () -> 0;
+
+    /** Where a memtable rewrite learns which entries every reader is past ({@link #rewriteMemTable}). */
+    void smallestSnapshot(java.util.function.LongSupplier s) {
+        this.smallestSnapshot = s;
+    }
 
     /** Where write-stall events go (none by default). */
     void events(Events e) {
@@ -498,7 +505,8 @@ final class CommitPipeline {
 
     /**
      * Leader, mutex held. 0 when a write may go ahead at once: the database is open and healthy, level 0 is below
-     * the slowdown trigger, the memtable has room and writes were not stalled. Exactly the case in which
+     * the slowdown trigger, the memtable has room (and no {@link MemTable#rewriteWanted rewrite}) and writes were not
+     * stalled. Exactly the case in which
      * {@link #makeRoomForWrite makeRoomForWrite(false)} would return at its first check without waiting or acting;
      * otherwise 1, and the leader calls it. The memtable's fill, the one condition every load meets, is computed without
      * a branch (see leadWrite); the others stay branches (a stall, an error, a write buffer manager's freeze).
@@ -513,7 +521,7 @@ final class CommitPipeline {
         MemTable mem = state.mem;
         long spare = options.writeBufferSize() - mem.approximateMemoryUsage(); // > 0 while the memtable has room
         int full = (int) ((spare - 1) >>> 63); // 1 when spare <= 0 (both far from overflow)
-        return full | (writeBufferCharge.mustFreeze(mem) ? 1 : 0);
+        return full | (writeBufferCharge.mustFreeze(mem) ? 1 : 0) | (mem.rewriteWanted() ? 1 : 0);
     }
 
     /**
@@ -525,6 +533,10 @@ final class CommitPipeline {
         boolean allowDelay = !force;
         while (true) {
             state.throwIfClosingOrFailed("database is closed");
+            if (!force && state.mem.rewriteWanted()) {
+                rewriteMemTable(); // (a frozen memtable is not rewritten: its flush drops the same entries)
+                continue;
+            }
             int l0 = versions.current().numFiles(0);
             if (allowDelay && options.autoCompaction() && l0 >= options.l0SlowdownWritesTrigger()) {
                 allowDelay = false;
@@ -563,6 +575,33 @@ final class CommitPipeline {
             stallChanged(false);
             return switchMemTable();
         }
+    }
+
+    /**
+     * Leader, mutex held on entry and exit (released while the copy is made: the leader is the head of the write queue,
+     * so nothing else adds to the memtable or replaces it meanwhile). Replaces the memtable with its copy without the
+     * entries its range tombstones hide from every reader ({@link MemTable#withoutHidden}), as RocksDB's segmented
+     * stores lose an expired segment's memtable with its instance: a database that drops whole key ranges (Kafka
+     * Streams' expired window segments) does not keep their dead entries on the heap until the memtable fills. Nothing
+     * is written: the WAL keeps every entry and replays to a memtable that reads the same; readers that hold the old
+     * memtable keep reading it.
+     */
+    private void rewriteMemTable() {
+        MemTable old = state.mem;
+        long snapshot = smallestSnapshot.getAsLong();
+        state.unlock();
+        MemTable fresh;
+        try {
+            fresh = old.withoutHidden(snapshot);
+        } finally {
+            state.lock();
+        }
+        state.mem = fresh;
+        writeBufferCharge.mustFreeze(fresh); // the shared budget charged the smaller memtable
+        counters.memtableRewrites.increment();
+        counters.memtableRewriteBytesFreed.add(
+                Math.max(0, old.approximateMemoryUsage() - fresh.approximateMemoryUsage()));
+        state.installSuperVersion();
     }
 
     /**

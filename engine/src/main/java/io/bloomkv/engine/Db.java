@@ -153,6 +153,7 @@ public final class Db implements AutoCloseable {
         this.events = new Events(DbLog.withLog(options.listeners()), dir);
         this.obsolete.events(events);
         this.commits.events(events);
+        this.commits.smallestSnapshot(this::smallestSnapshot);
     }
 
     // ------------------------------------------------------------------ open

@@ -22,6 +22,10 @@ final class DbCounters {
     final StripedCounter writeSlowdowns = new StripedCounter();
     final StripedCounter flushes = new StripedCounter();
     final StripedCounter flushBytes = new StripedCounter();
+    /** Memtables rewritten without the entries their range tombstones hide (CommitPipeline.rewriteMemTable). */
+    final StripedCounter memtableRewrites = new StripedCounter();
+
+    final StripedCounter memtableRewriteBytesFreed = new StripedCounter();
     final StripedCounter compactions = new StripedCounter();
     final StripedCounter compactionBytesRead = new StripedCounter();
     final StripedCounter compactionBytesWritten = new StripedCounter();
@@ -56,6 +60,8 @@ final class DbCounters {
         s.walTailsDropped = walTailsDropped.sum();
         s.flushes = flushes.sum();
         s.flushBytesWritten = flushBytes.sum();
+        s.memtableRewrites = memtableRewrites.sum();
+        s.memtableRewriteBytesFreed = memtableRewriteBytesFreed.sum();
         s.compactions = compactions.sum();
         s.compactionBytesRead = compactionBytesRead.sum();
         s.compactionBytesWritten = compactionBytesWritten.sum();

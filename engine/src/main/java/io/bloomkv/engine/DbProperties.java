@@ -28,6 +28,7 @@ final class DbProperties {
             PREFIX + "cur-size-all-mem-tables",
             PREFIX + "num-entries-active-mem-table",
             PREFIX + "num-immutable-mem-table",
+            PREFIX + "num-mem-table-rewrites",
             PREFIX + "block-cache-usage",
             PREFIX + "block-cache-capacity",
             PREFIX + "num-snapshots",
@@ -74,6 +75,7 @@ final class DbProperties {
             case "cur-size-all-mem-tables" -> Long.toString(s.memtableBytes());
             case "num-entries-active-mem-table" -> Long.toString(s.memtableEntries());
             case "num-immutable-mem-table" -> Integer.toString(s.immutableMemtables());
+            case "num-mem-table-rewrites" -> Long.toString(s.memtableRewrites());
             case "block-cache-usage" -> cacheUsed < 0 ? null : Long.toString(cacheUsed);
             case "block-cache-capacity" -> cacheCapacity < 0 ? null : Long.toString(cacheCapacity);
             case "num-snapshots" -> Integer.toString(s.openSnapshots());

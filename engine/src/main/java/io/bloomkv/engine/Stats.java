@@ -46,6 +46,8 @@ public final class Stats {
     // Background work.
     long flushes;
     long flushBytesWritten;
+    long memtableRewrites;
+    long memtableRewriteBytesFreed;
     long compactions;
     long compactionBytesRead;
     long compactionBytesWritten;
@@ -236,6 +238,19 @@ public final class Stats {
         return flushBytesWritten;
     }
 
+    /**
+     * Memtables replaced in memory by a copy without the entries their range tombstones hide from every reader (once
+     * those pass half of the memtable: a store dropping whole key ranges, such as Kafka Streams' expired segments).
+     */
+    public long memtableRewrites() {
+        return memtableRewrites;
+    }
+
+    /** Memtable bytes those rewrites freed. */
+    public long memtableRewriteBytesFreed() {
+        return memtableRewriteBytesFreed;
+    }
+
     public long compactions() {
         return compactions;
     }
@@ -412,12 +427,15 @@ public final class Stats {
                 writeStalls,
                 writeStallMicros,
                 writeSlowdowns));
-        if (rangeTombstoneSkips + tablesDroppedByRangeDeletion + mergeLookups > 0) {
+        if (rangeTombstoneSkips + tablesDroppedByRangeDeletion + mergeLookups + memtableRewrites > 0) {
             sb.append(String.format(
                     Locale.ROOT,
-                    "range tombstones: tables skipped by gets %d, dropped by compactions %d; merge lookups %d%n",
+                    "range tombstones: tables skipped by gets %d, dropped by compactions %d, memtable rewrites %d (%d"
+                            + " bytes freed); merge lookups %d%n",
                     rangeTombstoneSkips,
                     tablesDroppedByRangeDeletion,
+                    memtableRewrites,
+                    memtableRewriteBytesFreed,
                     mergeLookups));
         }
         for (int level = 0; level < levelTables.length; level++) {

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The fault sweep: a fixed workload (puts, merges, deletes, range deletions, batches, gets, scans, flushes, a full
  * compaction, a reopen, ingestions of external table files written by {@link TableFileWriter}, moved and copied,
- * range drops (a range tombstone, then {@link Db#deleteFilesInRange} over the same range: over an ingested file's
+ * a memtable rewrite (a range tombstone hiding most of the memtable), range drops (a range tombstone, then {@link Db#deleteFilesInRange} over the same range: over an ingested file's
  * keys, it removes that file's table) and checkpoints) under {@link SyncMode#EVERY_WRITE} is first run once on a healthy {@link
  * FaultInjectingFileSystem} to count its file-system operations (every {@link Op}: create, open,
  * write, flush, sync, read, close, delete, rename, list, size, lock, ...). Then, for every i, a fresh
@@ -135,6 +135,18 @@ class FaultSweepTest {
                     steps.add(new Scan());
                 }
             }
+            if (round == 0) {
+                // Puts over three quarters of the keys, then one range tombstone over them: it hides most of the
+                // memtable, so the next write replaces the memtable with a copy without them (every seed sweeps a
+                // memtable rewrite, and the flush, crash and recovery after it).
+                List<Mut> puts = new ArrayList<>();
+                for (int k = 0; k < KEYS * 3 / 4; k += 2) {
+                    puts.add(new Mut(k, TestKeys.value(rnd, 40)));
+                }
+                steps.add(new Write(puts, true));
+                steps.add(new Write(List.of(Mut.deleteRange(0, KEYS * 3 / 4)), false));
+                steps.add(new Write(List.of(new Mut(KEYS - 1, TestKeys.value(rnd, 40))), false)); // rewrites first
+            }
             if (round % 3 == 0) {
                 TreeMap<Integer, Mut> puts = new TreeMap<>();
                 for (int j = 1 + rnd.nextInt(4); j > 0; j--) {
@@ -193,7 +205,7 @@ class FaultSweepTest {
                 .disableWal(sweepNoWal)
                 .syncMode(sweepNoWal ? SyncMode.NONE : SyncMode.EVERY_WRITE) // no log to sync without a WAL
                 .autoCompaction(false)
-                .writeBufferSize(1 << 20)
+                .writeBufferSize(32 << 10) // never filled by a round (each ends in a flush); a rewrite from 2 KiB
                 .blockSize(256)
                 .blockCacheSize(0)
                 .mergeOperator(MergeOperators.stringAppend(','))
@@ -216,6 +228,8 @@ class FaultSweepTest {
         int ingestions;
         /** Tables {@link DropRange} steps removed. */
         int droppedTables;
+        /** Memtables rewritten without what their range tombstones hide, over the run's opens. */
+        long memtableRewrites;
 
         /**
          * Without a WAL: the model at the last durable point (flush, clean close, checkpoint), then after each write
@@ -369,6 +383,7 @@ class FaultSweepTest {
         } else if (s instanceof Reopen) {
             Path d = db.directory();
             Options opts = db.options();
+            o.memtableRewrites += db.stats().memtableRewrites();
             db.close();
             o.db = null;
             o.durable();
@@ -491,13 +506,16 @@ class FaultSweepTest {
         Path healthyDir = dir.resolve("healthy");
         Outcome healthy = run(healthyDir, counting, steps);
         assertThat(healthy.failure).as("the healthy run fails nowhere").isNull();
+        healthy.memtableRewrites += healthy.db.stats().memtableRewrites();
         healthy.db.close(); // before the check below: a failed check must not leave its tables open for the next test
+        assertThat(healthy.memtableRewrites).as("memtables rewritten").isPositive();
         if (sweepTtl == null && !sweepNoWal) {
             assertThat(healthy.droppedTables).as("range drops removed tables").isPositive();
         }
         int total = perOp.values().stream().mapToInt(Integer::intValue).sum();
         System.out.println("FaultSweepTest: " + steps.size() + " steps, " + total + " file-system operations " + perOp
-                + ", tables removed by range drops " + healthy.droppedTables);
+                + ", tables removed by range drops " + healthy.droppedTables + ", memtable rewrites "
+                + healthy.memtableRewrites);
         deleteTree(healthyDir);
 
         // 2. Fail each of them in turn.

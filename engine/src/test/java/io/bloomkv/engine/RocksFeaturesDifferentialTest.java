@@ -77,7 +77,26 @@ class RocksFeaturesDifferentialTest {
                 "deleteRangeRangeFilters");
     }
 
+    /**
+     * A write buffer of 32 KiB: memtables grow past the size at which the range tombstones' hidden entries make the
+     * write path rewrite them ({@code MemTable.withoutHidden}), under snapshots, merges, flushes and reopens.
+     */
+    @Test
+    void deleteRangeWithMemtableRewritesMatchesRocksDb() throws Exception {
+        run(
+                small().writeBufferSize(32 << 10).mergeOperator(MergeOperators.stringAppend(',')),
+                false,
+                true,
+                "deleteRangeRewrites",
+                true);
+    }
+
     private void run(Options options, boolean counters, boolean rangeDeletes, String name) throws RocksDBException {
+        run(options, counters, rangeDeletes, name, false);
+    }
+
+    private void run(Options options, boolean counters, boolean rangeDeletes, String name, boolean expectRewrites)
+            throws RocksDBException {
         long seed = TestKeys.seed("RocksFeaturesDifferentialTest." + name);
         Random rnd = new Random(seed);
         String ctx = "seed " + seed + " (-Dbloomkv.seed=" + seed + ")";
@@ -91,6 +110,7 @@ class RocksFeaturesDifferentialTest {
             Db db = Db.open(ours, options);
             long skips = 0;
             long merges = 0;
+            long rewrites = 0;
             List<Snapshot> snaps = new ArrayList<>();
             List<org.rocksdb.Snapshot> rsnaps = new ArrayList<>();
             try {
@@ -204,6 +224,7 @@ class RocksFeaturesDifferentialTest {
                     } else if (r < 940 && snaps.isEmpty()) {
                         skips += db.stats().rangeTombstoneSkips();
                         merges += db.stats().mergeLookups();
+                        rewrites += db.stats().memtableRewrites();
                         db.close();
                         db = Db.open(ours, options);
                     }
@@ -218,7 +239,13 @@ class RocksFeaturesDifferentialTest {
                 System.out.println("RocksFeaturesDifferentialTest." + name + ": " + db.stats());
                 skips += db.stats().rangeTombstoneSkips();
                 merges += db.stats().mergeLookups();
+                rewrites += db.stats().memtableRewrites();
                 assertThat(merges).as("gets read past merge operands").isPositive();
+                if (expectRewrites) {
+                    assertThat(rewrites)
+                            .as("memtables rewritten without their hidden entries")
+                            .isPositive();
+                }
                 if (rangeDeletes) {
                     assertThat(skips)
                             .as("gets answered by a range tombstone without reading a table")

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Power losses simulated by {@link FaultInjectingFileSystem#crash(Random)}: unsynced bytes are lost
  * or torn at a random length. Acknowledged synced writes must survive every crash; a torn WAL tail
- * is cut cleanly; half-written tables (a flush or compaction cut short) are ignored and removed.
+ * is cut cleanly; half-written tables (a flush or compaction cut short) are ignored and removed. Wide range deletions
+ * make the write path rewrite memtables without what they hide before the crashes.
  * Replay with -Dbloomkv.seed=N.
  */
 class SimulatedCrashTest {
@@ -83,6 +84,7 @@ class SimulatedCrashTest {
         Options options = tiny(fs, mode);
         TreeMap<String, byte[]> model = new TreeMap<>();
         Db db = Db.open(dir, options);
+        long rewrites = 0;
         try {
             for (int round = 0; round < 8; round++) {
                 String ctx = "seed " + seed + " round " + round;
@@ -97,6 +99,14 @@ class SimulatedCrashTest {
                     } else if (r < 85) {
                         db.delete(k);
                         model.remove(TestKeys.str(k));
+                    } else if (r < 88) {
+                        // A wide range deletion: it hides much of the memtable, which the next write then rewrites
+                        // without what it hides (MemTable.withoutHidden), before the crash or a flush.
+                        int from = rnd.nextInt(400);
+                        int to = Math.min(400, from + 1 + rnd.nextInt(250));
+                        db.deleteRange(TestKeys.key(from), TestKeys.key(to));
+                        model.subMap(TestKeys.str(TestKeys.key(from)), TestKeys.str(TestKeys.key(to)))
+                                .clear();
                     } else if (r < 97) {
                         WriteBatch b = new WriteBatch();
                         TreeMap<String, byte[]> pending = new TreeMap<>();
@@ -112,10 +122,14 @@ class SimulatedCrashTest {
                         db.flush();
                     }
                 }
+                rewrites += db.stats().memtableRewrites();
                 crash(fs, db, rnd);
                 db = Db.open(dir, options);
                 assertContentEquals(db, model, ctx);
             }
+            assertThat(rewrites)
+                    .as("seed " + seed + ": memtables rewritten before crashes")
+                    .isPositive();
         } finally {
             db.close();
         }

@@ -176,6 +176,78 @@ class WindowRetentionTest {
         }
     }
 
+    /**
+     * The heap held stays flat too: with the store's default write buffer nothing fills a memtable in ten retention
+     * periods, so without more the memtable would hold every record since open (the expired segments' entries hidden
+     * by their tombstones). The engine rewrites it without them once they are over half of it
+     * ({@code MemTable.withoutHidden}): its size after each period stays within a few periods' worth of input, no
+     * flush is forced, and every live window still reads its last value.
+     */
+    @Test
+    void tenRetentionPeriodsKeepTheMemtableFlat() {
+        long retention = RETENTION.toMillis();
+        try (ShmDir state = new ShmDir(tmp)) {
+            TestStoreContext ctx = new TestStoreContext(state.path.toFile());
+            WindowStore<Bytes, byte[]> store = BloomKvStores.persistentWindowStore(
+                            "m", RETENTION, Duration.ofMinutes(1), false)
+                    .get();
+            store.init(ctx, store);
+            try {
+                BloomKvWindowStore w = (BloomKvWindowStore) store;
+                List<Long> memtableAfterPeriod = new ArrayList<>();
+                java.util.Map<String, byte[]> lastOfWindow = new java.util.HashMap<>();
+                long start = 10 * retention;
+                long streamTime = 0;
+                for (int period = 0; period < 10; period++) {
+                    for (int minute = 0; minute < 10; minute++) {
+                        for (int i = 0; i < 300; i++) {
+                            long t = start + period * retention + minute * MINUTE + i * 200L;
+                            streamTime = Math.max(streamTime, t);
+                            String key = "key-" + (i * 7 + minute) % 1000;
+                            byte[] value = (key + "@" + t + "-".repeat(80)).getBytes();
+                            store.put(Bytes.wrap(key.getBytes()), value, t - t % MINUTE);
+                            lastOfWindow.put(key + "/" + (t - t % MINUTE), value);
+                        }
+                        store.commit(java.util.Map.of()); // as Kafka 4.3 commits a store that manages offsets
+                    }
+                    memtableAfterPeriod.add(w.db().stats().memtableBytes());
+                }
+                long perPeriod = memtableAfterPeriod.get(0); // nothing expired in the first period
+                long rewrites = w.db().stats().memtableRewrites();
+                System.out.println("WindowRetentionTest memtable bytes after each period " + memtableAfterPeriod
+                        + ", rewrites " + rewrites + ", bytes freed "
+                        + w.db().stats().memtableRewriteBytesFreed()
+                        + ", flushes " + w.db().stats().flushes());
+                assertThat(rewrites)
+                        .as("memtables rewritten without the expired segments")
+                        .isPositive();
+                assertThat(w.db().stats().flushes()).as("no flush forced").isZero();
+                for (int period = 1; period < 10; period++) {
+                    assertThat(memtableAfterPeriod.get(period))
+                            .as(
+                                    "memtable bytes after period %d (one period's input: %d): %s",
+                                    period, perPeriod, memtableAfterPeriod)
+                            .isLessThanOrEqualTo(4 * perPeriod);
+                }
+                int checked = 0;
+                for (var e : lastOfWindow.entrySet()) {
+                    String[] kw = e.getKey().split("/");
+                    long windowStart = Long.parseLong(kw[1]);
+                    if (windowStart <= streamTime - retention) {
+                        continue; // expired (Kafka's bound: a window ending before stream time - retention)
+                    }
+                    assertThat(store.fetch(Bytes.wrap(kw[0].getBytes()), windowStart))
+                            .as("live window %s", e.getKey())
+                            .isEqualTo(e.getValue());
+                    checked++;
+                }
+                assertThat(checked).as("live windows read back").isGreaterThan(1000);
+            } finally {
+                store.close();
+            }
+        }
+    }
+
     private static double metricSum(TestStoreContext ctx, String name) {
         double sum = 0;
         for (var e : ctx.metrics.metrics().entrySet()) {

@@ -948,4 +948,34 @@ final class MemSkipList {
         }
         return h;
     }
+
+    // ---- what a range tombstone hides (MemTable#addRangeTombstone) ----
+
+    /**
+     * Bytes that the versions of keys in {@code [begin, end)} with a sequence below {@code sequence} take, each counted
+     * as its value's length plus {@code perEntry}, and each key node's key once more: an estimate of what a range
+     * tombstone of sequence {@code sequence} over that range hides here (the memtable weighs it against its size to
+     * decide on {@link MemTable#withoutHidden a rewrite}). Walks the range's key nodes and their chains; safe for the
+     * writer and for readers (acquire loads, as a search).
+     */
+    long bytesBelow(byte[] begin, byte[] end, long sequence, int perEntry) {
+        MemKey to = new MemKey(end, 0);
+        long total = 0;
+        for (long x = findGreaterOrEqual(new MemKey(begin, -1L), null); x != 0 && compareKey(x, to) < 0; x = next(x)) {
+            boolean keyCounted = false;
+            for (long v = newest(x); v != 0; v = older(x, v)) {
+                long[] c = chunk((int) (v >>> 32));
+                int p = (int) v;
+                if (c[p + 1] >>> 8 < sequence) {
+                    total += (c[p] & VALUE_LENGTH) + perEntry;
+                    if (!keyCounted) {
+                        long[] k = chunk((int) (x >>> 32));
+                        total += k[(int) x] >>> 32;
+                        keyCounted = true;
+                    }
+                }
+            }
+        }
+        return total;
+    }
 }

@@ -8,6 +8,7 @@ import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.TableReader;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -46,6 +47,21 @@ public final class MemTable {
     private volatile boolean hasMergeOperands;
     /** Null when the memtable has no filter. */
     private final MemTableFilter filter;
+    /** What the constructor was given, for {@link #withoutHidden} (a rewritten memtable is made as this one was). */
+    private final long writeBufferSize;
+
+    private final double filterBitsPerKey;
+    /**
+     * Bytes of entries hidden by this memtable's range tombstones, as {@link MemSkipList#bytesBelow} counts them when
+     * each tombstone is added (overlapping tombstones count an entry twice: an estimate). Writer only.
+     */
+    private long hiddenBytes;
+    /**
+     * Set by {@link #addRangeTombstone} when the entries its tombstones hide pass half of the memtable's bytes (and
+     * the memtable is past {@link #rewriteMinBytes}): the write path then replaces it with {@link #withoutHidden}.
+     * Written by the write leader outside the database mutex, read by the next leader after it took the mutex.
+     */
+    private boolean rewriteWanted;
 
     /**
      * A memtable with a point index and without a filter. @param logNumber number of the WAL file holding this
@@ -65,6 +81,8 @@ public final class MemTable {
      */
     public MemTable(long logNumber, long writeBufferSize, double filterBitsPerKey, boolean pointIndex) {
         this.logNumber = logNumber;
+        this.writeBufferSize = writeBufferSize;
+        this.filterBitsPerKey = filterBitsPerKey;
         this.filter =
                 filterBitsPerKey > 0 ? new MemTableFilter(expectedEntries(writeBufferSize), filterBitsPerKey) : null;
         this.table = new MemSkipList(pointIndex);
@@ -120,15 +138,103 @@ public final class MemTable {
 
     /**
      * Adds a range tombstone: the memtable's and older entries of keys in [begin, end) with sequence below
-     * {@code sequence} read as deleted (arrays copied). Called by the write leader only, as {@link #add}.
+     * {@code sequence} read as deleted (arrays copied). Called by the write leader only, as {@link #add}. Counts the
+     * bytes of this memtable's entries it hides, and asks for a {@link #withoutHidden rewrite} once hidden entries
+     * are over half of the memtable.
      */
     public void addRangeTombstone(long sequence, byte[] begin, byte[] end) {
+        addTombstone(new RangeTombstone(begin.clone(), end.clone(), sequence));
+        if (Arrays.compareUnsigned(begin, end) < 0) {
+            hiddenBytes += table.bytesBelow(begin, end, sequence, ENTRY_OVERHEAD + InternalKey.TRAILER_SIZE);
+            long used = approximateBytes.get();
+            if (hiddenBytes > used / 2 && used >= rewriteMinBytes()) {
+                rewriteWanted = true;
+            }
+        }
+    }
+
+    private void addTombstone(RangeTombstone t) {
         RangeTombstone[] old = rangeTombstones;
-        RangeTombstone[] now = java.util.Arrays.copyOf(old, old.length + 1);
-        now[old.length] = new RangeTombstone(begin.clone(), end.clone(), sequence);
-        approximateBytes.addAndGet(begin.length + end.length + ENTRY_OVERHEAD + InternalKey.TRAILER_SIZE);
+        RangeTombstone[] now = Arrays.copyOf(old, old.length + 1);
+        now[old.length] = t;
+        approximateBytes.addAndGet(t.begin().length + t.end().length + ENTRY_OVERHEAD + InternalKey.TRAILER_SIZE);
         entries.incrementAndGet();
         rangeTombstones = now;
+    }
+
+    /**
+     * Bytes below which a memtable is not rewritten however much of it its tombstones hide: a sixteenth of the write
+     * buffer (a rewrite then frees at least a thirty-second of it), at least 1 KiB.
+     */
+    long rewriteMinBytes() {
+        return Math.max(1 << 10, writeBufferSize / 16);
+    }
+
+    /**
+     * True when this memtable's range tombstones hide over half of its bytes: the write leader should replace it with
+     * {@link #withoutHidden} before its next write. Read by the leader under the database mutex.
+     */
+    public boolean rewriteWanted() {
+        return rewriteWanted;
+    }
+
+    /** Bytes of entries hidden by the range tombstones as last counted (tests, and the rewrite's decision). */
+    public long hiddenBytes() {
+        return hiddenBytes;
+    }
+
+    /**
+     * A memtable of the same WAL and configuration holding exactly what every reader at a sequence of at least
+     * {@code smallestSnapshot} reads here: this memtable's entries less those hidden from all of them (under a range
+     * tombstone of a sequence above the entry's and at most {@code smallestSnapshot}, or under a newer put or delete
+     * of their key at most {@code smallestSnapshot}: the entries a flush at that snapshot drops), and every range
+     * tombstone (they still hide older tables' entries). Sequence numbers are kept, so the WAL, which still holds
+     * every entry, replays to a memtable that reads the same. Must not run concurrently with {@link #add} (the write
+     * leader calls it at the head of the write queue); readers of this memtable are not disturbed, and readers that
+     * already hold it keep reading it. Merge operands are copied as they are (never collapsed: no merge operator here).
+     */
+    public MemTable withoutHidden(long smallestSnapshot) {
+        MemTable out = new MemTable(logNumber, writeBufferSize, filterBitsPerKey, table.indexed());
+        RangeTombstoneList fragmented = rangeTombstoneList();
+        MemSkipList.LentValue lent = new MemSkipList.LentValue();
+        long[] kept = new long[8];
+        long stillHidden = 0;
+        for (long x = table.first(); x != 0; x = table.next(x)) {
+            byte[] key = table.userKey(x);
+            // Versions are visited newest first; a key's versions are added oldest first (insert's order).
+            long cover = fragmented.isEmpty() ? -1 : fragmented.maxCovering(key, smallestSnapshot);
+            long coverAll = fragmented.isEmpty() ? -1 : fragmented.maxCovering(key, Long.MAX_VALUE);
+            long shadow = -1;
+            int n = 0;
+            for (long v = table.newest(x); v != 0; v = table.older(x, v)) {
+                long trailer = table.trailer(v);
+                long seq = trailer >>> 8;
+                boolean hidden = (shadow >= 0 && shadow <= smallestSnapshot) || cover > seq;
+                if ((trailer & 0xFF) != ValueType.MERGE.code()) {
+                    shadow = seq; // an operand does not hide the value under it
+                }
+                if (!hidden) {
+                    if (n == kept.length) {
+                        kept = Arrays.copyOf(kept, 2 * n);
+                    }
+                    kept[n++] = v;
+                }
+            }
+            for (int i = n - 1; i >= 0; i--) {
+                long trailer = table.trailer(kept[i]);
+                byte[] value = table.value(kept[i], lent);
+                out.add(trailer >>> 8, ValueType.fromCode((int) (trailer & 0xFF)), key, value, 0, value.length);
+                if (coverAll > trailer >>> 8) {
+                    // kept for a snapshot older than its tombstone: still counts as hidden
+                    stillHidden += value.length + ENTRY_OVERHEAD + InternalKey.TRAILER_SIZE;
+                }
+            }
+        }
+        for (RangeTombstone t : rangeTombstones) {
+            out.addTombstone(t);
+        }
+        out.hiddenBytes = stillHidden;
+        return out;
     }
 
     /** True once a range tombstone was added. */
