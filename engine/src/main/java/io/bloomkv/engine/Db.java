@@ -397,10 +397,10 @@ public final class Db implements AutoCloseable {
     private byte[] getStored(byte[] key, ReadOptions readOptions) {
         checkOpen();
         WriteBatch.checkKey(key);
-        long sequence = readSequence(readOptions);
         ThreadLocalRefs.Slot slot = state.localSlot();
         SuperVersion sv = state.acquireLocal(slot); // no shared reference count written (ThreadLocalRefs)
         try {
+            long sequence = readSequence(readOptions); // after the SuperVersion: see readSequence
             long hash = Hashing.hash64(key); // once per get: the memtables' and the tables' filters use it
             if (sv.rangeTombstonesMayCover(key)) {
                 // Tombstones are weighed against each source's entries (PointLookup consults them before any block).
@@ -450,10 +450,10 @@ public final class Db implements AutoCloseable {
         if (keys == null) {
             throw new InvalidArgumentException("keys must not be null");
         }
-        long sequence = readSequence(readOptions);
         ThreadLocalRefs.Slot slot = state.localSlot();
         SuperVersion sv = state.acquireLocal(slot);
         try {
+            long sequence = readSequence(readOptions); // after the SuperVersion: see readSequence
             MultiGet.Outcome o = MultiGet.run(sv, keys, sequence, options.mergeOperator(), readCounters);
             counters.hits.add(o.hits());
             counters.misses.add(keys.size() - o.hits());
@@ -482,10 +482,10 @@ public final class Db implements AutoCloseable {
     /** An iterator at {@code readOptions.snapshot()} (the latest state when null); close it when done. */
     public DbIterator iterator(ReadOptions readOptions) {
         checkOpen();
-        long sequence = readSequence(readOptions);
         SuperVersion sv = state.acquireSuperVersion();
         DbIterator it;
         try {
+            long sequence = readSequence(readOptions); // after the SuperVersion: see readSequence
             it = new DbIterator(
                     this,
                     sv,
@@ -525,6 +525,15 @@ public final class Db implements AutoCloseable {
         openIterators.remove(it);
     }
 
+    /**
+     * The sequence a read reads at: its snapshot's, else the last published one. Read AFTER the read acquires its
+     * SuperVersion (RocksDB's order): a flush or a memtable rewrite drops only entries hidden from every reader at the
+     * oldest snapshot or later, and installs its result before a later reader can acquire it, so a sequence read
+     * after the SuperVersion is at least that point and every entry the SuperVersion lacks is hidden at it. Read
+     * before, a reader delayed between the two could read a newer SuperVersion at an older sequence and miss an
+     * entry its sequence still sees. A write that lands, after the acquire, in a memtable the SuperVersion does not
+     * hold is one that finished during the read: not seeing it is still a state the read may return.
+     */
     private long readSequence(ReadOptions readOptions) {
         Snapshot s = readOptions == null ? null : readOptions.snapshot();
         if (s == null) {

@@ -116,6 +116,23 @@ class RocksFeaturesDifferentialTest {
             try {
                 for (int op = 0; op < OPS; op++) {
                     String where = ctx + " op " + op;
+                    if (expectRewrites && op % 150 == 149) {
+                        // Puts enough for the memtable to pass its rewrite minimum, then a tombstone over every key
+                        // (they all start with 'k'), which hides the whole memtable: the put after it rewrites the
+                        // memtable (keeping what a snapshot still reads).
+                        for (int i = 0; i < 80; i++) {
+                            byte[] k = key(rnd);
+                            byte[] v = value(rnd, counters);
+                            db.put(k, v);
+                            rocks.put(k, v);
+                        }
+                        db.deleteRange(new byte[] {'k'}, new byte[] {'l'});
+                        rocks.deleteRange(new byte[] {'k'}, new byte[] {'l'});
+                        byte[] k = key(rnd);
+                        byte[] v = value(rnd, counters);
+                        db.put(k, v);
+                        rocks.put(k, v);
+                    }
                     int r = rnd.nextInt(1000);
                     if (r < 200) {
                         byte[] k = key(rnd);
