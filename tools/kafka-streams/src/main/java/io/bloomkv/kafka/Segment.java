@@ -152,14 +152,16 @@ final class Segment {
      */
     void putStored(byte[] storedKey, byte[] value, WriteBatch scratch) {
         checkOpen();
-        scratch.clear();
-        if (value == null) {
-            scratch.delete(storedKey);
-        } else {
-            scratch.put(storedKey, value);
-        }
         try {
-            db.write(scratch);
+            if (value == null) {
+                scratch.clear();
+                scratch.delete(storedKey);
+                db.write(scratch);
+            } else {
+                // No batch: the write leader copies key and value straight from these arrays into the memtable (a
+                // batch would be encoded, then decoded into a fresh key array, per put).
+                db.put(storedKey, value);
+            }
         } catch (BloomKvException e) {
             throw new ProcessorStateException("segment " + name + ": put failed", e);
         }

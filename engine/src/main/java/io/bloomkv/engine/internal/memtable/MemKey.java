@@ -14,26 +14,39 @@ final class MemKey {
     /** User key ascending (unsigned), then trailer descending (newest first). */
     static final Comparator<MemKey> ORDER = MemKey::compare;
 
-    final byte[] userKey;
-    final long trailer;
+    // Not final: the skip list's writer points one MemKey at each key it inserts ({@link #set}), allocating none.
+    byte[] userKey;
+    long trailer;
     /** Key bytes [0, 8) and [8, 16) as {@link #word}s. */
-    final long prefix0;
+    long prefix0;
 
-    final long prefix1;
+    long prefix1;
 
     /**
      * Words 2.. of the key (bytes 16 onwards), computed on first use: a skip-list search compares one lookup key with
      * dozens of entries, and keys longer than 16 bytes that share their first 16 (a common prefix: a segment id, a
      * key format byte, a fixed-width name) reach these words in every compare. Not thread-safe; a MemKey belongs to
-     * one lookup or insert.
+     * one lookup or insert at a time. Kept across {@link #set} (refilled when the key's word count matches).
      */
     private long[] rest;
+    /** Whether {@link #rest} holds the words of the current key. */
+    private boolean restValid;
 
     MemKey(byte[] userKey, long trailer) {
+        set(userKey, trailer);
+    }
+
+    /**
+     * Makes this the lookup key of {@code userKey} and {@code trailer} (the words past 16 are computed again on first
+     * use, into the same array when it fits); returns it. For a MemKey its owner reuses, one key at a time.
+     */
+    MemKey set(byte[] userKey, long trailer) {
         this.userKey = userKey;
         this.trailer = trailer;
         this.prefix0 = word(userKey, 0);
         this.prefix1 = word(userKey, 8);
+        this.restValid = false;
+        return this;
     }
 
     /**
@@ -58,13 +71,16 @@ final class MemKey {
             return prefix1;
         }
         long[] r = rest;
-        if (r == null) {
-            int words = (userKey.length + 7) >>> 3;
-            r = new long[Math.max(0, words - 2)];
-            for (int i = 0; i < r.length; i++) {
+        if (!restValid) {
+            int n = Math.max(0, ((userKey.length + 7) >>> 3) - 2);
+            if (r == null || r.length != n) {
+                r = new long[n];
+            }
+            for (int i = 0; i < n; i++) {
                 r[i] = word(userKey, 8 * (i + 2));
             }
             rest = r;
+            restValid = true;
         }
         return j - 2 < r.length ? r[j - 2] : 0;
     }

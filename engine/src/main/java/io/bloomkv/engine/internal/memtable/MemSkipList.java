@@ -62,6 +62,9 @@ final class MemSkipList {
     /** LevelDB's: with branching 4, searches stay O(log n) up to ~16M keys, far above a memtable's. */
     static final int MAX_HEIGHT = 12;
 
+    /** The lookup key {@link #insert} points at each key it inserts (insert has one caller at a time). */
+    private final MemKey insertKey = new MemKey(new byte[0], 0);
+
     private static final int BRANCHING = 4;
     /**
      * Bytes of an array's object header (mark word, compressed class pointer, length). Chunk lengths are a power of
@@ -217,7 +220,7 @@ final class MemSkipList {
      */
     long insert(
             byte[] userKey, long hash, boolean mayHold, long trailer, byte[] value, int valueOffset, int valueLength) {
-        MemKey key = new MemKey(userKey, trailer);
+        MemKey key = insertKey.set(userKey, trailer); // the writer's one lookup key, reused: no allocation per insert
         long x;
         if (index != null) {
             x = mayHold ? index.find(hash, userKey) : 0;
@@ -572,6 +575,16 @@ final class MemSkipList {
         int p = (int) x;
         byte[] out = new byte[(int) (c[p] >>> 32)];
         unpack(c, p + 2, out.length, out, 0);
+        return out;
+    }
+
+    /** Key node {@code x}'s user key, written into {@code reuse} when it has the key's length (else a new array). */
+    byte[] userKey(long x, byte[] reuse) {
+        long[] c = chunk((int) (x >>> 32));
+        int p = (int) x;
+        int length = (int) (c[p] >>> 32);
+        byte[] out = reuse != null && reuse.length == length ? reuse : new byte[length];
+        unpack(c, p + 2, length, out, 0);
         return out;
     }
 

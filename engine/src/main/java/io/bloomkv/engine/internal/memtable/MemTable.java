@@ -199,8 +199,9 @@ public final class MemTable {
         MemSkipList.LentValue lent = new MemSkipList.LentValue();
         long[] kept = new long[8];
         long stillHidden = 0;
+        byte[] key = null; // reused while keys keep their length (add copies it into the new arena)
         for (long x = table.first(); x != 0; x = table.next(x)) {
-            byte[] key = table.userKey(x);
+            key = table.userKey(x, key);
             // Versions are visited newest first; a key's versions are added oldest first (insert's order).
             long cover = fragmented.isEmpty() ? -1 : fragmented.maxCovering(key, smallestSnapshot);
             long coverAll = fragmented.isEmpty() ? -1 : fragmented.maxCovering(key, Long.MAX_VALUE);

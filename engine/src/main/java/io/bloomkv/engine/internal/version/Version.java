@@ -45,6 +45,8 @@ public final class Version implements LevelView {
     private final boolean hasRangeTombstones;
     /** Some table of this version has a usable range filter. */
     private final boolean hasRangeFilters;
+    /** Tables in all levels ({@link #get} asks none when 0). */
+    private final int tableCount;
     /**
      * References to the pinned filter copies of this Version's tables, held until its release: gets probe a pinned copy
      * without a reference of their own ({@code TableReader#retainPinnedFilter}). Guarded by itself; null once released.
@@ -63,6 +65,11 @@ public final class Version implements LevelView {
         this.readers = new TableReader[levels.size()][];
         this.smallestPrefix = new long[levels.size()][];
         this.largestPrefix = new long[levels.size()][];
+        int tableTotal = 0;
+        for (List<FileMetaData> l : levels) {
+            tableTotal += l.size();
+        }
+        this.tableCount = tableTotal;
         for (int level = 0; level < levels.size(); level++) {
             files[level] = levels.get(level).toArray(new FileMetaData[0]);
             readers[level] = new TableReader[files[level].length];
@@ -275,6 +282,9 @@ public final class Version implements LevelView {
         // touch loop"). The third pass probes each table once, its filter from the cache now, in the same order.
         // Probes are counted once per get (PointRead.recordProbes), not once per table: each count is an atomic
         // update, which also fences the next probe's load.
+        if (tableCount == 0) {
+            return null; // nothing to ask (a store whose data is all in its memtables): no candidate array, no read
+        }
         long keyPrefix = KeyPrefix.of(userKey);
         FileMetaData[] l0 = files[0];
         TableReader[] candidates = new TableReader[l0.length + files.length - 1];
