@@ -150,9 +150,13 @@ final class CrashTestCommand implements Callable<Integer> {
         }
         long ops0;
         long acked0;
+        long ranges0;
+        long rewrites0;
         try (ExpectedState es = StressCommand.openExpected(expected, stress.keys)) {
             ops0 = es.totalOps();
             acked0 = es.totalAcked();
+            ranges0 = es.totalKeyRangeDeletions();
+            rewrites0 = es.totalMemtableRewrites();
         }
         long t0 = System.nanoTime();
         int done = 0;
@@ -243,12 +247,17 @@ final class CrashTestCommand implements Callable<Integer> {
         long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
         long ops;
         long acked;
+        long ranges;
+        long rewrites;
         try (ExpectedState es = StressCommand.openExpected(expected, stress.keys)) {
             ops = es.totalOps() - ops0;
             acked = es.totalAcked() - acked0;
+            ranges = es.totalKeyRangeDeletions() - ranges0;
+            rewrites = es.totalMemtableRewrites() - rewrites0; // as the children last recorded them (every 200 ms)
         }
         out.println("crashtest: " + done + " rounds in " + seconds + " s, " + ops + " operations, " + acked
-                + " acknowledged writes; lost " + lost + ", failed opens " + failedOpens + ", wrong answers " + wrong
+                + " acknowledged writes, " + ranges + " key-range deletions, " + rewrites + " memtable rewrites; lost "
+                + lost + ", failed opens " + failedOpens + ", wrong answers " + wrong
                 + ", children that failed " + childFailures);
         out.flush();
         return lost == 0 && failedOpens == 0 && wrong == 0 && childFailures == 0 ? ExitCodes.OK : ExitCodes.NOT_FOUND;

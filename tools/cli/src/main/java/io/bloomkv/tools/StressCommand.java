@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
  * {@code bloomkv stress DB_DIR}: RocksDB db_stress for bloomkv. Opens (or creates) the database, checks
  * every key and a full scan against the expected-state file left by earlier runs (an in-flight write
  * of a killed run may or may not have landed, all or nothing), then runs threads of random puts,
- * deletes, batches, gets, iterators and snapshots, each answer checked against the expected state.
+ * deletes, range deletions, batches, gets, iterators and snapshots, each answer checked against the expected state.
  * Exit code 0 when every answer was right, 1 on any wrong answer or lost write.
  */
 @Command(
@@ -101,7 +101,8 @@ final class StressCommand implements Callable<Integer> {
             });
             out.println("stress: done: " + summary);
             out.println("stress: expected-state totals over every run: " + es.totalOps() + " ops, " + es.totalAcked()
-                    + " acknowledged writes");
+                    + " acknowledged writes, " + es.totalKeyRangeDeletions() + " key-range deletions, "
+                    + es.totalMemtableRewrites() + " memtable rewrites");
             out.flush();
             if (run.failure() != null) {
                 run.failure().printStackTrace(spec.commandLine().getErr());

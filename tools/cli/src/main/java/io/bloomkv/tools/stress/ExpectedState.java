@@ -20,7 +20,8 @@ import java.nio.file.StandardOpenOption;
  * a key takes the next version, and its value is {@link StressValue#of(int, long)}.
  *
  * <p>Layout (little-endian): a 4096-byte header (magic "BKVSTRS1", key count, then per thread slot
- * 0..63 its operation and acknowledged-write counters), then 24 bytes per key: committed, pending
+ * 0..63 its operation and acknowledged-write counters; from byte 2048 per thread slot its key-range deletions, at byte
+ * 2560 the memtable rewrites counted by the runs; files made before these counters read them as 0), then 24 bytes per key: committed, pending
  * (bit 63 set while pending), pending write id. Each key has one writer thread at a time (keys are
  * partitioned by thread), so the slots need no locks; readers of another thread's keys use them only
  * to bound what they may see.
@@ -135,6 +136,31 @@ public final class ExpectedState implements AutoCloseable {
         int off = 64 + (thread % MAX_THREADS) * 16;
         map.putLong(off, map.getLong(off) + ops);
         map.putLong(off + 8, map.getLong(off + 8) + acked);
+    }
+
+    /** Adds one to thread slot {@code thread}'s key-range deletions. */
+    public void countKeyRangeDeletion(int thread) {
+        int off = 2048 + (thread % MAX_THREADS) * 8;
+        map.putLong(off, map.getLong(off) + 1);
+    }
+
+    /** Key-range deletions counted over every run on this file. */
+    public long totalKeyRangeDeletions() {
+        long n = 0;
+        for (int t = 0; t < MAX_THREADS; t++) {
+            n += map.getLong(2048 + t * 8);
+        }
+        return n;
+    }
+
+    /** Adds {@code n} memtable rewrites (one caller per run: the run's main thread). */
+    public void addMemtableRewrites(long n) {
+        map.putLong(2560, map.getLong(2560) + n);
+    }
+
+    /** Memtable rewrites counted over every run on this file. */
+    public long totalMemtableRewrites() {
+        return map.getLong(2560);
     }
 
     /** Operations counted over every run on this file. */

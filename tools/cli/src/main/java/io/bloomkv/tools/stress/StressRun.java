@@ -25,8 +25,12 @@ import java.util.stream.Stream;
  * {@link TableFileWriter}, then {@link Db#ingest}, moved or copied: the expected-state rule of a batch, all the
  * file's keys old or all new after a crash) and range drops (a range tombstone over one own key, then
  * {@link Db#deleteFilesInRange} over it: the key of the thread's last one-key ingestion when there is one, whose
- * table the call then removes; a delete's rule). Keys are partitioned among the threads: thread t writes only keys
- * {@code k % threads == t}, so its own keys have an exact expected state while it runs; keys of other
+ * table the call then removes; a delete's rule) and key-range deletions (db_stress's TestDeleteRange: one range
+ * tombstone over 1-8 or, a third of the time, a quarter of a stripe up to a stripe of consecutive own keys, so that the
+ * tombstones of a run hide most of a memtable and the engine's memtable rewrite runs; a batch's rule over the range).
+ * Keys are partitioned among the threads in stripes of {@link #stripe} consecutive keys: thread t writes only keys
+ * {@code (k / stripe) % threads == t} (a stripe holds only one thread's keys, so a range of them is a range
+ * deletion no other thread's write races), so its own keys have an exact expected state while it runs; keys of other
  * threads are checked to be a well-formed value of a version between the ones the expected state
  * showed before and after the read. Every write is marked pending in the expected state before it is
  * issued and committed after it is acknowledged.
@@ -34,6 +38,9 @@ import java.util.stream.Stream;
 public final class StressRun {
     /** What to run: {@code ops} per run (0 = no limit) and {@code durationMillis} (0 = no limit), whichever ends first. */
     public record Config(int threads, long ops, long durationMillis, long seed) {}
+
+    /** The widest stripe of consecutive keys one thread owns (and so the widest key-range deletion). */
+    public static final int MAX_STRIPE = 256;
 
     /** What a run did. */
     public record Summary(
@@ -52,6 +59,9 @@ public final class StressRun {
             long ingestions,
             long rangeDrops,
             long tablesDropped,
+            long keyRangeDeletes,
+            long keysRangeDeleted,
+            long memtableRewrites,
             long acknowledgedWrites,
             long wrongAnswers,
             List<String> problems,
@@ -64,7 +74,10 @@ public final class StressRun {
                     + batches + ", gets " + gets + ", multiGets " + multiGets + ", iterators " + iterators
                     + ", snapshots " + snapshots + ", flushes " + flushes + ", compactions " + compactions
                     + ", ingestions " + ingestions + ", range drops " + rangeDrops + " (tables removed " + tablesDropped
-                    + ")" + "; acknowledged writes " + acknowledgedWrites + "; wrong answers " + wrongAnswers
+                    + "), key-range deletions " + keyRangeDeletes + " (" + keysRangeDeleted
+                    + " keys), memtable rewrites "
+                    + memtableRewrites + "; acknowledged writes " + acknowledgedWrites + "; wrong answers "
+                    + wrongAnswers
                     + (problems.isEmpty() ? "" : "; first: " + problems);
         }
     }
@@ -88,6 +101,11 @@ public final class StressRun {
     private final AtomicLong ingestions = new AtomicLong();
     private final AtomicLong rangeDrops = new AtomicLong();
     private final AtomicLong tablesDropped = new AtomicLong();
+    private final AtomicLong keyRangeDeletes = new AtomicLong();
+    private final AtomicLong keysRangeDeleted = new AtomicLong();
+    private final int stripe;
+    private long rewritesAtStart;
+    private long rewritesRecorded;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong wrong = new AtomicLong();
     private final List<String> problems = new ArrayList<>();
@@ -106,11 +124,31 @@ public final class StressRun {
         this.es = es;
         this.config = config;
         this.keys = es.keys();
+        this.stripe = stripe(es.keys(), config.threads());
+    }
+
+    /**
+     * The width of the stripes of consecutive keys the threads own in turn: the whole key space for one thread, else at
+     * most {@link #MAX_STRIPE} and at most a thread's share, so every thread owns at least one stripe.
+     */
+    public static int stripe(int keys, int threads) {
+        return threads == 1 ? keys : Math.max(1, Math.min(MAX_STRIPE, keys / threads));
+    }
+
+    /** The memtable rewrites of the database since the run began, also added to the expected state's total. */
+    private long memtableRewrites() {
+        long now = db.stats().memtableRewrites() - rewritesAtStart;
+        if (now > rewritesRecorded) {
+            es.addMemtableRewrites(now - rewritesRecorded);
+            rewritesRecorded = now;
+        }
+        return now;
     }
 
     /** Runs the threads until the operations or the time are used up; {@code progress} gets a line every few seconds. */
     public Summary run(Consumer<String> progress) throws InterruptedException {
         long t0 = System.nanoTime();
+        rewritesAtStart = db.stats().memtableRewrites();
         long deadline = config.durationMillis() > 0 ? t0 + config.durationMillis() * 1_000_000L : Long.MAX_VALUE;
         Thread[] threads = new Thread[config.threads()];
         for (int t = 0; t < threads.length; t++) {
@@ -130,9 +168,11 @@ public final class StressRun {
         for (Thread th : threads) {
             while (th.isAlive()) {
                 th.join(200);
+                memtableRewrites();
                 if (System.nanoTime() > nextReport) {
                     progress.accept("stress: " + ops.get() + " ops, " + acked.get() + " acknowledged writes, "
-                            + wrong.get() + " wrong");
+                            + wrong.get() + " wrong, " + keyRangeDeletes.get() + " key-range deletions, "
+                            + memtableRewrites() + " memtable rewrites");
                     nextReport = System.nanoTime() + 5_000_000_000L;
                 }
             }
@@ -142,6 +182,7 @@ public final class StressRun {
             problem("a stress thread failed: " + failure);
         }
         long millis = (System.nanoTime() - t0) / 1_000_000;
+        long rewrites = memtableRewrites();
         synchronized (problems) {
             return new Summary(
                     ops.get(),
@@ -159,6 +200,9 @@ public final class StressRun {
                     ingestions.get(),
                     rangeDrops.get(),
                     tablesDropped.get(),
+                    keyRangeDeletes.get(),
+                    keysRangeDeleted.get(),
+                    rewrites,
                     acked.get(),
                     wrong.get(),
                     List.copyOf(problems),
@@ -184,9 +228,12 @@ public final class StressRun {
         problem(p);
     }
 
+    /** A random key of {@code thread}'s stripes. */
     private int ownKey(Random rnd, int thread) {
-        int perThread = (keys - thread + config.threads() - 1) / config.threads();
-        return thread + config.threads() * rnd.nextInt(perThread);
+        int stripes = (keys + stripe - 1) / stripe;
+        int own = (stripes - thread + config.threads() - 1) / config.threads(); // >= 1: stripe(...) made sure
+        int start = (thread + config.threads() * rnd.nextInt(own)) * stripe;
+        return start + rnd.nextInt(Math.min(stripe, keys - start));
     }
 
     private void worker(int thread, long deadline) {
@@ -211,8 +258,10 @@ public final class StressRun {
                     }
                 }
                 write(thread, writeId, ks, rnd, rnd.nextInt(4) == 0);
-            } else if (r < 777) {
+            } else if (r < 747) {
                 get(thread, rnd.nextInt(keys));
+            } else if (r < 777) {
+                deleteKeyRange(thread, writeId, rnd, ownKey(rnd, thread), true);
             } else if (r < 780) {
                 dropRange(thread, writeId, rnd, lastSingleIngested);
             } else if (r < 820) {
@@ -384,7 +433,94 @@ public final class StressRun {
     }
 
     private boolean own(int thread, int k) {
-        return k % config.threads() == thread;
+        return (k / stripe) % config.threads() == thread;
+    }
+
+    /**
+     * Deletes own keys {@code [from, to)} with one range tombstone, {@code to} at most the end of {@code from}'s stripe:
+     * 1-8 keys, or a third of the time a quarter of a stripe (at least 16 keys) up to a whole stripe (wide ranges hide
+     * most of a memtable when the key space is small: the engine's memtable rewrite runs). Every key of the range is marked pending (deleted,
+     * its next version) under the one write id {@code writeId} before the call and committed after it, so after a kill
+     * the range reads all old or all deleted ({@link StressVerifier}'s rule for a batch). A quarter of the calls go
+     * through a {@link WriteBatch} and half of those put one key of the range again after the tombstone in the same
+     * batch (a later sequence than the tombstone's: the key reads the put). With {@code check}, one time in four reads
+     * the range back at once: a get of one of its keys and an iterator bounded to the range must see exactly the
+     * expected state. Returns {@code [from, to)} and the keys' committed states before the call, in {@code before}.
+     */
+    private int[] deleteKeyRange(int thread, long writeId, Random rnd, int from, boolean check, long... before) {
+        int stripeEnd = Math.min(keys, (from / stripe + 1) * stripe);
+        int wideMin = Math.min(stripe, Math.max(16, stripe / 4));
+        int width = rnd.nextInt(3) == 0 ? wideMin + rnd.nextInt(stripe - wideMin + 1) : 1 + rnd.nextInt(8);
+        int to = Math.min(stripeEnd, from + width);
+        long[] next = new long[to - from];
+        for (int k = from; k < to; k++) {
+            long c = es.committed(k);
+            if (before.length > k - from) {
+                before[k - from] = c;
+            }
+            next[k - from] = ExpectedState.state(ExpectedState.version(c) + 1, false);
+            es.setPending(k, next[k - from], writeId);
+        }
+        if (rnd.nextInt(4) == 0) {
+            WriteBatch b = new WriteBatch();
+            b.deleteRange(StressValue.key(from), StressValue.key(to));
+            if (rnd.nextBoolean()) {
+                int k = from + rnd.nextInt(to - from);
+                long version = ExpectedState.version(next[k - from]) + 1;
+                next[k - from] = ExpectedState.state(version, true);
+                es.setPending(k, next[k - from], writeId);
+                b.put(StressValue.key(k), StressValue.of(k, version));
+            }
+            db.write(b);
+        } else {
+            db.deleteRange(StressValue.key(from), StressValue.key(to));
+        }
+        for (int k = from; k < to; k++) {
+            es.commit(k, next[k - from]);
+        }
+        keyRangeDeletes.incrementAndGet();
+        keysRangeDeleted.addAndGet(to - from);
+        acked.incrementAndGet();
+        es.count(thread, 0, 1);
+        es.countKeyRangeDeletion(thread);
+        if (check && rnd.nextInt(4) == 0) {
+            int k = from + rnd.nextInt(to - from);
+            check(thread, k, es.committed(k), db.get(StressValue.key(k)), "get after a key-range deletion");
+            checkRange(
+                    ReadOptions.defaults(), from, to, next, "iterator over a key-range deletion " + from + ".." + to);
+        }
+        return new int[] {from, to};
+    }
+
+    /**
+     * Iterates own keys {@code [from, to)} through {@code ro} (bounds set here): exactly the keys whose {@code states}
+     * exist must show, each with its value.
+     */
+    private void checkRange(ReadOptions ro, int from, int to, long[] states, String what) {
+        ro.iterateLowerBound(StressValue.key(from)).iterateUpperBound(StressValue.key(to));
+        try (DbIterator it = db.iterator(ro)) {
+            int k = from;
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                int got = StressValue.keyNumber(it.key());
+                while (k < to && k < got && !ExpectedState.exists(states[k - from])) {
+                    k++;
+                }
+                if (got != k || k >= to || !StressValue.matches(k, states[k - from], it.value())) {
+                    wrongAnswer(what + ": key " + got + " (version " + StressValue.versionOf(got, it.value())
+                            + ") where the expected state has "
+                            + (k < to ? "key " + k + " " + StressVerifier.describe(states[k - from]) : "nothing"));
+                    return;
+                }
+                k++;
+            }
+            for (; k < to; k++) {
+                if (ExpectedState.exists(states[k - from])) {
+                    wrongAnswer(
+                            what + ": key " + k + " missing, expected " + StressVerifier.describe(states[k - from]));
+                    return;
+                }
+            }
+        }
     }
 
     /** Checks a value read for another thread's key: absent or a well-formed value, of a version the expected state allows. */
@@ -487,9 +623,11 @@ public final class StressRun {
         }
         // Own keys in [start, lastSeen] (to the end when the iterator ended) that exist must have been seen.
         int end = ended ? keys - 1 : lastSeen;
-        int first = start + Math.floorMod(thread - start, config.threads());
         int idx = 0;
-        for (int k = first; k <= end; k += config.threads()) {
+        for (int k = start; k <= end; k++) {
+            if (!own(thread, k)) {
+                continue;
+            }
             boolean seen = idx < seenOwn.size() && seenOwn.get(idx)[0] == k;
             if (seen) {
                 idx++;
@@ -502,7 +640,11 @@ public final class StressRun {
         }
     }
 
-    /** Takes a snapshot, records a few own keys, overwrites one of them, and reads them back through the snapshot. */
+    /**
+     * Takes a snapshot, records a few own keys, overwrites one of them (or, one time in five, deletes a key range from
+     * it: {@link #deleteKeyRange}), and reads them back through the snapshot; after a key-range deletion an iterator
+     * through the snapshot over the range must show every key of it as it was.
+     */
     private void snapshot(int thread, Random rnd, long writeId) {
         snapshots.incrementAndGet();
         int n = 1 + rnd.nextInt(8);
@@ -513,7 +655,21 @@ public final class StressRun {
                 ks[j] = ownKey(rnd, thread);
                 states[j] = es.committed(ks[j]);
             }
-            write(thread, writeId, List.of(ks[0]), rnd, rnd.nextInt(4) == 0);
+            int[] range = null;
+            long[] old = new long[stripe];
+            if (rnd.nextInt(5) == 0) {
+                range = deleteKeyRange(thread, writeId, rnd, ks[0], false, old);
+            } else {
+                write(thread, writeId, List.of(ks[0]), rnd, rnd.nextInt(4) == 0);
+            }
+            if (range != null) {
+                checkRange(
+                        ReadOptions.defaults().snapshot(s),
+                        range[0],
+                        range[1],
+                        java.util.Arrays.copyOf(old, range[1] - range[0]),
+                        "snapshot iterator over key-range deletion " + range[0] + ".." + range[1]);
+            }
             ReadOptions ro = ReadOptions.defaults().snapshot(s);
             for (int j = 0; j < n; j++) {
                 byte[] v = db.get(StressValue.key(ks[j]), ro);
