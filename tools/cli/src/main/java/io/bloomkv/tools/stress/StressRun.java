@@ -42,6 +42,9 @@ public final class StressRun {
     /** The widest stripe of consecutive keys one thread owns (and so the widest key-range deletion). */
     public static final int MAX_STRIPE = 256;
 
+    /** The widest key-range deletion (one thread owns the whole key space: its stripe may be far wider). */
+    static final int MAX_RANGE = 1024;
+
     /** What a run did. */
     public record Summary(
             long ops,
@@ -438,7 +441,8 @@ public final class StressRun {
 
     /**
      * Deletes own keys {@code [from, to)} with one range tombstone, {@code to} at most the end of {@code from}'s stripe:
-     * 1-8 keys, or a third of the time a quarter of a stripe (at least 16 keys) up to a whole stripe (wide ranges hide
+     * 1-8 keys, or a third of the time a quarter of a stripe (at least 16 keys) up to a whole stripe, at most
+     * {@link #MAX_RANGE} keys (wide ranges hide
      * most of a memtable when the key space is small: the engine's memtable rewrite runs). Every key of the range is marked pending (deleted,
      * its next version) under the one write id {@code writeId} before the call and committed after it, so after a kill
      * the range reads all old or all deleted ({@link StressVerifier}'s rule for a batch). A quarter of the calls go
@@ -449,8 +453,9 @@ public final class StressRun {
      */
     private int[] deleteKeyRange(int thread, long writeId, Random rnd, int from, boolean check, long... before) {
         int stripeEnd = Math.min(keys, (from / stripe + 1) * stripe);
-        int wideMin = Math.min(stripe, Math.max(16, stripe / 4));
-        int width = rnd.nextInt(3) == 0 ? wideMin + rnd.nextInt(stripe - wideMin + 1) : 1 + rnd.nextInt(8);
+        int wideMax = Math.min(stripe, MAX_RANGE);
+        int wideMin = Math.min(wideMax, Math.max(16, wideMax / 4));
+        int width = rnd.nextInt(3) == 0 ? wideMin + rnd.nextInt(wideMax - wideMin + 1) : 1 + rnd.nextInt(8);
         int to = Math.min(stripeEnd, from + width);
         long[] next = new long[to - from];
         for (int k = from; k < to; k++) {
@@ -656,8 +661,9 @@ public final class StressRun {
                 states[j] = es.committed(ks[j]);
             }
             int[] range = null;
-            long[] old = new long[stripe];
+            long[] old = null;
             if (rnd.nextInt(5) == 0) {
+                old = new long[Math.min(stripe, MAX_RANGE)];
                 range = deleteKeyRange(thread, writeId, rnd, ks[0], false, old);
             } else {
                 write(thread, writeId, List.of(ks[0]), rnd, rnd.nextInt(4) == 0);
