@@ -494,7 +494,7 @@ final class CommitPipeline {
                 if (inserter == null) {
                     inserter = MemTableInserter.into(target);
                 }
-                m.batch.forEach(seq, inserter);
+                m.batch.forEachLendingKeys(seq, inserter); // the memtable copies each key it adds
                 seq += m.batch.count();
             } else {
                 target.add(seq, ValueType.PUT, m.putKey, m.putValue, 0, m.putValue.length);

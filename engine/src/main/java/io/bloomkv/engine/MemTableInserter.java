@@ -3,7 +3,11 @@ package io.bloomkv.engine;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.memtable.MemTable;
 
-/** Adds each operation of a write batch to a memtable under its sequence number (the write path and WAL replay). */
+/**
+ * Adds each operation of a write batch to a memtable under its sequence number (the write path and WAL replay). Keeps
+ * no array it is handed (the memtable copies keys, values and tombstone bounds), so the batch may lend its keys
+ * ({@link WriteBatch#forEachLendingKeys}).
+ */
 final class MemTableInserter {
     private MemTableInserter() {}
 

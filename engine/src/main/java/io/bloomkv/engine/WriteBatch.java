@@ -315,7 +315,16 @@ public final class WriteBatch {
 
     /** Feeds the operations to {@code handler}, numbering them from {@code firstSequence}. */
     void forEach(long firstSequence, Handler handler) {
-        iterate(rep.array(), HEADER_SIZE, rep.size() - HEADER_SIZE, firstSequence, count, handler);
+        iterate(rep.array(), HEADER_SIZE, rep.size() - HEADER_SIZE, firstSequence, count, handler, false);
+    }
+
+    /**
+     * As {@link #forEach}, with each operation's key (a range deletion's begin) lent: one array refilled while keys
+     * keep their length, valid only during the handler's call. For a handler that copies what it keeps (the memtable
+     * insert copies keys into its arena): a restored batch then allocates no array per record.
+     */
+    void forEachLendingKeys(long firstSequence, Handler handler) {
+        iterate(rep.array(), HEADER_SIZE, rep.size() - HEADER_SIZE, firstSequence, count, handler, true);
     }
 
     /** Decodes a serialized batch (a WAL record). Returns its first sequence number. */
@@ -327,7 +336,7 @@ public final class WriteBatch {
         ByteReader r = new ByteReader(record);
         long sequence = r.getFixed64();
         int n = r.getFixed32();
-        iterate(record, HEADER_SIZE, record.length - HEADER_SIZE, sequence, n, handler);
+        iterate(record, HEADER_SIZE, record.length - HEADER_SIZE, sequence, n, handler, false);
         return sequence;
     }
 
@@ -344,13 +353,27 @@ public final class WriteBatch {
         return new ByteReader(record, 8, 4).getFixed32();
     }
 
-    private static void iterate(byte[] buf, int off, int len, long firstSequence, int n, Handler handler) {
+    private static final byte[] EMPTY_KEY = new byte[0];
+
+    private static void iterate(
+            byte[] buf, int off, int len, long firstSequence, int n, Handler handler, boolean lendKeys) {
         ByteReader r = new ByteReader(buf, off, len);
         long seq = firstSequence;
         int found = 0;
+        byte[] lent = EMPTY_KEY;
         while (r.hasRemaining()) {
             int type = r.getByte();
-            byte[] key = r.getLengthPrefixed();
+            byte[] key;
+            if (lendKeys) {
+                int keyLength = r.getLength(r.remaining());
+                if (lent.length != keyLength) {
+                    lent = new byte[keyLength];
+                }
+                r.getBytes(lent, keyLength);
+                key = lent;
+            } else {
+                key = r.getLengthPrefixed();
+            }
             if (type == ValueType.PUT.code()) {
                 int valueLength = r.getLength(r.remaining());
                 int valueOffset = r.position();

@@ -268,7 +268,11 @@ public final class KafkaStreamsBench implements Callable<Integer> {
      * The process after each retention period of event time (processing clock stopped while sampled): resident set,
      * heap committed and the bytes of the tasks' state directories. Flat from the second period on is the goal.
      */
-    public record PeriodSample(int period, long rssBytes, long heapCommittedBytes, long diskBytes) {}
+    /**
+     * After a retention period: the process's RSS, the committed heap, the stores' own memory ({@link #storeMemory}:
+     * bloomkv's memtables and filters, RocksDB's memtables, table readers and block caches) and their disk.
+     */
+    public record PeriodSample(int period, long rssBytes, long heapCommittedBytes, long diskBytes, long storeBytes) {}
 
     @Override
     public Integer call() throws Exception {
@@ -523,7 +527,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 if (retentionMs > 0 && ts - BASE_TIME >= (periods.size() + 1) * retentionMs) {
                     long s0 = System.nanoTime();
                     long sc0 = threadCpuNanos();
-                    periods.add(sample(periods.size() + 1, dir.resolve("process")));
+                    periods.add(sample(periods.size() + 1, dir.resolve("process"), stores, ctx));
                     if (periodMemory) {
                         System.out.println(engine + " period " + periods.size() + ": " + MemoryBreakdown.periodLine());
                     }
@@ -554,7 +558,7 @@ public final class KafkaStreamsBench implements Callable<Integer> {
             long processWritten = bytesWritten() - written0;
             Map<Integer, String> versionedAnswers = versionedAnswers(t, stores, keyBytes, p, spanMs);
             if (retentionMs > 0 && spanMs >= (periods.size() + 1) * retentionMs) {
-                periods.add(sample(periods.size() + 1, dir.resolve("process")));
+                periods.add(sample(periods.size() + 1, dir.resolve("process"), stores, ctx));
                 if (periodMemory) {
                     System.out.println(engine + " period " + periods.size() + ": " + MemoryBreakdown.periodLine());
                 }
@@ -800,12 +804,42 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                 : -1;
     }
 
-    private static PeriodSample sample(int period, Path stateDirs) {
+    private static PeriodSample sample(int period, Path stateDirs, StateStore[] stores, BenchStoreContext[] ctx) {
         return new PeriodSample(
                 period,
                 rss()[0],
                 ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted(),
-                bytesUnder(stateDirs));
+                bytesUnder(stateDirs),
+                storeMemory(stores, ctx));
+    }
+
+    /**
+     * The memory the stores say they hold: bloomkv's memtables (heap) and filters (off-heap), RocksDB's memtables,
+     * table readers and block caches (native), from the stores' metrics (a bloomkv key-value store from its database's
+     * stats). What the store keeps, apart from what the JVM or the allocator do with the rest of the process.
+     */
+    static long storeMemory(StateStore[] stores, BenchStoreContext[] ctx) {
+        long sum = 0;
+        for (int i = 0; i < stores.length; i++) {
+            if (stores[i] instanceof BloomKvStore b) {
+                io.bloomkv.engine.Stats st = b.database().stats();
+                sum += st.memtableBytes() + st.filterMemoryBytes();
+                continue;
+            }
+            for (Map.Entry<MetricName, ? extends Metric> e :
+                    ctx[i].metrics.metrics().entrySet()) {
+                String n = e.getKey().name();
+                if ((n.equals("size-all-mem-tables")
+                                || n.equals("estimate-table-readers-mem")
+                                || n.equals("block-cache-usage")
+                                || n.equals("bloomkv-memtable-bytes")
+                                || n.equals("bloomkv-filter-memory-bytes"))
+                        && e.getValue().metricValue() instanceof Number num) {
+                    sum += num.longValue();
+                }
+            }
+        }
+        return sum;
     }
 
     /** Bytes of the regular files under {@code dir}; files deleted during the walk (old logs, compacted tables) skipped. */
@@ -1170,7 +1204,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         }
         if (maxPeriods > 0) {
             md.append(
-                    "\nAfter each retention period of event time (medians, MiB: RSS / disk of the state directories):\n\n| store |");
+                    "\nAfter each retention period of event time (medians, MiB: RSS / the stores' own memory / disk of the state"
+                            + " directories):\n\n| store |");
             for (int i = 1; i <= maxPeriods; i++) {
                 md.append(' ').append(i).append(" |");
             }
@@ -1186,8 +1221,9 @@ public final class KafkaStreamsBench implements Callable<Integer> {
                             .toList();
                     md.append(String.format(
                             Locale.ROOT,
-                            " %.0f / %.1f |",
+                            " %.0f / %.1f / %.1f |",
                             median(at.stream().map(s -> mib(s.rssBytes())).toList()),
+                            median(at.stream().map(s -> mib(s.storeBytes())).toList()),
                             median(at.stream().map(s -> mib(s.diskBytes())).toList())));
                 }
                 md.append('\n');
@@ -1228,14 +1264,16 @@ public final class KafkaStreamsBench implements Callable<Integer> {
         if (periods == null || periods.isEmpty()) {
             return "";
         }
-        StringBuilder b = new StringBuilder("\n           per retention period (RSS / heap committed / disk MiB):");
+        StringBuilder b =
+                new StringBuilder("\n           per retention period (RSS / heap committed / store / disk MiB):");
         for (PeriodSample s : periods) {
             b.append(String.format(
                     Locale.ROOT,
-                    " %d: %.0f/%.0f/%.1f",
+                    " %d: %.0f/%.0f/%.1f/%.1f",
                     s.period(),
                     mib(s.rssBytes()),
                     mib(s.heapCommittedBytes()),
+                    mib(s.storeBytes()),
                     mib(s.diskBytes())));
         }
         return b.toString();

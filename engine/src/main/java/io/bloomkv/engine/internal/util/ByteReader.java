@@ -115,6 +115,13 @@ public final class ByteReader {
         return out;
     }
 
+    /** Copies the next {@code len} bytes (which must be there) into {@code out[0, len)}. */
+    public void getBytes(byte[] out, int len) {
+        need(len);
+        System.arraycopy(buf, pos, out, 0, len);
+        pos += len;
+    }
+
     /** Steps over {@code len} bytes (which must be there). */
     public void skip(int len) {
         need(len);
