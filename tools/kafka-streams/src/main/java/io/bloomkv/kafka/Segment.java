@@ -147,8 +147,8 @@ final class Segment {
     }
 
     /**
-     * Puts (a null value deletes) a stored key already carrying this segment's prefix, through {@code scratch}: a
-     * batch the caller reuses from write to write (cleared here), so a single put allocates no batch buffer.
+     * Puts (a null value deletes) a stored key already carrying this segment's prefix: a put through {@link Db#put}
+     * (no batch), a delete through {@code scratch}, a batch the caller reuses from write to write (cleared here).
      */
     void putStored(byte[] storedKey, byte[] value, WriteBatch scratch) {
         checkOpen();

@@ -53,7 +53,7 @@ final class Segments {
      * finds its few segments without a sorted-map view, boxed bounds or an iterator ({@link #search}).
      */
     private Segment[] ordered = new Segment[0];
-    /** The batch of single puts and of restore batches, reused from write to write. */
+    /** The batch of single deletes and of restore batches, reused from write to write. */
     private final ReusableBatch scratch = new ReusableBatch(64);
 
     /** {@code options}: those of the store's database (shared block cache and write-buffer budget set). */
