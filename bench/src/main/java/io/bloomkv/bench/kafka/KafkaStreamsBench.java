@@ -131,8 +131,8 @@ public final class KafkaStreamsBench implements Callable<Integer> {
     @Option(
             names = "--gc-before",
             description =
-                    "Collect (System.gc(), three full collections) before the stores open, as the bench did until "
-                            + "2026-11-28: G1 then starts the run with a heap shrunk to a few MiB and those pauses in its "
+                    "Collect (System.gc(), three full collections) before the stores open, as earlier versions of this "
+                            + "bench did: G1 then starts the run with a heap shrunk to a few MiB and those pauses in its "
                             + "history, which an application that never calls System.gc() does not (default: no collection).")
     boolean gcBefore;
 

@@ -25,7 +25,8 @@ class StressCommandsTest {
     @TempDir
     Path tmp;
 
-    private static long seed(String test) {
+    /** The seed of a randomized stress test (also {@link StressRangeDeletionTest}'s), printed with how to replay it. */
+    static long seed(String test) {
         long seed = Long.getLong("bloomkv.tools.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
         System.out.println(test + " seed " + seed + " (replay with -Dbloomkv.tools.seed=" + seed + ")");
         return seed;

@@ -28,9 +28,7 @@ class StressRangeDeletionTest {
     Path tmp;
 
     private static long seed(String test) {
-        long seed = Long.getLong("bloomkv.tools.seed", Long.getLong("bloomkv.seed", System.nanoTime()));
-        System.out.println(test + " seed " + seed + " (replay with -Dbloomkv.tools.seed=" + seed + ")");
-        return seed;
+        return StressCommandsTest.seed(test);
     }
 
     private static long count(String out, String regex) {
