@@ -62,11 +62,13 @@ final class MemIndex {
             if (e == 0) {
                 return 0;
             }
-            if (e >>> NODE_BITS == tag) {
-                long x = MemSkipList.expand(e & NODE_MASK);
-                if (list.keyEquals(x, userKey)) {
-                    return x;
-                }
+            long x = MemSkipList.expand(e & NODE_MASK);
+            long difference = (e >>> NODE_BITS) ^ tag;
+            if (difference == 0) {
+                difference = list.keyDifference(x, userKey); // zero: the key; see keyDifference for the shape
+            }
+            if (difference == 0) {
+                return x;
             }
             i = (i + 1) & mask;
         }

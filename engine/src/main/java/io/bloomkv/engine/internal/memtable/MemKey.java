@@ -59,7 +59,9 @@ final class MemKey {
         for (int i = 0; i < n; i++) {
             p = (p << 8) | (key[from + i] & 0xFFL);
         }
-        return n == 8 ? p : n == 0 ? 0 : p << (8 * (8 - n));
+        // One shift for every n: a long shift takes its distance mod 64, so n = 8 shifts by 0, and n = 0 (p = 0) by 0
+        // too. No branch on n, which a compiled caller would otherwise trap on at the first key of a new length.
+        return p << (8 * (8 - n));
     }
 
     /** Word {@code j} of the key ({@code word(userKey, 8 * j)}), cached. */

@@ -606,22 +606,22 @@ final class MemSkipList {
     }
 
     /**
-     * True when key node {@code x}'s user key is {@code k} (words made on the fly: a point lookup compares one node, and
-     * builds no lookup key).
+     * Zero when key node {@code x}'s user key is {@code k}, non-zero otherwise (words made on the fly: a point lookup
+     * compares one node, and builds no lookup key). Every word is compared, with no early return: the index calls it
+     * on a tag match, where a different key is so rare that a compiled caller would have never seen one, and an
+     * early-return branch never taken is compiled as a trap that throws the caller's compiled code away (the whole
+     * insert or get, recompiled) the first time a different key matches a tag. The caller's test of the result is
+     * taken both ways as it probes past other tags.
      */
-    boolean keyEquals(long x, byte[] k) {
+    long keyDifference(long x, byte[] k) {
         long[] c = chunk((int) (x >>> 32));
         int p = (int) x;
         int len = (int) (c[p] >>> 32);
-        if (len != k.length) {
-            return false;
+        long difference = len ^ k.length;
+        for (int j = 0; j < keyWords(len); j++) { // the node's words; MemKey.word pads a shorter k with zeros
+            difference |= c[p + 2 + j] ^ MemKey.word(k, 8 * j);
         }
-        for (int j = 0; j < keyWords(len); j++) {
-            if (c[p + 2 + j] != MemKey.word(k, 8 * j)) {
-                return false;
-            }
-        }
-        return true;
+        return difference;
     }
 
     /** Key node {@code x}'s user key against {@code key}'s (unsigned lexicographic; trailers play no part). */

@@ -57,6 +57,40 @@ class MemIndexTest {
         assertThat(walked).isEqualTo(n);
     }
 
+    /**
+     * Keys of one hash that agree in every stored word (zero padding) and differ in length only, or in one word past
+     * the first two: the index compares length and every word, so each finds its own node and no other.
+     */
+    @Test
+    void keysOfOneHashDifferingInLengthOrALateWordAreNotConfused() {
+        MemSkipList list = new MemSkipList(true);
+        long hash = 0x5EED_0000_0000_0042L;
+        byte[][] keys = {
+            {1, 2}, {1, 2, 0}, new byte[16], new byte[17], new byte[24], new byte[25], late(24, 23), late(25, 24)
+        };
+        for (int i = 0; i < keys.length; i++) {
+            assertThat(list.findKey(keys[i], hash))
+                    .as("key %d before its insert", i)
+                    .isZero();
+            list.insert(keys[i], hash, InternalKey.packTrailer(i + 1, ValueType.PUT), new byte[] {(byte) i}, 0, 1);
+        }
+        for (int i = 0; i < keys.length; i++) {
+            long x = list.findKey(keys[i], hash);
+            assertThat(x).as("key %d", i).isNotZero();
+            assertThat(list.userKey(x)).isEqualTo(keys[i]);
+            assertThat(list.value(list.newest(x))).containsExactly((byte) i);
+        }
+        assertThat(list.findKey(new byte[] {1}, hash)).isZero();
+        assertThat(list.findKey(late(24, 22), hash)).isZero();
+    }
+
+    /** {@code length} zero bytes with byte {@code at} set to 7. */
+    private static byte[] late(int length, int at) {
+        byte[] k = new byte[length];
+        k[at] = 7;
+        return k;
+    }
+
     /** A third of the keys share one hash, a third one tag (different low bits), the rest have their own. */
     private static long hash(long i) {
         long own = Hashing.hash64(key(i));

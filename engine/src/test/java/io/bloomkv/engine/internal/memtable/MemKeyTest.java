@@ -33,6 +33,20 @@ class MemKeyTest {
         assertThat(list.encodedKey(list.first(), list.first())).isEqualTo(ik);
     }
 
+    /** A word is the key's bytes from {@code from} on, big-endian, padded with zeros: for 0 to 8 bytes left and past the end. */
+    @Test
+    void aWordIsTheBytesLeftPaddedWithZeros() {
+        byte[] key = {(byte) 0x81, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, (byte) 0xF0};
+        for (int from = 0; from <= key.length + 8; from++) {
+            long expected = 0;
+            for (int i = 0; i < 8; i++) {
+                expected = (expected << 8) | (from + i < key.length ? key[from + i] & 0xFFL : 0);
+            }
+            assertThat(MemKey.word(key, from)).as("from %d", from).isEqualTo(expected);
+        }
+        assertThat(MemKey.word(new byte[0], 0)).isZero();
+    }
+
     /**
      * A key stored in the list (a key node's key with one of its versions' trailers) compares with a lookup key
      * exactly as the two encoded internal keys compare.
