@@ -3,6 +3,7 @@ package io.bloomkv.engine.fs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomkv.engine.TestSeeds;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +20,38 @@ class DiskFileSystemTest {
     Path dir;
 
     private final FileSystem fs = FileSystem.disk();
+
+    /**
+     * Appends of every size, from a few bytes to more than the largest buffer, across the buffer's growth from
+     * {@link DiskFileSystem#WRITE_BUFFER_SIZE} to {@link DiskFileSystem#MAX_WRITE_BUFFER_SIZE}, with flushes between
+     * some of them: the file holds exactly the bytes appended, in order.
+     */
+    @Test
+    void appendsOfEverySizeAcrossTheBuffersGrowthLandInOrder() throws IOException {
+        long seed = TestSeeds.seed("DiskFileSystemTest.appends");
+        Random rnd = new Random(seed);
+        Path p = dir.resolve("grow.dat");
+        java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+        try (WritableFile w = fs.newWritableFile(p)) {
+            while (expected.size() < 4 * DiskFileSystem.MAX_WRITE_BUFFER_SIZE) {
+                int len = switch (rnd.nextInt(10)) {
+                    case 0 -> DiskFileSystem.MAX_WRITE_BUFFER_SIZE + rnd.nextInt(1000);
+                    case 1 -> DiskFileSystem.WRITE_BUFFER_SIZE + rnd.nextInt(1000);
+                    default -> rnd.nextInt(5000);
+                };
+                byte[] b = new byte[len + 2];
+                rnd.nextBytes(b);
+                w.append(b, 1, len);
+                expected.write(b, 1, len);
+                if (rnd.nextInt(20) == 0) {
+                    w.flush();
+                }
+                assertThat(w.size()).as("seed %d", seed).isEqualTo(expected.size());
+            }
+            w.sync();
+        }
+        assertThat(Files.readAllBytes(p)).as("seed %d", seed).isEqualTo(expected.toByteArray());
+    }
 
     @Test
     void writeThenPositionalReads() throws IOException {
