@@ -64,21 +64,8 @@ class StressRangeDeletionTest {
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void aCrashTestWithKeyRangeDeletionsLosesNothing() {
-        long seed = seed("StressRangeDeletionTest.crashtest");
-        Cli.Result r = Cli.run(
-                "crashtest",
-                tmp.resolve("db").toString(),
-                "--rounds=3",
-                "--keys=400",
-                "--threads=2",
-                "--kill-min-ms=300",
-                "--kill-max-ms=1200",
-                "--seed=" + seed);
-        System.out.println(r.out());
-        assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.out())
-                .contains("crashtest: 3 rounds")
-                .contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
+        Cli.Result r = StressCommandsTest.crashTestLosingNothing(
+                tmp.resolve("db"), "StressRangeDeletionTest.crashtest", 3, 400, 300, 1200);
         assertThat(count(r.out(), "acknowledged writes, (\\d+) key-range deletions, \\d+ memtable rewrites; lost"))
                 .as(r.out())
                 .isPositive();

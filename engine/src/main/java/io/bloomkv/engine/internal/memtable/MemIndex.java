@@ -62,9 +62,10 @@ final class MemIndex {
             if (e == 0) {
                 return 0;
             }
-            long x = MemSkipList.expand(e & NODE_MASK);
             long difference = (e >>> NODE_BITS) ^ tag;
+            long x = 0;
             if (difference == 0) {
+                x = MemSkipList.expand(e & NODE_MASK);
                 difference = list.keyDifference(x, userKey); // zero: the key; see keyDifference for the shape
             }
             if (difference == 0) {

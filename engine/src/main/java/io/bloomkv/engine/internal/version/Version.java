@@ -66,12 +66,9 @@ public final class Version implements LevelView {
         this.smallestPrefix = new long[levels.size()][];
         this.largestPrefix = new long[levels.size()][];
         int tableTotal = 0;
-        for (List<FileMetaData> l : levels) {
-            tableTotal += l.size();
-        }
-        this.tableCount = tableTotal;
         for (int level = 0; level < levels.size(); level++) {
             files[level] = levels.get(level).toArray(new FileMetaData[0]);
+            tableTotal += files[level].length;
             readers[level] = new TableReader[files[level].length];
             smallestPrefix[level] = new long[files[level].length];
             largestPrefix[level] = new long[files[level].length];
@@ -83,6 +80,7 @@ public final class Version implements LevelView {
                 readers[level][i] = tables.get(files[level][i].number());
             }
         }
+        this.tableCount = tableTotal;
         for (TableReader[] rs : readers) {
             for (TableReader r : rs) {
                 r.retain();
