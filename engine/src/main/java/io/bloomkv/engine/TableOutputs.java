@@ -8,7 +8,6 @@ import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.compaction.MergeCollapser;
 import io.bloomkv.engine.internal.compaction.OutputCutter;
 import io.bloomkv.engine.internal.filter.FilterPolicy;
-import io.bloomkv.engine.internal.iterator.MergingIterator;
 import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.rangedel.RangeTombstoneList;
@@ -224,7 +223,10 @@ final class TableOutputs {
         MergeOperator operator = options.mergeOperator();
         // Keys and values are lent (valid until the iterator moves) and written before it moves: the flush allocates
         // no key or value array per entry (the writer copies keys into buffers of its own, values into the block).
-        try (MergingIterator it = MergingIterator.lendingKeys(java.util.List.of(m.iterator()))) {
+        // The memtable's own iterator, not a merging iterator over it: a compaction is then the merging iterator's
+        // first user, so the JIT compiles it once for table iterators instead of first for this one memtable's (and
+        // throwing that code away at the first compaction).
+        try (InternalIterator it = m.iterator()) {
             it.seekToFirst();
             // The user key being written: a copy of its first bytes, currentLength of them (-1: none yet).
             byte[] current = new byte[64];
@@ -233,7 +235,7 @@ final class TableOutputs {
             // every reader when it is at most smallestSnapshot (which is Long.MAX_VALUE in recovery: no reader yet).
             long shadow = -1;
             while (it.valid()) {
-                byte[] ik = it.keyNoCopy();
+                byte[] ik = it.lendKey();
                 int userLength = InternalKey.userKeyLength(ik);
                 long seq = InternalKey.sequence(ik);
                 ValueType type = InternalKey.type(ik);

@@ -4,7 +4,7 @@ import io.bloomkv.engine.MergeOperator;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.KeyLookup;
 import io.bloomkv.engine.internal.ValueType;
-import io.bloomkv.engine.internal.iterator.MergingIterator;
+import io.bloomkv.engine.internal.table.InternalIterator;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,18 +35,19 @@ public final class MergeCollapser {
     /**
      * With {@code it} on a MERGE entry of {@code userKey} that every reader sees, consumes that entry and every older
      * one of the key (leaving {@code it} on the next user key or invalid) and returns the entries to write instead,
-     * newest first.
+     * newest first. It reads {@code it}'s keys with {@link InternalIterator#lendKey()} (kept only until it moves): a
+     * compaction passes its merging iterator, a flush its memtable's iterator.
      *
      * @param valueMayBeBelow whether a level below the compaction's output may hold the key
      */
     public static List<Out> collapse(
-            MergingIterator it, byte[] userKey, MergeOperator operator, boolean valueMayBeBelow, Dead dead) {
+            InternalIterator it, byte[] userKey, MergeOperator operator, boolean valueMayBeBelow, Dead dead) {
         List<byte[]> operands = new ArrayList<>(); // newest first
         List<Long> sequences = new ArrayList<>();
         boolean reachedBase = false;
         byte[] base = null;
         while (it.valid()) {
-            byte[] ik = it.keyNoCopy();
+            byte[] ik = it.lendKey();
             if (InternalKey.compareUserKey(ik, userKey) != 0) {
                 break;
             }

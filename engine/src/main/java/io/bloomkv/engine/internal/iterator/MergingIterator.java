@@ -297,6 +297,12 @@ public final class MergingIterator implements InternalIterator {
         return current.key;
     }
 
+    /** {@link #keyNoCopy()}: the current key without a copy, valid at least until this iterator's next move or seek. */
+    @Override
+    public byte[] lendKey() {
+        return keyNoCopy();
+    }
+
     @Override
     public byte[] value() {
         if (current == null) {

@@ -836,6 +836,27 @@ final class MemSkipList {
         private java.nio.LongBuffer words;
     }
 
+    /**
+     * Gives {@code lent} an array of version {@code v}'s value length (and the view {@link #value(long, LentValue)}
+     * writes large values through) unless it has one: an iterator does this when a seek positions it, so its first
+     * {@code lendValue} finds the array as every later one does. Otherwise a new iterator's first value would take the
+     * branch that allocates, which a flush takes once per memtable: compiled code that never saw it deoptimizes there
+     * at every flush after the first.
+     */
+    void sizeLent(long v, LentValue lent) {
+        int length = (int) (chunk((int) (v >>> 32))[(int) v] & VALUE_LENGTH);
+        if (lent.bytes.length != length) {
+            lent.bytes = new byte[length];
+            lent.words =
+                    length >>> 3 > SHIFT_WORDS ? ByteBuffer.wrap(lent.bytes).asLongBuffer() : null;
+        }
+    }
+
+    /** The length of key node {@code x}'s user key. */
+    int keyLength(long x) {
+        return (int) (chunk((int) (x >>> 32))[(int) x] >>> 32);
+    }
+
     /** {@link #value(long)} written into {@code lent}'s array when it has the value's length (else a fresh one). */
     byte[] value(long v, LentValue lent) {
         long[] c = chunk((int) (v >>> 32));

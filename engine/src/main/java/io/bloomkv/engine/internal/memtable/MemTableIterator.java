@@ -1,5 +1,6 @@
 package io.bloomkv.engine.internal.memtable;
 
+import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
@@ -46,6 +47,7 @@ final class MemTableIterator implements InternalIterator {
     @Override
     public void seekToFirst() {
         atNewest(list.first());
+        sizeLent();
     }
 
     @Override
@@ -58,12 +60,14 @@ final class MemTableIterator implements InternalIterator {
                 if (Long.compareUnsigned(list.trailer(v), t.trailer) <= 0) {
                     node = x;
                     version = v;
+                    sizeLent();
                     return;
                 }
             }
             x = list.next(x);
         }
         atNewest(x);
+        sizeLent();
     }
 
     @Override
@@ -128,6 +132,22 @@ final class MemTableIterator implements InternalIterator {
             chainAt = n - 1;
         }
         version = chain[--chainAt];
+    }
+
+    /**
+     * After a seek: the arrays {@link #lendKey} and {@link #lendValue} refill sized for the entry here, so their first
+     * call takes the branch every later call with keys and values of one length takes (a flush's iterator is new at
+     * every flush; see MemSkipList.sizeLent).
+     */
+    private void sizeLent() {
+        long x = node;
+        if (x != 0) {
+            int n = list.keyLength(x) + InternalKey.TRAILER_SIZE;
+            if (lent.length != n) {
+                lent = new byte[n];
+            }
+            list.sizeLent(version, lentValue);
+        }
     }
 
     /** At key node {@code x}'s newest version (0: not valid). */

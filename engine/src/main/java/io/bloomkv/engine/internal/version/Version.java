@@ -48,6 +48,12 @@ public final class Version implements LevelView {
     /** Tables in all levels ({@link #get} asks none when 0). */
     private final int tableCount;
     /**
+     * The levels below 0 that hold a table, in order: {@link #get} visits only these. A loop over every level would
+     * take a backward branch per empty level, and a fresh process's first thousands of gets would then count enough
+     * backward branches to have the JIT compile {@link #get} on stack (twice, one per loop) before its normal compile.
+     */
+    private final int[] deepLevels;
+    /**
      * References to the pinned filter copies of this Version's tables, held until its release: gets probe a pinned copy
      * without a reference of their own ({@code TableReader#retainPinnedFilter}). Guarded by itself; null once released.
      */
@@ -81,6 +87,16 @@ public final class Version implements LevelView {
             }
         }
         this.tableCount = tableTotal;
+        int deep = 0;
+        for (int level = 1; level < files.length; level++) {
+            deep += files[level].length > 0 ? 1 : 0;
+        }
+        this.deepLevels = new int[deep];
+        for (int level = 1, d = 0; level < files.length; level++) {
+            if (files[level].length > 0) {
+                deepLevels[d++] = level;
+            }
+        }
         for (TableReader[] rs : readers) {
             for (TableReader r : rs) {
                 r.retain();
@@ -285,7 +301,8 @@ public final class Version implements LevelView {
         }
         long keyPrefix = KeyPrefix.of(userKey);
         FileMetaData[] l0 = files[0];
-        TableReader[] candidates = new TableReader[l0.length + files.length - 1];
+        int[] deep = deepLevels;
+        TableReader[] candidates = new TableReader[l0.length + deep.length];
         int n = 0;
         // The range tests first compare prefixes without branches (KeyPrefix.inRange): "store the table, then advance
         // by 0 or 1". A key outside a table's range is rare in a fresh process's first thousands of gets, and as a
@@ -309,12 +326,10 @@ public final class Version implements LevelView {
             candidates[n] = l0Readers[i];
             n += in;
         }
-        for (int level = 1; level < files.length; level++) {
+        for (int d = 0; d < deep.length; d++) {
+            int level = deep[d];
             FileMetaData[] fs = files[level];
-            int count = fs.length;
-            if (count == 0) {
-                continue;
-            }
+            int count = fs.length; // > 0
             int i = findFile(level, userKey, keyPrefix); // the first table whose largest key is >= the key
             int j = Math.min(i, count - 1);
             long lo = smallestPrefix[level][j];

@@ -79,6 +79,57 @@ class MemTableTest {
         }
     }
 
+    /**
+     * A seek sizes the lent key and value arrays for the entry it lands on (so a flush's first entry takes the branch
+     * every later one takes); the bytes lent after every seek, and after the steps that follow it, are still those of
+     * {@code key} and {@code value}: seeks to random keys and to the first entry, over keys of several lengths and
+     * values on both sides of the bulk-copy threshold, the caller scribbling over each lent array.
+     */
+    @Test
+    void lentArraysAfterASeekHoldTheEntrysBytes() {
+        long seed = io.bloomkv.engine.TestSeeds.seed("MemTableTest.seekLent");
+        java.util.Random rnd = new java.util.Random(seed);
+        MemTable m = new MemTable(1);
+        List<byte[]> keys = new ArrayList<>();
+        long seq = 1;
+        for (int i = 0; i < 2000; i++) {
+            byte[] k = b(rnd.nextBoolean() ? "k" + rnd.nextInt(700) : String.format("key%06d", rnd.nextInt(700)));
+            keys.add(k);
+            byte[] v = new byte[rnd.nextBoolean() ? 1000 : rnd.nextInt(8 * MemSkipList.SHIFT_WORDS + 40)];
+            rnd.nextBytes(v);
+            m.add(seq++, rnd.nextInt(10) == 0 ? ValueType.DELETE : ValueType.PUT, k, v);
+        }
+        try (InternalIterator copies = m.iterator();
+                InternalIterator lent = m.iterator()) {
+            for (int round = 0; round < 500; round++) {
+                if (rnd.nextInt(10) == 0) {
+                    copies.seekToFirst();
+                    lent.seekToFirst();
+                } else {
+                    byte[] target = InternalKey.forSeek(keys.get(rnd.nextInt(keys.size())), 1 + rnd.nextInt((int) seq));
+                    copies.seek(target);
+                    lent.seek(target);
+                }
+                for (int step = 0; step < 4 && copies.valid(); step++) {
+                    assertThat(lent.valid()).isTrue();
+                    byte[] lk = lent.lendKey();
+                    byte[] lv = lent.lendValue();
+                    assertThat(lk)
+                            .as("seed %d round %d step %d", seed, round, step)
+                            .isEqualTo(copies.key());
+                    assertThat(lv)
+                            .as("seed %d round %d step %d", seed, round, step)
+                            .isEqualTo(copies.value());
+                    java.util.Arrays.fill(lk, (byte) 0x55);
+                    java.util.Arrays.fill(lv, (byte) 0x55);
+                    copies.next();
+                    lent.next();
+                }
+                assertThat(lent.valid()).isEqualTo(copies.valid());
+            }
+        }
+    }
+
     @Test
     void iteratorIsInInternalKeyOrder() {
         MemTable m = new MemTable(1);
