@@ -120,10 +120,10 @@ public final class BlockIterator implements InternalIterator {
         }
         keyLen = 0;
         nextOffset = block.restartPoint(lo);
-        // One call site of parseNext (a do-while): the JIT inlines it once into a caller that inlines this seek.
-        do {
+        parseNext();
+        while (valid() && compareInternal(keyBuf, 0, keyLen, current, userKey, userLen, trailer) < 0) {
             parseNext();
-        } while (valid() && compareInternal(keyBuf, 0, keyLen, current, userKey, userLen, trailer) < 0);
+        }
     }
 
     /** InternalKey order of the key {@code a[off, off + len)} against the target; {@code at} names the entry for errors. */
