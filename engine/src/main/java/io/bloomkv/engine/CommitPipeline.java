@@ -202,8 +202,8 @@ final class CommitPipeline {
     }
 
     /**
-     * Fsyncs the current WAL after the writes queued before (older WALs were synced when their
-     * memtables were frozen): every write that returned is then durable.
+     * Fsyncs the WALs after the writes queued before: the older ones not synced at their memtable's switch
+     * ({@link SyncMode#NONE}), then the current one; every write that returned is then durable.
      */
     void syncWal() {
         runControl(new Writer(null, false));
@@ -387,19 +387,42 @@ final class CommitPipeline {
         }
         LogWriter wal = state.log;
         long walNumber = state.logFileNumber;
+        // The older WALs not synced at their switch (SyncMode.NONE) first, oldest first: taken out of unsyncedLogs,
+        // they are this sync's to sync and close (a flush of their memtable meanwhile finds them gone).
+        java.util.Map<Long, LogWriter> older = new java.util.TreeMap<>(state.unsyncedLogs);
+        state.unsyncedLogs.clear();
         state.unlock();
+        long syncing = walNumber;
         try {
+            for (var e : older.entrySet()) {
+                syncing = e.getKey();
+                e.getValue().sync();
+                counters.walSyncs.increment();
+            }
+            syncing = walNumber;
             wal.sync();
             counters.walSyncs.increment();
         } catch (IOException e) {
             BloomKvIOException err =
-                    new BloomKvIOException("WAL sync failed (" + FileNames.logFile(dir, walNumber) + ")", e);
+                    new BloomKvIOException("WAL sync failed (" + FileNames.logFile(dir, syncing) + ")", e);
             state.setBackgroundError(err);
             throw err;
         } finally {
+            closeLogs(older.values());
             state.lock();
         }
         return null;
+    }
+
+    /** Closes logs that are no longer written; a failure is logged (the log's records are in it). */
+    static void closeLogs(java.util.Collection<LogWriter> logs) {
+        for (LogWriter l : logs) {
+            try {
+                l.close();
+            } catch (IOException e) {
+                DbLog.LOG.warn("closing WAL {} failed", l.path(), e);
+            }
+        }
     }
 
     /**
@@ -624,14 +647,27 @@ final class CommitPipeline {
             throw new BloomKvIOException("cannot create WAL " + FileNames.logFile(dir, number), e);
         }
         try {
-            // Synced under every mode, so that a crash loses at most a suffix of the writes: no
-            // write of the new WAL can survive while one of the old WAL is lost. Without a WAL the file is empty
-            // (it only numbers the memtable) and the flushes, oldest first, keep the prefix.
-            if (!options.disableWal()) {
-                state.log.sync();
-                counters.walSyncs.increment();
+            // A crash must lose at most a suffix of the writes: no write of the new WAL may survive while one of the
+            // old WAL is lost. Under the syncing modes the old WAL is synced already, and synced again here (little
+            // or nothing left to write). Under NONE it is not synced, as RocksDB does not: the writers would wait for
+            // the whole memtable's log to reach the device. The new WAL starts with a log-start record naming the old
+            // one and its length instead, and recovery stops before a WAL whose predecessor came back shorter
+            // (LogStart). The old WAL stays open until its memtable is flushed or a syncWal() syncs it (unsyncedLogs).
+            // Without a WAL the file is empty (it only numbers the memtable) and the flushes, oldest first, keep the
+            // prefix.
+            if (options.disableWal()) {
+                state.log.close();
+            } else {
+                if (options.syncMode() == SyncMode.NONE) {
+                    state.log.flush();
+                    state.unsyncedLogs.put(state.logFileNumber, state.log);
+                } else {
+                    state.log.sync();
+                    counters.walSyncs.increment();
+                    state.log.close();
+                }
+                next.addRecord(LogStart.encode(state.logFileNumber, state.log.size()));
             }
-            state.log.close();
         } catch (IOException e) {
             BloomKvIOException err =
                     new BloomKvIOException("cannot close WAL " + FileNames.logFile(dir, state.logFileNumber), e);

@@ -218,12 +218,14 @@ public final class Db implements AutoCloseable {
             if (DbLog.LOG.isInfoEnabled()) {
                 Stats st = db.stats();
                 DbLog.LOG.info(
-                        "[{}] opened: {} tables in {} levels, last sequence {}, {} torn WAL tails dropped in recovery",
+                        "[{}] opened: {} tables in {} levels, last sequence {}, {} torn WAL tails dropped in recovery,"
+                                + " {} WALs not replayed after a lost one",
                         abs,
                         st.tableCount(),
                         st.numLevels(),
                         st.lastSequence(),
-                        st.walTailsDropped());
+                        st.walTailsDropped(),
+                        st.walsNotReplayed());
             }
             db.jmx.set(DbJmx.register(db, dir.toString(), db.state::backgroundError));
             return db;
@@ -1138,6 +1140,8 @@ public final class Db implements AutoCloseable {
         state.lock();
         try {
             writeBufferCharge.releaseAll();
+            CommitPipeline.closeLogs(state.unsyncedLogs.values()); // as the current one: closed, not synced
+            state.unsyncedLogs.clear();
             if (state.log != null) {
                 state.log.close();
             }

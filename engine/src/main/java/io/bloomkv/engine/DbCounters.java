@@ -17,6 +17,7 @@ final class DbCounters {
     final StripedCounter walRecords = new StripedCounter();
     final StripedCounter walSyncs = new StripedCounter();
     final StripedCounter walTailsDropped = new StripedCounter();
+    final StripedCounter walsNotReplayed = new StripedCounter();
     final StripedCounter writeStalls = new StripedCounter();
     final StripedCounter writeStallNanos = new StripedCounter();
     final StripedCounter writeSlowdowns = new StripedCounter();
@@ -58,6 +59,7 @@ final class DbCounters {
         s.walRecords = walRecords.sum();
         s.walSyncs = walSyncs.sum();
         s.walTailsDropped = walTailsDropped.sum();
+        s.walsNotReplayed = walsNotReplayed.sum();
         s.flushes = flushes.sum();
         s.flushBytesWritten = flushBytes.sum();
         s.memtableRewrites = memtableRewrites.sum();

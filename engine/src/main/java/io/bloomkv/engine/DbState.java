@@ -37,6 +37,12 @@ final class DbState {
     LogWriter log;
     /** Guarded by the mutex. */
     long logFileNumber;
+    /**
+     * Guarded by the mutex: WALs of immutable memtables closed for appends at their switch but not synced
+     * ({@link SyncMode#NONE}), by number. Each leaves when its memtable is flushed (closed, no longer needed) or when a
+     * WAL sync takes it (synced, then closed); close closes the rest.
+     */
+    final java.util.TreeMap<Long, LogWriter> unsyncedLogs = new java.util.TreeMap<>();
     /** Guarded by the mutex: set once by close (or a failed open); background threads and writers stop. */
     boolean shuttingDown;
     /** Set together with {@link #shuttingDown}; readable without the mutex. */

@@ -1,6 +1,7 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.record.LogWriter;
 import io.bloomkv.engine.internal.util.Threads;
 import io.bloomkv.engine.internal.version.FileMetaData;
 import io.bloomkv.engine.internal.version.Version;
@@ -150,6 +151,11 @@ final class Flusher {
         state.lock();
         try {
             state.imms.remove(imm);
+            LogWriter unsynced = state.unsyncedLogs.remove(imm.logNumber());
+            if (unsynced != null) {
+                // Its records are in the table now (and the MANIFEST no longer names the log): nothing to sync.
+                CommitPipeline.closeLogs(java.util.List.of(unsynced));
+            }
             writeBufferCharge.flushed(imm);
             state.installSuperVersion();
             state.signalChangeHeld();

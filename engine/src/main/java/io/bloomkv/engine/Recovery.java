@@ -175,16 +175,46 @@ final class Recovery {
      */
     private long replayLogs(TreeMap<Long, Path> logs, MemTable replay, VersionEdit edit) throws IOException {
         long maxSequence = versions.lastSequence();
-        for (Path logPath : logs.values()) {
+        // Each replayed log's length up to its last complete record, for the log-start record of the next one.
+        java.util.Map<Long, Long> recovered = new java.util.HashMap<>();
+        replay:
+        for (var entry : logs.entrySet()) {
+            Path logPath = entry.getValue();
             try (ReadableFile f = fs.newReadableFile(logPath);
                     LogReader reader = new LogReader(f)) {
                 byte[] record;
+                boolean first = true;
                 while ((record = reader.readRecord()) != null) {
-                    long first;
+                    if (first && LogStart.is(record)) {
+                        first = false;
+                        LogStart.Previous prev = LogStart.decode(record);
+                        Long length = recovered.get(prev.logNumber());
+                        if (prev.logNumber() >= versions.logNumber() && (length == null || length < prev.length())) {
+                            // The log before this one came back shorter than it was written (a power loss took its
+                            // unsynced end): this log's writes, and every later log's, follow writes that are lost.
+                            // Replaying them would keep later writes without earlier ones; what survives must be a
+                            // prefix of the writes. Not replayed, they are deleted once the recovered tables are
+                            // recorded with a newer log number.
+                            int dropped = logs.tailMap(entry.getKey(), true).size();
+                            DbLog.LOG.warn(
+                                    "[{}] WAL {} ends at {} of its {} bytes: {} later WAL(s) from {} not replayed",
+                                    dir,
+                                    prev.logNumber(),
+                                    length == null ? "(missing)" : length,
+                                    prev.length(),
+                                    dropped,
+                                    logPath.getFileName());
+                            counters.walsNotReplayed.add(dropped);
+                            break replay;
+                        }
+                        continue;
+                    }
+                    first = false;
+                    long firstSequence;
                     int count;
                     try {
                         count = WriteBatch.countOf(record);
-                        first = WriteBatch.decode(record, MemTableInserter.into(replay));
+                        firstSequence = WriteBatch.decode(record, MemTableInserter.into(replay));
                     } catch (ByteReader.MalformedInputException e) {
                         throw new CorruptionException(
                                 "WAL record does not parse as a write batch: " + e.getMessage(),
@@ -192,7 +222,7 @@ final class Recovery {
                                 reader.lastGoodOffset(),
                                 e);
                     }
-                    maxSequence = Math.max(maxSequence, first + count - 1);
+                    maxSequence = Math.max(maxSequence, firstSequence + count - 1);
                     if (edit != null && replay.approximateMemoryUsage() >= options.writeBufferSize()) {
                         outputs.writeLevel0Tables(replay, edit);
                         replay = new MemTable(0, 0, 0, options.memtablePointIndex());
@@ -201,6 +231,7 @@ final class Recovery {
                 if (reader.tailDropped()) {
                     counters.walTailsDropped.increment();
                 }
+                recovered.put(entry.getKey(), reader.lastGoodOffset());
             }
         }
         if (edit != null) {

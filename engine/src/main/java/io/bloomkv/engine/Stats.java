@@ -43,6 +43,7 @@ public final class Stats {
     long walRecords;
     long walSyncs;
     long walTailsDropped;
+    long walsNotReplayed;
     // Background work.
     long flushes;
     long flushBytesWritten;
@@ -227,6 +228,15 @@ public final class Stats {
     /** Torn WAL tails cut during recovery at open. */
     public long walTailsDropped() {
         return walTailsDropped;
+    }
+
+    /**
+     * WALs not replayed during recovery at open because an older WAL came back shorter than it was written (a power
+     * loss under {@link SyncMode#NONE} took its unsynced end): their writes came after lost ones, and what survives is a
+     * prefix of the writes (docs/operations.md, "Write-ahead log"). 0 after a process crash.
+     */
+    public long walsNotReplayed() {
+        return walsNotReplayed;
     }
 
     /** Memtables written to level-0 tables. */

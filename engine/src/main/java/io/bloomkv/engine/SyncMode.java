@@ -5,7 +5,8 @@ public enum SyncMode {
     /**
      * The record is handed to the operating system before the write returns, never fsynced by the
      * write: a process crash loses nothing, a machine crash may lose the latest writes (a suffix:
-     * the WAL of a full memtable is fsynced before writes go to the next one).
+     * recovery stops at the first WAL that came back shorter than it was written, engine/FORMAT.md,
+     * "Log-start record"). {@link Db#syncWal()} makes every earlier write durable.
      */
     NONE,
     /** Every write is fsynced on its own before it returns. Nothing acknowledged is ever lost. */

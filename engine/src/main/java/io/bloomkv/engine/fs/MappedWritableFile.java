@@ -6,6 +6,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import net.openhft.chronicle.core.UnsafeMemory;
 import net.openhft.posix.PosixAPI;
@@ -23,9 +28,20 @@ import net.openhft.posix.PosixAPI;
  * system has no {@code fallocate}, by writing zeros) before it is mapped, so a full disk fails the append that needed
  * the region with an {@link IOException}, and a store into the mapping never needs a block the device does not have
  * (which the kernel would report as {@code SIGBUS}). The file therefore grows a region at a time; {@link #close()}
- * truncates it to the bytes appended. A file left by a crash ends in the zeros of its last region: the WAL reader
+ * truncates it to the bytes appended. A file left by a crash ends in the zeros of its last one or two regions (the
+ * next region is prepared ahead, below): the WAL reader
  * stops at the first zero fragment header followed by nothing but zeros, a torn tail of zero padding
  * (engine/FORMAT.md, "Write-ahead log").
+ *
+ * <p>The next region is prepared ahead, on one daemon thread shared by every mapped file of the process: allocated,
+ * mapped, and its pages made present ({@code madvise(MADV_POPULATE_WRITE)}) while the writer fills the current one, so
+ * the writer's stores find the pages present and writable. Done by the writer, the first store into each 4 KiB page
+ * was a page fault (a page of the page cache found or zeroed, the file system told of the write) and most of the
+ * append's time. A file that has been synced is prepared with {@code MADV_POPULATE_READ} instead (pages present, still
+ * clean): pages dirtied ahead would be written to the device as zeros by the next {@link #sync()}, then again with
+ * their records. The writer takes the prepared region when it needs it (waiting for a preparation already under way,
+ * mapping the region itself when none was started, or when it failed: a full disk is then reported by the writer's
+ * own allocation, as without preparation). So at most two regions of a file are mapped and allocated ahead at a time.
  *
  * <p>Mappings are made and removed with {@code mmap(2)}/{@code munmap(2)} through Chronicle's {@code net.openhft:posix},
  * as {@link MappedReadableFile}'s; each is unmapped exactly once (at the next region, or at close). Linux only, with
@@ -46,6 +62,11 @@ final class MappedWritableFile implements WritableFile {
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_SHARED = 0x01;
     private static final int ENOSPC = 28;
+    /** {@code madvise(2)} advice (Linux 5.14): make the pages present, as a read or a write of each would. */
+    private static final int MADV_POPULATE_READ = 22;
+
+    private static final int MADV_POPULATE_WRITE = 23;
+    private static final int PAGE = 4096;
     private static final long BYTE_ARRAY_BASE = UnsafeMemory.UNSAFE.arrayBaseOffset(byte[].class);
 
     private static final AtomicLong LIVE_MAPPINGS = new AtomicLong();
@@ -77,6 +98,28 @@ final class MappedWritableFile implements WritableFile {
     private long address;
 
     private boolean closed;
+    /** Whether {@link #sync()} has been called: regions are then prepared without dirtying their pages. */
+    private boolean synced;
+    /**
+     * The preparation of the region after the current one ({@link #prepareAhead}), or null: started when a region is
+     * mapped, taken by the {@link #nextRegion} after it or by {@link #close()}. Only the writer reads and writes it.
+     */
+    private Preparation ahead;
+
+    /** A region allocated and mapped ahead of the writer, its pages present. */
+    private record Prepared(long start, int size, long address) {}
+
+    /**
+     * The thread that prepares regions ahead, one for the process (a daemon: it holds nothing a process exit loses,
+     * and every mapping it makes is handed to a file, which unmaps it).
+     */
+    private static final class Ahead {
+        static final ExecutorService EXECUTOR = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "bloomkv-log-prepare");
+            t.setDaemon(true);
+            return t;
+        });
+    }
 
     private MappedWritableFile(Path path, FileChannel channel, PosixAPI posix, int fd) {
         this.path = path;
@@ -170,22 +213,134 @@ final class MappedWritableFile implements WritableFile {
     private void nextRegion() throws IOException {
         long start = size;
         unmap();
-        int next = regionSize;
-        while (next < REGION && start >= next) {
-            next <<= 1; // the file already holds a region of this size: the next one may be twice as large
-        }
-        allocate(start, next);
-        long a = posix.mmap(0, next, PROT_READ_WRITE, MAP_SHARED, fd, start);
-        if (a == -1 || a == 0) {
-            throw new IOException(
-                    "mmap of " + next + " bytes at " + start + " of " + path + " failed: " + posix.lastErrorStr());
+        int next = regionSizeAt(start, regionSize);
+        Prepared p = takeAhead();
+        long a;
+        if (p != null && p.start == start && p.size == next) {
+            a = p.address;
+        } else {
+            if (p != null) {
+                unmap(p.address, p.size); // not the region needed (not expected: sizes follow one rule)
+            }
+            a = map(start, next);
         }
         address = a;
         regionStart = start;
         regionSize = next;
         regionEnd = start + next;
+        prepareAhead();
+    }
+
+    /** The size of the region that starts at {@code start} when the one before it has {@code previous} bytes. */
+    private static int regionSizeAt(long start, int previous) {
+        int next = previous;
+        while (next < REGION && start >= next) {
+            next <<= 1; // the file already holds a region of this size: the next one may be twice as large
+        }
+        return next;
+    }
+
+    /** Starts the preparation of the region after the current one on the shared thread. */
+    private void prepareAhead() {
+        Preparation p = new Preparation(regionEnd, regionSizeAt(regionEnd, regionSize), synced);
+        try {
+            Ahead.EXECUTOR.execute(p);
+            ahead = p;
+        } catch (RejectedExecutionException e) {
+            ahead = null; // not expected (the executor is never shut down): the writer maps the region itself
+        }
+    }
+
+    /**
+     * One region's preparation, run by the shared thread unless the writer takes it back first. {@link #state} makes
+     * the two exclusive: the thread moves it from queued to running, the writer from queued to cancelled, so a
+     * cancelled preparation never maps anything (a {@code FutureTask} cancelled while it runs still runs to its end,
+     * and the mapping it made would be lost), and a running one is waited for.
+     */
+    private final class Preparation implements Runnable {
+        private static final int QUEUED = 0;
+        private static final int RUNNING = 1;
+        private static final int CANCELLED = 2;
+
+        private final long start;
+        private final int size;
+        private final boolean clean;
+        private final AtomicInteger state = new AtomicInteger(QUEUED);
+        private final CountDownLatch done = new CountDownLatch(1);
+        /** Set before {@link #done} counts down; null when the preparation failed. */
+        private Prepared result;
+
+        Preparation(long start, int size, boolean clean) {
+            this.start = start;
+            this.size = size;
+            this.clean = clean;
+        }
+
+        @Override
+        public void run() {
+            if (!state.compareAndSet(QUEUED, RUNNING)) {
+                return;
+            }
+            try {
+                long a = map(start, size);
+                int advice = clean ? MADV_POPULATE_READ : MADV_POPULATE_WRITE;
+                if (posix.madvise(a, size, advice) != 0 && !clean) {
+                    // A kernel before 5.14: a store into each page makes it present and writable the same way (the
+                    // region is the writer's only once it has taken it, after this).
+                    for (long off = 0; off < size; off += PAGE) {
+                        UnsafeMemory.UNSAFE.putByte(a + off, (byte) 0);
+                    }
+                }
+                result = new Prepared(start, size, a);
+            } catch (IOException | RuntimeException e) {
+                result = null; // the writer maps the region itself, and reports a failure then (a full disk, say)
+            } finally {
+                done.countDown();
+            }
+        }
+
+        /** The prepared region, or null when it was not started (now cancelled) or failed. */
+        Prepared take() {
+            if (state.compareAndSet(QUEUED, CANCELLED)) {
+                return null; // behind other files' preparations: the writer maps the region sooner itself
+            }
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    done.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // the mapping it makes must not be lost: wait, and keep the interrupt
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return result;
+        }
+    }
+
+    /** The region prepared ahead, if one was started and succeeded (see {@link Preparation#take}); else null. */
+    private Prepared takeAhead() {
+        Preparation p = ahead;
+        if (p == null) {
+            return null;
+        }
+        ahead = null;
+        return p.take();
+    }
+
+    /** Allocates, then maps [start, start + size) of the file; counts the mapping. */
+    private long map(long start, int size) throws IOException {
+        allocate(start, size);
+        long a = posix.mmap(0, size, PROT_READ_WRITE, MAP_SHARED, fd, start);
+        if (a == -1 || a == 0) {
+            throw new IOException(
+                    "mmap of " + size + " bytes at " + start + " of " + path + " failed: " + posix.lastErrorStr());
+        }
         LIVE_MAPPINGS.incrementAndGet();
-        LIVE_MAPPED_BYTES.addAndGet(next);
+        LIVE_MAPPED_BYTES.addAndGet(size);
+        return a;
     }
 
     /** Makes the device hold [start, start + length) of the file, which then is at least that long. */
@@ -217,9 +372,13 @@ final class MappedWritableFile implements WritableFile {
         }
         long a = address;
         address = 0;
+        unmap(a, regionSize);
+    }
+
+    private void unmap(long a, int size) throws IOException {
         LIVE_MAPPINGS.decrementAndGet();
-        LIVE_MAPPED_BYTES.addAndGet(-regionSize);
-        if (posix.munmap(a, regionSize) != 0) {
+        LIVE_MAPPED_BYTES.addAndGet(-size);
+        if (posix.munmap(a, size) != 0) {
             throw new IOException("munmap of " + path + " failed: " + posix.lastErrorStr());
         }
     }
@@ -233,6 +392,7 @@ final class MappedWritableFile implements WritableFile {
     @Override
     public void sync() throws IOException {
         ensureOpen();
+        synced = true;
         channel.force(false);
     }
 
@@ -258,6 +418,14 @@ final class MappedWritableFile implements WritableFile {
             unmap();
         } catch (IOException e) {
             first = e;
+        }
+        Prepared p = takeAhead();
+        if (p != null) {
+            try {
+                unmap(p.address, p.size);
+            } catch (IOException e) {
+                first = add(first, e);
+            }
         }
         try {
             channel.truncate(size);
@@ -291,7 +459,7 @@ final class MappedWritableFile implements WritableFile {
         }
     }
 
-    /** Regions of files written by this class mapped now, in this process. */
+    /** Regions of files written by this class mapped now (current ones and those prepared ahead), in this process. */
     static long liveMappings() {
         return LIVE_MAPPINGS.get();
     }

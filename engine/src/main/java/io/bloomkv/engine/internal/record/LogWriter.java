@@ -129,6 +129,11 @@ public final class LogWriter implements Closeable {
         file.close();
     }
 
+    /** The log's file. */
+    public java.nio.file.Path path() {
+        return file.path();
+    }
+
     private void ensureUsable() throws IOException {
         if (closed) {
             throw new IOException("log writer is closed: " + file.path());
