@@ -670,7 +670,8 @@ final class CommitPipeline {
             }
         } catch (IOException e) {
             BloomKvIOException err =
-                    new BloomKvIOException("cannot close WAL " + FileNames.logFile(dir, state.logFileNumber), e);
+                    new BloomKvIOException("cannot switch from WAL " + FileNames.logFile(dir, state.logFileNumber)
+                            + " to " + FileNames.logFile(dir, number), e);
             state.setBackgroundError(err);
             try {
                 next.close();
