@@ -669,9 +669,10 @@ final class CommitPipeline {
                 next.addRecord(LogStart.encode(state.logFileNumber, state.log.size()));
             }
         } catch (IOException e) {
-            BloomKvIOException err =
-                    new BloomKvIOException("cannot switch from WAL " + FileNames.logFile(dir, state.logFileNumber)
-                            + " to " + FileNames.logFile(dir, number), e);
+            BloomKvIOException err = new BloomKvIOException(
+                    "cannot switch from WAL " + FileNames.logFile(dir, state.logFileNumber) + " to "
+                            + FileNames.logFile(dir, number),
+                    e);
             state.setBackgroundError(err);
             try {
                 next.close();
