@@ -122,6 +122,26 @@ class SimulatedCrashTest {
                         db.flush();
                     }
                 }
+                // Every round also rewrites a memtable before its crash, whatever the random operations did: puts
+                // into a fresh memtable (well below its 8 KiB, past the rewrite's 1 KiB), a range deletion hiding all
+                // of them, then a write, which replaces the memtable with one without them.
+                db.flush();
+                long rewritesBefore = db.stats().memtableRewrites();
+                for (int i = 0; i < 30; i++) {
+                    byte[] k = TestKeys.key(rnd.nextInt(400));
+                    byte[] v = TestKeys.value(rnd, 60);
+                    db.put(k, v);
+                    model.put(TestKeys.str(k), v);
+                }
+                db.deleteRange(TestKeys.key(0), TestKeys.key(400));
+                model.clear();
+                byte[] lastKey = TestKeys.key(rnd.nextInt(400));
+                byte[] last = TestKeys.value(rnd, 60);
+                db.put(lastKey, last);
+                model.put(TestKeys.str(lastKey), last);
+                assertThat(db.stats().memtableRewrites())
+                        .as(ctx + ": the memtable under the range deletion rewritten")
+                        .isGreaterThan(rewritesBefore);
                 rewrites += db.stats().memtableRewrites();
                 crash(fs, db, rnd);
                 db = Db.open(dir, options);

@@ -62,6 +62,7 @@ final class MappedWritableFile implements WritableFile {
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_SHARED = 0x01;
     private static final int ENOSPC = 28;
+    private static final int EINVAL = 22;
     /** {@code madvise(2)} advice (Linux 5.14): make the pages present, as a read or a write of each would. */
     private static final int MADV_POPULATE_READ = 22;
 
@@ -267,7 +268,7 @@ final class MappedWritableFile implements WritableFile {
         private final boolean clean;
         private final AtomicInteger state = new AtomicInteger(QUEUED);
         private final CountDownLatch done = new CountDownLatch(1);
-        /** Set before {@link #done} counts down; null when the preparation failed. */
+        /** Set once the region is mapped, before {@link #done} counts down; null when it could not be mapped. */
         private Prepared result;
 
         Preparation(long start, int size, boolean clean) {
@@ -283,17 +284,20 @@ final class MappedWritableFile implements WritableFile {
             }
             try {
                 long a = map(start, size);
+                result = new Prepared(start, size, a); // mapped: the writer takes it, or close unmaps it
                 int advice = clean ? MADV_POPULATE_READ : MADV_POPULATE_WRITE;
-                if (posix.madvise(a, size, advice) != 0 && !clean) {
+                if (posix.madvise(a, size, advice) != 0 && !clean && posix.lastError() == EINVAL) {
                     // A kernel before 5.14: a store into each page makes it present and writable the same way (the
-                    // region is the writer's only once it has taken it, after this).
+                    // region is the writer's only once it has taken it, after this). Other failures leave the pages
+                    // to the writer's own faults, as without preparation.
                     for (long off = 0; off < size; off += PAGE) {
                         UnsafeMemory.UNSAFE.putByte(a + off, (byte) 0);
                     }
                 }
-                result = new Prepared(start, size, a);
             } catch (IOException | RuntimeException e) {
-                result = null; // the writer maps the region itself, and reports a failure then (a full disk, say)
+                // Not mapped: the writer maps the region itself, and reports a failure then (a full disk, say).
+            } catch (InternalError e) {
+                // A store whose page could not be provided (SIGBUS): the writer's own store into it reports it.
             } finally {
                 done.countDown();
             }
