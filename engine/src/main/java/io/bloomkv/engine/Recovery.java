@@ -175,8 +175,9 @@ final class Recovery {
      */
     private long replayLogs(TreeMap<Long, Path> logs, MemTable replay, VersionEdit edit) throws IOException {
         long maxSequence = versions.lastSequence();
-        // Each replayed log's length up to its last complete record, for the log-start record of the next one.
-        java.util.Map<Long, Long> recovered = new java.util.HashMap<>();
+        // The last replayed log and its length up to its last complete record, for the next one's log-start record.
+        long lastLog = -1;
+        long lastLength = 0;
         replay:
         for (var entry : logs.entrySet()) {
             Path logPath = entry.getValue();
@@ -188,7 +189,7 @@ final class Recovery {
                     if (first && LogStart.is(record)) {
                         first = false;
                         LogStart.Previous prev = LogStart.decode(record);
-                        Long length = recovered.get(prev.logNumber());
+                        Long length = prev.logNumber() == lastLog ? lastLength : null; // null: not replayed, missing
                         if (prev.logNumber() >= versions.logNumber() && (length == null || length < prev.length())) {
                             // The log before this one came back shorter than it was written (a power loss took its
                             // unsynced end): this log's writes, and every later log's, follow writes that are lost.
@@ -231,7 +232,8 @@ final class Recovery {
                 if (reader.tailDropped()) {
                     counters.walTailsDropped.increment();
                 }
-                recovered.put(entry.getKey(), reader.lastGoodOffset());
+                lastLog = entry.getKey();
+                lastLength = reader.lastGoodOffset();
             }
         }
         if (edit != null) {

@@ -107,9 +107,6 @@ final class MappedWritableFile implements WritableFile {
      */
     private Preparation ahead;
 
-    /** A region allocated and mapped ahead of the writer, its pages present. */
-    private record Prepared(long start, int size, long address) {}
-
     /**
      * The thread that prepares regions ahead, one for the process (a daemon: it holds nothing a process exit loses,
      * and every mapping it makes is handed to a file, which unmaps it).
@@ -215,13 +212,13 @@ final class MappedWritableFile implements WritableFile {
         long start = size;
         unmap();
         int next = regionSizeAt(start, regionSize);
-        Prepared p = takeAhead();
+        Preparation p = takeAhead();
         long a;
         if (p != null && p.start == start && p.size == next) {
-            a = p.address;
+            a = p.mapped;
         } else {
             if (p != null) {
-                unmap(p.address, p.size); // not the region needed (not expected: sizes follow one rule)
+                unmap(p.mapped, p.size); // not the region needed (not expected: sizes follow one rule)
             }
             a = map(start, next);
         }
@@ -268,8 +265,8 @@ final class MappedWritableFile implements WritableFile {
         private final boolean clean;
         private final AtomicInteger state = new AtomicInteger(QUEUED);
         private final CountDownLatch done = new CountDownLatch(1);
-        /** Set once the region is mapped, before {@link #done} counts down; null when it could not be mapped. */
-        private Prepared result;
+        /** The region's mapping once it is mapped (set before {@link #done} counts down), else 0. */
+        private long mapped;
 
         Preparation(long start, int size, boolean clean) {
             this.start = start;
@@ -284,7 +281,7 @@ final class MappedWritableFile implements WritableFile {
             }
             try {
                 long a = map(start, size);
-                result = new Prepared(start, size, a); // mapped: the writer takes it, or close unmaps it
+                mapped = a; // the writer takes it, or close unmaps it
                 int advice = clean ? MADV_POPULATE_READ : MADV_POPULATE_WRITE;
                 if (posix.madvise(a, size, advice) != 0 && !clean && posix.lastError() == EINVAL) {
                     // A kernel before 5.14: a store into each page makes it present and writable the same way (the
@@ -303,10 +300,10 @@ final class MappedWritableFile implements WritableFile {
             }
         }
 
-        /** The prepared region, or null when it was not started (now cancelled) or failed. */
-        Prepared take() {
+        /** Whether the region is mapped, once this preparation ended; false when it was not started (now cancelled). */
+        boolean take() {
             if (state.compareAndSet(QUEUED, CANCELLED)) {
-                return null; // behind other files' preparations: the writer maps the region sooner itself
+                return false; // behind other files' preparations: the writer maps the region sooner itself
             }
             boolean interrupted = false;
             while (true) {
@@ -320,18 +317,18 @@ final class MappedWritableFile implements WritableFile {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-            return result;
+            return mapped != 0;
         }
     }
 
-    /** The region prepared ahead, if one was started and succeeded (see {@link Preparation#take}); else null. */
-    private Prepared takeAhead() {
+    /** The preparation of the region ahead, if one was started and mapped it (see {@link Preparation#take}); else null. */
+    private Preparation takeAhead() {
         Preparation p = ahead;
         if (p == null) {
             return null;
         }
         ahead = null;
-        return p.take();
+        return p.take() ? p : null;
     }
 
     /** Allocates, then maps [start, start + size) of the file; counts the mapping. */
@@ -423,10 +420,10 @@ final class MappedWritableFile implements WritableFile {
         } catch (IOException e) {
             first = e;
         }
-        Prepared p = takeAhead();
+        Preparation p = takeAhead();
         if (p != null) {
             try {
-                unmap(p.address, p.size);
+                unmap(p.mapped, p.size);
             } catch (IOException e) {
                 first = add(first, e);
             }
