@@ -97,7 +97,11 @@ final class MappedReadableFile implements ReadableFile {
             }
             long address = 0;
             if (size > 0) {
-                address = posix.mmap(0, size, PROT_READ, MAP_SHARED, fd, 0);
+                try {
+                    address = posix.mmap(0, size, PROT_READ, MAP_SHARED, fd, 0);
+                } catch (RuntimeException e) { // Chronicle's binding throws where mmap(2) returns MAP_FAILED
+                    throw new IOException("mmap of " + size + " bytes of " + p + " failed: " + e.getMessage(), e);
+                }
                 if (address == -1 || address == 0) {
                     throw new IOException("mmap of " + size + " bytes of " + p + " failed: " + posix.lastErrorStr());
                 }

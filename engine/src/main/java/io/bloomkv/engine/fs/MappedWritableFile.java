@@ -334,7 +334,15 @@ final class MappedWritableFile implements WritableFile {
     /** Allocates, then maps [start, start + size) of the file; counts the mapping. */
     private long map(long start, int size) throws IOException {
         allocate(start, size);
-        long a = posix.mmap(0, size, PROT_READ_WRITE, MAP_SHARED, fd, start);
+        long a;
+        try {
+            a = posix.mmap(0, size, PROT_READ_WRITE, MAP_SHARED, fd, start);
+        } catch (RuntimeException e) {
+            // Chronicle's binding throws (PosixRuntimeException) where mmap(2) returns MAP_FAILED: an IOException, so
+            // the log writer stops at it (an unchecked one would leave a record's first fragment behind and go on).
+            throw new IOException(
+                    "mmap of " + size + " bytes at " + start + " of " + path + " failed: " + e.getMessage(), e);
+        }
         if (a == -1 || a == 0) {
             throw new IOException(
                     "mmap of " + size + " bytes at " + start + " of " + path + " failed: " + posix.lastErrorStr());
@@ -428,10 +436,11 @@ final class MappedWritableFile implements WritableFile {
                 first = add(first, e);
             }
         }
-        try {
-            channel.truncate(size);
-        } catch (IOException e) {
-            first = add(first, e);
+        // ftruncate(2), not channel.truncate: a FileChannel call on a thread whose interrupt is set (a close after an
+        // interrupted wait for a preparation keeps the flag) closes the channel and leaves the allocated zeros.
+        if (posix.ftruncate(fd, size) != 0) {
+            first = add(
+                    first, new IOException("truncate of " + path + " to " + size + " failed: " + posix.lastErrorStr()));
         }
         try {
             channel.close();

@@ -68,6 +68,12 @@ public final class LogWriter implements Closeable {
         } catch (IOException e) {
             failure = e;
             throw e;
+        } catch (RuntimeException | Error e) {
+            // Whatever stopped the record part-way (a binding that throws unchecked, a bug), the log may now end in a
+            // record's first fragments: later records must not follow them, so the writer is failed as for an I/O
+            // error.
+            failure = new IOException("log append failed: " + file.path(), e);
+            throw e;
         }
     }
 

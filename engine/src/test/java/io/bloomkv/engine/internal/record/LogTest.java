@@ -308,4 +308,60 @@ class LogTest {
             assertThat(r.lastGoodOffset()).isZero();
         }
     }
+
+    /**
+     * An unchecked exception from the file part-way through a record fails the writer as an I/O error does: no later
+     * record follows the fragments already written, so the log reads back up to the record before.
+     */
+    @Test
+    void anUncheckedFailureMidRecordStopsTheWriter() throws IOException {
+        Path p = dir.resolve("unchecked.log");
+        io.bloomkv.engine.fs.WritableFile real = fs.newWritableFile(p);
+        int[] appends = {0};
+        io.bloomkv.engine.fs.WritableFile failing = new io.bloomkv.engine.fs.WritableFile() {
+            @Override
+            public void append(byte[] b, int off, int len) throws IOException {
+                if (++appends[0] == 4) { // the first record's two appends pass; the second's fragments fail part-way
+                    throw new IllegalStateException("injected");
+                }
+                real.append(b, off, len);
+            }
+
+            @Override
+            public void flush() throws IOException {
+                real.flush();
+            }
+
+            @Override
+            public void sync() throws IOException {
+                real.sync();
+            }
+
+            @Override
+            public long size() {
+                return real.size();
+            }
+
+            @Override
+            public Path path() {
+                return real.path();
+            }
+
+            @Override
+            public void close() throws IOException {
+                real.close();
+            }
+        };
+        byte[] first = payload(100);
+        try (LogWriter w = new LogWriter(failing)) {
+            w.addRecord(first);
+            assertThatThrownBy(() -> w.addRecord(payload(3 * BLOCK))).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> w.addRecord(payload(10)))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("failed earlier");
+        }
+        List<byte[]> got = readAll(p, new LogReader[1]);
+        assertThat(got).hasSize(1);
+        assertThat(got.get(0)).isEqualTo(first);
+    }
 }

@@ -1,0 +1,248 @@
+package io.bloomkv.engine.fs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.bloomkv.engine.internal.record.LogReader;
+import io.bloomkv.engine.internal.record.LogWriter;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import net.openhft.posix.PosixAPI;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link MappedWritableFile} when a system call fails: an mmap that fails is an {@link IOException} (so the WAL writer stops and the log stays readable), and a close on an interrupted thread still cuts the file to its bytes. The file's {@code posix} binding is
+ * replaced by a forwarding proxy that injects failures, or delays, into single calls; everything else is the real
+ * Chronicle binding on the real file.
+ */
+class MappedWritableFileFailureTest {
+    private static final String PREPARER = "bloomkv-log-prepare";
+
+    @TempDir
+    Path dir;
+
+    @BeforeEach
+    void linuxOnly() {
+        assumeTrue(FileSystem.disk().supportsMappedWrites(), "mapped writes need Linux with native access");
+    }
+
+    /** Hooks called before the real call; a hook returning non-null is the call's result (the real one is skipped). */
+    interface Hook {
+        Object before(String method, Object[] args, PosixAPI real) throws Throwable;
+    }
+
+    private static MappedWritableFile openWith(Path p, Hook hook) throws Exception {
+        MappedWritableFile f = MappedWritableFile.open(p);
+        Field field = MappedWritableFile.class.getDeclaredField("posix");
+        field.setAccessible(true);
+        PosixAPI real = (PosixAPI) field.get(f);
+        PosixAPI proxy = (PosixAPI) Proxy.newProxyInstance(
+                PosixAPI.class.getClassLoader(), new Class<?>[] {PosixAPI.class}, (self, m, args) -> {
+                    Object r = hook.before(m.getName(), args, real);
+                    if (r != null) {
+                        return r;
+                    }
+                    try {
+                        return m.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        field.set(f, proxy);
+        return f;
+    }
+
+    private static boolean onPreparer() {
+        return Thread.currentThread().getName().equals(PREPARER);
+    }
+
+    /**
+     * Chronicle's {@code mmap} does not return -1 on failure: it throws {@code PosixRuntimeException}. When the writer
+     * maps a region itself (none prepared, or the preparation failed) and the mmap fails (ENOMEM: vm.max_map_count or
+     * an address-space limit), the append throws that unchecked exception, not the {@link IOException} that
+     * {@code map} promises. The {@code a == -1 || a == 0} test never sees a failure.
+     */
+    @Test
+    void aFailedMmapOfTheWritersOwnRegionIsAnIOException() throws Exception {
+        Path p = dir.resolve("mmapfail.log");
+        // every mmap of this file fails, really, in Chronicle: it is asked for an invalid descriptor (EBADF)
+        MappedWritableFile f = openWith(p, (method, args, real) -> {
+            if (method.equals("mmap") && args.length == 6) {
+                return real.mmap((long) args[0], (long) args[1], (int) args[2], (int) args[3], -1, (long) args[5]);
+            }
+            return null;
+        });
+        long before = MappedWritableFile.liveMappings();
+        try {
+            assertThatThrownBy(() -> f.append(new byte[100]))
+                    .as("a failed mmap fails the append with an IOException, as a full disk does")
+                    .isInstanceOf(IOException.class);
+        } finally {
+            f.close();
+        }
+        assertThat(MappedWritableFile.liveMappings()).isEqualTo(before);
+    }
+
+    /**
+     * The consequence through a {@link LogWriter}: it marks itself failed only on an IOException, so after the
+     * unchecked failure above it goes on appending records behind a record cut at the region boundary (a FIRST
+     * fragment without its LAST): the closed log does not read back (corruption), though every record after the
+     * failure was acknowledged. A transient mmap failure (one call) at the second region is enough.
+     */
+    @Test
+    void aLogWithATransientMmapFailureReadsBackOrRefusesFurtherRecords() throws Exception {
+        Path p = dir.resolve("000009.log");
+        AtomicInteger writerFailures = new AtomicInteger();
+        MappedWritableFile f = openWith(p, (method, args, real) -> {
+            if (method.equals("mmap") && args.length == 6 && (long) args[5] == MappedWritableFile.FIRST_REGION) {
+                if (onPreparer()) {
+                    // the preparation of the second region fails too (it is caught there; the writer maps it)
+                    return real.mmap((long) args[0], (long) args[1], (int) args[2], (int) args[3], -1, (long) args[5]);
+                }
+                if (writerFailures.getAndIncrement() == 0) {
+                    return real.mmap((long) args[0], (long) args[1], (int) args[2], (int) args[3], -1, (long) args[5]);
+                }
+            }
+            return null;
+        });
+        LogWriter w = new LogWriter(f);
+        List<byte[]> acknowledged = new ArrayList<>();
+        boolean refused = false;
+        try {
+            int i = 0;
+            while (w.size() < 2L * MappedWritableFile.FIRST_REGION) {
+                byte[] r = new byte[1000];
+                Arrays.fill(r, (byte) (i++ + 1));
+                try {
+                    w.addRecord(r);
+                    acknowledged.add(r);
+                } catch (IOException e) {
+                    refused = true; // LogWriter refuses the rest: the log ends at the cut record, as a torn tail
+                    break;
+                } catch (RuntimeException e) {
+                    // not an IOException: the writer does not know it failed, and the next record follows
+                }
+            }
+        } finally {
+            w.close();
+        }
+        assertThat(writerFailures.get())
+                .as("the writer's own mmap of the second region failed")
+                .isPositive();
+        if (!refused) {
+            try (LogReader r = new LogReader(FileSystem.disk().newReadableFile(p))) {
+                List<byte[]> read = new ArrayList<>();
+                byte[] rec;
+                while ((rec = r.readRecord()) != null) {
+                    read.add(rec);
+                }
+                assertThat(read).containsExactlyElementsOf(acknowledged);
+            }
+        }
+    }
+
+    /**
+     * Close on a thread with its interrupt status set (as {@code Preparation.take} deliberately leaves it when the
+     * writer was interrupted while waiting): {@code FileChannel.truncate} is interruptible, so it closes the channel
+     * and throws ClosedByInterruptException; the closed file keeps its allocated zero tail instead of being cut to
+     * the bytes appended (FORMAT.md: "is cut to its records when it is closed").
+     */
+    @Test
+    void closeOnAnInterruptedThreadStillCutsTheFileToItsBytes() throws Exception {
+        Path p = dir.resolve("interrupted-close.log");
+        MappedWritableFile f = MappedWritableFile.open(p);
+        long before = MappedWritableFile.liveMappings();
+        f.append(new byte[] {1, 2, 3});
+        Throwable[] thrown = {null};
+        Thread t = new Thread(() -> {
+            Thread.currentThread().interrupt();
+            try {
+                f.close();
+            } catch (Throwable e) {
+                thrown[0] = e;
+            }
+        });
+        t.start();
+        t.join();
+        assertThat(MappedWritableFile.liveMappings()).isLessThanOrEqualTo(before);
+        assertThat(Files.size(p))
+                .as("closed: cut to its bytes (close threw %s)", thrown[0])
+                .isEqualTo(3);
+    }
+
+    /**
+     * The same through a database: one failed mmap of a WAL region (ENOMEM at the process's mapping limit, which the
+     * engine's mapped table reads approach) fails one put with an unchecked PosixRuntimeException; the pipeline sets no
+     * background error (it turns only IOExceptions into one), later puts are acknowledged into the damaged WAL, and the
+     * reopen does not recover them.
+     */
+    @Test
+    void aDatabaseReopensWithEveryAcknowledgedWriteAfterAFailedWalMmap() throws Exception {
+        AtomicInteger writerFailures = new AtomicInteger();
+        FileSystem fs = new ForwardingFileSystem(FileSystem.disk()) {
+            @Override
+            public boolean supportsMappedWrites() {
+                return true;
+            }
+
+            @Override
+            public WritableFile newMappedWritableFile(Path p) throws IOException {
+                try {
+                    return openWith(p, (method, args, real) -> {
+                        if (method.equals("mmap")
+                                && args.length == 6
+                                && (long) args[5] == MappedWritableFile.FIRST_REGION
+                                && (onPreparer() || writerFailures.getAndIncrement() == 0)) {
+                            return real.mmap(
+                                    (long) args[0], (long) args[1], (int) args[2], (int) args[3], -1, (long) args[5]);
+                        }
+                        return null;
+                    });
+                } catch (IOException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IOException(e);
+                }
+            }
+        };
+        Path d = dir.resolve("db");
+        List<Integer> acknowledged = new ArrayList<>();
+        Throwable failedPut = null;
+        try (io.bloomkv.engine.Db db = io.bloomkv.engine.Db.open(
+                d, io.bloomkv.engine.Options.defaults().fileSystem(fs))) {
+            for (int i = 0; i < 200; i++) {
+                byte[] v = new byte[1000];
+                Arrays.fill(v, (byte) i);
+                try {
+                    db.put(("k" + i).getBytes(), v);
+                    acknowledged.add(i);
+                } catch (RuntimeException e) {
+                    if (failedPut == null) {
+                        failedPut = e;
+                    }
+                }
+            }
+        }
+        assertThat(writerFailures.get())
+                .as("the WAL's own mmap of its second region failed")
+                .isPositive();
+        try (io.bloomkv.engine.Db db = io.bloomkv.engine.Db.open(d, io.bloomkv.engine.Options.defaults())) {
+            for (int i : acknowledged) {
+                assertThat(db.get(("k" + i).getBytes()))
+                        .as("acknowledged put %d after the failed one (%s)", i, failedPut)
+                        .isNotNull();
+            }
+        }
+    }
+}
