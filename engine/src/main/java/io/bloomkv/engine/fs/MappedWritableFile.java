@@ -438,9 +438,14 @@ final class MappedWritableFile implements WritableFile {
         }
         // ftruncate(2), not channel.truncate: a FileChannel call on a thread whose interrupt is set (a close after an
         // interrupted wait for a preparation keeps the flag) closes the channel and leaves the allocated zeros.
-        if (posix.ftruncate(fd, size) != 0) {
-            first = add(
-                    first, new IOException("truncate of " + path + " to " + size + " failed: " + posix.lastErrorStr()));
+        try {
+            if (posix.ftruncate(fd, size) != 0) {
+                first = add(
+                        first,
+                        new IOException("truncate of " + path + " to " + size + " failed: " + posix.lastErrorStr()));
+            }
+        } catch (RuntimeException e) { // the binding may throw, as its mmap does: the descriptor is still closed below
+            first = add(first, new IOException("truncate of " + path + " to " + size + " failed", e));
         }
         try {
             channel.close();
