@@ -1,5 +1,7 @@
 package io.bloomkv.engine.fs;
 
+import static io.bloomkv.engine.fs.PosixFaults.onPreparer;
+import static io.bloomkv.engine.fs.PosixFaults.openWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -7,64 +9,26 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.bloomkv.engine.internal.record.LogReader;
 import io.bloomkv.engine.internal.record.LogWriter;
 import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import net.openhft.posix.PosixAPI;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link MappedWritableFile} when a system call fails: an mmap that fails is an {@link IOException} (so the WAL writer stops and the log stays readable), and a close on an interrupted thread still cuts the file to its bytes. The file's {@code posix} binding is
- * replaced by a forwarding proxy that injects failures, or delays, into single calls; everything else is the real
- * Chronicle binding on the real file.
+ * {@link MappedWritableFile} when a system call fails: an mmap that fails is an {@link IOException} (so the WAL writer stops and the log stays readable), and a close on an interrupted thread still cuts the file to its bytes. Failures and delays are injected with {@link PosixFaults}.
  */
 class MappedWritableFileFailureTest {
-    private static final String PREPARER = "bloomkv-log-prepare";
-
     @TempDir
     Path dir;
 
     @BeforeEach
     void linuxOnly() {
         assumeTrue(FileSystem.disk().supportsMappedWrites(), "mapped writes need Linux with native access");
-    }
-
-    /** Hooks called before the real call; a hook returning non-null is the call's result (the real one is skipped). */
-    interface Hook {
-        Object before(String method, Object[] args, PosixAPI real) throws Throwable;
-    }
-
-    private static MappedWritableFile openWith(Path p, Hook hook) throws Exception {
-        MappedWritableFile f = MappedWritableFile.open(p);
-        Field field = MappedWritableFile.class.getDeclaredField("posix");
-        field.setAccessible(true);
-        PosixAPI real = (PosixAPI) field.get(f);
-        PosixAPI proxy = (PosixAPI) Proxy.newProxyInstance(
-                PosixAPI.class.getClassLoader(), new Class<?>[] {PosixAPI.class}, (self, m, args) -> {
-                    Object r = hook.before(m.getName(), args, real);
-                    if (r != null) {
-                        return r;
-                    }
-                    try {
-                        return m.invoke(real, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
-        field.set(f, proxy);
-        return f;
-    }
-
-    private static boolean onPreparer() {
-        return Thread.currentThread().getName().equals(PREPARER);
     }
 
     /**

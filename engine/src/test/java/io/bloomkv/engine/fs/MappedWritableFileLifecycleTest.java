@@ -1,32 +1,27 @@
 package io.bloomkv.engine.fs;
 
+import static io.bloomkv.engine.fs.PosixFaults.holdPreparerInMadvise;
+import static io.bloomkv.engine.fs.PosixFaults.onPreparer;
+import static io.bloomkv.engine.fs.PosixFaults.openWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import net.openhft.posix.PosixAPI;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link MappedWritableFile}'s region preparation through its lifecycle: close with a preparation queued, running or failed, a full disk at the writer's own region, an interrupted writer; every mapping released exactly once and the bytes kept. The file's {@code posix} binding is
- * replaced by a forwarding proxy that injects failures, or delays, into single calls; everything else is the real
- * Chronicle binding on the real file.
+ * {@link MappedWritableFile}'s region preparation through its lifecycle: close with a preparation queued, running or failed, a full disk at the writer's own region, an interrupted writer; every mapping released exactly once and the bytes kept. Failures and delays are injected with {@link PosixFaults}.
  */
 class MappedWritableFileLifecycleTest {
-    private static final String PREPARER = "bloomkv-log-prepare";
-
     @TempDir
     Path dir;
 
@@ -35,49 +30,13 @@ class MappedWritableFileLifecycleTest {
         assumeTrue(FileSystem.disk().supportsMappedWrites(), "mapped writes need Linux with native access");
     }
 
-    /** Hooks called before the real call; a hook returning non-null is the call's result (the real one is skipped). */
-    interface Hook {
-        Object before(String method, Object[] args, PosixAPI real) throws Throwable;
-    }
-
-    private static MappedWritableFile openWith(Path p, Hook hook) throws Exception {
-        MappedWritableFile f = MappedWritableFile.open(p);
-        Field field = MappedWritableFile.class.getDeclaredField("posix");
-        field.setAccessible(true);
-        PosixAPI real = (PosixAPI) field.get(f);
-        PosixAPI proxy = (PosixAPI) Proxy.newProxyInstance(
-                PosixAPI.class.getClassLoader(), new Class<?>[] {PosixAPI.class}, (self, m, args) -> {
-                    Object r = hook.before(m.getName(), args, real);
-                    if (r != null) {
-                        return r;
-                    }
-                    try {
-                        return m.invoke(real, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
-        field.set(f, proxy);
-        return f;
-    }
-
-    private static boolean onPreparer() {
-        return Thread.currentThread().getName().equals(PREPARER);
-    }
-
     /** Close while the preparation runs (held in its madvise): close waits for it and unmaps its region once. */
     @Test
     void closeWhileThePreparationRunsUnmapsItsRegion() throws Exception {
         Path p = dir.resolve("running.log");
         CountDownLatch inMadvise = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        MappedWritableFile f = openWith(p, (method, args, real) -> {
-            if (method.equals("madvise") && onPreparer()) {
-                inMadvise.countDown();
-                release.await();
-            }
-            return null;
-        });
+        MappedWritableFile f = openWith(p, holdPreparerInMadvise(inMadvise, release));
         long before = MappedWritableFile.liveMappings();
         long bytesBefore = MappedWritableFile.liveMappedBytes();
         try {
@@ -267,13 +226,7 @@ class MappedWritableFileLifecycleTest {
         Path p = dir.resolve("interrupted.log");
         CountDownLatch inMadvise = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        MappedWritableFile f = openWith(p, (method, args, real) -> {
-            if (method.equals("madvise") && onPreparer()) {
-                inMadvise.countDown();
-                release.await();
-            }
-            return null;
-        });
+        MappedWritableFile f = openWith(p, holdPreparerInMadvise(inMadvise, release));
         long before = MappedWritableFile.liveMappings();
         byte[] a = new byte[MappedWritableFile.FIRST_REGION + 1];
         Arrays.fill(a, (byte) 3);

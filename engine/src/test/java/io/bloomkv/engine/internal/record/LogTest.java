@@ -7,7 +7,9 @@ import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.ForwardingFileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
+import io.bloomkv.engine.fs.WritableFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -316,40 +318,14 @@ class LogTest {
     @Test
     void anUncheckedFailureMidRecordStopsTheWriter() throws IOException {
         Path p = dir.resolve("unchecked.log");
-        io.bloomkv.engine.fs.WritableFile real = fs.newWritableFile(p);
         int[] appends = {0};
-        io.bloomkv.engine.fs.WritableFile failing = new io.bloomkv.engine.fs.WritableFile() {
+        WritableFile failing = new ForwardingFileSystem.ForwardingWritableFile(fs.newWritableFile(p)) {
             @Override
             public void append(byte[] b, int off, int len) throws IOException {
                 if (++appends[0] == 4) { // the first record's two appends pass; the second's fragments fail part-way
                     throw new IllegalStateException("injected");
                 }
-                real.append(b, off, len);
-            }
-
-            @Override
-            public void flush() throws IOException {
-                real.flush();
-            }
-
-            @Override
-            public void sync() throws IOException {
-                real.sync();
-            }
-
-            @Override
-            public long size() {
-                return real.size();
-            }
-
-            @Override
-            public Path path() {
-                return real.path();
-            }
-
-            @Override
-            public void close() throws IOException {
-                real.close();
+                super.append(b, off, len);
             }
         };
         byte[] first = payload(100);
