@@ -674,6 +674,9 @@ final class CommitPipeline {
                             + FileNames.logFile(dir, number),
                     e);
             state.setBackgroundError(err);
+            // The old WAL stays the current one (state.log): not an older unsynced log as well, or a syncWal() would
+            // sync and close it as one, and the next would find the current WAL closed.
+            state.unsyncedLogs.remove(state.logFileNumber, state.log);
             try {
                 next.close();
             } catch (IOException suppressed) {

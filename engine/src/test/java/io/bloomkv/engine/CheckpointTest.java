@@ -8,6 +8,8 @@ import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ForwardingFileSystem;
 import io.bloomkv.engine.fs.InMemoryFileSystem;
 import io.bloomkv.engine.fs.NoFsyncFileSystem;
+import io.bloomkv.engine.fs.ReadableFile;
+import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.version.FileNames;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,6 +20,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -101,6 +104,86 @@ class CheckpointTest {
         }
         try (Db copy = Db.open(cp, small(FileSystem.disk()))) {
             assertThat(copy.get(TestKeys.bytes("only-in-copy"))).containsExactly(1);
+        }
+    }
+
+    /**
+     * A memtable switch closes the live mapped WAL (cutting it to its records) while the checkpoint copies it: the
+     * checkpoint reads the log to the cut and holds every write of the point. The switch runs on another thread right
+     * after the checkpoint opened the log, when the size it sampled still counts the space allocated ahead.
+     */
+    @Test
+    void aLogCutByASwitchWhileTheCheckpointCopiesItIsCopiedWhole() throws Exception {
+        Assumptions.assumeTrue(FileSystem.disk().supportsMappedWrites(), "mapped writes need native access on Linux");
+        long seed = TestSeeds.seed("CheckpointTest.cutWhileCopied");
+        Random rnd = new Random(seed);
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        Path src = dir.resolve("db");
+        AtomicBoolean armed = new AtomicBoolean();
+        Db[] open = new Db[1];
+        long[] sampled = {-1, -1};
+        FileSystem fs = new ForwardingFileSystem(FileSystem.disk()) {
+            @Override
+            public boolean supportsMappedWrites() {
+                return delegate().supportsMappedWrites();
+            }
+
+            @Override
+            public WritableFile newMappedWritableFile(Path p) throws IOException {
+                return delegate().newMappedWritableFile(p);
+            }
+
+            @Override
+            public ReadableFile newReadableFile(Path p) throws IOException {
+                ReadableFile f = super.newReadableFile(p);
+                if (!p.getFileName().toString().endsWith(".log") || !armed.compareAndSet(true, false)) {
+                    return f;
+                }
+                return new ForwardingFileSystem.ForwardingReadableFile(f) {
+                    boolean cut;
+
+                    @Override
+                    public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
+                        if (!cut) { // the first read: the reader has sampled the size, allocated space included
+                            cut = true;
+                            sampled[0] = size();
+                            Thread flusher = new Thread(() -> open[0].flush()); // a switch: closes this log
+                            flusher.start();
+                            try {
+                                flusher.join(30_000);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                throw new IOException(e);
+                            }
+                            sampled[1] = size();
+                        }
+                        super.readFully(pos, dst, off, len);
+                    }
+                };
+            }
+        };
+        Options opts = Options.defaults()
+                .fileSystem(fs)
+                .writeBufferSize(4 << 20)
+                .syncMode(SyncMode.NONE)
+                .autoCompaction(false);
+        try (Db db = Db.open(src, opts)) {
+            open[0] = db;
+            for (int i = 0; i < 300; i++) { // ~300 KB in the log: the copy reads past the first blocks after the cut
+                byte[] k = TestKeys.key(i);
+                byte[] v = TestKeys.value(rnd, 1000);
+                db.put(k, v);
+                model.put(TestKeys.str(k), v);
+            }
+            armed.set(true);
+            db.checkpoint(dir.resolve("cp"));
+            assertThat(armed.get()).as("the checkpoint read the live log").isFalse();
+            assertThat(sampled[1])
+                    .as("the log was cut while the checkpoint held it open")
+                    .isLessThan(sampled[0]);
+        }
+        try (Db copy = Db.open(dir.resolve("cp"), small(FileSystem.disk()))) {
+            assertThat(contents(copy)).as("seed " + seed).isEqualTo(render(model));
         }
     }
 

@@ -142,11 +142,22 @@ final class MappedWritableFile implements WritableFile {
                 return false;
             }
             try {
-                PosixAPI.posix();
-                return true;
+                return usable(PosixAPI.posix());
             } catch (RuntimeException | LinkageError e) {
                 return false;
             }
+        }
+    }
+
+    /**
+     * Whether {@code posix} is a working binding. Where jnr-ffi cannot load its native stub, Chronicle substitutes a
+     * binding whose every call throws; the logs are then written with {@code write(2)}, not refused at open.
+     */
+    static boolean usable(PosixAPI posix) {
+        try {
+            return posix.getpid() > 0;
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 

@@ -209,4 +209,17 @@ class MappedWritableFileFailureTest {
             }
         }
     }
+
+    /**
+     * Where jnr-ffi cannot load, Chronicle's {@code PosixAPI.posix()} returns a binding whose every call throws
+     * (NoOpPosixAPI) instead of failing: the probe must call it, or mapped writes would be reported supported and the
+     * first log's open would throw an unchecked exception instead of falling back to {@code write(2)}.
+     */
+    @Test
+    void aBindingWithoutItsNativeStubIsNotUsable() {
+        assertThat(MappedWritableFile.usable(net.openhft.posix.PosixAPI.posix()))
+                .isTrue();
+        assertThat(MappedWritableFile.usable(new net.openhft.posix.internal.noop.NoOpPosixAPI("jnr-ffi not loaded")))
+                .isFalse();
+    }
 }

@@ -13,6 +13,7 @@ import io.bloomkv.engine.internal.util.Coding;
 import io.bloomkv.engine.internal.util.Crc32c;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.zip.CRC32C;
@@ -31,7 +32,13 @@ import java.util.zip.CRC32C;
  */
 public final class LogReader implements Closeable {
     private final ReadableFile file;
-    private final long fileSize;
+    /**
+     * The file's size when opened, or less once a read finds it shorter: a live log is allocated ahead of its records
+     * and cut to them when its writer closes it (MappedWritableFile), which can happen while a checkpoint or a dump
+     * reads it. The records before the cut do not change, so the cut is read as the end of the file.
+     */
+    private long fileSize;
+
     private final byte[] block = new byte[BLOCK_SIZE];
     private final CRC32C crc = new CRC32C();
     /** File offset of {@link #block}[0]. */
@@ -220,8 +227,7 @@ public final class LogReader implements Closeable {
         byte[] buf = new byte[BLOCK_SIZE];
         CRC32C c = new CRC32C();
         for (long bs = start; bs < fileSize; bs += BLOCK_SIZE) {
-            int len = (int) Math.min(BLOCK_SIZE, fileSize - bs);
-            file.readFully(bs, buf, 0, len);
+            int len = read(bs, buf);
             int p0 = bs < from ? (int) (from - bs) : 0;
             for (int p = p0; p + HEADER_SIZE <= len; p++) {
                 int type = buf[p + 6] & 0xff;
@@ -245,10 +251,30 @@ public final class LogReader implements Closeable {
 
     private void loadBlock(long start) throws IOException {
         blockStart = start;
-        blockLen = (int) Math.min(BLOCK_SIZE, fileSize - start);
         pos = 0;
-        if (blockLen > 0) {
-            file.readFully(start, block, 0, blockLen);
+        blockLen = read(start, block);
+    }
+
+    /**
+     * Reads the block at {@code start} (up to {@link LogFormat#BLOCK_SIZE} bytes, fewer at the end of the file) into
+     * {@code buf}; returns its length. When the file turns out shorter than {@link #fileSize} (cut while read), the
+     * current size becomes the end and the block is read up to it.
+     */
+    private int read(long start, byte[] buf) throws IOException {
+        int len = (int) Math.max(0, Math.min(BLOCK_SIZE, fileSize - start));
+        if (len == 0) {
+            return 0;
+        }
+        try {
+            file.readFully(start, buf, 0, len);
+            return len;
+        } catch (EOFException e) {
+            long now = file.size();
+            if (now >= fileSize) {
+                throw e;
+            }
+            fileSize = now;
+            return read(start, buf);
         }
     }
 
