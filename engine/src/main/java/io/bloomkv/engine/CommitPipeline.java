@@ -213,7 +213,7 @@ final class CommitPipeline {
      * Runs {@code body} at the head of the write queue, with the mutex held on entry and exit (it may release it
      * while it waits or does I/O): writes queued after it wait until it returns, and it starts only after the writes
      * queued before it are done (RocksDB's ingestion enters the write thread the same way). A leader never takes an
-     * exclusive entry into its group ({@link #formGroup} stops at an entry without a batch). Used by
+     * exclusive entry into its group ({@link #leadWrite} stops its group at an entry without a batch). Used by
      * {@link Db#ingest}, so that no write takes a sequence number or enters a memtable meanwhile.
      *
      * @throws DbClosedException if the database is closing, or the background error if one is set
@@ -322,7 +322,13 @@ final class CommitPipeline {
 
     /**
      * Leader, mutex held on entry and exit (released for the WAL append and the memtable insert). Makes room, forms
-     * the group, writes it and publishes its last sequence.
+     * the group (the writers queued behind the leader, up to {@link #MAX_GROUP_BYTES}: a leader of up to 128 KiB takes
+     * up to 128 KiB more), writes it and publishes its last sequence.
+     *
+     * <p>One method, with the group's forming in it, and so larger than C2 inlines into a hot caller (325 bytes of
+     * bytecode, {@code FreqInlineSize}), as {@code Db.getStored} is for reads: the write path is compiled once, on its
+     * own, not into every compile of the application's code around {@code put} (a loop of gets and puts that inlined
+     * it took 456 ms of C2 in a 2 s phase, bench/RESULTS.md "thirteenth session").
      */
     private void leadWrite(Writer w) {
         // One branch, taken when the write needs room and also every ROOM_CALL_PERIOD-th write with room (then
@@ -333,7 +339,26 @@ final class CommitPipeline {
         if ((roomNeeded() | periodic) != 0) {
             makeRoomForWrite(false);
         }
-        int operationBytes = formGroup(w, group);
+        int operationBytes = w.operationBytes();
+        if (options.syncMode() != SyncMode.EVERY_WRITE && writers.size() > 1) {
+            int max = operationBytes <= (128 << 10) ? operationBytes + (128 << 10) : MAX_GROUP_BYTES;
+            boolean first = true;
+            for (Writer next : writers) {
+                if (first) {
+                    first = false; // the leader, in the group already
+                    continue;
+                }
+                if (!next.writes() || next.forceSwitch) {
+                    break;
+                }
+                long grown = (long) operationBytes + next.operationBytes();
+                if (grown > max) {
+                    break;
+                }
+                operationBytes = (int) grown;
+                group.add(next);
+            }
+        }
         int count = 0;
         for (int i = 0; i < group.size(); i++) {
             count += group.get(i).count();
@@ -423,37 +448,6 @@ final class CommitPipeline {
                 DbLog.LOG.warn("closing WAL {} failed", l.path(), e);
             }
         }
-    }
-
-    /**
-     * Mutex held. Takes the writers queued behind the leader into its group, up to {@link #MAX_GROUP_BYTES} (a leader
-     * of up to 128 KiB takes up to 128 KiB more). Returns the bytes the group's operations take at most in a WAL
-     * record, the batch header aside.
-     */
-    private int formGroup(Writer leader, List<Writer> group) {
-        state.assertHeld();
-        int size = leader.operationBytes();
-        if (options.syncMode() == SyncMode.EVERY_WRITE || writers.size() == 1) {
-            return size; // alone in the queue (the common case of one writing thread): nothing to join
-        }
-        int max = size <= (128 << 10) ? size + (128 << 10) : MAX_GROUP_BYTES;
-        boolean first = true;
-        for (Writer next : writers) {
-            if (first) {
-                first = false;
-                continue;
-            }
-            if (!next.writes() || next.forceSwitch) {
-                break;
-            }
-            long grown = (long) size + next.operationBytes();
-            if (grown > max) {
-                break;
-            }
-            size = (int) grown;
-            group.add(next);
-        }
-        return size;
     }
 
     /**
