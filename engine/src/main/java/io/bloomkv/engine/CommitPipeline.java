@@ -327,8 +327,8 @@ final class CommitPipeline {
      *
      * <p>One method, with the group's forming in it, and so larger than C2 inlines into a hot caller (325 bytes of
      * bytecode, {@code FreqInlineSize}), as {@code Db.getStored} is for reads: the write path is compiled once, on its
-     * own, not into every compile of the application's code around {@code put} (a loop of gets and puts that inlined
-     * it took 456 ms of C2 in a 2 s phase, bench/RESULTS.md "thirteenth session").
+     * own, not into every compile of the application's code around {@code put} (where it filled a loop's compile up to
+     * C2's budget: bench/RESULTS.md, "thirteenth session"). CompileBoundaryTest keeps it above that size.
      */
     private void leadWrite(Writer w) {
         // One branch, taken when the write needs room and also every ROOM_CALL_PERIOD-th write with room (then

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
  * The read and the write path each start at a method too large for C2 to inline into a hot caller (more than
  * {@code FreqInlineSize}, 325 bytes of bytecode): {@code Db.getStored} and {@code CommitPipeline.leadWrite}. The
  * application's code around {@code get} and {@code put} then calls them, and each path is compiled once, on its own,
- * instead of into every compile of a caller (a loop of gets and puts that inlined the write path took 456 ms of C2 in a
- * 2 s phase; bench/RESULTS.md, "thirteenth session"). A change that splits one of them must move the boundary, not
- * lose it. Bytecode sizes are read with the JDK's javap.
+ * instead of into every compile of a caller (bench/RESULTS.md, "thirteenth session", for what the inlined write path
+ * cost). A change that splits one of them must move the boundary, not lose it. Bytecode sizes are read with the JDK's
+ * javap.
  */
 class CompileBoundaryTest {
     /** HotSpot's default {@code -XX:FreqInlineSize} on x86-64 and AArch64. */
