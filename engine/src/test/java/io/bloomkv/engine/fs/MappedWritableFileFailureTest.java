@@ -4,7 +4,6 @@ import static io.bloomkv.engine.fs.PosixFaults.onPreparer;
 import static io.bloomkv.engine.fs.PosixFaults.openWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.bloomkv.engine.internal.record.LogReader;
 import io.bloomkv.engine.internal.record.LogWriter;
@@ -15,21 +14,19 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link MappedWritableFile} when a system call fails: an mmap that fails is an {@link IOException} (so the WAL writer stops and the log stays readable), and a close on an interrupted thread still cuts the file to its bytes. Failures and delays are injected with {@link PosixFaults}.
  */
+@EnabledIf(
+        value = "io.bloomkv.engine.fs.MappedWritableFile#supported",
+        disabledReason = "mapped writes need Linux with native access")
 class MappedWritableFileFailureTest {
     @TempDir
     Path dir;
-
-    @BeforeEach
-    void linuxOnly() {
-        assumeTrue(FileSystem.disk().supportsMappedWrites(), "mapped writes need Linux with native access");
-    }
 
     /**
      * Chronicle's {@code mmap} does not return -1 on failure: it throws {@code PosixRuntimeException}. When the writer

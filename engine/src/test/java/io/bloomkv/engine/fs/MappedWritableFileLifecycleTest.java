@@ -5,7 +5,6 @@ import static io.bloomkv.engine.fs.PosixFaults.onPreparer;
 import static io.bloomkv.engine.fs.PosixFaults.openWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,21 +13,19 @@ import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link MappedWritableFile}'s region preparation through its lifecycle: close with a preparation queued, running or failed, a full disk at the writer's own region, an interrupted writer; every mapping released exactly once and the bytes kept. Failures and delays are injected with {@link PosixFaults}.
  */
+@EnabledIf(
+        value = "io.bloomkv.engine.fs.MappedWritableFile#supported",
+        disabledReason = "mapped writes need Linux with native access")
 class MappedWritableFileLifecycleTest {
     @TempDir
     Path dir;
-
-    @BeforeEach
-    void linuxOnly() {
-        assumeTrue(FileSystem.disk().supportsMappedWrites(), "mapped writes need Linux with native access");
-    }
 
     /** Close while the preparation runs (held in its madvise): close waits for it and unmaps its region once. */
     @Test

@@ -2,7 +2,6 @@ package io.bloomkv.engine.fs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.internal.record.LogReader;
@@ -15,8 +14,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,14 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
  * in zeros, which a log reader reads as the end of the log; close cuts the file to its size and unmaps every region
  * exactly once.
  */
+@EnabledIf(
+        value = "io.bloomkv.engine.fs.MappedWritableFile#supported",
+        disabledReason = "mapped writes need Linux with native access")
 class MappedWritableFileTest {
     @TempDir
     Path dir;
-
-    @BeforeEach
-    void linuxOnly() {
-        assumeTrue(FileSystem.disk().supportsMappedWrites(), "mapped writes need Linux with native access");
-    }
 
     @Test
     void holdsExactlyTheBytesAppendedAcrossRegions() throws IOException {
