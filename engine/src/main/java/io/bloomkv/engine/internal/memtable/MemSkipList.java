@@ -4,6 +4,7 @@ import io.bloomkv.engine.internal.InternalKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -37,6 +38,10 @@ import java.util.Arrays;
  *   p + 2 + kw    newest version, 0 while it is the node    p + 3 ...: value, or its address
  *   p + 3 + kw    value, or its address
  * </pre>
+ * A value's words hold its bytes little-endian ({@link #VALUE_ORDER}), the last word zero-padded: a
+ * value is only ever copied in and out whole, never compared, so its words are filled and emptied by a plain memory
+ * copy ({@link #packValue}, {@link #value(long, LentValue)}), where the key's big-endian words (compared as unsigned
+ * longs) would cost a byte swap per word of every value written and of every value a flush reads back.
  * A value of more than {@link #INLINE_VALUE_MAX} bytes is stored out of line: its words go to the value arena (chunks
  * of their own, {@link #valueChunks}, allocated as the records' chunks are) and the record holds its address (chunk
  * index high 32, word low 32) in one word, with {@code OUT_OF_LINE} set. So a key node with a large value is its links,
@@ -114,13 +119,21 @@ final class MemSkipList {
     /** No array to reuse ({@link #encodedKey(long, long, byte[])}): shorter than every encoded key. */
     static final byte[] NO_BYTES = new byte[0];
     /**
-     * Words up to which {@link #pack} and {@link #unpack} move bytes with shifts, above which through a
-     * {@code ByteBuffer} long view (one bulk {@code Unsafe.copySwapMemory}). The view allocates three buffers per call
+     * Words up to which {@link #pack} and {@link #unpack} (keys) and {@link #packValue} and {@link #unpackValue}
+     * (values) move bytes with shifts, above which through a {@code ByteBuffer} long view (one bulk copy: a swapping
+     * one for the keys' big-endian words, a plain one for values). The view allocates three buffers per call
      * and its checks cost more than the copy of a few words (a Kafka Streams counter is one word); the shifts run
      * fast in every tier of the JIT (a byte-array {@code VarHandle} ran slow in C1, where a short run spends much of
      * its time), and the bulk copy wins on large values.
      */
     static final int SHIFT_WORDS = 4;
+
+    /**
+     * The byte order of a value's words (byte {@code i} of a word at bits {@code 8i}): the order of the platforms the
+     * engine runs on (x86-64, AArch64), so that the long view's bulk copy of a large value is a plain memory copy,
+     * not {@code copySwapMemory}'s element-by-element swap.
+     */
+    static final ByteOrder VALUE_ORDER = ByteOrder.LITTLE_ENDIAN;
 
     /** The chunks, by index; replaced (never changed) when one is added, so a reader's copy stays valid. */
     private volatile long[][] chunks;
@@ -323,13 +336,13 @@ final class MemSkipList {
      */
     private void putValue(byte[] value, int off, int len, long[] c, int at) {
         if (len <= INLINE_VALUE_MAX) {
-            pack(value, off, len, c, at);
+            packValue(value, off, len, c, at);
             return;
         }
         long words = (len + 7L) >>> 3;
         checkSize(words);
         long a = allocateValue((int) words);
-        pack(value, off, len, valueCurrent, (int) a);
+        packValue(value, off, len, valueCurrent, (int) a);
         c[at] = a;
     }
 
@@ -511,6 +524,80 @@ final class MemSkipList {
             long w = c[at + full];
             for (int i = 0; i < rest; i++) {
                 out[off + 8 * full + i] = (byte) (w >>> (56 - 8 * i));
+            }
+        }
+    }
+
+    /**
+     * {@code bytes[off, off + len)} into value words from {@code c[at]} (see the class comment): 8 bytes per word,
+     * little-endian ({@link #VALUE_ORDER}), the last zero-padded; above {@link #SHIFT_WORDS} words through a long view
+     * of the bytes (a memory copy).
+     */
+    private static void packValue(byte[] bytes, int off, int len, long[] c, int at) {
+        int full = len >>> 3;
+        if (full > SHIFT_WORDS) {
+            ByteBuffer.wrap(bytes, off, 8 * full)
+                    .slice()
+                    .order(VALUE_ORDER)
+                    .asLongBuffer()
+                    .get(c, at, full);
+        } else {
+            for (int i = 0; i < full; i++) {
+                int o = off + 8 * i;
+                c[at + i] = (bytes[o] & 0xFFL)
+                        | (bytes[o + 1] & 0xFFL) << 8
+                        | (bytes[o + 2] & 0xFFL) << 16
+                        | (bytes[o + 3] & 0xFFL) << 24
+                        | (bytes[o + 4] & 0xFFL) << 32
+                        | (bytes[o + 5] & 0xFFL) << 40
+                        | (bytes[o + 6] & 0xFFL) << 48
+                        | (bytes[o + 7] & 0xFFL) << 56;
+            }
+        }
+        int rest = len & 7;
+        if (rest > 0) {
+            long w = 0;
+            for (int i = 0; i < rest; i++) {
+                w |= (bytes[off + 8 * full + i] & 0xFFL) << (8 * i);
+            }
+            c[at + full] = w;
+        }
+    }
+
+    /** The first {@code len} bytes of the value words from {@code c[at]} into {@code out[off...]} ({@link #packValue}'s inverse). */
+    private static void unpackValue(long[] c, int at, int len, byte[] out, int off) {
+        int full = len >>> 3;
+        if (full > SHIFT_WORDS) {
+            ByteBuffer.wrap(out, off, 8 * full)
+                    .slice()
+                    .order(VALUE_ORDER)
+                    .asLongBuffer()
+                    .put(c, at, full);
+        } else {
+            for (int i = 0; i < full; i++) {
+                long w = c[at + i];
+                int o = off + 8 * i;
+                out[o] = (byte) w;
+                out[o + 1] = (byte) (w >>> 8);
+                out[o + 2] = (byte) (w >>> 16);
+                out[o + 3] = (byte) (w >>> 24);
+                out[o + 4] = (byte) (w >>> 32);
+                out[o + 5] = (byte) (w >>> 40);
+                out[o + 6] = (byte) (w >>> 48);
+                out[o + 7] = (byte) (w >>> 56);
+            }
+        }
+        unpackValueTail(c, at, len, out, off);
+    }
+
+    /** The bytes of a value's last, partial word (none when its length is a multiple of 8). */
+    private static void unpackValueTail(long[] c, int at, int len, byte[] out, int off) {
+        int full = len >>> 3;
+        int rest = len & 7;
+        if (rest > 0) {
+            long w = c[at + full];
+            for (int i = 0; i < rest; i++) {
+                out[off + 8 * full + i] = (byte) (w >>> (8 * i));
             }
         }
     }
@@ -818,9 +905,9 @@ final class MemSkipList {
         int at = keyLength == VERSION ? p + 3 : p + 3 + keyWords((int) keyLength);
         if ((first & OUT_OF_LINE) != 0) {
             long a = c[at]; // the value arena's chunk holding it was published before the record
-            unpack(valueChunks[(int) (a >>> 32)], (int) a, out.length, out, 0);
+            unpackValue(valueChunks[(int) (a >>> 32)], (int) a, out.length, out, 0);
         } else {
-            unpack(c, at, out.length, out, 0);
+            unpackValue(c, at, out.length, out, 0);
         }
         return out;
     }
@@ -847,8 +934,9 @@ final class MemSkipList {
         int length = (int) (chunk((int) (v >>> 32))[(int) v] & VALUE_LENGTH);
         if (lent.bytes.length != length) {
             lent.bytes = new byte[length];
-            lent.words =
-                    length >>> 3 > SHIFT_WORDS ? ByteBuffer.wrap(lent.bytes).asLongBuffer() : null;
+            lent.words = length >>> 3 > SHIFT_WORDS
+                    ? ByteBuffer.wrap(lent.bytes).order(VALUE_ORDER).asLongBuffer()
+                    : null;
         }
     }
 
@@ -878,18 +966,12 @@ final class MemSkipList {
         int full = length >>> 3;
         if (full > SHIFT_WORDS) {
             if (lent.words == null) {
-                lent.words = ByteBuffer.wrap(out).asLongBuffer(); // big-endian, as pack writes
+                lent.words = ByteBuffer.wrap(out).order(VALUE_ORDER).asLongBuffer(); // as packValue writes
             }
             lent.words.put(0, c, at, full);
-            int rest = length & 7;
-            if (rest > 0) {
-                long w = c[at + full];
-                for (int i = 0; i < rest; i++) {
-                    out[8 * full + i] = (byte) (w >>> (56 - 8 * i));
-                }
-            }
+            unpackValueTail(c, at, length, out, 0);
         } else {
-            unpack(c, at, length, out, 0);
+            unpackValue(c, at, length, out, 0);
         }
         return out;
     }

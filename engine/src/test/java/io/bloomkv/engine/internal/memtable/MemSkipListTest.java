@@ -3,9 +3,11 @@ package io.bloomkv.engine.internal.memtable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.TestSeeds;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +27,48 @@ class MemSkipListTest {
             k[i] = (byte) rnd.nextInt(3); // few distinct bytes: many shared prefixes and equal user keys
         }
         return k;
+    }
+
+    /**
+     * Values of every length around the inline limit and the bulk-copy threshold, and long ones, written from an offset
+     * in a larger array and read back whole by each reader (a copy, a lent array sized for them, a lent array of
+     * another length), as key nodes and as versions: the value words' byte order and their last, partial word.
+     */
+    @Test
+    void valuesOfEveryLengthComeBackByteForByte() {
+        long seed = TestSeeds.seed("MemSkipListTest.values");
+        Random rnd = new Random(seed);
+        MemSkipList list = new MemSkipList(true);
+        List<Integer> lengths = new ArrayList<>();
+        for (int n = 0; n <= MemSkipList.INLINE_VALUE_MAX + 8 * MemSkipList.SHIFT_WORDS + 17; n++) {
+            lengths.add(n);
+        }
+        lengths.addAll(List.of(1000, 1023, 4096, 4097));
+        long seq = 1;
+        for (int n : lengths) {
+            byte[] userKey = ("k" + n).getBytes(StandardCharsets.UTF_8);
+            byte[] otherKey = ("o" + n).getBytes(StandardCharsets.UTF_8);
+            for (int version = 0; version < 2; version++) {
+                byte[] source = new byte[n + 13];
+                rnd.nextBytes(source);
+                int off = rnd.nextInt(14);
+                byte[] want = Arrays.copyOfRange(source, off, off + n);
+                list.insert(userKey, InternalKey.packTrailer(seq++, ValueType.PUT), source, off, n);
+                long v = list.newest(list.findKey(userKey, Hashing.hash64(userKey)));
+                String what = "seed " + seed + ", length " + n + ", version " + version;
+                assertThat(list.value(v)).as(what).isEqualTo(want);
+                MemSkipList.LentValue lent = new MemSkipList.LentValue();
+                list.sizeLent(v, lent);
+                assertThat(list.value(v, lent)).as("lent, " + what).isEqualTo(want);
+                assertThat(list.value(v, lent)).as("lent again, " + what).isEqualTo(want);
+                list.insert(otherKey, InternalKey.packTrailer(seq++, ValueType.PUT), new byte[n + 5], 0, n + 5);
+                MemSkipList.LentValue other = new MemSkipList.LentValue();
+                list.sizeLent(list.newest(list.findKey(otherKey, Hashing.hash64(otherKey))), other);
+                assertThat(list.value(v, other))
+                        .as("lent of another length, " + what)
+                        .isEqualTo(want);
+            }
+        }
     }
 
     /** Searches over the key nodes and walks of their chains against a TreeSet of internal keys, with and without the index. */
