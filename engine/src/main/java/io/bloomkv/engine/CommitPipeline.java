@@ -460,6 +460,7 @@ final class CommitPipeline {
     private void appendToWal(
             LogWriter wal, long walNumber, List<Writer> group, int operationBytes, int count, long firstSequence) {
         try {
+            long walStart = wal.size();
             Writer leader = group.get(0);
             if (group.size() == 1 && leader.batch != null) {
                 byte[] rec = leader.batch.contents(firstSequence);
@@ -482,6 +483,7 @@ final class CommitPipeline {
                 wal.addRecord(out.array(), 0, out.size());
             }
             counters.walRecords.increment();
+            counters.walBytes.add(wal.size() - walStart);
             if (options.syncMode() == SyncMode.NONE) {
                 if (!options.manualWalFlush()) {
                     wal.flush();
@@ -661,6 +663,7 @@ final class CommitPipeline {
                     state.log.close();
                 }
                 next.addRecord(LogStart.encode(state.logFileNumber, state.log.size()));
+                counters.walBytes.add(next.size());
             }
         } catch (IOException e) {
             BloomKvIOException err = new BloomKvIOException(

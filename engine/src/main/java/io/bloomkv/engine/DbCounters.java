@@ -15,6 +15,9 @@ final class DbCounters {
     final StripedCounter writeBatches = new StripedCounter();
     final StripedCounter userBytes = new StripedCounter();
     final StripedCounter walRecords = new StripedCounter();
+    /** Bytes appended to WAL files, record framing included (RocksDB's {@code rocksdb.wal.bytes}). */
+    final StripedCounter walBytes = new StripedCounter();
+
     final StripedCounter walSyncs = new StripedCounter();
     final StripedCounter walTailsDropped = new StripedCounter();
     final StripedCounter walsNotReplayed = new StripedCounter();
@@ -57,6 +60,7 @@ final class DbCounters {
         s.writeBatches = writeBatches.sum();
         s.userBytesWritten = userBytes.sum();
         s.walRecords = walRecords.sum();
+        s.walBytesWritten = walBytes.sum();
         s.walSyncs = walSyncs.sum();
         s.walTailsDropped = walTailsDropped.sum();
         s.walsNotReplayed = walsNotReplayed.sum();

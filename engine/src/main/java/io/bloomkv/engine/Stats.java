@@ -41,6 +41,7 @@ public final class Stats {
     long writeBatches;
     long userBytesWritten;
     long walRecords;
+    long walBytesWritten;
     long walSyncs;
     long walTailsDropped;
     long walsNotReplayed;
@@ -218,6 +219,14 @@ public final class Stats {
     /** WAL records appended (one per write group). */
     public long walRecords() {
         return walRecords;
+    }
+
+    /**
+     * Bytes appended to write-ahead logs: the records of write groups and the record that starts each new log, with
+     * their framing (RocksDB's {@code rocksdb.wal.bytes}); 0 with the WAL disabled.
+     */
+    public long walBytesWritten() {
+        return walBytesWritten;
     }
 
     /** WAL fsyncs. Under GROUP_COMMIT with concurrent writers this is below {@link #writeBatches()}. */
@@ -425,6 +434,8 @@ public final class Stats {
                 dataBlockAccesses,
                 blockCacheHits,
                 blockCacheMisses));
+        sb.append(String.format(
+                Locale.ROOT, "wal: records %d (%d bytes), syncs %d%n", walRecords, walBytesWritten, walSyncs));
         sb.append(String.format(
                 Locale.ROOT,
                 "flushes %d (%d bytes), compactions %d (read %d, written %d), write amp %.2f, stalls %d (%d us), slowdowns %d%n",

@@ -38,6 +38,7 @@ class DisableWalTest {
             }
             db.syncWal(); // nothing to sync: no error, no record
             assertThat(db.stats().walRecords()).as("WAL records").isZero();
+            assertThat(db.stats().walBytesWritten()).as("WAL bytes").isZero();
             assertThat(db.stats().walSyncs()).as("WAL syncs").isZero();
         }
         try (Stream<Path> files = Files.list(d)) {
