@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
+import net.openhft.chronicle.core.UnsafeMemory;
 
 /**
  * The real file system, on {@link FileChannel}s: positional reads, {@code force(false)} (fdatasync,
@@ -243,10 +244,16 @@ public final class DiskFileSystem implements FileSystem {
         }
     }
 
+    /**
+     * Appends gather in a direct buffer, written with {@code write(2)} when it fills or on flush: the channel writes a
+     * direct buffer as it is, where a heap one is first copied into a temporary direct buffer of the JDK's (one more
+     * copy of every table byte a flush or compaction writes). Its memory is freed at close, or when a larger buffer
+     * replaces it, never left for the collector; nothing touches it after that.
+     */
     private static final class DiskWritableFile implements WritableFile {
         private final Path path;
         private final FileChannel channel;
-        private ByteBuffer buffer = ByteBuffer.allocate(WRITE_BUFFER_SIZE);
+        private ByteBuffer buffer = ByteBuffer.allocateDirect(WRITE_BUFFER_SIZE);
         private long size;
         private boolean closed;
 
@@ -262,7 +269,9 @@ public final class DiskFileSystem implements FileSystem {
             if (len > buffer.remaining()) {
                 flushBuffer();
                 if (buffer.capacity() < MAX_WRITE_BUFFER_SIZE) {
-                    buffer = ByteBuffer.allocate(2 * buffer.capacity()); // it filled: see WRITE_BUFFER_SIZE
+                    ByteBuffer old = buffer;
+                    buffer = ByteBuffer.allocateDirect(2 * old.capacity()); // it filled: see WRITE_BUFFER_SIZE
+                    UnsafeMemory.UNSAFE.invokeCleaner(old); // empty, and no longer reachable from this file
                 }
             }
             if (len >= buffer.capacity()) {
@@ -305,7 +314,11 @@ public final class DiskFileSystem implements FileSystem {
             try {
                 flushBuffer();
             } finally {
-                channel.close();
+                try {
+                    channel.close();
+                } finally {
+                    UnsafeMemory.UNSAFE.invokeCleaner(buffer); // closed: no append or flush reaches it again
+                }
             }
         }
 

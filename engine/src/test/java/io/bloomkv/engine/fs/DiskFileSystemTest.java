@@ -22,6 +22,36 @@ class DiskFileSystemTest {
     private final FileSystem fs = FileSystem.disk();
 
     /**
+     * A written file's direct buffers (the first, each one its growth replaced, the last) are freed by the file itself,
+     * at growth and at close, also when the close is repeated: the JVM's count of direct buffers comes back to where
+     * it was, with no collection in between. Appends stay below the first buffer's size, so the channel never makes a
+     * temporary direct buffer of its own.
+     */
+    @Test
+    void aFilesDirectBuffersAreFreedAtGrowthAndClose() throws IOException {
+        java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory.getPlatformMXBeans(
+                        java.lang.management.BufferPoolMXBean.class)
+                .stream()
+                .filter(b -> b.getName().equals("direct"))
+                .findFirst()
+                .orElseThrow();
+        long before = direct.getCount();
+        byte[] chunk = new byte[DiskFileSystem.WRITE_BUFFER_SIZE / 3];
+        WritableFile w = fs.newWritableFile(dir.resolve("buffers.dat"));
+        long written = 0;
+        while (written < 3L * DiskFileSystem.MAX_WRITE_BUFFER_SIZE) { // grows to the largest buffer
+            w.append(chunk, 0, chunk.length);
+            written += chunk.length;
+        }
+        assertThat(direct.getCount()).as("one buffer while open").isEqualTo(before + 1);
+        w.close();
+        w.close();
+        assertThat(direct.getCount()).as("freed at close, once").isEqualTo(before);
+        assertThatThrownBy(() -> w.append(chunk, 0, 1)).isInstanceOf(IOException.class);
+        assertThat(Files.size(dir.resolve("buffers.dat"))).isEqualTo(written);
+    }
+
+    /**
      * Appends of every size, from a few bytes to more than the largest buffer, across the buffer's growth from
      * {@link DiskFileSystem#WRITE_BUFFER_SIZE} to {@link DiskFileSystem#MAX_WRITE_BUFFER_SIZE}, with flushes between
      * some of them: the file holds exactly the bytes appended, in order.
