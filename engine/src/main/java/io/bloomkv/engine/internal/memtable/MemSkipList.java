@@ -564,7 +564,10 @@ final class MemSkipList {
         }
     }
 
-    /** The first {@code len} bytes of the value words from {@code c[at]} into {@code out[off...]} ({@link #packValue}'s inverse). */
+    /**
+     * The first {@code len} bytes of the value words from {@code c[at]} into {@code out[off...]} ({@link #packValue}'s
+     * inverse).
+     */
     private static void unpackValue(long[] c, int at, int len, byte[] out, int off) {
         int full = len >>> 3;
         if (full > SHIFT_WORDS) {
