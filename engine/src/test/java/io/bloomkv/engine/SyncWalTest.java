@@ -17,6 +17,11 @@ class SyncWalTest {
     @TempDir
     Path dir;
 
+    /** A database over {@code fs} whose writes are not synced ({@link SyncMode#NONE}) until syncWal() is called. */
+    private static Options unsynced(FaultInjectingFileSystem fs, int writeBufferSize) {
+        return Options.defaults().fileSystem(fs).syncMode(SyncMode.NONE).writeBufferSize(writeBufferSize);
+    }
+
     @ParameterizedTest(name = "manualWalFlush={0}")
     @ValueSource(booleans = {false, true})
     void everyWriteBeforeTheLastSyncSurvivesACrash(boolean manualWalFlush) throws IOException {
@@ -26,11 +31,7 @@ class SyncWalTest {
             String ctx = "seed " + seed + " round " + round;
             Path d = dir.resolve("r" + round + "-" + manualWalFlush);
             FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
-            Options options = Options.defaults()
-                    .fileSystem(fs)
-                    .syncMode(SyncMode.NONE)
-                    .writeBufferSize(8 << 10)
-                    .manualWalFlush(manualWalFlush);
+            Options options = unsynced(fs, 8 << 10).manualWalFlush(manualWalFlush);
             Db db = Db.open(d, options);
             int n = 300 + rnd.nextInt(1500);
             int synced = 0;
@@ -87,11 +88,7 @@ class SyncWalTest {
         Random rnd = new Random(seed);
         Path d = dir.resolve("failed-switch");
         FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
-        Options options = Options.defaults()
-                .fileSystem(fs)
-                .syncMode(SyncMode.NONE)
-                .writeBufferSize(1 << 20)
-                .autoCompaction(false);
+        Options options = unsynced(fs, 1 << 20).autoCompaction(false);
         Db db = Db.open(d, options);
         int n = 200 + rnd.nextInt(300);
         for (int i = 0; i < n; i++) {
