@@ -115,9 +115,14 @@ class CompressedFilterTest {
                 optimal.add(key);
             }
             optimalWire = compressed(optimal).length;
+            // About half the bits are set, so coding saves next to nothing: the codec sends the raw body, or a coded
+            // one a few bytes shorter where this seed's filter has a few more clear bits than set ones (or the
+            // reverse).
+            long raw = optimal.serializedSize() - FilterHeader.HEADER_SIZE + OVERHEAD;
             assertThat(optimalWire)
-                    .as("at the optimal k about half the bits are set: sent raw")
-                    .isEqualTo(optimal.serializedSize() - FilterHeader.HEADER_SIZE + OVERHEAD);
+                    .as("at the optimal k about half the bits are set: raw, or within one per cent of it")
+                    .isLessThanOrEqualTo(raw)
+                    .isGreaterThanOrEqualTo(raw - raw / 100);
             System.out.printf(
                     "k=%d (optimal): %.2f bits/key in memory, %.2f on the wire, FPR %.4f%n",
                     optimal.hashCount(),
