@@ -163,8 +163,10 @@ public final class Charts {
         List<Double> off = new ArrayList<>();
         boolean anyOff = false;
         for (String phase : phases) {
-            double withFilters = Summary.median(Goal.runRatios(results, phase, true)); // NaN without runs
-            double without = Summary.median(Goal.runRatios(results, phase, false));
+            // NaN without runs; a ratio over a run that did no operation (RocksDB's ops/s 0: infinite) has no bar, as
+            // a chart cannot draw it
+            double withFilters = finiteOrNaN(Summary.median(Goal.runRatios(results, phase, true)));
+            double without = finiteOrNaN(Summary.median(Goal.runRatios(results, phase, false)));
             if (Double.isNaN(withFilters) && Double.isNaN(without)) {
                 continue;
             }
@@ -197,6 +199,10 @@ public final class Charts {
         parity.setLineStyle(SeriesLines.DASH_DASH);
         parity.setLineColor(Color.GRAY);
         return chart;
+    }
+
+    private static double finiteOrNaN(double v) {
+        return Double.isFinite(v) ? v : Double.NaN;
     }
 
     /** Disk lookups avoided (filter useful) per read phase: measured and predicted, both engines (filters on). */
@@ -295,6 +301,9 @@ public final class Charts {
             List<Double> x = new ArrayList<>();
             List<Double> y = new ArrayList<>();
             for (ValueSizeSweep.Point p : e.getValue()) {
+                if (!Double.isFinite(p.median())) {
+                    continue; // no point for a ratio a chart cannot draw (see ratios)
+                }
                 x.add((double) p.valueSize());
                 y.add(p.median());
             }

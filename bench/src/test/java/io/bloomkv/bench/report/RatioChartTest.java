@@ -93,6 +93,32 @@ class RatioChartTest {
         assertThat(parity.getYData()).allMatch(y -> y.doubleValue() == 1.0);
     }
 
+    /**
+     * A phase whose RocksDB run did no operation in its timed pass (ops/s 0, so an infinite ratio, as a short
+     * readwhilewriting's reads during background work can be) gets no bar (nor a category), and the report's charts are still drawn:
+     * the chart library refuses an infinite value, which had failed the whole report.
+     */
+    @Test
+    void anInfiniteRatioHasNoBarAndTheChartsAreStillWritten(@TempDir Path dir) throws Exception {
+        List<PhaseResult> results = new ArrayList<>(results());
+        for (int run = 0; run < 3; run++) {
+            results.add(phase("readwhilewriting", "bloomkv", true, 80_000, run));
+            results.add(phase("readwhilewriting", "rocksdb", true, 0, run));
+        }
+        CategoryChart chart = Charts.ratios(results);
+        CategorySeries on = chart.getSeriesMap().get("filters on");
+        List<Object> cats = new ArrayList<>(on.getXData());
+        assertThat(cats).as("a phase with only an infinite ratio").doesNotContain("readwhilewriting");
+        assertThat(cats).containsExactly("readrandom", "fillrandom");
+
+        BenchReport report = new BenchReport(
+                Instant.now(), 1.0, Machine.current(), null, Map.of(), "off", results, List.of(), List.of());
+        List<String> written =
+                Charts.writeAll(report, List.of(new EngineSpec("bloomkv", true), new EngineSpec("rocksdb", true)), dir);
+        assertThat(written).contains(Charts.RATIOS);
+        assertThat(Files.size(dir.resolve(Charts.RATIOS))).isPositive();
+    }
+
     @Test
     void noPhaseOnBothEnginesMeansNoChart() {
         List<PhaseResult> bloomkvOnly =
