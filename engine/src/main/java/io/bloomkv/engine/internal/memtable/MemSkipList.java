@@ -6,6 +6,8 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.Objects;
+import net.openhft.chronicle.core.UnsafeMemory;
 
 /**
  * The memtable's entries: a skip list of user keys (LevelDB's {@code db/skiplist.h}, one writer, any number of
@@ -120,11 +122,11 @@ final class MemSkipList {
     static final byte[] NO_BYTES = new byte[0];
     /**
      * Words up to which {@link #pack} and {@link #unpack} (keys) and {@link #packValue} and {@link #unpackValue}
-     * (values) move bytes with shifts, above which through a {@code ByteBuffer} long view (one bulk copy: a swapping
-     * one for the keys' big-endian words, a plain one for values). The view allocates three buffers per call
-     * and its checks cost more than the copy of a few words (a Kafka Streams counter is one word); the shifts run
-     * fast in every tier of the JIT (a byte-array {@code VarHandle} ran slow in C1, where a short run spends much of
-     * its time), and the bulk copy wins on large values.
+     * (values) move bytes with shifts, above which with one bulk copy (keys: a swapping one through a
+     * {@code ByteBuffer} long view, for their big-endian words; values: a plain memory copy). A bulk copy's setup and
+     * checks cost more than the copy of a few words (a Kafka Streams counter is one word); the shifts run fast in
+     * every tier of the JIT (a byte-array {@code VarHandle} ran slow in C1, where a short run spends much of its time),
+     * and the bulk copy wins on large values.
      */
     static final int SHIFT_WORDS = 4;
 
@@ -134,6 +136,18 @@ final class MemSkipList {
      * not {@code copySwapMemory}'s element-by-element swap.
      */
     static final ByteOrder VALUE_ORDER = ByteOrder.LITTLE_ENDIAN;
+
+    /**
+     * True where memory holds a long's bytes in {@link #VALUE_ORDER}: a value's words are then its bytes as they lie
+     * in memory, and {@link #packValue} and {@link #unpackValue} move them with {@code Unsafe.copyMemory} (bounds
+     * checked first), not through a {@code ByteBuffer} long view, whose buffers, slices and scoped-access checks made
+     * the copy the larger part of the compiled insert (the write path's largest compile). Elsewhere the shifts move
+     * every word.
+     */
+    private static final boolean VALUE_ORDER_IS_NATIVE = ByteOrder.nativeOrder() == VALUE_ORDER;
+
+    private static final long BYTE_ARRAY_BASE = UnsafeMemory.UNSAFE.arrayBaseOffset(byte[].class);
+    private static final long LONG_ARRAY_BASE = UnsafeMemory.UNSAFE.arrayBaseOffset(long[].class);
 
     /** The chunks, by index; replaced (never changed) when one is added, so a reader's copy stays valid. */
     private volatile long[][] chunks;
@@ -247,7 +261,7 @@ final class MemSkipList {
             }
         }
         // One record layout for both cases, one allocate and one putValue call: C2 inlines a callee once per call
-        // site, and a copy of the value copy (pack, its ByteBuffer view) and of the allocation per case made the
+        // site, and a copy of the value copy (packValue) and of the allocation per case made the
         // compiled insert twice as large as it needs to be.
         long before = bytesTaken();
         boolean version = x != 0;
@@ -530,17 +544,15 @@ final class MemSkipList {
 
     /**
      * {@code bytes[off, off + len)} into value words from {@code c[at]} (see the class comment): 8 bytes per word,
-     * little-endian ({@link #VALUE_ORDER}), the last zero-padded; above {@link #SHIFT_WORDS} words through a long view
-     * of the bytes (a memory copy).
+     * little-endian ({@link #VALUE_ORDER}), the last zero-padded; above {@link #SHIFT_WORDS} words by a memory copy
+     * ({@link #VALUE_ORDER_IS_NATIVE}).
      */
     private static void packValue(byte[] bytes, int off, int len, long[] c, int at) {
         int full = len >>> 3;
-        if (full > SHIFT_WORDS) {
-            ByteBuffer.wrap(bytes, off, 8 * full)
-                    .slice()
-                    .order(VALUE_ORDER)
-                    .asLongBuffer()
-                    .get(c, at, full);
+        if (full > SHIFT_WORDS && VALUE_ORDER_IS_NATIVE) {
+            Objects.checkFromIndexSize(off, 8 * full, bytes.length);
+            Objects.checkFromIndexSize(at, full, c.length);
+            UnsafeMemory.UNSAFE.copyMemory(bytes, BYTE_ARRAY_BASE + off, c, LONG_ARRAY_BASE + 8L * at, 8L * full);
         } else {
             for (int i = 0; i < full; i++) {
                 int o = off + 8 * i;
@@ -570,12 +582,10 @@ final class MemSkipList {
      */
     private static void unpackValue(long[] c, int at, int len, byte[] out, int off) {
         int full = len >>> 3;
-        if (full > SHIFT_WORDS) {
-            ByteBuffer.wrap(out, off, 8 * full)
-                    .slice()
-                    .order(VALUE_ORDER)
-                    .asLongBuffer()
-                    .put(c, at, full);
+        if (full > SHIFT_WORDS && VALUE_ORDER_IS_NATIVE) {
+            Objects.checkFromIndexSize(at, full, c.length);
+            Objects.checkFromIndexSize(off, 8 * full, out.length);
+            UnsafeMemory.UNSAFE.copyMemory(c, LONG_ARRAY_BASE + 8L * at, out, BYTE_ARRAY_BASE + off, 8L * full);
         } else {
             for (int i = 0; i < full; i++) {
                 long w = c[at + i];
@@ -915,31 +925,22 @@ final class MemSkipList {
         return out;
     }
 
-    /**
-     * An array {@link #value(long, LentValue)} refills while values keep its length, with the long view of it that the
-     * bulk copy of large values writes through (a view made per call would be three objects per value).
-     */
+    /** An array {@link #value(long, LentValue)} refills while values keep its length. */
     static final class LentValue {
         /** Never null (a test for null would be a branch only a new iterator's first value takes; see NO_WORDS). */
         private byte[] bytes = new byte[0];
-
-        private java.nio.LongBuffer words;
     }
 
     /**
-     * Gives {@code lent} an array of version {@code v}'s value length (and the view {@link #value(long, LentValue)}
-     * writes large values through) unless it has one: an iterator does this when a seek positions it, so its first
-     * {@code lendValue} finds the array as every later one does. Otherwise a new iterator's first value would take the
-     * branch that allocates, which a flush takes once per memtable: compiled code that never saw it deoptimizes there
-     * at every flush after the first.
+     * Gives {@code lent} an array of version {@code v}'s value length unless it has one: an iterator does this when a
+     * seek positions it, so its first {@code lendValue} finds the array as every later one does. Otherwise a new
+     * iterator's first value would take the branch that allocates, which a flush takes once per memtable: compiled
+     * code that never saw it deoptimizes there at every flush after the first.
      */
     void sizeLent(long v, LentValue lent) {
         int length = (int) (chunk((int) (v >>> 32))[(int) v] & VALUE_LENGTH);
         if (lent.bytes.length != length) {
             lent.bytes = new byte[length];
-            lent.words = length >>> 3 > SHIFT_WORDS
-                    ? ByteBuffer.wrap(lent.bytes).order(VALUE_ORDER).asLongBuffer()
-                    : null;
         }
     }
 
@@ -957,7 +958,6 @@ final class MemSkipList {
         int length = (int) (first & VALUE_LENGTH);
         if (lent.bytes.length != length) {
             lent.bytes = new byte[length];
-            lent.words = null;
         }
         byte[] out = lent.bytes;
         int at = keyLength == VERSION ? p + 3 : p + 3 + keyWords((int) keyLength);
@@ -966,16 +966,7 @@ final class MemSkipList {
             c = valueChunks[(int) (a >>> 32)];
             at = (int) a;
         }
-        int full = length >>> 3;
-        if (full > SHIFT_WORDS) {
-            if (lent.words == null) {
-                lent.words = ByteBuffer.wrap(out).order(VALUE_ORDER).asLongBuffer(); // as packValue writes
-            }
-            lent.words.put(0, c, at, full);
-            unpackValueTail(c, at, length, out, 0);
-        } else {
-            unpackValue(c, at, length, out, 0);
-        }
+        unpackValue(c, at, length, out, 0);
         return out;
     }
 
