@@ -132,8 +132,8 @@ final class MemSkipList {
 
     /**
      * The byte order of a value's words (byte {@code i} of a word at bits {@code 8i}): the order of the platforms the
-     * engine runs on (x86-64, AArch64), so that the long view's bulk copy of a large value is a plain memory copy,
-     * not {@code copySwapMemory}'s element-by-element swap.
+     * engine runs on (x86-64, AArch64), so that a large value's words are its bytes as they lie in memory, moved by
+     * one memory copy ({@link #VALUE_ORDER_IS_NATIVE}) instead of a byte swap per word.
      */
     static final ByteOrder VALUE_ORDER = ByteOrder.LITTLE_ENDIAN;
 
@@ -600,12 +600,6 @@ final class MemSkipList {
                 out[o + 7] = (byte) (w >>> 56);
             }
         }
-        unpackValueTail(c, at, len, out, off);
-    }
-
-    /** The bytes of a value's last, partial word (none when its length is a multiple of 8). */
-    private static void unpackValueTail(long[] c, int at, int len, byte[] out, int off) {
-        int full = len >>> 3;
         int rest = len & 7;
         if (rest > 0) {
             long w = c[at + full];
