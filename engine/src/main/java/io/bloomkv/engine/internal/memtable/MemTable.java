@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * single-writer skip list, laid out flat in large arrays as RocksDB's InlineSkipList). Arrays handed out are copies.
  *
  * <p>With a {@link MemTableFilter} (whole-key Bloom filter over the user keys), a get for a key the
- * memtable does not hold usually costs one filter probe instead of a skip-list search.
+ * memtable does not hold usually costs one filter probe instead of a skip-list search or, once the point index
+ * outgrows the filter, instead of a probe of the index ({@link #filterAsked}).
  */
 public final class MemTable {
     /**
@@ -47,6 +48,11 @@ public final class MemTable {
     private volatile boolean hasMergeOperands;
     /** Null when the memtable has no filter. */
     private final MemTableFilter filter;
+    /**
+     * A get asks {@link #filter} only while the point index takes more heap than this (see {@link #filterAsked}):
+     * the filter's size with a point index, -1 without one (the filter is asked from the first entry).
+     */
+    private final long askFilterAbove;
     /** What the constructor was given, for {@link #withoutHidden} (a rewritten memtable is made as this one was). */
     private final long writeBufferSize;
 
@@ -85,6 +91,7 @@ public final class MemTable {
         this.filterBitsPerKey = filterBitsPerKey;
         this.filter =
                 filterBitsPerKey > 0 ? new MemTableFilter(expectedEntries(writeBufferSize), filterBitsPerKey) : null;
+        this.askFilterAbove = filter != null && pointIndex ? filter.memoryBytes() : -1;
         this.table = new MemSkipList(pointIndex);
     }
 
@@ -99,6 +106,19 @@ public final class MemTable {
     /** Heap bytes of the memtable's filter (0 without one). */
     public long filterMemoryBytes() {
         return filter == null ? 0 : filter.memoryBytes();
+    }
+
+    /**
+     * Whether a get asks the filter before the memtable's entries now. Without a point index, always: the filter
+     * spares a skip-list search. With one, only once the index takes more heap than the filter: a get for a key the
+     * memtable does not hold costs one probe of the index's slots (tags spare reading any node), so the filter spares
+     * a cache miss only where its array is the smaller one and the more likely in cache; before that, while the
+     * memtable is small (every memtable starts empty, and one of 1 KB values never holds enough keys), asking it
+     * would add a miss into an array sized for a full memtable. The writer adds every key to the filter from the
+     * first, so the filter is whole whenever gets start asking it.
+     */
+    boolean filterAsked() {
+        return filter != null && table.indexBytes() > askFilterAbove;
     }
 
     /** Heap bytes of the memtable's point index (0 without one); its growth is part of {@link #approximateMemoryUsage}. */
@@ -285,7 +305,7 @@ public final class MemTable {
         if (entries.get() == 0) {
             return null; // nothing added before the reader's sequence was published (see MemTableFilter)
         }
-        if (filter != null && !filter.mightContain(userKeyHash)) {
+        if (filterAsked() && !filter.mightContain(userKeyHash)) {
             return null;
         }
         long x = table.findKey(userKey, userKeyHash);
@@ -310,7 +330,7 @@ public final class MemTable {
         if (rangeTombstones.length > 0) {
             lookup.coveredBy(rangeTombstoneList().maxCovering(lookup.userKey(), lookup.snapshot()));
         }
-        if (entries.get() == 0 || (filter != null && !filter.mightContain(userKeyHash))) {
+        if (entries.get() == 0 || (filterAsked() && !filter.mightContain(userKeyHash))) {
             return lookup.isDone();
         }
         long x = table.findKey(lookup.userKey(), userKeyHash);

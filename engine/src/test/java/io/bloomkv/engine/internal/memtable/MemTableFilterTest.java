@@ -94,6 +94,33 @@ class MemTableFilterTest {
     }
 
     /**
+     * With a point index, gets ask the filter only once the index takes more heap than the filter (before that, the
+     * index's probe is the cheaper answer); without an index, from the first entry. The answers are the same either
+     * way ({@link #aMemtableWithAFilterAnswersAsOneWithout}, {@link #noFalseNegativeUnderAConcurrentWriter}).
+     */
+    @Test
+    void getsAskTheFilterOnceTheIndexOutgrowsIt() {
+        MemTable indexed = new MemTable(1, 64 << 10, 10, true);
+        MemTable unindexed = new MemTable(1, 64 << 10, 10, false);
+        assertThat(new MemTable(1, 64 << 10, 0, true).filterAsked()).isFalse();
+        assertThat(unindexed.filterAsked()).isTrue();
+        assertThat(indexed.filterAsked()).isFalse();
+        long id = 0;
+        while (indexed.indexMemoryBytes() <= indexed.filterMemoryBytes()) {
+            assertThat(indexed.filterAsked()).as("index of %d keys", id).isFalse();
+            indexed.add(id + 1, ValueType.PUT, key(id), new byte[] {1});
+            id++;
+        }
+        assertThat(id).as("keys before the index outgrew the filter").isGreaterThan(1);
+        assertThat(indexed.filterAsked()).isTrue();
+        for (long k = 0; k < id; k++) {
+            assertThat(indexed.get(key(k), Long.MAX_VALUE >>> 8))
+                    .as("key %d", k)
+                    .isNotNull();
+        }
+    }
+
+    /**
      * One writer adds keys and then publishes how many it added (a volatile write, as the database
      * publishes its last sequence); readers read that count and get random keys below it, each of
      * which must be found. Seeded: the readers' key choices replay with -Dbloomkv.seed=N (the
