@@ -49,7 +49,7 @@ public final class MemTable {
     /** Null when the memtable has no filter. */
     private final MemTableFilter filter;
     /**
-     * A get asks {@link #filter} only while the point index takes more heap than this (see {@link #filterAsked}):
+     * A get asks {@link #filter} once the point index takes more heap than this (see {@link #filterAsked}):
      * the filter's size with a point index, -1 without one (the filter is asked from the first entry).
      */
     private final long askFilterAbove;
