@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomkv.bloom.FilterKind;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -164,5 +169,89 @@ class FilterAvoidsDiskTest {
             // key 50: only the first table's range holds it; 500 and 5000: no table's range does.
             assertThat(s.filterChecks() - before.filterChecks()).isEqualTo(1);
         }
+    }
+
+    /**
+     * Version.get's range tests compare each table's bounds by their first 8 bytes (KeyPrefix) and whole keys on a tie.
+     * Keys of 13 to 19 bytes that share their first 13 (so ties on the first 8 bytes are the rule, and keys below, at
+     * and above 16 bytes tie further), in level-0 tables and in a deeper level of several tables: every probe at, next
+     * to and between the tables' bounds reads what a sorted map holds, and an absent key is asked of exactly the tables
+     * whose range holds it.
+     */
+    @Test
+    void keysAtAndAroundTableBoundsAskExactlyTheTablesWhoseRangeHoldsThem() {
+        long seed =
+                TestSeeds.seed("FilterAvoidsDiskTest.keysAtAndAroundTableBoundsAskExactlyTheTablesWhoseRangeHoldsThem");
+        SplittableRandom rnd = new SplittableRandom(seed);
+        TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+        Options options = Options.defaults()
+                .autoCompaction(false)
+                .blockCacheSize(0)
+                .blockSize(256)
+                .targetFileSize(4096);
+        try (Db db = Db.open(dir, options)) {
+            for (int batch = 0; batch < 5; batch++) {
+                for (int i = 0; i < 200; i++) {
+                    byte[] k = boundTestKey(rnd);
+                    byte[] v = new byte[64]; // random, so that compression leaves the deeper level several tables
+                    rnd.nextBytes(v);
+                    db.put(k, v);
+                    model.put(k, v);
+                }
+                db.flush();
+                if (batch == 1) {
+                    db.compactRange(null, null); // the first two batches: a deeper level of several tables
+                }
+            }
+            List<TableInfo> tables = db.tables();
+            assertThat(tables).as("seed %d", seed).anyMatch(t -> t.level() == 0);
+            assertThat(tables.stream().filter(t -> t.level() > 0).count())
+                    .as("seed %d", seed)
+                    .isGreaterThan(1);
+            List<byte[]> probes = new ArrayList<>();
+            for (TableInfo t : tables) {
+                for (byte[] bound : List.of(t.smallestUserKey(), t.largestUserKey())) {
+                    probes.add(bound);
+                    probes.add(Arrays.copyOf(bound, bound.length + 1)); // the next key up
+                    probes.add(Arrays.copyOf(bound, bound.length - 1)); // a proper prefix: below
+                    byte[] up = bound.clone();
+                    up[up.length - 1]++;
+                    probes.add(up);
+                    byte[] down = bound.clone();
+                    down[down.length - 1]--;
+                    probes.add(down);
+                }
+            }
+            for (int i = 0; i < 2_000; i++) {
+                probes.add(boundTestKey(rnd));
+            }
+            for (byte[] probe : probes) {
+                String what = Arrays.toString(probe) + ", seed " + seed;
+                byte[] expected = model.get(probe);
+                Stats before = db.stats();
+                byte[] got = db.get(probe);
+                assertThat(got).as(what).isEqualTo(expected);
+                if (expected == null) {
+                    long holding = tables.stream()
+                            .filter(t -> Arrays.compareUnsigned(t.smallestUserKey(), probe) <= 0
+                                    && Arrays.compareUnsigned(probe, t.largestUserKey()) <= 0)
+                            .count();
+                    assertThat(db.stats().filterChecks() - before.filterChecks())
+                            .as("tables asked for absent %s", what)
+                            .isEqualTo(holding);
+                }
+            }
+        }
+    }
+
+    /** 13 bytes of 1, then 0 to 6 bytes from a small alphabet with the sign and padding edges. */
+    private static byte[] boundTestKey(SplittableRandom rnd) {
+        byte[] alphabet = {0, 1, 0x7F, (byte) 0x80, (byte) 0xFF};
+        byte[] k = new byte[13 + rnd.nextInt(7)];
+        Arrays.fill(k, 0, 13, (byte) 1);
+        for (int i = 13; i < k.length; i++) {
+            k[i] = alphabet[rnd.nextInt(alphabet.length)];
+        }
+        return k;
     }
 }
