@@ -148,6 +148,7 @@ final class CrashTestCommand implements Callable<Integer> {
                                     : ""));
             out.flush();
         }
+        StressCommand.checkExpectedBelongsTo(dir, expected, stress.keys);
         long ops0;
         long acked0;
         long ranges0;

@@ -7,6 +7,7 @@ import io.bloomkv.tools.stress.StressRun;
 import io.bloomkv.tools.stress.StressVerifier;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -83,6 +84,7 @@ final class StressCommand implements Callable<Integer> {
         out.println("stress: seed " + s + " (replay with --seed " + s + "), " + threads + " threads, " + stress.keys
                 + " keys, sync " + stress.sync + ", " + tables + ", expected state " + stress.expectedFile(dir));
         out.flush();
+        checkExpectedBelongsTo(dir, stress.expectedFile(dir), stress.keys);
         try (ExpectedState es = openExpected(stress.expectedFile(dir), stress.keys);
                 Db db = DbOpener.open(dir, options, true)) {
             StressVerifier.Result verified = StressVerifier.verifyAndResolve(db, es);
@@ -108,6 +110,26 @@ final class StressCommand implements Callable<Integer> {
                 run.failure().printStackTrace(spec.commandLine().getErr());
             }
             return summary.wrongAnswers() == 0 ? ExitCodes.OK : ExitCodes.NOT_FOUND;
+        }
+    }
+
+    /**
+     * Refuses an expected-state file that records acknowledged writes beside a directory that holds no database: the file
+     * is an earlier run's whose database is gone (removed, or another directory of the same name), and checking a new,
+     * empty database against it would report every key it records as lost.
+     */
+    static void checkExpectedBelongsTo(Path dir, Path file, int keys) throws IOException {
+        if (Files.exists(dir.resolve("CURRENT")) || !Files.exists(file)) {
+            return;
+        }
+        try (ExpectedState es = openExpected(file, keys)) {
+            if (es.totalAcked() > 0) {
+                throw new CliException(
+                        ExitCodes.USAGE,
+                        file + " records " + es.totalAcked() + " acknowledged writes, but " + dir
+                                + " holds no database: the file is an earlier run's; delete it, or give --expected a"
+                                + " new file");
+            }
         }
     }
 

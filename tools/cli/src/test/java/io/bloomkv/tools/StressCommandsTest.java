@@ -10,6 +10,7 @@ import io.bloomkv.tools.stress.ExpectedState;
 import io.bloomkv.tools.stress.StressValue;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -144,7 +145,7 @@ class StressCommandsTest {
     }
 
     @Test
-    void argumentsAreChecked() {
+    void argumentsAreChecked() throws IOException {
         Cli.Result counting = Cli.run("stress", tmp.resolve("c").toString(), "--ops=10", "--filter-kind=COUNTING");
         assertThat(counting.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(counting.err()).contains("COUNTING is for mutable sets");
@@ -158,6 +159,19 @@ class StressCommandsTest {
         assertThat(Cli.run("crashtest", tmp.resolve("d").toString(), "--rounds=0")
                         .exitCode())
                 .isEqualTo(ExitCodes.USAGE);
+        // An earlier run's expected state beside a directory that no longer holds a database: refused, not checked
+        // (which would report every acknowledged key lost).
+        Cli.Result earlier = Cli.run("stress", tmp.resolve("f").toString(), "--ops=50", "--keys=100");
+        assertThat(earlier.exitCode()).as(earlier.toString()).isZero();
+        deleteTree(tmp.resolve("f"));
+        for (String command : List.of("stress", "crashtest")) {
+            Cli.Result stale = "stress".equals(command)
+                    ? Cli.run("stress", tmp.resolve("f").toString(), "--ops=10", "--keys=100")
+                    : Cli.run("crashtest", tmp.resolve("f").toString(), "--rounds=1", "--keys=100");
+            assertThat(stale.exitCode()).as(stale.toString()).isEqualTo(ExitCodes.USAGE);
+            assertThat(stale.err()).contains("f.expected").contains("holds no database");
+            assertThat(tmp.resolve("f").resolve("CURRENT")).doesNotExist();
+        }
         Cli.Result first = Cli.run("stress", tmp.resolve("e").toString(), "--ops=10", "--keys=100");
         assertThat(first.exitCode()).as(first.toString()).isZero();
         Cli.Result other = Cli.run("stress", tmp.resolve("e").toString(), "--ops=10", "--keys=300");
@@ -263,6 +277,14 @@ class StressCommandsTest {
                     .containsPattern(
                             "crashtest: round " + round
                                     + " \\(compression (NONE|LZ4|ZSTD), (BLOCKED|STANDARD|PARTITIONED|RIBBON) filters, (range filters at (10|16).0 bits/key, )?(filter budget (4096|65536) bytes, )?(mmap|pread|direct) reads\\): killed");
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var paths = java.nio.file.Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.delete(p);
+            }
         }
     }
 }
