@@ -341,6 +341,16 @@ public final class BenchCommand implements Callable<Integer> {
                             + "warm-up of any kind in the child). The untimed preload runs in this process.")
     boolean reopen;
 
+    @Option(
+            names = "--child-jvm-option",
+            paramLabel = "ENGINE:OPTION",
+            description =
+                    "With --reopen: a JVM option for the child processes of one engine only (bloomkv or rocksdb), after "
+                            + "the flags they inherit from this JVM; repeatable. For a comparison where the engines want "
+                            + "different JVM settings, e.g. bloomkv:-XX:AOTCache=bloomkv.aot (a Java 25 AOT cache "
+                            + "trained on bloomkv alone; RocksDB's children are faster without one).")
+    List<String> childJvmOptions = new ArrayList<>();
+
     // The child side of --reopen (hidden): the parent passes its own arguments plus these.
     @Option(names = "--child-db", hidden = true)
     Path childDb;
@@ -448,6 +458,16 @@ public final class BenchCommand implements Callable<Integer> {
         if (childDb != null) {
             return runChild();
         }
+        Map<String, List<String>> perEngineJvm;
+        try {
+            perEngineJvm = ChildProcess.parseEngineJvmOptions(childJvmOptions);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        if (!perEngineJvm.isEmpty() && !reopen) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--child-jvm-option applies to the child processes of --reopen only");
+        }
         for (int v : valueSizes) { // rejects bad flags before anything is created
             config(dbDir == null ? Path.of(".") : dbDir, v, reportDir, fprSweep);
         }
@@ -458,6 +478,7 @@ public final class BenchCommand implements Callable<Integer> {
         boolean tempWork = dbDir == null;
         Path workDir = tempWork ? Files.createTempDirectory("bloomkv-bench") : dbDir;
         PrintWriter out = spec.commandLine().getOut();
+        perEngineJvm.forEach((engine, options) -> out.println("child JVM options, " + engine + ": " + options));
         MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         String advice = heapAdvice(heap.getInit(), heap.getMax());
         if (advice != null) {
@@ -491,7 +512,8 @@ public final class BenchCommand implements Callable<Integer> {
                         fprSweepKeys,
                         fprSweepProbes,
                         out,
-                        spec.commandLine().getParseResult().originalArgs());
+                        spec.commandLine().getParseResult().originalArgs(),
+                        perEngineJvm);
                 List<Path> files = ReportWriter.write(report, BenchRunner.columns(cfg), cfg.reportDir());
                 print(report, BenchRunner.columns(cfg), out);
                 out.println("report: " + cfg.reportDir().toAbsolutePath() + " (" + files.size() + " files: "
@@ -554,15 +576,21 @@ public final class BenchCommand implements Callable<Integer> {
     /** Runs the workloads (and the FPR sweep) and assembles the report. */
     public static BenchReport run(BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out)
             throws IOException {
-        return run(cfg, sweepKeys, sweepProbes, out, null);
+        return run(cfg, sweepKeys, sweepProbes, out, null, Map.of());
     }
 
     /**
      * {@link #run(BenchConfig, long, long, PrintWriter)} with the launcher of {@code --reopen}'s child processes
-     * (their arguments are {@code childArgs} plus the child options; null: --reopen is refused).
+     * (their arguments are {@code childArgs} plus the child options; null: --reopen is refused), each engine's children
+     * started with its {@code perEngineJvm} options after the inherited flags.
      */
     public static BenchReport run(
-            BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out, List<String> childArgs)
+            BenchConfig cfg,
+            long sweepKeys,
+            long sweepProbes,
+            PrintWriter out,
+            List<String> childArgs,
+            Map<String, List<String>> perEngineJvm)
             throws IOException {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
@@ -589,7 +617,14 @@ public final class BenchCommand implements Callable<Integer> {
                 cfg.progress() ? new ConsoleProgress(BenchRunner.plannedOps(cfg)) : ProgressSink.NONE) {
             BenchRunner.PhaseLauncher launcher = childArgs == null
                     ? null
-                    : (w, s, dir, run) -> ChildProcess.run(childArgs, cfg.valueSize(), w, s, dir, run);
+                    : (w, s, dir, run) -> ChildProcess.run(
+                            childArgs,
+                            perEngineJvm.getOrDefault(s.engine(), List.of()),
+                            cfg.valueSize(),
+                            w,
+                            s,
+                            dir,
+                            run);
             phases = new BenchRunner(cfg, progress, evictor, launcher).run();
         }
         List<FprPoint> sweep = cfg.fprSweep()

@@ -11,7 +11,10 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.jar.JarFile;
 
 /**
@@ -24,12 +27,22 @@ import java.util.jar.JarFile;
 final class ChildProcess {
     private ChildProcess() {}
 
-    /** Runs workload {@code w} of {@code spec} on {@code dir} in a fresh JVM and returns its phases. */
-    static List<PhaseResult> run(List<String> parentArgs, int valueSize, Workload w, EngineSpec spec, Path dir, int run)
+    /**
+     * Runs workload {@code w} of {@code spec} on {@code dir} in a fresh JVM, started with this JVM's flags and then
+     * {@code jvmOptions} (the engine's {@code --child-jvm-option}s), and returns its phases.
+     */
+    static List<PhaseResult> run(
+            List<String> parentArgs,
+            List<String> jvmOptions,
+            int valueSize,
+            Workload w,
+            EngineSpec spec,
+            Path dir,
+            int run)
             throws IOException {
         Path out = dir.resolveSibling(dir.getFileName() + "-" + w + ".phases");
         Path log = dir.resolveSibling(dir.getFileName() + "-" + w + ".log");
-        List<String> cmd = command(parentArgs);
+        List<String> cmd = command(parentArgs, jvmOptions);
         cmd.addAll(List.of(
                 "--child-db",
                 dir.toString(),
@@ -72,8 +85,12 @@ final class ChildProcess {
         }
     }
 
-    /** {@code java [this JVM's flags] (-jar JAR | -cp CLASSPATH BenchMain) [parent's arguments]}. */
-    static List<String> command(List<String> parentArgs) {
+    /**
+     * {@code java [this JVM's flags] [jvmOptions] (-jar JAR | -cp CLASSPATH BenchMain) [parent's arguments]}: an option
+     * of {@code jvmOptions} comes after the inherited flags, so where the JVM takes the last of a flag given twice, it
+     * wins.
+     */
+    static List<String> command(List<String> parentArgs, List<String> jvmOptions) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -81,6 +98,7 @@ final class ChildProcess {
                 cmd.add(a);
             }
         }
+        cmd.addAll(jvmOptions);
         String cp = System.getProperty("java.class.path");
         if (isBenchJar(cp)) {
             cmd.add("-jar");
@@ -93,6 +111,31 @@ final class ChildProcess {
         cmd.addAll(parentArgs);
         return cmd;
     }
+
+    /**
+     * {@code --child-jvm-option} values ({@code ENGINE:OPTION}, ENGINE bloomkv or rocksdb, OPTION a JVM option starting
+     * with '-') grouped by engine in the order given.
+     *
+     * @throws IllegalArgumentException for a value of another form
+     */
+    static Map<String, List<String>> parseEngineJvmOptions(List<String> values) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (String v : values) {
+            int colon = v.indexOf(':');
+            String engine = colon < 0 ? "" : v.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+            String option = colon < 0 ? "" : v.substring(colon + 1).trim();
+            if (!ENGINES.contains(engine) || !option.startsWith("-") || option.length() < 2) {
+                throw new IllegalArgumentException("--child-jvm-option takes ENGINE:OPTION with ENGINE one of "
+                        + ENGINES
+                        + " and OPTION a JVM option starting with '-' (e.g. bloomkv:-XX:AOTCache=bloomkv.aot): '" + v
+                        + "'");
+            }
+            out.computeIfAbsent(engine, k -> new ArrayList<>()).add(option);
+        }
+        return out;
+    }
+
+    private static final List<String> ENGINES = List.of("bloomkv", "rocksdb");
 
     private static boolean isBenchJar(String classPath) {
         if (!classPath.endsWith(".jar") || classPath.contains(java.io.File.pathSeparator)) {

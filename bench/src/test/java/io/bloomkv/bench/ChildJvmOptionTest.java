@@ -1,0 +1,110 @@
+package io.bloomkv.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code --child-jvm-option ENGINE:OPTION}: JVM options for one engine's {@code --reopen} children only. */
+class ChildJvmOptionTest {
+
+    @Test
+    void valuesAreGroupedByEngineInTheOrderGiven() {
+        Map<String, List<String>> m = ChildProcess.parseEngineJvmOptions(
+                List.of("bloomkv:-XX:AOTCache=b.aot", "rocksdb:-Xss2m", "BloomKV: -Dx=1"));
+        assertThat(m).containsOnlyKeys("bloomkv", "rocksdb");
+        assertThat(m.get("bloomkv")).containsExactly("-XX:AOTCache=b.aot", "-Dx=1");
+        assertThat(m.get("rocksdb")).containsExactly("-Xss2m");
+        assertThat(ChildProcess.parseEngineJvmOptions(List.of())).isEmpty();
+    }
+
+    @Test
+    void otherFormsAreRefused() {
+        for (String bad : List.of("-Xss2m", "leveldb:-Xss2m", "bloomkv:Xss2m", "bloomkv:", "bloomkv:-", ":-Xss2m")) {
+            assertThatThrownBy(() -> ChildProcess.parseEngineJvmOptions(List.of(bad)))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("ENGINE:OPTION");
+        }
+    }
+
+    @Test
+    void theEnginesOptionsFollowTheInheritedFlagsAndPrecedeTheMainClass() {
+        List<String> inherited = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        List<String> cmd = ChildProcess.command(List.of("--num", "10"), List.of("-Dchild.only=1", "-Xss2m"));
+        int extra = cmd.indexOf("-Dchild.only=1");
+        assertThat(extra).isPositive();
+        assertThat(cmd.get(extra + 1)).isEqualTo("-Xss2m");
+        int main = Math.max(cmd.indexOf("-jar"), cmd.indexOf("-cp"));
+        assertThat(main).isGreaterThan(extra + 1);
+        assertThat(cmd.subList(1, extra))
+                .containsExactlyElementsOf(inherited.stream()
+                        .filter(a -> !a.startsWith("-agentlib:jdwp") && !a.startsWith("-javaagent"))
+                        .toList());
+        assertThat(cmd.subList(cmd.size() - 2, cmd.size())).containsExactly("--num", "10");
+    }
+
+    @Test
+    void itIsRefusedWithoutReopenOrInAnotherForm(@TempDir Path tmp) {
+        assertThat(exec(tmp, "--child-jvm-option", "bloomkv:-Xss2m").exit).isEqualTo(2);
+        Run bad = exec(tmp, "--reopen", "--child-jvm-option", "bloomkv=-Xss2m");
+        assertThat(bad.exit).isEqualTo(2);
+        assertThat(bad.err).contains("ENGINE:OPTION");
+    }
+
+    /**
+     * An option no JVM accepts, given to RocksDB's children: a bloomkv-only run does not see it, a RocksDB run's first
+     * child fails to start with it.
+     */
+    @Test
+    void onlyTheNamedEnginesChildrenGetTheOption(@TempDir Path tmp) {
+        String bogus = "rocksdb:-XX:+NoSuchOptionForThisTest";
+        Run bloomkv = exec(tmp.resolve("a"), "--reopen", "--engines", "bloomkv", "--child-jvm-option", bogus);
+        assertThat(bloomkv.exit).as(bloomkv.err).isZero();
+        assertThat(bloomkv.out).contains("child JVM options, rocksdb: [-XX:+NoSuchOptionForThisTest]");
+        Run rocksdb = exec(tmp.resolve("b"), "--reopen", "--engines", "rocksdb", "--child-jvm-option", bogus);
+        assertThat(rocksdb.exit).isNotZero();
+        assertThat(rocksdb.out + rocksdb.err).contains("NoSuchOptionForThisTest");
+    }
+
+    private record Run(int exit, String out, String err) {}
+
+    private static Run exec(Path tmp, String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of(
+                "--num",
+                "500",
+                "--reads",
+                "200",
+                "--workloads",
+                "recordsload,recordsread",
+                "--filters",
+                "on",
+                "--no-progress",
+                "--no-fpr-sweep",
+                "--write-buffer-size",
+                "65536",
+                "--cache-size",
+                "65536",
+                "--db-dir",
+                tmp.resolve("db").toString(),
+                "--report-dir",
+                tmp.resolve("report").toString()));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new BenchCommand());
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute(all.toArray(String[]::new));
+        return new Run(exit, out.toString(), err.toString());
+    }
+}
