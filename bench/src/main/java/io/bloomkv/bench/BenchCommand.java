@@ -607,7 +607,9 @@ public final class BenchCommand implements Callable<Integer> {
         for (EngineSpec s : BenchRunner.columns(cfg)) {
             Path probeDir = Files.createTempDirectory(cfg.workDir(), "describe");
             try (BenchEngine e = EngineFactory.open(s, probeDir, cfg)) {
-                engines.put(s.label(), e.describe());
+                List<String> jvm = perEngineJvm.getOrDefault(s.engine(), List.of());
+                // the report records how the engine's --reopen children were started when that differs by engine
+                engines.put(s.label(), jvm.isEmpty() ? e.describe() : e.describe() + "; child JVM options " + jvm);
             } finally {
                 deleteTree(probeDir);
             }

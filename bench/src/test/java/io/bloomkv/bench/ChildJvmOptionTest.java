@@ -66,11 +66,30 @@ class ChildJvmOptionTest {
      * child fails to start with it.
      */
     @Test
-    void onlyTheNamedEnginesChildrenGetTheOption(@TempDir Path tmp) {
+    void onlyTheNamedEnginesChildrenGetTheOption(@TempDir Path tmp) throws Exception {
         String bogus = "rocksdb:-XX:+NoSuchOptionForThisTest";
-        Run bloomkv = exec(tmp.resolve("a"), "--reopen", "--engines", "bloomkv", "--child-jvm-option", bogus);
+        Run bloomkv = exec(
+                tmp.resolve("a"),
+                "--reopen",
+                "--engines",
+                "bloomkv",
+                "--child-jvm-option",
+                bogus,
+                "--child-jvm-option",
+                "bloomkv:-Dbench.child.marker=1");
         assertThat(bloomkv.exit).as(bloomkv.err).isZero();
         assertThat(bloomkv.out).contains("child JVM options, rocksdb: [-XX:+NoSuchOptionForThisTest]");
+        // results.json records how the engine's children were started
+        String engines = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(tmp.resolve("a")
+                        .resolve("report")
+                        .resolve(io.bloomkv.bench.report.ReportWriter.JSON)
+                        .toFile())
+                .path("engines")
+                .toString();
+        assertThat(engines)
+                .contains("child JVM options [-Dbench.child.marker=1]")
+                .doesNotContain("NoSuchOption");
         Run rocksdb = exec(tmp.resolve("b"), "--reopen", "--engines", "rocksdb", "--child-jvm-option", bogus);
         assertThat(rocksdb.exit).isNotZero();
         assertThat(rocksdb.out + rocksdb.err).contains("NoSuchOptionForThisTest");
