@@ -736,7 +736,11 @@ public final class RangeFilter implements AutoCloseable {
         }
     }
 
-    /** Positions of every SELECT_SAMPLE-th zero of the upper bits; checks there are exactly n ones. */
+    /**
+     * Positions of every SELECT_SAMPLE-th zero of the upper bits; checks there are exactly n ones. The sample array is
+     * sized for the zeros n ones leave, so a vector with fewer ones is refused as soon as its zeros outnumber them
+     * (before a sample would fall outside the array), not only by the count at the end.
+     */
     private long[] sampleZeros() {
         if (elements == 0) {
             return new long[0];
@@ -755,6 +759,10 @@ public final class RangeFilter implements AutoCloseable {
             ones += Long.bitCount(word);
             long z = ~word & valid;
             while (z != 0) {
+                if (seen == zeros) {
+                    throw new FilterFormatException("bad range filter: more than " + zeros
+                            + " zeros in the upper bits, so fewer than the " + elements + " elements the header says");
+                }
                 if (seen % SELECT_SAMPLE == 0) {
                     samples[(int) (seen / SELECT_SAMPLE)] = wi * 64 + Long.numberOfTrailingZeros(z);
                 }
