@@ -517,9 +517,7 @@ public final class BackupEngine {
             List<BackupFile> files = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 String[] parts = lines[4 + i].split(" ");
-                if (parts.length != 3
-                        || parts[0].contains("..")
-                        || !(parts[0].startsWith(SHARED + "/") || parts[0].startsWith(PRIVATE + "/" + id + "/"))) {
+                if (parts.length != 3 || !listedName(parts[0], id)) {
                     throw new CorruptionException("bad file line '" + lines[4 + i] + "'", p, 0);
                 }
                 files.add(new BackupFile(parts[0], Long.parseLong(parts[1]), Integer.parseUnsignedInt(parts[2], 16)));
@@ -528,6 +526,40 @@ public final class BackupEngine {
         } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
             throw new CorruptionException("backup metadata does not parse: " + e.getMessage(), p, 0, e);
         }
+    }
+
+    /**
+     * Whether {@code path} is what {@link #createBackup} lists: {@code shared/NAME} or {@code private/ID/NAME}, NAME a
+     * plain file name of the characters a database's files are named with (letters, digits, '.', '_', '-'; not ".",
+     * and no ".." anywhere, as no database file name has one). Anything else (a path that leaves the backup directory, a separator, a NUL or other character the file
+     * system may refuse) is damage, reported as a {@link CorruptionException} rather than failing a later restore.
+     */
+    private static boolean listedName(String path, int id) {
+        String privatePrefix = PRIVATE + "/" + id + "/";
+        String name;
+        if (path.startsWith(SHARED + "/")) {
+            name = path.substring(SHARED.length() + 1);
+        } else if (path.startsWith(privatePrefix)) {
+            name = path.substring(privatePrefix.length());
+        } else {
+            return false;
+        }
+        if (name.isEmpty() || name.equals(".") || name.contains("..")) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '.'
+                    || c == '_'
+                    || c == '-';
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String field(String line, String name) {

@@ -46,6 +46,17 @@ class BackupEngineTest {
         }
     }
 
+    /** A backup engine in dir/backups holding one backup of dir/db after {@code n} random puts from {@code seed}. */
+    private BackupEngine oneBackup(long seed, int n) throws IOException {
+        BackupEngine backups = BackupEngine.open(dir.resolve("backups"));
+        try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()))) {
+            load(db, new TreeMap<>(), new Random(seed), n);
+            db.flush();
+            backups.createBackup(db);
+        }
+        return backups;
+    }
+
     @Test
     void backupsRestoreTheirPointAndShareTables() throws IOException {
         long seed = TestSeeds.seed("BackupEngineTest.roundTrip");
@@ -99,12 +110,7 @@ class BackupEngineTest {
 
     @Test
     void aCorruptedBackupFileIsDetectedNamedAndRefused() throws IOException {
-        BackupEngine backups = BackupEngine.open(dir.resolve("backups"));
-        try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()))) {
-            load(db, new TreeMap<>(), new Random(3), 1500);
-            db.flush();
-            backups.createBackup(db);
-        }
+        BackupEngine backups = oneBackup(3, 1500);
         Path victim;
         try (Stream<Path> s = Files.list(dir.resolve("backups").resolve("shared"))) {
             victim = s.sorted().findFirst().orElseThrow();
@@ -130,6 +136,51 @@ class BackupEngineTest {
         assertThatThrownBy(backups::backups)
                 .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("meta");
+    }
+
+    /**
+     * A metadata file whose checksum matches but that lists a name no backup writes (a NUL, which the file system
+     * refuses; a separator; "."; a name with ".." in it; an empty name) is damage: listing, verifying and restoring report a
+     * CorruptionException, never a path exception from the file system (found by BackupMetaFuzzTest).
+     */
+    @Test
+    void aListedFileNameNoBackupWritesIsCorruption() throws IOException {
+        BackupEngine backups = oneBackup(5, 500);
+        Path meta = dir.resolve("backups").resolve("meta").resolve("1");
+        String original = Files.readString(meta);
+        String body = original.substring(0, original.lastIndexOf("crc32c "));
+        String shared = body.lines()
+                .filter(l -> l.startsWith("shared/"))
+                .findFirst()
+                .orElseThrow()
+                .split(" ")[0];
+        for (String bad : new String[] {
+            shared.replace("_", "_\u0000"),
+            "shared/sub/" + shared.substring(7),
+            "shared/..",
+            "shared/...sst",
+            "shared/.",
+            "shared/",
+            "private/1/a\\b",
+            "private/2/CURRENT"
+        }) {
+            String changed = body.replace(shared + " ", bad + " ");
+            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            byte[] b = changed.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            crc.update(b, 0, b.length);
+            Files.writeString(
+                    meta, changed + String.format(java.util.Locale.ROOT, "crc32c %08x\n", (int) crc.getValue()));
+            assertThatThrownBy(backups::backups)
+                    .as(bad)
+                    .isInstanceOf(CorruptionException.class)
+                    .hasMessageContaining("bad file line");
+            assertThatThrownBy(() -> backups.restore(1, dir.resolve("restored")))
+                    .as(bad)
+                    .isInstanceOf(CorruptionException.class);
+        }
+        Files.writeString(meta, original);
+        assertThat(backups.backups()).hasSize(1);
+        backups.verify(1);
     }
 
     /** A writer puts 0, 1, 2, ...; each backup restores to a prefix holding every key acknowledged before the call. */
