@@ -227,7 +227,7 @@ public final class BackupEngine {
                 }
                 Path dst;
                 if (f.path().startsWith(SHARED + "/")) {
-                    dst = FileNames.tableFile(out, Long.parseLong(name.substring(0, name.indexOf('_'))));
+                    dst = FileNames.tableFile(out, sharedTableNumber(name)); // readMeta checked the name
                 } else {
                     dst = out.resolve(name);
                 }
@@ -529,37 +529,37 @@ public final class BackupEngine {
     }
 
     /**
-     * Whether {@code path} is what {@link #createBackup} lists: {@code shared/NAME} or {@code private/ID/NAME}, NAME a
-     * plain file name of the characters a database's files are named with (letters, digits, '.', '_', '-'; not ".",
-     * and no ".." anywhere, as no database file name has one). Anything else (a path that leaves the backup directory, a separator, a NUL or other character the file
-     * system may refuse) is damage, reported as a {@link CorruptionException} rather than failing a later restore.
+     * Whether {@code path} is a name {@link #createBackup} lists: {@code shared/N_CCCCCCCC_S.sst} (a table:
+     * {@link #sharedTableNumber}) or {@code private/ID/NAME} with NAME one of the database's own file names that a
+     * checkpoint holds besides its tables (CURRENT, a MANIFEST, a log: {@link FileNames#parse}). Anything else (a path
+     * that leaves the backup directory, a separator, a NUL or other character the file system refuses, a shared name
+     * restore cannot map back to a table number) is damage, reported as a {@link CorruptionException} here rather than
+     * failing a later restore.
      */
     private static boolean listedName(String path, int id) {
-        String privatePrefix = PRIVATE + "/" + id + "/";
-        String name;
         if (path.startsWith(SHARED + "/")) {
-            name = path.substring(SHARED.length() + 1);
-        } else if (path.startsWith(privatePrefix)) {
-            name = path.substring(privatePrefix.length());
-        } else {
+            return sharedTableNumber(path.substring(SHARED.length() + 1)) >= 0;
+        }
+        String privatePrefix = PRIVATE + "/" + id + "/";
+        if (!path.startsWith(privatePrefix)) {
             return false;
         }
-        if (name.isEmpty() || name.equals(".") || name.contains("..")) {
-            return false;
+        FileNames.Parsed parsed = FileNames.parse(path.substring(privatePrefix.length()));
+        return parsed != null
+                && (parsed.kind() == FileNames.Kind.CURRENT
+                        || parsed.kind() == FileNames.Kind.MANIFEST
+                        || parsed.kind() == FileNames.Kind.LOG);
+    }
+
+    /**
+     * The table number of a {@code shared/} name as {@link #createBackup} writes it, {@code N_CCCCCCCC_S.sst} (N and S
+     * decimal, CCCCCCCC eight lowercase hex digits), or -1 when {@code name} is not one.
+     */
+    private static long sharedTableNumber(String name) {
+        if (!name.matches("[0-9]{1,18}_[0-9a-f]{8}_[0-9]{1,19}\\.sst")) {
+            return -1;
         }
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z')
-                    || (c >= 'A' && c <= 'Z')
-                    || (c >= '0' && c <= '9')
-                    || c == '.'
-                    || c == '_'
-                    || c == '-';
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
+        return Long.parseLong(name.substring(0, name.indexOf('_')));
     }
 
     private static String field(String line, String name) {

@@ -140,7 +140,8 @@ class BackupEngineTest {
 
     /**
      * A metadata file whose checksum matches but that lists a name no backup writes (a NUL, which the file system
-     * refuses; a separator; "."; a name with ".." in it; an empty name) is damage: listing, verifying and restoring report a
+     * refuses; a separator; "."; a name with ".." in it; an empty name; a shared name restore cannot map back to a
+     * table number; a private name that is not one of the database's own) is damage: listing, verifying and restoring report a
      * CorruptionException, never a path exception from the file system (found by BackupMetaFuzzTest).
      */
     @Test
@@ -159,6 +160,10 @@ class BackupEngineTest {
             "shared/sub/" + shared.substring(7),
             "shared/..",
             "shared/...sst",
+            "shared/abc.sst",
+            "shared/12_0A1B2C3D_100.sst",
+            "private/1/notes.txt",
+            "private/1/000001.sst",
             "shared/.",
             "shared/",
             "private/1/a\\b",
