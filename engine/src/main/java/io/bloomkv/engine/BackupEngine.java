@@ -49,6 +49,9 @@ public final class BackupEngine {
     private static final String META = "meta";
     private static final String TMP = "tmp";
     private static final int BUFFER = 1 << 20;
+    /** A {@code shared/} table name as {@link #createBackup} writes it: {@code N_CCCCCCCC_S.sst}. */
+    private static final java.util.regex.Pattern SHARED_NAME =
+            java.util.regex.Pattern.compile("[0-9]{1,18}_[0-9a-f]{8}_[0-9]{1,19}\\.sst");
 
     private final FileSystem fs;
     private final Path root;
@@ -459,19 +462,25 @@ public final class BackupEngine {
                     .append(String.format(Locale.ROOT, "%08x", f.crc32c()))
                     .append('\n');
         }
-        byte[] body = sb.toString().getBytes(StandardCharsets.UTF_8);
-        CRC32C crc = new CRC32C();
-        crc.update(body, 0, body.length);
-        byte[] tail = String.format(Locale.ROOT, "crc32c %08x\n", (int) crc.getValue())
-                .getBytes(StandardCharsets.UTF_8);
+        byte[] signed = withChecksumLine(sb.toString().getBytes(StandardCharsets.UTF_8));
         Path tmp = root.resolve(META).resolve(info.id() + ".tmp");
         try (WritableFile w = fs.newWritableFile(tmp)) {
-            w.append(body, 0, body.length);
-            w.append(tail, 0, tail.length);
+            w.append(signed, 0, signed.length);
             w.sync();
         }
         fs.rename(tmp, metaFile(info.id()));
         fs.syncDirectory(root.resolve(META));
+    }
+
+    /** {@code body} followed by its checksum line, {@code crc32c XXXXXXXX} (the metadata file's last line). */
+    static byte[] withChecksumLine(byte[] body) {
+        CRC32C crc = new CRC32C();
+        crc.update(body, 0, body.length);
+        byte[] tail = String.format(Locale.ROOT, "crc32c %08x\n", (int) crc.getValue())
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] out = java.util.Arrays.copyOf(body, body.length + tail.length);
+        System.arraycopy(tail, 0, out, body.length, tail.length);
+        return out;
     }
 
     /** Parses {@code meta/ID}. @throws CorruptionException naming it when it does not parse or its checksum differs */
@@ -556,7 +565,7 @@ public final class BackupEngine {
      * decimal, CCCCCCCC eight lowercase hex digits), or -1 when {@code name} is not one.
      */
     private static long sharedTableNumber(String name) {
-        if (!name.matches("[0-9]{1,18}_[0-9a-f]{8}_[0-9]{1,19}\\.sst")) {
+        if (!SHARED_NAME.matcher(name).matches()) {
             return -1;
         }
         return Long.parseLong(name.substring(0, name.indexOf('_')));

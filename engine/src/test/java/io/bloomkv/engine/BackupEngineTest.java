@@ -170,11 +170,7 @@ class BackupEngineTest {
             "private/2/CURRENT"
         }) {
             String changed = body.replace(shared + " ", bad + " ");
-            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-            byte[] b = changed.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            crc.update(b, 0, b.length);
-            Files.writeString(
-                    meta, changed + String.format(java.util.Locale.ROOT, "crc32c %08x\n", (int) crc.getValue()));
+            Files.write(meta, BackupEngine.withChecksumLine(changed.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             assertThatThrownBy(backups::backups)
                     .as(bad)
                     .isInstanceOf(CorruptionException.class)

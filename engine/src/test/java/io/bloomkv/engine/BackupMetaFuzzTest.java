@@ -5,10 +5,7 @@ import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.InMemoryFileSystem;
 import io.bloomkv.engine.fs.WritableFile;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Locale;
-import java.util.zip.CRC32C;
 
 /**
  * Fuzz target for the backup metadata file (engine/FORMAT.md, "Backup directory"): {@link BackupEngine#readMeta}
@@ -22,15 +19,7 @@ class BackupMetaFuzzTest {
     @FuzzTest(maxDuration = "5m")
     void backupMetadata(byte[] data) throws IOException {
         parse(data);
-        byte[] body = data;
-        CRC32C crc = new CRC32C();
-        crc.update(body, 0, body.length);
-        byte[] tail = String.format(Locale.ROOT, "crc32c %08x\n", (int) crc.getValue())
-                .getBytes(StandardCharsets.UTF_8);
-        byte[] withCrc = new byte[body.length + tail.length];
-        System.arraycopy(body, 0, withCrc, 0, body.length);
-        System.arraycopy(tail, 0, withCrc, body.length, tail.length);
-        parse(withCrc);
+        parse(BackupEngine.withChecksumLine(data));
     }
 
     private static void parse(byte[] meta) throws IOException {
