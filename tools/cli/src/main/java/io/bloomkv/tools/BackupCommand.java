@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -64,10 +65,13 @@ final class BackupCommand implements Callable<Integer> {
         @Parameters(index = "1", paramLabel = "BACKUP_DIR", description = "The backup directory.")
         Path backupDir;
 
+        @Mixin
+        OpenOptions open;
+
         @Override
         public Integer call() {
             BackupEngine.BackupInfo info;
-            try (Db db = DbOpener.open(dir, Options.defaults(), false)) {
+            try (Db db = DbOpener.open(dir, open.apply(Options.defaults()), false)) {
                 info = BackupEngine.open(backupDir).createBackup(db);
             }
             spec.commandLine()

@@ -5,6 +5,7 @@ import io.bloomkv.engine.Options;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -30,9 +31,12 @@ final class CheckpointCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "CHECKPOINT_DIR", description = "Where the checkpoint goes.")
     Path target;
 
+    @Mixin
+    OpenOptions open;
+
     @Override
     public Integer call() {
-        try (Db db = DbOpener.open(dir, Options.defaults(), false)) {
+        try (Db db = DbOpener.open(dir, open.apply(Options.defaults()), false)) {
             db.checkpoint(target);
         }
         spec.commandLine().getOut().println("checkpoint of " + dir + " written to " + target);

@@ -64,10 +64,7 @@ final class DbStatsCommand implements Callable<Integer> {
     KeyValueFormat format;
 
     @Mixin
-    MergeOperatorOption mergeOperator;
-
-    @Mixin
-    TtlOption ttl;
+    OpenOptions open;
 
     /** A live table with the figures of its filter. */
     private record TableFacts(TableInfo info) {
@@ -93,7 +90,7 @@ final class DbStatsCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--probes must not be negative: " + probes);
         }
         PrintWriter out = spec.commandLine().getOut();
-        Options options = ttl.apply(mergeOperator.apply(DbOpener.readOptions().blockCacheSize(0)));
+        Options options = open.apply(DbOpener.readOptions().blockCacheSize(0));
         try (Db db = DbOpener.open(dir, options, false)) {
             Stats s = db.stats();
             List<TableFacts> tables = db.tables().stream().map(TableFacts::new).toList();

@@ -28,15 +28,12 @@ final class GetCommand implements Callable<Integer> {
     KeyValueFormat format;
 
     @Mixin
-    MergeOperatorOption mergeOperator;
-
-    @Mixin
-    TtlOption ttl;
+    OpenOptions open;
 
     @Override
     public Integer call() {
         byte[] k = Args.parse(spec, format.keys(), key, "KEY");
-        try (Db db = DbOpener.open(dir, ttl.apply(mergeOperator.apply(DbOpener.readOptions())), false)) {
+        try (Db db = DbOpener.open(dir, open.apply(DbOpener.readOptions()), false)) {
             byte[] v = db.get(k);
             if (v == null) {
                 spec.commandLine()

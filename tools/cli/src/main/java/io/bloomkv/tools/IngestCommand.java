@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -47,9 +48,12 @@ final class IngestCommand implements Callable<Integer> {
                     "Refuse (exit code 2) instead of flushing when the memtable holds keys " + "in the files' ranges.")
     boolean noFlush;
 
+    @Mixin
+    OpenOptions open;
+
     @Override
     public Integer call() {
-        try (Db db = DbOpener.open(dir, Options.defaults(), false)) {
+        try (Db db = DbOpener.open(dir, open.apply(Options.defaults()), false)) {
             db.ingest(files, IngestOptions.defaults().moveFiles(move).allowBlockingFlush(!noFlush));
         }
         spec.commandLine()

@@ -48,10 +48,7 @@ final class ScanCommand implements Callable<Integer> {
     KeyValueFormat format;
 
     @Mixin
-    MergeOperatorOption mergeOperator;
-
-    @Mixin
-    TtlOption ttl;
+    OpenOptions open;
 
     @Override
     public Integer call() {
@@ -62,7 +59,7 @@ final class ScanCommand implements Callable<Integer> {
         byte[] end = to == null ? null : Args.parse(spec, format.keys(), to, "--to");
         long max = limit == null ? Long.MAX_VALUE : limit;
         PrintWriter out = spec.commandLine().getOut();
-        try (Db db = DbOpener.open(dir, ttl.apply(mergeOperator.apply(DbOpener.readOptions())), false);
+        try (Db db = DbOpener.open(dir, open.apply(DbOpener.readOptions()), false);
                 DbIterator it = db.iterator()) {
             if (start == null) {
                 it.seekToFirst();

@@ -43,13 +43,10 @@ final class WriteOptions {
     double bitsPerKey;
 
     @Mixin
-    MergeOperatorOption mergeOperator = new MergeOperatorOption();
-
-    @Mixin
-    TtlOption ttl = new TtlOption();
+    OpenOptions open = new OpenOptions();
 
     Options toOptions() {
-        return ttl.apply(mergeOperator.apply(Options.defaults()))
+        return open.apply(Options.defaults())
                 .filterKind(filterKind)
                 .bitsPerKey(bitsPerKey)
                 .syncMode(noSync ? SyncMode.NONE : SyncMode.EVERY_WRITE);

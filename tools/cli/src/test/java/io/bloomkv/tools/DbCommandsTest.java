@@ -63,6 +63,83 @@ class DbCommandsTest {
                 .isEqualTo(ExitCodes.USAGE);
     }
 
+    /**
+     * backup create, checkpoint and ingest open the database as get does: a database holding merge operands, or one
+     * created with a TTL, is refused with the option to give named in the error, and opens with it.
+     */
+    @Test
+    void backupCheckpointAndIngestTakeTheMergeOperatorAndTheTtl() throws Exception {
+        Path merged = tmp.resolve("merged");
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(
+                merged,
+                io.bloomkv.engine.Options.defaults()
+                        .mergeOperator(io.bloomkv.engine.MergeOperators.stringAppend(',')))) {
+            d.merge(
+                    "list".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "a".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.merge(
+                    "list".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "b".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        Path tsv = tmp.resolve("in.tsv");
+        java.nio.file.Files.writeString(tsv, "zebra\tstriped\n");
+        Path sst = tmp.resolve("z.sst");
+        assertThat(Cli.run("sst", "write", sst.toString(), "--input", tsv.toString())
+                        .exitCode())
+                .isZero();
+        String m = merged.toString();
+        String backups = tmp.resolve("backups").toString();
+        String checkpoint = tmp.resolve("checkpoint").toString();
+        for (String[] args : new String[][] {
+            {"backup", "create", m, backups}, {"checkpoint", m, checkpoint}, {"ingest", m, sst.toString()}
+        }) {
+            Cli.Result refused = Cli.run(args);
+            assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(ExitCodes.USAGE);
+            assertThat(refused.err()).as(refused.toString()).contains("merge operands", "--merge-operator");
+            String[] with = java.util.Arrays.copyOf(args, args.length + 1);
+            with[args.length] = "--merge-operator=stringappend";
+            Cli.Result ok = Cli.run(with);
+            assertThat(ok.exitCode()).as(ok.toString()).isZero();
+        }
+        assertThat(Cli.run("backup", "list", backups).out()).contains("1");
+        assertThat(Cli.run("get", checkpoint, "list", "--merge-operator=stringappend")
+                        .out())
+                .isEqualTo("a,b\n");
+        assertThat(Cli.run("get", m, "zebra", "--merge-operator=stringappend").out())
+                .isEqualTo("striped\n");
+
+        assertThat(Cli.run("put", db(), "--create", "--ttl=86400", "session", "alice")
+                        .exitCode())
+                .isZero();
+        String ttlBackups = tmp.resolve("ttl-backups").toString();
+        String ttlCheckpoint = tmp.resolve("ttl-checkpoint").toString();
+        for (String[] args :
+                new String[][] {{"backup", "create", db(), ttlBackups}, {"checkpoint", db(), ttlCheckpoint}}) {
+            Cli.Result refused = Cli.run(args);
+            assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(ExitCodes.USAGE);
+            assertThat(refused.err()).as(refused.toString()).contains("created with a TTL", "--ttl");
+            String[] with = java.util.Arrays.copyOf(args, args.length + 1);
+            with[args.length] = "--ttl=86400";
+            Cli.Result ok = Cli.run(with);
+            assertThat(ok.exitCode()).as(ok.toString()).isZero();
+        }
+        assertThat(Cli.run("get", ttlCheckpoint, "session", "--ttl=86400").out())
+                .isEqualTo("alice\n");
+        Cli.Result ingest = Cli.run("ingest", db(), sst.toString(), "--ttl=86400");
+        assertThat(ingest.exitCode()).as(ingest.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(ingest.err()).as(ingest.toString()).contains("TTL database");
+        Cli.Result restored = Cli.run(
+                "backup",
+                "restore",
+                ttlBackups,
+                "1",
+                tmp.resolve("ttl-restored").toString());
+        assertThat(restored.exitCode()).as(restored.toString()).isZero();
+        assertThat(Cli.run("get", tmp.resolve("ttl-restored").toString(), "session", "--ttl=86400")
+                        .out())
+                .isEqualTo("alice\n");
+    }
+
     @Test
     void aTtlDatabaseIsReadAndWrittenWithTtl() {
         Cli.Result put = Cli.run("put", db(), "--create", "--ttl=86400", "session", "alice");
