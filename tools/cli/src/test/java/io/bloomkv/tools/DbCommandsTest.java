@@ -25,30 +25,26 @@ class DbCommandsTest {
         return tmp.resolve("db").toString();
     }
 
+    /** A database in {@code dir} opened with {@code MergeOperators.stringAppend(',')}. */
+    private static io.bloomkv.engine.Db stringAppendDb(Path dir) {
+        return io.bloomkv.engine.Db.open(
+                dir,
+                io.bloomkv.engine.Options.defaults().mergeOperator(io.bloomkv.engine.MergeOperators.stringAppend(',')));
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     @Test
     void aDatabaseWithMergeOperandsIsReadWithMergeOperator() {
-        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(
-                Path.of(db()),
-                io.bloomkv.engine.Options.defaults()
-                        .mergeOperator(io.bloomkv.engine.MergeOperators.stringAppend(',')))) {
-            d.merge(
-                    "list".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    "a".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.merge(
-                    "list".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    "b".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.deleteRange(
-                    "m".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    "n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.put(
-                    "m1".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    "x".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.put(
-                    "m0".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    "y".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.deleteRange(
-                    "m0".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    "m1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        try (io.bloomkv.engine.Db d = stringAppendDb(Path.of(db()))) {
+            d.merge(utf8("list"), utf8("a"));
+            d.merge(utf8("list"), utf8("b"));
+            d.deleteRange(utf8("m"), utf8("n"));
+            d.put(utf8("m1"), utf8("x"));
+            d.put(utf8("m0"), utf8("y"));
+            d.deleteRange(utf8("m0"), utf8("m1"));
         }
         Cli.Result refused = Cli.run("get", db(), "list");
         assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(ExitCodes.USAGE);
@@ -63,6 +59,17 @@ class DbCommandsTest {
                 .isEqualTo(ExitCodes.USAGE);
     }
 
+    /** {@code args} fail with exit code 2 and an error containing {@code errorParts}; with {@code option} added they run. */
+    private static void refusedThenRunsWith(String[] args, String option, String... errorParts) {
+        Cli.Result refused = Cli.run(args);
+        assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(refused.err()).as(refused.toString()).contains(errorParts);
+        String[] with = java.util.Arrays.copyOf(args, args.length + 1);
+        with[args.length] = option;
+        Cli.Result ok = Cli.run(with);
+        assertThat(ok.exitCode()).as(ok.toString()).isZero();
+    }
+
     /**
      * backup create, checkpoint and ingest open the database as get does: a database holding merge operands, or one
      * created with a TTL, is refused with the option to give named in the error, and opens with it.
@@ -70,16 +77,9 @@ class DbCommandsTest {
     @Test
     void backupCheckpointAndIngestTakeTheMergeOperatorAndTheTtl() throws Exception {
         Path merged = tmp.resolve("merged");
-        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(
-                merged,
-                io.bloomkv.engine.Options.defaults()
-                        .mergeOperator(io.bloomkv.engine.MergeOperators.stringAppend(',')))) {
-            d.merge(
-                    "list".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    "a".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            d.merge(
-                    "list".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    "b".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        try (io.bloomkv.engine.Db d = stringAppendDb(merged)) {
+            d.merge(utf8("list"), utf8("a"));
+            d.merge(utf8("list"), utf8("b"));
         }
         Path tsv = tmp.resolve("in.tsv");
         java.nio.file.Files.writeString(tsv, "zebra\tstriped\n");
@@ -93,13 +93,7 @@ class DbCommandsTest {
         for (String[] args : new String[][] {
             {"backup", "create", m, backups}, {"checkpoint", m, checkpoint}, {"ingest", m, sst.toString()}
         }) {
-            Cli.Result refused = Cli.run(args);
-            assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(ExitCodes.USAGE);
-            assertThat(refused.err()).as(refused.toString()).contains("merge operands", "--merge-operator");
-            String[] with = java.util.Arrays.copyOf(args, args.length + 1);
-            with[args.length] = "--merge-operator=stringappend";
-            Cli.Result ok = Cli.run(with);
-            assertThat(ok.exitCode()).as(ok.toString()).isZero();
+            refusedThenRunsWith(args, "--merge-operator=stringappend", "merge operands", "--merge-operator");
         }
         assertThat(Cli.run("backup", "list", backups).out()).contains("1");
         assertThat(Cli.run("get", checkpoint, "list", "--merge-operator=stringappend")
@@ -115,13 +109,7 @@ class DbCommandsTest {
         String ttlCheckpoint = tmp.resolve("ttl-checkpoint").toString();
         for (String[] args :
                 new String[][] {{"backup", "create", db(), ttlBackups}, {"checkpoint", db(), ttlCheckpoint}}) {
-            Cli.Result refused = Cli.run(args);
-            assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(ExitCodes.USAGE);
-            assertThat(refused.err()).as(refused.toString()).contains("created with a TTL", "--ttl");
-            String[] with = java.util.Arrays.copyOf(args, args.length + 1);
-            with[args.length] = "--ttl=86400";
-            Cli.Result ok = Cli.run(with);
-            assertThat(ok.exitCode()).as(ok.toString()).isZero();
+            refusedThenRunsWith(args, "--ttl=86400", "created with a TTL", "--ttl");
         }
         assertThat(Cli.run("get", ttlCheckpoint, "session", "--ttl=86400").out())
                 .isEqualTo("alice\n");
