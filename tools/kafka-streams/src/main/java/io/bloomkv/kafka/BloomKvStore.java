@@ -54,6 +54,11 @@ import org.slf4j.LoggerFactory;
  * the changelog. {@link #flush()} flushes the memtable to a table (durable without a WAL). Data lives under
  * {@code stateDir/name}. Thread-safe (the stream thread writes, IQ threads read); writes are serialized. Engine failures surface as {@link ProcessorStateException}, use after
  * close as {@link InvalidStateStoreException}.
+ *
+ * <p>IQv2 consistency, as Kafka's {@code RocksDBStore}: every write (put, putAll, delete, a restore batch) changes the
+ * data and advances the {@link Position} inside the position's monitor, which {@link #query} holds while it checks the
+ * bound, reads and copies the position, so a result's position is that of the data it read. Lock order: this store's
+ * monitor, then the position's; a query takes the position's alone (reads take no store monitor).
  */
 public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(BloomKvStore.class);
@@ -67,7 +72,9 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     private volatile boolean open;
 
     private StateStoreContext context;
-    private Position position = Position.emptyPosition();
+    /** Replaced at init only; its monitor guards a write with its position update (see the class comment). */
+    private volatile Position position = Position.emptyPosition();
+
     private boolean consistencyEnabled;
     private BloomKvMetrics metrics;
     /** The committed offsets and the written position, in the database. */
@@ -153,13 +160,17 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
                             value == null ? 0 : value.length);
                 }
                 WriteBatch batch = restoreScratch.forBytes(bytes);
+                Position p = position;
                 try {
-                    for (ConsumerRecord<byte[], byte[]> r : records) {
-                        ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(
-                                r, consistencyEnabled, position);
-                        addTo(batch, r.key(), r.value());
+                    // The position advances with the batch written, never ahead of it (a standby answering a bounded
+                    // query in between would otherwise pass the bound with the batch's data not yet readable).
+                    synchronized (p) {
+                        for (ConsumerRecord<byte[], byte[]> r : records) {
+                            ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, p);
+                            addTo(batch, r.key(), r.value());
+                        }
+                        write(batch);
                     }
-                    write(batch);
                 } finally {
                     batch.clear();
                 }
@@ -223,16 +234,19 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
     public synchronized void put(Bytes key, byte[] value) {
         Objects.requireNonNull(key, "key cannot be null");
         Db d = db();
-        try {
-            if (value == null) {
-                d.delete(StoreKeys.encode(key));
-            } else {
-                d.put(StoreKeys.encode(key), value);
+        Position p = position;
+        synchronized (p) {
+            try {
+                if (value == null) {
+                    d.delete(StoreKeys.encode(key));
+                } else {
+                    d.put(StoreKeys.encode(key), value);
+                }
+            } catch (BloomKvException e) {
+                throw new ProcessorStateException("store " + name + ": put failed", e);
             }
-        } catch (BloomKvException e) {
-            throw new ProcessorStateException("store " + name + ": put failed", e);
+            updatePosition(p);
         }
-        updatePosition();
     }
 
     @Override
@@ -253,8 +267,11 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
             Objects.requireNonNull(e.key, "key cannot be null");
             addTo(batch, e.key.get(), e.value);
         }
-        write(batch);
-        updatePosition();
+        Position p = position;
+        synchronized (p) {
+            write(batch);
+            updatePosition(p);
+        }
     }
 
     @Override
@@ -441,11 +458,11 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
      * Advances the position to the record being processed, through the public StateStoreContext.recordMetadata()
      * (what Kafka's internal StoreQueryUtils.updatePosition does; no metadata outside processing, e.g. in a punctuator).
      */
-    private void updatePosition() {
+    private void updatePosition(Position p) {
         if (context != null) {
             context.recordMetadata().ifPresent(m -> {
                 if (m.topic() != null) {
-                    position.withComponent(m.topic(), m.partition(), m.offset());
+                    p.withComponent(m.topic(), m.partition(), m.offset());
                 }
             });
         }

@@ -31,9 +31,11 @@ public final class BloomKvStores {
     public static final long DEFAULT_WRITE_BUFFER_BYTES = 16L << 20;
 
     /**
-     * The options of the stores made without options: the engine's defaults with a {@link #DEFAULT_WRITE_BUFFER_BYTES}
-     * memtable and {@code manualWalFlush} (the store syncs its WAL at every commit, as Kafka expects; Kafka's built-in persistent
-     * store runs without a WAL and flushes its memtable instead).
+     * The options the stores' defaults are built on, with a write-ahead log: the engine's defaults with a
+     * {@link #DEFAULT_WRITE_BUFFER_BYTES} memtable and {@code manualWalFlush} (the log's buffer is written out when it
+     * fills, at a memtable switch and at close; a commit syncs nothing: offsets and data share the log, so a crash
+     * leaves them consistent and Kafka restores the rest from the changelog). The stores made without options run
+     * without a WAL ({@link #defaultKeyValueOptions()}), as Kafka's RocksDB stores do.
      */
     public static Options defaultOptions() {
         return Options.defaults().writeBufferSize(DEFAULT_WRITE_BUFFER_BYTES).manualWalFlush(true);

@@ -52,6 +52,12 @@ import org.slf4j.LoggerFactory;
  * (no write-ahead log, {@link BloomKvStores#defaultSegmentedOptions()}) data and offsets reach disk together when a
  * memtable is flushed, so a crash leaves a committed offset never ahead of the data, from which Kafka restores the
  * changelog. Under EOS a store not closed cleanly is wiped ({@link OpenMarker}).
+ *
+ * <p>IQv2 consistency, as Kafka's segmented stores: a put and a restore batch change the data and advance the
+ * {@link Position} inside the position's monitor, which a query holds (Kafka's {@code StoreQueryUtils}) while it checks
+ * the bound, reads and copies the position. Lock order: the position's monitor, then this store's. A query reads
+ * through this store's synchronized fetches while it holds the position, so a writer must not hold this store's
+ * monitor while it waits for the position's (that order would deadlock a query against a put).
  */
 final class SegmentedStore {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentedStore.class);
@@ -67,7 +73,8 @@ final class SegmentedStore {
     private volatile long observedStreamTime = ConsumerRecord.NO_TIMESTAMP;
     private volatile boolean open;
     private StateStoreContext context;
-    private Position position = Position.emptyPosition();
+    /** Replaced at init only; its monitor is taken before this store's by a write (see the class comment). */
+    private volatile Position position = Position.emptyPosition();
     /** The committed offsets and the written position, in the database. */
     private final StoreMetadata metadata = new StoreMetadata();
     /** {@code name.open}: under EOS, a store not closed cleanly is wiped ({@link OpenMarker}). */
@@ -212,30 +219,36 @@ final class SegmentedStore {
      * (a null value deletes); records of expired segments are skipped.
      */
     void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
-        synchronized (this) {
-            checkOpen();
-            long batchBytes = 0;
-            for (ConsumerRecord<byte[], byte[]> record : records) {
-                observedStreamTime = Math.max(observedStreamTime, schema.segmentTimestamp(record.key()));
-                byte[] value = record.value();
-                batchBytes += WriteBatch.putSizeOf(
-                        Segment.PREFIX_SIZE + record.key().length, value == null ? 0 : value.length);
-            }
-            // Sized for every record (those of expired segments are few): the store's reused batch when that is
-            // large enough, else one buffer sized once, not one copy per doubling.
-            WriteBatch batch = segments.batchFor(batchBytes);
-            for (ConsumerRecord<byte[], byte[]> record : records) {
-                long segmentId = segments.segmentId(schema.segmentTimestamp(record.key()));
-                // Stream time is fixed for the batch, so a segment live here stays live until the batch is written.
-                Segment segment = segments.getOrCreateSegmentIfLive(segmentId, observedStreamTime);
-                if (segment != null) {
-                    ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(
-                            record, consistencyEnabled, position);
-                    segment.addTo(batch, record.key(), record.value());
-                }
-            }
-            segments.writeBatch(batch);
+        // The position advances with the batch written, never ahead of it (a standby answering a bounded query in
+        // between would otherwise pass the bound with the batch's data not yet readable).
+        Position p = position;
+        synchronized (p) {
+            restoreBatchLocked(records, p);
         }
+    }
+
+    private synchronized void restoreBatchLocked(Collection<ConsumerRecord<byte[], byte[]>> records, Position p) {
+        checkOpen();
+        long batchBytes = 0;
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            observedStreamTime = Math.max(observedStreamTime, schema.segmentTimestamp(record.key()));
+            byte[] value = record.value();
+            batchBytes +=
+                    WriteBatch.putSizeOf(Segment.PREFIX_SIZE + record.key().length, value == null ? 0 : value.length);
+        }
+        // Sized for every record (those of expired segments are few): the store's reused batch when that is
+        // large enough, else one buffer sized once, not one copy per doubling.
+        WriteBatch batch = segments.batchFor(batchBytes);
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            long segmentId = segments.segmentId(schema.segmentTimestamp(record.key()));
+            // Stream time is fixed for the batch, so a segment live here stays live until the batch is written.
+            Segment segment = segments.getOrCreateSegmentIfLive(segmentId, observedStreamTime);
+            if (segment != null) {
+                ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, p);
+                segment.addTo(batch, record.key(), record.value());
+            }
+        }
+        segments.writeBatch(batch);
     }
 
     /**
@@ -243,7 +256,14 @@ final class SegmentedStore {
      * the composite key, built by the layout in one array ({@code WindowKeyLayout.toStoreKey(gap, ...)}) so the key
      * is copied once on its way to the engine. Dropped and counted when its segment has expired.
      */
-    synchronized void putStored(byte[] storedKey, byte[] value) {
+    void putStored(byte[] storedKey, byte[] value) {
+        Position p = position;
+        synchronized (p) { // before this store's monitor: see the class comment
+            putStoredLocked(storedKey, value, p);
+        }
+    }
+
+    private synchronized void putStoredLocked(byte[] storedKey, byte[] value, Position p) {
         checkOpen();
         long timestamp = schema.segmentTimestamp(storedKey);
         observedStreamTime = Math.max(observedStreamTime, timestamp);
@@ -255,11 +275,9 @@ final class SegmentedStore {
                     : System.currentTimeMillis();
             expiredRecordSensor.record(1.0d, now);
         } else {
-            synchronized (position) {
-                StoreQueryUtils.updatePosition(position, context);
-                segment.fillPrefix(storedKey);
-                segments.putStored(segment, storedKey, value);
-            }
+            StoreQueryUtils.updatePosition(p, context);
+            segment.fillPrefix(storedKey);
+            segments.putStored(segment, storedKey, value);
         }
     }
 

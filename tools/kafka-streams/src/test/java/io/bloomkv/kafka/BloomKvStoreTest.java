@@ -422,6 +422,71 @@ class BloomKvStoreTest {
                 .isEqualTo(Position.emptyPosition().withComponent("input", 0, 42));
     }
 
+    /**
+     * IQv2 consistency: a query holds the position's monitor while it checks the bound, reads and copies the position
+     * (Kafka's StoreQueryUtils.handleBasicQueries), so a write must change the data and the position under that same
+     * monitor. Here the test holds it, as a query would: the put waits, and until it is let through the store shows
+     * the old value with the old position, then the new value with the new position.
+     */
+    @Test
+    void aPutAndItsPositionWaitForAQueryHoldingThePosition() throws Exception {
+        TestStoreContext ctx = context();
+        BloomKvStore s = open("iq-atomic", ctx);
+        ctx.setRecord("input", 0, 1);
+        s.put(b("k"), v("old"));
+        ctx.setRecord("input", 0, 2);
+        Position p = s.getPosition();
+        Thread writer = new Thread(() -> s.put(b("k"), v("new")), "writer");
+        synchronized (p) {
+            writer.start();
+            MonitorWaits.awaitBlockedOn(writer, p);
+            assertThat(str(s.get(b("k"))))
+                    .as("nothing written while a query holds the position")
+                    .isEqualTo("old");
+            assertThat(p.getPartitionPositions("input")).containsEntry(0, 1L);
+        }
+        writer.join();
+        assertThat(str(s.get(b("k")))).isEqualTo("new");
+        assertThat(s.getPosition().getPartitionPositions("input")).containsEntry(0, 2L);
+    }
+
+    /**
+     * The same for a restore batch (a standby's or a restoring store's): its records' positions advance with the
+     * batch written, never before it, so a bounded query cannot pass on the new position and read the old data.
+     */
+    @Test
+    void aRestoreBatchAndItsPositionWaitForAQueryHoldingThePosition() throws Exception {
+        TestStoreContext ctx = context();
+        ctx.configs.put(
+                org.apache.kafka.streams.StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, true);
+        BloomKvStore s = open("iq-restore", ctx);
+        RecordBatchingStateRestoreCallback cb = (RecordBatchingStateRestoreCallback) ctx.restoreCallback;
+        List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>("app-iq-changelog", 0, i, v("k" + i), v("v" + i));
+            r.headers().add(ChangelogRecordDeserializationHelper.CHANGELOG_VERSION_HEADER_RECORD_CONSISTENCY);
+            r.headers()
+                    .add(
+                            ChangelogRecordDeserializationHelper.CHANGELOG_POSITION_HEADER_KEY,
+                            PositionSerde.serialize(Position.emptyPosition().withComponent("input", 0, 100L + i))
+                                    .array());
+            batch.add(r);
+        }
+        Position p = s.getPosition();
+        Thread restorer = new Thread(() -> cb.restoreBatch(batch), "restorer");
+        synchronized (p) {
+            restorer.start();
+            MonitorWaits.awaitBlockedOn(restorer, p);
+            assertThat(p.getPartitionPositions("input"))
+                    .as("the position waits with the batch")
+                    .isEmpty();
+            assertThat(s.get(b("k0"))).isNull();
+        }
+        restorer.join();
+        assertThat(str(s.get(b("k2")))).isEqualTo("v2");
+        assertThat(s.getPosition().getPartitionPositions("input")).containsEntry(0, 102L);
+    }
+
     @Test
     void metricsAreRegisteredInTheStateStoreGroupAndRemovedOnClose() {
         TestStoreContext ctx = context();

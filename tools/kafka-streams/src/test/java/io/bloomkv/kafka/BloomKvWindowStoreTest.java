@@ -400,4 +400,75 @@ class BloomKvWindowStoreTest {
         assertThat(window(new TestStoreContext(dir.toFile()), false).getPosition())
                 .isEqualTo(before);
     }
+    /**
+     * Lock order: a window query holds the position's monitor (Kafka's StoreQueryUtils) while it reads through the
+     * store's fetches, so a put must not hold what a fetch needs while it waits for the position. Here the test holds
+     * the position as a query would: the put waits for it, a fetch meanwhile returns (the old value) instead of
+     * deadlocking with the put, and once the position is free the new value and position are there together.
+     */
+    @Test
+    void aPutWaitingForAQueryDoesNotBlockTheQuerysFetch() throws Exception {
+        TestStoreContext ctx = new TestStoreContext(dir.toFile());
+        WindowStore<Bytes, byte[]> w = window(ctx, false);
+        ctx.setRecord("in", 0, 1);
+        w.put(b("k"), v("old"), 1000);
+        ctx.setRecord("in", 0, 2);
+        Position p = w.getPosition();
+        Thread writer = new Thread(() -> w.put(b("k"), v("new"), 1000), "writer");
+        List<String> fetched = new ArrayList<>();
+        Thread reader = new Thread(
+                () -> fetched.addAll(WindowStoreDifferentialTest.values(w.fetch(b("k"), 0, 5000))), "reader");
+        synchronized (p) {
+            writer.start();
+            MonitorWaits.awaitBlockedOn(writer, p);
+            reader.start();
+            reader.join(30_000);
+            assertThat(reader.isAlive())
+                    .as("a fetch while a put waits for the position (the query's fetch) does not wait for the put")
+                    .isFalse();
+            assertThat(fetched).containsExactly("1000=old");
+            assertThat(p.getPartitionPositions("in")).containsEntry(0, 1L);
+        }
+        writer.join();
+        reader.join();
+        assertThat(WindowStoreDifferentialTest.values(w.fetch(b("k"), 0, 5000))).containsExactly("1000=new");
+        assertThat(w.getPosition().getPartitionPositions("in")).containsEntry(0, 2L);
+    }
+
+    /** A restore batch of a window store waits for a query holding the position, and advances it with its data. */
+    @Test
+    void aWindowRestoreBatchAndItsPositionWaitForAQueryHoldingThePosition() throws Exception {
+        TestStoreContext ctx = new TestStoreContext(dir.toFile());
+        ctx.configs.put(
+                org.apache.kafka.streams.StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, true);
+        WindowStore<Bytes, byte[]> w = window(ctx, false);
+        RecordBatchingStateRestoreCallback cb = (RecordBatchingStateRestoreCallback) ctx.restoreCallback;
+        ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>(
+                "changelog", 0, 0, WindowKeyLayout.toStoreKey(b("k").get(), 1000, 0), v("restored"));
+        r.headers()
+                .add(
+                        org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper
+                                .CHANGELOG_VERSION_HEADER_RECORD_CONSISTENCY);
+        r.headers()
+                .add(
+                        org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper
+                                .CHANGELOG_POSITION_HEADER_KEY,
+                        org.apache.kafka.streams.state.internals.PositionSerde.serialize(
+                                        Position.emptyPosition().withComponent("in", 0, 9L))
+                                .array());
+        Position p = w.getPosition();
+        Thread restorer = new Thread(() -> cb.restoreBatch(List.of(r)), "restorer");
+        synchronized (p) {
+            restorer.start();
+            MonitorWaits.awaitBlockedOn(restorer, p);
+            assertThat(p.getPartitionPositions("in"))
+                    .as("the position waits with the batch")
+                    .isEmpty();
+            assertThat(WindowStoreDifferentialTest.values(w.fetch(b("k"), 0, 5000)))
+                    .isEmpty();
+        }
+        restorer.join();
+        assertThat(WindowStoreDifferentialTest.values(w.fetch(b("k"), 0, 5000))).containsExactly("1000=restored");
+        assertThat(w.getPosition().getPartitionPositions("in")).containsEntry(0, 9L);
+    }
 }
