@@ -24,7 +24,10 @@ interface CompactionEnv {
     /** Oldest sequence number some reader may still need: entries it can see must survive. */
     long smallestSnapshot();
 
-    /** The newest live snapshot's sequence, 0 when none: a compaction filter never sees what one may read. */
+    /**
+     * The newest live snapshot's sequence, -1 when none (so that entries at sequence 0, from an ingestion, are newer
+     * than every snapshot too): a compaction filter never sees what one may read.
+     */
     long newestSnapshot();
 
     /** True once the database started closing: a running merge gives up. */

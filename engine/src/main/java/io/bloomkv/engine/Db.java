@@ -488,12 +488,14 @@ public final class Db implements AutoCloseable {
         DbIterator it;
         try {
             long sequence = readSequence(readOptions); // after the SuperVersion: see readSequence
+            // The bounds as they are now, as the iterator itself takes them: a later change to readOptions (reused
+            // for the next iterator) must not reach the table children made at the first seek.
+            byte[] lower = readOptions == null ? null : readOptions.lowerBound();
+            byte[] upper = readOptions == null ? null : readOptions.upperBound();
             it = new DbIterator(
                     this,
                     sv,
                     memo -> {
-                        byte[] lower = readOptions == null ? null : readOptions.lowerBound();
-                        byte[] upper = readOptions == null ? null : readOptions.upperBound();
                         // A bounded read puts each table behind its range filter (Options.rangeFilterBitsPerKey).
                         List<InternalIterator> tables = lower == null && upper == null
                                 ? sv.version.iterators()
@@ -707,9 +709,11 @@ public final class Db implements AutoCloseable {
      * Makes every write that returned durable without a flush: fsyncs the write-ahead log, after the
      * writes queued before (what {@link SyncMode#EVERY_WRITE} does per write, once for all of them). Under
      * {@link Options#disableWal} there is no log and this does nothing: only {@link #flush()} makes writes durable.
+     *
+     * @throws DbReadOnlyException on a database opened {@link Options#readOnly} (it has no log to sync)
      */
     public void syncWal() {
-        checkOpen();
+        checkWritable("syncWal");
         commits.syncWal();
     }
 
@@ -1209,7 +1213,7 @@ public final class Db implements AutoCloseable {
 
         @Override
         public long newestSnapshot() {
-            return snapshots.newest(0);
+            return snapshots.newest(-1); // none: every entry is newer, an ingested one at sequence 0 too
         }
 
         @Override

@@ -94,13 +94,26 @@ final class Ttl {
         return strip(stored);
     }
 
+    /**
+     * {@code value}, checked against the limit a stamped value must fit: the caller's value is refused with its own
+     * length and the TTL database's limit, not the length of the stamped copy against the engine's.
+     */
+    private static byte[] checkStampable(byte[] value, String what) {
+        if (value.length > Db.MAX_VALUE_SIZE - SUFFIX) {
+            throw new InvalidArgumentException(what + " of " + value.length + " bytes is over the limit of "
+                    + (Db.MAX_VALUE_SIZE - SUFFIX) + " of a database with a TTL (each value carries its " + SUFFIX
+                    + "-byte write time)");
+        }
+        return value;
+    }
+
     /** {@code batch} with every put value and merge operand stamped with {@code now}, in the same order. */
     WriteBatch stamp(WriteBatch batch, long now) {
         WriteBatch out = new WriteBatch(batch.approximateSize() + SUFFIX * batch.count() + 16);
         batch.forEach(0, new WriteBatch.Handler() {
             @Override
             public void put(long sequence, byte[] key, byte[] value) {
-                out.put(key, stamp(value, now));
+                out.put(key, stamp(checkStampable(value, "value"), now));
             }
 
             @Override
@@ -110,7 +123,7 @@ final class Ttl {
 
             @Override
             public void merge(long sequence, byte[] key, byte[] operand) {
-                out.merge(key, stamp(operand, now));
+                out.merge(key, stamp(checkStampable(operand, "merge operand"), now));
             }
 
             @Override

@@ -146,4 +146,30 @@ class CompactionFilterTest {
         }
         assertThat(rule.calls.get()).as("the filter saw the new value").isPositive();
     }
+
+    /**
+     * An ingested file that overlaps nothing keeps its entries at sequence 0; with no snapshot open they are newer than
+     * every snapshot and the filter sees them at the next compaction, as it sees written values.
+     */
+    @Test
+    void seesValuesIngestedAtSequenceZero() {
+        Rule rule = new Rule();
+        Path file = dir.resolve("ingest.sst");
+        Options o = Options.defaults().compactionFilter(rule).autoCompaction(false);
+        try (TableFileWriter w = TableFileWriter.create(file, o)) {
+            w.put(bytes("a"), bytes("x-gone"));
+            w.put(bytes("b"), bytes("c-changed"));
+            w.put(bytes("c"), bytes("kept"));
+            w.finish();
+        }
+        try (Db db = Db.open(dir.resolve("db"), o)) {
+            db.ingest(java.util.List.of(file), IngestOptions.defaults());
+            assertThat(str(db.get(bytes("a")))).isEqualTo("x-gone");
+            db.compactRange(null, null);
+            assertThat(db.get(bytes("a"))).as("removed by the filter").isNull();
+            assertThat(str(db.get(bytes("b")))).isEqualTo("C-changed");
+            assertThat(str(db.get(bytes("c")))).isEqualTo("kept");
+        }
+        assertThat(rule.calls.get()).isEqualTo(3);
+    }
 }

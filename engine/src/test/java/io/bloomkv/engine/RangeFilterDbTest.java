@@ -253,4 +253,34 @@ class RangeFilterDbTest {
             return java.nio.ByteBuffer.wrap(k).getLong();
         }
     }
+
+    /**
+     * An iterator takes its bounds when it is made: changing the ReadOptions afterwards (to reuse them for the next
+     * iterator) changes nothing in it, in its memtable part or in its range-filtered table part.
+     */
+    @Test
+    void boundsAreTakenWhenTheIteratorIsMade() {
+        try (Db db = Db.open(dir, options(12))) {
+            for (long k = 0; k < 2000; k++) {
+                db.put(key(16 * k), TestKeys.bytes("t" + k));
+            }
+            db.flush();
+            db.waitForBackgroundWork();
+            db.put(key(16 * 3000), TestKeys.bytes("m")); // in the memtable, above every table key
+            ReadOptions ro = ReadOptions.defaults();
+            try (DbIterator it = db.iterator(ro)) {
+                ro.iterateUpperBound(key(16 * 10)); // for another iterator
+                int n = 0;
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    n++;
+                }
+                assertThat(n)
+                        .as("every key, tables' and memtable's, with no bound")
+                        .isEqualTo(2001);
+                it.seek(key(16 * 1500));
+                assertThat(it.valid()).isTrue();
+                assertThat(it.key()).isEqualTo(key(16 * 1500));
+            }
+        }
+    }
 }

@@ -72,6 +72,7 @@ class ReadOnlyTest {
                 () -> ro.delete(bytes("x")),
                 () -> ro.write(new WriteBatch().put(bytes("x"), bytes("y"))),
                 ro::flush,
+                ro::syncWal,
                 () -> ro.compactRange(null, null)
             }) {
                 assertThatThrownBy(write::run)

@@ -50,6 +50,26 @@ class TtlTest {
         assertThatThrownBy(() -> Ttl.strip(new byte[3])).isInstanceOf(CorruptionException.class);
     }
 
+    /** A value (or operand) too long to carry its write time is refused with its own length and the TTL limit. */
+    @Test
+    void aValueTooLongForItsWriteTimeIsRefusedWithTheTtlLimit(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        try (Db db = Db.open(dir, options(60).mergeOperator(MergeOperators.stringAppend(',')))) {
+            byte[] fits = new byte[Db.MAX_VALUE_SIZE - 4];
+            db.put(bytes("fits"), fits);
+            assertThat(db.get(bytes("fits"))).hasSize(fits.length);
+            byte[] over = new byte[Db.MAX_VALUE_SIZE - 3];
+            assertThatThrownBy(() -> db.put(bytes("k"), over))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("value of " + over.length + " bytes")
+                    .hasMessageContaining("limit of " + (Db.MAX_VALUE_SIZE - 4) + " of a database with a TTL");
+            assertThatThrownBy(() -> db.merge(bytes("k"), over))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("merge operand of " + over.length + " bytes");
+            assertThat(db.get(bytes("k"))).as("nothing written").isNull();
+        }
+    }
+
     @Test
     void optionsRejectDurationsThatAreNotWholePositiveSeconds() {
         assertThatThrownBy(() -> Options.defaults().ttl(Duration.ZERO)).isInstanceOf(InvalidArgumentException.class);
