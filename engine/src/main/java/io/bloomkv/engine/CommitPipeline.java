@@ -431,6 +431,7 @@ final class CommitPipeline {
             BloomKvIOException err =
                     new BloomKvIOException("WAL sync failed (" + FileNames.logFile(dir, syncing) + ")", e);
             state.setBackgroundError(err);
+            events.writesStopped("WAL sync", err);
             throw err;
         } finally {
             closeLogs(older.values());
@@ -496,6 +497,7 @@ final class CommitPipeline {
             BloomKvIOException err =
                     new BloomKvIOException("WAL append failed (" + FileNames.logFile(dir, walNumber) + ")", e);
             state.setBackgroundError(err);
+            events.writesStopped("WAL append", err);
             throw err;
         }
     }
@@ -671,6 +673,7 @@ final class CommitPipeline {
                             + FileNames.logFile(dir, number),
                     e);
             state.setBackgroundError(err);
+            events.writesStopped("WAL switch", err);
             // The old WAL stays the current one (state.log): not an older unsynced log as well, or a syncWal() would
             // sync and close it as one, and the next would find the current WAL closed.
             state.unsyncedLogs.remove(state.logFileNumber, state.log);

@@ -233,6 +233,7 @@ final class Compactor {
      * caller's thread, serialized with background compactions.
      */
     void compactRange(byte[] from, byte[] to) {
+        BloomKvIOException failure = null;
         compactionLock.lock();
         try {
             Version v = env.versions().retainCurrent();
@@ -262,12 +263,19 @@ final class Compactor {
             }
         } catch (IOException | UncheckedIOException e) {
             // A table read fails unchecked (UncheckedIOException) inside the merge's iterators.
-            BloomKvIOException err = new BloomKvIOException(
+            failure = new BloomKvIOException(
                     "compactRange failed", e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
-            env.setBackgroundError(err);
-            throw err;
         } finally {
             compactionLock.unlock();
+        }
+        if (failure != null) {
+            // As a background compaction's failure (no lock held now): recoverable when nothing was recorded (a
+            // MANIFEST failure set the background error already), and then a listener may choose to ignore it.
+            boolean recoverable = env.backgroundError() == null;
+            if (!env.events().backgroundError("compaction", failure, recoverable)) {
+                env.setBackgroundError(failure);
+            }
+            throw failure;
         }
         wake();
     }

@@ -676,7 +676,16 @@ public final class Db implements AutoCloseable {
             throw new InvalidArgumentException("deleteFilesInRange: begin sorts after end");
         }
         return new FileRangeDeleter(
-                        state, versions, tableCache, obsolete, compactor, snapshots, options, commits, this::flush)
+                        state,
+                        versions,
+                        tableCache,
+                        obsolete,
+                        compactor,
+                        snapshots,
+                        options,
+                        commits,
+                        this::flush,
+                        events)
                 .run(beginInclusive, endExclusive);
     }
 

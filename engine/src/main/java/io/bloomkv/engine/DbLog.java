@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
  * The info log of a database (RocksDB's LOG file), through SLF4J: logger {@code io.bloomkv.engine.Db}, the
  * application's binding decides where it goes. Levels as a RocksDB LOG reader expects them: INFO for open,
  * recovery, close, flushes and compactions (begun and finished, with tables and bytes); WARN when writes stall;
- * ERROR for background errors. It is an {@link EventListener} the database adds to its own when INFO is enabled for
- * the logger, so it runs on the event thread, never under an engine lock.
+ * ERROR for background errors. It is an {@link EventListener} the database adds to its own unless the logger is off
+ * (ERROR disabled), so it runs on the event thread, never under an engine lock; a logger at WARN or ERROR still gets
+ * the stalls and background errors.
  */
 final class DbLog implements EventListener {
     static final Logger LOG = LoggerFactory.getLogger(Db.class);
@@ -26,13 +27,18 @@ final class DbLog implements EventListener {
         this.log = log;
     }
 
-    /** {@code listeners} plus the log when the logger is enabled at INFO. */
+    /** {@code listeners} plus the log unless the logger is off (ERROR disabled). */
     static List<EventListener> withLog(List<EventListener> listeners) {
-        if (!LOG.isInfoEnabled()) {
+        return withLog(listeners, LOG);
+    }
+
+    /** {@code listeners} plus a log writing to {@code log}, unless it has ERROR disabled (then nothing would reach it). */
+    static List<EventListener> withLog(List<EventListener> listeners, Logger log) {
+        if (!log.isErrorEnabled()) {
             return listeners;
         }
         List<EventListener> out = new ArrayList<>(listeners);
-        out.add(new DbLog());
+        out.add(new DbLog(log));
         return out;
     }
 

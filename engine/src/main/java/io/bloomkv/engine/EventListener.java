@@ -12,7 +12,7 @@ import java.util.List;
  * ({@code bloomkv-events-<dir>}), never under an engine lock: a listener may call the database (read, write, take a
  * {@link Db#property}); a slow listener delays later events, not the engine. {@link #onBackgroundError} is the
  * exception: it runs on the background thread that failed (again holding no engine lock), because its answer
- * decides what happens next. An exception thrown by a listener is swallowed (and logged); it changes nothing.
+ * decides what happens next (an error from a foreground path, which no answer changes, comes on the event thread). An exception thrown by a listener is swallowed (and logged); it changes nothing.
  * Events still queued when the database closes are delivered before {@link Db#close} returns.
  */
 public interface EventListener {
@@ -66,9 +66,12 @@ public interface EventListener {
     record WriteStallInfo(Path directory, boolean stalled, int level0Tables, int immutableMemtables) {}
 
     /**
-     * A background flush or compaction failed. {@code recoverable} when ignoring it is safe: the failure happened
-     * before anything was recorded (a compaction whose merge or output write failed leaves its inputs in place and
-     * is retried later). A failure of a flush or of a MANIFEST write is never recoverable.
+     * A background flush or compaction failed (operation {@code flush} or {@code compaction}, a failed
+     * {@link Db#compactRange} included), or an error stopped writes on a foreground path ({@code WAL sync}, {@code WAL
+     * append}, {@code WAL switch}, and the MANIFEST write of {@code ingest} or {@code deleteFilesInRange}: delivered on
+     * the event thread, never recoverable). {@code recoverable} when ignoring it is safe: the failure happened before
+     * anything was recorded (a compaction whose merge or output write failed leaves its inputs in place and is retried
+     * later). A failure of a flush or of a MANIFEST write is never recoverable.
      */
     record BackgroundErrorInfo(Path directory, String operation, BloomKvException error, boolean recoverable) {}
 

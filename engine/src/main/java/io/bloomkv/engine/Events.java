@@ -26,6 +26,17 @@ final class Events {
         return dir;
     }
 
+    /**
+     * Tells the listeners, on the event thread, of an error that stopped writes on a foreground path (a WAL sync,
+     * append or switch, the MANIFEST write of an ingestion or a file-range deletion: RocksDB's background-error
+     * reasons for write callbacks and MANIFEST writes). Not recoverable, so nothing waits for their answer, and the
+     * caller may hold engine locks.
+     */
+    void writesStopped(String operation, BloomKvException error) {
+        EventListener.BackgroundErrorInfo info = new EventListener.BackgroundErrorInfo(dir, operation, error, false);
+        post(l -> l.onBackgroundError(info));
+    }
+
     /** Queues {@code event} for every listener; dropped after {@link #close}. */
     void post(Consumer<EventListener> event) {
         if (listeners.isEmpty()) {

@@ -59,6 +59,8 @@ final class FileRangeDeleter {
     /** {@link Db#flush}. */
     private final Runnable flush;
 
+    private final Events events;
+
     FileRangeDeleter(
             DbState state,
             VersionSet versions,
@@ -68,7 +70,9 @@ final class FileRangeDeleter {
             SnapshotList snapshots,
             Options options,
             CommitPipeline commits,
-            Runnable flush) {
+            Runnable flush,
+            Events events) {
+        this.events = events;
         this.options = options;
         this.commits = commits;
         this.flush = flush;
@@ -166,7 +170,9 @@ final class FileRangeDeleter {
                 versions.logAndApply(edit);
             } catch (IOException | RuntimeException e) {
                 // The edit may be on disk though its sync failed: the files stay until the database is reopened.
-                state.setBackgroundError(BackgroundErrors.of("deleteFilesInRange: MANIFEST write failed", e));
+                BloomKvException err = BackgroundErrors.of("deleteFilesInRange: MANIFEST write failed", e);
+                state.setBackgroundError(err);
+                events.writesStopped("deleteFilesInRange", err);
                 throw e;
             }
             state.versionChanged();

@@ -296,7 +296,9 @@ final class Ingester {
             versions.logAndApply(edit);
         } catch (IOException | RuntimeException e) {
             // The edit may be on disk though its sync failed: keep the tables, stop writes (as a failed flush does).
-            state.setBackgroundError(BackgroundErrors.of("ingest: MANIFEST write failed", e));
+            BloomKvException err = BackgroundErrors.of("ingest: MANIFEST write failed", e);
+            state.setBackgroundError(err);
+            events.writesStopped("ingest", err);
             throw e;
         } finally {
             for (FileMetaData f : added) {

@@ -17,8 +17,8 @@ class DbLogTest {
     @TempDir
     Path dir;
 
-    /** A logger that keeps "LEVEL message" lines, every level enabled. */
-    static final class Recording extends LegacyAbstractLogger {
+    /** A logger that keeps "LEVEL message" lines, every level enabled (subclasses turn levels off). */
+    static class Recording extends LegacyAbstractLogger {
         private static final long serialVersionUID = 1L;
         final List<String> lines = new CopyOnWriteArrayList<>();
 
@@ -99,6 +99,51 @@ class DbLogTest {
                         && l.contains("disk gone"));
         assertThat(DbLog.withLog(List.of()))
                 .as("no binding in the tests: SLF4J's no-op logger, no log listener")
-                .hasSize(DbLog.LOG.isInfoEnabled() ? 1 : 0);
+                .hasSize(DbLog.LOG.isErrorEnabled() ? 1 : 0);
+    }
+
+    /** A logger set to WARN (a common production level) still gets the stalls and the background errors. */
+    @Test
+    void aLoggerAtWarnStillGetsStallsAndErrors() {
+        Recording warnOnly = new Recording() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public boolean isTraceEnabled() {
+                return false;
+            }
+
+            @Override
+            public boolean isDebugEnabled() {
+                return false;
+            }
+
+            @Override
+            public boolean isInfoEnabled() {
+                return false;
+            }
+        };
+        List<EventListener> listeners = DbLog.withLog(List.of(), warnOnly);
+        assertThat(listeners).hasSize(1);
+        EventListener log = listeners.get(0);
+        log.onFlushBegin(new EventListener.FlushInfo(dir, 7, 10, 1000));
+        log.onWriteStallChanged(new EventListener.WriteStallInfo(dir, true, 36, 1));
+        log.onBackgroundError(new EventListener.BackgroundErrorInfo(
+                dir, "flush", new BloomKvIOException("disk gone", new java.io.IOException("EIO")), false));
+        assertThat(warnOnly.lines).hasSize(2);
+        assertThat(warnOnly.lines.get(0)).startsWith("WARN [" + dir + "] stalling writes");
+        assertThat(warnOnly.lines.get(1)).startsWith("ERROR [" + dir + "] background flush failed, writes stopped");
+
+        Recording off = new Recording() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public boolean isErrorEnabled() {
+                return false;
+            }
+        };
+        assertThat(DbLog.withLog(List.of(), off))
+                .as("a logger that is off gets no listener")
+                .isEmpty();
     }
 }

@@ -267,6 +267,86 @@ class EventListenerTest {
         }
     }
 
+    /** A WAL sync failure stops writes on the caller's path; the listeners hear of it (not recoverable). */
+    @Test
+    void aWalSyncErrorIsReportedToTheListeners() {
+        Recorder rec = new Recorder();
+        FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
+        Path d = dir.resolve("wal-sync");
+        try (Db db = Db.open(d, small(fs).listeners(rec))) {
+            rec.db.set(db);
+            db.put(TestKeys.key(1), TestKeys.key(1));
+            FaultInjectingFileSystem.Fault fault = fs.injectNth(FaultInjectingFileSystem.on(Op.SYNC, "*.log"), 1);
+            assertThatThrownBy(db::syncWal).isInstanceOf(BloomKvIOException.class);
+            assertThat(fault.fired()).isEqualTo(1);
+            fault.remove();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (rec.of(EventListener.BackgroundErrorInfo.class).isEmpty() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            List<EventListener.BackgroundErrorInfo> errors = rec.of(EventListener.BackgroundErrorInfo.class);
+            assertThat(errors).hasSize(1);
+            assertThat(errors.get(0).operation()).isEqualTo("WAL sync");
+            assertThat(errors.get(0).recoverable()).isFalse();
+            assertThat(errors.get(0).error()).isInstanceOf(BloomKvIOException.class);
+            assertThatThrownBy(() -> db.put(TestKeys.key(2), TestKeys.key(2))).isInstanceOf(BloomKvException.class);
+        } catch (BloomKvException closeAfterError) {
+            // closing a database whose writes stopped may report the error again
+        }
+        assertThat(rec.violations).isEmpty();
+    }
+
+    /**
+     * A compactRange that fails reading or writing a table is treated as a background compaction's failure: reported
+     * as recoverable, and a listener that ignores it leaves writes going; otherwise they stop.
+     */
+    @Test
+    void aCompactRangeErrorIsReportedAndMayBeIgnoredAsABackgroundOne() {
+        for (boolean ignore : new boolean[] {true, false}) {
+            Recorder rec = new Recorder();
+            rec.ignoreErrors = ignore;
+            FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
+            String caller = Thread.currentThread().getName();
+            Path d = dir.resolve("compact-range-" + ignore);
+            try (Db db = Db.open(d, small(fs).autoCompaction(false).listeners(rec))) {
+                rec.db.set(db);
+                for (int i = 0; i < 3000; i++) {
+                    db.put(TestKeys.key(i % 1000), TestKeys.key(i));
+                }
+                db.flush();
+                FaultInjectingFileSystem.Fault fault = fs.injectNth(
+                        FaultInjectingFileSystem.on(Op.CREATE, "*.sst")
+                                .and((op, p) -> Thread.currentThread().getName().equals(caller)),
+                        1);
+                assertThatThrownBy(() -> db.compactRange(null, null)).isInstanceOf(BloomKvIOException.class);
+                assertThat(fault.fired()).isEqualTo(1);
+                fault.remove();
+                List<EventListener.BackgroundErrorInfo> errors = rec.of(EventListener.BackgroundErrorInfo.class);
+                assertThat(errors)
+                        .as("asked on the caller's thread before compactRange throws")
+                        .hasSize(1);
+                assertThat(errors.get(0).operation()).isEqualTo("compaction");
+                assertThat(errors.get(0).recoverable()).isTrue();
+                if (ignore) {
+                    db.put(TestKeys.key(0), TestKeys.key(9999));
+                    assertThat(db.property("bloomkv.background-errors")).hasValue("0");
+                    db.compactRange(null, null);
+                    assertThat(db.get(TestKeys.key(0))).isEqualTo(TestKeys.key(9999));
+                    assertThat(db.get(TestKeys.key(999))).isEqualTo(TestKeys.key(2999));
+                } else {
+                    assertThat(db.property("bloomkv.background-errors")).hasValue("1");
+                    assertThatThrownBy(() -> db.put(TestKeys.key(1), TestKeys.key(1)))
+                            .isInstanceOf(BloomKvException.class);
+                }
+            } catch (BloomKvException closeAfterError) {
+                assertThat(ignore)
+                        .as("only the unignored run may fail at close")
+                        .isFalse();
+            }
+            assertThat(rec.violations).as("ignore " + ignore).isEmpty();
+        }
+    }
+
     private static void waitForError(Db db) {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (db.property("bloomkv.background-errors").orElseThrow().equals("0") && System.nanoTime() < deadline) {
