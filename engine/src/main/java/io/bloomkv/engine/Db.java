@@ -610,7 +610,7 @@ public final class Db implements AutoCloseable {
         }
         // no batch: the write leader encodes the put into the WAL record and copies the value into the memtable
         commits.put(key, value);
-        counters.batchWritten(1, 1, (long) key.length + value.length);
+        counters.batchWritten(1, 1, 0, (long) key.length + value.length);
     }
 
     /**
@@ -709,9 +709,10 @@ public final class Db implements AutoCloseable {
         }
         int n = batch.count();
         int nPuts = batch.putCount();
+        int nMerges = batch.mergeCount();
         long bytes = batch.userBytes();
         commits.write(ttl == null ? batch : ttl.stamp(batch, ttl.now()));
-        counters.batchWritten(n, nPuts, bytes);
+        counters.batchWritten(n, nPuts, nMerges, bytes);
     }
 
     /**

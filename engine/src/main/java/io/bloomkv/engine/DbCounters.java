@@ -12,6 +12,7 @@ final class DbCounters {
     final StripedCounter memtableHits = new StripedCounter();
     final StripedCounter puts = new StripedCounter();
     final StripedCounter deletes = new StripedCounter();
+    final StripedCounter merges = new StripedCounter();
     final StripedCounter writeBatches = new StripedCounter();
     final StripedCounter userBytes = new StripedCounter();
     final StripedCounter walRecords = new StripedCounter();
@@ -34,10 +35,14 @@ final class DbCounters {
     final StripedCounter compactionBytesRead = new StripedCounter();
     final StripedCounter compactionBytesWritten = new StripedCounter();
 
-    /** Counts an applied write batch of {@code count} operations, {@code putCount} of them puts. */
-    void batchWritten(int count, int putCount, long bytes) {
+    /**
+     * Counts an applied write batch of {@code count} operations, {@code putCount} of them puts and {@code mergeCount}
+     * merges (the rest point and range deletions).
+     */
+    void batchWritten(int count, int putCount, int mergeCount, long bytes) {
         puts.add(putCount);
-        deletes.add(count - putCount);
+        merges.add(mergeCount);
+        deletes.add(count - putCount - mergeCount);
         userBytes.add(bytes);
         writeBatches.increment();
     }
@@ -57,6 +62,7 @@ final class DbCounters {
         s.memtableHits = memtableHits.sum();
         s.puts = puts.sum();
         s.deletes = deletes.sum();
+        s.merges = merges.sum();
         s.writeBatches = writeBatches.sum();
         s.userBytesWritten = userBytes.sum();
         s.walRecords = walRecords.sum();

@@ -135,6 +135,11 @@ final class DbJmx implements DbMXBean {
     }
 
     @Override
+    public long getMerges() {
+        return stats().merges();
+    }
+
+    @Override
     public long getWriteStalls() {
         return stats().writeStalls();
     }

@@ -38,6 +38,8 @@ public interface DbMXBean {
 
     long getDeletes();
 
+    long getMerges();
+
     long getWriteStalls();
 
     long getWriteStallMicros();

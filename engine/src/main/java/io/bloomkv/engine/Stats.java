@@ -38,6 +38,7 @@ public final class Stats {
     long memtableHits;
     long puts;
     long deletes;
+    long merges;
     long writeBatches;
     long userBytesWritten;
     long walRecords;
@@ -202,8 +203,14 @@ public final class Stats {
         return puts;
     }
 
+    /** Point deletes and range deletions written (merges are {@link #merges}). */
     public long deletes() {
         return deletes;
+    }
+
+    /** Merge operands written ({@link Db#merge}, and merges in write batches). */
+    public long merges() {
+        return merges;
     }
 
     /** Write batches applied (a put or delete is a batch of one). */
@@ -401,13 +408,14 @@ public final class Stats {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(
                 Locale.ROOT,
-                "gets %d (hits %d, misses %d, memtable %d); puts %d, deletes %d, batches %d%n",
+                "gets %d (hits %d, misses %d, memtable %d); puts %d, deletes %d, merges %d, batches %d%n",
                 gets,
                 hits,
                 misses,
                 memtableHits,
                 puts,
                 deletes,
+                merges,
                 writeBatches));
         sb.append(String.format(
                 Locale.ROOT,

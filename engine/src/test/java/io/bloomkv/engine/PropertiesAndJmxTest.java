@@ -67,6 +67,33 @@ class PropertiesAndJmxTest {
         }
     }
 
+    /** Puts, merges and deletions are counted apart: a merge is not a delete (Stats and the MBean). */
+    @Test
+    void mergesAreCountedApartFromDeletes() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        Path p = dir.resolve("counts");
+        ObjectName name = new ObjectName("io.bloomkv:type=Db,name=" + ObjectName.quote(p.toString()));
+        try (Db db = Db.open(p, opts().mergeOperator(MergeOperators.stringAppend(',')))) {
+            db.put(TestKeys.bytes("a"), TestKeys.bytes("1"));
+            for (int i = 0; i < 5; i++) {
+                db.merge(TestKeys.bytes("a"), TestKeys.bytes("m" + i));
+            }
+            db.delete(TestKeys.bytes("b"));
+            db.write(new WriteBatch()
+                    .merge(TestKeys.bytes("c"), TestKeys.bytes("x"))
+                    .delete(TestKeys.bytes("d"))
+                    .deleteRange(TestKeys.bytes("e"), TestKeys.bytes("f"))
+                    .put(TestKeys.bytes("g"), TestKeys.bytes("y")));
+            Stats s = db.stats();
+            assertThat(s.puts()).isEqualTo(2);
+            assertThat(s.merges()).isEqualTo(6);
+            assertThat(s.deletes()).as("point and range deletions").isEqualTo(3);
+            assertThat((Long) server.getAttribute(name, "Merges")).isEqualTo(6L);
+            assertThat((Long) server.getAttribute(name, "Deletes")).isEqualTo(3L);
+            assertThat(s.toString()).contains("puts 2, deletes 3, merges 6");
+        }
+    }
+
     @Test
     void mbeanIsRegisteredAtOpenAndRemovedAtClose() throws Exception {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
