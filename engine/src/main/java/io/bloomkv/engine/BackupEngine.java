@@ -38,6 +38,11 @@ import java.util.zip.CRC32C;
  * checking each file's size and checksum as it copies, and writes CURRENT last. A missing or damaged file is a
  * {@link CorruptionException} naming it; a restore that meets one leaves no CURRENT (and removes what it wrote).
  *
+ * <p>A backup whose metadata is damaged (RocksDB's corrupt backup) is left out of {@link #backups} and named by
+ * {@link #corruptedBackups}; verifying or restoring it is a {@link CorruptionException} naming the metadata file, and
+ * {@link #deleteBackup} removes it. It blocks nothing else: backups are still created, listed and deleted, but while
+ * one is damaged no shared table is removed (which ones it needs is unknown), so its tables stay for a repair.
+ *
  * <p>One BackupEngine per backup directory at a time (it takes no lock); its methods are synchronized. The file
  * system must be the one the backed-up databases use, so that the checkpoint's files can be moved.
  */
@@ -155,12 +160,36 @@ public final class BackupEngine {
         }
     }
 
-    /** The backups, oldest first. @throws CorruptionException naming a metadata file that is damaged */
+    /** The backups, oldest first, without those whose metadata is damaged ({@link #corruptedBackups}). */
     public synchronized List<BackupInfo> backups() {
         try {
             List<BackupInfo> out = new ArrayList<>();
             for (int id : ids()) {
-                out.add(readMeta(id));
+                try {
+                    out.add(readMeta(id));
+                } catch (CorruptionException damaged) {
+                    // named by corruptedBackups
+                }
+            }
+            return out;
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot list the backups in " + root, e);
+        }
+    }
+
+    /**
+     * The ids of the backups whose metadata is damaged, ascending (RocksDB's {@code GetCorruptedBackups}): {@link
+     * #verify} names the damage, {@link #deleteBackup} removes them.
+     */
+    public synchronized List<Integer> corruptedBackups() {
+        try {
+            List<Integer> out = new ArrayList<>();
+            for (int id : ids()) {
+                try {
+                    readMeta(id);
+                } catch (CorruptionException damaged) {
+                    out.add(id);
+                }
             }
             return out;
         } catch (IOException e) {
@@ -269,9 +298,10 @@ public final class BackupEngine {
      * unreferenced files that the next delete, purge or create removes, and never touches a file another backup
      * names, so every remaining backup still verifies and restores.
      *
+     * A backup whose metadata is damaged is deleted the same way; while another remaining one is damaged no shared
+     * table is removed (which ones it needs is unknown).
+     *
      * @throws InvalidArgumentException if there is no such backup
-     * @throws CorruptionException naming a remaining backup's metadata that does not parse (the backup is then
-     *     deleted, but no shared table is removed: which ones are still needed is unknown)
      */
     public synchronized void deleteBackup(int id) {
         try {
@@ -409,9 +439,14 @@ public final class BackupEngine {
         }
         Set<Integer> ids = new HashSet<>(ids());
         Set<String> named = new HashSet<>();
+        boolean damaged = false;
         for (int id : ids) {
-            for (BackupFile f : readMeta(id).files()) {
-                named.add(f.path());
+            try {
+                for (BackupFile f : readMeta(id).files()) {
+                    named.add(f.path());
+                }
+            } catch (CorruptionException e) {
+                damaged = true; // its private directory stays (its id is in ids); its shared tables are unknown
             }
         }
         for (Path p : fs.list(root.resolve(PRIVATE))) {
@@ -421,7 +456,7 @@ public final class BackupEngine {
             }
         }
         for (Path p : fs.list(root.resolve(SHARED))) {
-            if (!named.contains(SHARED + "/" + p.getFileName())) {
+            if (!damaged && !named.contains(SHARED + "/" + p.getFileName())) {
                 fs.delete(p);
             }
         }

@@ -133,9 +133,50 @@ class BackupEngineTest {
 
         Path meta = dir.resolve("backups").resolve("meta").resolve("1");
         Files.writeString(meta, Files.readString(meta).replace("timestamp", "timestamq"));
-        assertThatThrownBy(backups::backups)
+        assertThatThrownBy(() -> backups.verify(1))
                 .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("meta");
+    }
+
+    /**
+     * A backup whose metadata is damaged is named, left out of the list, and blocks nothing (RocksDB's corrupt
+     * backups): a new backup is made and restores, no shared table is removed while the damaged one is there (which it
+     * needs is unknown), and deleting it removes it and then the tables no backup names.
+     */
+    @Test
+    void aBackupWithDamagedMetadataIsNamedAndBlocksNothing() throws IOException {
+        BackupEngine backups = oneBackup(3, 1500);
+        Path meta = dir.resolve("backups").resolve("meta").resolve("1");
+        Files.writeString(meta, Files.readString(meta).replace("timestamp", "timestamq"));
+        java.util.Set<String> sharedBefore = storedShared(dir.resolve("backups"));
+        assertThat(sharedBefore).isNotEmpty();
+        assertThat(backups.backups()).isEmpty();
+        assertThat(backups.corruptedBackups()).containsExactly(1);
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        try (Db db = Db.open(dir.resolve("db2"), small(FileSystem.disk()))) {
+            load(db, model, new Random(11), 300);
+            db.flush();
+            BackupEngine.BackupInfo second = backups.createBackup(db);
+            assertThat(second.id()).isEqualTo(2);
+        }
+        assertThat(backups.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(2);
+        assertThat(storedShared(dir.resolve("backups"))).containsAll(sharedBefore);
+        backups.verify(2);
+        backups.restore(2, dir.resolve("restored2"));
+        try (Db r = Db.open(dir.resolve("restored2"), small(FileSystem.disk()))) {
+            assertThat(CheckpointTest.contents(r)).isEqualTo(CheckpointTest.render(model));
+        }
+        backups.deleteBackup(1);
+        assertThat(backups.corruptedBackups()).isEmpty();
+        java.util.Set<String> named = new java.util.HashSet<>();
+        backups.backups().get(0).files().forEach(f -> {
+            if (f.path().startsWith("shared/")) {
+                named.add(f.path());
+            }
+        });
+        assertThat(storedShared(dir.resolve("backups"))).isEqualTo(named);
+        assertThat(Files.exists(dir.resolve("backups").resolve("private").resolve("1")))
+                .isFalse();
     }
 
     /**
@@ -171,10 +212,12 @@ class BackupEngineTest {
         }) {
             String changed = body.replace(shared + " ", bad + " ");
             Files.write(meta, BackupEngine.withChecksumLine(changed.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-            assertThatThrownBy(backups::backups)
+            assertThatThrownBy(() -> backups.verify(1))
                     .as(bad)
                     .isInstanceOf(CorruptionException.class)
                     .hasMessageContaining("bad file line");
+            assertThat(backups.backups()).as(bad).isEmpty();
+            assertThat(backups.corruptedBackups()).as(bad).containsExactly(1);
             assertThatThrownBy(() -> backups.restore(1, dir.resolve("restored")))
                     .as(bad)
                     .isInstanceOf(CorruptionException.class);

@@ -91,7 +91,8 @@ final class BackupCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            List<BackupEngine.BackupInfo> all = existing(backupDir).backups();
+            BackupEngine engine = existing(backupDir);
+            List<BackupEngine.BackupInfo> all = engine.backups();
             PrintWriter out = spec.commandLine().getOut();
             out.println("id  created                   files  bytes");
             for (BackupEngine.BackupInfo b : all) {
@@ -101,6 +102,11 @@ final class BackupCommand implements Callable<Integer> {
                         Instant.ofEpochMilli(b.timestampMillis()),
                         b.files().size(),
                         b.size());
+            }
+            for (int id : engine.corruptedBackups()) {
+                out.printf(
+                        "%-3d metadata damaged (backup verify %s %d names it; backup delete removes it)%n",
+                        id, backupDir, id);
             }
             return ExitCodes.OK;
         }
@@ -123,9 +129,15 @@ final class BackupCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             BackupEngine engine = existing(backupDir);
-            List<Integer> ids = id != null
-                    ? List.of(id)
-                    : engine.backups().stream().map(BackupEngine.BackupInfo::id).toList();
+            List<Integer> ids;
+            if (id != null) {
+                ids = List.of(id);
+            } else {
+                // Every backup, those with damaged metadata too: verifying one names the damage and fails the run.
+                java.util.TreeSet<Integer> all = new java.util.TreeSet<>(engine.corruptedBackups());
+                engine.backups().forEach(b -> all.add(b.id()));
+                ids = List.copyOf(all);
+            }
             for (int i : ids) {
                 engine.verify(i);
                 spec.commandLine().getOut().println("backup " + i + ": ok");

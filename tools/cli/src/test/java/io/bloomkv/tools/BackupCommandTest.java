@@ -60,6 +60,28 @@ class BackupCommandTest {
                 .isEqualTo(ExitCodes.IO_ERROR);
     }
 
+    /** A backup whose metadata is damaged: listed as such, verify of all fails naming it, create still works. */
+    @Test
+    void aBackupWithDamagedMetadataIsListedAndFailsVerify() throws Exception {
+        String db = tmp.resolve("db").toString();
+        String backups = tmp.resolve("backups").toString();
+        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
+                .isZero();
+        assertThat(Cli.run("backup", "create", db, backups).exitCode()).isZero();
+        Path meta = Path.of(backups, "meta", "1");
+        Files.writeString(meta, Files.readString(meta).replace("timestamp", "timestamq"));
+        Cli.Result created = Cli.run("backup", "create", db, backups);
+        assertThat(created.exitCode()).as(created.toString()).isZero();
+        assertThat(created.out()).startsWith("backup 2:");
+        Cli.Result list = Cli.run("backup", "list", backups);
+        assertThat(list.exitCode()).as(list.toString()).isZero();
+        assertThat(list.out()).contains("1   metadata damaged").containsPattern("(?m)^2 ");
+        Cli.Result verify = Cli.run("backup", "verify", backups);
+        assertThat(verify.exitCode()).as(verify.toString()).isEqualTo(ExitCodes.CORRUPTION);
+        assertThat(verify.err()).contains("meta");
+        assertThat(Cli.run("backup", "verify", backups, "2").out()).isEqualTo("backup 2: ok\n");
+    }
+
     @Test
     void deleteAndPurge() throws Exception {
         String db = tmp.resolve("db").toString();
