@@ -12,9 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -227,41 +225,53 @@ class BackupEngineTest {
         backups.verify(1);
     }
 
-    /** A writer puts 0, 1, 2, ...; each backup restores to a prefix holding every key acknowledged before the call. */
+    /**
+     * A writer puts 0, 1, 2, ...; each backup restores to a prefix holding every key acknowledged before the call and
+     * none written after its checkpoint's point. Each backup's checkpoint is held after its point until the writer has
+     * acknowledged more puts ({@link SequentialWriter#pauseAtCopy}), so every backup is taken with writes in flight.
+     */
     @Test
     void backupsUnderAConcurrentWriterRestoreExactlyTheirPoint() throws Exception {
-        BackupEngine backups = BackupEngine.open(dir.resolve("backups"));
-        Options opts = small(FileSystem.disk());
-        AtomicLong acked = new AtomicLong();
-        AtomicBoolean stop = new AtomicBoolean();
-        long[][] bounds = new long[3][2];
-        try (Db db = Db.open(dir.resolve("db"), opts)) {
-            Thread writer = new Thread(() -> {
-                for (long i = 0; !stop.get(); i++) {
-                    db.put(TestKeys.key(i), TestKeys.key(i));
-                    acked.set(i + 1);
-                }
-            });
-            writer.setDaemon(true);
-            writer.start();
+        Path src = dir.resolve("db");
+        SequentialWriter writer = new SequentialWriter();
+        SequentialWriter.Pause pause = writer.pauseAtCopy(FileSystem.disk(), src);
+        BackupEngine backups = BackupEngine.open(dir.resolve("backups"), pause);
+        Options opts = small(pause);
+        long[][] bounds = new long[3][];
+        try (Db db = Db.open(src, opts)) {
+            writer.start(db);
             try {
                 for (int b = 0; b < bounds.length; b++) {
-                    Thread.sleep(30);
-                    bounds[b][0] = acked.get();
+                    writer.awaitAcked(writer.acked() + 500);
+                    long before = writer.acked();
+                    pause.arm();
                     backups.createBackup(db);
-                    bounds[b][1] = acked.get();
+                    bounds[b] = new long[] {before, pause.ackedAtPause(), writer.acked()};
                 }
             } finally {
-                stop.set(true);
-                writer.join();
+                writer.stopAndCheck();
             }
         }
+        System.out.println(
+                "backups under a writer (acked before, at the pause, after): " + java.util.Arrays.deepToString(bounds));
         for (int b = 0; b < bounds.length; b++) {
+            long before = bounds[b][0];
+            long atPause = bounds[b][1];
+            long after = bounds[b][2];
+            assertThat(after - before)
+                    .as("backup %d: puts acknowledged while it ran (%d before, %d after)", b + 1, before, after)
+                    .isGreaterThanOrEqualTo(SequentialWriter.PUTS_DURING_COPY);
             Path target = dir.resolve("r" + b);
             backups.restore(b + 1, target);
-            try (Db r = Db.open(target, opts)) {
+            try (Db r = Db.open(target, small(FileSystem.disk()))) {
                 long n = CheckpointTest.contents(r).size();
-                assertThat(n).as("backup " + (b + 1)).isBetween(bounds[b][0], bounds[b][1] + 1);
+                // Every put acknowledged before the call is in; none begun after the point (which precedes the
+                // pause: at most the put in flight then, key atPause) is.
+                assertThat(n)
+                        .as(
+                                "backup %d keys (acked %d before, %d at the pause, %d after)",
+                                b + 1, before, atPause, after)
+                        .isBetween(before, atPause + 1);
                 for (long i = 0; i < n; i++) {
                     assertThat(r.get(TestKeys.key(i)))
                             .as("backup " + (b + 1) + " key " + i)

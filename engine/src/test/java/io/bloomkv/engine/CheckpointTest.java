@@ -19,7 +19,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -238,38 +237,38 @@ class CheckpointTest {
 
     /**
      * A writer puts keys 0, 1, 2, ... without pause; each checkpoint must hold a prefix of them that includes every
-     * key acknowledged before the call and none written after it returned.
+     * key acknowledged before the call and none written after its point. Each checkpoint is held after its point is
+     * fixed until the writer has acknowledged more puts ({@link SequentialWriter#pauseAtCopy}), so every one is taken
+     * with writes in flight and its WAL holds records past the point that must be cut off.
      */
     @Test
     void checkpointsUnderAConcurrentWriterHoldExactlyAPrefix() throws Exception {
         Path src = dir.resolve("db");
-        Options opts = small(FileSystem.disk()).syncMode(SyncMode.GROUP_COMMIT);
-        AtomicLong acked = new AtomicLong();
-        AtomicBoolean stop = new AtomicBoolean();
+        SequentialWriter writer = new SequentialWriter();
+        SequentialWriter.Pause pause = writer.pauseAtCopy(FileSystem.disk(), src);
+        Options opts = small(pause).syncMode(SyncMode.GROUP_COMMIT);
+        long[][] bounds = new long[5][];
+        long[] counts = new long[bounds.length];
         try (Db db = Db.open(src, opts)) {
-            Thread writer = new Thread(() -> {
-                for (long i = 0; !stop.get(); i++) {
-                    db.put(TestKeys.key(i), TestKeys.key(i));
-                    acked.set(i + 1);
-                }
-            });
-            writer.setDaemon(true);
-            writer.start();
+            writer.start(db);
             try {
-                for (int c = 0; c < 5; c++) {
-                    Thread.sleep(30);
-                    long before = acked.get();
+                for (int c = 0; c < bounds.length; c++) {
+                    // Enough puts between checkpoints that the later ones link tables as well as cut a WAL.
+                    writer.awaitAcked(writer.acked() + 500);
+                    long before = writer.acked();
                     Path cp = dir.resolve("cp" + c);
+                    pause.arm();
                     db.checkpoint(cp);
-                    long after = acked.get();
-                    try (Db copy = Db.open(cp, opts)) {
+                    long after = writer.acked();
+                    bounds[c] = new long[] {before, pause.ackedAtPause(), after};
+                    try (Db copy = Db.open(cp, small(FileSystem.disk()))) {
                         long n = 0;
                         try (DbIterator it = copy.iterator()) {
                             for (it.seekToFirst(); it.valid(); it.next()) {
                                 n++;
                             }
                         }
-                        assertThat(n).as("checkpoint " + c).isBetween(before, after + 1);
+                        counts[c] = n;
                         for (long i = 0; i < n; i++) {
                             assertThat(copy.get(TestKeys.key(i)))
                                     .as("checkpoint " + c + " key " + i + " of " + n)
@@ -278,9 +277,25 @@ class CheckpointTest {
                     }
                 }
             } finally {
-                stop.set(true);
-                writer.join();
+                writer.stopAndCheck();
             }
+        }
+        System.out.println("checkpoints under a writer (acked before, at the pause, after; keys held): "
+                + java.util.stream.IntStream.range(0, bounds.length)
+                        .mapToObj(c -> Arrays.toString(bounds[c]) + " " + counts[c])
+                        .toList());
+        for (int c = 0; c < bounds.length; c++) {
+            long before = bounds[c][0];
+            long atPause = bounds[c][1];
+            long after = bounds[c][2];
+            assertThat(after - before)
+                    .as("checkpoint %d: puts acknowledged while it ran (%d before, %d after)", c, before, after)
+                    .isGreaterThanOrEqualTo(SequentialWriter.PUTS_DURING_COPY);
+            // Every put acknowledged before the call is in; none begun after the point (which precedes the pause:
+            // at most the put in flight then, key atPause) is.
+            assertThat(counts[c])
+                    .as("checkpoint %d keys (acked %d before, %d at the pause, %d after)", c, before, atPause, after)
+                    .isBetween(before, atPause + 1);
         }
     }
 
