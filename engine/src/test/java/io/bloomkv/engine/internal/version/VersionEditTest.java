@@ -2,12 +2,16 @@ package io.bloomkv.engine.internal.version;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.util.ByteReader;
 import java.nio.charset.StandardCharsets;
-import java.util.Random;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class VersionEditTest {
@@ -67,30 +71,106 @@ class VersionEditTest {
                 .isInstanceOf(ByteReader.MalformedInputException.class);
     }
 
+    /**
+     * Every field of an edit, values and key bytes spelled out, in encoding order: two edits describe alike exactly
+     * when they hold the same fields with the same values.
+     */
+    private static String describe(VersionEdit e) {
+        StringBuilder b = new StringBuilder();
+        b.append("numLevels=").append(e.numLevels());
+        b.append(" ttl=").append(e.ttl());
+        b.append(" log=").append(e.logNumber());
+        b.append(" next=").append(e.nextFileNumber());
+        b.append(" lastSeq=").append(e.lastSequence());
+        for (VersionEdit.CompactPointer p : e.compactPointers()) {
+            b.append(" pointer(")
+                    .append(p.level())
+                    .append(", ")
+                    .append(Arrays.toString(p.key()))
+                    .append(')');
+        }
+        for (VersionEdit.DeletedFile d : e.deletedFiles()) {
+            b.append(" deleted(")
+                    .append(d.level())
+                    .append(", ")
+                    .append(d.number())
+                    .append(')');
+        }
+        for (VersionEdit.LevelFile lf : e.newFiles()) {
+            FileMetaData f = lf.file();
+            b.append(" added(").append(lf.level());
+            b.append(", #").append(f.number()).append(", size ").append(f.fileSize());
+            b.append(", ").append(Arrays.toString(f.smallest())).append(" .. ").append(Arrays.toString(f.largest()));
+            b.append(", entries ").append(f.entries());
+            b.append(", seq ").append(f.smallestSequence()).append(" .. ").append(f.largestSequence());
+            b.append(')');
+        }
+        return b.toString();
+    }
+
     @Test
     void malformedEditsAreRejectedNeverMisread() {
-        byte[] good = new VersionEdit()
-                .logNumber(3)
-                .addFile(0, new FileMetaData(9, 10, ik("a", 1), ik("b", 2), 2, 1, 2))
-                .encode();
         assertThatThrownBy(() -> VersionEdit.decode(new byte[] {99, 1}))
                 .isInstanceOf(ByteReader.MalformedInputException.class);
         assertThatThrownBy(() -> VersionEdit.decode(new byte[] {6, (byte) 200, 1}))
                 .isInstanceOf(ByteReader.MalformedInputException.class);
-        Random rnd = new Random(42);
-        for (int cut = 0; cut < good.length; cut++) {
-            byte[] truncated = java.util.Arrays.copyOf(good, cut);
-            try {
-                VersionEdit d = VersionEdit.decode(truncated);
-                // A cut at a field boundary parses as fewer fields, never as different values.
-                if (!d.newFiles().isEmpty()) {
-                    assertThat(d.newFiles().get(0).file().number()).isEqualTo(9);
-                }
-            } catch (ByteReader.MalformedInputException expected) {
-                // fine
+
+        // One edit with every field, multi-byte varints and keys of several lengths, built one field at a time in
+        // encoding order: the encoding of each partial edit is a prefix of the full one, and the lengths of those
+        // prefixes are the field boundaries.
+        List<Consumer<VersionEdit>> fields = List.of(
+                e -> e.numLevels(7),
+                e -> e.ttl(true),
+                e -> e.logNumber(300),
+                e -> e.nextFileNumber(1L << 35),
+                e -> e.lastSequence((1L << 56) + 5),
+                e -> e.compactPointer(2, ik("pointer", 1L << 40)),
+                e -> e.deleteFile(0, 5),
+                e -> e.deleteFile(3, 1L << 40),
+                e -> e.addFile(0, new FileMetaData(9, 10, ik("a", 1), ik("b", 2), 2, 1, 2)),
+                e -> e.addFile(
+                        6, new FileMetaData(1L << 33, 1L << 30, ik("cc", 300), ik("dddd", 70000), 1 << 20, 3, 70000)));
+        TreeMap<Integer, VersionEdit> atBoundary = new TreeMap<>();
+        VersionEdit whole = null;
+        for (int n = 0; n <= fields.size(); n++) {
+            VersionEdit partial = new VersionEdit();
+            fields.subList(0, n).forEach(f -> f.accept(partial));
+            atBoundary.put(partial.encode().length, partial);
+            whole = partial;
+        }
+        byte[] full = whole.encode();
+        assertThat(atBoundary).as("every field adds bytes").hasSize(fields.size() + 1);
+        assertThat(atBoundary.lastKey()).isEqualTo(full.length);
+        for (var b : atBoundary.entrySet()) {
+            assertThat(Arrays.copyOf(full, b.getKey()))
+                    .as("the encoding of the first fields is a prefix of the whole")
+                    .isEqualTo(b.getValue().encode());
+        }
+        assertThat(describe(VersionEdit.decode(full))).isEqualTo(describe(whole));
+
+        // A cut at a field boundary parses as exactly the fields before it; a cut inside a field (a varint missing
+        // its last byte, a key missing bytes) is rejected: never a different value, never a field silently dropped.
+        int rejected = 0;
+        for (int cut = 0; cut < full.length; cut++) {
+            byte[] truncated = Arrays.copyOf(full, cut);
+            VersionEdit expected = atBoundary.get(cut);
+            if (expected != null) {
+                assertThat(describe(VersionEdit.decode(truncated)))
+                        .as("cut at %d, a field boundary", cut)
+                        .isEqualTo(describe(expected));
+            } else {
+                Throwable thrown = catchThrowable(() -> VersionEdit.decode(truncated));
+                assertThat(thrown)
+                        .as(
+                                "cut at %d, inside the field after %s: decoded as %s",
+                                cut,
+                                describe(atBoundary.floorEntry(cut).getValue()),
+                                thrown == null ? describe(VersionEdit.decode(truncated)) : "-")
+                        .isInstanceOf(ByteReader.MalformedInputException.class);
+                rejected++;
             }
         }
-        assertThat(rnd).isNotNull();
+        assertThat(rejected).isEqualTo(full.length - fields.size());
     }
 
     @Test
