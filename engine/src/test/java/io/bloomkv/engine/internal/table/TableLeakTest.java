@@ -1,6 +1,7 @@
 package io.bloomkv.engine.internal.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.bloom.Filters;
@@ -92,11 +93,11 @@ class TableLeakTest {
             Path badFooter = dir.resolve("badfooter.sst");
             Files.write(badFooter, bad);
             for (int i = 0; i < 10; i++) {
-                try {
-                    TableReader.open(fs, badFooter, 99, null, null).close();
-                } catch (CorruptionException expected) {
-                    // expected
-                }
+                assertThatThrownBy(() ->
+                                TableReader.open(fs, badFooter, 99, null, null).close())
+                        .as("opening a table whose footer magic is damaged")
+                        .isInstanceOf(CorruptionException.class)
+                        .hasMessageContaining("bad magic number");
             }
             assertThat(peak).as("filters were really off-heap").isPositive();
             // Chronicle frees released stores on a background thread: wait for it
