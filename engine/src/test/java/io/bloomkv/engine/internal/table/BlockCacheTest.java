@@ -7,9 +7,11 @@ import io.bloomkv.engine.TestSeeds;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -220,17 +222,24 @@ class BlockCacheTest {
 
     /**
      * One thread, random puts, gets, file evictions and clears over two views: a get returns the block put for its
-     * key (never another key's, never one evicted by file or clear); after every step the charge equals the sum of
-     * what gets find and stays within the capacity.
+     * key (never another key's, never one evicted by file or clear); a put into a cache whose used bytes leave room
+     * for the block in any shard is admitted and evicts nothing; a block cached since the last step that evicted
+     * anything (seen as the block count falling short) is found by every get; after every step the charge equals the
+     * sum of what gets find and stays within the capacity.
      */
     @Test
     void singleThreadMatchesTheModel() {
         long capacity = 200_000 + rnd.nextInt(1_800_000); // 1 to 3 shards
         BlockCache a = new BlockCache(capacity);
         BlockCache[] views = {a, a.newView()};
+        long shardCapacity = capacity / a.shardCount(); // a power of two: the shards' bound exactly
         Map<K, Block> put = new HashMap<>(); // the block put last for a key not evicted by file or clear since
+        Set<K> mustHave = new HashSet<>(); // cached, and no step since could have evicted it
         int files = 4;
         int offsets = 300;
+        int hits = 0;
+        int mustHits = 0;
+        int roomyPuts = 0;
         for (int step = 0; step < 20_000; step++) {
             int v = rnd.nextInt(2);
             long file = rnd.nextInt(files);
@@ -239,34 +248,71 @@ class BlockCacheTest {
             int op = rnd.nextInt(100);
             if (op < 50) {
                 Block got = views[v].get(file, offset);
+                if (mustHave.contains(k)) {
+                    assertThat(got)
+                            .as("seed %d step %d: %s cached and nothing evicted since", seed, step, k)
+                            .isNotNull();
+                    mustHits++;
+                }
                 if (got != null) {
                     assertThat(got).as("seed %d step %d: %s", seed, step, k).isSameAs(put.get(k));
+                    hits++;
                 }
             } else if (op < 97) {
                 Block b = block(64 + rnd.nextInt(8000), offset);
                 Block before = views[v].get(file, offset);
+                long countBefore = a.blockCount();
+                boolean room = a.usedBytes() + BlockCache.charge(b) <= shardCapacity; // in whichever shard it goes
                 views[v].put(file, offset, b);
                 Block after = views[v].get(file, offset);
                 if (before != null) {
                     assertThat(after)
                             .as("seed %d step %d: duplicate put keeps the first", seed, step)
                             .isSameAs(before);
-                } else if (after != null) {
-                    assertThat(after).isSameAs(b);
-                    put.put(k, b);
+                    assertThat(a.blockCount()).as("seed %d step %d", seed, step).isEqualTo(countBefore);
+                } else {
+                    if (room) {
+                        assertThat(after)
+                                .as("seed %d step %d: a put with room is admitted", seed, step)
+                                .isSameAs(b);
+                        assertThat(a.blockCount())
+                                .as("seed %d step %d: a put with room evicts nothing", seed, step)
+                                .isEqualTo(countBefore + 1);
+                        roomyPuts++;
+                    }
+                    if (after != null) {
+                        assertThat(after).isSameAs(b);
+                        put.put(k, b);
+                        if (a.blockCount() != countBefore + 1) {
+                            mustHave.clear(); // the put evicted blocks: which ones the model cannot say
+                        }
+                        mustHave.add(k);
+                    } else {
+                        assertThat(a.blockCount())
+                                .as("seed %d step %d: a refused put evicts nothing", seed, step)
+                                .isEqualTo(countBefore);
+                    }
                 }
             } else if (op < 99) {
                 views[v].evictFile(file);
                 put.keySet().removeIf(x -> x.view() == v && x.file() == file);
+                mustHave.removeIf(x -> x.view() == v && x.file() == file);
             } else {
                 views[v].clear();
                 put.keySet().removeIf(x -> x.view() == v);
+                mustHave.removeIf(x -> x.view() == v);
             }
             if (step % 97 == 0 || op >= 97) {
-                checkAccounting(views, put, files, offsets, capacity, "seed " + seed + " step " + step);
+                checkAccounting(views, put, mustHave, files, offsets, capacity, "seed " + seed + " step " + step);
             }
         }
-        checkAccounting(views, put, files, offsets, capacity, "seed " + seed + " end");
+        checkAccounting(views, put, mustHave, files, offsets, capacity, "seed " + seed + " end");
+        // A cache that kept nothing (or dropped blocks silently) fails the checks above; these show they ran.
+        assertThat(hits).as("seed %d: gets that found a block", seed).isPositive();
+        assertThat(mustHits)
+                .as("seed %d: gets of blocks that must be cached", seed)
+                .isPositive();
+        assertThat(roomyPuts).as("seed %d: puts into a cache with room", seed).isPositive();
         a.clear();
         views[1].clear();
         assertThat(a.usedBytes()).isZero();
@@ -274,7 +320,12 @@ class BlockCacheTest {
     }
 
     private static void checkAccounting(
-            BlockCache[] views, Map<K, Block> put, int files, int offsets, long capacity, String ctx) {
+            BlockCache[] views, Map<K, Block> put, Set<K> mustHave, int files, int offsets, long capacity, String ctx) {
+        for (K k : mustHave) {
+            assertThat(views[k.view()].get(k.file(), k.offset()))
+                    .as(ctx + ": " + k + " cached and nothing evicted since")
+                    .isSameAs(put.get(k));
+        }
         long bytes = 0;
         long blocks = 0;
         for (int v = 0; v < views.length; v++) {
