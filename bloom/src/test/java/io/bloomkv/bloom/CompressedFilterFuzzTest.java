@@ -8,11 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.zip.CRC32C;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Fuzz target for the compressed-filter decoder ({@link Filters#readCompressed}, bloom/FORMAT.md "Compressed form").
@@ -21,7 +17,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * the same filter. Byte 0 of the input holds flags; bit 0 "re-signs" the rest (writes the magic and the record's
  * CRC32C) so the fuzzer reaches the gap decoder behind the checksum. The embedded filter header's CRC covers the
  * uncompressed body, which the fuzzer cannot forge either: a mutated payload is still decoded in full before that check
- * rejects it. Plain runs replay src/test/resources/io/bloomkv/bloom/CompressedFilterFuzzTestInputs; JAZZER_FUZZ=1 fuzzes.
+ * rejects it. Plain runs replay src/test/resources/io/bloomkv/bloom/CompressedFilterFuzzTestInputs (its seeds written by
+ * {@link FilterFuzzSeedWriter}); JAZZER_FUZZ=1 fuzzes.
  */
 class CompressedFilterFuzzTest {
     private static final long MAX_BODY = 1 << 20;
@@ -63,43 +60,5 @@ class CompressedFilterFuzzTest {
             f.mightContain(b);
             f.approximateKeyCount();
         }
-    }
-
-    /**
-     * Writes the seed corpus (real records of every kind, sparse, dense and raw). Run with {@code mvn -B -q -pl bloom
-     * test -Dtest=CompressedFilterFuzzTest -Dbloomkv.fuzz.seeds=$PWD} from the repository root.
-     */
-    @Test
-    @EnabledIfSystemProperty(named = "bloomkv.fuzz.seeds", matches = ".+")
-    void writeSeeds() throws IOException {
-        Path dir = Path.of(System.getProperty("bloomkv.fuzz.seeds"))
-                .resolve("bloom/src/test/resources/io/bloomkv/bloom/CompressedFilterFuzzTestInputs/readCompressed");
-        Files.createDirectories(dir);
-        int written = 0;
-        for (FilterKind kind : FilterKind.values()) {
-            for (int n : new int[] {0, 40, 400}) {
-                long[] keys = new long[n];
-                for (int i = 0; i < n; i++) {
-                    keys[i] = i * 0x9E3779B97F4A7C15L;
-                }
-                try (Filter f = kind.isStatic() ? TestKeys.filled(kind, keys, 10) : filled(kind, keys)) {
-                    byte[] c = CompressedFilterTest.compressed(f);
-                    byte[] seed = new byte[c.length + 1];
-                    seed[0] = 1;
-                    System.arraycopy(c, 0, seed, 1, c.length);
-                    Files.write(dir.resolve("seed-" + kind + "-" + n), seed);
-                    written++;
-                }
-            }
-        }
-        assertThat(written).isEqualTo(3 * FilterKind.values().length);
-    }
-
-    private static Filter filled(FilterKind kind, long[] keys) {
-        Filter f = Filters.create(kind, 100, 20, 1);
-        for (long k : keys) {
-            f.add(k);
-        }
-        return f;
     }
 }

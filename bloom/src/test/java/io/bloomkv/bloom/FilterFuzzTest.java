@@ -24,8 +24,8 @@ import org.junit.jupiter.api.AfterAll;
  * <p>Input layout: byte 0 holds flags, the rest is the serialized filter. Flag bit 0 "re-signs" the
  * input (writes the magic and a correct CRC32C) so the fuzzer reaches the checks behind the
  * checksum, which it could not forge by mutation. Plain test runs replay the corpus in
- * src/test/resources/io/bloomkv/bloom/FilterFuzzTestInputs (seeds written by the real serializer,
- * plus every input that once found a bug); docs/reliability.md gives the fuzzing command.
+ * src/test/resources/io/bloomkv/bloom/FilterFuzzTestInputs (seeds written by the real serializer through
+ * {@link FilterFuzzSeedWriter}, plus every input that once found a bug); docs/reliability.md gives the fuzzing command.
  */
 class FilterFuzzTest {
     /** tmpfs where there is one (Linux): {@link #filtersMap} rewrites its file per input, which on a disk costs a journaled truncate. */

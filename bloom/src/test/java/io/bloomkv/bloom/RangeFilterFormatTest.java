@@ -191,7 +191,7 @@ class RangeFilterFormatTest {
 
     @Test
     void hashVersion1FiltersStillReadAndAnswer() throws IOException {
-        // The keys of the committed version-1 seeds, drawn as RangeFilterFuzzTest.writeSeeds drew them then.
+        // The keys of the committed version-1 seeds, drawn as FilterFuzzSeedWriter.rangeSeeds draws them.
         SplittableRandom rnd = new SplittableRandom(11);
         int[][] shapes = {{0, 10, 8}, {5, 10, 4}, {60, 12, 16}, {300, 6, 64}, {200, 20, 512}};
         int read = 0;

@@ -3,17 +3,11 @@ package io.bloomkv.bloom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.SplittableRandom;
-import java.util.TreeSet;
 import java.util.zip.CRC32C;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Fuzz target for the range-filter decoder ({@link RangeFilter#read}, bloom/FORMAT.md "Range filter"). Invariant: the
@@ -21,7 +15,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * the input) without reading outside its memory (every off-heap read is bounds-checked and would throw), re-serializes
  * to the same bytes, and is released exactly once. Byte 0 holds flags; bit 0 re-signs the rest (magic and CRC32C) so
  * the fuzzer reaches the directory and Elias–Fano checks behind the checksum. Plain runs replay
- * src/test/resources/io/bloomkv/bloom/RangeFilterFuzzTestInputs; JAZZER_FUZZ=1 fuzzes.
+ * src/test/resources/io/bloomkv/bloom/RangeFilterFuzzTestInputs (its seeds written by {@link FilterFuzzSeedWriter});
+ * JAZZER_FUZZ=1 fuzzes.
  */
 class RangeFilterFuzzTest {
     static void resign(byte[] b) {
@@ -66,38 +61,6 @@ class RangeFilterFuzzTest {
                 f.mightContainRange(lo, null);
                 f.mightContainRange(lo, hi, false);
                 f.mightContainRange(null, hi, false);
-            }
-        }
-    }
-
-    /**
-     * Writes the seed corpus: real filters of a few shapes, in the format version and hash version the builder writes
-     * now ("seed-v2-h2-..."). The "seed-N-B-S" files are the same shapes written with hash version 1, the "seed-h2-..."
-     * ones with format version 1 (both kept: readers still accept them, and RangeFilterFormatTest checks they still
-     * answer). Run with -Dbloomkv.fuzz.seeds=$PWD from the repository root.
-     */
-    @Test
-    @EnabledIfSystemProperty(named = "bloomkv.fuzz.seeds", matches = ".+")
-    void writeSeeds() throws IOException {
-        Path dir = Path.of(System.getProperty("bloomkv.fuzz.seeds"))
-                .resolve("bloom/src/test/resources/io/bloomkv/bloom/RangeFilterFuzzTestInputs/readRangeFilter");
-        Files.createDirectories(dir);
-        SplittableRandom rnd = new SplittableRandom(11);
-        int[][] shapes = {{0, 10, 8}, {5, 10, 4}, {60, 12, 16}, {300, 6, 64}, {200, 20, 512}};
-        for (int[] s : shapes) {
-            TreeSet<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
-            while (keys.size() < s[0]) {
-                keys.add(RangeFilterPropertyTest.randomKey(rnd, 10, 26));
-            }
-            try (RangeFilter f = RangeFilterPropertyTest.build(keys, s[1], s[2])) {
-                byte[] bytes = f.toByteArray();
-                byte[] seed = new byte[bytes.length + 1];
-                seed[0] = 1;
-                System.arraycopy(bytes, 0, seed, 1, bytes.length);
-                Files.write(
-                        dir.resolve("seed-v" + RangeFilter.VERSION + "-h" + RangeFilter.HASH_VERSION + "-" + s[0] + "-"
-                                + s[1] + "-" + s[2]),
-                        seed);
             }
         }
     }

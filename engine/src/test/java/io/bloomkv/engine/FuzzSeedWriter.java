@@ -1,7 +1,5 @@
 package io.bloomkv.engine;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.bloomkv.bloom.FilterKind;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.internal.record.LogReader;
@@ -17,21 +15,45 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Writes the seed corpus of the engine's fuzz targets from encodings made by the real writers (a
- * Db's tables, WAL and MANIFEST, WriteBatch): run once, and again when a format changes, with
- * {@code mvn -B -q -pl engine -am test -Dtest=FuzzSeedWriter -Dsurefire.failIfNoSpecifiedTests=false
- * -Dbloomkv.fuzz.seeds=$PWD} (the repository root). Seeds are named {@code seed-*}; it checks
- * that each one is a valid encoding (the real readers accept it). Skipped in normal runs.
+ * Writes the seed corpus of the engine's fuzz targets from encodings made by the real writers (a Db's tables, WAL and
+ * MANIFEST, WriteBatch). Seeds are named {@code seed-*}; the tables and MANIFESTs they come from are read back by the
+ * real readers (a table must verify). A tool, not a test: run it once, and again when a format changes, from the
+ * repository root:
+ *
+ * <pre>{@code
+ * mvn -B -q -pl engine -am test-compile
+ * java -cp "engine/target/test-classes:engine/target/classes:$(cat engine/target/runtime-classpath.txt)" \
+ *   io.bloomkv.engine.FuzzSeedWriter .
+ * }</pre>
+ *
+ * (the argument is the repository root; the class path file, which names bloom/target/classes, is written by
+ * {@code test-compile}).
  */
-@EnabledIfSystemProperty(named = "bloomkv.fuzz.seeds", matches = ".+")
-class FuzzSeedWriter {
-    @TempDir
-    Path tmp;
+final class FuzzSeedWriter {
+    private final Path tmp;
+
+    private FuzzSeedWriter(Path tmp) {
+        this.tmp = tmp;
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 1) {
+            System.err.println("usage: FuzzSeedWriter <repository root>");
+            System.exit(2);
+        }
+        Path tmp = Files.createTempDirectory("bloomkv-fuzz-seeds");
+        try {
+            new FuzzSeedWriter(tmp).writeSeeds(Path.of(args[0]));
+        } finally {
+            try (Stream<Path> all = Files.walk(tmp)) {
+                for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
 
     private static void seed(Path root, String target, String name, byte[] bytes) throws IOException {
         Path dir = root.resolve(target);
@@ -50,9 +72,8 @@ class FuzzSeedWriter {
         return Arrays.copyOfRange(file, (int) h.offset(), (int) (h.offset() + h.size()));
     }
 
-    @Test
-    void writeSeeds() throws IOException {
-        Path root = Path.of(System.getProperty("bloomkv.fuzz.seeds")).resolve("engine/src/test/resources");
+    private void writeSeeds(Path repository) throws IOException {
+        Path root = repository.resolve("engine/src/test/resources");
         Path tableInputs = root.resolve("io/bloomkv/engine/internal/table/TableFuzzTestInputs");
         Path walInputs = root.resolve("io/bloomkv/engine/internal/record/LogFuzzTestInputs");
         Path manifestInputs = root.resolve("io/bloomkv/engine/internal/version/ManifestFuzzTestInputs");
@@ -96,7 +117,10 @@ class FuzzSeedWriter {
                     byte[] bytes = Files.readAllBytes(p);
                     if (name.endsWith(".sst")) {
                         try (TableReader r = TableReader.open(FileSystem.disk(), p, 1, null, null)) {
-                            assertThat(r.verifyChecksums()).isEmpty();
+                            List<?> bad = r.verifyChecksums();
+                            if (!bad.isEmpty()) {
+                                throw new IllegalStateException(name + " does not verify: " + bad);
+                            }
                             String n = kind + "-" + compression + "-" + name;
                             if (compression != Compression.NONE) {
                                 // The stored (compressed) data and index blocks, for the decompression target.
@@ -176,7 +200,9 @@ class FuzzSeedWriter {
             }
             written += 6;
         }
-        assertThat(written).isGreaterThan(20);
+        if (written <= 20) {
+            throw new IllegalStateException("only " + written + " seeds written");
+        }
         System.out.println("FuzzSeedWriter: " + written + " seeds under " + root);
     }
 }
