@@ -9,17 +9,20 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Fuzz target for the compressed-filter decoder ({@link Filters#readCompressed}, bloom/FORMAT.md "Compressed form").
  * Invariant: the only exception that escapes is {@link FilterFormatException}; the decoder allocates no more than its
  * body limit (1 MiB here), reads no byte past the record, and a record it accepts re-encodes to a record that decodes to
- * the same filter. Byte 0 of the input holds flags; bit 0 "re-signs" the rest (writes the magic and the record's
- * CRC32C) so the fuzzer reaches the gap decoder behind the checksum. The embedded filter header's CRC covers the
- * uncompressed body, which the fuzzer cannot forge either: a mutated payload is still decoded in full before that check
- * rejects it. Plain runs replay src/test/resources/io/bloomkv/bloom/CompressedFilterFuzzTestInputs (its seeds written by
+ * the same filter; every filter it decodes is released exactly once ({@link OffHeapLeakCheck} checks it). Byte 0 of
+ * the input holds flags; bit 0 "re-signs" the rest (writes the magic and the record's CRC32C) so the fuzzer reaches the
+ * gap decoder behind the checksum. The embedded filter header's CRC covers the uncompressed body, which the fuzzer
+ * cannot forge either: a mutated payload is still decoded in full before that check rejects it. Plain runs replay
+ * src/test/resources/io/bloomkv/bloom/CompressedFilterFuzzTestInputs (its seeds written by
  * {@link FilterFuzzSeedWriter}); JAZZER_FUZZ=1 fuzzes.
  */
+@ExtendWith(OffHeapLeakCheck.class)
 class CompressedFilterFuzzTest {
     private static final long MAX_BODY = 1 << 20;
 

@@ -9,12 +9,14 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The compressed wire form ({@link Filter#writeCompressed}, {@link Filters#readCompressed}): exact round trips of every
  * kind, its size against the entropy bound m·H(p) of the body's fraction of set bits, what a sparser, larger filter at
  * the same false-positive rate saves on the wire (Mitzenmacher), and typed failures for damaged records.
  */
+@ExtendWith(OffHeapLeakCheck.class)
 class CompressedFilterTest {
     /** Bytes of the record around the payload: the 88-byte prefix and the 4-byte CRC32C. */
     private static final int OVERHEAD = CompressedFilterCodec.PREFIX_SIZE + CompressedFilterCodec.CRC_SIZE;

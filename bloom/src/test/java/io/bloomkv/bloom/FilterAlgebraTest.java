@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@link Filters#union} and {@link Filters#intersection} on random key sets: the union is bit for bit the filter of the
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * the intersection (so its false-positive rate lies between the two, key by key); mismatched or unsound operands throw
  * {@link IncompatibleFiltersException}.
  */
+@ExtendWith(OffHeapLeakCheck.class)
 class FilterAlgebraTest {
     private static final FilterKind[] BLOOM_KINDS = {FilterKind.STANDARD, FilterKind.PARTITIONED, FilterKind.BLOCKED};
 

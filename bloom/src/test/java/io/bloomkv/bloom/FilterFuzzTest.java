@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Fuzz targets for every decoder of serialized filters (bloom/FORMAT.md): {@link FilterHeader#parse},
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.AfterAll;
  * documented {@link FilterFormatException}; a filter that decodes answers probes without touching
  * memory outside its region, and its three probe paths (the lone {@code mightContain}, the read path's
  * {@code touch} + {@code mightContainTouched}, the batch's {@code mightContainAll}) give the same answers (every access of {@link OffHeapRegion} is bounds-checked and would throw),
- * no length field makes it allocate more than the input holds, and it is released exactly once.
+ * no length field makes it allocate more than the input holds, and it is released exactly once
+ * ({@link OffHeapLeakCheck} checks it).
  *
  * <p>Input layout: byte 0 holds flags, the rest is the serialized filter. Flag bit 0 "re-signs" the
  * input (writes the magic and a correct CRC32C) so the fuzzer reaches the checks behind the
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.AfterAll;
  * src/test/resources/io/bloomkv/bloom/FilterFuzzTestInputs (seeds written by the real serializer through
  * {@link FilterFuzzSeedWriter}, plus every input that once found a bug); docs/reliability.md gives the fuzzing command.
  */
+@ExtendWith(OffHeapLeakCheck.class)
 class FilterFuzzTest {
     /** tmpfs where there is one (Linux): {@link #filtersMap} rewrites its file per input, which on a disk costs a journaled truncate. */
     private static final Path SHM = Path.of("/dev/shm");

@@ -7,10 +7,12 @@ import static org.assertj.core.api.Assertions.within;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Sizing, kind codes, argument checks and the counting filter's remove semantics. */
+@ExtendWith(OffHeapLeakCheck.class)
 class FiltersTest {
 
     @Test

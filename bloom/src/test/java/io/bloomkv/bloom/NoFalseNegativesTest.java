@@ -15,11 +15,13 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.Size;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 
 /**
  * A filter never forgets a key it was given. jqwik prints the seed of every run; replay a failure with
  * {@code @Property(seed = "...")}.
  */
+@AddLifecycleHook(OffHeapLeakCheck.class)
 class NoFalseNegativesTest {
 
     @Provide

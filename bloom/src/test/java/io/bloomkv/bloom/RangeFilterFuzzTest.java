@@ -8,16 +8,18 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Fuzz target for the range-filter decoder ({@link RangeFilter#read}, bloom/FORMAT.md "Range filter"). Invariant: the
  * only exception that escapes is {@link FilterFormatException}; a filter that decodes answers range queries (drawn from
  * the input) without reading outside its memory (every off-heap read is bounds-checked and would throw), re-serializes
- * to the same bytes, and is released exactly once. Byte 0 holds flags; bit 0 re-signs the rest (magic and CRC32C) so
- * the fuzzer reaches the directory and Elias–Fano checks behind the checksum. Plain runs replay
- * src/test/resources/io/bloomkv/bloom/RangeFilterFuzzTestInputs (its seeds written by {@link FilterFuzzSeedWriter});
- * JAZZER_FUZZ=1 fuzzes.
+ * to the same bytes, and is released exactly once ({@link OffHeapLeakCheck} checks it). Byte 0 holds flags; bit 0
+ * re-signs the rest (magic and CRC32C) so the fuzzer reaches the directory and Elias–Fano checks behind the checksum.
+ * Plain runs replay src/test/resources/io/bloomkv/bloom/RangeFilterFuzzTestInputs (its seeds written by
+ * {@link FilterFuzzSeedWriter}); JAZZER_FUZZ=1 fuzzes.
  */
+@ExtendWith(OffHeapLeakCheck.class)
 class RangeFilterFuzzTest {
     static void resign(byte[] b) {
         if (b.length < RangeFilter.HEADER_SIZE) {

@@ -12,7 +12,9 @@ import java.util.TreeSet;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@link RangeFilter} never says "empty" for a range that holds a key: random key sets of variable-length byte strings
@@ -20,6 +22,8 @@ import org.junit.jupiter.api.Test;
  * random ranges, a {@link TreeSet} as the oracle; and the serialized form round-trips with the same answers.
  * jqwik reports the failing seed; a run is replayed with it.
  */
+@ExtendWith(OffHeapLeakCheck.class)
+@AddLifecycleHook(OffHeapLeakCheck.class)
 class RangeFilterPropertyTest {
     static final java.util.Comparator<byte[]> ORDER = Arrays::compareUnsigned;
 
