@@ -42,8 +42,8 @@ class SegmentedKeyLayoutTest {
 
     @Test
     void storedKeysAreKafkasCompositeKeysBehindTheSegmentPrefix() {
-        long seed = System.nanoTime();
-        System.out.println("SegmentedKeyLayoutTest seed " + seed);
+        long seed = Long.getLong("bloomkv.seed", System.nanoTime());
+        System.out.println("SegmentedKeyLayoutTest seed " + seed + " (replay with -Dbloomkv.seed=" + seed + ")");
         Random rnd = new Random(seed);
         for (int i = 0; i < 2_000; i++) {
             byte[] key = new byte[1 + rnd.nextInt(40)];
