@@ -34,6 +34,7 @@ import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -48,6 +49,10 @@ class DslWindowedTopologyTest {
     private static final String[] OUTPUTS = {
         "tumbling", "hopping", "sliding", "final", "slidingFinal", "session", "sessionFinal", "join"
     };
+
+    /** After each test, its drivers and stores closed: no table and no off-heap filter byte left open. */
+    @RegisterExtension
+    final OpenStores openStores = new OpenStores();
 
     @TempDir
     Path tmp;

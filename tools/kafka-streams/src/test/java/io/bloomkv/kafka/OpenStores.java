@@ -12,7 +12,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * The stores a test opened, closed after each test, which then checks that no table and no off-heap filter byte was
  * left open (every store's resources released exactly once). A store the test closes itself (a simulated crash, a
- * reopen) is {@link #remove}d first. Register with {@code @RegisterExtension}.
+ * reopen) is {@link #remove}d first. A test whose stores are all closed by what opened them (a TopologyTestDriver, a
+ * {@code finally}) adds none and gets the check alone. Register with {@code @RegisterExtension}.
  */
 final class OpenStores implements AfterEachCallback {
     private final List<StateStore> stores = new ArrayList<>();

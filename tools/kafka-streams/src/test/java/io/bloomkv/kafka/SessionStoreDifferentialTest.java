@@ -20,6 +20,7 @@ import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.internals.RocksDbTimeOrderedSessionBytesStoreSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,6 +31,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SessionStoreDifferentialTest {
     private static final Duration RETENTION = Duration.ofMinutes(3);
+
+    /** After each test, its drivers and stores closed: no table and no off-heap filter byte left open. */
+    @RegisterExtension
+    final OpenStores openStores = new OpenStores();
 
     @TempDir
     Path stateDir;

@@ -28,10 +28,15 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Whole topologies on bloomkv stores through Kafka's TopologyTestDriver. */
 class TopologyTestDriverTest {
+    /** After each test, its drivers and stores closed: no table and no off-heap filter byte left open. */
+    @RegisterExtension
+    final OpenStores openStores = new OpenStores();
+
     @TempDir
     Path stateDir;
 

@@ -18,6 +18,7 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.state.internals.VersionedKeyValueToBytesStoreAdapter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,6 +31,10 @@ class VersionedRetentionTest {
     private static final long MINUTE = 60_000;
     private static final long RETENTION = 10 * MINUTE;
     private static final long SEGMENT_INTERVAL = 2 * MINUTE;
+
+    /** After each test, its drivers and stores closed: no table and no off-heap filter byte left open. */
+    @RegisterExtension
+    final OpenStores openStores = new OpenStores();
 
     @TempDir
     Path tmp;

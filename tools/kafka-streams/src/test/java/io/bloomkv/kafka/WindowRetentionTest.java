@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.WindowStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,6 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
 class WindowRetentionTest {
     private static final long MINUTE = 60_000;
     private static final Duration RETENTION = Duration.ofMinutes(10); // segments of 5 minutes
+
+    /** After each test, its drivers and stores closed: no table and no off-heap filter byte left open. */
+    @RegisterExtension
+    final OpenStores openStores = new OpenStores();
 
     @TempDir
     Path tmp;

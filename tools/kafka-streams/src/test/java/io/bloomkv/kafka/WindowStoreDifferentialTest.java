@@ -18,6 +18,7 @@ import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,6 +32,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class WindowStoreDifferentialTest {
     private static final Duration RETENTION = Duration.ofMinutes(3); // segments of 90 s
     private static final Duration WINDOW = Duration.ofSeconds(30);
+
+    /** After each test, its drivers and stores closed: no table and no off-heap filter byte left open. */
+    @RegisterExtension
+    final OpenStores openStores = new OpenStores();
 
     @TempDir
     Path stateDir;
