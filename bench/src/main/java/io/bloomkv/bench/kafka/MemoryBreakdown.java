@@ -108,16 +108,26 @@ public record MemoryBreakdown(
                 }
             }
         }
+        return periodLine(status, afterGc, heap.getUsed(), heap.getCommitted(), nmtSummary());
+    }
+
+    /**
+     * The line of {@link #periodLine()} for these figures, in MiB: {@code status} the kB lines of
+     * {@code /proc/self/status} in bytes (a missing one reads 0), the heap figures in bytes, {@code nmt} each NMT
+     * category's committed bytes in its order.
+     */
+    static String periodLine(
+            Map<String, Long> status, long heapAfterGc, long heapUsed, long heapCommitted, Map<String, Long> nmt) {
         StringBuilder b = new StringBuilder(String.format(
                 java.util.Locale.ROOT,
                 "RSS %.1f RssAnon %.1f RssFile %.1f | heap after last GC %.1f used %.1f committed %.1f |",
                 mib(status.getOrDefault("VmRSS", 0L)),
                 mib(status.getOrDefault("RssAnon", 0L)),
                 mib(status.getOrDefault("RssFile", 0L)),
-                mib(afterGc),
-                mib(heap.getUsed()),
-                mib(heap.getCommitted())));
-        for (Map.Entry<String, Long> e : nmtSummary().entrySet()) {
+                mib(heapAfterGc),
+                mib(heapUsed),
+                mib(heapCommitted)));
+        for (Map.Entry<String, Long> e : nmt.entrySet()) {
             b.append(String.format(java.util.Locale.ROOT, " %s %.1f", e.getKey(), mib(e.getValue())));
         }
         return b.toString();
