@@ -126,7 +126,14 @@ public record PhaseCosts(
             long processCpuNanos, long jitMillis, long gcCount, long gcMillis, long c1CpuNanos, long c2CpuNanos) {
         /** The costs from this snapshot to now of a pass of {@code ops} operations whose workers used {@code cpu}. */
         PhaseCosts since(long wallNanos, long ops, long[] workerCpu) {
-            Snapshot now = snapshot();
+            return until(snapshot(), wallNanos, ops, workerCpu);
+        }
+
+        /**
+         * The costs from this snapshot to {@code now}: each counter's difference, -1 where either end lacks it (or
+         * where a worker's CPU time is unknown), a compiler class's CPU time never below 0 (its threads may exit).
+         */
+        PhaseCosts until(Snapshot now, long wallNanos, long ops, long[] workerCpu) {
             long workers = 0;
             for (long c : workerCpu) {
                 if (c < 0) {
@@ -139,8 +146,8 @@ public record PhaseCosts(
                     wallNanos,
                     ops,
                     workers,
-                    processCpuNanos < 0 ? -1 : now.processCpuNanos - processCpuNanos,
-                    jitMillis < 0 ? -1 : now.jitMillis - jitMillis,
+                    processCpuNanos < 0 || now.processCpuNanos < 0 ? -1 : now.processCpuNanos - processCpuNanos,
+                    jitMillis < 0 || now.jitMillis < 0 ? -1 : now.jitMillis - jitMillis,
                     now.gcCount - gcCount,
                     now.gcMillis - gcMillis,
                     c1CpuNanos < 0 || now.c1CpuNanos < 0 ? -1 : Math.max(0, now.c1CpuNanos - c1CpuNanos),
