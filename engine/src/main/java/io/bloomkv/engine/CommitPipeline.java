@@ -410,6 +410,9 @@ final class CommitPipeline {
         if (options.disableWal()) {
             return null; // no log: nothing to make durable but a flush (Options.disableWal)
         }
+        if (state.shuttingDown) {
+            throw new DbClosedException("database is closed"); // its log is being closed: nothing to sync
+        }
         LogWriter wal = state.log;
         long walNumber = state.logFileNumber;
         // The older WALs not synced at their switch (SyncMode.NONE) first, oldest first: taken out of unsyncedLogs,
@@ -418,6 +421,7 @@ final class CommitPipeline {
         state.unsyncedLogs.clear();
         state.unlock();
         long syncing = walNumber;
+        IOException failed = null;
         try {
             for (var e : older.entrySet()) {
                 syncing = e.getKey();
@@ -428,14 +432,21 @@ final class CommitPipeline {
             wal.sync();
             counters.walSyncs.increment();
         } catch (IOException e) {
-            BloomKvIOException err =
-                    new BloomKvIOException("WAL sync failed (" + FileNames.logFile(dir, syncing) + ")", e);
-            state.setBackgroundError(err);
-            events.writesStopped("WAL sync", err);
-            throw err;
+            failed = e;
         } finally {
             closeLogs(older.values());
             state.lock();
+        }
+        if (failed != null) {
+            if (state.shuttingDown) {
+                // A close that began during the sync closed the log under it: the database is closed, not broken.
+                throw new DbClosedException("database closed during syncWal");
+            }
+            BloomKvIOException err =
+                    new BloomKvIOException("WAL sync failed (" + FileNames.logFile(dir, syncing) + ")", failed);
+            state.setBackgroundError(err);
+            events.writesStopped("WAL sync", err);
+            throw err;
         }
         return null;
     }

@@ -289,7 +289,7 @@ public final class VersionSet implements AutoCloseable {
      */
     public synchronized void logAndApply(VersionEdit edit) throws IOException {
         if (closed) {
-            throw new IllegalStateException("version set is closed");
+            throw new io.bloomkv.engine.DbClosedException("database is closed");
         }
         if (edit.logNumber() != null && edit.logNumber() < logNumber) {
             throw new IllegalStateException("log number going back from " + logNumber + " to " + edit.logNumber());
@@ -404,7 +404,7 @@ public final class VersionSet implements AutoCloseable {
         while (true) {
             Version v = current;
             if (v == null) {
-                throw new IllegalStateException("version set is closed");
+                throw new io.bloomkv.engine.DbClosedException("database is closed");
             }
             if (v.tryRetain()) {
                 return v;
