@@ -24,7 +24,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.query.KeyQuery;
 import org.apache.kafka.streams.query.Position;
@@ -37,7 +36,6 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.TimestampedBytesStore;
-import org.apache.kafka.streams.state.internals.PositionSerde;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -349,16 +347,15 @@ class BloomKvStoreTest {
         assertThat(ctx.restoreCallback).isInstanceOf(RecordBatchingStateRestoreCallback.class);
         List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
-            ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>(
-                    "app-restore-changelog", 3, i, v("k" + (i % 100)), i == 999 ? null : v("v" + i));
-            // The headers a logged store writes when IQ consistency is on: the version and the input position.
-            r.headers().add(ChangelogRecordDeserializationHelper.CHANGELOG_VERSION_HEADER_RECORD_CONSISTENCY);
-            r.headers()
-                    .add(
-                            ChangelogRecordDeserializationHelper.CHANGELOG_POSITION_HEADER_KEY,
-                            PositionSerde.serialize(Position.emptyPosition().withComponent("input", 3, 5000L + i))
-                                    .array());
-            batch.add(r);
+            batch.add(ChangelogRecords.withPosition(
+                    "app-restore-changelog",
+                    3,
+                    i,
+                    v("k" + (i % 100)),
+                    i == 999 ? null : v("v" + i),
+                    "input",
+                    3,
+                    5000L + i));
         }
         ((RecordBatchingStateRestoreCallback) ctx.restoreCallback).restoreBatch(batch);
         assertThat(str(s.get(b("k5")))).isEqualTo("v905");
@@ -483,14 +480,8 @@ class BloomKvStoreTest {
         RecordBatchingStateRestoreCallback cb = (RecordBatchingStateRestoreCallback) ctx.restoreCallback;
         List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>("app-iq-changelog", 0, i, v("k" + i), v("v" + i));
-            r.headers().add(ChangelogRecordDeserializationHelper.CHANGELOG_VERSION_HEADER_RECORD_CONSISTENCY);
-            r.headers()
-                    .add(
-                            ChangelogRecordDeserializationHelper.CHANGELOG_POSITION_HEADER_KEY,
-                            PositionSerde.serialize(Position.emptyPosition().withComponent("input", 0, 100L + i))
-                                    .array());
-            batch.add(r);
+            batch.add(ChangelogRecords.withPosition(
+                    "app-iq-changelog", 0, i, v("k" + i), v("v" + i), "input", 0, 100L + i));
         }
         Position p = s.getPosition();
         Thread restorer = new Thread(() -> cb.restoreBatch(batch), "restorer");

@@ -443,19 +443,8 @@ class BloomKvWindowStoreTest {
                 org.apache.kafka.streams.StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, true);
         WindowStore<Bytes, byte[]> w = window(ctx, false);
         RecordBatchingStateRestoreCallback cb = (RecordBatchingStateRestoreCallback) ctx.restoreCallback;
-        ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>(
-                "changelog", 0, 0, WindowKeyLayout.toStoreKey(b("k").get(), 1000, 0), v("restored"));
-        r.headers()
-                .add(
-                        org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper
-                                .CHANGELOG_VERSION_HEADER_RECORD_CONSISTENCY);
-        r.headers()
-                .add(
-                        org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper
-                                .CHANGELOG_POSITION_HEADER_KEY,
-                        org.apache.kafka.streams.state.internals.PositionSerde.serialize(
-                                        Position.emptyPosition().withComponent("in", 0, 9L))
-                                .array());
+        ConsumerRecord<byte[], byte[]> r = ChangelogRecords.withPosition(
+                "changelog", 0, 0, WindowKeyLayout.toStoreKey(b("k").get(), 1000, 0), v("restored"), "in", 0, 9L);
         Position p = w.getPosition();
         Thread restorer = new Thread(() -> cb.restoreBatch(List.of(r)), "restorer");
         synchronized (p) {
