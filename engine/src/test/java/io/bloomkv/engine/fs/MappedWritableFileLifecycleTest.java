@@ -10,9 +10,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,46 +67,58 @@ class MappedWritableFileLifecycleTest {
 
     /**
      * Close while the preparation is queued behind another file's (held in its madvise): the queued one is taken back,
-     * and never maps when the thread reaches it.
+     * and never runs (allocates or maps) when the thread reaches it. The thread runs preparations one at a time, in
+     * order: once a third file's preparation, queued after the cancelled one, has started, the thread has reached and
+     * passed the cancelled one, so the checks below are not vacuous.
      */
     @Test
     void closeWhileThePreparationIsQueuedTakesItBack() throws Exception {
         CountDownLatch inMadvise = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        AtomicInteger secondMmaps = new AtomicInteger();
-        MappedWritableFile blocker = openWith(dir.resolve("blocker.log"), (method, args, real) -> {
-            if (method.equals("madvise") && onPreparer()) {
-                inMadvise.countDown();
-                release.await();
-            }
-            return null;
-        });
+        CountDownLatch sentinelReached = new CountDownLatch(1);
+        List<String> preparerCalls = new CopyOnWriteArrayList<>(); // of the queued file's binding
+        MappedWritableFile blocker = openWith(dir.resolve("blocker.log"), holdPreparerInMadvise(inMadvise, release));
         long before = MappedWritableFile.liveMappings();
         MappedWritableFile f = null;
+        MappedWritableFile sentinel = null;
         try {
             blocker.append(new byte[10]);
             assertThat(inMadvise.await(30, TimeUnit.SECONDS)).isTrue();
             f = openWith(dir.resolve("queued.log"), (method, args, real) -> {
-                if (method.equals("mmap") && onPreparer()) {
-                    secondMmaps.incrementAndGet();
+                if (onPreparer()) {
+                    preparerCalls.add(method);
                 }
                 return null;
             });
-            f.append(new byte[10]);
+            f.append(new byte[10]); // queues the preparation of its second region behind the blocker's
+            sentinel = openWith(dir.resolve("sentinel.log"), (method, args, real) -> {
+                if (onPreparer()) {
+                    sentinelReached.countDown(); // its first call on the thread: fallocate of the region ahead
+                }
+                return null;
+            });
+            sentinel.append(new byte[10]); // queues its own preparation behind the one f is about to cancel
             f.close();
             release.countDown();
-            blocker.close();
-            Thread.sleep(300); // the thread reaches the cancelled preparation
+            assertThat(sentinelReached.await(30, TimeUnit.SECONDS))
+                    .as("the thread reached the preparation queued after the cancelled one")
+                    .isTrue();
         } finally {
             release.countDown();
             blocker.close();
             if (f != null) {
                 f.close();
             }
+            if (sentinel != null) {
+                sentinel.close();
+            }
         }
-        assertThat(secondMmaps.get()).as("a cancelled preparation never maps").isZero();
+        assertThat(preparerCalls)
+                .as("a cancelled preparation never runs: no allocation, no mapping of the closed file")
+                .isEmpty();
         assertThat(MappedWritableFile.liveMappings()).isEqualTo(before);
         assertThat(Files.size(dir.resolve("queued.log"))).isEqualTo(10);
+        assertThat(Files.size(dir.resolve("sentinel.log"))).isEqualTo(10);
     }
 
     /**
@@ -217,7 +231,12 @@ class MappedWritableFileLifecycleTest {
         assertThat(Files.size(p)).isEqualTo(f.size());
     }
 
-    /** The writer interrupted while it waits for a running preparation: it still takes it, and keeps the interrupt. */
+    /**
+     * The writer interrupted while it waits for a running preparation: it still takes it, and keeps the interrupt. The
+     * preparation is released only once the writer is parked in that wait (seen in its stack: the interrupt, set
+     * before the append, made the first wait throw and the writer waits again); what the writer saw (its interrupt
+     * status after the append, or what it threw) is recorded and checked here, on the test's thread.
+     */
     @Test
     void anInterruptedWriterStillTakesTheRunningPreparation() throws Exception {
         Path p = dir.resolve("interrupted.log");
@@ -227,22 +246,23 @@ class MappedWritableFileLifecycleTest {
         long before = MappedWritableFile.liveMappings();
         byte[] a = new byte[MappedWritableFile.FIRST_REGION + 1];
         Arrays.fill(a, (byte) 3);
+        AtomicReference<Boolean> keptInterrupt = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread writer = new Thread(() -> {
             try {
                 f.append(a, 0, MappedWritableFile.FIRST_REGION);
                 inMadvise.await();
                 Thread.currentThread().interrupt();
                 f.append(a, MappedWritableFile.FIRST_REGION, 1); // waits for the preparation
-                assertThat(Thread.currentThread().isInterrupted()).isTrue();
-                Thread.interrupted();
-            } catch (Exception e) {
-                throw new RuntimeException(e);
+                keptInterrupt.set(Thread.interrupted());
+            } catch (Throwable e) {
+                failure.set(e);
             }
         });
         writer.start();
         try {
             assertThat(inMadvise.await(30, TimeUnit.SECONDS)).isTrue();
-            Thread.sleep(100);
+            awaitWaitingIn(writer, "take", failure, 30);
             release.countDown();
             writer.join(30_000);
             assertThat(writer.isAlive()).isFalse();
@@ -250,7 +270,36 @@ class MappedWritableFileLifecycleTest {
             release.countDown();
             f.close();
         }
+        assertThat(failure.get()).as("the writer's appends").isNull();
+        assertThat(keptInterrupt.get()).as("the writer keeps its interrupt").isTrue();
         assertThat(MappedWritableFile.liveMappings()).isEqualTo(before);
         assertThat(Files.readAllBytes(p)).isEqualTo(a);
+    }
+
+    /**
+     * Waits until {@code t} is parked inside {@code MappedWritableFile.Preparation.<method>}, or fails after
+     * {@code seconds} or when {@code t} ended (with the {@code failure} it recorded). The stack is read before the
+     * state: a thread seen in {@code take} that is WAITING afterwards is parked in take's wait (take cannot return
+     * while the preparation is held, and parks nowhere else).
+     */
+    private static void awaitWaitingIn(Thread t, String method, AtomicReference<Throwable> failure, long seconds)
+            throws InterruptedException {
+        String preparation = MappedWritableFile.class.getName() + "$Preparation";
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (true) {
+            boolean inMethod = Arrays.stream(t.getStackTrace())
+                    .anyMatch(e -> e.getClassName().equals(preparation)
+                            && e.getMethodName().equals(method));
+            if (inMethod && t.getState() == Thread.State.WAITING) {
+                return;
+            }
+            assertThat(t.isAlive())
+                    .as("%s still running (it failed with %s)", t.getName(), failure.get())
+                    .isTrue();
+            assertThat(System.nanoTime() - deadline)
+                    .as("%s waiting in %s.%s", t.getName(), preparation, method)
+                    .isNegative();
+            Thread.sleep(1);
+        }
     }
 }
