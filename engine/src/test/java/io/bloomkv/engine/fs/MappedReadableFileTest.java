@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -122,8 +123,11 @@ class MappedReadableFileTest {
     }
 
     /**
-     * Readers hammer the mapping while another thread closes it: every read either returns the file's bytes or
-     * throws "closed"; none touches unmapped memory (which would crash the JVM, failing the whole run).
+     * Readers hammer the mapping while two other threads close it at once: every read either returns the file's bytes
+     * or throws "closed"; none touches unmapped memory (which would crash the JVM, failing the whole run). The closes
+     * start only once every reader has read, and the readers read until they are refused, so every reader is still
+     * reading when the file is closed: each ends with one refused read, in every round. The racing closes unmap once:
+     * the count of mapped files and their bytes come back to where they were.
      */
     @Test
     void closeWaitsForReadsInFlight() throws Exception {
@@ -132,10 +136,15 @@ class MappedReadableFileTest {
         new Random(seed).nextBytes(content);
         Path p = dir.resolve("data");
         Files.write(p, content);
+        long files = DiskFileSystem.liveMappedFiles();
+        long bytes = DiskFileSystem.liveMappedBytes();
+        int readers = 3;
+        long readsBeforeClose = 50;
         for (int round = 0; round < 20; round++) {
+            String ctx = "seed " + seed + " round " + round;
             ReadableFile f = FileSystem.disk().newMappedReadableFile(p);
-            int readers = 3;
-            CountDownLatch started = new CountDownLatch(readers);
+            assertThat(DiskFileSystem.liveMappedFiles()).as(ctx).isEqualTo(files + 1);
+            CountDownLatch reading = new CountDownLatch(readers);
             AtomicReference<Throwable> failure = new AtomicReference<>();
             AtomicLong good = new AtomicLong();
             AtomicLong refused = new AtomicLong();
@@ -145,8 +154,15 @@ class MappedReadableFileTest {
                 Thread th = new Thread(() -> {
                     Random rnd = new Random(s);
                     byte[] buf = new byte[16384];
-                    started.countDown();
-                    for (int i = 0; i < 200_000; i++) {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    for (long i = 0; ; i++) {
+                        if (i == readsBeforeClose) {
+                            reading.countDown();
+                        }
+                        if ((i & 1023) == 0 && System.nanoTime() > deadline) {
+                            failure.compareAndSet(null, new AssertionError("never refused, seed " + s));
+                            return;
+                        }
                         int pos = rnd.nextInt(content.length - buf.length);
                         try {
                             f.readFully(pos, buf, 0, buf.length);
@@ -155,6 +171,9 @@ class MappedReadableFileTest {
                                 failure.compareAndSet(null, e);
                             }
                             refused.incrementAndGet();
+                            return;
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
                             return;
                         }
                         if (!Arrays.equals(buf, 0, buf.length, content, pos, pos + buf.length)) {
@@ -167,14 +186,37 @@ class MappedReadableFileTest {
                 th.start();
                 threads.add(th);
             }
-            started.await();
-            Thread.sleep(2);
-            f.close();
+            assertThat(reading.await(60, TimeUnit.SECONDS)).as(ctx).isTrue();
+            CountDownLatch go = new CountDownLatch(1);
+            List<Thread> closers = new ArrayList<>();
+            for (int c = 0; c < 2; c++) {
+                Thread closer = new Thread(() -> {
+                    try {
+                        go.await();
+                        f.close();
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+                closer.start();
+                closers.add(closer);
+            }
+            go.countDown();
+            for (Thread th : closers) {
+                th.join();
+            }
             for (Thread th : threads) {
                 th.join();
             }
-            assertThat(failure.get()).as("seed %d round %d", seed, round).isNull();
-            assertThat(good.get() + refused.get()).isPositive();
+            assertThat(failure.get()).as(ctx).isNull();
+            assertThat(good.get()).as(ctx).isGreaterThanOrEqualTo(readers * readsBeforeClose);
+            assertThat(refused.get())
+                    .as("%s: every reader was still reading when the file was closed", ctx)
+                    .isEqualTo(readers);
+            assertThat(DiskFileSystem.liveMappedFiles())
+                    .as("%s: unmapped once by the racing closes", ctx)
+                    .isEqualTo(files);
+            assertThat(DiskFileSystem.liveMappedBytes()).as(ctx).isEqualTo(bytes);
         }
     }
 
