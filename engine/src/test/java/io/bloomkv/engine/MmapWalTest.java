@@ -3,6 +3,7 @@ package io.bloomkv.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.bloomkv.engine.fs.DiskFileSystem;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.internal.version.FileNames;
 import java.io.IOException;
@@ -37,12 +38,22 @@ class MmapWalTest {
     @Test
     void theLiveWalRunsAheadOfItsRecordsOnlyWhenMapped() throws IOException {
         assumeTrue(FileSystem.disk().supportsMappedWrites(), "mapped writes need Linux with native access");
+        long regions = DiskFileSystem.liveMappedWritableRegions();
         for (boolean mapped : new boolean[] {true, false}) {
             Path d = dir.resolve(mapped ? "mapped" : "written");
             try (Db db = Db.open(d, options(mapped))) {
                 assertThat(db.options().useMmapWal()).isEqualTo(mapped);
                 for (int i = 0; i < 1000; i++) {
                     db.put(TestKeys.key(i), new byte[] {(byte) i});
+                }
+                if (mapped) {
+                    assertThat(DiskFileSystem.liveMappedWritableRegions())
+                            .as("the WAL's regions, mapped")
+                            .isGreaterThan(regions);
+                } else {
+                    assertThat(DiskFileSystem.liveMappedWritableRegions())
+                            .as("write(2): nothing mapped")
+                            .isEqualTo(regions);
                 }
                 byte[] wal = Files.readAllBytes(liveWal(d));
                 // 1,000 records of a few dozen bytes: less than the first mapped region (64 KiB)
@@ -62,20 +73,33 @@ class MmapWalTest {
                             .isEqualTo((byte) 999);
                 }
             }
+            assertThat(DiskFileSystem.liveMappedWritableRegions())
+                    .as("unmapped at close (mapped %s)", mapped)
+                    .isEqualTo(regions);
             try (Db db = Db.open(d, options(mapped))) {
                 for (int i = 0; i < 1000; i++) {
                     assertThat(db.get(TestKeys.key(i))).isEqualTo(new byte[] {(byte) i});
                 }
             }
+            assertThat(DiskFileSystem.liveMappedWritableRegions())
+                    .as("unmapped at the reopened database's close (mapped %s)", mapped)
+                    .isEqualTo(regions);
         }
     }
 
+    /**
+     * The crash of a mapped WAL: only where logs can be written through mappings (elsewhere the option falls back to
+     * {@code write(2)}, which this test would check instead, silently). The WAL's mapped regions are live while the
+     * database is open and all unmapped once it and the recovered copy are closed.
+     */
     @Test
     void aProcessCrashUnderNoneLosesNoAcknowledgedWrite() throws IOException {
+        assumeTrue(FileSystem.disk().supportsMappedWrites(), "mapped writes need Linux with native access");
         long seed = TestKeys.seed("MmapWalTest");
         Random rnd = new Random(seed);
         Path live = dir.resolve("live");
         Path crashed = dir.resolve("crashed");
+        long regions = DiskFileSystem.liveMappedWritableRegions();
         List<byte[]> values = new ArrayList<>();
         try (Db db = Db.open(live, options(true))) {
             for (int i = 0; i < 20_000; i++) {
@@ -87,21 +111,28 @@ class MmapWalTest {
                     db.put(TestKeys.key(i), v);
                 }
             }
+            assertThat(DiskFileSystem.liveMappedWritableRegions())
+                    .as("the live WAL is written through a mapping")
+                    .isGreaterThan(regions);
             // What a kill -9 leaves now: every file as the OS has it, nothing flushed, closed or synced.
             copyFiles(live, crashed);
         }
+        assertThat(DiskFileSystem.liveMappedWritableRegions())
+                .as("the WAL's regions unmapped at close")
+                .isEqualTo(regions);
         try (Db db = Db.open(crashed, options(true))) {
             for (int i = 0; i < values.size(); i++) {
                 assertThat(db.get(TestKeys.key(i)))
                         .as("seed %d key %d", seed, i)
                         .isEqualTo(values.get(i));
             }
-            if (FileSystem.disk().supportsMappedWrites()) {
-                assertThat(db.stats().walTailsDropped())
-                        .as("the WAL's allocated zeros end it")
-                        .isEqualTo(1);
-            }
+            assertThat(db.stats().walTailsDropped())
+                    .as("the WAL's allocated zeros end it")
+                    .isEqualTo(1);
         }
+        assertThat(DiskFileSystem.liveMappedWritableRegions())
+                .as("the recovered database's WAL regions unmapped at close, seed %d", seed)
+                .isEqualTo(regions);
     }
 
     private static Path liveWal(Path d) throws IOException {
