@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,6 +65,64 @@ class DirectReadableFileTest {
                 bf.readFully(3, got, 0, got.length);
                 assertThat(got).isEqualTo(Arrays.copyOfRange(big, 3, big.length));
             }
+        }
+    }
+
+    /**
+     * A thread's reads keep one direct buffer, however many reads and files: a new thread's first read allocates it
+     * (64 KiB and an alignment, for reads of up to that window), and no later read of such a window, of this file or of
+     * another opened and closed meanwhile, allocates another (the JVM's count of direct buffers and their bytes never
+     * go above that one buffer). The reads run on a thread of their own, which starts without a buffer; what they find
+     * is checked here.
+     */
+    @Test
+    void aThreadsReadsReuseOneDirectBuffer() throws Exception {
+        long seed = TestSeeds.seed("DirectReadableFileTest.buffers");
+        Random rnd = new Random(seed);
+        byte[] content = new byte[5 * 4096 + 1234];
+        rnd.nextBytes(content);
+        Path p = dir.resolve("data");
+        Path q = dir.resolve("other");
+        Files.write(p, content);
+        Files.write(q, content);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+            try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
+                int align = ((DirectReadableFile) f).alignment();
+                long buffers = DirectMemory.count();
+                long bytes = DirectMemory.bytes();
+                long oneBuffer = (64 << 10) + align;
+                check(f, content, 0, 1, "seed " + seed);
+                assertThat(DirectMemory.count())
+                        .as("the thread's buffer, allocated")
+                        .isEqualTo(buffers + 1);
+                assertThat(DirectMemory.bytes()).as("64 KiB and an alignment").isEqualTo(bytes + oneBuffer);
+                for (int i = 0; i < 500; i++) {
+                    int pos = rnd.nextInt(content.length);
+                    int len = rnd.nextInt(Math.min(content.length - pos, 9000) + 1);
+                    if (i % 100 == 50) {
+                        try (ReadableFile g = FileSystem.disk().newDirectReadableFile(q)) {
+                            check(g, content, pos, len, "seed " + seed + ", another file");
+                        }
+                    } else {
+                        check(f, content, pos, len, "seed " + seed);
+                    }
+                    // at most: a collection may free unrelated buffers meanwhile, never add this thread's
+                    assertThat(DirectMemory.count())
+                            .as("seed %d read %d: no buffer beside the thread's", seed, i)
+                            .isLessThanOrEqualTo(buffers + 1);
+                    assertThat(DirectMemory.bytes())
+                            .as("seed %d read %d", seed, i)
+                            .isLessThanOrEqualTo(bytes + oneBuffer);
+                }
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        reader.start();
+        reader.join();
+        if (failure.get() != null) {
+            throw new AssertionError("seed " + seed, failure.get());
         }
     }
 

@@ -56,17 +56,34 @@ class DirectWritableFileTest {
         assertThat(Files.readAllBytes(p)).as("seed %d, after close", seed).isEqualTo(expected.toByteArray());
     }
 
+    /**
+     * Create truncates; close is idempotent and frees the file's direct buffer at once, exactly once: the JVM's count
+     * of direct buffers and their bytes are one buffer (of the write buffer's size and an alignment) above where they
+     * were while the file is open, and back there after the first close and the second, with no collection in between.
+     * Nothing between the counts makes a direct buffer of its own (appends and writes of the file's own buffer do not).
+     */
     @Test
     void createTruncatesAnExistingFileAndCloseIsIdempotent() throws IOException {
         Path p = dir.resolve("t.sst");
         Files.write(p, new byte[100_000]);
+        long buffers = DirectMemory.count();
+        long bytes = DirectMemory.bytes();
         WritableFile f = FileSystem.disk().newDirectWritableFile(p);
         assertThat(f).isInstanceOf(DirectWritableFile.class);
+        int align = ((DirectWritableFile) f).alignment();
+        assertThat(DirectMemory.count()).as("one direct buffer while open").isEqualTo(buffers + 1);
+        assertThat(DirectMemory.bytes())
+                .as("the write buffer and an alignment")
+                .isEqualTo(bytes + DiskFileSystem.DIRECT_WRITE_BUFFER_SIZE + align);
         assertThat(Files.size(p)).isZero();
         byte[] b = "hello, direct".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         f.append(b);
         f.close();
+        assertThat(DirectMemory.count()).as("freed at close").isEqualTo(buffers);
+        assertThat(DirectMemory.bytes()).as("freed at close").isEqualTo(bytes);
         f.close();
+        assertThat(DirectMemory.count()).as("the second close changes nothing").isEqualTo(buffers);
+        assertThat(DirectMemory.bytes()).isEqualTo(bytes);
         assertThat(Files.readAllBytes(p)).isEqualTo(b);
         assertThatThrownBy(() -> f.append(b)).isInstanceOf(IOException.class).hasMessageContaining("closed");
         assertThatThrownBy(f::sync).isInstanceOf(IOException.class);

@@ -8,7 +8,9 @@ import io.bloomkv.bloom.Hashing;
 import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.CorruptionException;
 import io.bloomkv.engine.TestSeeds;
+import io.bloomkv.engine.fs.DiskFileSystem;
 import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.inspect.OpenResources;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.table.TestTables.Model;
 import io.bloomkv.engine.internal.table.TestTables.Version;
@@ -22,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * into the thread's buffers ({@link ReadScratch}) and checks it there. Reads give the same answers as {@code pread} of
  * the same file and as the model, pass after pass over reused buffers, on random tables (seeded); a damaged block is a
  * {@link CorruptionException} naming the file and the block at every read; bytes changed under the mapping after a
- * block was read are caught by the checksum at its next read.
+ * block was read are caught by the checksum at its next read. Each mapped table holds one mapping while open, and
+ * after each test every table opened is released and every mapping unmapped.
  */
 class MappedTableTest {
     @TempDir
@@ -40,11 +44,38 @@ class MappedTableTest {
     private final FileSystem fs = FileSystem.disk();
     private long seed;
     private Random rnd;
+    private long tablesBefore;
+    private long mappedFilesBefore;
+    private long mappedBytesBefore;
 
     @BeforeEach
     void seed() {
         seed = TestSeeds.seed("MappedTableTest", "table.seed");
         rnd = new Random(seed);
+        tablesBefore = OpenResources.tables();
+        mappedFilesBefore = DiskFileSystem.liveMappedFiles();
+        mappedBytesBefore = DiskFileSystem.liveMappedBytes();
+    }
+
+    /** Every table the test opened is released, and its mapping unmapped. */
+    @AfterEach
+    void nothingLeaks() {
+        assertThat(OpenResources.tables()).as("open tables, seed %d", seed).isEqualTo(tablesBefore);
+        assertThat(DiskFileSystem.liveMappedFiles())
+                .as("mapped files, seed %d", seed)
+                .isEqualTo(mappedFilesBefore);
+        assertThat(DiskFileSystem.liveMappedBytes())
+                .as("mapped bytes, seed %d", seed)
+                .isEqualTo(mappedBytesBefore);
+    }
+
+    /** The mapped table {@code t} holds one mapping of its whole file, beside those open before the test. */
+    private void assertMapped(TableReader t, Path p) throws IOException {
+        assertThat(DiskFileSystem.liveMappedFiles())
+                .as("%s is mapped", p.getFileName())
+                .isEqualTo(mappedFilesBefore + 1);
+        assertThat(DiskFileSystem.liveMappedBytes()).isEqualTo(mappedBytesBefore + Files.size(p));
+        assertThat(t.refCount()).isPositive();
     }
 
     private static String answer(TableReader.Entry e) {
@@ -83,6 +114,8 @@ class MappedTableTest {
             ReadCounters pc = new ReadCounters();
             try (TableReader mapped = TableReader.open(fs, p, 1, cache, mc, TableReadMode.MMAP);
                     TableReader pread = TableReader.open(fs, p, 2, null, pc, TableReadMode.PREAD)) {
+                assertMapped(mapped, p);
+                assertThat(OpenResources.tables()).isEqualTo(tablesBefore + 2);
                 boolean raw = mapped.properties().dataBlocksCompressed() == 0;
                 for (int pass = 0; pass < 3; pass++) {
                     for (int q = 0; q < 1500; q++) {
@@ -153,6 +186,7 @@ class MappedTableTest {
         overwrite(p, pos, new byte[] {(byte) (one[(int) pos] ^ 0x5a)});
         byte[] inVictim = lastKeys.get(victim); // a key of the damaged block, read there first
         try (TableReader t = TableReader.open(fs, p, 7, null, new ReadCounters(), TableReadMode.MMAP)) {
+            assertMapped(t, p);
             for (int i = 0; i < 3; i++) {
                 assertThatThrownBy(() -> t.get(inVictim, Hashing.hash64(inVictim), InternalKey.MAX_SEQUENCE))
                         .as("seed %d read %d", seed, i)
@@ -193,6 +227,7 @@ class MappedTableTest {
         }
         byte[] original = Files.readAllBytes(p);
         try (TableReader t = TableReader.open(fs, p, 8, null, new ReadCounters(), TableReadMode.MMAP)) {
+            assertMapped(t, p);
             for (int round = 0; round < 30; round++) {
                 int b = readFirst.get(rnd.nextInt(readFirst.size()));
                 BlockHandle h = blocks.get(b);
