@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import net.openhft.chronicle.core.UnsafeMemory;
 
 /**
  * A {@link ReadableFile} opened with O_DIRECT ({@link ExtendedOpenOption#DIRECT}): every read goes to
@@ -18,13 +19,18 @@ import java.nio.file.StandardOpenOption;
  * window of a read near the end of the file may extend past it; the device returns what exists.
  *
  * <p>Each thread reuses one aligned buffer of up to {@link #MAX_REUSED_BUFFER} bytes (a larger read
- * uses a buffer of its own). Concurrent reads from several threads are safe.
+ * uses a buffer of its own, freed when the read returns; a thread's buffer outgrown by a larger window is freed when
+ * it is replaced; a thread's last buffer is freed by the collector with the thread). Concurrent reads from several
+ * threads are safe.
  */
 final class DirectReadableFile implements ReadableFile {
     /** Largest buffer a thread keeps between reads (bigger windows allocate and drop their own). */
     static final int MAX_REUSED_BUFFER = 1 << 20;
 
-    private static final ThreadLocal<ByteBuffer> BUFFERS = new ThreadLocal<>();
+    /** A thread's read buffer: the direct allocation (what is freed) and its aligned slice (what reads use). */
+    private record Buffer(ByteBuffer allocated, ByteBuffer aligned) {}
+
+    private static final ThreadLocal<Buffer> BUFFERS = new ThreadLocal<>();
 
     private final Path path;
     private final FileChannel channel;
@@ -78,7 +84,22 @@ final class DirectReadableFile implements ReadableFile {
             throw new IllegalArgumentException("read of " + len + " bytes is too large for one direct read");
         }
         int window = (int) windowLong;
-        ByteBuffer buf = buffer(window);
+        if (window > MAX_REUSED_BUFFER) {
+            ByteBuffer allocated = ByteBuffer.allocateDirect(window + alignment);
+            try {
+                readWindow(allocated.alignedSlice(alignment), pos, dst, off, len, start, window);
+            } finally {
+                UnsafeMemory.UNSAFE.invokeCleaner(allocated); // this read's own: nothing holds it after the copy
+            }
+            return;
+        }
+        readWindow(threadBuffer(window), pos, dst, off, len, start, window);
+    }
+
+    /** Reads the aligned window {@code [start, start + window)} into {@code buf} and copies the request out of it. */
+    private void readWindow(ByteBuffer buf, long pos, byte[] dst, int off, int len, long start, int window)
+            throws IOException {
+        long mask = alignment - 1L;
         buf.clear().limit(window);
         int need = (int) (pos + len - start); // bytes of the window up to the end of the request
         long p = start;
@@ -100,17 +121,19 @@ final class DirectReadableFile implements ReadableFile {
         buf.get(dst, off, len);
     }
 
-    private ByteBuffer buffer(int window) {
-        if (window > MAX_REUSED_BUFFER) {
-            return ByteBuffer.allocateDirect(window + alignment).alignedSlice(alignment);
-        }
-        ByteBuffer b = BUFFERS.get();
-        if (b == null || b.capacity() < window || (b.alignmentOffset(0, alignment) != 0)) {
+    /** This thread's buffer for a window of at most {@link #MAX_REUSED_BUFFER} bytes, grown (the old one freed). */
+    private ByteBuffer threadBuffer(int window) {
+        Buffer b = BUFFERS.get();
+        if (b == null || b.aligned().capacity() < window || (b.aligned().alignmentOffset(0, alignment) != 0)) {
             int cap = Math.max(window, 64 << 10);
-            b = ByteBuffer.allocateDirect(cap + alignment).alignedSlice(alignment);
-            BUFFERS.set(b);
+            ByteBuffer allocated = ByteBuffer.allocateDirect(cap + alignment);
+            BUFFERS.set(new Buffer(allocated, allocated.alignedSlice(alignment)));
+            if (b != null) {
+                UnsafeMemory.UNSAFE.invokeCleaner(b.allocated()); // replaced: this thread's, and no read is using it
+            }
+            return BUFFERS.get().aligned();
         }
-        return b;
+        return b.aligned();
     }
 
     @Override

@@ -126,6 +126,50 @@ class DirectReadableFileTest {
         }
     }
 
+    /**
+     * A read larger than a thread keeps frees its own buffer when it returns, and a thread's buffer outgrown by a
+     * larger window is freed when it is replaced: the JVM's count of direct buffers and their bytes come back to the
+     * thread's one buffer, with no collection in between (on a thread of its own, which starts without a buffer).
+     */
+    @Test
+    void largeReadsAndOutgrownBuffersAreFreedAtOnce() throws Exception {
+        long seed = TestSeeds.seed("DirectReadableFileTest.free");
+        Random rnd = new Random(seed);
+        byte[] content = new byte[DirectReadableFile.MAX_REUSED_BUFFER + 3 * 4096 + 77];
+        rnd.nextBytes(content);
+        Path p = dir.resolve("large");
+        Files.write(p, content);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+            try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
+                int align = ((DirectReadableFile) f).alignment();
+                long buffers = DirectMemory.count();
+                long bytes = DirectMemory.bytes();
+                check(f, content, 0, 100, "seed " + seed);
+                assertThat(DirectMemory.count()).as("the thread's first buffer").isEqualTo(buffers + 1);
+                assertThat(DirectMemory.bytes()).isEqualTo(bytes + (64 << 10) + align);
+                check(f, content, 0, 200 << 10, "seed " + seed + ", a larger window");
+                assertThat(DirectMemory.count()).as("the outgrown buffer freed").isEqualTo(buffers + 1);
+                long grown = DirectMemory.bytes() - bytes;
+                assertThat(grown)
+                        .as("one buffer of the larger window and an alignment")
+                        .isBetween(200L << 10, (200L << 10) + 2L * align);
+                check(f, content, 5, content.length - 5, "seed " + seed + ", past the reused size");
+                assertThat(DirectMemory.count())
+                        .as("the large read's own buffer freed")
+                        .isEqualTo(buffers + 1);
+                assertThat(DirectMemory.bytes()).isEqualTo(bytes + grown);
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        reader.start();
+        reader.join();
+        if (failure.get() != null) {
+            throw new AssertionError("seed " + seed, failure.get());
+        }
+    }
+
     private static void check(ReadableFile f, byte[] content, int pos, int len, String ctx) throws IOException {
         byte[] dst = new byte[len + 2];
         f.readFully(pos, dst, 1, len);
