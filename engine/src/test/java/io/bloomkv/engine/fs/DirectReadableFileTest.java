@@ -77,6 +77,10 @@ class DirectReadableFileTest {
      */
     @Test
     void aThreadsReadsReuseOneDirectBuffer() throws Exception {
+        DirectMemory.withoutCollection(this::aThreadsReadsReuseOneDirectBufferAttempt);
+    }
+
+    private void aThreadsReadsReuseOneDirectBufferAttempt() throws Exception {
         long seed = TestSeeds.seed("DirectReadableFileTest.buffers");
         Random rnd = new Random(seed);
         byte[] content = new byte[5 * 4096 + 1234];
@@ -133,6 +137,10 @@ class DirectReadableFileTest {
      */
     @Test
     void largeReadsAndOutgrownBuffersAreFreedAtOnce() throws Exception {
+        DirectMemory.withoutCollection(this::largeReadsAndOutgrownBuffersAreFreedAttempt);
+    }
+
+    private void largeReadsAndOutgrownBuffersAreFreedAttempt() throws Exception {
         long seed = TestSeeds.seed("DirectReadableFileTest.free");
         Random rnd = new Random(seed);
         byte[] content = new byte[DirectReadableFile.MAX_REUSED_BUFFER + 3 * 4096 + 77];
