@@ -254,9 +254,7 @@ class EventListenerTest {
                     }
                 } else {
                     waitForError(db);
-                    assertThat(db.property("bloomkv.background-errors")).hasValue("1");
-                    assertThatThrownBy(() -> db.put(TestKeys.key(1), TestKeys.key(1)))
-                            .isInstanceOf(BloomKvException.class);
+                    assertWritesStopped(db);
                 }
             } catch (BloomKvException closeAfterError) {
                 assertThat(ignore)
@@ -334,9 +332,7 @@ class EventListenerTest {
                     assertThat(db.get(TestKeys.key(0))).isEqualTo(TestKeys.key(9999));
                     assertThat(db.get(TestKeys.key(999))).isEqualTo(TestKeys.key(2999));
                 } else {
-                    assertThat(db.property("bloomkv.background-errors")).hasValue("1");
-                    assertThatThrownBy(() -> db.put(TestKeys.key(1), TestKeys.key(1)))
-                            .isInstanceOf(BloomKvException.class);
+                    assertWritesStopped(db);
                 }
             } catch (BloomKvException closeAfterError) {
                 assertThat(ignore)
@@ -345,6 +341,12 @@ class EventListenerTest {
             }
             assertThat(rec.violations).as("ignore " + ignore).isEmpty();
         }
+    }
+
+    /** The background error is set and writes fail. */
+    private static void assertWritesStopped(Db db) {
+        assertThat(db.property("bloomkv.background-errors")).hasValue("1");
+        assertThatThrownBy(() -> db.put(TestKeys.key(1), TestKeys.key(1))).isInstanceOf(BloomKvException.class);
     }
 
     private static void waitForError(Db db) {

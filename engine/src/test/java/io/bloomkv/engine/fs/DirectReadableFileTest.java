@@ -89,8 +89,7 @@ class DirectReadableFileTest {
         Path q = dir.resolve("other");
         Files.write(p, content);
         Files.write(q, content);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread reader = new Thread(() -> {
+        onNewThread(seed, () -> {
             try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
                 int align = ((DirectReadableFile) f).alignment();
                 long buffers = DirectMemory.count();
@@ -119,15 +118,8 @@ class DirectReadableFileTest {
                             .as("seed %d read %d", seed, i)
                             .isLessThanOrEqualTo(bytes + oneBuffer);
                 }
-            } catch (Throwable e) {
-                failure.set(e);
             }
         });
-        reader.start();
-        reader.join();
-        if (failure.get() != null) {
-            throw new AssertionError("seed " + seed, failure.get());
-        }
     }
 
     /**
@@ -147,8 +139,7 @@ class DirectReadableFileTest {
         rnd.nextBytes(content);
         Path p = dir.resolve("large");
         Files.write(p, content);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread reader = new Thread(() -> {
+        onNewThread(seed, () -> {
             try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
                 int align = ((DirectReadableFile) f).alignment();
                 long buffers = DirectMemory.count();
@@ -167,12 +158,22 @@ class DirectReadableFileTest {
                         .as("the large read's own buffer freed")
                         .isEqualTo(buffers + 1);
                 assertThat(DirectMemory.bytes()).isEqualTo(bytes + grown);
+            }
+        });
+    }
+
+    /** Runs {@code body} on a new thread (which starts without a read buffer); throws what it threw, with the seed. */
+    private static void onNewThread(long seed, DirectMemory.Check body) throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                body.run();
             } catch (Throwable e) {
                 failure.set(e);
             }
         });
-        reader.start();
-        reader.join();
+        t.start();
+        t.join();
         if (failure.get() != null) {
             throw new AssertionError("seed " + seed, failure.get());
         }
