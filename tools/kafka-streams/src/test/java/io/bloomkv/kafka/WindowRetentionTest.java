@@ -167,14 +167,18 @@ class WindowRetentionTest {
                 long min = steady.stream().mapToLong(Long::longValue).min().orElseThrow();
                 long max = steady.stream().mapToLong(Long::longValue).max().orElseThrow();
                 assertThat(max).as("disk held stays flat: " + diskAfterPeriod).isLessThanOrEqualTo(min + min / 2);
-                List<Long> steadyWrites = writtenPerPeriod.subList(2, writtenPerPeriod.size());
-                long wmin =
-                        steadyWrites.stream().mapToLong(Long::longValue).min().orElseThrow();
-                long wmax =
-                        steadyWrites.stream().mapToLong(Long::longValue).max().orElseThrow();
+                // Per two consecutive periods: a compaction that the settling at a period's end finds due lands in
+                // that period or the next (by the expiry thread's timing), moving its bytes between neighbours; the
+                // sum of two is what stays flat.
+                List<Long> pairs = new ArrayList<>();
+                for (int i = 2; i + 1 < writtenPerPeriod.size(); i++) {
+                    pairs.add(writtenPerPeriod.get(i) + writtenPerPeriod.get(i + 1));
+                }
+                long wmin = pairs.stream().mapToLong(Long::longValue).min().orElseThrow();
+                long wmax = pairs.stream().mapToLong(Long::longValue).max().orElseThrow();
                 assertThat(wmax)
-                        .as("bytes written per period stay flat: " + writtenPerPeriod)
-                        .isLessThanOrEqualTo(wmin * 2);
+                        .as("bytes written per two periods stay flat: " + writtenPerPeriod)
+                        .isLessThanOrEqualTo(wmin + wmin * 3 / 4);
             } finally {
                 store.close(); // also when an assertion fails: later test classes check that no table is left open
             }
