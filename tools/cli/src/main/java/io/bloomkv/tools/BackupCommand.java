@@ -42,10 +42,19 @@ final class BackupCommand implements Callable<Integer> {
         return ExitCodes.USAGE;
     }
 
-    /** An existing backup directory (list, verify and restore never create one). */
+    /**
+     * An existing backup directory: list, verify, restore, delete and purge never create one, nor its subdirectories
+     * in a directory that is not one (BackupEngine.open would).
+     */
     static BackupEngine existing(Path backupDir) {
+        if (Files.exists(backupDir) && !Files.isDirectory(backupDir)) {
+            throw new CliException(ExitCodes.IO_ERROR, "not a directory: " + backupDir);
+        }
         if (!Files.isDirectory(backupDir)) {
             throw new CliException(ExitCodes.IO_ERROR, "no such backup directory: " + backupDir);
+        }
+        if (!Files.isDirectory(backupDir.resolve("meta"))) {
+            throw new CliException(ExitCodes.IO_ERROR, "not a backup directory (no meta/): " + backupDir);
         }
         return BackupEngine.open(backupDir);
     }
@@ -223,7 +232,9 @@ final class BackupCommand implements Callable<Integer> {
             for (int i : deleted) {
                 out.println("backup " + i + " deleted");
             }
-            out.println(deleted.size() + " deleted, " + engine.backups().size() + " kept");
+            // Kept: the readable backups and those whose metadata is damaged (purge keeps them as any other).
+            int kept = engine.backups().size() + engine.corruptedBackups().size();
+            out.println(deleted.size() + " deleted, " + kept + " kept");
             return ExitCodes.OK;
         }
     }

@@ -78,7 +78,17 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
                 return new Classified(ExitCodes.IO_ERROR, message(t));
             }
             if (t instanceof io.bloomkv.engine.MergeOperatorException) {
-                return new Classified(ExitCodes.USAGE, message(t) + " (give --merge-operator)");
+                // The open's refusal (or a read's) of a database with operands and no operator names the missing
+                // option; an operator that failed on the stored operands is likely not the one they were written with.
+                String m = String.valueOf(t.getMessage());
+                boolean missing =
+                        m.contains("without a merge operator") || m.contains("open it with Options.mergeOperator");
+                return new Classified(
+                        ExitCodes.USAGE,
+                        message(t)
+                                + (missing
+                                        ? " (give --merge-operator)"
+                                        : " (is --merge-operator the operator the database was written with?)"));
             }
             if (t instanceof io.bloomkv.engine.TtlMismatchException e) {
                 return new Classified(

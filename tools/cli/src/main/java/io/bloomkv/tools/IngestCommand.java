@@ -53,6 +53,12 @@ final class IngestCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        for (Path f : files) {
+            if (!java.nio.file.Files.isRegularFile(f)) {
+                // A missing input is exit code 3, as for every command that reads a file (checked before the open).
+                throw new CliException(ExitCodes.IO_ERROR, "no such file: " + f);
+            }
+        }
         try (Db db = DbOpener.open(dir, open.apply(Options.defaults()), false)) {
             db.ingest(files, IngestOptions.defaults().moveFiles(move).allowBlockingFlush(!noFlush));
         }

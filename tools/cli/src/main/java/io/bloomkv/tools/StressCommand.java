@@ -74,6 +74,9 @@ final class StressCommand implements Callable<Integer> {
         if (stress.keys < threads) {
             throw new CliException(ExitCodes.USAGE, "--keys must be at least --threads");
         }
+        if (ops < 0 || durationSeconds < 0) {
+            throw new CliException(ExitCodes.USAGE, "--ops and --duration must not be negative");
+        }
         if (ops == 0 && durationSeconds == 0) {
             throw new CliException(ExitCodes.USAGE, "give --ops or --duration (or both)");
         }
@@ -107,7 +110,13 @@ final class StressCommand implements Callable<Integer> {
                     + es.totalMemtableRewrites() + " memtable rewrites");
             out.flush();
             if (run.failure() != null) {
-                run.failure().printStackTrace(spec.commandLine().getErr());
+                // One line, as every error of the CLI; the stack trace with --verbose.
+                PrintWriter err = spec.commandLine().getErr();
+                err.println("stress: a worker failed: " + run.failure());
+                if (spec.root().userObject() instanceof BloomKvCli root && root.verbose) {
+                    run.failure().printStackTrace(err);
+                }
+                err.flush();
             }
             return summary.wrongAnswers() == 0 ? ExitCodes.OK : ExitCodes.NOT_FOUND;
         }

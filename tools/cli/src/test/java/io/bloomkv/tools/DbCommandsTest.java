@@ -59,6 +59,34 @@ class DbCommandsTest {
                 .isEqualTo(ExitCodes.USAGE);
     }
 
+    /** A command that reads a file it is given reports a missing one as exit code 3, before opening anything. */
+    @Test
+    void ingestOfAMissingFileIsExitCodeThree() {
+        assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
+        Cli.Result r = Cli.run("ingest", db(), tmp.resolve("nope.sst").toString());
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(r.err()).contains("no such file").contains("nope.sst");
+    }
+
+    /** Backup commands given a directory that is not a backup directory refuse it and create nothing in it. */
+    @Test
+    void backupCommandsLeaveADirectoryThatIsNotABackupAlone() throws java.io.IOException {
+        Path empty = tmp.resolve("empty");
+        java.nio.file.Files.createDirectories(empty);
+        for (String[] args : new String[][] {
+            {"backup", "list", empty.toString()},
+            {"backup", "verify", empty.toString()},
+            {"backup", "purge", empty.toString(), "--keep", "1"}
+        }) {
+            Cli.Result r = Cli.run(args);
+            assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.IO_ERROR);
+            assertThat(r.err()).contains("not a backup directory");
+        }
+        try (java.util.stream.Stream<Path> s = java.nio.file.Files.list(empty)) {
+            assertThat(s).as("nothing created").isEmpty();
+        }
+    }
+
     /** {@code args} fail with exit code 2 and an error containing {@code errorParts}; with {@code option} added they run. */
     private static void refusedThenRunsWith(String[] args, String option, String... errorParts) {
         Cli.Result refused = Cli.run(args);

@@ -70,6 +70,24 @@ class FrameTest {
         assertThat(r.err()).contains("ParameterException", "\tat ");
     }
 
+    /**
+     * A merge refused for want of an operator names the missing option; an operator that failed on the stored operands
+     * (a custom or wrong one) is named as likely not the database's, not as a missing option.
+     */
+    @Test
+    void mergeFailuresSayWhetherTheOperatorIsMissingOrWrong() {
+        ErrorHandler.Classified missing = ErrorHandler.classify(new io.bloomkv.engine.MergeOperatorException(
+                "database /x holds merge operands: open it with Options.mergeOperator"));
+        assertThat(missing.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(missing.message()).endsWith("(give --merge-operator)");
+        ErrorHandler.Classified wrong = ErrorHandler.classify(new io.bloomkv.engine.MergeOperatorException(
+                "merge operator uint64add failed", new IllegalArgumentException("operand of 3 bytes")));
+        assertThat(wrong.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(wrong.message())
+                .contains("the operator the database was written with")
+                .doesNotContain("give --merge-operator");
+    }
+
     @Test
     void exceptionsMapToTheirExitCodes() {
         Path f = Path.of("/x/000007.sst");

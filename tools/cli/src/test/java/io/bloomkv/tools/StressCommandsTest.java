@@ -61,6 +61,17 @@ class StressCommandsTest {
                 .contains("expected-state totals over every run: 4000 ops");
     }
 
+    /** A negative --ops or --duration is a usage error, not a run without end or a run of nothing. */
+    @Test
+    void negativeOpsOrDurationAreRefused() {
+        Path db = tmp.resolve("neg");
+        for (String bad : new String[] {"--ops=-1", "--duration=-5"}) {
+            Cli.Result r = Cli.run("stress", db.toString(), bad, "--keys=100");
+            assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+            assertThat(r.err()).contains("must not be negative");
+        }
+    }
+
     @Test
     void aWriteBehindTheExpectedStatesBackIsReported() throws IOException {
         long seed = seed("StressCommandsTest.tamper");
