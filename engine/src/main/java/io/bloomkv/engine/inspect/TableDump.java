@@ -246,14 +246,17 @@ public final class TableDump implements AutoCloseable {
 
     /**
      * Blocks {@link #verifyChecksums} reads: the data blocks, the filter (or a partitioned filter's partitions and
-     * top-level index), the index and the properties.
+     * top-level index), the range filter and the range-deletion block when the table has them, the index and the
+     * properties.
      */
     public int blockCount() {
         long partitions = table.properties().filterPartitions();
         return table.indexEntries().size()
                 + 2
                 + (table.footer().hasFilter() ? 1 : 0)
-                + (partitions > 0 ? (int) partitions + 1 : 0);
+                + (partitions > 0 ? (int) partitions + 1 : 0)
+                + (table.properties().rangeFilter() != null ? 1 : 0)
+                + (table.properties().rangeDeletionsBlock() != null ? 1 : 0);
     }
 
     /** Gives {@code visitor} the first {@code limit} entries in key order (every version, tombstones too). */

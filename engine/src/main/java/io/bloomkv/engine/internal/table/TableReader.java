@@ -1269,6 +1269,16 @@ public final class TableReader implements AutoCloseable {
                 partitions.verify(bad);
             }
         }
+        if (properties.rangeFilter() != null) {
+            // Read and decoded as the open does, whether or not the open loaded it (a filter budget may leave it out).
+            BlockHandle h = properties.rangeFilter();
+            try {
+                byte[] rbytes = readVerified(file, size, path, h, "range filter", false);
+                RangeFilter.read(rbytes, 0, (int) h.size()).close();
+            } catch (CorruptionException | IllegalArgumentException | IndexOutOfBoundsException e) {
+                bad.add(new BadBlock("range filter", h.offset(), h.size(), e.getMessage()));
+            }
+        }
         if (properties.rangeDeletionsBlock() != null) {
             BlockHandle h = properties.rangeDeletionsBlock();
             try {
