@@ -507,7 +507,10 @@ public final class BackupEngine {
         fs.syncDirectory(root.resolve(META));
     }
 
-    /** {@code body} followed by its checksum line, {@code crc32c XXXXXXXX} (the metadata file's last line). */
+    /**
+     * {@code body} followed by its checksum line: {@code crc32c }, the CRC32C of {@code body} as eight lowercase hex
+     * digits, and a newline (the metadata file's last line, engine/FORMAT.md "Backup directory").
+     */
     static byte[] withChecksumLine(byte[] body) {
         CRC32C crc = new CRC32C();
         crc.update(body, 0, body.length);
