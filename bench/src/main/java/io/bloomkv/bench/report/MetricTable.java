@@ -51,15 +51,16 @@ public final class MetricTable {
             new Metric("wrong answers", p -> p.wrongAnswers(), "%.0f"));
 
     /**
-     * One table per phase, in the order the phases first appear. With several runs (--repeat) each
-     * cell is the median run's figure and a last row gives the ops/s range.
+     * One table per phase, in the order the phases first appear. With several runs (--repeat) the ops/s row is the
+     * median ops/s (for an even count the mean of the two middle runs), every other cell the figure of the run that
+     * stands for the phase ({@link Summary#median}), and a last row gives the ops/s range.
      */
     public static List<MetricTable> build(List<PhaseResult> results, List<EngineSpec> columns) {
         Map<String, Map<String, PhaseResult>> byPhase = new LinkedHashMap<>();
         Map<String, Summary> spread = new LinkedHashMap<>();
         int maxRuns = 1;
         for (Summary s : Summary.of(results)) {
-            PhaseResult r = s.median();
+            PhaseResult r = s.median().withOpsPerSec(s.medianOpsPerSec());
             byPhase.computeIfAbsent(r.phase(), k -> new LinkedHashMap<>()).put(r.label(), r);
             spread.put(r.phase() + "\u0000" + r.label(), s);
             maxRuns = Math.max(maxRuns, s.runs());

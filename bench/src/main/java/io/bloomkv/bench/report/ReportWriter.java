@@ -95,7 +95,7 @@ public final class ReportWriter {
             m.put("label", s.median().label());
             m.put("runs", s.runs());
             m.put("medianRun", s.median().run());
-            m.put("medianOpsPerSec", num(s.median().opsPerSec()));
+            m.put("medianOpsPerSec", num(s.medianOpsPerSec()));
             m.put("minOpsPerSec", num(s.minOpsPerSec()));
             m.put("maxOpsPerSec", num(s.maxOpsPerSec()));
             summary.add(m);
@@ -256,8 +256,11 @@ public final class ReportWriter {
         if (c.repeat() > 1) {
             sb.append(String.format(
                     Locale.ROOT,
-                    "The whole sequence ran %d times; every figure below is the run with the median "
-                            + "ops/s, each table's last row gives the ops/s range, and the goals quote the median of the per-run ratios.%n%n",
+                    "The whole sequence ran %d times. In the tables below ops/s is the median over the runs (for an "
+                            + "even number of runs the mean of the two middle ones) and each table's last row gives its range "
+                            + "(min-max); every other figure is that of the run with the median ops/s (for an even number of "
+                            + "runs the lower of the two middle ones), and the ratio columns divide those figures. The goals "
+                            + "and the ratio chart quote the median of the per-run ratios bloomkv / RocksDB.%n%n",
                     c.repeat()));
         }
         sb.append("## ")

@@ -8,14 +8,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One phase on one engine column over all repetitions (--repeat): the run with the median ops/s
- * stands for the phase, and the spread is the min and max ops/s. Counts of the filters are the same
- * in every run (seeded data), so the median run's counts are the counts.
+ * One phase on one engine column over all repetitions (--repeat): its median ops/s (for an even count of runs the
+ * mean of the two middle runs' ops/s), the spread (the min and max ops/s), and the run that stands for the phase in
+ * the tables: the run with the median ops/s, for an even count the lower of the two middle runs. Counts of the
+ * filters are the same in every run (seeded data), so that run's counts are the counts.
  *
- * @param median the run whose ops/s is the median (the lower median for an even count)
- * @param runs   how many runs were measured
+ * @param median          the run whose figures stand for the phase (the lower of the two middle runs for an even count)
+ * @param runs            how many runs were measured
+ * @param medianOpsPerSec the median of the runs' ops/s (the mean of the two middle ones for an even count)
  */
-public record Summary(PhaseResult median, int runs, double minOpsPerSec, double maxOpsPerSec) {
+public record Summary(PhaseResult median, int runs, double medianOpsPerSec, double minOpsPerSec, double maxOpsPerSec) {
 
     /** Per (phase, label), in the order the phases first appear. */
     public static List<Summary> of(List<PhaseResult> results) {
@@ -32,15 +34,22 @@ public record Summary(PhaseResult median, int runs, double minOpsPerSec, double 
             out.add(new Summary(
                     median,
                     sorted.size(),
+                    median(sorted.stream().map(PhaseResult::opsPerSec).toList()),
                     sorted.get(0).opsPerSec(),
                     sorted.get(sorted.size() - 1).opsPerSec()));
         }
         return out;
     }
 
-    /** The median rows only (what the tables and charts show). */
+    /**
+     * The rows the tables and charts show, one per (phase, label): the run that stands for the phase ({@link #median})
+     * with its ops/s replaced by the median ops/s of all runs, so that an even number of runs shows the mean of the
+     * two middle ones and not the lower.
+     */
     public static List<PhaseResult> medians(List<PhaseResult> results) {
-        return of(results).stream().map(Summary::median).toList();
+        return of(results).stream()
+                .map(s -> s.median().withOpsPerSec(s.medianOpsPerSec()))
+                .toList();
     }
 
     /** Median of the values (the mean of the middle two for an even count). */

@@ -57,6 +57,36 @@ public record PhaseResult(
         long heapAfterGcBytes)
         implements java.io.Serializable {
 
+    /** This row with {@code opsPerSec} in place of its own ops/s (a median over runs, see report.Summary). */
+    public PhaseResult withOpsPerSec(double opsPerSec) {
+        return new PhaseResult(
+                workload,
+                phase,
+                engine,
+                filters,
+                label,
+                kind,
+                ops,
+                seconds,
+                opsPerSec,
+                p50Micros,
+                p99Micros,
+                p999Micros,
+                maxMicros,
+                found,
+                notFound,
+                wrongAnswers,
+                backgroundWrites,
+                counters,
+                tables,
+                userBytesWritten,
+                cold,
+                run,
+                predictedChecks,
+                predictedUseful,
+                heapAfterGcBytes);
+    }
+
     public long filterChecks() {
         return counters.filterChecks();
     }
