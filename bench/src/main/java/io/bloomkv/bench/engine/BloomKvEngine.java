@@ -356,7 +356,15 @@ public final class BloomKvEngine implements BenchEngine {
                 + settings.writeBufferSize() + " B" + (settings.filters() ? " with a memtable filter" : "")
                 + ", compression " + settings.compression()
                 + (settings.directReads() ? ", direct reads" : "")
-                + (settings.prefixLength() > 0 ? ", prefix length " + settings.prefixLength() : "") + ", WAL on, sync "
+                + (settings.prefixLength() > 0 ? ", prefix length " + settings.prefixLength() : "")
+                + (settings.filterBudget().none()
+                        ? ""
+                        : settings.filterBudget().bytes() > 0
+                                ? ", filter memory budget "
+                                        + settings.filterBudget().bytes() + " B"
+                                : ", filter memory budget " + settings.filterBudget()
+                                        + " of the unbounded filters (measured after each load)")
+                + (settings.rateLimit() > 0 ? ", rate limit " + settings.rateLimit() + " B/s" : "") + ", WAL on, sync "
                 + (settings.sync() ? "EVERY_WRITE" : "NONE");
     }
 

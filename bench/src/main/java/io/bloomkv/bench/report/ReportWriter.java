@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.bloomkv.bench.BenchConfig;
 import io.bloomkv.bench.engine.EngineSpec;
 import io.bloomkv.bench.workload.PhaseResult;
+import io.bloomkv.bench.workload.RecordSource;
+import io.bloomkv.bench.workload.Workload;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,11 +77,16 @@ public final class ReportWriter {
         cfg.put("seed", c.seed());
         cfg.put("cold", c.cold());
         cfg.put("compact", c.compact());
-        cfg.put("warmup", c.warmup());
-        cfg.put("phaseWarmup", c.phaseWarmup());
+        // the warm-ups the measured phases had: none in --reopen's fresh processes
+        cfg.put("warmup", c.reopen() ? 0 : c.warmup());
+        cfg.put("phaseWarmup", c.reopen() ? 0 : c.phaseWarmup());
         cfg.put("repeat", c.repeat());
         cfg.put("ownDefaults", c.ownDefaults());
         cfg.put("pairedReads", c.pairedReads());
+        cfg.put("noSettle", c.noSettle());
+        cfg.put("reopen", c.reopen());
+        cfg.put("rateLimit", c.rateLimit());
+        cfg.put("filterBudget", c.filterBudget());
         root.put("config", cfg);
         root.put("engines", r.engines());
         root.put("coldMethod", r.coldMethod());
@@ -197,7 +204,7 @@ public final class ReportWriter {
                 Locale.ROOT,
                 "%,d keys of %d bytes, %d-byte values, %s bits per key, %d-byte blocks, "
                         + "%,d-byte block cache, %,d-byte write buffer, compression %s (values compress to ~%s), %s, WAL on, sync %s, "
-                        + "%d reader thread(s), %s key distribution, seed %d.%n",
+                        + "%d thread(s) per phase, %s key distribution, seed %d.%n",
                 c.num(),
                 c.keySize(),
                 c.valueSize(),
@@ -218,17 +225,22 @@ public final class ReportWriter {
                 c.seed()));
         sb.append(String.format(
                 Locale.ROOT,
-                "Reads per read phase: %,d; seeks per seek phase: %,d. Engines ran alternately "
-                        + "(A B A B) in fresh directories; each preloading workload loads the keys in random order, flushes and waits "
-                        + "for compactions before it measures, so reads go to SSTables%s. Each engine first ran %,d untimed operations "
-                        + "(JIT warm-up), and every read phase is preceded by %,d untimed operations of its own kind.%s%n%n",
+                "Reads per read phase: %,d; seeks per seek phase: %,d. Engines ran alternately (A B A B) in fresh "
+                        + "directories; %s%s %s%s%s%s%n%n",
                 c.reads(),
                 c.seeks(),
+                settling(c),
                 c.compact()
-                        ? "; then both engines compacted every table down the levels (--compact), so both read the same LSM shape"
-                        : "; each engine keeps the LSM shape its own flush and compaction policy gave (see the tables row)",
-                c.warmup(),
-                c.phaseWarmup(),
+                        ? "; then both engines compacted every table down the levels (--compact), so both read the same LSM shape."
+                        : "; each engine keeps the LSM shape its own flush and compaction policy gave (see the tables row).",
+                warmUps(c),
+                records(c),
+                c.rateLimit() > 0
+                        ? String.format(
+                                Locale.ROOT,
+                                " Both engines' flushes and compactions were limited to %,d bytes per second (--rate-limit).",
+                                c.rateLimit())
+                        : "",
                 c.pairedReads()
                         ? String.format(
                                 Locale.ROOT,
@@ -238,6 +250,11 @@ public final class ReportWriter {
                                         + "of its slices' times.",
                                 BenchConfig.PAIRED_SLICES)
                         : ""));
+        if (!c.filterBudget().isEmpty()) {
+            sb.append("Filter memory budget (--filter-budget): ")
+                    .append(c.filterBudget())
+                    .append(" (each engine's set-up below says how it spends it).\n\n");
+        }
         sb.append("Engines:\n\n");
         for (Map.Entry<String, String> e : r.engines().entrySet()) {
             sb.append("- **")
@@ -325,6 +342,50 @@ public final class ReportWriter {
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    /** What the report says about when the measured phases started: after the load settled, or not (--no-settle). */
+    static String settling(BenchConfig c) {
+        if (!c.noSettle()) {
+            return "each preloading workload loads the keys in random order, flushes and waits for compactions before it "
+                    + "measures, so reads go to SSTables";
+        }
+        return "each preloading workload loads the keys in random order; with --no-settle the read-only workloads first ran "
+                + "right after the load (or the fillrandom), with no flush, no wait for compactions and no phase warm-up "
+                + "(the phases named <phase>-unsettled: unsettled figures), then the engine flushed and waited for its "
+                + "compactions and they ran again under their own names (settled figures), and the records family ran "
+                + "without settling after its load";
+    }
+
+    /** What the report says about the warm-ups the measured phases had: none in --reopen's fresh processes. */
+    static String warmUps(BenchConfig c) {
+        if (c.reopen()) {
+            return "Every workload ran in a fresh JVM (--reopen) on the database the previous phase left (the untimed "
+                    + "preload ran in the parent process): empty block caches, a cold JIT and no warm-up of any kind, so "
+                    + "every figure is unsettled (a fresh process on an existing database).";
+        }
+        return String.format(
+                Locale.ROOT,
+                "Each engine first ran %,d untimed operations (JIT warm-up), and every read phase is preceded by %,d "
+                        + "untimed operations of its own kind%s.",
+                c.warmup(),
+                c.phaseWarmup(),
+                c.workloads().stream().anyMatch(Workload::records) ? " (the records family's phases by none)" : "");
+    }
+
+    /** The records family's values and key choice, which --value-size and --distribution do not set. */
+    static String records(BenchConfig c) {
+        if (c.workloads().stream().noneMatch(Workload::records)) {
+            return "";
+        }
+        return String.format(
+                Locale.ROOT,
+                " The records family writes records of %,d bytes (%d fields of %d bytes with their names, whatever "
+                        + "--value-size says) and chooses keys by YCSB's scrambled Zipfian (recordslatest: skewed-latest), "
+                        + "whatever --distribution says.",
+                RecordSource.RECORD_BYTES,
+                RecordSource.FIELDS,
+                RecordSource.FIELD_BYTES);
     }
 
     static final String COLD_LIMITS =
