@@ -515,10 +515,11 @@ public final class BenchRunner {
 
     /**
      * Untimed: on each engine, write, flush, read (present and absent) and scan {@code cfg.warmup()}
-     * operations in a scratch directory, so the first measured phase does not pay for JIT compilation.
+     * operations in a scratch directory, so the first measured phase does not pay for JIT compilation. Not under
+     * {@code --reopen}: every phase is measured in a fresh process of its own, which this one's JIT does not reach.
      */
     private void warmUp() throws IOException {
-        if (cfg.warmup() == 0) {
+        if (cfg.warmup() == 0 || cfg.reopen()) {
             return;
         }
         int n = (int) Math.min(cfg.warmup(), keys.num());
