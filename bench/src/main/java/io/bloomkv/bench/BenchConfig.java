@@ -2,6 +2,7 @@ package io.bloomkv.bench;
 
 import io.bloomkv.bench.engine.MmapReads;
 import io.bloomkv.bench.workload.KeyDistribution;
+import io.bloomkv.bench.workload.PrefixLayout;
 import io.bloomkv.bench.workload.Workload;
 import java.nio.file.Path;
 import java.util.List;
@@ -100,6 +101,9 @@ public record BenchConfig(
     /** The largest {@code --phase-warmup}: its keys are generated before it runs (~50 bytes each on the heap). */
     public static final long MAX_PHASE_WARMUP = 10_000_000;
 
+    /** The most operations of one phase ({@code --reads}, {@code --seeks}): its keys are generated into arrays first. */
+    public static final long MAX_PHASE_OPS = Integer.MAX_VALUE - 8;
+
     /** Slices per paired read phase ({@code pairedReads}): each engine's gets run in this many interleaved parts. */
     public static final int PAIRED_SLICES = 16;
 
@@ -136,7 +140,15 @@ public record BenchConfig(
         require(num >= 2, "--num must be at least 2, got " + num);
         require(num <= Integer.MAX_VALUE / 2, "--num must be at most " + Integer.MAX_VALUE / 2 + ", got " + num);
         require(reads >= 1, "--reads must be positive, got " + reads);
+        require(
+                reads <= MAX_PHASE_OPS,
+                "--reads must be at most " + MAX_PHASE_OPS + " (a phase's keys are generated before it runs), got "
+                        + reads);
         require(seeks >= 1, "--seeks must be positive, got " + seeks);
+        require(
+                seeks <= MAX_PHASE_OPS,
+                "--seeks must be at most " + MAX_PHASE_OPS + " (a phase's keys are generated before it runs), got "
+                        + seeks);
         require(keySize >= 8 && keySize <= 65536, "--key-size must be in [8, 65536], got " + keySize);
         require(valueSize >= 1 && valueSize <= (1 << 20), "--value-size must be in [1, 1048576], got " + valueSize);
         require(bitsPerKey > 0 && bitsPerKey <= 64, "--bits-per-key must be in (0, 64], got " + bitsPerKey);
@@ -163,6 +175,17 @@ public record BenchConfig(
         }
         require(!filterModes.isEmpty(), "--filters must be on, off or on,off");
         require(!workloads.isEmpty(), "--workloads must name at least one workload");
+        for (Workload w : workloads) {
+            // a phase named twice in one run could not be told apart in the report (nor paired with its run)
+            require(
+                    workloads.indexOf(w) == workloads.lastIndexOf(w),
+                    "--workloads names " + w + " twice ('records' names the whole records family); --repeat runs the "
+                            + "sequence again");
+        }
+        require(
+                !workloads.contains(Workload.SEEKPREFIX) || num >= 2 * PrefixLayout.KEYS_PER_PREFIX,
+                "seekprefix needs --num >= " + 2 * PrefixLayout.KEYS_PER_PREFIX + ", got " + num);
+        require(rateLimit >= 0, "--rate-limit must be >= 0 (0 = unlimited), got " + rateLimit);
         require(distribution != null, "--distribution must be uniform, zipfian or latest");
         require(
                 !pairedReads || engines.size() >= 2,

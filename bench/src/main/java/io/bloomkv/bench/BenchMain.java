@@ -2,6 +2,10 @@ package io.bloomkv.bench;
 
 import io.bloomkv.bench.jmh.JmhMain;
 import io.bloomkv.bench.kafka.KafkaStreamsBench;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import picocli.CommandLine;
 
@@ -37,13 +41,10 @@ public final class BenchMain {
             return;
         }
         if (args.length > 0 && args[0].equals("cpu-cost")) {
-            BenchCommand cmd = new BenchCommand();
-            new CommandLine(cmd).parseArgs(Arrays.copyOfRange(args, 1, args.length));
-            java.nio.file.Path work = java.nio.file.Files.createTempDirectory("bloomkv-cpu-cost");
-            java.io.PrintWriter out = new java.io.PrintWriter(System.out, true);
-            io.bloomkv.bench.cpu.CpuCost.run(cmd.config(work), out);
-            java.nio.file.Files.deleteIfExists(work);
-            System.exit(0);
+            System.exit(cpuCost(
+                    Arrays.copyOfRange(args, 1, args.length),
+                    new PrintWriter(System.out, true),
+                    new PrintWriter(System.err, true)));
         }
         if (args.length > 0 && args[0].equals("jmh")) {
             String[] rest = new String[args.length - 1];
@@ -57,5 +58,37 @@ public final class BenchMain {
         }
         int exit = new CommandLine(new BenchCommand()).execute(args);
         System.exit(exit);
+    }
+
+    /**
+     * {@code cpu-cost [bench flags]}: the exit code. A bad flag is a usage error as in the bench (its message and the
+     * usage on {@code err}, exit code 2, no stack trace); {@code --help} prints the usage and measures nothing.
+     */
+    static int cpuCost(String[] args, PrintWriter out, PrintWriter err) throws IOException {
+        BenchCommand cmd = new BenchCommand();
+        CommandLine cl = new CommandLine(cmd);
+        cl.setOut(out);
+        cl.setErr(err);
+        try {
+            cl.parseArgs(args);
+            if (cl.isUsageHelpRequested() || cl.isVersionHelpRequested()) {
+                cl.usage(out);
+                return 0;
+            }
+            cmd.config(Path.of(".")); // every flag checked before anything is created
+        } catch (CommandLine.ParameterException e) {
+            err.println(e.getMessage());
+            if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, err)) {
+                cl.usage(err);
+            }
+            return cl.getCommandSpec().exitCodeOnInvalidInput();
+        }
+        Path work = Files.createTempDirectory("bloomkv-cpu-cost");
+        try {
+            io.bloomkv.bench.cpu.CpuCost.run(cmd.config(work), out);
+        } finally {
+            Files.deleteIfExists(work);
+        }
+        return 0;
     }
 }
