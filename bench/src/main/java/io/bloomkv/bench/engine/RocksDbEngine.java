@@ -541,6 +541,11 @@ public final class RocksDbEngine implements BenchEngine {
         }
     }
 
+    /** The open database, for tests that hold RocksDB state (an iterator) the bench interface does not. */
+    RocksDB rocksDb() {
+        return db;
+    }
+
     /** Index partitions of each live table (0: a one-level index), for tests of the budgeted format. */
     List<Long> indexPartitionsPerTable() throws IOException {
         try {
@@ -576,7 +581,9 @@ public final class RocksDbEngine implements BenchEngine {
                 }
             }
             double fpr = settings.filters() && entries > 0 ? weightedFpr / entries : Double.NaN;
-            long sst = db.getLongProperty("rocksdb.total-sst-files-size");
+            // the live tables' bytes, as bloomkv's side counts them (its live tables' file sizes): not
+            // total-sst-files-size, which adds the files of older versions an iterator or a finishing job still pins
+            long sst = db.getLongProperty("rocksdb.live-sst-files-size");
             List<TableRange> ranges = new ArrayList<>();
             List<LiveFileMetaData> files = db.getLiveFilesMetaData();
             // FilePicker (db/version_set.cc) range-checks level-0 files only when more than one level is
