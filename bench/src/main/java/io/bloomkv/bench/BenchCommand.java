@@ -626,7 +626,8 @@ public final class BenchCommand implements Callable<Integer> {
                             w,
                             s,
                             dir,
-                            run);
+                            run,
+                            out);
             phases = new BenchRunner(cfg, progress, evictor, launcher).run();
         }
         List<FprPoint> sweep = cfg.fprSweep()

@@ -7,7 +7,9 @@ import io.bloomkv.bench.workload.Workload;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,7 +31,10 @@ final class ChildProcess {
 
     /**
      * Runs workload {@code w} of {@code spec} on {@code dir} in a fresh JVM, started with this JVM's flags and then
-     * {@code jvmOptions} (the engine's {@code --child-jvm-option}s), and returns its phases.
+     * {@code jvmOptions} (the engine's {@code --child-jvm-option}s), and returns its phases. The child's
+     * {@code phase-costs:} lines, and every line it wrote to its stderr (a warning of the JVM, a background thread's
+     * failure), are repeated on {@code console}; a child that exits with another code than 0, or without writing its
+     * results, is an IOException with the end of its stderr and stdout.
      */
     static List<PhaseResult> run(
             List<String> parentArgs,
@@ -38,10 +43,12 @@ final class ChildProcess {
             Workload w,
             EngineSpec spec,
             Path dir,
-            int run)
+            int run,
+            PrintWriter console)
             throws IOException {
         Path out = dir.resolveSibling(dir.getFileName() + "-" + w + ".phases");
         Path log = dir.resolveSibling(dir.getFileName() + "-" + w + ".log");
+        Path errLog = dir.resolveSibling(dir.getFileName() + "-" + w + ".err");
         List<String> cmd = command(parentArgs, jvmOptions);
         cmd.addAll(List.of(
                 "--child-db",
@@ -57,10 +64,11 @@ final class ChildProcess {
                 Integer.toString(valueSize),
                 "--child-out",
                 out.toString()));
+        String which = w + " on " + spec.label() + ", run " + run;
         try {
             Process p = new ProcessBuilder(cmd)
-                    .redirectErrorStream(true)
                     .redirectOutput(log.toFile())
+                    .redirectError(errLog.toFile())
                     .start();
             int exit;
             try {
@@ -71,18 +79,38 @@ final class ChildProcess {
                 throw new IOException("interrupted while " + w + " ran in a child process", e);
             }
             if (exit != 0 || !Files.exists(out)) {
-                String text = Files.exists(log) ? Files.readString(log) : "";
-                throw new IOException("the child process of " + w + " on " + spec.label() + " exited with " + exit
-                        + ": " + text.substring(Math.max(0, text.length() - 4000)));
+                throw new IOException("the child process of " + which + " exited with " + exit
+                        + (Files.exists(out) ? "" : " without writing its results") + "; its stderr: "
+                        + tail(errLog) + "; its stdout: " + tail(log));
             }
-            Files.readAllLines(log).stream()
+            lines(log).stream()
                     .filter(l -> l.startsWith(PhaseCosts.LINE_PREFIX))
-                    .forEach(l -> System.out.println(l + " (run " + run + ")"));
+                    .forEach(l -> console.println(l + " (run " + run + ")"));
+            lines(errLog).stream()
+                    .filter(l -> !l.isBlank())
+                    .forEach(l -> console.println("child stderr (" + which + "): " + l));
+            console.flush();
             return readResults(out);
         } finally {
             Files.deleteIfExists(out);
             Files.deleteIfExists(log);
+            Files.deleteIfExists(errLog);
         }
+    }
+
+    /** The lines of a child's output file (undecodable bytes replaced, not thrown); none when it is missing. */
+    private static List<String> lines(Path file) throws IOException {
+        return Files.exists(file)
+                ? new String(Files.readAllBytes(file), StandardCharsets.UTF_8)
+                        .lines()
+                        .toList()
+                : List.of();
+    }
+
+    /** The last 4,000 characters of a child's output file. */
+    private static String tail(Path file) throws IOException {
+        String text = String.join("\n", lines(file));
+        return text.isEmpty() ? "(empty)" : text.substring(Math.max(0, text.length() - 4000));
     }
 
     /**

@@ -95,6 +95,22 @@ class ChildJvmOptionTest {
         assertThat(rocksdb.out + rocksdb.err).contains("NoSuchOptionForThisTest");
     }
 
+    /**
+     * A child that succeeds but writes to its stderr (here the JVM's GC log, asked of bloomkv's children only): the
+     * parent repeats those lines on its console, named by phase, engine and run, with the children's phase-costs lines.
+     */
+    @Test
+    void aChildsStderrIsRepeatedOnTheConsole(@TempDir Path tmp) {
+        Run r = exec(tmp, "--reopen", "--child-jvm-option", "bloomkv:-Xlog:gc:stderr");
+        assertThat(r.exit).as(r.err).isZero();
+        assertThat(r.out)
+                .contains("child stderr (recordsload on bloomkv, run 0): ")
+                .contains("child stderr (recordsread on bloomkv, run 0): ")
+                .contains("[gc]")
+                .doesNotContain("child stderr (recordsload on rocksdb")
+                .contains("phase-costs: recordsload rocksdb");
+    }
+
     private record Run(int exit, String out, String err) {}
 
     private static Run exec(Path tmp, String... args) {
