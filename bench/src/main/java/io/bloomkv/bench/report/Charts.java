@@ -228,8 +228,9 @@ public final class Charts {
                         .filter(r -> r.phase().equals(c) && r.engine().equals(e))
                         .findFirst()
                         .orElse(null);
-                measured.add(p == null ? 0 : p.filterUseful());
-                theory.add(p == null || Double.isNaN(p.expectedUseful()) ? 0 : p.expectedUseful());
+                // no bar (not a bar at 0) where the engine did not run the phase or the theory predicts nothing
+                measured.add(p == null ? null : p.filterUseful());
+                theory.add(p == null || !Double.isFinite(p.expectedUseful()) ? null : p.expectedUseful());
             }
             chart.addSeries(e + " measured", new ArrayList<>(cats), measured);
             chart.addSeries(e + " theory", new ArrayList<>(cats), theory);
@@ -258,8 +259,10 @@ public final class Charts {
             for (String cat : cats) {
                 PhaseResult p = byPhase.get(cat).get(c.label());
                 double v = p == null ? Double.NaN : f.applyAsDouble(p);
-                any |= !Double.isNaN(v);
-                ys.add(Double.isNaN(v) || Double.isInfinite(v) ? 0.0 : v);
+                any |= Double.isFinite(v);
+                // no bar where the column lacks the phase or the figure is undefined (a bar at 0 would read as
+                // measured)
+                ys.add(Double.isFinite(v) ? v : null);
             }
             if (any) {
                 chart.addSeries(c.label(), cats, ys);

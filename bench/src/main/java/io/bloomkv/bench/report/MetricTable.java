@@ -11,7 +11,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The per-phase comparison table: one row per metric, one column per engine column, then the
- * ratio bloomkv / rocksdb for each filter mode. Rendered as aligned text (console) or Markdown.
+ * ratio bloomkv / rocksdb for each filter mode (headed "bloomkv/rocksdb" and "bloomkv/rocksdb (nofilter)"). Rendered as aligned text (console) or Markdown.
  */
 public final class MetricTable {
     private final String phase;
@@ -78,7 +78,7 @@ public final class MetricTable {
                         && !ratioModes.contains(c.filters())
                         && columns.contains(new EngineSpec("rocksdb", c.filters()))) {
                     ratioModes.add(c.filters());
-                    header.add(c.filters() ? "bloomkv/rocksdb" : "ratio (nofilter)");
+                    header.add(c.filters() ? "bloomkv/rocksdb" : "bloomkv/rocksdb (nofilter)");
                 }
             }
             List<List<String>> rows = new ArrayList<>();
