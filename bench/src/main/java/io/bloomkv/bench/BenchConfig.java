@@ -115,15 +115,17 @@ public record BenchConfig(
     }
 
     /**
-     * How {@code engine} reads its tables in this run: "O_DIRECT" under {@code direct}; under {@code ownDefaults} each
-     * engine's own default (bloomkv "mmap", RocksDB "pread"); else "mmap" or "pread" as {@code mmapReads} says.
+     * How {@code engine} reads its tables in this run: under {@code ownDefaults} each engine's own default (bloomkv
+     * "mmap", RocksDB "pread"); else "O_DIRECT" under {@code direct}, or "mmap" or "pread" as {@code mmapReads} says.
      */
     public String readMode(String engine) {
+        if (ownDefaults) {
+            return "bloomkv".equals(engine) ? "mmap" : "pread";
+        }
         if (direct) {
             return "O_DIRECT";
         }
-        boolean mapped = ownDefaults ? "bloomkv".equals(engine) : mmapReads.maps(engine);
-        return mapped ? "mmap" : "pread";
+        return mmapReads.maps(engine) ? "mmap" : "pread";
     }
 
     /** Each engine of the run with its read mode, e.g. "bloomkv mmap, rocksdb pread". */
@@ -191,6 +193,11 @@ public record BenchConfig(
                 !pairedReads || engines.size() >= 2,
                 "--paired-reads interleaves the reads of two engines; --engines names only " + engines);
         require(!pairedReads || !noSettle && !reopen, "--paired-reads cannot be combined with --no-settle or --reopen");
+        // on their own defaults neither engine reads with O_DIRECT (each reads its own way)
+        require(
+                !direct || !ownDefaults,
+                "--direct cannot be combined with --defaults (each engine then reads its tables its own way: bloomkv "
+                        + "mapped, RocksDB pread)");
         return this;
     }
 

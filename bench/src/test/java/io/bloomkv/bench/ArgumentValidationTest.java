@@ -78,6 +78,14 @@ class ArgumentValidationTest {
                 "--workloads names recordsread twice");
     }
 
+    /** Neither engine reads with O_DIRECT on its own defaults, where the report had said both did. */
+    @Test
+    void directReadsOnTheEnginesOwnDefaultsIsAUsageError(@TempDir Path tmp) {
+        assertUsageError(
+                bench(tmp, "--num", "100", "--workloads", "readrandom", "--defaults", "--direct"),
+                "--direct cannot be combined with --defaults");
+    }
+
     @Test
     void cpuCostRejectsABadFlagWithoutAStackTraceAndHelpMeasuresNothing() throws Exception {
         StringWriter out = new StringWriter();

@@ -214,10 +214,10 @@ public final class ReportWriter {
                 c.writeBufferSize(),
                 c.compression(),
                 trim(c.valueCompressibility()),
-                c.direct()
-                        ? "direct reads (O_DIRECT) on both engines"
-                        : c.ownDefaults()
-                                ? "reads through the page cache, each engine its own way (bloomkv mapped, RocksDB pread)"
+                c.ownDefaults()
+                        ? "reads through the page cache, each engine its own way (bloomkv mapped, RocksDB pread)"
+                        : c.direct()
+                                ? "direct reads (O_DIRECT) on both engines"
                                 : "reads through the page cache (" + c.readModes() + ")",
                 c.sync(),
                 c.threads(),
@@ -253,7 +253,10 @@ public final class ReportWriter {
         if (!c.filterBudget().isEmpty()) {
             sb.append("Filter memory budget (--filter-budget): ")
                     .append(c.filterBudget())
-                    .append(" (each engine's set-up below says how it spends it).\n\n");
+                    .append(
+                            c.ownDefaults()
+                                    ? " for bloomkv only: on its own defaults (--defaults) RocksDB runs without one.\n\n"
+                                    : " (each engine's set-up below says how it spends it).\n\n");
         }
         sb.append("Engines:\n\n");
         for (Map.Entry<String, String> e : r.engines().entrySet()) {

@@ -96,6 +96,15 @@ class ReportSetUpTest {
         assertThat(c.path("filterBudget").asText()).isEqualTo("25.0%");
     }
 
+    /** On their own defaults RocksDB gets no filter budget (its budgeted set-up is the matched one's): the report says so. */
+    @Test
+    void aFilterBudgetOnTheEnginesOwnDefaultsIsSaidToBeBloomkvsAlone() {
+        assertThat(markdown(config("--defaults", "--filter-budget", "25%", "--workloads", "readmissing")))
+                .contains("Filter memory budget (--filter-budget): 25.0% for bloomkv only")
+                .doesNotContain("each engine's set-up below says how it spends it")
+                .contains("each engine its own way (bloomkv mapped, RocksDB pread)");
+    }
+
     /** bloomkv's description names its rate limit and filter budget, as RocksDB's does. */
     @Test
     void bloomkvsDescriptionNamesItsRateLimitAndFilterBudget(@TempDir Path dir) throws Exception {
