@@ -24,7 +24,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * own defaults. Reads several bench runs' results.json (one per key count and mode, any --repeat:
  * medians are taken) and writes one PNG of four panels:
  * {@code java -jar bloomkv-bench.jar scale-chart OUT.png r1m/results.json r10m/results.json ...}.
- * A run is "own defaults" when it was made with {@code --defaults}.
+ * A run is "own defaults" when it was made with {@code --defaults}, else "matched"; a run made with {@code --direct},
+ * {@code --reopen} or {@code --no-settle} is a series of its own (e.g. "matched, O_DIRECT").
  */
 public final class ScaleChart {
     static final List<String> PHASES = List.of("fillrandom", "readrandom", "readmissing");
@@ -62,7 +63,13 @@ public final class ScaleChart {
         for (JsonNode d : root.path("engines")) {
             ownDefaults |= d.asText().contains("defaults");
         }
-        String mode = ownDefaults ? "own defaults" : "matched";
+        // runs measured another way are series of their own, not points in the medians of the matched or own-defaults
+        // runs (fields absent from older results.json files read as false)
+        JsonNode c = root.path("config");
+        String mode = (ownDefaults ? "own defaults" : "matched")
+                + (c.path("directReads").asBoolean(false) ? ", O_DIRECT" : "")
+                + (c.path("reopen").asBoolean(false) ? ", fresh process per phase" : "")
+                + (c.path("noSettle").asBoolean(false) ? ", load not settled" : "");
         List<Point> out = new ArrayList<>();
         for (JsonNode p : root.path("phases")) {
             if (!p.path("filters").asBoolean()

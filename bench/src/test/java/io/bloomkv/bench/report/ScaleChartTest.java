@@ -63,4 +63,28 @@ class ScaleChartTest {
         assertThat(Files.size(png)).isGreaterThan(5000);
         assertThat(ScaleChart.table(points)).anyMatch(l -> l.contains("write amp 3.00"));
     }
+
+    /** A --direct, --reopen or --no-settle run is not a point in the matched runs' medians but a series of its own. */
+    @Test
+    void runsMeasuredAnotherWayAreSeriesOfTheirOwn() throws IOException {
+        List<ScaleChart.Point> points = new ArrayList<>();
+        points.addAll(ScaleChart.read(results("a", 1_000_000, false, 100)));
+        String phase =
+                "{\"phase\":\"fillrandom\",\"engine\":\"bloomkv\",\"filters\":true,\"opsPerSec\":900,\"writeAmplification\":1}";
+        for (String flag : List.of("directReads", "reopen", "noSettle")) {
+            Path p = dir.resolve(flag + ".json");
+            Files.writeString(
+                    p,
+                    "{\"config\":{\"num\":1000000,\"ownDefaults\":false,\"" + flag
+                            + "\":true},\"engines\":{},\"phases\":[" + phase + "]}");
+            points.addAll(ScaleChart.read(p));
+        }
+        var fill = ScaleChart.medians(points, "fillrandom", false);
+        assertThat(fill.get("bloomkv, matched")).containsExactlyEntriesOf(java.util.Map.of(1_000_000L, 100.0));
+        assertThat(fill)
+                .containsKeys(
+                        "bloomkv, matched, O_DIRECT",
+                        "bloomkv, matched, fresh process per phase",
+                        "bloomkv, matched, load not settled");
+    }
 }
