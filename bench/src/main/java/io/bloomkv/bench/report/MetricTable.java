@@ -11,7 +11,8 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The per-phase comparison table: one row per metric, one column per engine column, then the
- * ratio bloomkv / rocksdb for each filter mode (headed "bloomkv/rocksdb" and "bloomkv/rocksdb (nofilter)"). Rendered as aligned text (console) or Markdown.
+ * ratio bloomkv / rocksdb for each filter mode (headed "bloomkv/rocksdb" and "bloomkv/rocksdb (nofilter)").
+ * Rendered as aligned text (console) or Markdown.
  */
 public final class MetricTable {
     private final String phase;
