@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code bloomkv sst dump FILE}: the footer, the properties, the file layout, the index, the filter
- * and, with {@code --entries}, every entry, like RocksDB's sst_dump. Layout: engine/FORMAT.md.
+ * and, with {@code --entries} (or {@code --limit N}, which implies it), every entry or the first N, like RocksDB's
+ * sst_dump. Layout: engine/FORMAT.md.
  */
 @Command(
         name = "dump",
@@ -29,7 +30,7 @@ import picocli.CommandLine.Spec;
             "Print a table file, like RocksDB's sst_dump: footer, properties, block",
             "layout, index, and the filter (kind, k, bits, bits per key, share of bits",
             "set, expected false-positive rate); with --entries every entry",
-            "(user key @sequence PUT|DEL, value)."
+            "(user key @sequence PUT|DEL, value), with --limit N the first N."
         })
 final class SstDumpCommand implements Callable<Integer> {
     @Spec
@@ -41,7 +42,10 @@ final class SstDumpCommand implements Callable<Integer> {
     @Option(names = "--entries", description = "Also print the entries.")
     boolean entries;
 
-    @Option(names = "--limit", paramLabel = "N", description = "With --entries: print at most N entries.")
+    @Option(
+            names = "--limit",
+            paramLabel = "N",
+            description = "Print the first N entries (implies --entries; 0 prints none).")
     Long limit;
 
     @Option(names = "--no-index", negatable = false, description = "Leave out the per-block index listing.")
@@ -66,7 +70,7 @@ final class SstDumpCommand implements Callable<Integer> {
             }
             printFilter(out, t);
             printRangeDeletions(out, t);
-            if (entries) {
+            if (entries || limit != null) {
                 printEntries(out, t);
             }
         }

@@ -122,6 +122,24 @@ class SstCommandsTest {
         assertThat(first.out().lines().filter(l -> l.contains(" PUT\t"))).hasSize(2);
     }
 
+    /** {@code --limit N} alone prints the first N entries: it implies --entries rather than being ignored. */
+    @Test
+    void dumpLimitImpliesEntries() throws IOException {
+        Path db = tmp.resolve("db");
+        TestDbs.loadEven(tmp, db, 10);
+        String table = TestDbs.tables(db).get(0).toString();
+        Cli.Result r = Cli.run("sst", "dump", table, "--limit", "3");
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out())
+                .contains("entries:\n  key000000 @1 PUT\tvalue 0\n  key000002 @2 PUT\tvalue 2\n"
+                        + "  key000004 @3 PUT\tvalue 4\n");
+        assertThat(r.out().lines().filter(l -> l.contains(" PUT\t"))).hasSize(3);
+        Cli.Result none = Cli.run("sst", "dump", table, "--limit", "0");
+        assertThat(none.exitCode()).as(none.toString()).isZero();
+        assertThat(none.out()).endsWith("entries:\n");
+        assertThat(Cli.run("sst", "dump", table, "--limit", "-1").exitCode()).isEqualTo(ExitCodes.USAGE);
+    }
+
     @Test
     void dumpShowsTheCompressionOfItsBlocks() throws IOException {
         Path db = tmp.resolve("db-lz4");
