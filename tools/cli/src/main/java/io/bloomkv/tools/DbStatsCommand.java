@@ -61,7 +61,7 @@ final class DbStatsCommand implements Callable<Integer> {
     boolean noTables;
 
     @Mixin
-    KeyValueFormat format;
+    KeyFormat format;
 
     @Mixin
     OpenOptions open;

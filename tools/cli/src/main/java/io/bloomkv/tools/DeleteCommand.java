@@ -25,7 +25,7 @@ final class DeleteCommand implements Callable<Integer> {
     String key;
 
     @Mixin
-    KeyValueFormat format;
+    KeyFormat format;
 
     @Mixin
     WriteOptions write;

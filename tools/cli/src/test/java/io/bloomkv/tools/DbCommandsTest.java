@@ -218,6 +218,25 @@ class DbCommandsTest {
         assertThat(Cli.run("get", db(), "--value-hex", "text-key").out()).isEqualTo("cafe\n");
     }
 
+    /** delete has a key and no value: --hex and --key-hex make the key hex, --value-hex (which did nothing) is refused. */
+    @Test
+    void deleteTakesHexKeysAndRefusesValueHex() {
+        assertThat(Cli.run("put", db(), "--create", "--hex", "00ff", "01").exitCode())
+                .isZero();
+        assertThat(Cli.run("put", db(), "--key-hex", "00fe", "02").exitCode()).isZero();
+        Cli.Result valueHex = Cli.run("delete", db(), "--value-hex", "00ff");
+        assertThat(valueHex.exitCode()).as(valueHex.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(valueHex.err()).startsWith("bloomkv delete: Unknown option: '--value-hex'");
+        assertThat(valueHex.err().lines()).hasSize(1);
+        assertThat(Cli.run("get", db(), "--hex", "00ff").out())
+                .as("not deleted")
+                .isEqualTo("01\n");
+
+        assertThat(Cli.run("delete", db(), "--hex", "00FF").exitCode()).isZero();
+        assertThat(Cli.run("delete", db(), "--key-hex", "0x00fe").exitCode()).isZero();
+        assertThat(Cli.run("scan", db()).out()).isEmpty();
+    }
+
     @Test
     void badHexIsAUsageError() {
         assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();

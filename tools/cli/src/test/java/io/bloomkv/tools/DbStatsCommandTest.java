@@ -99,6 +99,23 @@ class DbStatsCommandTest {
                 .isEqualTo(ExitCodes.USAGE);
     }
 
+    /** db stats shows keys but no values: --hex and --key-hex show the keys in hex, --value-hex is refused. */
+    @Test
+    void hexKeysAndNoValueHex() throws IOException {
+        Path db = threeTables();
+        Cli.Result hex = Cli.run("db", "stats", db.toString(), "--probes", "0", "--hex");
+        assertThat(hex.exitCode()).as(hex.toString()).isZero();
+        // user000000 and user004499 in hex
+        assertThat(hex.out()).contains("75736572303030303030", "75736572303034343939");
+        assertThat(Cli.run("db", "stats", db.toString(), "--probes", "0", "--key-hex")
+                        .out())
+                .contains("75736572303030303030");
+        Cli.Result valueHex = Cli.run("db", "stats", db.toString(), "--probes", "0", "--value-hex");
+        assertThat(valueHex.exitCode()).as(valueHex.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(valueHex.err()).startsWith("bloomkv db stats: Unknown option: '--value-hex'");
+        assertThat(valueHex.out()).isEmpty();
+    }
+
     @Test
     void emptyDatabase() {
         Path db = tmp.resolve("empty");
