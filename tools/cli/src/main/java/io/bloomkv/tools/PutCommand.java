@@ -18,14 +18,16 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bloomkv put DB_DIR KEY VALUE} or {@code bloomkv put DB_DIR --input FILE}: writes one pair,
- * or every {@code KEY<TAB>VALUE} line of a file ("-" = stdin), in batches.
+ * {@code bloomkv put DB_DIR KEY VALUE} or {@code bloomkv put DB_DIR [--input FILE]}: writes one pair, or every
+ * {@code KEY<TAB>VALUE} line of a file, in batches. Without KEY VALUE the lines come from {@code --input}, whose
+ * default is "-" (stdin), as for {@code sst write}.
  */
 @Command(
         name = "put",
         mixinStandardHelpOptions = true,
         description = {
-            "Set KEY to VALUE, or load KEY<TAB>VALUE lines from a file (- = stdin).",
+            "Set KEY to VALUE, or, without KEY VALUE, load KEY<TAB>VALUE lines from --input FILE",
+            "(default: - = stdin, as for 'sst write').",
             "Lines are written in atomic batches of --batch-size pairs. A malformed line",
             "stops the load (exit code 2); the batches before it stay written."
         })
@@ -53,7 +55,8 @@ final class PutCommand implements Callable<Integer> {
     @Option(
             names = "--input",
             paramLabel = "FILE",
-            description = "Instead of KEY VALUE: read KEY<TAB>VALUE lines from FILE (- = stdin).")
+            description =
+                    "Instead of KEY VALUE: read KEY<TAB>VALUE lines from FILE (- = stdin, the default without KEY VALUE).")
     String input;
 
     @Option(
@@ -77,11 +80,13 @@ final class PutCommand implements Callable<Integer> {
         if (input != null && key != null) {
             throw new ParameterException(spec.commandLine(), "give either KEY VALUE or --input FILE, not both");
         }
-        if (input == null && value == null) {
-            throw new ParameterException(
-                    spec.commandLine(), key == null ? "expected KEY VALUE or --input FILE" : "missing VALUE after KEY");
+        if (key != null && value == null) {
+            throw new ParameterException(spec.commandLine(), "missing VALUE after KEY");
         }
-        if (input == null) {
+        if (key == null && input == null) {
+            input = "-"; // no pair: the lines come from stdin, as for sst write
+        }
+        if (key != null) {
             byte[] k = Args.parse(spec, format.keys(), key, "KEY");
             byte[] v = Args.parse(spec, format.values(), value, "VALUE");
             write.writeTo(dir, db -> {

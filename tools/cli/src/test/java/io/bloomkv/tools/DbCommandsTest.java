@@ -318,9 +318,27 @@ class DbCommandsTest {
         assertThat(r.err()).isEqualTo("bloomkv put: " + input + ":2: expected KEY<TAB>VALUE, found no tab\n");
     }
 
+    /** Without KEY VALUE and without --input, put reads the lines from stdin, as sst write does. */
+    @Test
+    void putWithoutAPairReadsStdinAsSstWriteDoes() {
+        InputStream saved = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream("b\t2\na\t1\n".getBytes(StandardCharsets.UTF_8)));
+            Cli.Result r = Cli.run("put", db(), "--create");
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            assertThat(r.out()).isEqualTo("put 2 pairs\n");
+            System.setIn(new ByteArrayInputStream("c\n".getBytes(StandardCharsets.UTF_8)));
+            Cli.Result bad = Cli.run("put", db());
+            assertThat(bad.exitCode()).as(bad.toString()).isEqualTo(ExitCodes.USAGE);
+            assertThat(bad.err()).isEqualTo("bloomkv put: -:1: expected KEY<TAB>VALUE, found no tab\n");
+        } finally {
+            System.setIn(saved);
+        }
+        assertThat(Cli.run("scan", db()).out()).isEqualTo("a\t1\nb\t2\n");
+    }
+
     @Test
     void putNeedsAPairOrAnInput() {
-        assertThat(Cli.run("put", db(), "--create").err()).contains("expected KEY VALUE or --input FILE");
         assertThat(Cli.run("put", db(), "--create", "k").err()).contains("missing VALUE after KEY");
         Cli.Result both = Cli.run("put", db(), "--create", "k", "v", "--input", "x");
         assertThat(both.exitCode()).isEqualTo(ExitCodes.USAGE);
