@@ -63,7 +63,8 @@ final class PutCommand implements Callable<Integer> {
             names = "--batch-size",
             paramLabel = "N",
             defaultValue = "1000",
-            description = "Pairs per atomic batch with --input (default: ${DEFAULT-VALUE}).")
+            description =
+                    "Pairs per atomic batch when loading lines; refused with KEY VALUE (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
     @Mixin
@@ -82,6 +83,10 @@ final class PutCommand implements Callable<Integer> {
         }
         if (key != null && value == null) {
             throw new ParameterException(spec.commandLine(), "missing VALUE after KEY");
+        }
+        if (key != null && spec.commandLine().getParseResult().hasMatchedOption("--batch-size")) {
+            // One pair is one write: a batch size would be ignored.
+            throw new ParameterException(spec.commandLine(), "--batch-size applies to loading lines, not to KEY VALUE");
         }
         if (key == null && input == null) {
             input = "-"; // no pair: the lines come from stdin, as for sst write

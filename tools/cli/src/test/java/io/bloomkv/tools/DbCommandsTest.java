@@ -343,6 +343,11 @@ class DbCommandsTest {
         Cli.Result both = Cli.run("put", db(), "--create", "k", "v", "--input", "x");
         assertThat(both.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(both.err()).contains("not both");
+        // --batch-size sizes the batches of a load; with one pair it would do nothing, so it is refused.
+        Cli.Result batch = Cli.run("put", db(), "--create", "k", "v", "--batch-size", "10");
+        assertThat(batch.exitCode()).as(batch.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(batch.err()).contains("--batch-size applies to loading lines");
+        assertThat(Path.of(db())).doesNotExist();
     }
 
     @Test
