@@ -2,7 +2,6 @@ package io.bloomkv.tools;
 
 import io.bloomkv.engine.BackupEngine;
 import io.bloomkv.engine.Db;
-import io.bloomkv.engine.Options;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +62,8 @@ final class BackupCommand implements Callable<Integer> {
             name = "create",
             mixinStandardHelpOptions = true,
             description =
-                    "Back up the database in DB_DIR into BACKUP_DIR (created if missing); prints the new backup's id.")
+                    "Back up the database in DB_DIR into BACKUP_DIR (created if missing); prints the new backup's id. "
+                            + "The database is opened with automatic compaction off: a backup starts no compaction in it.")
     static final class Create implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -80,7 +80,7 @@ final class BackupCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             BackupEngine.BackupInfo info;
-            try (Db db = DbOpener.open(dir, open.apply(Options.defaults()), false)) {
+            try (Db db = DbOpener.open(dir, open.apply(DbOpener.copyOptions()), false)) {
                 info = BackupEngine.open(backupDir).createBackup(db);
             }
             spec.commandLine()

@@ -73,8 +73,13 @@ public final class BloomKvCli implements Callable<Integer> {
 
     /** A fully configured command line: subcommands, error handling, exit codes. */
     public static CommandLine newCommandLine() {
+        return newCommandLine(CommandLine.defaultFactory());
+    }
+
+    /** {@link #newCommandLine()} whose commands and mixins {@code factory} creates (tests use it to watch them). */
+    static CommandLine newCommandLine(CommandLine.IFactory factory) {
         ErrorHandler handler = new ErrorHandler();
-        CommandLine cl = new CommandLine(new BloomKvCli());
+        CommandLine cl = new CommandLine(new BloomKvCli(), factory);
         Object bench = benchCommandIfPresent();
         if (bench != null) {
             // The bench harness, mounted as is: `bloomkv bench` == `java -jar bloomkv-bench.jar`.

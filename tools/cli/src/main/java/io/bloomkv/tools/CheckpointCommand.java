@@ -1,7 +1,6 @@
 package io.bloomkv.tools;
 
 import io.bloomkv.engine.Db;
-import io.bloomkv.engine.Options;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -12,14 +11,16 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code bloomkv checkpoint DB_DIR CHECKPOINT_DIR}: {@link Db#checkpoint} of a database that no other process has
- * open (the command opens it, which takes its lock). A running service takes its checkpoints through the API.
+ * open (the command opens it, which takes its lock), opened with automatic compaction off ({@link
+ * DbOpener#copyOptions}). A running service takes its checkpoints through the API.
  */
 @Command(
         name = "checkpoint",
         mixinStandardHelpOptions = true,
         description = {
             "Write a consistent copy of the database into CHECKPOINT_DIR (which must not exist or be empty):",
-            "tables hard-linked where the file system allows, copied otherwise. The copy opens as a database."
+            "tables hard-linked where the file system allows, copied otherwise. The copy opens as a database.",
+            "The source is opened with automatic compaction off: taking the copy starts no compaction in it."
         })
 final class CheckpointCommand implements Callable<Integer> {
     @Spec
@@ -36,7 +37,7 @@ final class CheckpointCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (Db db = DbOpener.open(dir, open.apply(Options.defaults()), false)) {
+        try (Db db = DbOpener.open(dir, open.apply(DbOpener.copyOptions()), false)) {
             db.checkpoint(target);
         }
         spec.commandLine().getOut().println("checkpoint of " + dir + " written to " + target);

@@ -28,6 +28,17 @@ final class DbOpener {
         return Options.defaults().readOnly(true);
     }
 
+    /**
+     * Options of the commands that copy a database (checkpoint, backup create): a writable open ({@code Db.checkpoint}
+     * takes the LOCK and syncs the WAL) with automatic compaction off, as RocksDB's checkpoint and backup engine never
+     * compact: taking a copy starts no compaction in the source, whatever the shape of its levels. The open still
+     * writes a WAL left by an earlier process to a level-0 table (recovery), and a flush still works (it never waits
+     * for a compaction: write stalls apply only with automatic compaction on), so the copy holds every write.
+     */
+    static Options copyOptions() {
+        return Options.defaults().autoCompaction(false);
+    }
+
     /** Checks that {@code dir} is an existing directory (or may be created when {@code create}). */
     static void requireDirectory(Path dir, boolean create) {
         if (Files.exists(dir)) {

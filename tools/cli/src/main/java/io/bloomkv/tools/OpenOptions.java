@@ -1,6 +1,8 @@
 package io.bloomkv.tools;
 
+import io.bloomkv.engine.EventListener;
 import io.bloomkv.engine.Options;
+import java.util.List;
 import picocli.CommandLine.Mixin;
 
 /**
@@ -15,8 +17,16 @@ final class OpenOptions {
     @Mixin
     TtlOption ttl = new TtlOption();
 
+    /**
+     * Listeners the database is opened with: none on the command line. Not an option: a test creates the command line
+     * with a factory ({@link BloomKvCli#newCommandLine(picocli.CommandLine.IFactory)}) that sets them, to watch what a
+     * command does to the database it opens (flushes, compactions).
+     */
+    List<EventListener> listeners = List.of();
+
     /** {@code options} with the merge operator and the TTL given (unchanged without them). */
     Options apply(Options options) {
-        return ttl.apply(mergeOperator.apply(options));
+        Options o = ttl.apply(mergeOperator.apply(options));
+        return listeners.isEmpty() ? o : o.listeners(listeners.toArray(EventListener[]::new));
     }
 }

@@ -60,6 +60,24 @@ class BackupCommandTest {
                 .isEqualTo(ExitCodes.IO_ERROR);
     }
 
+    /** backup create starts no compaction in the source, even when one is due; the backup restores every key. */
+    @Test
+    void createStartsNoCompactionAndBacksUpEveryKey() throws Exception {
+        Path db = tmp.resolve("db");
+        java.util.SortedMap<String, String> expected = TestDbs.compactionDue(db, 6);
+        WatchedOpens watch = new WatchedOpens();
+        String backups = tmp.resolve("backups").toString();
+        Cli.Result created = Cli.run(watch, "backup", "create", db.toString(), backups);
+        assertThat(created.exitCode()).as(created.toString()).isZero();
+        assertThat(watch.installed).as("the listener watched the open").hasPositiveValue();
+        assertThat(watch.compactions).as("compactions begun in the source").isEmpty();
+        assertThat(TestDbs.levelTables(db)).startsWith(7, 0, 0);
+        Path restored = tmp.resolve("restored");
+        Cli.Result restore = Cli.run("backup", "restore", backups, "1", restored.toString());
+        assertThat(restore.exitCode()).as(restore.toString()).isZero();
+        assertThat(TestDbs.pairs(restored)).isEqualTo(expected);
+    }
+
     /** A backup whose metadata is damaged: listed as such, verify of all fails naming it, create still works. */
     @Test
     void aBackupWithDamagedMetadataIsListedAndFailsVerify() throws Exception {

@@ -33,4 +33,25 @@ class CheckpointCommandTest {
         assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(ExitCodes.USAGE);
         assertThat(refused.err()).contains("not empty");
     }
+
+    /**
+     * A checkpoint starts no compaction in the source (RocksDB's checkpoint does not compact), even when one is due
+     * (more level-0 tables than the trigger), and the copy still holds every write, those the open recovered from the
+     * WAL included.
+     */
+    @Test
+    void checkpointStartsNoCompactionAndCopiesEveryKey() throws Exception {
+        Path db = tmp.resolve("db");
+        Path cp = tmp.resolve("cp");
+        java.util.SortedMap<String, String> expected = TestDbs.compactionDue(db, 6);
+        WatchedOpens watch = new WatchedOpens();
+        Cli.Result r = Cli.run(watch, "checkpoint", db.toString(), cp.toString());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(watch.installed).as("the listener watched the open").hasPositiveValue();
+        assertThat(watch.compactions).as("compactions begun in the source").isEmpty();
+        // Six tables and the one the open wrote from the WAL, all still in level 0.
+        assertThat(TestDbs.levelTables(db)).startsWith(7, 0, 0);
+        assertThat(TestDbs.pairs(cp)).isEqualTo(expected);
+        assertThat(TestDbs.pairs(db)).isEqualTo(expected);
+    }
 }

@@ -23,7 +23,12 @@ final class Cli {
     private Cli() {}
 
     static Result run(String... args) {
-        CommandLine cl = BloomKvCli.newCommandLine();
+        return run(CommandLine.defaultFactory(), args);
+    }
+
+    /** {@link #run(String...)} with the commands and their mixins created by {@code factory}. */
+    static Result run(CommandLine.IFactory factory, String... args) {
+        CommandLine cl = BloomKvCli.newCommandLine(factory);
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         cl.setOut(new PrintWriter(out, true));

@@ -35,6 +35,62 @@ final class TestDbs {
         assertThat(r.exitCode()).as(r.toString()).isZero();
     }
 
+    /**
+     * A database whose next open has a compaction due: {@code tables} level-0 tables with overlapping key ranges (table
+     * t holds the keys i = t mod tables of key0000..), written with automatic compaction off, then writes left in the
+     * WAL only (overwrites of some keys, and new keys), which the next open writes to another level-0 table. Returns
+     * every key with its value.
+     */
+    static java.util.SortedMap<String, String> compactionDue(Path db, int tables) {
+        java.util.SortedMap<String, String> expected = new java.util.TreeMap<>();
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(
+                db, io.bloomkv.engine.Options.defaults().autoCompaction(false))) {
+            for (int t = 0; t < tables; t++) {
+                for (int i = t; i < 100 * tables; i += tables) {
+                    put(d, expected, String.format("key%04d", i), "v" + i);
+                }
+                d.flush();
+            }
+            for (int i = 0; i < 100 * tables + 50; i += 7) {
+                put(d, expected, String.format("key%04d", i), "wal" + i);
+            }
+            d.syncWal();
+            assertThat(d.stats().levelTables(0)).isEqualTo(tables);
+        }
+        return expected;
+    }
+
+    private static void put(io.bloomkv.engine.Db d, java.util.Map<String, String> expected, String k, String v) {
+        d.put(k.getBytes(StandardCharsets.UTF_8), v.getBytes(StandardCharsets.UTF_8));
+        expected.put(k, v);
+    }
+
+    /** Every key of the database in {@code db} with its value, read through a read-only open. */
+    static java.util.SortedMap<String, String> pairs(Path db) {
+        java.util.SortedMap<String, String> out = new java.util.TreeMap<>();
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(
+                        db, io.bloomkv.engine.Options.defaults().readOnly(true));
+                io.bloomkv.engine.DbIterator it = d.iterator()) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                out.put(new String(it.key(), StandardCharsets.UTF_8), new String(it.value(), StandardCharsets.UTF_8));
+            }
+        }
+        return out;
+    }
+
+    /** Tables per level of the database in {@code db} (read-only open), e.g. [7, 0, 0, ...]. */
+    static List<Integer> levelTables(Path db) {
+        try (io.bloomkv.engine.Db d = io.bloomkv.engine.Db.open(
+                db, io.bloomkv.engine.Options.defaults().readOnly(true))) {
+            io.bloomkv.engine.Stats s = d.stats();
+            List<Integer> out = new ArrayList<>();
+            for (int level = 0; level < s.numLevels(); level++) {
+                out.add(s.levelTables(level));
+            }
+            return out;
+        }
+    }
+
     /** The table files of {@code db}, by name. */
     static List<Path> tables(Path db) throws IOException {
         try (Stream<Path> s = Files.list(db)) {
