@@ -109,12 +109,19 @@ final class CrashTestCommand implements Callable<Integer> {
         if (rounds < 1 || killMinMs < 0 || killMaxMs < killMinMs) {
             throw new CliException(ExitCodes.USAGE, "need --rounds >= 1 and 0 <= --kill-min-ms <= --kill-max-ms");
         }
+        // What the stress children would refuse is refused here, as a usage error, before any child starts (a child
+        // that exits at once is counted as a failed child, exit code 1, as if the database had lost writes).
+        stress.checkThreads(threads);
+        if (durationSeconds < 0) {
+            throw new CliException(ExitCodes.USAGE, "--duration must not be negative: " + durationSeconds);
+        }
         long s = seed != null ? seed : System.nanoTime();
         Random rnd = new Random(s);
         PrintWriter out = spec.commandLine().getOut();
         Path expected = stress.expectedFile(dir);
         StressOptions.Tables fixed =
                 stress.tables(); // refuses a filter kind no table can carry before any child starts
+        stress.toOptions(fixed); // and settings the engine refuses (a range filter's bits per key, a short TTL)
         List<StressOptions.ReadMode> readModes = new ArrayList<>(List.of(StressOptions.ReadMode.values()));
         if (varyOptions && !directReadsSupported(dir)) {
             readModes.remove(StressOptions.ReadMode.DIRECT);

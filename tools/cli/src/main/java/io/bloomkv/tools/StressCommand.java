@@ -68,12 +68,7 @@ final class StressCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        if (threads < 1 || threads > 64) {
-            throw new CliException(ExitCodes.USAGE, "--threads must be in [1, 64]: " + threads);
-        }
-        if (stress.keys < threads) {
-            throw new CliException(ExitCodes.USAGE, "--keys must be at least --threads");
-        }
+        stress.checkThreads(threads);
         if (ops < 0 || durationSeconds < 0) {
             throw new CliException(ExitCodes.USAGE, "--ops and --duration must not be negative");
         }

@@ -142,6 +142,16 @@ final class StressOptions {
                 .periodicCompaction(periodicSeconds == 0 ? null : java.time.Duration.ofSeconds(periodicSeconds));
     }
 
+    /** Refuses (exit code 2) a thread count out of [1, 64], or fewer keys than threads. */
+    void checkThreads(int threads) {
+        if (threads < 1 || threads > 64) {
+            throw new CliException(ExitCodes.USAGE, "--threads must be in [1, 64]: " + threads);
+        }
+        if (keys < threads) {
+            throw new CliException(ExitCodes.USAGE, "--keys must be at least --threads");
+        }
+    }
+
     Path expectedFile(Path dir) {
         return expected != null
                 ? expected

@@ -170,6 +170,23 @@ class StressCommandsTest {
         assertThat(Cli.run("crashtest", tmp.resolve("d").toString(), "--rounds=0")
                         .exitCode())
                 .isEqualTo(ExitCodes.USAGE);
+        // What a stress child would refuse, crashtest refuses before starting one (not a failed child, exit 1).
+        for (String[] bad : new String[][] {
+            {"--threads=0"},
+            {"--threads=65"},
+            {"--keys=2", "--threads=4"},
+            {"--duration=-1"},
+            {"--range-filter-bits=-1"}
+        }) {
+            List<String> args = new java.util.ArrayList<>(
+                    List.of("crashtest", tmp.resolve("g").toString(), "--rounds=1"));
+            args.addAll(List.of(bad));
+            Cli.Result r = Cli.run(args.toArray(String[]::new));
+            assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+            assertThat(r.out()).as(r.toString()).doesNotContain("stress child");
+            assertThat(r.err().lines()).as(r.toString()).hasSize(1);
+        }
+        assertThat(tmp.resolve("g")).doesNotExist();
         // An earlier run's expected state beside a directory that no longer holds a database: refused, not checked
         // (which would report every acknowledged key lost).
         Cli.Result earlier = Cli.run("stress", tmp.resolve("f").toString(), "--ops=50", "--keys=100");
