@@ -98,8 +98,21 @@ final class CrashTestCommand implements Callable<Integer> {
             description =
                     "Each round's child (and the reopen after its kill) writes and reads tables with a compression, "
                             + "filter kind and read mode drawn from the seed, as db_crashtest varies its options, so one database "
-                            + "holds tables of every codec and filter kind (O_DIRECT only where the file system supports it).")
+                            + "holds tables of every codec and filter kind (O_DIRECT only where the file system supports it). "
+                            + "An option given on the command line (--compression, --filter-kind, --read-mode, "
+                            + "--range-filter-bits, --filter-budget, --ttl, --periodic-compaction) stays as given, as in "
+                            + "db_crashtest.")
     boolean varyOptions;
+
+    /** The options --vary-options draws per round (or per run, for a new database's TTL) unless they are given. */
+    static final List<String> VARIED_OPTIONS = List.of(
+            "--compression",
+            "--filter-kind",
+            "--read-mode",
+            "--range-filter-bits",
+            "--filter-budget",
+            "--ttl",
+            "--periodic-compaction");
 
     @Mixin
     StressOptions stress;
@@ -117,6 +130,8 @@ final class CrashTestCommand implements Callable<Integer> {
         }
         long s = seed != null ? seed : System.nanoTime();
         Random rnd = new Random(s);
+        List<String> pinned =
+                varyOptions ? VARIED_OPTIONS.stream().filter(this::given).toList() : List.of();
         PrintWriter out = spec.commandLine().getOut();
         Path expected = stress.expectedFile(dir);
         StressOptions.Tables fixed =
@@ -129,13 +144,16 @@ final class CrashTestCommand implements Callable<Integer> {
         out.println("crashtest: seed " + s + " (replay with --seed " + s + "), " + rounds + " rounds, sync "
                 + stress.sync + ", "
                 + stress.keys + " keys, " + threads + " threads, kill after " + killMinMs + "-" + killMaxMs + " ms, "
-                + (varyOptions ? "options varied per round (read modes " + readModes + ")" : fixed)
+                + (varyOptions
+                        ? "options varied per round (read modes " + readModes + ")"
+                                + (pinned.isEmpty() ? "" : ", except those given: " + String.join(", ", pinned))
+                        : fixed)
                 + ", expected state " + expected);
         out.flush();
         // A TTL database stays one: on or off for the whole run (drawn from the seed for a new database when varied),
         // the duration and periodic compaction varied per round (a TTL may change on reopen, as in RocksDB).
         long ttl = stress.ttlSeconds;
-        if (varyOptions && ttl == 0) {
+        if (varyOptions && ttl == 0 && !given("--ttl")) {
             ttl = Files.exists(dir.resolve("CURRENT"))
                     ? (isTtlDatabase(dir, fixed) ? 86_400 : 0)
                     : rnd.nextBoolean() ? 86_400 : 0;
@@ -145,10 +163,11 @@ final class CrashTestCommand implements Callable<Integer> {
         if (ttl > 0 || stress.periodicCompactionSeconds > 0 || varyOptions) {
             out.println("crashtest: "
                     + (ttl > 0
-                            ? "a TTL database (ttl " + ttl + " s" + (varyOptions ? " or twice that" : "")
+                            ? "a TTL database (ttl " + ttl + " s"
+                                    + (varyOptions && !given("--ttl") ? " or twice that" : "")
                                     + "; no value expires within the run, so the expected-state rules are unchanged)"
                             : "no TTL")
-                    + (varyOptions
+                    + (varyOptions && !given("--periodic-compaction")
                             ? ", periodic compaction varied per round"
                             : stress.periodicCompactionSeconds > 0
                                     ? ", periodic compaction " + stress.periodicCompactionSeconds + " s"
@@ -175,18 +194,36 @@ final class CrashTestCommand implements Callable<Integer> {
         long deadline = durationSeconds > 0 ? t0 + TimeUnit.SECONDS.toNanos(durationSeconds) : Long.MAX_VALUE;
         for (int round = 0; round < rounds && System.nanoTime() < deadline; round++) {
             long childSeed = rnd.nextLong();
+            // Every draw is made, given options or not, so that a seed draws the same for the options that vary.
             StressOptions.Tables ro = varyOptions
                     ? new StressOptions.Tables(
-                            Compression.values()[rnd.nextInt(Compression.values().length)],
-                            StressOptions.TABLE_FILTER_KINDS[rnd.nextInt(StressOptions.TABLE_FILTER_KINDS.length)],
-                            readModes.get(rnd.nextInt(readModes.size())),
-                            StressOptions.RANGE_FILTER_BITS[rnd.nextInt(StressOptions.RANGE_FILTER_BITS.length)],
-                            StressOptions.FILTER_BUDGETS[rnd.nextInt(StressOptions.FILTER_BUDGETS.length)])
+                            keep(
+                                    "--compression",
+                                    fixed.compression(),
+                                    Compression.values()[rnd.nextInt(Compression.values().length)]),
+                            keep(
+                                    "--filter-kind",
+                                    fixed.filterKind(),
+                                    StressOptions.TABLE_FILTER_KINDS[
+                                            rnd.nextInt(StressOptions.TABLE_FILTER_KINDS.length)]),
+                            keep("--read-mode", fixed.readMode(), readModes.get(rnd.nextInt(readModes.size()))),
+                            keep(
+                                    "--range-filter-bits",
+                                    fixed.rangeFilterBits(),
+                                    StressOptions.RANGE_FILTER_BITS[
+                                            rnd.nextInt(StressOptions.RANGE_FILTER_BITS.length)]),
+                            keep(
+                                    "--filter-budget",
+                                    fixed.filterBudget(),
+                                    StressOptions.FILTER_BUDGETS[rnd.nextInt(StressOptions.FILTER_BUDGETS.length)]))
                     : fixed;
-            long roundTtl = varyOptions && ttl > 0 ? ttl * (1 + rnd.nextInt(2)) : ttl;
+            long roundTtl = varyOptions && ttl > 0 ? keep("--ttl", ttl, ttl * (1 + rnd.nextInt(2))) : ttl;
             long periodic = varyOptions
-                    ? StressOptions.PERIODIC_COMPACTION_SECONDS[
-                            rnd.nextInt(StressOptions.PERIODIC_COMPACTION_SECONDS.length)]
+                    ? keep(
+                            "--periodic-compaction",
+                            stress.periodicCompactionSeconds,
+                            StressOptions.PERIODIC_COMPACTION_SECONDS[
+                                    rnd.nextInt(StressOptions.PERIODIC_COMPACTION_SECONDS.length)])
                     : stress.periodicCompactionSeconds;
             if (roundTtl > 0 || periodic > 0) {
                 out.println("crashtest: round " + round + ": ttl " + roundTtl + " s, periodic compaction " + periodic
@@ -269,6 +306,16 @@ final class CrashTestCommand implements Callable<Integer> {
                 + ", children that failed " + childFailures);
         out.flush();
         return lost == 0 && failedOpens == 0 && wrong == 0 && childFailures == 0 ? ExitCodes.OK : ExitCodes.NOT_FOUND;
+    }
+
+    /** Whether {@code option} was given on the command line. */
+    private boolean given(String option) {
+        return spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    /** {@code given} when {@code option} was given on the command line (--vary-options keeps it), else {@code drawn}. */
+    private <T> T keep(String option, T given, T drawn) {
+        return given(option) ? given : drawn;
     }
 
     private static void readChild(Process p, ArrayDeque<String> tail, long[] runningAt) {

@@ -308,6 +308,45 @@ class StressCommandsTest {
         }
     }
 
+    /** With --vary-options, the options given on the command line stay as given (db_crashtest's rule); the rest vary. */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void crashTestVaryingOptionsKeepsThoseGiven() {
+        long seed = seed("StressCommandsTest.crashtestVariedPinned");
+        Cli.Result r = Cli.run(
+                "crashtest",
+                tmp.resolve("db").toString(),
+                "--rounds=2",
+                "--keys=500",
+                "--threads=2",
+                "--kill-min-ms=50",
+                "--kill-max-ms=300",
+                "--vary-options",
+                "--compression=LZ4",
+                "--filter-kind=RIBBON",
+                "--read-mode=PREAD",
+                "--ttl=0",
+                "--periodic-compaction=5",
+                "--seed=" + seed);
+        System.out.println(r.out());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        for (int round = 0; round < 2; round++) {
+            assertThat(r.out())
+                    .as("round %d keeps the options given", round)
+                    .contains("crashtest: round " + round + ": ttl 0 s, periodic compaction 5 s")
+                    .containsPattern("crashtest: round " + round
+                            + " \\(compression LZ4, RIBBON filters, (range filters at (10|16).0 bits/key, )?"
+                            + "(filter budget (4096|65536) bytes, )?pread reads\\): killed");
+        }
+        assertThat(r.out())
+                .contains("options varied per round (read modes ")
+                .contains("except those given: --compression, --filter-kind, --read-mode, --ttl, --periodic-compaction")
+                .contains("crashtest: no TTL")
+                .doesNotContain("periodic compaction varied")
+                .contains("crashtest: 2 rounds")
+                .contains("lost 0, failed opens 0, wrong answers 0, children that failed 0");
+    }
+
     private static void deleteTree(Path dir) throws IOException {
         try (var paths = java.nio.file.Files.walk(dir)) {
             for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
