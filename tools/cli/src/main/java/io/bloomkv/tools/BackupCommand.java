@@ -31,15 +31,9 @@ import picocli.CommandLine.Spec;
             BackupCommand.Delete.class,
             BackupCommand.Purge.class
         })
-final class BackupCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public Integer call() {
-        spec.commandLine().usage(spec.commandLine().getErr());
-        return ExitCodes.USAGE;
-    }
+final class BackupCommand {
+    // Not a Callable: without a subcommand picocli reports "Missing required subcommand" in one line (exit code 2),
+    // as for 'sst', 'db' and 'bloom'.
 
     /**
      * An existing backup directory: list, verify, restore, delete and purge never create one, nor its subdirectories

@@ -47,6 +47,18 @@ class FrameTest {
         assertThat(r.out()).isEmpty();
     }
 
+    /** A command group without its subcommand is a usage error named in one line, the same for every group. */
+    @Test
+    void groupWithoutSubcommandIsOneLineAndExitTwo() {
+        for (String group : new String[] {"sst", "db", "bloom", "backup"}) {
+            Cli.Result r = Cli.run(group);
+            assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+            assertThat(r.err()).as(r.toString()).startsWith("bloomkv " + group + ": Missing required subcommand");
+            assertThat(r.err().lines()).as(r.toString()).hasSize(1);
+            assertThat(r.out()).isEmpty();
+        }
+    }
+
     @Test
     void unknownCommandIsAUsageError() {
         Cli.Result r = Cli.run("frobnicate");
