@@ -8,10 +8,10 @@ import picocli.CommandLine.Option;
  * picocli refuses it as an unknown option (exit code 2). Commands with values take {@link KeyValueFormat}.
  */
 final class KeyFormat {
-    @Option(names = "--hex", description = "Keys are hex (as --key-hex: this command shows no values).")
+    @Option(names = "--hex", description = "Keys are hex (as --key-hex: this command has no values).")
     boolean hex;
 
-    @Option(names = "--key-hex", description = "Keys are hex, on input and output.")
+    @Option(names = "--key-hex", description = "Keys are hex.")
     boolean keyHex;
 
     ByteFormat keys() {

@@ -26,8 +26,8 @@ import picocli.CommandLine.Spec;
         name = "put",
         mixinStandardHelpOptions = true,
         description = {
-            "Set KEY to VALUE, or, without KEY VALUE, load KEY<TAB>VALUE lines from --input FILE",
-            "(default: - = stdin, as for 'sst write').",
+            "Set KEY to VALUE or, without KEY VALUE, load KEY<TAB>VALUE lines",
+            "from --input FILE (default: - = stdin, as for 'sst write').",
             "Lines are written in atomic batches of --batch-size pairs. A malformed line",
             "stops the load (exit code 2); the batches before it stay written."
         })
