@@ -299,12 +299,15 @@ public final class DbIterator implements AutoCloseable {
         byte[] skip = key;
         try {
             if (reverse) {
-                // The merged iterator is before this key's entries: step into them; findNext skips them.
+                // The merged iterator is before this key's entries: step into them; findNext skips them. Not valid, it
+                // is re-seeked to the key (RocksDB's ReverseToForward), not to its first entry: a bounded iterator's
+                // range-filtered levels end at their last table wholly below the lower bound, so an exhausted merged
+                // iterator does not mean that no entry precedes the key, and its first entry may lie below the bound.
                 reverse = false;
                 if (merged.valid()) {
                     merged.next();
                 } else {
-                    merged.seekToFirst();
+                    merged.seek(InternalKey.forSeek(skip, InternalKey.MAX_SEQUENCE));
                 }
             } else if (!pastCurrent) {
                 merged.next();

@@ -255,6 +255,40 @@ class RangeFilterDbTest {
     }
 
     /**
+     * A bounded iterator turned forward on its first key, after a walk back past the lower bound that left every table
+     * iterator exhausted (the level's tables wholly below the bound are ruled out unread, so the level reads as ended
+     * there), goes on to its second key, as RocksDB does. Fails if the turn positions the merged iterator at its very
+     * first entry, below the lower bound, and returns that.
+     */
+    @Test
+    void turningForwardOnTheFirstKeyStaysWithinTheLowerBound() {
+        try (Db db = Db.open(dir, options(12).tablePartitionPrefixLength(1))) {
+            for (String k : List.of("a1", "a2", "a3", "m1", "m2")) {
+                db.put(TestKeys.bytes(k), TestKeys.bytes("v-" + k));
+            }
+            db.flush();
+            db.compactRange(null, null);
+            assertThat(db.tables())
+                    .as("one table per first byte, none in level 0, nothing in the memtable")
+                    .hasSize(2)
+                    .allSatisfy(t -> assertThat(t.level()).isPositive());
+            try (DbIterator it = db.iterator(ReadOptions.defaults().iterateLowerBound(TestKeys.bytes("m")))) {
+                it.seekToFirst();
+                assertThat(TestKeys.str(it.key())).isEqualTo("m1");
+                it.next();
+                assertThat(TestKeys.str(it.key())).isEqualTo("m2");
+                it.prev();
+                assertThat(TestKeys.str(it.key())).isEqualTo("m1");
+                it.next();
+                assertThat(TestKeys.str(it.key())).as("after the turn forward").isEqualTo("m2");
+                it.prev();
+                it.prev();
+                assertThat(it.valid()).as("nothing below the lower bound").isFalse();
+            }
+        }
+    }
+
+    /**
      * An iterator takes its bounds when it is made: changing the ReadOptions afterwards (to reuse them for the next
      * iterator) changes nothing in it, in its memtable part or in its range-filtered table part.
      */
