@@ -55,7 +55,10 @@ public final class DbIterator implements AutoCloseable {
      * {@link #provablyEmpty} decided).
      */
     private MergingIterator full;
-    /** The prefix the current position is confined to (after a prefix seek), or null. */
+    /**
+     * The prefix the current position is confined to, or null: a seek's or seekForPrev's target prefix, or the prefix
+     * of the key seekToFirst or seekToLast found (RocksDB's {@code prefix_same_as_start} in both directions).
+     */
     private byte[] prefix;
 
     private final long sequence;
@@ -109,8 +112,8 @@ public final class DbIterator implements AutoCloseable {
     }
 
     /**
-     * Confines the iterator to {@code target}'s prefix (a forward seek with prefix seeks on), or lifts the
-     * confinement (null target: seekToFirst, seekToLast, seekForPrev).
+     * Confines the iterator to {@code target}'s prefix (a seek or seekForPrev with prefix seeks on), or lifts the
+     * confinement (null target: seekToFirst, seekToLast, which confine to the key they find: {@link #confineToFound}).
      */
     private void scope(byte[] target) {
         byte[] next = prefixSeek == null || target == null ? null : prefixSeek.prefixOf(target);
@@ -128,6 +131,17 @@ public final class DbIterator implements AutoCloseable {
                 full = makeFull.apply(memo);
             }
             merged = full;
+        }
+    }
+
+    /**
+     * After seekToFirst or seekToLast with prefix seeks on: confines next and prev to the prefix of the key found, as
+     * RocksDB's {@code prefix_same_as_start} does (a key shorter than the prefix length confines nothing). The
+     * unrestricted iterator stays positioned: it holds every table, so the walk within the prefix misses none.
+     */
+    private void confineToFound() {
+        if (prefixSeek != null && key != null) {
+            prefix = prefixSeek.prefixOf(key);
         }
     }
 
@@ -222,6 +236,7 @@ public final class DbIterator implements AutoCloseable {
             }
             memo.clear();
             findNext(null);
+            confineToFound();
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
         }
@@ -264,28 +279,39 @@ public final class DbIterator implements AutoCloseable {
             }
             memo.clear();
             findPrev();
+            confineToFound();
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
         }
     }
 
-    /** Positions at the last key {@code <= target} (RocksDB's {@code SeekForPrev}; below the upper bound). */
+    /**
+     * Positions at the last key {@code <= target} (RocksDB's {@code SeekForPrev}; below the upper bound). With
+     * prefix seeks on and a target of at least the prefix length, only keys with the target's prefix are visited, in
+     * both directions, as after {@link #seek}.
+     */
     public synchronized void seekForPrev(byte[] target) {
         checkOpen();
         WriteBatch.checkKey(target);
-        if (upper != null && Arrays.compareUnsigned(target, upper) >= 0) {
+        boolean pastUpper = upper != null && Arrays.compareUnsigned(target, upper) >= 0;
+        byte[] confined = prefixSeek == null ? null : prefixSeek.prefixOf(target);
+        if (pastUpper && confined == null) {
             seekToLast();
             return;
         }
         try {
-            if (lower != null && provablyEmpty(lower, target, true)) {
+            if (lower != null && provablyEmpty(lower, pastUpper ? upper : target, !pastUpper)) {
                 positionNowhere();
                 return;
             }
             reverse = true;
-            scope(null);
-            // Trailer 0 sorts after every entry of target: the walk back starts at its oldest version.
-            merged.seekForPrev(InternalKey.encode(target, 0, ValueType.DELETE));
+            scope(target);
+            if (pastUpper) {
+                merged.seekForPrev(InternalKey.forSeek(upper, InternalKey.MAX_SEQUENCE));
+            } else {
+                // Trailer 0 sorts after every entry of target: the walk back starts at its oldest version.
+                merged.seekForPrev(InternalKey.encode(target, 0, ValueType.DELETE));
+            }
             memo.clear();
             findPrev();
         } catch (UncheckedIOException e) {

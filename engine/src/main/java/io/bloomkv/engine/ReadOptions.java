@@ -64,10 +64,11 @@ public final class ReadOptions {
 
     /**
      * RocksDB's {@code prefix_same_as_start}, for a database with {@link Options#prefixLength} p > 0: an iterator's
-     * {@code seek(target)} with a target of at least p bytes only visits keys starting with the target's first p
-     * bytes (it becomes invalid past them) and skips every table whose prefix filter says none is there, without
-     * reading it. Targets shorter than p, {@code seekToFirst}, and databases without a prefix length iterate over
-     * everything, as without this option. Default false.
+     * {@code seek(target)} or {@code seekForPrev(target)} with a target of at least p bytes only visits keys starting
+     * with the target's first p bytes, in both directions (it becomes invalid past them), and skips every table whose
+     * prefix filter says none is there, without reading it; {@code seekToFirst} and {@code seekToLast} visit only the
+     * keys sharing the prefix of the key they land on. Targets shorter than p, and databases without a prefix length,
+     * iterate over everything, as without this option. Default false.
      */
     public ReadOptions prefixSameAsStart(boolean sameAsStart) {
         this.prefixSameAsStart = sameAsStart;

@@ -146,7 +146,6 @@ class PrefixSeekTest {
      *   <li>a seek target shorter than the prefix: bloomkv iterates over everything from the target on; RocksDB sets
      *       no prefix for a target outside the extractor's domain but keeps its prefix-mode inner iterators, whose
      *       order past the prefix is unspecified;
-     *   <li>seekToFirst: bloomkv iterates over everything; RocksDB bounds the iteration by the first key's prefix;
      *   <li>an iterator without the option: always total order in bloomkv; RocksDB's default under a prefix
      *       extractor is prefix mode (total_order_seek false).
      * </ul>
@@ -209,12 +208,11 @@ class PrefixSeekTest {
                     assertThat(rest(it)).as("seed %d target %s", seed, target).isEqualTo(rest(rit));
                 }
                 it.seekToFirst();
-                try (RocksIterator all = rocks.newIterator(rocksTotal)) {
-                    all.seekToFirst();
-                    assertThat(rest(it))
-                            .as("seed %d: seekToFirst iterates everything", seed)
-                            .isEqualTo(rest(all));
-                }
+                rit.seekToFirst();
+                assertThat(rest(it))
+                        .as("seed %d: seekToFirst walks the first key's prefix", seed)
+                        .isEqualTo(rest(rit))
+                        .isNotEmpty();
             }
             for (TableInfo t : db.tables()) {
                 try (TableReader r = TableReader.open(
@@ -315,6 +313,146 @@ class PrefixSeekTest {
             }
         }
         assertThat(found).as("seed %d: seeks that found keys", seed).isPositive();
+    }
+
+    /** Keys and values from {@code it}'s position back. */
+    private static List<String> restBack(DbIterator it) {
+        List<String> out = new ArrayList<>();
+        for (; it.valid(); it.prev()) {
+            out.add(entry(it.key(), it.value()));
+        }
+        return out;
+    }
+
+    private static List<String> restBack(RocksIterator it) throws RocksDBException {
+        List<String> out = new ArrayList<>();
+        for (; it.isValid(); it.prev()) {
+            out.add(entry(it.key(), it.value()));
+        }
+        it.status();
+        return out;
+    }
+
+    /**
+     * prefix_same_as_start holds in both directions and for every positioning, as in RocksDB: seekForPrev confines
+     * to its target's prefix, seekToFirst and seekToLast to the prefix of the key they land on, and a walk that turns
+     * around stays within it. RocksDB's prefix iterator is the oracle; targets are at least the prefix length long
+     * (shorter ones are outside a fixed-length extractor's domain). Replay with -Dbloomkv.seed=N.
+     */
+    @Test
+    void prefixSameAsStartHoldsInBothDirections() throws Exception {
+        long seed = TestKeys.seed("PrefixSeekTest.reverse");
+        Random rnd = new Random(seed);
+        ReadOptions prefixOnly = ReadOptions.defaults().prefixSameAsStart(true);
+        try (BloomFilter bloom = new BloomFilter(10);
+                org.rocksdb.Options rocksOptions = new org.rocksdb.Options();
+                RocksDB rocks = openRocks(dir.resolve("rocks"), PREFIX, rocksOptions, bloom);
+                org.rocksdb.ReadOptions rocksPrefix = new org.rocksdb.ReadOptions().setPrefixSameAsStart(true);
+                org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true);
+                Db db = Db.open(dir.resolve("bloomkv"), options(PREFIX))) {
+            int found = 0;
+            int turned = 0;
+            for (int round = 0; round < 4; round++) {
+                load(db, rocks, rnd, 2500);
+                if (round % 2 == 0) {
+                    db.flush();
+                    rocks.flush(flush);
+                }
+                db.waitForBackgroundWork();
+                try (DbIterator it = db.iterator(prefixOnly);
+                        RocksIterator rit = rocks.newIterator(rocksPrefix)) {
+                    for (int q = 0; q < 150; q++) {
+                        int p = rnd.nextInt(300);
+                        int how = rnd.nextInt(4);
+                        String target = switch (rnd.nextInt(3)) {
+                            case 0 -> String.format("p%03d:", p);
+                            case 1 -> String.format("p%03d:%s", p, Integer.toString(rnd.nextInt(3000), 36));
+                            default -> String.format("p%03d:zzzz", p); // after the prefix's keys
+                        };
+                        String ctx = "seed " + seed + " round " + round + " query " + q + " "
+                                + switch (how) {
+                                    case 0 -> "seekForPrev " + target;
+                                    case 1 -> "seekToLast";
+                                    case 2 -> "seekToFirst";
+                                    default -> "seekForPrev " + target + ", then turning";
+                                };
+                        switch (how) {
+                            case 1 -> {
+                                it.seekToLast();
+                                rit.seekToLast();
+                            }
+                            case 2 -> {
+                                it.seekToFirst();
+                                rit.seekToFirst();
+                            }
+                            default -> {
+                                it.seekForPrev(TestKeys.bytes(target));
+                                rit.seekForPrev(TestKeys.bytes(target));
+                            }
+                        }
+                        assertThat(it.valid()).as(ctx).isEqualTo(rit.isValid());
+                        if (!it.valid()) {
+                            continue;
+                        }
+                        found++;
+                        if (how == 3) {
+                            // a few steps back, then forward to the end of the prefix
+                            for (int steps = rnd.nextInt(3); steps > 0 && it.valid(); steps--) {
+                                it.prev();
+                                rit.prev();
+                                assertThat(it.valid()).as(ctx).isEqualTo(rit.isValid());
+                            }
+                            if (it.valid()) {
+                                turned++;
+                                assertThat(rest(it)).as(ctx).isEqualTo(rest(rit));
+                            }
+                        } else if (how == 2) {
+                            assertThat(rest(it)).as(ctx).isEqualTo(rest(rit));
+                        } else {
+                            assertThat(restBack(it)).as(ctx).isEqualTo(restBack(rit));
+                        }
+                    }
+                }
+            }
+            assertThat(found).as("seed %d: positionings that found a key", seed).isPositive();
+            assertThat(turned).as("seed %d: walks that turned forward", seed).isPositive();
+        }
+    }
+
+    /** The smallest history: keys of three prefixes, each positioning kept to one prefix (RocksDB's answers). */
+    @Test
+    void reversePositioningsStayInOnePrefix() {
+        try (Db db = Db.open(dir, options(2).autoCompaction(false))) {
+            for (String k : List.of("aa1", "bb2", "dd1")) {
+                db.put(TestKeys.bytes(k), TestKeys.bytes("v"));
+            }
+            db.flush(); // one table, and two keys in the memtable
+            for (String k : List.of("aa2", "bb1")) {
+                db.put(TestKeys.bytes(k), TestKeys.bytes("v"));
+            }
+            try (DbIterator it = db.iterator(ReadOptions.defaults().prefixSameAsStart(true))) {
+                it.seekForPrev(TestKeys.bytes("cc1"));
+                assertThat(it.valid()).as("no key with prefix cc").isFalse();
+                it.seekForPrev(TestKeys.bytes("bb3"));
+                assertThat(restBackKeys(it)).containsExactly("bb2", "bb1");
+                it.seekToLast();
+                assertThat(restBackKeys(it)).containsExactly("dd1");
+                it.seekToFirst();
+                List<String> forward = new ArrayList<>();
+                for (; it.valid(); it.next()) {
+                    forward.add(TestKeys.str(it.key()));
+                }
+                assertThat(forward).containsExactly("aa1", "aa2");
+            }
+        }
+    }
+
+    private static List<String> restBackKeys(DbIterator it) {
+        List<String> out = new ArrayList<>();
+        for (; it.valid(); it.prev()) {
+            out.add(TestKeys.str(it.key()));
+        }
+        return out;
     }
 
     @Test
