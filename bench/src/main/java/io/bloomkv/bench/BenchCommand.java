@@ -48,8 +48,9 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Runs bloomkv and RocksDB side by side through db_bench-style workloads, prints a table per "
-                    + "workload and writes results.json, report.md and PNG charts to the report folder."
+            "Run bloomkv and RocksDB side by side through db_bench-style workloads.",
+            "Prints a table per workload and writes results.json, report.md and PNG charts",
+            "to the report folder."
         })
 public final class BenchCommand implements Callable<Integer> {
     static final List<String> DEFAULT_WORKLOADS = List.of(

@@ -55,9 +55,11 @@ final class BackupCommand {
     @Command(
             name = "create",
             mixinStandardHelpOptions = true,
-            description =
-                    "Back up the database in DB_DIR into BACKUP_DIR (created if missing); prints the new backup's id. "
-                            + "The database is opened with automatic compaction off: a backup starts no compaction in it.")
+            description = {
+                "Back up the database in DB_DIR into BACKUP_DIR (created if missing).",
+                "Prints the new backup's id. The database is opened with automatic compaction",
+                "off: a backup starts no compaction in it."
+            })
     static final class Create implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -118,7 +120,7 @@ final class BackupCommand {
     @Command(
             name = "verify",
             mixinStandardHelpOptions = true,
-            description = "Check every file of backup ID (all backups without ID) against its size and CRC32C.")
+            description = "Check every file of backup ID (or of all backups) against its size and CRC32C.")
     static final class Verify implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -152,7 +154,10 @@ final class BackupCommand {
     @Command(
             name = "restore",
             mixinStandardHelpOptions = true,
-            description = "Restore backup ID into TARGET_DIR (which must not exist or be empty), checking every file.")
+            description = {
+                "Restore backup ID into TARGET_DIR, checking every file.",
+                "TARGET_DIR must not exist or be empty."
+            })
     static final class Restore implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -177,8 +182,10 @@ final class BackupCommand {
     @Command(
             name = "delete",
             mixinStandardHelpOptions = true,
-            description = "Delete backup ID and the stored tables no other backup uses (crash-safe: the other backups "
-                    + "stay whole).")
+            description = {
+                "Delete backup ID and the stored tables no other backup uses.",
+                "Crash-safe: the other backups stay whole."
+            })
     static final class Delete implements Callable<Integer> {
         @Spec
         CommandSpec spec;

@@ -20,8 +20,8 @@ import picocli.CommandLine.Spec;
         name = "calc",
         mixinStandardHelpOptions = true,
         description = {
-            "Size a filter: bits, bytes, optimal k and expected false-positive rate",
-            "of each filter kind, from the library's own formulas (FilterMath)."
+            "Size each filter kind: bits, bytes, optimal k, expected false-positive rate.",
+            "The figures come from the library's own formulas (FilterMath)."
         })
 final class BloomCalcCommand implements Callable<Integer> {
     @Spec

@@ -30,9 +30,9 @@ import picocli.CommandLine.Spec;
         name = "test",
         mixinStandardHelpOptions = true,
         description = {
-            "Build a filter of each kind over random keys, probe absent keys, and print",
-            "the measured vs theoretical false-positive rate. Exit code 70 if an added",
-            "key is not found (a false negative)."
+            "Build a filter of each kind over random keys and measure its false positives.",
+            "Probes absent keys and prints the measured vs theoretical false-positive",
+            "rate. Exit code 70 if an added key is not found (a false negative)."
         })
 final class BloomTestCommand implements Callable<Integer> {
     @Spec

@@ -18,9 +18,11 @@ import picocli.CommandLine.Spec;
         name = "checkpoint",
         mixinStandardHelpOptions = true,
         description = {
-            "Write a consistent copy of the database into CHECKPOINT_DIR (which must not exist or be empty):",
-            "tables hard-linked where the file system allows, copied otherwise. The copy opens as a database.",
-            "The source is opened with automatic compaction off: taking the copy starts no compaction in it."
+            "Write a consistent copy of the database into CHECKPOINT_DIR.",
+            "CHECKPOINT_DIR must not exist or be empty. Tables are hard-linked where the",
+            "file system allows, copied otherwise; the copy opens as a database. The source",
+            "is opened with automatic compaction off: taking the copy starts no compaction",
+            "in it."
         })
 final class CheckpointCommand implements Callable<Integer> {
     @Spec

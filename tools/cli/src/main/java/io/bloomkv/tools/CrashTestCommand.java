@@ -41,9 +41,11 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "crashtest",
         mixinStandardHelpOptions = true,
-        description =
-                "Kill -9 a 'bloomkv stress' child at random moments, reopen and verify the database after each kill "
-                        + "(exit code 1 on any lost write, failed open or wrong answer).")
+        description = {
+            "Kill -9 a 'bloomkv stress' child at random moments, then reopen and verify.",
+            "The database is verified after each kill; exit code 1 on any lost write,",
+            "failed open or wrong answer."
+        })
 final class CrashTestCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

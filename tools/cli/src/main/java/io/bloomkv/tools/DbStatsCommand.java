@@ -33,9 +33,10 @@ import picocli.CommandLine.Spec;
         name = "stats",
         mixinStandardHelpOptions = true,
         description = {
-            "Levels, tables, sizes, filter memory, and a read probe: N absent keys",
-            "inside the tables' key ranges, the disk lookups the filters avoided, and",
-            "the measured vs theoretical false-positive rate."
+            "Print levels, tables, sizes and filter memory, and probe absent keys.",
+            "The read probe looks up N absent keys inside the tables' key ranges and",
+            "prints the disk lookups the filters avoided and the measured vs theoretical",
+            "false-positive rate."
         })
 final class DbStatsCommand implements Callable<Integer> {
     /** Bytes appended to a sampled key to make a probe key: 0x00 then 8 random bytes. */

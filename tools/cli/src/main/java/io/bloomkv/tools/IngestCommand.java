@@ -22,9 +22,11 @@ import picocli.CommandLine.Spec;
         name = "ingest",
         mixinStandardHelpOptions = true,
         description = {
-            "Add table files written by TableFileWriter (or 'bloomkv sst write') to the database, all or",
-            "none: files whose keys overlap nothing go to the last level as written, others get a new sequence",
-            "number (their values win over what the database held). The files' key ranges must not overlap."
+            "Add table files to the database, all or none.",
+            "The files come from TableFileWriter (or 'bloomkv sst write'); their key ranges",
+            "must not overlap. Files whose keys overlap nothing in the database go to the",
+            "last level as written, others get a new sequence number (their values win",
+            "over what the database held)."
         })
 final class IngestCommand implements Callable<Integer> {
     @Spec

@@ -26,10 +26,10 @@ import picocli.CommandLine.Spec;
         name = "put",
         mixinStandardHelpOptions = true,
         description = {
-            "Set KEY to VALUE or, without KEY VALUE, load KEY<TAB>VALUE lines",
-            "from --input FILE (default: - = stdin, as for 'sst write').",
-            "Lines are written in atomic batches of --batch-size pairs. A malformed line",
-            "stops the load (exit code 2); the batches before it stay written."
+            "Set KEY to VALUE, or load KEY<TAB>VALUE lines when KEY VALUE are left out.",
+            "The lines come from --input FILE (default: - = stdin, as for 'sst write') and",
+            "are written in atomic batches of --batch-size pairs. A malformed line stops",
+            "the load (exit code 2); the batches before it stay written."
         })
 final class PutCommand implements Callable<Integer> {
     @Spec

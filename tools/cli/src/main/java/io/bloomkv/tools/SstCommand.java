@@ -6,6 +6,6 @@ import picocli.CommandLine.Command;
 @Command(
         name = "sst",
         mixinStandardHelpOptions = true,
-        description = "Inspect table files (like RocksDB's sst_dump), verify their checksums, write one for ingest.",
+        description = "Inspect table files like RocksDB's sst_dump, verify them, write one to ingest.",
         subcommands = {SstDumpCommand.class, SstVerifyCommand.class, SstWriteCommand.class})
 final class SstCommand {}

@@ -27,10 +27,11 @@ import picocli.CommandLine.Spec;
         name = "dump",
         mixinStandardHelpOptions = true,
         description = {
-            "Print a table file, like RocksDB's sst_dump: footer, properties, block",
-            "layout, index, and the filter (kind, k, bits, bits per key, share of bits",
-            "set, expected false-positive rate); with --entries every entry",
-            "(user key @sequence PUT|DEL, value), with --limit N the first N."
+            "Print the parts of a table file, like RocksDB's sst_dump.",
+            "The footer, properties, block layout, index, and the filter (kind, k, bits,",
+            "bits per key, share of bits set, expected false-positive rate); with",
+            "--entries every entry (user key @sequence PUT|DEL, value), with --limit N",
+            "the first N."
         })
 final class SstDumpCommand implements Callable<Integer> {
     @Spec

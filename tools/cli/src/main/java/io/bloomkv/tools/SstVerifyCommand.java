@@ -25,9 +25,9 @@ import picocli.CommandLine.Spec;
         name = "verify",
         mixinStandardHelpOptions = true,
         description = {
-            "Check every checksum of a table file, or of every table, WAL and MANIFEST",
-            "of a database directory. Names every bad block. Exit code 0 only when all",
-            "are good, 4 otherwise."
+            "Check every checksum of a table file, or of a whole database directory.",
+            "In a database directory every table, WAL and MANIFEST is checked. Names",
+            "every bad block. Exit code 0 only when all are good, 4 otherwise."
         })
 final class SstVerifyCommand implements Callable<Integer> {
     @Spec

@@ -25,9 +25,10 @@ import picocli.CommandLine.Spec;
         name = "write",
         mixinStandardHelpOptions = true,
         description = {
-            "Write a table file for 'bloomkv ingest' from KEY<TAB>VALUE lines sorted by key (byte order),",
-            "with the default options' filter and block layout. An unsorted or repeated key stops it (exit code 2)",
-            "and no file is left."
+            "Write a table file for 'bloomkv ingest' from sorted KEY<TAB>VALUE lines.",
+            "The lines must be sorted by key (byte order); the table gets the default",
+            "options' filter and block layout. An unsorted or repeated key stops it",
+            "(exit code 2) and no file is left."
         })
 final class SstWriteCommand implements Callable<Integer> {
     @Spec

@@ -28,8 +28,8 @@ import picocli.CommandLine.Spec;
         name = "stress",
         mixinStandardHelpOptions = true,
         description = {
-            "Stress the database with random operations checked against an expected-state file "
-                    + "that survives the process (exit code 1 on any wrong answer).",
+            "Stress the database with random operations checked against an expected state.",
+            "The expected-state file survives the process; exit code 1 on any wrong answer.",
             "Prints 'stress: running' once the verification passed and the threads started."
         })
 final class StressCommand implements Callable<Integer> {
