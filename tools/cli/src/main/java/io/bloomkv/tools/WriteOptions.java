@@ -6,6 +6,8 @@ import io.bloomkv.engine.Options;
 import io.bloomkv.engine.SyncMode;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Iterator;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -31,9 +33,23 @@ final class WriteOptions {
     @Option(
             names = "--filter-kind",
             paramLabel = "KIND",
+            completionCandidates = TableFilterKinds.class,
             description = "Filter of tables written by this run: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
             defaultValue = "BLOCKED")
     FilterKind filterKind;
+
+    /**
+     * The kinds {@code --filter-kind} offers (help and completion): those a table can carry. COUNTING, a filter for
+     * mutable sets, is refused by {@code Options.filterKind} (exit code 2), so it is not offered.
+     */
+    static final class TableFilterKinds implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Arrays.stream(StressOptions.TABLE_FILTER_KINDS)
+                    .map(FilterKind::name)
+                    .iterator();
+        }
+    }
 
     @Option(
             names = "--bits-per-key",

@@ -195,6 +195,26 @@ class SstCommandsTest {
         assertThat(counting.err()).startsWith("bloomkv put: invalid argument: ").contains("COUNTING");
     }
 
+    /** put and delete offer (help and completion) only the filter kinds a table accepts: no COUNTING. */
+    @Test
+    void writeCommandsOfferOnlyTableFilterKinds() {
+        for (String command : new String[] {"put", "delete"}) {
+            String help = Cli.run(command, "--help").out().replaceAll("\\s+", " ");
+            assertThat(help)
+                    .as("%s --help", command)
+                    .contains("Filter of tables written by this run: BLOCKED, STANDARD, PARTITIONED, RIBBON "
+                            + "(default: BLOCKED).")
+                    .doesNotContain("COUNTING");
+            Iterable<String> candidates = BloomKvCli.newCommandLine()
+                    .getSubcommands()
+                    .get(command)
+                    .getCommandSpec()
+                    .findOption("--filter-kind")
+                    .completionCandidates();
+            assertThat(candidates).containsExactly("BLOCKED", "STANDARD", "PARTITIONED", "RIBBON");
+        }
+    }
+
     @Test
     void verifyGoodTableAndDirectory() throws IOException {
         Path table = table();
