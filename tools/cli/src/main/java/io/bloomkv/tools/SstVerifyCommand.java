@@ -117,7 +117,8 @@ final class SstVerifyCommand implements Callable<Integer> {
                     ? "; torn tail of " + log.droppedBytes() + " bytes after offset " + log.lastGoodOffset()
                             + " (a crash mid-write; cut on the next open)"
                     : "";
-            out.println("OK   " + file + ": " + what + ", " + log.records() + " records" + tail);
+            out.println("OK   " + file + ": " + what + ", " + log.records()
+                    + (log.records() == 1 ? " record" : " records") + tail);
         } catch (CorruptionException e) {
             badFiles++;
             badBlocks++;

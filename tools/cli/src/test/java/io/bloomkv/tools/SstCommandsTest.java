@@ -2,6 +2,8 @@ package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomkv.engine.Db;
+import io.bloomkv.engine.Options;
 import io.bloomkv.engine.inspect.Region;
 import io.bloomkv.engine.inspect.TableDump;
 import java.io.IOException;
@@ -228,6 +230,18 @@ class SstCommandsTest {
         assertThat(dir.out())
                 .contains("OK   " + table, ": WAL, ", ": MANIFEST, ")
                 .contains("all checksums good");
+    }
+
+    /** A log of one record is counted as "1 record", not "1 records". */
+    @Test
+    void verifyCountsOneLogRecordInTheSingular() {
+        Path db = tmp.resolve("one-record");
+        try (Db d = Db.open(db, Options.defaults())) {
+            d.put("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
+        }
+        Cli.Result r = Cli.run("sst", "verify", db.toString());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).containsPattern(": WAL, 1 record\n").doesNotContain(" 1 records");
     }
 
     @Test
