@@ -51,6 +51,16 @@ import picocli.CommandLine.Spec;
             "Run bloomkv and RocksDB side by side through db_bench-style workloads.",
             "Prints a table per workload and writes results.json, report.md and PNG charts",
             "to the report folder."
+        },
+        // BenchMain dispatches these by hand before this command parses anything: keep the two lists in step.
+        footerHeading = "%nOther benches: java -jar bloomkv-bench.jar NAME [ARGS] (see docs/bench.md):%n",
+        footer = {
+            "  cpu-cost       CPU time and allocation per put and get; takes the flags above.",
+            "  jmh            The JMH suite (JMH's arguments); forks get Chronicle's flags.",
+            "  kafka-streams  The Kafka Streams store bench (kafka-streams --help).",
+            "  range-fpr      Range filters' false-positive rate on empty ranges.",
+            "  rangeseek      Seeks into empty and short ranges, range filters on and off.",
+            "  scale-chart    Chart ops/s and write amplification vs key count over runs."
         })
 public final class BenchCommand implements Callable<Integer> {
     static final List<String> DEFAULT_WORKLOADS = List.of(

@@ -18,7 +18,8 @@ import picocli.CommandLine;
  * measures range filters against their bound ({@link io.bloomkv.bench.range.RangeFprSweep}); {@code rangeseek} runs
  * the seekempty / seekshort workloads ({@link io.bloomkv.bench.range.RangeSeekBench}); {@code cpu-cost
  * [bench flags]} prints CPU time and allocation per put and get and background CPU per table byte written
- * ({@link io.bloomkv.bench.cpu.CpuCost}).
+ * ({@link io.bloomkv.bench.cpu.CpuCost}). {@link BenchCommand}'s help lists these names in its footer: a new one goes
+ * there too.
  */
 public final class BenchMain {
     private BenchMain() {}

@@ -7,6 +7,8 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -28,6 +30,18 @@ class BenchHelpTest {
         assertThat(help.replaceAll("\\s+", " "))
                 .contains("readupdate (50% get / 50% read-modify-write)")
                 .contains("readheavy (95% get / 5% update)");
+    }
+
+    /** --help names every subcommand BenchMain dispatches by hand, each with a one-line description. */
+    @Test
+    void helpListsTheHandDispatchedSubcommands() {
+        String help = new CommandLine(new BenchCommand()).getUsageMessage(CommandLine.Help.Ansi.OFF);
+        assertThat(help).contains("Other benches: java -jar bloomkv-bench.jar NAME [ARGS]");
+        for (String name : List.of("cpu-cost", "jmh", "kafka-streams", "range-fpr", "rangeseek", "scale-chart")) {
+            assertThat(help)
+                    .as("bench --help names %s", name)
+                    .containsPattern("(?m)^  " + Pattern.quote(name) + " +\\S.*\\.$");
+        }
     }
 
     /** The phase warm-up's keys are generated before it runs: a count beyond the bound is a usage error, not an OOM. */
