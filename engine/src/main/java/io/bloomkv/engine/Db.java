@@ -986,6 +986,7 @@ public final class Db implements AutoCloseable {
                             filter ? r.filterExpectedFpp() : 1.0,
                             filter ? r.filterFractionOfBitsSet() : Double.NaN,
                             r.filterBroken() ? r.filterProblem() : null,
+                            r.rangeFilterProblem(),
                             r.properties().compression(),
                             r.properties().dataSize(),
                             r.properties().dataUncompressedSize()));

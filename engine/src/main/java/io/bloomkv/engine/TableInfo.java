@@ -12,6 +12,8 @@ import java.nio.file.Path;
  * @param filterFractionOfBitsSet share of the filter's bits (or counters) that are set; NaN without a filter
  * @param filterProblem why the table's filter block is unusable (reads fail open and read the table), or
  *     null when it is fine or the table was written without a filter
+ * @param rangeFilterProblem why the table's range filter block is unusable (bounded seeks fail open and read the
+ *     table as if it had none), or null when it is fine or the table was written without a range filter
  * @param compression how the table's data and index blocks were written
  * @param dataBytes bytes of the table's data blocks as stored (compressed), trailers included
  * @param dataUncompressedBytes the same blocks' bytes before compression
@@ -34,6 +36,7 @@ public record TableInfo(
         double filterExpectedFpp,
         double filterFractionOfBitsSet,
         String filterProblem,
+        String rangeFilterProblem,
         Compression compression,
         long dataBytes,
         long dataUncompressedBytes) {}

@@ -317,4 +317,81 @@ class RangeFilterDbTest {
             }
         }
     }
+
+    /**
+     * A table whose range filter block is damaged is named by Db.tables() (TableInfo.rangeFilterProblem), as a damaged
+     * point filter is by filterProblem; the other tables, and a table written without a range filter, report none.
+     */
+    @Test
+    void aDamagedRangeFilterIsNamedByTables() throws java.io.IOException {
+        Options opts = Options.defaults().autoCompaction(false).rangeFilterBitsPerKey(10);
+        try (Db db = Db.open(dir, opts)) {
+            for (int t = 0; t < 2; t++) {
+                for (long k = 0; k < 500; k++) {
+                    db.put(key(16 * (1000L * t + k)), TestKeys.bytes("v" + k));
+                }
+                db.flush();
+            }
+            for (TableInfo t : db.tables()) {
+                assertThat(t.rangeFilterProblem())
+                        .as("range filter of %s", t.path())
+                        .isNull();
+            }
+        }
+        Path damaged;
+        long offset;
+        long size;
+        try (Db db = Db.open(dir, opts)) {
+            TableInfo first = db.tables().get(0);
+            damaged = first.path();
+            try (io.bloomkv.engine.internal.table.TableReader r = io.bloomkv.engine.internal.table.TableReader.open(
+                    io.bloomkv.engine.fs.FileSystem.disk(), damaged, first.fileNumber(), null, null)) {
+                assertThat(r.properties().rangeFilter())
+                        .as("range filter of %s", damaged)
+                        .isNotNull();
+                offset = r.properties().rangeFilter().offset();
+                size = r.properties().rangeFilter().size();
+            }
+        }
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(damaged.toFile(), "rw")) {
+            f.seek(offset + size / 2);
+            int v = f.read();
+            f.seek(offset + size / 2);
+            f.write(v ^ 0xff);
+        }
+        try (Db db = Db.open(dir, opts)) {
+            List<TableInfo> tables = db.tables();
+            assertThat(tables).hasSize(2);
+            for (TableInfo t : tables) {
+                if (t.path().equals(damaged)) {
+                    assertThat(t.rangeFilterProblem())
+                            .as("damaged range filter of %s", t.path())
+                            .contains("checksum");
+                    assertThat(t.filterProblem())
+                            .as("point filter of %s", t.path())
+                            .isNull();
+                } else {
+                    assertThat(t.rangeFilterProblem())
+                            .as("range filter of %s", t.path())
+                            .isNull();
+                }
+            }
+            // Bounded seeks still see every key: the table is read as if it had no range filter.
+            ReadOptions ro = ReadOptions.defaults().iterateUpperBound(key(16 * 1000L + 16));
+            try (DbIterator it = db.iterator(ro)) {
+                it.seek(key(16 * 1000L));
+                assertThat(it.valid()).isTrue();
+                assertThat(it.key()).isEqualTo(key(16 * 1000L));
+            }
+        }
+        try (Db db = Db.open(dir.resolve("none"), Options.defaults())) {
+            db.put(key(1), TestKeys.bytes("x"));
+            db.flush();
+            assertThat(db.tables())
+                    .singleElement()
+                    .satisfies(t -> assertThat(t.rangeFilterProblem())
+                            .as("no range filter written")
+                            .isNull());
+        }
+    }
 }

@@ -100,6 +100,7 @@ final class DbStatsCommand implements Callable<Integer> {
             if (!noTables) {
                 printTables(out, tables);
             }
+            printFilterProblems(out, tables);
             out.println("memtable: " + Fmt.bytes(s.memtableBytes()) + " (" + s.immutableMemtables()
                     + " immutable); last sequence " + s.lastSequence());
             if (probes > 0) {
@@ -175,6 +176,29 @@ final class DbStatsCommand implements Callable<Integer> {
         }
         out.println("tables (level 0 newest first):");
         t.print(out, "  ");
+    }
+
+    /**
+     * The tables whose filter or range filter block could not be loaded, and why (nothing when there are none; printed
+     * with --no-tables too). Reads fail open: such a table is read as if it had no such filter.
+     */
+    private static void printFilterProblems(PrintWriter out, List<TableFacts> tables) {
+        List<String> lines = new ArrayList<>();
+        for (TableFacts f : tables) {
+            TableInfo i = f.info();
+            String table = "  L" + i.level() + " #" + i.fileNumber() + " ";
+            if (i.filterProblem() != null) {
+                lines.add(table + "filter: " + i.filterProblem());
+            }
+            if (i.rangeFilterProblem() != null) {
+                lines.add(table + "range filter: " + i.rangeFilterProblem());
+            }
+        }
+        if (lines.isEmpty()) {
+            return;
+        }
+        out.println("unusable filters (reads of these tables skip them, fail open):");
+        lines.forEach(out::println);
     }
 
     private void probe(PrintWriter out, Db db, List<TableFacts> tables) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.Options;
+import io.bloomkv.engine.inspect.TableDump;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -114,6 +115,43 @@ class DbStatsCommandTest {
         assertThat(valueHex.exitCode()).as(valueHex.toString()).isEqualTo(ExitCodes.USAGE);
         assertThat(valueHex.err()).startsWith("bloomkv db stats: Unknown option: '--value-hex'");
         assertThat(valueHex.out()).isEmpty();
+    }
+
+    /** A table whose range filter block is damaged is named, with the reason, under the table listing. */
+    @Test
+    void aDamagedRangeFilterIsNamed() throws IOException {
+        Path db = tmp.resolve("ranged");
+        try (Db d = Db.open(db, Options.defaults().rangeFilterBitsPerKey(10))) {
+            for (int i = 0; i < 500; i++) {
+                d.put(String.format("key%04d", i).getBytes(StandardCharsets.UTF_8), new byte[] {1});
+            }
+            d.flush();
+        }
+        Path table = TestDbs.tables(db).get(0);
+        Cli.Result good = Cli.run("db", "stats", db.toString(), "--probes", "0");
+        assertThat(good.exitCode()).as(good.toString()).isZero();
+        assertThat(good.out()).doesNotContain("unusable");
+        // The range filter block lies between the point filter and the index (engine/FORMAT.md, "Table layout").
+        try (TableDump t = TableDump.open(table)) {
+            long from = t.filterBlock().offset() + t.filterBlock().size();
+            TestDbs.flipByte(table, (from + t.indexBlock().offset()) / 2);
+        }
+        try (TableDump t = TableDump.open(table)) {
+            assertThat(t.verifyChecksums())
+                    .singleElement()
+                    .satisfies(bad -> assertThat(bad.kind()).isEqualTo("range filter"));
+        }
+        for (String[] extra : new String[][] {{}, {"--no-tables"}}) {
+            List<String> args = new ArrayList<>(List.of("db", "stats", db.toString(), "--probes", "0"));
+            args.addAll(List.of(extra));
+            Cli.Result r = Cli.run(args.toArray(String[]::new));
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            assertThat(r.out())
+                    .as(String.join(" ", args))
+                    .contains("unusable filters (reads of these tables skip them, fail open):\n")
+                    .containsPattern("\\n  L\\d+ #\\d+ range filter: .*checksum.*\\n")
+                    .doesNotContainPattern("#\\d+ filter: ");
+        }
     }
 
     @Test

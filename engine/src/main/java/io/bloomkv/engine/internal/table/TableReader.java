@@ -948,7 +948,10 @@ public final class TableReader implements AutoCloseable {
         return rangeFilter != null;
     }
 
-    /** Why the range filter could not be loaded, or null. */
+    /**
+     * Why the range filter could not be loaded (its checksum or its decoder's checks failed), or null: no range filter,
+     * a usable one, or one left unloaded because a filter memory budget had no room for it.
+     */
     public String rangeFilterProblem() {
         return rangeFilterProblem;
     }
