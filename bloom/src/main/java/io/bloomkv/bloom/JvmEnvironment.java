@@ -37,8 +37,11 @@ import java.util.logging.Logger;
  *       enabled ({@code --enable-native-access=ALL-UNNAMED}, or the runnable jars' {@code Enable-Native-Access}
  *       manifest entry). Without it bloomkv loads no native library of its own accord: Chronicle's posix calls are
  *       replaced by its no-op provider, so filter bodies come from {@code malloc} on 4 KiB pages instead of the huge
- *       page arena, memory-mapped table reads are unavailable (an {@link java.io.IOException} naming the flag), and
- *       LZ4 uses its pure-Java codec (the same format). ZSTD, when chosen, still loads its JNI library.</li>
+ *       page arena; tables are read with {@code pread} instead of through mappings (the engine's attempt to map each
+ *       table file fails with an {@link java.io.IOException} naming the flag, and it reads that table with
+ *       {@code pread} instead: opens and reads succeed); the write-ahead log is written with {@code write(2)} instead
+ *       of through a mapping; and LZ4 uses its pure-Java codec (the same format). ZSTD, when chosen, still loads its
+ *       JNI library.</li>
  * </ul>
  *
  * <p>The one line goes to {@code System.err}, starts with {@code "bloomkv:"}, and is printed at most once per JVM;
