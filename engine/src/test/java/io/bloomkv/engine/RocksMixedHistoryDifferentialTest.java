@@ -10,6 +10,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -802,40 +804,31 @@ class RocksMixedHistoryDifferentialTest {
         }
 
         void walk(DbIterator it, boolean reverse, int limit, List<String> out) {
-            for (; it.valid() && out.size() < limit; ) {
-                out.add(at(it));
-                if (reverse) {
-                    it.prev();
-                } else {
-                    it.next();
-                }
-            }
-            if (it.valid() && out.size() > 1) {
-                if (reverse) {
-                    it.next();
-                } else {
-                    it.prev();
-                }
-                out.add("turn:" + at(it));
-            }
+            walk(it::valid, it::next, it::prev, () -> at(it), reverse, limit, out);
         }
 
         void walk(RocksIterator it, boolean reverse, int limit, List<String> out) {
-            for (; it.isValid() && out.size() < limit; ) {
-                out.add(at(it));
-                if (reverse) {
-                    it.prev();
-                } else {
-                    it.next();
-                }
+            walk(it::isValid, it::next, it::prev, () -> at(it), reverse, limit, out);
+        }
+
+        /** Up to {@code limit} positions one way, then one step back the other way ("turn:"), as both engines run it. */
+        private static void walk(
+                BooleanSupplier valid,
+                Runnable next,
+                Runnable prev,
+                Supplier<String> at,
+                boolean reverse,
+                int limit,
+                List<String> out) {
+            Runnable forth = reverse ? prev : next;
+            Runnable back = reverse ? next : prev;
+            for (; valid.getAsBoolean() && out.size() < limit; ) {
+                out.add(at.get());
+                forth.run();
             }
-            if (it.isValid() && out.size() > 1) {
-                if (reverse) {
-                    it.next();
-                } else {
-                    it.prev();
-                }
-                out.add("turn:" + at(it));
+            if (valid.getAsBoolean() && out.size() > 1) {
+                back.run();
+                out.add("turn:" + at.get());
             }
         }
 
