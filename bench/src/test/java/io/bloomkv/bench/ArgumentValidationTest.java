@@ -9,39 +9,22 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * A bad flag value is a usage error before anything runs: its message on stderr, exit code 2, no stack trace (and
  * not an exception thrown minutes later, after the load, or from deep inside an engine).
  */
 class ArgumentValidationTest {
-    private record Run(int exit, String out, String err) {}
-
-    private static Run bench(Path tmp, String... args) {
+    private static BenchRun bench(Path tmp, String... args) {
         List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of(
-                "--no-progress",
-                "--no-fpr-sweep",
-                "--warmup",
-                "0",
-                "--db-dir",
-                tmp.resolve("db").toString(),
-                "--report-dir",
-                tmp.resolve("report").toString()));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new BenchCommand());
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute(all.toArray(String[]::new));
-        return new Run(exit, out.toString(), err.toString());
+        all.addAll(List.of("--no-progress", "--no-fpr-sweep", "--warmup", "0"));
+        return BenchRun.of(tmp, all);
     }
 
-    private static void assertUsageError(Run r, String message) {
-        assertThat(r.exit).as(r.err).isEqualTo(2);
-        assertThat(r.err).contains(message).doesNotContain("Exception", "\tat ");
-        assertThat(r.out).as("nothing ran").doesNotContain("machine:");
+    private static void assertUsageError(BenchRun r, String message) {
+        assertThat(r.exit()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).contains(message).doesNotContain("Exception", "\tat ");
+        assertThat(r.out()).as("nothing ran").doesNotContain("machine:");
     }
 
     @Test

@@ -3,8 +3,6 @@ package io.bloomkv.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code --child-jvm-option ENGINE:OPTION}: JVM options for one engine's {@code --reopen} children only. */
 class ChildJvmOptionTest {
@@ -55,10 +52,10 @@ class ChildJvmOptionTest {
 
     @Test
     void itIsRefusedWithoutReopenOrInAnotherForm(@TempDir Path tmp) {
-        assertThat(exec(tmp, "--child-jvm-option", "bloomkv:-Xss2m").exit).isEqualTo(2);
-        Run bad = exec(tmp, "--reopen", "--child-jvm-option", "bloomkv=-Xss2m");
-        assertThat(bad.exit).isEqualTo(2);
-        assertThat(bad.err).contains("ENGINE:OPTION");
+        assertThat(exec(tmp, "--child-jvm-option", "bloomkv:-Xss2m").exit()).isEqualTo(2);
+        BenchRun bad = exec(tmp, "--reopen", "--child-jvm-option", "bloomkv=-Xss2m");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err()).contains("ENGINE:OPTION");
     }
 
     /**
@@ -68,7 +65,7 @@ class ChildJvmOptionTest {
     @Test
     void onlyTheNamedEnginesChildrenGetTheOption(@TempDir Path tmp) throws Exception {
         String bogus = "rocksdb:-XX:+NoSuchOptionForThisTest";
-        Run bloomkv = exec(
+        BenchRun bloomkv = exec(
                 tmp.resolve("a"),
                 "--reopen",
                 "--engines",
@@ -77,8 +74,8 @@ class ChildJvmOptionTest {
                 bogus,
                 "--child-jvm-option",
                 "bloomkv:-Dbench.child.marker=1");
-        assertThat(bloomkv.exit).as(bloomkv.err).isZero();
-        assertThat(bloomkv.out).contains("child JVM options, rocksdb: [-XX:+NoSuchOptionForThisTest]");
+        assertThat(bloomkv.exit()).as(bloomkv.err()).isZero();
+        assertThat(bloomkv.out()).contains("child JVM options, rocksdb: [-XX:+NoSuchOptionForThisTest]");
         // results.json records how the engine's children were started
         String engines = new com.fasterxml.jackson.databind.ObjectMapper()
                 .readTree(tmp.resolve("a")
@@ -90,9 +87,9 @@ class ChildJvmOptionTest {
         assertThat(engines)
                 .contains("child JVM options [-Dbench.child.marker=1]")
                 .doesNotContain("NoSuchOption");
-        Run rocksdb = exec(tmp.resolve("b"), "--reopen", "--engines", "rocksdb", "--child-jvm-option", bogus);
-        assertThat(rocksdb.exit).isNotZero();
-        assertThat(rocksdb.out + rocksdb.err).contains("NoSuchOptionForThisTest");
+        BenchRun rocksdb = exec(tmp.resolve("b"), "--reopen", "--engines", "rocksdb", "--child-jvm-option", bogus);
+        assertThat(rocksdb.exit()).isNotZero();
+        assertThat(rocksdb.out() + rocksdb.err()).contains("NoSuchOptionForThisTest");
     }
 
     /**
@@ -101,9 +98,9 @@ class ChildJvmOptionTest {
      */
     @Test
     void aChildsStderrIsRepeatedOnTheConsole(@TempDir Path tmp) {
-        Run r = exec(tmp, "--reopen", "--child-jvm-option", "bloomkv:-Xlog:gc:stderr");
-        assertThat(r.exit).as(r.err).isZero();
-        assertThat(r.out)
+        BenchRun r = exec(tmp, "--reopen", "--child-jvm-option", "bloomkv:-Xlog:gc:stderr");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out())
                 .contains("child stderr (recordsload on bloomkv, run 0): ")
                 .contains("child stderr (recordsread on bloomkv, run 0): ")
                 .contains("[gc]")
@@ -111,9 +108,7 @@ class ChildJvmOptionTest {
                 .contains("phase-costs: recordsload rocksdb");
     }
 
-    private record Run(int exit, String out, String err) {}
-
-    private static Run exec(Path tmp, String... args) {
+    private static BenchRun exec(Path tmp, String... args) {
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of(
                 "--num",
@@ -129,17 +124,7 @@ class ChildJvmOptionTest {
                 "--write-buffer-size",
                 "65536",
                 "--cache-size",
-                "65536",
-                "--db-dir",
-                tmp.resolve("db").toString(),
-                "--report-dir",
-                tmp.resolve("report").toString()));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new BenchCommand());
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute(all.toArray(String[]::new));
-        return new Run(exit, out.toString(), err.toString());
+                "65536"));
+        return BenchRun.of(tmp, all);
     }
 }
