@@ -17,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.jar.JarFile;
 
 /**
@@ -87,7 +89,7 @@ final class ChildProcess {
                     .filter(l -> l.startsWith(PhaseCosts.LINE_PREFIX))
                     .forEach(l -> console.println(l + " (run " + run + ")"));
             lines(errLog).stream()
-                    .filter(l -> !l.isBlank())
+                    .filter(l -> !l.isBlank() && SHOWN_STDERR.add(l))
                     .forEach(l -> console.println("child stderr (" + which + "): " + l));
             console.flush();
             return readResults(out);
@@ -164,6 +166,12 @@ final class ChildProcess {
     }
 
     private static final List<String> ENGINES = List.of("bloomkv", "rocksdb");
+
+    /**
+     * The stderr lines of children already repeated on the console: a line every child writes alike (a JVM's notice,
+     * such as Java 25's about {@code sun.misc.Unsafe}) is shown once per run of the bench, not once per phase.
+     */
+    private static final Set<String> SHOWN_STDERR = ConcurrentHashMap.newKeySet();
 
     private static boolean isBenchJar(String classPath) {
         if (!classPath.endsWith(".jar") || classPath.contains(java.io.File.pathSeparator)) {

@@ -98,14 +98,26 @@ class ChildJvmOptionTest {
      */
     @Test
     void aChildsStderrIsRepeatedOnTheConsole(@TempDir Path tmp) {
-        BenchRun r = exec(tmp, "--reopen", "--child-jvm-option", "bloomkv:-Xlog:gc:stderr");
+        // decorated with the uptime in nanoseconds: no two children write the same line
+        BenchRun r = exec(tmp, "--reopen", "--child-jvm-option", "bloomkv:-Xlog:gc:stderr:uptimenanos");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out())
                 .contains("child stderr (recordsload on bloomkv, run 0): ")
                 .contains("child stderr (recordsread on bloomkv, run 0): ")
-                .contains("[gc]")
+                .contains("Using G1")
                 .doesNotContain("child stderr (recordsload on rocksdb")
                 .contains("phase-costs: recordsload rocksdb");
+    }
+
+    @Test
+    void aLineEveryChildWritesIsShownOnce(@TempDir Path tmp) {
+        // undecorated: every bloomkv child writes the same "Using G1" line
+        BenchRun r = exec(tmp, "--reopen", "--child-jvm-option", "bloomkv:-Xlog:gc:stderr:none");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("phase-costs: recordsread bloomkv");
+        assertThat(r.out().lines().filter(l -> l.startsWith("child stderr (") && l.endsWith("Using G1")))
+                .as(r.out())
+                .hasSize(1);
     }
 
     private static BenchRun exec(Path tmp, String... args) {
