@@ -832,8 +832,9 @@ public final class Db implements AutoCloseable {
 
     /**
      * Adds table files written by {@link TableFileWriter} to the database (RocksDB's {@code IngestExternalFile}):
-     * afterwards every key of the files reads as its value there, newer than every write made before the call, older
-     * than every write after it. Files whose keys overlap nothing in the database go to the last level as written
+     * afterwards every key of the files reads as written there (a put's value, a delete's absence, a merge operand
+     * merged onto the key's older value; a range deletion hides the older keys of its range), newer than every write
+     * made before the call, older than every write after it. Files whose keys overlap nothing in the database go to the last level as written
      * (linked with {@link IngestOptions#moveFiles}, else copied); otherwise they get one new sequence number and are
      * rewritten into the deepest level where nothing above overlaps them. A memtable holding keys in their ranges is
      * flushed first, or the call is refused, as {@link IngestOptions#allowBlockingFlush} says. Writes wait while an
@@ -841,7 +842,8 @@ public final class Db implements AutoCloseable {
      * database holds all of them or none. See {@link Ingester}.
      *
      * @throws InvalidArgumentException if the list or an options argument is null or empty, a file is missing, listed
-     *     twice, holds entries above sequence 0, the files' key ranges overlap each other, or a memtable overlaps
+     *     twice, holds entries above sequence 0, holds merge operands while the database has no
+     *     {@link Options#mergeOperator}, the files' key ranges overlap each other, or a memtable overlaps
      *     them while blocking flushes are not allowed (the database is then unchanged), or the database has a
      *     {@link Options#ttl} (external files carry no write times)
      * @throws CorruptionException if a file is not a valid table
@@ -860,7 +862,19 @@ public final class Db implements AutoCloseable {
             // TableFileWriter's values carry no write time; read as TTL values they would lose their last 4 bytes.
             throw new InvalidArgumentException("ingest: not supported on a TTL database (Options.ttl)");
         }
-        new Ingester(fs, dir, state, versions, tableCache, obsolete, outputs, commits, compactor, snapshots, events)
+        new Ingester(
+                        fs,
+                        dir,
+                        state,
+                        versions,
+                        tableCache,
+                        obsolete,
+                        outputs,
+                        commits,
+                        compactor,
+                        snapshots,
+                        events,
+                        options.mergeOperator() != null)
                 .run(files, ingestOptions);
     }
 

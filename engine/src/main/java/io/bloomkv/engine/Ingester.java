@@ -3,6 +3,7 @@ package io.bloomkv.engine;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.memtable.MemTable;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.table.InternalIterator;
 import io.bloomkv.engine.internal.table.ReadCounters;
 import io.bloomkv.engine.internal.table.TableReader;
@@ -68,6 +69,8 @@ final class Ingester {
     private final Compactor compactor;
     private final SnapshotList snapshots;
     private final Events events;
+    /** Whether the database has a merge operator: without one, a file holding merge operands is refused. */
+    private final boolean mergeOperator;
 
     /** One external file: its reader (open until the end) and its user-key range. */
     private record Input(Path path, TableReader reader, byte[] smallest, byte[] largest) {}
@@ -86,7 +89,8 @@ final class Ingester {
             CommitPipeline commits,
             Compactor compactor,
             SnapshotList snapshots,
-            Events events) {
+            Events events,
+            boolean mergeOperator) {
         this.fs = fs;
         this.dir = dir;
         this.state = state;
@@ -98,6 +102,7 @@ final class Ingester {
         this.compactor = compactor;
         this.snapshots = snapshots;
         this.events = events;
+        this.mergeOperator = mergeOperator;
     }
 
     Result run(List<Path> files, IngestOptions options) {
@@ -137,6 +142,12 @@ final class Ingester {
                 if (r.properties().largestSeq() != 0) {
                     throw new InvalidArgumentException("ingest: " + p + " holds entries above sequence 0 (largest "
                             + r.properties().largestSeq() + "): only files written by TableFileWriter are ingested");
+                }
+                if (!mergeOperator && r.properties().mergeOperands() > 0) {
+                    // Its keys could not be read (Db.checkMergeOperator would refuse the next open): refused whole.
+                    throw new InvalidArgumentException(
+                            "ingest: " + p + " holds " + r.properties().mergeOperands()
+                                    + " merge operands and the database has no merge operator (Options.mergeOperator)");
                 }
             }
             inputs.sort(Comparator.comparing(Input::smallest, Arrays::compareUnsigned));
@@ -205,7 +216,7 @@ final class Ingester {
     private static boolean overlaps(MemTable m, List<Input> inputs) {
         // A range tombstone is newer than sequence 0: left in the memtable over a file's range, it would hide the
         // ingested keys, so it counts as an overlap (flushed first; the file is then rewritten above it).
-        for (io.bloomkv.engine.internal.rangedel.RangeTombstone t : m.rangeTombstones()) {
+        for (RangeTombstone t : m.rangeTombstones()) {
             for (Input in : inputs) {
                 if (java.util.Arrays.compareUnsigned(t.begin(), in.largest) <= 0
                         && java.util.Arrays.compareUnsigned(t.end(), in.smallest) > 0) {
@@ -353,7 +364,11 @@ final class Ingester {
         return target;
     }
 
-    /** Rewrites {@code in} into a new table of {@code level} with every entry at {@code sequence}; protected number. */
+    /**
+     * Rewrites {@code in} into a new table of {@code level} with every entry and range tombstone at {@code sequence};
+     * protected number. A tombstone at {@code sequence} covers only older entries: the file's own entries, now at the
+     * same sequence, stay visible (RocksDB's rule for a file's range deletions).
+     */
     private FileMetaData rewrite(Input in, int level, long sequence) throws IOException {
         TableOutputs.Output out =
                 outputs.newOutput(level, in.reader.properties().entries(), null, in.smallest, in.largest);
@@ -362,6 +377,9 @@ final class Ingester {
                 byte[] key = it.key();
                 out.writer.add(
                         InternalKey.encode(InternalKey.userKey(key), sequence, InternalKey.type(key)), it.value());
+            }
+            for (RangeTombstone t : in.reader.rangeTombstones().fragments()) {
+                out.writer.addRangeTombstone(new RangeTombstone(t.begin(), t.end(), sequence));
             }
         } catch (java.io.UncheckedIOException e) {
             // the table iterator reports read errors unchecked

@@ -5,24 +5,29 @@ import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.InternalKey;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.filter.FilterPolicy;
+import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.table.TableBuilderOptions;
 import io.bloomkv.engine.internal.table.TableWriter;
 import io.bloomkv.engine.internal.table.WriteBehindFile;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
- * Writes sorted key/values into a table file outside any database, for {@link Db#ingest} (RocksDB's
- * {@code SstFileWriter}). The file is the engine's own table format (engine/FORMAT.md, "Table files"), written by the
+ * Writes sorted puts, merge operands and deletes, and range deletions, into a table file outside any database, for
+ * {@link Db#ingest} (RocksDB's {@code SstFileWriter}). The file is the engine's own table format (engine/FORMAT.md, "Table files"), written by the
  * engine's table builder with the filter, block size, restart interval, prefix length and bottommost compression of
  * the given {@link Options} (a table that overlaps nothing is ingested into the last level as written).
  *
  * <p>Every entry is written with sequence number 0, as RocksDB's writer does: {@link Db#ingest} either places the file
  * where nothing older exists for its keys, or rewrites it with a fresh sequence number.
  *
- * <p>Keys must be added in strictly increasing unsigned lexicographic order; an unsorted or repeated key is refused
- * with an {@link InvalidArgumentException} and nothing is added (the writer stays usable). Closing a writer before
+ * <p>Keys of {@link #put}, {@link #merge} and {@link #delete} must be added in strictly increasing unsigned
+ * lexicographic order, one entry per key (as RocksDB's writer requires); an unsorted or repeated key is refused with an
+ * {@link InvalidArgumentException} and nothing is added (the writer stays usable). {@link #deleteRange} may come in any
+ * order. Closing a writer before
  * {@link #finish()} deletes the partial file. Not thread-safe.
  *
  * <p>The finished blocks are written to the file by a second thread, one per open writer (ended by {@link #finish()}
@@ -60,6 +65,11 @@ public final class TableFileWriter implements AutoCloseable {
     private byte[] lastKey = NO_KEY;
 
     private static final byte[] NO_KEY = new byte[InternalKey.TRAILER_SIZE];
+
+    private static final byte[] NO_VALUE = new byte[0];
+
+    /** Range tombstones as added (any order, may overlap), all at sequence 0; joined by {@link #finish()}. */
+    private final List<RangeTombstone> rangeTombstones = new ArrayList<>();
 
     private boolean finished;
     private boolean closed;
@@ -143,7 +153,8 @@ public final class TableFileWriter implements AutoCloseable {
      * Adds {@code key} with {@code value}.
      *
      * @throws InvalidArgumentException if the key is null, empty, longer than {@link Db#MAX_KEY_SIZE}, not strictly
-     *     greater than the previous key, or the value is null or longer than {@link Db#MAX_VALUE_SIZE}
+     *     greater than the previous key (of a put, merge or delete), or the value is null or longer than
+     *     {@link Db#MAX_VALUE_SIZE}
      * @throws IllegalStateException after {@link #finish()} or {@link #close()}
      * @throws BloomKvIOException on an I/O error
      */
@@ -151,6 +162,70 @@ public final class TableFileWriter implements AutoCloseable {
         ensureOpen();
         WriteBatch.checkKey(key);
         WriteBatch.checkValue(value);
+        add(key, value, ValueType.PUT);
+    }
+
+    /**
+     * Adds a merge operand for {@code key} (RocksDB's {@code SstFileWriter::Merge}): once ingested, the key reads as
+     * the database's {@link Options#mergeOperator} applied to the key's value before the ingestion (if any) and this
+     * operand. A database without a merge operator refuses the file ({@link Db#ingest}).
+     *
+     * @throws InvalidArgumentException if the key is null, empty, longer than {@link Db#MAX_KEY_SIZE}, not strictly
+     *     greater than the previous key (of a put, merge or delete), or the operand is null or longer than
+     *     {@link Db#MAX_VALUE_SIZE}
+     * @throws IllegalStateException after {@link #finish()} or {@link #close()}
+     * @throws BloomKvIOException on an I/O error
+     */
+    public void merge(byte[] key, byte[] operand) {
+        ensureOpen();
+        WriteBatch.checkKey(key);
+        WriteBatch.checkValue(operand);
+        add(key, operand, ValueType.MERGE);
+    }
+
+    /**
+     * Adds a tombstone for {@code key} (RocksDB's {@code SstFileWriter::Delete}): once ingested, the key reads as
+     * absent, whatever the database held for it before the ingestion.
+     *
+     * @throws InvalidArgumentException if the key is null, empty, longer than {@link Db#MAX_KEY_SIZE}, or not strictly
+     *     greater than the previous key (of a put, merge or delete)
+     * @throws IllegalStateException after {@link #finish()} or {@link #close()}
+     * @throws BloomKvIOException on an I/O error
+     */
+    public void delete(byte[] key) {
+        ensureOpen();
+        WriteBatch.checkKey(key);
+        add(key, NO_VALUE, ValueType.DELETE);
+    }
+
+    /**
+     * Adds a range tombstone over [{@code beginInclusive}, {@code endExclusive}) (RocksDB's
+     * {@code SstFileWriter::DeleteRange}): once ingested, every key of the range that the database held before the
+     * ingestion reads as absent. It does not delete the file's own puts, merges and deletes (as in RocksDB). Range
+     * tombstones may be added in any order, among themselves and relative to the keys, and may overlap; they are kept
+     * in memory until {@link #finish()} writes their union to the table's range-deletion block. An empty range
+     * ({@code begin == end}) adds nothing.
+     *
+     * @throws InvalidArgumentException if a bound is null, empty or longer than {@link Db#MAX_KEY_SIZE}, or
+     *     {@code beginInclusive} sorts after {@code endExclusive}
+     * @throws IllegalStateException after {@link #finish()} or {@link #close()}
+     */
+    public void deleteRange(byte[] beginInclusive, byte[] endExclusive) {
+        ensureOpen();
+        WriteBatch.checkKey(beginInclusive);
+        WriteBatch.checkKey(endExclusive);
+        int c = Arrays.compareUnsigned(beginInclusive, endExclusive);
+        if (c > 0) {
+            throw new InvalidArgumentException("TableFileWriter: deleteRange: begin sorts after end (" + path + ")");
+        }
+        if (c == 0) {
+            return;
+        }
+        rangeTombstones.add(new RangeTombstone(beginInclusive.clone(), endExclusive.clone(), 0));
+    }
+
+    /** Adds an entry whose key and value were checked: the order check, then the table writer. */
+    private void add(byte[] key, byte[] value, ValueType type) {
         // Compared in place with the user-key part of the previous internal key: no copy of the caller's key is
         // kept besides the one internal key per entry, which the table writer takes over (TableWriter.addOwned).
         // One pass over the two user keys finds where they differ: that decides the order, and is the prefix the
@@ -162,7 +237,7 @@ public final class TableFileWriter implements AutoCloseable {
             throw new InvalidArgumentException("TableFileWriter: keys must be added in strictly increasing order ("
                     + (m < 0 ? "duplicate key" : "key sorts before the previous one") + ", " + path + ")");
         }
-        byte[] internalKey = InternalKey.encode(key, 0, ValueType.PUT);
+        byte[] internalKey = InternalKey.encode(key, 0, type);
         try {
             // Both user keys extend past m where they differ there; where the previous one ends at m (a prefix of this
             // key), the internal keys' common prefix may run into its trailer: the block then compares them itself.
@@ -173,25 +248,35 @@ public final class TableFileWriter implements AutoCloseable {
         lastKey = internalKey;
     }
 
-    /** Entries added so far. */
+    /** Entries (puts, merges and deletes) added so far; range tombstones are counted by {@link #rangeDeletions()}. */
     public long entries() {
         return writer.entries();
+    }
+
+    /** Range tombstones added so far (as added, before fragmenting). */
+    public int rangeDeletions() {
+        return rangeTombstones.size();
     }
 
     /**
      * Writes the filter, index, properties and footer, fsyncs and closes the file. The writer is then closed.
      *
-     * @throws InvalidArgumentException if no entry was added (a table needs at least one; nothing is left on disk)
+     * @throws InvalidArgumentException if no entry and no range tombstone was added (a table needs at least one;
+     *     nothing is left on disk)
      * @throws IllegalStateException when called twice or after {@link #close()}
      * @throws BloomKvIOException on an I/O error (the partial file is deleted)
      */
     public void finish() {
         ensureOpen();
-        if (writer.entries() == 0) {
+        if (writer.entries() == 0 && rangeTombstones.isEmpty()) {
             close();
             throw new InvalidArgumentException("TableFileWriter: a table file needs at least one entry: " + path);
         }
         try {
+            for (RangeTombstone t : union(rangeTombstones)) {
+                writer.addRangeTombstone(t);
+            }
+            rangeTombstones.clear();
             writer.finish();
             writer.close();
         } catch (IOException e) {
@@ -204,6 +289,35 @@ public final class TableFileWriter implements AutoCloseable {
         }
         finished = true;
         closed = true;
+    }
+
+    /**
+     * The union of tombstones of one sequence as disjoint ranges, sorted: overlapping or touching ranges joined. Reads
+     * alike (all carry sequence 0), and a table's tombstones must differ in (begin, sequence).
+     */
+    private static List<RangeTombstone> union(List<RangeTombstone> tombstones) {
+        List<RangeTombstone> sorted = new ArrayList<>(tombstones);
+        sorted.sort((a, b) -> Arrays.compareUnsigned(a.begin(), b.begin()));
+        List<RangeTombstone> out = new ArrayList<>();
+        byte[] begin = null;
+        byte[] end = null;
+        for (RangeTombstone t : sorted) {
+            if (end != null && Arrays.compareUnsigned(t.begin(), end) <= 0) {
+                if (Arrays.compareUnsigned(t.end(), end) > 0) {
+                    end = t.end();
+                }
+                continue;
+            }
+            if (begin != null) {
+                out.add(new RangeTombstone(begin, end, 0));
+            }
+            begin = t.begin();
+            end = t.end();
+        }
+        if (begin != null) {
+            out.add(new RangeTombstone(begin, end, 0));
+        }
+        return out;
     }
 
     /** The file being written. */

@@ -259,6 +259,154 @@ class IngestTest {
         }
     }
 
+    private static byte[] b(String s) {
+        return TestKeys.bytes(s);
+    }
+
+    /** The database's keys and values, "k=v k=v". */
+    private static String dump(Db db) {
+        StringBuilder sb = new StringBuilder();
+        try (DbIterator it = db.iterator()) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                sb.append(sb.isEmpty() ? "" : " ")
+                        .append(str(it.key()))
+                        .append('=')
+                        .append(str(it.value()));
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String str(byte[] v) {
+        return v == null ? null : TestKeys.str(v);
+    }
+
+    /** A file of each kind of entry: put a, merge b, delete c, range deletion [d, f) with its own put e. */
+    private static Path mixedFile(Path p, Options options) {
+        try (TableFileWriter w = TableFileWriter.create(p, options)) {
+            w.put(b("a"), b("fa"));
+            w.deleteRange(b("d"), b("f"));
+            w.merge(b("b"), b("fb"));
+            w.delete(b("c"));
+            w.put(b("e"), b("fe"));
+            w.finish();
+        }
+        return p;
+    }
+
+    /**
+     * A file overlapping nothing goes to the last level as written, at sequence 0: its tombstone and range deletion
+     * hide nothing (and break nothing), its merge operand merges onto no value; later writes stack on it.
+     */
+    @Test
+    void mergesAndDeletesOfAFileOverlappingNothingGoToTheLastLevelAsWritten() {
+        Options opts = small().mergeOperator(MergeOperators.stringAppend(','));
+        try (Db db = Db.open(dir.resolve("db"), opts)) {
+            db.put(b("z"), b("1"));
+            db.flush();
+            db.ingest(List.of(mixedFile(dir.resolve("m.sst"), opts)), IngestOptions.defaults());
+            TableInfo t = db.tables().stream()
+                    .filter(i -> str(i.smallestUserKey()).equals("a"))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(t.level()).isEqualTo(opts.numLevels() - 1);
+            assertThat(t.largestSequence()).isZero();
+            assertThat(dump(db)).isEqualTo("a=fa b=fb e=fe z=1");
+            assertThat(str(db.get(b("b")))).isEqualTo("fb");
+            assertThat(db.get(b("c"))).isNull();
+            assertThat(db.get(b("d"))).isNull();
+            db.merge(b("b"), b("w"));
+            db.put(b("c"), b("wc"));
+            db.put(b("d"), b("wd"));
+            db.merge(b("e"), b("we"));
+            String expected = "a=fa b=fb,w c=wc d=wd e=fe,we z=1";
+            assertThat(dump(db)).isEqualTo(expected);
+            db.flush();
+            assertThat(dump(db)).as("flushed").isEqualTo(expected);
+            db.compactRange(null, null);
+            assertThat(dump(db)).as("compacted").isEqualTo(expected);
+            assertThat(str(db.get(b("b")))).isEqualTo("fb,w");
+        }
+        try (Db db = Db.open(dir.resolve("db"), opts)) {
+            assertThat(dump(db)).as("reopened").isEqualTo("a=fa b=fb,w c=wc d=wd e=fe,we z=1");
+        }
+    }
+
+    /**
+     * A file overlapping the tree is rewritten at a fresh sequence number: its tombstone and range deletion hide the
+     * older values (not the file's own put inside the range), its merge operand stacks on the older value and
+     * operands; a snapshot taken before sees none of it.
+     */
+    @Test
+    void mergesAndDeletesOfAFileOverlappingTheTreeApplyOverOlderData() {
+        Options opts = small().mergeOperator(MergeOperators.stringAppend(','));
+        try (Db db = Db.open(dir.resolve("db"), opts)) {
+            for (String k : List.of("a", "b", "c", "d", "dd", "e", "f")) {
+                db.put(b(k), b("o" + k));
+            }
+            db.compactRange(null, null);
+            db.merge(b("b"), b("m1"));
+            db.flush();
+            db.merge(b("b"), b("m2")); // in the memtable: flushed first
+            Snapshot before = db.getSnapshot();
+            db.ingest(List.of(mixedFile(dir.resolve("m.sst"), opts)), IngestOptions.defaults());
+            String expected = "a=fa b=ob,m1,m2,fb e=fe f=of";
+            assertThat(dump(db)).isEqualTo(expected);
+            assertThat(db.tables())
+                    .allSatisfy(t -> assertThat(t.smallestSequence() == 0 && t.largestSequence() == 0)
+                            .isFalse());
+            assertThat(str(db.get(b("b")))).isEqualTo("ob,m1,m2,fb");
+            assertThat(db.get(b("c"))).isNull();
+            assertThat(db.get(b("dd"))).isNull();
+            assertThat(str(db.get(b("f")))).isEqualTo("of");
+            assertThat(str(db.get(b("b"), ReadOptions.defaults().snapshot(before))))
+                    .isEqualTo("ob,m1,m2");
+            assertThat(str(db.get(b("dd"), ReadOptions.defaults().snapshot(before))))
+                    .isEqualTo("odd");
+            db.releaseSnapshot(before);
+            db.merge(b("b"), b("w"));
+            db.compactRange(null, null);
+            assertThat(dump(db)).as("compacted").isEqualTo("a=fa b=ob,m1,m2,fb,w e=fe f=of");
+        }
+        try (Db db = Db.open(dir.resolve("db"), opts)) {
+            assertThat(dump(db)).as("reopened").isEqualTo("a=fa b=ob,m1,m2,fb,w e=fe f=of");
+        }
+    }
+
+    /**
+     * A file holding merge operands is refused, nothing changed, by a database without a merge operator (its reads
+     * could not be answered); a TTL database refuses every file (they carry no write times), deletes and merges too.
+     */
+    @Test
+    void mergeOperandsNeedAMergeOperatorAndTtlDatabasesRefuseFiles() {
+        Options opts = small();
+        Path f = mixedFile(dir.resolve("m.sst"), opts);
+        try (Db db = Db.open(dir.resolve("db"), opts)) {
+            db.put(b("a"), b("1"));
+            assertThatThrownBy(
+                            () -> db.ingest(List.of(f), IngestOptions.defaults().moveFiles(true)))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("merge operator");
+            assertThat(Files.exists(f)).isTrue();
+            assertThat(db.tables()).isEmpty();
+            assertThat(dump(db)).isEqualTo("a=1");
+            Path noMerge;
+            try (TableFileWriter w = TableFileWriter.create(dir.resolve("d.sst"), opts)) {
+                w.delete(b("a"));
+                w.deleteRange(b("b"), b("c"));
+                w.finish();
+                noMerge = w.path();
+            }
+            db.ingest(List.of(noMerge), IngestOptions.defaults());
+            assertThat(db.get(b("a"))).isNull();
+        }
+        try (Db db = Db.open(dir.resolve("ttl"), small().ttl(java.time.Duration.ofHours(1)))) {
+            assertThatThrownBy(() -> db.ingest(List.of(f), IngestOptions.defaults()))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("TTL");
+        }
+    }
+
     /**
      * Random rounds of puts, deletes and ingestions (random ranges, some overlapping the tree, some new, copy or
      * move), with background compactions and concurrent-free checks against the model after each ingestion and

@@ -514,8 +514,9 @@ class RocksMixedHistoryDifferentialTest {
         }
 
         /**
-         * Writes the same sorted keys with {@link TableFileWriter} and RocksDB's {@code SstFileWriter} (split into one
-         * to three files of disjoint ranges) and ingests them into each database: half the time into a key range never
+         * Writes the same sorted keys (puts, merge operands, deletes) with {@link TableFileWriter} and RocksDB's
+         * {@code SstFileWriter} (split into one to three files of disjoint ranges; bloomkv's files sometimes with range
+         * deletions too) and ingests them into each database: half the time into a key range never
          * written before ('x' and a new group byte), otherwise over keys the memtables and tables may hold.
          */
         void ingest(org.rocksdb.Options ro, EnvOptions env, IngestExternalFileOptions ingest) throws RocksDBException {
@@ -552,18 +553,68 @@ class RocksMixedHistoryDifferentialTest {
                     case 2 -> options.copy().bitsPerKey(0).rangeFilterBitsPerKey(0);
                     default -> options;
                 };
+                // Range deletions inside the file's own key range (files must not overlap each other), added before,
+                // among or after the keys. rocksdbjni's SstFileWriter has no deleteRange: RocksDB gets each as a
+                // deleteRange written just before its ingestion, which reads alike (it hides every older key of the
+                // range and none of the file's, and no snapshot or iterator is made in between).
+                List<byte[][]> ranges = new ArrayList<>();
+                if (rnd.nextInt(3) == 0) {
+                    for (int r = 1 + rnd.nextInt(2); r > 0; r--) {
+                        int i = from + rnd.nextInt(to - from);
+                        int j = i + rnd.nextInt(to - i);
+                        byte[] begin = sorted.get(i);
+                        byte[] end = j > i && rnd.nextBoolean()
+                                ? sorted.get(j)
+                                : Arrays.copyOf(sorted.get(j), sorted.get(j).length + 1);
+                        ranges.add(new byte[][] {begin, end});
+                    }
+                }
+                int rangesAt = from + rnd.nextInt(to - from + 1);
                 try (TableFileWriter w = TableFileWriter.create(ourFile, fileOptions);
                         SstFileWriter rw = new SstFileWriter(env, ro)) {
                     rw.open(theirFile);
-                    for (int i = from; i < to; i++) {
+                    for (int i = from; i <= to; i++) {
+                        if (i == rangesAt) {
+                            for (byte[][] r : ranges) {
+                                sb.append(i == from ? "" : " ")
+                                        .append("-[")
+                                        .append(s(r[0]))
+                                        .append(',')
+                                        .append(s(r[1]))
+                                        .append(')');
+                                w.deleteRange(r[0], r[1]);
+                            }
+                        }
+                        if (i == to) {
+                            break;
+                        }
                         byte[] k = sorted.get(i);
-                        byte[] v = rnd.nextInt(3) == 0 ? operand() : value();
-                        sb.append(i == from ? "" : " ").append(s(k)).append('=').append(s(v));
-                        w.put(k, v);
-                        rw.put(k, v);
+                        sb.append(i == from ? "" : " ");
+                        switch (rnd.nextInt(6)) {
+                            case 0 -> {
+                                sb.append("del ").append(s(k));
+                                w.delete(k);
+                                rw.delete(k);
+                            }
+                            case 1, 2 -> {
+                                byte[] v = operand();
+                                sb.append(s(k)).append("+=").append(s(v));
+                                w.merge(k, v);
+                                rw.merge(k, v);
+                            }
+                            default -> {
+                                byte[] v = rnd.nextInt(3) == 0 ? operand() : value();
+                                sb.append(s(k)).append('=').append(s(v));
+                                w.put(k, v);
+                                rw.put(k, v);
+                            }
+                        }
                     }
                     w.finish();
                     rw.finish();
+                }
+                for (byte[][] r : ranges) {
+                    rocks.deleteRange(r[0], r[1]);
                 }
                 sb.append(']');
                 ourFiles.add(ourFile);

@@ -114,6 +114,95 @@ class TableFileWriterTest {
         assertThatThrownBy(() -> TableFileWriter.create(p, null)).isInstanceOf(InvalidArgumentException.class);
     }
 
+    /**
+     * Puts, merge operands and deletes share one strictly increasing key order (one entry per key), with the argument
+     * checks of put; range deletions come in any order, may overlap, and are written as their union to the
+     * range-deletion block at sequence 0; the properties count each kind.
+     */
+    @Test
+    void mergesDeletesAndRangeDeletionsShareTheOrderAndCounts() throws IOException {
+        Path p = dir.resolve("kinds.sst");
+        try (TableFileWriter w = TableFileWriter.create(p, Options.defaults())) {
+            w.deleteRange(TestKeys.bytes("m"), TestKeys.bytes("p"));
+            w.put(TestKeys.bytes("b"), TestKeys.bytes("1"));
+            assertThatThrownBy(() -> w.delete(TestKeys.bytes("b")))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("duplicate");
+            assertThatThrownBy(() -> w.merge(TestKeys.bytes("a"), TestKeys.bytes("x")))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("before the previous");
+            w.merge(TestKeys.bytes("c"), TestKeys.bytes("x"));
+            assertThatThrownBy(() -> w.put(TestKeys.bytes("c"), TestKeys.bytes("2")))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("duplicate");
+            assertThatThrownBy(() -> w.merge(TestKeys.bytes("d"), null)).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.merge(null, TestKeys.bytes("x"))).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.merge(TestKeys.bytes("d"), new byte[Db.MAX_VALUE_SIZE + 1]))
+                    .isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.delete(new byte[0])).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.delete(null)).isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.delete(new byte[Db.MAX_KEY_SIZE + 1]))
+                    .isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.deleteRange(TestKeys.bytes("z"), TestKeys.bytes("y")))
+                    .isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.deleteRange(null, TestKeys.bytes("y")))
+                    .isInstanceOf(InvalidArgumentException.class);
+            assertThatThrownBy(() -> w.deleteRange(TestKeys.bytes("a"), new byte[0]))
+                    .isInstanceOf(InvalidArgumentException.class);
+            w.deleteRange(TestKeys.bytes("q"), TestKeys.bytes("q")); // empty: nothing
+            w.delete(TestKeys.bytes("d"));
+            // any order, before the keys they cover and overlapping: [a, b), [e, g) and [m, p) joined with [n, r)
+            w.deleteRange(TestKeys.bytes("n"), TestKeys.bytes("r"));
+            w.deleteRange(TestKeys.bytes("a"), TestKeys.bytes("b"));
+            w.deleteRange(TestKeys.bytes("e"), TestKeys.bytes("g"));
+            w.deleteRange(TestKeys.bytes("e"), TestKeys.bytes("f"));
+            w.put(TestKeys.bytes("e"), TestKeys.bytes("3"));
+            assertThat(w.entries()).isEqualTo(4);
+            assertThat(w.rangeDeletions()).isEqualTo(5);
+            w.finish();
+        }
+        try (TableReader r = open(p)) {
+            assertThat(r.properties().entries()).isEqualTo(4);
+            assertThat(r.properties().deletions()).isEqualTo(1);
+            assertThat(r.properties().mergeOperands()).isEqualTo(1);
+            assertThat(r.properties().rangeDeletions()).isEqualTo(3);
+            assertThat(r.properties().largestSeq()).isZero();
+            assertThat(TestKeys.str(r.properties().smallestUserKey())).isEqualTo("a");
+            assertThat(TestKeys.str(r.properties().largestUserKey())).isEqualTo("r");
+            StringBuilder sb = new StringBuilder();
+            try (InternalIterator it = r.iterator()) {
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    assertThat(InternalKey.sequence(it.key())).isZero();
+                    sb.append(TestKeys.str(InternalKey.userKey(it.key())))
+                            .append(':')
+                            .append(InternalKey.type(it.key()))
+                            .append(' ');
+                }
+            }
+            assertThat(sb.toString()).isEqualTo("b:PUT c:MERGE d:DELETE e:PUT ");
+            StringBuilder ts = new StringBuilder();
+            for (var t : r.rangeTombstones().fragments()) {
+                assertThat(t.sequence()).isZero();
+                ts.append('[')
+                        .append(TestKeys.str(t.begin()))
+                        .append(',')
+                        .append(TestKeys.str(t.end()))
+                        .append(')');
+            }
+            assertThat(ts.toString()).isEqualTo("[a,b)[e,g)[m,r)");
+        }
+        // range deletions alone make a file
+        Path only = dir.resolve("only-ranges.sst");
+        try (TableFileWriter w = TableFileWriter.create(only, Options.defaults())) {
+            w.deleteRange(TestKeys.bytes("k"), TestKeys.bytes("l"));
+            w.finish();
+        }
+        try (TableReader r = open(only)) {
+            assertThat(r.properties().entries()).isZero();
+            assertThat(r.properties().rangeDeletions()).isEqualTo(1);
+        }
+    }
+
     @Test
     void anEmptyOrUnfinishedFileIsDeleted() {
         Path empty = dir.resolve("empty.sst");
