@@ -74,4 +74,53 @@ class StressIngestRuleTest {
         assertThat(half.ok()).as(half.toString()).isFalse();
         assertThat(half.problems()).anyMatch(p -> p.contains("half applied"));
     }
+
+    /**
+     * The same rule for a file of each kind of entry StressRun.ingest writes, over keys that hold version 1: a put and
+     * a merge (version 2), a delete and a range deletion of exactly the key (deleted at version 2).
+     */
+    @Test
+    void anIngestionOfMergesAndDeletesInFlightIsFullyInOrFullyOut() throws Exception {
+        for (int keysIn : new int[] {4, 0, 1}) {
+            int[] ks = {3, 7, 11, 15};
+            String name = "kinds" + keysIn;
+            Options o = Options.defaults().mergeOperator(StressValue.MERGE_OPERATOR);
+            StressVerifier.Result r;
+            try (ExpectedState es = ExpectedState.open(tmp.resolve(name + ".expected"), KEYS);
+                    Db db = Db.open(tmp.resolve(name), o)) {
+                for (int k : ks) {
+                    es.setPending(k, ExpectedState.state(1, true), 41L);
+                    db.put(StressValue.key(k), StressValue.of(k, 1));
+                    es.commit(k, ExpectedState.state(1, true));
+                }
+                db.flush();
+                for (int j = 0; j < ks.length; j++) {
+                    es.setPending(ks[j], ExpectedState.state(2, j < 2), 42L);
+                }
+                if (keysIn == ks.length) {
+                    Path f = tmp.resolve(name + ".sst");
+                    try (TableFileWriter w = TableFileWriter.create(f, db.options())) {
+                        w.deleteRange(StressValue.key(15), StressValue.rangeEnd(15));
+                        w.put(StressValue.key(3), StressValue.of(3, 2));
+                        w.merge(StressValue.key(7), StressValue.of(7, 2));
+                        w.delete(StressValue.key(11));
+                        w.finish();
+                    }
+                    db.ingest(List.of(f), IngestOptions.defaults().moveFiles(true));
+                } else if (keysIn == 1) {
+                    db.put(StressValue.key(3), StressValue.of(3, 2));
+                }
+                r = StressVerifier.verifyAndResolve(db, es);
+            }
+            if (keysIn == 1) {
+                assertThat(r.ok()).as(r.toString()).isFalse();
+                assertThat(r.problems()).anyMatch(p -> p.contains("half applied"));
+            } else {
+                assertThat(r.ok()).as(r.toString()).isTrue();
+                assertThat(keysIn == 0 ? r.pendingDropped() : r.pendingLanded())
+                        .as(r.toString())
+                        .isEqualTo(ks.length);
+            }
+        }
+    }
 }

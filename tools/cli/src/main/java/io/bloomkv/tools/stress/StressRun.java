@@ -21,8 +21,8 @@ import java.util.stream.Stream;
 /**
  * The threads of a stress run (RocksDB db_stress's operation mix): random puts, merges, deletes, range deletions, batches,
  * gets, multiGets, iterators and snapshots, each answer checked against the {@link ExpectedState}; occasional
- * flushes, range compactions, ingestions of external table files (a few own keys written by
- * {@link TableFileWriter}, then {@link Db#ingest}, moved or copied: the expected-state rule of a batch, all the
+ * flushes, range compactions, ingestions of external table files (a few own keys' puts, merges, deletes and range
+ * deletions written by {@link TableFileWriter}, then {@link Db#ingest}, moved or copied: the expected-state rule of a batch, all the
  * file's keys old or all new after a crash) and range drops (a range tombstone over one own key, then
  * {@link Db#deleteFilesInRange} over it: the key of the thread's last one-key ingestion when there is one, whose
  * table the call then removes; a delete's rule) and key-range deletions (db_stress's TestDeleteRange: one range
@@ -370,7 +370,9 @@ public final class StressRun {
 
     /**
      * Writes 1-8 distinct own keys (sorted: the keys' zero-padded numbers sort as their bytes) with their next
-     * versions into an external table file and ingests it, moved (hard-linked) or copied at random. Every key is
+     * versions into an external table file and ingests it, moved (hard-linked) or copied at random. Each key is a
+     * put, a merge (a put's rule), a delete or a range deletion of exactly the key (a delete's rule), as in
+     * {@link #write}. Every key is
      * marked pending under one write id first, as for a batch: after a kill, the file is in (every key new) or not
      * (every key old), which {@link StressVerifier} checks. Files overlapping the memtable flush it first
      * ({@link IngestOptions#allowBlockingFlush}).
@@ -387,8 +389,15 @@ public final class StressRun {
         try (TableFileWriter w = TableFileWriter.create(file, db.options())) {
             for (int j = 0; j < ks.size(); j++) {
                 int k = ks.get(j);
-                next[j] = ExpectedState.state(ExpectedState.version(es.committed(k)) + 1, true);
-                w.put(StressValue.key(k), StressValue.of(k, ExpectedState.version(next[j])));
+                int kind = rnd.nextInt(8); // 0: delete, 1: range deletion of exactly the key, 2-3: merge, else put
+                next[j] = ExpectedState.state(ExpectedState.version(es.committed(k)) + 1, kind > 1);
+                long version = ExpectedState.version(next[j]);
+                switch (kind) {
+                    case 0 -> w.delete(StressValue.key(k));
+                    case 1 -> w.deleteRange(StressValue.key(k), StressValue.rangeEnd(k));
+                    case 2, 3 -> w.merge(StressValue.key(k), StressValue.of(k, version));
+                    default -> w.put(StressValue.key(k), StressValue.of(k, version));
+                }
             }
             w.finish();
         }
