@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The fault sweep: a fixed workload (puts, merges, deletes, range deletions, batches, gets, scans, flushes, a full
- * compaction, a reopen, ingestions of external table files written by {@link TableFileWriter}, moved and copied,
+ * compaction, a reopen, ingestions of external table files written by {@link TableFileWriter} (puts, merges, deletes
+ * and range deletions), moved and copied,
  * a memtable rewrite (a range tombstone hiding most of the memtable), range drops (a range tombstone, then {@link Db#deleteFilesInRange} over the same range: over an ingested file's
  * keys, it removes that file's table) and checkpoints) under {@link SyncMode#EVERY_WRITE} is first run once on a healthy {@link
  * FaultInjectingFileSystem} to count its file-system operations (every {@link Op}: create, open,
@@ -100,7 +101,11 @@ class FaultSweepTest {
 
     record Reopen() implements Step {}
 
-    /** Puts of distinct keys, ascending, written into an external table file and ingested (moved or copied). */
+    /**
+     * Puts, merges and deletes of distinct keys, ascending, after them maybe a range deletion listed first (applied
+     * before them: it does not delete the file's own keys), written into an external table file and ingested (moved or
+     * copied).
+     */
     record Ingest(List<Mut> puts, boolean move) implements Step {}
 
     /**
@@ -151,9 +156,24 @@ class FaultSweepTest {
                 TreeMap<Integer, Mut> puts = new TreeMap<>();
                 for (int j = 1 + rnd.nextInt(4); j > 0; j--) {
                     int k = rnd.nextInt(KEYS);
-                    puts.put(k, new Mut(k, TestKeys.value(rnd, 40)));
+                    int kind = rnd.nextInt(6);
+                    puts.put(
+                            k,
+                            kind == 0
+                                    ? new Mut(k, null)
+                                    : kind == 1
+                                            ? Mut.merge(k, TestKeys.value(rnd, 12))
+                                            : new Mut(k, TestKeys.value(rnd, 40)));
                 }
-                steps.add(new Ingest(List.copyOf(puts.values()), rnd.nextBoolean()));
+                List<Mut> file = new ArrayList<>();
+                if (puts.lastKey() > puts.firstKey() && rnd.nextInt(3) == 0) {
+                    // a range deletion inside the file's key range (the range drop below still covers the table):
+                    // applied before the file's keys, which it does not delete
+                    int from = puts.firstKey() + rnd.nextInt(puts.lastKey() - puts.firstKey());
+                    file.add(Mut.deleteRange(from, Math.min(puts.lastKey(), from + 1 + rnd.nextInt(8))));
+                }
+                file.addAll(puts.values());
+                steps.add(new Ingest(file, rnd.nextBoolean()));
                 if (round == 0 || rnd.nextBoolean()) {
                     // The ingested file's table lies in its keys' range: the drop removes it (always in the first
                     // round, so every seed sweeps a removal).
@@ -347,7 +367,15 @@ class FaultSweepTest {
                     db.directory().resolveSibling(db.directory().getFileName() + "-ingest-" + o.ingestions++ + ".sst");
             try (TableFileWriter w = TableFileWriter.create(file, db.options())) {
                 for (Mut m : in.puts()) {
-                    w.put(TestKeys.key(m.key()), m.value());
+                    if (m.rangeEnd() > m.key()) {
+                        w.deleteRange(TestKeys.key(m.key()), TestKeys.key(m.rangeEnd()));
+                    } else if (m.value() == null) {
+                        w.delete(TestKeys.key(m.key()));
+                    } else if (m.merge()) {
+                        w.merge(TestKeys.key(m.key()), m.value());
+                    } else {
+                        w.put(TestKeys.key(m.key()), m.value());
+                    }
                 }
                 w.finish();
             }
