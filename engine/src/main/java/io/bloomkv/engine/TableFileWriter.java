@@ -35,7 +35,7 @@ import java.util.List;
  * syncs the data blocks while {@code finish()} builds the filter, and every {@link Options#bytesPerSync} bytes when
  * that is set; or with O_DIRECT where the file system offers it and {@link Options#useDirectWritesForBulkLoad} asks for
  * it (the blocks reach the device during the load and the file does not fill the page cache). An I/O error of that
- * thread is thrown by the next {@code put} or by {@code finish()}.
+ * thread is thrown by the next {@code put}, {@code merge} or {@code delete}, or by {@code finish()}.
  *
  * <pre>{@code
  * try (TableFileWriter w = TableFileWriter.create(Path.of("/tmp/batch-1.sst"), Options.defaults())) {

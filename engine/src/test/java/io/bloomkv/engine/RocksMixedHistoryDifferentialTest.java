@@ -36,8 +36,9 @@ import org.rocksdb.UInt64AddOperator;
  * {@link MergeOperators#stringAppend(char)} / {@code StringAppendOperator}), range deletions over merges and puts
  * (bursts of writes under a tombstone of their own memtable too), write batches mixing all four, snapshots taken
  * mid-history, iterators held open across later writes, flushes, manual {@code compactRange}, ingestions (the same
- * sorted keys written by {@link TableFileWriter} and ingested with {@link Db#ingest}, and by RocksDB's
- * {@code SstFileWriter} and ingested with {@code ingestExternalFile}: into new key ranges, over the memtables, over
+ * sorted puts, merge operands and deletes written by {@link TableFileWriter} and ingested with {@link Db#ingest}, and
+ * by RocksDB's {@code SstFileWriter} and ingested with {@code ingestExternalFile}; bloomkv's files with range deletions
+ * too, which RocksDB gets as a deleteRange just before its ingestion: into new key ranges, over the memtables, over
  * tables, under snapshots and open iterators, some files written with another prefix length or without filters) and
  * close/reopen in the middle. bloomkv alone follows some range deletions with {@code deleteFilesInRange} over the same
  * range, which its documentation says changes nothing reads see once the tombstone is written. Every read is compared: get and multiGet (latest and at snapshots), iterators in both
