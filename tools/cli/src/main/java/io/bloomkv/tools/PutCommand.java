@@ -104,7 +104,7 @@ final class PutCommand implements Callable<Integer> {
         try (BufferedReader in = openInput(input)) {
             loaded = write.writeTo(dir, db -> load(in, db));
         }
-        spec.commandLine().getOut().println("put " + loaded + " pairs");
+        spec.commandLine().getOut().println("put " + loaded + (loaded == 1 ? " pair" : " pairs"));
         return ExitCodes.OK;
     }
 

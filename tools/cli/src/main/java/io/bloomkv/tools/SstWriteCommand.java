@@ -78,7 +78,7 @@ final class SstWriteCommand implements Callable<Integer> {
             }
             w.finish();
         }
-        spec.commandLine().getOut().println("wrote " + n + " pairs to " + file);
+        spec.commandLine().getOut().println("wrote " + n + (n == 1 ? " pair" : " pairs") + " to " + file);
         return ExitCodes.OK;
     }
 }

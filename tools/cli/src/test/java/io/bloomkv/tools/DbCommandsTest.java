@@ -327,6 +327,10 @@ class DbCommandsTest {
             Cli.Result r = Cli.run("put", db(), "--create");
             assertThat(r.exitCode()).as(r.toString()).isZero();
             assertThat(r.out()).isEqualTo("put 2 pairs\n");
+            System.setIn(new ByteArrayInputStream("a\t1\n".getBytes(StandardCharsets.UTF_8)));
+            assertThat(Cli.run("put", db()).out())
+                    .as("one pair, in the singular")
+                    .isEqualTo("put 1 pair\n");
             System.setIn(new ByteArrayInputStream("c\n".getBytes(StandardCharsets.UTF_8)));
             Cli.Result bad = Cli.run("put", db());
             assertThat(bad.exitCode()).as(bad.toString()).isEqualTo(ExitCodes.USAGE);
