@@ -26,6 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  *   <li>the process dies at each operation of an ingestion in turn (that one and all later ones fail, then unsynced
  *       bytes are dropped or torn): the reopened database holds exactly the writes before plus all files, or none.
  * </ul>
+ * The files hold puts and deletes, and one of them a range deletion over older keys.
  */
 class IngestCrashTest {
     @TempDir
@@ -72,20 +73,39 @@ class IngestCrashTest {
             after = new TreeMap<>(before);
             TreeMap<String, byte[]> f1 = new TreeMap<>();
             TreeMap<String, byte[]> f2 = new TreeMap<>();
+            // a fifth of the files' entries are deletes (null here); f1 also deletes a range of older keys
             for (int i = start; i < start + 1000; i += 3) {
-                (i < start + 500 ? f1 : f2).put(TestKeys.str(TestKeys.key(i)), TestKeys.value(rnd, 60));
+                (i < start + 500 ? f1 : f2)
+                        .put(TestKeys.str(TestKeys.key(i)), rnd.nextInt(5) == 0 ? null : TestKeys.value(rnd, 60));
             }
-            after.putAll(f1);
-            after.putAll(f2);
+            byte[][] range = {TestKeys.key(start + 100), TestKeys.key(start + 200)};
+            after.subMap(TestKeys.str(range[0]), TestKeys.str(range[1])).clear();
+            for (TreeMap<String, byte[]> f : List.of(f1, f2)) {
+                f.forEach((k, v) -> {
+                    if (v == null) {
+                        after.remove(k);
+                    } else {
+                        after.put(k, v);
+                    }
+                });
+            }
             Options writerOptions = small(fs);
             files = List.of(
-                    write(writerOptions, base.resolve("f1.sst"), f1), write(writerOptions, base.resolve("f2.sst"), f2));
+                    write(writerOptions, base.resolve("f1.sst"), f1, range),
+                    write(writerOptions, base.resolve("f2.sst"), f2, null));
         }
 
-        private static Path write(Options o, Path p, TreeMap<String, byte[]> m) {
+        private static Path write(Options o, Path p, TreeMap<String, byte[]> m, byte[][] range) {
             try (TableFileWriter w = TableFileWriter.create(p, o)) {
+                if (range != null) {
+                    w.deleteRange(range[0], range[1]);
+                }
                 for (Map.Entry<String, byte[]> e : m.entrySet()) {
-                    w.put(TestKeys.bytes(e.getKey()), e.getValue());
+                    if (e.getValue() == null) {
+                        w.delete(TestKeys.bytes(e.getKey()));
+                    } else {
+                        w.put(TestKeys.bytes(e.getKey()), e.getValue());
+                    }
                 }
                 w.finish();
             }
