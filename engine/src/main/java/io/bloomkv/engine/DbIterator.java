@@ -294,13 +294,13 @@ public final class DbIterator implements AutoCloseable {
         checkOpen();
         WriteBatch.checkKey(target);
         boolean pastUpper = upper != null && Arrays.compareUnsigned(target, upper) >= 0;
-        byte[] confined = prefixSeek == null ? null : prefixSeek.prefixOf(target);
-        if (pastUpper && confined == null) {
+        if (pastUpper && (prefixSeek == null || !prefixSeek.inDomain(target))) {
             seekToLast();
             return;
         }
         try {
-            if (lower != null && provablyEmpty(lower, pastUpper ? upper : target, !pastUpper)) {
+            // past the upper bound only a prefix seek gets here, which provablyEmpty never rules out
+            if (!pastUpper && lower != null && provablyEmpty(lower, target, true)) {
                 positionNowhere();
                 return;
             }
@@ -325,16 +325,13 @@ public final class DbIterator implements AutoCloseable {
         byte[] skip = key;
         try {
             if (reverse) {
-                // The merged iterator is before this key's entries: step into them; findNext skips them. Not valid, it
-                // is re-seeked to the key (RocksDB's ReverseToForward), not to its first entry: a bounded iterator's
-                // range-filtered levels end at their last table wholly below the lower bound, so an exhausted merged
-                // iterator does not mean that no entry precedes the key, and its first entry may lie below the bound.
+                // The merged iterator is before this key's entries: it is re-seeked to the key (RocksDB's
+                // ReverseToForward), and findNext skips the key's entries. Not a step forward: a bounded iterator's
+                // range-filtered levels skip the tables wholly below the lower bound, so where the walk back stopped
+                // (below the bound, or exhausted) a step forward re-seeks those levels there and can surface entries
+                // below the bound that the walk never saw; a tombstone among them would end the skip of this key.
                 reverse = false;
-                if (merged.valid()) {
-                    merged.next();
-                } else {
-                    merged.seek(InternalKey.forSeek(skip, InternalKey.MAX_SEQUENCE));
-                }
+                merged.seek(InternalKey.forSeek(skip, InternalKey.MAX_SEQUENCE));
             } else if (!pastCurrent) {
                 merged.next();
             }

@@ -34,7 +34,12 @@ final class PrefixSeek {
 
     /** The prefix a seek to {@code target} is confined to, or null for a target shorter than the prefix length. */
     byte[] prefixOf(byte[] target) {
-        return target.length >= prefixLength ? Arrays.copyOf(target, prefixLength) : null;
+        return inDomain(target) ? Arrays.copyOf(target, prefixLength) : null;
+    }
+
+    /** {@code key} is at least the prefix length long: a seek to it is confined to its prefix. */
+    boolean inDomain(byte[] key) {
+        return key.length >= prefixLength;
     }
 
     MergingIterator iterator(byte[] prefix) {
