@@ -942,24 +942,29 @@ public final class Db implements AutoCloseable {
         try {
             long memBytes = sv.mem.approximateMemoryUsage();
             long memEntries = sv.mem.entryCount();
+            long memDeletes = sv.mem.deleteCount();
             for (MemTable m : sv.imms) {
                 memBytes += m.approximateMemoryUsage();
                 memEntries += m.entryCount();
+                memDeletes += m.deleteCount();
             }
             s.memtableBytes = memBytes;
             s.memtableEntries = memEntries;
+            s.memtableDeletes = memDeletes;
             s.immutableMemtables = sv.imms.size();
             Version v = sv.version;
             int n = v.numLevels();
             s.levelTables = new int[n];
             s.levelBytes = new long[n];
             s.levelEntries = new long[n];
+            s.levelDeletions = new long[n];
             s.levelFilterMemory = new long[n];
             long filterMemory = 0;
             for (int level = 0; level < n; level++) {
                 s.levelTables[level] = v.numFiles(level);
                 s.levelBytes[level] = v.levelBytes(level);
                 s.levelEntries[level] = v.levelEntries(level);
+                s.levelDeletions[level] = v.levelDeletions(level);
                 s.levelFilterMemory[level] = v.levelFilterMemory(level);
                 filterMemory += s.levelFilterMemory[level];
             }

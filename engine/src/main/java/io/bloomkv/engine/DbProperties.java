@@ -92,13 +92,20 @@ final class DbProperties {
         return Optional.ofNullable(v);
     }
 
-    /** RocksDB's estimate: entries in the memtables plus entries in every table (overwrites and tombstones counted). */
+    /**
+     * RocksDB's estimate ({@code InternalStats::HandleEstimateNumKeys}): the memtables' entries less twice their point
+     * deletes (a delete cancels itself and, presumably, a put it hides), at least 0; plus the tables' entries that are
+     * not deletes less their deletes, at least 0. Overwritten versions not yet compacted away still count.
+     */
     static long estimateNumKeys(Stats s) {
-        long n = s.memtableEntries();
+        long memtables = Math.max(0, s.memtableEntries() - 2 * s.memtableDeletes);
+        long live = 0;
+        long deletions = 0;
         for (int level = 0; level < s.numLevels(); level++) {
-            n += s.levelEntries(level);
+            live += s.levelEntries(level) - s.levelDeletions[level];
+            deletions += s.levelDeletions[level];
         }
-        return n;
+        return memtables + Math.max(0, live - deletions);
     }
 
     /** RocksDB's {@code rocksdb.levelstats}: a header, then one line per level. */

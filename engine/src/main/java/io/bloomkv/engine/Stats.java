@@ -60,6 +60,9 @@ public final class Stats {
     // State.
     long filterMemoryBytes;
     long memtableEntries;
+    /** Point tombstones among {@link #memtableEntries} (for {@code bloomkv.estimate-num-keys}). */
+    long memtableDeletes;
+
     long memtableBytes;
     int immutableMemtables;
     long lastSequence;
@@ -71,6 +74,9 @@ public final class Stats {
     int[] levelTables = new int[0];
     long[] levelBytes = new long[0];
     long[] levelEntries = new long[0];
+    /** Point tombstones among {@link #levelEntries} (for {@code bloomkv.estimate-num-keys}). */
+    long[] levelDeletions = new long[0];
+
     long[] levelFilterMemory = new long[0];
 
     Stats() {}

@@ -39,6 +39,9 @@ public final class MemTable {
 
     private final AtomicLong approximateBytes = new AtomicLong();
     private final AtomicLong entries = new AtomicLong();
+    /** Point tombstones among {@link #entries} (RocksDB's {@code num_deletes}, for the key-count estimate). */
+    private final AtomicLong deletes = new AtomicLong();
+
     private final long logNumber;
     /** Range tombstones, in the order added (one writer; readers take the published array). */
     private volatile RangeTombstone[] rangeTombstones = new RangeTombstone[0];
@@ -153,6 +156,9 @@ public final class MemTable {
         long bytes = table.insert(
                 userKey, hash, mayHold, InternalKey.packTrailer(sequence, type), buf, valueOffset, valueLength);
         entries.incrementAndGet();
+        if (type == ValueType.DELETE) {
+            deletes.incrementAndGet();
+        }
         approximateBytes.addAndGet(bytes);
     }
 
@@ -369,6 +375,11 @@ public final class MemTable {
 
     public long entryCount() {
         return entries.get();
+    }
+
+    /** Point tombstones added (among {@link #entryCount()}). */
+    public long deleteCount() {
+        return deletes.get();
     }
 
     /** True when nothing was added (no entry, no range tombstone). */

@@ -246,6 +246,15 @@ public final class Version implements LevelView {
         return sum;
     }
 
+    /** Point tombstones among {@link #levelEntries}, from the tables' properties. */
+    public long levelDeletions(int level) {
+        long sum = 0;
+        for (TableReader r : readers[level]) {
+            sum += r.properties().deletions();
+        }
+        return sum;
+    }
+
     /** Off-heap bytes of the filters of {@code level}'s tables. */
     public long levelFilterMemory(int level) {
         long sum = 0;
