@@ -210,7 +210,10 @@ public final class WriteBatch {
         return this;
     }
 
-    /** Number of puts and deletes. */
+    /**
+     * Number of operations: puts, deletes, merges and range deletions (RocksDB's {@code WriteBatch::Count}, except that
+     * an empty range deletion is not added, so not counted). Each takes one sequence number when written.
+     */
     public int count() {
         return count;
     }

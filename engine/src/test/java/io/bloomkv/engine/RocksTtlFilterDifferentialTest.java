@@ -87,6 +87,61 @@ class RocksTtlFilterDifferentialTest {
         }
     }
 
+    /**
+     * Expiry on the system clock, against TtlDB (whose clock cannot be set): a value past a TTL of one second reads as
+     * absent at once in bloomkv (TtlDB returns it until a compaction drops it: the documented difference), and after a
+     * full compaction both have dropped it. A value not compacted yet comes back in both when the database is reopened
+     * with a longer TTL.
+     */
+    @Test
+    void expiryOnTheSystemClockAndReopeningWithALongerTtlMatchTtlDb() throws Exception {
+        byte[] gone = "gone".getBytes(UTF_8);
+        byte[] back = "back".getBytes(UTF_8);
+        byte[] v = "v".getBytes(UTF_8);
+        Path ourDir = dir.resolve("bloomkv");
+        String theirDir = dir.resolve("rocksdb").toString();
+        Options ours = Options.defaults().ttl(Duration.ofSeconds(1));
+        try (org.rocksdb.Options ro = new org.rocksdb.Options().setCreateIfMissing(true)) {
+            try (Db d = Db.open(ourDir, ours);
+                    TtlDB r = TtlDB.open(ro, theirDir, 1, false)) {
+                d.put(gone, v);
+                r.put(gone, v);
+                Thread.sleep(2100); // past t + ttl in whole seconds: stale in both
+                assertThat(d.get(gone))
+                        .as("bloomkv hides an expired value at once")
+                        .isNull();
+                assertThat(r.get(gone))
+                        .as("TtlDB returns it until a compaction")
+                        .isEqualTo(v);
+                d.compactRange(null, null);
+                r.compactRange();
+                assertThat(d.get(gone)).isNull();
+                assertThat(r.get(gone)).as("TtlDB after the compaction").isNull();
+                d.put(back, v);
+                r.put(back, v);
+                d.flush();
+                try (org.rocksdb.FlushOptions fo = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+                    r.flush(fo);
+                }
+                Thread.sleep(2100);
+                assertThat(d.get(back)).isNull();
+            }
+            try (Db d = Db.open(ourDir, ours.ttl(Duration.ofSeconds(3600)));
+                    TtlDB r = TtlDB.open(ro, theirDir, 3600, false)) {
+                assertThat(d.get(back))
+                        .as("a longer TTL brings back what was not compacted")
+                        .isEqualTo(v);
+                assertThat(r.get(back)).isEqualTo(v);
+                d.compactRange(null, null);
+                r.compactRange();
+                assertThat(d.get(back)).isEqualTo(v);
+                assertThat(r.get(back)).isEqualTo(v);
+                assertThat(d.get(gone)).isNull();
+                assertThat(r.get(gone)).isNull();
+            }
+        }
+    }
+
     private static Options ours(boolean ttl) {
         Options o = Options.defaults()
                 .writeBufferSize(8 << 10)
