@@ -41,7 +41,7 @@ final class ScanCommand implements Callable<Integer> {
     @Option(names = "--limit", paramLabel = "N", description = "Print at most N pairs.")
     Long limit;
 
-    @Option(names = "--keys-only", description = "Print keys only.")
+    @Option(names = "--keys-only", description = "Print keys only (refused with --value-hex, which would do nothing).")
     boolean keysOnly;
 
     @Mixin
@@ -54,6 +54,11 @@ final class ScanCommand implements Callable<Integer> {
     public Integer call() {
         if (limit != null && limit < 0) {
             throw new ParameterException(spec.commandLine(), "--limit must not be negative: " + limit);
+        }
+        if (keysOnly && spec.commandLine().getParseResult().hasMatchedOption("--value-hex")) {
+            // No value is printed: the value format would be ignored.
+            throw new ParameterException(
+                    spec.commandLine(), "--value-hex applies to values, which --keys-only leaves out");
         }
         byte[] start = from == null ? null : Args.parse(spec, format.keys(), from, "--from");
         byte[] end = to == null ? null : Args.parse(spec, format.keys(), to, "--to");

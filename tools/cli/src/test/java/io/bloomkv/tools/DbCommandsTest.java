@@ -294,6 +294,22 @@ class DbCommandsTest {
         assertThat(Cli.run("scan", db(), "--limit", "-1").exitCode()).isEqualTo(ExitCodes.USAGE);
     }
 
+    /** {@code --keys-only} prints no value, so {@code --value-hex} would do nothing: refused, as a usage error. */
+    @Test
+    void scanRefusesValueHexWithKeysOnly() {
+        assertThat(Cli.run("put", db(), "--create", "k", "v").exitCode()).isZero();
+        Cli.Result r = Cli.run("scan", db(), "--keys-only", "--value-hex");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err())
+                .isEqualTo("bloomkv scan: --value-hex applies to values, which --keys-only leaves out"
+                        + " (see 'bloomkv scan --help')\n");
+        // --hex also formats the keys, so it still goes with --keys-only.
+        Cli.Result hex = Cli.run("scan", db(), "--keys-only", "--hex");
+        assertThat(hex.exitCode()).as(hex.toString()).isZero();
+        assertThat(hex.out()).isEqualTo("6b\n");
+    }
+
     @Test
     void putReadsPairsFromStdin() {
         InputStream saved = System.in;
