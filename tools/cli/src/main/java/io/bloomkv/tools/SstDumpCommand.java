@@ -21,7 +21,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code bloomkv sst dump FILE}: the footer, the properties, the file layout, the index, the filter
  * and, with {@code --entries} (or {@code --limit N}, which implies it), every entry or the first N, like RocksDB's
- * sst_dump. Layout: engine/FORMAT.md.
+ * sst_dump. {@code --value-hex} implies {@code --entries} as well: only entries show values, so without them it would
+ * do nothing ({@code --hex} and {@code --key-hex} also format the keys of the other parts, and imply nothing).
+ * Layout: engine/FORMAT.md.
  */
 @Command(
         name = "dump",
@@ -31,7 +33,8 @@ import picocli.CommandLine.Spec;
             "The footer, properties, block layout, index, and the filter (kind, k, bits,",
             "bits per key, share of bits set, expected false-positive rate); with",
             "--entries every entry (user key @sequence PUT|DEL, value), with --limit N",
-            "the first N."
+            "the first N. --limit and --value-hex (only entries show values) imply",
+            "--entries."
         })
 final class SstDumpCommand implements Callable<Integer> {
     @Spec
@@ -40,7 +43,7 @@ final class SstDumpCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "A table file (NNNNNN.sst).")
     Path file;
 
-    @Option(names = "--entries", description = "Also print the entries.")
+    @Option(names = "--entries", description = "Also print the entries (implied by --limit and --value-hex).")
     boolean entries;
 
     @Option(
@@ -71,7 +74,8 @@ final class SstDumpCommand implements Callable<Integer> {
             }
             printFilter(out, t);
             printRangeDeletions(out, t);
-            if (entries || limit != null) {
+            // --limit and --value-hex are about entries: either asks for them rather than being ignored.
+            if (entries || limit != null || spec.commandLine().getParseResult().hasMatchedOption("--value-hex")) {
                 printEntries(out, t);
             }
         }

@@ -142,6 +142,28 @@ class SstCommandsTest {
         assertThat(Cli.run("sst", "dump", table, "--limit", "-1").exitCode()).isEqualTo(ExitCodes.USAGE);
     }
 
+    /**
+     * {@code --value-hex} formats only the entries' values: alone it implies --entries, as --limit does, rather than
+     * being ignored; {@code --key-hex} formats the other parts' keys too, and implies nothing.
+     */
+    @Test
+    void dumpValueHexImpliesEntries() throws IOException {
+        Path db = tmp.resolve("db");
+        TestDbs.loadEven(tmp, db, 10);
+        String table = TestDbs.tables(db).get(0).toString();
+        Cli.Result r = Cli.run("sst", "dump", table, "--value-hex");
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("entries:\n  key000000 @1 PUT\t76616c75652030\n");
+        assertThat(r.out().lines().filter(l -> l.contains(" PUT\t"))).hasSize(10);
+        Cli.Result limited = Cli.run("sst", "dump", table, "--value-hex", "--limit", "1");
+        assertThat(limited.out().lines().filter(l -> l.contains(" PUT\t"))).hasSize(1);
+        Cli.Result keyHex = Cli.run("sst", "dump", table, "--key-hex");
+        assertThat(keyHex.exitCode()).as(keyHex.toString()).isZero();
+        assertThat(keyHex.out())
+                .contains("smallest key      6b6579303030303030 @1 PUT")
+                .doesNotContain("entries:");
+    }
+
     @Test
     void dumpShowsTheCompressionOfItsBlocks() throws IOException {
         Path db = tmp.resolve("db-lz4");
