@@ -56,4 +56,81 @@ class IngestCommandTest {
         assertThat(overlap.err()).contains("overlap");
         assertThat(Cli.run("get", db, "k1").exitCode()).isEqualTo(1);
     }
+
+    /**
+     * {@code sst write --ops} writes every kind of entry TableFileWriter takes: ingested into a database, the puts
+     * replace, the merge operand merges with the older value, the delete and the range deletion hide older keys.
+     */
+    @Test
+    void writeOperationsThenIngest() throws Exception {
+        String db = tmp.resolve("db").toString();
+        Path older = tmp.resolve("older.tsv");
+        Files.writeString(older, "apple\tred\nb1\tx\nb2\ty\ncherry\tc0\ndate\td\n");
+        assertThat(Cli.run("put", db, "--create", "--flush", "--input", older.toString())
+                        .exitCode())
+                .isZero();
+        Path ops = tmp.resolve("in.ops");
+        Files.writeString(
+                ops,
+                "put\tapple\tgreen\n"
+                        + "delete-range\tb\tc\n" // any place among the keys
+                        + "merge\tcherry\tc1\n"
+                        + "\n"
+                        + "delete\tdate\n"
+                        + "put\telder\tberry\twith a tab\n" // the value is the rest of the line, as for pairs
+                        + "delete-range\tzz\tzz\n"); // empty: adds nothing
+        Path sst = tmp.resolve("ops.sst");
+        Cli.Result w = Cli.run("sst", "write", sst.toString(), "--ops", "--input", ops.toString());
+        assertThat(w.exitCode()).as(w.toString()).isZero();
+        assertThat(w.out()).isEqualTo("wrote 2 puts, 1 merge, 1 delete, 1 range deletion to " + sst + "\n");
+        Cli.Result dump = Cli.run("sst", "dump", sst.toString(), "--entries");
+        assertThat(dump.out()).contains("[b, c) @0", "cherry @0 MERGE", "date @0 DEL");
+
+        Cli.Result noOperator = Cli.run("ingest", db, sst.toString());
+        assertThat(noOperator.exitCode()).as(noOperator.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(noOperator.err()).contains("merge operand");
+        Cli.Result r = Cli.run("ingest", db, sst.toString(), "--merge-operator", "stringappend");
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+
+        String op = "--merge-operator=stringappend";
+        assertThat(Cli.run("get", db, "apple", op).out()).isEqualTo("green\n");
+        assertThat(Cli.run("get", db, "cherry", op).out()).isEqualTo("c0,c1\n");
+        assertThat(Cli.run("get", db, "b1", op).exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(Cli.run("get", db, "date", op).exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(Cli.run("scan", db, op).out())
+                .isEqualTo("apple\tgreen\ncherry\tc0,c1\nelder\tberry\\x09with a tab\n");
+    }
+
+    /** Malformed operation lines and the writer's order rules are usage errors naming the line; no file is left. */
+    @Test
+    void writeOperationsRefusesBadLinesNamingThem() throws Exception {
+        Path ops = tmp.resolve("in.ops");
+        Path sst = tmp.resolve("bad.sst");
+        String[][] cases = {
+            {"put\ta\t1\nupsert\tb\t2\n", "2: unknown operation 'upsert': expected put, merge, delete or delete-range"},
+            {"put\ta\n", "1: expected put<TAB>KEY<TAB>VALUE, found no tab after the key"},
+            {"merge\n", "1: expected merge<TAB>KEY<TAB>OPERAND, found no tab"},
+            {"delete\ta\tx\n", "1: expected delete<TAB>KEY, found a tab after the key"},
+            {"delete-range\ta\n", "1: expected delete-range<TAB>BEGIN<TAB>END, found no tab after BEGIN"},
+            {"delete-range\tz\ta\n", "1: delete-range BEGIN z sorts after END a"},
+            {
+                "put\tb\t1\ndelete-range\ta\tc\nmerge\ta\t2\n",
+                "3: key a sorts before the key of line 1: keys must be in strictly increasing order"
+            },
+            {"put\tb\t1\ndelete\tb\n", "2: key b repeats the key of line 1"},
+            {"delete\t\n", "1: key is empty"},
+            {"delete-range\ta\tb\nput\t\t1\n", "2: key is empty"},
+        };
+        for (String[] c : cases) {
+            Files.writeString(ops, c[0]);
+            Cli.Result r = Cli.run("sst", "write", sst.toString(), "--ops", "--input", ops.toString());
+            assertThat(r.exitCode()).as(c[0] + "\n" + r).isEqualTo(ExitCodes.USAGE);
+            assertThat(r.err()).as(c[0]).startsWith("bloomkv sst write: " + ops + ":" + c[1]);
+            assertThat(r.err().lines()).as(c[0]).hasSize(1);
+            assertThat(Files.exists(sst)).as(c[0]).isFalse();
+        }
+        Files.writeString(ops, "delete\tzz\n");
+        Cli.Result hex = Cli.run("sst", "write", sst.toString(), "--ops", "--hex", "--input", ops.toString());
+        assertThat(hex.err()).isEqualTo("bloomkv sst write: " + ops + ":1: bad key: not a hex string: 'zz'\n");
+    }
 }
