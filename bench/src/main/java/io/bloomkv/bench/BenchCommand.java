@@ -362,6 +362,15 @@ public final class BenchCommand implements Callable<Integer> {
                             + "trained on bloomkv alone; RocksDB's children are faster without one).")
     List<String> childJvmOptions = new ArrayList<>();
 
+    @Option(
+            names = "--child-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "" + ChildProcess.DEFAULT_TIMEOUT_SECONDS,
+            description = "With --reopen: a child process still running after SECONDS is killed with its descendant "
+                    + "processes, and the run stops with exit code 1 naming the phase (0: no limit; default: "
+                    + "${DEFAULT-VALUE}, 4 hours).")
+    long childTimeout;
+
     // The child side of --reopen (hidden): the parent passes its own arguments plus these.
     @Option(names = "--child-db", hidden = true)
     Path childDb;
@@ -479,6 +488,14 @@ public final class BenchCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--child-jvm-option applies to the child processes of --reopen only");
         }
+        if (childTimeout < 0) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--child-timeout must not be negative (0: no limit): " + childTimeout);
+        }
+        if (!reopen && spec.commandLine().getParseResult().hasMatchedOption("--child-timeout")) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--child-timeout applies to the child processes of --reopen only");
+        }
         for (int v : valueSizes) { // rejects bad flags before anything is created
             config(dbDir == null ? Path.of(".") : dbDir, v, reportDir, fprSweep);
         }
@@ -518,13 +535,23 @@ public final class BenchCommand implements Callable<Integer> {
                     out.println("value size " + v + " B:");
                     out.flush();
                 }
-                BenchReport report = run(
-                        cfg,
-                        fprSweepKeys,
-                        fprSweepProbes,
-                        out,
-                        spec.commandLine().getParseResult().originalArgs(),
-                        perEngineJvm);
+                BenchReport report;
+                try {
+                    report = run(
+                            cfg,
+                            fprSweepKeys,
+                            fprSweepProbes,
+                            out,
+                            spec.commandLine().getParseResult().originalArgs(),
+                            perEngineJvm,
+                            childTimeout);
+                } catch (ChildProcess.ChildTimeoutException e) {
+                    // The child and its descendants are gone (ChildProcess.kill), its database deleted: the run stops.
+                    out.flush();
+                    spec.commandLine().getErr().println("ERROR: " + e.getMessage());
+                    spec.commandLine().getErr().flush();
+                    return 1;
+                }
                 List<Path> files = ReportWriter.write(report, BenchRunner.columns(cfg), cfg.reportDir());
                 print(report, BenchRunner.columns(cfg), out);
                 out.println("report: " + cfg.reportDir().toAbsolutePath() + " (" + files.size() + " files: "
@@ -587,13 +614,14 @@ public final class BenchCommand implements Callable<Integer> {
     /** Runs the workloads (and the FPR sweep) and assembles the report. */
     public static BenchReport run(BenchConfig cfg, long sweepKeys, long sweepProbes, PrintWriter out)
             throws IOException {
-        return run(cfg, sweepKeys, sweepProbes, out, null, Map.of());
+        return run(cfg, sweepKeys, sweepProbes, out, null, Map.of(), ChildProcess.DEFAULT_TIMEOUT_SECONDS);
     }
 
     /**
      * {@link #run(BenchConfig, long, long, PrintWriter)} with the launcher of {@code --reopen}'s child processes
      * (their arguments are {@code childArgs} plus the child options; null: --reopen is refused), each engine's children
-     * started with its {@code perEngineJvm} options after the inherited flags.
+     * started with its {@code perEngineJvm} options after the inherited flags and killed after
+     * {@code childTimeoutSeconds} (0: no limit; {@link ChildProcess.ChildTimeoutException}).
      */
     public static BenchReport run(
             BenchConfig cfg,
@@ -601,7 +629,8 @@ public final class BenchCommand implements Callable<Integer> {
             long sweepProbes,
             PrintWriter out,
             List<String> childArgs,
-            Map<String, List<String>> perEngineJvm)
+            Map<String, List<String>> perEngineJvm,
+            long childTimeoutSeconds)
             throws IOException {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
@@ -638,6 +667,7 @@ public final class BenchCommand implements Callable<Integer> {
                             s,
                             dir,
                             run,
+                            childTimeoutSeconds,
                             out);
             phases = new BenchRunner(cfg, progress, evictor, launcher).run();
         }

@@ -19,6 +19,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.jar.JarFile;
 
 /**
@@ -26,17 +29,36 @@ import java.util.jar.JarFile;
  * GC, {@code --add-opens}, system properties: whatever {@code getInputArguments} lists) and classpath, on the
  * database directory the previous phase left. When this JVM runs from the bench jar ({@code java -jar}), the child
  * does too, so the jar manifest's {@code Add-Opens} (pom.xml's chronicle.manifest.addOpens) apply to it as well.
- * The child writes its {@link PhaseResult}s with Java serialization to a file the parent reads back.
+ * The child writes its {@link PhaseResult}s with Java serialization to a file the parent reads back. A child that runs
+ * longer than {@code --child-timeout} is killed with its descendants, and the parent waits for them to be gone (so
+ * they hold no database lock) before it reports the timeout ({@link ChildTimeoutException}).
  */
 final class ChildProcess {
     private ChildProcess() {}
+
+    /** {@code --child-timeout}'s default in seconds: far longer than any phase, short of forever. */
+    static final long DEFAULT_TIMEOUT_SECONDS = 4 * 3600;
+
+    /** Seconds to wait for a killed child (and each descendant) to be gone before giving up on it. */
+    private static final long KILL_WAIT_SECONDS = 60;
+
+    /** A child that did not finish within {@code --child-timeout}: it was killed, the bench stops. */
+    static final class ChildTimeoutException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ChildTimeoutException(String message) {
+            super(message);
+        }
+    }
 
     /**
      * Runs workload {@code w} of {@code spec} on {@code dir} in a fresh JVM, started with this JVM's flags and then
      * {@code jvmOptions} (the engine's {@code --child-jvm-option}s), and returns its phases. The child's
      * {@code phase-costs:} lines, and every line it wrote to its stderr (a warning of the JVM, a background thread's
      * failure), are repeated on {@code console}; a child that exits with another code than 0, or without writing its
-     * results, is an IOException with the end of its stderr and stdout.
+     * results, is an IOException with the end of its stderr and stdout. A child still running after
+     * {@code timeoutSeconds} (0: no limit) is killed with its descendants ({@link #kill}) and is a
+     * {@link ChildTimeoutException}, with the same ends of its output.
      */
     static List<PhaseResult> run(
             List<String> parentArgs,
@@ -46,6 +68,7 @@ final class ChildProcess {
             EngineSpec spec,
             Path dir,
             int run,
+            long timeoutSeconds,
             PrintWriter console)
             throws IOException {
         Path out = dir.resolveSibling(dir.getFileName() + "-" + w + ".phases");
@@ -74,8 +97,15 @@ final class ChildProcess {
                     .start();
             int exit;
             try {
+                if (timeoutSeconds > 0 && !p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                    String killed = kill(p);
+                    throw new ChildTimeoutException("the child process of " + which
+                            + " did not finish within --child-timeout " + timeoutSeconds + " s: " + killed
+                            + "; its stderr: " + tail(errLog) + "; its stdout: " + tail(log));
+                }
                 exit = p.waitFor();
             } catch (InterruptedException e) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while " + w + " ran in a child process", e);
@@ -98,6 +128,31 @@ final class ChildProcess {
             Files.deleteIfExists(log);
             Files.deleteIfExists(errLog);
         }
+    }
+
+    /**
+     * Kills {@code p} and its descendants (destroyForcibly: SIGKILL, which no hung thread can stall) and waits until
+     * every one has exited, so that none holds the database's lock any more; what it did, for the message.
+     *
+     * @throws IOException if one is still there after {@link #KILL_WAIT_SECONDS}
+     */
+    static String kill(Process p) throws IOException, InterruptedException {
+        // The descendants before the child dies: once it is gone they are no longer listed as its descendants.
+        List<ProcessHandle> tree = new ArrayList<>(p.descendants().toList());
+        p.destroyForcibly();
+        tree.forEach(ProcessHandle::destroyForcibly);
+        tree.add(0, p.toHandle());
+        for (ProcessHandle h : tree) {
+            try {
+                h.onExit().get(KILL_WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                throw new IOException(
+                        "process " + h.pid() + " (of a timed-out bench child) is still running " + KILL_WAIT_SECONDS
+                                + " s after it was killed; its database may stay locked",
+                        e);
+            }
+        }
+        return "killed it" + (tree.size() == 1 ? "" : " and its " + (tree.size() - 1) + " descendant processes");
     }
 
     /** The lines of a child's output file (undecodable bytes replaced, not thrown); none when it is missing. */
