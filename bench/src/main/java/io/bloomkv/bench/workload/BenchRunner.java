@@ -765,11 +765,12 @@ public final class BenchRunner {
     /**
      * mergerandom: N increments by merge, N by read-modify-write (get, add, put: what an engine without merge operators
      * makes a counter cost), then gets of random existing keys that read the counters back (merging operands left).
+     * Each get is checked against the increments its key got ({@link #mergeIncrements}).
      */
     private List<PhaseResult> merges(EngineSpec spec, BenchEngine engine) throws IOException {
         List<PhaseResult> out = new ArrayList<>();
         for (boolean rmw : new boolean[] {false, true}) {
-            KeyGenerator rnd = distribution().generator(cfg.seed() ^ (rmw ? 0x0_3E26_0002L : 0x0_3E26_0001L));
+            KeyGenerator rnd = distribution().generator(mergeSeed(rmw));
             EngineCounters before = engine.counters();
             Histogram h = histogram();
             long start = System.nanoTime();
@@ -803,6 +804,12 @@ public final class BenchRunner {
         long total = cfg.reads();
         long[] ids = existingIds("mergerandom-read", total);
         byte[][] ks = keysOf(ids);
+        // Untimed: the count each read key must hold, the two write phases' key choices replayed.
+        int[] increments = mergeIncrements();
+        int[] expected = new int[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            expected[i] = increments[Math.toIntExact(keys.loadedIndex(ids[i]))];
+        }
         Worker loop = (from, n, h, counts) -> {
             for (int i = (int) from; i < from + n; i++) {
                 long t0 = System.nanoTime();
@@ -813,7 +820,7 @@ public final class BenchRunner {
                     counts[2]++;
                 } else {
                     counts[0]++;
-                    if (v.length != 8 && !values.matches(v, ids[i], 0)) {
+                    if (!mergedCountMatches(v, ids[i], expected[i])) {
                         counts[2]++;
                     }
                 }
@@ -845,15 +852,53 @@ public final class BenchRunner {
         return out;
     }
 
-    /** {@code v} as an unsigned 64-bit little-endian counter plus one (a missing or non-counter value counts as 0). */
-    static byte[] addOne(byte[] v) {
+    /** The seed of mergerandom's key choices: its merges', or its read-modify-writes' ({@code rmw}). */
+    private long mergeSeed(boolean rmw) {
+        return cfg.seed() ^ (rmw ? 0x0_3E26_0002L : 0x0_3E26_0001L);
+    }
+
+    /**
+     * The increments mergerandom's two write phases gave each key, by load index: their key choices replayed (both
+     * phases are single-threaded, so each draws its keys in one known order). A merge and a read-modify-write add 1 alike.
+     */
+    private int[] mergeIncrements() {
+        int[] counts = new int[Math.toIntExact(keys.num())];
+        for (boolean rmw : new boolean[] {false, true}) {
+            KeyGenerator rnd = distribution().generator(mergeSeed(rmw));
+            for (int i = 0; i < keys.num(); i++) {
+                counts[Math.toIntExact(rnd.nextIndex())]++;
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * Whether a mergerandom-read answer is right for {@code id}, incremented {@code increments} times: never
+     * incremented, its loaded value; else an 8-byte counter of the increments, on top of the loaded value where that is
+     * itself a counter (an 8-byte --value-size; the add operators and {@link #addOne} count any other value as 0).
+     */
+    private boolean mergedCountMatches(byte[] v, long id, int increments) {
+        if (increments == 0) {
+            return values.matches(v, id, 0);
+        }
+        long base = cfg.valueSize() == 8 ? counter(values.value(id, 0)) : 0;
+        return v.length == 8 && counter(v) == base + increments;
+    }
+
+    /** {@code v} as an unsigned 64-bit little-endian counter (0 unless it is 8 bytes, as the add operators read it). */
+    static long counter(byte[] v) {
         long c = 0;
         if (v != null && v.length == 8) {
             for (int i = 7; i >= 0; i--) {
                 c = (c << 8) | (v[i] & 0xFFL);
             }
         }
-        c++;
+        return c;
+    }
+
+    /** {@code v} as an unsigned 64-bit little-endian counter plus one (a missing or non-counter value counts as 0). */
+    static byte[] addOne(byte[] v) {
+        long c = counter(v) + 1;
         byte[] out = new byte[8];
         for (int i = 0; i < 8; i++) {
             out[i] = (byte) (c >>> (8 * i));

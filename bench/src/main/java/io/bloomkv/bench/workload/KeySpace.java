@@ -41,6 +41,15 @@ public final class KeySpace {
         return 2 * j;
     }
 
+    /** The load index {@code j} of loaded id {@code id} (the inverse of {@link #loadedId}). */
+    public long loadedIndex(long id) {
+        if ((id & 1) != 0) {
+            throw new IllegalArgumentException("not a loaded id: " + id);
+        }
+        checkIndex(id / 2, num);
+        return id / 2;
+    }
+
     /** Number of distinct absent ids inside the loaded range. */
     public long missingCount() {
         return num - 1;
