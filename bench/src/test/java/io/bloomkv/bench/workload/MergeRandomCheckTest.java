@@ -87,6 +87,38 @@ class MergeRandomCheckTest {
         assertThat(read(cfg, 1).wrongAnswers()).isEqualTo(300);
     }
 
+    /** Both engines' add operators, in one process, with 2 reading threads: every counter reads as its increments. */
+    @Test
+    void bothEnginesReadTheirCountsRight(@TempDir Path dir) throws Exception {
+        BenchCommand cmd = new BenchCommand();
+        new CommandLine(cmd)
+                .parseArgs(
+                        "--num",
+                        "500",
+                        "--reads",
+                        "300",
+                        "--threads",
+                        "2",
+                        "--workloads",
+                        "mergerandom",
+                        "--filters",
+                        "on",
+                        "--write-buffer-size",
+                        "65536",
+                        "--fpr-sweep=false",
+                        "--progress=false",
+                        "--report-dir",
+                        dir.resolve("report").toString());
+        List<PhaseResult> results = new BenchRunner(cmd.config(dir.resolve("work")), ProgressSink.NONE, null).run();
+        assertThat(results)
+                .filteredOn(r -> r.phase().equals("mergerandom-read"))
+                .hasSize(2)
+                .allSatisfy(r -> {
+                    assertThat(r.found()).as(r.label()).isEqualTo(300);
+                    assertThat(r.wrongAnswers()).as(r.label()).isZero();
+                });
+    }
+
     @Test
     void countersAreLittleEndianAndOnlyEightBytesLong() {
         assertThat(BenchRunner.counter(new byte[] {2, 1, 0, 0, 0, 0, 0, 0})).isEqualTo(258);
