@@ -95,7 +95,12 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
                         ExitCodes.USAGE, message(t) + (e.ttlDatabase() ? " (give --ttl SECONDS)" : " (drop --ttl)"));
             }
             if (t instanceof InvalidArgumentException) {
-                return new Classified(ExitCodes.USAGE, "invalid argument: " + message(t));
+                // Ingesting a file with merge operands into a database opened without an operator names the API's
+                // option; the command line's is --merge-operator.
+                String hint = String.valueOf(t.getMessage()).contains("has no merge operator")
+                        ? " (give --merge-operator)"
+                        : "";
+                return new Classified(ExitCodes.USAGE, "invalid argument: " + message(t) + hint);
             }
             if (t instanceof CorruptionException) {
                 return new Classified(ExitCodes.CORRUPTION, "corruption: " + message(t));

@@ -88,7 +88,7 @@ class IngestCommandTest {
 
         Cli.Result noOperator = Cli.run("ingest", db, sst.toString());
         assertThat(noOperator.exitCode()).as(noOperator.toString()).isEqualTo(ExitCodes.USAGE);
-        assertThat(noOperator.err()).contains("merge operand");
+        assertThat(noOperator.err()).contains("merge operand").contains("(give --merge-operator)");
         Cli.Result r = Cli.run("ingest", db, sst.toString(), "--merge-operator", "stringappend");
         assertThat(r.exitCode()).as(r.toString()).isZero();
 
