@@ -337,6 +337,39 @@ class BloomKvStoreTest {
         assertThat(s.approximateNumEntries()).isEqualTo(600);
     }
 
+    /**
+     * Deletes count as Kafka's RocksDB store counts them (RocksDB's rocksdb.estimate-num-keys: a delete in the memtable
+     * takes itself and one put off the estimate), compared with Kafka's own store on the same writes.
+     */
+    @Test
+    void approximateNumEntriesSubtractsDeletesAsKafkasRocksDbStore() {
+        BloomKvStore s = open("deletes", context());
+        KeyValueStore<Bytes, byte[]> kafka =
+                Stores.persistentKeyValueStore("kafka-deletes").get();
+        TestStoreContext kctx = context();
+        kctx.configs.put(org.apache.kafka.streams.StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "INFO");
+        kafka.init(InternalTestContext.of(kctx), kafka);
+        try {
+            for (int i = 0; i < 100; i++) {
+                s.put(b("k" + i), v("v"));
+                kafka.put(b("k" + i), v("v"));
+            }
+            for (int i = 0; i < 40; i++) {
+                s.delete(b("k" + i));
+                kafka.delete(b("k" + i));
+            }
+            assertThat(kafka.approximateNumEntries()).as("Kafka's store").isEqualTo(60);
+            assertThat(s.approximateNumEntries()).isEqualTo(kafka.approximateNumEntries());
+            for (int i = 40; i < 100; i++) {
+                s.delete(b("k" + i));
+                kafka.delete(b("k" + i));
+            }
+            assertThat(s.approximateNumEntries()).isZero().isEqualTo(kafka.approximateNumEntries());
+        } finally {
+            kafka.close();
+        }
+    }
+
     @Test
     void restoreWritesBatchesAndTracksThePosition() {
         TestStoreContext ctx = context();
