@@ -104,18 +104,37 @@ public final class FilterMath {
         if (lambda == 0) {
             return 0.0;
         }
-        int jMax = poissonUpperLoad(lambda);
+        int saturated = saturatedLoad(k, blockBits);
+        int jMax = Math.min(poissonUpperLoad(lambda), saturated);
         double[] perBlock = sharedBlockRates(k, jMax, blockBits);
         double logLambda = Math.log(lambda);
         double logPmf = -lambda; // log P(load = 0)
         double sum = 0.0;
+        double mass = 0.0;
         for (int j = 0; j <= jMax; j++) {
             if (j > 0) {
                 logPmf += logLambda - Math.log(j);
             }
-            sum += Math.exp(logPmf) * perBlock[j];
+            double pmf = Math.exp(logPmf);
+            mass += pmf;
+            sum += pmf * perBlock[j];
+        }
+        if (jMax == saturated) {
+            sum += Math.max(0.0, 1.0 - mass)
+                    * perBlock[jMax]; // loads above it: f(j) is f(jMax) = 1 to double precision
         }
         return Math.min(1.0, sum);
+    }
+
+    /**
+     * A load past which a block's rate f(j) (exact or classic) is 1 to double precision: 1 - f(j) &lt;= k (1 - 1/b)^(kj)
+     * &lt;= k e^(-kj/b) (a query fails only if one of its k bits is clear), which is below k / (b e^45) &lt; 1e-19 from
+     * j = b (ln b + 45) / k on. {@link #blockedFppForLoad} sums the Poisson series only up to here and gives the rest of
+     * the mass this rate: an overloaded filter (a load of millions of keys per block, or a key count read from a header)
+     * then costs at most this many terms, not one per key of the load (whose array alone would not fit an int).
+     */
+    static int saturatedLoad(int k, int blockBits) {
+        return (int) Math.min(Integer.MAX_VALUE - 1, Math.ceil(blockBits * (Math.log(blockBits) + 45) / k));
     }
 
     /**
@@ -142,7 +161,8 @@ public final class FilterMath {
 
     /** A load beyond which the Poisson(λ) tail is negligible (below 1e-25). */
     static int poissonUpperLoad(double lambda) {
-        return (int) Math.ceil(lambda + 12 * Math.sqrt(lambda) + 30);
+        // Saturates at Integer.MAX_VALUE - 1 (callers cap it at saturatedLoad, and size arrays of jMax + 1).
+        return (int) Math.min(Integer.MAX_VALUE - 1, Math.ceil(lambda + 12 * Math.sqrt(lambda) + 30));
     }
 
     /**
@@ -200,14 +220,23 @@ public final class FilterMath {
         }
         double logLambda = Math.log(lambda);
         double log1mInv = Math.log1p(-1.0 / blockBits);
-        int jMax = poissonUpperLoad(lambda);
+        int saturated = saturatedLoad(k, blockBits);
+        int jMax = Math.min(poissonUpperLoad(lambda), saturated);
         double logPmf = -lambda;
         double sum = 0.0;
+        double mass = 0.0;
+        double rate = 0.0;
         for (int j = 0; j <= jMax; j++) {
             if (j > 0) {
                 logPmf += logLambda - Math.log(j);
             }
-            sum += Math.exp(logPmf) * Math.pow(-Math.expm1((double) k * j * log1mInv), k);
+            double pmf = Math.exp(logPmf);
+            rate = Math.pow(-Math.expm1((double) k * j * log1mInv), k);
+            mass += pmf;
+            sum += pmf * rate;
+        }
+        if (jMax == saturated) {
+            sum += Math.max(0.0, 1.0 - mass) * rate; // as in blockedFppForLoad: f(j) = 1 past saturatedLoad
         }
         return Math.min(1.0, sum);
     }
