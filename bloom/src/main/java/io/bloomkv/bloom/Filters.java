@@ -62,8 +62,7 @@ public final class Filters {
             }
             case PARTITIONED: {
                 int k = FilterMath.optimalK(bitsPerKey);
-                long rowBits = roundUp((m + k - 1) / k, 64);
-                long bits = rowBits * k;
+                long bits = partitionedBits(m, k, n, bitsPerKey);
                 return new PartitionedFilter(OffHeapRegion.allocate(bits / 8), k, bits, expectedKeys, 0);
             }
             case BLOCKED: {
@@ -364,8 +363,7 @@ public final class Filters {
                 return new StandardFilter(OffHeapRegion.allocate(bits / 8), hashCount, bits, expectedKeys, 0);
             }
             case PARTITIONED: {
-                long rowBits = roundUp((m + hashCount - 1) / hashCount, 64);
-                long bits = rowBits * hashCount;
+                long bits = partitionedBits(m, hashCount, expectedKeys, bitsPerKey);
                 return new PartitionedFilter(OffHeapRegion.allocate(bits / 8), hashCount, bits, expectedKeys, 0);
             }
             case BLOCKED: {
@@ -380,6 +378,19 @@ public final class Filters {
             default:
                 throw new IllegalArgumentException("unknown kind " + kind);
         }
+    }
+
+    /**
+     * k rows of ceil(m / k) bits rounded up to 64: m plus the rounding, which can pass the 2^40-bit limit when m is near
+     * it (refused here, before anything is allocated).
+     */
+    private static long partitionedBits(long m, int k, long expectedKeys, double bitsPerKey) {
+        long bits = roundUp((m + k - 1) / k, 64) * k;
+        if (bits > FilterHeader.MAX_BITS) {
+            throw new IllegalArgumentException(expectedKeys + " keys at " + bitsPerKey + " bits per key in " + k
+                    + " rows of a multiple of 64 bits exceed the 2^40-bit limit");
+        }
+        return bits;
     }
 
     private static long roundUp(long x, long multiple) {

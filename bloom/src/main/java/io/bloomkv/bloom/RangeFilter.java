@@ -417,8 +417,14 @@ public final class RangeFilter implements AutoCloseable {
             pendingEnd = 0;
         }
 
-        /** Builds the filter into fresh off-heap memory. The builder cannot be used afterwards. */
+        /**
+         * Builds the filter into fresh off-heap memory. The builder cannot be used afterwards: {@link #add} and
+         * {@code build} then throw {@link IllegalStateException}.
+         */
         public RangeFilter build() {
+            if (pending == null) {
+                throw new IllegalStateException("range filter already built");
+            }
             closeSegment();
             pending = null;
             long seed = seedAcc;
