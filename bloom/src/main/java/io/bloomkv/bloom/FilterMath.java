@@ -120,8 +120,8 @@ public final class FilterMath {
             sum += pmf * perBlock[j];
         }
         if (jMax == saturated) {
-            sum += Math.max(0.0, 1.0 - mass)
-                    * perBlock[jMax]; // loads above it: f(j) is f(jMax) = 1 to double precision
+            // loads above it: f(j) is f(jMax) = 1 to double precision
+            sum += Math.max(0.0, 1.0 - mass) * perBlock[jMax];
         }
         return Math.min(1.0, sum);
     }
