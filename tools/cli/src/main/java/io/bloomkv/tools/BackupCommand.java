@@ -75,6 +75,10 @@ final class BackupCommand {
 
         @Override
         public Integer call() {
+            if (Files.exists(backupDir) && !Files.isDirectory(backupDir)) {
+                // Before the source is opened, and exit code 3 as for the other subcommands' BACKUP_DIR.
+                throw new CliException(ExitCodes.IO_ERROR, "not a directory: " + backupDir);
+            }
             BackupEngine.BackupInfo info;
             try (Db db = DbOpener.open(dir, open.apply(DbOpener.copyOptions()), false)) {
                 info = BackupEngine.open(backupDir).createBackup(db);

@@ -1,8 +1,11 @@
 package io.bloomkv.tools;
 
 import io.bloomkv.engine.Db;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,7 +41,22 @@ final class CheckpointCommand implements Callable<Integer> {
     OpenOptions open;
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException {
+        // The target is checked before the source is opened: a refused checkpoint leaves the source as it was (an
+        // open writes a WAL an earlier process left to a table). A file is exit code 3, as for every directory
+        // argument; a non-empty directory exit code 2, as the engine's own refusal.
+        if (Files.exists(target)) {
+            if (!Files.isDirectory(target)) {
+                throw new CliException(ExitCodes.IO_ERROR, "not a directory: " + target);
+            }
+            try (Stream<Path> entries = Files.list(target)) {
+                if (entries.findAny().isPresent()) {
+                    throw new CliException(
+                            ExitCodes.USAGE,
+                            "CHECKPOINT_DIR " + target + " is not empty (it must not exist or be empty)");
+                }
+            }
+        }
         try (Db db = DbOpener.open(dir, open.apply(DbOpener.copyOptions()), false)) {
             db.checkpoint(target);
         }

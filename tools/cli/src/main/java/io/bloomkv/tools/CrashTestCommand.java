@@ -127,6 +127,7 @@ final class CrashTestCommand implements Callable<Integer> {
         // What the stress children would refuse is refused here, as a usage error, before any child starts (a child
         // that exits at once is counted as a failed child, exit code 1, as if the database had lost writes).
         stress.checkThreads(threads);
+        DbOpener.requireDirectory(dir, true); // a file given as DB_DIR: exit code 3, not a failed child per round
         if (durationSeconds < 0) {
             throw new CliException(ExitCodes.USAGE, "--duration must not be negative: " + durationSeconds);
         }

@@ -2,8 +2,10 @@ package io.bloomkv.tools;
 
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.Options;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 
 /** Opens the database a command names, turning the common mistakes into one-line errors. */
 final class DbOpener {
@@ -16,8 +18,38 @@ final class DbOpener {
      * @throws CliException with {@link ExitCodes#IO_ERROR} for a missing directory or a regular file
      */
     static Db open(Path dir, Options options, boolean create) {
-        requireDirectory(dir, create);
+        return open(dir, options, create, null);
+    }
+
+    /**
+     * {@link #open(Path, Options, boolean)} for a command that has an option to create the database ({@code
+     * createOption}, e.g. {@code --create}): a missing or empty directory opened without it is refused with a message
+     * naming the option. A writable open of an empty directory is refused before the engine is called, so the refusal
+     * leaves the directory empty (the engine would take the LOCK first, leaving a LOCK file behind).
+     */
+    static Db open(Path dir, Options options, boolean create, String createOption) {
+        requireDirectory(dir, create, createOption);
+        if (!create && !options.readOnly()) {
+            requireNotEmpty(dir, createOption);
+        }
         return Db.open(dir, options.createIfMissing(create));
+    }
+
+    /** Refuses an empty directory (or one holding only a LOCK file) as "not a database", naming {@code createOption}. */
+    private static void requireNotEmpty(Path dir, String createOption) {
+        if (Files.exists(dir.resolve("CURRENT"))) {
+            return;
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            if (entries.allMatch(p -> p.getFileName().toString().equals("LOCK"))) {
+                throw new CliException(
+                        ExitCodes.IO_ERROR,
+                        dir + " is not a bloomkv database: the directory is empty"
+                                + (createOption == null ? "" : " (give " + createOption + " to create one)"));
+            }
+        } catch (IOException e) {
+            // Not readable: the engine's open reports it.
+        }
     }
 
     /**
@@ -41,12 +73,20 @@ final class DbOpener {
 
     /** Checks that {@code dir} is an existing directory (or may be created when {@code create}). */
     static void requireDirectory(Path dir, boolean create) {
+        requireDirectory(dir, create, null);
+    }
+
+    /** {@link #requireDirectory(Path, boolean)}, naming {@code createOption} when a missing directory is refused. */
+    static void requireDirectory(Path dir, boolean create, String createOption) {
         if (Files.exists(dir)) {
             if (!Files.isDirectory(dir)) {
                 throw new CliException(ExitCodes.IO_ERROR, "not a directory: " + dir);
             }
         } else if (!create) {
-            throw new CliException(ExitCodes.IO_ERROR, "no such database directory: " + dir);
+            throw new CliException(
+                    ExitCodes.IO_ERROR,
+                    "no such database directory: " + dir
+                            + (createOption == null ? "" : " (give " + createOption + " to create it)"));
         }
     }
 }

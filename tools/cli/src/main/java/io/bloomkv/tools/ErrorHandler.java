@@ -48,12 +48,50 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
         String name = cmd.getCommandSpec().qualifiedName();
-        err.println(name + ": " + ex.getMessage() + " (see '" + name + " --help')");
+        String message = ex.getMessage();
+        if (ex instanceof CommandLine.MissingParameterException) {
+            // picocli checks for missing parameters before it reports unknown options, so an ldb-style
+            // "get --db=DIR KEY" said only "Missing required parameter: 'KEY'": name the unknown option instead.
+            String unknown = unknownOption(cmd.getCommandSpec(), args);
+            if (unknown != null) {
+                message = "Unknown option: '" + unknown + "'" + dbHint(unknown, cmd.getCommandSpec());
+            }
+        } else if (ex instanceof CommandLine.UnmatchedArgumentException u
+                && !u.getUnmatched().isEmpty()) {
+            message += dbHint(u.getUnmatched().get(0), cmd.getCommandSpec());
+        }
+        err.println(name + ": " + message + " (see '" + name + " --help')");
         if (Arrays.asList(args).contains(VERBOSE)) {
             ex.printStackTrace(err);
         }
         err.flush();
         return ExitCodes.USAGE;
+    }
+
+    /** The first argument that looks like a long option {@code spec} does not have, or null. */
+    static String unknownOption(CommandLine.Model.CommandSpec spec, String[] args) {
+        for (String a : args) {
+            if (!a.startsWith("--") || a.equals("--")) {
+                continue;
+            }
+            int eq = a.indexOf('=');
+            String optionName = eq < 0 ? a : a.substring(0, eq);
+            if (spec.findOption(optionName) == null && !optionName.equals(VERBOSE)) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** A hint for ldb's {@code --db=DIR}: bloomkv takes the database directory as a positional argument. */
+    private static String dbHint(String unknown, CommandLine.Model.CommandSpec spec) {
+        if (!(unknown.equals("--db") || unknown.startsWith("--db="))
+                || spec.positionalParameters().isEmpty()) {
+            return "";
+        }
+        String first = spec.positionalParameters().get(0).paramLabel();
+        return "; " + first + " is the first argument, not an option as ldb's --db: '" + spec.qualifiedName() + " "
+                + first + " ...'";
     }
 
     static boolean isVerbose(ParseResult result) {

@@ -38,6 +38,9 @@ final class IngestCommand implements Callable<Integer> {
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "FILE", description = "Table files to ingest.")
     List<Path> files;
 
+    @Option(names = "--create", description = "Create the database if it does not exist (as for put).")
+    boolean create;
+
     @Option(
             names = "--move",
             description = "Hard-link the files in and delete their original names (copied where "
@@ -56,12 +59,15 @@ final class IngestCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         for (Path f : files) {
+            if (java.nio.file.Files.isDirectory(f)) {
+                throw new CliException(ExitCodes.IO_ERROR, f + " is a directory, not a table file");
+            }
             if (!java.nio.file.Files.isRegularFile(f)) {
                 // A missing input is exit code 3, as for every command that reads a file (checked before the open).
                 throw new CliException(ExitCodes.IO_ERROR, "no such file: " + f);
             }
         }
-        try (Db db = DbOpener.open(dir, open.apply(Options.defaults()), false)) {
+        try (Db db = DbOpener.open(dir, open.apply(Options.defaults()), create, "--create")) {
             db.ingest(files, IngestOptions.defaults().moveFiles(move).allowBlockingFlush(!noFlush));
         }
         spec.commandLine()

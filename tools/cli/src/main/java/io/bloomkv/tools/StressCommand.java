@@ -82,6 +82,8 @@ final class StressCommand implements Callable<Integer> {
         out.println("stress: seed " + s + " (replay with --seed " + s + "), " + threads + " threads, " + stress.keys
                 + " keys, sync " + stress.sync + ", " + tables + ", expected state " + stress.expectedFile(dir));
         out.flush();
+        // A file given as DB_DIR is refused before the expected-state file is created beside it.
+        DbOpener.requireDirectory(dir, true);
         checkExpectedBelongsTo(dir, stress.expectedFile(dir), stress.keys);
         try (ExpectedState es = openExpected(stress.expectedFile(dir), stress.keys);
                 Db db = DbOpener.open(dir, options, true)) {

@@ -81,7 +81,7 @@ final class WriteOptions {
      * sync it), and closes the database: every write the command reports is durable when it exits.
      */
     <T> T writeTo(Path dir, DbWork<T> work) throws IOException {
-        try (Db db = DbOpener.open(dir, toOptions(), create)) {
+        try (Db db = DbOpener.open(dir, toOptions(), create, "--create")) {
             T result = work.run(db);
             if (flush) {
                 db.flush();

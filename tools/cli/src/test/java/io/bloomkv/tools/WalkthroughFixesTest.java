@@ -1,0 +1,153 @@
+package io.bloomkv.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Friction a new user met walking through README.md, docs/cli.md and docs/operations.md: each test is one step of that
+ * walk that went wrong (a documented example that failed, an error message in API terms, a refused command that still
+ * changed a directory, an exit code that differed from the other commands').
+ */
+class WalkthroughFixesTest {
+    @TempDir
+    Path tmp;
+
+    private static List<String> names(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    private Path fruitTable() throws IOException {
+        Path tsv = Files.writeString(tmp.resolve("fruit.tsv"), "apple\tgreen\nbanana\tyellow\n");
+        Path sst = tmp.resolve("fruit.sst");
+        Cli.Result w = Cli.run("sst", "write", sst.toString(), "--input", tsv.toString());
+        assertThat(w.exitCode()).as(w.toString()).isZero();
+        return sst;
+    }
+
+    /**
+     * cli.md's bulk-load example ingests into a database that does not exist yet: {@code ingest} takes {@code
+     * --create} as {@code put} does, and without it the refusal names the option.
+     */
+    @Test
+    void ingestCreatesAMissingDatabaseWithCreate() throws IOException {
+        Path sst = fruitTable();
+        String db = tmp.resolve("db").toString();
+        Cli.Result missing = Cli.run("ingest", db, sst.toString());
+        assertThat(missing.exitCode()).as(missing.toString()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(missing.err()).contains("no such database directory").contains("give --create");
+
+        Cli.Result created = Cli.run("ingest", db, sst.toString(), "--move", "--create");
+        assertThat(created.exitCode()).as(created.toString()).isZero();
+        assertThat(created.out()).isEqualTo("ingested 1 file into " + db + "\n");
+        assertThat(Cli.run("get", db, "banana").out()).isEqualTo("yellow\n");
+    }
+
+    /**
+     * {@code put} into an empty directory without {@code --create} said "createIfMissing is false" (the API's name)
+     * and left a LOCK file, so the directory was no longer empty (a checkpoint or restore target then refused it).
+     */
+    @Test
+    void writeToAnEmptyDirectoryWithoutCreateNamesTheOptionAndLeavesItEmpty() throws IOException {
+        Path empty = Files.createDirectories(tmp.resolve("empty"));
+        for (String command : List.of("put", "delete")) {
+            Cli.Result r = command.equals("put")
+                    ? Cli.run("put", empty.toString(), "k", "v")
+                    : Cli.run("delete", empty.toString(), "k");
+            assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.IO_ERROR);
+            assertThat(r.err())
+                    .isEqualTo("bloomkv " + command + ": " + empty
+                            + " is not a bloomkv database: the directory is empty (give --create to create one)\n");
+            assertThat(names(empty)).as("left in the directory by " + command).isEmpty();
+        }
+        assertThat(Cli.run("put", tmp.resolve("missing").toString(), "k", "v").err())
+                .contains("no such database directory")
+                .contains("(give --create to create it)");
+    }
+
+    /** A directory given to {@code ingest} as a table file was reported as "no such file". */
+    @Test
+    void ingestOfADirectorySaysItIsADirectory() throws IOException {
+        String db = tmp.resolve("db").toString();
+        assertThat(Cli.run("put", db, "--create", "k", "v").exitCode()).isZero();
+        Path dir = Files.createDirectories(tmp.resolve("tables"));
+        Cli.Result r = Cli.run("ingest", db, dir.toString());
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(r.err()).isEqualTo("bloomkv ingest: " + dir + " is a directory, not a table file\n");
+    }
+
+    /**
+     * A checkpoint into a file was exit code 2 (every other command says "not a directory", exit code 3), and a
+     * checkpoint or backup refused for its target had first opened the source, writing its WAL to a table.
+     */
+    @Test
+    void checkpointAndBackupTargetsAreCheckedBeforeTheSourceIsOpened() throws IOException {
+        Path db = tmp.resolve("db");
+        assertThat(Cli.run("put", db.toString(), "--create", "--no-sync", "k", "v")
+                        .exitCode())
+                .isZero();
+        List<String> before = names(db);
+        assertThat(before).as("the put leaves its WAL").anyMatch(n -> n.endsWith(".log"));
+        Path file = Files.writeString(tmp.resolve("afile"), "x");
+
+        Cli.Result toFile = Cli.run("checkpoint", db.toString(), file.toString());
+        assertThat(toFile.exitCode()).as(toFile.toString()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(toFile.err()).isEqualTo("bloomkv checkpoint: not a directory: " + file + "\n");
+
+        Path full = Files.createDirectories(tmp.resolve("full"));
+        Files.writeString(full.resolve("x"), "x");
+        Cli.Result toFull = Cli.run("checkpoint", db.toString(), full.toString());
+        assertThat(toFull.exitCode()).as(toFull.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(toFull.err()).contains("is not empty").doesNotContain("checkpoint: checkpoint:");
+
+        Cli.Result backupToFile = Cli.run("backup", "create", db.toString(), file.toString());
+        assertThat(backupToFile.exitCode()).as(backupToFile.toString()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(backupToFile.err()).isEqualTo("bloomkv backup create: not a directory: " + file + "\n");
+
+        assertThat(names(db)).as("the source after the refusals").isEqualTo(before);
+    }
+
+    /** {@code stress FILE} created {@code FILE.expected} inside the database directory before refusing the file. */
+    @Test
+    void stressAndCrashtestRefuseAFileBeforeWritingBesideIt() throws IOException {
+        Path file = Files.writeString(tmp.resolve("notadir"), "x");
+        Cli.Result r = Cli.run("stress", file.toString(), "--ops=10", "--threads=1", "--keys=10");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(r.err()).isEqualTo("bloomkv stress: not a directory: " + file + "\n");
+        assertThat(Files.exists(tmp.resolve("notadir.expected"))).isFalse();
+
+        Cli.Result c = Cli.run("crashtest", file.toString(), "--rounds=1", "--threads=1", "--keys=10");
+        assertThat(c.exitCode()).as(c.toString()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(c.err()).isEqualTo("bloomkv crashtest: not a directory: " + file + "\n");
+        assertThat(c.out()).as("no round ran").isEmpty();
+    }
+
+    /**
+     * An ldb user's {@code bloomkv get --db=DIR KEY} was answered "Missing required parameter: 'KEY'" (picocli checks
+     * the parameters before it reports an unknown option): the unknown option is named, with the positional form.
+     */
+    @Test
+    void ldbStyleDbOptionIsNamed() {
+        Cli.Result r = Cli.run("get", "--db=/data/db", "k");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err())
+                .isEqualTo("bloomkv get: Unknown option: '--db=/data/db'; DB_DIR is the first argument, not an"
+                        + " option as ldb's --db: 'bloomkv get DB_DIR ...' (see 'bloomkv get --help')\n");
+
+        Cli.Result other = Cli.run("scan", "--max-keys=3");
+        assertThat(other.err()).isEqualTo("bloomkv scan: Unknown option: '--max-keys=3' (see 'bloomkv scan --help')\n");
+
+        Cli.Result missing = Cli.run("get", "db");
+        assertThat(missing.err())
+                .as("a parameter really missing")
+                .isEqualTo("bloomkv get: Missing required parameter: 'KEY' (see 'bloomkv get --help')\n");
+    }
+}
