@@ -26,14 +26,18 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Check every checksum of a table file, or of a whole database directory.",
-            "In a database directory every table, WAL and MANIFEST is checked. Names",
-            "every bad block. Exit code 0 only when all are good, 4 otherwise."
+            "In a database directory every table, WAL and MANIFEST is checked (a WAL or",
+            "MANIFEST file may also be given by itself). Names every bad block.",
+            "Exit code 0 only when all are good, 4 otherwise."
         })
 final class SstVerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE|DB_DIR", description = "A table file or a database directory.")
+    @Parameters(
+            index = "0",
+            paramLabel = "FILE|DB_DIR",
+            description = "A table file (or a WAL or MANIFEST file) or a database directory.")
     Path target;
 
     /** Totals over the files checked. */
@@ -65,7 +69,13 @@ final class SstVerifyCommand implements Callable<Integer> {
                 }
             }
         } else {
-            verifyTable(out, target);
+            // A WAL or MANIFEST given by itself is checked as in a directory (read as a table it would fail).
+            DatabaseFiles.Kind kind = TableFiles.kindByName(target);
+            if (kind == DatabaseFiles.Kind.WAL || kind == DatabaseFiles.Kind.MANIFEST) {
+                verifyLog(out, target, kind.name());
+            } else {
+                verifyTable(out, target);
+            }
         }
         out.println("verified " + files + (files == 1 ? " file" : " files") + ": "
                 + (badFiles == 0

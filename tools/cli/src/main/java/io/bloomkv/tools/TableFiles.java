@@ -1,5 +1,6 @@
 package io.bloomkv.tools;
 
+import io.bloomkv.engine.inspect.DatabaseFiles;
 import io.bloomkv.engine.inspect.TableDump;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,7 +22,33 @@ final class TableFiles {
         if (Files.isDirectory(file)) {
             throw new CliException(ExitCodes.IO_ERROR, file + " is a directory, not a table file");
         }
+        DatabaseFiles.Kind kind = kindByName(file);
+        if (kind == DatabaseFiles.Kind.WAL || kind == DatabaseFiles.Kind.MANIFEST) {
+            // Read as a table, a healthy log fails the table's footer checks: say what it is rather than "corruption".
+            throw new CliException(
+                    ExitCodes.IO_ERROR,
+                    file + " is a " + kind + " file, not a table file ('bloomkv sst verify " + file
+                            + "' checks its records)");
+        }
         return TableDump.open(file);
+    }
+
+    /**
+     * What {@code file} is by its name in its directory (engine/FORMAT.md, "Files"), through the inspection API's
+     * listing; null for a name no database file has.
+     */
+    static DatabaseFiles.Kind kindByName(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            return null;
+        }
+        Path name = file.getFileName();
+        for (DatabaseFiles.DbFile f : DatabaseFiles.list(parent)) {
+            if (f.path().getFileName().equals(name)) {
+                return f.kind();
+            }
+        }
+        return null;
     }
 
     /** A decoded internal key as {@code userKey @sequence TYPE}, the user key in {@code format}. */

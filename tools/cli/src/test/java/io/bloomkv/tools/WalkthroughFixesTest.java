@@ -150,4 +150,45 @@ class WalkthroughFixesTest {
                 .as("a parameter really missing")
                 .isEqualTo("bloomkv get: Missing required parameter: 'KEY' (see 'bloomkv get --help')\n");
     }
+
+    /**
+     * {@code sst verify DB_DIR} checks WALs and MANIFESTs, but {@code sst verify} of one healthy WAL or MANIFEST read it
+     * as a table: "BAD ... too short to be a table", exit code 4; {@code sst dump} of one said "corruption", exit 4.
+     */
+    @Test
+    void walAndManifestGivenAloneAreNotReportedCorrupt() throws IOException {
+        Path db = tmp.resolve("db");
+        assertThat(Cli.run("put", db.toString(), "--create", "--no-sync", "k", "v")
+                        .exitCode())
+                .isZero();
+        Path wal = null;
+        Path manifest = null;
+        for (String n : names(db)) {
+            if (n.endsWith(".log")) {
+                wal = db.resolve(n);
+            } else if (n.startsWith("MANIFEST-")) {
+                manifest = db.resolve(n);
+            }
+        }
+        assertThat(wal).isNotNull();
+        assertThat(manifest).isNotNull();
+
+        Cli.Result verifyWal = Cli.run("sst", "verify", wal.toString());
+        assertThat(verifyWal.exitCode()).as(verifyWal.toString()).isZero();
+        assertThat(verifyWal.out())
+                .startsWith("OK   " + wal + ": WAL, 1 record")
+                .contains("all checksums good");
+        Cli.Result verifyManifest = Cli.run("sst", "verify", manifest.toString());
+        assertThat(verifyManifest.exitCode()).as(verifyManifest.toString()).isZero();
+        assertThat(verifyManifest.out()).startsWith("OK   " + manifest + ": MANIFEST, ");
+
+        Cli.Result dumpWal = Cli.run("sst", "dump", wal.toString());
+        assertThat(dumpWal.exitCode()).as(dumpWal.toString()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(dumpWal.err())
+                .isEqualTo("bloomkv sst dump: " + wal + " is a WAL file, not a table file ('bloomkv sst verify " + wal
+                        + "' checks its records)\n");
+        Cli.Result dumpManifest = Cli.run("sst", "dump", manifest.toString());
+        assertThat(dumpManifest.exitCode()).as(dumpManifest.toString()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(dumpManifest.err()).contains("is a MANIFEST file, not a table file");
+    }
 }
