@@ -78,13 +78,19 @@ public final class BloomKvCli implements Callable<Integer> {
 
     /** {@link #newCommandLine()} whose commands and mixins {@code factory} creates (tests use it to watch them). */
     static CommandLine newCommandLine(CommandLine.IFactory factory) {
+        return newCommandLine(factory, benchCommandIfPresent());
+    }
+
+    /**
+     * {@link #newCommandLine(CommandLine.IFactory)} with {@code bench} as the bench command; null (the bench jar is not
+     * on the class path) mounts {@link BenchNotInJar}, which says where the bench is.
+     */
+    static CommandLine newCommandLine(CommandLine.IFactory factory, Object bench) {
         ErrorHandler handler = new ErrorHandler();
         CommandLine cl = new CommandLine(new BloomKvCli(), factory);
-        Object bench = benchCommandIfPresent();
-        if (bench != null) {
-            // The bench harness, mounted as is: `bloomkv bench` == `java -jar bloomkv-bench.jar`.
-            cl.addSubcommand("bench", bench);
-        }
+        // The bench harness, mounted as is: `bloomkv bench` == `java -jar bloomkv-bench.jar`; without it, a command
+        // that names the launcher and the bench jar rather than "Unmatched arguments".
+        cl.addSubcommand("bench", bench != null ? bench : new BenchNotInJar());
         cl.setExecutionExceptionHandler(handler);
         cl.setParameterExceptionHandler(handler);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
@@ -121,6 +127,28 @@ public final class BloomKvCli implements Callable<Integer> {
         spec.commandLine().getErr().println("bloomkv: missing command");
         spec.commandLine().usage(spec.commandLine().getErr());
         return ExitCodes.USAGE;
+    }
+
+    /**
+     * {@code bloomkv bench} when the bench harness is not on the class path ({@code java -jar bloomkv.jar}, which holds
+     * no RocksDB): exit code 2 naming the launcher and the bench jar, whatever the arguments.
+     */
+    @Command(
+            name = "bench",
+            description =
+                    "Run the bench harness: 'tools/bloomkv bench' (bench/target/bloomkv-bench.jar; not in this jar).")
+    static final class BenchNotInJar implements Callable<Integer> {
+        @CommandLine.Unmatched
+        java.util.List<String> arguments;
+
+        @Override
+        public Integer call() {
+            throw new CliException(
+                    ExitCodes.USAGE,
+                    "the bench harness is not in this jar: run 'tools/bloomkv bench ...' (it runs"
+                            + " bench/target/bloomkv-bench.jar, built by mvn package) or 'java -jar"
+                            + " bench/target/bloomkv-bench.jar ...'");
+        }
     }
 
     /** Reads the version that Maven wrote into {@code bloomkv-version.properties}. */

@@ -191,4 +191,29 @@ class WalkthroughFixesTest {
         assertThat(dumpManifest.exitCode()).as(dumpManifest.toString()).isEqualTo(ExitCodes.IO_ERROR);
         assertThat(dumpManifest.err()).contains("is a MANIFEST file, not a table file");
     }
+
+    /**
+     * {@code java -jar tools/cli/target/bloomkv.jar bench ...} (the CLI jar holds no bench) said "Unmatched arguments
+     * from index 0: 'bench', ..." and its help listed no bench: the command is listed and names the launcher.
+     */
+    @Test
+    void benchOutsideTheBenchJarNamesTheLauncher() {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        picocli.CommandLine cl = BloomKvCli.newCommandLine(picocli.CommandLine.defaultFactory(), null);
+        cl.setOut(new java.io.PrintWriter(out, true));
+        cl.setErr(new java.io.PrintWriter(err, true));
+        int code = cl.execute("bench", "--num", "1000", "--help");
+        assertThat(code).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.toString())
+                .isEqualTo("bloomkv bench: the bench harness is not in this jar: run 'tools/bloomkv bench ...' (it runs"
+                        + " bench/target/bloomkv-bench.jar, built by mvn package) or 'java -jar"
+                        + " bench/target/bloomkv-bench.jar ...'\n");
+        assertThat(out.toString()).isEmpty();
+
+        java.io.StringWriter help = new java.io.StringWriter();
+        cl.setOut(new java.io.PrintWriter(help, true));
+        assertThat(cl.execute("--help")).isZero();
+        assertThat(help.toString()).contains("bench ").contains("tools/bloomkv bench");
+    }
 }
