@@ -13,15 +13,20 @@ public class CorruptionException extends BloomKvException {
     private final long offset;
 
     public CorruptionException(String what, Path file, long offset) {
-        super(what + " (file " + file + ", offset " + offset + ")");
+        super(message(what, file, offset));
         this.file = file;
         this.offset = offset;
     }
 
     public CorruptionException(String what, Path file, long offset, Throwable cause) {
-        super(what + " (file " + file + ", offset " + offset + ")", cause);
+        super(message(what, file, offset), cause);
         this.file = file;
         this.offset = offset;
+    }
+
+    /** {@code what (file F, offset N)}; the offset left out when unknown (a whole file's checksum). */
+    private static String message(String what, Path file, long offset) {
+        return what + " (file " + file + (offset < 0 ? "" : ", offset " + offset) + ")";
     }
 
     /** The damaged file. */
