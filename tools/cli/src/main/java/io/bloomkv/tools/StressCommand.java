@@ -120,11 +120,21 @@ final class StressCommand implements Callable<Integer> {
     }
 
     /**
-     * Refuses an expected-state file that records acknowledged writes beside a directory that holds no database: the file
+     * Refuses a database without its expected-state file, and an expected-state file that records acknowledged writes
+     * beside a directory that holds no database: the file
      * is an earlier run's whose database is gone (removed, or another directory of the same name), and checking a new,
      * empty database against it would report every key it records as lost.
      */
     static void checkExpectedBelongsTo(Path dir, Path file, int keys) throws IOException {
+        if (Files.exists(dir.resolve("CURRENT")) && !Files.exists(file)) {
+            // A database stress did not write (an application's, or one whose expected state was deleted): every key
+            // in it would be counted as a wrong answer, and the run would write the stress keys into it.
+            throw new CliException(
+                    ExitCodes.USAGE,
+                    dir + " holds a database but there is no expected-state file " + file + ": stress runs on a"
+                            + " database of its own; give a new directory (or --expected the file of the runs that"
+                            + " wrote this one)");
+        }
         if (Files.exists(dir.resolve("CURRENT")) || !Files.exists(file)) {
             return;
         }

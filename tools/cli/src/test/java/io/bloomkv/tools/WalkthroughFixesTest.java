@@ -245,4 +245,30 @@ class WalkthroughFixesTest {
                 .endsWith("(file " + shared.toAbsolutePath() + ")\n")
                 .doesNotContain("offset");
     }
+
+    /**
+     * {@code stress} on an application's database (one it did not write) answered "wrong 2 ... foreign key", exit code
+     * 1, as if the engine had lost data, and left {@code DB_DIR.expected} beside it: it is refused as a usage error.
+     */
+    @Test
+    void stressAndCrashtestRefuseADatabaseTheyDidNotWrite() throws IOException {
+        Path app = tmp.resolve("app");
+        assertThat(Cli.run("put", app.toString(), "--create", "--flush", "fruit", "apple")
+                        .exitCode())
+                .isZero();
+        List<String> before = names(app);
+        for (String command : List.of("stress", "crashtest")) {
+            Cli.Result r = command.equals("stress")
+                    ? Cli.run("stress", app.toString(), "--ops=10", "--threads=1", "--keys=10")
+                    : Cli.run("crashtest", app.toString(), "--rounds=1", "--threads=1", "--keys=10");
+            assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+            assertThat(r.err())
+                    .isEqualTo("bloomkv " + command + ": " + app + " holds a database but there is no expected-state"
+                            + " file " + tmp.resolve("app.expected") + ": stress runs on a database of its own; give"
+                            + " a new directory (or --expected the file of the runs that wrote this one)\n");
+            assertThat(Files.exists(tmp.resolve("app.expected"))).as(command).isFalse();
+        }
+        assertThat(names(app)).isEqualTo(before);
+        assertThat(Cli.run("scan", app.toString()).out()).isEqualTo("fruit\tapple\n");
+    }
 }
