@@ -49,6 +49,11 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
         PrintWriter err = cmd.getErr();
         String name = cmd.getCommandSpec().qualifiedName();
         String message = ex.getMessage();
+        if (message != null && message.startsWith("Error: ")) {
+            // picocli's message for a missing group ("Error: Missing required argument (specify one of these)"):
+            // every error line already says which command failed.
+            message = message.substring("Error: ".length());
+        }
         if (ex instanceof CommandLine.MissingParameterException) {
             // picocli checks for missing parameters before it reports unknown options, so an ldb-style
             // "get --db=DIR KEY" said only "Missing required parameter: 'KEY'": name the unknown option instead.

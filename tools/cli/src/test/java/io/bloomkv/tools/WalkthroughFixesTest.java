@@ -271,4 +271,14 @@ class WalkthroughFixesTest {
         assertThat(names(app)).isEqualTo(before);
         assertThat(Cli.run("scan", app.toString()).out()).isEqualTo("fruit\tapple\n");
     }
+
+    /** {@code bloom calc --keys N} without a sizing said "bloomkv bloom calc: Error: Missing required argument ...". */
+    @Test
+    void missingArgumentGroupIsOneLineWithoutAnErrorPrefix() {
+        Cli.Result r = Cli.run("bloom", "calc", "--keys", "1000");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err())
+                .isEqualTo("bloomkv bloom calc: Missing required argument (specify one of these):"
+                        + " (--fpp=P | --bits-per-key=B) (see 'bloomkv bloom calc --help')\n");
+    }
 }
