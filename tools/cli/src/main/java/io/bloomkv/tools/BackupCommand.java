@@ -75,6 +75,12 @@ final class BackupCommand {
 
         @Override
         public Integer call() {
+            if (Files.isDirectory(dir.resolve("meta")) && !Files.exists(dir.resolve("CURRENT"))) {
+                // The arguments swapped: the engine would say "no CURRENT file, but it holds [meta, private, ...]".
+                throw new CliException(
+                        ExitCodes.IO_ERROR,
+                        dir + " is a backup directory, not a database (the order is: backup create DB_DIR BACKUP_DIR)");
+            }
             if (Files.exists(backupDir) && !Files.isDirectory(backupDir)) {
                 // Before the source is opened, and exit code 3 as for the other subcommands' BACKUP_DIR.
                 throw new CliException(ExitCodes.IO_ERROR, "not a directory: " + backupDir);

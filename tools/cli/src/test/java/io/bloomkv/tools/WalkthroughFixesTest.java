@@ -281,4 +281,27 @@ class WalkthroughFixesTest {
                 .isEqualTo("bloomkv bloom calc: Missing required argument (specify one of these):"
                         + " (--fpp=P | --bits-per-key=B) (see 'bloomkv bloom calc --help')\n");
     }
+
+    /**
+     * {@code backup create BACKUP_DIR DB_DIR}, the arguments swapped, said "... is not a bloomkv database: no CURRENT
+     * file, but it holds [meta, private, shared, tmp]": the backup directory is named as one, with the order.
+     */
+    @Test
+    void backupCreateWithSwappedArgumentsSaysSo() throws IOException {
+        Path db = tmp.resolve("db");
+        Path backups = tmp.resolve("backups");
+        assertThat(Cli.run("put", db.toString(), "--create", "--flush", "k", "v")
+                        .exitCode())
+                .isZero();
+        assertThat(Cli.run("backup", "create", db.toString(), backups.toString())
+                        .exitCode())
+                .isZero();
+        List<String> dbBefore = names(db);
+        Cli.Result r = Cli.run("backup", "create", backups.toString(), db.toString());
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.IO_ERROR);
+        assertThat(r.err())
+                .isEqualTo("bloomkv backup create: " + backups + " is a backup directory, not a database (the order"
+                        + " is: backup create DB_DIR BACKUP_DIR)\n");
+        assertThat(names(db)).isEqualTo(dbBefore);
+    }
 }
