@@ -186,6 +186,16 @@ class DslOperatorsDifferentialTest {
                         .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
                         .toStream(),
                 "tumble-suppressed");
+        KGroupedStream<String, String> upper = b.stream("in", Consumed.with(S, S))
+                .mapValues(v -> v == null ? null : v.toUpperCase(java.util.Locale.ROOT))
+                .groupByKey(Grouped.with("upper", S, S));
+        outWindowed(
+                g.<String>cogroup((k, v, agg) -> cap(agg + "," + v))
+                        .cogroup(upper, (k, v, agg) -> cap(agg + ";" + v))
+                        .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofSeconds(12), Duration.ofSeconds(3))
+                                .advanceBy(Duration.ofSeconds(4)))
+                        .aggregate(() -> "", windowAgg("cogroup-hop")),
+                "cogroup-hop");
         outWindowed(
                 g.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofSeconds(10), Duration.ofSeconds(2)))
                         .emitStrategy(EmitStrategy.onWindowClose())
@@ -238,6 +248,17 @@ class DslOperatorsDifferentialTest {
                                 (k, a1, a2) -> cap("(" + a1 + "|" + a2 + ")"),
                                 sessionAgg("session-final-agg")),
                 "session-final");
+        KGroupedStream<String, String> upper = b.stream("in", Consumed.with(S, S))
+                .mapValues(v -> v == null ? null : v.toUpperCase(java.util.Locale.ROOT))
+                .groupByKey(Grouped.with("upper", S, S));
+        outWindowed(
+                g.<String>cogroup((k, v, agg) -> cap(agg + "," + v))
+                        .cogroup(upper, (k, v, agg) -> cap(agg + ";" + v))
+                        .windowedBy(
+                                SessionWindows.ofInactivityGapAndGrace(Duration.ofSeconds(4), Duration.ofSeconds(4)))
+                        .aggregate(
+                                () -> "", (k, a1, a2) -> cap("(" + a1 + "|" + a2 + ")"), sessionAgg("cogroup-session")),
+                "cogroup-session");
         outWindowedStream(
                 g.windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofSeconds(5), Duration.ofSeconds(2)))
                         .count(Materialized.as("session-count-suppressed"))
@@ -277,6 +298,13 @@ class DslOperatorsDifferentialTest {
                         JoinWindows.ofTimeDifferenceWithNoGrace(Duration.ofSeconds(3)),
                         StreamJoined.with(S, S, S).withStoreName("right-left-nograce"))
                 .to("right-left-nograce", Produced.with(S, S));
+        // A self-join: with topology.optimization=all (set for every run), one window store for both sides.
+        left.join(
+                        left,
+                        (l, r) -> l + "*" + r,
+                        JoinWindows.ofTimeDifferenceWithNoGrace(Duration.ofSeconds(2)),
+                        StreamJoined.with(S, S, S).withStoreName("self"))
+                .to("self-join", Produced.with(S, S));
         left.join(
                         right,
                         (l, r) -> l + "+" + r,
@@ -354,6 +382,13 @@ class DslOperatorsDifferentialTest {
                 .to("vleft", Produced.with(S, S));
         s.join(vt, (l, r) -> l + "+" + r, Joined.with(S, S, S)).to("vjoin-nograce", Produced.with(S, S));
         vt.toStream().to("vt-changes", Produced.with(S, S));
+        // A plain (timestamped key-value) table: a stream-table join without versions.
+        KTable<String, String> plain = b.stream("pt", Consumed.with(S, S))
+                .toTable(Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("plain-table")
+                        .withKeySerde(S)
+                        .withValueSerde(S));
+        s.leftJoin(plain, (l, r) -> l + "+" + r, Joined.with(S, S, S, "plain-left"))
+                .to("plain-left", Produced.with(S, S));
         vt.join(vt2, (l, r) -> l + "+" + r).toStream().to("vv-join", Produced.with(S, S));
     }
 
@@ -368,10 +403,11 @@ class DslOperatorsDifferentialTest {
      */
     static List<Event> input(Random rnd, String[] topics, int n, int stepMs, int lateMs, int jumpMs) {
         List<Event> events = new ArrayList<>();
-        long time = BASE;
+        // One run in three starts at time 0 (windows clipped at 0, segment 0), the others at BASE.
+        long time = rnd.nextInt(3) == 0 ? 0 : BASE;
         for (int i = 0; i < n; i++) {
             time += rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(stepMs);
-            long ts = rnd.nextInt(8) == 0 ? time - rnd.nextInt(lateMs) : time;
+            long ts = rnd.nextInt(8) == 0 ? Math.max(0, time - rnd.nextInt(lateMs)) : time;
             String value = rnd.nextInt(12) == 0 ? null : "v" + i;
             String topic = topics[rnd.nextInt(topics.length)];
             // No null key into a stream-table left join with grace: Kafka's own grace buffer throws on one
@@ -402,6 +438,7 @@ class DslOperatorsDifferentialTest {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "dummy:1234");
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, caching ? 1L << 20 : 0L);
+        p.put(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG, StreamsConfig.OPTIMIZE);
         p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         if (headers) {
@@ -421,7 +458,8 @@ class DslOperatorsDifferentialTest {
             for (String topic : inputs) {
                 in.put(topic, driver.createInputTopic(topic, S.serializer(), S.serializer()));
             }
-            long streamTime = BASE;
+            long streamTime = 0;
+            long minTime = Long.MAX_VALUE;
             for (Event e : events) {
                 if (e.topic == null) {
                     driver.advanceWallClockTime(Duration.ofMillis(e.wallClockMs));
@@ -434,6 +472,7 @@ class DslOperatorsDifferentialTest {
                 }
                 in.get(e.topic).pipeInput(new TestRecord<>(e.key, e.value, h, e.timestamp));
                 streamTime = Math.max(streamTime, e.timestamp);
+                minTime = Math.min(minTime, e.timestamp);
             }
             for (String topic : outputs) {
                 TestOutputTopic<String, String> o = driver.createOutputTopic(topic, S.deserializer(), S.deserializer());
@@ -444,7 +483,7 @@ class DslOperatorsDifferentialTest {
                 out.put(topic, records);
             }
             for (Map.Entry<String, StateStore> s : driver.getAllStateStores().entrySet()) {
-                stores.put(s.getKey(), contents(s.getValue(), streamTime));
+                stores.put(s.getKey(), contents(s.getValue(), Math.max(0, minTime - 86_400_000L), streamTime));
             }
             // Records dropped as late or expired, by the processors and by the stores (task-level metric).
             driver.metrics().forEach((name, metric) -> {
@@ -468,7 +507,7 @@ class DslOperatorsDifferentialTest {
 
     /** What interactive queries read from a store at the end: every entry in the store's order. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static List<String> contents(StateStore store, long streamTime) {
+    private static List<String> contents(StateStore store, long from, long streamTime) {
         List<String> lines = new ArrayList<>();
         if (store instanceof VersionedKeyValueStore v) {
             for (int k = 0; k < KEYS; k++) {
@@ -481,14 +520,13 @@ class DslOperatorsDifferentialTest {
         } else if (store instanceof ReadOnlyWindowStore w) {
             // Bounded by the input's time range: Kafka's caching layer walks its cache segment by segment from the
             // lower bound, so an unbounded all() on a cached store would walk from time 0.
-            try (KeyValueIterator<Windowed<?>, ?> it = w.fetchAll(
-                    Instant.ofEpochMilli(BASE - 86_400_000L), Instant.ofEpochMilli(streamTime + 86_400_000L))) {
+            try (KeyValueIterator<Windowed<?>, ?> it =
+                    w.fetchAll(Instant.ofEpochMilli(from), Instant.ofEpochMilli(streamTime + 86_400_000L))) {
                 it.forEachRemaining(kv -> lines.add(show(kv.key) + "=" + show(kv.value)));
             }
         } else if (store instanceof ReadOnlySessionStore s) {
             for (int k = 0; k < KEYS; k++) {
-                try (KeyValueIterator<Windowed<?>, ?> it =
-                        s.findSessions(KEY_SET[k], BASE - 86_400_000L, streamTime + 86_400_000L)) {
+                try (KeyValueIterator<Windowed<?>, ?> it = s.findSessions(KEY_SET[k], from, streamTime + 86_400_000L)) {
                     it.forEachRemaining(kv -> lines.add(show(kv.key) + "=" + show(kv.value)));
                 }
             }
@@ -655,6 +693,7 @@ class DslOperatorsDifferentialTest {
                 new String[] {
                     "tumble",
                     "hop",
+                    "cogroup-hop",
                     "slide",
                     "tumble-reduce",
                     "tumble-suppressed",
@@ -687,7 +726,9 @@ class DslOperatorsDifferentialTest {
                 DslOperatorsDifferentialTest::sessions,
                 headers,
                 new String[] {"in"},
-                new String[] {"session", "session-agg", "session-reduce", "session-final", "session-suppressed"},
+                new String[] {
+                    "session", "session-agg", "session-reduce", "session-final", "session-suppressed", "cogroup-session"
+                },
                 500,
                 1_500,
                 20_000,
@@ -704,7 +745,7 @@ class DslOperatorsDifferentialTest {
                 DslOperatorsDifferentialTest::streamJoins,
                 headers,
                 new String[] {"left", "right"},
-                new String[] {"inner", "left-join", "outer-join", "right-left-nograce", "inner-nograce"},
+                new String[] {"inner", "left-join", "outer-join", "right-left-nograce", "inner-nograce", "self-join"},
                 500,
                 1_000,
                 15_000,
@@ -737,8 +778,8 @@ class DslOperatorsDifferentialTest {
                 "versionedStreamTableJoins",
                 DslOperatorsDifferentialTest::versionedJoins,
                 headers,
-                new String[] {"s", "vt", "vt2"},
-                new String[] {"vjoin", "vleft", "vjoin-nograce", "vt-changes", "vv-join"},
+                new String[] {"s", "vt", "vt2", "pt"},
+                new String[] {"vjoin", "vleft", "vjoin-nograce", "vt-changes", "vv-join", "plain-left"},
                 500,
                 1_000,
                 40_000,
