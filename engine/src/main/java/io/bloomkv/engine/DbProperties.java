@@ -93,19 +93,20 @@ final class DbProperties {
     }
 
     /**
-     * RocksDB's estimate ({@code InternalStats::HandleEstimateNumKeys}): the memtables' entries less twice their point
-     * deletes (a delete cancels itself and, presumably, a put it hides), at least 0; plus the tables' entries that are
-     * not deletes less their deletes, at least 0. Overwritten versions not yet compacted away still count.
+     * RocksDB's estimate ({@code InternalStats::HandleEstimateNumKeys}): the memtables' entries plus the tables'
+     * estimate (their entries that are not deletes less their deletes, at least 0), less twice the memtables' point
+     * deletes (a delete cancels itself and, presumably, a put it hides, in the memtables or in the tables), at least 0.
+     * Overwritten versions not yet compacted away still count.
      */
     static long estimateNumKeys(Stats s) {
-        long memtables = Math.max(0, s.memtableEntries() - 2 * s.memtableDeletes);
         long live = 0;
         long deletions = 0;
         for (int level = 0; level < s.numLevels(); level++) {
             live += s.levelEntries(level) - s.levelDeletions[level];
             deletions += s.levelDeletions[level];
         }
-        return memtables + Math.max(0, live - deletions);
+        long keys = s.memtableEntries() + Math.max(0, live - deletions);
+        return Math.max(0, keys - 2 * s.memtableDeletes);
     }
 
     /** RocksDB's {@code rocksdb.levelstats}: a header, then one line per level. */

@@ -361,7 +361,10 @@ public class BloomKvStore implements KeyValueStore<Bytes, byte[]> {
         openIterators.remove(it);
     }
 
-    /** Entries in the tables' properties plus the memtables' counts: every version and tombstone counts (no I/O). */
+    /**
+     * RocksDB's key-count estimate from the memtables' counts and the tables' properties: deletes are subtracted as
+     * RocksDB subtracts them, versions not yet compacted away count (no I/O).
+     */
     @Override
     public long approximateNumEntries() {
         // Kafka's RocksDB store answers RocksDB's rocksdb.estimate-num-keys; bloomkv.estimate-num-keys is that estimate
