@@ -73,10 +73,13 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
         return ExitCodes.USAGE;
     }
 
-    /** The first argument that looks like a long option {@code spec} does not have, or null. */
+    /** The first argument before {@code --} that looks like a long option {@code spec} does not have, or null. */
     static String unknownOption(CommandLine.Model.CommandSpec spec, String[] args) {
         for (String a : args) {
-            if (!a.startsWith("--") || a.equals("--")) {
+            if (a.equals("--")) {
+                break; // the end of the options: what follows is positional, whatever it looks like
+            }
+            if (!a.startsWith("--")) {
                 continue;
             }
             int eq = a.indexOf('=');

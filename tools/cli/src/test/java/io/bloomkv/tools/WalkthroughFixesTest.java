@@ -151,6 +151,14 @@ class WalkthroughFixesTest {
                 .isEqualTo("bloomkv get: Missing required parameter: 'KEY' (see 'bloomkv get --help')\n");
     }
 
+    /** After "--" every argument is positional: one that starts with "--" is not an unknown option. */
+    @Test
+    void argumentsAfterEndOfOptionsAreNotUnknownOptions() {
+        Cli.Result r = Cli.run("get", "--", "--odd-dir");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).isEqualTo("bloomkv get: Missing required parameter: 'KEY' (see 'bloomkv get --help')\n");
+    }
+
     /**
      * {@code sst verify DB_DIR} checks WALs and MANIFESTs, but {@code sst verify} of one healthy WAL or MANIFEST read it
      * as a table: "BAD ... too short to be a table", exit code 4; {@code sst dump} of one said "corruption", exit 4.
