@@ -39,6 +39,16 @@ public final class DatabaseFiles {
         return out;
     }
 
+    /**
+     * What a file of this name would be in a database directory, from the name alone (no file system access); null for
+     * a name no database file has.
+     */
+    public static Kind kindOf(Path file) {
+        Path name = file.getFileName();
+        FileNames.Parsed parsed = name == null ? null : FileNames.parse(name.toString());
+        return parsed == null ? null : kindOf(parsed.kind());
+    }
+
     /** The path of table {@code number} in {@code dir}. */
     public static Path tableFile(Path dir, long number) {
         return FileNames.tableFile(dir, number);

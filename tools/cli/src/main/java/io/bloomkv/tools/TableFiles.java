@@ -33,22 +33,9 @@ final class TableFiles {
         return TableDump.open(file);
     }
 
-    /**
-     * What {@code file} is by its name in its directory (engine/FORMAT.md, "Files"), through the inspection API's
-     * listing; null for a name no database file has.
-     */
-    static DatabaseFiles.Kind kindByName(Path file) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent == null || !Files.isDirectory(parent)) {
-            return null;
-        }
-        Path name = file.getFileName();
-        for (DatabaseFiles.DbFile f : DatabaseFiles.list(parent)) {
-            if (f.path().getFileName().equals(name)) {
-                return f.kind();
-            }
-        }
-        return null;
+    /** What {@code file} is by its name (engine/FORMAT.md, "Files"); null for a name no database file has. */
+    static DatabaseFiles.Kind kindByName(Path file) {
+        return DatabaseFiles.kindOf(file);
     }
 
     /** A decoded internal key as {@code userKey @sequence TYPE}, the user key in {@code format}. */
