@@ -144,6 +144,7 @@ final class CrashTestCommand implements Callable<Integer> {
         if (varyOptions && !directReadsSupported(dir)) {
             readModes.remove(StressOptions.ReadMode.DIRECT);
         }
+        StressCommand.checkExpectedBelongsTo(dir, expected, stress.keys); // refused before the banner
         out.println("crashtest: seed " + s + " (replay with --seed " + s + "), " + rounds + " rounds, sync "
                 + stress.sync + ", "
                 + stress.keys + " keys, " + threads + " threads, kill after " + killMinMs + "-" + killMaxMs + " ms, "
@@ -177,7 +178,6 @@ final class CrashTestCommand implements Callable<Integer> {
                                     : ""));
             out.flush();
         }
-        StressCommand.checkExpectedBelongsTo(dir, expected, stress.keys);
         long ops0;
         long acked0;
         long ranges0;

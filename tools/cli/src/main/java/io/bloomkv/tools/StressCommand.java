@@ -75,6 +75,9 @@ final class StressCommand implements Callable<Integer> {
         if (ops == 0 && durationSeconds == 0) {
             throw new CliException(ExitCodes.USAGE, "give --ops or --duration (or both)");
         }
+        // Refused before the banner and before the expected-state file is created beside a file given as DB_DIR.
+        DbOpener.requireDirectory(dir, true);
+        checkExpectedBelongsTo(dir, stress.expectedFile(dir), stress.keys);
         long s = seed != null ? seed : System.nanoTime();
         PrintWriter out = spec.commandLine().getOut();
         StressOptions.Tables tables = stress.tables();
@@ -82,9 +85,6 @@ final class StressCommand implements Callable<Integer> {
         out.println("stress: seed " + s + " (replay with --seed " + s + "), " + threads + " threads, " + stress.keys
                 + " keys, sync " + stress.sync + ", " + tables + ", expected state " + stress.expectedFile(dir));
         out.flush();
-        // A file given as DB_DIR is refused before the expected-state file is created beside it.
-        DbOpener.requireDirectory(dir, true);
-        checkExpectedBelongsTo(dir, stress.expectedFile(dir), stress.keys);
         try (ExpectedState es = openExpected(stress.expectedFile(dir), stress.keys);
                 Db db = DbOpener.open(dir, options, true)) {
             StressVerifier.Result verified = StressVerifier.verifyAndResolve(db, es);

@@ -275,6 +275,9 @@ class WalkthroughFixesTest {
                             + " file " + tmp.resolve("app.expected") + ": stress runs on a database of its own; give"
                             + " a new directory (or --expected the file of the runs that wrote this one)\n");
             assertThat(Files.exists(tmp.resolve("app.expected"))).as(command).isFalse();
+            assertThat(r.out())
+                    .as(command + ": no banner for a run refused before it starts")
+                    .isEmpty();
         }
         assertThat(names(app)).isEqualTo(before);
         assertThat(Cli.run("scan", app.toString()).out()).isEqualTo("fruit\tapple\n");
