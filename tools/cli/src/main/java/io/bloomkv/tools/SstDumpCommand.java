@@ -32,9 +32,9 @@ import picocli.CommandLine.Spec;
             "Print the parts of a table file, like RocksDB's sst_dump.",
             "The footer, properties, block layout, index, and the filter (kind, k, bits,",
             "bits per key, share of bits set, expected false-positive rate); with",
-            "--entries every entry (user key @sequence PUT|DEL, value), with --limit N",
-            "the first N. --limit and --value-hex (only entries show values) imply",
-            "--entries."
+            "--entries every entry (user key @sequence PUT|DEL|MERGE, value), with",
+            "--limit N the first N; the range deletions ([begin, end) @sequence), if any.",
+            "--limit and --value-hex (only entries show values) imply --entries."
         })
 final class SstDumpCommand implements Callable<Integer> {
     @Spec
@@ -56,7 +56,7 @@ final class SstDumpCommand implements Callable<Integer> {
     boolean noIndex;
 
     @Mixin
-    KeyValueFormat format;
+    OutputKeyValueFormat format;
 
     @Override
     public Integer call() throws IOException {

@@ -63,4 +63,22 @@ class HelpTextTest {
         }
         soft.assertAll();
     }
+
+    /** {@code sst dump} takes no keys or values, so its hex options speak of output only; it lists every type it prints. */
+    @Test
+    void sstDumpHelpDescribesWhatItPrints() {
+        CommandLine dump = BloomKvCli.newCommandLine()
+                .getSubcommands()
+                .get("sst")
+                .getSubcommands()
+                .get("dump");
+        for (String option : List.of("--hex", "--key-hex", "--value-hex")) {
+            assertThat(String.join(" ", dump.getCommandSpec().findOption(option).description()))
+                    .as("description of sst dump %s", option)
+                    .doesNotContainIgnoringCase("input")
+                    .contains("hex");
+        }
+        String help = dump.getUsageMessage();
+        assertThat(help).contains("PUT|DEL|MERGE").contains("range deletions ([begin, end) @sequence)");
+    }
 }
