@@ -104,6 +104,13 @@ final class SstWriteCommand implements Callable<Integer> {
                 add(lineNo, () -> w.put(k, v));
                 puts++;
             }
+            if (puts + merges + deletes + rangeDeletions == 0) {
+                // The writer would refuse it in its API's words; closing it unfinished leaves no file.
+                throw new CliException(
+                        ExitCodes.USAGE,
+                        "no entries in " + (input.equals("-") ? "stdin" : input)
+                                + ": a table file needs at least one entry or range deletion");
+            }
             w.finish();
         }
         String wrote = ops

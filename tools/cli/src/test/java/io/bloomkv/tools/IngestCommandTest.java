@@ -133,4 +133,27 @@ class IngestCommandTest {
         Cli.Result hex = Cli.run("sst", "write", sst.toString(), "--ops", "--hex", "--input", ops.toString());
         assertThat(hex.err()).isEqualTo("bloomkv sst write: " + ops + ":1: bad key: not a hex string: 'zz'\n");
     }
+
+    /**
+     * Input with nothing to write (no lines, blank lines, or only empty range deletions) is a one-line usage error
+     * naming the input, in the command line's words rather than the writer class's; no file is left.
+     */
+    @Test
+    void writeOfEmptyInputIsAUsageError() throws Exception {
+        Path in = tmp.resolve("empty.tsv");
+        Path sst = tmp.resolve("empty.sst");
+        String[][] cases = {{"", ""}, {"\n\n", ""}, {"delete-range\tzz\tzz\n", "--ops"}};
+        for (String[] c : cases) {
+            Files.writeString(in, c[0]);
+            Cli.Result r = c[1].isEmpty()
+                    ? Cli.run("sst", "write", sst.toString(), "--input", in.toString())
+                    : Cli.run("sst", "write", sst.toString(), c[1], "--input", in.toString());
+            assertThat(r.exitCode()).as(c[0] + "\n" + r).isEqualTo(ExitCodes.USAGE);
+            assertThat(r.err())
+                    .as(c[0])
+                    .isEqualTo("bloomkv sst write: no entries in " + in
+                            + ": a table file needs at least one entry or range deletion\n");
+            assertThat(Files.exists(sst)).as(c[0]).isFalse();
+        }
+    }
 }
