@@ -42,8 +42,13 @@ public interface Filter extends AutoCloseable {
      * Asks about {@code count} hashes at once: {@code results[i] = mightContain(hashes[i])} for i &lt; count; returns how
      * many are true. A filter may first touch every hash's cache line(s), then test, so that the memory loads of the
      * batch overlap instead of running one after another (useful when the filter is out of cache).
+     *
+     * @throws IllegalArgumentException if {@code count} is negative
      */
     default int mightContainAll(long[] hashes, int count, boolean[] results) {
+        if (count < 0) {
+            throw new IllegalArgumentException("count must not be negative: " + count);
+        }
         int positives = 0;
         for (int i = 0; i < count; i++) {
             boolean r = mightContain(hashes[i]);

@@ -7,6 +7,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Objects;
 import java.util.zip.CRC32C;
 
 /**
@@ -133,6 +134,7 @@ public final class Filters {
      * for BLOCKED, which needs a little more for the same rate.
      */
     public static Filter createForFpp(FilterKind kind, long expectedKeys, double targetFpp) {
+        Objects.requireNonNull(kind, "kind");
         FilterMath.checkFpp(targetFpp);
         if (kind.isStatic()) {
             throw new IllegalArgumentException(

@@ -136,6 +136,9 @@ abstract class OffHeapFilter implements Filter {
     @Override
     public final int mightContainAll(long[] hashes, int count, boolean[] results) {
         checkOpen();
+        if (count < 0) {
+            throw new IllegalArgumentException("count must not be negative: " + count);
+        }
         if (count > hashes.length || count > results.length) {
             throw new IndexOutOfBoundsException("count " + count + " exceeds the arrays");
         }

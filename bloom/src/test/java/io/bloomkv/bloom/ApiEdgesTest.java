@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -130,6 +132,35 @@ class ApiEdgesTest {
         }
     }
 
+    /**
+     * A negative batch count is an {@link IllegalArgumentException}, as other bad sizes are, not a batch of nothing: for
+     * every kind, and for {@link Filter}'s default {@code mightContainAll} (through a proxy that answers only
+     * {@code mightContain(long)}).
+     */
+    @ParameterizedTest
+    @EnumSource(FilterKind.class)
+    void negativeBatchCountIsAnIllegalArgument(FilterKind kind) {
+        try (Filter f = kind.isStatic() ? Filters.build(kind, new long[] {1}, 10) : Filters.create(kind, 10, 10)) {
+            assertThatThrownBy(() -> f.mightContainAll(new long[] {1}, -1, new boolean[1]))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("-1");
+        }
+        Filter plain = (Filter) Proxy.newProxyInstance(
+                Filter.class.getClassLoader(), new Class<?>[] {Filter.class}, (proxy, method, args) -> {
+                    if (method.isDefault()) {
+                        return InvocationHandler.invokeDefault(proxy, method, args);
+                    }
+                    if (method.getName().equals("mightContain")) {
+                        return true;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        assertThat(plain.mightContainAll(new long[] {1, 2}, 2, new boolean[2])).isEqualTo(2);
+        assertThatThrownBy(() -> plain.mightContainAll(new long[] {1}, -1, new boolean[1]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("-1");
+    }
+
     /** Null keys and arguments: NullPointerException (as Guava's put/mightContain); the empty key is a key like any other. */
     @ParameterizedTest
     @EnumSource(FilterKind.class)
@@ -154,8 +185,18 @@ class ApiEdgesTest {
                 assertThat(f.mightContain(empty)).isFalse();
             }
         }
-        assertThatThrownBy(() -> Filters.create(null, 10, 10)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> Filters.createForFpp(null, 10, 0.01)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> Filters.create(null, 10, 10))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("kind");
+        assertThatThrownBy(() -> Filters.create(null, 10, 10, 3))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("kind");
+        assertThatThrownBy(() -> Filters.createForFpp(null, 10, 0.01))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("kind");
+        assertThatThrownBy(() -> Filters.build(null, new long[] {1}, 10))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("kind");
         assertThatThrownBy(() -> Filters.build(kind, null, 10)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> Filters.read((byte[]) null, 0, 0)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> Filters.read((ByteBuffer) null)).isInstanceOf(NullPointerException.class);
