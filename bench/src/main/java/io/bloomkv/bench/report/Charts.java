@@ -205,10 +205,15 @@ public final class Charts {
         return Double.isFinite(v) ? v : Double.NaN;
     }
 
-    /** Disk lookups avoided (filter useful) per read phase: measured and predicted, both engines (filters on). */
+    /**
+     * Disk lookups avoided (filter useful) per read phase: measured and predicted, both engines (filters on). Only
+     * phases that asked a filter about a key its table does not hold (absent keys): where every check was a true
+     * positive there is nothing to avoid and no prediction. Null when no phase did, rather than a chart of empty bars.
+     */
     static CategoryChart lookups(List<PhaseResult> phases) {
         List<PhaseResult> withFilter = phases.stream()
-                .filter(p -> p.filters() && !p.kind().equals("write") && p.filterChecks() > 0)
+                .filter(p ->
+                        p.filters() && !p.kind().equals("write") && p.counters().absentChecks() > 0)
                 .toList();
         if (withFilter.isEmpty()) {
             return null;

@@ -2,10 +2,12 @@ package io.bloomkv.bench.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomkv.bench.BenchCommand;
 import io.bloomkv.bench.engine.EngineCounters;
 import io.bloomkv.bench.engine.EngineSpec;
 import io.bloomkv.bench.engine.TableSummary;
 import io.bloomkv.bench.workload.PhaseResult;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,6 +17,7 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.knowm.xchart.CategoryChart;
+import picocli.CommandLine;
 
 /**
  * The per-workload charts draw no bar where there is nothing to draw (an engine that did not run the phase, a figure
@@ -24,7 +27,17 @@ import org.knowm.xchart.CategoryChart;
 class ChartBarsTest {
     private static PhaseResult phase(
             String name, String engine, long ops, double opsPerSec, long useful, double predicted) {
-        EngineCounters c = new EngineCounters(useful + 10, useful, 10, 0, ops / 10, ops * 400, 0, 0);
+        return phase(
+                name,
+                engine,
+                ops,
+                opsPerSec,
+                new EngineCounters(useful + 10, useful, 10, 0, ops / 10, ops * 400, 0, 0),
+                predicted);
+    }
+
+    private static PhaseResult phase(
+            String name, String engine, long ops, double opsPerSec, EngineCounters c, double predicted) {
         return new PhaseResult(
                 name,
                 name,
@@ -122,5 +135,38 @@ class ChartBarsTest {
                 .findFirst()
                 .orElseThrow();
         assertThat(header).contains("| bloomkv/rocksdb |", "| bloomkv/rocksdb (nofilter) |");
+    }
+
+    /**
+     * A run whose reads asked the filters only about keys their tables hold (no absent keys: nothing to avoid, nothing
+     * predicted) writes no disk-lookups-avoided chart, rather than one of empty bars, and report.md does not link it.
+     */
+    @Test
+    void withoutAbsentKeysThereIsNoLookupsChartNorALinkToIt(@TempDir Path dir) throws Exception {
+        // every check a true positive: 1,000 gets, one table each, the key always there
+        EngineCounters presentOnly = new EngineCounters(1000, 0, 1000, 1000, 1000, 400_000, 0, 0);
+        List<PhaseResult> phases = List.of(
+                phase("readrandom", "bloomkv", 1000, 50_000, presentOnly, Double.NaN),
+                phase("readrandom", "rocksdb", 1000, 40_000, presentOnly, Double.NaN));
+        assertThat(Charts.lookups(phases)).isNull();
+
+        BenchCommand cmd = new BenchCommand();
+        new CommandLine(cmd).parseArgs("--workloads", "readrandom");
+        BenchReport report = new BenchReport(
+                Instant.EPOCH,
+                1,
+                Machine.current(),
+                cmd.config(Path.of("unused")),
+                Map.of(),
+                "off",
+                phases,
+                List.of(),
+                List.of());
+        ReportWriter.write(report, COLUMNS, dir);
+        assertThat(dir.resolve(Charts.LOOKUPS)).doesNotExist();
+        assertThat(dir.resolve(Charts.THROUGHPUT)).exists();
+        assertThat(Files.readString(dir.resolve(ReportWriter.MARKDOWN)))
+                .contains(Charts.THROUGHPUT)
+                .doesNotContain(Charts.LOOKUPS);
     }
 }
