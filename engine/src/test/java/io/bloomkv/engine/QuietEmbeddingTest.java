@@ -42,6 +42,44 @@ class QuietEmbeddingTest {
         }
     }
 
+    /**
+     * A bulk-load file begun and abandoned, with no database opened: the writer's direct buffer is freed through
+     * {@code Unsafe.invokeCleaner}, so the file system's classes must have set up {@link io.bloomkv.bloom.JvmEnvironment}
+     * before (on Java 24+ the JDK's four-line notice came out in place of bloomkv's one line). Prints whether it was.
+     */
+    public static final class AbandonedFileProgram {
+        public static void main(String[] args) throws Exception {
+            try (TableFileWriter w = TableFileWriter.create(Path.of(args[0]), Options.defaults())) {
+                System.out.println("created " + w.getClass().getSimpleName()); // no entry (as `sst write` of no input)
+            } // not finished: the partial file is deleted and its buffer freed
+            java.lang.reflect.Field f = io.bloomkv.bloom.JvmEnvironment.class.getDeclaredField("initialized");
+            f.setAccessible(true);
+            System.out.println("jvm environment initialized " + f.getBoolean(null));
+        }
+    }
+
+    @Test
+    void anAbandonedBulkLoadFileWithoutADatabaseSetsUpTheEnvironmentFirst() throws Exception {
+        String flags = System.getProperty("bloomkv.chronicle.jvm.flags", "").trim();
+        for (List<String> jvmFlags : List.of(List.<String>of(), Arrays.asList(flags.split("\\s+")))) {
+            Output out = runJava(
+                    jvmFlags,
+                    classPath(),
+                    AbandonedFileProgram.class.getName(),
+                    List.of(dir.resolve("abandoned.sst").toString()),
+                    dir);
+            assertThat(out.stdout)
+                    .as(jvmFlags.toString())
+                    .containsExactly("created TableFileWriter", "jvm environment initialized true");
+            if (Runtime.version().feature() >= 24 && jvmFlags.isEmpty()) {
+                assertThat(out.stderr).hasSize(1);
+                assertThat(out.stderr.get(0)).startsWith("bloomkv: ");
+            } else {
+                assertThat(out.stderr).as(jvmFlags.toString()).isEmpty();
+            }
+        }
+    }
+
     @Test
     void withoutFlagsAtMostTheOneLineNamingThem() throws Exception {
         Output out = run(List.of());

@@ -1,6 +1,7 @@
 package io.bloomkv.engine.fs;
 
 import com.sun.nio.file.ExtendedOpenOption;
+import io.bloomkv.bloom.JvmEnvironment;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,6 +25,12 @@ import net.openhft.chronicle.core.UnsafeMemory;
  * threads are safe.
  */
 final class DirectReadableFile implements ReadableFile {
+    static {
+        // Before Chronicle's Unsafe is first used here (a file system used without Db.open: a bulk-load file, an
+        // inspected table): see JvmEnvironment.
+        JvmEnvironment.ensureInitialized();
+    }
+
     /** Largest buffer a thread keeps between reads (bigger windows allocate and drop their own). */
     static final int MAX_REUSED_BUFFER = 1 << 20;
 

@@ -1,6 +1,7 @@
 package io.bloomkv.engine.fs;
 
 import com.sun.nio.file.ExtendedOpenOption;
+import io.bloomkv.bloom.JvmEnvironment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -26,6 +27,12 @@ import net.openhft.chronicle.core.UnsafeMemory;
  * callers serialize appends, as for every {@link WritableFile}.
  */
 final class DirectWritableFile implements WritableFile {
+    static {
+        // Before Chronicle's Unsafe is first used here (a file system used without Db.open: a bulk-load file, an
+        // inspected table): see JvmEnvironment.
+        JvmEnvironment.ensureInitialized();
+    }
+
     private final Path path;
     private final FileChannel channel;
     private final int alignment;

@@ -1,5 +1,6 @@
 package io.bloomkv.engine.fs;
 
+import io.bloomkv.bloom.JvmEnvironment;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
@@ -28,6 +29,12 @@ import net.openhft.chronicle.core.UnsafeMemory;
  * ({@link FileChannel#tryLock()}) or this JVM (a set of held paths, since OS locks are per process).
  */
 public final class DiskFileSystem implements FileSystem {
+    static {
+        // Before Chronicle's Unsafe is first used here (a file system used without Db.open: a bulk-load file, an
+        // inspected table): see JvmEnvironment.
+        JvmEnvironment.ensureInitialized();
+    }
+
     static final DiskFileSystem INSTANCE = new DiskFileSystem();
 
     /**

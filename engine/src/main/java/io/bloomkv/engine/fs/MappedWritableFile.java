@@ -49,6 +49,12 @@ import net.openhft.posix.PosixAPI;
  * as every {@link WritableFile}.
  */
 final class MappedWritableFile implements WritableFile {
+    static {
+        // Before Chronicle's Unsafe is first used here (a file system used without Db.open: a bulk-load file, an
+        // inspected table): see JvmEnvironment.
+        JvmEnvironment.ensureInitialized();
+    }
+
     /**
      * Bytes mapped, and allocated on the device, at a time, at most: regions start at {@link #FIRST_REGION} bytes and
      * double up to this (LevelDB's mapped writer grew its regions the same way), so a small log takes little space.
