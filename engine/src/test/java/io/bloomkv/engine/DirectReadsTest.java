@@ -3,12 +3,22 @@ package io.bloomkv.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomkv.engine.fs.DirectReadBuffers;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.FileSystemWithoutDirectReads;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,6 +72,86 @@ class DirectReadsTest {
             // the last key lives in the file's last data block
             assertThat(db.get(key(n - 2))).isEqualTo(values[n - 2]);
         }
+    }
+
+    /**
+     * Closing a database read with O_DIRECT by a pool's threads, which live on, frees their read buffers: none is kept
+     * for files that are gone, and the JVM's direct buffer pool is where it was before the open (checked again when a
+     * collection, which frees other code's dropped buffers, ran during the check).
+     */
+    @Test
+    void closingTheDatabaseFreesThePoolThreadsReadBuffers() throws Exception {
+        long seed = TestSeeds.seed("DirectReadsTest.buffers");
+        assertThat(DirectReadBuffers.openFiles())
+                .as("direct files left open by an earlier test")
+                .isZero();
+        BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+                .filter(b -> b.getName().equals("direct"))
+                .findFirst()
+                .orElseThrow();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            for (int attempt = 1; ; attempt++) {
+                long collections = collections();
+                long buffers = direct.getCount();
+                long bytes = direct.getTotalCapacity();
+                Random rnd = new Random(seed);
+                byte[][] values = new byte[2000][];
+                try (Db db = Db.open(
+                        dir.resolve("pool-" + attempt),
+                        Options.defaults()
+                                .blockCacheSize(0)
+                                .useDirectReads(true)
+                                .writeBufferSize(64 << 10))) {
+                    for (int i = 0; i < values.length; i++) {
+                        values[i] = new byte[1 + rnd.nextInt(200)];
+                        rnd.nextBytes(values[i]);
+                        db.put(key(i), values[i]);
+                    }
+                    db.compactRange(null, null);
+                    List<Future<?>> reads = new ArrayList<>();
+                    for (int t = 0; t < 3; t++) {
+                        int first = t;
+                        reads.add(pool.submit(() -> {
+                            for (int i = first; i < values.length; i += 3) {
+                                assertThat(db.get(key(i)))
+                                        .as("key %d seed %d", i, seed)
+                                        .isEqualTo(values[i]);
+                            }
+                            return null;
+                        }));
+                    }
+                    for (Future<?> r : reads) {
+                        r.get(60, TimeUnit.SECONDS);
+                    }
+                    assertThat(DirectReadBuffers.live())
+                            .as("the pool threads' read buffers, at least")
+                            .isGreaterThanOrEqualTo(3);
+                }
+                assertThat(DirectReadBuffers.live())
+                        .as("seed %d: read buffers kept after close, the pool's threads alive", seed)
+                        .isZero();
+                long leftCount = direct.getCount() - buffers;
+                long leftBytes = direct.getTotalCapacity() - bytes;
+                if (leftCount == 0 && leftBytes == 0) {
+                    return;
+                }
+                if (collections() == collections || attempt == 5) {
+                    throw new AssertionError("seed " + seed + ": " + leftCount + " direct buffers (" + leftBytes
+                            + " bytes) left after close");
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static long collections() {
+        long n = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += Math.max(0, gc.getCollectionCount());
+        }
+        return n;
     }
 
     @Test

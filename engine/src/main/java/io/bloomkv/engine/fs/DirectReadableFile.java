@@ -4,11 +4,16 @@ import com.sun.nio.file.ExtendedOpenOption;
 import io.bloomkv.bloom.JvmEnvironment;
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import net.openhft.chronicle.core.UnsafeMemory;
 
 /**
@@ -19,10 +24,16 @@ import net.openhft.chronicle.core.UnsafeMemory;
  * aligned direct buffer ({@link ByteBuffer#alignedSlice}) and copies the requested bytes out. The
  * window of a read near the end of the file may extend past it; the device returns what exists.
  *
- * <p>Each thread reuses one aligned buffer of up to {@link #MAX_REUSED_BUFFER} bytes (a larger read
- * uses a buffer of its own, freed when the read returns; a thread's buffer outgrown by a larger window is freed when
- * it is replaced; a thread's last buffer is freed by the collector with the thread). Concurrent reads from several
- * threads are safe.
+ * <p>Each thread reuses one aligned buffer of up to {@link #MAX_REUSED_BUFFER} bytes while direct files are open. Every
+ * buffer is freed explicitly, exactly once, never by the collector: a larger read uses a buffer of its own, freed when
+ * the read returns; a thread's buffer outgrown by a larger window is freed when it is replaced; a thread's buffer is
+ * freed when the last open direct file is closed (a database's close: no thread keeps native memory for files that are
+ * gone), or, after its thread has ended, when any thread next allocates a buffer. Concurrent reads from several threads
+ * are safe.
+ *
+ * <p>Freeing another thread's buffer is safe through each buffer's state: a read takes its thread's buffer from idle to
+ * in use and back; a release frees an idle buffer at once and marks one in use, which its reader frees when its read
+ * returns. Each transition is a compare-and-set on the buffer's own state, so exactly one party frees it.
  */
 final class DirectReadableFile implements ReadableFile {
     static {
@@ -34,14 +45,51 @@ final class DirectReadableFile implements ReadableFile {
     /** Largest buffer a thread keeps between reads (bigger windows allocate and drop their own). */
     static final int MAX_REUSED_BUFFER = 1 << 20;
 
-    /** A thread's read buffer: the direct allocation (what is freed) and its aligned slice (what reads use). */
-    private record Buffer(ByteBuffer allocated, ByteBuffer aligned) {}
+    /**
+     * A thread's read buffer: the direct allocation (what is freed), its aligned slice (what reads use), the thread it
+     * belongs to (weakly: a buffer does not keep its thread) and its state (idle, in use, to be freed by its reader,
+     * freed).
+     */
+    private static final class Buffer {
+        static final int IDLE = 0;
+        static final int IN_USE = 1;
+        static final int RELEASE_WHEN_DONE = 2;
+        static final int FREED = 3;
+
+        final ByteBuffer allocated;
+        final ByteBuffer aligned;
+        final WeakReference<Thread> owner;
+        final AtomicInteger state = new AtomicInteger(IN_USE);
+
+        Buffer(int capacity, int alignment) {
+            this.allocated = ByteBuffer.allocateDirect(capacity + alignment);
+            this.aligned = allocated.alignedSlice(alignment);
+            this.owner = new WeakReference<>(Thread.currentThread());
+        }
+
+        /** Frees the allocation; called exactly once, by whoever moved the state to {@link #FREED}. */
+        void free() {
+            UnsafeMemory.UNSAFE.invokeCleaner(allocated);
+        }
+
+        boolean ownerEnded() {
+            Thread t = owner.get();
+            return t == null || !t.isAlive();
+        }
+    }
 
     private static final ThreadLocal<Buffer> BUFFERS = new ThreadLocal<>();
+
+    /** Every thread's buffer not yet freed or handed to its reader to free. */
+    private static final Set<Buffer> LIVE = ConcurrentHashMap.newKeySet();
+
+    /** Direct files open in this JVM: when the count returns to zero, every idle thread buffer is freed. */
+    private static final AtomicInteger OPEN_FILES = new AtomicInteger();
 
     private final Path path;
     private final FileChannel channel;
     private final int alignment;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private DirectReadableFile(Path path, FileChannel channel, int alignment) {
         this.path = path;
@@ -69,7 +117,18 @@ final class DirectReadableFile implements ReadableFile {
             throw new IOException("the file system of " + p + " does not support direct reads (O_DIRECT): " + e, e);
         }
         DiskFileSystem.makeUninterruptible(ch);
+        OPEN_FILES.incrementAndGet();
         return new DirectReadableFile(p, ch, (int) blockSize);
+    }
+
+    /** Direct files open in this JVM (for tests of the buffers' release). */
+    static int openFiles() {
+        return OPEN_FILES.get();
+    }
+
+    /** Thread buffers allocated and not yet freed, in this JVM (for tests of the buffers' release). */
+    static int liveThreadBuffers() {
+        return LIVE.size();
     }
 
     /** The alignment of positions, lengths and buffers (the file system's block size). */
@@ -100,7 +159,27 @@ final class DirectReadableFile implements ReadableFile {
             }
             return;
         }
-        readWindow(threadBuffer(window), pos, dst, off, len, start, window);
+        Buffer b = acquire(window);
+        try {
+            readWindow(b.aligned, pos, dst, off, len, start, window);
+        } finally {
+            done(b);
+        }
+    }
+
+    /**
+     * Ends a read's use of its thread's buffer: idle again, or freed where a release found it in use (the release left
+     * the freeing to this read) or where no direct file is open any more (this read raced the last close, and its
+     * buffer may have been allocated after that close's release had passed: nothing else would free it).
+     */
+    private static void done(Buffer b) {
+        if (OPEN_FILES.get() == 0 && b.state.compareAndSet(Buffer.IN_USE, Buffer.FREED)) {
+            LIVE.remove(b);
+            b.free();
+        } else if (!b.state.compareAndSet(Buffer.IN_USE, Buffer.IDLE)) {
+            b.state.set(Buffer.FREED); // it was RELEASE_WHEN_DONE: the release already took it out of LIVE
+            b.free();
+        }
     }
 
     /** Reads the aligned window {@code [start, start + window)} into {@code buf} and copies the request out of it. */
@@ -128,19 +207,64 @@ final class DirectReadableFile implements ReadableFile {
         buf.get(dst, off, len);
     }
 
-    /** This thread's buffer for a window of at most {@link #MAX_REUSED_BUFFER} bytes, grown (the old one freed). */
-    private ByteBuffer threadBuffer(int window) {
+    /**
+     * This thread's buffer, in use, for a window of at most {@link #MAX_REUSED_BUFFER} bytes: the one it keeps, or a
+     * new one where it has none, its own was freed by a release, or the window outgrew it or its alignment differs (the
+     * old one freed).
+     */
+    private Buffer acquire(int window) {
         Buffer b = BUFFERS.get();
-        if (b == null || b.aligned().capacity() < window || (b.aligned().alignmentOffset(0, alignment) != 0)) {
-            int cap = Math.max(window, 64 << 10);
-            ByteBuffer allocated = ByteBuffer.allocateDirect(cap + alignment);
-            BUFFERS.set(new Buffer(allocated, allocated.alignedSlice(alignment)));
-            if (b != null) {
-                UnsafeMemory.UNSAFE.invokeCleaner(b.allocated()); // replaced: this thread's, and no read is using it
+        if (b != null) {
+            if (b.aligned.capacity() >= window
+                    && b.aligned.alignmentOffset(0, alignment) == 0
+                    && b.state.compareAndSet(Buffer.IDLE, Buffer.IN_USE)) {
+                return b;
             }
-            return BUFFERS.get().aligned();
+            if (b.state.compareAndSet(Buffer.IDLE, Buffer.FREED)) { // outgrown or misaligned: this thread's, and idle
+                LIVE.remove(b);
+                b.free();
+            }
         }
-        return b.aligned();
+        freeBuffersOfEndedThreads();
+        Buffer n = new Buffer(Math.max(window, 64 << 10), alignment);
+        LIVE.add(n);
+        BUFFERS.set(n);
+        return n;
+    }
+
+    /** Frees the idle buffers of threads that have ended (an ended thread's buffer is idle: its reads returned). */
+    private static void freeBuffersOfEndedThreads() {
+        for (Buffer b : LIVE) {
+            if (b.ownerEnded() && b.state.compareAndSet(Buffer.IDLE, Buffer.FREED)) {
+                LIVE.remove(b);
+                b.free();
+            }
+        }
+    }
+
+    /**
+     * Frees every thread's buffer (no direct file is open): an idle one now, one in use by its reader when its read
+     * returns. A buffer allocated meanwhile by a read of a file opened meanwhile is freed the same way or at the next
+     * release; none is freed twice.
+     */
+    private static void releaseAll() {
+        for (Buffer b : LIVE) {
+            while (true) {
+                int s = b.state.get();
+                if (s == Buffer.IDLE && b.state.compareAndSet(Buffer.IDLE, Buffer.FREED)) {
+                    LIVE.remove(b);
+                    b.free();
+                    break;
+                }
+                if (s == Buffer.IN_USE && b.state.compareAndSet(Buffer.IN_USE, Buffer.RELEASE_WHEN_DONE)) {
+                    LIVE.remove(b);
+                    break;
+                }
+                if (s == Buffer.RELEASE_WHEN_DONE || s == Buffer.FREED) {
+                    break;
+                }
+            }
+        }
     }
 
     @Override
@@ -155,6 +279,12 @@ final class DirectReadableFile implements ReadableFile {
 
     @Override
     public void close() throws IOException {
-        channel.close();
+        try {
+            channel.close();
+        } finally {
+            if (closed.compareAndSet(false, true) && OPEN_FILES.decrementAndGet() == 0) {
+                releaseAll();
+            }
+        }
     }
 }

@@ -8,8 +8,17 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -160,6 +169,173 @@ class DirectReadableFileTest {
                 assertThat(DirectMemory.bytes()).isEqualTo(bytes + grown);
             }
         });
+    }
+
+    /**
+     * Closing the last open direct file frees every thread's buffer, also of threads that live on (a pool's threads
+     * after the database they read is closed): the JVM's count of direct buffers and their bytes come back to where
+     * they were, with no collection in between. A read of a file opened later gets a new buffer.
+     */
+    @Test
+    void everyThreadsBufferIsFreedWhenTheLastDirectFileCloses() throws Exception {
+        assertNoDirectFileOpen();
+        DirectMemory.withoutCollection(this::everyThreadsBufferIsFreedAttempt);
+    }
+
+    private void everyThreadsBufferIsFreedAttempt() throws Exception {
+        long seed = TestSeeds.seed("DirectReadableFileTest.lastClose");
+        Random rnd = new Random(seed);
+        byte[] content = new byte[3 * 4096 + 99];
+        rnd.nextBytes(content);
+        Path p = dir.resolve("pool");
+        Files.write(p, content);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            long buffers = DirectMemory.count();
+            long bytes = DirectMemory.bytes();
+            for (int round = 0; round < 3; round++) {
+                try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
+                    onBothThreads(pool, () -> check(f, content, 5, 4000, "seed " + seed));
+                    assertThat(DirectMemory.count())
+                            .as("seed %d round %d: each pool thread's buffer", seed, round)
+                            .isEqualTo(buffers + 2);
+                    assertThat(DirectReadableFile.liveThreadBuffers()).isEqualTo(2);
+                }
+                assertThat(DirectMemory.count())
+                        .as("seed %d round %d: freed at the last close, the threads alive", seed, round)
+                        .isEqualTo(buffers);
+                assertThat(DirectMemory.bytes()).isEqualTo(bytes);
+                assertThat(DirectReadableFile.liveThreadBuffers()).isZero();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * A thread that ended keeps no buffer past the next thread's first read, while a file stays open: the next thread's
+     * allocation frees it, so a database read by short-lived threads holds one buffer per live thread.
+     */
+    @Test
+    void anEndedThreadsBufferIsFreedAtTheNextThreadsFirstRead() throws Exception {
+        assertNoDirectFileOpen();
+        DirectMemory.withoutCollection(this::anEndedThreadsBufferAttempt);
+    }
+
+    private void anEndedThreadsBufferAttempt() throws Exception {
+        long seed = TestSeeds.seed("DirectReadableFileTest.ended");
+        byte[] content = new byte[2 * 4096 + 7];
+        new Random(seed).nextBytes(content);
+        Path p = dir.resolve("ended");
+        Files.write(p, content);
+        long buffers = DirectMemory.count();
+        try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
+            for (int i = 0; i < 4; i++) {
+                int pos = i * 1000;
+                onNewThread(seed, () -> check(f, content, pos, 3000, "seed " + seed));
+                assertThat(DirectMemory.count())
+                        .as("seed %d thread %d: only the last ended thread's buffer", seed, i)
+                        .isEqualTo(buffers + 1);
+                assertThat(DirectReadableFile.liveThreadBuffers()).isEqualTo(1);
+            }
+        }
+        assertThat(DirectMemory.count()).isEqualTo(buffers);
+        assertThat(DirectReadableFile.liveThreadBuffers()).isZero();
+    }
+
+    /**
+     * Reads racing the close of the only open file (each read returns the file's bytes or fails with an
+     * {@link IOException}) leave no buffer behind and free none twice: whether the close's release finds a buffer idle
+     * (and frees it), in use (and leaves it to its read), or not yet allocated (the read frees it, seeing no file open).
+     */
+    @Test
+    void readsRacingTheLastCloseLeaveNoBuffer() throws Exception {
+        assertNoDirectFileOpen();
+        DirectMemory.withoutCollection(this::readsRacingTheLastCloseAttempt);
+    }
+
+    private void readsRacingTheLastCloseAttempt() throws Exception {
+        long seed = TestSeeds.seed("DirectReadableFileTest.race");
+        Random rnd = new Random(seed);
+        byte[] content = new byte[6 * 4096 + 500];
+        rnd.nextBytes(content);
+        Path p = dir.resolve("race");
+        Files.write(p, content);
+        long buffers = DirectMemory.count();
+        long bytes = DirectMemory.bytes();
+        for (int round = 0; round < 200; round++) {
+            ReadableFile f = FileSystem.disk().newDirectReadableFile(p);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            CountDownLatch reading = new CountDownLatch(2);
+            Thread[] readers = new Thread[2];
+            for (int t = 0; t < readers.length; t++) {
+                long readerSeed = rnd.nextLong();
+                readers[t] = new Thread(() -> {
+                    Random r = new Random(readerSeed);
+                    reading.countDown();
+                    try {
+                        while (true) {
+                            int pos = r.nextInt(content.length);
+                            int len = r.nextInt(Math.min(content.length - pos, 9000) + 1);
+                            byte[] dst = new byte[len];
+                            try {
+                                f.readFully(pos, dst, 0, len);
+                            } catch (IOException closed) {
+                                return; // the close won the race
+                            }
+                            assertThat(dst)
+                                    .as("seed %d pos %d len %d", seed, pos, len)
+                                    .isEqualTo(Arrays.copyOfRange(content, pos, pos + len));
+                        }
+                    } catch (Throwable e) {
+                        failure.set(e);
+                    }
+                });
+                readers[t].start();
+            }
+            reading.await();
+            if (rnd.nextBoolean()) {
+                Thread.sleep(0, rnd.nextInt(500_000));
+            }
+            f.close();
+            for (Thread t : readers) {
+                t.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("seed " + seed + " round " + round, failure.get());
+            }
+            assertThat(DirectReadableFile.liveThreadBuffers())
+                    .as("seed %d round %d: no thread buffer kept", seed, round)
+                    .isZero();
+            assertThat(DirectMemory.count()).as("seed %d round %d", seed, round).isEqualTo(buffers);
+            assertThat(DirectMemory.bytes()).isEqualTo(bytes);
+        }
+    }
+
+    private static void assertNoDirectFileOpen() {
+        assertThat(DirectReadableFile.openFiles())
+                .as("direct files left open by an earlier test")
+                .isZero();
+    }
+
+    /** Runs {@code read} once on each of the pool's two threads (both busy at once, so each thread runs one). */
+    private static void onBothThreads(ExecutorService pool, DirectMemory.Check read) throws Exception {
+        CyclicBarrier both = new CyclicBarrier(2);
+        List<Future<?>> runs = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            runs.add(pool.submit(() -> {
+                both.await(30, TimeUnit.SECONDS);
+                read.run();
+                return null;
+            }));
+        }
+        for (Future<?> run : runs) {
+            try {
+                run.get(60, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                throw new AssertionError(e.getCause());
+            }
+        }
     }
 
     /** Runs {@code body} on a new thread (which starts without a read buffer); throws what it threw, with the seed. */
