@@ -115,12 +115,50 @@ public final class BackupEngine {
     }
 
     /**
+     * What {@link #createBackup(Db, Progress)} reports while it runs, on the calling thread (RocksDB's
+     * {@code progress_callback}): once the checkpoint is made, the files it holds; then, as each file is checksummed
+     * (every byte is read) and stored, the files and bytes done so far. A callback that throws fails the create,
+     * which then leaves no backup.
+     */
+    public interface Progress {
+        /** Reports nothing. */
+        Progress NONE = new Progress() {
+            @Override
+            public void started(int files, long bytes) {}
+
+            @Override
+            public void progressed(int files, long bytes) {}
+        };
+
+        /** The checkpoint is made: {@code files} files of {@code bytes} bytes in all are to be checksummed and stored. */
+        void started(int files, long bytes);
+
+        /**
+         * {@code files} files are stored and {@code bytes} bytes checksummed so far (both count up to the totals of
+         * {@link #started}); called after every MiB read and after every file.
+         */
+        void progressed(int files, long bytes);
+    }
+
+    /**
      * Backs up {@code db} (a writable database on this engine's file system): a new backup holding exactly the
      * writes acknowledged before the call. Tables already in the backup directory are not copied again.
      */
-    public synchronized BackupInfo createBackup(Db db) {
+    public BackupInfo createBackup(Db db) {
+        return createBackup(db, Progress.NONE);
+    }
+
+    /**
+     * {@link #createBackup(Db)}, reporting to {@code progress} how far it is (the command line's progress display):
+     * the checkpoint's files are each read once for their checksum, which is most of a backup's time when the
+     * checkpoint could hard-link the tables.
+     */
+    public synchronized BackupInfo createBackup(Db db, Progress progress) {
         if (db == null) {
             throw new InvalidArgumentException("database is null");
+        }
+        if (progress == null) {
+            throw new InvalidArgumentException("progress is null (Progress.NONE reports nothing)");
         }
         try {
             removeLeftovers();
@@ -129,11 +167,21 @@ public final class BackupEngine {
             db.checkpoint(tmp);
             Path priv = root.resolve(PRIVATE).resolve(Integer.toString(id));
             fs.createDirectories(priv);
+            List<Path> checkpointFiles = fs.list(tmp);
+            long totalBytes = 0;
+            for (Path p : checkpointFiles) {
+                totalBytes += fs.size(p);
+            }
+            progress.started(checkpointFiles.size(), totalBytes);
+            long[] bytesDone = {0};
             List<BackupFile> files = new ArrayList<>();
-            for (Path p : fs.list(tmp)) {
+            for (Path p : checkpointFiles) {
                 String name = p.getFileName().toString();
                 FileNames.Parsed parsed = FileNames.parse(name);
-                int crc = crc32c(p);
+                int crc = crc32c(p, n -> {
+                    bytesDone[0] += n;
+                    progress.progressed(files.size(), bytesDone[0]);
+                });
                 long size = fs.size(p);
                 if (parsed != null && parsed.kind() == FileNames.Kind.TABLE) {
                     String sharedName = String.format(Locale.ROOT, "%d_%08x_%d.sst", parsed.number(), crc, size);
@@ -148,6 +196,7 @@ public final class BackupEngine {
                     fs.rename(p, priv.resolve(name));
                     files.add(new BackupFile(PRIVATE + "/" + id + "/" + name, size, crc));
                 }
+                progress.progressed(files.size(), bytesDone[0]);
             }
             fs.syncDirectory(root.resolve(SHARED));
             fs.syncDirectory(priv);
@@ -384,6 +433,11 @@ public final class BackupEngine {
     }
 
     private int crc32c(Path p) throws IOException {
+        return crc32c(p, n -> {});
+    }
+
+    /** The CRC32C of file {@code p}, telling {@code read} the bytes of each buffer read. */
+    private int crc32c(Path p, java.util.function.IntConsumer read) throws IOException {
         CRC32C crc = new CRC32C();
         try (ReadableFile in = fs.newReadableFile(p)) {
             long size = in.size();
@@ -393,6 +447,7 @@ public final class BackupEngine {
                 in.readFully(pos, buf, 0, n);
                 crc.update(buf, 0, n);
                 pos += n;
+                read.accept(n);
             }
         }
         return (int) crc.getValue();

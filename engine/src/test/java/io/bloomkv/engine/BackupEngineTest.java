@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -104,6 +106,51 @@ class BackupEngineTest {
                 .isInstanceOf(InvalidArgumentException.class)
                 .hasMessageContaining("not empty");
         assertThatThrownBy(() -> backups.verify(7)).isInstanceOf(InvalidArgumentException.class);
+    }
+
+    /**
+     * {@code createBackup(db, progress)} announces the checkpoint's files and bytes, then counts both up to exactly
+     * those totals, which are the backup's own (its files and {@code size()}); a table bigger than the 1 MiB read
+     * buffer is reported within the file too.
+     */
+    @Test
+    void createReportsItsProgressUpToTheBackupsFilesAndBytes() throws IOException {
+        BackupEngine backups = BackupEngine.open(dir.resolve("backups"));
+        List<long[]> calls = new ArrayList<>();
+        BackupEngine.BackupInfo info;
+        try (Db db = Db.open(dir.resolve("db"), Options.defaults().syncMode(SyncMode.NONE))) {
+            Random rnd = new Random(7);
+            for (int i = 0; i < 6000; i++) {
+                db.put(TestKeys.key(i), TestKeys.value(rnd, 1000)); // about 3 MB: a table over the read buffer
+            }
+            db.flush();
+            db.put(TestKeys.key(1), TestKeys.value(rnd, 10)); // and a WAL
+            info = backups.createBackup(db, new BackupEngine.Progress() {
+                @Override
+                public void started(int files, long bytes) {
+                    calls.add(new long[] {-1, files, bytes});
+                }
+
+                @Override
+                public void progressed(int files, long bytes) {
+                    calls.add(new long[] {0, files, bytes});
+                }
+            });
+        }
+        assertThat(calls).isNotEmpty();
+        assertThat(calls.get(0)).containsExactly(-1, info.files().size(), info.size());
+        long[] last = calls.get(calls.size() - 1);
+        assertThat(last).containsExactly(0, info.files().size(), info.size());
+        for (int i = 2; i < calls.size(); i++) {
+            assertThat(calls.get(i)[0]).as("started once, first").isZero();
+            assertThat(calls.get(i)[1]).as("files count up").isGreaterThanOrEqualTo(calls.get(i - 1)[1]);
+            assertThat(calls.get(i)[2]).as("bytes count up").isGreaterThanOrEqualTo(calls.get(i - 1)[2]);
+        }
+        assertThat(calls.stream().filter(c -> c[0] == 0 && c[1] == 0 && c[2] > 0))
+                .as("bytes reported before the first file is done")
+                .isNotEmpty();
+        assertThatThrownBy(() -> backups.createBackup(null, BackupEngine.Progress.NONE))
+                .isInstanceOf(InvalidArgumentException.class);
     }
 
     @Test
