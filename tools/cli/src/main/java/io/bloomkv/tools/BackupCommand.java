@@ -73,6 +73,9 @@ final class BackupCommand {
         @Mixin
         OpenOptions open;
 
+        @Mixin
+        ProgressOption progress;
+
         @Override
         public Integer call() {
             if (Files.isDirectory(dir.resolve("meta")) && !Files.exists(dir.resolve("CURRENT"))) {
@@ -86,8 +89,20 @@ final class BackupCommand {
                 throw new CliException(ExitCodes.IO_ERROR, "not a directory: " + backupDir);
             }
             BackupEngine.BackupInfo info;
-            try (Db db = DbOpener.open(dir, open.apply(DbOpener.copyOptions()), false)) {
-                info = BackupEngine.open(backupDir).createBackup(db);
+            try (Progress shown = progress.start(spec, "backup", "files");
+                    Db db = DbOpener.open(dir, open.apply(DbOpener.copyOptions()), false)) {
+                info = BackupEngine.open(backupDir).createBackup(db, new BackupEngine.Progress() {
+                    @Override
+                    public void started(int files, long bytes) {
+                        shown.total(files, bytes);
+                    }
+
+                    @Override
+                    public void progressed(int files, long bytes) {
+                        shown.set(files, bytes);
+                    }
+                });
+                shown.done();
             }
             spec.commandLine()
                     .getOut()

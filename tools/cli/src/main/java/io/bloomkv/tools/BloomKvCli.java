@@ -62,7 +62,8 @@ public final class BloomKvCli implements Callable<Integer> {
     /** Runs the command line and exits with its exit code. */
     public static void main(String[] args) {
         System.setProperty("chronicle.analytics.disable", "true");
-        // No SLF4J binding is shipped: keep its "no providers" notice off stderr, which carries only errors.
+        // No SLF4J binding is shipped: keep its "no providers" notice off stderr, which carries only errors (and the
+        // progress of the long commands, see Progress).
         System.setProperty("slf4j.internal.verbosity", "ERROR");
         // A command prints only its answer: no bloomkv notice about missing JVM flags (see JvmEnvironment).
         System.setProperty(JvmEnvironment.NOTICE_PROPERTY, "false");

@@ -4,9 +4,6 @@ import io.bloomkv.engine.Db;
 import io.bloomkv.engine.WriteBatch;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -73,6 +70,9 @@ final class PutCommand implements Callable<Integer> {
     @Mixin
     WriteOptions write;
 
+    @Mixin
+    ProgressOption progress;
+
     @Override
     public Integer call() throws IOException {
         if (batchSize < 1) {
@@ -101,20 +101,24 @@ final class PutCommand implements Callable<Integer> {
             return ExitCodes.OK;
         }
         long loaded;
-        try (BufferedReader in = openInput(input)) {
-            loaded = write.writeTo(dir, db -> load(in, db));
+        try (Progress shown = progress.start(spec, "put", "lines");
+                BufferedReader in = shown.lines(input)) {
+            shown.total(-1, Progress.sizeOf(input));
+            loaded = write.writeTo(dir, db -> load(in, db, shown));
+            shown.done();
         }
         spec.commandLine().getOut().println("put " + loaded + (loaded == 1 ? " pair" : " pairs"));
         return ExitCodes.OK;
     }
 
-    private long load(BufferedReader in, Db db) throws IOException {
+    private long load(BufferedReader in, Db db, Progress shown) throws IOException {
         long lineNo = 0;
         long loaded = 0;
         WriteBatch batch = new WriteBatch();
         int inBatch = 0;
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             lineNo++;
+            shown.advance(1, 0); // the bytes come from the input stream
             if (line.isEmpty()) {
                 continue;
             }
@@ -145,12 +149,5 @@ final class PutCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CliException(ExitCodes.USAGE, input + ":" + lineNo + ": bad " + what + ": " + e.getMessage());
         }
-    }
-
-    private BufferedReader openInput(String name) throws IOException {
-        if (name.equals("-")) {
-            return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        }
-        return Files.newBufferedReader(Path.of(name), StandardCharsets.UTF_8);
     }
 }

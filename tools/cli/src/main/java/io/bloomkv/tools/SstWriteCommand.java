@@ -5,9 +5,6 @@ import io.bloomkv.engine.Options;
 import io.bloomkv.engine.TableFileWriter;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
@@ -61,6 +58,9 @@ final class SstWriteCommand implements Callable<Integer> {
     @Mixin
     KeyValueFormat format;
 
+    @Mixin
+    ProgressOption progress;
+
     /** The key of the last put, merge or delete, and its line: the order the writer requires, checked per line. */
     private byte[] lastKey;
 
@@ -73,13 +73,14 @@ final class SstWriteCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        try (BufferedReader in = input.equals("-")
-                        ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
-                        : Files.newBufferedReader(Path.of(input), StandardCharsets.UTF_8);
+        try (Progress shown = progress.start(spec, "sst write", "lines");
+                BufferedReader in = shown.lines(input);
                 TableFileWriter w = TableFileWriter.create(file, Options.defaults())) {
+            shown.total(-1, Progress.sizeOf(input));
             long lineNo = 0;
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 lineNo++;
+                shown.advance(1, 0); // the bytes come from the input stream
                 if (line.isEmpty()) {
                     continue;
                 }
@@ -112,6 +113,7 @@ final class SstWriteCommand implements Callable<Integer> {
                                 + ": a table file needs at least one entry or range deletion");
             }
             w.finish();
+            shown.done();
         }
         String wrote = ops
                 ? count(puts, "put") + ", " + count(merges, "merge") + ", " + count(deletes, "delete") + ", "

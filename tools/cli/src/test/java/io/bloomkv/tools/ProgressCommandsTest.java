@@ -1,0 +1,462 @@
+package io.bloomkv.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The progress display of the long commands ({@code put --input}, {@code sst write} with and without {@code --ops},
+ * {@code backup create}): stdout is the same with it on, off and on a terminal; {@code --no-progress} leaves stderr
+ * empty; the plain lines (stderr not a terminal) count up to the run's totals, ending in a {@code done} line; and a
+ * failure midway ends stderr with its error line alone, nothing of the progress left on it. A {@link Shown} factory
+ * gives the commands a clock that jumps 10 s at each reading, so every reading shows progress however short the run.
+ */
+class ProgressCommandsTest {
+    @TempDir
+    Path tmp;
+
+    /** How the display runs: a plain line per reading of the clock, or a terminal's redrawn line. */
+    enum Mode {
+        LINES,
+        TERMINAL
+    }
+
+    /**
+     * Creates the commands with a {@link ProgressOption} whose clock moves 10 s at each reading (past both intervals);
+     * after {@code failAfter} readings it throws an I/O error instead (a failure midway, where no input line can be
+     * made to fail: a backup).
+     */
+    static final class Shown implements CommandLine.IFactory {
+        final Mode mode;
+        final int failAfter;
+        int readings;
+        int installed;
+
+        Shown(Mode mode) {
+            this(mode, Integer.MAX_VALUE);
+        }
+
+        Shown(Mode mode, int failAfter) {
+            this.mode = mode;
+            this.failAfter = failAfter;
+        }
+
+        @Override
+        public <K> K create(Class<K> type) throws Exception {
+            K created = CommandLine.defaultFactory().create(type);
+            if (created instanceof ProgressOption p) {
+                p.terminal = mode == Mode.TERMINAL;
+                p.clock = () -> {
+                    if (++readings > failAfter) {
+                        throw new UncheckedIOException(new IOException("No space left on device"));
+                    }
+                    return readings * 10_000_000_000L;
+                };
+                installed++;
+            }
+            return created;
+        }
+    }
+
+    private static Cli.Result run(Shown shown, String... args) {
+        Cli.Result r = Cli.run(shown, args);
+        assertThat(shown.installed).as("the factory made the --progress mixins").isPositive();
+        return r;
+    }
+
+    /** What a terminal shows of {@code err}: {@code \r} returns to the line's start, later characters overwrite. */
+    static List<String> screen(String err) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        int col = 0;
+        for (char c : err.toCharArray()) {
+            if (c == '\r') {
+                col = 0;
+            } else if (c == '\n') {
+                lines.add(line.toString().stripTrailing());
+                line.setLength(0);
+                col = 0;
+            } else {
+                if (col < line.length()) {
+                    line.setCharAt(col, c);
+                } else {
+                    line.append(c);
+                }
+                col++;
+            }
+        }
+        if (!line.toString().isBlank()) {
+            lines.add(line.toString().stripTrailing());
+        }
+        return lines;
+    }
+
+    /** {@code n} sorted {@code kNNNNN<TAB>vNNNNN} lines. */
+    private Path pairs(String name, int n, String... tail) throws IOException {
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            s.append(String.format("k%05d\tv%05d\n", i, i));
+        }
+        for (String t : tail) {
+            s.append(t).append('\n');
+        }
+        return Files.writeString(tmp.resolve(name), s);
+    }
+
+    /**
+     * The plain lines of {@code err}: every one {@code TASK: COUNT UNIT, ...}, the counts never going down, at least
+     * two before the last, which is {@code TASK: done: } and {@code doneCounts}.
+     */
+    private static void assertCountsUpTo(String err, String task, String unit, String doneCounts) {
+        assertThat(err)
+                .as("whole lines, no terminal control")
+                .doesNotContain("\r")
+                .endsWith("\n");
+        List<String> lines = err.lines().toList();
+        assertThat(lines).hasSizeGreaterThan(2).last().isEqualTo(task + ": done: " + doneCounts);
+        Pattern progress = Pattern.compile(Pattern.quote(task) + ": ([0-9,]+)( of [0-9,]+)? " + unit + ", .+");
+        long before = -1;
+        for (String line : lines.subList(0, lines.size() - 1)) {
+            Matcher m = progress.matcher(line);
+            assertThat(m.matches()).as("a progress line: %s", line).isTrue();
+            long count = Long.parseLong(m.group(1).replace(",", ""));
+            assertThat(count).as("counts go up: %s", line).isGreaterThanOrEqualTo(before);
+            before = count;
+        }
+    }
+
+    /** {@code N lines, SIZE of SIZE (100%)}: the done counts of reading all of {@code input}. */
+    private static String allOf(long lines, Path input) throws IOException {
+        String size = Fmt.bytes(Files.size(input));
+        return Fmt.count(lines) + " lines, " + size + " of " + size + " (100%)";
+    }
+
+    // ------------------------------------------------------------------ put --input
+
+    @Test
+    void putPrintsTheSameStdoutWithProgressOnOffAndOnATerminal() throws IOException {
+        Path tsv = pairs("in.tsv", 3000);
+        List<String> outs = new ArrayList<>();
+        int i = 0;
+        for (Shown shown : List.of(new Shown(Mode.LINES), new Shown(Mode.TERMINAL))) {
+            Cli.Result r = run(shown, "put", tmp.resolve("db" + i++).toString(), "--create", "--input", tsv.toString());
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            assertThat(r.err()).as("progress was shown (on stderr)").contains("put: ");
+            outs.add(r.out());
+        }
+        Cli.Result off = Cli.run("put", tmp.resolve("db-off").toString(), "--create", "--input", tsv.toString());
+        assertThat(off.err()).isEmpty();
+        outs.add(off.out());
+        assertThat(outs).containsOnly("put 3000 pairs\n");
+    }
+
+    @Test
+    void putWithNoProgressPrintsNothingOnStderr() throws IOException {
+        Path tsv = pairs("in.tsv", 3000);
+        for (Mode mode : Mode.values()) {
+            Cli.Result r = run(
+                    new Shown(mode),
+                    "put",
+                    tmp.resolve("db-" + mode).toString(),
+                    "--create",
+                    "--input",
+                    tsv.toString(),
+                    "--no-progress");
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            assertThat(r.out()).isEqualTo("put 3000 pairs\n");
+            assertThat(r.err()).as(mode.toString()).isEmpty();
+        }
+    }
+
+    @Test
+    void putProgressLinesCountTheInputsLinesAndBytes() throws IOException {
+        Path tsv = pairs("in.tsv", 3000, "", "k99999\tlast"); // an empty line is a line read too
+        Cli.Result r =
+                run(new Shown(Mode.LINES), "put", tmp.resolve("db").toString(), "--create", "--input", tsv.toString());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).isEqualTo("put 3001 pairs\n");
+        assertCountsUpTo(r.err(), "put", "lines", allOf(3002, tsv));
+    }
+
+    @Test
+    void putFailingMidwayEndsStderrWithItsErrorLineAlone() throws IOException {
+        Path tsv = pairs("in.tsv", 3000, "no tab on this line");
+        String error = "bloomkv put: " + tsv + ":3001: expected KEY<TAB>VALUE, found no tab";
+        Cli.Result lines =
+                run(new Shown(Mode.LINES), "put", tmp.resolve("a").toString(), "--create", "--input", tsv.toString());
+        assertThat(lines.exitCode()).as(lines.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(lines.out()).isEmpty();
+        assertThat(lines.err()).as("whole lines").doesNotContain("\r").endsWith("\n");
+        List<String> errLines = lines.err().lines().toList();
+        assertThat(errLines).hasSizeGreaterThan(1).last().isEqualTo(error);
+        assertThat(errLines).noneMatch(l -> l.contains("done"));
+
+        Cli.Result tty = run(
+                new Shown(Mode.TERMINAL), "put", tmp.resolve("b").toString(), "--create", "--input", tsv.toString());
+        assertThat(tty.exitCode()).as(tty.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(tty.err()).as("the line was drawn").contains("\rput: ");
+        assertThat(screen(tty.err())).as("what the terminal shows").containsExactly(error);
+    }
+
+    // ------------------------------------------------------------------ sst write
+
+    /** {@code n} operation lines: puts, every tenth key a delete, and two range deletions. */
+    private Path ops(String name, int n, String... tail) throws IOException {
+        StringBuilder s = new StringBuilder("delete-range\ta\tb\n");
+        for (int i = 0; i < n; i++) {
+            s.append(i % 10 == 0 ? String.format("delete\tk%05d\n", i) : String.format("put\tk%05d\tv%05d\n", i, i));
+        }
+        s.append("delete-range\tx\ty\n");
+        for (String t : tail) {
+            s.append(t).append('\n');
+        }
+        return Files.writeString(tmp.resolve(name), s);
+    }
+
+    @Test
+    void sstWritePrintsTheSameStdoutWithProgressOnOffAndOnATerminal() throws IOException {
+        Path tsv = pairs("in.tsv", 3000);
+        Path opsFile = ops("in.ops", 3000);
+        for (boolean withOps : new boolean[] {false, true}) {
+            Path sst = tmp.resolve(withOps ? "ops.sst" : "pairs.sst");
+            List<String> args = new ArrayList<>(
+                    List.of("sst", "write", sst.toString(), "--input", (withOps ? opsFile : tsv).toString()));
+            if (withOps) {
+                args.add("--ops");
+            }
+            List<String> outs = new ArrayList<>();
+            for (Shown shown : List.of(new Shown(Mode.LINES), new Shown(Mode.TERMINAL))) {
+                Cli.Result r = run(shown, args.toArray(String[]::new));
+                assertThat(r.exitCode()).as(r.toString()).isZero();
+                assertThat(r.err()).as("progress was shown (on stderr)").contains("sst write: ");
+                outs.add(r.out());
+            }
+            Cli.Result off = Cli.run(args.toArray(String[]::new));
+            assertThat(off.err()).isEmpty();
+            outs.add(off.out());
+            assertThat(outs)
+                    .containsOnly(
+                            withOps
+                                    ? "wrote 2700 puts, 0 merges, 300 deletes, 2 range deletions to " + sst + "\n"
+                                    : "wrote 3000 pairs to " + sst + "\n");
+        }
+    }
+
+    @Test
+    void sstWriteWithNoProgressPrintsNothingOnStderr() throws IOException {
+        Path tsv = pairs("in.tsv", 3000);
+        Path opsFile = ops("in.ops", 3000);
+        for (Mode mode : Mode.values()) {
+            Cli.Result r = run(
+                    new Shown(mode),
+                    "sst",
+                    "write",
+                    tmp.resolve("p.sst").toString(),
+                    "--input",
+                    tsv.toString(),
+                    "--no-progress");
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            assertThat(r.err()).as(mode.toString()).isEmpty();
+            Cli.Result o = run(
+                    new Shown(mode),
+                    "sst",
+                    "write",
+                    tmp.resolve("o.sst").toString(),
+                    "--ops",
+                    "--input",
+                    opsFile.toString(),
+                    "--no-progress");
+            assertThat(o.exitCode()).as(o.toString()).isZero();
+            assertThat(o.err()).as(mode + " --ops").isEmpty();
+        }
+    }
+
+    @Test
+    void sstWriteProgressLinesCountTheInputsLinesAndBytes() throws IOException {
+        Path tsv = pairs("in.tsv", 3000);
+        Cli.Result r =
+                run(new Shown(Mode.LINES), "sst", "write", tmp.resolve("p.sst").toString(), "--input", tsv.toString());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertCountsUpTo(r.err(), "sst write", "lines", allOf(3000, tsv));
+
+        Path opsFile = ops("in.ops", 3000);
+        Cli.Result o = run(
+                new Shown(Mode.LINES),
+                "sst",
+                "write",
+                tmp.resolve("o.sst").toString(),
+                "--ops",
+                "--input",
+                opsFile.toString());
+        assertThat(o.exitCode()).as(o.toString()).isZero();
+        assertCountsUpTo(o.err(), "sst write", "lines", allOf(3002, opsFile));
+    }
+
+    @Test
+    void sstWriteFailingMidwayEndsStderrWithItsErrorLineAloneAndLeavesNoFile() throws IOException {
+        Path tsv = pairs("in.tsv", 3000, "k00000\trepeated");
+        Path opsFile = ops("in.ops", 3000, "frobnicate\tk99999");
+        String pairsError = "bloomkv sst write: " + tsv + ":3001: key k00000 sorts before the key of line 3000: keys"
+                + " must be in strictly increasing order (byte order), one entry per key";
+        String opsError = "bloomkv sst write: " + opsFile
+                + ":3003: unknown operation 'frobnicate': expected put, merge," + " delete or delete-range";
+        for (Mode mode : Mode.values()) {
+            Path sst = tmp.resolve("out-" + mode + ".sst");
+            Cli.Result p = run(new Shown(mode), "sst", "write", sst.toString(), "--input", tsv.toString());
+            Cli.Result o = run(new Shown(mode), "sst", "write", sst.toString(), "--ops", "--input", opsFile.toString());
+            for (Cli.Result r : List.of(p, o)) {
+                String error = r == p ? pairsError : opsError;
+                assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+                assertThat(r.out()).isEmpty();
+                if (mode == Mode.LINES) {
+                    assertThat(r.err()).as("whole lines").doesNotContain("\r").endsWith("\n");
+                    assertThat(r.err().lines().toList())
+                            .hasSizeGreaterThan(1)
+                            .last()
+                            .isEqualTo(error);
+                    assertThat(r.err()).doesNotContain("done");
+                } else {
+                    assertThat(r.err()).as("the line was drawn").contains("\rsst write: ");
+                    assertThat(screen(r.err())).as("what the terminal shows").containsExactly(error);
+                }
+            }
+            assertThat(sst).doesNotExist();
+        }
+    }
+
+    // ------------------------------------------------------------------ backup create
+
+    /** A database of 3000 flushed pairs and one more in its WAL, copied to {@code copies} directories. */
+    private List<Path> databases(int copies) throws IOException {
+        Path db = tmp.resolve("db");
+        Path tsv = pairs("db.tsv", 3000);
+        assertThat(Cli.run("put", db.toString(), "--create", "--flush", "--input", tsv.toString())
+                        .exitCode())
+                .isZero();
+        assertThat(Cli.run("put", db.toString(), "late", "write").exitCode()).isZero();
+        List<Path> dbs = new ArrayList<>();
+        for (int i = 0; i < copies; i++) {
+            Path copy = tmp.resolve("db" + i);
+            Files.createDirectories(copy);
+            try (Stream<Path> files = Files.list(db)) {
+                for (Path f : files.toList()) {
+                    if (!f.getFileName().toString().equals("LOCK")) {
+                        Files.copy(f, copy.resolve(f.getFileName()));
+                    }
+                }
+            }
+            dbs.add(copy);
+        }
+        return dbs;
+    }
+
+    private static final Pattern BACKUP_OUT = Pattern.compile("backup 1: ([0-9]+) files, ([0-9]+) bytes\n");
+
+    @Test
+    void backupCreatePrintsTheSameStdoutWithProgressOnOffAndOnATerminal() throws IOException {
+        List<Path> dbs = databases(3);
+        List<String> outs = new ArrayList<>();
+        int i = 0;
+        for (Shown shown : List.of(new Shown(Mode.LINES), new Shown(Mode.TERMINAL))) {
+            Path db = dbs.get(i++);
+            Cli.Result r = run(
+                    shown,
+                    "backup",
+                    "create",
+                    db.toString(),
+                    tmp.resolve("b" + i).toString());
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            assertThat(r.err()).as("progress was shown (on stderr)").contains("backup: ");
+            outs.add(r.out());
+        }
+        Cli.Result off = Cli.run(
+                "backup", "create", dbs.get(2).toString(), tmp.resolve("b3").toString());
+        assertThat(off.err()).isEmpty();
+        outs.add(off.out());
+        assertThat(outs.get(2)).matches(BACKUP_OUT);
+        assertThat(outs).containsOnly(outs.get(2));
+    }
+
+    @Test
+    void backupCreateWithNoProgressPrintsNothingOnStderr() throws IOException {
+        List<Path> dbs = databases(2);
+        int i = 0;
+        for (Mode mode : Mode.values()) {
+            Cli.Result r = run(
+                    new Shown(mode),
+                    "backup",
+                    "create",
+                    dbs.get(i).toString(),
+                    tmp.resolve("b" + i++).toString(),
+                    "--no-progress");
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            assertThat(r.out()).matches(BACKUP_OUT);
+            assertThat(r.err()).as(mode.toString()).isEmpty();
+        }
+    }
+
+    @Test
+    void backupCreateProgressLinesCountTheBackupsFilesAndBytes() throws IOException {
+        Path db = databases(1).get(0);
+        Cli.Result r = run(
+                new Shown(Mode.LINES),
+                "backup",
+                "create",
+                db.toString(),
+                tmp.resolve("b").toString());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        Matcher out = BACKUP_OUT.matcher(r.out());
+        assertThat(out.matches()).as(r.out()).isTrue();
+        String files = out.group(1);
+        String bytes = Fmt.bytes(Long.parseLong(out.group(2)));
+        assertCountsUpTo(
+                r.err(), "backup", "files", files + " of " + files + " files, " + bytes + " of " + bytes + " (100%)");
+    }
+
+    /**
+     * A backup has no input line to break, so the failure is an I/O error thrown from the middle of it (the test
+     * clock's third reading, after the line was shown): the error line stands alone and no backup is left.
+     */
+    @Test
+    void backupCreateFailingMidwayEndsStderrWithItsErrorLineAloneAndLeavesNoBackup() throws IOException {
+        List<Path> dbs = databases(2);
+        String error = "bloomkv backup create: I/O error: java.io.IOException: No space left on device";
+        int i = 0;
+        for (Mode mode : Mode.values()) {
+            Path backups = tmp.resolve("b" + i);
+            Cli.Result r =
+                    run(new Shown(mode, 2), "backup", "create", dbs.get(i++).toString(), backups.toString());
+            assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.IO_ERROR);
+            assertThat(r.out()).isEmpty();
+            if (mode == Mode.LINES) {
+                assertThat(r.err()).as("whole lines").doesNotContain("\r").endsWith("\n");
+                assertThat(r.err().lines().toList()).hasSize(2).last().isEqualTo(error);
+                assertThat(r.err().lines().toList().get(0)).startsWith("backup: 0 of ");
+            } else {
+                assertThat(r.err()).as("the line was drawn").contains("\rbackup: ");
+                assertThat(screen(r.err())).as("what the terminal shows").containsExactly(error);
+            }
+            assertThat(Cli.run("backup", "list", backups.toString()).out())
+                    .as("no backup")
+                    .isEqualTo("id  created                   files  bytes\n");
+        }
+    }
+
+    @Test
+    void theTerminalScreenOfARedrawnLineIsItsLastState() {
+        assertThat(screen("\rput: 10 lines\rput: 2 lines  \r             \rbloomkv put: bad\n"))
+                .containsExactly("bloomkv put: bad");
+        assertThat(screen("\rput: 10 lines")).containsExactly("put: 10 lines");
+    }
+}
