@@ -47,7 +47,7 @@ final class BloomTestCommand implements Callable<Integer> {
 
     @Option(
             names = "--probes",
-            paramLabel = "M",
+            paramLabel = "N",
             defaultValue = "1000000",
             description = "Absent keys probed (default: ${DEFAULT-VALUE}).")
     long probes;
@@ -69,7 +69,7 @@ final class BloomTestCommand implements Callable<Integer> {
             description = "Bytes per random key, 8..4096 (default: ${DEFAULT-VALUE}).")
     int keySize;
 
-    @Option(names = "--seed", paramLabel = "S", description = "Random seed (default: a fresh one, printed).")
+    @Option(names = "--seed", paramLabel = "SEED", description = "Random seed (default: a fresh one, printed).")
     Long seed;
 
     /** The filter of {@code kind} holding {@code keys} keys drawn from {@code added}: built at once for a static kind. */

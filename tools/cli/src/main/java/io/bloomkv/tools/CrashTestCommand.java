@@ -69,7 +69,7 @@ final class CrashTestCommand implements Callable<Integer> {
 
     @Option(
             names = "--seed",
-            paramLabel = "N",
+            paramLabel = "SEED",
             description = "Seed of the kill times and of the children's seeds (default: time based).")
     Long seed;
 

@@ -55,7 +55,10 @@ final class DbStatsCommand implements Callable<Integer> {
             description = "Absent keys to probe; 0 skips the probe (default: ${DEFAULT-VALUE}).")
     int probes;
 
-    @Option(names = "--seed", paramLabel = "S", description = "Seed of the probe keys (default: a fresh one, printed).")
+    @Option(
+            names = "--seed",
+            paramLabel = "SEED",
+            description = "Seed of the probe keys (default: a fresh one, printed).")
     Long seed;
 
     @Option(names = "--no-tables", negatable = false, description = "Leave out the per-table listing.")

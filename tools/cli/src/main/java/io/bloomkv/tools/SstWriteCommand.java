@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bloomkv sst write FILE --input TSV}: a table file for {@code bloomkv ingest}, through {@link TableFileWriter},
+ * {@code bloomkv sst write FILE --input FILE}: a table file for {@code bloomkv ingest}, through {@link TableFileWriter},
  * from {@code KEY<TAB>VALUE} lines sorted by key (byte order); an unsorted or repeated key stops it (exit code 2) and
  * no file is left. With {@code --ops} each line is an operation instead: {@code put|merge<TAB>KEY<TAB>VALUE},
  * {@code delete<TAB>KEY} or {@code delete-range<TAB>BEGIN<TAB>END}, under the writer's rules (puts, merges and deletes
@@ -45,7 +45,7 @@ final class SstWriteCommand implements Callable<Integer> {
 
     @Option(
             names = "--input",
-            paramLabel = "TSV",
+            paramLabel = "FILE",
             defaultValue = "-",
             description = "KEY<TAB>VALUE lines, or operation lines with --ops (default: - = stdin).")
     String input;

@@ -39,7 +39,7 @@ final class StressCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DB_DIR", description = "The database directory (created if missing).")
     Path dir;
 
-    @Option(names = "--seed", paramLabel = "N", description = "Seed of the random operations (default: time based).")
+    @Option(names = "--seed", paramLabel = "SEED", description = "Seed of the random operations (default: time based).")
     Long seed;
 
     @Option(
