@@ -28,8 +28,8 @@ import java.util.zip.CRC32C;
  * <p>{@link #createBackup} checkpoints the database into {@code tmp/} (hard links where it can), moves each table
  * into {@code shared/} unless a file of the same name (number, CRC32C, size) is there already, moves the rest into
  * {@code private/ID/}, syncs, and last writes {@code meta/ID} (a temp file renamed into place): the backup exists
- * once its metadata does. What a failed or crashed create or delete left is removed by the next create, delete or
- * purge. The backup holds exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
+ * once its metadata does. A create that fails removes what it had stored before it returns; what a crashed create,
+ * or a failed or crashed delete, left is removed by the next create, delete or purge. The backup holds exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
  *
  * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
  * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}).
@@ -117,8 +117,9 @@ public final class BackupEngine {
     /**
      * What {@link #createBackup(Db, Progress)} reports while it runs, on the calling thread (RocksDB's
      * {@code progress_callback}): once the checkpoint is made, the files it holds; then, as each file is checksummed
-     * (every byte is read) and stored, the files and bytes done so far. A callback that throws fails the create,
-     * which then leaves no backup.
+     * (every byte is read) and stored, the files and bytes done so far. A callback that throws (a caller cancelling
+     * the backup) fails the create with that exception, as is; the create then removes what it had stored and leaves
+     * no backup.
      */
     public interface Progress {
         /** Reports nothing. */
@@ -205,7 +206,26 @@ public final class BackupEngine {
             fs.delete(tmp);
             return info;
         } catch (IOException e) {
-            throw new BloomKvIOException("backup of " + db.directory() + " into " + root + " failed", e);
+            BloomKvIOException failure =
+                    new BloomKvIOException("backup of " + db.directory() + " into " + root + " failed", e);
+            removeLeftoversOf(failure);
+            throw failure;
+        } catch (RuntimeException | Error e) {
+            removeLeftoversOf(e); // a progress callback that threw, as any other failure
+            throw e;
+        }
+    }
+
+    /**
+     * Removes at once what a create that failed with {@code failure} had stored (its checkpoint in {@code tmp/},
+     * {@code private/ID/}, the tables it moved into {@code shared/}), as the next create would: a cancelled backup
+     * holds no copy of the database. Best effort: a problem is added to {@code failure}.
+     */
+    private void removeLeftoversOf(Throwable failure) {
+        try {
+            removeLeftovers();
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
         }
     }
 

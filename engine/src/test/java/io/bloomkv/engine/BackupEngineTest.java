@@ -13,8 +13,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -151,6 +154,67 @@ class BackupEngineTest {
                 .isNotEmpty();
         assertThatThrownBy(() -> backups.createBackup(null, BackupEngine.Progress.NONE))
                 .isInstanceOf(InvalidArgumentException.class);
+    }
+
+    /**
+     * A progress callback that throws (a caller cancelling the backup) fails the create with its own exception, after
+     * some of the checkpoint's tables were already stored: no backup is listed, nothing it stored is left in the backup
+     * directory, the backups before it still verify, and the next create succeeds.
+     */
+    @Test
+    void aProgressCallbackThatThrowsFailsTheCreateAndLeavesNothing() throws IOException {
+        long seed = TestSeeds.seed("BackupEngineTest.cancel");
+        Random rnd = new Random(seed);
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        Path root = dir.resolve("backups");
+        BackupEngine backups = BackupEngine.open(root);
+        try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()).autoCompaction(false))) {
+            load(db, model, rnd, 1000);
+            db.flush();
+            BackupEngine.BackupInfo first = backups.createBackup(db);
+            Set<String> before = tree(root);
+            load(db, model, rnd, 1000);
+            db.flush();
+            load(db, model, rnd, 20);
+            RuntimeException cancel = new IllegalStateException("cancelled by the caller");
+            AtomicInteger stored = new AtomicInteger();
+            assertThatThrownBy(() -> backups.createBackup(db, new BackupEngine.Progress() {
+                        @Override
+                        public void started(int files, long bytes) {}
+
+                        @Override
+                        public void progressed(int files, long bytes) {
+                            stored.set(files);
+                            if (files == 3) {
+                                throw cancel;
+                            }
+                        }
+                    }))
+                    .isSameAs(cancel);
+            assertThat(stored.get())
+                    .as("files stored before the callback threw")
+                    .isEqualTo(3);
+            assertThat(backups.backups())
+                    .extracting(BackupEngine.BackupInfo::id)
+                    .containsExactly(first.id());
+            assertThat(tree(root))
+                    .as("seed %d: what the failed create left", seed)
+                    .isEqualTo(before);
+            backups.verify(first.id());
+            BackupEngine.BackupInfo next = backups.createBackup(db);
+            backups.verify(next.id());
+            backups.restore(next.id(), dir.resolve("restored"));
+        }
+        try (Db r = Db.open(dir.resolve("restored"), small(FileSystem.disk()))) {
+            assertThat(CheckpointTest.contents(r)).as("seed " + seed).isEqualTo(CheckpointTest.render(model));
+        }
+    }
+
+    /** Every file and directory under {@code root}, relative to it. */
+    private static Set<String> tree(Path root) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            return s.map(p -> root.relativize(p).toString()).collect(Collectors.toCollection(TreeSet::new));
+        }
     }
 
     @Test
