@@ -312,6 +312,39 @@ class DirectReadableFileTest {
         }
     }
 
+    /**
+     * A direct file closed twice is counted closed once: while another direct file is open, a thread's buffer stays
+     * (a second count would release it under that file, and the count of open files would go below zero).
+     */
+    @Test
+    void aFileClosedTwiceIsCountedOnce() throws IOException {
+        assertNoDirectFileOpen();
+        long seed = TestSeeds.seed("DirectReadableFileTest.closeTwice");
+        byte[] content = new byte[2 * 4096 + 11];
+        new Random(seed).nextBytes(content);
+        Path p = dir.resolve("twice");
+        Files.write(p, content);
+        ReadableFile f = FileSystem.disk().newDirectReadableFile(p);
+        try (ReadableFile g = FileSystem.disk().newDirectReadableFile(p)) {
+            assertThat(DirectReadableFile.openFiles()).isEqualTo(2);
+            check(f, content, 100, 5000, "seed " + seed);
+            assertThat(DirectReadableFile.liveThreadBuffers())
+                    .as("this thread's buffer")
+                    .isEqualTo(1);
+            f.close();
+            f.close();
+            assertThat(DirectReadableFile.openFiles())
+                    .as("the second close counts nothing")
+                    .isEqualTo(1);
+            assertThat(DirectReadableFile.liveThreadBuffers())
+                    .as("this thread's buffer, kept while another file is open")
+                    .isEqualTo(1);
+            check(g, content, 4000, 4000, "seed " + seed);
+        }
+        assertThat(DirectReadableFile.openFiles()).isZero();
+        assertThat(DirectReadableFile.liveThreadBuffers()).isZero();
+    }
+
     private static void assertNoDirectFileOpen() {
         assertThat(DirectReadableFile.openFiles())
                 .as("direct files left open by an earlier test")
