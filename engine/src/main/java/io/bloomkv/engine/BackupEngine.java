@@ -119,20 +119,18 @@ public final class BackupEngine {
      * {@code progress_callback}): once the checkpoint is made, the files it holds; then, as each file is checksummed
      * (every byte is read) and stored, the files and bytes done so far. A callback that throws (a caller cancelling
      * the backup) fails the create with that exception, as is; the create then removes what it had stored and leaves
-     * no backup.
+     * no backup. Only {@link #progressed} must be written, so a lambda is a progress: {@code (files, bytes) -> ...}.
      */
+    @FunctionalInterface
     public interface Progress {
         /** Reports nothing. */
-        Progress NONE = new Progress() {
-            @Override
-            public void started(int files, long bytes) {}
+        Progress NONE = (files, bytes) -> {};
 
-            @Override
-            public void progressed(int files, long bytes) {}
-        };
-
-        /** The checkpoint is made: {@code files} files of {@code bytes} bytes in all are to be checksummed and stored. */
-        void started(int files, long bytes);
+        /**
+         * The checkpoint is made: {@code files} files of {@code bytes} bytes in all are to be checksummed and stored.
+         * Does nothing unless overridden.
+         */
+        default void started(int files, long bytes) {}
 
         /**
          * {@code files} files are stored and {@code bytes} bytes checksummed so far (both count up to the totals of

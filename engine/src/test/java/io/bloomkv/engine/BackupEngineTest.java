@@ -144,8 +144,10 @@ class BackupEngineTest {
         assertThat(calls.get(0)).containsExactly(-1, info.files().size(), info.size());
         long[] last = calls.get(calls.size() - 1);
         assertThat(last).containsExactly(0, info.files().size(), info.size());
-        for (int i = 2; i < calls.size(); i++) {
+        for (int i = 1; i < calls.size(); i++) {
             assertThat(calls.get(i)[0]).as("started once, first").isZero();
+        }
+        for (int i = 2; i < calls.size(); i++) {
             assertThat(calls.get(i)[1]).as("files count up").isGreaterThanOrEqualTo(calls.get(i - 1)[1]);
             assertThat(calls.get(i)[2]).as("bytes count up").isGreaterThanOrEqualTo(calls.get(i - 1)[2]);
         }
@@ -154,6 +156,14 @@ class BackupEngineTest {
                 .isNotEmpty();
         assertThatThrownBy(() -> backups.createBackup(null, BackupEngine.Progress.NONE))
                 .isInstanceOf(InvalidArgumentException.class);
+        try (Db db = Db.open(dir.resolve("db"), Options.defaults().syncMode(SyncMode.NONE))) {
+            assertThatThrownBy(() -> backups.createBackup(db, null))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("progress");
+            long[] lastBytes = {-1};
+            BackupEngine.BackupInfo second = backups.createBackup(db, (files, bytes) -> lastBytes[0] = bytes);
+            assertThat(lastBytes[0]).as("a lambda is a progress").isEqualTo(second.size());
+        }
     }
 
     /**
