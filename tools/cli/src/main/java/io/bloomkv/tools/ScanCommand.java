@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bloomkv scan DB_DIR [--from K] [--to K] [--limit N]}: prints {@code KEY<TAB>VALUE} lines in
+ * {@code bloomkv scan DB_DIR [--from KEY] [--to KEY] [--limit N]}: prints {@code KEY<TAB>VALUE} lines in
  * key order, from {@code --from} (inclusive) to {@code --to} (exclusive).
  */
 @Command(
