@@ -126,7 +126,9 @@ class RibbonFilterTest {
 
     /**
      * The goal figure as a regression check: 1M keys at 7.0 bits per key hold at most 7.1 bits per key, no key is
-     * lost, and the measured rate over 2M absent hashes lies within 4 sigma of the formula and at or below 1%.
+     * lost, and the measured rate over 2M absent hashes lies within 6 sigma of the formula and at or below 1%. The hashes
+     * are fresh each run and the count is exactly binomial (see {@link FprTolerance#ribbonSigma}): 6 sigma fails a correct
+     * filter with probability about 2e-9 (4 sigma did so once in about 16,000 runs).
      */
     @Test
     void aMillionKeysAtSevenBitsPerKey() {
@@ -155,7 +157,7 @@ class RibbonFilterTest {
                     "RIBBON n=%d bits/key=%.4f r=%d measured=%.5f expected=%.5f (seed %d)%n",
                     n, bitsPerKey, f.hashCount(), measured, expected, seed);
             assertThat(Math.abs(measured - expected))
-                    .isLessThanOrEqualTo(4 * FprTolerance.ribbonSigma(expected, queries));
+                    .isLessThanOrEqualTo(6 * FprTolerance.ribbonSigma(expected, queries));
             assertThat(expected).isLessThanOrEqualTo(0.01);
             assertThat(expected).isEqualTo(FilterMath.ribbonFppForBitsPerKey(n, 7.0));
         }
