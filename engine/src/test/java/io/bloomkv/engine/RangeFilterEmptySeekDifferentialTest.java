@@ -259,7 +259,8 @@ class RangeFilterEmptySeekDifferentialTest {
                     .as("a table read without a probe is no false positive of its filter")
                     .isZero();
             // The gate samples one positioning in 16 at random (not seeded here) and needs three sampled "no"
-            // answers: that takes 48 positionings on average, and more than 300 with probability about 1e-6.
+            // answers: that takes 48 positionings on average, more than 300 with probability about 1e-6 (a failure
+            // in every millionth run of a correct build) and more than 400 with probability about 2e-9.
             int emptyRanges = 1000;
             for (int q = 0; q < emptyRanges; q++) {
                 long first = rnd.nextInt(1990);
@@ -275,7 +276,7 @@ class RangeFilterEmptySeekDifferentialTest {
             Stats empty = db.stats();
             assertThat(empty.rangeFilterUseful() - held.rangeFilterUseful())
                     .as("seed %d: empty ranges ruled out once the gate reopened (three sampled 'no' answers)", seed)
-                    .isGreaterThan(emptyRanges - 300L);
+                    .isGreaterThan(emptyRanges - 400L);
         }
     }
 

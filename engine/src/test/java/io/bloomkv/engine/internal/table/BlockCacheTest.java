@@ -133,7 +133,9 @@ class BlockCacheTest {
             assertThat(cache.get(1, i)).as("room left: admitted at once").isSameAs(cached[i]);
         }
         // The door is a Bloom filter: a one-off key passes it by a false positive with a small probability (the
-        // cache's owner id, which depends on the tests run before, is part of every hash), so count those.
+        // cache's owner id, which depends on the tests run before and so on their random workloads, is part of every
+        // hash), so count those. Up to 40 keys in a 1024-bit two-probe door let in 0.08 on average: more than 2 with
+        // probability ~1e-4 over owner ids, more than 4 ~2e-8. A door that let strangers in would admit all 40.
         int falseAdmissions = 0;
         long refused = -1;
         for (long k = 100; k < 140; k++) {
@@ -146,7 +148,7 @@ class BlockCacheTest {
         }
         assertThat(falseAdmissions)
                 .as("one-off keys let in by the door's false positives")
-                .isLessThanOrEqualTo(2);
+                .isLessThanOrEqualTo(4);
         int kept = 0;
         for (int i = 0; i < 4; i++) {
             kept += cache.get(1, i) == cached[i] ? 1 : 0;
@@ -171,9 +173,11 @@ class BlockCacheTest {
                 readmitted += cache.get(1, k) == null ? 0 : 1;
             }
         }
+        // up to 9 keys through a door of ~50 keys: more than 2 false positives with probability ~1e-4 over owner ids,
+        // more than 4 ~1e-8; a door never cleared would let all 9 in
         assertThat(readmitted)
                 .as("keys refused before the door was cleared, let in at once")
-                .isLessThanOrEqualTo(2);
+                .isLessThanOrEqualTo(4);
     }
 
     /**
