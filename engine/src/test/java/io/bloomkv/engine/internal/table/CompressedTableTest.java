@@ -282,7 +282,9 @@ class CompressedTableTest {
         Written w = writeSmall(c);
         String base = c + " seed " + seed;
         int codecRejected = 0;
-        for (int round = 0; round < 40; round++) {
+        // The flips are fresh on every build, and most land in literals: 40 of them all landing there was rare but
+        // not negligible for a check run on every push; 80 all doing so is the square of that chance.
+        for (int round = 0; round < 80; round++) {
             BlockHandle h = w.data().get(rnd.nextInt(w.data().size()));
             int pos = (int) (h.offset() + rnd.nextInt((int) h.size()));
             byte[] b = w.bytes().clone();
@@ -295,7 +297,7 @@ class CompressedTableTest {
             codecRejected += readDamaged(b, w, true, ctx + " (crc fixed)") > 0 ? 1 : 0;
         }
         // A flip in a literal decodes to other bytes of the same length (that is what the CRC is for); a flip
-        // in the stream's structure is rejected by the codec or the length check: some of 40 random flips are.
+        // in the stream's structure is rejected by the codec or the length check: some of 80 random flips are.
         assertThat(codecRejected).as(base).isPositive();
     }
 
