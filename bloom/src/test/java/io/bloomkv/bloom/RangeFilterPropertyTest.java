@@ -213,8 +213,9 @@ class RangeFilterPropertyTest {
      * Exclusive upper bounds ({@code hiInclusive = false}) where the window map cannot tell a key from its extension by
      * 0x00 bytes: keys over {0x00, 0x01, 0x80, 0xFF}, of one length (the segments' shortest key length lets the
      * filter answer bounds ending in 0x00 exactly) or of many (it must not), hi a stored key, a key with 0x00 bytes
-     * added or removed, or random; the TreeSet oracle. Also checks that a bound at a stored key that opens no key is
-     * answered "empty" at least sometimes, so the test fails if exclusive bounds are answered as inclusive ones.
+     * added or removed, or random; the TreeSet oracle. That exclusive bounds are not answered as inclusive ones (a
+     * bound at a stored key that opens no key answered "empty" but for false positives) is checked by
+     * {@link #anExclusiveBoundAtTheNextKeyIsAnsweredWithinTheBound}.
      */
     @Property(tries = 300)
     void exclusiveBoundsNeverMissAKey(

@@ -25,6 +25,12 @@ class LeakTest {
     void noOffHeapLeakAfterThousandsOfTableOpensAndClose() {
         long seed = TestKeys.seed("LeakTest");
         Random rnd = new Random(seed);
+        // Chronicle allocates one page of native memory, once per JVM, for a static (NoBytesStore) the first time an
+        // off-heap filter is made: made here before the baseline, so a run of this test alone compares like with like.
+        try (io.bloomkv.bloom.Filter warm =
+                io.bloomkv.bloom.Filters.create(io.bloomkv.bloom.FilterKind.BLOCKED, 10, 10)) {
+            warm.add(new byte[] {1});
+        }
         BackgroundResourceReleaser.releasePendingResources();
         long nativeBefore = OS.memory().nativeMemoryUsed();
         long arenaBefore = io.bloomkv.bloom.Filters.hugePageArenaLiveBytes();
@@ -40,7 +46,9 @@ class LeakTest {
                 .levelSizeMultiplier(4)
                 .l0CompactionTrigger(2);
         long opened = 0;
-        for (int round = 0; round < 2; round++) {
+        // Two rounds open well over a thousand tables; how many depends on when background work runs, so a round is
+        // added while they have not (at most eight), and the count is then required.
+        for (int round = 0; round < 2 || (opened <= 1000 && round < 8); round++) {
             Db db = Db.open(dir, o);
             List<DbIterator> leftOpen = new ArrayList<>();
             for (int i = 0; i < 6_000; i++) {
