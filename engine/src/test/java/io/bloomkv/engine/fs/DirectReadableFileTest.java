@@ -32,10 +32,8 @@ class DirectReadableFileTest {
     void unalignedReadsAnywhereReturnTheFilesBytes() throws IOException {
         long seed = TestSeeds.seed("DirectReadableFileTest");
         Random rnd = new Random(seed);
-        byte[] content = new byte[5 * 4096 + 1234]; // ends inside a block
-        rnd.nextBytes(content);
-        Path p = dir.resolve("data");
-        Files.write(p, content);
+        byte[] content = randomBytes(5 * 4096 + 1234, rnd); // ends inside a block
+        Path p = write("data", content);
         try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
             assertThat(f).isInstanceOf(DirectReadableFile.class);
             int align = ((DirectReadableFile) f).alignment();
@@ -144,10 +142,8 @@ class DirectReadableFileTest {
     private void largeReadsAndOutgrownBuffersAreFreedAttempt() throws Exception {
         long seed = TestSeeds.seed("DirectReadableFileTest.free");
         Random rnd = new Random(seed);
-        byte[] content = new byte[DirectReadableFile.MAX_REUSED_BUFFER + 3 * 4096 + 77];
-        rnd.nextBytes(content);
-        Path p = dir.resolve("large");
-        Files.write(p, content);
+        byte[] content = randomBytes(DirectReadableFile.MAX_REUSED_BUFFER + 3 * 4096 + 77, rnd);
+        Path p = write("large", content);
         onNewThread(seed, () -> {
             try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
                 int align = ((DirectReadableFile) f).alignment();
@@ -185,10 +181,8 @@ class DirectReadableFileTest {
     private void everyThreadsBufferIsFreedAttempt() throws Exception {
         long seed = TestSeeds.seed("DirectReadableFileTest.lastClose");
         Random rnd = new Random(seed);
-        byte[] content = new byte[3 * 4096 + 99];
-        rnd.nextBytes(content);
-        Path p = dir.resolve("pool");
-        Files.write(p, content);
+        byte[] content = randomBytes(3 * 4096 + 99, rnd);
+        Path p = write("pool", content);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             long buffers = DirectMemory.count();
@@ -224,10 +218,8 @@ class DirectReadableFileTest {
 
     private void anEndedThreadsBufferAttempt() throws Exception {
         long seed = TestSeeds.seed("DirectReadableFileTest.ended");
-        byte[] content = new byte[2 * 4096 + 7];
-        new Random(seed).nextBytes(content);
-        Path p = dir.resolve("ended");
-        Files.write(p, content);
+        byte[] content = randomBytes(2 * 4096 + 7, new Random(seed));
+        Path p = write("ended", content);
         long buffers = DirectMemory.count();
         try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
             for (int i = 0; i < 4; i++) {
@@ -257,10 +249,8 @@ class DirectReadableFileTest {
     private void readsRacingTheLastCloseAttempt() throws Exception {
         long seed = TestSeeds.seed("DirectReadableFileTest.race");
         Random rnd = new Random(seed);
-        byte[] content = new byte[6 * 4096 + 500];
-        rnd.nextBytes(content);
-        Path p = dir.resolve("race");
-        Files.write(p, content);
+        byte[] content = randomBytes(6 * 4096 + 500, rnd);
+        Path p = write("race", content);
         long buffers = DirectMemory.count();
         long bytes = DirectMemory.bytes();
         for (int round = 0; round < 200; round++) {
@@ -320,10 +310,8 @@ class DirectReadableFileTest {
     void aFileClosedTwiceIsCountedOnce() throws IOException {
         assertNoDirectFileOpen();
         long seed = TestSeeds.seed("DirectReadableFileTest.closeTwice");
-        byte[] content = new byte[2 * 4096 + 11];
-        new Random(seed).nextBytes(content);
-        Path p = dir.resolve("twice");
-        Files.write(p, content);
+        byte[] content = randomBytes(2 * 4096 + 11, new Random(seed));
+        Path p = write("twice", content);
         ReadableFile f = FileSystem.disk().newDirectReadableFile(p);
         try (ReadableFile g = FileSystem.disk().newDirectReadableFile(p)) {
             assertThat(DirectReadableFile.openFiles()).isEqualTo(2);
@@ -343,6 +331,18 @@ class DirectReadableFileTest {
         }
         assertThat(DirectReadableFile.openFiles()).isZero();
         assertThat(DirectReadableFile.liveThreadBuffers()).isZero();
+    }
+
+    /** {@code length} bytes from {@code rnd}. */
+    private static byte[] randomBytes(int length, Random rnd) {
+        byte[] b = new byte[length];
+        rnd.nextBytes(b);
+        return b;
+    }
+
+    /** Writes {@code content} to the file {@code name} of the test's directory. */
+    private Path write(String name, byte[] content) throws IOException {
+        return Files.write(dir.resolve(name), content);
     }
 
     private static void assertNoDirectFileOpen() {
