@@ -4,11 +4,7 @@ import java.io.BufferedReader;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.LongSupplier;
@@ -185,19 +181,12 @@ final class Progress implements AutoCloseable {
     }
 
     /**
-     * The UTF-8 lines of {@code input} ("-": stdin), every byte read counted by this display. A file is read as
-     * {@link Files#newBufferedReader} reads it (a malformed byte sequence fails the read), stdin as an
-     * {@link InputStreamReader} does (it is replaced).
+     * The UTF-8 lines of {@code input} ("-": stdin), every byte read counted by this display; a line that is not valid
+     * UTF-8 is refused with its number ({@link Utf8LineReader}).
      */
     BufferedReader lines(String input) throws IOException {
-        if (input.equals("-")) {
-            return new BufferedReader(new InputStreamReader(counting(System.in), StandardCharsets.UTF_8));
-        }
-        CharsetDecoder utf8 = StandardCharsets.UTF_8
-                .newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
-        return new BufferedReader(new InputStreamReader(counting(Files.newInputStream(Path.of(input))), utf8));
+        InputStream raw = input.equals("-") ? System.in : Files.newInputStream(Path.of(input));
+        return new Utf8LineReader(counting(raw), input);
     }
 
     /** {@code in}, reporting every byte read from it to this display. */
