@@ -74,6 +74,104 @@ class Utf8InputTest {
         }
     }
 
+    /**
+     * Random bytes, valid UTF-8 or not (line ends, ASCII, lead and continuation bytes, 0xC0, 0xF8-0xFF, surrogate
+     * encodings): the lines an independent split gives (bytes up to \n, \r or \r\n, each decoded strictly on its
+     * own), up to the first line that does not decode, which is refused with its number.
+     */
+    @Test
+    void anyBytesGiveTheLinesOfAByteSplitOrTheFirstBadLinesNumber() throws IOException {
+        long seed = Long.getLong("bloomkv.seed", System.nanoTime());
+        System.out.println("Utf8InputTest bytes seed " + seed + " (replay: -Dbloomkv.seed=" + seed + ")");
+        Random rnd = new Random(seed);
+        byte[] alphabet = {
+            '\n',
+            '\r',
+            'a',
+            '\t',
+            0x00,
+            0x7F,
+            (byte) 0x80,
+            (byte) 0xBF,
+            (byte) 0xC0,
+            (byte) 0xC3,
+            (byte) 0xE2,
+            (byte) 0xED,
+            (byte) 0xA0,
+            (byte) 0xF0,
+            (byte) 0x9F,
+            (byte) 0xF8,
+            (byte) 0xFF
+        };
+        int refused = 0;
+        for (int round = 0; round < 2000; round++) {
+            byte[] bytes = new byte[rnd.nextInt(200)];
+            for (int i = 0; i < bytes.length; i++) {
+                // every fourth input ASCII only (always valid): both outcomes are covered whatever the seed
+                bytes[i] = round % 4 == 0
+                        ? alphabet[rnd.nextInt(4)]
+                        : rnd.nextInt(3) == 0 ? (byte) rnd.nextInt(256) : alphabet[rnd.nextInt(alphabet.length)];
+            }
+            List<String> expected = new ArrayList<>();
+            int badLine = splitAndDecode(bytes, expected);
+            List<String> got = new ArrayList<>();
+            String ctx = "seed " + seed + " round " + round;
+            try (BufferedReader r = new Utf8LineReader(trickle(bytes, rnd.nextLong()), "in")) {
+                if (badLine < 0) {
+                    for (String l = r.readLine(); l != null; l = r.readLine()) {
+                        got.add(l);
+                    }
+                    assertThat(got).as(ctx).isEqualTo(expected);
+                } else {
+                    refused++;
+                    for (int i = 1; i < badLine; i++) {
+                        assertThat(r.readLine()).as(ctx + " line " + i).isEqualTo(expected.get(i - 1));
+                    }
+                    assertThatThrownBy(r::readLine)
+                            .as(ctx)
+                            .isInstanceOf(CliException.class)
+                            .hasMessageStartingWith("in:" + badLine + ": not valid UTF-8");
+                }
+            }
+        }
+        assertThat(refused).as("inputs with a bad line among 2000 random ones").isBetween(100, 1500);
+    }
+
+    /** The oracle: lines split on bytes, decoded strictly one by one; the 1-based number of the first bad one, or -1. */
+    private static int splitAndDecode(byte[] bytes, List<String> lines) {
+        int start = 0;
+        int i = 0;
+        while (i < bytes.length) {
+            if (bytes[i] == '\n' || bytes[i] == '\r') {
+                if (!decodeInto(bytes, start, i, lines)) {
+                    return lines.size() + 1;
+                }
+                i += bytes[i] == '\r' && i + 1 < bytes.length && bytes[i + 1] == '\n' ? 2 : 1;
+                start = i;
+            } else {
+                i++;
+            }
+        }
+        if (start < bytes.length && !decodeInto(bytes, start, bytes.length, lines)) {
+            return lines.size() + 1;
+        }
+        return -1;
+    }
+
+    private static boolean decodeInto(byte[] bytes, int from, int to, List<String> lines) {
+        try {
+            lines.add(StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(bytes, from, to - from))
+                    .toString());
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
+    }
+
     @Test
     void aLineThatIsNotUtf8IsRefusedWithItsNumber() {
         byte[] bytes = lines("a\t1", "b\t2", "c\t\u0000", "d\t4").clone();
