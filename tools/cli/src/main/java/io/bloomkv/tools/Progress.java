@@ -168,7 +168,7 @@ final class Progress implements AutoCloseable {
     }
 
     /** The size of {@code input} when it is a regular file (a pipe or stdin has none): the total of a read. */
-    static long sizeOf(String input) {
+    private static long sizeOf(String input) {
         if (input.equals("-")) {
             return -1;
         }
@@ -181,11 +181,12 @@ final class Progress implements AutoCloseable {
     }
 
     /**
-     * The UTF-8 lines of {@code input} ("-": stdin), every byte read counted by this display; a line that is not valid
-     * UTF-8 is refused with its number ({@link Utf8LineReader}).
+     * The UTF-8 lines of {@code input} ("-": stdin), every byte read counted by this display against the file's size
+     * (the total; stdin has none); a line that is not valid UTF-8 is refused with its number ({@link Utf8LineReader}).
      */
     BufferedReader lines(String input) throws IOException {
         InputStream raw = input.equals("-") ? System.in : Files.newInputStream(Path.of(input));
+        total(-1, sizeOf(input));
         return new Utf8LineReader(counting(raw), input);
     }
 

@@ -103,7 +103,6 @@ final class PutCommand implements Callable<Integer> {
         long loaded;
         try (Progress shown = progress.start(spec, "put", "lines");
                 BufferedReader in = shown.lines(input)) {
-            shown.total(-1, Progress.sizeOf(input));
             loaded = write.writeTo(dir, db -> load(in, db, shown));
             shown.done();
         }

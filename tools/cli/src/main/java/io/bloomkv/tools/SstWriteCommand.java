@@ -76,7 +76,6 @@ final class SstWriteCommand implements Callable<Integer> {
         try (Progress shown = progress.start(spec, "sst write", "lines");
                 BufferedReader in = shown.lines(input);
                 TableFileWriter w = TableFileWriter.create(file, Options.defaults())) {
-            shown.total(-1, Progress.sizeOf(input));
             long lineNo = 0;
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 lineNo++;
