@@ -75,8 +75,8 @@ class DirectReadsTest {
     }
 
     /**
-     * Closing a database read with O_DIRECT by a pool's threads, which live on, frees their read buffers: none is kept
-     * for files that are gone, and the JVM's direct buffer pool is where it was before the open (checked again when a
+     * Closing a database read with O_DIRECT by a pool's threads, which live on, frees the read buffers they used: none is
+     * kept for files that are gone, and the JVM's direct buffer pool is where it was before the open (checked again when a
      * collection, which frees other code's dropped buffers, ran during the check).
      */
     @Test
@@ -125,8 +125,8 @@ class DirectReadsTest {
                         r.get(60, TimeUnit.SECONDS);
                     }
                     assertThat(DirectReadBuffers.live())
-                            .as("the pool threads' read buffers, at least")
-                            .isGreaterThanOrEqualTo(3);
+                            .as("the read buffers given back to the pool")
+                            .isPositive();
                 }
                 assertThat(DirectReadBuffers.live())
                         .as("seed %d: read buffers kept after close, the pool's threads alive", seed)

@@ -4,14 +4,14 @@ import com.sun.nio.file.ExtendedOpenOption;
 import io.bloomkv.bloom.JvmEnvironment;
 import java.io.EOFException;
 import java.io.IOException;
-import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import net.openhft.chronicle.core.UnsafeMemory;
@@ -24,16 +24,15 @@ import net.openhft.chronicle.core.UnsafeMemory;
  * aligned direct buffer ({@link ByteBuffer#alignedSlice}) and copies the requested bytes out. The
  * window of a read near the end of the file may extend past it; the device returns what exists.
  *
- * <p>Each thread reuses one aligned buffer of up to {@link #MAX_REUSED_BUFFER} bytes while direct files are open. Every
- * buffer is freed explicitly, exactly once, never by the collector: a larger read uses a buffer of its own, freed when
- * the read returns; a thread's buffer outgrown by a larger window is freed when it is replaced; a thread's buffer is
- * freed when the last open direct file is closed (a database's close: no thread keeps native memory for files that are
- * gone), or, after its thread has ended, when any thread next allocates a buffer. Concurrent reads from several threads
- * are safe.
- *
- * <p>Freeing another thread's buffer is safe through each buffer's state: a read takes its thread's buffer from idle to
- * in use and back; a release frees an idle buffer at once and marks one in use, which its reader frees when its read
- * returns. Each transition is a compare-and-set on the buffer's own state, so exactly one party frees it.
+ * <p>Reads take an aligned buffer of up to {@link #MAX_REUSED_BUFFER} bytes from a pool shared by every thread of the
+ * JVM and give it back when they return, so the buffers in use are bounded by the reads in flight, not by the threads
+ * that ever read (a pool's threads, short-lived threads, virtual threads alike). The pool keeps at most
+ * {@link #MAX_IDLE_BYTES} of idle buffers, the most recently used first. Every buffer is freed explicitly, exactly
+ * once, never by the collector: a larger read uses a buffer of its own, freed when the read returns; a buffer given back
+ * to a full pool, or taken from the pool too small (or misaligned) for the read that took it, is freed at once; every
+ * idle buffer is freed when the JVM's last open direct file is closed (a database's close: no native memory stays for
+ * files that are gone), and a buffer given back after that close is freed by its reader. A buffer is owned by the pool
+ * or by the one read that took it, and only its owner frees it. Concurrent reads from several threads are safe.
  */
 final class DirectReadableFile implements ReadableFile {
     static {
@@ -42,48 +41,36 @@ final class DirectReadableFile implements ReadableFile {
         JvmEnvironment.ensureInitialized();
     }
 
-    /** Largest buffer a thread keeps between reads (bigger windows allocate and drop their own). */
+    /** Largest window a pooled buffer serves (a bigger read allocates a buffer of its own and frees it). */
     static final int MAX_REUSED_BUFFER = 1 << 20;
 
-    /**
-     * A thread's read buffer: the direct allocation (what is freed), its aligned slice (what reads use), the thread it
-     * belongs to (weakly: a buffer does not keep its thread) and its state (idle, in use, to be freed by its reader,
-     * freed).
-     */
-    private static final class Buffer {
-        static final int IDLE = 0;
-        static final int IN_USE = 1;
-        static final int RELEASE_WHEN_DONE = 2;
-        static final int FREED = 3;
+    /** Most bytes of idle buffers the pool keeps; a buffer given back beyond it is freed. */
+    static final long MAX_IDLE_BYTES = 8L << 20;
 
+    /** Capacity of a pooled buffer at least (a larger window gets a buffer of its own size). */
+    private static final int MIN_BUFFER = 64 << 10;
+
+    /** A read buffer: the direct allocation (what is freed) and its aligned slice (what reads use). */
+    static final class Buffer {
         final ByteBuffer allocated;
         final ByteBuffer aligned;
-        final WeakReference<Thread> owner;
-        final AtomicInteger state = new AtomicInteger(IN_USE);
 
         Buffer(int capacity, int alignment) {
             this.allocated = ByteBuffer.allocateDirect(capacity + alignment);
             this.aligned = allocated.alignedSlice(alignment);
-            this.owner = new WeakReference<>(Thread.currentThread());
-        }
-
-        /** Frees the allocation; called exactly once, by whoever moved the state to {@link #FREED}. */
-        void free() {
-            UnsafeMemory.UNSAFE.invokeCleaner(allocated);
-        }
-
-        boolean ownerEnded() {
-            Thread t = owner.get();
-            return t == null || !t.isAlive();
         }
     }
 
-    private static final ThreadLocal<Buffer> BUFFERS = new ThreadLocal<>();
+    /** Idle buffers, the most recently given back first; guarded by itself, as is {@link #idleBytes}. */
+    private static final ArrayDeque<Buffer> IDLE = new ArrayDeque<>();
 
-    /** Every thread's buffer not yet freed or handed to its reader to free. */
-    private static final Set<Buffer> LIVE = ConcurrentHashMap.newKeySet();
+    /** Capacity of the allocations in {@link #IDLE}. */
+    private static long idleBytes;
 
-    /** Direct files open in this JVM: when the count returns to zero, every idle thread buffer is freed. */
+    /** Pooled buffers allocated and not yet freed, idle or in use (for tests of their release). */
+    private static final AtomicInteger LIVE = new AtomicInteger();
+
+    /** Direct files open in this JVM: when the count returns to zero, every idle buffer is freed. */
     private static final AtomicInteger OPEN_FILES = new AtomicInteger();
 
     private final Path path;
@@ -126,9 +113,23 @@ final class DirectReadableFile implements ReadableFile {
         return OPEN_FILES.get();
     }
 
-    /** Thread buffers allocated and not yet freed, in this JVM (for tests of the buffers' release). */
-    static int liveThreadBuffers() {
-        return LIVE.size();
+    /** Pooled buffers allocated and not yet freed, idle or in use, in this JVM (for tests of the buffers' release). */
+    static int liveBuffers() {
+        return LIVE.get();
+    }
+
+    /** Pooled buffers idle, in this JVM (for tests of the pool's bound). */
+    static int idleBuffers() {
+        synchronized (IDLE) {
+            return IDLE.size();
+        }
+    }
+
+    /** Capacity of the pool's idle buffers, in this JVM (for tests of the pool's bound). */
+    static long idleBufferBytes() {
+        synchronized (IDLE) {
+            return idleBytes;
+        }
     }
 
     /** The alignment of positions, lengths and buffers (the file system's block size). */
@@ -163,22 +164,7 @@ final class DirectReadableFile implements ReadableFile {
         try {
             readWindow(b.aligned, pos, dst, off, len, start, window);
         } finally {
-            done(b);
-        }
-    }
-
-    /**
-     * Ends a read's use of its thread's buffer: idle again, or freed where a release found it in use (the release left
-     * the freeing to this read) or where no direct file is open any more (this read raced the last close, and its
-     * buffer may have been allocated after that close's release had passed: nothing else would free it).
-     */
-    private static void done(Buffer b) {
-        if (OPEN_FILES.get() == 0 && b.state.compareAndSet(Buffer.IN_USE, Buffer.FREED)) {
-            LIVE.remove(b);
-            b.free();
-        } else if (!b.state.compareAndSet(Buffer.IN_USE, Buffer.IDLE)) {
-            b.state.set(Buffer.FREED); // it was RELEASE_WHEN_DONE: the release already took it out of LIVE
-            b.free();
+            giveBack(b);
         }
     }
 
@@ -208,62 +194,69 @@ final class DirectReadableFile implements ReadableFile {
     }
 
     /**
-     * This thread's buffer, in use, for a window of at most {@link #MAX_REUSED_BUFFER} bytes: the one it keeps, or a
-     * new one where it has none, its own was freed by a release, or the window outgrew it or its alignment differs (the
-     * old one freed).
+     * A buffer for a window of at most {@link #MAX_REUSED_BUFFER} bytes, owned by the caller until {@link #giveBack}:
+     * the pool's most recently used one where it fits this file's alignment and the window, else a new one (a popped
+     * buffer that does not fit is freed).
      */
-    private Buffer acquire(int window) {
-        Buffer b = BUFFERS.get();
+    Buffer acquire(int window) {
+        Buffer b;
+        synchronized (IDLE) {
+            b = IDLE.pollFirst();
+            if (b != null) {
+                idleBytes -= b.allocated.capacity();
+            }
+        }
         if (b != null) {
-            if (b.aligned.capacity() >= window
-                    && b.aligned.alignmentOffset(0, alignment) == 0
-                    && b.state.compareAndSet(Buffer.IDLE, Buffer.IN_USE)) {
+            if (b.aligned.capacity() >= window && b.aligned.alignmentOffset(0, alignment) == 0) {
                 return b;
             }
-            if (b.state.compareAndSet(Buffer.IDLE, Buffer.FREED)) { // outgrown or misaligned: this thread's, and idle
-                LIVE.remove(b);
-                b.free();
-            }
+            free(b);
         }
-        freeBuffersOfEndedThreads();
-        Buffer n = new Buffer(Math.max(window, 64 << 10), alignment);
-        LIVE.add(n);
-        BUFFERS.set(n);
-        return n;
-    }
-
-    /** Frees the idle buffers of threads that have ended (an ended thread's buffer is idle: its reads returned). */
-    private static void freeBuffersOfEndedThreads() {
-        for (Buffer b : LIVE) {
-            if (b.ownerEnded() && b.state.compareAndSet(Buffer.IDLE, Buffer.FREED)) {
-                LIVE.remove(b);
-                b.free();
-            }
-        }
+        b = new Buffer(Math.max(window, MIN_BUFFER), alignment);
+        LIVE.incrementAndGet();
+        return b;
     }
 
     /**
-     * Frees every thread's buffer (no direct file is open): an idle one now, one in use by its reader when its read
-     * returns. A buffer allocated meanwhile by a read of a file opened meanwhile is freed the same way or at the next
-     * release; none is freed twice.
+     * Ends a read's ownership of {@code b}: the pool keeps it while a direct file is open and its idle bytes stay within
+     * {@link #MAX_IDLE_BYTES}; else it is freed here. The open-file count is read under the pool's lock, which the last
+     * close's {@link #releaseAll} takes after its decrement: a buffer pooled before that release is freed by it, and
+     * one given back after it sees no file open.
+     */
+    static void giveBack(Buffer b) {
+        long capacity = b.allocated.capacity();
+        synchronized (IDLE) {
+            if (OPEN_FILES.get() > 0 && idleBytes + capacity <= MAX_IDLE_BYTES) {
+                IDLE.addFirst(b);
+                idleBytes += capacity;
+                return;
+            }
+        }
+        free(b);
+    }
+
+    /** Frees {@code b}'s allocation; called exactly once per buffer, by its owner. */
+    private static void free(Buffer b) {
+        LIVE.decrementAndGet();
+        UnsafeMemory.UNSAFE.invokeCleaner(b.allocated);
+    }
+
+    /**
+     * Frees every idle buffer (no direct file is open); a buffer in use is freed by its read when it is given back.
+     * Where a file was opened meanwhile, the pool stays for it (its last close releases it).
      */
     private static void releaseAll() {
-        for (Buffer b : LIVE) {
-            while (true) {
-                int s = b.state.get();
-                if (s == Buffer.IDLE && b.state.compareAndSet(Buffer.IDLE, Buffer.FREED)) {
-                    LIVE.remove(b);
-                    b.free();
-                    break;
-                }
-                if (s == Buffer.IN_USE && b.state.compareAndSet(Buffer.IN_USE, Buffer.RELEASE_WHEN_DONE)) {
-                    LIVE.remove(b);
-                    break;
-                }
-                if (s == Buffer.RELEASE_WHEN_DONE || s == Buffer.FREED) {
-                    break;
-                }
+        List<Buffer> drained;
+        synchronized (IDLE) {
+            if (OPEN_FILES.get() > 0) {
+                return;
             }
+            drained = new ArrayList<>(IDLE);
+            IDLE.clear();
+            idleBytes = 0;
+        }
+        for (Buffer b : drained) {
+            free(b);
         }
     }
 

@@ -1,12 +1,12 @@
 package io.bloomkv.engine.fs;
 
-/** What tests outside this package may ask of {@link DirectReadableFile}'s per-thread read buffers. */
+/** What tests outside this package may ask of {@link DirectReadableFile}'s pooled read buffers. */
 public final class DirectReadBuffers {
     private DirectReadBuffers() {}
 
-    /** Thread read buffers allocated and not yet freed, in this JVM. */
+    /** Pooled read buffers allocated and not yet freed (idle or in use), in this JVM. */
     public static int live() {
-        return DirectReadableFile.liveThreadBuffers();
+        return DirectReadableFile.liveBuffers();
     }
 
     /** Direct files open in this JVM. */

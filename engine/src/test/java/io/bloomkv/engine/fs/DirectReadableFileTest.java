@@ -76,66 +76,64 @@ class DirectReadableFileTest {
     }
 
     /**
-     * A thread's reads keep one direct buffer, however many reads and files: a new thread's first read allocates it
-     * (64 KiB and an alignment, for reads of up to that window), and no later read of such a window, of this file or of
-     * another opened and closed meanwhile, allocates another (the JVM's count of direct buffers and their bytes never
-     * go above that one buffer). The reads run on a thread of their own, which starts without a buffer; what they find
-     * is checked here.
+     * Reads one after another share one pooled direct buffer, whatever thread makes them and however many files: the
+     * first read allocates it (64 KiB and an alignment, for reads of up to that window), and no later read of such a
+     * window, of this file or of another opened and closed meanwhile, on this thread or on a new one, allocates another
+     * (the JVM's count of direct buffers and their bytes never go above that one buffer).
      */
     @Test
-    void aThreadsReadsReuseOneDirectBuffer() throws Exception {
-        DirectMemory.withoutCollection(this::aThreadsReadsReuseOneDirectBufferAttempt);
+    void readsOneAfterAnotherShareOnePooledBuffer() throws Exception {
+        assertNoDirectFileOpen();
+        DirectMemory.withoutCollection(this::readsShareOnePooledBufferAttempt);
     }
 
-    private void aThreadsReadsReuseOneDirectBufferAttempt() throws Exception {
+    private void readsShareOnePooledBufferAttempt() throws Exception {
         long seed = TestSeeds.seed("DirectReadableFileTest.buffers");
         Random rnd = new Random(seed);
-        byte[] content = new byte[5 * 4096 + 1234];
-        rnd.nextBytes(content);
-        Path p = dir.resolve("data");
-        Path q = dir.resolve("other");
-        Files.write(p, content);
-        Files.write(q, content);
-        onNewThread(seed, () -> {
-            try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
-                int align = ((DirectReadableFile) f).alignment();
-                long buffers = DirectMemory.count();
-                long bytes = DirectMemory.bytes();
-                long oneBuffer = (64 << 10) + align;
-                check(f, content, 0, 1, "seed " + seed);
-                assertThat(DirectMemory.count())
-                        .as("the thread's buffer, allocated")
-                        .isEqualTo(buffers + 1);
-                assertThat(DirectMemory.bytes()).as("64 KiB and an alignment").isEqualTo(bytes + oneBuffer);
-                for (int i = 0; i < 500; i++) {
-                    int pos = rnd.nextInt(content.length);
-                    int len = rnd.nextInt(Math.min(content.length - pos, 9000) + 1);
-                    if (i % 100 == 50) {
-                        try (ReadableFile g = FileSystem.disk().newDirectReadableFile(q)) {
-                            check(g, content, pos, len, "seed " + seed + ", another file");
-                        }
-                    } else {
-                        check(f, content, pos, len, "seed " + seed);
+        byte[] content = randomBytes(5 * 4096 + 1234, rnd);
+        Path p = write("data", content);
+        Path q = write("other", content);
+        try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
+            int align = ((DirectReadableFile) f).alignment();
+            long buffers = DirectMemory.count();
+            long bytes = DirectMemory.bytes();
+            long oneBuffer = (64 << 10) + align;
+            check(f, content, 0, 1, "seed " + seed);
+            assertThat(DirectMemory.count()).as("the pool's buffer, allocated").isEqualTo(buffers + 1);
+            assertThat(DirectMemory.bytes()).as("64 KiB and an alignment").isEqualTo(bytes + oneBuffer);
+            for (int i = 0; i < 500; i++) {
+                int pos = rnd.nextInt(content.length);
+                int len = rnd.nextInt(Math.min(content.length - pos, 9000) + 1);
+                if (i % 100 == 50) {
+                    try (ReadableFile g = FileSystem.disk().newDirectReadableFile(q)) {
+                        check(g, content, pos, len, "seed " + seed + ", another file");
                     }
-                    // at most: a collection may free unrelated buffers meanwhile, never add this thread's
-                    assertThat(DirectMemory.count())
-                            .as("seed %d read %d: no buffer beside the thread's", seed, i)
-                            .isLessThanOrEqualTo(buffers + 1);
-                    assertThat(DirectMemory.bytes())
-                            .as("seed %d read %d", seed, i)
-                            .isLessThanOrEqualTo(bytes + oneBuffer);
+                } else if (i % 100 == 70) {
+                    onNewThread(seed, () -> check(f, content, pos, len, "seed " + seed + ", a new thread"));
+                } else {
+                    check(f, content, pos, len, "seed " + seed);
                 }
+                // at most: a collection may free unrelated buffers meanwhile, never add one
+                assertThat(DirectMemory.count())
+                        .as("seed %d read %d: no buffer beside the pool's", seed, i)
+                        .isLessThanOrEqualTo(buffers + 1);
+                assertThat(DirectMemory.bytes()).as("seed %d read %d", seed, i).isLessThanOrEqualTo(bytes + oneBuffer);
+                assertThat(DirectReadableFile.liveBuffers()).isEqualTo(1);
             }
-        });
+        }
+        assertThat(DirectReadableFile.liveBuffers())
+                .as("freed at the last close")
+                .isZero();
     }
 
     /**
-     * A read larger than a thread keeps frees its own buffer when it returns, and a thread's buffer outgrown by a
-     * larger window is freed when it is replaced: the JVM's count of direct buffers and their bytes come back to the
-     * thread's one buffer, with no collection in between (on a thread of its own, which starts without a buffer).
+     * A read larger than a pooled buffer serves frees its own buffer when it returns, and a pooled buffer too small for
+     * a larger window is freed when the read that took it allocates a larger one: the JVM's count of direct buffers and
+     * their bytes come back to the pool's one buffer, with no collection in between.
      */
     @Test
     void largeReadsAndOutgrownBuffersAreFreedAtOnce() throws Exception {
+        assertNoDirectFileOpen();
         DirectMemory.withoutCollection(this::largeReadsAndOutgrownBuffersAreFreedAttempt);
     }
 
@@ -144,41 +142,39 @@ class DirectReadableFileTest {
         Random rnd = new Random(seed);
         byte[] content = randomBytes(DirectReadableFile.MAX_REUSED_BUFFER + 3 * 4096 + 77, rnd);
         Path p = write("large", content);
-        onNewThread(seed, () -> {
-            try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
-                int align = ((DirectReadableFile) f).alignment();
-                long buffers = DirectMemory.count();
-                long bytes = DirectMemory.bytes();
-                check(f, content, 0, 100, "seed " + seed);
-                assertThat(DirectMemory.count()).as("the thread's first buffer").isEqualTo(buffers + 1);
-                assertThat(DirectMemory.bytes()).isEqualTo(bytes + (64 << 10) + align);
-                check(f, content, 0, 200 << 10, "seed " + seed + ", a larger window");
-                assertThat(DirectMemory.count()).as("the outgrown buffer freed").isEqualTo(buffers + 1);
-                long grown = DirectMemory.bytes() - bytes;
-                assertThat(grown)
-                        .as("one buffer of the larger window and an alignment")
-                        .isBetween(200L << 10, (200L << 10) + 2L * align);
-                check(f, content, 5, content.length - 5, "seed " + seed + ", past the reused size");
-                assertThat(DirectMemory.count())
-                        .as("the large read's own buffer freed")
-                        .isEqualTo(buffers + 1);
-                assertThat(DirectMemory.bytes()).isEqualTo(bytes + grown);
-            }
-        });
+        try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
+            int align = ((DirectReadableFile) f).alignment();
+            long buffers = DirectMemory.count();
+            long bytes = DirectMemory.bytes();
+            check(f, content, 0, 100, "seed " + seed);
+            assertThat(DirectMemory.count()).as("the pool's first buffer").isEqualTo(buffers + 1);
+            assertThat(DirectMemory.bytes()).isEqualTo(bytes + (64 << 10) + align);
+            check(f, content, 0, 200 << 10, "seed " + seed + ", a larger window");
+            assertThat(DirectMemory.count()).as("the outgrown buffer freed").isEqualTo(buffers + 1);
+            long grown = DirectMemory.bytes() - bytes;
+            assertThat(grown)
+                    .as("one buffer of the larger window and an alignment")
+                    .isBetween(200L << 10, (200L << 10) + 2L * align);
+            check(f, content, 5, content.length - 5, "seed " + seed + ", past the reused size");
+            assertThat(DirectMemory.count())
+                    .as("the large read's own buffer freed")
+                    .isEqualTo(buffers + 1);
+            assertThat(DirectMemory.bytes()).isEqualTo(bytes + grown);
+        }
     }
 
     /**
-     * Closing the last open direct file frees every thread's buffer, also of threads that live on (a pool's threads
-     * after the database they read is closed): the JVM's count of direct buffers and their bytes come back to where
-     * they were, with no collection in between. A read of a file opened later gets a new buffer.
+     * Closing the last open direct file frees every pooled buffer, also those last used by threads that live on (a
+     * pool's threads after the database they read is closed): the JVM's count of direct buffers and their bytes come
+     * back to where they were, with no collection in between. A read of a file opened later gets a new buffer.
      */
     @Test
-    void everyThreadsBufferIsFreedWhenTheLastDirectFileCloses() throws Exception {
+    void everyPooledBufferIsFreedWhenTheLastDirectFileCloses() throws Exception {
         assertNoDirectFileOpen();
-        DirectMemory.withoutCollection(this::everyThreadsBufferIsFreedAttempt);
+        DirectMemory.withoutCollection(this::everyPooledBufferIsFreedAttempt);
     }
 
-    private void everyThreadsBufferIsFreedAttempt() throws Exception {
+    private void everyPooledBufferIsFreedAttempt() throws Exception {
         long seed = TestSeeds.seed("DirectReadableFileTest.lastClose");
         Random rnd = new Random(seed);
         byte[] content = randomBytes(3 * 4096 + 99, rnd);
@@ -190,16 +186,20 @@ class DirectReadableFileTest {
             for (int round = 0; round < 3; round++) {
                 try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
                     onBothThreads(pool, () -> check(f, content, 5, 4000, "seed " + seed));
-                    assertThat(DirectMemory.count())
-                            .as("seed %d round %d: each pool thread's buffer", seed, round)
-                            .isEqualTo(buffers + 2);
-                    assertThat(DirectReadableFile.liveThreadBuffers()).isEqualTo(2);
+                    int pooled = DirectReadableFile.liveBuffers();
+                    assertThat(pooled)
+                            .as("seed %d round %d: one buffer per read in flight at once", seed, round)
+                            .isBetween(1, 2);
+                    assertThat(DirectReadableFile.idleBuffers())
+                            .as("every read gave its back")
+                            .isEqualTo(pooled);
+                    assertThat(DirectMemory.count()).isEqualTo(buffers + pooled);
                 }
                 assertThat(DirectMemory.count())
                         .as("seed %d round %d: freed at the last close, the threads alive", seed, round)
                         .isEqualTo(buffers);
                 assertThat(DirectMemory.bytes()).isEqualTo(bytes);
-                assertThat(DirectReadableFile.liveThreadBuffers()).isZero();
+                assertThat(DirectReadableFile.liveBuffers()).isZero();
             }
         } finally {
             pool.shutdownNow();
@@ -207,38 +207,115 @@ class DirectReadableFileTest {
     }
 
     /**
-     * A thread that ended keeps no buffer past the next thread's first read, while a file stays open: the next thread's
-     * allocation frees it, so a database read by short-lived threads holds one buffer per live thread.
+     * Threads that come and go add no buffers: each of a run of short-lived threads reads with the one pooled buffer,
+     * and a burst of threads reading at once leaves at most what their reads in flight needed, every one idle in the
+     * pool once they returned, and all of them freed at the last close.
      */
     @Test
-    void anEndedThreadsBufferIsFreedAtTheNextThreadsFirstRead() throws Exception {
+    void shortLivedThreadsShareThePool() throws Exception {
         assertNoDirectFileOpen();
-        DirectMemory.withoutCollection(this::anEndedThreadsBufferAttempt);
+        DirectMemory.withoutCollection(this::shortLivedThreadsAttempt);
     }
 
-    private void anEndedThreadsBufferAttempt() throws Exception {
-        long seed = TestSeeds.seed("DirectReadableFileTest.ended");
-        byte[] content = randomBytes(2 * 4096 + 7, new Random(seed));
-        Path p = write("ended", content);
+    private void shortLivedThreadsAttempt() throws Exception {
+        long seed = TestSeeds.seed("DirectReadableFileTest.shortLived");
+        Random rnd = new Random(seed);
+        byte[] content = randomBytes(4 * 4096 + 7, rnd);
+        Path p = write("short", content);
         long buffers = DirectMemory.count();
         try (ReadableFile f = FileSystem.disk().newDirectReadableFile(p)) {
-            for (int i = 0; i < 4; i++) {
-                int pos = i * 1000;
+            for (int i = 0; i < 20; i++) {
+                int pos = rnd.nextInt(content.length - 3000);
                 onNewThread(seed, () -> check(f, content, pos, 3000, "seed " + seed));
                 assertThat(DirectMemory.count())
-                        .as("seed %d thread %d: only the last ended thread's buffer", seed, i)
+                        .as("seed %d thread %d: the one pooled buffer", seed, i)
                         .isEqualTo(buffers + 1);
-                assertThat(DirectReadableFile.liveThreadBuffers()).isEqualTo(1);
+                assertThat(DirectReadableFile.liveBuffers()).isEqualTo(1);
             }
+            int threads = 16;
+            CyclicBarrier start = new CyclicBarrier(threads);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            List<Thread> burst = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                long threadSeed = rnd.nextLong();
+                Thread th = new Thread(() -> {
+                    try {
+                        start.await(30, TimeUnit.SECONDS);
+                        Random r = new Random(threadSeed);
+                        for (int i = 0; i < 50; i++) {
+                            int pos = r.nextInt(content.length);
+                            check(f, content, pos, r.nextInt(content.length - pos + 1), "seed " + seed);
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+                th.start();
+                burst.add(th);
+            }
+            for (Thread th : burst) {
+                th.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("seed " + seed, failure.get());
+            }
+            int live = DirectReadableFile.liveBuffers();
+            assertThat(live)
+                    .as("seed %d: at most one buffer per thread of the burst", seed)
+                    .isBetween(1, threads);
+            assertThat(DirectReadableFile.idleBuffers())
+                    .as("every buffer back in the pool")
+                    .isEqualTo(live);
+            assertThat(DirectMemory.count()).isEqualTo(buffers + live);
         }
+        assertThat(DirectReadableFile.liveBuffers()).isZero();
         assertThat(DirectMemory.count()).isEqualTo(buffers);
-        assertThat(DirectReadableFile.liveThreadBuffers()).isZero();
+    }
+
+    /**
+     * The pool keeps at most {@link DirectReadableFile#MAX_IDLE_BYTES} of idle buffers: of more 1 MiB buffers taken at
+     * once than that holds, those given back beyond it are freed at once, the rest kept for the next reads and freed at
+     * the last close.
+     */
+    @Test
+    void thePoolKeepsAtMostItsBoundOfIdleBuffers() throws Exception {
+        assertNoDirectFileOpen();
+        DirectMemory.withoutCollection(this::poolBoundAttempt);
+    }
+
+    private void poolBoundAttempt() throws Exception {
+        Path p = write("bound", new byte[4096]);
+        long buffers = DirectMemory.count();
+        int window = DirectReadableFile.MAX_REUSED_BUFFER;
+        try (DirectReadableFile f = (DirectReadableFile) FileSystem.disk().newDirectReadableFile(p)) {
+            int taken = (int) (DirectReadableFile.MAX_IDLE_BYTES / window) + 5;
+            List<DirectReadableFile.Buffer> held = new ArrayList<>();
+            for (int i = 0; i < taken; i++) {
+                held.add(f.acquire(window));
+            }
+            assertThat(DirectReadableFile.liveBuffers()).isEqualTo(taken);
+            assertThat(DirectMemory.count()).isEqualTo(buffers + taken);
+            for (DirectReadableFile.Buffer b : held) {
+                DirectReadableFile.giveBack(b);
+            }
+            long oneBuffer = window + f.alignment();
+            int kept = (int) (DirectReadableFile.MAX_IDLE_BYTES / oneBuffer);
+            assertThat(DirectReadableFile.idleBuffers())
+                    .as("as many as the bound holds")
+                    .isEqualTo(kept);
+            assertThat(DirectReadableFile.idleBufferBytes()).isLessThanOrEqualTo(DirectReadableFile.MAX_IDLE_BYTES);
+            assertThat(DirectReadableFile.liveBuffers()).isEqualTo(kept);
+            assertThat(DirectMemory.count()).as("the rest freed at once").isEqualTo(buffers + kept);
+        }
+        assertThat(DirectReadableFile.liveBuffers()).isZero();
+        assertThat(DirectMemory.count()).isEqualTo(buffers);
     }
 
     /**
      * Reads racing the close of the only open file (each read returns the file's bytes or fails with an
-     * {@link IOException}) leave no buffer behind and free none twice: whether the close's release finds a buffer idle
-     * (and frees it), in use (and leaves it to its read), or not yet allocated (the read frees it, seeing no file open).
+     * {@link IOException}) leave no buffer behind and free none twice: whether the close's release finds a buffer idle in
+     * the pool (and frees it), or it is in use or not yet taken (its read frees it when it gives it back, seeing no file
+     * open).
      */
     @Test
     void readsRacingTheLastCloseLeaveNoBuffer() throws Exception {
@@ -294,8 +371,8 @@ class DirectReadableFileTest {
             if (failure.get() != null) {
                 throw new AssertionError("seed " + seed + " round " + round, failure.get());
             }
-            assertThat(DirectReadableFile.liveThreadBuffers())
-                    .as("seed %d round %d: no thread buffer kept", seed, round)
+            assertThat(DirectReadableFile.liveBuffers())
+                    .as("seed %d round %d: no buffer kept", seed, round)
                     .isZero();
             assertThat(DirectMemory.count()).as("seed %d round %d", seed, round).isEqualTo(buffers);
             assertThat(DirectMemory.bytes()).isEqualTo(bytes);
@@ -303,8 +380,8 @@ class DirectReadableFileTest {
     }
 
     /**
-     * A direct file closed twice is counted closed once: while another direct file is open, a thread's buffer stays
-     * (a second count would release it under that file, and the count of open files would go below zero).
+     * A direct file closed twice is counted closed once: while another direct file is open, the pooled buffer stays (a
+     * second count would release it under that file, and the count of open files would go below zero).
      */
     @Test
     void aFileClosedTwiceIsCountedOnce() throws IOException {
@@ -316,21 +393,19 @@ class DirectReadableFileTest {
         try (ReadableFile g = FileSystem.disk().newDirectReadableFile(p)) {
             assertThat(DirectReadableFile.openFiles()).isEqualTo(2);
             check(f, content, 100, 5000, "seed " + seed);
-            assertThat(DirectReadableFile.liveThreadBuffers())
-                    .as("this thread's buffer")
-                    .isEqualTo(1);
+            assertThat(DirectReadableFile.liveBuffers()).as("the pooled buffer").isEqualTo(1);
             f.close();
             f.close();
             assertThat(DirectReadableFile.openFiles())
                     .as("the second close counts nothing")
                     .isEqualTo(1);
-            assertThat(DirectReadableFile.liveThreadBuffers())
-                    .as("this thread's buffer, kept while another file is open")
+            assertThat(DirectReadableFile.liveBuffers())
+                    .as("the pooled buffer, kept while another file is open")
                     .isEqualTo(1);
             check(g, content, 4000, 4000, "seed " + seed);
         }
         assertThat(DirectReadableFile.openFiles()).isZero();
-        assertThat(DirectReadableFile.liveThreadBuffers()).isZero();
+        assertThat(DirectReadableFile.liveBuffers()).isZero();
     }
 
     /** {@code length} bytes from {@code rnd}. */
@@ -371,7 +446,7 @@ class DirectReadableFileTest {
         }
     }
 
-    /** Runs {@code body} on a new thread (which starts without a read buffer); throws what it threw, with the seed. */
+    /** Runs {@code body} on a new thread and waits for it; throws what it threw, with the seed. */
     private static void onNewThread(long seed, DirectMemory.Check body) throws InterruptedException {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread t = new Thread(() -> {
