@@ -25,9 +25,9 @@ import java.util.zip.CRC32C;
  * BACKUP_DIR/tmp/                       a backup being made
  * </pre>
  *
- * <p>{@link #createBackup} checkpoints the database into {@code tmp/} (hard links where it can), moves each table
- * into {@code shared/} unless a file of the same name (number, CRC32C, size) is there already, moves the rest into
- * {@code private/ID/}, syncs, and last writes {@code meta/ID} (a temp file renamed into place): the backup exists
+ * <p>{@link #createBackup} checkpoints the database into {@code tmp/} (hard links where it can, copies elsewhere),
+ * moves each table into {@code shared/} unless a file of the same name (number, CRC32C, size) is there already, moves
+ * the rest into {@code private/ID/}, syncs, and last writes {@code meta/ID} (a temp file renamed into place): the backup exists
  * once its metadata does. A create that fails removes what it had stored before it returns; what a crashed create,
  * or a failed or crashed delete, left is removed by the next create, delete or purge. The backup holds exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
  *
@@ -116,10 +116,14 @@ public final class BackupEngine {
 
     /**
      * What {@link #createBackup(Db, Progress)} reports while it runs, on the calling thread (RocksDB's
-     * {@code progress_callback}): once the checkpoint is made, the files it holds; then, as each file is checksummed
-     * (every byte is read) and stored, the files and bytes done so far. A callback that throws (a caller cancelling
-     * the backup) fails the create with that exception, as is; the create then removes what it had stored and leaves
-     * no backup. Only {@link #progressed} must be written, so a lambda is a progress: {@code (files, bytes) -> ...}.
+     * {@code progress_callback}): once the checkpoint knows its files, how many there are and the bytes to go; then
+     * the files and bytes done so far, as the checkpoint copies the tables it could not hard-link (a backup directory
+     * on another file system than the database's) and as each file is checksummed (every byte is read) and stored.
+     * Where every table is linked, nothing is copied and the bytes are those of the backup ({@link BackupInfo#size});
+     * where tables are copied, their bytes count twice, copied and then checksummed. A callback that throws (a caller
+     * cancelling the backup) fails the create with that exception, as is; the create then removes what it had stored,
+     * its checkpoint included, and leaves no backup. Only {@link #progressed} must be written, so a lambda is a
+     * progress: {@code (files, bytes) -> ...}.
      */
     @FunctionalInterface
     public interface Progress {
@@ -127,14 +131,16 @@ public final class BackupEngine {
         Progress NONE = (files, bytes) -> {};
 
         /**
-         * The checkpoint is made: {@code files} files of {@code bytes} bytes in all are to be checksummed and stored.
-         * Does nothing unless overridden.
+         * Called once, before {@link #progressed}: {@code files} files are to be stored, and {@code bytes} bytes in all
+         * to be copied by the checkpoint (the tables it could not link) and checksummed (every file of the
+         * checkpoint). Does nothing unless overridden.
          */
         default void started(int files, long bytes) {}
 
         /**
-         * {@code files} files are stored and {@code bytes} bytes checksummed so far (both count up to the totals of
-         * {@link #started}); called after every MiB read and after every file.
+         * {@code files} files are stored and {@code bytes} bytes copied or checksummed so far (both count up, never
+         * down, to the totals of {@link #started}); called after every MiB copied or read and after every file
+         * stored.
          */
         void progressed(int files, long bytes);
     }
@@ -149,8 +155,8 @@ public final class BackupEngine {
 
     /**
      * {@link #createBackup(Db)}, reporting to {@code progress} how far it is (the command line's progress display):
-     * the checkpoint's files are each read once for their checksum, which is most of a backup's time when the
-     * checkpoint could hard-link the tables.
+     * the tables the checkpoint copies, where it cannot hard-link them, then the checkpoint's files, each read once
+     * for its checksum, which is most of a backup's time when the checkpoint could link the tables.
      */
     public synchronized BackupInfo createBackup(Db db, Progress progress) {
         if (db == null) {
@@ -163,16 +169,22 @@ public final class BackupEngine {
             removeLeftovers();
             int id = nextId();
             Path tmp = root.resolve(TMP).resolve(Integer.toString(id));
-            db.checkpoint(tmp);
+            long[] bytesDone = {0};
+            db.checkpoint(tmp, new Checkpointer.Listener() {
+                @Override
+                public void planned(int files, long bytes, long copyBytes) {
+                    progress.started(files, copyBytes + bytes); // the copy, then the checksum of every file
+                }
+
+                @Override
+                public void copied(long bytes) {
+                    bytesDone[0] += bytes;
+                    progress.progressed(0, bytesDone[0]);
+                }
+            });
             Path priv = root.resolve(PRIVATE).resolve(Integer.toString(id));
             fs.createDirectories(priv);
             List<Path> checkpointFiles = fs.list(tmp);
-            long totalBytes = 0;
-            for (Path p : checkpointFiles) {
-                totalBytes += fs.size(p);
-            }
-            progress.started(checkpointFiles.size(), totalBytes);
-            long[] bytesDone = {0};
             List<BackupFile> files = new ArrayList<>();
             for (Path p : checkpointFiles) {
                 String name = p.getFileName().toString();

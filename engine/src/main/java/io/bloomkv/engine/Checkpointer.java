@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 /**
  * {@link Db#checkpoint}: a consistent copy of an open database that another process can open (RocksDB's
@@ -29,14 +30,18 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>Under the VersionSet's lock: retain the current Version and pin (from deletion) every WAL at or above its
  *       log number, which together hold every write. Then read {@code S}, and sync the WAL (after the writes
  *       queued before): every record at or below {@code S} is then in a WAL file.
- *   <li>Hard-link each table of the Version into the target ({@link FileSystem#link}; tables are immutable), or
- *       copy it where links fail (another device, a file system without links).
+ *   <li>Hard-link each table of the Version into the target ({@link FileSystem#link}; tables are immutable); the
+ *       tables whose link fails (another device, a file system without links) are copied in step 4.
  *   <li>Rewrite the pinned WALs into the target, keeping the records (whole write batches) at or below {@code S}:
- *       the WAL tail is cut exactly at the point, not at whatever bytes a concurrent writer added.
- *   <li>Write a MANIFEST holding one snapshot edit (the Version's tables, the log number, {@code S}, a next file
- *       number above every file copied), sync everything, and last, as the commit point, CURRENT (a temp file
- *       renamed over it) and a directory sync. A checkpoint cut short (an error, a crash) has no CURRENT, and
- *       {@link Db#open} refuses such a directory as "not a database"; after an error the files written are removed.
+ *       the WAL tail is cut exactly at the point, not at whatever bytes a concurrent writer added. Then write a
+ *       MANIFEST holding one snapshot edit (the Version's tables, the log number, {@code S}, a next file number above
+ *       every file copied).
+ *   <li>Every file but CURRENT and the tables to copy is written, so the checkpoint's files and bytes are known: the
+ *       {@link Listener} hears them, then the copy of each unlinked table (synced), buffer by buffer. The Version
+ *       stays retained until the end, so no table is deleted before it is copied.
+ *   <li>Last, as the commit point, CURRENT (a temp file renamed over it) and a directory sync. A checkpoint cut
+ *       short (an error, a crash, a listener that threw) has no CURRENT, and {@link Db#open} refuses such a directory
+ *       as "not a database"; after an error the files written are removed.
  * </ol>
  */
 final class Checkpointer {
@@ -51,6 +56,33 @@ final class Checkpointer {
     /** What one checkpoint put in its directory: tables linked and copied, and the point. */
     record Result(int tablesLinked, int tablesCopied, int walRecords, long sequence) {}
 
+    /**
+     * What a checkpoint reports while it runs, on the checkpointing thread ({@link BackupEngine}'s progress covers the
+     * tables the checkpoint copies). An exception thrown here fails the checkpoint with that exception, as is, after
+     * its files are removed.
+     */
+    interface Listener {
+        /** Hears nothing. */
+        Listener NONE = new Listener() {
+            @Override
+            public void planned(int files, long bytes, long copyBytes) {}
+
+            @Override
+            public void copied(long bytes) {}
+        };
+
+        /**
+         * Called once, before any {@link #copied}, when every table is linked that could be and the WALs and MANIFEST
+         * are written: the finished checkpoint will hold {@code files} files of {@code bytes} bytes in all (CURRENT
+         * included), of which {@code copyBytes} (the tables that could not be linked; 0 when all were) are still to
+         * be copied.
+         */
+        void planned(int files, long bytes, long copyBytes);
+
+        /** {@code bytes} more bytes of the tables to copy are written, after every buffer of up to 1 MiB. */
+        void copied(long bytes);
+    }
+
     Checkpointer(FileSystem fs, Path dbDir, VersionSet versions, ObsoleteFiles obsolete, Runnable syncWal) {
         this.fs = fs;
         this.dbDir = dbDir;
@@ -59,8 +91,11 @@ final class Checkpointer {
         this.syncWal = syncWal;
     }
 
-    /** Takes the checkpoint into {@code target}, a directory that must not exist or be empty. */
-    Result run(Path target) {
+    /**
+     * Takes the checkpoint into {@code target}, a directory that must not exist or be empty, telling {@code listener}
+     * its files and the bytes it copies.
+     */
+    Result run(Path target, Listener listener) {
         Path out = target.toAbsolutePath().normalize();
         if (out.equals(dbDir)) {
             throw new InvalidArgumentException("checkpoint: the target is the database directory " + dbDir);
@@ -96,23 +131,23 @@ final class Checkpointer {
             long sequence = versions.lastSequence();
             syncWal.run();
             long manifestNumber = versions.newFileNumber();
-            int linked = 0;
-            int copied = 0;
             VersionEdit snapshot = new VersionEdit()
                     .numLevels(v.numLevels())
                     .ttl(versions.ttl())
                     .logNumber(logNumber.get())
                     .nextFileNumber(manifestNumber + 1)
                     .lastSequence(sequence);
+            int linked = 0;
+            List<Long> toCopy = new ArrayList<>(); // the numbers of the tables that could not be linked
             for (int level = 0; level < v.numLevels(); level++) {
                 for (FileMetaData f : v.files(level)) {
-                    Path src = FileNames.tableFile(dbDir, f.number());
                     Path dst = FileNames.tableFile(out, f.number());
                     written.add(dst);
-                    if (linkOrCopy(fs, src, dst)) {
+                    if (tryLink(fs, FileNames.tableFile(dbDir, f.number()), dst)) {
                         linked++;
                     } else {
-                        copied++;
+                        written.remove(written.size() - 1); // nothing there; added again when its copy begins
+                        toCopy.add(f.number());
                     }
                     snapshot.addFile(level, f);
                 }
@@ -124,8 +159,22 @@ final class Checkpointer {
                 log.addRecord(snapshot.encode());
                 log.sync();
             }
+            long bytes = currentContent(manifestNumber).length;
+            for (Path p : written) {
+                bytes += fs.size(p);
+            }
+            long copyBytes = 0;
+            for (long number : toCopy) {
+                copyBytes += fs.size(FileNames.tableFile(dbDir, number));
+            }
+            listener.planned(written.size() + toCopy.size() + 1, bytes + copyBytes, copyBytes);
+            for (long number : toCopy) {
+                Path dst = FileNames.tableFile(out, number);
+                written.add(dst);
+                copy(fs, FileNames.tableFile(dbDir, number), dst, listener::copied);
+            }
             writeCurrent(fs, out, manifestNumber, written);
-            return new Result(linked, copied, records, sequence);
+            return new Result(linked, toCopy.size(), records, sequence);
         } catch (IOException | RuntimeException e) {
             cleanUp(out, written, created, e);
             if (e instanceof IOException io) {
@@ -204,6 +253,18 @@ final class Checkpointer {
      * true when linked.
      */
     static boolean linkOrCopy(FileSystem fs, Path src, Path dst) throws IOException {
+        if (tryLink(fs, src, dst)) {
+            return true;
+        }
+        copy(fs, src, dst);
+        return false;
+    }
+
+    /**
+     * Hard-links {@code src} to {@code dst}; false, with nothing left at {@code dst}, where the file system cannot
+     * link (another device, no links). A {@code dst} that exists already is an error, not a failed link.
+     */
+    static boolean tryLink(FileSystem fs, Path src, Path dst) throws IOException {
         try {
             fs.link(src, dst);
             return true;
@@ -213,13 +274,17 @@ final class Checkpointer {
             if (fs.exists(dst)) {
                 fs.delete(dst);
             }
+            return false;
         }
-        copy(fs, src, dst);
-        return false;
     }
 
     /** Copies {@code src} to {@code dst} (created or truncated) and syncs it. */
     static void copy(FileSystem fs, Path src, Path dst) throws IOException {
+        copy(fs, src, dst, n -> {});
+    }
+
+    /** {@link #copy(FileSystem, Path, Path)}, telling {@code written} the bytes of each buffer appended. */
+    private static void copy(FileSystem fs, Path src, Path dst, LongConsumer written) throws IOException {
         try (ReadableFile in = fs.newReadableFile(src);
                 WritableFile w = fs.newWritableFile(dst)) {
             long size = in.size();
@@ -230,6 +295,7 @@ final class Checkpointer {
                 in.readFully(pos, buf, 0, n);
                 w.append(buf, 0, n);
                 pos += n;
+                written.accept(n);
             }
             w.sync();
         }
@@ -242,8 +308,7 @@ final class Checkpointer {
     static void writeCurrent(FileSystem fs, Path dir, long manifestNumber, List<Path> written) throws IOException {
         Path tmp = FileNames.tempFile(dir, manifestNumber);
         written.add(tmp);
-        byte[] content = (FileNames.MANIFEST_PREFIX + String.format("%06d", manifestNumber) + "\n")
-                .getBytes(StandardCharsets.UTF_8);
+        byte[] content = currentContent(manifestNumber);
         try (WritableFile f = fs.newWritableFile(tmp)) {
             f.append(content, 0, content.length);
             f.sync();
@@ -253,6 +318,12 @@ final class Checkpointer {
         written.add(current);
         fs.rename(tmp, current);
         fs.syncDirectory(dir);
+    }
+
+    /** The bytes of a CURRENT file pointing at MANIFEST {@code manifestNumber}. */
+    private static byte[] currentContent(long manifestNumber) {
+        return (FileNames.MANIFEST_PREFIX + String.format("%06d", manifestNumber) + "\n")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     /** Removes what a failed checkpoint wrote (best effort; problems are added to {@code failure}). */

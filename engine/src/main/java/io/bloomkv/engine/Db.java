@@ -820,6 +820,11 @@ public final class Db implements AutoCloseable {
      * @throws BloomKvIOException on an I/O error
      */
     public void checkpoint(Path dir) {
+        checkpoint(dir, Checkpointer.Listener.NONE);
+    }
+
+    /** {@link #checkpoint(Path)}, telling {@code listener} its files and the tables it copies ({@link BackupEngine}). */
+    void checkpoint(Path dir, Checkpointer.Listener listener) {
         checkWritable("checkpoint");
         if (dir == null) {
             throw new InvalidArgumentException("checkpoint: directory is null");
@@ -827,7 +832,7 @@ public final class Db implements AutoCloseable {
         if (options.disableWal()) {
             flush(); // the memtable is in no log: only a table puts its writes into the checkpoint
         }
-        new Checkpointer(fs, this.dir, versions, obsolete, commits::syncWal).run(dir);
+        new Checkpointer(fs, this.dir, versions, obsolete, commits::syncWal).run(dir, listener);
     }
 
     /**

@@ -2,10 +2,12 @@ package io.bloomkv.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.NoFsyncFileSystem;
+import io.bloomkv.engine.internal.version.FileNames;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -163,6 +165,148 @@ class BackupEngineTest {
             long[] lastBytes = {-1};
             BackupEngine.BackupInfo second = backups.createBackup(db, (files, bytes) -> lastBytes[0] = bytes);
             assertThat(lastBytes[0]).as("a lambda is a progress").isEqualTo(second.size());
+        }
+    }
+
+    /** A file system over the disk on which every hard link fails, as across file systems: checkpoints copy tables. */
+    private static FaultInjectingFileSystem noLinks() {
+        FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
+        fs.inject(FaultInjectingFileSystem.on(FaultInjectingFileSystem.Op.LINK));
+        return fs;
+    }
+
+    /**
+     * Whether the checkpoint of backup {@code id} is made: its CURRENT is in {@code tmp/ID/}, or moved on into
+     * {@code private/ID/}.
+     */
+    private static boolean checkpointMade(Path root, int id) {
+        String name = Integer.toString(id);
+        return Files.exists(root.resolve("tmp").resolve(name).resolve(FileNames.CURRENT))
+                || Files.exists(root.resolve("private").resolve(name).resolve(FileNames.CURRENT));
+    }
+
+    /** The bytes of the tables of {@code info} (in {@code shared/}). */
+    private static long tableBytes(BackupEngine.BackupInfo info) {
+        return info.files().stream()
+                .filter(f -> f.path().startsWith("shared/"))
+                .mapToLong(BackupEngine.BackupFile::size)
+                .sum();
+    }
+
+    /**
+     * Where the checkpoint cannot hard-link the tables (every link fails, as with the backup directory on another file
+     * system), the progress covers its copy: {@code started} comes first, once, with the tables' bytes counted twice
+     * (copied, then checksummed); the copy is reported as it goes, before any file is stored (a table over the 1 MiB
+     * buffer in several steps) and before the checkpoint's CURRENT exists; files and bytes never go down and end at
+     * exactly the totals; and the backup restores.
+     */
+    @Test
+    void createReportsTheCheckpointsCopyWhereTablesCannotBeLinked() throws IOException {
+        FaultInjectingFileSystem fs = noLinks();
+        Path root = dir.resolve("backups");
+        BackupEngine backups = BackupEngine.open(root, fs);
+        // {-1: started, 0: progressed, 1: progressed before the checkpoint's CURRENT exists; files; bytes}
+        List<long[]> calls = new ArrayList<>();
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        BackupEngine.BackupInfo info;
+        try (Db db =
+                Db.open(dir.resolve("db"), Options.defaults().fileSystem(fs).syncMode(SyncMode.NONE))) {
+            Random rnd = new Random(7);
+            for (int i = 0; i < 6000; i++) {
+                byte[] v = TestKeys.value(rnd, 1000); // about 3 MB: a table over the copy buffer
+                db.put(TestKeys.key(i), v);
+                model.put(TestKeys.str(TestKeys.key(i)), v);
+            }
+            db.flush();
+            byte[] late = TestKeys.value(rnd, 10);
+            db.put(TestKeys.key(1), late); // and a WAL
+            model.put(TestKeys.str(TestKeys.key(1)), late);
+            info = backups.createBackup(db, new BackupEngine.Progress() {
+                @Override
+                public void started(int files, long bytes) {
+                    calls.add(new long[] {-1, files, bytes});
+                }
+
+                @Override
+                public void progressed(int files, long bytes) {
+                    calls.add(new long[] {checkpointMade(root, 1) ? 0 : 1, files, bytes});
+                }
+            });
+        }
+        long copied = tableBytes(info);
+        assertThat(copied).as("the backup holds tables").isGreaterThan(1 << 20);
+        long total = copied + info.size();
+        assertThat(calls.get(0))
+                .as("started first")
+                .containsExactly(-1, info.files().size(), total);
+        assertThat(calls.subList(1, calls.size()))
+                .as("started once")
+                .allSatisfy(c -> assertThat(c[0]).isNotNegative());
+        assertThat(calls.get(calls.size() - 1)).containsExactly(0, info.files().size(), total);
+        for (int i = 2; i < calls.size(); i++) {
+            assertThat(calls.get(i)[1]).as("files count up").isGreaterThanOrEqualTo(calls.get(i - 1)[1]);
+            assertThat(calls.get(i)[2]).as("bytes count up").isGreaterThanOrEqualTo(calls.get(i - 1)[2]);
+        }
+        List<long[]> copying = calls.stream().filter(c -> c[0] == 1).toList();
+        assertThat(copying)
+                .as("the copy, reported buffer by buffer before the checkpoint was made")
+                .hasSizeGreaterThanOrEqualTo(3)
+                .allSatisfy(c -> assertThat(c[1]).as("no file stored yet").isZero());
+        assertThat(copying.get(copying.size() - 1)[2])
+                .as("the bytes of the copy: those of the tables")
+                .isEqualTo(copied);
+        backups.verify(info.id());
+        backups.restore(info.id(), dir.resolve("restored"));
+        try (Db r = Db.open(dir.resolve("restored"), Options.defaults())) {
+            assertThat(CheckpointTest.contents(r)).isEqualTo(CheckpointTest.render(model));
+        }
+    }
+
+    /**
+     * A progress callback that throws while the checkpoint copies the tables it could not link (before its CURRENT
+     * exists) fails the create with that exception, as is, with nothing added to it: nothing of the backup or of its
+     * checkpoint is left, the backups before it still verify, and the next create (copying again) succeeds.
+     */
+    @Test
+    void aProgressCallbackThatThrowsDuringTheCheckpointsCopyLeavesNothing() throws IOException {
+        long seed = TestSeeds.seed("BackupEngineTest.cancelCopy");
+        Random rnd = new Random(seed);
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        FaultInjectingFileSystem fs = noLinks();
+        Path root = dir.resolve("backups");
+        BackupEngine backups = BackupEngine.open(root, fs);
+        try (Db db = Db.open(dir.resolve("db"), small(fs).autoCompaction(false))) {
+            load(db, model, rnd, 1000);
+            db.flush();
+            BackupEngine.BackupInfo first = backups.createBackup(db);
+            Set<String> before = tree(root);
+            load(db, model, rnd, 1000);
+            db.flush();
+            load(db, model, rnd, 20);
+            RuntimeException cancel = new IllegalStateException("cancelled by the caller");
+            boolean[] inCopy = {false};
+            Throwable thrown = catchThrowable(() -> backups.createBackup(db, (files, bytes) -> {
+                inCopy[0] = files == 0 && bytes > 0 && !checkpointMade(root, first.id() + 1);
+                throw cancel;
+            }));
+            assertThat(thrown).isSameAs(cancel);
+            assertThat(thrown.getSuppressed()).as("the clean-up met no problem").isEmpty();
+            assertThat(inCopy[0])
+                    .as("the first report is of the checkpoint's copy")
+                    .isTrue();
+            assertThat(backups.backups())
+                    .extracting(BackupEngine.BackupInfo::id)
+                    .containsExactly(first.id());
+            assertThat(tree(root))
+                    .as("seed %d: what the cancelled create left", seed)
+                    .isEqualTo(before);
+            backups.verify(first.id());
+            BackupEngine.BackupInfo next = backups.createBackup(db);
+            backups.verify(next.id());
+            backups.restore(next.id(), dir.resolve("restored"));
+        }
+        try (Db r = Db.open(dir.resolve("restored"), small(FileSystem.disk()))) {
+            assertThat(CheckpointTest.contents(r)).as("seed " + seed).isEqualTo(CheckpointTest.render(model));
         }
     }
 
