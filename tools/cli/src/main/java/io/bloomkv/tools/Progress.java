@@ -8,24 +8,26 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
- * The progress of one long command ({@code put --input}, {@code sst write}, {@code backup create}) on stderr, never
- * on stdout, whose answer scripts parse. Items (input lines, files) and bytes are counted as the command goes; a
- * total, when known (the input file's size, the bytes to back up), adds a percentage.
+ * The progress of one long command ({@code put --input}, {@code sst write}, {@code backup create}, {@code stress}) on
+ * stderr, never on stdout, whose answer scripts parse. Items (input lines, files, operations) and bytes are counted as
+ * the command goes; a total, when known (the input file's size, the bytes to back up, the operations to run), adds a
+ * percentage. A command that counts no bytes shows none ({@link #itemsOnly}); one with more to say adds it to every
+ * line ({@link #detail}).
  *
  * <p>On a terminal ({@link #stderrIsTerminal}) one line is redrawn in place ({@code \r}) at most four times a second,
  * from a quarter of a second in, and erased when the command ends, so the error line of a failure, or the answer on
- * stdout, starts on a clean line. Otherwise (a file, a pipe, a CI log) a plain line every {@link #LINE_INTERVAL_NANOS}
- * as {@code stress} prints, and a last {@code done} line with the totals when the run printed any: a short run prints
- * nothing. {@link #advance} reads the clock only every {@link #CHECK_EVERY_CALLS} calls or {@link #CHECK_EVERY_BYTES}
+ * stdout, starts on a clean line. Otherwise (a file, a pipe, a CI log) a plain line every {@link #LINE_INTERVAL_NANOS},
+ * and a last {@code done} line with the totals when the run printed any: a short run prints nothing. {@link #advance} reads the clock only every {@link #CHECK_EVERY_CALLS} calls or {@link #CHECK_EVERY_BYTES}
  * bytes, so counting a line costs an addition and a comparison. Not thread-safe: the command's thread reports.
  */
 final class Progress implements AutoCloseable {
     /** Between two redraws of the line on a terminal (and before the first). */
     static final long TERMINAL_INTERVAL_NANOS = 250_000_000L;
 
-    /** Between two lines when stderr is not a terminal (and before the first): as {@code stress} reports. */
+    /** Between two lines when stderr is not a terminal (and before the first). */
     static final long LINE_INTERVAL_NANOS = 5_000_000_000L;
 
     static final int CHECK_EVERY_CALLS = 256;
@@ -43,6 +45,8 @@ final class Progress implements AutoCloseable {
     private long bytes;
     private long totalItems = -1;
     private long totalBytes = -1;
+    private boolean showBytes = true;
+    private Supplier<String> detail;
 
     private int callsUntilCheck = CHECK_EVERY_CALLS;
     private long checkAtBytes = CHECK_EVERY_BYTES;
@@ -67,6 +71,21 @@ final class Progress implements AutoCloseable {
         this.clock = clock;
         this.interval = terminal ? TERMINAL_INTERVAL_NANOS : LINE_INTERVAL_NANOS;
         this.next = enabled ? clock.getAsLong() + interval : Long.MAX_VALUE;
+    }
+
+    /** Shows no bytes (a command that counts only items); a total of items then adds the percentage. Returns this. */
+    Progress itemsOnly() {
+        this.showBytes = false;
+        return this;
+    }
+
+    /**
+     * Adds {@code detail}'s text to every line, after the counts: what they do not carry (stress's acknowledged writes
+     * and wrong answers). Asked for only when a line is shown, on the reporting thread. Returns this.
+     */
+    Progress detail(Supplier<String> detail) {
+        this.detail = detail;
+        return this;
     }
 
     /** The totals, when known; -1 for one that is not. */
@@ -120,19 +139,34 @@ final class Progress implements AutoCloseable {
         err.flush();
     }
 
-    /** {@code 1,024 lines, 20.0 KiB of 58.6 KiB (34%)}: the counts, and the totals known. */
+    /**
+     * {@code 1,024 lines, 20.0 KiB of 58.6 KiB (34%)}: the counts, and the totals known; items only, {@code 2,500 of
+     * 10,000 ops (25%)}; then the {@link #detail}.
+     */
     String counts() {
         StringBuilder s = new StringBuilder(Fmt.count(items));
         if (totalItems >= 0) {
             s.append(" of ").append(Fmt.count(totalItems));
         }
-        s.append(' ').append(unit).append(", ").append(Fmt.bytes(bytes));
-        if (totalBytes >= 0) {
-            s.append(" of ").append(Fmt.bytes(totalBytes));
-            long percent = totalBytes == 0 ? 100 : Math.min(100, bytes * 100 / totalBytes);
-            s.append(" (").append(percent).append("%)");
+        s.append(' ').append(unit);
+        if (showBytes) {
+            s.append(", ").append(Fmt.bytes(bytes));
+            if (totalBytes >= 0) {
+                s.append(" of ").append(Fmt.bytes(totalBytes));
+                s.append(" (").append(percent(bytes, totalBytes)).append("%)");
+            }
+        } else if (totalItems >= 0) {
+            s.append(" (").append(percent(items, totalItems)).append("%)");
+        }
+        if (detail != null) {
+            s.append(", ").append(detail.get());
         }
         return s.toString();
+    }
+
+    /** {@code done} of {@code total} in whole percent, at most 100 (an empty total is done). */
+    private static long percent(long done, long total) {
+        return total == 0 ? 100 : Math.min(100, done * 100 / total);
     }
 
     /**

@@ -30,7 +30,8 @@ import picocli.CommandLine.Spec;
         description = {
             "Stress the database with random operations checked against an expected state.",
             "The expected-state file survives the process; exit code 1 on any wrong answer.",
-            "Prints 'stress: running' once the verification passed and the threads started."
+            "Prints 'stress: running' once the verification passed and the threads started;",
+            "its progress goes to stderr, its results to stdout."
         })
 final class StressCommand implements Callable<Integer> {
     @Spec
@@ -66,6 +67,9 @@ final class StressCommand implements Callable<Integer> {
     @Mixin
     StressOptions stress;
 
+    @Mixin
+    ProgressOption progress;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         stress.checkThreads(threads);
@@ -97,10 +101,21 @@ final class StressCommand implements Callable<Integer> {
             out.println("stress: running");
             out.flush();
             StressRun run = new StressRun(db, es, new StressRun.Config(threads, ops, durationSeconds * 1000, s));
-            StressRun.Summary summary = run.run(line -> {
-                out.println(line);
-                out.flush();
-            });
+            StressRun.Summary summary;
+            // The progress is stderr's, as every long command's; stdout keeps the lines above and the results below,
+            // which crashtest ('stress: running') and scripts read.
+            StressRun.Counts[] now = {new StressRun.Counts(0, 0, 0, 0, 0)};
+            try (Progress shown = progress.start(spec, "stress", "ops").itemsOnly()) {
+                shown.total(run.opsLimit(), -1);
+                shown.detail(() -> Fmt.count(now[0].acknowledgedWrites()) + " acknowledged writes, "
+                        + Fmt.count(now[0].wrongAnswers()) + " wrong, " + Fmt.count(now[0].keyRangeDeletions())
+                        + " key-range deletions, " + Fmt.count(now[0].memtableRewrites()) + " memtable rewrites");
+                summary = run.run(counts -> {
+                    now[0] = counts;
+                    shown.set(counts.ops(), 0);
+                });
+                shown.done();
+            }
             out.println("stress: done: " + summary);
             out.println("stress: expected-state totals over every run: " + es.totalOps() + " ops, " + es.totalAcked()
                     + " acknowledged writes, " + es.totalKeyRangeDeletions() + " key-range deletions, "

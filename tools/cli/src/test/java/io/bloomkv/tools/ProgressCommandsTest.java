@@ -17,7 +17,8 @@ import picocli.CommandLine;
 
 /**
  * The progress display of the long commands ({@code put --input}, {@code sst write} with and without {@code --ops},
- * {@code backup create}): stdout is the same with it on, off and on a terminal; {@code --no-progress} leaves stderr
+ * {@code backup create}, {@code stress}): stdout is the same with it on, off and on a terminal (stress: the same
+ * result lines, whose figures vary from run to run); {@code --no-progress} leaves stderr
  * empty; the plain lines (stderr not a terminal) count up to the run's totals, ending in a {@code done} line; and a
  * failure midway ends stderr with its error line alone, nothing of the progress left on it. A {@link Shown} factory
  * gives the commands a clock that jumps 10 s at each reading, so every reading shows progress however short the run.
@@ -125,7 +126,8 @@ class ProgressCommandsTest {
                 .endsWith("\n");
         List<String> lines = err.lines().toList();
         assertThat(lines).hasSizeGreaterThan(2).last().isEqualTo(task + ": done: " + doneCounts);
-        Pattern progress = Pattern.compile(Pattern.quote(task) + ": ([0-9,]+)( of [0-9,]+)? " + unit + ", .+");
+        Pattern progress =
+                Pattern.compile(Pattern.quote(task) + ": ([0-9,]+)( of [0-9,]+)? " + unit + "( \\([0-9]+%\\))?, .+");
         long before = -1;
         for (String line : lines.subList(0, lines.size() - 1)) {
             Matcher m = progress.matcher(line);
@@ -451,6 +453,100 @@ class ProgressCommandsTest {
                     .as("no backup")
                     .isEqualTo("id  created                   files  bytes\n");
         }
+    }
+
+    // ------------------------------------------------------------------ stress
+
+    /**
+     * Stdout of a stress run: the banner, the verification at open, {@code stress: running} (what crashtest waits for),
+     * the summary and the expected state's totals, and nothing else (no progress line).
+     */
+    private static void assertStressResultsOnly(Cli.Result r) {
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines).as(r.toString()).hasSize(5);
+        assertThat(lines.get(0)).startsWith("stress: seed ");
+        assertThat(lines.get(1)).startsWith("stress: open: ");
+        assertThat(lines.get(2)).isEqualTo("stress: running");
+        assertThat(lines.get(3)).startsWith("stress: done: ").contains("wrong answers 0");
+        assertThat(lines.get(4)).startsWith("stress: expected-state totals over every run: ");
+    }
+
+    private List<String> stress(String db, String... more) {
+        List<String> args = new ArrayList<>(
+                List.of("stress", tmp.resolve(db).toString(), "--ops=3000", "--threads=2", "--keys=600", "--seed=42"));
+        args.addAll(List.of(more));
+        return args;
+    }
+
+    @Test
+    void stressPrintsOnlyItsResultsOnStdoutWithProgressOnOffAndOnATerminal() {
+        for (Shown shown : List.of(new Shown(Mode.LINES), new Shown(Mode.TERMINAL))) {
+            Cli.Result r = run(shown, stress("db-" + shown.mode).toArray(String[]::new));
+            assertStressResultsOnly(r);
+            assertThat(r.err()).as("progress was shown (on stderr)").contains("stress: ");
+            if (shown.mode == Mode.TERMINAL) {
+                assertThat(r.err()).contains("\rstress: ");
+                assertThat(screen(r.err())).as("the line is erased at the end").isEmpty();
+            }
+        }
+        Cli.Result real = Cli.run(stress("db-real").toArray(String[]::new));
+        assertStressResultsOnly(real);
+        assertThat(real.err().lines())
+                .as("stderr not a terminal: progress lines only, on a run long enough")
+                .allMatch(l -> l.startsWith("stress: "));
+    }
+
+    @Test
+    void stressWithNoProgressPrintsNothingOnStderr() {
+        for (Mode mode : Mode.values()) {
+            Cli.Result r =
+                    run(new Shown(mode), stress("db-" + mode, "--no-progress").toArray(String[]::new));
+            assertStressResultsOnly(r);
+            assertThat(r.err()).as(mode.toString()).isEmpty();
+        }
+    }
+
+    /**
+     * The plain lines count the operations up to those asked for, each with the acknowledged writes, wrong answers,
+     * key-range deletions and memtable rewrites so far; the done line holds the run's final figures, those of its
+     * summary on stdout. With {@code --ops 0} (a run limited by {@code --duration} only) there is no total.
+     */
+    @Test
+    void stressProgressLinesCountTheOperations() {
+        Cli.Result r = run(new Shown(Mode.LINES), stress("db").toArray(String[]::new));
+        assertStressResultsOnly(r);
+        Matcher summary = Pattern.compile(
+                        "stress: done: 3000 ops in .*, key-range deletions ([0-9]+) \\(.*memtable rewrites ([0-9]+);"
+                                + " acknowledged writes ([0-9]+); wrong answers 0\n")
+                .matcher(r.out().lines().toList().get(3) + "\n");
+        assertThat(summary.matches()).as(r.out()).isTrue();
+        assertCountsUpTo(
+                r.err(),
+                "stress",
+                "ops",
+                "3,000 of 3,000 ops (100%), " + Fmt.count(Long.parseLong(summary.group(3)))
+                        + " acknowledged writes, 0 wrong, " + Fmt.count(Long.parseLong(summary.group(1)))
+                        + " key-range deletions, " + Fmt.count(Long.parseLong(summary.group(2)))
+                        + " memtable rewrites");
+        assertThat(r.err().lines().toList().get(0))
+                .matches("stress: [0-9,]+ of 3,000 ops \\([0-9]+%\\), [0-9,]+ acknowledged writes, 0 wrong, [0-9,]+"
+                        + " key-range deletions, [0-9,]+ memtable rewrites");
+
+        Cli.Result timed = run(
+                new Shown(Mode.LINES),
+                "stress",
+                tmp.resolve("timed").toString(),
+                "--ops=0",
+                "--duration=1",
+                "--threads=2",
+                "--keys=600",
+                "--seed=43");
+        assertStressResultsOnly(timed);
+        List<String> lines = timed.err().lines().toList();
+        assertThat(lines).as("a line at each reading of the test's clock").hasSizeGreaterThan(3);
+        assertThat(lines.get(0)).matches("stress: [0-9,]+ ops, [0-9,]+ acknowledged writes, 0 wrong, .*");
+        assertThat(lines.get(lines.size() - 1)).startsWith("stress: done: ").doesNotContain(" of ");
     }
 
     @Test

@@ -39,6 +39,13 @@ public final class StressRun {
     /** What to run: {@code ops} per run (0 = no limit) and {@code durationMillis} (0 = no limit), whichever ends first. */
     public record Config(int threads, long ops, long durationMillis, long seed) {}
 
+    /**
+     * How far a run is, read while its threads run ({@link #run}): operations done, acknowledged writes, wrong answers,
+     * key-range deletions and memtable rewrites so far.
+     */
+    public record Counts(
+            long ops, long acknowledgedWrites, long wrongAnswers, long keyRangeDeletions, long memtableRewrites) {}
+
     /** The widest stripe of consecutive keys one thread owns (and so the widest key-range deletion). */
     public static final int MAX_STRIPE = 256;
 
@@ -148,8 +155,24 @@ public final class StressRun {
         return now;
     }
 
-    /** Runs the threads until the operations or the time are used up; {@code progress} gets a line every few seconds. */
-    public Summary run(Consumer<String> progress) throws InterruptedException {
+    /**
+     * The operations the run makes at most: {@link Config#ops} rounded up to a whole share per thread, or -1 when only
+     * the duration limits it.
+     */
+    public long opsLimit() {
+        return config.ops() > 0 ? perThreadLimit() * config.threads() : -1;
+    }
+
+    private long perThreadLimit() {
+        return config.ops() > 0 ? (config.ops() + config.threads() - 1) / config.threads() : Long.MAX_VALUE;
+    }
+
+    /**
+     * Runs the threads until the operations or the time are used up. {@code progress} hears the counts so far on the
+     * calling thread about every 200 ms while they run, and the final ones once they have ended; it decides what to
+     * show and when (the command's progress display on stderr).
+     */
+    public Summary run(Consumer<Counts> progress) throws InterruptedException {
         long t0 = System.nanoTime();
         rewritesAtStart = db.stats().memtableRewrites();
         long deadline = config.durationMillis() > 0 ? t0 + config.durationMillis() * 1_000_000L : Long.MAX_VALUE;
@@ -167,17 +190,11 @@ public final class StressRun {
                     "stress-" + t);
             threads[t].start();
         }
-        long nextReport = System.nanoTime() + 5_000_000_000L;
         for (Thread th : threads) {
             while (th.isAlive()) {
                 th.join(200);
-                memtableRewrites();
-                if (System.nanoTime() > nextReport) {
-                    progress.accept("stress: " + ops.get() + " ops, " + acked.get() + " acknowledged writes, "
-                            + wrong.get() + " wrong, " + keyRangeDeletes.get() + " key-range deletions, "
-                            + memtableRewrites() + " memtable rewrites");
-                    nextReport = System.nanoTime() + 5_000_000_000L;
-                }
+                long rewrites = memtableRewrites(); // also recorded in the expected state, for crashtest's totals
+                progress.accept(new Counts(ops.get(), acked.get(), wrong.get(), keyRangeDeletes.get(), rewrites));
             }
         }
         if (failure != null) {
@@ -186,6 +203,7 @@ public final class StressRun {
         }
         long millis = (System.nanoTime() - t0) / 1_000_000;
         long rewrites = memtableRewrites();
+        progress.accept(new Counts(ops.get(), acked.get(), wrong.get(), keyRangeDeletes.get(), rewrites)); // the last
         synchronized (problems) {
             return new Summary(
                     ops.get(),
@@ -243,7 +261,7 @@ public final class StressRun {
         Random rnd = new Random(config.seed() * 1_000_003L + thread);
         long writeSeq = 0;
         int[] lastSingleIngested = {-1}; // the own key of this thread's last one-key ingestion not dropped yet
-        long limit = config.ops() > 0 ? (config.ops() + config.threads() - 1) / config.threads() : Long.MAX_VALUE;
+        long limit = perThreadLimit();
         for (long i = 0; i < limit && System.nanoTime() < deadline && failure == null; i++) {
             int r = rnd.nextInt(1000);
             long writeId = (long) thread << 48 | ++writeSeq;
