@@ -1,6 +1,8 @@
 package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -453,6 +455,64 @@ class ProgressCommandsTest {
                     .as("no backup")
                     .isEqualTo("id  created                   files  bytes\n");
         }
+    }
+
+    /**
+     * A backup directory on another file system than the database (here /dev/shm, a tmpfs, when the temporary
+     * directory is not on one): hard links fail, the checkpoint copies every table, and the progress counts the copy
+     * against the total, which is then the backup's bytes plus its tables' bytes, the lines never going down.
+     */
+    @Test
+    void backupCreateToAnotherFileSystemCountsTheCheckpointsCopy() throws IOException {
+        Path shm = Path.of("/dev/shm");
+        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no /dev/shm");
+        assumeFalse(
+                Files.getFileStore(shm).equals(Files.getFileStore(tmp)),
+                "/dev/shm and the temporary directory are one");
+        Path db = databases(1).get(0);
+        Path backups = Files.createTempDirectory(shm, "bloomkv-progress-");
+        try {
+            Cli.Result r = run(new Shown(Mode.LINES), "backup", "create", db.toString(), backups.toString());
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            Matcher out = BACKUP_OUT.matcher(r.out());
+            assertThat(out.matches()).as(r.out()).isTrue();
+            long tables;
+            try (Stream<Path> shared = Files.list(backups.resolve("shared"))) {
+                tables = shared.mapToLong(p -> p.toFile().length()).sum();
+            }
+            assertThat(tables).as("tables were copied into the backup").isPositive();
+            String files = out.group(1);
+            String total = Fmt.bytes(Long.parseLong(out.group(2)) + tables);
+            assertCountsUpTo(
+                    r.err(),
+                    "backup",
+                    "files",
+                    files + " of " + files + " files, " + total + " of " + total + " (100%)");
+            List<Double> bytes = r.err()
+                    .lines()
+                    .map(l -> l.replaceFirst("^backup: (done: )?[0-9,]+ of [0-9,]+ files, ", ""))
+                    .map(ProgressCommandsTest::bytesOf)
+                    .toList();
+            assertThat(bytes).as(r.err()).isSorted();
+            double copied = bytesOf(Fmt.bytes(tables));
+            assertThat(r.err().lines().filter(l -> l.startsWith("backup: 0 of ")))
+                    .as("the copy reported before any file was stored (the checksums count past it)")
+                    .anyMatch(l -> bytesOf(l.replaceFirst("^backup: 0 of [0-9,]+ files, ", "")) <= copied);
+        } finally {
+            try (Stream<Path> all = Files.walk(backups)) {
+                for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    /** The first figure of {@code counts} ({@code 1.5 KiB of ...}), in bytes. */
+    private static double bytesOf(String counts) {
+        Matcher m = Pattern.compile("([0-9.]+) (B|KiB|MiB|GiB)\\b.*").matcher(counts);
+        assertThat(m.matches()).as(counts).isTrue();
+        int shift = List.of("B", "KiB", "MiB", "GiB").indexOf(m.group(2)) * 10;
+        return Double.parseDouble(m.group(1)) * (1L << shift);
     }
 
     // ------------------------------------------------------------------ stress
