@@ -27,9 +27,10 @@ import java.util.zip.CRC32C;
  *
  * <p>{@link #createBackup} checkpoints the database into {@code tmp/} (hard links where it can, copies elsewhere),
  * moves each table into {@code shared/} unless a file of the same name (number, CRC32C, size) is there already, moves
- * the rest into {@code private/ID/}, syncs, and last writes {@code meta/ID} (a temp file renamed into place): the backup exists
- * once its metadata does. A create that fails removes what it had stored before it returns; what a crashed create,
- * or a failed or crashed delete, left is removed by the next create, delete or purge. The backup holds exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
+ * the rest into {@code private/ID/}, syncs, and last writes {@code meta/ID} (a temp file renamed into place): the
+ * backup exists once its metadata does. A create that fails removes what it had stored before it returns; what a
+ * crashed create, or a failed or crashed delete, left is removed by the next create, delete or purge. The backup
+ * holds exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
  *
  * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
  * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}).
@@ -373,8 +374,8 @@ public final class BackupEngine {
     /**
      * Deletes backup {@code id} (RocksDB's {@code DeleteBackup}): its metadata, its private files, and the shared
      * tables no remaining backup names. Crash-safe: the metadata goes first (the backup ceases to exist when its
-     * metadata file is unlinked and {@code meta/} synced), then the files only it referenced; a crash between the two leaves
-     * unreferenced files that the next delete, purge or create removes, and never touches a file another backup
+     * metadata file is unlinked and {@code meta/} synced), then the files only it referenced; a crash between the two
+     * leaves unreferenced files that the next delete, purge or create removes, and never touches a file another backup
      * names, so every remaining backup still verifies and restores.
      *
      * A backup whose metadata is damaged is deleted the same way; while another remaining one is damaged no shared

@@ -20,8 +20,9 @@ import java.util.function.Supplier;
  * <p>On a terminal ({@link #stderrIsTerminal}) one line is redrawn in place ({@code \r}) at most four times a second,
  * from a quarter of a second in, and erased when the command ends, so the error line of a failure, or the answer on
  * stdout, starts on a clean line. Otherwise (a file, a pipe, a CI log) a plain line every {@link #LINE_INTERVAL_NANOS},
- * and a last {@code done} line with the totals when the run printed any: a short run prints nothing. {@link #advance} reads the clock only every {@link #CHECK_EVERY_CALLS} calls or {@link #CHECK_EVERY_BYTES}
- * bytes, so counting a line costs an addition and a comparison. Not thread-safe: the command's thread reports.
+ * and a last {@code done} line with the totals when the run printed any: a short run prints nothing.
+ * {@link #advance} reads the clock only every {@link #CHECK_EVERY_CALLS} calls or {@link #CHECK_EVERY_BYTES} bytes,
+ * so counting a line costs an addition and a comparison. Not thread-safe: the command's thread reports.
  */
 final class Progress implements AutoCloseable {
     /** Between two redraws of the line on a terminal (and before the first). */
