@@ -64,14 +64,33 @@ public interface BenchEngine extends AutoCloseable {
     }
 
     /** Seeks to the first key >= start and steps over up to {@code count} entries; returns how many it saw. */
-    int scan(byte[] start, int count) throws IOException;
+    default int scan(byte[] start, int count) throws IOException {
+        return scan(start, count, null, null);
+    }
+
+    /**
+     * {@link #scan(byte[], int)} that also hands out the entries it saw: entry {@code i}'s key and value, the arrays
+     * the engine's iterator returned (copies the caller owns), go to {@code keysOut[i]} and {@code valuesOut[i]} for
+     * {@code i} below the count returned; the slots after it are left as they were. Both arrays null (nothing handed
+     * out) or at least {@code count} long. Per entry this does the work of {@link #scan(byte[], int)} plus two array
+     * stores, so the entries can be checked after the scan is timed, as a get's value is.
+     */
+    int scan(byte[] start, int count, byte[][] keysOut, byte[][] valuesOut) throws IOException;
 
     /**
      * A prefix seek: seeks to the first key >= {@code start} with prefix-same-as-start semantics (the engine may skip
      * every table whose prefix filter rules out {@code start}'s first {@code prefixLength} bytes, when it was opened
      * with that prefix length) and steps over up to {@code count} entries that share that prefix; returns how many.
      */
-    int scanPrefix(byte[] start, int prefixLength, int count) throws IOException;
+    default int scanPrefix(byte[] start, int prefixLength, int count) throws IOException {
+        return scanPrefix(start, prefixLength, count, null, null);
+    }
+
+    /**
+     * {@link #scanPrefix(byte[], int, int)} that also hands out the entries it saw, as
+     * {@link #scan(byte[], int, byte[][], byte[][])} does.
+     */
+    int scanPrefix(byte[] start, int prefixLength, int count, byte[][] keysOut, byte[][] valuesOut) throws IOException;
 
     /** Flushes every memtable to SSTables and waits until background flushes and compactions are idle. */
     void flushAndSettle() throws IOException;

@@ -219,22 +219,31 @@ public final class BloomKvEngine implements BenchEngine {
     }
 
     @Override
-    public int scan(byte[] start, int count) {
-        return scan(null, start, 0, count);
+    public int scan(byte[] start, int count, byte[][] keysOut, byte[][] valuesOut) {
+        return scan(null, start, 0, count, keysOut, valuesOut);
     }
 
     @Override
-    public int scanPrefix(byte[] start, int prefixLength, int count) {
-        return scan(PREFIX_SAME_AS_START, start, prefixLength, count);
+    public int scanPrefix(byte[] start, int prefixLength, int count, byte[][] keysOut, byte[][] valuesOut) {
+        return scan(PREFIX_SAME_AS_START, start, prefixLength, count, keysOut, valuesOut);
     }
 
-    /** Seeks to {@code start} and steps over up to {@code count} entries sharing its first {@code prefixLength} bytes. */
-    private int scan(ReadOptions ro, byte[] start, int prefixLength, int count) {
+    /**
+     * Seeks to {@code start} and steps over up to {@code count} entries sharing its first {@code prefixLength} bytes,
+     * handing each out into {@code keysOut} / {@code valuesOut} when they are not null.
+     */
+    private int scan(ReadOptions ro, byte[] start, int prefixLength, int count, byte[][] keysOut, byte[][] valuesOut) {
         int seen = 0;
         try (DbIterator it = db.iterator(ro)) {
             for (it.seek(start); seen < count && it.valid() && startsWith(it.key(), start, prefixLength); it.next()) {
-                if (it.key().length == 0 || it.value() == null) {
+                byte[] k = it.key();
+                byte[] v = it.value();
+                if (k.length == 0 || v == null) {
                     throw new IllegalStateException("bloomkv iterator returned an empty entry");
+                }
+                if (keysOut != null) {
+                    keysOut[seen] = k;
+                    valuesOut[seen] = v;
                 }
                 seen++;
             }

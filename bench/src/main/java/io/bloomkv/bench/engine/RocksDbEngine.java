@@ -389,23 +389,34 @@ public final class RocksDbEngine implements BenchEngine {
     }
 
     @Override
-    public int scan(byte[] start, int count) throws IOException {
-        return scan(readOptions, start, 0, count);
+    public int scan(byte[] start, int count, byte[][] keysOut, byte[][] valuesOut) throws IOException {
+        return scan(readOptions, start, 0, count, keysOut, valuesOut);
     }
 
     @Override
-    public int scanPrefix(byte[] start, int prefixLength, int count) throws IOException {
-        return scan(prefixReadOptions, start, prefixLength, count);
+    public int scanPrefix(byte[] start, int prefixLength, int count, byte[][] keysOut, byte[][] valuesOut)
+            throws IOException {
+        return scan(prefixReadOptions, start, prefixLength, count, keysOut, valuesOut);
     }
 
-    /** Seeks to {@code start} and steps over up to {@code count} entries sharing its first {@code prefixLength} bytes. */
-    private int scan(ReadOptions ro, byte[] start, int prefixLength, int count) throws IOException {
+    /**
+     * Seeks to {@code start} and steps over up to {@code count} entries sharing its first {@code prefixLength} bytes,
+     * handing each out into {@code keysOut} / {@code valuesOut} when they are not null.
+     */
+    private int scan(ReadOptions ro, byte[] start, int prefixLength, int count, byte[][] keysOut, byte[][] valuesOut)
+            throws IOException {
         int seen = 0;
         try (RocksIterator it = db.newIterator(ro)) {
             it.seek(start);
             while (seen < count && it.isValid() && BloomKvEngine.startsWith(it.key(), start, prefixLength)) {
-                if (it.key().length == 0 || it.value() == null) {
+                byte[] k = it.key();
+                byte[] v = it.value();
+                if (k.length == 0 || v == null) {
                     throw new IOException("rocksdb iterator returned an empty entry");
+                }
+                if (keysOut != null) {
+                    keysOut[seen] = k;
+                    valuesOut[seen] = v;
                 }
                 seen++;
                 it.next();
