@@ -35,7 +35,11 @@ public final class KeySpace {
         return keySize;
     }
 
-    /** Id of the {@code j}-th loaded key, {@code 0 <= j < num}. */
+    /**
+     * Id of the {@code j}-th loaded key, {@code 0 <= j < num}. Strictly increasing in {@code j}, and key order is id
+     * order, so the loaded keys in key order are those of load indices 0, 1, ..., num-1: the loaded keys at and after
+     * loaded key {@code j} are {@code j, j+1, ...}, with no key set held in memory.
+     */
     public long loadedId(long j) {
         checkIndex(j, num);
         return 2 * j;
@@ -80,6 +84,28 @@ public final class KeySpace {
             k[i] = (byte) (f >>> (8 * (i & 7)));
         }
         return k;
+    }
+
+    /** True when {@code k} equals {@link #key(long) key(id)}, byte for byte, without allocating. */
+    public boolean matches(byte[] k, long id) {
+        if (k == null || k.length != keySize) {
+            return false;
+        }
+        for (int i = 0; i < 8; i++) {
+            if (k[i] != (byte) (id >>> (56 - 8 * i))) {
+                return false;
+            }
+        }
+        long f = mix64(id);
+        for (int i = 8; i < keySize; i++) {
+            if ((i & 7) == 0 && i > 8) {
+                f = mix64(f);
+            }
+            if (k[i] != (byte) (f >>> (8 * (i & 7)))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The id a key was made from (its first 8 bytes). */

@@ -33,7 +33,11 @@ public final class PrefixLayout {
         return presentPrefixes() - 1;
     }
 
-    /** The id of load index {@code j}, {@code 0 <= j < num}. */
+    /**
+     * The id of load index {@code j}, {@code 0 <= j < num}. Strictly increasing in {@code j} (and key order is id
+     * order), so present prefix {@code p}'s keys in key order are those of load indices
+     * {@code p * KEYS_PER_PREFIX .. p * KEYS_PER_PREFIX + keysUnder(p) - 1}.
+     */
     public long loadedId(long j) {
         if (j < 0 || j >= num) {
             throw new IndexOutOfBoundsException("load index " + j + " outside [0, " + num + ")");
