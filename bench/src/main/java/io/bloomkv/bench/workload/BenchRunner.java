@@ -46,6 +46,9 @@ public final class BenchRunner {
     private final PrefixLayout prefixes;
 
     private final ValueSource values;
+    /** Checks each seekrandom and seekprefix answer, entry by entry. */
+    private final SeekCheck seekCheck;
+
     private final ProgressSink progress;
     private final PageCacheEvictor evictor;
     /** The records family's values (~1 KB, 10 fields), same seed and compressibility as {@link #values}. */
@@ -86,6 +89,7 @@ public final class BenchRunner {
         this.keys = new KeySpace(cfg.num(), cfg.keySize());
         this.prefixes = cfg.workloads().contains(Workload.SEEKPREFIX) ? new PrefixLayout(cfg.num()) : null;
         this.values = new ValueSource(cfg.valueSize(), cfg.seed(), cfg.valueCompressibility());
+        this.seekCheck = new SeekCheck(keys, prefixes, values);
         this.progress = progress;
         this.evictor = evictor;
         if (cfg.cold() && evictor == null) {
@@ -1169,6 +1173,11 @@ public final class BenchRunner {
         };
     }
 
+    /**
+     * Seeks to {@code cfg.seeks()} random loaded keys (chosen as {@code --distribution} says), each stepping over
+     * {@code length} entries (phase seekrandom-{@code length}): each must see the loaded keys from its target on, in
+     * order, with their values ({@link #seekLoop}). Found = entries seen.
+     */
     private PhaseResult seeks(EngineSpec spec, BenchEngine engine, int length) throws IOException {
         String phase = "seekrandom-" + length;
         long[] warmIds = phaseWarmUpIds(2);
@@ -1198,15 +1207,21 @@ public final class BenchRunner {
                 cold);
     }
 
-    /** The timed loop of {@link #seeks}, also its warm-up's (see {@link #getLoop}). */
+    /**
+     * The timed loop of {@link #seeks}, also its warm-up's (see {@link #getLoop}). Each seek hands out the entries it
+     * saw; they are checked ({@link SeekCheck#seekRandom}) after its latency is recorded, as a get's value is, and a
+     * seek whose entries are not exactly the right keys with their values is one wrong answer.
+     */
     private Worker seekLoop(BenchEngine engine, byte[][] ks, long[] ids, int length) {
         return (from, n, h, counts) -> {
+            byte[][] seenKeys = new byte[length][];
+            byte[][] seenValues = new byte[length][];
             for (int i = (int) from; i < from + n; i++) {
                 long t0 = System.nanoTime();
-                int seen = engine.scan(ks[i], length);
+                int seen = engine.scan(ks[i], length, seenKeys, seenValues);
                 h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
                 counts[0] += seen;
-                if (seen != Math.min(length, keys.num() - ids[i] / 2)) {
+                if (!seekCheck.seekRandom(seenKeys, seenValues, seen, ids[i], length)) {
                     counts[2]++;
                 }
                 tick(i - from);
@@ -1217,8 +1232,8 @@ public final class BenchRunner {
     /**
      * Prefix seeks ({@link BenchEngine#scanPrefix}) to {@code cfg.seeks()} random prefixes of the {@link PrefixLayout}:
      * {@code present}: the first key of a present prefix, iterating every key under it (phase seekprefix-hit, each
-     * must see exactly the prefix's keys); otherwise a target under an absent prefix (phase seekprefix-miss, each
-     * must see nothing). Found = entries seen.
+     * must see exactly the prefix's keys, in order, with their values); otherwise a target under an absent prefix
+     * (phase seekprefix-miss, each must see nothing). Found = entries seen.
      */
     private PhaseResult prefixSeeks(EngineSpec spec, BenchEngine engine, boolean present) throws IOException {
         String phase = present ? "seekprefix-hit" : "seekprefix-miss";
@@ -1264,18 +1279,27 @@ public final class BenchRunner {
         return ks;
     }
 
-    /** The timed loop of {@link #prefixSeeks}, also its warm-up's (see {@link #getLoop}). */
+    /**
+     * The timed loop of {@link #prefixSeeks}, also its warm-up's (see {@link #getLoop}). Each seek's entries are
+     * checked after its latency is recorded ({@link SeekCheck#prefixHit}, {@link SeekCheck#prefixMiss}), as in
+     * {@link #seekLoop}.
+     */
     private Worker prefixSeekLoop(BenchEngine engine, byte[][] ks, long[] prefix, boolean present) {
         return (from, n, h, counts) -> {
+            byte[][] seenKeys = new byte[PrefixLayout.KEYS_PER_PREFIX][];
+            byte[][] seenValues = new byte[PrefixLayout.KEYS_PER_PREFIX][];
             for (int i = (int) from; i < from + n; i++) {
                 long t0 = System.nanoTime();
-                int seen = engine.scanPrefix(ks[i], PrefixLayout.PREFIX_LENGTH, PrefixLayout.KEYS_PER_PREFIX);
+                int seen = engine.scanPrefix(
+                        ks[i], PrefixLayout.PREFIX_LENGTH, PrefixLayout.KEYS_PER_PREFIX, seenKeys, seenValues);
                 h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
                 counts[0] += seen;
                 if (seen == 0) {
                     counts[1]++;
                 }
-                if (seen != (present ? prefixes.keysUnder(prefix[i]) : 0)) {
+                if (present
+                        ? !seekCheck.prefixHit(seenKeys, seenValues, seen, prefix[i])
+                        : !seekCheck.prefixMiss(seen)) {
                     counts[2]++;
                 }
                 tick(i - from);
