@@ -1,5 +1,8 @@
 package io.bloomkv.bench.workload;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.SplittableRandom;
 
 /**
@@ -12,6 +15,13 @@ import java.util.SplittableRandom;
  * real keys do, but never reorder).
  */
 public final class KeySpace {
+    /** A key's first 8 bytes (its id) as one long, for {@link #matches}. */
+    private static final VarHandle BIG_ENDIAN =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    /** A whole filler word of a key as one long, for {@link #matches}. */
+    private static final VarHandle LITTLE_ENDIAN =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     private final long num;
     private final int keySize;
 
@@ -86,21 +96,29 @@ public final class KeySpace {
         return k;
     }
 
-    /** True when {@code k} equals {@link #key(long) key(id)}, byte for byte, without allocating. */
+    /**
+     * True when {@code k} equals {@link #key(long) key(id)}, byte for byte, without allocating. It compares eight bytes
+     * at a time (the id big-endian, each whole filler word little-endian, as {@link #key} writes them): a seek check
+     * runs it on every entry a scan returns.
+     */
     public boolean matches(byte[] k, long id) {
-        if (k == null || k.length != keySize) {
+        if (k == null || k.length != keySize || (long) BIG_ENDIAN.get(k, 0) != id) {
             return false;
         }
-        for (int i = 0; i < 8; i++) {
-            if (k[i] != (byte) (id >>> (56 - 8 * i))) {
+        long f = mix64(id);
+        int i = 8;
+        for (; i + 8 <= keySize; i += 8) {
+            if (i > 8) {
+                f = mix64(f);
+            }
+            if ((long) LITTLE_ENDIAN.get(k, i) != f) {
                 return false;
             }
         }
-        long f = mix64(id);
-        for (int i = 8; i < keySize; i++) {
-            if ((i & 7) == 0 && i > 8) {
-                f = mix64(f);
-            }
+        if (i < keySize && i > 8) {
+            f = mix64(f);
+        }
+        for (; i < keySize; i++) {
             if (k[i] != (byte) (f >>> (8 * (i & 7)))) {
                 return false;
             }

@@ -271,7 +271,7 @@ class SeekCheckTest {
     @Test
     void aKeyMatchesOnlyItsOwnBytes() {
         SplittableRandom rnd = new SplittableRandom(SEED);
-        for (int keySize : new int[] {8, 9, 16, 23, 40}) {
+        for (int keySize : new int[] {8, 9, 15, 16, 23, 24, 31, 40}) {
             KeySpace keys = new KeySpace(1000, keySize);
             for (int t = 0; t < 2000; t++) {
                 long id = t < 4 ? new long[] {0, 1, Long.MAX_VALUE, -1}[t] : rnd.nextLong();
