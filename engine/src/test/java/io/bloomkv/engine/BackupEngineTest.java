@@ -294,16 +294,7 @@ class BackupEngineTest {
             assertThat(inCopy[0])
                     .as("the first report is of the checkpoint's copy")
                     .isTrue();
-            assertThat(backups.backups())
-                    .extracting(BackupEngine.BackupInfo::id)
-                    .containsExactly(first.id());
-            assertThat(tree(root))
-                    .as("seed %d: what the cancelled create left", seed)
-                    .isEqualTo(before);
-            backups.verify(first.id());
-            BackupEngine.BackupInfo next = backups.createBackup(db);
-            backups.verify(next.id());
-            backups.restore(next.id(), dir.resolve("restored"));
+            assertNothingLeftAndTheNextCreateRestores(backups, db, first, root, before, seed);
         }
         try (Db r = Db.open(dir.resolve("restored"), small(FileSystem.disk()))) {
             assertThat(CheckpointTest.contents(r)).as("seed " + seed).isEqualTo(CheckpointTest.render(model));
@@ -348,20 +339,27 @@ class BackupEngineTest {
             assertThat(stored.get())
                     .as("files stored before the callback threw")
                     .isEqualTo(3);
-            assertThat(backups.backups())
-                    .extracting(BackupEngine.BackupInfo::id)
-                    .containsExactly(first.id());
-            assertThat(tree(root))
-                    .as("seed %d: what the failed create left", seed)
-                    .isEqualTo(before);
-            backups.verify(first.id());
-            BackupEngine.BackupInfo next = backups.createBackup(db);
-            backups.verify(next.id());
-            backups.restore(next.id(), dir.resolve("restored"));
+            assertNothingLeftAndTheNextCreateRestores(backups, db, first, root, before, seed);
         }
         try (Db r = Db.open(dir.resolve("restored"), small(FileSystem.disk()))) {
             assertThat(CheckpointTest.contents(r)).as("seed " + seed).isEqualTo(CheckpointTest.render(model));
         }
+    }
+
+    /**
+     * After a create that failed: only {@code first} is listed, the backup directory holds what it held before the
+     * create ({@code before}), {@code first} still verifies, and a new create verifies and restores into
+     * {@code restored} of the test's directory.
+     */
+    private void assertNothingLeftAndTheNextCreateRestores(
+            BackupEngine backups, Db db, BackupEngine.BackupInfo first, Path root, Set<String> before, long seed)
+            throws IOException {
+        assertThat(backups.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(first.id());
+        assertThat(tree(root)).as("seed %d: what the failed create left", seed).isEqualTo(before);
+        backups.verify(first.id());
+        BackupEngine.BackupInfo next = backups.createBackup(db);
+        backups.verify(next.id());
+        backups.restore(next.id(), dir.resolve("restored"));
     }
 
     /** Every file and directory under {@code root}, relative to it. */
