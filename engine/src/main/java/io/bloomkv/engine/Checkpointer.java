@@ -175,10 +175,15 @@ final class Checkpointer {
             }
             writeCurrent(fs, out, manifestNumber, written);
             return new Result(linked, toCopy.size(), records, sequence);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // An Error too (a listener cancelling with one, an OutOfMemoryError during the copy): no half checkpoint
+            // stays behind; it is rethrown as is.
             cleanUp(out, written, created, e);
             if (e instanceof IOException io) {
                 throw new BloomKvIOException("checkpoint into " + out + " failed", io);
+            }
+            if (e instanceof Error err) {
+                throw err;
             }
             throw (RuntimeException) e;
         } finally {
@@ -327,7 +332,7 @@ final class Checkpointer {
     }
 
     /** Removes what a failed checkpoint wrote (best effort; problems are added to {@code failure}). */
-    private void cleanUp(Path out, List<Path> written, boolean created, Exception failure) {
+    private void cleanUp(Path out, List<Path> written, boolean created, Throwable failure) {
         // CURRENT first: without it the directory is never taken for a database.
         for (int i = written.size() - 1; i >= 0; i--) {
             try {

@@ -236,6 +236,66 @@ class CheckpointTest {
     }
 
     /**
+     * A listener that throws while the checkpoint copies the tables it could not link (a caller cancelling, with a
+     * runtime exception or an error) fails the checkpoint with its own throwable, as is, and leaves nothing: no target
+     * directory (it was created by the checkpoint), no linked table, WAL, MANIFEST or partly copied table. The source
+     * still reads as before, and a checkpoint taken next opens with every write.
+     */
+    @Test
+    void aListenerThatThrowsDuringTheCopyLeavesNothing() {
+        InMemoryFileSystem mem = new InMemoryFileSystem();
+        FileSystem noLinks = new ForwardingFileSystem(mem) {
+            @Override
+            public void link(Path existing, Path link) throws IOException {
+                throw new IOException("links refused by the test");
+            }
+        };
+        Random rnd = new Random(11);
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        Path src = Path.of("/mem/db");
+        try (Db db = Db.open(src, small(noLinks).autoCompaction(false))) {
+            load(db, model, rnd, 2000);
+            db.flush();
+            load(db, model, rnd, 50); // a WAL to copy too
+            for (Throwable cancel : new Throwable[] {
+                new IllegalStateException("cancelled by the caller"), new AssertionError("cancelled by an error")
+            }) {
+                Path cp = Path.of("/mem/cp-" + cancel.getClass().getSimpleName());
+                AtomicInteger copied = new AtomicInteger();
+                assertThatThrownBy(() -> db.checkpoint(cp, new Checkpointer.Listener() {
+                            @Override
+                            public void planned(int files, long bytes, long copyBytes) {}
+
+                            @Override
+                            public void copied(long bytes) {
+                                if (copied.incrementAndGet() == 2) {
+                                    sneakyThrow(cancel);
+                                }
+                            }
+                        }))
+                        .isSameAs(cancel);
+                assertThat(copied.get()).as("the copy had begun").isEqualTo(2);
+                assertThat(mem.exists(cp))
+                        .as("%s: the target directory is removed", cancel)
+                        .isFalse();
+            }
+            assertThat(contents(db)).isEqualTo(render(model));
+            db.checkpoint(Path.of("/mem/cp"));
+        }
+        try (Db copy = Db.open(Path.of("/mem/cp"), small(mem))) {
+            assertThat(contents(copy)).isEqualTo(render(model));
+        }
+    }
+
+    /** Throws {@code t} from a method that declares none (a listener's callback throwing an error or a runtime one). */
+    private static void sneakyThrow(Throwable t) {
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw (RuntimeException) t;
+    }
+
+    /**
      * A writer puts keys 0, 1, 2, ... without pause; each checkpoint must hold a prefix of them that includes every
      * key acknowledged before the call and none written after its point. Each checkpoint is held after its point is
      * fixed until the writer has acknowledged more puts ({@link SequentialWriter#pauseAtCopy}), so every one is taken
