@@ -823,7 +823,7 @@ public final class Db implements AutoCloseable {
         checkpoint(dir, Checkpointer.Listener.NONE);
     }
 
-    /** {@link #checkpoint(Path)}, telling {@code listener} its files and the tables it copies ({@link BackupEngine}). */
+    /** {@link #checkpoint(Path)}, telling {@code listener} its files and the tables it copies (for BackupEngine). */
     void checkpoint(Path dir, Checkpointer.Listener listener) {
         checkWritable("checkpoint");
         if (dir == null) {

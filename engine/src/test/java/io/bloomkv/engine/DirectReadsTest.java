@@ -75,9 +75,9 @@ class DirectReadsTest {
     }
 
     /**
-     * Closing a database read with O_DIRECT by a pool's threads, which live on, frees the read buffers they used: none is
-     * kept for files that are gone, and the JVM's direct buffer pool is where it was before the open (checked again when a
-     * collection, which frees other code's dropped buffers, ran during the check).
+     * Closing a database read with O_DIRECT by a pool's threads, which live on, frees the read buffers they used: none
+     * is kept for files that are gone, and the JVM's direct buffer pool is where it was before the open (checked again
+     * when a collection, which frees other code's dropped buffers, ran during the check).
      */
     @Test
     void closingTheDatabaseFreesThePoolThreadsReadBuffers() throws Exception {

@@ -28,9 +28,9 @@ import net.openhft.chronicle.core.UnsafeMemory;
  * JVM and give it back when they return, so the buffers in use are bounded by the reads in flight, not by the threads
  * that ever read (a pool's threads, short-lived threads, virtual threads alike). The pool keeps at most
  * {@link #MAX_IDLE_BYTES} of idle buffers, the most recently used first. Every buffer is freed explicitly, exactly
- * once, never by the collector: a larger read uses a buffer of its own, freed when the read returns; a buffer given back
- * to a full pool, or taken from the pool too small (or misaligned) for the read that took it, is freed at once; every
- * idle buffer is freed when the JVM's last open direct file is closed (a database's close: no native memory stays for
+ * once, never by the collector: a larger read uses a buffer of its own, freed when the read returns; a buffer given
+ * back to a full pool is freed at once (a read that finds no idle buffer large enough allocates one); every idle
+ * buffer is freed when the JVM's last open direct file is closed (a database's close: no native memory stays for
  * files that are gone), and a buffer given back after that close is freed by its reader. A buffer is owned by the pool
  * or by the one read that took it, and only its owner frees it. Concurrent reads from several threads are safe.
  */
@@ -195,33 +195,40 @@ final class DirectReadableFile implements ReadableFile {
 
     /**
      * A buffer for a window of at most {@link #MAX_REUSED_BUFFER} bytes, owned by the caller until {@link #giveBack}:
-     * the pool's most recently used one where it fits this file's alignment and the window, else a new one (a popped
-     * buffer that does not fit is freed).
+     * the smallest idle one that holds the window and fits this file's alignment (the most recently used of those),
+     * else a new one. Best fit keeps the buffers of large windows (a compaction's readahead) for them while point reads
+     * take the small ones; the pool is a few buffers, one per read in flight, so the scan is short.
      */
     Buffer acquire(int window) {
-        Buffer b;
         synchronized (IDLE) {
-            b = IDLE.pollFirst();
-            if (b != null) {
-                idleBytes -= b.allocated.capacity();
+            Buffer best = null;
+            for (Buffer b : IDLE) {
+                int capacity = b.aligned.capacity();
+                if (capacity >= window
+                        && b.aligned.alignmentOffset(0, alignment) == 0
+                        && (best == null || capacity < best.aligned.capacity())) {
+                    best = b;
+                    if (capacity == Math.max(window, MIN_BUFFER)) {
+                        break; // no idle buffer fits more tightly
+                    }
+                }
+            }
+            if (best != null) {
+                IDLE.removeFirstOccurrence(best);
+                idleBytes -= best.allocated.capacity();
+                return best;
             }
         }
-        if (b != null) {
-            if (b.aligned.capacity() >= window && b.aligned.alignmentOffset(0, alignment) == 0) {
-                return b;
-            }
-            free(b);
-        }
-        b = new Buffer(Math.max(window, MIN_BUFFER), alignment);
+        Buffer b = new Buffer(Math.max(window, MIN_BUFFER), alignment);
         LIVE.incrementAndGet();
         return b;
     }
 
     /**
-     * Ends a read's ownership of {@code b}: the pool keeps it while a direct file is open and its idle bytes stay within
-     * {@link #MAX_IDLE_BYTES}; else it is freed here. The open-file count is read under the pool's lock, which the last
-     * close's {@link #releaseAll} takes after its decrement: a buffer pooled before that release is freed by it, and
-     * one given back after it sees no file open.
+     * Ends a read's ownership of {@code b}: the pool keeps it while a direct file is open and its idle bytes stay
+     * within {@link #MAX_IDLE_BYTES}; else it is freed here. The open-file count is read under the pool's lock, which
+     * the last close's {@link #releaseAll} takes after its decrement: a buffer pooled before that release is freed by
+     * it, and one given back after it sees no file open.
      */
     static void giveBack(Buffer b) {
         long capacity = b.allocated.capacity();

@@ -62,7 +62,7 @@ class DirectReadableFileTest {
                     .hasMessageContaining(p.toString());
             assertThatThrownBy(() -> f.readFully(content.length + 4096, new byte[1], 0, 1))
                     .isInstanceOf(EOFException.class);
-            // a read larger than the per-thread buffer
+            // a read larger than a pooled buffer serves
             byte[] big = new byte[DirectReadableFile.MAX_REUSED_BUFFER + 10_000];
             rnd.nextBytes(big);
             Path bp = dir.resolve("big");
@@ -127,9 +127,10 @@ class DirectReadableFileTest {
     }
 
     /**
-     * A read larger than a pooled buffer serves frees its own buffer when it returns, and a pooled buffer too small for
-     * a larger window is freed when the read that took it allocates a larger one: the JVM's count of direct buffers and
-     * their bytes come back to the pool's one buffer, with no collection in between.
+     * A read larger than a pooled buffer serves frees its own buffer when it returns, and a window larger than every
+     * idle buffer gets a new one of its size, which joins the pool beside the smaller one: the JVM's count of direct
+     * buffers and their bytes come back to those two, with no collection in between, and each later window takes the
+     * idle buffer that fits it best (the large one for a large window, the small one for a small window).
      */
     @Test
     void largeReadsAndOutgrownBuffersAreFreedAtOnce() throws Exception {
@@ -150,16 +151,22 @@ class DirectReadableFileTest {
             assertThat(DirectMemory.count()).as("the pool's first buffer").isEqualTo(buffers + 1);
             assertThat(DirectMemory.bytes()).isEqualTo(bytes + (64 << 10) + align);
             check(f, content, 0, 200 << 10, "seed " + seed + ", a larger window");
-            assertThat(DirectMemory.count()).as("the outgrown buffer freed").isEqualTo(buffers + 1);
-            long grown = DirectMemory.bytes() - bytes;
+            assertThat(DirectMemory.count())
+                    .as("a buffer of the larger window beside the first")
+                    .isEqualTo(buffers + 2);
+            long grown = DirectMemory.bytes() - bytes - (64 << 10) - align;
             assertThat(grown)
                     .as("one buffer of the larger window and an alignment")
                     .isBetween(200L << 10, (200L << 10) + 2L * align);
+            for (int i = 0; i < 20; i++) {
+                check(f, content, 7 * i, i % 2 == 0 ? 150 << 10 : 100, "seed " + seed + ", windows of both sizes");
+            }
+            assertThat(DirectMemory.count()).as("both sizes reused").isEqualTo(buffers + 2);
             check(f, content, 5, content.length - 5, "seed " + seed + ", past the reused size");
             assertThat(DirectMemory.count())
                     .as("the large read's own buffer freed")
-                    .isEqualTo(buffers + 1);
-            assertThat(DirectMemory.bytes()).isEqualTo(bytes + grown);
+                    .isEqualTo(buffers + 2);
+            assertThat(DirectMemory.bytes()).isEqualTo(bytes + (64 << 10) + align + grown);
         }
     }
 
@@ -312,10 +319,34 @@ class DirectReadableFileTest {
     }
 
     /**
+     * A window takes the idle buffer that fits it best, not the most recently used one: a compaction's 1 MiB window
+     * finds its buffer again after a point read gave back a small one, and a point read takes the small one, not the
+     * 1 MiB buffer (no buffer allocated, none freed).
+     */
+    @Test
+    void aWindowTakesTheIdleBufferThatFitsItBest() throws Exception {
+        assertNoDirectFileOpen();
+        Path p = write("fit", new byte[4096]);
+        try (DirectReadableFile f = (DirectReadableFile) FileSystem.disk().newDirectReadableFile(p)) {
+            int big = DirectReadableFile.MAX_REUSED_BUFFER;
+            DirectReadableFile.Buffer large = f.acquire(big);
+            DirectReadableFile.Buffer small = f.acquire(4096);
+            DirectReadableFile.giveBack(large);
+            DirectReadableFile.giveBack(small); // the most recently used
+            assertThat(f.acquire(big)).as("the idle 1 MiB buffer").isSameAs(large);
+            DirectReadableFile.giveBack(large); // now the most recently used
+            assertThat(f.acquire(4096)).as("the idle 64 KiB buffer").isSameAs(small);
+            DirectReadableFile.giveBack(small);
+            assertThat(DirectReadableFile.liveBuffers()).isEqualTo(2);
+        }
+        assertThat(DirectReadableFile.liveBuffers()).isZero();
+    }
+
+    /**
      * Reads racing the close of the only open file (each read returns the file's bytes or fails with an
-     * {@link IOException}) leave no buffer behind and free none twice: whether the close's release finds a buffer idle in
-     * the pool (and frees it), or it is in use or not yet taken (its read frees it when it gives it back, seeing no file
-     * open).
+     * {@link IOException}) leave no buffer behind and free none twice: whether the close's release finds a buffer idle
+     * in the pool (and frees it), or it is in use or not yet taken (its read frees it when it gives it back, seeing no
+     * file open).
      */
     @Test
     void readsRacingTheLastCloseLeaveNoBuffer() throws Exception {

@@ -6,7 +6,8 @@ import java.io.IOException;
 /**
  * A window of a table file for one sequential pass (a compaction's input): a read outside the window refills it
  * with one read of {@code size} bytes starting at the requested block (aligned down to 4 KiB, so a direct-read file
- * reads whole device blocks and reuses its bounce buffer), and the blocks after it are then copied from the window.
+ * reads whole device blocks, through a pooled buffer of the window's size), and the blocks after it are then copied
+ * from the window.
  * Not thread-safe: one iterator owns it.
  */
 final class Readahead {
