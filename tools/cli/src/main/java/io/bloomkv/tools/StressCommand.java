@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
         description = {
             "Stress the database with random operations checked against an expected state.",
             "The expected-state file survives the process; exit code 1 on any wrong answer.",
-            "Prints 'stress: running' once the verification passed and the threads started;",
+            "Prints 'stress: running' once the verification passed, as its threads start;",
             "its progress goes to stderr, its results to stdout."
         })
 final class StressCommand implements Callable<Integer> {

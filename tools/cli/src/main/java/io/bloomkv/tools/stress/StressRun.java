@@ -190,6 +190,9 @@ public final class StressRun {
                     "stress-" + t);
             threads[t].start();
         }
+        // A first report as the threads start (the counts so far), so a run always shows where it began, however
+        // soon its threads end.
+        progress.accept(new Counts(ops.get(), acked.get(), wrong.get(), keyRangeDeletes.get(), memtableRewrites()));
         for (Thread th : threads) {
             while (th.isAlive()) {
                 th.join(200);
