@@ -235,8 +235,11 @@ public final class BloomKvEngine implements BenchEngine {
     private int scan(ReadOptions ro, byte[] start, int prefixLength, int count, byte[][] keysOut, byte[][] valuesOut) {
         int seen = 0;
         try (DbIterator it = db.iterator(ro)) {
-            for (it.seek(start); seen < count && it.valid() && startsWith(it.key(), start, prefixLength); it.next()) {
-                byte[] k = it.key();
+            for (it.seek(start); seen < count && it.valid(); it.next()) {
+                byte[] k = it.key(); // once per entry, as RocksDbEngine fetches it (each call copies the key)
+                if (!startsWith(k, start, prefixLength)) {
+                    break;
+                }
                 byte[] v = it.value();
                 if (k.length == 0 || v == null) {
                     throw new IllegalStateException("bloomkv iterator returned an empty entry");

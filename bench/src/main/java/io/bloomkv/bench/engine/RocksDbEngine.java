@@ -408,8 +408,11 @@ public final class RocksDbEngine implements BenchEngine {
         int seen = 0;
         try (RocksIterator it = db.newIterator(ro)) {
             it.seek(start);
-            while (seen < count && it.isValid() && BloomKvEngine.startsWith(it.key(), start, prefixLength)) {
-                byte[] k = it.key();
+            while (seen < count && it.isValid()) {
+                byte[] k = it.key(); // once per entry: each call is a JNI crossing and a copy
+                if (!BloomKvEngine.startsWith(k, start, prefixLength)) {
+                    break;
+                }
                 byte[] v = it.value();
                 if (k.length == 0 || v == null) {
                     throw new IOException("rocksdb iterator returned an empty entry");
