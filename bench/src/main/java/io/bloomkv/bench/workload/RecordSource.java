@@ -50,7 +50,7 @@ public final class RecordSource {
         return out;
     }
 
-    /** True when {@code v} equals {@link #value(long, long)} (without allocating). */
+    /** True when {@code v} equals {@link #value(long, long)}, every byte of it (without allocating). */
     public boolean matches(byte[] v, long id, long version) {
         if (v.length != RECORD_BYTES) {
             return false;
@@ -58,6 +58,11 @@ public final class RecordSource {
         for (int f = 0; f < FIELDS; f++) {
             int at = f * FIELD_STRIDE;
             if (v[at] != NAME
+                    || v[at + 1] != 'f'
+                    || v[at + 2] != 'i'
+                    || v[at + 3] != 'e'
+                    || v[at + 4] != 'l'
+                    || v[at + 5] != 'd'
                     || v[at + NAME] != (byte) ('0' + f)
                     || v[at + NAME + 1] != 0
                     || v[at + NAME + 2] != (byte) FIELD_BYTES
