@@ -1874,77 +1874,159 @@ public final class BenchRunner {
     /** The longest scan of recordsscan (YCSB E's maxscanlength); each scan's length is uniform in [1, this]. */
     static final int MAX_SCAN = 100;
 
+    /** Percent of a records mix's operations that are its main one (a read, or recordsscan's scan). */
+    private static int readPercent(Workload w) {
+        return switch (w) {
+            case RECORDSREAD -> 100;
+            case RECORDSLATEST, RECORDSREADHEAVY, RECORDSSCAN -> 95;
+            case RECORDSRMW, RECORDSUPDATE -> 50;
+            default -> throw new IllegalArgumentException("not a records mix: " + w);
+        };
+    }
+
+    /** A records mix's other operation. */
+    private static byte otherOp(Workload w) {
+        return switch (w) {
+            case RECORDSREAD -> OP_READ;
+            case RECORDSLATEST, RECORDSSCAN -> OP_INSERT;
+            case RECORDSRMW -> OP_RMW;
+            case RECORDSUPDATE, RECORDSREADHEAVY -> OP_UPDATE;
+            default -> throw new IllegalArgumentException("not a records mix: " + w);
+        };
+    }
+
+    /**
+     * The plan of records mix {@code w}, {@code cfg.reads()} operations: each one's kind into {@code ops}, its scan
+     * length into {@code scanLength}, and its record id into {@code ids} (an insert's: {@link #insertBase} plus its
+     * operation index). With {@code dist} and {@code ids} null only the kinds and lengths, which do not depend on the
+     * key choice: how a later phase learns which records an earlier one inserted. Deterministic in the seed, the
+     * phase, {@code cfg.reads()} and {@code cfg.threads()}.
+     */
+    private void mixPlan(Workload w, KeyDistribution.Shared dist, long[] ids, byte[] ops, byte[] scanLength) {
+        String phase = w.dbBenchName();
+        int total = ops.length;
+        int readPct = readPercent(w);
+        byte other = otherOp(w);
+        byte main = w == Workload.RECORDSSCAN ? OP_SCAN : OP_READ;
+        long base = insertBase(w);
+        long from = 0;
+        for (int t = 0; t < cfg.threads(); t++) {
+            long n = sliceLength(total, t);
+            long seed = threadSeed(cfg.seed() ^ phase.hashCode(), t);
+            KeyGenerator g = dist == null ? null : dist.generator(seed);
+            SplittableRandom mix = new SplittableRandom(seed ^ 0x0_0F5_A11EL);
+            for (long i = from; i < from + n; i++) {
+                int k = (int) i;
+                ops[k] = mix.nextInt(100) < readPct ? main : other;
+                if (ids != null) {
+                    ids[k] = ops[k] == OP_INSERT ? base + k : keys.loadedId(g.nextIndex());
+                }
+                scanLength[k] = (byte) (1 + mix.nextInt(MAX_SCAN));
+            }
+            from += n;
+        }
+    }
+
+    /** The operation indices of {@code ops} that are inserts, ascending. */
+    private static int[] insertIndices(byte[] ops) {
+        int n = 0;
+        for (byte op : ops) {
+            n += op == OP_INSERT ? 1 : 0;
+        }
+        int[] out = new int[n];
+        n = 0;
+        for (int k = 0; k < ops.length; k++) {
+            if (ops[k] == OP_INSERT) {
+                out[n++] = k;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The workloads that ran on the database before {@code w} in its session of {@code workloads} ({@link #sessions}:
+     * the records family's workloads each run on the database the previous one left). A workload is named at most once
+     * in a run, so this is exact, in this process and in a {@code --reopen} child alike.
+     */
+    static java.util.Set<Workload> ranBefore(List<Workload> workloads, Workload w) {
+        java.util.EnumSet<Workload> out = java.util.EnumSet.noneOf(Workload.class);
+        for (List<Workload> session : sessions(workloads)) {
+            int at = session.indexOf(w);
+            if (at >= 0) {
+                out.addAll(session.subList(0, at));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The check of recordsscan's answers ({@link RecordsScanCheck}): its own inserts ({@code ops}), the records the
+     * inserting workloads that ran before it on the database wrote (their plans recomputed), and whether a workload
+     * that updates records ran before it.
+     */
+    private RecordsScanCheck recordsScanCheck(Workload w, byte[] ops) {
+        java.util.Set<Workload> before = ranBefore(cfg.workloads(), w);
+        List<RecordsScanCheck.InsertRange> ranges = new ArrayList<>();
+        ranges.add(new RecordsScanCheck.InsertRange(insertBase(w), ops.length, insertIndices(ops), false, true));
+        for (Workload e : before) {
+            if (e.records() && e != Workload.RECORDSLOAD && otherOp(e) == OP_INSERT) {
+                byte[] earlierOps = new byte[ops.length];
+                mixPlan(e, null, null, earlierOps, new byte[ops.length]);
+                ranges.add(new RecordsScanCheck.InsertRange(
+                        insertBase(e), earlierOps.length, insertIndices(earlierOps), true, false));
+            }
+        }
+        boolean updated = before.contains(Workload.RECORDSRMW)
+                || before.contains(Workload.RECORDSUPDATE)
+                || before.contains(Workload.RECORDSREADHEAVY);
+        long[] sliceStart = new long[cfg.threads() + 1];
+        for (int t = 0; t < cfg.threads(); t++) {
+            sliceStart[t + 1] = sliceStart[t] + sliceLength(ops.length, t);
+        }
+        return new RecordsScanCheck(keys, records, updated, sliceStart, ranges);
+    }
+
     /**
      * One records mix (YCSB A-F on {@link RecordSource} records) of {@code cfg.reads()} operations over
      * {@code cfg.threads()} threads, each choosing existing records by YCSB's scrambled Zipfian (recordslatest: its
      * skewed-latest). A read must return the record's loaded or updated version; an update or a read-modify-write
      * writes version {@link #UPDATE_VERSION}; an insert writes a new record beyond every loaded id; a scan of length
-     * L must see min(L, records from its start) at least and L at most. No phase warm-up (the family measures what
+     * L hands out the records it saw, checked after its latency is recorded ({@link RecordsScanCheck}: the records
+     * that exist at that point, in key order, from its start on, L of them unless the records end, each with a
+     * version its record may hold). No phase warm-up (the family measures what
      * a user meets), and no settling after it: the next workload runs on what this one left.
      */
     private PhaseResult recordsMix(Workload w, EngineSpec spec, BenchEngine engine) throws IOException {
         String phase = w.dbBenchName();
         int total = Math.toIntExact(cfg.reads());
-        int readPct;
-        byte other;
-        switch (w) {
-            case RECORDSREAD -> {
-                readPct = 100;
-                other = OP_READ;
-            }
-            case RECORDSLATEST -> {
-                readPct = 95;
-                other = OP_INSERT;
-            }
-            case RECORDSRMW -> {
-                readPct = 50;
-                other = OP_RMW;
-            }
-            case RECORDSUPDATE -> {
-                readPct = 50;
-                other = OP_UPDATE;
-            }
-            case RECORDSREADHEAVY -> {
-                readPct = 95;
-                other = OP_UPDATE;
-            }
-            case RECORDSSCAN -> {
-                readPct = 95;
-                other = OP_INSERT;
-            }
-            default -> throw new IllegalArgumentException("not a records mix: " + w);
-        }
-        byte main = w == Workload.RECORDSSCAN ? OP_SCAN : OP_READ;
         KeyDistribution d = w == Workload.RECORDSLATEST ? KeyDistribution.LATEST : KeyDistribution.ZIPFIAN;
         KeyDistribution.Shared dist =
                 d.prepare(keys.num(), d == KeyDistribution.LATEST ? keys.shuffledLoadOrder(cfg.seed()) : null);
         long[] ids = new long[total];
         byte[] ops = new byte[total];
         byte[] scanLength = new byte[total];
-        long base = insertBase(w);
-        long from = 0;
-        for (int t = 0; t < cfg.threads(); t++) {
-            long n = sliceLength(total, t);
-            long seed = threadSeed(cfg.seed() ^ phase.hashCode(), t);
-            KeyGenerator g = dist.generator(seed);
-            SplittableRandom mix = new SplittableRandom(seed ^ 0x0_0F5_A11EL);
-            for (long i = from; i < from + n; i++) {
-                int k = (int) i;
-                ops[k] = mix.nextInt(100) < readPct ? main : other;
-                ids[k] = ops[k] == OP_INSERT ? base + k : keys.loadedId(g.nextIndex());
-                scanLength[k] = (byte) (1 + mix.nextInt(MAX_SCAN));
-            }
-            from += n;
-        }
+        mixPlan(w, dist, ids, ops, scanLength);
+        RecordsScanCheck scanCheck = w == Workload.RECORDSSCAN ? recordsScanCheck(w, ops) : null;
         byte[][] ks = keysOf(ids);
         String cold = coldStart(engine);
         EngineCounters before = engine.counters();
         Parallel par = parallel(total, (first, n, h, counts) -> {
+            byte[][] seenKeys = scanCheck == null ? null : new byte[MAX_SCAN][];
+            byte[][] seenValues = scanCheck == null ? null : new byte[MAX_SCAN][];
+            long[] doneBefore = scanCheck == null ? null : new long[scanCheck.threads()];
             for (int i = (int) first; i < first + n; i++) {
                 byte op = ops[i];
                 byte[] v = op == OP_READ || op == OP_SCAN
                         ? null
                         : records.value(ids[i], op == OP_INSERT ? 0 : UPDATE_VERSION);
+                if (scanCheck != null) {
+                    if (op == OP_SCAN) {
+                        scanCheck.readDone(doneBefore);
+                    } else if (op == OP_INSERT) {
+                        scanCheck.starting(i);
+                    }
+                }
+                int seen = -1;
                 long t0 = System.nanoTime();
                 switch (op) {
                     case OP_READ, OP_RMW -> {
@@ -1967,16 +2049,17 @@ public final class BenchRunner {
                         engine.put(ks[i], v);
                         counts[3]++;
                     }
-                    default -> {
-                        int length = scanLength[i];
-                        int seen = engine.scan(ks[i], length);
-                        counts[0] += seen;
-                        if (seen > length || seen < Math.min(length, keys.num() - ids[i] / 2)) {
-                            counts[2]++;
-                        }
-                    }
+                    default -> seen = engine.scan(ks[i], scanLength[i], seenKeys, seenValues);
                 }
                 h.recordValue(Math.min(System.nanoTime() - t0, HIST_MAX_NANOS));
+                if (op == OP_SCAN) {
+                    counts[0] += seen;
+                    if (!scanCheck.check(seenKeys, seenValues, seen, ids[i], scanLength[i], doneBefore)) {
+                        counts[2]++;
+                    }
+                } else if (op == OP_INSERT && scanCheck != null) {
+                    scanCheck.done(i);
+                }
                 tick(i - first);
             }
         });
