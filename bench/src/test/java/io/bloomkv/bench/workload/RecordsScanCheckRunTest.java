@@ -56,9 +56,11 @@ class RecordsScanCheckRunTest {
     @Test
     void bothEnginesAnswerEveryScanRightWhileInsertsRun(@TempDir Path dir) throws Exception {
         List<PhaseResult> results = new BenchRunner(config(dir, "records", false), ProgressSink.NONE, null).run();
-        assertThat(results).hasSize(2 * Workload.RECORDS.size()).allSatisfy(r -> assertThat(r.wrongAnswers())
-                .as(r.phase() + "/" + r.label())
-                .isZero());
+        assertThat(results)
+                .hasSize(2 * Workload.RECORDS.size())
+                .allSatisfy(r -> assertThat(r.wrongAnswers())
+                        .as(r.phase() + "/" + r.label())
+                        .isZero());
         assertThat(results)
                 .filteredOn(r -> r.phase().equals("recordsscan"))
                 .hasSize(2)
@@ -87,8 +89,8 @@ class RecordsScanCheckRunTest {
                     return new BenchRunner(cfg.coldChild(), ProgressSink.NONE, null).runChildPhase(w, spec, db, run);
                 })
                 .run();
-        assertThat(results).hasSize(2).allSatisfy(r -> assertThat(r.wrongAnswers())
-                .as(r.label())
-                .isGreaterThan(READS / 2));
+        assertThat(results)
+                .hasSize(2)
+                .allSatisfy(r -> assertThat(r.wrongAnswers()).as(r.label()).isGreaterThan(READS / 2));
     }
 }

@@ -188,7 +188,9 @@ class RecordsScanCheckTest {
                 a.keys.add(keys.key(after));
                 a.values.add(m.get(after));
             }
-            assertThat(passes(a, target, length)).as(as + ": skipped loaded key").isFalse();
+            assertThat(passes(a, target, length))
+                    .as(as + ": skipped loaded key")
+                    .isFalse();
 
             if (KeySpace.idOf(right.keys.get(seen - 1)) != OWN + 25) {
                 a = copy(right); // a short answer (one without the insert in flight at its end is a right one)
