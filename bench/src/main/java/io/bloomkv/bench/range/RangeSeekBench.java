@@ -31,9 +31,15 @@ import org.rocksdb.Slice;
  * 11-byte fixed prefix extractor with its prefix Bloom (every range lies within one 11-byte prefix) and
  * {@code iterate_upper_bound}.
  *
- * <p>Layout: 12-byte keys, a 4-byte tenant tag then the id (big-endian); id block b = id >>> 8 (the 11-byte prefix) holds the 64 ids b·256 + 2j, j &lt; 64; ids b·256 + 128 .. b·256 + 255 are never written, so an empty
- * range shares its prefix with 64 keys and only a range filter can rule a table out. Engines run in turn, each phase
- * {@code rounds} times alternating; the report gives the median ops/s and the spread (min..max) per engine.
+ * <p>Layout: 12-byte keys, a 4-byte tenant tag then the id (big-endian); id block b = id >>> 8 (the 11-byte prefix)
+ * holds the 64 ids b·256 + 2j, j &lt; 64; ids b·256 + 128 .. b·256 + 255 are never written, so an empty range shares
+ * its prefix with 64 keys and only a range filter can rule a table out. Each key's value is {@link #value}. Engines run
+ * in turn, each phase {@code rounds} times alternating; the report gives the median ops/s and the spread (min..max)
+ * per engine.
+ *
+ * <p>Every answer is checked entry by entry ({@link RangeCheck}): a seek hands out each entry it steps over, its key
+ * and its value, and must hand out exactly the loaded keys of its range, in order, each with its loaded value. A wrong
+ * answer stops the run ({@link #pass}).
  *
  * <pre>java -jar bloomkv-bench.jar rangeseek [--num=1000000] [--seeks=100000] [--rounds=3] [--range-bits=16]
  *      [--bits=10] [--cache-mb=8] [--dir=/tmp/rangeseek] [--seed=1]</pre>
@@ -41,6 +47,10 @@ import org.rocksdb.Slice;
 public final class RangeSeekBench {
     static final int KEY_SIZE = 12;
     static final int PER_BLOCK = 64;
+    /** The widest range, in ids (a range holds at most this many keys, and at most half as many loaded ones). */
+    static final int MAX_WIDTH = 64;
+    /** Bytes of each loaded value. */
+    static final int VALUE_SIZE = 100;
     /** Tenant tag and the id's first 7 bytes: one prefix per block of 256 ids. */
     static final int PREFIX = 11;
 
@@ -52,8 +62,13 @@ public final class RangeSeekBench {
 
         void settle() throws IOException;
 
-        /** Keys in [lo, hi) from a bounded seek to lo. */
-        int scan(byte[] lo, byte[] hi) throws IOException;
+        /**
+         * A bounded seek to {@code lo} with the exclusive upper bound {@code hi}, stepping over the entries in
+         * [lo, hi) and handing out each one's key and value into {@code keysOut[i]}, {@code valuesOut[i]}, at most
+         * {@code keysOut.length} of them (it stops there). Returns how many it handed out. Each entry's key and value
+         * are fetched once (a copy each; for RocksDB a JNI crossing each).
+         */
+        int scan(byte[] lo, byte[] hi, byte[][] keysOut, byte[][] valuesOut) throws IOException;
 
         @Override
         void close() throws IOException;
@@ -77,8 +92,25 @@ public final class RangeSeekBench {
         return key(id);
     }
 
+    /** The id of load index {@code j}: strictly increasing in {@code j}. */
     static long loadedId(long j) {
         return ((j / PER_BLOCK) << 8) + 2 * (j % PER_BLOCK);
+    }
+
+    /** The value loaded for {@code id}: {@link #VALUE_SIZE} bytes, the first the id's low byte, the rest zeros. */
+    static byte[] value(long id) {
+        byte[] v = new byte[VALUE_SIZE];
+        v[0] = (byte) id;
+        return v;
+    }
+
+    /** Writes load indices {@code 0 .. num-1} (key and value of each id) into {@code e}, then settles it. */
+    static void load(Engine e, long num) throws IOException {
+        for (long j = 0; j < num; j++) {
+            long id = loadedId(j);
+            e.put(key(id), value(id));
+        }
+        e.settle();
     }
 
     static final class BloomKv implements Engine {
@@ -112,11 +144,13 @@ public final class RangeSeekBench {
         }
 
         @Override
-        public int scan(byte[] lo, byte[] hi) {
+        public int scan(byte[] lo, byte[] hi, byte[][] keysOut, byte[][] valuesOut) {
             int n = 0;
             try (DbIterator it =
                     db.iterator(io.bloomkv.engine.ReadOptions.defaults().iterateUpperBound(hi))) {
-                for (it.seek(lo); it.valid(); it.next()) {
+                for (it.seek(lo); n < keysOut.length && it.valid(); it.next()) {
+                    keysOut[n] = it.key();
+                    valuesOut[n] = it.value();
                     n++;
                 }
             }
@@ -185,13 +219,15 @@ public final class RangeSeekBench {
         }
 
         @Override
-        public int scan(byte[] lo, byte[] hi) throws IOException {
+        public int scan(byte[] lo, byte[] hi, byte[][] keysOut, byte[][] valuesOut) throws IOException {
             int n = 0;
             try (Slice upper = new Slice(hi);
                     ReadOptions ro =
                             new ReadOptions().setIterateUpperBound(upper).setPrefixSameAsStart(true);
                     RocksIterator it = db.newIterator(ro)) {
-                for (it.seek(lo); it.isValid(); it.next()) {
+                for (it.seek(lo); n < keysOut.length && it.isValid(); it.next()) {
+                    keysOut[n] = it.key();
+                    valuesOut[n] = it.value();
                     n++;
                 }
                 it.status();
@@ -210,31 +246,48 @@ public final class RangeSeekBench {
         }
     }
 
-    /** The ranges of a phase: [lo, hi) ids and the keys each holds. */
-    record Ranges(byte[][] lo, byte[][] hi, int[] expected) {}
+    /** The ranges of a phase: range {@code i} is ids [loId[i], hiId[i]), asked as keys [lo[i], hi[i]). */
+    record Ranges(long[] loId, long[] hiId, byte[][] lo, byte[][] hi) {
+        /** The ranges of ids [loId[i], hiId[i]), their bounds made ahead of the timed loop. */
+        static Ranges of(long[] loId, long[] hiId) {
+            byte[][] lo = new byte[loId.length][];
+            byte[][] hi = new byte[loId.length][];
+            for (int i = 0; i < loId.length; i++) {
+                lo[i] = bound(loId[i]);
+                hi[i] = bound(hiId[i]);
+            }
+            return new Ranges(loId, hiId, lo, hi);
+        }
 
+        int count() {
+            return loId.length;
+        }
+    }
+
+    /**
+     * {@code count} ranges 2..{@link #MAX_WIDTH} ids wide in the first {@code num / PER_BLOCK} blocks, each inside
+     * one block: {@code empty}, in a block's never-written half (they hold no key); else starting at a loaded key
+     * (they hold about half as many keys as ids).
+     */
     static Ranges ranges(boolean empty, long num, int count, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         long blocks = num / PER_BLOCK;
-        byte[][] lo = new byte[count][];
-        byte[][] hi = new byte[count][];
-        int[] expected = new int[count];
+        long[] lo = new long[count];
+        long[] hi = new long[count];
         for (int i = 0; i < count; i++) {
             long b = rnd.nextLong(blocks);
-            int w = 2 + rnd.nextInt(63);
+            int w = 2 + rnd.nextInt(MAX_WIDTH - 1);
             long start;
             if (empty) {
                 start = (b << 8) + 128 + rnd.nextInt(128 - w + 1);
-                expected[i] = 0;
             } else {
                 int j = rnd.nextInt(PER_BLOCK - w / 2);
                 start = (b << 8) + 2L * j;
-                expected[i] = (w + 1) / 2;
             }
-            lo[i] = bound(start);
-            hi[i] = bound(start + w);
+            lo[i] = start;
+            hi[i] = start + w;
         }
-        return new Ranges(lo, hi, expected);
+        return Ranges.of(lo, hi);
     }
 
     private static final com.sun.management.ThreadMXBean THREADS =
@@ -246,22 +299,35 @@ public final class RangeSeekBench {
      */
     record Pass(double ops, double cpuNsPerSeek, double allocBytesPerSeek) {}
 
-    static Pass pass(Engine e, Ranges r) throws IOException {
+    /**
+     * Runs every range of {@code r} on {@code e}, timed, and checks each answer entry by entry ({@link RangeCheck})
+     * inside the timed loop, right after its seek: the same check, at the same place, for all three engines. So the
+     * ops/s, CPU and allocation per seek include handing out each entry (a copy of its key and of its value) and
+     * checking it (a comparison of 12 key bytes and 100 value bytes, no allocation); figures from before the check
+     * (runs that only counted entries) paid neither.
+     *
+     * @throws IllegalStateException naming the engine, the range's index and ids, and what differed, at the first
+     *     wrong answer
+     */
+    static Pass pass(Engine e, Ranges r, long num) throws IOException {
+        byte[][] ks = new byte[MAX_WIDTH + 1][]; // room for every id of a range and one more: an extra entry shows
+        byte[][] vs = new byte[ks.length][];
+        int count = r.count();
         long tid = Thread.currentThread().getId();
         long c0 = THREADS.getCurrentThreadCpuTime();
         long a0 = THREADS.getThreadAllocatedBytes(tid);
         long t0 = System.nanoTime();
-        for (int i = 0; i < r.lo().length; i++) {
-            int n = e.scan(r.lo()[i], r.hi()[i]);
-            if (n != r.expected()[i]) {
+        for (int i = 0; i < count; i++) {
+            int n = e.scan(r.lo()[i], r.hi()[i], ks, vs);
+            String wrong = RangeCheck.wrong(ks, vs, n, r.loId()[i], r.hiId()[i], num);
+            if (wrong != null) {
                 throw new IllegalStateException(
-                        e.name() + ": range " + i + " holds " + r.expected()[i] + " keys, the engine saw " + n);
+                        e.name() + ": range " + i + " (ids [" + r.loId()[i] + ", " + r.hiId()[i] + ")): " + wrong);
             }
         }
         long t1 = System.nanoTime();
         long c1 = THREADS.getCurrentThreadCpuTime();
         long a1 = THREADS.getThreadAllocatedBytes(tid);
-        int count = r.lo().length;
         return new Pass(count / ((t1 - t0) / 1e9), (double) (c1 - c0) / count, (double) (a1 - a0) / count);
     }
 
@@ -289,20 +355,14 @@ public final class RangeSeekBench {
             engines.add(new BloomKv(dir.resolve("bloomkv-range"), rangeBits, bits, cacheBytes));
             engines.add(new BloomKv(dir.resolve("bloomkv"), 0, bits, cacheBytes));
             engines.add(new Rocks(dir.resolve("rocksdb"), bits, cacheBytes));
-            byte[] value = new byte[100];
             for (Engine e : engines) {
-                for (long j = 0; j < num; j++) {
-                    long id = loadedId(j);
-                    value[0] = (byte) id;
-                    e.put(key(id), value);
-                }
-                e.settle();
+                load(e, num);
             }
             List<Result> out = new ArrayList<>();
             for (String w : new String[] {"seekempty", "seekshort"}) {
                 Ranges warm = ranges(w.equals("seekempty"), num, Math.max(1, seeks / 10), seed ^ 0x5EED);
                 for (Engine e : engines) {
-                    pass(e, warm);
+                    pass(e, warm, num);
                 }
                 double[][] ops = new double[engines.size()][rounds];
                 double[][] cpu = new double[engines.size()][rounds];
@@ -315,7 +375,7 @@ public final class RangeSeekBench {
                     for (int k = 0; k < engines.size(); k++) {
                         Engine e = engines.get(k);
                         Stats before = e instanceof BloomKv b ? b.stats() : null;
-                        Pass p = pass(e, r);
+                        Pass p = pass(e, r, num);
                         ops[k][round] = p.ops();
                         cpu[k][round] = p.cpuNsPerSeek();
                         alloc[k][round] = p.allocBytesPerSeek();

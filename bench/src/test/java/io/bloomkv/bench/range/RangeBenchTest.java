@@ -8,9 +8,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The range-filter bench commands at a toy size: {@code rangeseek}'s engines all answer every range exactly (its
- * passes throw otherwise) and range filters leave empty ranges without block reads; {@code range-fpr}'s points are
- * all within their bound. No timing is asserted.
+ * The range-filter bench commands at a toy size: {@code rangeseek}'s engines all answer every range exactly, entry by
+ * entry (its passes throw otherwise; {@link RangeCheckTest}, {@link RangeCheckRunTest}) and range filters leave empty
+ * ranges without block reads; {@code range-fpr}'s points are all within their bound. No timing is asserted.
  */
 class RangeBenchTest {
     @TempDir
