@@ -56,6 +56,17 @@ public final class BenchRunner {
     /** Runs one workload of a {@code --reopen} session in a fresh process (null: not given, --reopen refused). */
     private final PhaseLauncher launcher;
 
+    /**
+     * Test seam: runs on the engine after a recordslatest phase's threads end, before its inserts are read back
+     * ({@link #readBackInserts}); a test drops or changes inserted records through it. Does nothing otherwise.
+     */
+    @FunctionalInterface
+    interface EngineHook {
+        void run(BenchEngine engine) throws IOException;
+    }
+
+    EngineHook beforeInsertsReadBack = engine -> {};
+
     private int sessions;
     private int run;
     /** The phases run now are the unsettled pass of {@code --no-settle}: no phase warm-up, names end in -unsettled. */
@@ -1993,8 +2004,10 @@ public final class BenchRunner {
      * writes version {@link #UPDATE_VERSION}; an insert writes a new record beyond every loaded id; a scan of length
      * L hands out the records it saw, checked after its latency is recorded ({@link RecordsScanCheck}: the records
      * that exist at that point, in key order, from its start on, L of them unless the records end, each with a
-     * version its record may hold). No phase warm-up (the family measures what
-     * a user meets), and no settling after it: the next workload runs on what this one left.
+     * version its record may hold). After recordslatest's threads end, and after its timed figures, counters and table
+     * summary are taken, every record it inserted is read back ({@link #readBackInserts}); each one missing or
+     * different is one more wrong answer of the phase. No phase warm-up (the family measures what a user meets), and
+     * no settling after it: the next workload runs on what this one left.
      */
     private PhaseResult recordsMix(Workload w, EngineSpec spec, BenchEngine engine) throws IOException {
         String phase = w.dbBenchName();
@@ -2069,6 +2082,11 @@ public final class BenchRunner {
         // starts (RocksDB's summary is a property read). It describes the tables the phase left.
         TableSummary tables = engine.tables();
         long writes = par.counts[3];
+        long insertsWrong = 0;
+        if (w == Workload.RECORDSLATEST) {
+            beforeInsertsReadBack.run(engine);
+            insertsWrong = readBackInserts(w, ops, engine);
+        }
         boolean was = unsettled;
         unsettled = was || cfg.noSettle();
         try {
@@ -2082,7 +2100,7 @@ public final class BenchRunner {
                     par.elapsed,
                     par.counts[0],
                     par.counts[1],
-                    par.counts[2],
+                    par.counts[2] + insertsWrong,
                     writes,
                     delta,
                     tables,
@@ -2091,6 +2109,27 @@ public final class BenchRunner {
         } finally {
             unsettled = was;
         }
+    }
+
+    /**
+     * The read-back of a records mix's inserts, after its threads have ended: every record its plan {@code ops} made
+     * an insert ({@link #insertBase} plus the operation index, {@link #insertIndices}) must be found with the record
+     * it was written with (version 0), every byte ({@link RecordSource#matches}). Returns how many are missing or
+     * differ. One thread, untimed: the caller has taken the phase's elapsed time, latencies, engine counters and
+     * table summary before it. A mix never writes an inserted record twice, and no other workload writes ids beyond
+     * the loaded ones, so the one version is the only right answer.
+     */
+    private long readBackInserts(Workload w, byte[] ops, BenchEngine engine) throws IOException {
+        long base = insertBase(w);
+        long wrong = 0;
+        for (int k : insertIndices(ops)) {
+            long id = base + k;
+            byte[] got = engine.get(keys.key(id));
+            if (got == null || !records.matches(got, id, 0)) {
+                wrong++;
+            }
+        }
+        return wrong;
     }
 
     static void deleteRecursively(Path dir) throws IOException {

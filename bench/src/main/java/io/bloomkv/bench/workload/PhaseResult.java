@@ -18,7 +18,8 @@ import io.bloomkv.bench.engine.TableSummary;
  * @param p50Micros         latency percentiles of one operation, microseconds (HdrHistogram)
  * @param found             gets that returned a value (reads), or entries seen (scans)
  * @param notFound          gets that returned null
- * @param wrongAnswers      gets whose answer contradicted the model (must be 0)
+ * @param wrongAnswers      answers that contradicted the model (must be 0): gets, seeks and scans, and for
+ *                          recordslatest also its inserted records read back wrong after the phase
  * @param backgroundWrites  writes done by the concurrent writer (readwhilewriting)
  * @param counters          engine counters accumulated over the phase (writes: including the final flush)
  * @param tables            the live tables the phase ran against (reads) or left behind (writes)
