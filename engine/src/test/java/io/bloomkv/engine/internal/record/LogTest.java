@@ -363,8 +363,14 @@ class LogTest {
                 w.addRecord(rec);
             }
             w.sync();
+            // The region after the current one is allocated by a background thread: wait for it (a loaded machine
+            // may not have run it yet), so that the reader samples a size at least a block past the records.
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (Files.size(p) <= w.size() + BLOCK && System.nanoTime() < deadline) {
+                sleepMillis(1);
+            }
             r = new LogReader(fs.newReadableFile(p));
-            assertThat(r.fileSize()).as("allocated ahead").isGreaterThan(w.size() + BLOCK);
+            assertThat(r.fileSize()).as("allocated ahead, seed %d", seed).isGreaterThan(w.size() + BLOCK);
             got.add(r.readRecord()); // the reader is inside the first block when the log is cut
         } finally {
             w.close();
@@ -380,6 +386,15 @@ class LogTest {
                 assertThat(got.get(i)).as("record %d seed %d", i, seed).isEqualTo(recs.get(i));
             }
             assertThat(r.lastGoodOffset()).isEqualTo(w.size());
+        }
+    }
+
+    private static void sleepMillis(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
         }
     }
 }
