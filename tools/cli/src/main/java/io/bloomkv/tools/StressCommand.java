@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code bloomkv stress DB_DIR}: RocksDB db_stress for bloomkv. Opens (or creates) the database, checks
  * every key and a full scan against the expected-state file left by earlier runs (an in-flight write
- * of a killed run may or may not have landed, all or nothing), then runs threads of random puts,
+ * of a killed run may or may not have landed, all or nothing), then runs exactly {@code --ops} operations (fewer if
+ * {@code --duration} ends first) in threads of random puts,
  * deletes, range deletions, batches, gets, iterators and snapshots, each answer checked against the expected state.
  * Exit code 0 when every answer was right, 1 on any wrong answer or lost write.
  */

@@ -7,6 +7,7 @@ import io.bloomkv.engine.Compression;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.Options;
 import io.bloomkv.tools.stress.ExpectedState;
+import io.bloomkv.tools.stress.StressRun;
 import io.bloomkv.tools.stress.StressValue;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -64,6 +65,60 @@ class StressCommandsTest {
         assertThat(second.out())
                 .contains("600 keys verified: lost 0, wrong 0")
                 .contains("expected-state totals over every run: 7000 ops");
+    }
+
+    /**
+     * {@code --ops N} runs exactly N operations, as db_stress and db_bench do, whatever the threads: the first
+     * {@code N % threads} threads make one more than the others (fewer operations than threads leaves some threads
+     * none). Counted from the summary, the expected state's totals and its per-thread counters, and the progress total.
+     */
+    @Test
+    void aRunMakesExactlyTheOperationsAskedFor() throws IOException {
+        long seed = seed("StressCommandsTest.exactOps");
+        for (long[] c : new long[][] {{10, 3, 4, 3, 3}, {2, 4, 1, 1, 0, 0}, {9, 3, 3, 3, 3}, {7, 1, 7}}) {
+            long ops = c[0];
+            int threads = (int) c[1];
+            Path db = tmp.resolve("ops-" + ops + "-" + threads);
+            Cli.Result r = Cli.run(
+                    new ProgressCommandsTest.Shown(ProgressCommandsTest.Mode.LINES),
+                    "stress",
+                    db.toString(),
+                    "--ops=" + ops,
+                    "--threads=" + threads,
+                    "--keys=600",
+                    "--seed=" + seed);
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            assertThat(r.out())
+                    .as(r.toString())
+                    .contains("stress: done: " + ops + " ops in ")
+                    .contains("wrong answers 0")
+                    .contains("expected-state totals over every run: " + ops + " ops,");
+            List<String> err = r.err().lines().toList();
+            assertThat(err.get(err.size() - 1))
+                    .as(r.toString())
+                    .startsWith("stress: done: " + ops + " of " + ops + " ops (100%), ");
+            try (ExpectedState es = ExpectedState.open(tmp.resolve(db.getFileName() + ".expected"), 600)) {
+                for (int t = 0; t < threads; t++) {
+                    assertThat(es.threadOps(t)).as("thread %d of %s", t, r).isEqualTo(c[2 + t]);
+                    assertThat(StressRun.share(ops, threads, t)).isEqualTo(c[2 + t]);
+                }
+            }
+        }
+        // The shares add up to the operations asked for, the first threads' one more than the others'.
+        for (long ops : new long[] {0, 1, 5, 63, 64, 65, 100_000, 1_000_003}) {
+            for (int threads = 1; threads <= 64; threads++) {
+                long sum = 0;
+                long before = Long.MAX_VALUE;
+                for (int t = 0; t < threads; t++) {
+                    long share = StressRun.share(ops, threads, t);
+                    assertThat(share - ops / threads).isBetween(0L, 1L);
+                    assertThat(share).isLessThanOrEqualTo(before);
+                    before = share;
+                    sum += share;
+                }
+                assertThat(sum).as("%d ops, %d threads", ops, threads).isEqualTo(ops);
+            }
+        }
     }
 
     /** A negative --ops or --duration is a usage error, not a run without end or a run of nothing. */

@@ -138,6 +138,11 @@ public final class ExpectedState implements AutoCloseable {
         map.putLong(off + 8, map.getLong(off + 8) + acked);
     }
 
+    /** Operations counted in thread slot {@code thread} over every run on this file. */
+    public long threadOps(int thread) {
+        return map.getLong(64 + (thread % MAX_THREADS) * 16);
+    }
+
     /** Adds one to thread slot {@code thread}'s key-range deletions. */
     public void countKeyRangeDeletion(int thread) {
         int off = 2048 + (thread % MAX_THREADS) * 8;

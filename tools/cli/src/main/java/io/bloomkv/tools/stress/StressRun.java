@@ -156,15 +156,27 @@ public final class StressRun {
     }
 
     /**
-     * The operations the run makes at most: {@link Config#ops} rounded up to a whole share per thread, or -1 when only
-     * the duration limits it.
+     * The operations the run makes at most: exactly {@link Config#ops}, split among the threads by {@link #share}, or
+     * -1 when only the duration limits it.
      */
     public long opsLimit() {
-        return config.ops() > 0 ? perThreadLimit() * config.threads() : -1;
+        return config.ops() > 0 ? config.ops() : -1;
     }
 
-    private long perThreadLimit() {
-        return config.ops() > 0 ? (config.ops() + config.threads() - 1) / config.threads() : Long.MAX_VALUE;
+    /**
+     * Thread {@code thread}'s share of {@code ops} operations run by {@code threads} threads: {@code ops / threads},
+     * and one more for each of the first {@code ops % threads} threads, so the shares add up to exactly {@code ops}
+     * (a thread's share may be 0 when there are fewer operations than threads). Each thread draws its operations from
+     * its own random stream ({@link Config#seed} and its number), so a seed replays every thread's operations, its
+     * share's worth of them.
+     */
+    public static long share(long ops, int threads, int thread) {
+        return ops / threads + (thread < ops % threads ? 1 : 0);
+    }
+
+    /** The operations thread {@code thread} runs at most: its {@link #share} of {@link Config#ops}, or no limit. */
+    private long threadLimit(int thread) {
+        return config.ops() > 0 ? share(config.ops(), config.threads(), thread) : Long.MAX_VALUE;
     }
 
     /**
@@ -264,7 +276,7 @@ public final class StressRun {
         Random rnd = new Random(config.seed() * 1_000_003L + thread);
         long writeSeq = 0;
         int[] lastSingleIngested = {-1}; // the own key of this thread's last one-key ingestion not dropped yet
-        long limit = perThreadLimit();
+        long limit = threadLimit(thread);
         for (long i = 0; i < limit && System.nanoTime() < deadline && failure == null; i++) {
             int r = rnd.nextInt(1000);
             long writeId = (long) thread << 48 | ++writeSeq;
