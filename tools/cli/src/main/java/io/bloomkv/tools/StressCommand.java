@@ -20,8 +20,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code bloomkv stress DB_DIR}: RocksDB db_stress for bloomkv. Opens (or creates) the database, checks
  * every key and a full scan against the expected-state file left by earlier runs (an in-flight write
- * of a killed run may or may not have landed, all or nothing), then runs exactly {@code --ops} operations (fewer if
- * {@code --duration} ends first) in threads of random puts,
+ * of a killed run may or may not have landed, all or nothing; its progress, keys checked, on stderr), then runs
+ * exactly {@code --ops} operations (fewer if {@code --duration} ends first) in threads of random puts,
  * deletes, range deletions, batches, gets, iterators and snapshots, each answer checked against the expected state.
  * Exit code 0 when every answer was right, 1 on any wrong answer or lost write.
  */
@@ -92,7 +92,15 @@ final class StressCommand implements Callable<Integer> {
         out.flush();
         try (ExpectedState es = openExpected(stress.expectedFile(dir), stress.keys);
                 Db db = DbOpener.open(dir, options, true)) {
-            StressVerifier.Result verified = StressVerifier.verifyAndResolve(db, es);
+            // The check at open reads every key: on a large key space it takes a while, so it shows its progress on
+            // stderr as the run does, under its own prefix (stdout's 'stress: open: ' line is its result).
+            StressVerifier.Result verified;
+            try (Progress checking =
+                    progress.start(spec, "stress: open check", "keys").itemsOnly()) {
+                checking.total(es.keys(), -1);
+                verified = StressVerifier.verifyAndResolve(db, es, checked -> checking.set(checked, 0));
+                checking.done();
+            }
             out.println("stress: open: " + verified);
             if (!verified.ok()) {
                 out.flush();

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -567,15 +568,34 @@ class ProgressCommandsTest {
         }
     }
 
+    /** The lines of {@code err} that begin with {@code prefix} ({@code keep}) or the others, each ending in \n. */
+    private static String linesOf(String err, String prefix, boolean keep) {
+        return err.lines()
+                .filter(l -> l.startsWith(prefix) == keep)
+                .map(l -> l + "\n")
+                .collect(Collectors.joining());
+    }
+
+    /** The prefix of the progress lines of stress's check at open. */
+    private static final String OPEN_CHECK = "stress: open check: ";
+
     /**
      * The plain lines count the operations up to those asked for, each with the acknowledged writes, wrong answers,
      * key-range deletions and memtable rewrites so far; the done line holds the run's final figures, those of its
-     * summary on stdout. With {@code --ops 0} (a run limited by {@code --duration} only) there is no total.
+     * summary on stdout. With {@code --ops 0} (a run limited by {@code --duration} only) there is no total. The check
+     * at open (of a new database here) shows its lines first, under its own prefix.
      */
     @Test
     void stressProgressLinesCountTheOperations() {
         Cli.Result r = run(new Shown(Mode.LINES), stress("db").toArray(String[]::new));
         assertStressResultsOnly(r);
+        String err = r.err();
+        assertThat(linesOf(err, OPEN_CHECK, true))
+                .as("a new database: the check at open reads its keys, none there, then the run begins")
+                .isEqualTo(OPEN_CHECK + "0 of 600 keys (0%)\n" + OPEN_CHECK + "600 of 600 keys (100%)\n" + OPEN_CHECK
+                        + "done: 600 of 600 keys (100%)\n");
+        assertThat(err).as("the check's lines come first").startsWith(linesOf(err, OPEN_CHECK, true));
+        r = new Cli.Result(r.exitCode(), r.out(), linesOf(err, OPEN_CHECK, false));
         Matcher summary = Pattern.compile(
                         "stress: done: 3000 ops in .*, key-range deletions ([0-9]+) \\(.*memtable rewrites ([0-9]+);"
                                 + " acknowledged writes ([0-9]+); wrong answers 0\n")
@@ -603,10 +623,62 @@ class ProgressCommandsTest {
                 "--keys=600",
                 "--seed=43");
         assertStressResultsOnly(timed);
-        List<String> lines = timed.err().lines().toList();
+        List<String> lines = linesOf(timed.err(), OPEN_CHECK, false).lines().toList();
         assertThat(lines).as("a line at each reading of the test's clock").hasSizeGreaterThan(3);
         assertThat(lines.get(0)).matches("stress: [0-9,]+ ops, [0-9,]+ acknowledged writes, 0 wrong, .*");
         assertThat(lines.get(lines.size() - 1)).startsWith("stress: done: ").doesNotContain(" of ");
+    }
+
+    /**
+     * The check of every key when stress opens an existing database shows its progress on stderr before the run's:
+     * the keys checked of all the expected state's keys, from 0 to all of them and a done line (stderr not a
+     * terminal); a line redrawn and erased on a terminal; nothing with {@code --no-progress}. Stdout keeps its result
+     * lines alone, the check's ({@code stress: open: ... keys verified}) among them.
+     */
+    @Test
+    void stressCheckAtOpenShowsTheKeysCheckedOnStderr() {
+        for (Mode mode : Mode.values()) {
+            String db = tmp.resolve("open-" + mode).toString();
+            String[] first = {"stress", db, "--ops=3000", "--threads=2", "--keys=3000", "--seed=42", "--no-progress"};
+            assertStressResultsOnly(run(new Shown(mode), first));
+
+            Cli.Result r = run(new Shown(mode), "stress", db, "--ops=1000", "--threads=2", "--keys=3000", "--seed=43");
+            assertStressResultsOnly(r);
+            assertThat(r.out()).contains("stress: open: 3000 keys verified: lost 0, wrong 0");
+            if (mode == Mode.TERMINAL) {
+                assertThat(r.err()).contains("\r" + OPEN_CHECK + "0 of 3,000 keys (0%)");
+                assertThat(r.err()).contains("\r" + OPEN_CHECK + "3,000 of 3,000 keys (100%)");
+                assertThat(screen(r.err()))
+                        .as("the lines are erased at the end")
+                        .isEmpty();
+            } else {
+                String check = linesOf(r.err(), OPEN_CHECK, true);
+                assertThat(r.err())
+                        .as("the check's lines come first, then the run's")
+                        .startsWith(check);
+                assertThat(check.lines())
+                        .as("a report before the first key, every 1024 keys and after the last, then the done line")
+                        .containsExactly(
+                                OPEN_CHECK + "0 of 3,000 keys (0%)",
+                                OPEN_CHECK + "1,024 of 3,000 keys (34%)",
+                                OPEN_CHECK + "2,048 of 3,000 keys (68%)",
+                                OPEN_CHECK + "3,000 of 3,000 keys (100%)",
+                                OPEN_CHECK + "done: 3,000 of 3,000 keys (100%)");
+            }
+
+            Cli.Result quiet = run(
+                    new Shown(mode),
+                    "stress",
+                    db,
+                    "--ops=1000",
+                    "--threads=2",
+                    "--keys=3000",
+                    "--seed=44",
+                    "--no-progress");
+            assertStressResultsOnly(quiet);
+            assertThat(quiet.out()).contains("stress: open: 3000 keys verified: lost 0, wrong 0");
+            assertThat(quiet.err()).as("--no-progress: nothing on stderr").isEmpty();
+        }
     }
 
     @Test

@@ -3,13 +3,15 @@ package io.bloomkv.tools.stress;
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /**
  * Checks a database against an {@link ExpectedState} after a (re)open, as db_stress does before it
- * starts: every key by {@code get} and the whole database by a full scan. A key must read as its
+ * starts: every key by {@code get} and by a bounded seek, and the whole database by a full scan. A key must read as its
  * committed state or, when a write of it was in flight, as that pending state; the keys of one
  * in-flight batch must all read old or all new. Then the pending markers are resolved to what the
  * database holds, so the next run starts from an exact expected state.
@@ -32,7 +34,20 @@ public final class StressVerifier {
         }
     }
 
+    /** {@link #verifyAndResolve(Db, ExpectedState, LongConsumer)} without a progress report. */
     public static Result verifyAndResolve(Db db, ExpectedState es) {
+        return verifyAndResolve(db, es, checked -> {});
+    }
+
+    /** How many keys are checked between two reports to the progress callback. */
+    static final int REPORT_EVERY = 1024;
+
+    /**
+     * Checks every key in order, each by a {@code get}, the full scan up to it and a bounded seek of it (forward and
+     * backward), then resolves the pending markers. {@code progress} hears the keys checked so far on the calling
+     * thread: 0 before the first, then every {@link #REPORT_EVERY} keys, and all of them at the end.
+     */
+    public static Result verifyAndResolve(Db db, ExpectedState es, LongConsumer progress) {
         int n = es.keys();
         long lost = 0;
         long wrong = 0;
@@ -43,77 +58,85 @@ public final class StressVerifier {
         // 1 = reads as the committed state only, 2 = the pending state only, 3 = both.
         byte[] outcome = new byte[n];
         Map<Long, Integer> batchOutcome = new HashMap<>();
-        for (int k = 0; k < n; k++) {
-            byte[] v = db.get(StressValue.key(k));
-            got[k] = v;
-            long c = es.committed(k);
-            long p = es.pending(k);
-            boolean mc = StressValue.matches(k, c, v);
-            boolean mp = p >= 0 && StressValue.matches(k, p, v);
-            outcome[k] = (byte) ((mc ? 1 : 0) | (mp ? 2 : 0));
-            if (!mc && !mp) {
-                if (v != null && StressValue.versionOf(k, v) < 0) {
-                    wrong++;
-                    note(problems, "key " + k + ": malformed value of " + v.length + " bytes");
-                } else {
-                    lost++;
-                    note(
-                            problems,
-                            "key " + k + ": expected state " + describe(c)
-                                    + (p >= 0 ? " or in-flight " + describe(p) : "") + ", database has "
-                                    + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v)));
-                }
-            }
-            if (p >= 0 && (mc != mp)) {
-                long id = es.pendingWrite(k);
-                int o = mc ? 1 : 2;
-                Integer prev = batchOutcome.putIfAbsent(id, o);
-                if (prev != null && prev != o) {
-                    wrong++;
-                    note(
-                            problems,
-                            "write " + Long.toHexString(id) + " half applied (key " + k + " reads "
-                                    + (mc ? "old" : "new") + ", another key of the batch the other)");
-                }
-            }
-        }
-        // The full scan must show exactly what the gets saw, and only stress keys.
         int seen = 0;
-        try (DbIterator it = db.iterator()) {
-            for (it.seekToFirst(); it.valid(); it.next()) {
-                int k = StressValue.keyNumber(it.key());
-                if (k < 0 || k >= n) {
-                    wrong++;
-                    note(
-                            problems,
-                            "scan: foreign key " + new String(it.key(), java.nio.charset.StandardCharsets.ISO_8859_1));
-                    continue;
+        progress.accept(0);
+        // One pass over the keys, so that the keys checked are a count of all that is done: the full scan advances
+        // with the gets (it stops before the next key, so every entry it reaches is of a key already read by get) and
+        // must show exactly what they saw, and only stress keys.
+        try (DbIterator scan = db.iterator()) {
+            scan.seekToFirst();
+            for (int k = 0; k < n; k++) {
+                byte[] v = db.get(StressValue.key(k));
+                got[k] = v;
+                long c = es.committed(k);
+                long p = es.pending(k);
+                boolean mc = StressValue.matches(k, c, v);
+                boolean mp = p >= 0 && StressValue.matches(k, p, v);
+                outcome[k] = (byte) ((mc ? 1 : 0) | (mp ? 2 : 0));
+                if (!mc && !mp) {
+                    if (v != null && StressValue.versionOf(k, v) < 0) {
+                        wrong++;
+                        note(problems, "key " + k + ": malformed value of " + v.length + " bytes");
+                    } else {
+                        lost++;
+                        note(
+                                problems,
+                                "key " + k + ": expected state " + describe(c)
+                                        + (p >= 0 ? " or in-flight " + describe(p) : "") + ", database has "
+                                        + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v)));
+                    }
                 }
-                seen++;
-                if (got[k] == null || !java.util.Arrays.equals(got[k], it.value())) {
-                    wrong++;
-                    note(problems, "scan: key " + k + " differs from get");
+                if (p >= 0 && (mc != mp)) {
+                    long id = es.pendingWrite(k);
+                    int o = mc ? 1 : 2;
+                    Integer prev = batchOutcome.putIfAbsent(id, o);
+                    if (prev != null && prev != o) {
+                        wrong++;
+                        note(
+                                problems,
+                                "write " + Long.toHexString(id) + " half applied (key " + k + " reads "
+                                        + (mc ? "old" : "new") + ", another key of the batch the other)");
+                    }
                 }
-            }
-        }
-        // Bounded seeks, one per key: each reads through the tables' range filters
-        // (Options.rangeFilterBitsPerKey), which must never hide a key in [k, k + 1), forward or backward.
-        for (int k = 0; k < n; k++) {
-            io.bloomkv.engine.ReadOptions ro = io.bloomkv.engine.ReadOptions.defaults()
-                    .iterateLowerBound(StressValue.key(k))
-                    .iterateUpperBound(StressValue.key(k + 1));
-            try (DbIterator it = db.iterator(ro)) {
-                it.seek(StressValue.key(k));
-                boolean forward = it.valid();
-                it.seekForPrev(StressValue.key(k));
-                boolean backward = it.valid();
-                if (forward != (got[k] != null) || backward != (got[k] != null)) {
-                    wrong++;
-                    note(
-                            problems,
-                            "bounded seek of key " + k + ": forward " + (forward ? "found" : "missed") + ", backward "
-                                    + (backward ? "found" : "missed") + ", get "
-                                    + (got[k] != null ? "found" : "missed"));
+                // The scan's entries before the next key (after the last key: all the rest, foreign keys included).
+                byte[] next = k + 1 < n ? StressValue.key(k + 1) : null;
+                for (; scan.valid() && (next == null || Arrays.compareUnsigned(scan.key(), next) < 0); scan.next()) {
+                    int j = StressValue.keyNumber(scan.key());
+                    if (j < 0 || j >= n) {
+                        wrong++;
+                        note(
+                                problems,
+                                "scan: foreign key "
+                                        + new String(scan.key(), java.nio.charset.StandardCharsets.ISO_8859_1));
+                        continue;
+                    }
+                    seen++;
+                    if (got[j] == null || !Arrays.equals(got[j], scan.value())) {
+                        wrong++;
+                        note(problems, "scan: key " + j + " differs from get");
+                    }
+                }
+                // A bounded seek: it reads through the tables' range filters (Options.rangeFilterBitsPerKey), which
+                // must never hide a key in [k, k + 1), forward or backward.
+                io.bloomkv.engine.ReadOptions ro = io.bloomkv.engine.ReadOptions.defaults()
+                        .iterateLowerBound(StressValue.key(k))
+                        .iterateUpperBound(StressValue.key(k + 1));
+                try (DbIterator it = db.iterator(ro)) {
+                    it.seek(StressValue.key(k));
+                    boolean forward = it.valid();
+                    it.seekForPrev(StressValue.key(k));
+                    boolean backward = it.valid();
+                    if (forward != (got[k] != null) || backward != (got[k] != null)) {
+                        wrong++;
+                        note(
+                                problems,
+                                "bounded seek of key " + k + ": forward " + (forward ? "found" : "missed")
+                                        + ", backward " + (backward ? "found" : "missed") + ", get "
+                                        + (got[k] != null ? "found" : "missed"));
+                    }
+                }
+                if ((k + 1) % REPORT_EVERY == 0 && k + 1 < n) {
+                    progress.accept(k + 1);
                 }
             }
         }
@@ -141,6 +164,7 @@ public final class StressVerifier {
                 dropped++;
             }
         }
+        progress.accept(n);
         return new Result(n, lost, wrong, landed, dropped, problems);
     }
 
