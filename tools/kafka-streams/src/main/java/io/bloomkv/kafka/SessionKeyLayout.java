@@ -105,8 +105,15 @@ final class SessionKeyLayout implements SegmentedKeySchema {
         return toStoreKey(key.get(), 0, Math.max(0, from));
     }
 
+    /**
+     * Kafka's {@code SessionKeySchema} builds this bound as the session window {@code [to, Long.MAX_VALUE]}, so a
+     * single-key {@code findSessions} with a negative latestSessionStartTime throws the window's exception.
+     */
     @Override
     public byte[] upperRangeFixedSize(Bytes key, long to) {
+        if (to < 0) {
+            throw new IllegalArgumentException("Window startMs time cannot be negative.");
+        }
         return toStoreKey(key.get(), to, Long.MAX_VALUE);
     }
 

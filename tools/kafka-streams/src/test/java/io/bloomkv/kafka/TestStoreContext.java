@@ -24,6 +24,9 @@ final class TestStoreContext implements StateStoreContext {
     final Map<String, Object> configs = new HashMap<>();
     final File stateDir;
     StateRestoreCallback restoreCallback;
+    /** The commit callback a store registered (Kafka's segmented stores write their position with it), or null. */
+    CommitCallback commitCallback;
+
     StateStore registered;
     RecordMetadata recordMetadata;
 
@@ -95,6 +98,7 @@ final class TestStoreContext implements StateStoreContext {
     @Override
     public void register(StateStore store, StateRestoreCallback stateRestoreCallback, CommitCallback checkpoint) {
         register(store, stateRestoreCallback);
+        commitCallback = checkpoint;
     }
 
     @Override
