@@ -24,8 +24,9 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * session stores the bloomkv session store (with headers when asked). Emit-on-window-close gets the same stores
  * (Kafka's built-in suppliers give it time-ordered stores): the session store answers the end-time range
  * {@code findSessions} those aggregations call in Kafka's time order; a sliding-window store scans closed windows in
- * time order; tumbling and hopping ones keep the key-ordered scans Kafka's caching layer expects. No store of Kafka's
- * built-in persistent engine is created.
+ * time order; tumbling and hopping ones keep the key-ordered scans Kafka's caching layer expects; every one of these
+ * window stores returns windows from the retention edge on, as Kafka's time-ordered window store
+ * ({@link BloomKvWindowStore.Kind}). No store of Kafka's built-in persistent engine is created.
  */
 public class BloomKvDslStoreSuppliers implements DslStoreSuppliers {
     @Override
@@ -43,17 +44,21 @@ public class BloomKvDslStoreSuppliers implements DslStoreSuppliers {
     @Override
     public WindowBytesStoreSupplier windowStore(DslWindowParams params) {
         DslStoreFormat format = params.dslStoreFormat() == null ? DslStoreFormat.TIMESTAMPED : params.dslStoreFormat();
-        // Sliding windows emitting on close scan closed windows by time (Kafka gives them a time-ordered store,
-        // uncached); every other window store is key-ordered, as Kafka's caching layer expects.
-        boolean timeOrderedScans =
-                params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE && params.isSlidingWindow();
+        // Windows emitting on close get stores answering as Kafka's time-ordered window store (which its DSL gives
+        // them, uncached); sliding ones also scan closed windows by time. Every other window store is key-ordered, as
+        // Kafka's caching layer expects.
+        BloomKvWindowStore.Kind kind = params.emitStrategy().type() != EmitStrategy.StrategyType.ON_WINDOW_CLOSE
+                ? BloomKvWindowStore.Kind.KEY_ORDERED
+                : params.isSlidingWindow()
+                        ? BloomKvWindowStore.Kind.EMIT_ON_CLOSE_SLIDING
+                        : BloomKvWindowStore.Kind.EMIT_ON_CLOSE;
         return BloomKvStores.windowStore(
                 params.name(),
                 params.retentionPeriod(),
                 params.windowSize(),
                 params.retainDuplicates(),
                 format,
-                timeOrderedScans,
+                kind,
                 BloomKvStores.defaultSegmentedOptions());
     }
 

@@ -121,7 +121,14 @@ public final class BloomKvStores {
     public static WindowBytesStoreSupplier persistentWindowStore(
             String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates, Options options)
             throws IllegalArgumentException {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.PLAIN, false, options);
+        return windowStore(
+                name,
+                retentionPeriod,
+                windowSize,
+                retainDuplicates,
+                DslStoreFormat.PLAIN,
+                BloomKvWindowStore.Kind.KEY_ORDERED,
+                options);
     }
 
     /**
@@ -140,7 +147,13 @@ public final class BloomKvStores {
             String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates, Options options)
             throws IllegalArgumentException {
         return windowStore(
-                name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.TIMESTAMPED, false, options);
+                name,
+                retentionPeriod,
+                windowSize,
+                retainDuplicates,
+                DslStoreFormat.TIMESTAMPED,
+                BloomKvWindowStore.Kind.KEY_ORDERED,
+                options);
     }
 
     /**
@@ -157,12 +170,19 @@ public final class BloomKvStores {
     public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(
             String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates, Options options)
             throws IllegalArgumentException {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, DslStoreFormat.HEADERS, false, options);
+        return windowStore(
+                name,
+                retentionPeriod,
+                windowSize,
+                retainDuplicates,
+                DslStoreFormat.HEADERS,
+                BloomKvWindowStore.Kind.KEY_ORDERED,
+                options);
     }
 
     /**
-     * Kafka's checks, in Kafka's order, with its messages ({@code Stores.persistentWindowStore}); {@code timeOrderedScans}
-     * for the DSL's sliding-window emit-on-window-close stores (see {@link BloomKvWindowStore}).
+     * Kafka's checks, in Kafka's order, with its messages ({@code Stores.persistentWindowStore}); {@code kind} for the
+     * DSL's emit-on-window-close stores (see {@link BloomKvWindowStore.Kind}).
      */
     static WindowBytesStoreSupplier windowStore(
             String name,
@@ -170,7 +190,7 @@ public final class BloomKvStores {
             Duration windowSize,
             boolean retainDuplicates,
             DslStoreFormat format,
-            boolean timeOrderedScans,
+            BloomKvWindowStore.Kind kind,
             Options options) {
         Objects.requireNonNull(name, "name cannot be null");
         String rpMsgPrefix = ApiUtils.prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
@@ -191,23 +211,10 @@ public final class BloomKvStores {
         }
         if (format == DslStoreFormat.HEADERS) {
             return new BloomKvWindowBytesStoreSupplier.Headers(
-                    name,
-                    retentionMs,
-                    defaultSegmentInterval,
-                    windowSizeMs,
-                    retainDuplicates,
-                    timeOrderedScans,
-                    options);
+                    name, retentionMs, defaultSegmentInterval, windowSizeMs, retainDuplicates, kind, options);
         }
         return new BloomKvWindowBytesStoreSupplier(
-                name,
-                retentionMs,
-                defaultSegmentInterval,
-                windowSizeMs,
-                retainDuplicates,
-                format,
-                timeOrderedScans,
-                options);
+                name, retentionMs, defaultSegmentInterval, windowSizeMs, retainDuplicates, format, kind, options);
     }
 
     // ------------------------------------------------------------------ session stores

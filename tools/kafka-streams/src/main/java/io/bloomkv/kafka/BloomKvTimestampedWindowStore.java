@@ -16,8 +16,8 @@ public class BloomKvTimestampedWindowStore extends BloomKvWindowStore implements
             long segmentInterval,
             long windowSize,
             boolean retainDuplicates,
-            boolean timeOrderedScans,
+            BloomKvWindowStore.Kind kind,
             Options options) {
-        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, timeOrderedScans, options);
+        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, kind, options);
     }
 }

@@ -22,9 +22,9 @@ public class BloomKvTimestampedWindowStoreWithHeaders extends BloomKvWindowStore
             long segmentInterval,
             long windowSize,
             boolean retainDuplicates,
-            boolean timeOrderedScans,
+            BloomKvWindowStore.Kind kind,
             Options options) {
-        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, timeOrderedScans, options);
+        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, kind, options);
     }
 
     @Override

@@ -19,7 +19,7 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
     private final boolean retainDuplicates;
     private final DslStoreFormat format;
     private final Options options;
-    private final boolean timeOrderedScans;
+    private final BloomKvWindowStore.Kind kind;
 
     BloomKvWindowBytesStoreSupplier(
             String name,
@@ -29,10 +29,18 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
             boolean retainDuplicates,
             DslStoreFormat format,
             Options options) {
-        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, format, false, options);
+        this(
+                name,
+                retentionPeriod,
+                segmentInterval,
+                windowSize,
+                retainDuplicates,
+                format,
+                BloomKvWindowStore.Kind.KEY_ORDERED,
+                options);
     }
 
-    /** {@code timeOrderedScans}: see {@link BloomKvWindowStore} (sliding-window emit-on-window-close). */
+    /** {@code kind}: see {@link BloomKvWindowStore.Kind} (the stores of emit-on-window-close aggregations). */
     BloomKvWindowBytesStoreSupplier(
             String name,
             long retentionPeriod,
@@ -40,9 +48,9 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
             long windowSize,
             boolean retainDuplicates,
             DslStoreFormat format,
-            boolean timeOrderedScans,
+            BloomKvWindowStore.Kind kind,
             Options options) {
-        this.timeOrderedScans = timeOrderedScans;
+        this.kind = kind;
         this.name = name;
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
@@ -62,31 +70,13 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
         return switch (format) {
             case PLAIN ->
                 new BloomKvWindowStore(
-                        name,
-                        retentionPeriod,
-                        segmentInterval,
-                        windowSize,
-                        retainDuplicates,
-                        timeOrderedScans,
-                        options);
+                        name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, kind, options);
             case TIMESTAMPED ->
                 new BloomKvTimestampedWindowStore(
-                        name,
-                        retentionPeriod,
-                        segmentInterval,
-                        windowSize,
-                        retainDuplicates,
-                        timeOrderedScans,
-                        options);
+                        name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, kind, options);
             case HEADERS ->
                 new BloomKvTimestampedWindowStoreWithHeaders(
-                        name,
-                        retentionPeriod,
-                        segmentInterval,
-                        windowSize,
-                        retainDuplicates,
-                        timeOrderedScans,
-                        options);
+                        name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, kind, options);
         };
     }
 
@@ -136,7 +126,7 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
                 long segmentInterval,
                 long windowSize,
                 boolean retainDuplicates,
-                boolean timeOrderedScans,
+                BloomKvWindowStore.Kind kind,
                 Options options) {
             super(
                     name,
@@ -145,7 +135,7 @@ public class BloomKvWindowBytesStoreSupplier implements WindowBytesStoreSupplier
                     windowSize,
                     retainDuplicates,
                     DslStoreFormat.HEADERS,
-                    timeOrderedScans,
+                    kind,
                     options);
         }
     }

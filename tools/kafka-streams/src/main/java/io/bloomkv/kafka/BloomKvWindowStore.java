@@ -30,6 +30,25 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
     /** The metrics scope of window stores (Kafka's is {@code rocksdb-window}). */
     static final String METRICS_SCOPE = "bloomkv-window";
 
+    /**
+     * Which of Kafka's window stores a bloomkv window store answers as: Kafka's DSL gives windowed aggregations that
+     * emit on window close its time-ordered window store, every other window store its key-ordered one.
+     */
+    enum Kind {
+        /** Kafka's RocksDB window store: reads return windows from {@code streamTime - retention + 1} on. */
+        KEY_ORDERED,
+        /**
+         * Kafka's time-ordered window store of tumbling and hopping windows emitting on close: reads return windows
+         * from {@code streamTime - retention} on; scans keep the key order (a documented difference).
+         */
+        EMIT_ON_CLOSE,
+        /**
+         * Kafka's indexed time-ordered window store of sliding windows emitting on close: reads from
+         * {@code streamTime - retention} on, and fetchAll / backwardFetchAll in time order (see the constructor).
+         */
+        EMIT_ON_CLOSE_SLIDING
+    }
+
     private final boolean retainDuplicates;
     private final long windowSize;
     /** fetchAll / backwardFetchAll in time order (see the constructor). */
@@ -49,14 +68,17 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
             long windowSize,
             boolean retainDuplicates,
             Options options) {
-        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, false, options);
+        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, Kind.KEY_ORDERED, options);
     }
 
     /**
-     * {@code timeOrderedScans}: fetchAll and backwardFetchAll return windows by start time, then key, then
-     * sequence number, as Kafka's time-ordered window store does (which its DSL gives sliding-window
-     * emit-on-window-close aggregations, whose emission order follows that scan; their stores are not cached).
-     * Key fetches keep the key order.
+     * {@code kind}: the {@link Kind} of Kafka's store this one answers as. Both emit-on-close kinds read from the
+     * retention edge, {@code streamTime - retention}, as Kafka's time-ordered window store (one millisecond earlier
+     * than its key-ordered store: a sliding window starting there is still emitted). For
+     * {@link Kind#EMIT_ON_CLOSE_SLIDING}, fetchAll and backwardFetchAll return windows by start time, then key, then
+     * sequence number, as Kafka's time-ordered window store does (its DSL gives it sliding-window emit-on-window-close
+     * aggregations, whose emission order follows that scan; their stores are not cached). Key fetches keep the key
+     * order.
      */
     BloomKvWindowStore(
             String name,
@@ -64,11 +86,17 @@ public class BloomKvWindowStore extends SegmentedBytesStoreBase implements Windo
             long segmentInterval,
             long windowSize,
             boolean retainDuplicates,
-            boolean timeOrderedScans,
+            Kind kind,
             Options options) {
         super(new SegmentedStore(
-                name, METRICS_SCOPE, retentionPeriod, segmentInterval, WindowKeyLayout.INSTANCE, options));
-        this.timeOrderedScans = timeOrderedScans;
+                name,
+                METRICS_SCOPE,
+                retentionPeriod,
+                segmentInterval,
+                WindowKeyLayout.INSTANCE,
+                kind != Kind.KEY_ORDERED,
+                options));
+        this.timeOrderedScans = kind == Kind.EMIT_ON_CLOSE_SLIDING;
         this.retainDuplicates = retainDuplicates;
         this.windowSize = windowSize;
     }

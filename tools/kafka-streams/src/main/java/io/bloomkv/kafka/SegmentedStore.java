@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * restored (not persisted: -1 after a restart, as Kafka's); a put whose segment is older than
  * {@code segmentId(streamTime - retention)} is dropped and counted in the task's {@code dropped-records}
  * sensor ({@code TaskMetrics.droppedRecordsSensor}); reads never return entries older than
- * {@code streamTime - retention + 1}; fetches go segment by segment (oldest first forward), each segment in
+ * {@code streamTime - retention + 1} (the time-ordered window store's: {@code streamTime - retention}); fetches go segment by segment (oldest first forward), each segment in
  * its composite key order, filtered by the schema. Writes are serialized; reads are thread-safe (IQ threads).
  * Use after close throws {@link InvalidStateStoreException}; engine failures {@link ProcessorStateException}.
  *
@@ -67,6 +67,13 @@ final class SegmentedStore {
     private final long retentionPeriod;
     private final long segmentInterval;
     private final SegmentedKeySchema schema;
+    /**
+     * Reads return entries from {@code observedStreamTime - retentionPeriod + readFloorOffset} on: 1 for Kafka's
+     * segmented stores, 0 for its time-ordered window store ({@link #SegmentedStore(String, String, long, long,
+     * SegmentedKeySchema, boolean, Options)}).
+     */
+    private final long readFloorOffset;
+
     private final Options options;
     private final Set<SegmentIterator> openIterators = ConcurrentHashMap.newKeySet();
     private Segments segments;
@@ -91,7 +98,24 @@ final class SegmentedStore {
             long segmentInterval,
             SegmentedKeySchema schema,
             Options options) {
+        this(name, metricsScope, retentionPeriod, segmentInterval, schema, false, options);
+    }
+
+    /**
+     * {@code readsFromRetentionEdge}: reads return entries from {@code observedStreamTime - retentionPeriod} on, one
+     * millisecond earlier than Kafka's segmented stores, as Kafka's time-ordered window store does (the store its
+     * DSL gives windowed aggregations that emit on window close); puts and expiry are the same either way.
+     */
+    SegmentedStore(
+            String name,
+            String metricsScope,
+            long retentionPeriod,
+            long segmentInterval,
+            SegmentedKeySchema schema,
+            boolean readsFromRetentionEdge,
+            Options options) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
+        this.readFloorOffset = readsFromRetentionEdge ? 0 : 1;
         this.metricsScope = metricsScope;
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
@@ -303,7 +327,7 @@ final class SegmentedStore {
         synchronized (this) {
             checkOpen();
             long timestamp = schema.segmentTimestamp(storedKey);
-            if (timestamp < observedStreamTime - retentionPeriod + 1) {
+            if (timestamp < observedStreamTime - retentionPeriod + readFloorOffset) {
                 return null;
             }
             segment = segments.segmentForTimestamp(timestamp);
@@ -321,7 +345,7 @@ final class SegmentedStore {
     }
 
     private long actualFrom(long from) {
-        return Math.max(from, observedStreamTime - retentionPeriod + 1);
+        return Math.max(from, observedStreamTime - retentionPeriod + readFloorOffset);
     }
 
     /** One key's entries in [from, to]: one bounded scan per segment between the key's fixed-size bounds. */
@@ -395,9 +419,9 @@ final class SegmentedStore {
                 this, search, null, null, forward, k -> schema.matches(k, null, null, actualFrom, timeTo)));
     }
 
-    /** Stream time minus retention plus one: reads return nothing older. */
+    /** Stream time minus retention (plus one, but for Kafka's time-ordered window store): reads return nothing older. */
     long retentionFloor() {
-        return observedStreamTime - retentionPeriod + 1;
+        return observedStreamTime - retentionPeriod + readFloorOffset;
     }
 
     /** The live segments whose ids cover [timeFrom, timeTo], for callers that scan them one at a time. */

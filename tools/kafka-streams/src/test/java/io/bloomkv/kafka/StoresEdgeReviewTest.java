@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Random;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -20,9 +21,19 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.EmitStrategy;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.SlidingWindows;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.SessionWindow;
 import org.apache.kafka.streams.processor.StateStore;
@@ -31,6 +42,7 @@ import org.apache.kafka.streams.query.MultiVersionedKeyQuery;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.DslWindowParams;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.Stores;
@@ -39,6 +51,7 @@ import org.apache.kafka.streams.state.VersionedRecord;
 import org.apache.kafka.streams.state.VersionedRecordIterator;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.apache.kafka.streams.state.internals.RocksDbIndexedTimeOrderedWindowBytesStoreSupplier;
 import org.apache.kafka.streams.state.internals.VersionedKeyValueToBytesStoreAdapter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,8 +69,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * changelog batches (with position headers) restored between puts, both stores committed, closed and reopened
  * (stream time forgotten), iterators consumed across puts that add windows and expire segments, the IQv2 positions
  * and the {@code dropped-records} count; for the versioned store a history retention of 0, 1 ms segments, and puts,
- * deletes and reads on the grace boundary. Every answer (or exception) is compared. Seed logged; replay with
- * {@code -Dbloomkv.seed=N}.
+ * deletes and reads on the grace boundary; for the window stores of emit-on-window-close, Kafka's time-ordered window
+ * store as the oracle. Every answer (or exception) is compared. Seed logged; replay with {@code -Dbloomkv.seed=N}.
  */
 class StoresEdgeReviewTest {
     @TempDir
@@ -491,6 +504,198 @@ class StoresEdgeReviewTest {
 
     private static List<String> windows(KeyValueIterator<Windowed<Bytes>, byte[]> it) {
         return WindowStoreDifferentialTest.windows(it);
+    }
+
+    // ------------------------------------------------------------------ window stores of emit-on-window-close
+
+    /**
+     * The window stores {@link BloomKvDslStoreSuppliers} gives emit-on-window-close aggregations against the store
+     * Kafka's DSL gives them, its time-ordered window store ({@code RocksDbIndexedTimeOrderedWindowBytesStoreSupplier},
+     * indexed by key for sliding windows): the same windows at the retention edge (Kafka's time-ordered store reads
+     * from {@code streamTime - retention} inclusive, one millisecond earlier than its key-ordered store), the same
+     * answers to the reads the DSL's processors make ({@code fetchAll} by time for sliding windows,
+     * {@code fetch(key, key, from, to)}, {@code fetch(key, time)}) and to single-key fetches, and the same window
+     * sets otherwise (the scan order across keys of tumbling and hopping windows is a documented difference).
+     */
+    @ParameterizedTest(name = "sliding={0}")
+    @ValueSource(booleans = {true, false})
+    void emitOnWindowCloseStoresAnswerAsKafkasTimeOrderedStore(boolean sliding) {
+        long seed = seed("emitOnWindowClose(sliding=" + sliding + ")");
+        Random rnd = new Random(seed);
+        long answeredBefore = ANSWERED.get();
+        long retention = 100_000 + rnd.nextInt(150_000);
+        long window = 1 + rnd.nextInt((int) Math.min(retention, 60_000));
+        Pair p = new Pair(
+                "eowc" + sliding,
+                () -> new BloomKvDslStoreSuppliers()
+                        .windowStore(new DslWindowParams(
+                                "w",
+                                Duration.ofMillis(retention),
+                                Duration.ofMillis(window),
+                                false,
+                                EmitStrategy.onWindowClose(),
+                                sliding,
+                                DslStoreFormat.TIMESTAMPED))
+                        .get(),
+                () -> RocksDbIndexedTimeOrderedWindowBytesStoreSupplier.create(
+                                "w", Duration.ofMillis(retention), Duration.ofMillis(window), false, sliding)
+                        .get());
+        long interval = Math.max(retention / 2, 60_000);
+        long st = 0;
+        int offset = 0;
+        for (int op = 0; op < 1000; op++) {
+            String at = "seed " + seed + " (retention " + retention + ", window " + window + ") op " + op + " st " + st;
+            int dice = rnd.nextInt(100);
+            if (dice < 45) {
+                long ts = Math.max(
+                        0,
+                        rnd.nextInt(6) == 0
+                                ? st + rnd.nextInt((int) (interval / 4))
+                                : edgeTime(rnd, st, retention, interval));
+                Bytes key = key(rnd);
+                byte[] value = value(rnd, op);
+                window(p.kafka).put(key, value, ts);
+                window(p.bloom).put(key, value, ts);
+                st = Math.max(st, ts);
+            } else if (dice < 47) {
+                List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
+                int n = 1 + rnd.nextInt(20);
+                for (int i = 0; i < n; i++) {
+                    long ts = Math.max(0, edgeTime(rnd, st, retention, interval));
+                    batch.add(new ConsumerRecord<>(
+                            "w-changelog",
+                            0,
+                            offset++,
+                            WindowKeyLayout.toStoreKey(key(rnd).get(), ts, 0),
+                            value(rnd, -op * 100 - i)));
+                    st = Math.max(st, ts);
+                }
+                p.restore(batch);
+            } else if (dice < 48 && rnd.nextInt(4) == 0) {
+                p.reopen(offset);
+            } else if (dice < 50) {
+                st += retention / 2 + rnd.nextInt((int) retention * 2);
+                Bytes key = key(rnd);
+                window(p.kafka).put(key, value(rnd, op), st);
+                window(p.bloom).put(key, value(rnd, op), st);
+            } else {
+                compareEmitOnCloseReads(p, rnd, sliding, st, retention, interval, at);
+            }
+        }
+        p.sameDroppedRecords("seed " + seed + " end");
+        answeredSome(answeredBefore, "seed " + seed);
+    }
+
+    /**
+     * A sliding-window count emitting on window close, where a jump of stream time leaves a closed window starting
+     * exactly at {@code streamTime - retention} (retention = 2 x time difference + grace): Kafka's time-ordered store
+     * still returns it, so Kafka emits it; bloomkv's store read from one millisecond later and never emitted it.
+     */
+    @Test
+    void slidingWindowEmittedOnCloseOnTheRetentionEdgeIsEmittedAsKafkaEmitsIt() {
+        List<List<KeyValue<String, String>>> outputs = new ArrayList<>();
+        for (boolean bloom : new boolean[] {false, true}) {
+            StreamsBuilder builder = new StreamsBuilder();
+            builder.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
+                    .groupByKey()
+                    .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofSeconds(10), Duration.ofSeconds(3)))
+                    .emitStrategy(EmitStrategy.onWindowClose())
+                    .count()
+                    .toStream()
+                    .map((w, c) -> KeyValue.pair(
+                            w.key() + "@" + w.window().start() + "-"
+                                    + w.window().end(),
+                            "" + c))
+                    .to("out", Produced.with(Serdes.String(), Serdes.String()));
+            Properties props = new Properties();
+            props.put(StreamsConfig.APPLICATION_ID_CONFIG, "edge-" + bloom);
+            props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "dummy:1234");
+            props.put(StreamsConfig.STATE_DIR_CONFIG, new File(dir, "dsl-" + bloom).getPath());
+            if (bloom) {
+                props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, BloomKvDslStoreSuppliers.class);
+            }
+            try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(props), props)) {
+                TestInputTopic<String, String> in = driver.createInputTopic(
+                        "in", Serdes.String().serializer(), Serdes.String().serializer());
+                TestOutputTopic<String, String> out = driver.createOutputTopic(
+                        "out", Serdes.String().deserializer(), Serdes.String().deserializer());
+                long[] times = {100_000, 103_000, 120_000, 123_000, 131_000, 200_000, 223_000, 300_000};
+                for (int i = 0; i < times.length; i++) {
+                    in.pipeInput("k" + i % 3, "x", Instant.ofEpochMilli(times[i]));
+                }
+                outputs.add(out.readKeyValuesToList());
+            }
+        }
+        // k2's window [190 s, 200 s] starts at the store's stream time (213 s, k0's window at 223 s) minus its
+        // retention (23 s) when the record at 223 s closes it.
+        assertThat(outputs.get(0)).as("Kafka's store").contains(KeyValue.pair("k2@190000-200000", "1"));
+        assertThat(outputs.get(1)).as("bloomkv's store").isEqualTo(outputs.get(0));
+    }
+
+    private static void compareEmitOnCloseReads(
+            Pair p, Random rnd, boolean sliding, long st, long retention, long interval, String at) {
+        WindowStore<Bytes, byte[]> k = window(p.kafka);
+        WindowStore<Bytes, byte[]> b = window(p.bloom);
+        Bytes key = key(rnd);
+        // The DSL's bounds are never negative.
+        long from = Math.max(0, edgeTime(rnd, st, retention, interval));
+        long to = rnd.nextInt(8) == 0 ? Long.MAX_VALUE : Math.max(0, edgeTime(rnd, st, retention, interval));
+        if (rnd.nextInt(3) > 0 && from > to) {
+            long t = from;
+            from = to;
+            to = t;
+        }
+        long f = from;
+        long t = to;
+        String what = at + " [" + from + ", " + to + "] key " + key;
+        switch (rnd.nextInt(7)) {
+            case 0 -> {
+                long time = rnd.nextBoolean()
+                        ? st - retention + rnd.nextInt(3) - 1
+                        : edgeTime(rnd, st, retention, interval);
+                assertThat(outcome(() -> List.of(String.valueOf(Arrays.toString(b.fetch(key, time))))))
+                        .as(what + " fetch(key, " + time + ")")
+                        .isEqualTo(oracle(() -> List.of(String.valueOf(Arrays.toString(k.fetch(key, time))))));
+            }
+            case 1 -> {
+                boolean fwd = rnd.nextBoolean();
+                assertThat(outcome(() -> values(fwd ? b.fetch(key, f, t) : b.backwardFetch(key, f, t))))
+                        .as(what + " fetch(key)" + (fwd ? "" : " backward"))
+                        .isEqualTo(oracle(() -> values(fwd ? k.fetch(key, f, t) : k.backwardFetch(key, f, t))));
+            }
+            case 2 -> {
+                boolean fwd = rnd.nextBoolean();
+                assertThat(outcome(() -> windows(fwd ? b.fetch(key, key, f, t) : b.backwardFetch(key, key, f, t))))
+                        .as(what + " fetch(key, key)" + (fwd ? "" : " backward"))
+                        .isEqualTo(
+                                oracle(() -> windows(fwd ? k.fetch(key, key, f, t) : k.backwardFetch(key, key, f, t))));
+            }
+            case 3, 4 -> {
+                boolean fwd = rnd.nextBoolean();
+                // Kafka's processors fetch closed windows from the retention edge on: the edge itself too.
+                long edgeFrom = rnd.nextBoolean() ? Math.max(0, st - retention) : f;
+                long edgeTo = Math.max(edgeFrom, t);
+                List<String> expected = oracle(
+                        () -> windows(fwd ? k.fetchAll(edgeFrom, edgeTo) : k.backwardFetchAll(edgeFrom, edgeTo)));
+                List<String> actual = outcome(
+                        () -> windows(fwd ? b.fetchAll(edgeFrom, edgeTo) : b.backwardFetchAll(edgeFrom, edgeTo)));
+                assertThat(sliding ? actual : sorted(actual))
+                        .as(what + " fetchAll [" + edgeFrom + ", " + edgeTo + "]" + (fwd ? "" : " backward"))
+                        .isEqualTo(sliding ? expected : sorted(expected));
+            }
+            default -> {
+                boolean fwd = rnd.nextBoolean();
+                assertThat(sorted(outcome(() -> windows(fwd ? b.all() : b.backwardAll()))))
+                        .as(what + " all" + (fwd ? "" : " backward") + ", as sets")
+                        .isEqualTo(sorted(oracle(() -> windows(fwd ? k.all() : k.backwardAll()))));
+            }
+        }
+    }
+
+    private static List<String> sorted(List<String> in) {
+        List<String> out = new ArrayList<>(in);
+        java.util.Collections.sort(out);
+        return out;
     }
 
     // --------------------------------------------------------------------------------------------- session stores
