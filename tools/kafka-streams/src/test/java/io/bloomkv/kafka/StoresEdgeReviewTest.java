@@ -42,6 +42,7 @@ import org.apache.kafka.streams.query.MultiVersionedKeyQuery;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.DslSessionParams;
 import org.apache.kafka.streams.state.DslWindowParams;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.SessionStore;
@@ -52,6 +53,7 @@ import org.apache.kafka.streams.state.VersionedRecordIterator;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.apache.kafka.streams.state.internals.RocksDbIndexedTimeOrderedWindowBytesStoreSupplier;
+import org.apache.kafka.streams.state.internals.RocksDbTimeOrderedSessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.internals.VersionedKeyValueToBytesStoreAdapter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -774,6 +776,107 @@ class StoresEdgeReviewTest {
             assertThat(sessionList(sessions(p.bloom).fetch(null, null)))
                     .isEqualTo(sessionList(sessions(p.kafka).fetch(null, null)));
         }
+    }
+
+    /**
+     * The session store {@link BloomKvDslStoreSuppliers} gives session aggregations that emit on window close against
+     * the store Kafka's DSL gives them, its time-ordered session store with a key index: the reads the DSL's session
+     * processor makes ({@code findSessions(key, earliestSessionEndTime, latestSessionStartTime)}, with an earliest end
+     * that can be negative, and the end-time range {@code findSessions(earliestSessionEndTime, latestSessionEndTime)}),
+     * and the other single-key reads, at the same edges as {@link #sessionStoreEdgesAnswerAsKafkas}.
+     */
+    @Test
+    void emitOnWindowCloseSessionStoreAnswersAsKafkasTimeOrderedStore() {
+        long seed = seed("emitOnWindowCloseSession");
+        Random rnd = new Random(seed);
+        long answeredBefore = ANSWERED.get();
+        long retention = 100_000 + rnd.nextInt(150_000);
+        Pair p = new Pair(
+                "eowc-s",
+                () -> new BloomKvDslStoreSuppliers()
+                        .sessionStore(new DslSessionParams(
+                                "s", Duration.ofMillis(retention), EmitStrategy.onWindowClose(), DslStoreFormat.PLAIN))
+                        .get(),
+                () -> new RocksDbTimeOrderedSessionBytesStoreSupplier("s", retention, true).get());
+        long interval = Math.max(retention / 2, 60_000);
+        long st = 0;
+        int offset = 0;
+        List<Windowed<Bytes>> written = new ArrayList<>();
+        for (int op = 0; op < 1000; op++) {
+            String at = "seed " + seed + " (retention " + retention + ") op " + op + " st " + st;
+            int dice = rnd.nextInt(100);
+            if (dice < 40) {
+                Windowed<Bytes> s = session(rnd, st, retention, interval);
+                byte[] value = rnd.nextInt(10) == 0 ? null : value(rnd, op);
+                sessions(p.kafka).put(s, value);
+                sessions(p.bloom).put(s, value);
+                written.add(s);
+                st = Math.max(st, s.window().end());
+            } else if (dice < 45 && !written.isEmpty()) {
+                Windowed<Bytes> s = written.get(rnd.nextInt(written.size()));
+                sessions(p.kafka).remove(s);
+                sessions(p.bloom).remove(s);
+            } else if (dice < 47) {
+                List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
+                int n = 1 + rnd.nextInt(20);
+                for (int i = 0; i < n; i++) {
+                    Windowed<Bytes> s = session(rnd, st, retention, interval);
+                    batch.add(new ConsumerRecord<>(
+                            "s-changelog", 0, offset++, SessionKeyLayout.toStoreKey(s), value(rnd, -op * 100 - i)));
+                    st = Math.max(st, s.window().end());
+                }
+                p.restore(batch);
+            } else if (dice < 48 && rnd.nextInt(4) == 0) {
+                p.reopen(offset);
+            } else if (dice < 50) {
+                st += retention / 2 + rnd.nextInt((int) retention * 2);
+                Windowed<Bytes> s = new Windowed<>(key(rnd), new SessionWindow(st, st));
+                sessions(p.kafka).put(s, value(rnd, op));
+                sessions(p.bloom).put(s, value(rnd, op));
+            } else {
+                SessionStore<Bytes, byte[]> k = sessions(p.kafka);
+                SessionStore<Bytes, byte[]> b = sessions(p.bloom);
+                Bytes key = !written.isEmpty() && rnd.nextBoolean()
+                        ? written.get(rnd.nextInt(written.size())).key()
+                        : key(rnd);
+                long eset = edgeTime(rnd, st, retention, interval);
+                long lsst = Math.max(0, edgeTime(rnd, st, retention, interval));
+                String what = at + " key " + key + " [" + eset + ", " + lsst + "]";
+                switch (rnd.nextInt(5)) {
+                    case 0 -> {
+                        Windowed<Bytes> s = !written.isEmpty() && rnd.nextBoolean()
+                                ? written.get(rnd.nextInt(written.size()))
+                                : session(rnd, st, retention, interval);
+                        long start = s.window().start();
+                        long end = s.window().end();
+                        assertThat(outcome(() -> List.of(Arrays.toString(b.fetchSession(s.key(), start, end)))))
+                                .as(what + " fetchSession " + s)
+                                .isEqualTo(oracle(() -> List.of(Arrays.toString(k.fetchSession(s.key(), start, end)))));
+                    }
+                    case 1 ->
+                        assertThat(outcome(() -> sessionList(b.findSessions(key, eset, lsst))))
+                                .as(what + " findSessions")
+                                .isEqualTo(oracle(() -> sessionList(k.findSessions(key, eset, lsst))));
+                    case 2 ->
+                        assertThat(outcome(() -> sessionList(b.backwardFindSessions(key, eset, lsst))))
+                                .as(what + " backwardFindSessions")
+                                .isEqualTo(oracle(() -> sessionList(k.backwardFindSessions(key, eset, lsst))));
+                    case 3 -> {
+                        long from = Math.max(0, eset);
+                        long to = Math.max(from, lsst);
+                        assertThat(outcome(() -> sessionList(b.findSessions(from, to))))
+                                .as(what + " findSessions(" + from + ", " + to + ")")
+                                .isEqualTo(oracle(() -> sessionList(k.findSessions(from, to))));
+                    }
+                    default ->
+                        assertThat(outcome(() -> sessionList(b.fetch(key))))
+                                .as(what + " fetch(key)")
+                                .isEqualTo(oracle(() -> sessionList(k.fetch(key))));
+                }
+            }
+        }
+        p.sameDroppedRecords("seed " + seed + " end");
+        answeredSome(answeredBefore, "seed " + seed);
     }
 
     @SuppressWarnings("unchecked")
