@@ -27,7 +27,9 @@ class StressVerifierTest {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** Writes version 1 of every third key of {@code keys} and marks it committed; returns the keys checked reported. */
+    /**
+     * Writes version 1 of every third key of {@code keys} and marks it committed; returns the keys checked reported.
+     */
     private List<Long> writeAndCheck(String name, int keys, List<String> foreign, StressVerifier.Result[] result)
             throws Exception {
         List<Long> reports = new ArrayList<>();

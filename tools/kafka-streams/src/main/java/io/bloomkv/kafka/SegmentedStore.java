@@ -42,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * restored (not persisted: -1 after a restart, as Kafka's); a put whose segment is older than
  * {@code segmentId(streamTime - retention)} is dropped and counted in the task's {@code dropped-records}
  * sensor ({@code TaskMetrics.droppedRecordsSensor}); reads never return entries older than
- * {@code streamTime - retention + 1} (the time-ordered window store's: {@code streamTime - retention}); fetches go segment by segment (oldest first forward), each segment in
- * its composite key order, filtered by the schema. Writes are serialized; reads are thread-safe (IQ threads).
+ * {@code streamTime - retention + 1} (the time-ordered window store's: {@code streamTime - retention}); fetches go
+ * segment by segment (oldest first forward), each segment in its composite key order, filtered by the schema. Writes are serialized; reads are thread-safe (IQ threads).
  * Use after close throws {@link InvalidStateStoreException}; engine failures {@link ProcessorStateException}.
  *
  * <p>Offsets, as the key-value and versioned stores: the store manages its changelog offsets (KIP-1035). A commit
@@ -419,7 +419,9 @@ final class SegmentedStore {
                 this, search, null, null, forward, k -> schema.matches(k, null, null, actualFrom, timeTo)));
     }
 
-    /** Stream time minus retention (plus one, but for Kafka's time-ordered window store): reads return nothing older. */
+    /**
+     * Stream time minus retention (plus one, but for Kafka's time-ordered window store): reads return nothing older.
+     */
     long retentionFloor() {
         return observedStreamTime - retentionPeriod + readFloorOffset;
     }
