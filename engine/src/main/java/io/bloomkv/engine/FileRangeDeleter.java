@@ -29,8 +29,9 @@ import java.util.List;
  *       before it (which would bring back the range's other entries).</li>
  *   <li>Every table of every level (level 0 included, unlike RocksDB, which leaves level 0 alone) whose user keys and
  *       range tombstones lie in [begin, end) is a candidate. A table whose largest key is {@code end} itself counts as
- *       inside when it holds no entry of {@code end}: that bound then comes from a range tombstone ending there
- *       ({@link io.bloomkv.engine.internal.rangedel.RangeTombstone#largestCoveredBound}).</li>
+ *       inside when it holds no entry of {@code end} and no tombstone covering it: that bound then comes from a range
+ *       tombstone ending there ({@link io.bloomkv.engine.internal.rangedel.RangeTombstone#largestCoveredBound}; one
+ *       ending at {@code end || 0x00} covers {@code end} and gives the same bound).</li>
  *   <li>A candidate an open snapshot can read (an entry at or below the newest snapshot's sequence) stays, so a
  *       snapshot never loses data (RocksDB removes it anyway: "snapshots before the delete might not see the data").
  *       </li>
@@ -202,7 +203,7 @@ final class FileRangeDeleter {
                 boolean inside = (begin == null || Arrays.compareUnsigned(f.smallestUserKey(), begin) >= 0)
                         && (end == null
                                 || Arrays.compareUnsigned(f.largestUserKey(), end) < 0
-                                || (Arrays.equals(f.largestUserKey(), end) && !holdsEntryAt(f, end)));
+                                || (Arrays.equals(f.largestUserKey(), end) && !reachesKey(f, end)));
                 boolean snapshotReads = newestSnapshot >= 0 && f.smallestSequence() <= newestSnapshot;
                 if (inside && !snapshotReads) {
                     chosen.add(new LevelTable(level, f));
@@ -228,6 +229,15 @@ final class FileRangeDeleter {
     private static boolean overlaps(FileMetaData f, byte[] begin, byte[] end) {
         return (begin == null || Arrays.compareUnsigned(f.largestUserKey(), begin) >= 0)
                 && (end == null || Arrays.compareUnsigned(f.smallestUserKey(), end) < 0);
+    }
+
+    /**
+     * Whether table {@code f} holds a point entry of {@code userKey} or a range tombstone covering it: a tombstone
+     * ending at {@code userKey || 0x00} covers {@code userKey} and gives the table that largest key too.
+     */
+    private boolean reachesKey(FileMetaData f, byte[] userKey) {
+        return tableCache.get(f.number()).rangeTombstones().maxCovering(userKey, InternalKey.MAX_SEQUENCE) > 0
+                || holdsEntryAt(f, userKey);
     }
 
     /** Whether table {@code f} holds a point entry (a put, delete or merge operand) of {@code userKey}. */
