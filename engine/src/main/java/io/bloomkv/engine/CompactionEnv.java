@@ -30,6 +30,16 @@ interface CompactionEnv {
      */
     long newestSnapshot();
 
+    /**
+     * Holds new snapshots back ({@link Db#getSnapshot} waits) until {@link #releaseSnapshots}, and returns the newest
+     * live snapshot's sequence, -1 when none: a compaction whose filter changed entries installs its Version only when
+     * no snapshot reads them, and no snapshot is taken between that check and the install.
+     */
+    long holdSnapshots();
+
+    /** Ends {@link #holdSnapshots}. */
+    void releaseSnapshots();
+
     /** True once the database started closing: a running merge gives up. */
     boolean isShuttingDown();
 

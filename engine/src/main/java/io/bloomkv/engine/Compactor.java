@@ -329,8 +329,26 @@ final class Compactor {
         }
         List<FileMetaData> outputs = new ArrayList<>();
         long bytesRead = 0;
+        boolean holdingSnapshots = false;
         try {
-            merge(c, outputs);
+            long filteredFrom = merge(c, outputs);
+            while (filteredFrom != Long.MAX_VALUE) {
+                // The filter changed entries newer than every snapshot the merge knew of. New snapshots wait from here
+                // until the new Version is installed; when one taken since the merge began reads such an entry, the
+                // merge is redone, and then leaves the entries that snapshot reads alone (CompactionFilter's contract).
+                holdingSnapshots = true;
+                if (env.holdSnapshots() < filteredFrom) {
+                    break;
+                }
+                env.releaseSnapshots();
+                holdingSnapshots = false;
+                BloomKvException redone = new BloomKvException("compaction redone: a snapshot reads what it filtered");
+                for (FileMetaData f : outputs) {
+                    env.discardOutput(f.number(), redone);
+                }
+                outputs.clear();
+                filteredFrom = merge(c, outputs);
+            }
             for (FileMetaData f : c.base()) {
                 edit.deleteFile(c.level(), f.number());
                 bytesRead += f.fileSize();
@@ -384,12 +402,20 @@ final class Compactor {
                         wrote,
                         false));
             });
+        } catch (IOException | RuntimeException | Error e) {
+            if (holdingSnapshots) {
+                env.releaseSnapshots();
+            }
+            throw e;
         } finally {
             for (FileMetaData f : outputs) {
                 env.outputRecorded(f.number());
             }
         }
         env.versionInstalled();
+        if (holdingSnapshots) {
+            env.releaseSnapshots(); // after the install: a snapshot taken now reads the new Version
+        }
     }
 
     /** Whether the calling thread holds the compaction lock (tests check that listeners never run under it). */
@@ -404,12 +430,16 @@ final class Compactor {
      */
     static final int COMPACTION_READAHEAD = 1 << 20;
 
-    /** Merges the inputs of {@code c} into new tables of the output level, added to {@code outputs} (already open). */
-    private void merge(Compaction c, List<FileMetaData> outputs) throws IOException {
+    /**
+     * Merges the inputs of {@code c} into new tables of the output level, added to {@code outputs} (already open).
+     * Returns the smallest sequence of an entry the compaction filter removed or changed, Long.MAX_VALUE when none.
+     */
+    private long merge(Compaction c, List<FileMetaData> outputs) throws IOException {
         Version v = env.versions().retainCurrent();
         long smallestSnapshot = env.smallestSnapshot();
         List<InternalIterator> inputs = new ArrayList<>();
         MergeOutputs out = null;
+        long[] filteredFrom = {Long.MAX_VALUE};
         try {
             // Range tombstones of the inputs: an input whose whole range they cover, newer than all of it and seen by
             // every snapshot, is dropped unread; the others' tombstones decide which entries are dead.
@@ -535,7 +565,8 @@ final class Compactor {
                     }
                     if (filtered) {
                         // The key's newest entry, which no live snapshot can read: the filter may decide its fate.
-                        entries = applyFilter(filter, c.outputLevel(), currentUserKey, entries, smallestSnapshot, v);
+                        entries = applyFilter(
+                                filter, c.outputLevel(), currentUserKey, entries, smallestSnapshot, v, filteredFrom);
                     }
                     for (MergeCollapser.Out e : entries) {
                         out.add(e.internalKey(), e.value());
@@ -543,6 +574,7 @@ final class Compactor {
                 }
             }
             out.finish();
+            return filteredFrom[0];
         } catch (IOException | RuntimeException e) {
             for (InternalIterator i : inputs) {
                 i.close();
@@ -563,7 +595,8 @@ final class Compactor {
     /**
      * Asks {@code filter} about the value heading {@code entries} (the newest entry of one user key, which no live
      * snapshot reads; what follows it is older and untouched). A removed value becomes a tombstone under its sequence,
-     * or disappears when no deeper level may hold the key and no reader can see an older version.
+     * or disappears when no deeper level may hold the key and no reader can see an older version. The sequence of an
+     * entry removed or changed lowers {@code filteredFrom[0]}.
      */
     private static List<MergeCollapser.Out> applyFilter(
             CompactionFilter filter,
@@ -571,7 +604,8 @@ final class Compactor {
             byte[] userKey,
             List<MergeCollapser.Out> entries,
             long smallestSnapshot,
-            Version v) {
+            Version v,
+            long[] filteredFrom) {
         List<MergeCollapser.Out> out = null;
         for (int i = 0; i < Math.min(1, entries.size()); i++) {
             MergeCollapser.Out e = entries.get(i);
@@ -590,6 +624,7 @@ final class Compactor {
             if (out == null) {
                 out = new ArrayList<>(entries);
             }
+            filteredFrom[0] = Math.min(filteredFrom[0], seq);
             if (d.isRemove()) {
                 boolean tombstone = below || seq > smallestSnapshot;
                 out.set(

@@ -559,7 +559,8 @@ public final class Db implements AutoCloseable {
         checkOpen();
         state.lock();
         try {
-            while ((state.ingestAtZero || state.deletingFiles) && !state.shuttingDown) {
+            while ((state.ingestAtZero || state.deletingFiles || state.compactionHoldsSnapshots)
+                    && !state.shuttingDown) {
                 state.awaitChange();
             }
             if (state.shuttingDown) {
@@ -1249,6 +1250,28 @@ public final class Db implements AutoCloseable {
         @Override
         public long newestSnapshot() {
             return snapshots.newest(-1); // none: every entry is newer, an ingested one at sequence 0 too
+        }
+
+        @Override
+        public long holdSnapshots() {
+            state.lock();
+            try {
+                state.compactionHoldsSnapshots = true;
+                return snapshots.newest(-1);
+            } finally {
+                state.unlock();
+            }
+        }
+
+        @Override
+        public void releaseSnapshots() {
+            state.lock();
+            try {
+                state.compactionHoldsSnapshots = false;
+                state.signalChangeHeld();
+            } finally {
+                state.unlock();
+            }
         }
 
         @Override

@@ -60,6 +60,12 @@ final class DbState {
      */
     boolean deletingFiles;
 
+    /**
+     * Guarded by the mutex: a compaction whose filter changed entries checked that no snapshot reads them; new
+     * snapshots wait until its Version is installed (one taken meanwhile would read the entries, then lose them).
+     */
+    boolean compactionHoldsSnapshots;
+
     private volatile SuperVersion superVersion;
     private volatile BloomKvException backgroundError;
     /** Point reads' per-thread SuperVersions (RocksDB's thread-local SuperVersion); scraped on every install. */
