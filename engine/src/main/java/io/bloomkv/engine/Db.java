@@ -559,7 +559,7 @@ public final class Db implements AutoCloseable {
         checkOpen();
         state.lock();
         try {
-            while ((state.ingestAtZero || state.deletingFiles || state.compactionHoldsSnapshots)
+            while ((state.ingestHoldsSnapshots || state.deletingFiles || state.compactionHoldsSnapshots)
                     && !state.shuttingDown) {
                 state.awaitChange();
             }

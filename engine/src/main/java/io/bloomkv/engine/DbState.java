@@ -49,10 +49,12 @@ final class DbState {
     volatile boolean closed;
 
     /**
-     * Guarded by the mutex: an ingestion decided to add tables at sequence 0 because no snapshot was open; new
-     * snapshots wait until it is done (a snapshot taken meanwhile would otherwise see the ingested keys).
+     * Guarded by the mutex: new snapshots wait until the ingestion is done. Set when it adds tables at sequence 0
+     * because no snapshot was open (a snapshot taken meanwhile would otherwise see the ingested keys), or from when it
+     * publishes its new sequence number to its install (a snapshot taken at that sequence meanwhile would read the
+     * tree without the ingested tables, then with them).
      */
-    boolean ingestAtZero;
+    boolean ingestHoldsSnapshots;
 
     /**
      * Guarded by the mutex: {@link FileRangeDeleter} chose the tables to remove by the open snapshots; new snapshots

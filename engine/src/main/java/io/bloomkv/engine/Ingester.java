@@ -44,9 +44,10 @@ import java.util.Set;
  *   <li>Files placed as written are hard-linked ({@link IngestOptions#moveFiles}) or copied into the database under
  *       new table numbers (kept from obsolete-file deletion), synced, with a directory sync.
  *   <li>Commit point: one VersionEdit adding every table (and, when it took one, the last sequence S) appended to
- *       the MANIFEST and synced. A crash before it leaves unnamed tables, deleted by the next open (the database as
- *       before); after it, every file is in. An error before it removes what was written and leaves the database
- *       usable; a failed MANIFEST write is a background error, as for a flush.
+ *       the MANIFEST and synced (new snapshots wait from the publication of S to the install). A crash before it
+ *       leaves unnamed tables, deleted by the next open (the database as before); after it, every file is in. An
+ *       error before it removes what was written and leaves the database usable; a failed MANIFEST write is a
+ *       background error, as for a flush.
  *   <li>With {@code moveFiles}, the original names are deleted last (a failure to delete one is ignored, as RocksDB
  *       does: the data is in the database).
  * </ol>
@@ -182,7 +183,7 @@ final class Ingester {
         }
         boolean snapshotsOpen = snapshots.oldest(Long.MAX_VALUE) != Long.MAX_VALUE;
         if (!snapshotsOpen) {
-            state.ingestAtZero = true;
+            state.ingestHoldsSnapshots = true;
         }
         state.unlock();
         try {
@@ -195,7 +196,7 @@ final class Ingester {
             throw new IllegalStateException(e);
         } finally {
             state.lock();
-            state.ingestAtZero = false;
+            state.ingestHoldsSnapshots = false;
             state.signalChangeHeld();
         }
     }
@@ -301,6 +302,14 @@ final class Ingester {
             throw e;
         }
         if (rewrite) {
+            state.lock();
+            try {
+                // From here readers at the last sequence read at S: a snapshot taken before the tables are installed
+                // would read S without them, then with them. New snapshots wait until the end (ingestHeld).
+                state.ingestHoldsSnapshots = true;
+            } finally {
+                state.unlock();
+            }
             versions.setLastSequence(sequence);
         }
         try {

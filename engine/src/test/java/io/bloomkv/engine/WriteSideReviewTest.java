@@ -3,8 +3,13 @@ package io.bloomkv.engine;
 import static io.bloomkv.engine.TestKeys.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.ForwardingFileSystem;
+import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.table.TableReader;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -96,6 +101,106 @@ class WriteSideReviewTest {
             } finally {
                 proceed.countDown();
                 compaction.join();
+            }
+        }
+    }
+
+    /**
+     * A file system that, once {@link #arm armed}, stops the next MANIFEST sync until {@link #proceed} is counted down:
+     * what a database publishes before its MANIFEST record is written can be looked at from another thread.
+     */
+    static final class ManifestGate extends ForwardingFileSystem {
+        final CountDownLatch inSync = new CountDownLatch(1);
+        final CountDownLatch proceed = new CountDownLatch(1);
+        private final AtomicBoolean armed = new AtomicBoolean();
+
+        ManifestGate() {
+            super(FileSystem.disk());
+        }
+
+        void arm() {
+            armed.set(true);
+        }
+
+        @Override
+        public WritableFile newWritableFile(Path p) throws IOException {
+            WritableFile f = delegate().newWritableFile(p);
+            if (!p.getFileName().toString().startsWith("MANIFEST")) {
+                return f;
+            }
+            return new ForwardingFileSystem.ForwardingWritableFile(f) {
+                @Override
+                public void sync() throws IOException {
+                    if (armed.compareAndSet(true, false)) {
+                        inSync.countDown();
+                        try {
+                            proceed.await(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    super.sync();
+                }
+            };
+        }
+    }
+
+    /**
+     * An ingestion over existing keys (or under an open snapshot) takes a new sequence number S. A snapshot taken
+     * while it records its tables must read the same before and after the ingestion is installed: either S with the
+     * ingested values from the start, or an older sequence.
+     */
+    @Test
+    void aSnapshotTakenWhileAnIngestionIsRecordedReadsTheSameAfterIt() throws Exception {
+        ManifestGate fs = new ManifestGate();
+        Options options =
+                Options.defaults().autoCompaction(false).fileSystem(fs).syncMode(SyncMode.NONE);
+        Path file = dir.resolve("ext.sst");
+        try (TableFileWriter w = TableFileWriter.create(file, options)) {
+            w.put(bytes("k"), bytes("new"));
+            w.finish();
+        }
+        try (Db db = Db.open(dir.resolve("db"), options)) {
+            db.put(bytes("k"), bytes("old"));
+            db.flush(); // the file overlaps a table: rewritten at a new sequence
+            try (Snapshot older = db.getSnapshot()) {
+                fs.arm();
+                AtomicReference<Throwable> failed = new AtomicReference<>();
+                Thread ingest = new Thread(() -> {
+                    try {
+                        db.ingest(List.of(file), IngestOptions.defaults());
+                    } catch (Throwable t) {
+                        failed.set(t);
+                    }
+                });
+                ingest.start();
+                try {
+                    assertThat(fs.inSync.await(30, TimeUnit.SECONDS)).isTrue();
+                    AtomicReference<Snapshot> taken = new AtomicReference<>();
+                    AtomicReference<byte[]> before = new AtomicReference<>();
+                    Thread reader = new Thread(() -> {
+                        Snapshot s = db.getSnapshot();
+                        taken.set(s);
+                        before.set(db.get(bytes("k"), ReadOptions.defaults().snapshot(s)));
+                    });
+                    reader.start();
+                    reader.join(500); // a snapshot may wait for the ingestion instead
+                    fs.proceed.countDown();
+                    ingest.join();
+                    reader.join();
+                    assertThat(failed.get()).isNull();
+                    try (Snapshot during = taken.get()) {
+                        assertThat(db.get(bytes("k"), ReadOptions.defaults().snapshot(during)))
+                                .as("the snapshot reads what it read before the ingestion was installed")
+                                .isEqualTo(before.get());
+                    }
+                    assertThat(db.get(bytes("k"), ReadOptions.defaults().snapshot(older)))
+                            .isEqualTo(bytes("old"));
+                    assertThat(db.get(bytes("k"))).isEqualTo(bytes("new"));
+                } finally {
+                    fs.proceed.countDown();
+                    ingest.join();
+                }
             }
         }
     }
