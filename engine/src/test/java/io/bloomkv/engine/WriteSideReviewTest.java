@@ -9,7 +9,10 @@ import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -202,6 +205,138 @@ class WriteSideReviewTest {
                     ingest.join();
                 }
             }
+        }
+    }
+
+    /** Keys of {@link #deleteFilesInRangeUnderATombstoneChangesNoRead}'s key space. */
+    private static final int FK = 200;
+
+    /** A key of {@link #deleteFilesInRangeUnderATombstoneChangesNoRead}'s key space. */
+    private static String fk(int i) {
+        return String.format("k%03d", i);
+    }
+
+    private static TreeMap<String, String> scanHex(Db db, ReadOptions ro) {
+        TreeMap<String, String> out = new TreeMap<>();
+        try (DbIterator it = db.iterator(ro)) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                out.put(HexFormat.of().formatHex(it.key()), HexFormat.of().formatHex(it.value()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Randomized (seeded): after {@code deleteRange(b, e)} and no later write in [b, e), {@code deleteFilesInRange}
+     * over any part [b2, e2) of the range changes no read (user guide), latest or at a snapshot, whatever the tables
+     * hold (puts, deletes, merge operands, tombstones ending at a key or just after it, "key || 0x00"), with
+     * background flushes and compactions, gets of the bounds included.
+     */
+    @Test
+    void deleteFilesInRangeUnderATombstoneChangesNoRead() {
+        long seed = TestKeys.seed("WriteSideReviewTest.deleteFilesInRange");
+        Random rnd = new Random(seed);
+        Options o = Options.defaults()
+                .writeBufferSize(8 << 10)
+                .targetFileSize(4 << 10)
+                .maxBytesForLevelBase(16 << 10)
+                .l0CompactionTrigger(2)
+                .autoCompaction(rnd.nextBoolean()) // without: level-0 tables stay as flushed until a compactRange
+                .syncMode(SyncMode.NONE)
+                .fileSystem(new io.bloomkv.engine.fs.NoFsyncFileSystem())
+                .mergeOperator(MergeOperators.uint64Add())
+                .tablePartitionPrefixLength(3); // "k00" to "k19", 10 keys each: tables wholly in a range
+        long removed = 0;
+        Db db = Db.open(dir, o);
+        try {
+            for (int round = 0; round < 30; round++) {
+                String ctx = "seed " + seed + " round " + round;
+                for (int i = 0, n = 50 + rnd.nextInt(300); i < n; i++) {
+                    byte[] k = bytes(fk(rnd.nextInt(FK)));
+                    int r = rnd.nextInt(10);
+                    if (r < 6) {
+                        db.put(k, bytes("v" + round + "-" + i + "x".repeat(rnd.nextInt(40))));
+                    } else if (r < 8) {
+                        db.merge(k, MergeOperators.encodeUint64(rnd.nextInt(100)));
+                    } else {
+                        db.delete(k);
+                    }
+                    if (rnd.nextInt(100) == 0) {
+                        db.flush();
+                    }
+                }
+                int from = rnd.nextInt(FK - 10);
+                int to = Math.min(FK - 1, from + 1 + rnd.nextInt(80));
+                if (rnd.nextBoolean()) { // whole partitions: their tables lie wholly in the range
+                    from -= from % 10;
+                    to = Math.min(FK - 10, to - to % 10 + 10);
+                }
+                boolean coversEndKey = rnd.nextBoolean(); // end = "k<to>\0": the key k<to> is covered too
+                byte[] b = bytes(fk(from));
+                byte[] e = coversEndKey ? bytes(fk(to) + "\0") : bytes(fk(to));
+                boolean alone = rnd.nextBoolean(); // the tombstone flushed alone: a table of it only
+                if (alone) {
+                    db.flush();
+                }
+                db.deleteRange(b, e);
+                if (alone) {
+                    db.flush();
+                }
+                int last = coversEndKey ? to : to - 1; // the largest key the tombstone covers
+                for (int i = 0, n = rnd.nextInt(200); i < n; i++) { // writes outside [from, last] only
+                    int x = rnd.nextInt(FK);
+                    if (x < from || x > last) {
+                        db.put(bytes(fk(x)), bytes("w" + round + "-" + i));
+                    }
+                }
+                if (rnd.nextBoolean()) {
+                    db.flush();
+                }
+                if (rnd.nextInt(4) == 0) {
+                    db.compactRange(null, null);
+                }
+                Snapshot snap = rnd.nextInt(3) == 0 ? db.getSnapshot() : null;
+                try {
+                    TreeMap<String, String> before = scanHex(db, ReadOptions.defaults());
+                    TreeMap<String, String> atSnap = snap == null
+                            ? null
+                            : scanHex(db, ReadOptions.defaults().snapshot(snap));
+                    // [b2, e2) inside [b, e): e2 is e, or a key in (b2, last] (the end key itself: fk(to) when the
+                    // tombstone ends just after it)
+                    int from2 = rnd.nextBoolean() ? from : from + rnd.nextInt(last - from + 1);
+                    byte[] b2 = bytes(fk(from2));
+                    int r2 = rnd.nextInt(3);
+                    byte[] e2 = r2 == 0 ? e : bytes(fk(r2 == 1 ? last : from2 + 1 + rnd.nextInt(last - from2 + 1)));
+                    removed += db.deleteFilesInRange(b2, e2);
+                    assertThat(scanHex(db, ReadOptions.defaults()))
+                            .as(ctx + ": deleteFilesInRange under a tombstone changes no read")
+                            .isEqualTo(before);
+                    for (int x = Math.max(0, from - 1); x <= Math.min(FK - 1, to + 1); x++) {
+                        String hex = HexFormat.of().formatHex(bytes(fk(x)));
+                        byte[] v = db.get(bytes(fk(x)));
+                        assertThat(v == null ? null : HexFormat.of().formatHex(v))
+                                .as(ctx + ": get " + fk(x))
+                                .isEqualTo(before.get(hex));
+                    }
+                    if (snap != null) {
+                        assertThat(scanHex(db, ReadOptions.defaults().snapshot(snap)))
+                                .as(ctx + ": at the snapshot")
+                                .isEqualTo(atSnap);
+                    }
+                } finally {
+                    if (snap != null) {
+                        snap.close();
+                    }
+                }
+                if (rnd.nextInt(10) == 0) {
+                    db.close();
+                    db = Db.open(dir, o);
+                }
+            }
+            assertThat(removed).as("seed " + seed + ": tables were removed").isPositive();
+            System.out.println("WriteSideReviewTest.deleteFilesInRange seed " + seed + ": " + removed + " removed");
+        } finally {
+            db.close();
         }
     }
 }
