@@ -9,6 +9,7 @@ import io.bloomkv.engine.fs.WritableFile;
 import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
@@ -398,6 +399,114 @@ class WriteSideReviewTest {
             assertThat(scanHex(db, ReadOptions.defaults()))
                     .as("seed " + seed + ": compacted")
                     .isEqualTo(before);
+        }
+    }
+
+    /**
+     * Randomized (seeded writer; the threads' interleaving is not replayable): a snapshot reads the same each time,
+     * while a writer runs everything that rewrites the tree under it: puts, merge operands, deletes, range deletions,
+     * flushes, background and manual compactions with a compaction filter that removes and changes values, ingestions
+     * over existing keys, deleteFilesInRange under a tombstone. Two readers take snapshots at random points and scan
+     * each one twice, some time apart.
+     */
+    @Test
+    void snapshotsReadTheSameWhileTheTreeIsRewritten() throws Exception {
+        long seed = TestKeys.seed("WriteSideReviewTest.snapshots");
+        Random rnd = new Random(seed);
+        CompactionFilter filter = (level, bottommost, key, value) -> value.length > 0 && value[0] == 'x'
+                ? CompactionFilter.Decision.REMOVE
+                : value.length > 0 && value[0] == 'y'
+                        ? CompactionFilter.Decision.changeValue(bytes("changed"))
+                        : CompactionFilter.Decision.KEEP;
+        Options o = Options.defaults()
+                .writeBufferSize(8 << 10)
+                .targetFileSize(4 << 10)
+                .maxBytesForLevelBase(16 << 10)
+                .l0CompactionTrigger(2)
+                .syncMode(SyncMode.NONE)
+                .fileSystem(new io.bloomkv.engine.fs.NoFsyncFileSystem())
+                .mergeOperator(MergeOperators.stringAppend(','))
+                .compactionFilter(filter);
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        try (Db db = Db.open(dir.resolve("db"), o)) {
+            List<Thread> readers = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                Thread r = new Thread(() -> {
+                    try {
+                        while (!done.get() && failure.get() == null) {
+                            try (Snapshot snap = db.getSnapshot()) {
+                                ReadOptions at = ReadOptions.defaults().snapshot(snap);
+                                TreeMap<String, String> first = scanHex(db, at);
+                                Thread.sleep(1 + (first.size() & 7));
+                                TreeMap<String, String> second = scanHex(db, at);
+                                if (!first.equals(second)) {
+                                    TreeMap<String, String> diff = new TreeMap<>();
+                                    for (String key : new java.util.TreeSet<>(first.keySet())) {
+                                        if (!first.get(key).equals(second.get(key))) {
+                                            diff.put(key, first.get(key) + " then " + second.get(key));
+                                        }
+                                    }
+                                    second.keySet().removeAll(first.keySet());
+                                    second.forEach((key, v) -> diff.put(key, "null then " + v));
+                                    throw new AssertionError("seed " + seed + ": snapshot at " + snap.sequence()
+                                            + " read differently (hex key: before then after): " + diff);
+                                }
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+                r.start();
+                readers.add(r);
+            }
+            try {
+                for (int step = 0; step < 3000 && failure.get() == null; step++) {
+                    int r = rnd.nextInt(1000);
+                    byte[] k = bytes(fk(rnd.nextInt(FK)));
+                    if (r < 500) {
+                        String prefix = rnd.nextInt(4) == 0 ? "x" : rnd.nextInt(3) == 0 ? "y" : "v";
+                        db.put(k, bytes(prefix + step + "-".repeat(rnd.nextInt(30))));
+                    } else if (r < 750) {
+                        db.merge(k, bytes("m" + step));
+                    } else if (r < 900) {
+                        db.delete(k);
+                    } else if (r < 940) {
+                        int from = rnd.nextInt(FK - 1);
+                        db.deleteRange(bytes(fk(from)), bytes(fk(from + 1 + rnd.nextInt(Math.min(20, FK - 1 - from)))));
+                    } else if (r < 960) {
+                        db.flush();
+                    } else if (r < 975) {
+                        int from = rnd.nextInt(FK - 1);
+                        db.compactRange(bytes(fk(from)), bytes(fk(from + rnd.nextInt(FK - from))));
+                    } else if (r < 990) {
+                        Path file = dir.resolve("ingest-" + step + ".sst");
+                        int from = rnd.nextInt(FK - 10);
+                        try (TableFileWriter w = TableFileWriter.create(file, o)) {
+                            for (int x = from; x < from + 10; x += 1 + rnd.nextInt(3)) {
+                                w.put(bytes(fk(x)), bytes((rnd.nextBoolean() ? "x" : "i") + step));
+                            }
+                            w.finish();
+                        }
+                        db.ingest(List.of(file), IngestOptions.defaults().moveFiles(rnd.nextBoolean()));
+                    } else {
+                        int from = rnd.nextInt(FK - 1);
+                        byte[] b = bytes(fk(from));
+                        byte[] e = bytes(fk(from + 1 + rnd.nextInt(Math.min(40, FK - 1 - from))));
+                        db.deleteRange(b, e);
+                        db.deleteFilesInRange(b, e);
+                    }
+                }
+            } finally {
+                done.set(true);
+                for (Thread r : readers) {
+                    r.join();
+                }
+            }
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
         }
     }
 }
