@@ -2,6 +2,7 @@ package io.bloomkv.engine;
 
 import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.record.LogWriter;
+import io.bloomkv.engine.internal.version.Version;
 import io.bloomkv.engine.internal.version.VersionSet;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -207,8 +208,17 @@ final class DbState {
     /** Mutex held (or single-threaded open). Publishes the current memtables and Version to readers. */
     void installSuperVersion() {
         assertHeld();
-        List<MemTable> list = new ArrayList<>(imms);
-        SuperVersion next = new SuperVersion(mem, list, versions.retainCurrent());
+        Version v = versions.retainCurrent();
+        List<MemTable> list = new ArrayList<>(imms.size());
+        for (MemTable m : imms) {
+            // A flush installs the Version holding its memtable's table before it drops the memtable from imms (under
+            // the mutex, after): a SuperVersion published in between (a memtable switch, a compaction) leaves the
+            // memtable out, or its entries would be read twice (a merge operand applied twice).
+            if (m.logNumber() >= v.logNumber()) {
+                list.add(m);
+            }
+        }
+        SuperVersion next = new SuperVersion(mem, list, v);
         SuperVersion old = superVersion;
         superVersion = next;
         if (old != null) {

@@ -1,6 +1,7 @@
 package io.bloomkv.engine;
 
 import static io.bloomkv.engine.TestKeys.bytes;
+import static io.bloomkv.engine.TestKeys.str;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomkv.engine.fs.FileSystem;
@@ -109,43 +110,146 @@ class WriteSideReviewTest {
         }
     }
 
-    /**
-     * A file system that, once {@link #arm armed}, stops the next MANIFEST sync until {@link #proceed} is counted down:
-     * what a database publishes before its MANIFEST record is written can be looked at from another thread.
-     */
-    static final class ManifestGate extends ForwardingFileSystem {
-        final CountDownLatch inSync = new CountDownLatch(1);
-        final CountDownLatch proceed = new CountDownLatch(1);
+    /** A point a database thread stops at, once armed, until the test releases it. */
+    static final class Gate {
+        private final CountDownLatch reached = new CountDownLatch(1);
+        private final CountDownLatch released = new CountDownLatch(1);
         private final AtomicBoolean armed = new AtomicBoolean();
-
-        ManifestGate() {
-            super(FileSystem.disk());
-        }
 
         void arm() {
             armed.set(true);
         }
 
+        /** Waits until a thread stopped here. */
+        void awaitReached() throws InterruptedException {
+            assertThat(reached.await(30, TimeUnit.SECONDS))
+                    .as("a thread reached the gate")
+                    .isTrue();
+        }
+
+        void release() {
+            released.countDown();
+        }
+
+        /** Called by the database's thread: stops here the first time after {@link #arm}. */
+        void pass() {
+            if (armed.compareAndSet(true, false)) {
+                reached.countDown();
+                try {
+                    released.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /**
+     * The disk, with gates where the database syncs its MANIFEST, creates a WAL and closes a WAL: what a database
+     * publishes between two steps can be looked at from another thread.
+     */
+    static final class GatedFileSystem extends ForwardingFileSystem {
+        final Gate manifestSync = new Gate();
+        final Gate logCreate = new Gate();
+        final Gate logClose = new Gate();
+
+        GatedFileSystem() {
+            super(FileSystem.disk());
+        }
+
         @Override
         public WritableFile newWritableFile(Path p) throws IOException {
-            WritableFile f = delegate().newWritableFile(p);
-            if (!p.getFileName().toString().startsWith("MANIFEST")) {
-                return f;
+            String name = p.getFileName().toString();
+            boolean log = name.endsWith(".log");
+            if (log) {
+                logCreate.pass();
             }
-            return new ForwardingFileSystem.ForwardingWritableFile(f) {
+            boolean manifest = name.startsWith("MANIFEST");
+            return new ForwardingFileSystem.ForwardingWritableFile(delegate().newWritableFile(p)) {
                 @Override
                 public void sync() throws IOException {
-                    if (armed.compareAndSet(true, false)) {
-                        inSync.countDown();
-                        try {
-                            proceed.await(30, TimeUnit.SECONDS);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
+                    if (manifest) {
+                        manifestSync.pass();
                     }
                     super.sync();
                 }
+
+                @Override
+                public void close() throws IOException {
+                    if (log) {
+                        logClose.pass();
+                    }
+                    super.close();
+                }
             };
+        }
+    }
+
+    /** Runs {@code body} on a new thread; its failure, if any, goes to {@code failed}. */
+    private static Thread start(AtomicReference<Throwable> failed, Runnable body) {
+        Thread t = new Thread(() -> {
+            try {
+                body.run();
+            } catch (Throwable e) {
+                failed.compareAndSet(null, e);
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    /**
+     * A flush records its table (the Version changes) before it drops its memtable from the immutable ones. A
+     * SuperVersion published in between by another thread (here a memtable switch) must not hold both the memtable and
+     * the table made of it: a reader would meet each merge operand twice and apply it twice.
+     */
+    @Test
+    void aSuperVersionPublishedDuringAFlushHoldsItsEntriesOnce() throws Exception {
+        GatedFileSystem fs = new GatedFileSystem();
+        Options options = Options.defaults()
+                .autoCompaction(false)
+                .maxImmutableMemtables(2) // a second memtable is frozen while the first one's flush runs
+                .fileSystem(fs)
+                .syncMode(SyncMode.NONE) // the flushed memtable's WAL is closed by the flush (a gate)
+                .mergeOperator(MergeOperators.stringAppend(','));
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        try (Db db = Db.open(dir.resolve("db"), options)) {
+            db.merge(bytes("k"), bytes("a"));
+            fs.manifestSync.arm();
+            Thread flush1 = start(failed, db::flush); // the flush of the memtable holding the operand
+            Thread flush2 = null;
+            try {
+                fs.manifestSync.awaitReached(); // its table written, not yet in the Version
+                db.put(bytes("other"), bytes("x"));
+                fs.logCreate.arm();
+                flush2 = start(failed, db::flush); // a memtable switch: it holds the mutex while it creates its WAL
+                fs.logCreate.awaitReached();
+                fs.logClose.arm();
+                fs.manifestSync.release(); // the first flush installs its Version, then waits for the mutex
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (db.stats().flushes() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(1); // counted after the Version is installed, before the mutex is taken
+                }
+                fs.logCreate.release(); // the switch publishes a SuperVersion, then the flush drops its memtable
+                fs.logClose.awaitReached(); // and closes its WAL before publishing its own SuperVersion
+                assertThat(str(db.get(bytes("k"))))
+                        .as("the operand applied once")
+                        .isEqualTo("a");
+                try (DbIterator it = db.iterator()) {
+                    it.seek(bytes("k"));
+                    assertThat(str(it.value())).as("the operand applied once").isEqualTo("a");
+                }
+            } finally {
+                fs.manifestSync.release();
+                fs.logCreate.release();
+                fs.logClose.release();
+                flush1.join();
+                if (flush2 != null) {
+                    flush2.join();
+                }
+            }
+            assertThat(failed.get()).isNull();
+            assertThat(str(db.get(bytes("k")))).isEqualTo("a");
         }
     }
 
@@ -156,7 +260,7 @@ class WriteSideReviewTest {
      */
     @Test
     void aSnapshotTakenWhileAnIngestionIsRecordedReadsTheSameAfterIt() throws Exception {
-        ManifestGate fs = new ManifestGate();
+        GatedFileSystem fs = new GatedFileSystem();
         Options options =
                 Options.defaults().autoCompaction(false).fileSystem(fs).syncMode(SyncMode.NONE);
         Path file = dir.resolve("ext.sst");
@@ -168,7 +272,7 @@ class WriteSideReviewTest {
             db.put(bytes("k"), bytes("old"));
             db.flush(); // the file overlaps a table: rewritten at a new sequence
             try (Snapshot older = db.getSnapshot()) {
-                fs.arm();
+                fs.manifestSync.arm();
                 AtomicReference<Throwable> failed = new AtomicReference<>();
                 Thread ingest = new Thread(() -> {
                     try {
@@ -179,7 +283,7 @@ class WriteSideReviewTest {
                 });
                 ingest.start();
                 try {
-                    assertThat(fs.inSync.await(30, TimeUnit.SECONDS)).isTrue();
+                    fs.manifestSync.awaitReached();
                     AtomicReference<Snapshot> taken = new AtomicReference<>();
                     AtomicReference<byte[]> before = new AtomicReference<>();
                     Thread reader = new Thread(() -> {
@@ -189,7 +293,7 @@ class WriteSideReviewTest {
                     });
                     reader.start();
                     reader.join(500); // a snapshot may wait for the ingestion instead
-                    fs.proceed.countDown();
+                    fs.manifestSync.release();
                     ingest.join();
                     reader.join();
                     assertThat(failed.get()).isNull();
@@ -202,7 +306,7 @@ class WriteSideReviewTest {
                             .isEqualTo(bytes("old"));
                     assertThat(db.get(bytes("k"))).isEqualTo(bytes("new"));
                 } finally {
-                    fs.proceed.countDown();
+                    fs.manifestSync.release();
                     ingest.join();
                 }
             }
@@ -218,13 +322,38 @@ class WriteSideReviewTest {
     }
 
     private static TreeMap<String, String> scanHex(Db db, ReadOptions ro) {
-        TreeMap<String, String> out = new TreeMap<>();
         try (DbIterator it = db.iterator(ro)) {
-            for (it.seekToFirst(); it.valid(); it.next()) {
-                out.put(HexFormat.of().formatHex(it.key()), HexFormat.of().formatHex(it.value()));
-            }
+            return scanHex(it);
+        }
+    }
+
+    private static TreeMap<String, String> scanHex(DbIterator it) {
+        TreeMap<String, String> out = new TreeMap<>();
+        for (it.seekToFirst(); it.valid(); it.next()) {
+            out.put(HexFormat.of().formatHex(it.key()), HexFormat.of().formatHex(it.value()));
         }
         return out;
+    }
+
+    /** Throws when two scans of one view differ, naming the keys that differ (hex). */
+    private static void sameReads(
+            String view, long seed, TreeMap<String, String> first, TreeMap<String, String> second) {
+        if (first.equals(second)) {
+            return;
+        }
+        TreeMap<String, String> diff = new TreeMap<>();
+        for (String key : first.keySet()) {
+            if (!first.get(key).equals(second.get(key))) {
+                diff.put(key, first.get(key) + " then " + second.get(key));
+            }
+        }
+        for (String key : second.keySet()) {
+            if (!first.containsKey(key)) {
+                diff.put(key, "null then " + second.get(key));
+            }
+        }
+        throw new AssertionError(
+                "seed " + seed + ": " + view + " read differently (hex key: before then after): " + diff);
     }
 
     /**
@@ -407,7 +536,7 @@ class WriteSideReviewTest {
      * while a writer runs everything that rewrites the tree under it: puts, merge operands, deletes, range deletions,
      * flushes, background and manual compactions with a compaction filter that removes and changes values, ingestions
      * over existing keys, deleteFilesInRange under a tombstone. Two readers take snapshots at random points and scan
-     * each one twice, some time apart.
+     * each one twice, some time apart; a third scans an open iterator twice.
      */
     @Test
     void snapshotsReadTheSameWhileTheTreeIsRewritten() throws Exception {
@@ -431,27 +560,24 @@ class WriteSideReviewTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         try (Db db = Db.open(dir.resolve("db"), o)) {
             List<Thread> readers = new ArrayList<>();
-            for (int t = 0; t < 2; t++) {
+            for (int t = 0; t < 3; t++) {
+                boolean iterator = t == 2; // an open iterator (no snapshot) rescanned from the start
                 Thread r = new Thread(() -> {
                     try {
                         while (!done.get() && failure.get() == null) {
+                            if (iterator) {
+                                try (DbIterator it = db.iterator()) {
+                                    TreeMap<String, String> first = scanHex(it);
+                                    Thread.sleep(1 + (first.size() & 7));
+                                    sameReads("iterator at " + it.sequence(), seed, first, scanHex(it));
+                                }
+                                continue;
+                            }
                             try (Snapshot snap = db.getSnapshot()) {
                                 ReadOptions at = ReadOptions.defaults().snapshot(snap);
                                 TreeMap<String, String> first = scanHex(db, at);
                                 Thread.sleep(1 + (first.size() & 7));
-                                TreeMap<String, String> second = scanHex(db, at);
-                                if (!first.equals(second)) {
-                                    TreeMap<String, String> diff = new TreeMap<>();
-                                    for (String key : new java.util.TreeSet<>(first.keySet())) {
-                                        if (!first.get(key).equals(second.get(key))) {
-                                            diff.put(key, first.get(key) + " then " + second.get(key));
-                                        }
-                                    }
-                                    second.keySet().removeAll(first.keySet());
-                                    second.forEach((key, v) -> diff.put(key, "null then " + v));
-                                    throw new AssertionError("seed " + seed + ": snapshot at " + snap.sequence()
-                                            + " read differently (hex key: before then after): " + diff);
-                                }
+                                sameReads("snapshot at " + snap.sequence(), seed, first, scanHex(db, at));
                             }
                         }
                     } catch (Throwable e) {

@@ -41,6 +41,11 @@ public final class Version implements LevelView {
     private final LevelTargets targets;
     private final int compactionLevel;
     private final double compactionScore;
+    /**
+     * The MANIFEST's log number when this Version was installed: the oldest WAL whose memtable is not in its tables. A
+     * memtable of an older WAL was flushed into them (flushes go oldest memtable first).
+     */
+    private final long logNumber;
     /** True when some table holds a range tombstone (point reads then take {@link #collect}). */
     private final boolean hasRangeTombstones;
     /** Some table of this version has a usable range filter. */
@@ -65,8 +70,10 @@ public final class Version implements LevelView {
             TableCache tables,
             LevelTargets targets,
             int compactionLevel,
-            double compactionScore) {
+            double compactionScore,
+            long logNumber) {
         this.owner = owner;
+        this.logNumber = logNumber;
         this.files = new FileMetaData[levels.size()][];
         this.readers = new TableReader[levels.size()][];
         this.smallestPrefix = new long[levels.size()][];
@@ -205,6 +212,14 @@ public final class Version implements LevelView {
             }
         }
         return out;
+    }
+
+    /**
+     * The oldest WAL whose memtable this Version's tables do not hold: a memtable of a smaller log number is in them,
+     * and a reader of this Version must not read it as well (it would meet each of its entries twice).
+     */
+    public long logNumber() {
+        return logNumber;
     }
 
     @Override

@@ -251,7 +251,7 @@ public final class VersionSet implements AutoCloseable {
         // so each of those holds them until its release (PartitionedFilterReader.Pinned). A copy unpinned here stays
         // held by the Versions that had it, and is freed with the last of them.
         List<TableReader> pinned = tables.planFilterResidency(levels);
-        Version v = new Version(this, levels, tables, targets, score.level(), score.score());
+        Version v = new Version(this, levels, tables, targets, score.level(), score.score(), logNumber);
         synchronized (liveLock) {
             for (Version u : live) {
                 for (TableReader r : pinned) {
