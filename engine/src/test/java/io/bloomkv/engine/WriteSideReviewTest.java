@@ -335,6 +335,29 @@ class WriteSideReviewTest {
         return out;
     }
 
+    /** Every key of the key space read at {@code at} by one multiGet (or a get each), as {@link #scanHex} gives them. */
+    private static TreeMap<String, String> pointReads(Db db, ReadOptions at, boolean multiGet) {
+        List<byte[]> keys = new ArrayList<>();
+        for (int x = 0; x < FK; x++) {
+            keys.add(bytes(fk(x)));
+        }
+        List<byte[]> values = new ArrayList<>();
+        if (multiGet) {
+            values = db.multiGet(at, keys);
+        } else {
+            for (byte[] k : keys) {
+                values.add(db.get(k, at));
+            }
+        }
+        TreeMap<String, String> out = new TreeMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            if (values.get(i) != null) {
+                out.put(HexFormat.of().formatHex(keys.get(i)), HexFormat.of().formatHex(values.get(i)));
+            }
+        }
+        return out;
+    }
+
     /** Throws when two scans of one view differ, naming the keys that differ (hex). */
     private static void sameReads(
             String view, long seed, TreeMap<String, String> first, TreeMap<String, String> second) {
@@ -536,7 +559,8 @@ class WriteSideReviewTest {
      * while a writer runs everything that rewrites the tree under it: puts, merge operands, deletes, range deletions,
      * flushes, background and manual compactions with a compaction filter that removes and changes values, ingestions
      * over existing keys, deleteFilesInRange under a tombstone. Two readers take snapshots at random points and scan
-     * each one twice, some time apart; a third scans an open iterator twice.
+     * each one twice, some time apart, and read every key with gets and a multiGet in between; a third scans an open
+     * iterator twice.
      */
     @Test
     void snapshotsReadTheSameWhileTheTreeIsRewritten() throws Exception {
@@ -577,7 +601,10 @@ class WriteSideReviewTest {
                                 ReadOptions at = ReadOptions.defaults().snapshot(snap);
                                 TreeMap<String, String> first = scanHex(db, at);
                                 Thread.sleep(1 + (first.size() & 7));
-                                sameReads("snapshot at " + snap.sequence(), seed, first, scanHex(db, at));
+                                String view = "snapshot at " + snap.sequence();
+                                sameReads(view + " (multiGet)", seed, first, pointReads(db, at, true));
+                                sameReads(view + " (get)", seed, first, pointReads(db, at, false));
+                                sameReads(view, seed, first, scanHex(db, at));
                             }
                         }
                     } catch (Throwable e) {
