@@ -579,6 +579,8 @@ class WriteSideReviewTest {
                 .syncMode(SyncMode.NONE)
                 .fileSystem(new io.bloomkv.engine.fs.NoFsyncFileSystem())
                 .mergeOperator(MergeOperators.stringAppend(','))
+                .maxImmutableMemtables(1 + rnd.nextInt(3))
+                .tablePartitionPrefixLength(rnd.nextBoolean() ? 3 : 0)
                 .compactionFilter(filter);
         AtomicBoolean done = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
