@@ -57,7 +57,7 @@ public final class BenchRunner {
     private final PhaseLauncher launcher;
 
     /**
-     * Test seam: runs on the engine after a recordslatest phase's threads end, before its inserts are read back
+     * Test seam: runs on the engine after the threads of a mix that inserts end, before its inserts are read back
      * ({@link #readBackInserts}); a test drops or changes inserted records through it. Does nothing otherwise.
      */
     @FunctionalInterface
@@ -2004,9 +2004,9 @@ public final class BenchRunner {
      * writes version {@link #UPDATE_VERSION}; an insert writes a new record beyond every loaded id; a scan of length
      * L hands out the records it saw, checked after its latency is recorded ({@link RecordsScanCheck}: the records
      * that exist at that point, in key order, from its start on, L of them unless the records end, each with a
-     * version its record may hold). After recordslatest's threads end, and after its timed figures, counters and table
-     * summary are taken, every record it inserted is read back ({@link #readBackInserts}); each one missing or
-     * different is one more wrong answer of the phase. No phase warm-up (the family measures what a user meets), and
+     * version its record may hold). After the threads of a mix that inserts (recordslatest, recordsscan) end, and after
+     * its timed figures, counters and table summary are taken, every record it inserted is read back
+     * ({@link #readBackInserts}); each one missing or different is one more wrong answer of the phase. No phase warm-up (the family measures what a user meets), and
      * no settling after it: the next workload runs on what this one left.
      */
     private PhaseResult recordsMix(Workload w, EngineSpec spec, BenchEngine engine) throws IOException {
@@ -2083,7 +2083,7 @@ public final class BenchRunner {
         TableSummary tables = engine.tables();
         long writes = par.counts[3];
         long insertsWrong = 0;
-        if (w == Workload.RECORDSLATEST) {
+        if (otherOp(w) == OP_INSERT) { // recordslatest and recordsscan
             beforeInsertsReadBack.run(engine);
             insertsWrong = readBackInserts(w, ops, engine);
         }
