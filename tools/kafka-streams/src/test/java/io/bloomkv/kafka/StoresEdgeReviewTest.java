@@ -842,25 +842,19 @@ class StoresEdgeReviewTest {
                 long eset = edgeTime(rnd, st, retention, interval);
                 long lsst = Math.max(0, edgeTime(rnd, st, retention, interval));
                 String what = at + " key " + key + " [" + eset + ", " + lsst + "]";
-                switch (rnd.nextInt(5)) {
-                    case 0 -> {
-                        Windowed<Bytes> s = !written.isEmpty() && rnd.nextBoolean()
-                                ? written.get(rnd.nextInt(written.size()))
-                                : session(rnd, st, retention, interval);
-                        long start = s.window().start();
-                        long end = s.window().end();
-                        assertThat(outcome(() -> List.of(Arrays.toString(b.fetchSession(s.key(), start, end)))))
-                                .as(what + " fetchSession " + s)
-                                .isEqualTo(oracle(() -> List.of(Arrays.toString(k.fetchSession(s.key(), start, end)))));
-                    }
-                    case 1 ->
-                        assertThat(outcome(() -> sessionList(b.findSessions(key, eset, lsst))))
-                                .as(what + " findSessions")
-                                .isEqualTo(oracle(() -> sessionList(k.findSessions(key, eset, lsst))));
-                    case 2 ->
-                        assertThat(outcome(() -> sessionList(b.backwardFindSessions(key, eset, lsst))))
-                                .as(what + " backwardFindSessions")
-                                .isEqualTo(oracle(() -> sessionList(k.backwardFindSessions(key, eset, lsst))));
+                long now = st;
+                int read = rnd.nextInt(5);
+                switch (read) {
+                    case 0, 1, 2 ->
+                        sameSingleKeySessionRead(
+                                read,
+                                b,
+                                k,
+                                () -> writtenOrNew(rnd, written, now, retention, interval),
+                                key,
+                                eset,
+                                lsst,
+                                what);
                     case 3 -> {
                         long from = Math.max(0, eset);
                         long to = Math.max(from, lsst);
@@ -884,6 +878,48 @@ class StoresEdgeReviewTest {
         return (SessionStore<Bytes, byte[]>) s;
     }
 
+    /** A session written before (half the time, when there is one) or a new one near the edges. */
+    private static Windowed<Bytes> writtenOrNew(
+            Random rnd, List<Windowed<Bytes>> written, long st, long retention, long interval) {
+        return !written.isEmpty() && rnd.nextBoolean()
+                ? written.get(rnd.nextInt(written.size()))
+                : session(rnd, st, retention, interval);
+    }
+
+    /**
+     * One single-key read on both stores, the answers (or exceptions) compared: {@code op} 0 fetchSession of a session
+     * from {@code session}, 1 findSessions, 2 backwardFindSessions of {@code key} over [{@code eset}, {@code lsst}].
+     */
+    private static void sameSingleKeySessionRead(
+            int op,
+            SessionStore<Bytes, byte[]> b,
+            SessionStore<Bytes, byte[]> k,
+            java.util.function.Supplier<Windowed<Bytes>> session,
+            Bytes key,
+            long eset,
+            long lsst,
+            String what) {
+        switch (op) {
+            case 0 -> {
+                Windowed<Bytes> s = session.get();
+                long start = s.window().start();
+                long end = s.window().end();
+                assertThat(outcome(() -> List.of(Arrays.toString(b.fetchSession(s.key(), start, end)))))
+                        .as(what + " fetchSession " + s)
+                        .isEqualTo(oracle(() -> List.of(Arrays.toString(k.fetchSession(s.key(), start, end)))));
+            }
+            case 1 ->
+                assertThat(outcome(() -> sessionList(b.findSessions(key, eset, lsst))))
+                        .as(what + " findSessions")
+                        .isEqualTo(oracle(() -> sessionList(k.findSessions(key, eset, lsst))));
+            case 2 ->
+                assertThat(outcome(() -> sessionList(b.backwardFindSessions(key, eset, lsst))))
+                        .as(what + " backwardFindSessions")
+                        .isEqualTo(oracle(() -> sessionList(k.backwardFindSessions(key, eset, lsst))));
+            default -> throw new IllegalArgumentException("op " + op);
+        }
+    }
+
     private static Windowed<Bytes> session(Random rnd, long st, long retention, long interval) {
         long end = Math.max(0, edgeTime(rnd, st, retention, interval));
         long start = switch (rnd.nextInt(4)) {
@@ -904,25 +940,11 @@ class StoresEdgeReviewTest {
         long eset = boundTime(rnd, st, retention, interval);
         long lsst = boundTime(rnd, st, retention, interval);
         String what = at + " key " + key + " earliestEnd " + eset + " latestStart " + lsst;
-        switch (rnd.nextInt(7)) {
-            case 0 -> {
-                Windowed<Bytes> s = !written.isEmpty() && rnd.nextBoolean()
-                        ? written.get(rnd.nextInt(written.size()))
-                        : session(rnd, st, retention, interval);
-                long start = s.window().start();
-                long end = s.window().end();
-                assertThat(outcome(() -> List.of(Arrays.toString(b.fetchSession(s.key(), start, end)))))
-                        .as(what + " fetchSession " + s)
-                        .isEqualTo(oracle(() -> List.of(Arrays.toString(k.fetchSession(s.key(), start, end)))));
-            }
-            case 1 ->
-                assertThat(outcome(() -> sessionList(b.findSessions(key, eset, lsst))))
-                        .as(what + " findSessions")
-                        .isEqualTo(oracle(() -> sessionList(k.findSessions(key, eset, lsst))));
-            case 2 ->
-                assertThat(outcome(() -> sessionList(b.backwardFindSessions(key, eset, lsst))))
-                        .as(what + " backwardFindSessions")
-                        .isEqualTo(oracle(() -> sessionList(k.backwardFindSessions(key, eset, lsst))));
+        int op = rnd.nextInt(7);
+        switch (op) {
+            case 0, 1, 2 ->
+                sameSingleKeySessionRead(
+                        op, b, k, () -> writtenOrNew(rnd, written, st, retention, interval), key, eset, lsst, what);
             case 3, 4 -> {
                 Bytes lo = rnd.nextInt(4) == 0 ? null : key;
                 Bytes hi = rnd.nextInt(4) == 0 ? null : key(rnd);
