@@ -106,6 +106,37 @@ class PeriodicCompactionTest {
         }
     }
 
+    /**
+     * A lone level-0 table with nothing below is moved to the base level by the periodic pick, and the same check
+     * rewrites it there at once (it is still as old): the filter's decisions reach it, and no table is left merely
+     * moved.
+     */
+    @Test
+    void aLoneOldLevel0TableIsRewrittenNotOnlyMoved() {
+        CompactionFilter dropOdd = (level, bottommost, key, value) ->
+                (key[key.length - 1] & 1) == 1 ? CompactionFilter.Decision.REMOVE : CompactionFilter.Decision.KEEP;
+        Options o = Options.defaults()
+                .compression(Compression.NONE)
+                .clock(clock)
+                .compactionFilter(dropOdd)
+                .periodicCompaction(Duration.ofSeconds(100));
+        try (Db db = Db.open(dir, o)) {
+            for (int i = 0; i < 100; i++) {
+                db.put(TestKeys.key(i), bytes("v" + i));
+            }
+            db.flush();
+            assertThat(db.tables()).hasSize(1).allMatch(t -> t.level() == 0);
+            List<Long> flushed = tableNumbers(db);
+            clock.advanceSeconds(100);
+            db.scheduleCompactionCheck();
+            db.waitForBackgroundWork();
+            assertThat(db.tables()).isNotEmpty().allMatch(t -> t.level() > 0);
+            assertThat(tableNumbers(db)).doesNotContainAnyElementsOf(flushed); // rewritten, not only moved
+            assertThat(db.tables().stream().mapToLong(TableInfo::entries).sum()).isEqualTo(50); // the odd keys gone
+            assertThat(str(db.get(TestKeys.key(8)))).isEqualTo("v8");
+        }
+    }
+
     @Test
     void aCompactionFilterDecisionReachesAColdLevel() {
         CompactionFilter dropOdd = (level, bottommost, key, value) ->
