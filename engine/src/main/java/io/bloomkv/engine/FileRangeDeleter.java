@@ -37,8 +37,8 @@ import java.util.List;
  *       </li>
  *   <li>Candidates holding range tombstones stay when a table that stays holds an entry in [begin, end): removing the
  *       tombstones could bring those entries back (RocksDB removes them; keys may then "reappear"). A memtable entry
- *       never needs them: tables' range tombstones come from flushed memtables, older than every memtable entry
- *       (ingested tables have none).</li>
+ *       never needs them: tables' range tombstones come from flushed memtables, older than every memtable entry, or
+ *       from ingested files, whose ingestion first flushed every memtable that overlapped them.</li>
  *   <li>The rest go in one edit (MANIFEST record of deleted files only: no new tag), installed as a compaction's is;
  *       their files are deleted once no reader holds them (open iterators keep reading them).</li>
  * </ol>
