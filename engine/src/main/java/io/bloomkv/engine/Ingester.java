@@ -305,7 +305,8 @@ final class Ingester {
             state.lock();
             try {
                 // From here readers at the last sequence read at S: a snapshot taken before the tables are installed
-                // would read S without them, then with them. New snapshots wait until the end (ingestHeld).
+                // would read S without them, then with them. New snapshots wait until the end
+                // (DbState.ingestHoldsSnapshots, cleared by ingest's finally).
                 state.ingestHoldsSnapshots = true;
             } finally {
                 state.unlock();
