@@ -47,6 +47,13 @@ import java.util.function.LongConsumer;
 final class Checkpointer {
     private static final int COPY_BUFFER = 1 << 20;
 
+    /**
+     * The targets of the checkpoints running in this process. Two checkpoints into one new or empty directory both
+     * passed the emptiness check; the one that then failed on the other's file removed it in its clean-up, breaking
+     * the other, finished, checkpoint. The second is now refused before it looks at the directory.
+     */
+    private static final java.util.Set<Path> RUNNING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final FileSystem fs;
     private final Path dbDir;
     private final VersionSet versions;
@@ -93,13 +100,24 @@ final class Checkpointer {
 
     /**
      * Takes the checkpoint into {@code target}, a directory that must not exist or be empty, telling {@code listener}
-     * its files and the bytes it copies.
+     * its files and the bytes it copies. Refused while another checkpoint into {@code target} runs in this process.
      */
     Result run(Path target, Listener listener) {
         Path out = target.toAbsolutePath().normalize();
         if (out.equals(dbDir)) {
             throw new InvalidArgumentException("checkpoint: the target is the database directory " + dbDir);
         }
+        if (!RUNNING.add(out)) {
+            throw new InvalidArgumentException("checkpoint: another checkpoint into " + out + " is running");
+        }
+        try {
+            return runClaimed(out, listener);
+        } finally {
+            RUNNING.remove(out);
+        }
+    }
+
+    private Result runClaimed(Path out, Listener listener) {
         boolean created;
         try {
             if (fs.exists(out)) {
@@ -142,12 +160,12 @@ final class Checkpointer {
             for (int level = 0; level < v.numLevels(); level++) {
                 for (FileMetaData f : v.files(level)) {
                     Path dst = FileNames.tableFile(out, f.number());
-                    written.add(dst);
+                    // Recorded once linked: a file already there (FileAlreadyExistsException) is not ours to remove.
                     if (tryLink(fs, FileNames.tableFile(dbDir, f.number()), dst)) {
+                        written.add(dst);
                         linked++;
                     } else {
-                        written.remove(written.size() - 1); // nothing there; added again when its copy begins
-                        toCopy.add(f.number());
+                        toCopy.add(f.number()); // nothing there; recorded when its copy begins
                     }
                     snapshot.addFile(level, f);
                 }

@@ -816,7 +816,8 @@ public final class Db implements AutoCloseable {
      * be empty. A checkpoint cut short by an error or a crash has no CURRENT file and is refused by {@link #open};
      * after an error its files are removed. See {@link Checkpointer}.
      *
-     * @throws InvalidArgumentException if {@code dir} is null, not empty, a file, or this database's directory
+     * @throws InvalidArgumentException if {@code dir} is null, not empty, a file, or this database's directory, or
+     *     another checkpoint into {@code dir} is running in this process
      * @throws DbReadOnlyException when opened read-only
      * @throws BloomKvIOException on an I/O error
      */

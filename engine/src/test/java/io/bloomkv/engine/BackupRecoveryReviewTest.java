@@ -181,7 +181,7 @@ class BackupRecoveryReviewTest {
             churn.start();
             List<String> log = new ArrayList<>();
             try {
-                for (int c = 0; c < 12 && failure.get() == null; c++) {
+                for (int c = 0; c < 8 && failure.get() == null; c++) {
                     long target = acked.get() + 300;
                     while (acked.get() < target && failure.get() == null) {
                         Thread.onSpinWait();
@@ -285,6 +285,68 @@ class BackupRecoveryReviewTest {
             }
             try (Db again = Db.open(src, opts)) {
                 assertPrefix(again, present, n, ctx + " source after a second crash");
+            }
+        }
+    }
+
+    /**
+     * Two checkpoints into the same new directory at once (two threads): one may fail, but the one that succeeds must
+     * open with every key. Checkpoint A is held right after it created the directory; B, finding it empty, runs to the
+     * end; then A resumes.
+     */
+    @Test
+    void aCheckpointThatLosesARaceForItsDirectoryLeavesTheWinnersFilesAlone() throws Exception {
+        java.util.concurrent.CountDownLatch created = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch resume = new java.util.concurrent.CountDownLatch(1);
+        AtomicReference<Thread> held = new AtomicReference<>();
+        FileSystem fs = new io.bloomkv.engine.fs.ForwardingFileSystem(FileSystem.disk()) {
+            @Override
+            public void createDirectories(Path d) throws java.io.IOException {
+                super.createDirectories(d);
+                if (Thread.currentThread() == held.get()) {
+                    created.countDown();
+                    try {
+                        resume.await();
+                    } catch (InterruptedException e) {
+                        throw new java.io.InterruptedIOException();
+                    }
+                }
+            }
+        };
+        Options opts = ttlMerge().ttl(null).fileSystem(fs);
+        Path target = dir.resolve("cp");
+        try (Db db = Db.open(dir.resolve("db"), opts)) {
+            for (int i = 0; i < 2000; i++) {
+                db.put(b(key("a", i)), b("v" + i));
+            }
+            db.flush();
+            AtomicReference<Throwable> aFailure = new AtomicReference<>();
+            Thread a = new Thread(() -> {
+                try {
+                    db.checkpoint(target);
+                } catch (Throwable t) {
+                    aFailure.set(t);
+                }
+            });
+            held.set(a);
+            a.start();
+            created.await();
+            Throwable bFailure = null;
+            try {
+                db.checkpoint(target);
+            } catch (RuntimeException e) {
+                bFailure = e;
+            } finally {
+                resume.countDown();
+                a.join();
+            }
+            assertThat(aFailure.get() == null || bFailure == null)
+                    .as("at least one checkpoint succeeds (A: %s, B: %s)", aFailure.get(), bFailure)
+                    .isTrue();
+        }
+        try (Db cp = Db.open(target, ttlMerge().ttl(null))) {
+            for (int i = 0; i < 2000; i++) {
+                assertThat(cp.get(b(key("a", i)))).as("key %d", i).isEqualTo(b("v" + i));
             }
         }
     }
