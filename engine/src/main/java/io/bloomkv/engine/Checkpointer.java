@@ -140,13 +140,17 @@ final class Checkpointer {
         }
         List<Path> written = new ArrayList<>();
         AtomicLong logNumber = new AtomicLong();
+        AtomicLong lastSequence = new AtomicLong();
         AutoCloseable[] pin = new AutoCloseable[1];
         Version v = versions.retainCurrent(n -> {
             logNumber.set(n);
+            // Read with the Version, under the lock that serializes edits: read after it, the sequence could include
+            // a write acknowledged after an edit this Version lacks (an ingestion's tables, a deleteFilesInRange).
+            lastSequence.set(versions.lastSequence());
             pin[0] = obsolete.pinLogs(n);
         });
         try {
-            long sequence = versions.lastSequence();
+            long sequence = lastSequence.get();
             syncWal.run();
             long manifestNumber = versions.newFileNumber();
             VersionEdit snapshot = new VersionEdit()
