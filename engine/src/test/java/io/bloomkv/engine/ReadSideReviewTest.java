@@ -25,7 +25,8 @@ import org.rocksdb.StringAppendOperator;
  * operands (string append both sides), range deletions (also in batches), flushes and manual compactions; every read
  * is compared: get and multiGet (duplicated keys, latest and at snapshots) and iterators with random bounds (the empty
  * key and 0xff keys among them), positioned by all four seeks and then walked by a random mix of next and prev,
- * with prefix mode ({@code prefixSameAsStart}, prefix length 1) against RocksDB's total order confined to the prefix.
+ * with prefix mode ({@code prefixSameAsStart}, prefix length 1) against RocksDB's total order confined to the prefix;
+ * some iterator pairs are held open and walked again after later writes, flushes and compactions.
  * Replay with -Dbloomkv.seed=N.
  */
 class ReadSideReviewTest {
@@ -175,6 +176,7 @@ class ReadSideReviewTest {
                 Db db = Db.open(dir.resolve("bloomkv"), options)) {
             List<Snapshot> ours = new ArrayList<>();
             List<org.rocksdb.Snapshot> theirs = new ArrayList<>();
+            held.clear();
             try {
                 for (int op = 0; op < OPS; op++) {
                     String where = ctx + " op " + op + " after " + tail(history);
@@ -280,6 +282,13 @@ class ReadSideReviewTest {
                                             .as(at + " multiGet[" + i + "] " + s(keys.get(i)) + " of " + keys.size())
                                             .isEqualTo(want.get(i));
                                 }
+                            } else if (!held.isEmpty() && rnd.nextInt(3) == 0) {
+                                int i = rnd.nextInt(held.size());
+                                Held h = held.get(i);
+                                walk(h, rnd, new StringBuilder(where + " held " + h.what() + ":"));
+                                if (rnd.nextBoolean()) {
+                                    held.remove(i).close();
+                                }
                             } else {
                                 compareIterators(
                                         db,
@@ -294,6 +303,10 @@ class ReadSideReviewTest {
                     }
                 }
             } finally {
+                for (Held h : held) {
+                    h.close();
+                }
+                held.clear();
                 for (Snapshot sn : ours) {
                     db.releaseSnapshot(sn);
                 }
@@ -342,68 +355,94 @@ class ReadSideReviewTest {
             slices.add(sl);
             their.setIterateUpperBound(sl);
         }
-        StringBuilder steps = new StringBuilder(
-                at + " iterator [" + s(lower) + ", " + s(upper) + ")" + (prefixMode ? " prefix" : "") + ":");
-        try (DbIterator it = db.iterator(our);
-                RocksIterator rit = rocks.newIterator(their)) {
-            for (int round = 0; round < 3; round++) {
-                int how = rnd.nextInt(4);
-                // seek and seekForPrev refuse an empty target, as writes refuse an empty key
-                byte[] target = key(rnd);
-                while (prefixMode && how <= 1 && target.length < prefixLength) {
-                    target = key(rnd); // shorter targets are outside the extractor's domain: order unspecified
-                }
-                byte[] prefix = prefixMode && how <= 1 ? Arrays.copyOf(target, prefixLength) : null;
-                if (how == 0) {
-                    steps.append(" seek ").append(s(target));
-                    it.seek(target);
-                    rit.seek(target);
-                } else if (how == 1) {
-                    steps.append(" seekForPrev ").append(s(target));
-                    it.seekForPrev(target);
-                    rit.seekForPrev(target);
-                } else if (how == 2) {
-                    steps.append(" seekToFirst");
-                    it.seekToFirst();
-                    rit.seekToFirst();
-                } else {
-                    steps.append(" seekToLast");
-                    it.seekToLast();
-                    rit.seekToLast();
-                }
-                if (prefixMode && prefix == null && rit.isValid()) {
-                    prefix = rit.key().length < prefixLength ? null : Arrays.copyOf(rit.key(), prefixLength);
-                }
-                for (int step = 0; ; step++) {
-                    boolean want = rit.isValid() && (!prefixMode || inPrefix(rit.key(), prefix));
-                    if (prefixMode && prefix == null && how >= 2 && rit.isValid()) {
-                        break; // landed on a key shorter than the prefix: outside the extractor's domain
-                    }
-                    assertThat(it.valid()).as(steps + " valid").isEqualTo(want);
-                    if (!want) {
-                        break;
-                    }
-                    assertThat(s(it.key())).as(steps + " key").isEqualTo(s(rit.key()));
-                    assertThat(it.value())
-                            .as(steps + " value of " + s(it.key()))
-                            .isEqualTo(rit.value());
-                    if (step >= 8) {
-                        break;
-                    }
-                    if (rnd.nextInt(3) == 0) {
-                        steps.append(" prev");
-                        it.prev();
-                        rit.prev();
-                    } else {
-                        steps.append(" next");
-                        it.next();
-                        rit.next();
-                    }
-                }
-            }
+        String what = "iterator [" + s(lower) + ", " + s(upper) + ")" + (prefixMode ? " prefix" : "");
+        List<AutoCloseable> resources = new ArrayList<>(slices);
+        org.rocksdb.ReadOptions copy = new org.rocksdb.ReadOptions(their); // outlives the caller's, if held
+        resources.add(copy);
+        Held h = new Held(db.iterator(our), rocks.newIterator(copy), resources, prefixLength, what);
+        boolean hold = held.size() < 3 && rnd.nextInt(4) == 0;
+        try {
+            walk(h, rnd, new StringBuilder(at + " " + what + ":"));
         } finally {
-            for (Slice sl : slices) {
-                sl.close();
+            if (hold) {
+                held.add(h); // walked again later, across writes, flushes and compactions
+            } else {
+                h.close();
+            }
+        }
+    }
+
+    /** Iterators open across operations (both made at the same point, with the same snapshot and bounds). */
+    private final List<Held> held = new ArrayList<>();
+
+    private record Held(
+            DbIterator it, RocksIterator rit, List<AutoCloseable> resources, int prefixLength, String what) {
+        void close() throws Exception {
+            it.close();
+            rit.close();
+            for (AutoCloseable r : resources) {
+                r.close();
+            }
+        }
+    }
+
+    /** Three positionings of both iterators, each followed by up to 8 steps of next or prev, compared at each. */
+    private void walk(Held h, Random rnd, StringBuilder steps) {
+        DbIterator it = h.it();
+        RocksIterator rit = h.rit();
+        int prefixLength = h.prefixLength();
+        boolean prefixMode = prefixLength > 0;
+        for (int round = 0; round < 3; round++) {
+            int how = rnd.nextInt(4);
+            // seek and seekForPrev refuse an empty target, as writes refuse an empty key
+            byte[] target = key(rnd);
+            while (prefixMode && how <= 1 && target.length < prefixLength) {
+                target = key(rnd); // shorter targets are outside the extractor's domain: order unspecified
+            }
+            byte[] prefix = prefixMode && how <= 1 ? Arrays.copyOf(target, prefixLength) : null;
+            if (how == 0) {
+                steps.append(" seek ").append(s(target));
+                it.seek(target);
+                rit.seek(target);
+            } else if (how == 1) {
+                steps.append(" seekForPrev ").append(s(target));
+                it.seekForPrev(target);
+                rit.seekForPrev(target);
+            } else if (how == 2) {
+                steps.append(" seekToFirst");
+                it.seekToFirst();
+                rit.seekToFirst();
+            } else {
+                steps.append(" seekToLast");
+                it.seekToLast();
+                rit.seekToLast();
+            }
+            if (prefixMode && prefix == null && rit.isValid()) {
+                prefix = rit.key().length < prefixLength ? null : Arrays.copyOf(rit.key(), prefixLength);
+            }
+            for (int step = 0; ; step++) {
+                boolean want = rit.isValid() && (!prefixMode || inPrefix(rit.key(), prefix));
+                if (prefixMode && prefix == null && how >= 2 && rit.isValid()) {
+                    break; // landed on a key shorter than the prefix: outside the extractor's domain
+                }
+                assertThat(it.valid()).as(steps + " valid").isEqualTo(want);
+                if (!want) {
+                    break;
+                }
+                assertThat(s(it.key())).as(steps + " key").isEqualTo(s(rit.key()));
+                assertThat(it.value()).as(steps + " value of " + s(it.key())).isEqualTo(rit.value());
+                if (step >= 8) {
+                    break;
+                }
+                if (rnd.nextInt(3) == 0) {
+                    steps.append(" prev");
+                    it.prev();
+                    rit.prev();
+                } else {
+                    steps.append(" next");
+                    it.next();
+                    rit.next();
+                }
             }
         }
     }
