@@ -20,8 +20,9 @@ import org.rocksdb.StringAppendOperator;
 
 /**
  * Read-side review against RocksDB (rocksdbjni) as the oracle, over a tiny key space built for the edges of the byte
- * order: the empty key, keys that are prefixes of each other ({@code a}, {@code a\0}, {@code a\0\0}), keys of 0xff
- * bytes and 0x80 bytes, from an alphabet of six bytes and lengths 0 to 3. One seeded history of puts, deletes, merge
+ * order: keys that are prefixes of each other ({@code a}, {@code a\0}, {@code a\0\0}), keys of 0xff and 0x80 bytes,
+ * from an alphabet of six bytes and lengths 1 to 3 (the engine refuses empty keys, and empty seek targets, unlike
+ * RocksDB; an empty iterator bound is accepted and compared). One seeded history of puts, deletes, merge
  * operands (string append both sides), range deletions (also in batches), flushes and manual compactions; every read
  * is compared: get and multiGet (duplicated keys, latest and at snapshots) and iterators with random bounds (the empty
  * key and 0xff keys among them), positioned by all four seeks and then walked by a random mix of next and prev,
@@ -101,7 +102,7 @@ class ReadSideReviewTest {
         run(small().rangeFilterBitsPerKey(10), "longKeys");
     }
 
-    /** {@link #longKeysAcrossEightBytesMatchRocksDb} without range deletions: multiGet's batched path sorts the keys. */
+    /** {@link #longKeysAcrossEightBytesMatchRocksDb} without range deletions: multiGet's batched path sorts keys. */
     @Test
     void longKeysWithoutRangeDeletionsMatchRocksDb() throws Exception {
         stem = new byte[] {'s', 't', 'e', 'm', 0x00, (byte) 0xff, 0x00, (byte) 0xff, (byte) 0xff};
