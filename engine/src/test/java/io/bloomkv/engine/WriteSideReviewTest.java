@@ -335,7 +335,9 @@ class WriteSideReviewTest {
         return out;
     }
 
-    /** Every key of the key space read at {@code at} by one multiGet (or a get each), as {@link #scanHex} gives them. */
+    /**
+     * Every key of the key space read at {@code at} by one multiGet (or a get each), as {@link #scanHex} gives them.
+     */
     private static TreeMap<String, String> pointReads(Db db, ReadOptions at, boolean multiGet) {
         List<byte[]> keys = new ArrayList<>();
         for (int x = 0; x < FK; x++) {

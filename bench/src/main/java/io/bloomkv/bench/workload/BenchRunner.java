@@ -2006,8 +2006,9 @@ public final class BenchRunner {
      * that exist at that point, in key order, from its start on, L of them unless the records end, each with a
      * version its record may hold). After the threads of a mix that inserts (recordslatest, recordsscan) end, and after
      * its timed figures, counters and table summary are taken, every record it inserted is read back
-     * ({@link #readBackInserts}); each one missing or different is one more wrong answer of the phase. No phase warm-up (the family measures what a user meets), and
-     * no settling after it: the next workload runs on what this one left.
+     * ({@link #readBackInserts}); each one missing or different is one more wrong answer of the phase. No phase
+     * warm-up (the family measures what a user meets), and no settling after it: the next workload runs on what this
+     * one left.
      */
     private PhaseResult recordsMix(Workload w, EngineSpec spec, BenchEngine engine) throws IOException {
         String phase = w.dbBenchName();

@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * {@code segmentId(streamTime - retention)} is dropped and counted in the task's {@code dropped-records}
  * sensor ({@code TaskMetrics.droppedRecordsSensor}); reads never return entries older than
  * {@code streamTime - retention + 1} (the time-ordered window store's: {@code streamTime - retention}); fetches go
- * segment by segment (oldest first forward), each segment in its composite key order, filtered by the schema. Writes are serialized; reads are thread-safe (IQ threads).
+ * segment by segment (oldest first forward), each segment in its composite key order, filtered by the schema.
+ * Writes are serialized; reads are thread-safe (IQ threads).
  * Use after close throws {@link InvalidStateStoreException}; engine failures {@link ProcessorStateException}.
  *
  * <p>Offsets, as the key-value and versioned stores: the store manages its changelog offsets (KIP-1035). A commit
