@@ -55,16 +55,7 @@ class ReadSideReviewTest {
     }
 
     private static Options small() {
-        return Options.defaults()
-                .writeBufferSize(4 << 10)
-                .blockSize(256)
-                .targetFileSize(4 << 10)
-                .maxBytesForLevelBase(16 << 10)
-                .levelSizeMultiplier(4)
-                .l0CompactionTrigger(2)
-                .l0SlowdownWritesTrigger(6)
-                .l0StopWritesTrigger(6)
-                .mergeOperator(MergeOperators.stringAppend(','));
+        return SmallLevels.options().mergeOperator(MergeOperators.stringAppend(','));
     }
 
     @Test

@@ -36,15 +36,7 @@ class RocksFeaturesDifferentialTest {
 
     /** Small tables and levels, so flushes and compactions (and their merge collapsing) happen often. */
     private static Options small() {
-        return Options.defaults()
-                .writeBufferSize(4 << 10)
-                .blockSize(256)
-                .targetFileSize(4 << 10)
-                .maxBytesForLevelBase(16 << 10)
-                .levelSizeMultiplier(4)
-                .l0CompactionTrigger(2)
-                .l0SlowdownWritesTrigger(6)
-                .l0StopWritesTrigger(6);
+        return SmallLevels.options();
     }
 
     @Test

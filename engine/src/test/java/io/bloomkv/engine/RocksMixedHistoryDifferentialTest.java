@@ -92,16 +92,7 @@ class RocksMixedHistoryDifferentialTest {
 
     /** Small tables and levels, so flushes and compactions happen often. */
     private static Options small() {
-        return Options.defaults()
-                .writeBufferSize(4 << 10)
-                .blockSize(256)
-                .targetFileSize(4 << 10)
-                .maxBytesForLevelBase(16 << 10)
-                .levelSizeMultiplier(4)
-                .l0CompactionTrigger(2)
-                .l0SlowdownWritesTrigger(6)
-                .l0StopWritesTrigger(6)
-                .prefixLength(PREFIX);
+        return SmallLevels.options().prefixLength(PREFIX);
     }
 
     @Test
