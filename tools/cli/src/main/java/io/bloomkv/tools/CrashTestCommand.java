@@ -37,6 +37,10 @@ import picocli.CommandLine.Spec;
  * and a full scan against the expected-state file: nothing acknowledged lost, no batch half applied.
  * Reports rounds, operations, acknowledged writes, lost writes, failed opens and wrong answers; exit
  * code 1 when any of the last three is not 0.
+ *
+ * <p>Stdout carries the results only (the settings, a line per round, the summary), which scripts and tests read. The
+ * check after each kill shows the keys it has checked on stderr ({@link Progress}, {@code crashtest: round N check:
+ * ...}; off with {@code --no-progress}).
  */
 @Command(
         name = "crashtest",
@@ -44,7 +48,8 @@ import picocli.CommandLine.Spec;
         description = {
             "Kill -9 a 'bloomkv stress' child at random moments, then reopen and verify.",
             "The database is verified after each kill; exit code 1 on any lost write,",
-            "failed open or wrong answer."
+            "failed open or wrong answer. The check's progress goes to stderr, the results",
+            "to stdout."
         })
 final class CrashTestCommand implements Callable<Integer> {
     @Spec
@@ -118,6 +123,10 @@ final class CrashTestCommand implements Callable<Integer> {
 
     @Mixin
     StressOptions stress;
+
+    /** The progress of the check after each kill. */
+    @Mixin
+    ProgressOption progress;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -275,7 +284,14 @@ final class CrashTestCommand implements Callable<Integer> {
                             StressOptions.withExpiry(stress.toOptions(ro), roundTtl, 0)
                                     .autoCompaction(false),
                             true)) {
-                r = StressVerifier.verifyAndResolve(db, es);
+                // Every expected key is read: on a large key space this takes a while, so its progress is shown on
+                // stderr, as stress shows its check at open; stdout's round line below is its result.
+                try (Progress checking = progress.start(spec, "crashtest: round " + round + " check", "keys")
+                        .itemsOnly()) {
+                    checking.total(es.keys(), -1);
+                    r = StressVerifier.verifyAndResolve(db, es, checked -> checking.set(checked, 0));
+                    checking.done();
+                }
             } catch (BloomKvException e) {
                 failedOpens++;
                 out.println("crashtest: round " + round + " (" + ro + "): reopen failed: " + e);

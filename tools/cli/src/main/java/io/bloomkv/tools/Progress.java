@@ -11,11 +11,11 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * The progress of one long command ({@code put --input}, {@code sst write}, {@code backup create}, {@code stress}) on
- * stderr, never on stdout, whose answer scripts parse. Items (input lines, files, operations) and bytes are counted as
- * the command goes; a total, when known (the input file's size, the bytes to back up, the keys stress checks at open
- * and the operations it runs), adds a percentage. A command that counts no bytes shows none ({@link #itemsOnly}); one
- * with more to say adds it to every line ({@link #detail}).
+ * The progress of one long command ({@code put --input}, {@code sst write}, {@code backup create}, {@code stress},
+ * {@code crashtest}) on stderr, never on stdout, whose answer scripts parse. Items (input lines, files, operations) and
+ * bytes are counted as the command goes; a total, when known (the input file's size, the bytes to back up, the keys
+ * stress checks at open and crashtest after each kill, the operations stress runs), adds a percentage. A command
+ * that counts no bytes shows none ({@link #itemsOnly}); one with more to say adds it to every line ({@link #detail}).
  *
  * <p>On a terminal ({@link #stderrIsTerminal}) one line is redrawn in place ({@code \r}) at most four times a second,
  * from a quarter of a second in, and erased when the command ends, so the error line of a failure, or the answer on

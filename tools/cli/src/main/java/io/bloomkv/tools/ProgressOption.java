@@ -6,7 +6,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --[no-]progress} of the long commands ({@code put --input}, {@code sst write}, {@code backup create},
- * {@code stress}), as the bench's option: on by default, shown on stderr only ({@link Progress}).
+ * {@code stress}, {@code crashtest}), as the bench's option: on by default, shown on stderr only ({@link Progress}).
  */
 final class ProgressOption {
     @Option(
