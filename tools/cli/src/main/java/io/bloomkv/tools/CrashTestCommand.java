@@ -40,7 +40,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>Stdout carries the results only (the settings, a line per round, the summary), which scripts and tests read. The
  * check after each kill shows the keys it has checked on stderr ({@link Progress}, {@code crashtest: round N check:
- * ...}; off with {@code --no-progress}).
+ * ...}; off with {@code --no-progress}). The children run with {@code --no-progress}: what they print is read only for
+ * {@code stress: running} and, when a child fails, shown as its last lines, which then hold its results and errors
+ * alone.
  */
 @Command(
         name = "crashtest",
@@ -124,9 +126,16 @@ final class CrashTestCommand implements Callable<Integer> {
     @Mixin
     StressOptions stress;
 
-    /** The progress of the check after each kill. */
+    /** The progress of the check after each kill; the children's own is always off (see {@link #childCommand}). */
     @Mixin
     ProgressOption progress;
+
+    /**
+     * The main class of the stress children when this process does not run from the CLI jar. Not an option: a test
+     * creates the command line with a factory that sets a class of its own on the same class path, as
+     * {@link ProgressOption#clock}.
+     */
+    String childMainClass = BloomKvCli.class.getName();
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -373,7 +382,7 @@ final class CrashTestCommand implements Callable<Integer> {
     /**
      * {@code java [JVM flags] -jar JAR stress ...} when this process runs from the CLI jar (its manifest
      * carries the Chronicle flags), else {@code java [this JVM's --add-opens/--add-exports flags] -cp
-     * CLASSPATH io.bloomkv.tools.BloomKvCli stress ...}.
+     * CLASSPATH io.bloomkv.tools.BloomKvCli stress ...}; always with {@code --no-progress}.
      */
     private List<String> childCommand(long childSeed, StressOptions.Tables ro, long ttlSeconds, long periodicSeconds) {
         List<String> cmd = new ArrayList<>();
@@ -391,7 +400,7 @@ final class CrashTestCommand implements Callable<Integer> {
         } else {
             cmd.add("-cp");
             cmd.add(cp);
-            cmd.add(BloomKvCli.class.getName());
+            cmd.add(childMainClass);
         }
         cmd.add("stress");
         cmd.add(dir.toString());
@@ -409,6 +418,9 @@ final class CrashTestCommand implements Callable<Integer> {
         cmd.add("--filter-budget=" + ro.filterBudget());
         cmd.add("--ttl=" + ttlSeconds);
         cmd.add("--periodic-compaction=" + periodicSeconds);
+        // The child's output is read, not shown: its progress lines would only fill the last lines shown when it fails
+        // and push its results and errors out of them.
+        cmd.add("--no-progress");
         return cmd;
     }
 

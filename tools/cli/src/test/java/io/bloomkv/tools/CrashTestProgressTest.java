@@ -2,8 +2,11 @@ package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomkv.bloom.JvmEnvironment;
 import io.bloomkv.tools.ProgressCommandsTest.Mode;
 import io.bloomkv.tools.ProgressCommandsTest.Shown;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,10 +19,13 @@ import picocli.CommandLine;
 /**
  * The progress of {@code bloomkv crashtest}: the check after each kill shows the keys it has checked on stderr (plain
  * lines counting up to the expected state's keys and a done line, or a line redrawn and erased on a terminal), never on
- * stdout, whose lines stay the results alone; {@code --no-progress} leaves stderr empty.
+ * stdout, whose lines stay the results alone; {@code --no-progress} leaves stderr empty. A stress child that fails is
+ * shown by its last lines, its error among them and no progress line: the children run with {@code --no-progress}.
  *
  * <p>The in-process crashtest gets the clock of {@link Shown}, which jumps 10 s at each reading, so every report of
- * the check prints a line however short the run.
+ * the check prints a line however short the run. The failing child is {@link StressChildWithTestClock}: the real stress
+ * command with that clock too, so that a child showing its progress would print a line at each report of its check at
+ * open, before it fails.
  */
 class CrashTestProgressTest {
     @TempDir
@@ -107,6 +113,67 @@ class CrashTestProgressTest {
                     run(new Shown(mode), crashtest("quiet-" + mode, 1, "CrashTestProgressTest.quiet", "--no-progress"));
             assertResultsOnly(r, 1);
             assertThat(r.err()).as(r.toString()).isEmpty();
+        }
+    }
+
+    /**
+     * A child that fails (here at the creation of its ingestion directory, {@code DB_DIR.ingest}, where a file stands,
+     * after its check at open and before its threads start) is shown by its last lines: its settings, the result of its
+     * check and its error line, and no progress line of its check.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aFailedChildIsShownWithItsErrorAndNoProgressLine() throws IOException {
+        Path blocked = Files.writeString(tmp.resolve("db.ingest"), "a file where stress wants a directory\n");
+        CommandLine.IFactory childWithTestClock = new CommandLine.IFactory() {
+            @Override
+            public <K> K create(Class<K> type) throws Exception {
+                K created = CommandLine.defaultFactory().create(type);
+                if (created instanceof CrashTestCommand c) {
+                    c.childMainClass = StressChildWithTestClock.class.getName();
+                }
+                return created;
+            }
+        };
+        Cli.Result r = run(childWithTestClock, crashtest("db", 1, "CrashTestProgressTest.failedChild"));
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.NOT_FOUND);
+        List<String> out = r.out().lines().toList();
+        int at = -1;
+        for (int i = 0; i < out.size(); i++) {
+            if (out.get(i).endsWith("the stress child did not start its threads; its last output:")) {
+                at = i;
+            }
+        }
+        assertThat(at).as(r.toString()).isPositive();
+        List<String> dump = new ArrayList<>();
+        for (int i = at + 1; i < out.size() && out.get(i).startsWith("  | "); i++) {
+            dump.add(out.get(i).substring("  | ".length()));
+        }
+        String error = "bloomkv stress: I/O error: " + blocked.toAbsolutePath().normalize();
+        assertThat(dump)
+                .as(r.toString())
+                .allMatch(l -> l.startsWith("stress: seed ")
+                        || l.startsWith("stress: open: " + KEYS + " keys verified: lost 0, wrong 0")
+                        || l.equals(error));
+        // All that the child printed, in order: its stdout (flushed at every line) and its stderr share the pipe that
+        // crashtest reads.
+        assertThat(dump).as(r.toString()).hasSize(3).last().isEqualTo(error);
+        assertThat(out.get(out.size() - 1)).as(r.toString()).endsWith("children that failed 1");
+        assertThat(r.err()).as("crashtest's own check did not run").isEmpty();
+    }
+
+    /**
+     * A stress child for {@link #aFailedChildIsShownWithItsErrorAndNoProgressLine}: {@code bloomkv} with the arguments
+     * crashtest gives a child, and the clock of {@link Shown} (plain lines), as {@link BloomKvCli#main} runs it.
+     */
+    public static final class StressChildWithTestClock {
+        private StressChildWithTestClock() {}
+
+        public static void main(String[] args) {
+            System.setProperty("chronicle.analytics.disable", "true");
+            System.setProperty("slf4j.internal.verbosity", "ERROR");
+            System.setProperty(JvmEnvironment.NOTICE_PROPERTY, "false");
+            System.exit(BloomKvCli.newCommandLine(new Shown(Mode.LINES)).execute(args));
         }
     }
 }
