@@ -33,7 +33,8 @@ import java.util.zip.CRC32C;
  * holds exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
  *
  * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
- * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}).
+ * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}). A purge keeps the newest valid backups and
+ * leaves damaged ones alone (below).
  *
  * <p>{@link #verify} recomputes every file's checksum; {@link #restore} copies a backup into an empty directory,
  * checking each file's size and checksum as it copies, and writes CURRENT last. A missing or damaged file is a
@@ -41,8 +42,9 @@ import java.util.zip.CRC32C;
  *
  * <p>A backup whose metadata is damaged (RocksDB's corrupt backup) is left out of {@link #backups} and named by
  * {@link #corruptedBackups}; verifying or restoring it is a {@link CorruptionException} naming the metadata file, and
- * {@link #deleteBackup} removes it. It blocks nothing else: backups are still created, listed and deleted, but while
- * one is damaged no shared table is removed (which ones it needs is unknown), so its tables stay for a repair.
+ * {@link #deleteBackup} removes it ({@link #purgeOldBackups} neither counts nor deletes it). It blocks nothing else:
+ * backups are still created (with ids above it), listed, deleted and purged, but while one is damaged no shared table
+ * is removed (which ones it needs is unknown), so its tables and private files stay for a repair of its metadata.
  *
  * <p>One BackupEngine per backup directory at a time (it takes no lock); its methods are synchronized. The file
  * system must be the one the backed-up databases use, so that the checkpoint's files can be moved.
@@ -393,9 +395,20 @@ public final class BackupEngine {
     }
 
     /**
-     * Keeps the {@code keep} newest backups (highest ids) and deletes the others, oldest first (RocksDB's
-     * {@code PurgeOldBackups}), with the same crash safety as {@link #deleteBackup}: a crash part-way leaves a
-     * suffix of the backups, each whole. Returns the ids deleted, ascending.
+     * Keeps the {@code keep} newest valid backups (highest ids of {@link #backups}) and deletes the other valid ones,
+     * oldest first (RocksDB's {@code PurgeOldBackups}), with the same crash safety as {@link #deleteBackup}: a crash
+     * part-way leaves a suffix of the valid backups, each whole. Returns the ids deleted, ascending.
+     *
+     * <p>A backup whose metadata is damaged ({@link #corruptedBackups}) is neither counted nor deleted, whether its id
+     * is above, among or below those kept: as RocksDB, which counts only the backups whose metadata it loaded and
+     * leaves a corrupt one until {@code DeleteBackup} removes it. So with backups 1, 2, 3 and 3's metadata damaged,
+     * {@code purgeOldBackups(2)} deletes nothing, and {@code purgeOldBackups(0)} deletes 1 and 2 and leaves 3 for
+     * {@link #deleteBackup}. While a damaged backup remains, the purge removes the deleted backups' metadata and
+     * private files but no shared table, as {@link #deleteBackup} does (which tables the damaged one needs is
+     * unknown). RocksDB differs there: the garbage collection that its first purge or delete after opening runs also
+     * removes a corrupt backup's private directory and the shared tables only it named, leaving metadata whose data is
+     * gone; bloomkv keeps them, so a damaged metadata file restored from elsewhere gives back a whole backup, and
+     * {@link #deleteBackup} of the damaged backup frees them.
      *
      * @throws InvalidArgumentException if {@code keep} is negative
      */
@@ -404,8 +417,16 @@ public final class BackupEngine {
             throw new InvalidArgumentException("purgeOldBackups: keep must be >= 0, got " + keep);
         }
         try {
-            List<Integer> ids = ids();
-            List<Integer> doomed = List.copyOf(ids.subList(0, Math.max(0, ids.size() - keep)));
+            List<Integer> valid = new ArrayList<>();
+            for (int id : ids()) {
+                try {
+                    readMeta(id);
+                    valid.add(id);
+                } catch (CorruptionException damaged) {
+                    // neither counted nor deleted (RocksDB's corrupt_backups_ are outside its backups_)
+                }
+            }
+            List<Integer> doomed = List.copyOf(valid.subList(0, Math.max(0, valid.size() - keep)));
             deleteMetaThenCollect(doomed);
             return doomed;
         } catch (IOException e) {

@@ -401,8 +401,9 @@ class BackupEngineTest {
 
     /**
      * A backup whose metadata is damaged is named, left out of the list, and blocks nothing (RocksDB's corrupt
-     * backups): a new backup is made and restores, no shared table is removed while the damaged one is there (which it
-     * needs is unknown), and deleting it removes it and then the tables no backup names.
+     * backups): a new backup is made and restores, a purge neither counts nor deletes it, no shared table is removed
+     * while the damaged one is there (which it needs is unknown), and deleting it removes it and then the tables no
+     * backup names.
      */
     @Test
     void aBackupWithDamagedMetadataIsNamedAndBlocksNothing() throws IOException {
@@ -427,6 +428,11 @@ class BackupEngineTest {
         try (Db r = Db.open(dir.resolve("restored2"), small(FileSystem.disk()))) {
             assertThat(CheckpointTest.contents(r)).isEqualTo(CheckpointTest.render(model));
         }
+        // A purge counts only valid backups and leaves the damaged one (RocksDB's PurgeOldBackups: see
+        // BackupPurgeDifferentialTest), removing no shared table while it is there.
+        assertThat(backups.purgeOldBackups(1)).isEmpty();
+        assertThat(backups.corruptedBackups()).containsExactly(1);
+        assertThat(storedShared(dir.resolve("backups"))).containsAll(sharedBefore);
         backups.deleteBackup(1);
         assertThat(backups.corruptedBackups()).isEmpty();
         java.util.Set<String> named = new java.util.HashSet<>();

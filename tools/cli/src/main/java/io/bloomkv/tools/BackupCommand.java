@@ -232,7 +232,11 @@ final class BackupCommand {
     @Command(
             name = "purge",
             mixinStandardHelpOptions = true,
-            description = "Keep the N newest backups, delete the older ones and the tables only they used.")
+            description = {
+                "Keep the N newest valid backups; delete older ones and the tables only they use.",
+                "Backups whose metadata is damaged are neither counted nor deleted (as RocksDB's",
+                "PurgeOldBackups): backup delete removes them."
+            })
     static final class Purge implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -244,7 +248,7 @@ final class BackupCommand {
                 names = "--keep",
                 paramLabel = "N",
                 required = true,
-                description = "How many of the newest backups to keep.")
+                description = "How many of the newest valid backups to keep.")
         int keep;
 
         @Override
@@ -258,9 +262,15 @@ final class BackupCommand {
             for (int i : deleted) {
                 out.println("backup " + i + " deleted");
             }
-            // Kept: the readable backups and those whose metadata is damaged (purge keeps them as any other).
-            int kept = engine.backups().size() + engine.corruptedBackups().size();
-            out.println(deleted.size() + " deleted, " + kept + " kept");
+            // Kept: the valid backups, those --keep counts. Backups whose metadata is damaged are neither counted nor
+            // deleted by a purge (as RocksDB's PurgeOldBackups): named apart, for backup delete.
+            String line = deleted.size() + " deleted, " + engine.backups().size() + " kept";
+            List<Integer> damaged = engine.corruptedBackups();
+            if (!damaged.isEmpty()) {
+                line += "; metadata damaged, left for backup delete: "
+                        + damaged.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
+            }
+            out.println(line);
             return ExitCodes.OK;
         }
     }

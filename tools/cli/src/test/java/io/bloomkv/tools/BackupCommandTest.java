@@ -78,7 +78,10 @@ class BackupCommandTest {
         assertThat(TestDbs.pairs(restored)).isEqualTo(expected);
     }
 
-    /** A backup whose metadata is damaged: listed as such, verify of all fails naming it, create still works. */
+    /**
+     * A backup whose metadata is damaged: listed as such, verify of all fails naming it, create still works, purge
+     * neither counts nor deletes it and names it apart.
+     */
     @Test
     void aBackupWithDamagedMetadataIsListedAndFailsVerify() throws Exception {
         String db = tmp.resolve("db").toString();
@@ -98,6 +101,14 @@ class BackupCommandTest {
         assertThat(verify.exitCode()).as(verify.toString()).isEqualTo(ExitCodes.CORRUPTION);
         assertThat(verify.err()).contains("meta");
         assertThat(Cli.run("backup", "verify", backups, "2").out()).isEqualTo("backup 2: ok\n");
+        Cli.Result kept = Cli.run("backup", "purge", backups, "--keep", "1");
+        assertThat(kept.exitCode()).as(kept.toString()).isZero();
+        assertThat(kept.out()).isEqualTo("0 deleted, 1 kept; metadata damaged, left for backup delete: 1\n");
+        Cli.Result purged = Cli.run("backup", "purge", backups, "--keep", "0");
+        assertThat(purged.out())
+                .isEqualTo("backup 2 deleted\n1 deleted, 0 kept; metadata damaged, left for backup delete: 1\n");
+        assertThat(Cli.run("backup", "delete", backups, "1").out()).isEqualTo("backup 1 deleted\n");
+        assertThat(Cli.run("backup", "list", backups).out()).doesNotContain("damaged");
     }
 
     @Test

@@ -1,0 +1,223 @@
+package io.bloomkv.engine;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.BackupEngineOptions;
+import org.rocksdb.Env;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+
+/**
+ * {@link BackupEngine#purgeOldBackups} with backups whose metadata is damaged, rocksdbjni's {@code BackupEngine} as the
+ * oracle: the same backups are made on both, the same metadata files damaged (a newline put before their first line,
+ * which neither parses), both engines reopened and purged with the same {@code keep}. RocksDB counts only the valid
+ * backups, keeps the newest {@code keep} of them, deletes the other valid ones and leaves every corrupt one (its
+ * metadata file stays, it is still reported corrupt), wherever its id falls; the next backup's id is above every id,
+ * the corrupt ones' too. bloomkv must agree on all of that. The one difference, deliberate and documented on {@link
+ * BackupEngine#purgeOldBackups}: RocksDB's garbage collection also removes a corrupt backup's private directory (and
+ * the shared tables only it named), bloomkv keeps them while the damaged metadata is there.
+ */
+class BackupPurgeDifferentialTest {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    @TempDir
+    Path dir;
+
+    /** What a purge left, observed from outside the engine. */
+    record Outcome(
+            List<Integer> validBefore,
+            List<Integer> corruptBefore,
+            List<Integer> validAfter,
+            List<Integer> corruptAfter,
+            Set<String> metaFilesAfter,
+            int nextId) {}
+
+    /** The case the task names: three backups, the newest damaged, keep two. */
+    @Test
+    void aDamagedNewestBackupIsNotCountedAmongTheKept() throws Exception {
+        Outcome rocks = rocks("fixed-newest", 3, Set.of(3), 2);
+        Outcome ours = bloomkv("fixed-newest", 3, Set.of(3), 2);
+        assertThat(rocks.validAfter()).containsExactly(1, 2);
+        assertThat(rocks.corruptAfter()).containsExactly(3);
+        assertThat(ours).isEqualTo(rocks);
+    }
+
+    /** A damaged backup older than the kept one, and one among those deleted: neither is deleted. */
+    @Test
+    void aDamagedOlderBackupIsLeftAlone() throws Exception {
+        Outcome rocks = rocks("fixed-older", 5, Set.of(1, 3), 1);
+        Outcome ours = bloomkv("fixed-older", 5, Set.of(1, 3), 1);
+        assertThat(rocks.validAfter()).containsExactly(5);
+        assertThat(rocks.corruptAfter()).containsExactly(1, 3);
+        assertThat(rocks.metaFilesAfter()).containsExactlyInAnyOrder("1", "3", "5");
+        assertThat(ours).isEqualTo(rocks);
+    }
+
+    /** Random counts of backups, damaged subsets and {@code keep} (0 and more than there are included). */
+    @Test
+    void randomDamageAndKeepAgreeWithRocksDb() throws Exception {
+        long seed = TestSeeds.seed("BackupPurgeDifferentialTest.random");
+        Random rnd = new Random(seed);
+        for (int round = 0; round < 8; round++) {
+            int n = 1 + rnd.nextInt(5);
+            Set<Integer> damaged = new TreeSet<>();
+            for (int id = 1; id <= n; id++) {
+                if (rnd.nextInt(3) == 0) {
+                    damaged.add(id);
+                }
+            }
+            int keep = rnd.nextInt(n + 2);
+            String ctx =
+                    "seed " + seed + ", round " + round + ": " + n + " backups, damaged " + damaged + ", keep " + keep;
+            Outcome rocks = rocks("r" + round, n, damaged, keep);
+            Outcome ours = bloomkv("r" + round, n, damaged, keep);
+            assertThat(ours).as(ctx).isEqualTo(rocks);
+        }
+    }
+
+    /** Puts a newline before the first line of {@code meta/ID}: neither RocksDB nor bloomkv parses it then. */
+    private static void damage(Path backupDir, int id) throws IOException {
+        Path meta = backupDir.resolve("meta").resolve(Integer.toString(id));
+        byte[] b = Files.readAllBytes(meta);
+        byte[] out = new byte[b.length + 1];
+        out[0] = '\n';
+        System.arraycopy(b, 0, out, 1, b.length);
+        Files.write(meta, out);
+    }
+
+    private static Set<String> metaFiles(Path backupDir) throws IOException {
+        try (Stream<Path> s = Files.list(backupDir.resolve("meta"))) {
+            return new TreeSet<>(s.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+
+    private static List<Integer> ints(int[] ids) {
+        return Arrays.stream(ids).sorted().boxed().toList();
+    }
+
+    private Outcome rocks(String name, int n, Set<Integer> damaged, int keep) throws RocksDBException, IOException {
+        Path dbDir = dir.resolve(name + "-rocks-db");
+        Path backupDir = dir.resolve(name + "-rocks-backups");
+        Files.createDirectories(backupDir); // rocksdbjni's BackupEngineOptions wants an existing directory
+        try (org.rocksdb.Options options = new org.rocksdb.Options().setCreateIfMissing(true);
+                RocksDB db = RocksDB.open(options, dbDir.toString());
+                FlushOptions flush = new FlushOptions().setWaitForFlush(true);
+                BackupEngineOptions beo = new BackupEngineOptions(backupDir.toString())) {
+            try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
+                for (int i = 1; i <= n; i++) {
+                    db.put(("k" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8));
+                    db.flush(flush);
+                    engine.createNewBackup(db, true);
+                }
+            }
+            for (int id : damaged) {
+                damage(backupDir, id);
+            }
+            List<Integer> validBefore;
+            List<Integer> corruptBefore;
+            List<Integer> validAfter;
+            List<Integer> corruptAfter;
+            try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
+                validBefore = rocksValid(engine);
+                corruptBefore = ints(engine.getCorruptedBackups());
+                engine.purgeOldBackups(keep);
+                validAfter = rocksValid(engine);
+                corruptAfter = ints(engine.getCorruptedBackups());
+            }
+            Set<String> metaAfter = metaFiles(backupDir);
+            for (int id : corruptAfter) {
+                // RocksDB's garbage collection removed the corrupt backup's private files (bloomkv keeps them).
+                assertThat(Files.exists(backupDir.resolve("private").resolve(Integer.toString(id))))
+                        .as("RocksDB private/" + id + " of a corrupt backup after a purge")
+                        .isFalse();
+            }
+            // The next id from a reopened engine: RocksDB takes it from the metadata files there are, corrupt ones
+            // included, as bloomkv does on every create (an engine that stays open also remembers the ids it deleted).
+            try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
+                db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
+                engine.createNewBackup(db, true);
+                List<Integer> all = rocksValid(engine);
+                int nextId = all.get(all.size() - 1);
+                return new Outcome(validBefore, corruptBefore, validAfter, corruptAfter, metaAfter, nextId);
+            }
+        }
+    }
+
+    private static List<Integer> rocksValid(org.rocksdb.BackupEngine engine) {
+        List<Integer> ids = new ArrayList<>();
+        engine.getBackupInfo().forEach(b -> ids.add(b.backupId()));
+        ids.sort(null);
+        return ids;
+    }
+
+    private Outcome bloomkv(String name, int n, Set<Integer> damaged, int keep) throws IOException {
+        Path dbDir = dir.resolve(name + "-bloomkv-db");
+        Path backupDir = dir.resolve(name + "-bloomkv-backups");
+        try (Db db = Db.open(dbDir, Options.defaults())) {
+            BackupEngine first = BackupEngine.open(backupDir);
+            for (int i = 1; i <= n; i++) {
+                db.put(("k" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8));
+                db.flush();
+                first.createBackup(db);
+            }
+            for (int id : damaged) {
+                damage(backupDir, id);
+            }
+            Set<String> sharedBefore = shared(backupDir);
+            BackupEngine engine = BackupEngine.open(backupDir);
+            List<Integer> validBefore = ids(engine);
+            List<Integer> corruptBefore = engine.corruptedBackups();
+            List<Integer> deleted = engine.purgeOldBackups(keep);
+            List<Integer> validAfter = ids(engine);
+            List<Integer> corruptAfter = engine.corruptedBackups();
+            Set<String> metaAfter = metaFiles(backupDir);
+            List<Integer> expectDeleted = new ArrayList<>(validBefore);
+            expectDeleted.removeAll(validAfter);
+            assertThat(deleted).as("ids purgeOldBackups returned").isEqualTo(expectDeleted);
+            for (int id : corruptAfter) {
+                assertThat(Files.exists(backupDir.resolve("private").resolve(Integer.toString(id))))
+                        .as("bloomkv keeps private/" + id + " of a damaged backup")
+                        .isTrue();
+            }
+            if (!corruptAfter.isEmpty()) {
+                assertThat(shared(backupDir))
+                        .as("no shared table removed while one is damaged")
+                        .isEqualTo(sharedBefore);
+            }
+            for (int id : validAfter) {
+                engine.verify(id);
+            }
+            db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
+            BackupEngine reopened = BackupEngine.open(backupDir);
+            int nextId = reopened.createBackup(db).id();
+            reopened.verify(nextId);
+            return new Outcome(validBefore, corruptBefore, validAfter, corruptAfter, metaAfter, nextId);
+        }
+    }
+
+    private static List<Integer> ids(BackupEngine engine) {
+        return engine.backups().stream().map(BackupEngine.BackupInfo::id).toList();
+    }
+
+    private static Set<String> shared(Path backupDir) throws IOException {
+        try (Stream<Path> s = Files.list(backupDir.resolve("shared"))) {
+            return new TreeSet<>(s.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+}
