@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
 
 /**
  * Incremental backups of databases in one backup directory (RocksDB's {@code BackupEngine}), built on
@@ -29,8 +30,11 @@ import java.util.zip.CRC32C;
  * moves each table into {@code shared/} unless a file of the same name (number, CRC32C, size) is there already, moves
  * the rest into {@code private/ID/}, syncs, and last writes {@code meta/ID} (a temp file renamed into place): the
  * backup exists once its metadata does. A create that fails removes what it had stored before it returns; what a
- * crashed create, or a failed or crashed delete, left is removed by the next create, delete or purge. The backup
- * holds exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
+ * crashed create, or a failed or crashed delete, left is removed by the next create, delete or purge. Once the
+ * metadata is durable the create has succeeded: removing its emptied {@code tmp/ID/} afterwards is clean-up, and a
+ * failure there is logged (a WARN on the database's info log), not thrown, as RocksDB counts a backup as created once
+ * its metadata is stored; the next create, delete or purge removes the directory. The backup holds exactly the writes
+ * acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
  *
  * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
  * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}). A purge keeps the newest valid backups and
@@ -63,6 +67,8 @@ public final class BackupEngine {
 
     private final FileSystem fs;
     private final Path root;
+    /** Where clean-up that failed after a successful create is reported: the database info log ({@link DbLog}). */
+    private final Logger log;
 
     /** A file of a backup: its path relative to the backup directory, size and CRC32C. */
     public record BackupFile(String path, long size, int crc32c) {}
@@ -79,9 +85,10 @@ public final class BackupEngine {
         }
     }
 
-    private BackupEngine(FileSystem fs, Path root) {
+    private BackupEngine(FileSystem fs, Path root, Logger log) {
         this.fs = fs;
         this.root = root;
+        this.log = log;
     }
 
     /** The backups in {@code backupDir} on the real file system (the directory is created if missing). */
@@ -91,6 +98,11 @@ public final class BackupEngine {
 
     /** The backups in {@code backupDir} on {@code fs} (the directory is created if missing). */
     public static BackupEngine open(Path backupDir, FileSystem fs) {
+        return open(backupDir, fs, DbLog.LOG);
+    }
+
+    /** {@link #open(Path, FileSystem)}, reporting to {@code log} (tests pass a recording logger). */
+    static BackupEngine open(Path backupDir, FileSystem fs, Logger log) {
         if (backupDir == null || fs == null) {
             throw new InvalidArgumentException("backup directory and file system must not be null");
         }
@@ -109,7 +121,7 @@ public final class BackupEngine {
         } catch (IOException e) {
             throw new BloomKvIOException("cannot open backup directory " + root, e);
         }
-        return new BackupEngine(fs, root);
+        return new BackupEngine(fs, root, log);
     }
 
     /** The backup directory (absolute). */
@@ -150,7 +162,9 @@ public final class BackupEngine {
 
     /**
      * Backs up {@code db} (a writable database on this engine's file system): a new backup holding exactly the
-     * writes acknowledged before the call. Tables already in the backup directory are not copied again.
+     * writes acknowledged before the call. Tables already in the backup directory are not copied again. Returns once
+     * the backup's metadata is durable; a failure to remove the emptied work directory {@code tmp/ID/} after that is
+     * logged, not thrown (the backup exists and is whole), and the next create, delete or purge removes it.
      */
     public BackupInfo createBackup(Db db) {
         return createBackup(db, Progress.NONE);
@@ -216,7 +230,8 @@ public final class BackupEngine {
             fs.syncDirectory(priv);
             BackupInfo info = new BackupInfo(id, System.currentTimeMillis(), List.copyOf(files));
             writeMeta(info);
-            fs.delete(tmp);
+            // The backup exists (its metadata is durable): from here on nothing may fail the create or remove it.
+            removeWorkDirectory(db, id, tmp);
             return info;
         } catch (IOException e) {
             BloomKvIOException failure =
@@ -226,6 +241,27 @@ public final class BackupEngine {
         } catch (RuntimeException | Error e) {
             removeLeftoversOf(e); // a progress callback that threw, as any other failure
             throw e;
+        }
+    }
+
+    /**
+     * Removes backup {@code id}'s emptied checkpoint directory {@code tmp/ID/} once the backup exists. A failure is
+     * logged (WARN) and not thrown: the backup is created (RocksDB counts a backup as created once its metadata is
+     * stored), and {@link #removeLeftovers}, run by the next create, delete or purge, removes everything under
+     * {@code tmp/}.
+     */
+    private void removeWorkDirectory(Db db, int id, Path tmp) {
+        try {
+            fs.delete(tmp);
+        } catch (IOException | RuntimeException e) {
+            log.warn(
+                    "[{}] backup {} created in {}, but removing its work directory {} failed (the next backup, delete"
+                            + " or purge removes it)",
+                    db.directory(),
+                    id,
+                    root,
+                    tmp,
+                    e);
         }
     }
 

@@ -576,8 +576,10 @@ class BackupEngineTest {
                 return false;
             });
             FaultInjectingFileSystem.Fault dead = i == 0 ? null : fs.injectFromNth((op, p) -> true, i);
+            boolean returned = false;
             try {
                 backups.createBackup(db);
+                returned = true;
             } catch (BloomKvIOException expected) {
                 // the process is dying
             }
@@ -591,6 +593,10 @@ class BackupEngineTest {
             SimulatedCrashTest.crash(fs, db, new Random(seed + i));
             String ctx = "seed " + seed + ", crash at operation " + i + " of " + total;
             BackupEngine after = BackupEngine.open(base.resolve("backups"), FileSystem.disk());
+            if (returned) {
+                // A create that returned has durable metadata (what fails after it, removing tmp/, is only logged).
+                assertThat(after.backups()).as(ctx + ": returned").hasSize(1);
+            }
             if (after.backups().isEmpty()) {
                 absent++;
             } else {
@@ -610,6 +616,75 @@ class BackupEngineTest {
         System.out.println("BackupEngineTest crashes: " + whole + " whole, " + absent + " absent");
         assertThat(whole).isPositive();
         assertThat(absent).isPositive();
+    }
+
+    /**
+     * Removing the emptied work directory {@code tmp/ID/} fails after the backup's metadata is durable: the create
+     * still returns the backup (as RocksDB counts a backup created once its metadata is stored), logs a WARN naming
+     * the directory, and the backup verifies and restores; the next create removes the leftover, and so does a purge.
+     */
+    @Test
+    void aWorkDirectoryThatCannotBeRemovedAfterTheMetadataDoesNotFailTheCreate() throws IOException {
+        long seed = TestSeeds.seed("BackupEngineTest.tmpRemoval");
+        Random rnd = new Random(seed);
+        FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+        Path root = dir.resolve("backups");
+        DbLogTest.Recording log = new DbLogTest.Recording();
+        BackupEngine backups = BackupEngine.open(root, fs, log);
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        try (Db db = Db.open(dir.resolve("db"), small(fs))) {
+            load(db, model, rnd, 500);
+            db.flush();
+            load(db, model, rnd, 20);
+            Path work1 = root.resolve("tmp").resolve("1");
+            FaultInjectingFileSystem.Fault fault =
+                    fs.injectNth((op, p) -> op == FaultInjectingFileSystem.Op.DELETE && p.equals(work1), 1);
+            BackupEngine.BackupInfo first = backups.createBackup(db);
+            TreeMap<String, String> firstState = CheckpointTest.render(model);
+            assertThat(first.id()).isEqualTo(1);
+            assertThat(fault.fired()).isEqualTo(1);
+            fault.remove();
+            assertThat(Files.isDirectory(work1))
+                    .as("the work directory is left")
+                    .isTrue();
+            assertThat(log.lines)
+                    .as("seed " + seed)
+                    .anySatisfy(l -> assertThat(l)
+                            .startsWith("WARN")
+                            .contains("backup 1 created")
+                            .contains(work1.toString()));
+            assertThat(BackupEngine.open(root).backups())
+                    .extracting(BackupEngine.BackupInfo::id)
+                    .containsExactly(1);
+            backups.verify(1);
+            backups.restore(1, dir.resolve("restored1"));
+            try (Db r = Db.open(dir.resolve("restored1"), small(FileSystem.disk()))) {
+                assertThat(CheckpointTest.contents(r)).as("seed " + seed).isEqualTo(firstState);
+            }
+
+            load(db, model, rnd, 200);
+            db.flush();
+            BackupEngine.BackupInfo second = backups.createBackup(db);
+            assertThat(second.id()).isEqualTo(2);
+            try (Stream<Path> s = Files.list(root.resolve("tmp"))) {
+                assertThat(s.toList()).as("the next create removed tmp/1").isEmpty();
+            }
+            backups.verify(1);
+            backups.verify(2);
+
+            // The same failure on the third create; a purge that deletes nothing removes the leftover.
+            Path work3 = root.resolve("tmp").resolve("3");
+            fault = fs.injectNth((op, p) -> op == FaultInjectingFileSystem.Op.DELETE && p.equals(work3), 1);
+            assertThat(backups.createBackup(db).id()).isEqualTo(3);
+            assertThat(fault.fired()).isEqualTo(1);
+            assertThat(Files.isDirectory(work3)).isTrue();
+            assertThat(backups.purgeOldBackups(3)).isEmpty();
+            assertThat(Files.exists(work3)).as("the purge removed tmp/3").isFalse();
+            assertThat(backups.backups())
+                    .extracting(BackupEngine.BackupInfo::id)
+                    .containsExactly(1, 2, 3);
+            backups.verify(3);
+        }
     }
 
     /** Three backups of one database, the later ones sharing tables with the earlier; returns each one's contents. */
