@@ -206,6 +206,16 @@ public final class DbIterator implements AutoCloseable {
         }
     }
 
+    /**
+     * A seek target is checked as a key ({@link WriteBatch#checkKey}: null or too long is refused), except that it may
+     * be empty: RocksDB's {@code Seek("")} and {@code SeekForPrev("")} are well defined, and ports rely on them.
+     */
+    private static void checkTarget(byte[] target) {
+        if (target == null || target.length > 0) {
+            WriteBatch.checkKey(target);
+        }
+    }
+
     private void checkValid() {
         checkOpen();
         if (key == null) {
@@ -242,19 +252,31 @@ public final class DbIterator implements AutoCloseable {
         }
     }
 
-    /** Positions at the first key >= {@code target} (and >= the lower bound). */
+    /**
+     * Positions at the first key >= {@code target} (and >= the lower bound). The target may be empty, as in RocksDB:
+     * it sorts before every key (stored keys are never empty), so {@code seek} of it lands on the first key at or above
+     * the lower bound, as {@link #seekToFirst} does, except that with prefix seeks on it confines nothing (an empty
+     * target is shorter than the prefix length: {@link ReadOptions#prefixSameAsStart}).
+     *
+     * @throws InvalidArgumentException when {@code target} is null or longer than {@link Db#MAX_KEY_SIZE}
+     */
     public synchronized void seek(byte[] target) {
         checkOpen();
-        WriteBatch.checkKey(target);
+        checkTarget(target);
         try {
             reverse = false;
             byte[] t = lower != null && Arrays.compareUnsigned(target, lower) < 0 ? lower : target;
-            if (upper != null && provablyEmpty(t, upper, false)) {
+            byte[] from = t.length == 0 ? null : t; // nothing sorts below the empty key: an open start
+            if (upper != null && provablyEmpty(from, upper, false)) {
                 positionNowhere();
                 return;
             }
             scope(target);
-            merged.seek(InternalKey.forSeek(t, sequence));
+            if (from == null) {
+                merged.seekToFirst();
+            } else {
+                merged.seek(InternalKey.forSeek(from, sequence));
+            }
             memo.clear();
             findNext(null);
         } catch (UncheckedIOException e) {
@@ -288,11 +310,18 @@ public final class DbIterator implements AutoCloseable {
     /**
      * Positions at the last key {@code <= target} (RocksDB's {@code SeekForPrev}; below the upper bound). With
      * prefix seeks on and a target of at least the prefix length, only keys with the target's prefix are visited, in
-     * both directions, as after {@link #seek}.
+     * both directions, as after {@link #seek}. The target may be empty, as in RocksDB: no key is {@code <=} it (stored
+     * keys are never empty), so the iterator is then not valid, whatever the bounds.
+     *
+     * @throws InvalidArgumentException when {@code target} is null or longer than {@link Db#MAX_KEY_SIZE}
      */
     public synchronized void seekForPrev(byte[] target) {
         checkOpen();
-        WriteBatch.checkKey(target);
+        checkTarget(target);
+        if (target.length == 0) {
+            positionNowhere(); // RocksDB's SeekForPrev("") finds no key either (it does not throw)
+            return;
+        }
         boolean pastUpper = upper != null && Arrays.compareUnsigned(target, upper) >= 0;
         if (pastUpper && (prefixSeek == null || !prefixSeek.inDomain(target))) {
             seekToLast();

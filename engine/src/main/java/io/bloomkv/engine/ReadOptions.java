@@ -25,7 +25,8 @@ public final class ReadOptions {
 
     /**
      * Iterators see only keys {@code >= lowerBound} (inclusive, RocksDB's {@code iterate_lower_bound});
-     * null = unbounded. A seek below it lands on it; moving backward stops before passing it. Copied.
+     * null = unbounded. A seek below it lands on it; moving backward stops before passing it. An empty bound restricts
+     * nothing (every key is {@code >=} it), as in RocksDB. Copied.
      */
     public ReadOptions iterateLowerBound(byte[] lowerBound) {
         this.iterateLowerBound = lowerBound == null ? null : lowerBound.clone();
@@ -39,7 +40,8 @@ public final class ReadOptions {
     /**
      * Iterators see only keys {@code < upperBound} (exclusive, RocksDB's {@code iterate_upper_bound});
      * null = unbounded. Moving forward stops at it without reading past it; {@link DbIterator#seekToLast()}
-     * and {@link DbIterator#seekForPrev} start below it. Copied.
+     * and {@link DbIterator#seekForPrev} start below it. An empty bound admits no key (none is {@code <} it): every
+     * positioning leaves the iterator not valid, as in RocksDB. Copied.
      */
     public ReadOptions iterateUpperBound(byte[] upperBound) {
         this.iterateUpperBound = upperBound == null ? null : upperBound.clone();
@@ -67,8 +69,11 @@ public final class ReadOptions {
      * {@code seek(target)} or {@code seekForPrev(target)} with a target of at least p bytes only visits keys starting
      * with the target's first p bytes, in both directions (it becomes invalid past them), and skips every table whose
      * prefix filter says none is there, without reading it; {@code seekToFirst} and {@code seekToLast} visit only the
-     * keys sharing the prefix of the key they land on. Targets shorter than p, and databases without a prefix length,
-     * iterate over everything, as without this option. Default false.
+     * keys sharing the prefix of the key they land on. Targets shorter than p (the empty target among them: a
+     * {@code seek} of it lands on the first key and confines nothing), and databases without a prefix length, iterate
+     * over everything in key order, as without this option. RocksDB sets no prefix for a target outside its
+     * fixed-length extractor's domain either, but leaves iteration outside a prefix undefined in prefix mode: its
+     * iterator may then skip keys of other prefixes, where this one keeps to the key order. Default false.
      */
     public ReadOptions prefixSameAsStart(boolean sameAsStart) {
         this.prefixSameAsStart = sameAsStart;

@@ -358,7 +358,12 @@ class RocksApiEdgesDifferentialTest {
         DbIterator it = db.iterator();
         assertThatThrownBy(it::key).isInstanceOf(NoSuchElementException.class); // not positioned
         assertThatThrownBy(() -> it.seek(null)).isInstanceOf(InvalidArgumentException.class);
-        assertThatThrownBy(() -> it.seekForPrev(new byte[0])).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> it.seekForPrev(null)).isInstanceOf(InvalidArgumentException.class);
+        // An empty target is no error, as in RocksDB (EmptySeekTargetDifferentialTest): the first key, then none.
+        it.seek(new byte[0]);
+        assertThat(s(it.key())).isEqualTo("a");
+        it.seekForPrev(new byte[0]);
+        assertThat(it.valid()).isFalse();
         it.seekToFirst();
         Snapshot open = db.getSnapshot();
         db.close();
