@@ -288,6 +288,15 @@ class DbCommandsTest {
                         .lines())
                 .containsExactly("key0100", "key0102");
 
+        // An empty --from starts at the first key and an empty --to ends before it, as RocksDB's Seek("") and an
+        // empty upper bound: no key is below the empty key.
+        Cli.Result emptyFrom = Cli.run("scan", db(), "--from", "", "--limit", "2", "--keys-only");
+        assertThat(emptyFrom.exitCode()).as(emptyFrom.toString()).isZero();
+        assertThat(emptyFrom.out().lines()).containsExactly("key0000", "key0001");
+        Cli.Result emptyTo = Cli.run("scan", db(), "--to", "");
+        assertThat(emptyTo.exitCode()).as(emptyTo.toString()).isZero();
+        assertThat(emptyTo.out()).isEmpty();
+
         Cli.Result none = Cli.run("scan", db(), "--limit", "0");
         assertThat(none.exitCode()).isZero();
         assertThat(none.out()).isEmpty();
