@@ -12,7 +12,10 @@ import java.util.List;
  * ({@code bloomkv-events-<dir>}), never under an engine lock: a listener may call the database (read, write, take a
  * {@link Db#property}); a slow listener delays later events, not the engine. {@link #onBackgroundError} is the
  * exception: it runs on the background thread that failed (again holding no engine lock), because its answer
- * decides what happens next (an error from a foreground path, which no answer changes, comes on the event thread). An exception thrown by a listener is swallowed (and logged); it changes nothing.
+ * decides what happens next (an error from a foreground path, which no answer changes, comes on the event thread).
+ * Whatever a listener throws (an Error or an undeclared checked exception too) is logged at WARN on the logger
+ * {@code io.bloomkv.engine.Db} and changes nothing: the other listeners, the later events and the engine go on (an
+ * answer {@link #onBackgroundError} did not give counts as false).
  * Events still queued when the database closes are delivered before {@link Db#close} returns.
  */
 public interface EventListener {

@@ -67,8 +67,8 @@ final class Events {
         for (EventListener l : listeners) {
             try {
                 ignore |= l.onBackgroundError(info);
-            } catch (RuntimeException e) {
-                // a listener's failure changes nothing
+            } catch (Throwable e) {
+                listenerFailed(l, e); // the failed thread goes on to record the error
             }
         }
         return recoverable && ignore;
@@ -95,10 +95,25 @@ final class Events {
             for (EventListener l : listeners) {
                 try {
                     event.accept(l);
-                } catch (RuntimeException e) {
-                    // a listener's failure changes nothing
+                } catch (Throwable e) {
+                    listenerFailed(l, e); // the thread goes on with the next listener and the next event
                 }
             }
+        }
+    }
+
+    /**
+     * Logs what a listener threw, whatever it is: an Error (a failed assertion in a test's listener) or a checked
+     * exception thrown where Java does not check it (a Kotlin or Scala listener) included. Caught as a Throwable
+     * because anything escaping would end the event thread (every later event of every listener lost) or, from
+     * {@link #backgroundError}, the flush or compaction thread before it records the error (writers and flush()
+     * would then wait forever).
+     */
+    private void listenerFailed(EventListener l, Throwable e) {
+        try {
+            DbLog.LOG.warn("[{}] event listener {} threw", dir, l.getClass().getName(), e);
+        } catch (Throwable ignored) {
+            // a logger's failure changes nothing either
         }
     }
 

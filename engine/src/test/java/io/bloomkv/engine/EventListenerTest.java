@@ -356,6 +356,85 @@ class EventListenerTest {
         }
     }
 
+    /** Throws {@code t} unchecked, as a Kotlin or Scala listener may throw a checked exception. */
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> RuntimeException sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
+
+    /** A listener that throws from every callback: an Error (a failed assertion), or an undeclared checked exception. */
+    static final class Thrower implements EventListener {
+        @Override
+        public void onFlushBegin(FlushInfo info) {
+            throw new AssertionError("listener assertion failed");
+        }
+
+        @Override
+        public void onFlushCompleted(FlushCompletedInfo info) {
+            throw sneaky(new IOException("checked, undeclared"));
+        }
+
+        @Override
+        public void onTableFileCreated(TableFileCreatedInfo info) {
+            throw new StackOverflowError("deep listener");
+        }
+
+        @Override
+        public boolean onBackgroundError(BackgroundErrorInfo info) {
+            throw new AssertionError("listener assertion failed");
+        }
+    }
+
+    /**
+     * Whatever a listener throws, an Error or an undeclared checked exception included, changes nothing (the
+     * documented contract): the listeners after it still get every event, and a failed flush still becomes the
+     * background error. Before, only RuntimeExceptions were caught: the event thread died at the first Error (no event
+     * of any listener delivered after it), and an Error from onBackgroundError ended the flush thread before it
+     * recorded the error, so flush() waited forever.
+     */
+    @Test
+    void whateverAListenerThrowsChangesNothing() throws Exception {
+        Recorder rec = new Recorder();
+        FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
+        java.util.concurrent.ExecutorService caller = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            Db db = Db.open(dir, small(fs).autoCompaction(false).listeners(new Thrower(), rec));
+            try {
+                rec.db.set(db);
+                for (int round = 0; round < 2; round++) {
+                    db.put(TestKeys.key(round), TestKeys.key(round));
+                    db.flush();
+                }
+                db.put(TestKeys.key(2), TestKeys.key(2));
+                fs.injectNth(FaultInjectingFileSystem.on(Op.CREATE, "*.sst"), 1);
+                java.util.concurrent.Future<?> failedFlush = caller.submit(db::flush);
+                // generous: a flush of one key; before the fix it never returned
+                assertThatThrownBy(() -> failedFlush.get(60, java.util.concurrent.TimeUnit.SECONDS))
+                        .as("a flush whose failure a listener threw on fails, it does not hang")
+                        .isInstanceOf(java.util.concurrent.ExecutionException.class)
+                        .hasCauseInstanceOf(BloomKvException.class);
+                assertThat(db.property("bloomkv.background-errors")).hasValue("1");
+            } finally {
+                try {
+                    db.close();
+                } catch (BloomKvException afterError) {
+                    // closing a database whose writes stopped may report the error again
+                }
+            }
+        } finally {
+            caller.shutdownNow();
+        }
+        assertThat(rec.violations).isEmpty();
+        assertThat(rec.of(EventListener.FlushCompletedInfo.class))
+                .as("the next listener still got every flush")
+                .hasSize(2);
+        assertThat(rec.of(EventListener.TableFileCreatedInfo.class)).hasSize(2);
+        assertThat(rec.of(EventListener.FlushInfo.class)).hasSize(3);
+        List<EventListener.BackgroundErrorInfo> errors = rec.of(EventListener.BackgroundErrorInfo.class);
+        assertThat(errors).hasSize(1);
+        assertThat(errors.get(0).operation()).isEqualTo("flush");
+    }
+
     @Test
     void listenersAreCheckedAndCopied() {
         assertThatThrownBy(() -> Options.defaults().listeners((EventListener) null))
