@@ -381,27 +381,28 @@ final class Compactor {
             long read = bytesRead;
             long wrote = written;
             List<FileMetaData> made = List.copyOf(outputs);
-            events.post(l -> {
-                List<Long> outs = new ArrayList<>();
-                for (FileMetaData f : made) {
-                    outs.add(f.number());
-                    l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
-                            io.bloomkv.engine.internal.version.FileNames.tableFile(events.directory(), f.number()),
-                            f.number(),
-                            f.fileSize(),
-                            f.entries(),
-                            EventListener.TableReason.COMPACTION));
-                }
-                l.onCompactionCompleted(new EventListener.CompactionCompletedInfo(
-                        events.directory(),
-                        c.level(),
-                        c.outputLevel(),
-                        List.copyOf(inputs),
-                        List.copyOf(outs),
-                        read,
-                        wrote,
-                        false));
-            });
+            // One event per callback: a listener that throws from one still gets the others.
+            List<Long> outs = new ArrayList<>();
+            for (FileMetaData f : made) {
+                outs.add(f.number());
+                EventListener.TableFileCreatedInfo created = new EventListener.TableFileCreatedInfo(
+                        io.bloomkv.engine.internal.version.FileNames.tableFile(events.directory(), f.number()),
+                        f.number(),
+                        f.fileSize(),
+                        f.entries(),
+                        EventListener.TableReason.COMPACTION);
+                events.post(l -> l.onTableFileCreated(created));
+            }
+            EventListener.CompactionCompletedInfo completed = new EventListener.CompactionCompletedInfo(
+                    events.directory(),
+                    c.level(),
+                    c.outputLevel(),
+                    List.copyOf(inputs),
+                    List.copyOf(outs),
+                    read,
+                    wrote,
+                    false);
+            events.post(l -> l.onCompactionCompleted(completed));
         } catch (IOException | RuntimeException | Error e) {
             if (holdingSnapshots) {
                 env.releaseSnapshots();

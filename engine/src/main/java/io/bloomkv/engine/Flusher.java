@@ -162,20 +162,21 @@ final class Flusher {
         } finally {
             state.unlock();
         }
-        events.post(l -> {
-            long bytes = 0;
-            for (FileMetaData meta : metas) {
-                bytes += meta.fileSize();
-                l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
-                        io.bloomkv.engine.internal.version.FileNames.tableFile(dir, meta.number()),
-                        meta.number(),
-                        meta.fileSize(),
-                        meta.entries(),
-                        EventListener.TableReason.FLUSH));
-            }
-            l.onFlushCompleted(new EventListener.FlushCompletedInfo(
-                    dir, wal, metas.isEmpty() ? -1 : metas.get(0).number(), bytes, memEntries));
-        });
+        // One event per callback: a listener that throws from one still gets the others.
+        long bytes = 0;
+        for (FileMetaData meta : metas) {
+            bytes += meta.fileSize();
+            EventListener.TableFileCreatedInfo created = new EventListener.TableFileCreatedInfo(
+                    io.bloomkv.engine.internal.version.FileNames.tableFile(dir, meta.number()),
+                    meta.number(),
+                    meta.fileSize(),
+                    meta.entries(),
+                    EventListener.TableReason.FLUSH);
+            events.post(l -> l.onTableFileCreated(created));
+        }
+        EventListener.FlushCompletedInfo completed = new EventListener.FlushCompletedInfo(
+                dir, wal, metas.isEmpty() ? -1 : metas.get(0).number(), bytes, memEntries);
+        events.post(l -> l.onFlushCompleted(completed));
         obsolete.delete();
         afterFlush.run();
     }

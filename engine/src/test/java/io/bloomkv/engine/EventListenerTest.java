@@ -435,6 +435,61 @@ class EventListenerTest {
         assertThat(errors.get(0).operation()).isEqualTo("flush");
     }
 
+    /**
+     * A listener whose onTableFileCreated throws still gets onFlushCompleted and onCompactionCompleted, and every table
+     * created: each callback is its own event. Before, a flush's (or a compaction's) tables and its completion were one
+     * event per listener, so the first throw lost that listener's completion and the rest of the tables.
+     */
+    @Test
+    void aThrowingCallbackDoesNotCostTheListenerItsOtherCallbacks() {
+        List<Long> created = new CopyOnWriteArrayList<>();
+        List<Object> completed = new CopyOnWriteArrayList<>();
+        EventListener listener = new EventListener() {
+            @Override
+            public void onTableFileCreated(TableFileCreatedInfo info) {
+                created.add(info.number());
+                throw new IllegalStateException("listener bug");
+            }
+
+            @Override
+            public void onFlushCompleted(FlushCompletedInfo info) {
+                completed.add(info);
+            }
+
+            @Override
+            public void onCompactionCompleted(CompactionCompletedInfo info) {
+                completed.add(info);
+            }
+        };
+        long flushes;
+        long compactions;
+        int outputs = 0;
+        try (Db db = Db.open(dir, small(FileSystem.disk()).listeners(listener))) {
+            for (int i = 0; i < 6000; i++) {
+                db.put(TestKeys.key(i % 1500), TestKeys.key(i));
+            }
+            db.flush();
+            db.waitForBackgroundWork();
+            flushes = db.stats().flushes();
+            compactions = db.stats().compactions();
+        }
+        List<EventListener.CompactionCompletedInfo> compacted = new ArrayList<>();
+        long flushCompletions = 0;
+        for (Object o : completed) {
+            if (o instanceof EventListener.CompactionCompletedInfo c) {
+                compacted.add(c);
+                outputs += c.trivialMove() ? 0 : c.outputs().size();
+            } else {
+                flushCompletions++;
+            }
+        }
+        assertThat(flushCompletions).isEqualTo(flushes);
+        assertThat(compacted.stream().filter(c -> !c.trivialMove()).count())
+                .isEqualTo(compactions)
+                .isPositive();
+        assertThat(created).as("every table of every flush and compaction").hasSize((int) flushes + outputs);
+    }
+
     @Test
     void listenersAreCheckedAndCopied() {
         assertThatThrownBy(() -> Options.defaults().listeners((EventListener) null))
