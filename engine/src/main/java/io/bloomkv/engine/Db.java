@@ -1216,6 +1216,11 @@ public final class Db implements AutoCloseable {
         return state.heldByCurrentThread() || (compactor != null && compactor.lockHeldByCurrentThread());
     }
 
+    /** Whether the calling thread holds the database mutex (not the compaction lock); for listener tests. */
+    boolean mutexHeldByCurrentThread() {
+        return state.heldByCurrentThread();
+    }
+
     @Override
     public String toString() {
         return "Db{" + dir + (state.closed ? ", closed" : "") + "}";

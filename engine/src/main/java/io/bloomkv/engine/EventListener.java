@@ -8,7 +8,8 @@ import java.util.List;
  * begun and completed, table files created and deleted, writes stalled and resumed, and background errors. Install
  * with {@link Options#listeners}. Every method has an empty default, so a listener overrides only what it needs.
  *
- * <p>Threads: events are delivered, in the order they happened, on one event thread per database
+ * <p>Threads: events are delivered, in the order they happened (a table's {@link #onTableFileCreated} before any
+ * event of a compaction that reads it and before its {@link #onTableFileDeleted}), on one event thread per database
  * ({@code bloomkv-events-<dir>}), never under an engine lock: a listener may call the database (read, write, take a
  * {@link Db#property}); a slow listener delays later events, not the engine. {@link #onBackgroundError} is the
  * exception: it runs on the background thread that failed (again holding no engine lock), because its answer

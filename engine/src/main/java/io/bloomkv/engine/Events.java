@@ -13,7 +13,9 @@ import java.util.function.Consumer;
 final class Events {
     private final List<EventListener> listeners;
     private final Path dir;
-    private final ArrayDeque<Consumer<EventListener>> queue = new ArrayDeque<>();
+    /** Guarded by this: events in order; a {@link Slot} of {@link #reserve} holds back those behind it until filled. */
+    private final ArrayDeque<Slot> queue = new ArrayDeque<>();
+
     private Thread thread;
     private boolean closed;
 
@@ -43,17 +45,59 @@ final class Events {
             return;
         }
         synchronized (this) {
-            if (closed) {
-                return;
-            }
-            if (thread == null) {
-                thread = new Thread(this::loop, "bloomkv-events-" + dir.getFileName());
-                thread.setDaemon(true);
-                thread.start();
-            }
-            queue.addLast(event);
-            notifyAll();
+            enqueue(new Slot(List.of(event)));
         }
+    }
+
+    /**
+     * Takes the next place in the event order for events the caller will know only later, and returns the handle
+     * that fills it; events queued meanwhile wait behind it. A flush takes it before its tables become visible to other
+     * threads and fills it once its memtable is dropped: a compaction that picks the tables at once still queues its
+     * onCompactionBegin after their onTableFileCreated. The caller must fill it, also on failure (with nothing), before
+     * {@link #close}.
+     */
+    Reservation reserve() {
+        if (listeners.isEmpty()) {
+            return events -> {};
+        }
+        Slot slot = new Slot(null);
+        synchronized (this) {
+            enqueue(slot);
+        }
+        return events -> {
+            synchronized (this) {
+                slot.events = List.copyOf(events);
+                notifyAll();
+            }
+        };
+    }
+
+    /** Fills a place taken by {@link #reserve}: its events, in order (none when the work failed). */
+    interface Reservation {
+        void fill(List<Consumer<EventListener>> events);
+    }
+
+    /** Queued events; null until a {@link #reserve reserved} place is filled. */
+    private static final class Slot {
+        List<Consumer<EventListener>> events;
+
+        Slot(List<Consumer<EventListener>> events) {
+            this.events = events;
+        }
+    }
+
+    /** Monitor held: queues {@code slot} (dropped after close), starting the thread at the first. */
+    private void enqueue(Slot slot) {
+        if (closed) {
+            return;
+        }
+        if (thread == null) {
+            thread = new Thread(this::loop, "bloomkv-events-" + dir.getFileName());
+            thread.setDaemon(true);
+            thread.start();
+        }
+        queue.addLast(slot);
+        notifyAll();
     }
 
     /**
@@ -76,9 +120,9 @@ final class Events {
 
     private void loop() {
         while (true) {
-            Consumer<EventListener> event;
+            List<Consumer<EventListener>> events;
             synchronized (this) {
-                while (queue.isEmpty() && !closed) {
+                while (queue.isEmpty() ? !closed : queue.peekFirst().events == null) {
                     try {
                         wait();
                     } catch (InterruptedException e) {
@@ -90,13 +134,15 @@ final class Events {
                     notifyAll();
                     return;
                 }
-                event = queue.pollFirst();
+                events = queue.pollFirst().events;
             }
-            for (EventListener l : listeners) {
-                try {
-                    event.accept(l);
-                } catch (Throwable e) {
-                    listenerFailed(l, e); // the thread goes on with the next listener and the next event
+            for (Consumer<EventListener> event : events) {
+                for (EventListener l : listeners) {
+                    try {
+                        event.accept(l);
+                    } catch (Throwable e) {
+                        listenerFailed(l, e); // the thread goes on with the next listener and the next event
+                    }
                 }
             }
         }

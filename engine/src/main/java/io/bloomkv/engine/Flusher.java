@@ -133,50 +133,59 @@ final class Flusher {
             state.unlock();
         }
         edit.logNumber(oldestLiveLog);
+        // The tables are announced in this place of the event order, taken before they become visible: a compaction
+        // (or a file-range deletion) that reads them at once queues its events behind. The events themselves are
+        // delivered once the memtable is dropped, as before, so a listener reading the database sees the flush done.
+        List<java.util.function.Consumer<EventListener>> announced = new java.util.ArrayList<>();
+        Events.Reservation place = events.reserve();
         try {
-            versions.logAndApply(edit);
-        } catch (IOException | RuntimeException e) {
-            // Before the table leaves pendingOutputs: the edit may be on disk though its sync failed.
-            state.setBackgroundError(
-                    BackgroundErrors.of("flush of memtable (WAL " + imm.logNumber() + "): MANIFEST write failed", e));
-            throw e;
-        } finally {
+            try {
+                versions.logAndApply(edit);
+            } catch (IOException | RuntimeException e) {
+                // Before the table leaves pendingOutputs: the edit may be on disk though its sync failed.
+                state.setBackgroundError(BackgroundErrors.of(
+                        "flush of memtable (WAL " + imm.logNumber() + "): MANIFEST write failed", e));
+                throw e;
+            } finally {
+                for (FileMetaData meta : metas) {
+                    obsolete.released(meta.number());
+                }
+            }
+            // One event per callback: a listener that throws from one still gets the others.
+            long bytes = 0;
             for (FileMetaData meta : metas) {
-                obsolete.released(meta.number());
+                bytes += meta.fileSize();
+                EventListener.TableFileCreatedInfo created = new EventListener.TableFileCreatedInfo(
+                        io.bloomkv.engine.internal.version.FileNames.tableFile(dir, meta.number()),
+                        meta.number(),
+                        meta.fileSize(),
+                        meta.entries(),
+                        EventListener.TableReason.FLUSH);
+                announced.add(l -> l.onTableFileCreated(created));
             }
-        }
-        // Counted before the memtable leaves imms and waiters are signalled: whoever waitForBackgroundWork let go
-        // reads a flush count that includes this one.
-        counters.flushes.increment();
-        state.lock();
-        try {
-            state.imms.remove(imm);
-            LogWriter unsynced = state.unsyncedLogs.remove(imm.logNumber());
-            if (unsynced != null) {
-                // Its records are in the table now (and the MANIFEST no longer names the log): nothing to sync.
-                CommitPipeline.closeLogs(java.util.List.of(unsynced));
+            EventListener.FlushCompletedInfo completed = new EventListener.FlushCompletedInfo(
+                    dir, wal, metas.isEmpty() ? -1 : metas.get(0).number(), bytes, memEntries);
+            announced.add(l -> l.onFlushCompleted(completed));
+            // Counted before the memtable leaves imms and waiters are signalled: whoever waitForBackgroundWork let go
+            // reads a flush count that includes this one.
+            counters.flushes.increment();
+            state.lock();
+            try {
+                state.imms.remove(imm);
+                LogWriter unsynced = state.unsyncedLogs.remove(imm.logNumber());
+                if (unsynced != null) {
+                    // Its records are in the table now (and the MANIFEST no longer names the log): nothing to sync.
+                    CommitPipeline.closeLogs(java.util.List.of(unsynced));
+                }
+                writeBufferCharge.flushed(imm);
+                state.installSuperVersion();
+                state.signalChangeHeld();
+            } finally {
+                state.unlock();
             }
-            writeBufferCharge.flushed(imm);
-            state.installSuperVersion();
-            state.signalChangeHeld();
         } finally {
-            state.unlock();
+            place.fill(announced); // nothing when the MANIFEST write failed
         }
-        // One event per callback: a listener that throws from one still gets the others.
-        long bytes = 0;
-        for (FileMetaData meta : metas) {
-            bytes += meta.fileSize();
-            EventListener.TableFileCreatedInfo created = new EventListener.TableFileCreatedInfo(
-                    io.bloomkv.engine.internal.version.FileNames.tableFile(dir, meta.number()),
-                    meta.number(),
-                    meta.fileSize(),
-                    meta.entries(),
-                    EventListener.TableReason.FLUSH);
-            events.post(l -> l.onTableFileCreated(created));
-        }
-        EventListener.FlushCompletedInfo completed = new EventListener.FlushCompletedInfo(
-                dir, wal, metas.isEmpty() ? -1 : metas.get(0).number(), bytes, memEntries);
-        events.post(l -> l.onFlushCompleted(completed));
         obsolete.delete();
         afterFlush.run();
     }

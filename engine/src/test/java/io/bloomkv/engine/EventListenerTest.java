@@ -490,6 +490,139 @@ class EventListenerTest {
         assertThat(created).as("every table of every flush and compaction").hasSize((int) flushes + outputs);
     }
 
+    /**
+     * A flushed table is announced (onTableFileCreated, onFlushCompleted) before any compaction that reads it begins.
+     * The flush installs its Version, then drops its memtable under the mutex (closing its WAL), then queued its
+     * events; a compaction thread that had just finished another compaction could pick the new table in between and
+     * queue its onCompactionBegin first (and more: its whole compaction needs the mutex only at its end). The hooks
+     * below hold each thread in that window: the compaction thread in its obsolete-file pass after a compaction
+     * (outside the mutex, about to pick again), the flush thread in the close of the flushed memtable's WAL; the
+     * compaction thread is let go first and the flush thread once the next compaction writes its output.
+     */
+    @Test
+    void aFlushedTableIsAnnouncedBeforeACompactionReadsIt() throws Exception {
+        List<String> order = new CopyOnWriteArrayList<>();
+        EventListener listener = new EventListener() {
+            @Override
+            public void onTableFileCreated(TableFileCreatedInfo info) {
+                order.add("created " + info.number());
+            }
+
+            @Override
+            public void onCompactionBegin(CompactionInfo info) {
+                order.add("compaction " + info.inputs());
+            }
+        };
+        java.util.concurrent.CountDownLatch compactorHeld = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch releaseCompactor = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch flusherHeld = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch releaseFlusher = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch nextCompactionWrites = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean holdCompactor = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean holdFlusher = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicReference<Db> dbRef = new AtomicReference<>();
+        FileSystem hooked = new ForwardingFileSystem(FileSystem.disk()) {
+            @Override
+            public List<Path> list(Path d) throws IOException {
+                Db db = dbRef.get();
+                if (db != null
+                        && Thread.currentThread().getName().startsWith("bloomkv-compact")
+                        && !db.mutexHeldByCurrentThread()
+                        && holdCompactor.compareAndSet(true, false)) {
+                    compactorHeld.countDown();
+                    await(releaseCompactor);
+                }
+                return super.list(d);
+            }
+
+            @Override
+            public WritableFile newWritableFile(Path p) throws IOException {
+                if (p.toString().endsWith(".sst")
+                        && Thread.currentThread().getName().startsWith("bloomkv-compact")
+                        && releaseCompactor.getCount() == 0) {
+                    nextCompactionWrites.countDown();
+                }
+                WritableFile f = super.newWritableFile(p);
+                if (!p.toString().endsWith(".log")) {
+                    return f;
+                }
+                return new ForwardingWritableFile(f) {
+                    @Override
+                    public void close() throws IOException {
+                        if (Thread.currentThread().getName().startsWith("bloomkv-flush")
+                                && holdFlusher.compareAndSet(true, false)) {
+                            flusherHeld.countDown();
+                            await(releaseFlusher);
+                        }
+                        super.close();
+                    }
+                };
+            }
+        };
+        Options o = small(hooked).useMmapWal(false).l0CompactionTrigger(1).listeners(listener);
+        java.util.concurrent.ExecutorService flushCaller = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (Db db = Db.open(dir, o)) {
+            dbRef.set(db);
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 100; i++) { // less than a memtable: only the flush() switches it
+                    db.put(TestKeys.key(i), TestKeys.key(round * 1000 + i));
+                }
+                if (round == 1) {
+                    // the compaction of this round's table stops before it picks again (none other runs now)
+                    db.waitForBackgroundWork();
+                    holdCompactor.set(true);
+                }
+                db.flush();
+            }
+            assertThat(compactorHeld.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                    .isTrue();
+            for (int i = 0; i < 100; i++) {
+                db.put(TestKeys.key(i), TestKeys.key(2000 + i));
+            }
+            holdFlusher.set(true);
+            java.util.concurrent.Future<?> flushed = flushCaller.submit(db::flush);
+            assertThat(flusherHeld.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                    .isTrue();
+            releaseCompactor.countDown();
+            // the compactor picks the new table (level 0 at its trigger) and writes its output meanwhile
+            assertThat(nextCompactionWrites.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                    .isTrue();
+            releaseFlusher.countDown();
+            flushed.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            db.waitForBackgroundWork();
+        } finally {
+            releaseCompactor.countDown();
+            releaseFlusher.countDown();
+            flushCaller.shutdownNow();
+        }
+        Set<String> created = new HashSet<>();
+        int compactions = 0;
+        for (String e : order) {
+            if (e.startsWith("created ")) {
+                created.add(e.substring("created ".length()));
+                continue;
+            }
+            compactions++;
+            String inputs = e.substring("compaction [".length(), e.length() - 1);
+            for (String n : inputs.split(", ")) {
+                assertThat(created)
+                        .as("input " + n + " of \"" + e + "\" announced before; events " + order)
+                        .contains(n);
+            }
+        }
+        assertThat(compactions).isGreaterThanOrEqualTo(3);
+    }
+
+    private static void await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            if (!latch.await(120, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new IllegalStateException("test hook: not released");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Test
     void listenersAreCheckedAndCopied() {
         assertThatThrownBy(() -> Options.defaults().listeners((EventListener) null))
