@@ -957,6 +957,7 @@ public final class Db implements AutoCloseable {
             }
             s.memtableBytes = memBytes;
             s.memtableEntries = memEntries;
+            s.activeMemtableEntries = sv.mem.entryCount();
             s.memtableDeletes = memDeletes;
             s.immutableMemtables = sv.imms.size();
             Version v = sv.version;

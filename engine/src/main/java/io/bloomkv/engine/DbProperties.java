@@ -27,6 +27,7 @@ final class DbProperties {
             PREFIX + "filter-memory",
             PREFIX + "cur-size-all-mem-tables",
             PREFIX + "num-entries-active-mem-table",
+            PREFIX + "num-entries-imm-mem-tables",
             PREFIX + "num-immutable-mem-table",
             PREFIX + "num-mem-table-rewrites",
             PREFIX + "block-cache-usage",
@@ -73,7 +74,8 @@ final class DbProperties {
             case "total-sst-files-size", "estimate-live-data-size" -> Long.toString(s.tableBytes());
             case "filter-memory" -> Long.toString(s.filterMemoryBytes());
             case "cur-size-all-mem-tables" -> Long.toString(s.memtableBytes());
-            case "num-entries-active-mem-table" -> Long.toString(s.memtableEntries());
+            case "num-entries-active-mem-table" -> Long.toString(s.activeMemtableEntries);
+            case "num-entries-imm-mem-tables" -> Long.toString(s.memtableEntries() - s.activeMemtableEntries);
             case "num-immutable-mem-table" -> Integer.toString(s.immutableMemtables());
             case "num-mem-table-rewrites" -> Long.toString(s.memtableRewrites());
             case "block-cache-usage" -> cacheUsed < 0 ? null : Long.toString(cacheUsed);

@@ -60,6 +60,9 @@ public final class Stats {
     // State.
     long filterMemoryBytes;
     long memtableEntries;
+    /** Of {@link #memtableEntries}: those of the active (mutable) memtable. */
+    long activeMemtableEntries;
+
     /** Point tombstones among {@link #memtableEntries} (for {@code bloomkv.estimate-num-keys}). */
     long memtableDeletes;
 
@@ -326,12 +329,12 @@ public final class Stats {
         return filterMemoryBytes;
     }
 
-    /** Bytes of the mutable and immutable memtables. */
-    /** Entries (puts and tombstones, every version) in the memtables now. */
+    /** Entries (puts and tombstones, every version) in the active memtable and those waiting for flush. */
     public long memtableEntries() {
         return memtableEntries;
     }
 
+    /** Bytes of the mutable and immutable memtables. */
     public long memtableBytes() {
         return memtableBytes;
     }

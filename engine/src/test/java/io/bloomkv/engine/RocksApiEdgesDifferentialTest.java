@@ -468,4 +468,73 @@ class RocksApiEdgesDifferentialTest {
     private long estimate() {
         return Long.parseLong(db.property("bloomkv.estimate-num-keys").orElseThrow());
     }
+
+    /**
+     * {@code num-entries-active-mem-table} counts the active memtable only, as RocksDB's does, and
+     * {@code num-entries-imm-mem-tables} those waiting for flush: both engines hold 50 entries in a frozen memtable
+     * (its flush held back: RocksDB's background work paused, bloomkv's flush thread held at its table's creation) and
+     * 10 in the active one. bloomkv counted all memtables under the active name.
+     */
+    @Test
+    void activeMemtableEntriesCountTheActiveMemtableOnly() throws Exception {
+        for (int i = 0; i < 50; i++) {
+            rocks.put(TestKeys.key(i), TestKeys.key(i));
+        }
+        rocks.pauseBackgroundWork();
+        try (org.rocksdb.FlushOptions fo =
+                new org.rocksdb.FlushOptions().setWaitForFlush(false).setAllowWriteStall(true)) {
+            rocks.flush(fo);
+        }
+        for (int i = 50; i < 60; i++) {
+            rocks.put(TestKeys.key(i), TestKeys.key(i));
+        }
+        String rocksActive = rocks.getProperty("rocksdb.num-entries-active-mem-table");
+        String rocksImm = rocks.getProperty("rocksdb.num-entries-imm-mem-tables");
+        rocks.continueBackgroundWork();
+        assertThat(rocksActive).isEqualTo("10");
+        assertThat(rocksImm).isEqualTo("50");
+
+        java.util.concurrent.CountDownLatch flushHeld = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        io.bloomkv.engine.fs.FileSystem holdingFlush =
+                new io.bloomkv.engine.fs.ForwardingFileSystem(io.bloomkv.engine.fs.FileSystem.disk()) {
+                    @Override
+                    public io.bloomkv.engine.fs.WritableFile newWritableFile(Path p) throws java.io.IOException {
+                        if (p.toString().endsWith(".sst")) {
+                            flushHeld.countDown();
+                            try {
+                                release.await(120, java.util.concurrent.TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                        return super.newWritableFile(p);
+                    }
+                };
+        java.util.concurrent.ExecutorService flusher = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (Db held = Db.open(dir.resolve("held"), Options.defaults().fileSystem(holdingFlush))) {
+            for (int i = 0; i < 50; i++) {
+                held.put(TestKeys.key(i), TestKeys.key(i));
+            }
+            java.util.concurrent.Future<?> flushed = flusher.submit(held::flush);
+            try {
+                assertThat(flushHeld.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                        .isTrue();
+                for (int i = 50; i < 60; i++) {
+                    held.put(TestKeys.key(i), TestKeys.key(i));
+                }
+                assertThat(held.property("bloomkv.num-immutable-mem-table")).hasValue("1");
+                assertThat(held.property("bloomkv.num-entries-active-mem-table"))
+                        .hasValue(rocksActive);
+                assertThat(held.property("bloomkv.num-entries-imm-mem-tables")).hasValue(rocksImm);
+            } finally {
+                release.countDown();
+            }
+            flushed.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(held.property("bloomkv.num-entries-active-mem-table")).hasValue("10");
+            assertThat(held.property("bloomkv.num-entries-imm-mem-tables")).hasValue("0");
+        } finally {
+            flusher.shutdownNow();
+        }
+    }
 }
