@@ -37,22 +37,45 @@ final class DbJmx implements DbMXBean {
     }
 
     /**
-     * Registers the MBean of {@code db}; the returned handle unregisters it. When the name is taken (the same path
-     * opened read-only twice in one JVM) nothing is registered and the handle does nothing.
+     * The MBean name of the {@code instance}-th database open at once with {@code dirAsPassed}: {@link #objectName}
+     * for the first, with {@code ,instance=<n>} added for the others.
+     */
+    static ObjectName objectName(String dirAsPassed, int instance) {
+        if (instance <= 1) {
+            return objectName(dirAsPassed);
+        }
+        try {
+            return new ObjectName(NAME_PREFIX + ObjectName.quote(dirAsPassed) + ",instance=" + instance);
+        } catch (JMException e) {
+            throw new IllegalStateException("a quoted value and a number always make a valid ObjectName", e);
+        }
+    }
+
+    /**
+     * Registers the MBean of {@code db}; the returned handle unregisters it. When the name is taken by another open
+     * database (the same path opened read-only beside a writer, or two databases at one path of two
+     * {@link io.bloomkv.engine.fs.InMemoryFileSystem}s), the MBean takes the first free {@code instance} number from
+     * 2 on ({@link #objectName(String, int)}): every open database has its own.
      */
     static AutoCloseable register(Db db, String dirAsPassed, Supplier<BloomKvException> backgroundError) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        ObjectName name = objectName(dirAsPassed);
-        try {
-            server.registerMBean(new DbJmx(db, backgroundError), name);
-        } catch (InstanceAlreadyExistsException e) {
-            return () -> {};
-        } catch (JMException e) {
-            throw new IllegalStateException("cannot register the MBean " + name, e);
+        DbJmx bean = new DbJmx(db, backgroundError);
+        ObjectName name;
+        for (int instance = 1; ; instance++) {
+            name = objectName(dirAsPassed, instance);
+            try {
+                server.registerMBean(bean, name);
+                break;
+            } catch (InstanceAlreadyExistsException e) {
+                // taken by another open database: try the next instance number
+            } catch (JMException e) {
+                throw new IllegalStateException("cannot register the MBean " + name, e);
+            }
         }
+        ObjectName registered = name;
         return () -> {
             try {
-                server.unregisterMBean(name);
+                server.unregisterMBean(registered);
             } catch (InstanceNotFoundException e) {
                 // unregistered by someone else: nothing left to do
             }

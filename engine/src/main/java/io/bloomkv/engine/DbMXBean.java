@@ -6,7 +6,9 @@ package io.bloomkv.engine;
  * MBean server when the database opens and removed when it closes (RocksDB exposes the same through its
  * {@code Statistics} and {@code GetProperty}; Kafka Streams through its metrics). Every attribute is read from one
  * {@link Stats} taken for the call (see that class for each counter's meaning); reading one after close answers
- * the last values seen. A second open of the same path in one JVM (read-only opens) is not registered again.
+ * the last values seen. A database opened while that name is taken by another open one (the same path opened
+ * read-only beside a writer, or one path on two {@link io.bloomkv.engine.fs.InMemoryFileSystem}s) gets the name with
+ * {@code ,instance=2} added (3, ... for more): every open database has its own MBean.
  */
 public interface DbMXBean {
     /** The database directory (absolute). */

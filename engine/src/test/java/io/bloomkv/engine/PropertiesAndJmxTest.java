@@ -125,9 +125,51 @@ class PropertiesAndJmxTest {
             assertThat((String) server.getAttribute(name, "LevelStats")).startsWith("Level Files");
             // a read-only open of the same path in this JVM does not take the name, nor remove it
             Db ro = Db.open(asPassed, opts().readOnly(true));
+            assertThat(server.isRegistered(DbJmx.objectName(asPassed.toString(), 2)))
+                    .as("it has its own")
+                    .isTrue();
             ro.close();
+            assertThat(server.isRegistered(DbJmx.objectName(asPassed.toString(), 2)))
+                    .isFalse();
             assertThat(server.isRegistered(name)).isTrue();
         }
         assertThat(server.isRegistered(name)).isFalse();
+    }
+
+    /**
+     * Two databases open at once under one directory string (one path on two in-memory file systems; the same holds
+     * for a read-only open beside a writer) each have their own MBean, answering for itself, and each is removed at its
+     * close. Before, the second was not registered at all: JMX showed one of the two databases.
+     */
+    @Test
+    void everyOpenDatabaseHasItsOwnMBeanEvenUnderOneDirectoryString() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        Path same = Path.of("/jmx-twins");
+        ObjectName first = DbJmx.objectName(same.toString(), 1);
+        ObjectName second = DbJmx.objectName(same.toString(), 2);
+        try (Db a = Db.open(same, opts().fileSystem(new io.bloomkv.engine.fs.InMemoryFileSystem()));
+                Db b = Db.open(same, opts().fileSystem(new io.bloomkv.engine.fs.InMemoryFileSystem()))) {
+            for (int i = 0; i < 3; i++) {
+                a.put(TestKeys.key(i), TestKeys.key(i));
+            }
+            for (int i = 0; i < 7; i++) {
+                b.put(TestKeys.key(i), TestKeys.key(i));
+            }
+            assertThat((Long) server.getAttribute(first, "Puts")).isEqualTo(3L);
+            assertThat((Long) server.getAttribute(second, "Puts")).isEqualTo(7L);
+            a.close();
+            assertThat(server.isRegistered(first)).isFalse();
+            assertThat((Long) server.getAttribute(second, "Puts"))
+                    .as("b keeps its own after a closes")
+                    .isEqualTo(7L);
+            try (Db c = Db.open(same, opts().fileSystem(new io.bloomkv.engine.fs.InMemoryFileSystem()))) {
+                c.put(TestKeys.key(0), TestKeys.key(0));
+                assertThat((Long) server.getAttribute(first, "Puts"))
+                        .as("the freed plain name goes to the next open")
+                        .isEqualTo(1L);
+            }
+        }
+        assertThat(server.isRegistered(first)).isFalse();
+        assertThat(server.isRegistered(second)).isFalse();
     }
 }
