@@ -1094,11 +1094,13 @@ public final class Db implements AutoCloseable {
             }
         }
         AutoCloseable mbean = jmx.getAndSet(null);
+        // A failure here must not keep the database open (its threads, files and lock): it is thrown after the close.
+        IllegalStateException unregisterFailure = null;
         if (mbean != null) {
             try {
                 mbean.close();
             } catch (Exception e) {
-                throw new IllegalStateException("cannot unregister the MBean of " + dir, e);
+                unregisterFailure = new IllegalStateException("cannot unregister the MBean of " + dir, e);
             }
         }
         state.lock();
@@ -1138,11 +1140,20 @@ public final class Db implements AutoCloseable {
             if (flushFailure != null) {
                 e.addSuppressed(flushFailure);
             }
+            if (unregisterFailure != null) {
+                e.addSuppressed(unregisterFailure);
+            }
             throw e;
         }
         if (flushFailure != null) {
             DbLog.LOG.error("[{}] closed, but its memtables (in no WAL) could not be flushed", dir, flushFailure);
+            if (unregisterFailure != null) {
+                flushFailure.addSuppressed(unregisterFailure);
+            }
             throw flushFailure;
+        }
+        if (unregisterFailure != null) {
+            throw unregisterFailure;
         }
         DbLog.LOG.info("[{}] closed", dir);
     }

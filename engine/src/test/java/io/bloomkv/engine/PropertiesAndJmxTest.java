@@ -172,4 +172,65 @@ class PropertiesAndJmxTest {
         assertThat(server.isRegistered(first)).isFalse();
         assertThat(server.isRegistered(second)).isFalse();
     }
+
+    /** An MBean that refuses to be unregistered. */
+    public interface StubbornMBean {
+        int getValue();
+    }
+
+    /** Implements {@link StubbornMBean}; refuses while {@link #refuse}. */
+    public static final class Stubborn implements StubbornMBean, javax.management.MBeanRegistration {
+        volatile boolean refuse = true;
+
+        @Override
+        public int getValue() {
+            return 0;
+        }
+
+        @Override
+        public ObjectName preRegister(MBeanServer server, ObjectName name) {
+            return name;
+        }
+
+        @Override
+        public void postRegister(Boolean done) {}
+
+        @Override
+        public void preDeregister() {
+            if (refuse) {
+                throw new IllegalStateException("not now");
+            }
+        }
+
+        @Override
+        public void postDeregister() {}
+    }
+
+    /**
+     * A close whose MBean cannot be unregistered (here another MBean took its name and refuses to go) still closes the
+     * database (threads stopped, directory lock released: it opens again) and throws afterwards. Before, close threw
+     * before closing anything, leaving the database open and locked.
+     */
+    @Test
+    void aCloseWhoseMBeanCannotBeUnregisteredStillCloses() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        Path p = dir.resolve("stubborn");
+        ObjectName name = DbJmx.objectName(p.toString(), 1);
+        Db db = Db.open(p, opts());
+        db.put(TestKeys.key(1), TestKeys.key(1));
+        server.unregisterMBean(name);
+        Stubborn stubborn = new Stubborn();
+        server.registerMBean(stubborn, name);
+        try {
+            assertThatThrownBy(db::close).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> db.get(TestKeys.key(1))).isInstanceOf(DbClosedException.class);
+            try (Db again = Db.open(p, opts())) {
+                assertThat(again.get(TestKeys.key(1))).isEqualTo(TestKeys.key(1));
+            }
+        } finally {
+            db.close();
+            stubborn.refuse = false;
+            server.unregisterMBean(name);
+        }
+    }
 }
