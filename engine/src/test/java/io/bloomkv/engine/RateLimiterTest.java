@@ -55,4 +55,50 @@ class RateLimiterTest {
             assertThat(db.rateLimiterForTests()).isNull();
         }
     }
+
+    /**
+     * Closing while a compaction sleeps in the limiter returns: the compaction is abandoned at its next entry, so
+     * close waits for one write's tokens, not for the compaction (here minutes of bytes at the rate). A hang would show
+     * as the generous bound passing.
+     */
+    @Test
+    void closeDoesNotWaitForARateLimitedCompaction() throws Exception {
+        Options load = Options.defaults()
+                .compression(Compression.NONE)
+                .writeBufferSize(64 << 10)
+                .targetFileSize(32 << 10)
+                .autoCompaction(false)
+                .syncMode(SyncMode.NONE);
+        long seed = TestKeys.seed("RateLimiterTest.close");
+        java.util.Random rnd = new java.util.Random(seed);
+        try (Db db = Db.open(dir, load)) {
+            for (int i = 0; i < 20_000; i++) {
+                db.put(TestKeys.key(rnd.nextInt(20_000)), TestKeys.value(rnd, 100));
+            }
+            db.put(TestKeys.key(42), TestKeys.bytes("kept"));
+            db.flush();
+            assertThat(db.stats().levelTables(0)).as("seed " + seed).isGreaterThan(20);
+        }
+        long rate = 8 << 10; // the level-0 tables (megabytes) would take minutes at this rate
+        java.util.concurrent.ExecutorService closer = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            Db db = Db.open(
+                    dir, load.copy().autoCompaction(true).l0CompactionTrigger(4).rateLimiter(rate));
+            RateLimiter limiter = db.rateLimiterForTests();
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+            while (limiter.waitedMicros() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(limiter.waitedMicros())
+                    .as("the compaction waits for tokens")
+                    .isPositive();
+            java.util.concurrent.Future<?> closed = closer.submit(db::close);
+            closed.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            closer.shutdownNow();
+        }
+        try (Db db = Db.open(dir, load)) {
+            assertThat(db.get(TestKeys.key(42))).isEqualTo(TestKeys.bytes("kept"));
+        }
+    }
 }
