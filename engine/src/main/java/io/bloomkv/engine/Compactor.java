@@ -233,7 +233,9 @@ final class Compactor {
      * caller's thread, serialized with background compactions.
      */
     void compactRange(byte[] from, byte[] to) {
-        BloomKvIOException failure = null;
+        BloomKvException failure = null; // as a background compaction's failure, for the listeners and writes
+        Throwable thrown = null; // what the caller gets
+        boolean recoverable = false;
         compactionLock.lock();
         try {
             Version v = env.versions().retainCurrent();
@@ -265,17 +267,34 @@ final class Compactor {
             // A table read fails unchecked (UncheckedIOException) inside the merge's iterators.
             failure = new BloomKvIOException(
                     "compactRange failed", e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
+            thrown = failure;
+            // Recoverable when nothing was recorded (a MANIFEST failure set the background error already).
+            recoverable = env.backgroundError() == null;
+        } catch (RuntimeException | Error e) {
+            // The background error already set (rangeCompaction throws it) and a close abandoning the compaction are
+            // no new failure. Anything else is judged as the background loop judges it: a corrupt table (RocksDB stops
+            // writes there too, as a manual compaction's background error), an Error, or a merge operator's or
+            // compaction filter's exception (recoverable: the inputs stay).
+            if (e == env.backgroundError() || env.isShuttingDown()) {
+                throw e;
+            }
+            failure = BackgroundErrors.of("compactRange failed", e);
+            thrown = e;
+            recoverable =
+                    env.backgroundError() == null && !(e instanceof Error) && !(failure instanceof CorruptionException);
         } finally {
             compactionLock.unlock();
         }
         if (failure != null) {
-            // As a background compaction's failure (no lock held now): recoverable when nothing was recorded (a
-            // MANIFEST failure set the background error already), and then a listener may choose to ignore it.
-            boolean recoverable = env.backgroundError() == null;
+            // As a background compaction's failure (no lock held now): a listener may choose to ignore a recoverable
+            // one.
             if (!env.events().backgroundError("compaction", failure, recoverable)) {
                 env.setBackgroundError(failure);
             }
-            throw failure;
+            if (thrown instanceof Error err) {
+                throw err;
+            }
+            throw (RuntimeException) thrown;
         }
         wake();
     }

@@ -747,6 +747,10 @@ public final class Db implements AutoCloseable {
     /**
      * Compacts every table overlapping [{@code from}, {@code to}] (a null bound is open) down the
      * levels, after flushing the memtable: overwritten values and unneeded tombstones in the range are dropped.
+     * A failure is a background compaction's (as in RocksDB): the listeners' {@link EventListener#onBackgroundError}
+     * is asked on the calling thread, and unless it ignores a recoverable one (an I/O error, a merge operator's or
+     * compaction filter's exception: the inputs stay), writes stop; a corrupt table always stops them. Then the
+     * failure is thrown (an I/O error as a {@link BloomKvIOException}).
      */
     public void compactRange(byte[] from, byte[] to) {
         checkWritable("compactRange");

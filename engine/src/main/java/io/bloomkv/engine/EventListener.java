@@ -75,7 +75,8 @@ public interface EventListener {
      * append}, {@code WAL switch}, and the MANIFEST write of {@code ingest} or {@code deleteFilesInRange}: delivered on
      * the event thread, never recoverable). {@code recoverable} when ignoring it is safe: the failure happened before
      * anything was recorded (a compaction whose merge or output write failed leaves its inputs in place and is retried
-     * later). A failure of a flush or of a MANIFEST write is never recoverable.
+     * later). A failure of a flush or of a MANIFEST write, and a corrupt table a compaction reads, is never
+     * recoverable.
      */
     record BackgroundErrorInfo(Path directory, String operation, BloomKvException error, boolean recoverable) {}
 

@@ -343,6 +343,52 @@ class EventListenerTest {
         }
     }
 
+    /**
+     * A compactRange that finds a corrupt table is a background compaction's failure, as in RocksDB (whose manual
+     * compaction reports OnBackgroundError with reason COMPACTION and status Corruption, and then refuses writes):
+     * the listeners are told, unrecoverable, and writes stop, as they do when the background thread finds it. Before,
+     * only I/O errors were: the CorruptionException went to the caller alone, writes went on.
+     */
+    @Test
+    void aCompactRangeThatFindsACorruptTableStopsWritesAsABackgroundOneDoes() throws IOException {
+        Options o = small(FileSystem.disk()).autoCompaction(false).blockCacheSize(0);
+        try (Db db = Db.open(dir, o)) {
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 200; i++) {
+                    db.put(TestKeys.key(i), TestKeys.key(round * 1000 + i));
+                }
+                db.flush(); // two overlapping level-0 tables: the range compaction reads both
+            }
+        }
+        Path older;
+        try (java.util.stream.Stream<Path> s = java.nio.file.Files.list(dir)) {
+            older = s.filter(p -> p.toString().endsWith(".sst"))
+                    .sorted()
+                    .findFirst()
+                    .orElseThrow();
+        }
+        byte[] b = java.nio.file.Files.readAllBytes(older);
+        b[10] ^= 0x5A; // in the first data block
+        java.nio.file.Files.write(older, b);
+        Recorder rec = new Recorder();
+        rec.ignoreErrors = true; // asked, but an unrecoverable error is not ignored
+        try (Db db = Db.open(dir, o.listeners(rec))) {
+            rec.db.set(db);
+            assertThatThrownBy(() -> db.compactRange(null, null)).isInstanceOf(CorruptionException.class);
+            List<EventListener.BackgroundErrorInfo> errors = rec.of(EventListener.BackgroundErrorInfo.class);
+            assertThat(errors)
+                    .as("asked on the caller's thread before compactRange throws")
+                    .hasSize(1);
+            assertThat(errors.get(0).operation()).isEqualTo("compaction");
+            assertThat(errors.get(0).recoverable()).isFalse();
+            assertThat(errors.get(0).error()).isInstanceOf(CorruptionException.class);
+            assertWritesStopped(db);
+        } catch (BloomKvException closeAfterError) {
+            // closing a database whose writes stopped may report the error again
+        }
+        assertThat(rec.violations).isEmpty();
+    }
+
     /** The background error is set and writes fail. */
     private static void assertWritesStopped(Db db) {
         assertThat(db.property("bloomkv.background-errors")).hasValue("1");
