@@ -84,7 +84,6 @@ public final class Stats {
 
     Stats() {}
 
-    /** Filter probes made by point reads. */
     /**
      * Range-filter probes ({@link Options#rangeFilterBitsPerKey}): one per table a bounded seek asked whether its range
      * may hold a key. The range counterpart of {@link #filterChecks()}.
@@ -107,6 +106,7 @@ public final class Stats {
         return rangeFilterFalsePositives;
     }
 
+    /** Filter probes made by point reads. */
     public long filterChecks() {
         return filterChecks;
     }
