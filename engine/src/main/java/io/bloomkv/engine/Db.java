@@ -952,7 +952,9 @@ public final class Db implements AutoCloseable {
         SuperVersion sv = state.acquireSuperVersion();
         try {
             long memBytes = sv.mem.approximateMemoryUsage();
-            long memEntries = sv.mem.entryCount();
+            // Read once: writers add to the active memtable meanwhile, and the frozen ones' entries are the difference.
+            long activeEntries = sv.mem.entryCount();
+            long memEntries = activeEntries;
             long memDeletes = sv.mem.deleteCount();
             for (MemTable m : sv.imms) {
                 memBytes += m.approximateMemoryUsage();
@@ -961,7 +963,7 @@ public final class Db implements AutoCloseable {
             }
             s.memtableBytes = memBytes;
             s.memtableEntries = memEntries;
-            s.activeMemtableEntries = sv.mem.entryCount();
+            s.activeMemtableEntries = activeEntries;
             s.memtableDeletes = memDeletes;
             s.immutableMemtables = sv.imms.size();
             Version v = sv.version;

@@ -173,6 +173,45 @@ class PropertiesAndJmxTest {
         assertThat(server.isRegistered(second)).isFalse();
     }
 
+    /**
+     * {@code num-entries-imm-mem-tables} counts the frozen memtables' entries only, also while writers fill the active
+     * one: with no memtable waiting for flush it is 0 at every read. It was the difference of two reads of the active
+     * memtable's count, so a write between them made it negative.
+     */
+    @Test
+    void immutableMemtableEntriesAreNotTakenFromTheActiveCountWhileItGrows() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        try (Db db = Db.open(dir, opts().writeBufferSize(256 << 20))) {
+            Thread[] writers = new Thread[2];
+            for (int w = 0; w < writers.length; w++) {
+                int base = w * 100_000_000;
+                writers[w] = new Thread(() -> {
+                    for (int i = 0; !stop.get() && i < 500_000; i++) { // far less than the write buffer
+                        db.put(TestKeys.key(base + i), TestKeys.key(i));
+                    }
+                });
+                writers[w].start();
+            }
+            try {
+                java.util.Map<String, Integer> seen = new java.util.TreeMap<>();
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(3);
+                int reads = 0;
+                while (System.nanoTime() < deadline && writers[0].isAlive()) {
+                    seen.merge(db.property("bloomkv.num-entries-imm-mem-tables").orElseThrow(), 1, Integer::sum);
+                    reads++;
+                }
+                assertThat(reads).isPositive();
+                assertThat(db.property("bloomkv.num-immutable-mem-table")).hasValue("0");
+                assertThat(seen).as("values read, with their counts").containsOnlyKeys("0");
+            } finally {
+                stop.set(true);
+                for (Thread t : writers) {
+                    t.join();
+                }
+            }
+        }
+    }
+
     /** An MBean that refuses to be unregistered. */
     public interface StubbornMBean {
         int getValue();
