@@ -408,7 +408,7 @@ class EventListenerTest {
         throw (T) t;
     }
 
-    /** A listener that throws from every callback: an Error (a failed assertion), or an undeclared checked exception. */
+    /** A listener that throws from every callback: an Error (a failed assertion) or an undeclared checked exception. */
     static final class Thrower implements EventListener {
         @Override
         public void onFlushBegin(FlushInfo info) {
