@@ -271,7 +271,8 @@ class EventListenerTest {
         Recorder rec = new Recorder();
         FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
         Path d = dir.resolve("wal-sync");
-        try (Db db = Db.open(d, small(fs).listeners(rec))) {
+        Db db = Db.open(d, small(fs).listeners(rec)); // an open that failed fails the test
+        try {
             rec.db.set(db);
             db.put(TestKeys.key(1), TestKeys.key(1));
             FaultInjectingFileSystem.Fault fault = fs.injectNth(FaultInjectingFileSystem.on(Op.SYNC, "*.log"), 1);
@@ -288,8 +289,12 @@ class EventListenerTest {
             assertThat(errors.get(0).recoverable()).isFalse();
             assertThat(errors.get(0).error()).isInstanceOf(BloomKvIOException.class);
             assertThatThrownBy(() -> db.put(TestKeys.key(2), TestKeys.key(2))).isInstanceOf(BloomKvException.class);
-        } catch (BloomKvException closeAfterError) {
-            // closing a database whose writes stopped may report the error again
+        } finally {
+            try {
+                db.close();
+            } catch (BloomKvException closeAfterError) {
+                // closing a database whose writes stopped may report the error again
+            }
         }
         assertThat(rec.violations).isEmpty();
     }
@@ -372,7 +377,8 @@ class EventListenerTest {
         java.nio.file.Files.write(older, b);
         Recorder rec = new Recorder();
         rec.ignoreErrors = true; // asked, but an unrecoverable error is not ignored
-        try (Db db = Db.open(dir, o.listeners(rec))) {
+        Db db = Db.open(dir, o.listeners(rec)); // outside the catch below: an open that failed would fail the test
+        try {
             rec.db.set(db);
             assertThatThrownBy(() -> db.compactRange(null, null)).isInstanceOf(CorruptionException.class);
             List<EventListener.BackgroundErrorInfo> errors = rec.of(EventListener.BackgroundErrorInfo.class);
@@ -383,8 +389,12 @@ class EventListenerTest {
             assertThat(errors.get(0).recoverable()).isFalse();
             assertThat(errors.get(0).error()).isInstanceOf(CorruptionException.class);
             assertWritesStopped(db);
-        } catch (BloomKvException closeAfterError) {
-            // closing a database whose writes stopped may report the error again
+        } finally {
+            try {
+                db.close();
+            } catch (BloomKvException closeAfterError) {
+                // closing a database whose writes stopped may report the error again
+            }
         }
         assertThat(rec.violations).isEmpty();
     }
