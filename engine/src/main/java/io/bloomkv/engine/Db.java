@@ -141,11 +141,13 @@ public final class Db implements AutoCloseable {
                 options.sharedFilterBudget() != null
                         ? options.sharedFilterBudget().memory()
                         : options.filterMemoryBudget() > 0 ? new FilterMemory(options.filterMemoryBudget()) : null);
-        // The VersionSet calls back into obsolete-file deletion whenever a Version dies.
+        // The VersionSet calls back into obsolete-file deletion whenever a Version dies; never a pass under the mutex
+        // (a SuperVersion install): the installer of the new Version runs one after releasing it (see ObsoleteFiles).
         ObsoleteFiles[] obsoleteRef = new ObsoleteFiles[1];
         this.versions = new VersionSet(fs, dir, options, tableCache, () -> obsoleteRef[0].delete());
         this.state = new DbState(versions);
-        this.obsolete = new ObsoleteFiles(fs, dir, versions, tableCache, blockCache, state::backgroundError);
+        this.obsolete = new ObsoleteFiles(
+                fs, dir, versions, tableCache, blockCache, state::backgroundError, state::heldByCurrentThread);
         obsoleteRef[0] = obsolete;
         this.outputs = new TableOutputs(fs, dir, options, versions, tableCache, obsolete, counters);
         this.writeBufferCharge = new WriteBufferCharge(options.writeBufferManager());
@@ -742,6 +744,7 @@ public final class Db implements AutoCloseable {
         } finally {
             state.unlock();
         }
+        obsolete.delete(); // the flusher's pass runs after it lets waiters go: the WALs are gone on return
     }
 
     /**
@@ -769,7 +772,8 @@ public final class Db implements AutoCloseable {
 
     /**
      * Waits until the background work due now is done: every immutable memtable flushed to a table, and no
-     * compaction running or needed (no level's compaction score at 1 or above, when automatic compaction is on).
+     * compaction running or needed (no level's compaction score at 1 or above, when automatic compaction is on), and
+     * the files that work made obsolete deleted (tables an open iterator still reads stay until it is closed).
      * RocksDB's {@code DB::WaitForCompact} is the counterpart. Use it after a bulk load so that reads which follow
      * find the tree in its settled shape, before measuring, or before copying the database's files elsewhere.
      *
@@ -794,6 +798,9 @@ public final class Db implements AutoCloseable {
         if (compactor != null) {
             compactor.waitIdle();
         }
+        // The flusher's pass runs after it lets waiters go: no obsolete file (unless a reader still needs it) is left
+        // on return, for a caller that copies the database's files or counts them.
+        obsolete.delete();
         BloomKvException error = state.backgroundError();
         if (error != null) {
             throw error;

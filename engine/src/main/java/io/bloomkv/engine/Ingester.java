@@ -327,6 +327,7 @@ final class Ingester {
             }
         }
         state.versionChanged();
+        obsolete.delete(); // the pass the install put off (it dropped the old Version under the mutex)
         for (FileMetaData f : added) {
             events.post(l -> l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
                     FileNames.tableFile(dir, f.number()),

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -19,6 +20,16 @@ import java.util.function.Supplier;
  * Pebble's obsolete_files.go): WALs older than the log number, MANIFESTs older than the current one,
  * stray temp files, and tables that no live Version names and no flush or compaction is writing
  * ({@link #pendingOutputs}). Thread-safe; passes are serialized.
+ *
+ * <p>A pass never runs on a thread holding the database mutex ({@link DbState}): listing the directory, unlinking,
+ * closing readers and evicting their blocks would stall every writer meanwhile. RocksDB finds obsolete files under its
+ * mutex and purges them after releasing it. Here a pass asked for under the mutex (a SuperVersion install dropped the
+ * last reference of a Version) is skipped: a Version dies there only once an edit superseded it, and the thread that
+ * installed that edit ({@link Flusher}, the compactions, {@link Ingester}, {@link FileRangeDeleter}, {@link Recovery})
+ * runs a pass after its own install, once it released the mutex; a memtable switch or rewrite that drops the Version
+ * first (racing that install) does so before it. {@link Db#flush} and {@link Db#waitForBackgroundWork} run a pass too
+ * before they return (the flusher's runs after it let them go). A reader that drops the last reference of an old
+ * Version (closing an iterator) runs the pass on its own thread, as RocksDB does by default.
  */
 final class ObsoleteFiles {
     private final FileSystem fs;
@@ -27,6 +38,9 @@ final class ObsoleteFiles {
     private final TableCache tableCache;
     private final BlockCache blockCache;
     private final Supplier<BloomKvException> backgroundError;
+    /** Whether the calling thread holds the database mutex: then no pass runs (see the class comment). */
+    private final BooleanSupplier mutexHeld;
+
     private final Set<Long> pendingOutputs = ConcurrentHashMap.newKeySet();
     /** Oldest WAL number each checkpoint in progress still reads, one entry per checkpoint (a multiset). */
     private final ConcurrentLinkedQueue<Long> pinnedLogs = new ConcurrentLinkedQueue<>();
@@ -41,13 +55,15 @@ final class ObsoleteFiles {
             VersionSet versions,
             TableCache tableCache,
             BlockCache blockCacheOrNull,
-            Supplier<BloomKvException> backgroundError) {
+            Supplier<BloomKvException> backgroundError,
+            BooleanSupplier mutexHeld) {
         this.fs = fs;
         this.dir = dir;
         this.versions = versions;
         this.tableCache = tableCache;
         this.blockCache = blockCacheOrNull;
         this.backgroundError = backgroundError;
+        this.mutexHeld = mutexHeld;
     }
 
     /** A new table number, kept from deletion until {@link #released}: call before the file is created. */
@@ -86,7 +102,9 @@ final class ObsoleteFiles {
     /**
      * Deletes what is obsolete now, closing the readers of obsolete tables. Runs on whichever
      * thread dropped the last reference of a Version, or after a flush or compaction. A file that
-     * cannot be deleted is left for the next pass: an obsolete file is harmless.
+     * cannot be deleted is left for the next pass: an obsolete file is harmless. On a thread holding
+     * the database mutex it does nothing (see the class comment); otherwise it waits for a pass
+     * running on another thread, then runs its own.
      */
     void delete() {
         // After a background error a failed MANIFEST write may still have reached the disk, naming
@@ -95,7 +113,13 @@ final class ObsoleteFiles {
         if (!enabled || backgroundError.get() != null) {
             return;
         }
+        if (mutexHeld.getAsBoolean()) {
+            return; // the installer's pass, after it releases the mutex, deletes it (see the class comment)
+        }
         synchronized (lock) {
+            if (!enabled) {
+                return; // close began while this pass waited for another
+            }
             // Order matters. A table's number enters pendingOutputs before its file is created or
             // opened, and leaves only once a live Version names it. So: first list the files and the
             // open readers, then read pendingOutputs, then the live files; whatever the listing saw

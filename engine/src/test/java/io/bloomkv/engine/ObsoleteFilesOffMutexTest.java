@@ -1,0 +1,218 @@
+package io.bloomkv.engine;
+
+import static io.bloomkv.engine.TestKeys.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.ForwardingFileSystem;
+import io.bloomkv.engine.internal.table.TableReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Obsolete files are never deleted (nor the directory listed for a deletion pass) on a thread holding the database
+ * mutex: not by flushes, compactions (background or {@link Db#compactRange}), memtable switches in the write path,
+ * ingestion, {@link Db#deleteFilesInRange}, iterator close or close. And they are still deleted promptly: when
+ * {@link Db#flush}, {@link Db#compactRange} and {@link Db#waitForBackgroundWork} return, when the last iterator on an
+ * old Version is closed, and by close.
+ */
+class ObsoleteFilesOffMutexTest {
+    @TempDir
+    Path dir;
+
+    @TempDir
+    Path external;
+
+    @AfterEach
+    void noTableLeftOpen() {
+        assertThat(TableReader.liveTables()).as("no table left open").isZero();
+    }
+
+    /** Records every delete made while the calling thread holds the mutex of the database in {@link #db}. */
+    static final class MutexWatchingFileSystem extends ForwardingFileSystem {
+        final AtomicReference<Db> db = new AtomicReference<>();
+        final List<String> underMutex = Collections.synchronizedList(new ArrayList<>());
+        final java.util.concurrent.atomic.AtomicInteger deletes = new java.util.concurrent.atomic.AtomicInteger();
+
+        MutexWatchingFileSystem() {
+            super(FileSystem.disk());
+        }
+
+        @Override
+        public void delete(Path p) throws IOException {
+            check("delete " + p.getFileName());
+            deletes.incrementAndGet();
+            super.delete(p);
+        }
+
+        /** A pass lists the directory first: one under the mutex is caught even when it finds nothing to delete. */
+        @Override
+        public List<Path> list(Path d) throws IOException {
+            check("list " + d.getFileName());
+            return super.list(d);
+        }
+
+        private void check(String what) {
+            Db d = db.get();
+            if (d != null && d.mutexHeldByCurrentThread()) {
+                StringBuilder sb =
+                        new StringBuilder(what + " on " + Thread.currentThread().getName());
+                for (StackTraceElement e : new Throwable().getStackTrace()) {
+                    if (e.getClassName().startsWith("io.bloomkv.engine")
+                            && !e.getClassName().contains("Test")) {
+                        sb.append("\n    at ").append(e);
+                    }
+                }
+                underMutex.add(sb.toString());
+            }
+        }
+    }
+
+    private static void put(Db db, int from, int to) {
+        for (int i = from; i < to; i++) {
+            db.put(bytes(String.format("k%06d", i)), new byte[100]);
+        }
+    }
+
+    private Path externalFile(String name, int from, int to, Options options) {
+        Path p = external.resolve(name);
+        try (TableFileWriter w = TableFileWriter.create(p, options)) {
+            for (int i = from; i < to; i++) {
+                w.put(bytes(String.format("k%06d", i)), new byte[50]);
+            }
+            w.finish();
+        }
+        return p;
+    }
+
+    private static TreeSet<Long> onDisk(Path d, String suffix) throws IOException {
+        TreeSet<Long> out = new TreeSet<>();
+        try (Stream<Path> files = Files.list(d)) {
+            files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(suffix))
+                    .forEach(n -> out.add(Long.parseLong(n.substring(0, n.indexOf('.')))));
+        }
+        return out;
+    }
+
+    private static TreeSet<Long> liveTables(Db db) {
+        TreeSet<Long> out = new TreeSet<>();
+        db.tables().forEach(t -> out.add(t.fileNumber()));
+        return out;
+    }
+
+    @Test
+    void noDeleteUnderTheMutex() throws Exception {
+        MutexWatchingFileSystem fs = new MutexWatchingFileSystem();
+        Options options = SmallLevels.options().fileSystem(fs);
+        try (Db db = Db.open(dir, options)) {
+            fs.db.set(db);
+            // Flushes and background compactions, two writers: memtable switches race the installs of flushes and
+            // compactions, and then drop the superseded Version themselves.
+            Thread other = new Thread(() -> put(db, 100000, 103000));
+            other.start();
+            put(db, 0, 3000);
+            other.join();
+            db.waitForBackgroundWork();
+            db.compactRange(null, null); // a compaction on the caller's thread
+            // An iterator keeps an old Version, whose tables a compaction makes obsolete; its close deletes them.
+            DbIterator it = db.iterator();
+            put(db, 0, 500);
+            db.compactRange(null, null);
+            it.close();
+            db.ingest(List.of(externalFile("a.sst", 900000, 900100, options)), IngestOptions.defaults());
+            put(db, 900050, 900060); // in a memtable: the next ingestion flushes it, then is rewritten
+            db.ingest(List.of(externalFile("b.sst", 900040, 900070, options)), IngestOptions.defaults());
+            db.ingest(
+                    List.of(externalFile("c.sst", 950000, 950100, options)),
+                    IngestOptions.defaults().moveFiles(true));
+            db.flush();
+            assertThat(db.deleteFilesInRange(bytes("k900000"), bytes("k999999")))
+                    .isPositive();
+            put(db, 3000, 4000);
+            // Closed by close: an iterator on a Version that a compaction replaced.
+            db.iterator();
+            db.compactRange(null, null);
+        }
+        assertThat(fs.deletes.get()).as("files deleted").isGreaterThan(100);
+        assertThat(fs.underMutex)
+                .as("deletes (and listings) under the database mutex")
+                .isEmpty();
+    }
+
+    @Test
+    void flushAndCompactRangeReturnWithTheirObsoleteFilesGone() throws IOException {
+        try (Db db = Db.open(dir, Options.defaults().autoCompaction(false))) {
+            for (int round = 0; round < 4; round++) {
+                put(db, round * 100, round * 100 + 100);
+                db.flush();
+                assertThat(onDisk(dir, ".log")).as("WALs after flush").hasSize(1);
+                assertThat(onDisk(dir, ".sst")).isEqualTo(liveTables(db));
+            }
+            assertThat(liveTables(db)).hasSize(4);
+            db.compactRange(null, null);
+            assertThat(liveTables(db)).hasSize(1);
+            assertThat(onDisk(dir, ".sst")).as("tables after compactRange").isEqualTo(liveTables(db));
+        }
+    }
+
+    @Test
+    void waitForBackgroundWorkReturnsWithObsoleteFilesGone() throws IOException {
+        try (Db db = Db.open(dir, SmallLevels.options())) {
+            for (int round = 0; round < 5; round++) {
+                put(db, round * 1000, round * 1000 + 1000);
+                db.waitForBackgroundWork();
+                assertThat(onDisk(dir, ".sst"))
+                        .as("tables after waitForBackgroundWork")
+                        .isEqualTo(liveTables(db));
+            }
+        }
+    }
+
+    @Test
+    void closingTheLastIteratorOfAnOldVersionDeletesItsTables() throws IOException {
+        try (Db db = Db.open(dir, Options.defaults().autoCompaction(false))) {
+            put(db, 0, 100);
+            db.flush();
+            put(db, 50, 150);
+            db.flush();
+            TreeSet<Long> old = liveTables(db);
+            DbIterator first = db.iterator();
+            DbIterator second = db.iterator();
+            db.compactRange(null, null);
+            assertThat(onDisk(dir, ".sst")).as("read by the iterators").containsAll(old);
+            first.close();
+            assertThat(onDisk(dir, ".sst")).as("still read by one iterator").containsAll(old);
+            second.seekToFirst();
+            assertThat(second.valid()).isTrue();
+            second.close();
+            assertThat(onDisk(dir, ".sst")).as("after the last iterator closed").isEqualTo(liveTables(db));
+        }
+    }
+
+    @Test
+    void closeDeletesTheTablesOfIteratorsItCloses() throws IOException {
+        TreeSet<Long> live;
+        try (Db db = Db.open(dir, Options.defaults().autoCompaction(false))) {
+            put(db, 0, 100);
+            db.flush();
+            put(db, 50, 150);
+            db.flush();
+            db.iterator(); // left open: close closes it
+            db.compactRange(null, null);
+            live = liveTables(db);
+            assertThat(onDisk(dir, ".sst")).hasSizeGreaterThan(live.size());
+        }
+        assertThat(onDisk(dir, ".sst")).as("after close").isEqualTo(live);
+    }
+}
