@@ -60,6 +60,7 @@ public final class Options {
     private boolean useMmapReads = true;
     private java.util.List<EventListener> listeners = java.util.List.of();
     private long rateLimiterBytesPerSecond;
+    private RateLimiter sharedRateLimiter;
     private long bytesPerSync;
     private boolean useDirectWritesForBulkLoad = false;
     // RocksDB-semantics features (MergeOperator, ...): null/zero = off.
@@ -130,6 +131,7 @@ public final class Options {
         o.useDirectWritesForBulkLoad = useDirectWritesForBulkLoad;
         o.listeners = listeners;
         o.rateLimiterBytesPerSecond = rateLimiterBytesPerSecond;
+        o.sharedRateLimiter = sharedRateLimiter;
         o.mergeOperator = mergeOperator;
         o.compactionFilter = compactionFilter;
         o.ttl = ttl;
@@ -487,7 +489,10 @@ public final class Options {
     /**
      * Caps the bytes per second that flushes and compactions write to table files, shared by both (RocksDB's
      * {@code NewGenericRateLimiter(rate_bytes_per_sec)}): a token bucket refilled continuously, at most one second
-     * of tokens banked. Foreground writes (the WAL) are never limited. 0 (the default) means no limit.
+     * of tokens banked. Foreground writes (the WAL) are never limited. 0 (the default) means no limit. Each database
+     * opened with these options gets its own limiter at this rate, fixed while it runs; to change the rate while the
+     * database runs, or to share one budget between databases, pass a {@link RateLimiter} to
+     * {@link #rateLimiter(RateLimiter)} instead. Ignored when that is set.
      *
      * @throws InvalidArgumentException if negative
      */
@@ -500,6 +505,22 @@ public final class Options {
     /** {@link #rateLimiter(long)}'s bytes per second, 0 when unlimited. */
     public long rateLimiter() {
         return rateLimiterBytesPerSecond;
+    }
+
+    /**
+     * A rate limiter for flushes' and compactions' table writes that the caller keeps (RocksDB's
+     * {@code Options.setRateLimiter}): shared by every database given the same instance (one budget for all of
+     * them), and its rate can be changed while they run with {@link RateLimiter#setBytesPerSecond(long)}. When set,
+     * {@link #rateLimiter(long)} is ignored. Default null.
+     */
+    public Options rateLimiter(RateLimiter limiter) {
+        this.sharedRateLimiter = limiter;
+        return this;
+    }
+
+    /** {@link #rateLimiter(RateLimiter)}'s limiter, or null. */
+    public RateLimiter sharedRateLimiter() {
+        return sharedRateLimiter;
     }
 
     /**

@@ -43,7 +43,10 @@ final class TableOutputs {
     private final TableCache tableCache;
     private final ObsoleteFiles obsolete;
     private final DbCounters counters;
-    /** {@link Options#rateLimiter}: shared by every flush and compaction output of the database; null when unlimited. */
+    /**
+     * {@link Options#rateLimiter}: shared by every flush and compaction output of the database (and, when the options
+     * name a limiter, with the other databases given it); null when unlimited.
+     */
     private final RateLimiter rateLimiter;
 
     TableOutputs(
@@ -62,7 +65,9 @@ final class TableOutputs {
         this.tableCache = tableCache;
         this.obsolete = obsolete;
         this.counters = counters;
-        this.rateLimiter = options.rateLimiter() > 0 ? new RateLimiter(options.rateLimiter()) : null;
+        this.rateLimiter = options.sharedRateLimiter() != null
+                ? options.sharedRateLimiter()
+                : options.rateLimiter() > 0 ? new RateLimiter(options.rateLimiter()) : null;
     }
 
     /** The rate limiter of table writes, or null. */

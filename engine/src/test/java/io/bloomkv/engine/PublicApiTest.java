@@ -35,6 +35,7 @@ class PublicApiTest {
             "InvalidArgumentException",
             "NotADatabaseException",
             "Options",
+            "RateLimiter",
             "ReadOptions",
             "SharedBlockCache",
             "SharedFilterBudget",
