@@ -977,6 +977,10 @@ public final class Options {
                 + (sharedFilterBudget != null
                         ? ", filterMemoryBudget=" + sharedFilterBudget
                         : filterMemoryBudget > 0 ? ", filterMemoryBudget=" + filterMemoryBudget : "")
-                + (filterPartitionSize != 4096 ? ", filterPartitionSize=" + filterPartitionSize : "") + "}";
+                + (filterPartitionSize != 4096 ? ", filterPartitionSize=" + filterPartitionSize : "")
+                + (sharedRateLimiter != null
+                        ? ", rateLimiter=shared " + sharedRateLimiter.getBytesPerSecond() + " B/s"
+                        : rateLimiterBytesPerSecond > 0 ? ", rateLimiter=" + rateLimiterBytesPerSecond + " B/s" : "")
+                + "}";
     }
 }

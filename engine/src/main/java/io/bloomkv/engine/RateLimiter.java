@@ -19,8 +19,8 @@ import java.util.function.LongSupplier;
  * bytes at once, going into debt if need be, and waits until the debt is paid: a large write waits in proportion to
  * its size and the writes behind it wait for it (first come, first served), so the long-run rate never exceeds the
  * limit. A new rate applies from the moment it is set, to the debt still unpaid too: raising it wakes the waiting
- * writes, which then wait only for what the new rate still needs. Thread-safe; writes wait without holding the bucket's lock
- * (and outside every engine lock: table writes happen outside the database mutex). Nothing to release.
+ * writes, which then wait only for what the new rate still needs. Thread-safe; writes wait without holding the
+ * bucket's lock (and outside every engine lock: table writes happen outside the database mutex). Nothing to release.
  */
 public final class RateLimiter {
     private final LongSupplier nanoClock;

@@ -104,6 +104,18 @@ class RateLimiterTest {
         assertThat(r.waitingWrites()).isZero();
     }
 
+    /** Options.toString names the limiter, shared (with its rate now) or the database's own, and none when unset. */
+    @Test
+    void optionsShowTheRateLimiter() {
+        RateLimiter shared = new RateLimiter(1000);
+        Options o = Options.defaults().rateLimiter(shared);
+        assertThat(o.toString()).contains("rateLimiter=shared 1000 B/s");
+        shared.setBytesPerSecond(2000);
+        assertThat(o.toString()).contains("rateLimiter=shared 2000 B/s");
+        assertThat(Options.defaults().rateLimiter(5000L).toString()).contains("rateLimiter=5000 B/s");
+        assertThat(Options.defaults().toString()).doesNotContain("rateLimiter");
+    }
+
     /**
      * A write owing a million seconds at 1 B/s is released once the rate is raised, without waiting out the wait it
      * was given. Without the change being seen by waiting writes, the latch would time out.
