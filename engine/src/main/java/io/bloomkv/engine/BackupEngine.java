@@ -12,6 +12,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 
@@ -278,38 +280,36 @@ public final class BackupEngine {
         }
     }
 
-    /** The backups, oldest first, without those whose metadata is damaged ({@link #corruptedBackups}). */
+    /**
+     * The backups, oldest first, without the damaged ones ({@link #corruptedBackups}): those whose metadata does not
+     * parse, and those naming a file that is missing or not of the recorded size.
+     */
     public synchronized List<BackupInfo> backups() {
         try {
-            List<BackupInfo> out = new ArrayList<>();
-            for (int id : ids()) {
-                try {
-                    out.add(readMeta(id));
-                } catch (CorruptionException damaged) {
-                    // named by corruptedBackups
-                }
-            }
-            return out;
+            return scan().valid();
         } catch (IOException e) {
             throw new BloomKvIOException("cannot list the backups in " + root, e);
         }
     }
 
     /**
-     * The ids of the backups whose metadata is damaged, ascending (RocksDB's {@code GetCorruptedBackups}): {@link
-     * #verify} names the damage, {@link #deleteBackup} removes them.
+     * The ids of the damaged backups, ascending (RocksDB's {@code GetCorruptedBackups}): those whose metadata does not
+     * parse, and those naming a file that is missing or whose size differs from the recorded one (a listing of {@code
+     * shared/} and the backup's {@code private/ID/} with sizes, as RocksDB checks when it opens; no checksum is
+     * computed, {@link #verify} does that). {@link #corruptedBackupReasons} says why; {@link #deleteBackup} removes
+     * them.
      */
     public synchronized List<Integer> corruptedBackups() {
+        return List.copyOf(corruptedBackupReasons().keySet());
+    }
+
+    /**
+     * Each damaged backup ({@link #corruptedBackups}) with why, by ascending id: a {@link CorruptionException} naming
+     * the metadata file that does not parse, or the first listed file that is missing or of the wrong size.
+     */
+    public synchronized SortedMap<Integer, CorruptionException> corruptedBackupReasons() {
         try {
-            List<Integer> out = new ArrayList<>();
-            for (int id : ids()) {
-                try {
-                    readMeta(id);
-                } catch (CorruptionException damaged) {
-                    out.add(id);
-                }
-            }
-            return out;
+            return java.util.Collections.unmodifiableSortedMap(scan().damaged());
         } catch (IOException e) {
             throw new BloomKvIOException("cannot list the backups in " + root, e);
         }
@@ -453,15 +453,8 @@ public final class BackupEngine {
             throw new InvalidArgumentException("purgeOldBackups: keep must be >= 0, got " + keep);
         }
         try {
-            List<Integer> valid = new ArrayList<>();
-            for (int id : ids()) {
-                try {
-                    readMeta(id);
-                    valid.add(id);
-                } catch (CorruptionException damaged) {
-                    // neither counted nor deleted (RocksDB's corrupt_backups_ are outside its backups_)
-                }
-            }
+            // Damaged backups are neither counted nor deleted (RocksDB's corrupt_backups_ are outside its backups_).
+            List<Integer> valid = scan().valid().stream().map(BackupInfo::id).toList();
             List<Integer> doomed = List.copyOf(valid.subList(0, Math.max(0, valid.size() - keep)));
             deleteMetaThenCollect(doomed);
             return doomed;
@@ -541,6 +534,61 @@ public final class BackupEngine {
         return (int) crc.getValue();
     }
 
+    /** The backups of {@link #scan}: the valid ones, oldest first, and each damaged one's reason by id. */
+    private record Scan(List<BackupInfo> valid, SortedMap<Integer, CorruptionException> damaged) {}
+
+    /**
+     * Reads every backup's metadata and checks that each file it names exists with the recorded size, as RocksDB's
+     * {@code BackupEngine} does when it opens: {@code shared/} is listed once, each backup's {@code private/ID/} once,
+     * with sizes; no file is read. A backup whose metadata does not parse, or that names a file missing or of another
+     * size, is damaged.
+     */
+    private Scan scan() throws IOException {
+        java.util.Map<String, Long> sizes = new java.util.HashMap<>();
+        listSizes(SHARED, sizes);
+        List<BackupInfo> valid = new ArrayList<>();
+        SortedMap<Integer, CorruptionException> damaged = new TreeMap<>();
+        for (int id : ids()) {
+            try {
+                BackupInfo info = readMeta(id);
+                listSizes(PRIVATE + "/" + id, sizes);
+                for (BackupFile f : info.files()) {
+                    Long size = sizes.get(f.path());
+                    Path p = root.resolve(f.path());
+                    if (size == null) {
+                        throw new CorruptionException("backup " + id + ": file is missing", p, -1);
+                    }
+                    if (size != f.size()) {
+                        throw new CorruptionException(
+                                "backup " + id + ": size " + size + ", expected " + f.size(), p, -1);
+                    }
+                }
+                valid.add(info);
+            } catch (CorruptionException e) {
+                damaged.put(id, e);
+            }
+        }
+        return new Scan(List.copyOf(valid), damaged);
+    }
+
+    /**
+     * Adds the files of directory {@code rel} (relative to the backup directory; none if it does not exist) to {@code
+     * sizes}, by their path relative to the backup directory ("shared/NAME"), with their sizes.
+     */
+    private void listSizes(String rel, java.util.Map<String, Long> sizes) throws IOException {
+        Path d = root.resolve(rel);
+        if (!fs.exists(d)) {
+            return;
+        }
+        for (Path p : fs.list(d)) {
+            try {
+                sizes.put(rel + "/" + p.getFileName(), fs.size(p));
+            } catch (java.nio.file.NoSuchFileException gone) {
+                // removed since the listing: missing
+            }
+        }
+    }
+
     /** Backup ids with a metadata file, ascending. */
     private List<Integer> ids() throws IOException {
         List<Integer> ids = new ArrayList<>();
@@ -582,16 +630,15 @@ public final class BackupEngine {
         }
         Set<Integer> ids = new HashSet<>(ids());
         Set<String> named = new HashSet<>();
-        boolean damaged = false;
-        for (int id : ids) {
-            try {
-                for (BackupFile f : readMeta(id).files()) {
-                    named.add(f.path());
-                }
-            } catch (CorruptionException e) {
-                damaged = true; // its private directory stays (its id is in ids); its shared tables are unknown
+        Scan scan = scan();
+        for (BackupInfo b : scan.valid()) {
+            for (BackupFile f : b.files()) {
+                named.add(f.path());
             }
         }
+        // A damaged backup's private directory stays (its id is in ids), and so does every shared table: which ones
+        // it needs is unknown if its metadata is damaged, and one whose file is missing or short is left for repair.
+        boolean damaged = !scan.damaged().isEmpty();
         for (Path p : fs.list(root.resolve(PRIVATE))) {
             String name = p.getFileName().toString();
             if (!name.matches("[0-9]{1,9}") || !ids.contains(Integer.parseInt(name))) {
@@ -646,8 +693,31 @@ public final class BackupEngine {
             w.append(signed, 0, signed.length);
             w.sync();
         }
-        fs.rename(tmp, metaFile(info.id()));
-        fs.syncDirectory(root.resolve(META));
+        Path meta = metaFile(info.id());
+        try {
+            fs.rename(tmp, meta);
+            fs.syncDirectory(root.resolve(META));
+        } catch (IOException | RuntimeException e) {
+            unpublish(meta, e);
+            throw e;
+        }
+    }
+
+    /**
+     * Removes the metadata file {@code meta} of a create that failed with {@code failure} once it may have been
+     * renamed into place (RocksDB's {@code CreateNewBackup} deletes the new backup on any failure): the caller is told
+     * the create failed, so the backup must not be listed. Best effort: a problem is added to {@code failure}, and a
+     * metadata file that could not be removed leaves a whole backup (its files were synced before it was written).
+     */
+    private void unpublish(Path meta, Throwable failure) {
+        try {
+            if (fs.exists(meta)) {
+                fs.delete(meta);
+                fs.syncDirectory(root.resolve(META));
+            }
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
     }
 
     /**
