@@ -216,9 +216,11 @@ public final class BackupEngine {
                 if (parsed != null && parsed.kind() == FileNames.Kind.TABLE) {
                     String sharedName = String.format(Locale.ROOT, "%d_%08x_%d.sst", parsed.number(), crc, size);
                     Path dst = root.resolve(SHARED).resolve(sharedName);
-                    if (fs.exists(dst)) {
+                    if (fs.exists(dst) && fs.size(dst) == size) {
                         fs.delete(p);
                     } else {
+                        // Absent, or damaged (its name says its size): replaced, as RocksDB overwrites a shared file
+                        // no valid backup names, so the new backup is whole (and so is any that named the bad one).
                         fs.rename(p, dst);
                     }
                     files.add(new BackupFile(SHARED + "/" + sharedName, size, crc));
