@@ -133,11 +133,17 @@ final class BackupCommand {
                         b.files().size(),
                         b.size());
             }
-            for (int id : engine.corruptedBackups()) {
-                out.printf(
-                        "%-3d metadata damaged (backup verify %s %d names it; backup delete removes it)%n",
-                        id, backupDir, id);
-            }
+            Path metaDir = engine.directory().resolve("meta");
+            engine.corruptedBackupReasons().forEach((id, why) -> {
+                if (why.file() != null && metaDir.equals(why.file().getParent())) {
+                    out.printf(
+                            "%-3d metadata damaged (backup verify %s %d names it; backup delete removes it)%n",
+                            id, backupDir, id);
+                } else {
+                    // A file it names is missing or of the wrong size (the listing checks sizes, not checksums).
+                    out.printf("%-3d damaged: %s (backup delete removes it)%n", id, why.getMessage());
+                }
+            });
             return ExitCodes.OK;
         }
     }
@@ -234,8 +240,8 @@ final class BackupCommand {
             mixinStandardHelpOptions = true,
             description = {
                 "Keep the N newest valid backups; delete older ones and the tables only they use.",
-                "Backups whose metadata is damaged are neither counted nor deleted (as RocksDB's",
-                "PurgeOldBackups): backup delete removes them."
+                "Damaged backups (metadata, or a file missing or of the wrong size) are neither",
+                "counted nor deleted (as RocksDB's PurgeOldBackups): backup delete removes them."
             })
     static final class Purge implements Callable<Integer> {
         @Spec
@@ -262,12 +268,13 @@ final class BackupCommand {
             for (int i : deleted) {
                 out.println("backup " + i + " deleted");
             }
-            // Kept: the valid backups, those --keep counts. Backups whose metadata is damaged are neither counted nor
-            // deleted by a purge (as RocksDB's PurgeOldBackups): named apart, for backup delete.
+            // Kept: the valid backups, those --keep counts. Damaged backups (metadata, or a file missing or of the
+            // wrong size) are neither counted nor deleted by a purge (as RocksDB's PurgeOldBackups): named apart, for
+            // backup delete.
             String line = deleted.size() + " deleted, " + engine.backups().size() + " kept";
             List<Integer> damaged = engine.corruptedBackups();
             if (!damaged.isEmpty()) {
-                line += "; metadata damaged, left for backup delete: "
+                line += "; damaged, left for backup delete: "
                         + damaged.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
             }
             out.println(line);

@@ -103,11 +103,41 @@ class BackupCommandTest {
         assertThat(Cli.run("backup", "verify", backups, "2").out()).isEqualTo("backup 2: ok\n");
         Cli.Result kept = Cli.run("backup", "purge", backups, "--keep", "1");
         assertThat(kept.exitCode()).as(kept.toString()).isZero();
-        assertThat(kept.out()).isEqualTo("0 deleted, 1 kept; metadata damaged, left for backup delete: 1\n");
+        assertThat(kept.out()).isEqualTo("0 deleted, 1 kept; damaged, left for backup delete: 1\n");
         Cli.Result purged = Cli.run("backup", "purge", backups, "--keep", "0");
-        assertThat(purged.out())
-                .isEqualTo("backup 2 deleted\n1 deleted, 0 kept; metadata damaged, left for backup delete: 1\n");
+        assertThat(purged.out()).isEqualTo("backup 2 deleted\n1 deleted, 0 kept; damaged, left for backup delete: 1\n");
         assertThat(Cli.run("backup", "delete", backups, "1").out()).isEqualTo("backup 1 deleted\n");
+        assertThat(Cli.run("backup", "list", backups).out()).doesNotContain("damaged");
+    }
+
+    /**
+     * A backup naming a missing file: listed as damaged with the file, neither counted nor deleted by purge, and
+     * removed by delete.
+     */
+    @Test
+    void aBackupWithAMissingFileIsListedAsDamaged() throws Exception {
+        String db = tmp.resolve("db").toString();
+        String backups = tmp.resolve("backups").toString();
+        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
+                .isZero();
+        assertThat(Cli.run("backup", "create", db, backups).exitCode()).isZero();
+        assertThat(Cli.run("backup", "create", db, backups).exitCode()).isZero();
+        Path manifest;
+        try (java.util.stream.Stream<Path> s = Files.list(Path.of(backups, "private", "2"))) {
+            manifest = s.filter(p -> p.getFileName().toString().startsWith("MANIFEST-"))
+                    .findFirst()
+                    .orElseThrow();
+        }
+        Files.delete(manifest);
+        Cli.Result list = Cli.run("backup", "list", backups);
+        assertThat(list.exitCode()).as(list.toString()).isZero();
+        assertThat(list.out())
+                .containsPattern("(?m)^1 ")
+                .contains("2   damaged: backup 2: file is missing (file ")
+                .contains(manifest.getFileName().toString());
+        Cli.Result kept = Cli.run("backup", "purge", backups, "--keep", "0");
+        assertThat(kept.out()).isEqualTo("backup 1 deleted\n1 deleted, 0 kept; damaged, left for backup delete: 2\n");
+        assertThat(Cli.run("backup", "delete", backups, "2").out()).isEqualTo("backup 2 deleted\n");
         assertThat(Cli.run("backup", "list", backups).out()).doesNotContain("damaged");
     }
 
