@@ -31,8 +31,10 @@ import org.slf4j.Logger;
  * <p>{@link #createBackup} checkpoints the database into {@code tmp/} (hard links where it can, copies elsewhere),
  * moves each table into {@code shared/} unless a file of the same name (number, CRC32C, size) is there already, moves
  * the rest into {@code private/ID/}, syncs, and last writes {@code meta/ID} (a temp file renamed into place): the
- * backup exists once its metadata does. A create that fails removes what it had stored before it returns; what a
- * crashed create, or a failed or crashed delete, left is removed by the next create, delete or purge. Once the
+ * backup exists once its metadata does. A create that fails removes what it had stored before it returns, its
+ * metadata too if it failed after renaming it into place (syncing {@code meta/}), as RocksDB deletes a backup whose
+ * create failed, so a create that threw leaves no listed backup. What a crashed create, or a failed or crashed
+ * delete, left is removed by the next create, delete or purge. Once the
  * metadata is durable the create has succeeded: removing its emptied {@code tmp/ID/} afterwards is clean-up, and a
  * failure there is logged (a WARN on the database's info log), not thrown, as RocksDB counts a backup as created once
  * its metadata is stored; the next create, delete or purge removes the directory. The backup holds exactly the writes
@@ -46,11 +48,15 @@ import org.slf4j.Logger;
  * checking each file's size and checksum as it copies, and writes CURRENT last. A missing or damaged file is a
  * {@link CorruptionException} naming it; a restore that meets one leaves no CURRENT (and removes what it wrote).
  *
- * <p>A backup whose metadata is damaged (RocksDB's corrupt backup) is left out of {@link #backups} and named by
- * {@link #corruptedBackups}; verifying or restoring it is a {@link CorruptionException} naming the metadata file, and
- * {@link #deleteBackup} removes it ({@link #purgeOldBackups} neither counts nor deletes it). It blocks nothing else:
+ * <p>A damaged backup (RocksDB's corrupt backup) is left out of {@link #backups} and named by {@link
+ * #corruptedBackups}, with why by {@link #corruptedBackupReasons}: one whose metadata does not parse, or that names a
+ * file that is missing or not of the recorded size (checked on every listing from one listing of {@code shared/} and
+ * of each {@code private/ID/} with sizes, no checksum, as RocksDB checks when it opens). Verifying or restoring it is a
+ * {@link CorruptionException} naming the metadata file or the data file, and {@link #deleteBackup} removes it ({@link
+ * #purgeOldBackups} neither counts nor deletes it). It blocks nothing else:
  * backups are still created (with ids above it), listed, deleted and purged, but while one is damaged no shared table
- * is removed (which ones it needs is unknown), so its tables and private files stay for a repair of its metadata.
+ * is removed (which ones it needs is unknown), so its tables and private files stay for a repair of its metadata or
+ * its file; a create that stores a table again replaces a {@code shared/} file of the wrong size under its name.
  *
  * <p>One BackupEngine per backup directory at a time (it takes no lock); its methods are synchronized. The file
  * system must be the one the backed-up databases use, so that the checkpoint's files can be moved.
