@@ -114,6 +114,9 @@ final class Ingester {
             for (Input in : inputs) {
                 in.reader.close();
             }
+            // The pass the install put off (it dropped the old Version under the mutex), run here: out of the write
+            // queue, whose head the ingestion held (every write waited behind it), and out of the compaction lock.
+            obsolete.delete();
         }
     }
 
@@ -326,8 +329,7 @@ final class Ingester {
                 obsolete.released(f.number());
             }
         }
-        state.versionChanged();
-        obsolete.delete(); // the pass the install put off (it dropped the old Version under the mutex)
+        state.versionChanged(); // the obsolete-file pass this put off runs in run(), once the write queue is left
         for (FileMetaData f : added) {
             events.post(l -> l.onTableFileCreated(new EventListener.TableFileCreatedInfo(
                     FileNames.tableFile(dir, f.number()),

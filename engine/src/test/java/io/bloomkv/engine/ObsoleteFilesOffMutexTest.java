@@ -150,6 +150,82 @@ class ObsoleteFilesOffMutexTest {
                 .isEmpty();
     }
 
+    /**
+     * Holds the deletion pass of one thread (the ingesting one) in its directory listing until released: the listing
+     * is a pass's first step, so while it is held the pass is in progress on that thread.
+     */
+    static final class PassHoldingFileSystem extends ForwardingFileSystem {
+        final AtomicReference<Thread> holdOn = new AtomicReference<>();
+        final java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+
+        PassHoldingFileSystem() {
+            super(FileSystem.disk());
+        }
+
+        @Override
+        public List<Path> list(Path d) throws IOException {
+            if (Thread.currentThread() == holdOn.get() && inDeletionPass()) {
+                entered.countDown();
+                try {
+                    release.await(60, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return super.list(d);
+        }
+
+        private static boolean inDeletionPass() {
+            for (StackTraceElement e : new Throwable().getStackTrace()) {
+                if (e.getClassName().equals(ObsoleteFiles.class.getName())
+                        && e.getMethodName().equals("delete")) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * The pass an ingestion runs after its install does not hold up writes: a put made while that pass is in progress
+     * returns. Before, the pass ran at the head of the write queue (inside the ingestion's exclusive turn), so every
+     * write waited for its listing and unlinks, as it had waited under the mutex.
+     */
+    @Test
+    void aWriteDoesNotWaitForTheIngestionsDeletionPass() throws Exception {
+        PassHoldingFileSystem fs = new PassHoldingFileSystem();
+        Options options = Options.defaults().autoCompaction(false).fileSystem(fs);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try (Db db = Db.open(dir, options)) {
+            put(db, 0, 100);
+            db.flush();
+            Path file = externalFile("a.sst", 900000, 900100, options);
+            java.util.concurrent.Future<?> ingest = pool.submit(() -> {
+                fs.holdOn.set(Thread.currentThread());
+                db.ingest(List.of(file), IngestOptions.defaults());
+            });
+            try {
+                assertThat(fs.entered.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                        .as("the ingestion runs a deletion pass")
+                        .isTrue();
+                java.util.concurrent.Future<?> write = pool.submit(() -> db.put(bytes("w"), bytes("v")));
+                try {
+                    write.get(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError("a put waited for the ingestion's deletion pass", e);
+                }
+            } finally {
+                fs.release.countDown();
+            }
+            ingest.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(db.get(bytes("w"))).isEqualTo(bytes("v"));
+            assertThat(db.get(bytes("k900050"))).hasSize(50);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void flushAndCompactRangeReturnWithTheirObsoleteFilesGone() throws IOException {
         try (Db db = Db.open(dir, Options.defaults().autoCompaction(false))) {
