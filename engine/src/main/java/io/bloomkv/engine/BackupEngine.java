@@ -33,11 +33,12 @@ import org.slf4j.Logger;
  * the rest into {@code private/ID/}, syncs, and last writes {@code meta/ID} (a temp file renamed into place): the
  * backup exists once its metadata does. A create that fails removes what it had stored before it returns, its
  * metadata too if it failed after renaming it into place (syncing {@code meta/}), as RocksDB deletes a backup whose
- * create failed, so a create that threw leaves no listed backup. What a crashed create, or a failed or crashed
- * delete, left is removed by the next create, delete or purge. Once the
- * metadata is durable the create has succeeded: removing its emptied {@code tmp/ID/} afterwards is clean-up, and a
- * failure there is logged (a WARN on the database's info log), not thrown, as RocksDB counts a backup as created once
- * its metadata is stored; the next create, delete or purge removes the directory. The backup holds exactly the writes
+ * create failed, so a create that threw leaves no listed backup (its data is removed only once {@code meta/} syncs,
+ * so that the metadata cannot come back after a crash naming removed files). What a crashed create, or a failed or
+ * crashed delete, left is removed by the next create, delete or purge. Once the metadata is durable the create has
+ * succeeded: removing its emptied {@code tmp/ID/} afterwards is clean-up, and a failure there is logged (a WARN on
+ * the database's info log), not thrown, as RocksDB counts a backup as created once its metadata is stored; the next
+ * create, delete or purge removes the directory. The backup holds exactly the writes
  * acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
  *
  * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
@@ -633,6 +634,10 @@ public final class BackupEngine {
      * metadata, metadata temp files, and shared tables no backup names.
      */
     private void removeLeftovers() throws IOException {
+        // Data goes only after the metadata naming it is durably gone: a metadata file unlinked without a sync of
+        // meta/ (a failed create's, whose sync of meta/ failed, see unpublish) may come back after a crash, naming the
+        // files removed here. If meta/ cannot be synced, nothing is removed (the next create, delete or purge does it).
+        fs.syncDirectory(root.resolve(META));
         for (Path dir : fs.list(root.resolve(TMP))) {
             deleteTree(dir);
         }

@@ -820,6 +820,51 @@ class BackupEngineTest {
         }
     }
 
+    /**
+     * Syncing meta/ fails for good once the metadata file was renamed into place: the create removes the metadata
+     * but cannot make that removal durable, so it removes none of the data the metadata names (after a crash the
+     * metadata could come back, naming files that are gone). Once meta/ syncs again, the next purge removes them.
+     */
+    @Test
+    void aFailedCreateRemovesNoDataWhileItsMetadataRemovalIsNotDurable() throws IOException {
+        long seed = TestSeeds.seed("BackupEngineTest.metaSyncDown");
+        Random rnd = new Random(seed);
+        FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+        Path root = dir.resolve("backups");
+        BackupEngine backups = BackupEngine.open(root, fs);
+        Path meta = root.resolve("meta");
+        TreeMap<String, byte[]> model = new TreeMap<>();
+        try (Db db = Db.open(dir.resolve("db"), small(fs))) {
+            load(db, model, rnd, 500);
+            db.flush();
+            AtomicInteger renamed = new AtomicInteger();
+            FaultInjectingFileSystem.Fault rename = fs.inject((op, p) -> {
+                if (op == FaultInjectingFileSystem.Op.RENAME && p.equals(meta.resolve("1"))) {
+                    renamed.incrementAndGet();
+                }
+                return false;
+            });
+            FaultInjectingFileSystem.Fault fault = fs.inject(
+                    (op, p) -> op == FaultInjectingFileSystem.Op.SYNC_DIR && p.equals(meta) && renamed.get() > 0);
+            assertThatThrownBy(() -> backups.createBackup(db)).isInstanceOf(BloomKvIOException.class);
+            assertThat(fault.fired()).as("seed " + seed).isGreaterThanOrEqualTo(2); // the create's and the removal's
+            assertThat(Files.exists(meta.resolve("1"))).isFalse();
+            assertThat(storedShared(root))
+                    .as("seed " + seed + ": the tables the unsynced metadata names stay")
+                    .isNotEmpty();
+            assertThat(Files.exists(root.resolve("private").resolve("1")))
+                    .as("and its private files")
+                    .isTrue();
+            fault.remove();
+            rename.remove();
+            assertThat(backups.purgeOldBackups(0)).isEmpty();
+            assertThat(storedShared(root)).as("removed once meta/ syncs").isEmpty();
+            assertThat(Files.exists(root.resolve("private").resolve("1"))).isFalse();
+            BackupEngine.BackupInfo next = backups.createBackup(db);
+            backups.verify(next.id());
+        }
+    }
+
     /** Three backups of one database, the later ones sharing tables with the earlier; returns each one's contents. */
     private static java.util.List<TreeMap<String, String>> threeBackups(Db db, BackupEngine backups, Random rnd) {
         TreeMap<String, byte[]> model = new TreeMap<>();
