@@ -59,9 +59,10 @@ class CloseFromListenerTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void closeFromACompactRangeCallersListenerCloses() throws Exception {
-        runWithFaultOn("main", true);
+        runWithFaultOn(null, true);
     }
 
+    /** {@code threadPrefix}: the background thread whose table creation fails (unused with compactRange). */
     private void runWithFaultOn(String threadPrefix, boolean viaCompactRange) throws Exception {
         long tablesBefore = TableReader.liveTables();
         long filterBytesBefore = TableReader.liveFilterBytes();
@@ -117,6 +118,9 @@ class CloseFromListenerTest {
             assertThat(closer.asked.await(60, TimeUnit.SECONDS))
                     .as("onBackgroundError was called")
                     .isTrue();
+            assertThat(closer.thread.get())
+                    .as("the thread onBackgroundError ran on")
+                    .startsWith(viaCompactRange ? Thread.currentThread().getName() : threadPrefix);
             assertThat(closer.thrown.get())
                     .as("close from " + closer.thread.get())
                     .isNull();
