@@ -62,8 +62,11 @@ interface CompactionEnv {
     /** Output {@code number} is named by a live Version now (or was abandoned). */
     void outputRecorded(long number);
 
-    /** A compaction's edit was installed: republish to readers and delete what became obsolete. */
+    /** A compaction's edit was installed: republish to readers ({@link #deleteObsoleteFiles} follows). */
     void versionInstalled();
+
+    /** Deletes what an installed edit made obsolete; never under the database mutex (see ObsoleteFiles). */
+    void deleteObsoleteFiles();
 
     /** Where compaction events go. */
     Events events();

@@ -335,6 +335,7 @@ final class Compactor {
             edit.compactPointer(c.level(), largest);
             env.versions().logAndApply(edit);
             env.versionInstalled();
+            env.deleteObsoleteFiles();
             events.post(l -> l.onCompactionCompleted(new EventListener.CompactionCompletedInfo(
                     events.directory(),
                     c.level(),
@@ -436,6 +437,7 @@ final class Compactor {
         if (holdingSnapshots) {
             env.releaseSnapshots(); // after the install: a snapshot taken now reads the new Version
         }
+        env.deleteObsoleteFiles(); // after the release: new snapshots do not wait for the unlinks
     }
 
     /** Whether the calling thread holds the compaction lock (tests check that listeners never run under it). */

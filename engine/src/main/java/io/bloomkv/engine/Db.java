@@ -1340,6 +1340,10 @@ public final class Db implements AutoCloseable {
         @Override
         public void versionInstalled() {
             state.versionChanged();
+        }
+
+        @Override
+        public void deleteObsoleteFiles() {
             obsolete.delete();
         }
 

@@ -148,6 +148,7 @@ final class FileRangeDeleter {
         } finally {
             state.unlock();
         }
+        boolean installed = false;
         try {
             long newestSnapshot = snapshots.newest(-1);
             VersionEdit edit = new VersionEdit();
@@ -177,7 +178,7 @@ final class FileRangeDeleter {
                 throw e;
             }
             state.versionChanged();
-            obsolete.delete();
+            installed = true;
             return removed;
         } finally {
             state.lock();
@@ -186,6 +187,9 @@ final class FileRangeDeleter {
                 state.signalChangeHeld();
             } finally {
                 state.unlock();
+            }
+            if (installed) {
+                obsolete.delete(); // once snapshots are let go: they do not wait for the unlinks
             }
         }
     }

@@ -163,9 +163,12 @@ class ObsoleteFilesOffMutexTest {
             super(FileSystem.disk());
         }
 
+        /** When set, only a pass called from this class is held. */
+        volatile Class<?> calledFrom;
+
         @Override
         public List<Path> list(Path d) throws IOException {
-            if (Thread.currentThread() == holdOn.get() && inDeletionPass()) {
+            if (Thread.currentThread() == holdOn.get() && inDeletionPass() && calledFromWanted()) {
                 entered.countDown();
                 try {
                     release.await(60, java.util.concurrent.TimeUnit.SECONDS);
@@ -174,6 +177,19 @@ class ObsoleteFilesOffMutexTest {
                 }
             }
             return super.list(d);
+        }
+
+        private boolean calledFromWanted() {
+            Class<?> c = calledFrom;
+            if (c == null) {
+                return true;
+            }
+            for (StackTraceElement e : new Throwable().getStackTrace()) {
+                if (e.getClassName().equals(c.getName())) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private static boolean inDeletionPass() {
@@ -221,6 +237,87 @@ class ObsoleteFilesOffMutexTest {
             ingest.get(60, java.util.concurrent.TimeUnit.SECONDS);
             assertThat(db.get(bytes("w"))).isEqualTo(bytes("v"));
             assertThat(db.get(bytes("k900050"))).hasSize(50);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * The pass after {@code deleteFilesInRange} runs once new snapshots are let go again: a snapshot taken while that
+     * pass is in progress returns. Before, the pass ran while {@code deletingFiles} held snapshots back.
+     */
+    @Test
+    void aSnapshotDoesNotWaitForTheDeleteFilesInRangePass() throws Exception {
+        PassHoldingFileSystem fs = new PassHoldingFileSystem();
+        Options options = Options.defaults().autoCompaction(false).fileSystem(fs);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try (Db db = Db.open(dir, options)) {
+            put(db, 0, 100);
+            db.flush();
+            put(db, 500, 600);
+            db.flush();
+            java.util.concurrent.Future<?> drop = pool.submit(() -> {
+                fs.holdOn.set(Thread.currentThread());
+                assertThat(db.deleteFilesInRange(bytes("k"), bytes("l"))).isEqualTo(2);
+            });
+            try {
+                assertThat(fs.entered.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                        .as("deleteFilesInRange runs a deletion pass")
+                        .isTrue();
+                java.util.concurrent.Future<Snapshot> snap = pool.submit(db::getSnapshot);
+                try {
+                    db.releaseSnapshot(snap.get(10, java.util.concurrent.TimeUnit.SECONDS));
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError("a snapshot waited for deleteFilesInRange's deletion pass", e);
+                }
+            } finally {
+                fs.release.countDown();
+            }
+            drop.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * A compaction whose filter changed entries holds new snapshots back until its install; its deletion pass runs
+     * after it lets them go, so a snapshot taken while that pass is in progress returns.
+     */
+    @Test
+    void aSnapshotDoesNotWaitForAFilteredCompactionsPass() throws Exception {
+        PassHoldingFileSystem fs = new PassHoldingFileSystem();
+        fs.calledFrom = Compactor.class; // not the pass of the flush compactRange starts with
+        Options options = Options.defaults()
+                .autoCompaction(false)
+                .fileSystem(fs)
+                .compactionFilter((level, bottommost, key, value) ->
+                        key[key.length - 1] == '0' ? CompactionFilter.Decision.REMOVE : CompactionFilter.Decision.KEEP);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try (Db db = Db.open(dir, options)) {
+            put(db, 0, 100);
+            db.flush();
+            put(db, 50, 150);
+            db.flush();
+            java.util.concurrent.Future<?> compact = pool.submit(() -> {
+                fs.holdOn.set(Thread.currentThread());
+                db.compactRange(null, null);
+            });
+            try {
+                assertThat(fs.entered.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                        .as("the compaction runs a deletion pass")
+                        .isTrue();
+                java.util.concurrent.Future<Snapshot> snap = pool.submit(db::getSnapshot);
+                try {
+                    db.releaseSnapshot(snap.get(10, java.util.concurrent.TimeUnit.SECONDS));
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError("a snapshot waited for the filtered compaction's deletion pass", e);
+                }
+            } finally {
+                fs.release.countDown();
+            }
+            compact.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(db.get(bytes("k000010"))).as("filtered out").isNull();
+            assertThat(db.get(bytes("k000011"))).hasSize(100);
         } finally {
             pool.shutdownNow();
         }
