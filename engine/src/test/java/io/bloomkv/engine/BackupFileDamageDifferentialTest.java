@@ -8,7 +8,6 @@ import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -155,20 +154,10 @@ class BackupFileDamageDifferentialTest {
 
     /** The file the last backup added to {@code shared}: the one name not in {@code before}. */
     private static Path added(Path shared, Set<String> before) throws IOException {
-        Set<String> now = names(shared);
+        Set<String> now = BackupIds.names(shared);
         now.removeAll(before);
         assertThat(now).as("tables added to " + shared).hasSize(1);
         return shared.resolve(now.iterator().next());
-    }
-
-    private static Set<String> names(Path d) throws IOException {
-        try (Stream<Path> s = Files.list(d)) {
-            return new TreeSet<>(s.map(p -> p.getFileName().toString()).toList());
-        }
-    }
-
-    private static List<Integer> ints(int[] ids) {
-        return Arrays.stream(ids).sorted().boxed().toList();
     }
 
     private Run rocks(String name, int n, int victim, Damage d, int keep) throws RocksDBException, IOException {
@@ -184,7 +173,7 @@ class BackupFileDamageDifferentialTest {
             Path victimTable = null;
             try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
                 for (int i = 1; i <= n; i++) {
-                    Set<String> before = Files.isDirectory(shared) ? names(shared) : Set.of();
+                    Set<String> before = Files.isDirectory(shared) ? BackupIds.names(shared) : Set.of();
                     db.put(("k" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8));
                     db.flush(flush);
                     engine.createNewBackup(db, true);
@@ -202,34 +191,27 @@ class BackupFileDamageDifferentialTest {
             List<Integer> validAfter;
             List<Integer> corruptAfter;
             try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
-                validBefore = rocksValid(engine);
-                corruptBefore = ints(engine.getCorruptedBackups());
+                validBefore = BackupIds.valid(engine);
+                corruptBefore = BackupIds.sorted(engine.getCorruptedBackups());
                 engine.purgeOldBackups(keep);
-                validAfter = rocksValid(engine);
-                corruptAfter = ints(engine.getCorruptedBackups());
+                validAfter = BackupIds.valid(engine);
+                corruptAfter = BackupIds.sorted(engine.getCorruptedBackups());
             }
-            Set<String> metaAfter = names(backupDir.resolve("meta"));
+            Set<String> metaAfter = BackupIds.names(backupDir.resolve("meta"));
             int nextId;
             try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
                 db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
                 engine.createNewBackup(db, true);
-                List<Integer> all = rocksValid(engine);
+                List<Integer> all = BackupIds.valid(engine);
                 nextId = all.get(all.size() - 1);
             }
             try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
                 return new Run(
                         new Outcome(validBefore, corruptBefore, validAfter, corruptAfter, metaAfter, nextId),
-                        rocksValid(engine),
-                        ints(engine.getCorruptedBackups()));
+                        BackupIds.valid(engine),
+                        BackupIds.sorted(engine.getCorruptedBackups()));
             }
         }
-    }
-
-    private static List<Integer> rocksValid(org.rocksdb.BackupEngine engine) {
-        List<Integer> ids = new ArrayList<>();
-        engine.getBackupInfo().forEach(b -> ids.add(b.backupId()));
-        ids.sort(null);
-        return ids;
     }
 
     private Run bloomkv(String name, int n, int victim, Damage d, int keep) throws IOException {
@@ -240,7 +222,7 @@ class BackupFileDamageDifferentialTest {
             BackupEngine first = BackupEngine.open(backupDir);
             Path victimTable = null;
             for (int i = 1; i <= n; i++) {
-                Set<String> before = names(shared);
+                Set<String> before = BackupIds.names(shared);
                 db.put(("k" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8));
                 db.flush();
                 first.createBackup(db);
@@ -249,23 +231,23 @@ class BackupFileDamageDifferentialTest {
                 }
             }
             damage(d, victimTable, backupDir.resolve("private").resolve(Integer.toString(victim)));
-            Set<String> sharedBefore = names(shared);
+            Set<String> sharedBefore = BackupIds.names(shared);
             BackupEngine engine = BackupEngine.open(backupDir);
-            List<Integer> validBefore = ids(engine);
+            List<Integer> validBefore = BackupIds.valid(engine);
             List<Integer> corruptBefore = engine.corruptedBackups();
             assertThat(engine.corruptedBackupReasons().keySet()).containsExactlyElementsOf(corruptBefore);
             for (CorruptionException why : engine.corruptedBackupReasons().values()) {
                 assertThat(why.getMessage()).containsAnyOf("file is missing", "expected");
             }
             List<Integer> deleted = engine.purgeOldBackups(keep);
-            List<Integer> validAfter = ids(engine);
+            List<Integer> validAfter = BackupIds.valid(engine);
             List<Integer> corruptAfter = engine.corruptedBackups();
-            Set<String> metaAfter = names(backupDir.resolve("meta"));
+            Set<String> metaAfter = BackupIds.names(backupDir.resolve("meta"));
             List<Integer> expectDeleted = new ArrayList<>(validBefore);
             expectDeleted.removeAll(validAfter);
             assertThat(deleted).as("ids purgeOldBackups returned").isEqualTo(expectDeleted);
             if (!corruptAfter.isEmpty()) {
-                assertThat(names(shared))
+                assertThat(BackupIds.names(shared))
                         .as("no shared table removed while one is damaged")
                         .isEqualTo(sharedBefore);
             }
@@ -279,12 +261,8 @@ class BackupFileDamageDifferentialTest {
             BackupEngine last = BackupEngine.open(backupDir);
             return new Run(
                     new Outcome(validBefore, corruptBefore, validAfter, corruptAfter, metaAfter, nextId),
-                    ids(last),
+                    BackupIds.valid(last),
                     last.corruptedBackups());
         }
-    }
-
-    private static List<Integer> ids(BackupEngine engine) {
-        return engine.backups().stream().map(BackupEngine.BackupInfo::id).toList();
     }
 }

@@ -7,12 +7,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.BackupEngineOptions;
@@ -101,16 +99,6 @@ class BackupPurgeDifferentialTest {
         Files.write(meta, out);
     }
 
-    private static Set<String> metaFiles(Path backupDir) throws IOException {
-        try (Stream<Path> s = Files.list(backupDir.resolve("meta"))) {
-            return new TreeSet<>(s.map(p -> p.getFileName().toString()).toList());
-        }
-    }
-
-    private static List<Integer> ints(int[] ids) {
-        return Arrays.stream(ids).sorted().boxed().toList();
-    }
-
     private Outcome rocks(String name, int n, Set<Integer> damaged, int keep) throws RocksDBException, IOException {
         Path dbDir = dir.resolve(name + "-rocks-db");
         Path backupDir = dir.resolve(name + "-rocks-backups");
@@ -134,13 +122,13 @@ class BackupPurgeDifferentialTest {
             List<Integer> validAfter;
             List<Integer> corruptAfter;
             try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
-                validBefore = rocksValid(engine);
-                corruptBefore = ints(engine.getCorruptedBackups());
+                validBefore = BackupIds.valid(engine);
+                corruptBefore = BackupIds.sorted(engine.getCorruptedBackups());
                 engine.purgeOldBackups(keep);
-                validAfter = rocksValid(engine);
-                corruptAfter = ints(engine.getCorruptedBackups());
+                validAfter = BackupIds.valid(engine);
+                corruptAfter = BackupIds.sorted(engine.getCorruptedBackups());
             }
-            Set<String> metaAfter = metaFiles(backupDir);
+            Set<String> metaAfter = BackupIds.names(backupDir.resolve("meta"));
             for (int id : corruptAfter) {
                 // RocksDB's garbage collection removed the corrupt backup's private files (bloomkv keeps them).
                 assertThat(Files.exists(backupDir.resolve("private").resolve(Integer.toString(id))))
@@ -152,18 +140,11 @@ class BackupPurgeDifferentialTest {
             try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
                 db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
                 engine.createNewBackup(db, true);
-                List<Integer> all = rocksValid(engine);
+                List<Integer> all = BackupIds.valid(engine);
                 int nextId = all.get(all.size() - 1);
                 return new Outcome(validBefore, corruptBefore, validAfter, corruptAfter, metaAfter, nextId);
             }
         }
-    }
-
-    private static List<Integer> rocksValid(org.rocksdb.BackupEngine engine) {
-        List<Integer> ids = new ArrayList<>();
-        engine.getBackupInfo().forEach(b -> ids.add(b.backupId()));
-        ids.sort(null);
-        return ids;
     }
 
     private Outcome bloomkv(String name, int n, Set<Integer> damaged, int keep) throws IOException {
@@ -179,14 +160,14 @@ class BackupPurgeDifferentialTest {
             for (int id : damaged) {
                 damage(backupDir, id);
             }
-            Set<String> sharedBefore = shared(backupDir);
+            Set<String> sharedBefore = BackupIds.names(backupDir.resolve("shared"));
             BackupEngine engine = BackupEngine.open(backupDir);
-            List<Integer> validBefore = ids(engine);
+            List<Integer> validBefore = BackupIds.valid(engine);
             List<Integer> corruptBefore = engine.corruptedBackups();
             List<Integer> deleted = engine.purgeOldBackups(keep);
-            List<Integer> validAfter = ids(engine);
+            List<Integer> validAfter = BackupIds.valid(engine);
             List<Integer> corruptAfter = engine.corruptedBackups();
-            Set<String> metaAfter = metaFiles(backupDir);
+            Set<String> metaAfter = BackupIds.names(backupDir.resolve("meta"));
             List<Integer> expectDeleted = new ArrayList<>(validBefore);
             expectDeleted.removeAll(validAfter);
             assertThat(deleted).as("ids purgeOldBackups returned").isEqualTo(expectDeleted);
@@ -196,7 +177,7 @@ class BackupPurgeDifferentialTest {
                         .isTrue();
             }
             if (!corruptAfter.isEmpty()) {
-                assertThat(shared(backupDir))
+                assertThat(BackupIds.names(backupDir.resolve("shared")))
                         .as("no shared table removed while one is damaged")
                         .isEqualTo(sharedBefore);
             }
@@ -208,16 +189,6 @@ class BackupPurgeDifferentialTest {
             int nextId = reopened.createBackup(db).id();
             reopened.verify(nextId);
             return new Outcome(validBefore, corruptBefore, validAfter, corruptAfter, metaAfter, nextId);
-        }
-    }
-
-    private static List<Integer> ids(BackupEngine engine) {
-        return engine.backups().stream().map(BackupEngine.BackupInfo::id).toList();
-    }
-
-    private static Set<String> shared(Path backupDir) throws IOException {
-        try (Stream<Path> s = Files.list(backupDir.resolve("shared"))) {
-            return new TreeSet<>(s.map(p -> p.getFileName().toString()).toList());
         }
     }
 }

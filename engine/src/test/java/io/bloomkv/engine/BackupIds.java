@@ -1,0 +1,41 @@
+package io.bloomkv.engine;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/** What the backup differential tests compare on both engines: backup ids, sorted, and the names in a directory. */
+final class BackupIds {
+    private BackupIds() {}
+
+    /** bloomkv's valid backups, in id order. */
+    static List<Integer> valid(BackupEngine engine) {
+        return engine.backups().stream().map(BackupEngine.BackupInfo::id).toList();
+    }
+
+    /** RocksDB's valid backups (GetBackupInfo leaves out corrupt ones), in id order. */
+    static List<Integer> valid(org.rocksdb.BackupEngine engine) {
+        List<Integer> ids = new ArrayList<>();
+        engine.getBackupInfo().forEach(b -> ids.add(b.backupId()));
+        ids.sort(null);
+        return ids;
+    }
+
+    /** RocksDB's corrupt backup ids, as bloomkv lists its own: sorted. */
+    static List<Integer> sorted(int[] ids) {
+        return Arrays.stream(ids).sorted().boxed().toList();
+    }
+
+    /** The file names in {@code dir}, sorted. */
+    static Set<String> names(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return new TreeSet<>(s.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+}
