@@ -217,24 +217,13 @@ class ObsoleteFilesOffMutexTest {
             put(db, 0, 100);
             db.flush();
             Path file = externalFile("a.sst", 900000, 900100, options);
-            java.util.concurrent.Future<?> ingest = pool.submit(() -> {
-                fs.holdOn.set(Thread.currentThread());
-                db.ingest(List.of(file), IngestOptions.defaults());
-            });
-            try {
-                assertThat(fs.entered.await(60, java.util.concurrent.TimeUnit.SECONDS))
-                        .as("the ingestion runs a deletion pass")
-                        .isTrue();
-                java.util.concurrent.Future<?> write = pool.submit(() -> db.put(bytes("w"), bytes("v")));
-                try {
-                    write.get(10, java.util.concurrent.TimeUnit.SECONDS);
-                } catch (java.util.concurrent.TimeoutException e) {
-                    throw new AssertionError("a put waited for the ingestion's deletion pass", e);
-                }
-            } finally {
-                fs.release.countDown();
-            }
-            ingest.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            whileItsPassIsHeld(
+                    fs,
+                    pool,
+                    "the ingestion",
+                    () -> db.ingest(List.of(file), IngestOptions.defaults()),
+                    "a put",
+                    () -> db.put(bytes("w"), bytes("v")));
             assertThat(db.get(bytes("w"))).isEqualTo(bytes("v"));
             assertThat(db.get(bytes("k900050"))).hasSize(50);
         } finally {
@@ -256,24 +245,14 @@ class ObsoleteFilesOffMutexTest {
             db.flush();
             put(db, 500, 600);
             db.flush();
-            java.util.concurrent.Future<?> drop = pool.submit(() -> {
-                fs.holdOn.set(Thread.currentThread());
-                assertThat(db.deleteFilesInRange(bytes("k"), bytes("l"))).isEqualTo(2);
-            });
-            try {
-                assertThat(fs.entered.await(60, java.util.concurrent.TimeUnit.SECONDS))
-                        .as("deleteFilesInRange runs a deletion pass")
-                        .isTrue();
-                java.util.concurrent.Future<Snapshot> snap = pool.submit(db::getSnapshot);
-                try {
-                    db.releaseSnapshot(snap.get(10, java.util.concurrent.TimeUnit.SECONDS));
-                } catch (java.util.concurrent.TimeoutException e) {
-                    throw new AssertionError("a snapshot waited for deleteFilesInRange's deletion pass", e);
-                }
-            } finally {
-                fs.release.countDown();
-            }
-            drop.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            whileItsPassIsHeld(
+                    fs,
+                    pool,
+                    "deleteFilesInRange",
+                    () -> assertThat(db.deleteFilesInRange(bytes("k"), bytes("l")))
+                            .isEqualTo(2),
+                    "a snapshot",
+                    () -> db.releaseSnapshot(db.getSnapshot()));
         } finally {
             pool.shutdownNow();
         }
@@ -298,29 +277,50 @@ class ObsoleteFilesOffMutexTest {
             db.flush();
             put(db, 50, 150);
             db.flush();
-            java.util.concurrent.Future<?> compact = pool.submit(() -> {
-                fs.holdOn.set(Thread.currentThread());
-                db.compactRange(null, null);
-            });
-            try {
-                assertThat(fs.entered.await(60, java.util.concurrent.TimeUnit.SECONDS))
-                        .as("the compaction runs a deletion pass")
-                        .isTrue();
-                java.util.concurrent.Future<Snapshot> snap = pool.submit(db::getSnapshot);
-                try {
-                    db.releaseSnapshot(snap.get(10, java.util.concurrent.TimeUnit.SECONDS));
-                } catch (java.util.concurrent.TimeoutException e) {
-                    throw new AssertionError("a snapshot waited for the filtered compaction's deletion pass", e);
-                }
-            } finally {
-                fs.release.countDown();
-            }
-            compact.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            whileItsPassIsHeld(
+                    fs,
+                    pool,
+                    "the filtered compaction",
+                    () -> db.compactRange(null, null),
+                    "a snapshot",
+                    () -> db.releaseSnapshot(db.getSnapshot()));
             assertThat(db.get(bytes("k000010"))).as("filtered out").isNull();
             assertThat(db.get(bytes("k000011"))).hasSize(100);
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Runs {@code work} on a thread of {@code pool} whose deletion pass {@code fs} holds in its listing, then
+     * {@code other} on another: {@code other} must return within 10 s, while the pass is held.
+     */
+    private static void whileItsPassIsHeld(
+            PassHoldingFileSystem fs,
+            java.util.concurrent.ExecutorService pool,
+            String work,
+            Runnable task,
+            String other,
+            Runnable otherTask)
+            throws Exception {
+        java.util.concurrent.Future<?> held = pool.submit(() -> {
+            fs.holdOn.set(Thread.currentThread());
+            task.run();
+        });
+        try {
+            assertThat(fs.entered.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                    .as(work + " runs a deletion pass")
+                    .isTrue();
+            java.util.concurrent.Future<?> meanwhile = pool.submit(otherTask);
+            try {
+                meanwhile.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError(other + " waited for the deletion pass of " + work, e);
+            }
+        } finally {
+            fs.release.countDown();
+        }
+        held.get(60, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     @Test
