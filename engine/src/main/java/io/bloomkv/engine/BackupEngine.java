@@ -94,10 +94,18 @@ public final class BackupEngine {
         }
     }
 
-    private BackupEngine(FileSystem fs, Path root, Logger log) {
+    /**
+     * Guarded by this: the highest backup id this engine has seen (at open, or created since), so that the id of a
+     * newest backup deleted while the engine is open is not given again before a reopen (RocksDB's
+     * {@code latest_backup_id_}). A create that fails does not count: its id is given to the next create.
+     */
+    private int latestId;
+
+    private BackupEngine(FileSystem fs, Path root, Logger log, int latestId) {
         this.fs = fs;
         this.root = root;
         this.log = log;
+        this.latestId = latestId;
     }
 
     /** The backups in {@code backupDir} on the real file system (the directory is created if missing). */
@@ -125,12 +133,13 @@ public final class BackupEngine {
             for (String d : List.of(META, SHARED, PRIVATE, TMP)) {
                 fs.createDirectories(root.resolve(d));
             }
+            List<Integer> ids = ids(fs, root);
+            return new BackupEngine(fs, root, log, ids.isEmpty() ? 0 : ids.get(ids.size() - 1));
         } catch (java.nio.file.NotDirectoryException | java.nio.file.FileAlreadyExistsException e) {
             throw new InvalidArgumentException("backup directory is a file: " + root);
         } catch (IOException e) {
             throw new BloomKvIOException("cannot open backup directory " + root, e);
         }
-        return new BackupEngine(fs, root, log);
     }
 
     /** The backup directory (absolute). */
@@ -173,7 +182,9 @@ public final class BackupEngine {
      * Backs up {@code db} (a writable database on this engine's file system): a new backup holding exactly the
      * writes acknowledged before the call. Tables already in the backup directory are not copied again. Returns once
      * the backup's metadata is durable; a failure to remove the emptied work directory {@code tmp/ID/} after that is
-     * logged, not thrown (the backup exists and is whole), and the next create, delete or purge removes it.
+     * logged, not thrown (the backup exists and is whole), and the next create, delete or purge removes it. Its id
+     * is one above every id this engine has seen since it was opened, so a deleted newest backup's id is not given
+     * again until a reopen (RocksDB's ids, likewise); a create that failed leaves its id to the next.
      */
     public BackupInfo createBackup(Db db) {
         return createBackup(db, Progress.NONE);
@@ -241,6 +252,7 @@ public final class BackupEngine {
             fs.syncDirectory(priv);
             BackupInfo info = new BackupInfo(id, System.currentTimeMillis(), List.copyOf(files));
             writeMeta(info);
+            latestId = Math.max(latestId, id);
             // The backup exists (its metadata is durable): from here on nothing may fail the create or remove it.
             removeWorkDirectory(db, id, tmp);
             return info;
@@ -598,8 +610,12 @@ public final class BackupEngine {
         }
     }
 
-    /** Backup ids with a metadata file, ascending. */
+    /** Backup ids with a metadata file (parsable or not), ascending. */
     private List<Integer> ids() throws IOException {
+        return ids(fs, root);
+    }
+
+    private static List<Integer> ids(FileSystem fs, Path root) throws IOException {
         List<Integer> ids = new ArrayList<>();
         for (Path p : fs.list(root.resolve(META))) {
             String name = p.getFileName().toString();
@@ -620,9 +636,9 @@ public final class BackupEngine {
 
     private int nextId() throws IOException {
         List<Integer> ids = ids();
-        int next = ids.isEmpty() ? 1 : ids.get(ids.size() - 1) + 1;
-        // A private directory left by a failed create is removed by removeLeftovers; never reuse a live one.
-        return next;
+        // Above every id with metadata and every id this engine has seen (a deleted newest one included). A private
+        // directory left by a failed create is removed by removeLeftovers; a live one is never reused.
+        return Math.max(ids.isEmpty() ? 0 : ids.get(ids.size() - 1), latestId) + 1;
     }
 
     private Path metaFile(int id) {

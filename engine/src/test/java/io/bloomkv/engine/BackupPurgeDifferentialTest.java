@@ -56,6 +56,61 @@ class BackupPurgeDifferentialTest {
         assertThat(ours).isEqualTo(rocks);
     }
 
+    /**
+     * The ids given after the newest backups are deleted: while the engine stays open, not the deleted ids again
+     * (RocksDB keeps its latest id in memory); after a reopen, one above the highest id left.
+     */
+    @Test
+    void aDeletedNewestBackupsIdIsNotGivenAgainWhileTheEngineIsOpen() throws Exception {
+        List<Integer> rocks = new ArrayList<>();
+        Path rocksBackups = dir.resolve("ids-rocks-backups");
+        Files.createDirectories(rocksBackups);
+        try (org.rocksdb.Options options = new org.rocksdb.Options().setCreateIfMissing(true);
+                RocksDB db = RocksDB.open(options, dir.resolve("ids-rocks-db").toString());
+                BackupEngineOptions beo = new BackupEngineOptions(rocksBackups.toString())) {
+            try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
+                for (int i = 0; i < 3; i++) {
+                    db.put(("k" + i).getBytes(UTF_8), "v".getBytes(UTF_8));
+                    engine.createNewBackup(db, true);
+                }
+                engine.deleteBackup(3);
+                engine.createNewBackup(db, true);
+                rocks.addAll(BackupIds.valid(engine));
+                engine.deleteBackup(4);
+                engine.purgeOldBackups(1);
+                engine.createNewBackup(db, true);
+                rocks.addAll(BackupIds.valid(engine));
+                engine.deleteBackup(5);
+            }
+            try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
+                engine.createNewBackup(db, true);
+                rocks.addAll(BackupIds.valid(engine));
+            }
+        }
+        List<Integer> ours = new ArrayList<>();
+        Path ourBackups = dir.resolve("ids-bloomkv-backups");
+        try (Db db = Db.open(dir.resolve("ids-bloomkv-db"), Options.defaults())) {
+            BackupEngine engine = BackupEngine.open(ourBackups);
+            for (int i = 0; i < 3; i++) {
+                db.put(("k" + i).getBytes(UTF_8), "v".getBytes(UTF_8));
+                engine.createBackup(db);
+            }
+            engine.deleteBackup(3);
+            engine.createBackup(db);
+            ours.addAll(BackupIds.valid(engine));
+            engine.deleteBackup(4);
+            engine.purgeOldBackups(1);
+            engine.createBackup(db);
+            ours.addAll(BackupIds.valid(engine));
+            engine.deleteBackup(5);
+            BackupEngine reopened = BackupEngine.open(ourBackups);
+            reopened.createBackup(db);
+            ours.addAll(BackupIds.valid(reopened));
+        }
+        assertThat(rocks).as("RocksDB").containsExactly(1, 2, 4, 2, 5, 2, 3);
+        assertThat(ours).isEqualTo(rocks);
+    }
+
     /** A damaged backup older than the kept one, and one among those deleted: neither is deleted. */
     @Test
     void aDamagedOlderBackupIsLeftAlone() throws Exception {
