@@ -32,6 +32,23 @@ final class BackupIds {
         return Arrays.stream(ids).sorted().boxed().toList();
     }
 
+    /** RocksDB's valid and corrupt ids before and after a purge. */
+    record Purge(
+            List<Integer> validBefore,
+            List<Integer> corruptBefore,
+            List<Integer> validAfter,
+            List<Integer> corruptAfter) {}
+
+    /** Opens RocksDB's engine on {@code beo}, purges keeping {@code keep}, and answers the ids around the purge. */
+    static Purge purge(org.rocksdb.BackupEngineOptions beo, int keep) throws org.rocksdb.RocksDBException {
+        try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(org.rocksdb.Env.getDefault(), beo)) {
+            List<Integer> validBefore = valid(engine);
+            List<Integer> corruptBefore = sorted(engine.getCorruptedBackups());
+            engine.purgeOldBackups(keep);
+            return new Purge(validBefore, corruptBefore, valid(engine), sorted(engine.getCorruptedBackups()));
+        }
+    }
+
     /** The file names in {@code dir}, sorted. */
     static Set<String> names(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {

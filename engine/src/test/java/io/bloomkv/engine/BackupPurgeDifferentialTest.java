@@ -172,17 +172,11 @@ class BackupPurgeDifferentialTest {
             for (int id : damaged) {
                 damage(backupDir, id);
             }
-            List<Integer> validBefore;
-            List<Integer> corruptBefore;
-            List<Integer> validAfter;
-            List<Integer> corruptAfter;
-            try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
-                validBefore = BackupIds.valid(engine);
-                corruptBefore = BackupIds.sorted(engine.getCorruptedBackups());
-                engine.purgeOldBackups(keep);
-                validAfter = BackupIds.valid(engine);
-                corruptAfter = BackupIds.sorted(engine.getCorruptedBackups());
-            }
+            BackupIds.Purge purge = BackupIds.purge(beo, keep);
+            List<Integer> validBefore = purge.validBefore();
+            List<Integer> corruptBefore = purge.corruptBefore();
+            List<Integer> validAfter = purge.validAfter();
+            List<Integer> corruptAfter = purge.corruptAfter();
             Set<String> metaAfter = BackupIds.names(backupDir.resolve("meta"));
             for (int id : corruptAfter) {
                 // RocksDB's garbage collection removed the corrupt backup's private files (bloomkv keeps them).
