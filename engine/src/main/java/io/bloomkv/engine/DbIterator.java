@@ -286,6 +286,16 @@ public final class DbIterator implements AutoCloseable {
 
     /** Positions at the largest key (below the upper bound). */
     public synchronized void seekToLast() {
+        seekToLast(true);
+    }
+
+    /**
+     * {@link #seekToLast}; with prefix seeks on, {@code confine} confines the walk from there to the prefix of the key
+     * found (a seekToLast's own), and no {@code confine} confines nothing: a {@link #seekForPrev} of a target shorter
+     * than the prefix length at or past the upper bound lands here, and such a target iterates in key order
+     * ({@link ReadOptions#prefixSameAsStart}), as the same seekForPrev below the bound does.
+     */
+    private void seekToLast(boolean confine) {
         checkOpen();
         try {
             if (lower != null && provablyEmpty(lower, upper, false)) {
@@ -301,7 +311,9 @@ public final class DbIterator implements AutoCloseable {
             }
             memo.clear();
             findPrev();
-            confineToFound();
+            if (confine) {
+                confineToFound();
+            }
         } catch (UncheckedIOException e) {
             throw new BloomKvIOException("iterator read failed", e.getCause());
         }
@@ -324,7 +336,7 @@ public final class DbIterator implements AutoCloseable {
         }
         boolean pastUpper = upper != null && Arrays.compareUnsigned(target, upper) >= 0;
         if (pastUpper && (prefixSeek == null || !prefixSeek.inDomain(target))) {
-            seekToLast();
+            seekToLast(false); // the last key below the bound; a target outside the prefix domain confines nothing
             return;
         }
         try {

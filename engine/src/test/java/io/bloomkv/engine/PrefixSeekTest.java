@@ -447,6 +447,37 @@ class PrefixSeekTest {
         }
     }
 
+    /**
+     * A target shorter than the prefix length confines nothing (ReadOptions.prefixSameAsStart), also when a
+     * seekForPrev of it is at or past the upper bound and so lands on the last key below the bound: the walk back goes
+     * on in key order past that key's prefix, as after the same seekForPrev below the bound, or without one.
+     */
+    @Test
+    void shortSeekForPrevTargetPastTheUpperBoundConfinesNothing() {
+        try (Db db = Db.open(dir, options(2).autoCompaction(false))) {
+            for (String k : List.of("aa1", "aa2", "bb1", "bb2", "dd1")) {
+                db.put(TestKeys.bytes(k), TestKeys.bytes("v"));
+            }
+            ReadOptions prefixMode = ReadOptions.defaults().prefixSameAsStart(true);
+            try (DbIterator bounded = db.iterator(prefixMode.iterateUpperBound(TestKeys.bytes("c")));
+                    DbIterator open = db.iterator(ReadOptions.defaults().prefixSameAsStart(true))) {
+                for (String target : List.of("z", "c")) {
+                    bounded.seekForPrev(TestKeys.bytes(target));
+                    assertThat(restBackKeys(bounded))
+                            .as("seekForPrev(%s) below c", target)
+                            .containsExactly("bb2", "bb1", "aa2", "aa1");
+                }
+                bounded.seekForPrev(TestKeys.bytes("b"));
+                assertThat(restBackKeys(bounded)).as("seekForPrev(b)").containsExactly("aa2", "aa1");
+                open.seekForPrev(TestKeys.bytes("z"));
+                assertThat(restBackKeys(open)).containsExactly("dd1", "bb2", "bb1", "aa2", "aa1");
+                // seekToLast itself still confines to the prefix of the key it lands on.
+                bounded.seekToLast();
+                assertThat(restBackKeys(bounded)).containsExactly("bb2", "bb1");
+            }
+        }
+    }
+
     private static List<String> restBackKeys(DbIterator it) {
         List<String> out = new ArrayList<>();
         for (; it.valid(); it.prev()) {
