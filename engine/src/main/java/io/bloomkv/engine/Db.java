@@ -83,7 +83,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * until the database is reopened; reads go on.
  */
 public final class Db implements AutoCloseable {
-    /** Longest key accepted, 64 KiB. */
+    /**
+     * Longest key stored, 64 KiB: a write of a longer key is refused. Reads take longer keys, as RocksDB does: a get of
+     * one finds nothing, and seek targets and iterator bounds may be longer ({@link DbIterator#seek}).
+     */
     public static final int MAX_KEY_SIZE = 64 * 1024;
     /** Longest value accepted, 16 MiB. */
     public static final int MAX_VALUE_SIZE = 16 * 1024 * 1024;
@@ -383,14 +386,22 @@ public final class Db implements AutoCloseable {
 
     // ------------------------------------------------------------------ reads
 
-    /** The value of {@code key}, or null when absent. */
+    /**
+     * The value of {@code key}, or null when absent. A key longer than {@link #MAX_KEY_SIZE} is absent (no stored key
+     * is that long), as in RocksDB, which reads keys of any length.
+     *
+     * @throws InvalidArgumentException when {@code key} is null or empty
+     */
     public byte[] get(byte[] key) {
         return get(key, null);
     }
 
     /**
      * The value of {@code key} at {@code readOptions.snapshot()} (the latest state when null), or null. With
-     * {@link Options#ttl}, an expired value reads as null.
+     * {@link Options#ttl}, an expired value reads as null. A key longer than {@link #MAX_KEY_SIZE} reads as null.
+     *
+     * @throws InvalidArgumentException when {@code key} is null or empty, or the snapshot is released or another
+     *     database's
      */
     public byte[] get(byte[] key, ReadOptions readOptions) {
         byte[] v = getStored(key, readOptions);
@@ -400,7 +411,13 @@ public final class Db implements AutoCloseable {
     /** The stored value (with its write time in a TTL database) of {@code key}, or null. */
     private byte[] getStored(byte[] key, ReadOptions readOptions) {
         checkOpen();
-        WriteBatch.checkKey(key);
+        if (!LongKeys.mayBeStored(key)) {
+            // Longer than MAX_KEY_SIZE: no stored key is, so not found, as in RocksDB; no memtable, filter or table
+            // is asked. The snapshot is still checked, as for any key.
+            readSequence(readOptions);
+            counters.misses.increment();
+            return null;
+        }
         ThreadLocalRefs.Slot slot = state.localSlot();
         SuperVersion sv = state.acquireLocal(slot); // no shared reference count written (ThreadLocalRefs)
         try {
@@ -442,7 +459,10 @@ public final class Db implements AutoCloseable {
     /**
      * The values of {@code keys} (null where absent), equal to a {@link #get} of each, read at one point in time.
      * Batched ({@link MultiGet}): every table filters all candidate keys at once, overlapping the filters' cache
-     * misses, before any block is read. The list may hold duplicates; the result has one entry per key.
+     * misses, before any block is read. The list may hold duplicates; the result has one entry per key. A key longer
+     * than {@link #MAX_KEY_SIZE} is absent (null), as for {@link #get}, and asks no memtable, filter or table.
+     *
+     * @throws InvalidArgumentException when the list or one of its keys is null, or a key is empty
      */
     public List<byte[]> multiGet(List<byte[]> keys) {
         return multiGet(null, keys);
@@ -492,8 +512,12 @@ public final class Db implements AutoCloseable {
             long sequence = readSequence(readOptions); // after the SuperVersion: see readSequence
             // The bounds as they are now, as the iterator itself takes them: a later change to readOptions (reused
             // for the next iterator) must not reach the table children made at the first seek.
-            byte[] lower = readOptions == null ? null : readOptions.lowerBound();
-            byte[] upper = readOptions == null ? null : readOptions.upperBound();
+            // Bounds longer than MAX_KEY_SIZE are reduced to keys of at most MAX bytes that admit the same keys.
+            byte[][] bounds = LongKeys.iteratorBounds(
+                    readOptions == null ? null : readOptions.lowerBound(),
+                    readOptions == null ? null : readOptions.upperBound());
+            byte[] lower = bounds[0];
+            byte[] upper = bounds[1];
             it = new DbIterator(
                     this,
                     sv,
@@ -513,7 +537,9 @@ public final class Db implements AutoCloseable {
                         return MergingIterator.lendingKeys(children);
                     },
                     sequence,
-                    readOptions);
+                    readOptions,
+                    lower,
+                    upper);
         } catch (RuntimeException e) {
             sv.release();
             throw e;

@@ -62,7 +62,10 @@ public final class DbIterator implements AutoCloseable {
     private byte[] prefix;
 
     private final long sequence;
-    /** Inclusive lower and exclusive upper user-key bounds; null = open. */
+    /**
+     * Inclusive lower and exclusive upper user-key bounds; null = open. The read options' bounds as
+     * {@link LongKeys#iteratorBounds} reduces them: never longer than {@link Db#MAX_KEY_SIZE}.
+     */
     private final byte[] lower;
 
     private final byte[] upper;
@@ -95,7 +98,9 @@ public final class DbIterator implements AutoCloseable {
             SuperVersion sv,
             Function<RangeProbeMemo, MergingIterator> makeFull,
             long sequence,
-            ReadOptions readOptions) {
+            ReadOptions readOptions,
+            byte[] lower,
+            byte[] upper) {
         this.db = db;
         this.sv = sv;
         this.makeFull = makeFull;
@@ -107,8 +112,8 @@ public final class DbIterator implements AutoCloseable {
         // no memtable entry and no table can hold (provablyEmpty) never makes it.
         RangeTombstoneList ts = sv.rangeTombstones(sequence);
         this.tombstones = ts.isEmpty() ? null : ts;
-        this.lower = readOptions == null ? null : readOptions.lowerBound();
-        this.upper = readOptions == null ? null : readOptions.upperBound();
+        this.lower = lower;
+        this.upper = upper;
     }
 
     /**
@@ -207,12 +212,13 @@ public final class DbIterator implements AutoCloseable {
     }
 
     /**
-     * A seek target is checked as a key ({@link WriteBatch#checkKey}: null or too long is refused), except that it may
-     * be empty: RocksDB's {@code Seek("")} and {@code SeekForPrev("")} are well defined, and ports rely on them.
+     * Only a null seek target is refused. It may be empty (RocksDB's {@code Seek("")} and {@code SeekForPrev("")} are
+     * well defined, and ports rely on them) or longer than {@link Db#MAX_KEY_SIZE} (RocksDB takes any length: the seeks
+     * reduce such a target to a key of at most {@code MAX} bytes, {@link LongKeys}).
      */
     private static void checkTarget(byte[] target) {
-        if (target == null || target.length > 0) {
-            WriteBatch.checkKey(target);
+        if (target == null) {
+            throw new InvalidArgumentException("seek target is null");
         }
     }
 
@@ -256,22 +262,37 @@ public final class DbIterator implements AutoCloseable {
      * Positions at the first key >= {@code target} (and >= the lower bound). The target may be empty, as in RocksDB:
      * it sorts before every key (stored keys are never empty), so {@code seek} of it lands on the first key at or above
      * the lower bound, as {@link #seekToFirst} does, except that with prefix seeks on it confines nothing (an empty
-     * target is shorter than the prefix length: {@link ReadOptions#prefixSameAsStart}).
+     * target is shorter than the prefix length: {@link ReadOptions#prefixSameAsStart}). The target may also be longer
+     * than {@link Db#MAX_KEY_SIZE}, as in RocksDB: no stored key is that long, so the first key {@code >= target} is
+     * the first key above the target's first {@code MAX} bytes; with prefix seeks on, its prefix is its first
+     * {@link Options#prefixLength} bytes, as any target's.
      *
-     * @throws InvalidArgumentException when {@code target} is null or longer than {@link Db#MAX_KEY_SIZE}
+     * @throws InvalidArgumentException when {@code target} is null
      */
     public synchronized void seek(byte[] target) {
         checkOpen();
         checkTarget(target);
         try {
             reverse = false;
-            byte[] t = lower != null && Arrays.compareUnsigned(target, lower) < 0 ? lower : target;
+            byte[] key = target;
+            byte[] confineTo = target;
+            if (LongKeys.tooLong(target)) {
+                // k >= target iff k >= leastAbove(target) for every stored key (LongKeys says why); with none above
+                // the target's first MAX bytes (all 0xFF), no key is at or above it.
+                confineTo = LongKeys.head(target);
+                key = LongKeys.leastAbove(target);
+                if (key == null) {
+                    positionNowhere();
+                    return;
+                }
+            }
+            byte[] t = lower != null && Arrays.compareUnsigned(key, lower) < 0 ? lower : key;
             byte[] from = t.length == 0 ? null : t; // nothing sorts below the empty key: an open start
             if (upper != null && provablyEmpty(from, upper, false)) {
                 positionNowhere();
                 return;
             }
-            scope(target);
+            scope(confineTo);
             if (from == null) {
                 merged.seekToFirst();
             } else {
@@ -323,13 +344,21 @@ public final class DbIterator implements AutoCloseable {
      * Positions at the last key {@code <= target} (RocksDB's {@code SeekForPrev}; below the upper bound). With
      * prefix seeks on and a target of at least the prefix length, only keys with the target's prefix are visited, in
      * both directions, as after {@link #seek}. The target may be empty, as in RocksDB: no key is {@code <=} it (stored
-     * keys are never empty), so the iterator is then not valid, whatever the bounds.
+     * keys are never empty), so the iterator is then not valid, whatever the bounds. The target may also be longer
+     * than {@link Db#MAX_KEY_SIZE}, as in RocksDB: no stored key is that long, so the last key {@code <= target} is
+     * the last key {@code <=} the target's first {@code MAX} bytes, whose prefix is the target's.
      *
-     * @throws InvalidArgumentException when {@code target} is null or longer than {@link Db#MAX_KEY_SIZE}
+     * @throws InvalidArgumentException when {@code target} is null
      */
     public synchronized void seekForPrev(byte[] target) {
         checkOpen();
         checkTarget(target);
+        // k <= target iff k <= its first MAX bytes, for every stored key (LongKeys says why).
+        seekForPrevKey(LongKeys.head(target));
+    }
+
+    /** {@link #seekForPrev} of a target of at most {@link Db#MAX_KEY_SIZE} bytes. */
+    private void seekForPrevKey(byte[] target) {
         if (target.length == 0) {
             positionNowhere(); // RocksDB's SeekForPrev("") finds no key either (it does not throw)
             return;

@@ -23,9 +23,17 @@ final class MultiGet {
             SuperVersion sv, List<byte[]> keys, long sequence, MergeOperator operator, ReadCounters counters) {
         int n = keys.size();
         byte[][] userKeys = new byte[n][];
+        // A key longer than Db.MAX_KEY_SIZE is not found, as in RocksDB (no stored key is that long): it is resolved
+        // here, absent, and asks no memtable, filter or table (null: every key is looked up).
+        boolean[] tooLong = null;
         for (int i = 0; i < n; i++) {
             byte[] k = keys.get(i);
-            WriteBatch.checkKey(k);
+            if (!LongKeys.mayBeStored(k)) {
+                if (tooLong == null) {
+                    tooLong = new boolean[n];
+                }
+                tooLong[i] = true;
+            }
             userKeys[i] = k;
         }
         if (sv.hasRangeTombstones()) {
@@ -33,7 +41,9 @@ final class MultiGet {
             List<byte[]> values = new ArrayList<>(n);
             int hits = 0;
             for (int i = 0; i < n; i++) {
-                byte[] v = PointLookup.get(sv, userKeys[i], Hashing.hash64(userKeys[i]), sequence, operator, counters);
+                byte[] v = tooLong != null && tooLong[i]
+                        ? null
+                        : PointLookup.get(sv, userKeys[i], Hashing.hash64(userKeys[i]), sequence, operator, counters);
                 values.add(v);
                 hits += v != null ? 1 : 0;
             }
@@ -45,6 +55,10 @@ final class MultiGet {
         int memtableHits = 0;
         int pending = 0;
         for (int i = 0; i < n; i++) {
+            if (tooLong != null && tooLong[i]) {
+                resolved[i] = true; // found[i] stays null: absent
+                continue;
+            }
             hashes[i] = Hashing.hash64(userKeys[i]); // the one hash every filter (memtables' and tables') is asked with
             TableReader.Entry e = sv.mem.get(userKeys[i], hashes[i], sequence);
             for (int j = 0; e == null && j < sv.imms.size(); j++) {

@@ -26,7 +26,8 @@ public final class ReadOptions {
     /**
      * Iterators see only keys {@code >= lowerBound} (inclusive, RocksDB's {@code iterate_lower_bound});
      * null = unbounded. A seek below it lands on it; moving backward stops before passing it. An empty bound restricts
-     * nothing (every key is {@code >=} it), as in RocksDB. Copied.
+     * nothing (every key is {@code >=} it), as in RocksDB. A bound longer than {@link Db#MAX_KEY_SIZE} is taken too,
+     * as in RocksDB: no stored key is that long, so it admits the keys above its first {@code MAX} bytes. Copied.
      */
     public ReadOptions iterateLowerBound(byte[] lowerBound) {
         this.iterateLowerBound = lowerBound == null ? null : lowerBound.clone();
@@ -41,7 +42,9 @@ public final class ReadOptions {
      * Iterators see only keys {@code < upperBound} (exclusive, RocksDB's {@code iterate_upper_bound});
      * null = unbounded. Moving forward stops at it without reading past it; {@link DbIterator#seekToLast()}
      * and {@link DbIterator#seekForPrev} start below it. An empty bound admits no key (none is {@code <} it): every
-     * positioning leaves the iterator not valid, as in RocksDB. Copied.
+     * positioning leaves the iterator not valid, as in RocksDB. A bound longer than {@link Db#MAX_KEY_SIZE} is taken
+     * too, as in RocksDB: no stored key is that long, so it admits the keys at or below its first {@code MAX} bytes
+     * (building a bound by appending 0xFF bytes to a key of {@code MAX} bytes works). Copied.
      */
     public ReadOptions iterateUpperBound(byte[] upperBound) {
         this.iterateUpperBound = upperBound == null ? null : upperBound.clone();
@@ -52,7 +55,10 @@ public final class ReadOptions {
         return iterateUpperBound == null ? null : iterateUpperBound.clone();
     }
 
-    /** The lower bound itself (the engine's own copy, made by the setter; never modified), or null. */
+    /**
+     * The lower bound itself (the engine's own copy, made by the setter; never modified), or null. It may be longer
+     * than {@link Db#MAX_KEY_SIZE}: {@link LongKeys#iteratorBounds} reduces it for the iterator.
+     */
     byte[] lowerBound() {
         return iterateLowerBound;
     }
