@@ -303,6 +303,34 @@ class DbCommandsTest {
         assertThat(Cli.run("scan", db(), "--limit", "-1").exitCode()).isEqualTo(ExitCodes.USAGE);
     }
 
+    /**
+     * A key longer than Db.MAX_KEY_SIZE is read as RocksDB reads it: {@code scan --from} of one starts at the first key
+     * above its first MAX_KEY_SIZE bytes, {@code scan --to} ends at or below them, and {@code get} finds nothing (exit
+     * code 1); {@code put} and {@code delete} of one stay refused.
+     */
+    @Test
+    void longKeysReadAsInRocksDb() {
+        for (String k : List.of("key1", "key2", "key3")) {
+            assertThat(Cli.run("put", db(), "--create", k, "v").exitCode()).isZero();
+        }
+        String longKey2 = "key2" + "x".repeat(Db.MAX_KEY_SIZE);
+        Cli.Result from = Cli.run("scan", db(), "--from", longKey2, "--keys-only");
+        assertThat(from.exitCode()).as(from.toString()).isZero();
+        assertThat(from.out().lines()).containsExactly("key3");
+        Cli.Result to = Cli.run("scan", db(), "--to", longKey2, "--keys-only");
+        assertThat(to.exitCode()).as(to.toString()).isZero();
+        assertThat(to.out().lines()).containsExactly("key1", "key2");
+        Cli.Result get = Cli.run("get", db(), longKey2);
+        assertThat(get.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(get.err()).startsWith("bloomkv get: key not found: key2xxx");
+        Cli.Result put = Cli.run("put", db(), longKey2, "v");
+        assertThat(put.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(put.err()).startsWith("bloomkv put: invalid argument: ");
+        Cli.Result delete = Cli.run("delete", db(), longKey2);
+        assertThat(delete.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(delete.err()).startsWith("bloomkv delete: invalid argument: ");
+    }
+
     /** {@code --keys-only} prints no value, so {@code --value-hex} would do nothing: refused, as a usage error. */
     @Test
     void scanRefusesValueHexWithKeysOnly() {
