@@ -5,6 +5,7 @@ import io.bloomkv.bloom.JvmEnvironment;
 import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.KeyLookup;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
@@ -59,7 +60,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * A get hashes the key once ({@link Hashing#hash64}), looks in the memtable, the immutable
  * memtables, then the tables of the current {@link Version} (level 0 newest first, then one table
  * per deeper level), skipping tables whose key range excludes the key and asking each remaining
- * table's filter before any block read. {@link #stats()} counts the lookups the filters avoided.
+ * table's filter before any block read. {@link #stats()} counts the lookups the filters avoided. {@link #keyMayExist}
+ * asks the same sources and filters but reads no data block from a file: the block cache only.
  *
  * <h2>Where each step lives</h2>
  * Open and WAL replay: {@link Recovery}. Writes: {@link CommitPipeline} (write queue, group commit,
@@ -496,6 +498,105 @@ public final class Db implements AutoCloseable {
         } finally {
             state.releaseLocal(slot, sv);
         }
+    }
+
+    /**
+     * Whether {@code key} may have a value at the latest state: false means certainly none, true that it may (RocksDB's
+     * {@code KeyMayExist}). See {@link #keyMayExist(ReadOptions, byte[], Holder)}.
+     */
+    public boolean keyMayExist(byte[] key) {
+        return keyMayExist(null, key, null);
+    }
+
+    /** {@link #keyMayExist(ReadOptions, byte[], Holder)} at the latest state. */
+    public boolean keyMayExist(byte[] key, Holder<byte[]> valueHolder) {
+        return keyMayExist(null, key, valueHolder);
+    }
+
+    /**
+     * Whether {@code key} may have a value at {@code readOptions.snapshot()} (the latest state when {@code readOptions}
+     * or its snapshot is null), answered without reading a data block from a file (RocksDB's {@code KeyMayExist},
+     * rocksdbjni's {@code keyMayExist}): false means the key certainly has no value there (a get would return null);
+     * true means it may, and a caller that must know reads it ({@link #get}, {@link #keyExists}).
+     *
+     * <p>How it decides. The memtables answer exactly, as for a get: a put, a delete, a range deletion covering the
+     * key, merge operands over a value (merged by {@link Options#mergeOperator}, as a get merges them). Then come the
+     * tables a get asks, in its order (level 0 newest first, then the one table of each deeper level whose key range
+     * holds the key), their range tombstones weighed first, and each table's filter probed as a get probes it (the
+     * same hash of the whole key, also with {@link Options#prefixLength}). A table whose filter rules the key out is
+     * passed; when every one does, the answer is exact (false, or the merge of the operands found in the memtables onto
+     * no value). Where a filter lets the key through, the table's index (on the heap) and the block cache are searched:
+     * a data block the cache holds answers exactly, as a get would; a block it lacks, or a table that skips the cache
+     * (a mapped table of uncompressed blocks, {@link Options#useMmapReads}), ends the call with true and no value. A
+     * filter false positive thus costs a "may exist", never a file read. A table whose filter, under a
+     * {@link Options#filterMemoryBudget}, is not in memory has it loaded, as a get does (a filter block, no data block).
+     *
+     * <p>{@code valueHolder}, when not null, is set to the key's value when it was found in memory (a memtable or a
+     * cached block), and to null otherwise: true with a null value means "may exist, value not known". The array is a
+     * copy, the caller's to keep.
+     *
+     * <p>With {@link Options#ttl}, a value found in memory and expired gives false and no value, as a get returns null
+     * for it; an expired entry not found in memory may still give true.
+     *
+     * <p>Statistics: the call counts in none of {@link #stats()}' read statistics, neither as a get nor as filter
+     * probes. Its probes would add to {@link Stats#filterPositive()} positives it cannot tell true from false without
+     * the block (skewing {@link Stats#measuredFalsePositiveRate()}), and the usual pattern, this call and then a get of
+     * a key it lets through, would count the key's probes twice. (RocksDB counts its filter tickers here, as its
+     * {@code KeyMayExist} runs through its get path.)
+     *
+     * @throws InvalidArgumentException for a null, empty or too long key (as {@link #get}), or a snapshot of another
+     *     database or one released
+     * @throws DbClosedException once the database is closed
+     * @throws MergeOperatorException when merging operands found in memory fails, as it would for a get
+     */
+    public boolean keyMayExist(ReadOptions readOptions, byte[] key, Holder<byte[]> valueHolder) {
+        checkOpen();
+        WriteBatch.checkKey(key);
+        ThreadLocalRefs.Slot slot = state.localSlot();
+        SuperVersion sv = state.acquireLocal(slot);
+        try {
+            long sequence = readSequence(readOptions); // after the SuperVersion: see readSequence
+            long hash = Hashing.hash64(key);
+            KeyLookup lookup = PointLookup.withoutFileReads(sv, key, hash, sequence, options.mergeOperator());
+            boolean mayExist;
+            byte[] value = null;
+            if (lookup.isIncomplete()) {
+                mayExist = true;
+            } else {
+                value = lookup.finish();
+                if (ttl != null) {
+                    value = ttl.visible(value, ttl.now());
+                }
+                mayExist = value != null;
+            }
+            if (valueHolder != null) {
+                valueHolder.setValue(value);
+            }
+            return mayExist;
+        } finally {
+            state.releaseLocal(slot, sv);
+        }
+    }
+
+    /** {@link #keyExists(ReadOptions, byte[])} at the latest state. */
+    public boolean keyExists(byte[] key) {
+        return keyExists(null, key);
+    }
+
+    /**
+     * Whether {@code key} has a value at {@code readOptions.snapshot()} (the latest state when {@code readOptions} or
+     * its snapshot is null): exact, {@code get(key, readOptions) != null} (rocksdbjni 8's {@code keyExists}); with
+     * {@link Options#ttl} an expired value counts as absent. It runs a get (the table read path copies a value out of
+     * its block as it finds it: there is no read that leaves it there), so it costs what a get costs, may read blocks
+     * from files, and counts as a get in {@link #stats()}. {@link #keyMayExist(ReadOptions, byte[], Holder)} answers
+     * without file reads, but only "may exist" where a filter lets the key through and the block is not cached.
+     *
+     * @throws InvalidArgumentException for a null, empty or too long key, or a snapshot of another database or one
+     *     released (as {@link #get})
+     * @throws DbClosedException once the database is closed
+     */
+    public boolean keyExists(ReadOptions readOptions, byte[] key) {
+        return get(key, readOptions) != null;
     }
 
     /** An iterator over the latest state; close it when done. */

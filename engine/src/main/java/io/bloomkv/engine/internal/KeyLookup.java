@@ -25,6 +25,9 @@ public final class KeyLookup {
 
     private long coveringTombstone;
     private boolean done;
+    /** Set by {@link #incomplete()}: a source could not answer without a file read (a cache-only lookup). */
+    private boolean incomplete;
+
     private byte[] value;
 
     /** @param operator the database's merge operator, or null (then a MERGE entry is an error) */
@@ -98,8 +101,26 @@ public final class KeyLookup {
         return done;
     }
 
+    /**
+     * Ends a cache-only lookup ({@code Version#collectCached}, for {@code Db.keyMayExist}) at a source that would need a
+     * file read to go on (a data block the block cache does not hold): the lookup is done, its answer unknown. Entries
+     * fed before stay collected but make no value; {@link #finish()} must not be called.
+     */
+    public void incomplete() {
+        incomplete = true;
+        done = true;
+    }
+
+    /** True when {@link #incomplete()} ended the lookup: the key's value is unknown (it may or may not exist). */
+    public boolean isIncomplete() {
+        return incomplete;
+    }
+
     /** Ends the lookup after the oldest source: operands left are merged onto no value. Returns the value or null. */
     public byte[] finish() {
+        if (incomplete) {
+            throw new IllegalStateException("an incomplete lookup has no value");
+        }
         if (!done) {
             value = operands.isEmpty() ? null : merge(null);
             done = true;

@@ -82,6 +82,17 @@ public final class PointRead {
         return lookup.add(type, sequence, value);
     }
 
+    /**
+     * Ends a {@link #collecting} read at a table that would need a file read to go on ({@link KeyLookup#incomplete()}).
+     * Called by the table's cache-only search only ({@link TableReader#getCached}).
+     */
+    void incomplete() {
+        if (lookup == null) {
+            throw new IllegalStateException("a cache-only read collects into a KeyLookup");
+        }
+        lookup.incomplete();
+    }
+
     /** Tallies one filter probe of a table counting into {@code c}; {@code ruledOut} when it answered "definitely not". */
     void probed(ReadCounters c, boolean ruledOut) {
         counters = c;

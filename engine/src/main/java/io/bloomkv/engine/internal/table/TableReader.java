@@ -537,11 +537,85 @@ public final class TableReader implements AutoCloseable {
 
     /**
      * The filter's answer for a hash, without counting and without reading a block: 1 when it rules the hash out, 0
-     * when it may hold it, -1 without a usable filter (partitioned, budgeted or resident). For this package's tests;
-     * same holding contract as {@link #get(PointRead)}.
+     * when it may hold it, -1 without a usable filter (partitioned, budgeted or resident: the probe a get makes, so a
+     * budgeted filter or partition not in memory is loaded through the budget as for a get). For {@link #getCached} and
+     * this package's tests; same holding contract as {@link #get(PointRead)}.
      */
     int filterAnswer(long hash) {
         return budget != null || partitions != null ? budgetedProbe(hash, false) : residentProbe(hash, false);
+    }
+
+    /**
+     * {@link #get(PointRead)} without reading the file (RocksDB's {@code kBlockCacheTier} read, for
+     * {@code Db.keyMayExist}): the filter is asked as a get asks it ({@link #filterAnswer}: resident, budgeted or
+     * partitioned, the same hash); when it rules the key out the table holds nothing for the read (false). Otherwise
+     * the index (on the heap) is searched and the data blocks holding the key are taken from the block cache only,
+     * feeding {@code read} the key's visible entries newest first, as {@link #get(PointRead)} does, until it is done;
+     * the first block the cache lacks (or any block, when the table has no cache: a mapped table of uncompressed blocks
+     * skips it) ends the read as incomplete ({@link PointRead#incomplete()}). {@code read} is a
+     * {@link PointRead#collecting} one. Counts nothing: no filter statistic (the probe's true or false positive is not
+     * known without the block), no block access; a cache hit counts in the cache's own eviction order only. Same
+     * holding contract as {@link #get(PointRead)}. Returns {@link PointRead#isDone()}.
+     */
+    public boolean getCached(PointRead read) {
+        if (filterAnswer(read.hash()) == 1) {
+            return false;
+        }
+        if (cache == null) {
+            read.incomplete();
+            return true;
+        }
+        byte[] userKey = read.userKey();
+        long snapshotSeq = read.snapshot();
+        long seekTrailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
+        // The block walk of search(), with the cache as its only source and without its counting.
+        IndexSearch search = indexSearch;
+        BlockIterator idx = null;
+        int entry = 0;
+        if (search != null) {
+            entry = search.find(userKey, userKey.length, seekTrailer);
+        } else {
+            idx = index.iterator(InternalKey.COMPARATOR);
+            idx.seekInternal(userKey, userKey.length, seekTrailer);
+        }
+        boolean first = true;
+        while (search != null ? entry < search.entries() : idx.valid()) {
+            BlockHandle h = search != null ? indexHandle(search, entry) : handleOf(idx);
+            Block block = cache.get(fileNumber, h.offset());
+            if (block == null) {
+                read.incomplete();
+                return true;
+            }
+            BlockIterator it = block.iterator(InternalKey.COMPARATOR);
+            if (first) {
+                it.seekInternal(userKey, userKey.length, seekTrailer);
+                first = false;
+            } else {
+                it.seekToFirst();
+            }
+            for (; it.valid(); it.next()) {
+                if (it.keyLength() < InternalKey.TRAILER_SIZE) {
+                    throw new CorruptionException("internal key shorter than its trailer", path, block.offset());
+                }
+                if (it.compareCurrentUserKey(userKey) != 0) {
+                    return false;
+                }
+                long trailer = it.currentTrailer();
+                long seq = trailer >>> 8;
+                if (seq <= snapshotSeq) {
+                    ValueType type = typeOf((int) (trailer & 0xff), block);
+                    if (read.add(type, seq, type == ValueType.DELETE ? null : it.value())) {
+                        return true;
+                    }
+                }
+            }
+            if (search != null) {
+                entry++;
+            } else {
+                idx.next();
+            }
+        }
+        return false;
     }
 
     /**

@@ -392,6 +392,22 @@ public final class Version implements LevelView {
      * table ends the lookup without its filter or a block. Returns {@link KeyLookup#isDone()}.
      */
     public boolean collect(long userKeyHash, KeyLookup lookup) {
+        return collect(userKeyHash, lookup, false);
+    }
+
+    /**
+     * {@link #collect} without reading a file ({@code Db.keyMayExist}): the same tables in the same order, their range
+     * tombstones weighed the same way, each table asked through {@link TableReader#getCached} (its filter as a get
+     * asks it, then blocks from the block cache only). A table whose filter lets the key through and whose blocks the
+     * cache lacks ends the lookup as {@link KeyLookup#isIncomplete()}. Counts nothing. Returns
+     * {@link KeyLookup#isDone()}.
+     */
+    public boolean collectCached(long userKeyHash, KeyLookup lookup) {
+        return collect(userKeyHash, lookup, true);
+    }
+
+    /** {@link #collect}, or {@link #collectCached} when {@code cacheOnly}. */
+    private boolean collect(long userKeyHash, KeyLookup lookup, boolean cacheOnly) {
         byte[] userKey = lookup.userKey();
         long keyPrefix = KeyPrefix.of(userKey);
         PointRead read = PointRead.collecting(lookup, userKeyHash);
@@ -419,10 +435,16 @@ public final class Version implements LevelView {
                         lookup.coveredBy(ts.maxCovering(userKey, lookup.snapshot()));
                     }
                     if (lookup.coversAllOf(fs[i].largestSequence())) {
-                        r.recordRangeTombstoneSkip();
+                        if (!cacheOnly) {
+                            r.recordRangeTombstoneSkip();
+                        }
                         break;
                     }
-                    r.get(read);
+                    if (cacheOnly) {
+                        r.getCached(read);
+                    } else {
+                        r.get(read);
+                    }
                 }
             }
             return lookup.isDone();
