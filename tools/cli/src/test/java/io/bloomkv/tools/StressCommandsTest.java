@@ -51,6 +51,7 @@ class StressCommandsTest {
                 .contains("wrong answers 0")
                 .contains("6000 ops")
                 .containsPattern("gets [1-9][0-9]*, multiGets [1-9][0-9]*, iterators [1-9]")
+                .containsPattern("keyMayExist/keyExists [1-9]") // checked against the expected state too
                 .containsPattern("ingestions [1-9]") // external table files joined the mix
                 .containsPattern("range drops [1-9]"); // and deleteFilesInRange
         Cli.Result second = Cli.run(

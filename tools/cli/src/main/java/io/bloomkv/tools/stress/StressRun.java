@@ -2,6 +2,7 @@ package io.bloomkv.tools.stress;
 
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
+import io.bloomkv.engine.Holder;
 import io.bloomkv.engine.IngestOptions;
 import io.bloomkv.engine.ReadOptions;
 import io.bloomkv.engine.Snapshot;
@@ -20,7 +21,8 @@ import java.util.stream.Stream;
 
 /**
  * The threads of a stress run (RocksDB db_stress's operation mix): random puts, merges, deletes, range deletions, batches,
- * gets, multiGets, iterators and snapshots, each answer checked against the {@link ExpectedState}; occasional
+ * gets, keyMayExist and keyExists, multiGets, iterators and snapshots, each answer checked against the
+ * {@link ExpectedState}; occasional
  * flushes, range compactions, ingestions of external table files (a few own keys' puts, merges, deletes and range
  * deletions written by {@link TableFileWriter}, then {@link Db#ingest}, moved or copied: the expected-state rule of a batch, all the
  * file's keys old or all new after a crash) and range drops (a range tombstone over one own key, then
@@ -63,6 +65,7 @@ public final class StressRun {
             long gets,
             long multiGets,
             long iterators,
+            long keyMayExists,
             long snapshots,
             long flushes,
             long compactions,
@@ -82,7 +85,8 @@ public final class StressRun {
                     + puts
                     + ", deletes " + deletes + ", merges " + merges + ", range deletions " + rangeDeletes + ", batches "
                     + batches + ", gets " + gets + ", multiGets " + multiGets + ", iterators " + iterators
-                    + ", snapshots " + snapshots + ", flushes " + flushes + ", compactions " + compactions
+                    + ", keyMayExist/keyExists " + keyMayExists + ", snapshots " + snapshots + ", flushes " + flushes
+                    + ", compactions " + compactions
                     + ", ingestions " + ingestions + ", range drops " + rangeDrops + " (tables removed " + tablesDropped
                     + "), key-range deletions " + keyRangeDeletes + " (" + keysRangeDeleted
                     + " keys), memtable rewrites "
@@ -105,6 +109,7 @@ public final class StressRun {
     private final AtomicLong gets = new AtomicLong();
     private final AtomicLong multiGets = new AtomicLong();
     private final AtomicLong iterators = new AtomicLong();
+    private final AtomicLong keyMayExists = new AtomicLong();
     private final AtomicLong snapshots = new AtomicLong();
     private final AtomicLong flushes = new AtomicLong();
     private final AtomicLong compactions = new AtomicLong();
@@ -230,6 +235,7 @@ public final class StressRun {
                     gets.get(),
                     multiGets.get(),
                     iterators.get(),
+                    keyMayExists.get(),
                     snapshots.get(),
                     flushes.get(),
                     compactions.get(),
@@ -294,8 +300,10 @@ public final class StressRun {
                     }
                 }
                 write(thread, writeId, ks, rnd, rnd.nextInt(4) == 0);
-            } else if (r < 747) {
+            } else if (r < 710) {
                 get(thread, rnd.nextInt(keys));
+            } else if (r < 747) {
+                keyMayExist(thread, rnd.nextInt(keys));
             } else if (r < 777) {
                 deleteKeyRange(thread, writeId, rnd, ownKey(rnd, thread), true);
             } else if (r < 780) {
@@ -595,6 +603,50 @@ public final class StressRun {
     }
 
     /**
+     * {@link Db#keyMayExist(byte[], Holder)} and {@link Db#keyExists(byte[])} of key {@code k}, any thread's. An own
+     * key (its state exact): keyMayExist must be true when the key exists, the value it hands back (found in memory)
+     * must be the expected one, and keyExists must equal whether it exists. Another thread's key: a value handed back,
+     * or an absence (keyMayExist or keyExists false), must be plausible as a get's answer is.
+     */
+    private void keyMayExist(int thread, int k) {
+        keyMayExists.incrementAndGet();
+        byte[] key = StressValue.key(k);
+        long before = es.committed(k);
+        Holder<byte[]> h = new Holder<>();
+        boolean may = db.keyMayExist(key, h);
+        byte[] v = h.getValue();
+        boolean exists = db.keyExists(key);
+        if (!may && v != null) {
+            wrongAnswer("keyMayExist of key " + k + ": false with a value");
+        }
+        if (own(thread, k)) {
+            boolean expected = ExpectedState.exists(before);
+            if (expected && !may) {
+                wrongAnswer("keyMayExist of own key " + k + ": false, expected " + StressVerifier.describe(before));
+            }
+            if (v != null && !StressValue.matches(k, before, v)) {
+                wrongAnswer("keyMayExist of own key " + k + ": version " + StressValue.versionOf(k, v) + ", expected "
+                        + StressVerifier.describe(before));
+            }
+            if (exists != expected) {
+                wrongAnswer(
+                        "keyExists of own key " + k + ": " + exists + ", expected " + StressVerifier.describe(before));
+            }
+        } else {
+            long after = es.committed(k);
+            if ((v != null || !may) && !plausible(k, v, before, after)) {
+                wrongAnswer("keyMayExist of key " + k + ": "
+                        + (v == null ? "certainly absent" : "version " + StressValue.versionOf(k, v)) + " outside ["
+                        + StressVerifier.describe(before) + ", " + StressVerifier.describe(after) + "]");
+            }
+            if (!exists && !plausible(k, null, before, es.committed(k))) {
+                wrongAnswer("keyExists of key " + k + ": absent, outside [" + StressVerifier.describe(before) + ", "
+                        + StressVerifier.describe(es.committed(k)) + "]");
+            }
+        }
+    }
+
+    /**
      * A {@code multiGet} of 2-16 keys, any thread's, duplicates and neighbours included (db_stress's TestMultiGet): the
      * batched read path (each table filters the whole batch, keys sharing a block read it back to back); each answer is
      * checked as a get's.
@@ -689,8 +741,9 @@ public final class StressRun {
 
     /**
      * Takes a snapshot, records a few own keys, overwrites one of them (or, one time in five, deletes a key range from
-     * it: {@link #deleteKeyRange}), and reads them back through the snapshot; after a key-range deletion an iterator
-     * through the snapshot over the range must show every key of it as it was.
+     * it: {@link #deleteKeyRange}), and reads them back through the snapshot (the first also by keyMayExist and
+     * keyExists); after a key-range deletion an iterator through the snapshot over the range must show every key of it
+     * as it was.
      */
     private void snapshot(int thread, Random rnd, long writeId) {
         snapshots.incrementAndGet();
@@ -725,6 +778,18 @@ public final class StressRun {
                     wrongAnswer("snapshot get of own key " + ks[j] + ": expected " + StressVerifier.describe(states[j])
                             + ", got " + (v == null ? "nothing" : "version " + StressValue.versionOf(ks[j], v)));
                 }
+            }
+            // keyMayExist and keyExists through the snapshot, where the state recorded is exact.
+            Holder<byte[]> h = new Holder<>();
+            byte[] key0 = StressValue.key(ks[0]);
+            boolean may = db.keyMayExist(ro, key0, h);
+            boolean exists = db.keyExists(ro, key0);
+            if ((ExpectedState.exists(states[0]) && !may)
+                    || (h.getValue() != null && !StressValue.matches(ks[0], states[0], h.getValue()))
+                    || exists != ExpectedState.exists(states[0])) {
+                wrongAnswer("snapshot keyMayExist/keyExists of own key " + ks[0] + ": " + may + " (version "
+                        + StressValue.versionOf(ks[0], h.getValue()) + "), " + exists + ", expected "
+                        + StressVerifier.describe(states[0]));
             }
             if (rnd.nextBoolean()) {
                 if (rnd.nextBoolean()) {

@@ -2,6 +2,7 @@ package io.bloomkv.tools.stress;
 
 import io.bloomkv.engine.Db;
 import io.bloomkv.engine.DbIterator;
+import io.bloomkv.engine.Holder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -11,7 +12,8 @@ import java.util.function.LongConsumer;
 
 /**
  * Checks a database against an {@link ExpectedState} after a (re)open, as db_stress does before it
- * starts: every key by {@code get} and by a bounded seek, and the whole database by a full scan. A key must read as its
+ * starts: every key by {@code get}, {@code keyMayExist}, {@code keyExists} and a bounded seek, and the whole database
+ * by a full scan. A key must read as its
  * committed state or, when a write of it was in flight, as that pending state; the keys of one
  * in-flight batch must all read old or all new. Then the pending markers are resolved to what the
  * database holds, so the next run starts from an exact expected state.
@@ -43,8 +45,10 @@ public final class StressVerifier {
     static final int REPORT_EVERY = 1024;
 
     /**
-     * Checks every key in order, each by a {@code get}, the full scan up to it and a bounded seek of it (forward and
-     * backward), then resolves the pending markers. {@code progress} hears the keys checked so far on the calling
+     * Checks every key in order, each by a {@code get}, the full scan up to it, {@code keyMayExist} and
+     * {@code keyExists} (which must agree with the get: keyMayExist true where it found a value, any value it hands
+     * back equal to the get's, keyExists exactly whether it found one) and a bounded seek of it (forward and backward),
+     * then resolves the pending markers. {@code progress} hears the keys checked so far on the calling
      * thread: 0 before the first, then every {@link #REPORT_EVERY} keys, and all of them at the end.
      */
     public static Result verifyAndResolve(Db db, ExpectedState es, LongConsumer progress) {
@@ -115,6 +119,19 @@ public final class StressVerifier {
                         wrong++;
                         note(problems, "scan: key " + j + " differs from get");
                     }
+                }
+                // keyMayExist and keyExists: no writer runs, so they must agree with the get.
+                Holder<byte[]> held = new Holder<>();
+                boolean may = db.keyMayExist(StressValue.key(k), held);
+                boolean exists = db.keyExists(StressValue.key(k));
+                if ((got[k] != null && !may)
+                        || (held.getValue() != null && !Arrays.equals(held.getValue(), got[k]))
+                        || exists != (got[k] != null)) {
+                    wrong++;
+                    note(
+                            problems,
+                            "key " + k + ": keyMayExist " + may + (held.getValue() != null ? " with a value" : "")
+                                    + ", keyExists " + exists + ", get " + (got[k] != null ? "found" : "missed"));
                 }
                 // A bounded seek: it reads through the tables' range filters (Options.rangeFilterBitsPerKey), which
                 // must never hide a key in [k, k + 1), forward or backward.
