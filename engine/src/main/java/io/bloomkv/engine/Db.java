@@ -529,7 +529,8 @@ public final class Db implements AutoCloseable {
      * a data block the cache holds answers exactly, as a get would; a block it lacks, or a table that skips the cache
      * (a mapped table of uncompressed blocks, {@link Options#useMmapReads}), ends the call with true and no value. A
      * filter false positive thus costs a "may exist", never a file read. A table whose filter, under a
-     * {@link Options#filterMemoryBudget}, is not in memory has it loaded, as a get does (a filter block, no data block).
+     * {@link Options#filterMemoryBudget}, is not in memory has it loaded, as a get does (a filter block, not a data
+     * block).
      *
      * <p>{@code valueHolder}, when not null, is set to the key's value when it was found in memory (a memtable or a
      * cached block), and to null otherwise: true with a null value means "may exist, value not known". The array is a

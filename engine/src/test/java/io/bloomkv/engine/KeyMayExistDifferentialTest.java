@@ -381,8 +381,8 @@ class KeyMayExistDifferentialTest {
                     Locale.ROOT,
                     "KeyMayExistDifferentialTest.%s: never-written keys after flushes, \"may exist\" answers: bloomkv"
                             + " %d of %d (%.4f) at the latest state, %d of %d (%.4f) at snapshots; its filters' theory"
-                            + " %.1f (%.4f) and %.1f (%.4f); RocksDB %d (%.4f) and %d (%.4f). Checked keys: present with"
-                            + " the value %d, present without it %d, absent ruled out %d, absent \"may exist\" %d;"
+                            + " %.1f (%.4f) and %.1f (%.4f); RocksDB %d (%.4f) and %d (%.4f). Checked keys: present"
+                            + " with the value %d, present without it %d, absent ruled out %d, absent \"may exist\" %d;"
                             + " never-written keys not measured (a table in range without a filter) %d%n",
                     name,
                     ourMaybe[0],

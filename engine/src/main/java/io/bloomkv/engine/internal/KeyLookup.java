@@ -102,9 +102,9 @@ public final class KeyLookup {
     }
 
     /**
-     * Ends a cache-only lookup ({@code Version#collectCached}, for {@code Db.keyMayExist}) at a source that would need a
-     * file read to go on (a data block the block cache does not hold): the lookup is done, its answer unknown. Entries
-     * fed before stay collected but make no value; {@link #finish()} must not be called.
+     * Ends a cache-only lookup ({@code Version#collectCached}, for {@code Db.keyMayExist}) at a source that would need
+     * a file read to go on (a data block the block cache does not hold): the lookup is done, its answer unknown.
+     * Entries fed before stay collected but make no value; {@link #finish()} must not be called.
      */
     public void incomplete() {
         incomplete = true;
