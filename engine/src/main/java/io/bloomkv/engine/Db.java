@@ -545,14 +545,23 @@ public final class Db implements AutoCloseable {
      * a key it lets through, would count the key's probes twice. (RocksDB counts its filter tickers here, as its
      * {@code KeyMayExist} runs through its get path.)
      *
-     * @throws InvalidArgumentException for a null, empty or too long key (as {@link #get}), or a snapshot of another
-     *     database or one released
+     * <p>A key longer than {@link #MAX_KEY_SIZE} is absent, as for {@link #get}: false, asking no memtable, filter or
+     * table.
+     *
+     * @throws InvalidArgumentException for a null or empty key (as {@link #get}), or a snapshot of another database or
+     *     one released
      * @throws DbClosedException once the database is closed
      * @throws MergeOperatorException when merging operands found in memory fails, as it would for a get
      */
     public boolean keyMayExist(ReadOptions readOptions, byte[] key, Holder<byte[]> valueHolder) {
         checkOpen();
-        WriteBatch.checkKey(key);
+        if (!LongKeys.mayBeStored(key)) {
+            readSequence(readOptions); // the snapshot is checked, as for any key (and as get checks it)
+            if (valueHolder != null) {
+                valueHolder.setValue(null);
+            }
+            return false;
+        }
         ThreadLocalRefs.Slot slot = state.localSlot();
         SuperVersion sv = state.acquireLocal(slot);
         try {
@@ -592,8 +601,8 @@ public final class Db implements AutoCloseable {
      * from files, and counts as a get in {@link #stats()}. {@link #keyMayExist(ReadOptions, byte[], Holder)} answers
      * without file reads, but only "may exist" where a filter lets the key through and the block is not cached.
      *
-     * @throws InvalidArgumentException for a null, empty or too long key, or a snapshot of another database or one
-     *     released (as {@link #get})
+     * @throws InvalidArgumentException for a null or empty key, or a snapshot of another database or one released (as
+     *     {@link #get}, which answers a key longer than {@link #MAX_KEY_SIZE} as absent)
      * @throws DbClosedException once the database is closed
      */
     public boolean keyExists(ReadOptions readOptions, byte[] key) {

@@ -248,6 +248,20 @@ class KeyMayExistDifferentialTest {
                 }
             }
             flushedCheckpoint("end");
+            // A key longer than MAX_KEY_SIZE extending a written one: RocksDB reads it, absent; so does bloomkv.
+            byte[] longKey = Arrays.copyOf(key(0), Db.MAX_KEY_SIZE + 1);
+            assertThat(rocks.get(longKey))
+                    .as(ctx + " RocksDB's get of a long key")
+                    .isNull();
+            assertThat(rocks.keyExists(longKey))
+                    .as(ctx + " RocksDB's keyExists of a long key")
+                    .isFalse();
+            assertThat(db.keyMayExist(longKey))
+                    .as(ctx + " keyMayExist of a long key")
+                    .isFalse();
+            assertThat(db.keyExists(longKey))
+                    .as(ctx + " keyExists of a long key")
+                    .isFalse();
         }
 
         private void takeSnapshot() {
