@@ -335,7 +335,7 @@ public final class Db implements AutoCloseable {
     /** Releases what a failed open built, best effort; problems are added to {@code failure}. */
     private static void cleanupFailedOpen(Db db, Closeable lock, Throwable failure) {
         if (db != null) {
-            IOException e = db.shutDown();
+            IOException e = db.shutDown(false);
             if (e != null) {
                 failure.addSuppressed(e);
             }
@@ -1227,11 +1227,18 @@ public final class Db implements AutoCloseable {
 
     /**
      * Stops the background threads (an ongoing flush or compaction finishes or is abandoned),
-     * invalidates iterators left open (after a call in progress on each returns), closes the WAL
-     * and MANIFEST, releases every table's off-heap filter and the directory lock. Acknowledged
+     * invalidates iterators left open (after a call in progress on each returns), closes the WAL,
+     * deletes the files that are obsolete then (as RocksDB's close: the WALs and tables that the last flush or
+     * compaction replaced, those the invalidated iterators still read, and those an earlier failed deletion left),
+     * closes the MANIFEST, releases every table's off-heap filter and the directory lock. Acknowledged
      * writes are in the WAL; the next open replays them. Under {@link Options#disableWal} the memtables are flushed to
      * tables first (they are in no log), as RocksDB flushes unpersisted memtables at close; if that flush fails the
-     * database still closes, and close throws that failure. Idempotent.
+     * database still closes, and close throws that failure. A read-only database deletes nothing, nor does one whose
+     * writes a background error stopped (the next open deletes what is obsolete). Idempotent.
+     *
+     * @throws BloomKvIOException when closing the WAL or the MANIFEST, releasing the lock or deleting an obsolete file
+     *     failed: the database is closed all the same (every file, table and thread released, the lock too); a file
+     *     left behind is deleted by the next open. (RocksDB's close only logs a failed deletion.)
      */
     @Override
     public void close() {
@@ -1267,11 +1274,14 @@ public final class Db implements AutoCloseable {
         } finally {
             state.unlock();
         }
+        // Passes stop before the iterators left open release their Versions: the tables only they read are deleted by
+        // close's own pass (in shutDown, once the background threads stopped), whose failure close reports.
+        obsolete.enable(false);
         for (DbIterator it : new ArrayList<>(openIterators)) {
             it.closeInternal(true);
         }
         openIterators.clear();
-        IOException failure = shutDown();
+        IOException failure = shutDown(true);
         if (blockCache != null) {
             blockCache.clear();
         }
@@ -1320,10 +1330,11 @@ public final class Db implements AutoCloseable {
 
     /**
      * Shared by close and a failed open: marks the database shut down, stops the background
-     * threads, closes the WAL and the MANIFEST, releases the SuperVersion and every table. Every
+     * threads, closes the WAL, deletes the obsolete files ({@code atClose} only: RocksDB's close runs this pass only
+     * for a database that opened), closes the MANIFEST, releases the SuperVersion and every table. Every
      * step runs; returns the first I/O failure (later ones suppressed), or null.
      */
-    private IOException shutDown() {
+    private IOException shutDown(boolean atClose) {
         obsolete.enable(false);
         state.lock();
         try {
@@ -1352,6 +1363,18 @@ public final class Db implements AutoCloseable {
             failure = e;
         } finally {
             state.unlock();
+        }
+        if (atClose) {
+            // Background work has stopped and the iterators are closed: what no live Version names is obsolete now.
+            // Before the tables, the MANIFEST and the lock are released; a failure does not stop the steps below.
+            IOException e = obsolete.deleteAtClose();
+            if (e != null) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
         }
         state.dropSuperVersion();
         try {

@@ -6,6 +6,7 @@ import io.bloomkv.engine.internal.version.FileNames;
 import io.bloomkv.engine.internal.version.TableCache;
 import io.bloomkv.engine.internal.version.VersionSet;
 import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -29,7 +30,8 @@ import java.util.function.Supplier;
  * runs a pass after its own install, once it released the mutex; a memtable switch or rewrite that drops the Version
  * first (racing that install) does so before it. {@link Db#flush} and {@link Db#waitForBackgroundWork} run a pass too
  * before they return (the flusher's runs after it let them go). A reader that drops the last reference of an old
- * Version (closing an iterator) runs the pass on its own thread, as RocksDB does by default.
+ * Version (closing an iterator) runs the pass on its own thread, as RocksDB does by default. Close stops these passes
+ * and runs one last pass itself ({@link #deleteAtClose}) once the background threads stopped, as RocksDB's close.
  */
 final class ObsoleteFiles {
     private final FileSystem fs;
@@ -47,6 +49,9 @@ final class ObsoleteFiles {
 
     private final Object lock = new Object();
     private volatile boolean enabled;
+    /** Whether open recovered (deletion was enabled once): only then does {@link #deleteAtClose} delete. */
+    private volatile boolean recovered;
+
     private volatile Events events;
 
     ObsoleteFiles(
@@ -94,8 +99,11 @@ final class ObsoleteFiles {
         this.events = e;
     }
 
-    /** Deletion starts once open has recovered, and stops for good at close. */
+    /** Deletion starts once open has recovered, and stops for good at close (which runs {@link #deleteAtClose}). */
     void enable(boolean on) {
+        if (on) {
+            recovered = true;
+        }
         enabled = on;
     }
 
@@ -120,49 +128,86 @@ final class ObsoleteFiles {
             if (!enabled) {
                 return; // close began while this pass waited for another
             }
-            // Order matters. A table's number enters pendingOutputs before its file is created or
-            // opened, and leaves only once a live Version names it. So: first list the files and the
-            // open readers, then read pendingOutputs, then the live files; whatever the listing saw
-            // is then either pending or live, unless it is really obsolete.
-            List<Long> openTables = tableCache.openNumbers();
-            List<Path> entries;
-            try {
-                entries = fs.list(dir);
-            } catch (IOException e) {
-                entries = List.of();
+            pass(); // what it could not delete is left for the next pass
+        }
+    }
+
+    /**
+     * The last pass, run by {@link Db#close} after {@link #enable enable(false)} and after the background threads
+     * stopped, before the tables, the MANIFEST and the directory lock are released: RocksDB's {@code
+     * DBImpl::CloseHelper} runs {@code FindObsoleteFiles(force=true)} and {@code PurgeObsoleteFiles} at the same point,
+     * so that files made obsolete by the last install (whose own pass close stopped), or left by a pass whose deletion
+     * failed, or read until close by the iterators it invalidated, do not outlive the close. It first waits for a pass
+     * in progress on another thread, so that no pass touches the directory once close returns. It deletes nothing
+     * when open never finished recovery (a failed open, a read-only database: RocksDB's {@code opened_successfully_
+     * && !read_only_}) or after a background error (see {@link #delete}; the next open deletes what is left).
+     *
+     * @return the first failure to list the directory or delete an obsolete file (later ones suppressed; every file
+     *     is tried), or null. Close reports it after releasing everything; RocksDB only logs a failed deletion.
+     */
+    IOException deleteAtClose() {
+        synchronized (lock) {
+            if (!recovered || backgroundError.get() != null) {
+                return null;
             }
-            long manifest = versions.manifestNumber();
-            Set<Long> keep = new HashSet<>(pendingOutputs);
-            keep.addAll(versions.liveFiles());
-            long logNumber = versions.logNumber();
-            // Read after the log number: a pin taken while the log number was still at or below its WAL is seen.
-            for (Long pinned : pinnedLogs) {
-                logNumber = Math.min(logNumber, pinned);
-            }
-            for (Long n : openTables) {
-                if (!keep.contains(n)) {
-                    tableCache.evict(n);
-                    if (blockCache != null) {
-                        blockCache.evictFile(n);
-                    }
-                }
-            }
-            for (Path p : entries) {
-                FileNames.Parsed parsed = FileNames.parse(p.getFileName().toString());
-                if (parsed != null && isObsolete(parsed, keep, logNumber, manifest)) {
-                    try {
-                        fs.delete(p);
-                        Events ev = events;
-                        if (ev != null && parsed.kind() == FileNames.Kind.TABLE) {
-                            ev.post(l ->
-                                    l.onTableFileDeleted(new EventListener.TableFileDeletedInfo(p, parsed.number())));
-                        }
-                    } catch (IOException e) {
-                        // Left for the next pass.
-                    }
+            return pass();
+        }
+    }
+
+    /** One pass, {@link #lock} held: returns the first failure (later ones suppressed), or null. */
+    private IOException pass() {
+        IOException failure = null;
+        // Order matters. A table's number enters pendingOutputs before its file is created or
+        // opened, and leaves only once a live Version names it. So: first list the files and the
+        // open readers, then read pendingOutputs, then the live files; whatever the listing saw
+        // is then either pending or live, unless it is really obsolete.
+        List<Long> openTables = tableCache.openNumbers();
+        List<Path> entries;
+        try {
+            entries = fs.list(dir);
+        } catch (IOException e) {
+            failure = new IOException("cannot list " + dir + " for obsolete files", e);
+            entries = List.of();
+        }
+        long manifest = versions.manifestNumber();
+        Set<Long> keep = new HashSet<>(pendingOutputs);
+        keep.addAll(versions.liveFiles());
+        long logNumber = versions.logNumber();
+        // Read after the log number: a pin taken while the log number was still at or below its WAL is seen.
+        for (Long pinned : pinnedLogs) {
+            logNumber = Math.min(logNumber, pinned);
+        }
+        for (Long n : openTables) {
+            if (!keep.contains(n)) {
+                tableCache.evict(n);
+                if (blockCache != null) {
+                    blockCache.evictFile(n);
                 }
             }
         }
+        for (Path p : entries) {
+            FileNames.Parsed parsed = FileNames.parse(p.getFileName().toString());
+            if (parsed != null && isObsolete(parsed, keep, logNumber, manifest)) {
+                try {
+                    fs.delete(p);
+                } catch (NoSuchFileException gone) {
+                    continue; // deleted meanwhile by someone else: what the pass wanted
+                } catch (IOException e) {
+                    IOException f = new IOException("cannot delete obsolete file " + p, e);
+                    if (failure == null) {
+                        failure = f;
+                    } else {
+                        failure.addSuppressed(f);
+                    }
+                    continue;
+                }
+                Events ev = events;
+                if (ev != null && parsed.kind() == FileNames.Kind.TABLE) {
+                    ev.post(l -> l.onTableFileDeleted(new EventListener.TableFileDeletedInfo(p, parsed.number())));
+                }
+            }
+        }
+        return failure;
     }
 
     private static boolean isObsolete(FileNames.Parsed parsed, Set<Long> keep, long logNumber, long manifest) {

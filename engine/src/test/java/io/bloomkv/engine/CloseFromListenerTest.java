@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link Db#close} from an {@link EventListener#onBackgroundError} listener, which runs on the flush or compaction
  * thread close stops (or on compactRange's caller): the close completes without waiting for its own thread, the
- * failed job then ends, every table reader and filter is released, and the database reopens with its writes.
+ * failed job then ends, every table reader and filter is released, and the database reopens with its writes. And from
+ * a listener on the event thread, where close's deletion pass runs.
  */
 class CloseFromListenerTest {
     @TempDir
@@ -60,6 +61,77 @@ class CloseFromListenerTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void closeFromACompactRangeCallersListenerCloses() throws Exception {
         runWithFaultOn(null, true);
+    }
+
+    /**
+     * {@link Db#close} from a listener on the event thread ({@link EventListener#onCompactionCompleted}), while an
+     * iterator left open still reads the compaction's inputs: close's deletion pass runs on the event thread and
+     * queues onTableFileDeleted for them behind the callback that is closing; they are delivered once it returns, and
+     * the directory holds no obsolete file.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void closeFromTheEventThreadDeletesObsoleteFiles() throws Exception {
+        long tablesBefore = TableReader.liveTables();
+        AtomicReference<Db> db = new AtomicReference<>();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicReference<String> thread = new AtomicReference<>();
+        CountDownLatch closed = new CountDownLatch(1);
+        java.util.Set<Long> deleted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        EventListener closer = new EventListener() {
+            @Override
+            public void onCompactionCompleted(CompactionCompletedInfo info) {
+                thread.set(Thread.currentThread().getName());
+                try {
+                    db.get().close();
+                } catch (Throwable t) {
+                    thrown.set(t);
+                } finally {
+                    closed.countDown();
+                }
+            }
+
+            @Override
+            public void onTableFileDeleted(TableFileDeletedInfo info) {
+                deleted.add(info.number());
+            }
+        };
+        Options o = Options.defaults().autoCompaction(false).listeners(closer);
+        java.util.TreeSet<Long> inputs = new java.util.TreeSet<>();
+        db.set(Db.open(dir, o));
+        try {
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 200; i++) {
+                    db.get().put(TestKeys.key(i), TestKeys.key(round * 1000 + i));
+                }
+                db.get().flush();
+            }
+            db.get().tables().forEach(t -> inputs.add(t.fileNumber()));
+            DbIterator left = db.get().iterator(); // closed by the close
+            left.seekToFirst();
+            db.get().compactRange(null, null);
+            assertThat(closed.await(60, TimeUnit.SECONDS))
+                    .as("onCompactionCompleted closed")
+                    .isTrue();
+        } finally {
+            db.get().close();
+        }
+        assertThat(thread.get()).startsWith("bloomkv-events-");
+        assertThat(thrown.get()).as("close from the event thread").isNull();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!deleted.containsAll(inputs) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(deleted)
+                .as("onTableFileDeleted of the inputs, after the callback returned")
+                .containsAll(inputs);
+        CloseDeletesObsoleteFilesTest.assertNoObsoleteFile(dir, "after a close from the event thread");
+        assertThat(TableReader.liveTables()).as("table readers").isEqualTo(tablesBefore);
+        try (Db reopened = Db.open(dir, Options.defaults())) {
+            for (int i = 0; i < 200; i++) {
+                assertThat(reopened.get(TestKeys.key(i))).isEqualTo(TestKeys.key(1000 + i));
+            }
+        }
     }
 
     /** {@code threadPrefix}: the background thread whose table creation fails (unused with compactRange). */

@@ -31,9 +31,10 @@ import org.junit.jupiter.api.io.TempDir;
  * compaction, a reopen, ingestions of external table files written by {@link TableFileWriter} (puts, merges, deletes
  * and range deletions), moved and copied,
  * a memtable rewrite (a range tombstone hiding most of the memtable), range drops (a range tombstone, then {@link Db#deleteFilesInRange} over the same range: over an ingested file's
- * keys, it removes that file's table) and checkpoints) under {@link SyncMode#EVERY_WRITE} is first run once on a healthy {@link
- * FaultInjectingFileSystem} to count its file-system operations (every {@link Op}: create, open,
- * write, flush, sync, read, close, delete, rename, list, size, lock, ...). Then, for every i, a fresh
+ * keys, it removes that file's table), checkpoints, and iterators left open across a compaction until the next
+ * reopen's close, whose deletion pass then deletes the tables they kept) under {@link SyncMode#EVERY_WRITE} is first
+ * run once on a healthy {@link FaultInjectingFileSystem} to count its file-system operations (every {@link Op}:
+ * create, open, write, flush, sync, read, close, delete, rename, list, size, lock, ...). Then, for every i, a fresh
  * database runs the workload with only the i-th operation failing; the workload stops at the first
  * call that fails. The failed call must have surfaced a {@link BloomKvIOException} caused by the
  * injected error (or succeeded, when the engine tolerates that failure); then the process "dies"
@@ -87,7 +88,8 @@ class FaultSweepTest {
         return Mut.deleteRange(k, Math.min(KEYS, k + 1 + rnd.nextInt(6)));
     }
 
-    sealed interface Step permits Write, Get, Scan, Flush, Compact, Reopen, Ingest, DropRange, Checkpoint {}
+    sealed interface Step
+            permits Write, Get, Scan, Flush, Compact, Reopen, Ingest, DropRange, Checkpoint, HoldIterator {}
 
     record Write(List<Mut> muts, boolean batch) implements Step {}
 
@@ -116,6 +118,12 @@ class FaultSweepTest {
 
     /** A checkpoint into a new directory next to the database. */
     record Checkpoint() implements Step {}
+
+    /**
+     * An iterator left open: it keeps the tables of its Version until the close of the next {@link Reopen} (or the
+     * final close) invalidates it, so that close's deletion pass has the inputs of the compactions since to delete.
+     */
+    record HoldIterator() implements Step {}
 
     /** The workload: {@code scale} rounds of writes and reads, each ending in a flush, with a compaction and a reopen. */
     static List<Step> workload(long seed, int scale) {
@@ -196,6 +204,7 @@ class FaultSweepTest {
                 steps.add(new Checkpoint());
             }
             if (round % 3 == 1) {
+                steps.add(new HoldIterator());
                 steps.add(new Compact());
             }
             if (round % 3 == 2) {
@@ -364,6 +373,8 @@ class FaultSweepTest {
                     .isEqualTo(o.model.get(g.key()));
         } else if (s instanceof Scan) {
             assertThat(scan(db)).as("scan while running").isEqualTo(render(o.model));
+        } else if (s instanceof HoldIterator) {
+            db.iterator(); // never closed here: the database's close closes it
         } else if (s instanceof Flush) {
             db.flush();
             o.durable();
@@ -533,9 +544,13 @@ class FaultSweepTest {
         // 1. Count the operations of a healthy run (including the final close).
         FaultInjectingFileSystem counting = new FaultInjectingFileSystem(new NoFsyncFileSystem());
         Map<Op, Integer> perOp = new EnumMap<>(Op.class);
+        AtomicInteger closeDeletes = new AtomicInteger();
         counting.inject((op, p) -> {
             synchronized (perOp) {
                 perOp.merge(op, 1, Integer::sum);
+            }
+            if (op == Op.DELETE && inClosesDeletionPass()) {
+                closeDeletes.incrementAndGet();
             }
             return false;
         });
@@ -548,10 +563,14 @@ class FaultSweepTest {
         if (sweepTtl == null && !sweepNoWal) {
             assertThat(healthy.droppedTables).as("range drops removed tables").isPositive();
         }
+        // The tables the held iterators kept: every seed sweeps failures of close's own deletions.
+        assertThat(closeDeletes.get())
+                .as("files deleted by close's deletion pass")
+                .isPositive();
         int total = perOp.values().stream().mapToInt(Integer::intValue).sum();
         System.out.println("FaultSweepTest: " + steps.size() + " steps, " + total + " file-system operations " + perOp
                 + ", tables removed by range drops " + healthy.droppedTables + ", memtable rewrites "
-                + healthy.memtableRewrites);
+                + healthy.memtableRewrites + ", files deleted by close's deletion pass " + closeDeletes.get());
         deleteTree(healthyDir);
 
         // 2. Fail each of them in turn.
@@ -671,6 +690,17 @@ class FaultSweepTest {
         assertThat(beyondEnd).as("runs are nearly deterministic").isLessThanOrEqualTo(Math.max(2, total / 100));
         assertThat(surfaced + tolerated + beyondEnd).isEqualTo(total);
         assertThat(TableReader.liveTables()).as("no table left open").isZero();
+    }
+
+    /** Whether the calling thread is in the deletion pass of {@link Db#close} ({@link ObsoleteFiles#deleteAtClose}). */
+    private static boolean inClosesDeletionPass() {
+        for (StackTraceElement e : new Throwable().getStackTrace()) {
+            if (e.getClassName().equals(ObsoleteFiles.class.getName())
+                    && e.getMethodName().equals("deleteAtClose")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean hasInjectedCause(Throwable t) {
