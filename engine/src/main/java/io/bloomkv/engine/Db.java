@@ -693,6 +693,27 @@ public final class Db implements AutoCloseable {
 
     // ------------------------------------------------------------------ snapshots
 
+    /**
+     * The sequence number of the last write made visible (RocksDB's {@code GetLatestSequenceNumber}): 0 for a new
+     * database; each write takes the next numbers, one per operation: a put, delete, merge or range deletion one, a
+     * {@link WriteBatch} {@link WriteBatch#count()}. An empty batch, and a range deletion of an empty range
+     * ({@code begin == end}, which RocksDB writes and numbers), take none. An {@link #ingest} takes one when it must
+     * order its files after what the database holds (a file whose key range overlaps a table's, after the memtables
+     * it overlaps were flushed, or any file while a snapshot is open), whatever the number of files, and none
+     * otherwise; RocksDB takes one per such file, and judges the overlap by the keys the levels hold in the file's
+     * range, not by the tables' ranges. Flushes, compactions, {@link #deleteFilesInRange}, checkpoints, close and
+     * reopen leave it as it is (RocksDB's can go back at a reopen when its last writes ended in empty range deletions,
+     * never below the last number it gave an entry); a read-only database reports the number it recovered. A
+     * {@link #getSnapshot()} taken now has this {@link Snapshot#sequence()}. Also the {@code bloomkv.last-sequence}
+     * {@link #property}.
+     *
+     * @throws DbClosedException if the database is closed
+     */
+    public long latestSequenceNumber() {
+        checkOpen();
+        return versions.lastSequence();
+    }
+
     /** A snapshot of the current state; close it (or {@link #releaseSnapshot}) when done. */
     public Snapshot getSnapshot() {
         checkOpen();
