@@ -1387,14 +1387,11 @@ public final class Db implements AutoCloseable {
         }
         if (atClose) {
             // Background work has stopped and the iterators are closed: what no live Version names is obsolete now.
-            // Before the tables, the MANIFEST and the lock are released; a failure does not stop the steps below.
+            // Before the tables, the MANIFEST and the lock are released. A failure is logged, not thrown, as RocksDB's
+            // close logs a failed deletion: the data is whole and the next open deletes what is left.
             IOException e = obsolete.deleteAtClose();
             if (e != null) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
+                DbLog.LOG.warn("[{}] obsolete files left at close; the next open deletes them", dir, e);
             }
         }
         state.dropSuperVersion();

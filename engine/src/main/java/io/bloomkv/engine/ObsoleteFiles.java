@@ -128,7 +128,10 @@ final class ObsoleteFiles {
             if (!enabled) {
                 return; // close began while this pass waited for another
             }
-            pass(); // what it could not delete is left for the next pass
+            IOException failure = pass(); // what it could not delete is left for the next pass
+            if (failure != null) {
+                DbLog.LOG.warn("[{}] obsolete files left for the next pass", dir, failure);
+            }
         }
     }
 
@@ -143,7 +146,8 @@ final class ObsoleteFiles {
      * && !read_only_}) or after a background error (see {@link #delete}; the next open deletes what is left).
      *
      * @return the first failure to list the directory or delete an obsolete file (later ones suppressed; every file
-     *     is tried), or null. Close reports it after releasing everything; RocksDB only logs a failed deletion.
+     *     is tried), or null. Close logs it (WARN) and releases everything; RocksDB's close, too, only logs a failed
+     *     deletion.
      */
     IOException deleteAtClose() {
         synchronized (lock) {

@@ -8,7 +8,6 @@ import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem.Fault;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem.Op;
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.fs.InjectedIOException;
 import io.bloomkv.engine.internal.table.ReadCounters;
 import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.version.FileNames;
@@ -41,7 +40,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code PurgeObsoleteFiles}): what the last install made obsolete, what iterators left open still read, what an
  * earlier pass failed to delete. After close the directory holds exactly the files the MANIFEST (read here with a
  * {@link VersionSet}, without opening the database, whose open would delete them too) still needs. A deletion that
- * fails there is reported by close after every resource and the lock were released; a read-only database, and one
+ * fails there is logged, as RocksDB's close logs it, and every resource and the lock are released; a read-only
+ * database, and one
  * whose writes a background error stopped, delete nothing at close.
  */
 class CloseDeletesObsoleteFilesTest {
@@ -127,15 +127,6 @@ class CloseDeletesObsoleteFilesTest {
         Needed n = needed(d);
         return !n.tables().containsAll(onDisk(d, FileNames.Kind.TABLE))
                 || onDisk(d, FileNames.Kind.LOG).first() < n.logNumber();
-    }
-
-    private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (type.isInstance(c)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
@@ -290,9 +281,9 @@ class CloseDeletesObsoleteFilesTest {
     }
 
     /**
-     * Every deletion of close's pass fails (or its listing does): close still releases every table, filter and the
-     * lock, then throws a {@link BloomKvIOException} caused by the failure; the files it left are obsolete, and the
-     * next open deletes them.
+     * Every deletion of close's pass fails (or its listing does): close logs it and does not throw (RocksDB's close
+     * only logs a failed deletion), and still releases every table, filter and the lock; the files it left are
+     * obsolete, and the next open deletes them.
      */
     @ParameterizedTest
     @EnumSource(
@@ -316,11 +307,7 @@ class CloseDeletesObsoleteFilesTest {
             fault = fs.inject(FaultInjectingFileSystem.on(failing));
         }
         try {
-            assertThatThrownBy(db::close)
-                    .isInstanceOf(BloomKvIOException.class)
-                    .satisfies(e -> assertThat(hasCause(e, InjectedIOException.class))
-                            .as("caused by the injected " + failing + " failure: " + e)
-                            .isTrue());
+            db.close(); // the failure is logged, not thrown
         } finally {
             fault.remove();
         }
@@ -329,7 +316,7 @@ class CloseDeletesObsoleteFilesTest {
         assertThat(TableReader.liveTables()).as("every table released").isEqualTo(tablesBefore);
         assertThat(TableReader.liveFilterBytes()).as("every filter released").isEqualTo(filterBytesBefore);
         assertThatThrownBy(() -> db.get(bytes("k000001"))).isInstanceOf(DbClosedException.class);
-        db.close(); // idempotent: reports nothing again
+        db.close(); // idempotent
         assertThat(hasObsoleteFile(dir)).as("the compaction's inputs were left").isTrue();
         try (Db reopened = Db.open(dir, options)) { // the lock was released
             for (int i = 0; i < 160; i++) {
@@ -458,7 +445,7 @@ class CloseDeletesObsoleteFilesTest {
             put(db, 50, 150);
             db.flush();
             db.compactRange(null, null);
-            assertThatThrownBy(db::close).isInstanceOf(BloomKvIOException.class);
+            db.close(); // its pass's deletions fail: logged, left on disk
         } finally {
             noDeletes.remove();
             db.close();
