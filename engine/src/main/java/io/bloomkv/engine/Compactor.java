@@ -46,6 +46,15 @@ final class Compactor {
     private boolean wakeRequested = true;
     private boolean running;
     private boolean stop;
+    /**
+     * Under stateLock: {@link #pause} calls not yet matched by {@link #resume} (RocksDB's
+     * {@code bg_compaction_paused_}, counted as soon as a pause begins). While above 0 the thread picks no compaction,
+     * unless {@link #pauseLifted}.
+     */
+    private int paused;
+    /** Under stateLock: a close flushing the memtables of a database without WAL lifted the pause for good. */
+    private boolean pauseLifted;
+
     private Thread thread;
 
     Compactor(CompactionEnv env) {
@@ -84,16 +93,87 @@ final class Compactor {
         compactionLock.unlock();
     }
 
-    /** Waits until the background thread has no compaction to do (or stopped, or hit an error). */
+    /**
+     * Waits until the background thread has no compaction to do (or stopped, or hit an error, or is paused: returns
+     * at once while {@link #isPaused}, and when a pause begins meanwhile).
+     */
     void waitIdle() {
         stateLock.lock();
         try {
-            while (!stop && (running || wakeRequested || needsCompaction()) && env.backgroundError() == null) {
+            while (!stop
+                    && !pausedHeld()
+                    && (running || wakeRequested || needsCompaction())
+                    && env.backgroundError() == null) {
                 stateChanged.awaitUninterruptibly();
             }
         } finally {
             stateLock.unlock();
         }
+    }
+
+    /**
+     * Stops background compactions from being picked (nested: each call needs a {@link #resume}) and waits until none
+     * runs: the background thread's step in progress ends first (a compaction is never abandoned for a pause), then
+     * any {@link #compactRange} or {@link #exclusive} body running on a caller's thread (those are not paused: a
+     * compactRange started later runs, as RocksDB's manual compaction runs while background work is paused). Returns
+     * early when the database stops.
+     */
+    void pause() {
+        stateLock.lock();
+        try {
+            paused++;
+            stateChanged.signalAll(); // waitIdle callers stop waiting
+            while (running && !stop) {
+                stateChanged.awaitUninterruptibly();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+        compactionLock.lock(); // a compactRange or ingestion under way on a caller's thread
+        compactionLock.unlock();
+    }
+
+    /** Undoes one {@link #pause}; the last one lets the thread look for work at once. */
+    void resume() {
+        stateLock.lock();
+        try {
+            if (paused == 0) {
+                throw new IllegalStateException("compactions are not paused");
+            }
+            paused--;
+            if (paused == 0) {
+                wakeRequested = true;
+                stateChanged.signalAll();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Lets compactions run again whatever the pauses (a closing database that flushes its memtables first). */
+    void liftPause() {
+        stateLock.lock();
+        try {
+            pauseLifted = true;
+            wakeRequested = true;
+            stateChanged.signalAll();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Whether a pause holds background compactions (counted from the start of a {@link #pause} call). */
+    boolean isPaused() {
+        stateLock.lock();
+        try {
+            return pausedHeld();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    private boolean pausedHeld() {
+        return paused > 0 && !pauseLifted;
     }
 
     private boolean needsCompaction() {
@@ -108,9 +188,10 @@ final class Compactor {
         while (true) {
             stateLock.lock();
             try {
-                while (!stop && !wakeRequested) {
+                // A job is picked here and before each step below only: a pause waits for the step in progress.
+                while (!stop && (!wakeRequested || pausedHeld())) {
                     java.time.Duration period = env.options().periodicCompaction();
-                    if (period == null) {
+                    if (period == null || pausedHeld()) {
                         stateChanged.awaitUninterruptibly();
                     } else if (!awaitPeriodicCheck(period)) {
                         // A quiet database still looks for tables that reached the period (RocksDB re-checks too).
@@ -129,6 +210,7 @@ final class Compactor {
             try {
                 while (env.options().autoCompaction()
                         && !isStopping()
+                        && !isPaused()
                         && env.backgroundError() == null
                         && backgroundCompactionStep()) {
                     // one compaction per step; loop while levels still overflow

@@ -941,7 +941,13 @@ public final class Db implements AutoCloseable {
      * no time limit: it ends when the work ends, when a background error stops the work, or when the database is
      * closed by another thread.
      *
+     * <p>While background work is paused ({@link #pauseBackgroundWork()}) the work it would wait for cannot run: it
+     * throws {@link BackgroundWorkPausedException} at once, and as soon as a pause begins while it waits, instead of
+     * waiting until {@link #continueBackgroundWork()} (RocksDB's {@code WaitForCompact} with {@code abort_on_pause};
+     * without that option RocksDB would wait for the continue).
+     *
      * @throws DbClosedException if the database is closed
+     * @throws BackgroundWorkPausedException if background work is paused, or a pause began while it waited
      * @throws BloomKvException the background error that stopped flushes or compactions (the database then
      *     refuses writes with the same error)
      */
@@ -949,12 +955,22 @@ public final class Db implements AutoCloseable {
         checkOpen();
         state.lock();
         try {
-            state.awaitImmutablesFlushed();
+            // awaitImmutablesFlushed, also ended by a pause (pauseBackgroundWork signals once flushes are held)
+            while (!state.imms.isEmpty()
+                    && state.backgroundError() == null
+                    && !state.shuttingDown
+                    && !state.flushesPaused()) {
+                state.awaitChange();
+            }
         } finally {
             state.unlock();
         }
         if (compactor != null) {
-            compactor.waitIdle();
+            compactor.waitIdle(); // returns at once while compactions are paused
+        }
+        if (backgroundWorkPaused()) {
+            throw new BackgroundWorkPausedException(
+                    "waitForBackgroundWork: background work of " + dir + " is paused (pauseBackgroundWork)");
         }
         // The flusher's pass runs after it lets waiters go: no obsolete file (unless a reader still needs it) is left
         // on return, for a caller that copies the database's files or counts them.
@@ -963,6 +979,102 @@ public final class Db implements AutoCloseable {
         if (error != null) {
             throw error;
         }
+    }
+
+    /**
+     * Pauses background work (RocksDB's {@code PauseBackgroundWork}): waits until the flush and the compaction running
+     * now, if any, are done (each is finished, never cut short), and from then on no flush and no background compaction
+     * starts until {@link #continueBackgroundWork()}. Compactions stop being picked as soon as the call begins, flushes
+     * once it returns. Calls nest: each needs its own continue, and work resumes with the last one. A
+     * {@link #compactRange} running on another thread when it is called is waited for as well.
+     *
+     * <p>While paused:
+     *
+     * <ul>
+     *   <li>Writes go on into the memtable. A full memtable is frozen and waits for its flush; once
+     *       {@link Options#maxImmutableMemtables} memtables wait (or level 0 holds {@link Options#l0StopWritesTrigger}
+     *       tables), writes stall as they would behind a slow flush or compaction: they block (a write stall like any
+     *       other, counted in {@link Stats#writeStalls()} and told to {@link EventListener#onWriteStallChanged}) until
+     *       the continue lets the work run and make room, or fail with {@link DbClosedException} when the database is
+     *       closed.</li>
+     *   <li>{@link #flush()} freezes the memtable and waits for its flush: until the continue, or until close (then
+     *       {@link DbClosedException}), as RocksDB's {@code Flush} waits for the flush it scheduled. So do the calls
+     *       that flush first: {@link #compactRange} when a memtable holds anything, {@link #ingest} of files a memtable
+     *       overlaps, {@link #deleteFilesInRange} under {@link Options#disableWal} over a memtable's range tombstone,
+     *       and {@link #checkpoint} under {@link Options#disableWal}. Calling them on the thread that will continue
+     *       the work waits forever.</li>
+     *   <li>{@link #compactRange} with nothing to flush runs its compaction on the calling thread, as RocksDB runs a
+     *       manual compaction while background work is paused (it is scheduled directly, not through the paused
+     *       background scheduling).</li>
+     *   <li>{@link #waitForBackgroundWork()} throws {@link BackgroundWorkPausedException} instead of waiting.</li>
+     *   <li>{@link #close()} completes: the flusher and compactor stop without starting anything, and the next open
+     *       replays the WAL. Under {@link Options#disableWal} close first flushes the memtables (they are in no log),
+     *       and lifts the pause to do it (RocksDB's close, which flushes such memtables too, would wait for the
+     *       paused flush).</li>
+     * </ul>
+     *
+     * <p>On a database opened {@link Options#readOnly} there is no background work: the call only counts the pause
+     * (the continue must follow), as RocksDB's read-only database accepts it.
+     *
+     * @throws DbClosedException if the database is closed (or closes while the call waits)
+     */
+    public void pauseBackgroundWork() {
+        checkOpen();
+        if (compactor != null) {
+            compactor.pause(); // no compaction is picked from here; waits for the running one
+        }
+        state.lock();
+        try {
+            while (state.flushing && !state.shuttingDown) {
+                state.awaitChange();
+            }
+            if (state.shuttingDown) {
+                throw new DbClosedException("database closed during pauseBackgroundWork");
+            }
+            state.backgroundWorkPaused++;
+            state.signalChangeHeld(); // waitForBackgroundWork callers stop waiting
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /**
+     * Undoes one {@link #pauseBackgroundWork()} (RocksDB's {@code ContinueBackgroundWork}); with the last one the
+     * flushes and compactions that were held start at once, and writes stalled by the pause go on as soon as a flush
+     * (or a compaction) makes room for them.
+     *
+     * @throws InvalidArgumentException if background work is not paused: more continues than pauses (RocksDB returns
+     *     {@code InvalidArgument("Background work already unpaused")})
+     * @throws DbClosedException if the database is closed
+     */
+    public void continueBackgroundWork() {
+        checkOpen();
+        state.lock();
+        try {
+            if (state.backgroundWorkPaused == 0) {
+                throw new InvalidArgumentException(
+                        "continueBackgroundWork: background work is not paused (each continue must follow a pause)");
+            }
+            state.backgroundWorkPaused--;
+            state.signalChangeHeld(); // the flusher looks for work
+        } finally {
+            state.unlock();
+        }
+        if (compactor != null) {
+            compactor.resume();
+        }
+    }
+
+    /** Whether background work is paused, or a pause has begun (compactions are held from its start). */
+    private boolean backgroundWorkPaused() {
+        boolean flushes;
+        state.lock();
+        try {
+            flushes = state.flushesPaused();
+        } finally {
+            state.unlock();
+        }
+        return flushes || (compactor != null && compactor.isPaused());
     }
 
     /**
@@ -1265,6 +1377,7 @@ public final class Db implements AutoCloseable {
     public void close() {
         BloomKvException flushFailure = null;
         if (options.disableWal() && !options.readOnly() && !closing()) {
+            liftPauseForClose(); // the memtables are in no log: they are flushed, paused or not
             try {
                 flush();
             } catch (BloomKvException e) {
@@ -1337,6 +1450,24 @@ public final class Db implements AutoCloseable {
             throw unregisterFailure;
         }
         DbLog.LOG.info("[{}] closed", dir);
+    }
+
+    /**
+     * Lets the flusher and the compactor run whatever {@link #pauseBackgroundWork} said, for the rest of this
+     * database's life: close flushes memtables that are in no WAL, and a write stall that flush meets may wait for a
+     * compaction.
+     */
+    private void liftPauseForClose() {
+        state.lock();
+        try {
+            state.pauseLiftedForClose = true;
+            state.signalChangeHeld();
+        } finally {
+            state.unlock();
+        }
+        if (compactor != null) {
+            compactor.liftPause();
+        }
     }
 
     /** Whether close already ran or began (a second close flushes nothing). */

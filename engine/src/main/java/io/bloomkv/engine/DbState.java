@@ -50,6 +50,22 @@ final class DbState {
     volatile boolean closed;
 
     /**
+     * Guarded by the mutex: {@link Db#pauseBackgroundWork} calls not yet matched by a continue, counted once each
+     * pause has waited for the running flush (RocksDB's {@code bg_work_paused_}). While above 0 the flusher picks no
+     * memtable, unless {@link #pauseLiftedForClose}.
+     */
+    int backgroundWorkPaused;
+
+    /**
+     * Guarded by the mutex: a close under {@link Options#disableWal} flushes its memtables (they are in no log) and so
+     * lifts the pause for good: the flusher (and the compactor, which a stall of that flush may wait for) run again.
+     */
+    boolean pauseLiftedForClose;
+
+    /** Guarded by the mutex: the flusher took a memtable and writes it (a pause waits for this to end). */
+    boolean flushing;
+
+    /**
      * Guarded by the mutex: new snapshots wait until the ingestion is done. Set when it adds tables at sequence 0
      * because no snapshot was open (a snapshot taken meanwhile would otherwise see the ingested keys), or from when it
      * publishes its new sequence number to its install (a snapshot taken at that sequence meanwhile would read the
@@ -170,6 +186,12 @@ final class DbState {
         while (!imms.isEmpty() && backgroundError == null && !shuttingDown) {
             backgroundChanged.awaitUninterruptibly();
         }
+    }
+
+    /** Mutex held. True while the flusher must take no memtable: paused, and the pause not lifted by close. */
+    boolean flushesPaused() {
+        assertHeld();
+        return backgroundWorkPaused > 0 && !pauseLiftedForClose;
     }
 
     /**

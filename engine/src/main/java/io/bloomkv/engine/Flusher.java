@@ -15,7 +15,8 @@ import java.util.List;
  * The flush thread: writes the oldest immutable memtable to level-0 tables ({@link TableOutputs#writeLevel0Tables}:
  * one per key partition when tables are partitioned by prefix), records them in the
  * MANIFEST with the new oldest live WAL, drops the memtable, deletes what became obsolete and
- * wakes the compactor. A failure becomes the background error (writes and flush() then fail).
+ * wakes the compactor. A failure becomes the background error (writes and flush() then fail). While
+ * {@link Db#pauseBackgroundWork paused} it takes no memtable (one being written is finished first).
  */
 final class Flusher {
     private final DbState state;
@@ -75,13 +76,16 @@ final class Flusher {
             MemTable imm;
             state.lock();
             try {
-                while (!state.shuttingDown && (state.imms.isEmpty() || state.backgroundError() != null)) {
+                // A job is picked here only: Db.pauseBackgroundWork waits for the one running, then stops the next.
+                while (!state.shuttingDown
+                        && (state.imms.isEmpty() || state.backgroundError() != null || state.flushesPaused())) {
                     state.awaitChange();
                 }
                 if (state.shuttingDown) {
                     return;
                 }
                 imm = state.imms.peekLast();
+                state.flushing = true;
             } finally {
                 state.unlock();
             }
@@ -92,7 +96,13 @@ final class Flusher {
                 events.backgroundError("flush", err, false); // no lock held here; a flush error is never ignored
                 state.setBackgroundError(err);
             } finally {
-                state.signalChange();
+                state.lock();
+                try {
+                    state.flushing = false;
+                    state.signalChangeHeld();
+                } finally {
+                    state.unlock();
+                }
             }
         }
     }

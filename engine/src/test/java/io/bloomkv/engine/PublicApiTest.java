@@ -54,7 +54,9 @@ class PublicApiTest {
             "MergeOperators",
             "TtlMismatchException",
             // rocksdbjni's Holder, for keyMayExist's value
-            "Holder");
+            "Holder",
+            // waitForBackgroundWork while pauseBackgroundWork holds the work (RocksDB's abort_on_pause)
+            "BackgroundWorkPausedException");
 
     @Test
     void thePublicTypesOfTheApiPackageAreTheUserApi() throws Exception {
