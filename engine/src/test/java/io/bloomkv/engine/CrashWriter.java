@@ -10,7 +10,9 @@ import java.util.Random;
  * The child process of {@link CrashKillTest}: writes keys {@code start, start+1, ...} with
  * {@link SyncMode#EVERY_WRITE}, or the sync mode given (values from {@link #valueOf}), some in batches, and prints
  * "ack N" once the write of key N has returned. Runs until killed.
- * Arguments: directory, first key id, seed[, sync mode].
+ * Arguments: directory, first key id, seed[, sync mode[, "paused"]]. Paused: background work is paused
+ * ({@link Db#pauseBackgroundWork}) once the database is open, so the writes stall once the memtables are full; the
+ * child prints "stalled" then (a write stall event).
  */
 public final class CrashWriter {
     private CrashWriter() {}
@@ -40,8 +42,26 @@ public final class CrashWriter {
         long id = Long.parseLong(args[1]);
         Random rnd = new Random(Long.parseLong(args[2]));
         SyncMode sync = args.length > 3 ? SyncMode.valueOf(args[3]) : SyncMode.EVERY_WRITE;
+        boolean paused = args.length > 4 && args[4].equals("paused");
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false);
-        try (Db db = Db.open(dir, options(sync))) {
+        Options options = options(sync);
+        if (paused) {
+            options.listeners(new EventListener() {
+                @Override
+                public void onWriteStallChanged(WriteStallInfo info) {
+                    if (info.stalled()) {
+                        synchronized (out) {
+                            out.println("stalled");
+                            out.flush();
+                        }
+                    }
+                }
+            });
+        }
+        try (Db db = Db.open(dir, options)) {
+            if (paused) {
+                db.pauseBackgroundWork();
+            }
             out.println("open");
             out.flush();
             while (true) {
@@ -52,16 +72,21 @@ public final class CrashWriter {
                         b.put(TestKeys.key(id + i), valueOf(id + i));
                     }
                     db.write(b);
-                    for (int i = 0; i < n; i++) {
-                        out.println("ack " + (id + i));
+                    synchronized (out) {
+                        for (int i = 0; i < n; i++) {
+                            out.println("ack " + (id + i));
+                        }
+                        out.flush();
                     }
                     id += n;
                 } else {
                     db.put(TestKeys.key(id), valueOf(id));
-                    out.println("ack " + id);
+                    synchronized (out) {
+                        out.println("ack " + id);
+                        out.flush();
+                    }
                     id++;
                 }
-                out.flush();
             }
         }
     }

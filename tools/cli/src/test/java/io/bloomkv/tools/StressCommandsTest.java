@@ -35,9 +35,9 @@ class StressCommandsTest {
     }
 
     /**
-     * The first run's mix must hold every kind of operation, whatever the seed: a range drop is 3 operations in 1000
-     * and an ingestion 4, so 6000 operations miss one with probability about 1.5e-8 (3000 missed a range drop with
-     * probability 1.2e-4).
+     * The first run's mix must hold every kind of operation, whatever the seed: a range drop is 3 operations in 1000,
+     * a pause of the background work 3 and an ingestion 4, so 6000 operations miss one with probability about 1.5e-8
+     * (3000 missed a range drop with probability 1.2e-4).
      */
     @Test
     void stressRunsAreRightAndTheNextRunVerifiesTheirState() {
@@ -53,7 +53,8 @@ class StressCommandsTest {
                 .containsPattern("gets [1-9][0-9]*, multiGets [1-9][0-9]*, iterators [1-9]")
                 .containsPattern("keyMayExist/keyExists [1-9]") // checked against the expected state too
                 .containsPattern("ingestions [1-9]") // external table files joined the mix
-                .containsPattern("range drops [1-9]"); // and deleteFilesInRange
+                .containsPattern("range drops [1-9]") // and deleteFilesInRange
+                .containsPattern("background pauses [1-9]"); // and pauseBackgroundWork with reads, then continue
         Cli.Result second = Cli.run(
                 "stress",
                 db.toString(),

@@ -23,7 +23,8 @@ import java.util.stream.Stream;
  * The threads of a stress run (RocksDB db_stress's operation mix): random puts, merges, deletes, range deletions, batches,
  * gets, keyMayExist and keyExists, multiGets, iterators and snapshots, each answer checked against the
  * {@link ExpectedState}; occasional
- * flushes, range compactions, ingestions of external table files (a few own keys' puts, merges, deletes and range
+ * flushes, range compactions, pauses of the background work ({@link Db#pauseBackgroundWork} for a few reads, then
+ * {@link Db#continueBackgroundWork}), ingestions of external table files (a few own keys' puts, merges, deletes and range
  * deletions written by {@link TableFileWriter}, then {@link Db#ingest}, moved or copied: the expected-state rule of a batch, all the
  * file's keys old or all new after a crash) and range drops (a range tombstone over one own key, then
  * {@link Db#deleteFilesInRange} over it: the key of the thread's last one-key ingestion when there is one, whose
@@ -69,6 +70,7 @@ public final class StressRun {
             long snapshots,
             long flushes,
             long compactions,
+            long pauses,
             long ingestions,
             long rangeDrops,
             long tablesDropped,
@@ -87,6 +89,7 @@ public final class StressRun {
                     + batches + ", gets " + gets + ", multiGets " + multiGets + ", iterators " + iterators
                     + ", keyMayExist/keyExists " + keyMayExists + ", snapshots " + snapshots + ", flushes " + flushes
                     + ", compactions " + compactions
+                    + ", background pauses " + pauses
                     + ", ingestions " + ingestions + ", range drops " + rangeDrops + " (tables removed " + tablesDropped
                     + "), key-range deletions " + keyRangeDeletes + " (" + keysRangeDeleted
                     + " keys), memtable rewrites "
@@ -113,6 +116,7 @@ public final class StressRun {
     private final AtomicLong snapshots = new AtomicLong();
     private final AtomicLong flushes = new AtomicLong();
     private final AtomicLong compactions = new AtomicLong();
+    private final AtomicLong pauses = new AtomicLong();
     private final AtomicLong ingestions = new AtomicLong();
     private final AtomicLong rangeDrops = new AtomicLong();
     private final AtomicLong tablesDropped = new AtomicLong();
@@ -239,6 +243,7 @@ public final class StressRun {
                     snapshots.get(),
                     flushes.get(),
                     compactions.get(),
+                    pauses.get(),
                     ingestions.get(),
                     rangeDrops.get(),
                     tablesDropped.get(),
@@ -312,8 +317,10 @@ public final class StressRun {
                 multiGet(thread, rnd);
             } else if (r < 900) {
                 iterate(thread, rnd);
-            } else if (r < 992) {
+            } else if (r < 989) {
                 snapshot(thread, rnd, writeId);
+            } else if (r < 992) {
+                pauseAndRead(thread, rnd);
             } else if (r < 996) {
                 if (db.options().ttl() == null) {
                     // a TTL database refuses ingestion (files carry no write times)
@@ -685,6 +692,31 @@ public final class StressRun {
             wrongAnswer(op + " of key " + k + ": " + (v == null ? "nothing" : "version " + StressValue.versionOf(k, v))
                     + " outside [" + StressVerifier.describe(before) + ", " + StressVerifier.describe(es.committed(k))
                     + "]");
+        }
+    }
+
+    /**
+     * Pauses the database's background work ({@link Db#pauseBackgroundWork}: nested when other threads hold pauses
+     * too), makes 8-64 reads of any thread's keys while it holds (gets, keyMayExist and keyExists, multiGets,
+     * iterators, each checked as usual), and continues. Meanwhile the other threads' writes go on until the memtables
+     * fill and then stall, and their flushes and range compactions wait for the continue; a kill -9 then must lose
+     * nothing. The pausing thread only reads: a write of its own could stall, or a flush wait, for the very work its
+     * pause holds.
+     */
+    private void pauseAndRead(int thread, Random rnd) {
+        pauses.incrementAndGet();
+        db.pauseBackgroundWork();
+        try {
+            for (int n = 8 + rnd.nextInt(57); n > 0; n--) {
+                switch (rnd.nextInt(4)) {
+                    case 0 -> get(thread, rnd.nextInt(keys));
+                    case 1 -> keyMayExist(thread, rnd.nextInt(keys));
+                    case 2 -> multiGet(thread, rnd);
+                    default -> iterate(thread, rnd);
+                }
+            }
+        } finally {
+            db.continueBackgroundWork();
         }
     }
 
