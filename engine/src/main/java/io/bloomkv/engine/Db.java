@@ -9,6 +9,7 @@ import io.bloomkv.engine.internal.KeyLookup;
 import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.compaction.Compaction;
 import io.bloomkv.engine.internal.iterator.MergingIterator;
+import io.bloomkv.engine.internal.iterator.RangeProbeMemo;
 import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.table.BlockCache;
 import io.bloomkv.engine.internal.table.FilterMemory;
@@ -32,6 +33,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * An embedded LSM key-value store. Keys and values are byte arrays; keys are ordered unsigned
@@ -614,45 +616,24 @@ public final class Db implements AutoCloseable {
         return iterator(null);
     }
 
-    /** An iterator at {@code readOptions.snapshot()} (the latest state when null); close it when done. */
+    /**
+     * An iterator at {@code readOptions.snapshot()} (the latest state when null); close it when done.
+     * {@link DbIterator#refresh()} moves it to the latest state, bounds and prefix mode kept.
+     */
     public DbIterator iterator(ReadOptions readOptions) {
         checkOpen();
-        SuperVersion sv = state.acquireSuperVersion();
+        // The bounds as they are now, as the iterator itself takes them: a later change to readOptions (reused
+        // for the next iterator) must not reach the table children made at the first seek.
+        // Bounds longer than MAX_KEY_SIZE are reduced to keys of at most MAX bytes that admit the same keys.
+        byte[][] bounds = LongKeys.iteratorBounds(
+                readOptions == null ? null : readOptions.lowerBound(),
+                readOptions == null ? null : readOptions.upperBound());
+        IteratorView view = iteratorView(readOptions, bounds[0], bounds[1]);
         DbIterator it;
         try {
-            long sequence = readSequence(readOptions); // after the SuperVersion: see readSequence
-            // The bounds as they are now, as the iterator itself takes them: a later change to readOptions (reused
-            // for the next iterator) must not reach the table children made at the first seek.
-            // Bounds longer than MAX_KEY_SIZE are reduced to keys of at most MAX bytes that admit the same keys.
-            byte[][] bounds = LongKeys.iteratorBounds(
-                    readOptions == null ? null : readOptions.lowerBound(),
-                    readOptions == null ? null : readOptions.upperBound());
-            byte[] lower = bounds[0];
-            byte[] upper = bounds[1];
-            it = new DbIterator(
-                    this,
-                    sv,
-                    memo -> {
-                        // A bounded read puts each table behind its range filter (Options.rangeFilterBitsPerKey).
-                        List<InternalIterator> tables = lower == null && upper == null
-                                ? sv.version.iterators()
-                                : sv.version.iterators(lower, upper, memo);
-                        List<MemTable> imms = sv.imms;
-                        List<InternalIterator> children = new ArrayList<>(1 + imms.size() + tables.size());
-                        children.add(sv.mem.iterator());
-                        for (int i = 0; i < imms.size(); i++) {
-                            children.add(imms.get(i).iterator());
-                        }
-                        children.addAll(tables);
-                        // DbIterator copies every key it keeps, so the merge may borrow its children's keys.
-                        return MergingIterator.lendingKeys(children);
-                    },
-                    sequence,
-                    readOptions,
-                    lower,
-                    upper);
+            it = new DbIterator(this, view, readOptions, bounds[0], bounds[1]);
         } catch (RuntimeException e) {
-            sv.release();
+            view.sv().release();
             throw e;
         }
         openIterators.add(it);
@@ -666,6 +647,52 @@ public final class Db implements AutoCloseable {
 
     void iteratorClosed(DbIterator it) {
         openIterators.remove(it);
+    }
+
+    /**
+     * What an iterator reads: a SuperVersion retained for it, the sequence it reads at, and how to make its merged
+     * iterator over every memtable and table of that SuperVersion within its bounds.
+     */
+    record IteratorView(SuperVersion sv, long sequence, Function<RangeProbeMemo, MergingIterator> makeFull) {}
+
+    /**
+     * The published SuperVersion, retained, and the sequence of {@code readOptions} (read after it: see
+     * {@link #readSequence}) for an iterator bounded by {@code lower} and {@code upper} (already reduced by
+     * {@link LongKeys#iteratorBounds}). @throws DbClosedException once closed
+     */
+    private IteratorView iteratorView(ReadOptions readOptions, byte[] lower, byte[] upper) {
+        SuperVersion sv = state.acquireSuperVersion();
+        try {
+            long sequence = readSequence(readOptions); // after the SuperVersion: see readSequence
+            Function<RangeProbeMemo, MergingIterator> makeFull = memo -> {
+                // A bounded read puts each table behind its range filter (Options.rangeFilterBitsPerKey).
+                List<InternalIterator> tables = lower == null && upper == null
+                        ? sv.version.iterators()
+                        : sv.version.iterators(lower, upper, memo);
+                List<MemTable> imms = sv.imms;
+                List<InternalIterator> children = new ArrayList<>(1 + imms.size() + tables.size());
+                children.add(sv.mem.iterator());
+                for (int i = 0; i < imms.size(); i++) {
+                    children.add(imms.get(i).iterator());
+                }
+                children.addAll(tables);
+                // DbIterator copies every key it keeps, so the merge may borrow its children's keys.
+                return MergingIterator.lendingKeys(children);
+            };
+            return new IteratorView(sv, sequence, makeFull);
+        } catch (RuntimeException e) {
+            sv.release();
+            throw e;
+        }
+    }
+
+    /**
+     * A view of the current state at the latest sequence for {@link DbIterator#refresh} of an iterator bounded by
+     * {@code lower} and {@code upper}. @throws DbClosedException once closed (or closing)
+     */
+    IteratorView latestIteratorView(byte[] lower, byte[] upper) {
+        checkOpen();
+        return iteratorView(null, lower, upper);
     }
 
     /**

@@ -18,10 +18,10 @@ import java.util.function.Function;
 
 /**
  * An iterator over the user keys and values of a {@link Db} at one point in time (the latest write
- * when it was created, or a {@link Snapshot}), in unsigned lexicographic key order, in both
- * directions: {@link #next()} and {@link #prev()} may alternate at any point; deleted keys are
- * skipped. {@link ReadOptions#iterateLowerBound} / {@link ReadOptions#iterateUpperBound} limit what it
- * sees. It keeps the memtables and tables it reads alive until closed, across flushes and
+ * when it was created, or a {@link Snapshot}; the latest write again after each {@link #refresh()}), in unsigned
+ * lexicographic key order, in both directions: {@link #next()} and {@link #prev()} may alternate at any point; deleted
+ * keys are skipped. {@link ReadOptions#iterateLowerBound} / {@link ReadOptions#iterateUpperBound} limit what it
+ * sees. It keeps the memtables and tables it reads alive until closed or refreshed, across flushes and
  * compactions. One thread at a time should move it; its methods are nevertheless mutually
  * exclusive, so {@link Db#close()} from another thread is safe: close waits for a call in progress
  * on each open iterator to return, then invalidates the iterator and releases what it holds; every
@@ -41,13 +41,14 @@ import java.util.function.Function;
  */
 public final class DbIterator implements AutoCloseable {
     private final Db db;
-    private final SuperVersion sv;
+    /** The view read: retained from creation (or the last {@link #refresh}) until the next refresh or close. */
+    private SuperVersion sv;
     /** The iterator positioned now: {@link #full} or a prefix seek's; null until the first positioning that needs one. */
     private MergingIterator merged;
     /** Prefix seeks (ReadOptions.prefixSameAsStart), or null; {@link #full} is the unrestricted iterator. */
-    private final PrefixSeek prefixSeek;
+    private PrefixSeek prefixSeek;
     /** Makes the unrestricted iterator over every memtable and table of {@link #sv}. */
-    private final Function<RangeProbeMemo, MergingIterator> makeFull;
+    private Function<RangeProbeMemo, MergingIterator> makeFull;
     /** The range-filter answer the positioning in progress already has ({@link #provablyEmpty}), for its tables. */
     private final RangeProbeMemo memo = new RangeProbeMemo();
     /**
@@ -61,7 +62,7 @@ public final class DbIterator implements AutoCloseable {
      */
     private byte[] prefix;
 
-    private final long sequence;
+    private long sequence;
     /**
      * Inclusive lower and exclusive upper user-key bounds; null = open. The read options' bounds as
      * {@link LongKeys#iteratorBounds} reduces them: never longer than {@link Db#MAX_KEY_SIZE}.
@@ -76,7 +77,7 @@ public final class DbIterator implements AutoCloseable {
     /** True while moving backward (the merged iterator is before the current key's entries). */
     private boolean reverse;
     /** The range tombstones visible at {@link #sequence}, fragmented; null when there are none. */
-    private final RangeTombstoneList tombstones;
+    private RangeTombstoneList tombstones;
     /** Going forward after a merge: the merged iterator is already past the current key's newest entry. */
     private boolean pastCurrent;
     /**
@@ -90,30 +91,85 @@ public final class DbIterator implements AutoCloseable {
     private boolean closedByDb;
     /** {@link Options#ttl}, or null; expired values are skipped as deleted ones, judged at {@link #now}. */
     private final Ttl ttl;
-    /** The time the iterator judges expiry at: its creation (it reads one point in time). */
-    private final long now;
+    /** The time the iterator judges expiry at: its creation or last {@link #refresh} (it reads one point in time). */
+    private long now;
 
-    DbIterator(
-            Db db,
-            SuperVersion sv,
-            Function<RangeProbeMemo, MergingIterator> makeFull,
-            long sequence,
-            ReadOptions readOptions,
-            byte[] lower,
-            byte[] upper) {
+    /** Takes over the view's SuperVersion reference (released by {@link #refresh} or close). */
+    DbIterator(Db db, Db.IteratorView view, ReadOptions readOptions, byte[] lower, byte[] upper) {
         this.db = db;
-        this.sv = sv;
-        this.makeFull = makeFull;
-        this.sequence = sequence;
+        this.sv = view.sv();
+        this.makeFull = view.makeFull();
+        this.sequence = view.sequence();
         this.ttl = db.ttl();
         this.now = ttl == null ? 0 : ttl.now();
         this.prefixSeek = PrefixSeek.of(db.prefixLength(), readOptions, sv);
         // The unrestricted iterator is made by the first positioning that needs it (scope): a bounded seek whose range
         // no memtable entry and no table can hold (provablyEmpty) never makes it.
-        RangeTombstoneList ts = sv.rangeTombstones(sequence);
-        this.tombstones = ts.isEmpty() ? null : ts;
+        this.tombstones = tombstonesOf(sv, sequence);
         this.lower = lower;
         this.upper = upper;
+    }
+
+    /** The range tombstones of {@code sv} visible at {@code sequence}, or null when there are none. */
+    private static RangeTombstoneList tombstonesOf(SuperVersion sv, long sequence) {
+        RangeTombstoneList ts = sv.rangeTombstones(sequence);
+        return ts.isEmpty() ? null : ts;
+    }
+
+    /**
+     * Drops the iterator's view and takes the database's current one (RocksDB's {@code Iterator::Refresh()}): the
+     * memtables and tables now, at the latest sequence, as a new iterator would see them. The iterator is then not
+     * valid until positioned ({@link #seek}, {@link #seekToFirst} ...), as RocksDB's. The bounds and prefix mode of its
+     * {@link ReadOptions} stay. An iterator made with a {@link ReadOptions#snapshot} reads the latest state after a
+     * refresh, no longer the snapshot, as RocksDB's {@code Refresh()} does whatever snapshot the iterator had
+     * (RocksDB's {@code Refresh(snapshot)} has no counterpart here: make a new iterator at the snapshot). With
+     * {@link Options#ttl} expiry is judged at the time of the refresh.
+     *
+     * <p>What the old view held (its SuperVersion reference, with the memtables and tables it kept alive, and the table
+     * iterators and blocks the positioned iterator pinned) is released once, here: tables that compactions made
+     * obsolete meanwhile are deleted now if no other reader holds them (on this thread, as a close of the iterator
+     * would). A long-lived iterator refreshed now and then thus reads recent data without holding old files, as a new
+     * iterator per scan would, while keeping its bounds.
+     *
+     * @throws DbClosedException if the iterator is closed, or its database (the same exception every other call of a
+     *     closed iterator throws)
+     */
+    public synchronized void refresh() {
+        checkOpen();
+        Db.IteratorView view = db.latestIteratorView(lower, upper);
+        RangeTombstoneList nextTombstones;
+        PrefixSeek nextPrefixSeek;
+        try {
+            nextTombstones = tombstonesOf(view.sv(), view.sequence());
+            nextPrefixSeek = prefixSeek == null ? null : prefixSeek.over(view.sv());
+        } catch (RuntimeException e) {
+            view.sv().release(); // the old view stays, the iterator as it was
+            throw e;
+        }
+        SuperVersion oldSv = sv;
+        MergingIterator oldMerged = merged;
+        MergingIterator oldFull = full;
+        sv = view.sv();
+        makeFull = view.makeFull();
+        sequence = view.sequence();
+        tombstones = nextTombstones;
+        prefixSeek = nextPrefixSeek;
+        now = ttl == null ? 0 : ttl.now();
+        merged = null;
+        full = null;
+        prefix = null;
+        memo.clear();
+        positionNowhere();
+        try {
+            if (oldMerged != null && oldMerged != oldFull) {
+                oldMerged.close();
+            }
+            if (oldFull != null) {
+                oldFull.close();
+            }
+        } finally {
+            oldSv.release();
+        }
     }
 
     /**
@@ -446,8 +502,8 @@ public final class DbIterator implements AutoCloseable {
         return value.clone();
     }
 
-    /** The sequence number this iterator reads at. */
-    public long sequence() {
+    /** The sequence number this iterator reads at (the latest one at its creation or last {@link #refresh}). */
+    public synchronized long sequence() {
         return sequence;
     }
 

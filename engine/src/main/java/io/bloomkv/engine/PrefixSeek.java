@@ -32,6 +32,11 @@ final class PrefixSeek {
         return new PrefixSeek(sv, prefixLength);
     }
 
+    /** The same prefix seeks over {@code next} (an iterator's {@link DbIterator#refresh}). */
+    PrefixSeek over(SuperVersion next) {
+        return new PrefixSeek(next, prefixLength);
+    }
+
     /** The prefix a seek to {@code target} is confined to, or null for a target shorter than the prefix length. */
     byte[] prefixOf(byte[] target) {
         return inDomain(target) ? Arrays.copyOf(target, prefixLength) : null;

@@ -1,0 +1,239 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.engine.internal.table.TableReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link DbIterator#refresh()}: the iterator reads the current state at the latest sequence, is not valid until
+ * positioned, keeps its bounds and prefix mode, and lets go of its old view at once (its Version, its tables, and the
+ * files compactions made obsolete meanwhile); a closed iterator, or one of a closed database, refuses it as every
+ * other call. {@link IteratorRefreshDifferentialTest} compares refreshes with rocksdbjni's.
+ */
+class IteratorRefreshTest {
+    @TempDir
+    Path dir;
+
+    private long liveTablesBefore;
+
+    @BeforeEach
+    void countTables() {
+        liveTablesBefore = TableReader.liveTables();
+    }
+
+    @AfterEach
+    void noTableLeft() {
+        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
+    }
+
+    private static byte[] v(String s) {
+        return TestKeys.bytes(s);
+    }
+
+    private Set<Long> tableFilesOnDisk() throws IOException {
+        Set<Long> out = new TreeSet<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.toList()) {
+                String name = p.getFileName().toString();
+                if (name.endsWith(".sst")) {
+                    out.add(Long.parseLong(name.substring(0, name.length() - 4)));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Set<Long> liveTables(Db db) {
+        Set<Long> out = new TreeSet<>();
+        for (TableInfo t : db.tables()) {
+            out.add(t.fileNumber());
+        }
+        return out;
+    }
+
+    private static List<String> scan(DbIterator it) {
+        List<String> out = new ArrayList<>();
+        for (it.seekToFirst(); it.valid(); it.next()) {
+            out.add(TestKeys.str(it.key()) + "=" + TestKeys.str(it.value()));
+        }
+        return out;
+    }
+
+    @Test
+    void refreshReadsTheLatestStateAndReleasesTheOldViewAndItsFiles() throws Exception {
+        try (Db db = Db.open(dir, SmallLevels.options())) {
+            for (int i = 0; i < 200; i++) {
+                db.put(TestKeys.key(i), v("old-" + i));
+            }
+            db.flush();
+            db.waitForBackgroundWork();
+            Set<Long> oldTables = liveTables(db);
+            DbIterator it = db.iterator();
+            it.seekToFirst(); // pins a table's block
+            assertThat(TestKeys.str(it.value())).isEqualTo("old-0");
+            long oldSequence = it.sequence();
+
+            for (int i = 0; i < 200; i++) {
+                db.put(TestKeys.key(i), v("new-" + i));
+            }
+            db.delete(TestKeys.key(7));
+            db.compactRange(null, null);
+            db.waitForBackgroundWork();
+            assertThat(liveTables(db)).doesNotContainAnyElementsOf(oldTables);
+            assertThat(tableFilesOnDisk())
+                    .as("the iterator keeps the old tables")
+                    .containsAll(oldTables);
+            assertThat(db.stats().liveVersions()).as("and their Version").isGreaterThan(1);
+            assertThat(TestKeys.str(it.value())).as("the old view still reads").isEqualTo("old-0");
+
+            it.refresh();
+            assertThat(it.valid())
+                    .as("not valid until positioned, as RocksDB's")
+                    .isFalse();
+            assertThatThrownBy(it::key).isInstanceOf(java.util.NoSuchElementException.class);
+            assertThat(it.sequence()).isEqualTo(db.stats().lastSequence()).isGreaterThan(oldSequence);
+            assertThat(tableFilesOnDisk())
+                    .as("the refresh let the obsolete tables go: deleted at once")
+                    .isEqualTo(liveTables(db));
+            assertThat(db.stats().liveVersions()).isEqualTo(1);
+            assertThat(db.stats().openIterators()).isEqualTo(1);
+            List<String> seen = scan(it);
+            assertThat(seen).hasSize(199).doesNotContain("key00000007=new-7").allMatch(s -> s.contains("=new-"));
+
+            it.refresh(); // twice in a row, then back at the start: the same
+            it.refresh();
+            assertThat(scan(it)).isEqualTo(seen);
+            it.close();
+            assertThat(db.stats().openIterators()).isZero();
+            assertThat(db.stats().liveVersions()).isEqualTo(1);
+            assertThatThrownBy(it::refresh)
+                    .isInstanceOf(DbClosedException.class)
+                    .hasMessageContaining("iterator used after close");
+        }
+    }
+
+    /** RocksDB's Refresh(): an iterator made at a snapshot reads the latest state afterwards. */
+    @Test
+    void anIteratorAtASnapshotReadsTheLatestStateAfterARefresh() {
+        try (Db db = Db.open(dir, SmallLevels.options())) {
+            db.put(TestKeys.key(1), v("a"));
+            try (Snapshot s = db.getSnapshot()) {
+                db.put(TestKeys.key(1), v("b"));
+                db.put(TestKeys.key(2), v("c"));
+                try (DbIterator it = db.iterator(ReadOptions.defaults().snapshot(s))) {
+                    assertThat(scan(it)).containsExactly("key00000001=a");
+                    assertThat(it.sequence()).isEqualTo(s.sequence());
+                    it.refresh();
+                    assertThat(it.sequence()).isEqualTo(db.stats().lastSequence());
+                    assertThat(scan(it)).containsExactly("key00000001=b", "key00000002=c");
+                }
+            }
+        }
+    }
+
+    @Test
+    void boundsAndPrefixModeStay() {
+        try (Db db = Db.open(dir, SmallLevels.options().prefixLength(4))) {
+            for (int i = 0; i < 30; i++) {
+                db.put(TestKeys.key(i), v("x" + i));
+            }
+            ReadOptions ro =
+                    ReadOptions.defaults().iterateLowerBound(TestKeys.key(5)).iterateUpperBound(TestKeys.key(9));
+            try (DbIterator bounded = db.iterator(ro)) {
+                ro.iterateLowerBound(null).iterateUpperBound(null); // the iterator took its own copy
+                db.put(TestKeys.key(6), v("y"));
+                db.flush();
+                db.put(TestKeys.key(100), v("z"));
+                bounded.refresh();
+                assertThat(scan(bounded))
+                        .containsExactly("key00000005=x5", "key00000006=y", "key00000007=x7", "key00000008=x8");
+                bounded.seekToLast();
+                assertThat(TestKeys.str(bounded.key())).isEqualTo("key00000008");
+            }
+            // Prefix mode: "key0" is the prefix of every key here but "abcd..."; a seek stays within its prefix.
+            db.put(v("abcd1"), v("p"));
+            try (DbIterator prefixed = db.iterator(ReadOptions.defaults().prefixSameAsStart(true))) {
+                db.put(v("abcd2"), v("q"));
+                db.put(v("abce"), v("r"));
+                prefixed.refresh();
+                List<String> seen = new ArrayList<>();
+                for (prefixed.seek(v("abcd")); prefixed.valid(); prefixed.next()) {
+                    seen.add(TestKeys.str(prefixed.key()));
+                }
+                assertThat(seen).containsExactly("abcd1", "abcd2");
+            }
+        }
+    }
+
+    @Test
+    void aRefreshOfAClosedDatabasesIteratorThrowsAsEveryCall() {
+        Db db = Db.open(dir, SmallLevels.options());
+        db.put(TestKeys.key(1), v("a"));
+        DbIterator it = db.iterator();
+        it.seekToFirst();
+        db.close();
+        assertThatThrownBy(it::refresh)
+                .isInstanceOf(DbClosedException.class)
+                .hasMessageContaining("after its database was closed");
+        assertThatThrownBy(it::valid).isInstanceOf(DbClosedException.class);
+        it.close();
+    }
+
+    /**
+     * A thread refreshing and scanning in a loop while another closes the database: each refresh either takes a view
+     * or throws {@link DbClosedException}; close waits for a refresh in progress, and nothing is left open.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void refreshesRacingCloseLeaveNothingOpen() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            Path d = dir.resolve("r" + round);
+            Db db = Db.open(d, SmallLevels.options());
+            for (int i = 0; i < 300; i++) {
+                db.put(TestKeys.key(i), v("v" + i));
+            }
+            DbIterator it = db.iterator();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread refresher = new Thread(() -> {
+                try {
+                    while (true) {
+                        it.refresh();
+                        int n = 0;
+                        for (it.seekToFirst(); it.valid() && n < 50; it.next()) {
+                            n++;
+                        }
+                    }
+                } catch (DbClosedException expected) {
+                    // the database closed: every call of the iterator says so from now on
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            refresher.start();
+            for (int i = 0; i < 200; i++) {
+                db.put(TestKeys.key(i), v("w" + i)); // new memtables and tables for the refreshes to take
+            }
+            db.close();
+            refresher.join();
+            assertThat(failure.get()).isNull();
+            assertThatThrownBy(it::refresh).isInstanceOf(DbClosedException.class);
+            assertThat(TableReader.liveTables()).as("round " + round).isEqualTo(liveTablesBefore);
+        }
+    }
+}
