@@ -116,14 +116,16 @@ final class Compactor {
      * runs: the background thread's step in progress ends first (a compaction is never abandoned for a pause), then
      * any {@link #compactRange} or {@link #exclusive} body running on a caller's thread (those are not paused: a
      * compactRange started later runs, as RocksDB's manual compaction runs while background work is paused). Returns
-     * early when the database stops.
+     * early when the database stops. On the background thread itself (a listener's {@code onBackgroundError} after a
+     * failed step) it does not wait for that step, which ends when the listener returns.
      */
     void pause() {
         stateLock.lock();
         try {
             paused++;
             stateChanged.signalAll(); // waitIdle callers stop waiting
-            while (running && !stop) {
+            // Called on this thread (a listener's onBackgroundError): its failed step ends once the listener returns.
+            while (running && !stop && Thread.currentThread() != thread) {
                 stateChanged.awaitUninterruptibly();
             }
         } finally {

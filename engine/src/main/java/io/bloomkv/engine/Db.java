@@ -1041,7 +1041,9 @@ public final class Db implements AutoCloseable {
      * </ul>
      *
      * <p>On a database opened {@link Options#readOnly} there is no background work: the call only counts the pause
-     * (the continue must follow), as RocksDB's read-only database accepts it.
+     * (the continue must follow), as RocksDB's read-only database accepts it. A listener's
+     * {@link EventListener#onBackgroundError}, which runs on the failed flush's or compaction's thread, may pause: the
+     * call does not wait for that failed job, which ends when the listener returns.
      *
      * @throws DbClosedException if the database is closed (or closes while the call waits)
      */
@@ -1050,9 +1052,11 @@ public final class Db implements AutoCloseable {
         if (compactor != null) {
             compactor.pause(); // no compaction is picked from here; waits for the running one
         }
+        // On the flush thread (a listener's onBackgroundError) its failed flush ends once the listener returns.
+        boolean onFlushThread = flusher != null && flusher.isCurrentThread();
         state.lock();
         try {
-            while (state.flushing && !state.shuttingDown) {
+            while (state.flushing && !state.shuttingDown && !onFlushThread) {
                 state.awaitChange();
             }
             if (state.shuttingDown) {

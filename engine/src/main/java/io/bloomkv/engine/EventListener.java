@@ -14,7 +14,8 @@ import java.util.List;
  * {@link Db#property}); a slow listener delays later events, not the engine. {@link #onBackgroundError} is the
  * exception: it runs on the background thread that failed (again holding no engine lock), because its answer
  * decides what happens next (an error from a foreground path, which no answer changes, comes on the event thread);
- * it may also close the database: the close does not wait for the thread it runs on, whose failed job then ends.
+ * it may also close the database, or pause its background work: neither waits for the thread it runs on, whose failed
+ * job then ends.
  * Whatever a listener throws (an Error or an undeclared checked exception too) is logged at WARN on the logger
  * {@code io.bloomkv.engine.Db} and changes nothing: the other listeners, the later events and the engine go on (an
  * answer {@link #onBackgroundError} did not give counts as false).

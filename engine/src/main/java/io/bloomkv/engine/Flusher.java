@@ -66,6 +66,11 @@ final class Flusher {
         thread.start();
     }
 
+    /** Whether the caller is the flush thread (a listener's onBackgroundError after a failed flush runs there). */
+    boolean isCurrentThread() {
+        return Thread.currentThread() == thread;
+    }
+
     /** Waits for the thread to end (the database must be shutting down). */
     void join() {
         Threads.joinUninterruptibly(thread);

@@ -422,6 +422,66 @@ class PauseBackgroundWorkTest {
         }
     }
 
+    /**
+     * A listener's onBackgroundError runs on the thread whose job failed: a pause from there does not wait for that job
+     * (it would wait for itself). A failed compaction is retried after the continue; a failed flush stops the work.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aPauseFromOnBackgroundErrorDoesNotWaitForItsOwnJob() throws Exception {
+        for (String thread : new String[] {"bloomkv-compact-", "bloomkv-flush-"}) {
+            Path d = dir.resolve(thread.substring("bloomkv-".length(), thread.length() - 1));
+            FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+            AtomicBoolean failed = new AtomicBoolean();
+            fs.inject((op, p) -> op == Op.CREATE
+                    && p.getFileName().toString().endsWith(".sst")
+                    && Thread.currentThread().getName().startsWith(thread)
+                    && failed.compareAndSet(false, true));
+            AtomicReference<Db> ref = new AtomicReference<>();
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            CountDownLatch paused = new CountDownLatch(1);
+            EventListener pauser = new EventListener() {
+                @Override
+                public boolean onBackgroundError(BackgroundErrorInfo info) {
+                    try {
+                        ref.get().pauseBackgroundWork();
+                    } catch (Throwable t) {
+                        thrown.set(t);
+                    } finally {
+                        paused.countDown();
+                    }
+                    return true; // ignored when recoverable (the compaction): it is retried
+                }
+            };
+            Db db = Db.open(d, SmallLevels.options().fileSystem(fs).listeners(pauser));
+            ref.set(db);
+            try {
+                if (thread.contains("compact")) {
+                    twoOverlappingLevel0Tables(db);
+                } else {
+                    db.put(TestKeys.key(1), value(1));
+                    assertThatThrownBy(db::flush).isInstanceOf(BloomKvIOException.class);
+                }
+                assertThat(paused.await(60, TimeUnit.SECONDS))
+                        .as(thread + ": the pause returned")
+                        .isTrue();
+                assertThat(thrown.get()).isNull();
+                db.continueBackgroundWork();
+                if (thread.contains("compact")) {
+                    db.waitForBackgroundWork();
+                    assertThat(db.stats().levelTables(0))
+                            .as("retried after the continue")
+                            .isZero();
+                    assertThat(db.get(TestKeys.key(3))).isEqualTo(value(103));
+                } else {
+                    assertThatThrownBy(db::waitForBackgroundWork).isInstanceOf(BloomKvIOException.class);
+                }
+            } finally {
+                db.close();
+            }
+        }
+    }
+
     /** A pause still waiting for a compaction when the database closes ends with DbClosedException; close completes. */
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
