@@ -181,6 +181,23 @@ class IteratorRefreshTest {
         }
     }
 
+    /** With a TTL an iterator judges expiry at one time: its creation, then each refresh. */
+    @Test
+    void aTtlIteratorJudgesExpiryAtItsRefresh() {
+        ManualClock clock = new ManualClock(1_700_000_000L);
+        try (Db db = Db.open(
+                dir, SmallLevels.options().ttl(java.time.Duration.ofSeconds(10)).clock(clock))) {
+            db.put(TestKeys.key(1), v("a"));
+            try (DbIterator it = db.iterator()) {
+                clock.advanceSeconds(11);
+                db.put(TestKeys.key(2), v("b"));
+                assertThat(scan(it)).as("judged at its creation").containsExactly("key00000001=a");
+                it.refresh();
+                assertThat(scan(it)).as("judged at the refresh").containsExactly("key00000002=b");
+            }
+        }
+    }
+
     @Test
     void aRefreshOfAClosedDatabasesIteratorThrowsAsEveryCall() {
         Db db = Db.open(dir, SmallLevels.options());
