@@ -819,7 +819,11 @@ public final class Db implements AutoCloseable {
      * covered key reads no block of a table older than the tombstone); compactions drop the covered entries, and
      * tables wholly covered, and at the last level the tombstone itself. An empty range does nothing.
      *
-     * @throws InvalidArgumentException when a bound is not a valid key, or {@code beginInclusive > endExclusive}
+     * <p>A bound may be longer than {@link #MAX_KEY_SIZE}, as in RocksDB: it is reduced to a key of at most {@code MAX}
+     * bytes that bounds the same stored keys before the write reaches the log, and a range that then holds no key
+     * writes nothing ({@link WriteBatch#deleteRange} has the details).
+     *
+     * @throws InvalidArgumentException when a bound is null or empty, or {@code beginInclusive > endExclusive}
      */
     public void deleteRange(byte[] beginInclusive, byte[] endExclusive) {
         checkWritable("deleteRange");
@@ -845,23 +849,34 @@ public final class Db implements AutoCloseable {
      * range tombstone over the range still in a memtable is made durable first (the log synced, or without a log the
      * memtable flushed): a crash never keeps the removal without the tombstone.
      *
+     * <p>A bound may be longer than {@link #MAX_KEY_SIZE}, as in RocksDB: a long begin is taken as the smallest key of
+     * at most {@code MAX} bytes above its first {@code MAX} bytes, a long end likewise, or as open when its first
+     * {@code MAX} bytes are all 0xFF (no storable key is above them), so the range holds the same stored keys
+     * ({@link LongKeys}); one that then holds none removes nothing (0).
+     *
      * @return how many tables were removed
-     * @throws InvalidArgumentException when a bound is not a valid key, or {@code beginInclusive > endExclusive}
+     * @throws InvalidArgumentException when a bound is empty, or {@code beginInclusive > endExclusive}
      * @throws DbReadOnlyException when opened read-only
      * @throws BloomKvIOException on an I/O error (writing the MANIFEST: then a background error, as for a flush)
      */
     public int deleteFilesInRange(byte[] beginInclusive, byte[] endExclusive) {
         checkWritable("deleteFilesInRange");
         if (beginInclusive != null) {
-            WriteBatch.checkKey(beginInclusive);
+            LongKeys.checkBound(beginInclusive);
         }
         if (endExclusive != null) {
-            WriteBatch.checkKey(endExclusive);
+            LongKeys.checkBound(endExclusive);
         }
         if (beginInclusive != null
                 && endExclusive != null
                 && Arrays.compareUnsigned(beginInclusive, endExclusive) > 0) {
             throw new InvalidArgumentException("deleteFilesInRange: begin sorts after end");
+        }
+        // Bounds longer than MAX_KEY_SIZE reduced to keys of at most MAX bytes holding the same stored keys; the
+        // tables' bounds and the memtables' tombstones are compared with those.
+        LongKeys.Range range = LongKeys.halfOpen(beginInclusive, endExclusive);
+        if (range == null) {
+            return 0; // no key of at most MAX bytes in the range (begin == end, say): no table lies in it
         }
         return new FileRangeDeleter(
                         state,
@@ -874,7 +889,7 @@ public final class Db implements AutoCloseable {
                         commits,
                         this::flush,
                         events)
-                .run(beginInclusive, endExclusive);
+                .run(range.begin(), range.end());
     }
 
     /** Removes {@code key}; removing an absent key is not an error. */
@@ -939,20 +954,31 @@ public final class Db implements AutoCloseable {
      * is asked on the calling thread, and unless it ignores a recoverable one (an I/O error, a merge operator's or
      * compaction filter's exception: the inputs stay), writes stop; a corrupt table always stops them. Then the
      * failure is thrown (an I/O error as a {@link BloomKvIOException}).
+     *
+     * <p>A bound may be longer than {@link #MAX_KEY_SIZE}, as in RocksDB: a long {@code from} is taken as the smallest
+     * key of at most {@code MAX} bytes above its first {@code MAX} bytes, a long {@code to} as its first {@code MAX}
+     * bytes, so the range holds the same stored keys ({@link LongKeys}); one that then holds none (a {@code from}
+     * whose first {@code MAX} bytes are all 0xFF, say) compacts nothing, after the flush.
+     *
+     * @throws InvalidArgumentException when a bound is empty, or {@code from > to}
      */
     public void compactRange(byte[] from, byte[] to) {
         checkWritable("compactRange");
         if (from != null) {
-            WriteBatch.checkKey(from);
+            LongKeys.checkBound(from);
         }
         if (to != null) {
-            WriteBatch.checkKey(to);
+            LongKeys.checkBound(to);
         }
         if (from != null && to != null && Arrays.compareUnsigned(from, to) > 0) {
             throw new InvalidArgumentException("compactRange: from > to");
         }
+        // Bounds longer than MAX_KEY_SIZE reduced to keys of at most MAX bytes holding the same stored keys.
+        LongKeys.Range range = LongKeys.closed(from, to);
         flush();
-        compactor.compactRange(from, to);
+        if (range != null) {
+            compactor.compactRange(range.begin(), range.end());
+        }
     }
 
     /**

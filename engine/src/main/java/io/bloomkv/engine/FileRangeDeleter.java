@@ -1,6 +1,7 @@
 package io.bloomkv.engine;
 
 import io.bloomkv.engine.internal.InternalKey;
+import io.bloomkv.engine.internal.ValueType;
 import io.bloomkv.engine.internal.memtable.MemTable;
 import io.bloomkv.engine.internal.rangedel.RangeTombstone;
 import io.bloomkv.engine.internal.table.InternalIterator;
@@ -26,7 +27,9 @@ import java.util.List;
  *   <li>First, when a memtable holds a range tombstone overlapping the range, it is made durable: the write-ahead log
  *       synced ({@link Db#syncWal}), or without one ({@link Options#disableWal}) the memtables flushed. The removal
  *       is durable once its MANIFEST record is, so a crash never keeps the removal and loses the tombstone written
- *       before it (which would bring back the range's other entries).</li>
+ *       before it (which would bring back the range's other entries). A range open above counts a memtable's delete
+ *       of the greatest key as such a tombstone: a range deletion through that key is written with one, and is only
+ *       that delete when it begins at the key ({@link WriteBatch#deleteRange}).</li>
  *   <li>Every table of every level (level 0 included, unlike RocksDB, which leaves level 0 alone) whose user keys and
  *       range tombstones lie in [begin, end) is a candidate. A table whose largest key is {@code end} itself counts as
  *       inside when it holds no entry of {@code end} and no tombstone covering it: that bound then comes from a range
@@ -108,7 +111,11 @@ final class FileRangeDeleter {
         }
     }
 
-    /** Whether a memtable (mutable or immutable) holds a range tombstone overlapping [begin, end) (null: open). */
+    /**
+     * Whether a memtable (mutable or immutable) holds a range tombstone overlapping [begin, end) (null: open), or, for
+     * a range open above, a delete of the greatest key ({@link LongKeys#LARGEST}): a range deletion through it is
+     * written as one up to it and that delete ({@link WriteBatch#deleteRange}), only the delete when it begins there.
+     */
     private boolean memtableTombstoneOverlaps(byte[] begin, byte[] end) {
         state.lock();
         try {
@@ -127,7 +134,13 @@ final class FileRangeDeleter {
     }
 
     private static boolean tombstoneOverlaps(MemTable m, byte[] begin, byte[] end) {
-        if (m == null || !m.hasRangeTombstones()) {
+        if (m == null) {
+            return false;
+        }
+        if (end == null && deletesLargest(m)) {
+            return true;
+        }
+        if (!m.hasRangeTombstones()) {
             return false;
         }
         for (RangeTombstone t : m.rangeTombstones()) {
@@ -137,6 +150,12 @@ final class FileRangeDeleter {
             }
         }
         return false;
+    }
+
+    /** Whether the newest entry of {@link LongKeys#LARGEST} in {@code m} is a delete. */
+    private static boolean deletesLargest(MemTable m) {
+        TableReader.Entry e = m.get(LongKeys.LARGEST, InternalKey.MAX_SEQUENCE);
+        return e != null && e.type() == ValueType.DELETE;
     }
 
     /** Compactions paused. */

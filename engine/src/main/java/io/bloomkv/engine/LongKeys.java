@@ -3,10 +3,11 @@ package io.bloomkv.engine;
 import java.util.Arrays;
 
 /**
- * Keys longer than {@link Db#MAX_KEY_SIZE} on the read side: seek targets, iterator bounds and point-read keys, which
- * RocksDB accepts at any length. bloomkv stores no such key, but answers reads of them as RocksDB does, by reducing
- * each to a key of at most {@code MAX} bytes at the API, so the engine below it (internal keys, key buffers, the
- * memtable's and the tables' filters, prefix extraction, range filters, table skipping) never sees a longer key.
+ * Keys longer than {@link Db#MAX_KEY_SIZE} where they are no key to store: seek targets, iterator bounds, point-read
+ * keys and the bounds of range operations, which RocksDB accepts at any length. bloomkv stores no such key, but takes
+ * them as RocksDB does, by reducing each to a key of at most {@code MAX} bytes at the API, so the engine below it
+ * (internal keys, key buffers, the memtable's and the tables' filters, prefix extraction, range filters, table
+ * skipping, the write-ahead log, range tombstones) never sees a longer key.
  *
  * <p>Why the reduction is exact. Every stored key has at most {@code MAX} bytes: put, merge, delete, write batches and
  * {@link TableFileWriter} (the only writer of files {@link Db#ingest} takes) refuse longer ones. Let {@code t} be
@@ -28,9 +29,38 @@ import java.util.Arrays;
  * </ul>
  * With prefix seeks, a long target's prefix is its first {@link Options#prefixLength} bytes, which are {@code t'}'s
  * (the prefix length is at most {@code MAX}): the iterator takes it from {@code t'}.
+ *
+ * <p>The range operations take long bounds too, as RocksDB does: {@link Db#deleteRange},
+ * {@link WriteBatch#deleteRange}, {@link TableFileWriter#deleteRange}, {@link Db#deleteFilesInRange}
+ * ({@link #halfOpen}) and {@link Db#compactRange} ({@link #closed}), each reduced the same way before anything is
+ * written or looked up:
+ * <ul>
+ *   <li>an inclusive lower bound {@code B} (keys {@code >= B}) becomes {@code leastAbove(B)}; when there is none the
+ *       range admits no key;
+ *   <li>an exclusive upper bound {@code E} (keys {@code < E}, that is {@code <= E'}, the greatest of which may be
+ *       {@code E'} itself) becomes {@code leastAbove(E)}, the smallest key above {@code E'} (no key lies between
+ *       the two); when there is none every key is {@code <= E'}: the range is open above. A range deletion open
+ *       above is written as the range deletion up to {@link #LARGEST} (the greatest key bloomkv stores, {@code MAX}
+ *       bytes of 0xFF) and a point delete of {@code LARGEST}: {@code LARGEST || 0x00}, the exclusive end that
+ *       would cover it, is longer than {@code MAX};
+ *   <li>an inclusive upper bound {@code T} (keys {@code <= T}) becomes {@code T'}.
+ * </ul>
+ * A reduced range may be empty where the given one was not ([t||'a', t||'b') for a {@code t} of {@code MAX} bytes
+ * holds no key of at most {@code MAX} bytes): it then admits no stored key, and the operation writes or does
+ * nothing. Bounds in order reduce to bounds in order, or to such an empty range; the operations refuse bounds out of
+ * order as they were given, as for short keys.
  */
 final class LongKeys {
     private LongKeys() {}
+
+    /** The greatest key bloomkv stores: {@link Db#MAX_KEY_SIZE} bytes of 0xFF. Never handed out to be changed. */
+    static final byte[] LARGEST = allOnes();
+
+    private static byte[] allOnes() {
+        byte[] k = new byte[Db.MAX_KEY_SIZE];
+        Arrays.fill(k, (byte) 0xFF);
+        return k;
+    }
 
     /** True when {@code key} (not null) is longer than {@link Db#MAX_KEY_SIZE}: no stored key equals it. */
     static boolean tooLong(byte[] key) {
@@ -73,6 +103,67 @@ final class LongKeys {
             }
         }
         return null;
+    }
+
+    /**
+     * Checks a bound of a range operation: null and empty are refused as {@link WriteBatch#checkKey} refuses them;
+     * any length is taken (RocksDB takes any).
+     *
+     * @throws InvalidArgumentException when {@code bound} is null or empty
+     */
+    static void checkBound(byte[] bound) {
+        if (bound == null || !tooLong(bound)) {
+            WriteBatch.checkKey(bound);
+        }
+    }
+
+    /**
+     * A key range reduced to bounds of at most {@link Db#MAX_KEY_SIZE} bytes that admits the same stored keys as the
+     * range it came from: [{@code begin}, {@code end}) from {@link #halfOpen}, [{@code begin}, {@code end}] from
+     * {@link #closed}; a null bound is open. A bound of at most {@code MAX} bytes given is returned as the same array.
+     */
+    record Range(byte[] begin, byte[] end) {}
+
+    /**
+     * The range [{@code begin}, {@code end}) (null: open) reduced as the class comment says: a long {@code begin} by
+     * {@link #leastAbove}, or to no range when none is above it; a long {@code end} by {@link #leastAbove}, or to an
+     * open end when none is above it. Null when the reduced range admits no key ({@code begin >= end} once reduced).
+     * The bounds are taken as they are (not checked, nor compared with each other).
+     */
+    static Range halfOpen(byte[] begin, byte[] end) {
+        byte[] lo = begin;
+        if (lo != null && tooLong(lo)) {
+            lo = leastAbove(lo);
+            if (lo == null) {
+                return null; // no key of at most MAX bytes is above begin's first MAX bytes (all 0xFF)
+            }
+        }
+        byte[] hi = end != null && tooLong(end) ? leastAbove(end) : end; // null: every key is below end
+        if (lo != null && hi != null && Arrays.compareUnsigned(lo, hi) >= 0) {
+            return null;
+        }
+        return new Range(lo, hi);
+    }
+
+    /**
+     * The range [{@code from}, {@code to}] (both inclusive; null: open) reduced as the class comment says: a long
+     * {@code from} by {@link #leastAbove}, or to no range when none is above it; a long {@code to} to its first
+     * {@code MAX} bytes. Null when the reduced range admits no key ({@code from > to} once reduced). The bounds are
+     * taken as they are (not checked, nor compared with each other).
+     */
+    static Range closed(byte[] from, byte[] to) {
+        byte[] lo = from;
+        if (lo != null && tooLong(lo)) {
+            lo = leastAbove(lo);
+            if (lo == null) {
+                return null;
+            }
+        }
+        byte[] hi = to == null ? null : head(to);
+        if (lo != null && hi != null && Arrays.compareUnsigned(lo, hi) > 0) {
+            return null;
+        }
+        return new Range(lo, hi);
     }
 
     /**

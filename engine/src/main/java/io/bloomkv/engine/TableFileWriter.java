@@ -71,6 +71,16 @@ public final class TableFileWriter implements AutoCloseable {
     /** Range tombstones as added (any order, may overlap), all at sequence 0; joined by {@link #finish()}. */
     private final List<RangeTombstone> rangeTombstones = new ArrayList<>();
 
+    /** Range deletions added that hold a key ({@link #rangeDeletions()}). */
+    private int rangeDeletions;
+
+    /**
+     * Whether a range deletion runs through {@link LongKeys#LARGEST} (its end was longer than {@link Db#MAX_KEY_SIZE}
+     * and all 0xFF in its first {@code MAX} bytes): {@link #finish()} then adds a delete of that key, unless the file's
+     * last entry is of it.
+     */
+    private boolean throughLargest;
+
     private boolean finished;
     private boolean closed;
 
@@ -171,8 +181,9 @@ public final class TableFileWriter implements AutoCloseable {
      * operand. A database without a merge operator refuses the file ({@link Db#ingest}).
      *
      * @throws InvalidArgumentException if the key is null, empty, longer than {@link Db#MAX_KEY_SIZE}, not strictly
-     *     greater than the previous key (of a put, merge or delete), or the operand is null or longer than
-     *     {@link Db#MAX_VALUE_SIZE}
+     *     greater than the previous key (of a put, merge or delete), the operand is null or longer than
+     *     {@link Db#MAX_VALUE_SIZE}, or the key is the greatest ({@code MAX_KEY_SIZE} bytes of 0xFF) and a range
+     *     deletion of the file runs through it ({@link #deleteRange})
      * @throws IllegalStateException after {@link #finish()} or {@link #close()}
      * @throws BloomKvIOException on an I/O error
      */
@@ -180,6 +191,10 @@ public final class TableFileWriter implements AutoCloseable {
         ensureOpen();
         WriteBatch.checkKey(key);
         WriteBatch.checkValue(operand);
+        if (throughLargest && Arrays.equals(key, LongKeys.LARGEST)) {
+            throw new InvalidArgumentException("TableFileWriter: merge of the greatest key (" + Db.MAX_KEY_SIZE
+                    + " bytes of 0xFF) in a file whose range deletion runs through it (" + path + ")");
+        }
         add(key, operand, ValueType.MERGE);
     }
 
@@ -206,22 +221,53 @@ public final class TableFileWriter implements AutoCloseable {
      * in memory until {@link #finish()} writes their union to the table's range-deletion block. An empty range
      * ({@code begin == end}) adds nothing.
      *
-     * @throws InvalidArgumentException if a bound is null, empty or longer than {@link Db#MAX_KEY_SIZE}, or
-     *     {@code beginInclusive} sorts after {@code endExclusive}
+     * <p>The bounds may be longer than {@link Db#MAX_KEY_SIZE}, as in RocksDB: each long bound is reduced to the key
+     * of at most {@code MAX} bytes that bounds the same stored keys ({@link LongKeys}; the file holds only the reduced
+     * bounds), and a range that then holds no such key adds nothing. An end whose first {@code MAX} bytes are all 0xFF
+     * is past every storable key, so the range runs through the greatest one, {@code MAX} bytes of 0xFF, which a
+     * tombstone's end cannot reach without being longer than {@code MAX}: the file gets the tombstone up to that key
+     * and, from {@link #finish()}, a delete of it as its last entry (unless the file's own last entry is that key: a
+     * put or delete of it hides the database's older value anyway). Such a range and a merge of that key in one file
+     * are refused, whichever comes second: the merge would have to apply to no older value, which the file cannot say.
+     *
+     * @throws InvalidArgumentException if a bound is null or empty, {@code beginInclusive} sorts after
+     *     {@code endExclusive}, or the range runs through the greatest key and the file holds a merge of it
      * @throws IllegalStateException after {@link #finish()} or {@link #close()}
      */
     public void deleteRange(byte[] beginInclusive, byte[] endExclusive) {
         ensureOpen();
-        WriteBatch.checkKey(beginInclusive);
-        WriteBatch.checkKey(endExclusive);
-        int c = Arrays.compareUnsigned(beginInclusive, endExclusive);
-        if (c > 0) {
+        LongKeys.checkBound(beginInclusive);
+        LongKeys.checkBound(endExclusive);
+        if (Arrays.compareUnsigned(beginInclusive, endExclusive) > 0) {
             throw new InvalidArgumentException("TableFileWriter: deleteRange: begin sorts after end (" + path + ")");
         }
-        if (c == 0) {
-            return;
+        LongKeys.Range r = LongKeys.halfOpen(beginInclusive, endExclusive);
+        if (r == null) {
+            return; // begin == end, or no key of at most MAX bytes in the range
         }
-        rangeTombstones.add(new RangeTombstone(beginInclusive.clone(), endExclusive.clone(), 0));
+        byte[] begin = r.begin() == beginInclusive ? beginInclusive.clone() : r.begin();
+        if (r.end() == null) {
+            // Open above: through LARGEST, the greatest key there is.
+            if (lastKeyIs(LongKeys.LARGEST, ValueType.MERGE)) {
+                throw new InvalidArgumentException("TableFileWriter: deleteRange: a range through the greatest key ("
+                        + Db.MAX_KEY_SIZE + " bytes of 0xFF) in a file that merges into that key (" + path + ")");
+            }
+            throughLargest = true;
+            if (Arrays.compareUnsigned(begin, LongKeys.LARGEST) < 0) {
+                rangeTombstones.add(new RangeTombstone(begin, LongKeys.LARGEST, 0));
+            }
+        } else {
+            byte[] end = r.end() == endExclusive ? endExclusive.clone() : r.end();
+            rangeTombstones.add(new RangeTombstone(begin, end, 0));
+        }
+        rangeDeletions++;
+    }
+
+    /** Whether the last put, merge or delete added was of {@code key}, and of {@code type} unless that is null. */
+    private boolean lastKeyIs(byte[] key, ValueType type) {
+        int lastLength = lastKey.length - InternalKey.TRAILER_SIZE;
+        return Arrays.equals(lastKey, 0, lastLength, key, 0, key.length)
+                && (type == null || InternalKey.type(lastKey) == type);
     }
 
     /** Adds an entry whose key and value were checked: the order check, then the table writer. */
@@ -248,14 +294,20 @@ public final class TableFileWriter implements AutoCloseable {
         lastKey = internalKey;
     }
 
-    /** Entries (puts, merges and deletes) added so far; range tombstones are counted by {@link #rangeDeletions()}. */
+    /**
+     * Entries (puts, merges and deletes) added so far, and after {@link #finish()} the delete it may add (see
+     * {@link #deleteRange}); range tombstones are counted by {@link #rangeDeletions()}.
+     */
     public long entries() {
         return writer.entries();
     }
 
-    /** Range tombstones added so far (as added, before fragmenting). */
+    /**
+     * Range deletions added so far (as added, before fragmenting), but for those that hold no key (an empty range,
+     * {@code begin == end}, or one whose long bounds hold no key of at most {@link Db#MAX_KEY_SIZE} bytes).
+     */
     public int rangeDeletions() {
-        return rangeTombstones.size();
+        return rangeDeletions;
     }
 
     /**
@@ -268,11 +320,17 @@ public final class TableFileWriter implements AutoCloseable {
      */
     public void finish() {
         ensureOpen();
-        if (writer.entries() == 0 && rangeTombstones.isEmpty()) {
+        if (writer.entries() == 0 && rangeDeletions == 0) {
             close();
             throw new InvalidArgumentException("TableFileWriter: a table file needs at least one entry: " + path);
         }
         try {
+            if (throughLargest && !lastKeyIs(LongKeys.LARGEST, null)) {
+                // A range deletion runs through the greatest key, which its tombstone's end (LARGEST, exclusive)
+                // leaves out: a delete of it, in order as the last entry (no key sorts after it). The file's own put
+                // or delete of it hides the older value as well; its merge was refused.
+                add(LongKeys.LARGEST, NO_VALUE, ValueType.DELETE);
+            }
             for (RangeTombstone t : union(rangeTombstones)) {
                 writer.addRangeTombstone(t);
             }

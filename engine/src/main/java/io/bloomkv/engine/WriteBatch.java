@@ -166,25 +166,52 @@ public final class WriteBatch {
      * one range tombstone, whatever the number of keys it covers; later operations of the batch on keys of the range
      * are not affected. An empty range ({@code begin == end}) adds nothing.
      *
-     * @throws InvalidArgumentException when a bound is not a valid key, or {@code begin > end}
+     * <p>The bounds may be longer than {@link Db#MAX_KEY_SIZE}, as in RocksDB: no stored key is, and each long bound is
+     * reduced here to the key of at most {@code MAX} bytes that bounds the same stored keys ({@link LongKeys}), so the
+     * batch, and the write-ahead log it becomes, hold only bounds of at most {@code MAX} bytes (recovery replays the
+     * reduced tombstone; the log's format is unchanged). A range that holds no key of at most {@code MAX} bytes (both
+     * bounds extend the same {@code MAX} bytes, say) adds nothing. An end whose first {@code MAX} bytes are all 0xFF
+     * is past every storable key: the range then runs through the greatest one, {@code MAX} bytes of 0xFF, which a
+     * tombstone's end cannot reach without being longer than {@code MAX}; the batch holds the range deletion up to it
+     * and a delete of it, two operations ({@link #count()}) for RocksDB's one, which read alike.
+     *
+     * @throws InvalidArgumentException when a bound is null or empty, or {@code begin > end}
      */
     public WriteBatch deleteRange(byte[] beginInclusive, byte[] endExclusive) {
-        checkKey(beginInclusive);
-        checkKey(endExclusive);
-        int c = java.util.Arrays.compareUnsigned(beginInclusive, endExclusive);
-        if (c > 0) {
+        LongKeys.checkBound(beginInclusive);
+        LongKeys.checkBound(endExclusive);
+        // Compared as given (RocksDB refuses begin > end whatever their lengths): out of order stays refused even
+        // where the reduced bounds would make an empty range.
+        if (Arrays.compareUnsigned(beginInclusive, endExclusive) > 0) {
             throw new InvalidArgumentException("deleteRange: begin sorts after end");
         }
-        if (c == 0) {
-            return this;
+        // Reduced before anything is encoded: the WAL record never holds a bound longer than MAX_KEY_SIZE.
+        LongKeys.Range r = LongKeys.halfOpen(beginInclusive, endExclusive);
+        if (r == null) {
+            return this; // begin == end, or no key of at most MAX bytes in the range
         }
-        checkRoom(beginInclusive.length + endExclusive.length + 11);
-        rep.putByte(RangeTombstone.TYPE_CODE);
-        rep.putLengthPrefixed(beginInclusive);
-        rep.putLengthPrefixed(endExclusive);
-        count++;
-        userBytes += beginInclusive.length + endExclusive.length;
+        byte[] begin = r.begin();
+        byte[] end = r.end();
+        if (end == null) {
+            // Open above: [begin, LARGEST) and LARGEST itself, the greatest key there is.
+            checkRoom(begin.length + LongKeys.LARGEST.length * 2L + 17);
+            if (Arrays.compareUnsigned(begin, LongKeys.LARGEST) < 0) {
+                addRangeTombstone(begin, LongKeys.LARGEST);
+            }
+            return delete(LongKeys.LARGEST);
+        }
+        checkRoom(begin.length + end.length + 11);
+        addRangeTombstone(begin, end);
         return this;
+    }
+
+    /** Encodes the range deletion of [begin, end), bounds checked and reduced, {@code begin < end}. */
+    private void addRangeTombstone(byte[] begin, byte[] end) {
+        rep.putByte(RangeTombstone.TYPE_CODE);
+        rep.putLengthPrefixed(begin);
+        rep.putLengthPrefixed(end);
+        count++;
+        userBytes += begin.length + end.length;
     }
 
     /** Removes {@code key} (a tombstone; deleting an absent key is fine). */
@@ -212,7 +239,8 @@ public final class WriteBatch {
 
     /**
      * Number of operations: puts, deletes, merges and range deletions (RocksDB's {@code WriteBatch::Count}, except that
-     * an empty range deletion is not added, so not counted). Each takes one sequence number when written.
+     * an empty range deletion is not added, so not counted, and a range deletion to an end past every storable key
+     * counts two, {@link #deleteRange} says why). Each takes one sequence number when written.
      */
     public int count() {
         return count;
