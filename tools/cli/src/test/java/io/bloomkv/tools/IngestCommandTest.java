@@ -2,6 +2,7 @@ package io.bloomkv.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomkv.engine.Db;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -99,6 +100,39 @@ class IngestCommandTest {
         assertThat(Cli.run("get", db, "date", op).exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(Cli.run("scan", db, op).out())
                 .isEqualTo("apple\tgreen\ncherry\tc0,c1\nelder\tberry\\x09with a tab\n");
+    }
+
+    /**
+     * {@code delete-range} lines take bounds longer than {@code Db.MAX_KEY_SIZE}, as the writer does (RocksDB takes any
+     * length): an END whose first MAX_KEY_SIZE bytes are a stored key deletes that key, a range whose bounds extend the
+     * same MAX_KEY_SIZE bytes holds no key and adds nothing.
+     */
+    @Test
+    void writeOperationsTakeLongRangeBounds() throws Exception {
+        String db = tmp.resolve("db").toString();
+        String stored = "b" + "x".repeat(Db.MAX_KEY_SIZE - 1); // a key of MAX_KEY_SIZE bytes
+        Path older = tmp.resolve("older.tsv");
+        Files.writeString(older, "b1\t1\n" + stored + "\t2\nby\t3\n");
+        assertThat(Cli.run("put", db, "--create", "--flush", "--input", older.toString())
+                        .exitCode())
+                .isZero();
+        String c = "c".repeat(Db.MAX_KEY_SIZE);
+        Path ops = tmp.resolve("in.ops");
+        Files.writeString(
+                ops,
+                "put\tapple\tgreen\n"
+                        + "delete-range\tb\t" + stored + "z\n" // through the stored key, not past it
+                        + "delete-range\t" + c + "a\t" + c + "b\n"); // holds no key: adds nothing
+        Path sst = tmp.resolve("ops.sst");
+        Cli.Result w = Cli.run("sst", "write", sst.toString(), "--ops", "--input", ops.toString());
+        assertThat(w.exitCode()).as(w.toString()).isZero();
+        assertThat(w.out()).isEqualTo("wrote 1 put, 0 merges, 0 deletes, 1 range deletion to " + sst + "\n");
+        Cli.Result r = Cli.run("ingest", db, sst.toString());
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(Cli.run("get", db, "b1").exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(Cli.run("get", db, stored).exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(Cli.run("get", db, "by").out()).isEqualTo("3\n");
+        assertThat(Cli.run("get", db, "apple").out()).isEqualTo("green\n");
     }
 
     /** Malformed operation lines and the writer's order rules are usage errors naming the line; no file is left. */
