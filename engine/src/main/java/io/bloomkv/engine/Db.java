@@ -1419,16 +1419,17 @@ public final class Db implements AutoCloseable {
      * Stops the background threads (an ongoing flush or compaction finishes or is abandoned),
      * invalidates iterators left open (after a call in progress on each returns), closes the WAL,
      * deletes the files that are obsolete then (as RocksDB's close: the WALs and tables that the last flush or
-     * compaction replaced, those the invalidated iterators still read, and those an earlier failed deletion left),
-     * closes the MANIFEST, releases every table's off-heap filter and the directory lock. Acknowledged
-     * writes are in the WAL; the next open replays them. Under {@link Options#disableWal} the memtables are flushed to
-     * tables first (they are in no log), as RocksDB flushes unpersisted memtables at close; if that flush fails the
-     * database still closes, and close throws that failure. A read-only database deletes nothing, nor does one whose
-     * writes a background error stopped (the next open deletes what is obsolete). Idempotent.
+     * compaction replaced, those the invalidated iterators still read, and those an earlier failed deletion left;
+     * not the WALs and tables a {@link #checkpoint} still running reads, which stay for the next open), closes the
+     * MANIFEST, releases every table's off-heap filter and the directory lock. A deletion that fails there is logged
+     * (WARN), not thrown, as RocksDB's close logs it: the data is whole and the next open deletes the file.
+     * Acknowledged writes are in the WAL; the next open replays them. Under {@link Options#disableWal} the memtables
+     * are flushed to tables first (they are in no log), as RocksDB flushes unpersisted memtables at close; if that
+     * flush fails the database still closes, and close throws that failure. A read-only database deletes nothing, nor
+     * does one whose writes a background error stopped (the next open deletes what is obsolete). Idempotent.
      *
-     * @throws BloomKvIOException when closing the WAL or the MANIFEST, releasing the lock or deleting an obsolete file
-     *     failed: the database is closed all the same (every file, table and thread released, the lock too); a file
-     *     left behind is deleted by the next open. (RocksDB's close only logs a failed deletion.)
+     * @throws BloomKvIOException when closing the WAL or the MANIFEST or releasing the lock failed: the database is
+     *     closed all the same (every file, table and thread released, the lock too)
      */
     @Override
     public void close() {
