@@ -326,6 +326,78 @@ class CloseDeletesObsoleteFilesTest {
         assertNoObsoleteFile(dir, "after the next open and its close");
     }
 
+    /**
+     * A checkpoint that runs across close: it retained its Version and pinned its WALs before close began, and reads
+     * them after close returned. Meanwhile a flush made its WAL obsolete and a compaction its table, so close's pass
+     * sees both as obsolete but for the pin and the retained Version, and must keep them: the checkpoint then holds
+     * every write acknowledged before it began (without the pin, the WAL's writes would be silently missing: the
+     * checkpoint copies the WALs it finds). They stay on disk after close (the passes are stopped) until the next open.
+     */
+    @Test
+    void aCheckpointRunningAcrossCloseKeepsItsWalsAndTables() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean armed = new AtomicBoolean(false);
+        FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+        // Never fails: holds the checkpoint at its first table link, after it pinned the WALs, until released.
+        fs.inject((op, p) -> {
+            if (op == Op.LINK && armed.compareAndSet(true, false)) {
+                entered.countDown();
+                try {
+                    release.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return false;
+        });
+        Path target = external.resolve("checkpoint");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Db db = Db.open(dir, Options.defaults().autoCompaction(false).fileSystem(fs));
+            Future<?> checkpoint;
+            try {
+                put(db, 0, 100);
+                db.flush(); // the table the checkpoint links
+                put(db, 100, 200); // in the WAL only: the WAL the checkpoint copies
+                armed.set(true);
+                checkpoint = pool.submit(() -> db.checkpoint(target));
+                assertThat(entered.await(60, TimeUnit.SECONDS))
+                        .as("the checkpoint began")
+                        .isTrue();
+                put(db, 200, 300);
+                db.flush(); // the checkpoint's WAL is now below the log number
+                for (int i = 0; i < 100; i++) {
+                    db.put(bytes(String.format("k%06d", i)), bytes("w" + i));
+                }
+                db.flush();
+                db.compactRange(null, null); // the checkpoint's table is now in no current Version
+            } finally {
+                db.close();
+                release.countDown();
+            }
+            checkpoint.get(60, TimeUnit.SECONDS);
+        } finally {
+            release.countDown();
+            pool.shutdownNow();
+        }
+        assertThat(hasObsoleteFile(dir))
+                .as("the checkpoint's WAL and table, kept by close's pass, are left for the next open")
+                .isTrue();
+        try (Db copy = Db.open(target, Options.defaults())) {
+            for (int i = 0; i < 300; i++) {
+                assertThat(copy.get(bytes(String.format("k%06d", i))))
+                        .as("k%06d in the checkpoint", i)
+                        .isEqualTo(i < 200 ? bytes("v" + i) : null);
+            }
+        }
+        try (Db reopened = Db.open(dir, Options.defaults())) {
+            assertThat(reopened.get(bytes("k000001"))).isEqualTo(bytes("w1"));
+            assertThat(reopened.get(bytes("k000299"))).isEqualTo(bytes("v299"));
+        }
+        assertNoObsoleteFile(dir, "after the next open and its close");
+    }
+
     /** A read-only database deletes nothing at close, obsolete files included. */
     @Test
     void aReadOnlyCloseDeletesNothing() throws IOException {
