@@ -661,9 +661,14 @@ public final class Db implements AutoCloseable {
      * {@link LongKeys#iteratorBounds}). @throws DbClosedException once closed
      */
     private IteratorView iteratorView(ReadOptions readOptions, byte[] lower, byte[] upper) {
+        return iteratorView(readOptions == null ? null : readOptions.snapshot(), lower, upper);
+    }
+
+    /** {@link #iteratorView(ReadOptions, byte[], byte[])} at {@code snapshot} (the latest sequence when null). */
+    private IteratorView iteratorView(Snapshot snapshot, byte[] lower, byte[] upper) {
         SuperVersion sv = state.acquireSuperVersion();
         try {
-            long sequence = readSequence(readOptions); // after the SuperVersion: see readSequence
+            long sequence = readSequence(snapshot); // after the SuperVersion: see readSequence
             Function<RangeProbeMemo, MergingIterator> makeFull = memo -> {
                 // A bounded read puts each table behind its range filter (Options.rangeFilterBitsPerKey).
                 List<InternalIterator> tables = lower == null && upper == null
@@ -691,8 +696,19 @@ public final class Db implements AutoCloseable {
      * {@code lower} and {@code upper}. @throws DbClosedException once closed (or closing)
      */
     IteratorView latestIteratorView(byte[] lower, byte[] upper) {
+        return refreshedIteratorView(null, lower, upper);
+    }
+
+    /**
+     * A view of the current state at {@code snapshot}'s sequence (the latest when null) for
+     * {@link DbIterator#refresh(Snapshot)} of an iterator bounded by {@code lower} and {@code upper}.
+     *
+     * @throws InvalidArgumentException for a snapshot of another database or one released
+     * @throws DbClosedException once closed (or closing)
+     */
+    IteratorView refreshedIteratorView(Snapshot snapshot, byte[] lower, byte[] upper) {
         checkOpen();
-        return iteratorView(null, lower, upper);
+        return iteratorView(snapshot, lower, upper);
     }
 
     /**
@@ -705,7 +721,11 @@ public final class Db implements AutoCloseable {
      * hold is one that finished during the read: not seeing it is still a state the read may return.
      */
     private long readSequence(ReadOptions readOptions) {
-        Snapshot s = readOptions == null ? null : readOptions.snapshot();
+        return readSequence(readOptions == null ? null : readOptions.snapshot());
+    }
+
+    /** {@link #readSequence(ReadOptions)} of a read at {@code s} (the latest state when null). */
+    private long readSequence(Snapshot s) {
         if (s == null) {
             return versions.lastSequence();
         }

@@ -18,7 +18,8 @@ import java.util.function.Function;
 
 /**
  * An iterator over the user keys and values of a {@link Db} at one point in time (the latest write
- * when it was created, or a {@link Snapshot}; the latest write again after each {@link #refresh()}), in unsigned
+ * when it was created, or a {@link Snapshot}; after each {@link #refresh()} the latest write again, after a
+ * {@link #refresh(Snapshot)} that snapshot), in unsigned
  * lexicographic key order, in both directions: {@link #next()} and {@link #prev()} may alternate at any point; deleted
  * keys are skipped. {@link ReadOptions#iterateLowerBound} / {@link ReadOptions#iterateUpperBound} limit what it
  * sees. It keeps the memtables and tables it reads alive until closed or refreshed, across flushes and
@@ -122,8 +123,8 @@ public final class DbIterator implements AutoCloseable {
      * valid until positioned ({@link #seek}, {@link #seekToFirst} ...), as RocksDB's. The bounds and prefix mode of its
      * {@link ReadOptions} stay. An iterator made with a {@link ReadOptions#snapshot} reads the latest state after a
      * refresh, no longer the snapshot, as RocksDB's {@code Refresh()} does whatever snapshot the iterator had
-     * (RocksDB's {@code Refresh(snapshot)} has no counterpart here: make a new iterator at the snapshot). With
-     * {@link Options#ttl} expiry is judged at the time of the refresh.
+     * ({@link #refresh(Snapshot)} moves it to a snapshot instead). With {@link Options#ttl} expiry is judged at the
+     * time of the refresh.
      *
      * <p>What the old view held (its SuperVersion reference, with the memtables and tables it kept alive, and the table
      * iterators and blocks the positioned iterator pinned) is released once, here: tables that compactions made
@@ -136,7 +137,30 @@ public final class DbIterator implements AutoCloseable {
      */
     public synchronized void refresh() {
         checkOpen();
-        Db.IteratorView view = db.latestIteratorView(lower, upper);
+        install(db.latestIteratorView(lower, upper));
+    }
+
+    /**
+     * {@link #refresh()}, reading at {@code snapshot} instead of the latest state (rocksdbjni's
+     * {@code RocksIterator.refresh(Snapshot)}, RocksDB's {@code Iterator::Refresh(const Snapshot*)}): the iterator
+     * drops its view and takes the database's current memtables and tables, and from then on sees what a new iterator
+     * made with {@link ReadOptions#snapshot}{@code (snapshot)} would see, bounds and prefix mode kept, whatever
+     * snapshot it read at before. The snapshot may be older or newer than the one the iterator had; it must stay
+     * unreleased while the iterator reads at it, as for an iterator made at a snapshot. A null snapshot is
+     * {@link #refresh()}: the latest state. The iterator is then not valid until positioned. What the old view held is
+     * released here, as by {@link #refresh()}. On an exception the iterator keeps its old view and position.
+     *
+     * @throws InvalidArgumentException if {@code snapshot} was released or belongs to another database (as
+     *     {@link ReadOptions#snapshot} is checked when an iterator is made)
+     * @throws DbClosedException if the iterator is closed, or its database
+     */
+    public synchronized void refresh(Snapshot snapshot) {
+        checkOpen();
+        install(db.refreshedIteratorView(snapshot, lower, upper));
+    }
+
+    /** Takes over {@code view} (retained for this iterator) in place of the current one, released here. */
+    private void install(Db.IteratorView view) {
         RangeTombstoneList nextTombstones;
         PrefixSeek nextPrefixSeek;
         try {
@@ -502,7 +526,10 @@ public final class DbIterator implements AutoCloseable {
         return value.clone();
     }
 
-    /** The sequence number this iterator reads at (the latest one at its creation or last {@link #refresh}). */
+    /**
+     * The sequence number this iterator reads at: its snapshot's, or the latest one at its creation or last
+     * {@link #refresh} (the snapshot's after a {@link #refresh(Snapshot)}).
+     */
     public synchronized long sequence() {
         return sequence;
     }

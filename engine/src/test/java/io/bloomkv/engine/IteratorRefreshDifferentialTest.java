@@ -24,7 +24,9 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 
 /**
- * {@link DbIterator#refresh()} against rocksdbjni's {@code RocksIterator.refresh()}: one seeded history of puts,
+ * {@link DbIterator#refresh()} and {@link DbIterator#refresh(Snapshot)} against rocksdbjni's {@code
+ * RocksIterator.refresh()} and {@code refresh(Snapshot)} (half the refreshes, when a snapshot is open, go to a random
+ * one of them, older or newer than what the iterator read): one seeded history of puts,
  * deletes, range deletions, flushes, range compactions and snapshots, with up to five iterators held open on each side
  * (at the latest state or at a snapshot, with or without bounds, some in prefix mode), refreshed at random points
  * between the writes and positioned and walked in both directions; every position is compared (key and value, or not
@@ -78,7 +80,7 @@ class IteratorRefreshDifferentialTest {
         final List<AutoCloseable> resources;
         final boolean prefixMode;
         final String what;
-        /** The snapshot it reads at (its index), or -1: none, or refreshed since. */
+        /** The snapshot it reads at (its index), or -1: none (the latest state), also after a refresh() since. */
         int snapshot;
 
         Pair(
@@ -243,10 +245,16 @@ class IteratorRefreshDifferentialTest {
                 if (!iterators.isEmpty()) {
                     int i = rnd.nextInt(iterators.size());
                     Pair p = iterators.get(i);
-                    history.add("refresh " + i + " (" + p.what + ")");
-                    p.ours.refresh();
-                    p.theirs.refresh();
-                    p.snapshot = -1;
+                    int sn = ourSnapshots.isEmpty() || rnd.nextBoolean() ? -1 : rnd.nextInt(ourSnapshots.size());
+                    history.add("refresh " + i + " (" + p.what + ")" + (sn >= 0 ? " to snapshot " + sn : ""));
+                    if (sn >= 0) {
+                        p.ours.refresh(ourSnapshots.get(sn));
+                        p.theirs.refresh(theirSnapshots.get(sn));
+                    } else {
+                        p.ours.refresh();
+                        p.theirs.refresh();
+                    }
+                    p.snapshot = sn;
                     refreshes++;
                     assertThat(p.ours.valid())
                             .as(ctx(op) + ": ours valid after refresh")

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link DbIterator#refresh()}: the iterator reads the current state at the latest sequence, is not valid until
+ * {@link DbIterator#refresh()}: the iterator reads the current state at the latest sequence ({@link
+ * DbIterator#refresh(Snapshot)}: at that snapshot), is not valid until
  * positioned, keeps its bounds and prefix mode, and lets go of its old view at once (its Version, its tables, and the
  * files compactions made obsolete meanwhile); a closed iterator, or one of a closed database, refuses it as every
  * other call. {@link IteratorRefreshDifferentialTest} compares refreshes with rocksdbjni's.
@@ -147,6 +148,75 @@ class IteratorRefreshTest {
         }
     }
 
+    /**
+     * RocksDB's Refresh(snapshot): the iterator reads at the given snapshot, older or newer than what it read before,
+     * over the current memtables and tables; a null snapshot is refresh().
+     */
+    @Test
+    void refreshToASnapshotReadsAtIt() {
+        try (Db db = Db.open(dir, SmallLevels.options())) {
+            db.put(TestKeys.key(1), v("a"));
+            try (Snapshot s1 = db.getSnapshot()) {
+                db.put(TestKeys.key(1), v("b"));
+                db.put(TestKeys.key(2), v("c"));
+                db.flush();
+                try (Snapshot s2 = db.getSnapshot();
+                        DbIterator it = db.iterator()) {
+                    db.delete(TestKeys.key(2));
+                    db.put(TestKeys.key(3), v("d"));
+                    assertThat(scan(it)).containsExactly("key00000001=b", "key00000002=c");
+
+                    it.refresh(s1);
+                    assertThat(it.valid()).as("not valid until positioned").isFalse();
+                    assertThat(it.sequence()).isEqualTo(s1.sequence());
+                    assertThat(scan(it)).as("back to an older snapshot").containsExactly("key00000001=a");
+
+                    it.refresh(s2);
+                    assertThat(it.sequence()).isEqualTo(s2.sequence());
+                    assertThat(scan(it)).containsExactly("key00000001=b", "key00000002=c");
+
+                    it.refresh(null);
+                    assertThat(it.sequence()).isEqualTo(db.latestSequenceNumber());
+                    assertThat(scan(it)).as("null: the latest state").containsExactly("key00000001=b", "key00000003=d");
+                }
+            }
+            assertThat(db.stats().openIterators()).isZero();
+        }
+    }
+
+    /**
+     * A released snapshot, or one of another database, is refused as ReadOptions.snapshot is when an iterator is made;
+     * the iterator keeps its view and its position.
+     */
+    @Test
+    void refreshToAReleasedOrForeignSnapshotIsRefusedAndKeepsTheView() {
+        try (Db db = Db.open(dir.resolve("a"), SmallLevels.options());
+                Db other = Db.open(dir.resolve("b"), SmallLevels.options())) {
+            db.put(TestKeys.key(1), v("a"));
+            db.flush();
+            Snapshot released = db.getSnapshot();
+            released.close();
+            try (Snapshot foreign = other.getSnapshot();
+                    DbIterator it = db.iterator()) {
+                db.put(TestKeys.key(2), v("b"));
+                it.seekToFirst();
+                long sequence = it.sequence();
+                assertThatThrownBy(() -> it.refresh(released))
+                        .isInstanceOf(InvalidArgumentException.class)
+                        .hasMessageContaining("released");
+                assertThatThrownBy(() -> it.refresh(foreign))
+                        .isInstanceOf(InvalidArgumentException.class)
+                        .hasMessageContaining("another database");
+                assertThat(it.sequence()).isEqualTo(sequence);
+                assertThat(it.valid()).as("still positioned").isTrue();
+                assertThat(TestKeys.str(it.key())).isEqualTo("key00000001");
+                it.next();
+                assertThat(it.valid()).as("the old view: key 2 is not in it").isFalse();
+                assertThat(db.stats().liveVersions()).isEqualTo(1);
+            }
+        }
+    }
+
     @Test
     void boundsAndPrefixModeStay() {
         try (Db db = Db.open(dir, SmallLevels.options().prefixLength(4))) {
@@ -206,6 +276,9 @@ class IteratorRefreshTest {
         it.seekToFirst();
         db.close();
         assertThatThrownBy(it::refresh)
+                .isInstanceOf(DbClosedException.class)
+                .hasMessageContaining("after its database was closed");
+        assertThatThrownBy(() -> it.refresh((Snapshot) null))
                 .isInstanceOf(DbClosedException.class)
                 .hasMessageContaining("after its database was closed");
         assertThatThrownBy(it::valid).isInstanceOf(DbClosedException.class);
