@@ -56,7 +56,10 @@ class PublicApiTest {
             // rocksdbjni's Holder, for keyMayExist's value
             "Holder",
             // waitForBackgroundWork while pauseBackgroundWork holds the work (RocksDB's abort_on_pause)
-            "BackgroundWorkPausedException");
+            "BackgroundWorkPausedException",
+            // approximateSizes (rocksdbjni's Range and SizeApproximationFlag)
+            "KeyRange",
+            "SizeApproximation");
 
     @Test
     void thePublicTypesOfTheApiPackageAreTheUserApi() throws Exception {

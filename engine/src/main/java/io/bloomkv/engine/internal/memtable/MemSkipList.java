@@ -1053,6 +1053,34 @@ final class MemSkipList {
         return h;
     }
 
+    // ---- size estimates (MemTable#approximateBytesIn) ----
+
+    /**
+     * An estimate of the key nodes whose user key is below {@code key} (every key node when null), RocksDB's
+     * {@code InlineSkipList::EstimateCount}: a search from the top level that counts the nodes it passes on each level,
+     * multiplying the count by the branching factor at each step down. Visits some {@code BRANCHING} nodes per level
+     * (no walk of the range); exact when the list has one level. Safe for readers while the writer inserts.
+     */
+    long estimateCountBelow(byte[] key) {
+        MemKey k = key == null ? null : new MemKey(key, 0);
+        long count = 0;
+        long x = head;
+        int level = height - 1;
+        while (true) {
+            long n = next(x, level);
+            if (n == 0 || (k != null && compareKey(n, k) >= 0)) {
+                if (level == 0) {
+                    return count;
+                }
+                count *= BRANCHING;
+                level--;
+            } else {
+                x = n;
+                count++;
+            }
+        }
+    }
+
     // ---- what a range tombstone hides (MemTable#addRangeTombstone) ----
 
     /**

@@ -368,6 +368,28 @@ public final class MemTable {
         return approximateBytes.get();
     }
 
+    /**
+     * An estimate of the heap bytes ({@link #approximateMemoryUsage}) of the entries with user keys in
+     * [{@code lo}, {@code hi}) (null: open), RocksDB's {@code MemTable::ApproximateStats}: the key nodes estimated
+     * below each bound from the skip list's upper levels ({@link MemSkipList#estimateCountBelow}, a few nodes per
+     * level, no walk of the range), their share of all key nodes applied to the memtable's bytes (a key's versions are
+     * taken to weigh as much as any other key's). 0 for a memtable without point entries; the whole memtable's bytes
+     * for a range holding all its keys.
+     */
+    public long approximateBytesIn(byte[] lo, byte[] hi) {
+        if (table.isEmpty()) {
+            return 0;
+        }
+        long total = table.estimateCountBelow(null);
+        long below = lo == null ? 0 : table.estimateCountBelow(lo);
+        long inRange = Math.min(total, table.estimateCountBelow(hi)) - below;
+        if (total <= 0 || inRange <= 0) {
+            return 0;
+        }
+        long bytes = approximateMemoryUsage();
+        return inRange >= total ? bytes : (long) ((double) inRange / total * bytes);
+    }
+
     /** True once a merge operand was added. */
     public boolean hasMergeOperands() {
         return hasMergeOperands;

@@ -880,6 +880,43 @@ public final class TableReader implements AutoCloseable {
         return new BlockHandle(IndexSearch.offsetOf(packed), IndexSearch.sizeOf(packed));
     }
 
+    /**
+     * Approximate bytes of this file holding user keys in [{@code lo}, {@code hi}) (null: open), RocksDB's
+     * {@code BlockBasedTable::ApproximateSize}: the data between the offsets of the index entries {@code lo} and
+     * {@code hi} seek to (the data area's end for a key past the last block), as a share of the data area applied to
+     * the whole file, so filter, index and properties are pro-rated by data size and the whole range gives
+     * {@link #fileSize()}. Only the index is searched (it is held in memory): no block is read, nothing is counted. A
+     * boundary key inside a block counts that block from its start: the answer is off by at most a block per bound.
+     */
+    public long approximateSize(byte[] lo, byte[] hi) {
+        ensureLive();
+        long dataEnd = footer.filter().offset(); // data blocks precede the filter (or where it would be)
+        if (dataEnd <= 0) {
+            return fileSize; // no data blocks (range tombstones only): the range is taken to hold the file
+        }
+        long start = lo == null ? 0 : dataOffsetOf(lo, dataEnd);
+        long end = hi == null ? dataEnd : dataOffsetOf(hi, dataEnd);
+        if (end <= start) {
+            return 0;
+        }
+        return (long) ((double) (end - start) / dataEnd * fileSize);
+    }
+
+    /** Where the data block holding the first entry of {@code userKey} or after it starts; {@code dataEnd} if none. */
+    private long dataOffsetOf(byte[] userKey, long dataEnd) {
+        long trailer = InternalKey.packTrailer(InternalKey.MAX_SEQUENCE, ValueType.FOR_SEEK);
+        IndexSearch search = indexSearch;
+        if (search != null) {
+            int i = search.find(userKey, userKey.length, trailer);
+            return i == search.entries()
+                    ? dataEnd
+                    : Math.min(dataEnd, indexHandle(search, i).offset());
+        }
+        BlockIterator idx = index.iterator(InternalKey.COMPARATOR);
+        idx.seekInternal(userKey, userKey.length, trailer);
+        return idx.valid() ? Math.min(dataEnd, handleOf(idx).offset()) : dataEnd;
+    }
+
     /** True when {@code userKey} lies within the table's [smallest, largest] user keys (no I/O, no counters). */
     public boolean mayContainUserKeyRange(byte[] userKey) {
         return properties.userKeyInRange(userKey);
