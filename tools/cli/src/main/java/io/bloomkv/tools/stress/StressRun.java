@@ -20,13 +20,13 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
- * The threads of a stress run (RocksDB db_stress's operation mix): random puts, merges, deletes, range deletions, batches,
- * gets, keyMayExist and keyExists, multiGets, iterators and snapshots, each answer checked against the
- * {@link ExpectedState}; occasional
- * flushes, range compactions, pauses of the background work ({@link Db#pauseBackgroundWork} for a few reads, then
- * {@link Db#continueBackgroundWork}), ingestions of external table files (a few own keys' puts, merges, deletes and range
- * deletions written by {@link TableFileWriter}, then {@link Db#ingest}, moved or copied: the expected-state rule of a batch, all the
- * file's keys old or all new after a crash) and range drops (a range tombstone over one own key, then
+ * The threads of a stress run (RocksDB db_stress's operation mix): random puts, merges, deletes, range deletions,
+ * batches, gets, keyMayExist and keyExists, multiGets, iterators and snapshots, each answer checked against the
+ * {@link ExpectedState}; occasional flushes, range compactions, pauses of the background work
+ * ({@link Db#pauseBackgroundWork} for a few reads, then {@link Db#continueBackgroundWork}), ingestions of external
+ * table files (a few own keys' puts, merges, deletes and range deletions written by {@link TableFileWriter}, then
+ * {@link Db#ingest}, moved or copied: the expected-state rule of a batch, all the file's keys old or all new after a
+ * crash) and range drops (a range tombstone over one own key, then
  * {@link Db#deleteFilesInRange} over it: the key of the thread's last one-key ingestion when there is one, whose
  * table the call then removes; a delete's rule) and key-range deletions (db_stress's TestDeleteRange: one range
  * tombstone over 1-8 or, a third of the time, a quarter of a stripe up to a stripe of consecutive own keys, so that the
