@@ -19,7 +19,6 @@ import org.rocksdb.BloomFilter;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
-import org.rocksdb.Slice;
 import org.rocksdb.StringAppendOperator;
 
 /**
@@ -318,73 +317,46 @@ class EmptySeekTargetDifferentialTest {
         private void check(String phase, byte[] lower, byte[] upper, int sn, boolean prefixMode) throws Exception {
             String what = ctx + " " + phase + " after " + tail() + " iterator [" + s(lower) + ", " + s(upper) + ")"
                     + (sn < 0 ? "" : " at snapshot #" + sn) + (prefixMode ? " prefixSameAsStart" : "") + ":";
-            ReadOptions our = ReadOptions.defaults()
-                    .snapshot(sn < 0 ? null : ours.get(sn))
-                    .iterateLowerBound(lower)
-                    .iterateUpperBound(upper)
-                    .prefixSameAsStart(prefixMode);
-            List<AutoCloseable> resources = new ArrayList<>();
-            try (org.rocksdb.ReadOptions their = new org.rocksdb.ReadOptions()) {
-                if (prefixMode) {
-                    their.setPrefixSameAsStart(true);
-                } else {
-                    their.setTotalOrderSeek(true);
-                }
-                if (sn >= 0) {
-                    their.setSnapshot(theirs.get(sn));
-                }
-                if (lower != null) {
-                    Slice sl = new Slice(lower);
-                    resources.add(sl);
-                    their.setIterateLowerBound(sl);
-                }
-                if (upper != null) {
-                    Slice sl = new Slice(upper);
-                    resources.add(sl);
-                    their.setIterateUpperBound(sl);
-                }
-                try (org.rocksdb.ReadOptions totalOrder = new org.rocksdb.ReadOptions(their)
-                                .setPrefixSameAsStart(false)
-                                .setTotalOrderSeek(true);
-                        DbIterator it = db.iterator(our);
-                        RocksIterator rit = rocks.newIterator(their);
-                        RocksIterator total = prefixMode ? rocks.newIterator(totalOrder) : null) {
-                    List<RocksIterator> rocksIts = total == null ? List.of(rit) : List.of(rit, total);
-                    StringBuilder steps = new StringBuilder(what);
-                    for (int round = 0; round < 3; round++) {
-                        positionElsewhere(it, rocksIts, steps);
-                        boolean forward = rnd.nextInt(3) > 0;
-                        steps.append(forward ? " seek('')" : " seekForPrev('')");
-                        for (RocksIterator r : rocksIts) {
-                            if (forward) {
-                                r.seek(EMPTY);
-                            } else {
-                                r.seekForPrev(EMPTY);
-                            }
-                            r.status(); // RocksDB takes an empty target without an error
-                        }
+            try (SeekOracle o = new SeekOracle(
+                    db,
+                    rocks,
+                    sn < 0 ? null : ours.get(sn),
+                    sn < 0 ? null : theirs.get(sn),
+                    lower,
+                    upper,
+                    prefixMode)) {
+                DbIterator it = o.ours;
+                RocksIterator rit = o.theirs;
+                RocksIterator total = o.totalOrder;
+                List<RocksIterator> rocksIts = o.rocksIterators;
+                StringBuilder steps = new StringBuilder(what);
+                for (int round = 0; round < 3; round++) {
+                    positionElsewhere(it, rocksIts, steps);
+                    boolean forward = rnd.nextInt(3) > 0;
+                    steps.append(forward ? " seek('')" : " seekForPrev('')");
+                    for (RocksIterator r : rocksIts) {
                         if (forward) {
-                            it.seek(EMPTY);
-                            seeks++;
-                            if (it.valid()) {
-                                seeksLanded++;
-                            }
+                            r.seek(EMPTY);
                         } else {
-                            // No key is <= "" (RocksDB could store the empty key; the history never writes it).
-                            assertThat(rit.isValid())
-                                    .as(steps + " RocksDB valid")
-                                    .isFalse();
-                            it.seekForPrev(EMPTY);
+                            r.seekForPrev(EMPTY);
                         }
-                        if (forward && total != null) {
-                            prefixModeWalks++;
-                        }
-                        walk(it, rit, forward ? total : null, steps);
+                        r.status(); // RocksDB takes an empty target without an error
                     }
-                }
-            } finally {
-                for (AutoCloseable r : resources) {
-                    r.close();
+                    if (forward) {
+                        it.seek(EMPTY);
+                        seeks++;
+                        if (it.valid()) {
+                            seeksLanded++;
+                        }
+                    } else {
+                        // No key is <= "" (RocksDB could store the empty key; the history never writes it).
+                        assertThat(rit.isValid()).as(steps + " RocksDB valid").isFalse();
+                        it.seekForPrev(EMPTY);
+                    }
+                    if (forward && total != null) {
+                        prefixModeWalks++;
+                    }
+                    walk(it, rit, forward ? total : null, steps);
                 }
             }
         }

@@ -19,7 +19,6 @@ import org.rocksdb.BloomFilter;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
-import org.rocksdb.Slice;
 import org.rocksdb.StringAppendOperator;
 
 /**
@@ -477,73 +476,48 @@ class LongSeekTargetDifferentialTest {
             if (longBound) {
                 longBoundIterators++;
             }
-            ReadOptions our = ReadOptions.defaults()
-                    .snapshot(sn < 0 ? null : ours.get(sn))
-                    .iterateLowerBound(lower)
-                    .iterateUpperBound(upper)
-                    .prefixSameAsStart(prefixMode);
-            List<AutoCloseable> resources = new ArrayList<>();
-            try (org.rocksdb.ReadOptions their = new org.rocksdb.ReadOptions()) {
-                if (prefixMode) {
-                    their.setPrefixSameAsStart(true);
-                } else {
-                    their.setTotalOrderSeek(true);
-                }
-                if (sn >= 0) {
-                    their.setSnapshot(theirs.get(sn));
-                }
-                if (lower != null) {
-                    Slice sl = new Slice(lower);
-                    resources.add(sl);
-                    their.setIterateLowerBound(sl);
-                }
-                if (upper != null) {
-                    Slice sl = new Slice(upper);
-                    resources.add(sl);
-                    their.setIterateUpperBound(sl);
-                }
-                try (org.rocksdb.ReadOptions totalOrder = new org.rocksdb.ReadOptions(their)
-                                .setPrefixSameAsStart(false)
-                                .setTotalOrderSeek(true);
-                        DbIterator it = db.iterator(our);
-                        RocksIterator rit = rocks.newIterator(their);
-                        RocksIterator total = prefixMode ? rocks.newIterator(totalOrder) : null) {
-                    List<RocksIterator> rocksIts = total == null ? List.of(rit) : List.of(rit, total);
-                    StringBuilder steps = new StringBuilder(what);
-                    for (int round = 0; round < 3; round++) {
-                        positionElsewhere(it, rocksIts, steps);
-                        boolean forward = rnd.nextBoolean();
-                        byte[] t = target();
-                        steps.append(forward ? " seek(" : " seekForPrev(")
-                                .append(s(t))
-                                .append(')');
-                        for (RocksIterator r : rocksIts) {
-                            if (forward) {
-                                r.seek(t);
-                            } else {
-                                r.seekForPrev(t);
-                            }
-                            r.status(); // RocksDB takes a target of any length without an error
-                        }
+            try (SeekOracle o = new SeekOracle(
+                    db,
+                    rocks,
+                    sn < 0 ? null : ours.get(sn),
+                    sn < 0 ? null : theirs.get(sn),
+                    lower,
+                    upper,
+                    prefixMode)) {
+                DbIterator it = o.ours;
+                RocksIterator rit = o.theirs;
+                RocksIterator total = o.totalOrder;
+                List<RocksIterator> rocksIts = o.rocksIterators;
+                StringBuilder steps = new StringBuilder(what);
+                for (int round = 0; round < 3; round++) {
+                    positionElsewhere(it, rocksIts, steps);
+                    boolean forward = rnd.nextBoolean();
+                    byte[] t = target();
+                    steps.append(forward ? " seek(" : " seekForPrev(")
+                            .append(s(t))
+                            .append(')');
+                    for (RocksIterator r : rocksIts) {
                         if (forward) {
-                            it.seek(t);
+                            r.seek(t);
                         } else {
-                            it.seekForPrev(t);
+                            r.seekForPrev(t);
                         }
-                        byte[] prefix = prefixMode && t.length >= prefixLength ? Arrays.copyOf(t, prefixLength) : null;
-                        boolean landed = walk(it, rit, total, prefix, steps);
-                        if (t.length > MAX) {
-                            seeks++;
-                            seeksLanded += landed ? 1 : 0;
-                        }
-                        if (longBound && landed) {
-                            longBoundLanded++;
-                        }
+                        r.status(); // RocksDB takes a target of any length without an error
                     }
-                }
-            } finally {
-                for (AutoCloseable r : resources) {
-                    r.close();
+                    if (forward) {
+                        it.seek(t);
+                    } else {
+                        it.seekForPrev(t);
+                    }
+                    byte[] prefix = prefixMode && t.length >= prefixLength ? Arrays.copyOf(t, prefixLength) : null;
+                    boolean landed = walk(it, rit, total, prefix, steps);
+                    if (t.length > MAX) {
+                        seeks++;
+                        seeksLanded += landed ? 1 : 0;
+                    }
+                    if (longBound && landed) {
+                        longBoundLanded++;
+                    }
                 }
             }
         }
