@@ -90,7 +90,12 @@ final class DbLog implements EventListener {
 
     @Override
     public void onTableFileDeleted(TableFileDeletedInfo info) {
-        log.debug("table file deleted: {}", info.path());
+        if (info.error() == null) {
+            log.debug("table file deleted: {}", info.path());
+        } else {
+            // the pass that failed already logged it at WARN
+            log.debug("table file not deleted: {}", info.path(), info.error());
+        }
     }
 
     @Override

@@ -62,8 +62,13 @@ public interface EventListener {
     /** A table file is in the live set ({@code path}, its number, size and entries). */
     record TableFileCreatedInfo(Path path, long number, long bytes, long entries, TableReason reason) {}
 
-    /** An obsolete table file was deleted. */
-    record TableFileDeletedInfo(Path path, long number) {}
+    /**
+     * An obsolete table file was deleted ({@code error} null), or its deletion failed ({@code error} the failure, a
+     * {@link BloomKvIOException} whose cause is what the file system threw; RocksDB's {@code info.status}). A file
+     * whose deletion failed stays obsolete and is tried again by the next pass (each failure is an event and is logged
+     * at WARN); the event of its deletion comes then, or the next open deletes it without one.
+     */
+    record TableFileDeletedInfo(Path path, long number, BloomKvException error) {}
 
     /**
      * Writes stopped ({@code stalled}: too many level-0 tables or memtables waiting for flush) or resumed; the

@@ -192,6 +192,7 @@ final class ObsoleteFiles {
         for (Path p : entries) {
             FileNames.Parsed parsed = FileNames.parse(p.getFileName().toString());
             if (parsed != null && isObsolete(parsed, keep, logNumber, manifest)) {
+                BloomKvException error = null;
                 try {
                     fs.delete(p);
                 } catch (NoSuchFileException gone) {
@@ -203,11 +204,14 @@ final class ObsoleteFiles {
                     } else {
                         failure.addSuppressed(f);
                     }
-                    continue;
+                    error = new BloomKvIOException("cannot delete obsolete table file " + p, e);
                 }
+                // A failed table deletion is an event too (RocksDB's OnTableFileDeleted with a failed status).
                 Events ev = events;
                 if (ev != null && parsed.kind() == FileNames.Kind.TABLE) {
-                    ev.post(l -> l.onTableFileDeleted(new EventListener.TableFileDeletedInfo(p, parsed.number())));
+                    EventListener.TableFileDeletedInfo info =
+                            new EventListener.TableFileDeletedInfo(p, parsed.number(), error);
+                    ev.post(l -> l.onTableFileDeleted(info));
                 }
             }
         }

@@ -9,6 +9,7 @@ import io.bloomkv.engine.fs.FileSystem;
 import io.bloomkv.engine.fs.ForwardingFileSystem;
 import io.bloomkv.engine.fs.NoFsyncFileSystem;
 import io.bloomkv.engine.fs.WritableFile;
+import io.bloomkv.engine.internal.version.FileNames;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -165,9 +166,72 @@ class EventListenerTest {
             deleted.add(t.number());
         }
         assertThat(deleted).isNotEmpty().doesNotContainAnyElementsOf(live);
+        assertThat(rec.of(EventListener.TableFileDeletedInfo.class))
+                .as("a deletion that succeeded carries no error")
+                .allMatch(t -> t.error() == null);
         assertThat(created).containsAll(live);
         int firstBegin = rec.events.indexOf("flush-begin");
         assertThat(firstBegin).isLessThan(rec.events.indexOf("flush-done"));
+    }
+
+    /**
+     * A table deletion that fails is an onTableFileDeleted event too, carrying the failure (RocksDB's {@code
+     * OnTableFileDeleted} with a failed {@code info.status}); the table stays on disk, and the pass that deletes it
+     * later reports that deletion without an error.
+     */
+    @Test
+    void aFailedTableDeletionIsReportedWithItsError() {
+        Recorder rec = new Recorder();
+        FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+        List<Long> inputs = new ArrayList<>();
+        try (Db db = Db.open(
+                dir, Options.defaults().autoCompaction(false).fileSystem(fs).listeners(rec))) {
+            rec.db.set(db);
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 100; i++) {
+                    db.put(TestKeys.key(i), TestKeys.key(i + round));
+                }
+                db.flush();
+            }
+            db.tables().forEach(t -> inputs.add(t.fileNumber()));
+            FaultInjectingFileSystem.Fault noDeletes = fs.inject(FaultInjectingFileSystem.on(Op.DELETE, "*.sst"));
+            try {
+                db.compactRange(null, null);
+            } finally {
+                noDeletes.remove();
+            }
+            assertThat(noDeletes.fired()).as("the inputs' deletions failed").isGreaterThanOrEqualTo(inputs.size());
+            for (long n : inputs) {
+                assertThat(fs.exists(FileNames.tableFile(dir, n)))
+                        .as("table " + n + " left on disk")
+                        .isTrue();
+            }
+            db.put(TestKeys.key(1000), TestKeys.key(1000));
+            db.flush(); // its pass deletes the inputs left
+            db.waitForBackgroundWork();
+        }
+        assertThat(rec.violations).isEmpty();
+        List<EventListener.TableFileDeletedInfo> events = rec.of(EventListener.TableFileDeletedInfo.class);
+        List<EventListener.TableFileDeletedInfo> failed =
+                events.stream().filter(t -> t.error() != null).toList();
+        assertThat(failed.stream().map(t -> t.number()).distinct())
+                .as("each input's failed deletion")
+                .containsExactlyInAnyOrderElementsOf(inputs);
+        for (EventListener.TableFileDeletedInfo t : failed) {
+            assertThat(t.error())
+                    .isInstanceOf(BloomKvIOException.class)
+                    .hasMessageContaining(t.path().toString());
+            assertThat(t.error().getCause()).isInstanceOf(IOException.class);
+        }
+        assertThat(events.stream().filter(t -> t.error() == null).map(t -> t.number()))
+                .as("deleted by the next pass, without an error")
+                .containsExactlyInAnyOrderElementsOf(inputs);
+        assertThat(events.indexOf(failed.get(0)))
+                .as("the failure is reported before the deletion that succeeded")
+                .isLessThan(events.indexOf(events.stream()
+                        .filter(t -> t.error() == null)
+                        .findFirst()
+                        .orElseThrow()));
     }
 
     @Test
