@@ -1142,8 +1142,11 @@ public final class Db implements AutoCloseable {
         }
     }
 
-    /** Whether background work is paused, or a pause has begun (compactions are held from its start). */
-    private boolean backgroundWorkPaused() {
+    /**
+     * Whether background work is paused, or a pause has begun (compactions are held from its start); also what
+     * {@code bloomkv.background-work-paused} and the MBean's {@code BackgroundWorkPaused} show.
+     */
+    boolean backgroundWorkPaused() {
         boolean flushes;
         state.lock();
         try {
@@ -1265,6 +1268,7 @@ public final class Db implements AutoCloseable {
                 blockCacheUsedBytes(),
                 blockCache == null ? -1 : blockCache.capacityBytes(),
                 state.backgroundError(),
+                backgroundWorkPaused(),
                 pending);
     }
 

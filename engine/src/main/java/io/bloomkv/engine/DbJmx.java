@@ -255,6 +255,11 @@ final class DbJmx implements DbMXBean {
     }
 
     @Override
+    public boolean isBackgroundWorkPaused() {
+        return db.backgroundWorkPaused(); // reads the pause counts, also after close
+    }
+
+    @Override
     public String getBackgroundError() {
         BloomKvException e = backgroundError.get();
         return e == null ? "" : e.toString();

@@ -86,4 +86,10 @@ public interface DbMXBean {
 
     /** The background error's message, or an empty string. */
     String getBackgroundError();
+
+    /**
+     * Whether {@link Db#pauseBackgroundWork} is in effect: from the start of the first pause (compactions are held from
+     * there) until the continue matching the last one ("bloomkv.background-work-paused").
+     */
+    boolean isBackgroundWorkPaused();
 }

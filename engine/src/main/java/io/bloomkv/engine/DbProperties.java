@@ -38,6 +38,7 @@ final class DbProperties {
             PREFIX + "last-sequence",
             PREFIX + "background-errors",
             PREFIX + "background-error",
+            PREFIX + "background-work-paused",
             PREFIX + "compaction-pending",
             PREFIX + "write-amplification",
             PREFIX + "filter-false-positive-rate");
@@ -46,7 +47,8 @@ final class DbProperties {
 
     /**
      * The value of property {@code name} given {@code s}, the block cache's used and capacity bytes (-1 without a
-     * cache), the background error (or null) and whether a compaction is due.
+     * cache), the background error (or null), whether background work is paused ({@link Db#pauseBackgroundWork}
+     * in effect) and whether a compaction is due.
      */
     static Optional<String> get(
             String name,
@@ -54,6 +56,7 @@ final class DbProperties {
             long cacheUsed,
             long cacheCapacity,
             BloomKvException error,
+            boolean backgroundWorkPaused,
             boolean compactionPending) {
         if (!name.startsWith(PREFIX)) {
             return Optional.empty();
@@ -86,6 +89,7 @@ final class DbProperties {
             case "last-sequence" -> Long.toString(s.lastSequence());
             case "background-errors" -> error == null ? "0" : "1";
             case "background-error" -> error == null ? "" : error.toString();
+            case "background-work-paused" -> backgroundWorkPaused ? "1" : "0";
             case "compaction-pending" -> compactionPending ? "1" : "0";
             case "write-amplification" -> String.format(Locale.ROOT, "%.3f", s.writeAmplification());
             case "filter-false-positive-rate" -> String.format(Locale.ROOT, "%.6f", s.measuredFalsePositiveRate());

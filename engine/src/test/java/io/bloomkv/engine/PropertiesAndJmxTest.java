@@ -67,6 +67,44 @@ class PropertiesAndJmxTest {
         }
     }
 
+    /**
+     * {@code bloomkv.background-work-paused} and the MBean's {@code BackgroundWorkPaused} show a pause from {@link
+     * Db#pauseBackgroundWork} until the continue matching the last of nested pauses; a read-only database, which only
+     * counts pauses, shows them too.
+     */
+    @Test
+    void aPauseOfBackgroundWorkShowsInThePropertyAndTheMBean() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = DbJmx.objectName(dir.toString());
+        try (Db db = Db.open(dir, opts())) {
+            db.put(TestKeys.key(1), TestKeys.key(1));
+            assertPaused(db, server, name, false);
+            db.pauseBackgroundWork();
+            assertPaused(db, server, name, true);
+            db.pauseBackgroundWork();
+            db.continueBackgroundWork();
+            assertPaused(db, server, name, true); // one pause left
+            db.continueBackgroundWork();
+            assertPaused(db, server, name, false);
+            db.flush(); // background work runs again
+        }
+        Db ro = Db.open(dir, opts().readOnly(true));
+        try {
+            assertPaused(ro, server, name, false);
+            ro.pauseBackgroundWork();
+            assertPaused(ro, server, name, true);
+            ro.continueBackgroundWork();
+            assertPaused(ro, server, name, false);
+        } finally {
+            ro.close();
+        }
+    }
+
+    private static void assertPaused(Db db, MBeanServer server, ObjectName name, boolean paused) throws Exception {
+        assertThat(db.property("bloomkv.background-work-paused")).hasValue(paused ? "1" : "0");
+        assertThat((Boolean) server.getAttribute(name, "BackgroundWorkPaused")).isEqualTo(paused);
+    }
+
     /** Puts, merges and deletions are counted apart: a merge is not a delete (Stats and the MBean). */
     @Test
     void mergesAreCountedApartFromDeletes() throws Exception {
