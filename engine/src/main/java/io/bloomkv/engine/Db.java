@@ -1279,7 +1279,7 @@ public final class Db implements AutoCloseable {
      * range: each live table wholly inside it counts its file size; a table the range cuts counts the bytes between
      * the data blocks its index points {@code start} and {@code limit} to, as a share of its data applied to its file
      * size (so its filter and index count pro rata). Only the tables' indexes are searched, and they are in memory:
-     * no data block is read, no file is touched. With {@link SizeApproximation#INCLUDE_MEMTABLES} it adds an estimate
+     * no data block is read, no file is touched; below level 0 the tables a range touches are found by binary search. With {@link SizeApproximation#INCLUDE_MEMTABLES} it adds an estimate
      * of the memtables' heap bytes in the range (their {@link Stats#memtableBytes} share), made from the upper levels
      * of their skip lists (RocksDB's {@code ApproximateStats}: a few nodes per level, no walk of the range); it is
      * sampled, so it varies with the skip list's shape, and heap bytes count links and padding a table file does not
@@ -1352,22 +1352,47 @@ public final class Db implements AutoCloseable {
     private static long approximateFileBytes(Version v, byte[] lo, byte[] hi) {
         long total = 0;
         for (int level = 0; level < v.numLevels(); level++) {
-            List<FileMetaData> files = v.files(level);
-            for (int i = 0; i < files.size(); i++) {
-                FileMetaData f = files.get(i);
-                if ((lo != null && Arrays.compareUnsigned(f.largestUserKey(), lo) < 0)
-                        || (hi != null && Arrays.compareUnsigned(f.smallestUserKey(), hi) >= 0)) {
-                    continue; // no key of the table in the range
-                }
-                if ((lo == null || Arrays.compareUnsigned(f.smallestUserKey(), lo) >= 0)
-                        && (hi == null || Arrays.compareUnsigned(f.largestUserKey(), hi) < 0)) {
-                    total += f.fileSize(); // wholly inside, as RocksDB counts it
-                } else {
-                    total += v.reader(level, i).approximateSize(lo, hi);
-                }
+            total += approximateLevelBytes(v, level, lo, hi);
+        }
+        return total;
+    }
+
+    /**
+     * The bytes of {@code level}'s tables in [{@code lo}, {@code hi}). Level 0's tables overlap: each is checked.
+     * A deeper level is sorted and disjoint, so the tables the range overlaps are one run, found by two binary searches
+     * (RocksDB's {@code FindFile} for the first and the last file); every table outside it is one the check would skip,
+     * so the answer is the same as checking each.
+     */
+    static long approximateLevelBytes(Version v, int level, byte[] lo, byte[] hi) {
+        List<FileMetaData> files = v.files(level);
+        int from = level == 0 ? 0 : v.firstFileEndingAtOrAfter(level, lo);
+        int to = level == 0 ? files.size() : v.firstFileStartingAtOrAfter(level, hi);
+        long total = 0;
+        for (int i = from; i < to; i++) {
+            FileMetaData f = files.get(i);
+            if ((lo != null && Arrays.compareUnsigned(f.largestUserKey(), lo) < 0)
+                    || (hi != null && Arrays.compareUnsigned(f.smallestUserKey(), hi) >= 0)) {
+                continue; // no key of the table in the range (only in level 0)
+            }
+            if ((lo == null || Arrays.compareUnsigned(f.smallestUserKey(), lo) >= 0)
+                    && (hi == null || Arrays.compareUnsigned(f.largestUserKey(), hi) < 0)) {
+                total += f.fileSize(); // wholly inside, as RocksDB counts it
+            } else {
+                total += v.reader(level, i).approximateSize(lo, hi);
             }
         }
         return total;
+    }
+
+    /** {@code f} applied to the current Version, retained meanwhile; for tests. */
+    <T> T withCurrentVersionForTests(Function<Version, T> f) {
+        checkOpen();
+        SuperVersion sv = state.acquireSuperVersion();
+        try {
+            return f.apply(sv.version);
+        } finally {
+            sv.release();
+        }
     }
 
     /** Bytes the block cache holds now (for a shared cache, all its users'), or -1 without a cache. */

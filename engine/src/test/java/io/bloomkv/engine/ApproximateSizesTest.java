@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.engine.internal.table.TableReader;
+import io.bloomkv.engine.internal.version.FileMetaData;
+import io.bloomkv.engine.internal.version.Version;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -141,6 +143,100 @@ class ApproximateSizesTest {
                     .as("memtables only, all flushed")
                     .isZero();
         }
+    }
+
+    /**
+     * The tables of level 1 and deeper that a range overlaps are found by binary searches: each level's answer is the
+     * same as a walk of every table of the level (the computation before), over many ranges whose bounds are random
+     * keys, the tables' smallest and largest keys, the keys just above and just below those (a table's bound falling
+     * on, before or after a range's), and open ends.
+     */
+    @Test
+    void eachLevelAnswersAsAWalkOfAllItsTables() {
+        long seed = TestSeeds.seed("ApproximateSizesTest.eachLevelAnswersAsAWalkOfAllItsTables");
+        Random rnd = new Random(seed);
+        Options small = SmallLevels.options().compression(Compression.NONE).bottommostCompression(Compression.NONE);
+        try (Db db = Db.open(dir, small)) {
+            for (int i = 0; i < 8000; i++) {
+                long k = rnd.nextInt(20_000);
+                if (rnd.nextInt(10) == 0) {
+                    db.delete(TestKeys.key(k));
+                } else {
+                    db.put(TestKeys.key(k), TestKeys.value(rnd, 60));
+                }
+            }
+            db.flush();
+            db.waitForBackgroundWork();
+            for (int i = 0; i < 50; i++) {
+                db.put(TestKeys.key(rnd.nextInt(20_000)), TestKeys.value(rnd, 60)); // in level 0 or the memtable
+            }
+            db.flush();
+            db.withCurrentVersionForTests(v -> {
+                List<byte[]> bounds = new ArrayList<>();
+                int deepTables = 0;
+                for (int level = 0; level < v.numLevels(); level++) {
+                    for (FileMetaData f : v.files(level)) {
+                        for (byte[] k : List.of(f.smallestUserKey(), f.largestUserKey())) {
+                            bounds.add(k);
+                            bounds.add(Arrays.copyOf(k, k.length + 1)); // just above k
+                            bounds.add(Arrays.copyOf(k, k.length - 1)); // below k, above every key below it
+                        }
+                    }
+                    if (level > 0) {
+                        deepTables = Math.max(deepTables, v.numFiles(level));
+                    }
+                }
+                assertThat(deepTables).as("a level below 0 with many tables").isGreaterThanOrEqualTo(8);
+                for (int round = 0; round < 3000; round++) {
+                    byte[] lo = bound(rnd, bounds);
+                    byte[] hi = bound(rnd, bounds);
+                    if (lo != null && hi != null && Arrays.compareUnsigned(lo, hi) > 0) {
+                        byte[] t = lo;
+                        lo = hi;
+                        hi = t;
+                    }
+                    for (int level = 0; level < v.numLevels(); level++) {
+                        assertThat(Db.approximateLevelBytes(v, level, lo, hi))
+                                .as(
+                                        "seed %d (-Dbloomkv.seed=%d) round %d level %d [%s, %s)",
+                                        seed, seed, round, level, hex(lo), hex(hi))
+                                .isEqualTo(walkOfEveryTable(v, level, lo, hi));
+                    }
+                }
+                return null;
+            });
+        }
+    }
+
+    /** A range bound: open (null), a random key, or one of {@code bounds}. */
+    private static byte[] bound(Random rnd, List<byte[]> bounds) {
+        int pick = rnd.nextInt(10);
+        if (pick == 0) {
+            return null;
+        }
+        return pick < 3 ? TestKeys.key(rnd.nextInt(21_000)) : bounds.get(rnd.nextInt(bounds.size()));
+    }
+
+    private static String hex(byte[] k) {
+        return k == null ? "open" : java.util.HexFormat.of().formatHex(k);
+    }
+
+    /** The reference: every table of the level checked against [lo, hi), as the computation was before. */
+    private static long walkOfEveryTable(Version v, int level, byte[] lo, byte[] hi) {
+        long total = 0;
+        List<FileMetaData> files = v.files(level);
+        for (int i = 0; i < files.size(); i++) {
+            FileMetaData f = files.get(i);
+            boolean below = lo != null && Arrays.compareUnsigned(f.largestUserKey(), lo) < 0;
+            boolean above = hi != null && Arrays.compareUnsigned(f.smallestUserKey(), hi) >= 0;
+            if (below || above) {
+                continue;
+            }
+            boolean inside = (lo == null || Arrays.compareUnsigned(f.smallestUserKey(), lo) >= 0)
+                    && (hi == null || Arrays.compareUnsigned(f.largestUserKey(), hi) < 0);
+            total += inside ? f.fileSize() : v.reader(level, i).approximateSize(lo, hi);
+        }
+        return total;
     }
 
     @Test

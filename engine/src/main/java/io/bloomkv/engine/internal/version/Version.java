@@ -692,13 +692,40 @@ public final class Version implements LevelView {
         return false;
     }
 
+    /**
+     * The first table of {@code level} (1 or deeper: sorted and disjoint, so both the smallest and the largest user
+     * keys ascend) whose largest user key is &gt;= {@code key}: the first that may hold a key of a range starting at
+     * {@code key} (0 when {@code key} is null, an open start). A binary search.
+     */
+    public int firstFileEndingAtOrAfter(int level, byte[] key) {
+        return key == null ? 0 : firstFileEndingAtOrAfter(files[level], key);
+    }
+
+    /**
+     * The first table of {@code level} (1 or deeper) whose smallest user key is &gt;= {@code key}: the tables before it
+     * are the ones that may hold a key below {@code key}, the exclusive end of a range (the number of tables when
+     * {@code key} is null, an open end). A binary search.
+     */
+    public int firstFileStartingAtOrAfter(int level, byte[] key) {
+        return key == null ? files[level].length : firstFileAtOrAfter(files[level], key, true);
+    }
+
     /** The first file of a sorted, disjoint level whose largest user key is &gt;= key (fs.length if none). */
     private static int firstFileEndingAtOrAfter(FileMetaData[] fs, byte[] key) {
+        return firstFileAtOrAfter(fs, key, false);
+    }
+
+    /**
+     * The first file of a sorted, disjoint level whose smallest user key ({@code bySmallest}), else largest, is &gt;=
+     * key (fs.length if none): both ascend through such a level.
+     */
+    private static int firstFileAtOrAfter(FileMetaData[] fs, byte[] key, boolean bySmallest) {
         int lo = 0;
         int hi = fs.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (Arrays.compareUnsigned(fs[mid].largestUserKey(), key) < 0) {
+            byte[] bound = bySmallest ? fs[mid].smallestUserKey() : fs[mid].largestUserKey();
+            if (Arrays.compareUnsigned(bound, key) < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;
