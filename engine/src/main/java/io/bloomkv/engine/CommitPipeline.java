@@ -219,6 +219,19 @@ final class CommitPipeline {
      * @throws DbClosedException if the database is closing, or the background error if one is set
      */
     <T> T exclusive(java.util.function.Supplier<T> body) {
+        return exclusive(body, true);
+    }
+
+    /**
+     * {@link #exclusive} for {@link Db#resume}, which runs while the background error is set.
+     *
+     * @throws DbClosedException if the database is closing
+     */
+    <T> T exclusiveDespiteError(java.util.function.Supplier<T> body) {
+        return exclusive(body, false);
+    }
+
+    private <T> T exclusive(java.util.function.Supplier<T> body, boolean failIfFailed) {
         Writer w = new Writer(null, false);
         state.lock();
         try {
@@ -227,7 +240,11 @@ final class CommitPipeline {
                 w.await(state);
             }
             try {
-                state.throwIfClosingOrFailed("database is closed");
+                if (failIfFailed) {
+                    state.throwIfClosingOrFailed("database is closed");
+                } else if (state.shuttingDown) {
+                    throw new DbClosedException("database is closed");
+                }
                 return body.get();
             } finally {
                 if (!state.heldByCurrentThread()) {
@@ -444,7 +461,7 @@ final class CommitPipeline {
             }
             BloomKvIOException err =
                     new BloomKvIOException("WAL sync failed (" + FileNames.logFile(dir, syncing) + ")", failed);
-            state.setBackgroundError(err);
+            state.setBackgroundError("WAL sync", err);
             events.writesStopped("WAL sync", err);
             throw err;
         }
@@ -507,7 +524,7 @@ final class CommitPipeline {
         } catch (IOException e) {
             BloomKvIOException err =
                     new BloomKvIOException("WAL append failed (" + FileNames.logFile(dir, walNumber) + ")", e);
-            state.setBackgroundError(err);
+            state.setBackgroundError("WAL append", err);
             events.writesStopped("WAL append", err);
             throw err;
         }
@@ -645,16 +662,20 @@ final class CommitPipeline {
         return new LogWriter(mapped ? fs.newMappedWritableFile(p) : fs.newWritableFile(p));
     }
 
+    /** The new WAL {@code number}; a failure to create it changes nothing and is thrown, not recorded. */
+    private LogWriter createLog(long number) {
+        try {
+            return newLog(fs, FileNames.logFile(dir, number), options);
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot create WAL " + FileNames.logFile(dir, number), e);
+        }
+    }
+
     /** Mutex held. Starts a new WAL and memtable; the old memtable joins the immutables. */
     private MemTable switchMemTable() {
         state.assertHeld();
         long number = versions.newFileNumber();
-        LogWriter next;
-        try {
-            next = newLog(fs, FileNames.logFile(dir, number), options);
-        } catch (IOException e) {
-            throw new BloomKvIOException("cannot create WAL " + FileNames.logFile(dir, number), e);
-        }
+        LogWriter next = createLog(number);
         try {
             // A crash must lose at most a suffix of the writes: no write of the new WAL may survive while one of the
             // old WAL is lost. Under the syncing modes the old WAL is synced already, and synced again here (little
@@ -683,7 +704,7 @@ final class CommitPipeline {
                     "cannot switch from WAL " + FileNames.logFile(dir, state.logFileNumber) + " to "
                             + FileNames.logFile(dir, number),
                     e);
-            state.setBackgroundError(err);
+            state.setBackgroundError("WAL switch", err);
             events.writesStopped("WAL switch", err);
             // The old WAL stays the current one (state.log): not an older unsynced log as well, or a syncWal() would
             // sync and close it as one, and the next would find the current WAL closed.
@@ -695,6 +716,44 @@ final class CommitPipeline {
             }
             throw err;
         }
+        return installNewMemTable(next, number);
+    }
+
+    /**
+     * Inside {@link #exclusiveDespiteError}, mutex held, for {@link Db#resume}: freezes the memtable (empty or not, and
+     * however many memtables wait for flush) into a new WAL, and returns it; the old WAL is closed without a sync and
+     * is needed only until the flush of the frozen memtable is recorded. Resume then flushes every memtable, so the
+     * WALs that saw the failure (a torn or unsynced record of a group that failed and was not applied, a sync that
+     * failed, a switch that failed halfway) are never replayed once it returns: the MANIFEST's log number is then this
+     * new WAL's. Not syncing the old WAL loses nothing: under the syncing modes every acknowledged group was synced
+     * before it was acknowledged, under {@link SyncMode#NONE} nothing is promised before a sync or a flush, and the
+     * flush follows; the new WAL takes no write before that flush is recorded (writes fail with the error until then),
+     * so a crash in between replays the old WAL alone (or stops before the new one at its log-start record, losing
+     * nothing it holds). A failure to create the new WAL changes nothing and is thrown (not recorded: resume records
+     * it).
+     */
+    MemTable switchForResume() {
+        state.assertHeld();
+        long number = versions.newFileNumber();
+        LogWriter next = createLog(number);
+        LogWriter old = state.log;
+        if (!options.disableWal()) {
+            try {
+                // Every WAL started at a switch begins with this record (engine/FORMAT.md, "Log-start record").
+                next.addRecord(LogStart.encode(state.logFileNumber, old.size()));
+                counters.walBytes.add(next.size());
+            } catch (IOException e) {
+                BloomKvIOException err = new BloomKvIOException("cannot start WAL " + next.path(), e);
+                closeLogs(List.of(next)); // a failure to close is logged; the empty file is deleted as obsolete
+                throw err;
+            }
+        }
+        closeLogs(List.of(old)); // a failure to close is logged: the log is abandoned
+        return installNewMemTable(next, number);
+    }
+
+    /** Mutex held. {@code next} (numbered {@code number}) becomes the WAL of a new memtable; the old one is frozen. */
+    private MemTable installNewMemTable(LogWriter next, long number) {
         MemTable frozen = state.mem;
         state.log = next;
         state.logFileNumber = number;

@@ -45,7 +45,8 @@ interface CompactionEnv {
 
     BloomKvException backgroundError();
 
-    void setBackgroundError(BloomKvException e);
+    /** Records {@code e}, the failure of {@code operation}, as the background error (see DbState). */
+    void setBackgroundError(String operation, BloomKvException e);
 
     /**
      * Starts a new output table of compaction {@code job} in {@code level} whose keys lie in [smallestUserKey,

@@ -228,7 +228,7 @@ final class Compactor {
                             && !(err instanceof CorruptionException);
                     // No lock is held here (compactionLock and stateLock were released).
                     if (!env.events().backgroundError("compaction", err, recoverable)) {
-                        env.setBackgroundError(err);
+                        env.setBackgroundError("compaction", err);
                     }
                 }
             } finally {
@@ -373,7 +373,7 @@ final class Compactor {
             // As a background compaction's failure (no lock held now): a listener may choose to ignore a recoverable
             // one.
             if (!env.events().backgroundError("compaction", failure, recoverable)) {
-                env.setBackgroundError(failure);
+                env.setBackgroundError("compaction", failure);
             }
             if (thrown instanceof Error err) {
                 throw err;
@@ -477,9 +477,11 @@ final class Compactor {
                 env.versions().logAndApply(edit);
             } catch (IOException | RuntimeException e) {
                 // Before the outputs leave pendingOutputs: the edit may be on disk though its sync
-                // failed, so no file may be deleted from now on (see ObsoleteFiles.delete).
-                env.setBackgroundError(BackgroundErrors.of("compaction: MANIFEST write failed", e));
-                throw e;
+                // failed, so no file may be deleted from now on (see ObsoleteFiles.delete). Thrown as recorded: the
+                // loop and compactRange record nothing more.
+                BloomKvException err = BackgroundErrors.of("compaction: MANIFEST write failed", e);
+                env.setBackgroundError("compaction", err);
+                throw err;
             }
             env.compactionFinished(bytesRead, written);
             long read = bytesRead;

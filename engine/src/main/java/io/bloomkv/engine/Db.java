@@ -119,6 +119,9 @@ public final class Db implements AutoCloseable {
 
     private final Set<DbIterator> openIterators = ConcurrentHashMap.newKeySet();
     private final Events events;
+    /** Held by the {@link #resume} call that runs: a concurrent one waits for it, then finds the error it left. */
+    private final java.util.concurrent.locks.ReentrantLock resumeLock = new java.util.concurrent.locks.ReentrantLock();
+
     private Flusher flusher;
     private Compactor compactor;
     /** Unregisters this database's {@link DbMXBean}; taken (once) by {@link #close}. */
@@ -1143,6 +1146,149 @@ public final class Db implements AutoCloseable {
     }
 
     /**
+     * Clears the background error that stopped writes, once its cause is fixed (space freed on a full disk, say), so
+     * the database goes on without a reopen: RocksDB's {@code DB::Resume}. Returns at once when no error is set.
+     * Otherwise it
+     *
+     * <ol>
+     *   <li>starts a new MANIFEST holding the whole current state, if a MANIFEST write failed (the failed one may end
+     *       in a partial or unsynced record);</li>
+     *   <li>freezes the memtable into a new WAL, at the head of the write queue, and flushes every memtable: the WALs
+     *       that saw the failure (a torn record of a write that failed, a failed sync) are then no longer needed, and
+     *       a later open does not replay them;</li>
+     *   <li>clears the error, deletes what became obsolete (a failed flush's or compaction's partial table, the old
+     *       WALs and MANIFEST) and lets compactions run again.</li>
+     * </ol>
+     *
+     * Every write acknowledged before the error is kept; a write that failed with it is not applied, neither now nor
+     * after a reopen. Writes (and flush, ingest, ...) made while resume runs fail with the error, as before the call;
+     * once it returns they are accepted. Listeners get {@link EventListener#onErrorRecoveryBegin} and, on success,
+     * {@link EventListener#onErrorRecoveryCompleted}, in order with the flush events; the info log records both at
+     * INFO, and the property {@code bloomkv.background-errors} is 0 again.
+     *
+     * <p>If a step fails (the disk still full), its error becomes the background error (reported to
+     * {@link EventListener#onBackgroundError} like any other) and is thrown; the database is as consistent as before,
+     * and a later resume, or a reopen, recovers. Concurrent calls run one at a time: the later one finds the error
+     * cleared and returns, or tries again. While background work is paused ({@link #pauseBackgroundWork}) resume waits
+     * for {@link #continueBackgroundWork}, as RocksDB's {@code Resume} waits for its flush, and as {@link #flush()}
+     * does; calling it on the thread that would continue the work waits forever.
+     *
+     * @throws NotResumableException when the error cannot be cleared safely: a corrupt file, or anything but an I/O
+     *     error (an Error, an unexpected exception of a background job), after which the state in memory may disagree
+     *     with the files; reopen the database (the error is the cause)
+     * @throws BloomKvException the error of a step that failed (a {@link BloomKvIOException} for an I/O error)
+     * @throws DbClosedException if the database is closed, or closes while resume waits
+     * @throws DbReadOnlyException when opened read-only (it has no background error to clear)
+     */
+    public void resume() {
+        checkWritable("resume");
+        resumeLock.lock();
+        try {
+            resumeHeld();
+        } finally {
+            resumeLock.unlock();
+        }
+    }
+
+    /**
+     * Why each error kind recovers by the steps of {@link #resume} without losing an acknowledged write or showing one
+     * that failed:
+     *
+     * <ul>
+     *   <li>WAL append or sync ({@link CommitPipeline}): the failed group was neither applied to the memtable nor
+     *       acknowledged, and its sequence numbers were not published; the WAL may hold a torn or whole record of it,
+     *       or a failed sync may have lost acknowledged records of it (under {@link SyncMode#NONE}). The memtables
+     *       hold every acknowledged write; flushed, and recorded with the new WAL's number, they make those WALs
+     *       unneeded: no open replays them.</li>
+     *   <li>WAL switch: the old WAL stayed the current one (its memtable not frozen); as for an append.</li>
+     *   <li>Flush table write: the memtable is still waiting for flush and its WAL is live; the flush is retried, the
+     *       partial table's number left pendingOutputs (not in any Version: deleted as obsolete).</li>
+     *   <li>A MANIFEST write (flush, compaction, ingest, deleteFilesInRange): the edit was not installed, but may be
+     *       on disk; no file was deleted since (ObsoleteFiles waits while an error is set). Rolling to a new MANIFEST
+     *       of the installed state first makes the disk agree with memory again, before anything is deleted.</li>
+     *   <li>Compaction output: the inputs are still live and the outputs left pendingOutputs; compactions run again.
+     *   </li>
+     * </ul>
+     */
+    private void resumeHeld() {
+        BloomKvException error;
+        String operation;
+        state.lock();
+        try {
+            if (state.shuttingDown) {
+                throw new DbClosedException("database is closed");
+            }
+            error = state.backgroundError();
+            if (error == null) {
+                return;
+            }
+            operation = state.backgroundErrorOperation();
+            String why = error instanceof CorruptionException
+                    ? "a corrupt file"
+                    : !(error instanceof BloomKvIOException)
+                            ? (error.getCause() instanceof Error ? "an Error" : "not an I/O error")
+                            : null;
+            if (why != null) {
+                throw new NotResumableException(
+                        "resume: the background error of " + operation + " (" + why + ") cannot be cleared safely:"
+                                + " reopen the database",
+                        error);
+            }
+            state.beginResume();
+        } finally {
+            state.unlock();
+        }
+        EventListener.ErrorRecoveryInfo info = new EventListener.ErrorRecoveryInfo(dir, operation, error);
+        events.post(l -> l.onErrorRecoveryBegin(info));
+        BloomKvException failure = null;
+        boolean closed = false;
+        try {
+            if (versions.rollManifestAfterFailure()) {
+                state.versionChanged(); // readers drop the Version the roll replaced (the same tables)
+            }
+            commits.exclusiveDespiteError(commits::switchForResume);
+            state.lock();
+            try {
+                // The flusher takes memtables again (DbState.flushesStopped), the error still set; a failure of one
+                // becomes the resume's failure.
+                state.resumeFlushes();
+                while (!state.imms.isEmpty() && state.resumeFailure() == null && !state.shuttingDown) {
+                    state.awaitChange();
+                }
+                closed = state.shuttingDown;
+            } finally {
+                state.unlock();
+            }
+        } catch (DbClosedException e) {
+            closed = true;
+        } catch (IOException | RuntimeException e) {
+            failure = BackgroundErrors.of("resume failed", e);
+        }
+        BloomKvException now;
+        state.lock();
+        try {
+            if (closed) {
+                state.abandonResume(); // the error stays: close deletes nothing, the next open recovers
+                throw new DbClosedException("database closed during resume");
+            }
+            now = state.endResume("resume", failure);
+        } finally {
+            state.unlock();
+        }
+        if (now != null) {
+            if (now == failure) {
+                events.writesStopped("resume", now); // a flush's failure was reported by the flusher
+            }
+            throw now;
+        }
+        obsolete.delete(); // the failed outputs, the WALs and MANIFEST the recovery replaced
+        if (compactor != null) {
+            compactor.wake();
+        }
+        events.post(l -> l.onErrorRecoveryCompleted(info));
+    }
+
+    /**
      * Whether background work is paused, or a pause has begun (compactions are held from its start); also what
      * {@code bloomkv.background-work-paused} and the MBean's {@code BackgroundWorkPaused} show.
      */
@@ -1830,8 +1976,8 @@ public final class Db implements AutoCloseable {
         }
 
         @Override
-        public void setBackgroundError(BloomKvException e) {
-            state.setBackgroundError(e);
+        public void setBackgroundError(String operation, BloomKvException e) {
+            state.setBackgroundError(operation, e);
         }
 
         @Override

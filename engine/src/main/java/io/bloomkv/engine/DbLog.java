@@ -8,10 +8,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The info log of a database (RocksDB's LOG file), through SLF4J: logger {@code io.bloomkv.engine.Db}, the
  * application's binding decides where it goes. Levels as a RocksDB LOG reader expects them: INFO for open,
- * recovery, close, flushes and compactions (begun and finished, with tables and bytes); WARN when writes stall;
- * ERROR for background errors. It is an {@link EventListener} the database adds to its own unless the logger is off
- * (ERROR disabled), so it runs on the event thread, never under an engine lock; a logger at WARN or ERROR still gets
- * the stalls and background errors.
+ * recovery, close, flushes and compactions (begun and finished, with tables and bytes), {@link Db#resume}; WARN when
+ * writes stall; ERROR for background errors. It is an {@link EventListener} the database adds to its own unless the
+ * logger is off (ERROR disabled), so it runs on the event thread, never under an engine lock; a logger at WARN or ERROR
+ * still gets the stalls and background errors.
  */
 final class DbLog implements EventListener {
     static final Logger LOG = LoggerFactory.getLogger(Db.class);
@@ -117,8 +117,18 @@ final class DbLog implements EventListener {
                 "[{}] background {} failed{}",
                 info.directory(),
                 info.operation(),
-                info.recoverable() ? " (recoverable)" : ", writes stopped until reopen",
+                info.recoverable() ? " (recoverable)" : ", writes stopped until resume() or reopen",
                 info.error());
         return false;
+    }
+
+    @Override
+    public void onErrorRecoveryBegin(ErrorRecoveryInfo info) {
+        log.info("[{}] resuming after the background {} error: {}", info.directory(), info.operation(), info.error());
+    }
+
+    @Override
+    public void onErrorRecoveryCompleted(ErrorRecoveryInfo info) {
+        log.info("[{}] resumed: the {} error is cleared, writes go on", info.directory(), info.operation());
     }
 }

@@ -87,6 +87,23 @@ final class DbState {
 
     private volatile SuperVersion superVersion;
     private volatile BloomKvException backgroundError;
+    /** Guarded by the mutex: what failed with {@link #backgroundError} (BackgroundErrorInfo's operation), or null. */
+    private String backgroundErrorOperation;
+
+    /**
+     * Guarded by the mutex: {@link Db#resume} runs, the background error still set (writes keep failing with it
+     * meanwhile); errors recorded now are its failures.
+     */
+    private boolean resuming;
+    /**
+     * Guarded by the mutex: while {@link #resuming}, its WAL switch is done and the flusher takes memtables despite the
+     * error ({@link #flushesStopped}).
+     */
+    private boolean resumeFlushes;
+    /** Guarded by the mutex: the first error recorded while {@link #resuming}, and what failed; resume throws it. */
+    private BloomKvException resumeFailure;
+
+    private String resumeFailureOperation;
     /** Point reads' per-thread SuperVersions (RocksDB's thread-local SuperVersion); scraped on every install. */
     private final ThreadLocalRefs<SuperVersion> local =
             new ThreadLocalRefs<>(() -> closed ? null : superVersion, this::acquireSuperVersion, SuperVersion::release);
@@ -214,17 +231,95 @@ final class DbState {
         return backgroundError;
     }
 
-    /** Records {@code e} unless an error is recorded already, and wakes every waiter. */
-    void setBackgroundError(BloomKvException e) {
+    /**
+     * Records {@code e}, the failure of {@code operation} (as {@link EventListener.BackgroundErrorInfo#operation}
+     * names it), unless an error is recorded already, and wakes every waiter. While {@link Db#resume} runs, the first
+     * error of its steps (the flushes it waits for) is kept apart as the one it throws ({@link #endResume}).
+     */
+    void setBackgroundError(String operation, BloomKvException e) {
         mutex.lock();
         try {
-            if (backgroundError == null) {
+            if (e == backgroundError || e == resumeFailure) {
+                // recorded already (a failed MANIFEST write, then the job that made it): not a new failure
+            } else if (backgroundError == null) {
                 backgroundError = e;
+                backgroundErrorOperation = operation;
+            } else if (resuming && resumeFailure == null) {
+                resumeFailure = e;
+                resumeFailureOperation = operation;
             }
             backgroundChanged.signalAll();
         } finally {
             mutex.unlock();
         }
+    }
+
+    /** Mutex held. {@link Db#resume} gives up (the database closes): the background error stays as it is. */
+    void abandonResume() {
+        assertHeld();
+        resuming = false;
+        resumeFlushes = false;
+        resumeFailure = null;
+        resumeFailureOperation = null;
+        backgroundChanged.signalAll();
+    }
+
+    /** Mutex held. What failed with the background error (null when none is set). */
+    String backgroundErrorOperation() {
+        assertHeld();
+        return backgroundErrorOperation;
+    }
+
+    /**
+     * Mutex held. True while the flusher must take no memtable because of the background error: one is set and no
+     * {@link Db#resume} is flushing past it (or one is, and a step of it failed).
+     */
+    boolean flushesStopped() {
+        assertHeld();
+        return backgroundError != null && (!resumeFlushes || resumeFailure != null);
+    }
+
+    /** Mutex held, an error set. {@link Db#resume} begins: errors recorded from now on are its failures. */
+    void beginResume() {
+        assertHeld();
+        resuming = true;
+        resumeFailure = null;
+        resumeFailureOperation = null;
+    }
+
+    /** Mutex held, resuming. The flusher may take memtables despite the error (resume waits for them). */
+    void resumeFlushes() {
+        assertHeld();
+        resumeFlushes = true;
+        backgroundChanged.signalAll();
+    }
+
+    /** Mutex held, while resuming: the first error of resume's steps, or null. */
+    BloomKvException resumeFailure() {
+        assertHeld();
+        return resumeFailure;
+    }
+
+    /**
+     * Mutex held. {@link Db#resume} ends: with {@code failure} null and no step failed, the background error is
+     * cleared (writes and background work go on); otherwise the step's error (the first recorded, else {@code failure}
+     * of {@code operation}) replaces it, so writes fail with what stopped them now. Returns that error, or null.
+     */
+    BloomKvException endResume(String operation, BloomKvException failure) {
+        assertHeld();
+        resuming = false;
+        resumeFlushes = false;
+        if (resumeFailure == null && failure != null) {
+            resumeFailure = failure;
+            resumeFailureOperation = operation;
+        }
+        BloomKvException now = resumeFailure;
+        backgroundError = now;
+        backgroundErrorOperation = now == null ? null : resumeFailureOperation;
+        resumeFailure = null;
+        resumeFailureOperation = null;
+        backgroundChanged.signalAll();
+        return now;
     }
 
     /** Mutex held (or single-threaded open). Publishes the current memtables and Version to readers. */

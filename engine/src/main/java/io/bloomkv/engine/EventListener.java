@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * Callbacks on what a database does in the background (RocksDB's {@code EventListener}): flushes and compactions
- * begun and completed, table files created and deleted, writes stalled and resumed, and background errors. Install
+ * begun and completed, table files created and deleted, writes stalled and resumed, background errors, and the
+ * recovery from one by {@link Db#resume}. Install
  * with {@link Options#listeners}. Every method has an empty default, so a listener overrides only what it needs.
  *
  * <p>Threads: events are delivered, in the order they happened (a table's {@link #onTableFileCreated} before any
@@ -79,13 +80,19 @@ public interface EventListener {
     /**
      * A background flush or compaction failed (operation {@code flush} or {@code compaction}, a failed
      * {@link Db#compactRange} included), or an error stopped writes on a foreground path ({@code WAL sync}, {@code WAL
-     * append}, {@code WAL switch}, and the MANIFEST write of {@code ingest} or {@code deleteFilesInRange}: delivered on
-     * the event thread, never recoverable). {@code recoverable} when ignoring it is safe: the failure happened before
+     * append}, {@code WAL switch}, the MANIFEST write of {@code ingest} or {@code deleteFilesInRange}, and a step of
+     * {@link Db#resume} other than its flushes, {@code resume}: delivered on the event thread, never recoverable). {@code recoverable} when ignoring it is safe: the failure happened before
      * anything was recorded (a compaction whose merge or output write failed leaves its inputs in place and is retried
      * later). A failure of a flush or of a MANIFEST write, and a corrupt table a compaction reads, is never
      * recoverable.
      */
     record BackgroundErrorInfo(Path directory, String operation, BloomKvException error, boolean recoverable) {}
+
+    /**
+     * {@link Db#resume} clears the background error {@code error}, which stopped writes when {@code operation} failed
+     * (named as in {@link BackgroundErrorInfo}; {@code resume} when a step of an earlier resume failed).
+     */
+    record ErrorRecoveryInfo(Path directory, String operation, BloomKvException error) {}
 
     default void onFlushBegin(FlushInfo info) {}
 
@@ -108,4 +115,17 @@ public interface EventListener {
     default boolean onBackgroundError(BackgroundErrorInfo info) {
         return false;
     }
+
+    /**
+     * {@link Db#resume} begins to recover from the background error (RocksDB's {@code OnErrorRecoveryBegin}; bloomkv
+     * never recovers on its own, so there is nothing to veto). The events of its flushes follow.
+     */
+    default void onErrorRecoveryBegin(ErrorRecoveryInfo info) {}
+
+    /**
+     * {@link Db#resume} recovered: {@code info.error()} is cleared and writes are accepted again (RocksDB's
+     * {@code OnErrorRecoveryCompleted} with the old error). When a step of the resume fails instead, this is not called:
+     * {@link #onBackgroundError} tells of the new error, which stops writes as before.
+     */
+    default void onErrorRecoveryCompleted(ErrorRecoveryInfo info) {}
 }

@@ -192,7 +192,7 @@ final class FileRangeDeleter {
             } catch (IOException | RuntimeException e) {
                 // The edit may be on disk though its sync failed: the files stay until the database is reopened.
                 BloomKvException err = BackgroundErrors.of("deleteFilesInRange: MANIFEST write failed", e);
-                state.setBackgroundError(err);
+                state.setBackgroundError("deleteFilesInRange", err);
                 events.writesStopped("deleteFilesInRange", err);
                 throw e;
             }

@@ -83,7 +83,7 @@ final class Flusher {
             try {
                 // A job is picked here only: Db.pauseBackgroundWork waits for the one running, then stops the next.
                 while (!state.shuttingDown
-                        && (state.imms.isEmpty() || state.backgroundError() != null || state.flushesPaused())) {
+                        && (state.imms.isEmpty() || state.flushesStopped() || state.flushesPaused())) {
                     state.awaitChange();
                 }
                 if (state.shuttingDown) {
@@ -99,7 +99,7 @@ final class Flusher {
             } catch (IOException | RuntimeException | Error e) {
                 BloomKvException err = BackgroundErrors.of("flush of memtable (WAL " + imm.logNumber() + ") failed", e);
                 events.backgroundError("flush", err, false); // no lock held here; a flush error is never ignored
-                state.setBackgroundError(err);
+                state.setBackgroundError("flush", err);
             } finally {
                 state.lock();
                 try {
@@ -157,10 +157,12 @@ final class Flusher {
             try {
                 versions.logAndApply(edit);
             } catch (IOException | RuntimeException e) {
-                // Before the table leaves pendingOutputs: the edit may be on disk though its sync failed.
-                state.setBackgroundError(BackgroundErrors.of(
-                        "flush of memtable (WAL " + imm.logNumber() + "): MANIFEST write failed", e));
-                throw e;
+                // Before the table leaves pendingOutputs: the edit may be on disk though its sync failed. Thrown as
+                // recorded, so that the loop records nothing more (DbState.setBackgroundError knows it).
+                BloomKvException err = BackgroundErrors.of(
+                        "flush of memtable (WAL " + imm.logNumber() + "): MANIFEST write failed", e);
+                state.setBackgroundError("flush", err);
+                throw err;
             } finally {
                 for (FileMetaData meta : metas) {
                     obsolete.released(meta.number());

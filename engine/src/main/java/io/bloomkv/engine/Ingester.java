@@ -321,7 +321,7 @@ final class Ingester {
         } catch (IOException | RuntimeException e) {
             // The edit may be on disk though its sync failed: keep the tables, stop writes (as a failed flush does).
             BloomKvException err = BackgroundErrors.of("ingest: MANIFEST write failed", e);
-            state.setBackgroundError(err);
+            state.setBackgroundError("ingest", err);
             events.writesStopped("ingest", err);
             throw e;
         } finally {

@@ -94,7 +94,8 @@ class DiskFullTest {
         }
     }
 
-    private static void assertNoOrphanTables(Db db, String ctx) throws IOException {
+    /** The table files in the database's directory are exactly its live tables: none left over, none missing. */
+    static void assertNoOrphanTables(Db db, String ctx) throws IOException {
         TreeSet<Long> live =
                 db.tables().stream().map(TableInfo::fileNumber).collect(Collectors.toCollection(TreeSet::new));
         TreeSet<Long> onDisk = new TreeSet<>();

@@ -59,7 +59,9 @@ class PublicApiTest {
             "BackgroundWorkPausedException",
             // approximateSizes (rocksdbjni's Range and SizeApproximationFlag)
             "KeyRange",
-            "SizeApproximation");
+            "SizeApproximation",
+            // resume() refusing an error it cannot clear (RocksDB's Resume on an unrecoverable error)
+            "NotResumableException");
 
     @Test
     void thePublicTypesOfTheApiPackageAreTheUserApi() throws Exception {

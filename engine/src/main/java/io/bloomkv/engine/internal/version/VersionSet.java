@@ -365,6 +365,21 @@ public final class VersionSet implements AutoCloseable {
         installNew(next);
     }
 
+    /**
+     * After a failed {@link #logAndApply}: starts the new MANIFEST that the next edit would start (a snapshot of the
+     * whole current state, then an empty edit) and points CURRENT at it, so that the state on disk is again exactly
+     * the installed one. The failed MANIFEST may end in a partial record, or in a whole edit whose sync failed, naming
+     * tables this VersionSet never installed (or no longer naming tables it kept); until CURRENT names the new one no
+     * such file may be deleted (ObsoleteFiles). Does nothing when the MANIFEST is healthy. Returns whether it wrote one.
+     */
+    public synchronized boolean rollManifestAfterFailure() throws IOException {
+        if (manifestLog != null) {
+            return false;
+        }
+        logAndApply(new VersionEdit());
+        return true;
+    }
+
     /** Writes and fsyncs the temp file that will replace CURRENT, naming MANIFEST {@code manifest}. */
     private Path writeCurrentTemp(long manifest) throws IOException {
         Path tmp = FileNames.tempFile(dir, manifest);

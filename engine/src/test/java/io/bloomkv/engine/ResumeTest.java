@@ -1,0 +1,620 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.bloomkv.engine.fs.FaultInjectingFileSystem;
+import io.bloomkv.engine.fs.FaultInjectingFileSystem.Fault;
+import io.bloomkv.engine.fs.FaultInjectingFileSystem.FaultPredicate;
+import io.bloomkv.engine.fs.FaultInjectingFileSystem.Op;
+import io.bloomkv.engine.fs.InjectedIOException;
+import io.bloomkv.engine.internal.table.TableReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
+
+/**
+ * {@link Db#resume()} (RocksDB's {@code DB::Resume}): at each kind of failure point an injected I/O error stops
+ * writes; the fault is cleared, resume clears the error, and the database goes on. Every acknowledged write (before
+ * the error and after the resume) reads back, the write that failed never appears, in the running database and after
+ * a close, a simulated power loss (unsynced bytes dropped) and a reopen; the final contents equal RocksDB's (rocksdbjni)
+ * fed the acknowledged operations, and no table file is left that the database does not name. Also: a fault that
+ * stays (resume throws, a second one after clearing works), errors resume refuses (a corrupt table, an Error), the
+ * events and the info log, a pause, concurrent calls, closed and read-only databases.
+ *
+ * <p>Replay with -Dbloomkv.seed=N.
+ */
+class ResumeTest {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    @TempDir
+    Path dir;
+
+    private final FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+
+    @AfterEach
+    void nothingLeaks() {
+        assertThat(TableReader.liveTables()).as("tables left open").isZero();
+    }
+
+    private Options options(SyncMode mode) {
+        return Options.defaults()
+                .fileSystem(fs)
+                .syncMode(mode)
+                .autoCompaction(false)
+                .writeBufferSize(256 << 10)
+                .blockSize(512)
+                .blockCacheSize(0);
+    }
+
+    /**
+     * One seeded history: the acknowledged operations in order (a null value deletes), what they leave, and what
+     * assertions name (the case and its seed).
+     */
+    static final class History {
+        final List<Map.Entry<String, byte[]>> ops = new ArrayList<>();
+        final TreeMap<String, byte[]> model = new TreeMap<>();
+        final Random rnd;
+        final String ctx;
+
+        History(String test) {
+            long seed = TestKeys.seed("ResumeTest." + test);
+            this.rnd = new Random(seed);
+            this.ctx = test + ", seed " + seed;
+        }
+
+        void acknowledged(byte[] key, byte[] value) {
+            String k = TestKeys.str(key);
+            ops.add(new java.util.AbstractMap.SimpleImmutableEntry<>(k, value));
+            if (value == null) {
+                model.remove(k);
+            } else {
+                model.put(k, value);
+            }
+        }
+    }
+
+    /** {@code n} random puts and deletes of keys below 1000, each acknowledged. */
+    private static void writeSome(Db db, History h, int n) {
+        Random rnd = h.rnd;
+        for (int i = 0; i < n; i++) {
+            byte[] key = TestKeys.key(rnd.nextInt(1000));
+            if (rnd.nextInt(5) == 0) {
+                db.delete(key);
+                h.acknowledged(key, null);
+            } else {
+                byte[] value = TestKeys.value(rnd, 120);
+                db.put(key, value);
+                h.acknowledged(key, value);
+            }
+        }
+    }
+
+    static TreeMap<String, String> render(Map<String, byte[]> model) {
+        TreeMap<String, String> r = new TreeMap<>();
+        model.forEach((k, v) -> r.put(k, Arrays.toString(v)));
+        return r;
+    }
+
+    /** The database holds exactly {@code model}, by a full scan and key by key. */
+    static void assertHolds(Db db, TreeMap<String, byte[]> model, String ctx) {
+        assertThat(FaultSweepTest.scan(db)).as(ctx + ": full scan").isEqualTo(render(model));
+        for (Map.Entry<String, byte[]> e : model.entrySet()) {
+            assertThat(db.get(TestKeys.bytes(e.getKey())))
+                    .as(ctx + ": get " + e.getKey())
+                    .isEqualTo(e.getValue());
+        }
+    }
+
+    static boolean injected(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof InjectedIOException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** RocksDB fed {@code h}'s acknowledged operations holds what {@code db} holds. */
+    private void assertEqualsRocksDb(Db db, History h, String ctx) throws Exception {
+        Path rdir = dir.resolveSibling(dir.getFileName() + "-rocks-" + System.nanoTime());
+        TreeMap<String, String> theirs = new TreeMap<>();
+        try (org.rocksdb.Options ro = new org.rocksdb.Options().setCreateIfMissing(true);
+                RocksDB rocks = RocksDB.open(ro, rdir.toString())) {
+            for (Map.Entry<String, byte[]> op : h.ops) {
+                if (op.getValue() == null) {
+                    rocks.delete(TestKeys.bytes(op.getKey()));
+                } else {
+                    rocks.put(TestKeys.bytes(op.getKey()), op.getValue());
+                }
+            }
+            try (RocksIterator it = rocks.newIterator()) {
+                for (it.seekToFirst(); it.isValid(); it.next()) {
+                    theirs.put(TestKeys.str(it.key()), Arrays.toString(it.value()));
+                }
+            }
+        } finally {
+            try (Stream<Path> s = Files.walk(rdir)) {
+                for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        assertThat(FaultSweepTest.scan(db))
+                .as(ctx + ": bloomkv = RocksDB fed the acknowledged operations")
+                .isEqualTo(theirs);
+    }
+
+    /** Where the injected error strikes, and the call that meets it. */
+    enum FailurePoint {
+        FLUSH_TABLE_WRITE("flush", SyncMode.GROUP_COMMIT),
+        FLUSH_MANIFEST_WRITE("flush", SyncMode.GROUP_COMMIT),
+        WAL_APPEND("WAL append", SyncMode.EVERY_WRITE),
+        /** The record is written whole, its sync fails: replayed, the WAL would bring the failed write back. */
+        WAL_APPEND_SYNC("WAL append", SyncMode.EVERY_WRITE),
+        WAL_SYNC("WAL sync", SyncMode.NONE),
+        WAL_SWITCH("WAL switch", SyncMode.GROUP_COMMIT),
+        COMPACTION_OUTPUT("compaction", SyncMode.GROUP_COMMIT),
+        INGEST_MANIFEST("ingest", SyncMode.GROUP_COMMIT),
+        DELETE_FILES_IN_RANGE_MANIFEST("deleteFilesInRange", SyncMode.GROUP_COMMIT);
+
+        final String operation;
+        final SyncMode mode;
+
+        FailurePoint(String operation, SyncMode mode) {
+            this.operation = operation;
+            this.mode = mode;
+        }
+    }
+
+    /** Records the recovery events and background errors, in delivery order. */
+    static final class Recorder implements EventListener {
+        final List<String> events = new CopyOnWriteArrayList<>();
+        final List<ErrorRecoveryInfo> begun = new CopyOnWriteArrayList<>();
+        final List<ErrorRecoveryInfo> completed = new CopyOnWriteArrayList<>();
+        final CountDownLatch begin = new CountDownLatch(1);
+
+        @Override
+        public void onFlushBegin(FlushInfo info) {
+            events.add("flushBegin");
+        }
+
+        @Override
+        public void onFlushCompleted(FlushCompletedInfo info) {
+            events.add("flushCompleted");
+        }
+
+        @Override
+        public boolean onBackgroundError(BackgroundErrorInfo info) {
+            events.add("backgroundError " + info.operation());
+            return false;
+        }
+
+        @Override
+        public void onErrorRecoveryBegin(ErrorRecoveryInfo info) {
+            events.add("recoveryBegin " + info.operation());
+            begun.add(info);
+            begin.countDown();
+        }
+
+        @Override
+        public void onErrorRecoveryCompleted(ErrorRecoveryInfo info) {
+            events.add("recoveryCompleted " + info.operation());
+            completed.add(info);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailurePoint.class)
+    void resumesAfterEachKindOfFailure(FailurePoint point) throws Exception {
+        History h = new History(point.toString());
+        String ctx = h.ctx;
+        Random rnd = h.rnd;
+        Recorder rec = new Recorder();
+        Options opts = options(point.mode).listeners(rec);
+        byte[] failedKeys = null;
+        try (Db db = Db.open(dir, opts)) {
+            writeSome(db, h, 150);
+            db.flush();
+            writeSome(db, h, 100);
+            // A key the failed call would have written: it must never appear.
+            byte[] failedKey = null;
+            BloomKvException failure;
+            switch (point) {
+                case FLUSH_TABLE_WRITE ->
+                    failure = failing(db, FaultInjectingFileSystem.on(Op.WRITE, "*.sst"), db::flush);
+                case FLUSH_MANIFEST_WRITE ->
+                    failure = failing(db, FaultInjectingFileSystem.on(Op.SYNC, "MANIFEST-*"), db::flush);
+                case WAL_APPEND, WAL_APPEND_SYNC -> {
+                    byte[] k = TestKeys.key(5000);
+                    failedKey = k;
+                    failure = failing(
+                            db,
+                            FaultInjectingFileSystem.on(point == FailurePoint.WAL_APPEND ? Op.WRITE : Op.SYNC, "*.log"),
+                            () -> db.put(k, TestKeys.bytes("never acknowledged")));
+                }
+                case WAL_SYNC -> failure = failing(db, FaultInjectingFileSystem.on(Op.SYNC, "*.log"), db::syncWal);
+                case WAL_SWITCH -> failure = failing(db, FaultInjectingFileSystem.on(Op.SYNC, "*.log"), db::flush);
+                case COMPACTION_OUTPUT -> {
+                    db.flush();
+                    writeSome(db, h, 100);
+                    db.flush(); // the memtable empty: compactRange's flush writes nothing
+                    failure = failing(
+                            db, FaultInjectingFileSystem.on(Op.WRITE, "*.sst"), () -> db.compactRange(null, null));
+                }
+                case INGEST_MANIFEST -> {
+                    Path file = dir.resolveSibling(dir.getFileName() + "-ingest.sst");
+                    try (TableFileWriter w = TableFileWriter.create(file, opts)) {
+                        w.put(TestKeys.key(5000), TestKeys.bytes("ingested, never acknowledged"));
+                        w.put(TestKeys.key(5001), TestKeys.bytes("ingested, never acknowledged"));
+                        w.finish();
+                    }
+                    failedKey = TestKeys.key(5000);
+                    failure = failing(
+                            db,
+                            FaultInjectingFileSystem.on(Op.SYNC, "MANIFEST-*"),
+                            () -> db.ingest(List.of(file), IngestOptions.defaults()));
+                    Files.deleteIfExists(file);
+                }
+                case DELETE_FILES_IN_RANGE_MANIFEST -> {
+                    // One table holding only keys of [2000, 2100): the failed call would have removed it.
+                    db.flush();
+                    for (int k = 2000; k < 2100; k++) {
+                        byte[] v = TestKeys.value(rnd, 60);
+                        db.put(TestKeys.key(k), v);
+                        h.acknowledged(TestKeys.key(k), v);
+                    }
+                    db.flush();
+                    int before = db.tables().size();
+                    failure = failing(
+                            db,
+                            FaultInjectingFileSystem.on(Op.SYNC, "MANIFEST-*"),
+                            () -> db.deleteFilesInRange(TestKeys.key(2000), TestKeys.key(2100)));
+                    assertThat(db.tables()).as(ctx + ": nothing removed").hasSize(before);
+                }
+                default -> throw new AssertionError(point);
+            }
+            assertThat(injected(failure))
+                    .as(ctx + ": " + failure + " caused by the injected error")
+                    .isTrue();
+            assertThat(db.property("bloomkv.background-errors")).as(ctx).contains("1");
+            // The background error (ingest and deleteFilesInRange throw their I/O error wrapped apart from it).
+            BloomKvException stopped =
+                    catchThrowableOfType(() -> db.put(TestKeys.key(1), TestKeys.bytes("x")), BloomKvException.class);
+            assertThat(injected(stopped))
+                    .as(ctx + ": writes fail with the error, " + stopped)
+                    .isTrue();
+            assertHolds(db, h.model, ctx + ", after the failure");
+
+            db.resume();
+
+            assertThat(db.property("bloomkv.background-errors")).as(ctx).contains("0");
+            assertHolds(db, h.model, ctx + ", resumed");
+            if (failedKey != null) {
+                assertThat(db.get(failedKey))
+                        .as(ctx + ": the failed write is not applied")
+                        .isNull();
+            }
+            writeSome(db, h, 100);
+            db.flush();
+            writeSome(db, h, 50);
+            db.compactRange(null, null);
+            writeSome(db, h, 50);
+            assertHolds(db, h.model, ctx + ", written after resume");
+            DiskFullTest.assertNoOrphanTables(db, ctx + ", resumed");
+            if (point.mode == SyncMode.NONE) {
+                db.syncWal(); // what survives the power loss below, as under the syncing modes
+            }
+            if (point.mode == SyncMode.NONE) {
+                db.syncWal(); // what survives the power loss below, as under the syncing modes
+            }
+            db.close(); // before the events are read: close delivers them
+            assertThat(rec.begun).as(ctx + ": one recovery").hasSize(1);
+            assertThat(rec.begun.get(0).operation()).isEqualTo(point.operation);
+            assertThat(rec.begun.get(0).error()).isSameAs(stopped);
+            assertThat(rec.completed).hasSize(1);
+            assertThat(rec.completed.get(0).error()).isSameAs(stopped);
+            failedKeys = failedKey;
+        }
+        fs.crash(); // a power loss after the close: only synced bytes are kept
+        try (Db db = Db.open(dir, options(point.mode))) {
+            assertHolds(db, h.model, ctx + ", reopened");
+            if (failedKeys != null) {
+                assertThat(db.get(failedKeys))
+                        .as(ctx + ": the failed write is not applied after reopen")
+                        .isNull();
+            }
+            DiskFullTest.assertNoOrphanTables(db, ctx + ", reopened");
+            assertEqualsRocksDb(db, h, ctx + ", reopened");
+        }
+    }
+
+    /** Runs {@code call} with {@code predicate}'s operations failing; returns what it threw (the fault is removed). */
+    private BloomKvException failing(Db db, FaultPredicate predicate, Runnable call) {
+        Fault f = fs.inject(predicate);
+        try {
+            return catchThrowableOfType(call::run, BloomKvException.class);
+        } finally {
+            f.remove();
+        }
+    }
+
+    /** The step of resume that a fault still present fails: its MANIFEST roll, its WAL switch, or its flush. */
+    enum StuckStep {
+        MANIFEST_ROLL,
+        WAL_SWITCH,
+        FLUSH
+    }
+
+    @ParameterizedTest
+    @EnumSource(StuckStep.class)
+    void aFaultThatStaysFailsResumeAndALaterResumeWorks(StuckStep step) throws Exception {
+        History h = new History("stays." + step);
+        String ctx = h.ctx;
+        Recorder rec = new Recorder();
+        try (Db db = Db.open(dir, options(SyncMode.GROUP_COMMIT).listeners(rec))) {
+            writeSome(db, h, 100);
+            db.flush();
+            writeSome(db, h, 100);
+            FaultPredicate cause = step == StuckStep.MANIFEST_ROLL
+                    ? FaultInjectingFileSystem.on(Op.SYNC, "MANIFEST-*")
+                    : FaultInjectingFileSystem.on(Op.WRITE, "*.sst");
+            Fault f = fs.inject(cause);
+            BloomKvException first = catchThrowableOfType(db::flush, BloomKvException.class);
+            assertThat(injected(first)).as(ctx + ": " + first).isTrue();
+            Fault stuck = step == StuckStep.WAL_SWITCH ? fs.inject(FaultInjectingFileSystem.on(Op.CREATE, "*.log")) : f;
+            if (step == StuckStep.WAL_SWITCH) {
+                f.remove();
+            }
+
+            BloomKvException again = catchThrowableOfType(db::resume, BloomKvException.class);
+            assertThat(again).as(ctx + ": resume fails while the fault stays").isNotNull();
+            assertThat(injected(again)).as(ctx + ": " + again).isTrue();
+            assertThat(again).as(ctx + ": a new error").isNotSameAs(first);
+            assertThat(db.property("bloomkv.background-errors")).contains("1");
+            assertThatThrownBy(() -> db.put(TestKeys.key(1), TestKeys.bytes("x")))
+                    .as(ctx + ": writes fail with the new error")
+                    .isSameAs(again);
+            assertHolds(db, h.model, ctx + ", after the failed resume");
+
+            stuck.remove();
+            db.resume();
+            assertThat(db.property("bloomkv.background-errors")).contains("0");
+            assertHolds(db, h.model, ctx + ", resumed");
+            writeSome(db, h, 100);
+            db.flush();
+            writeSome(db, h, 30);
+            assertHolds(db, h.model, ctx + ", written after resume");
+            DiskFullTest.assertNoOrphanTables(db, ctx + ", resumed");
+        }
+        assertThat(rec.begun).as(ctx + ": two recoveries began").hasSize(2);
+        assertThat(rec.completed).as(ctx + ": the second completed").hasSize(1);
+        assertThat(rec.completed.get(0).operation())
+                .as(ctx + ": the error of the failed resume's step")
+                .isEqualTo(step == StuckStep.FLUSH ? "flush" : "resume");
+        fs.crash();
+        try (Db db = Db.open(dir, options(SyncMode.GROUP_COMMIT))) {
+            assertHolds(db, h.model, ctx + ", reopened");
+            DiskFullTest.assertNoOrphanTables(db, ctx + ", reopened");
+            assertEqualsRocksDb(db, h, ctx + ", reopened");
+        }
+    }
+
+    @Test
+    void aCorruptTableIsNotResumable() throws IOException {
+        Options opts =
+                Options.defaults().autoCompaction(false).blockCacheSize(0).blockSize(512);
+        try (Db db = Db.open(dir, opts)) {
+            for (int t = 0; t < 2; t++) {
+                for (int i = 0; i < 500; i++) {
+                    db.put(TestKeys.key(i), TestKeys.bytes("value-" + t + "-" + i));
+                }
+                db.flush();
+            }
+        }
+        Path table;
+        try (Stream<Path> s = Files.list(dir)) {
+            table = s.filter(p -> p.toString().endsWith(".sst"))
+                    .sorted()
+                    .findFirst()
+                    .orElseThrow();
+        }
+        byte[] b = Files.readAllBytes(table);
+        b[10] ^= 0x5A; // inside the first data block
+        Files.write(table, b);
+        try (Db db = Db.open(dir, opts)) {
+            CorruptionException corrupt =
+                    catchThrowableOfType(() -> db.compactRange(null, null), CorruptionException.class);
+            assertThat(corrupt).isNotNull();
+            for (int i = 0; i < 2; i++) {
+                NotResumableException refused = catchThrowableOfType(db::resume, NotResumableException.class);
+                assertThat(refused).as("resume refuses, every time").isNotNull();
+                assertThat(refused.getCause()).isSameAs(corrupt);
+                assertThat(refused.getMessage()).contains("corrupt").contains("reopen");
+            }
+            assertThatThrownBy(() -> db.put(TestKeys.key(1), TestKeys.bytes("x")))
+                    .isSameAs(corrupt);
+            assertThat(db.property("bloomkv.background-errors")).contains("1");
+            assertThat(TestKeys.str(db.get(TestKeys.key(499)))).isEqualTo("value-1-499");
+        }
+    }
+
+    @Test
+    void anErrorIsNotResumable() {
+        AtomicReference<Boolean> failMerges = new AtomicReference<>(false);
+        MergeOperator append = MergeOperators.stringAppend(',');
+        MergeOperator failing = new MergeOperator() {
+            @Override
+            public String name() {
+                return append.name();
+            }
+
+            @Override
+            public byte[] fullMerge(byte[] key, byte[] existingValue, List<byte[]> operands) {
+                if (failMerges.get()) {
+                    throw new AssertionError("injected by ResumeTest");
+                }
+                return append.fullMerge(key, existingValue, operands);
+            }
+        };
+        try (Db db = Db.open(dir, Options.defaults().autoCompaction(false).mergeOperator(failing))) {
+            db.put(TestKeys.key(1), TestKeys.bytes("a"));
+            db.merge(TestKeys.key(1), TestKeys.bytes("b"));
+            failMerges.set(true);
+            BloomKvException flush = catchThrowableOfType(db::flush, BloomKvException.class);
+            assertThat(flush).as("the flush's merge throws an Error").isNotNull();
+            assertThat(flush.getCause()).isInstanceOf(AssertionError.class);
+            NotResumableException refused = catchThrowableOfType(db::resume, NotResumableException.class);
+            assertThat(refused).isNotNull();
+            assertThat(refused.getCause()).isSameAs(flush);
+            assertThat(refused.getMessage()).contains("an Error");
+        }
+    }
+
+    @Test
+    void eventsComeInOrderAndTheInfoLogRecordsTheResume() throws Exception {
+        Recorder rec = new Recorder();
+        DbLogTest.Recording log = new DbLogTest.Recording();
+        BloomKvException failure;
+        try (Db db = Db.open(dir, options(SyncMode.GROUP_COMMIT).listeners(rec, new DbLog(log)))) {
+            db.put(TestKeys.key(2), TestKeys.bytes("two"));
+            failure = failing(db, FaultInjectingFileSystem.on(Op.WRITE, "*.sst"), db::flush);
+            db.resume();
+            db.resume(); // no error: nothing happens, no event
+            db.put(TestKeys.key(3), TestKeys.bytes("three"));
+        }
+        // onBackgroundError runs on the failed flush's thread before the error is set, so before resume begins; the
+        // other events come in order on the event thread.
+        assertThat(rec.events.indexOf("backgroundError flush"))
+                .as("the error is reported before the recovery begins")
+                .isBetween(0, rec.events.indexOf("recoveryBegin flush"));
+        assertThat(rec.events.stream().filter(e -> !e.startsWith("backgroundError")))
+                .as("events in order")
+                .containsExactly(
+                        "flushBegin", // the flush that fails
+                        "recoveryBegin flush",
+                        "flushBegin", // its memtable, flushed again
+                        "flushCompleted",
+                        "flushBegin", // the memtable resume froze
+                        "flushCompleted",
+                        "recoveryCompleted flush");
+        assertThat(rec.completed.get(0).error()).isSameAs(failure);
+        assertThat(rec.completed.get(0).directory()).isEqualTo(dir);
+        assertThat(log.lines)
+                .as("the info log")
+                .anyMatch(l -> l.startsWith("INFO [" + dir + "] resuming after the background flush error"))
+                .anyMatch(l -> l.startsWith("INFO [" + dir + "] resumed"));
+        assertThat(log.lines.stream().filter(l -> l.startsWith("ERROR")).toList())
+                .singleElement()
+                .asString()
+                .contains("writes stopped until resume() or reopen");
+    }
+
+    @Test
+    void resumeWaitsForAContinueWhilePausedAndWritesFailMeanwhile() throws Exception {
+        Recorder rec = new Recorder();
+        try (Db db = Db.open(dir, options(SyncMode.EVERY_WRITE).listeners(rec))) {
+            db.put(TestKeys.key(1), TestKeys.bytes("one"));
+            BloomKvException failure = failing(
+                    db,
+                    FaultInjectingFileSystem.on(Op.WRITE, "*.log"),
+                    () -> db.put(TestKeys.key(2), TestKeys.bytes("two")));
+            assertThat(injected(failure)).isTrue();
+            db.pauseBackgroundWork();
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            Thread resumer = new Thread(() -> {
+                try {
+                    db.resume();
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+            });
+            resumer.start();
+            assertThat(rec.begin.await(30, TimeUnit.SECONDS))
+                    .as("recovery began")
+                    .isTrue();
+            // Resume waits for its flushes, which the pause holds: until the continue, writes fail with the error.
+            assertThatThrownBy(() -> db.put(TestKeys.key(3), TestKeys.bytes("three")))
+                    .isSameAs(failure);
+            assertThat(resumer.isAlive()).as("resume waits for the continue").isTrue();
+            db.continueBackgroundWork();
+            resumer.join(TimeUnit.SECONDS.toMillis(60));
+            assertThat(resumer.isAlive()).isFalse();
+            assertThat(thrown.get()).isNull();
+            db.put(TestKeys.key(3), TestKeys.bytes("three"));
+            assertThat(TestKeys.str(db.get(TestKeys.key(1)))).isEqualTo("one");
+            assertThat(db.get(TestKeys.key(2))).isNull();
+            assertThat(TestKeys.str(db.get(TestKeys.key(3)))).isEqualTo("three");
+        }
+    }
+
+    @Test
+    void concurrentResumesRecoverOnce() throws Exception {
+        Recorder rec = new Recorder();
+        try (Db db = Db.open(dir, options(SyncMode.GROUP_COMMIT).listeners(rec))) {
+            db.put(TestKeys.key(1), TestKeys.bytes("one"));
+            failing(db, FaultInjectingFileSystem.on(Op.WRITE, "*.sst"), db::flush);
+            CyclicBarrier start = new CyclicBarrier(2);
+            List<Throwable> thrown = new CopyOnWriteArrayList<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                Thread th = new Thread(() -> {
+                    try {
+                        start.await();
+                        db.resume();
+                    } catch (Throwable e) {
+                        thrown.add(e);
+                    }
+                });
+                th.start();
+                threads.add(th);
+            }
+            for (Thread th : threads) {
+                th.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            assertThat(thrown).as("both return").isEmpty();
+            db.put(TestKeys.key(2), TestKeys.bytes("two"));
+            assertThat(TestKeys.str(db.get(TestKeys.key(1)))).isEqualTo("one");
+        }
+        assertThat(rec.begun)
+                .as("one recovery: the later call found the error cleared")
+                .hasSize(1);
+        assertThat(rec.completed).hasSize(1);
+    }
+
+    @Test
+    void aClosedOrReadOnlyDatabaseRefusesAndAHealthyOneReturns() {
+        Recorder rec = new Recorder();
+        Db db = Db.open(dir, options(SyncMode.GROUP_COMMIT).listeners(rec));
+        db.put(TestKeys.key(1), TestKeys.bytes("one"));
+        db.resume(); // no error: returns at once
+        db.close();
+        assertThat(rec.events).as("a resume without an error is no recovery").isEmpty();
+        assertThatThrownBy(db::resume).isInstanceOf(DbClosedException.class);
+        try (Db ro = Db.open(dir, Options.defaults().readOnly(true))) {
+            assertThatThrownBy(ro::resume).isInstanceOf(DbReadOnlyException.class);
+        }
+    }
+}
