@@ -43,7 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
  * acknowledged writes ({@link TreeMap}), plus, all or nothing, the one write (or ingestion) that failed: nothing
  * acknowledged lost, no batch or ingested file half applied, no corruption, and no table file on disk that the
  * database does not name (nor one it names that is missing). Every checkpoint that completed opens, right away and
- * again after the crash, with exactly the acknowledged writes of its point.
+ * again after the crash, with exactly the acknowledged writes of its point. {@link #everyFailedOperationIsResumed} sweeps
+ * the workload once more, calling {@link Db#resume} after each failure before the close or crash: the failed write
+ * must then be gone for good, and writes after the resume kept.
  *
  * <p>The workload is derived from a seed (printed; replay with -Dbloomkv.seed=N). A bigger sweep:
  * {@code mvn -B -q -pl engine -am test -Dtest=FaultSweepTest -Dsurefire.failIfNoSpecifiedTests=false
@@ -229,6 +231,14 @@ class FaultSweepTest {
      * of the acknowledged writes that holds at least the flushed ones.
      */
     private static volatile boolean sweepNoWal;
+
+    /**
+     * Whether the sweep resumes after each failure ({@link #everyFailedOperationIsResumed}): before the close or crash,
+     * {@link Db#resume} must clear whatever error the failure left, the database must then hold exactly the
+     * acknowledged writes (the failed one not applied), take new writes and a flush, and after the crash and reopen
+     * the failed write must be gone for good.
+     */
+    private static volatile boolean sweepResume;
 
     private static final ManualClock FROZEN = new ManualClock(1_700_000_000L);
 
@@ -532,6 +542,49 @@ class FaultSweepTest {
         }
     }
 
+    @Test
+    void everyFailedOperationIsResumed() throws IOException {
+        long seed = TestSeeds.seed("FaultSweepTest.resume", "bloomkv.seed");
+        sweepResume = true;
+        try {
+            sweep(seed, Integer.getInteger("bloomkv.faultsweep.resumeScale", 1));
+        } finally {
+            sweepResume = false;
+        }
+    }
+
+    /**
+     * After the failure of a run (the fault fired once, so the file system is healthy again): resumes, checks the
+     * database holds exactly the acknowledged writes, writes more (flushed, then one in the WAL only) and checks again.
+     * From then on the failed write must never appear. False when the failed step had closed the database.
+     */
+    private static boolean resumeAndWrite(Outcome o, Random rnd, String ctx) {
+        Db db = o.db;
+        try {
+            db.resume();
+        } catch (DbClosedException closed) {
+            return false; // a reopen whose close failed
+        }
+        assertThat(db.property("bloomkv.background-errors"))
+                .as(ctx + ": resumed")
+                .contains("0");
+        assertThat(scan(db)).as(ctx + ": resumed, the failed write not applied").isEqualTo(render(o.model));
+        for (int j = 0; j < 4; j++) {
+            apply(o, new Write(List.of(randomMut(rnd)), j == 3));
+            if (j == 2) {
+                apply(o, new Flush());
+            }
+        }
+        o.uncertain = null;
+        assertThat(scan(db)).as(ctx + ": written after resume").isEqualTo(render(o.model));
+        for (int k = 0; k < KEYS; k++) {
+            assertThat(db.get(TestKeys.key(k)))
+                    .as(ctx + ": get " + k + " after resume")
+                    .isEqualTo(o.model.get(k));
+        }
+        return true;
+    }
+
     private void sweep(long seed, int scale) throws IOException {
         List<Step> steps = workload(seed, scale);
         if (sweepTtl != null || sweepNoWal) {
@@ -579,6 +632,7 @@ class FaultSweepTest {
         int uncertainApplied = 0;
         int uncertainDropped = 0;
         int notReached = 0;
+        int resumed = 0;
         int beyondEnd = 0;
         List<String> notReachedAt = new ArrayList<>();
         Map<Op, Integer> failedPerOp = new EnumMap<>(Op.class);
@@ -599,6 +653,11 @@ class FaultSweepTest {
             Outcome o;
             try {
                 o = run(d, fs, steps);
+                if (sweepResume && o.failure != null && o.db != null) {
+                    if (resumeAndWrite(o, new Random(seed * 31 + i), ctx + " (failed in " + o.failedStep + ")")) {
+                        resumed++;
+                    }
+                }
                 if (o.db != null && (i % 2 == 0 || nth.fired() == 0)) {
                     // A clean close first (every other i, and whenever the fault falls into the final
                     // close): the fault must then surface as an I/O error or be tolerated.
@@ -683,7 +742,11 @@ class FaultSweepTest {
                 "FaultSweepTest: swept " + total + " operations " + failedPerOp + "; surfaced as BloomKvIOException "
                         + surfaced + ", tolerated " + tolerated + ", beyond the end of a shorter run " + beyondEnd
                         + "; failed write applied after reopen "
-                        + uncertainApplied + ", dropped " + uncertainDropped + "; 0 lost, 0 corrupt");
+                        + uncertainApplied + ", dropped " + uncertainDropped + "; resumed " + resumed
+                        + "; 0 lost, 0 corrupt");
+        if (sweepResume) {
+            assertThat(resumed).as("failures resumed from").isGreaterThan(surfaced / 2);
+        }
         assertThat(notReachedAt)
                 .as("every operation of the counted run was reached and failed once")
                 .isEmpty();
