@@ -6,7 +6,7 @@ import java.io.UncheckedIOException;
 /**
  * An I/O operation of the database failed. The cause is always the {@link IOException} the file
  * system threw. After a failure in the write path (WAL append or sync, flush, compaction, MANIFEST
- * write) writes keep failing with this exception until the database is reopened, because the WAL
+ * write) writes keep failing with this exception until {@link Db#resume} or a reopen, because the WAL
  * may hold a partial record; reads keep working.
  */
 public class BloomKvIOException extends BloomKvException {

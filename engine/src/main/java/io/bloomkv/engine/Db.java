@@ -84,7 +84,7 @@ import java.util.function.Function;
  * Bad input is an {@link InvalidArgumentException} and changes nothing; use after close is a
  * {@link DbClosedException}; I/O errors are {@link BloomKvIOException}s; damaged files are
  * {@link CorruptionException}s naming the file. After an I/O error in the write path, writes fail
- * until the database is reopened; reads go on.
+ * until {@link #resume} or a reopen; reads go on.
  */
 public final class Db implements AutoCloseable {
     /**

@@ -110,7 +110,8 @@ public interface EventListener {
 
     /**
      * A background error (RocksDB's {@code OnBackgroundError}). Return true to ignore a recoverable one: it then
-     * does not stop writes. An unrecoverable error stops writes whatever the answer (reopen the database).
+     * does not stop writes. An unrecoverable error stops writes whatever the answer ({@link Db#resume} once its cause
+     * is fixed, or reopen the database).
      */
     default boolean onBackgroundError(BackgroundErrorInfo info) {
         return false;

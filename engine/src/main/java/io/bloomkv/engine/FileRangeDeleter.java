@@ -190,7 +190,8 @@ final class FileRangeDeleter {
             try {
                 versions.logAndApply(edit);
             } catch (IOException | RuntimeException e) {
-                // The edit may be on disk though its sync failed: the files stay until the database is reopened.
+                // The edit may be on disk though its sync failed: the files stay until resume() rolls the MANIFEST
+                // (or a reopen reads it).
                 BloomKvException err = BackgroundErrors.of("deleteFilesInRange: MANIFEST write failed", e);
                 state.setBackgroundError("deleteFilesInRange", err);
                 events.writesStopped("deleteFilesInRange", err);
