@@ -34,12 +34,17 @@ import org.slf4j.Logger;
  * backup exists once its metadata does. A create that fails removes what it had stored before it returns, its
  * metadata too if it failed after renaming it into place (syncing {@code meta/}), as RocksDB deletes a backup whose
  * create failed, so a create that threw leaves no listed backup (its data is removed only once {@code meta/} syncs,
- * so that the metadata cannot come back after a crash naming removed files). What a crashed create, or a failed or
- * crashed delete, left is removed by the next create, delete or purge. Once the metadata is durable the create has
- * succeeded: removing its emptied {@code tmp/ID/} afterwards is clean-up, and a failure there is logged (a WARN on
- * the database's info log), not thrown, as RocksDB counts a backup as created once its metadata is stored; the next
- * create, delete or purge removes the directory. The backup holds exactly the writes
- * acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
+ * so that the metadata cannot come back after a crash naming removed files). Once the metadata is durable the create
+ * has succeeded: removing its emptied {@code tmp/ID/} afterwards is clean-up, and a failure there is logged (a WARN on
+ * the database's info log), not thrown, as RocksDB counts a backup as created once its metadata is stored. The backup
+ * holds exactly the writes acknowledged before the call (the checkpoint's point), concurrent writers notwithstanding.
+ *
+ * <p>{@link #garbageCollect} (RocksDB's {@code GarbageCollect}) removes what a crashed or failed create, or a crashed
+ * or failed delete, left: {@code tmp/}, private directories and metadata temp files of backups without metadata, and
+ * the shared tables no backup names. {@link #open} runs it (a failure there is logged, not thrown), and so does every
+ * create, delete and purge; {@link #openReadOnly} does not, and writes nothing. RocksDB's open only notes that a
+ * collection is due and leaves it to the first delete or purge; bloomkv's runs it, so that what a crash left does not
+ * wait for one.
  *
  * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
  * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}). A purge keeps the newest valid backups and
@@ -54,13 +59,19 @@ import org.slf4j.Logger;
  * file that is missing or not of the recorded size (checked on every listing from one listing of {@code shared/} and
  * of each {@code private/ID/} with sizes, no checksum, as RocksDB checks when it opens). Verifying or restoring it is a
  * {@link CorruptionException} naming the metadata file or the data file, and {@link #deleteBackup} removes it ({@link
- * #purgeOldBackups} neither counts nor deletes it). It blocks nothing else:
- * backups are still created (with ids above it), listed, deleted and purged, but while one is damaged no shared table
- * is removed (which ones it needs is unknown), so its tables and private files stay for a repair of its metadata or
- * its file; a create that stores a table again replaces a {@code shared/} file of the wrong size under its name.
+ * #purgeOldBackups} neither counts nor deletes it). It blocks nothing else: backups are still created (with ids above
+ * it), listed, deleted and purged. Its files stay until it is deleted, for a repair: its private directory, and the
+ * shared tables its metadata names; while some backup's metadata does not parse, which tables it names is unknown, so
+ * no shared table is removed. A create that stores a table again replaces a {@code shared/} file of the wrong size
+ * under its name. RocksDB differs: a corrupt backup holds no references there (its metadata counts only once it has
+ * loaded whole), so the garbage collection that its first delete or purge after opening runs removes the corrupt
+ * backup's private directory and every shared table only corrupt backups name.
  *
- * <p>One BackupEngine per backup directory at a time (it takes no lock); its methods are synchronized. The file
- * system must be the one the backed-up databases use, so that the checkpoint's files can be moved.
+ * <p>One writable BackupEngine per backup directory at a time (it takes no lock; opening one removes the files of a
+ * create in progress in another); its methods are synchronized. Read-only engines ({@link #openReadOnly}) may list,
+ * verify and restore while it works, as RocksDB's {@code BackupEngineReadOnly} (a backup it deletes meanwhile then
+ * fails to verify or restore). The file system must be the one the backed-up databases use, so that the checkpoint's
+ * files can be moved.
  */
 public final class BackupEngine {
     static final String META_MAGIC = "bloomkv-backup";
@@ -78,6 +89,8 @@ public final class BackupEngine {
     private final Path root;
     /** Where clean-up that failed after a successful create is reported: the database info log ({@link DbLog}). */
     private final Logger log;
+    /** Opened by {@link #openReadOnly}: nothing in the backup directory is written or removed. */
+    private final boolean readOnly;
 
     /** A file of a backup: its path relative to the backup directory, size and CRC32C. */
     public record BackupFile(String path, long size, int crc32c) {}
@@ -101,29 +114,39 @@ public final class BackupEngine {
      */
     private int latestId;
 
-    private BackupEngine(FileSystem fs, Path root, Logger log, int latestId) {
+    private BackupEngine(FileSystem fs, Path root, Logger log, int latestId, boolean readOnly) {
         this.fs = fs;
         this.root = root;
         this.log = log;
         this.latestId = latestId;
+        this.readOnly = readOnly;
     }
 
-    /** The backups in {@code backupDir} on the real file system (the directory is created if missing). */
+    /**
+     * The backups in {@code backupDir} on the real file system (the directory is created if missing), after a
+     * {@link #garbageCollect} of what a crashed create or delete left.
+     */
     public static BackupEngine open(Path backupDir) {
         return open(backupDir, FileSystem.disk());
     }
 
-    /** The backups in {@code backupDir} on {@code fs} (the directory is created if missing). */
+    /** {@link #open(Path)} on {@code fs}. */
     public static BackupEngine open(Path backupDir, FileSystem fs) {
         return open(backupDir, fs, DbLog.LOG);
     }
 
-    /** {@link #open(Path, FileSystem)}, reporting to {@code log} (tests pass a recording logger). */
+    /**
+     * {@link #open(Path, FileSystem)}, reporting to {@code log} (tests pass a recording logger). The garbage collection
+     * it runs is best effort: a failure (a backup directory on a read-only mount, say) is logged as a WARN and the
+     * engine opens, as the next create, delete or purge collects again and reports a failure then (RocksDB's open
+     * collects nothing: it notes that a collection is due, for its first delete or purge).
+     */
     static BackupEngine open(Path backupDir, FileSystem fs, Logger log) {
         if (backupDir == null || fs == null) {
             throw new InvalidArgumentException("backup directory and file system must not be null");
         }
         Path root = backupDir.toAbsolutePath().normalize();
+        BackupEngine engine;
         try {
             if (fs.exists(root)
                     && !fs.exists(root.resolve(META))
@@ -134,11 +157,63 @@ public final class BackupEngine {
                 fs.createDirectories(root.resolve(d));
             }
             List<Integer> ids = ids(fs, root);
-            return new BackupEngine(fs, root, log, ids.isEmpty() ? 0 : ids.get(ids.size() - 1));
+            engine = new BackupEngine(fs, root, log, ids.isEmpty() ? 0 : ids.get(ids.size() - 1), false);
         } catch (java.nio.file.NotDirectoryException | java.nio.file.FileAlreadyExistsException e) {
             throw new InvalidArgumentException("backup directory is a file: " + root);
         } catch (IOException e) {
             throw new BloomKvIOException("cannot open backup directory " + root, e);
+        }
+        try {
+            engine.collectGarbage();
+        } catch (IOException | RuntimeException e) {
+            log.warn(
+                    "backup directory {} opened, but removing what an interrupted backup or delete left failed (the"
+                            + " next backup, delete, purge or garbageCollect retries)",
+                    root,
+                    e);
+        }
+        return engine;
+    }
+
+    /**
+     * The backups in the existing backup directory {@code backupDir} on the real file system, read-only (RocksDB's
+     * {@code BackupEngineReadOnly}): nothing there is created, written or removed, so it may list, verify and restore
+     * while a writable engine (of this or another process) creates backups there. {@link #createBackup}, {@link
+     * #deleteBackup}, {@link #purgeOldBackups} and {@link #garbageCollect} throw {@link BackupReadOnlyException}.
+     *
+     * @throws InvalidArgumentException if {@code backupDir} is not a backup directory (it has no {@code meta/})
+     */
+    public static BackupEngine openReadOnly(Path backupDir) {
+        return openReadOnly(backupDir, FileSystem.disk());
+    }
+
+    /** {@link #openReadOnly(Path)} on {@code fs}. */
+    public static BackupEngine openReadOnly(Path backupDir, FileSystem fs) {
+        if (backupDir == null || fs == null) {
+            throw new InvalidArgumentException("backup directory and file system must not be null");
+        }
+        Path root = backupDir.toAbsolutePath().normalize();
+        try {
+            if (!fs.exists(root.resolve(META))) {
+                throw new InvalidArgumentException("not a backup directory (no " + META + "/): " + root);
+            }
+            List<Integer> ids = ids(fs, root);
+            return new BackupEngine(fs, root, DbLog.LOG, ids.isEmpty() ? 0 : ids.get(ids.size() - 1), true);
+        } catch (java.nio.file.NotDirectoryException e) {
+            throw new InvalidArgumentException("not a backup directory (" + META + " is a file): " + root);
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot open backup directory " + root, e);
+        }
+    }
+
+    /** Whether this engine was opened by {@link #openReadOnly}. */
+    public boolean isReadOnly() {
+        return readOnly;
+    }
+
+    private void checkWritable(String operation) {
+        if (readOnly) {
+            throw new BackupReadOnlyException(root, operation);
         }
     }
 
@@ -202,8 +277,9 @@ public final class BackupEngine {
         if (progress == null) {
             throw new InvalidArgumentException("progress is null (Progress.NONE reports nothing)");
         }
+        checkWritable("createBackup");
         try {
-            removeLeftovers();
+            collectGarbage();
             int id = nextId();
             Path tmp = root.resolve(TMP).resolve(Integer.toString(id));
             long[] bytesDone = {0};
@@ -270,7 +346,7 @@ public final class BackupEngine {
     /**
      * Removes backup {@code id}'s emptied checkpoint directory {@code tmp/ID/} once the backup exists. A failure is
      * logged (WARN) and not thrown: the backup is created (RocksDB counts a backup as created once its metadata is
-     * stored), and {@link #removeLeftovers}, run by the next create, delete or purge, removes everything under
+     * stored), and {@link #collectGarbage}, run by the next open, create, delete or purge, removes everything under
      * {@code tmp/}.
      */
     private void removeWorkDirectory(Db db, int id, Path tmp) {
@@ -278,8 +354,8 @@ public final class BackupEngine {
             fs.delete(tmp);
         } catch (IOException | RuntimeException e) {
             log.warn(
-                    "[{}] backup {} created in {}, but removing its work directory {} failed (the next backup, delete"
-                            + " or purge removes it)",
+                    "[{}] backup {} created in {}, but removing its work directory {} failed (the next open, backup,"
+                            + " delete or purge removes it)",
                     db.directory(),
                     id,
                     root,
@@ -295,7 +371,7 @@ public final class BackupEngine {
      */
     private void removeLeftoversOf(Throwable failure) {
         try {
-            removeLeftovers();
+            collectGarbage();
         } catch (IOException | RuntimeException e) {
             failure.addSuppressed(e);
         }
@@ -437,12 +513,14 @@ public final class BackupEngine {
      * leaves unreferenced files that the next delete, purge or create removes, and never touches a file another backup
      * names, so every remaining backup still verifies and restores.
      *
-     * A backup whose metadata is damaged is deleted the same way; while another remaining one is damaged no shared
-     * table is removed (which ones it needs is unknown).
+     * A damaged backup is deleted the same way. The files a remaining damaged backup's metadata names stay, and while
+     * some remaining backup's metadata does not parse no shared table is removed (which ones it names is unknown).
      *
      * @throws InvalidArgumentException if there is no such backup
+     * @throws BackupReadOnlyException on an engine opened {@link #openReadOnly}
      */
     public synchronized void deleteBackup(int id) {
+        checkWritable("deleteBackup");
         try {
             checkId(id);
             deleteMetaThenCollect(List.of(id));
@@ -460,19 +538,21 @@ public final class BackupEngine {
      * is above, among or below those kept: as RocksDB, which counts only the backups whose metadata it loaded and
      * leaves a corrupt one until {@code DeleteBackup} removes it. So with backups 1, 2, 3 and 3's metadata damaged,
      * {@code purgeOldBackups(2)} deletes nothing, and {@code purgeOldBackups(0)} deletes 1 and 2 and leaves 3 for
-     * {@link #deleteBackup}. While a damaged backup remains, the purge removes the deleted backups' metadata and
-     * private files but no shared table, as {@link #deleteBackup} does (which tables the damaged one needs is
-     * unknown). RocksDB differs there: the garbage collection that its first purge or delete after opening runs also
-     * removes a corrupt backup's private directory and the shared tables only it named, leaving metadata whose data is
-     * gone; bloomkv keeps them, so a damaged metadata file restored from elsewhere gives back a whole backup, and
-     * {@link #deleteBackup} of the damaged backup frees them.
+     * {@link #deleteBackup}. The files a damaged backup names stay, as with {@link #deleteBackup}: those its metadata
+     * lists, or every shared table while its metadata does not parse. RocksDB differs there: the garbage collection
+     * that its first purge or delete after opening runs also removes a corrupt backup's private directory and the
+     * shared tables only corrupt backups named, leaving metadata whose data is gone; bloomkv keeps them, so a file or
+     * metadata file put back from elsewhere gives back a whole backup, and {@link #deleteBackup} of the damaged backup
+     * frees them.
      *
      * @throws InvalidArgumentException if {@code keep} is negative
+     * @throws BackupReadOnlyException on an engine opened {@link #openReadOnly}
      */
     public synchronized List<Integer> purgeOldBackups(int keep) {
         if (keep < 0) {
             throw new InvalidArgumentException("purgeOldBackups: keep must be >= 0, got " + keep);
         }
+        checkWritable("purgeOldBackups");
         try {
             // Damaged backups are neither counted nor deleted (RocksDB's corrupt_backups_ are outside its backups_).
             List<Integer> valid = scan().valid().stream().map(BackupInfo::id).toList();
@@ -487,14 +567,39 @@ public final class BackupEngine {
     /**
      * Unlinks the metadata of each of {@code doomed} in the given (ascending) order, syncing {@code meta/} after
      * each, so that a crash part-way leaves the newest backups; then removes every file no remaining metadata names
-     * ({@link #removeLeftovers}). Data files are removed only after the metadata naming them is durably gone.
+     * ({@link #collectGarbage}). Data files are removed only after the metadata naming them is durably gone.
      */
     private void deleteMetaThenCollect(List<Integer> doomed) throws IOException {
         for (int id : doomed) {
             fs.delete(metaFile(id));
             fs.syncDirectory(root.resolve(META));
         }
-        removeLeftovers();
+        collectGarbage();
+    }
+
+    /**
+     * Removes every file no backup needs (RocksDB's {@code GarbageCollect}): what a create or delete that failed or was
+     * cut short by a crash left. That is everything under {@code tmp/} (checkpoints of creates that did not finish),
+     * the {@code private/} directories of ids without metadata, metadata temp files ({@code meta/ID.tmp}), and the
+     * {@code shared/} tables no metadata names. Never removed: a file a valid backup names, a damaged backup's private
+     * directory and the shared tables its metadata names, and, while some backup's metadata does not parse, any shared
+     * table (which ones it names is unknown; its {@link #deleteBackup} lifts that). {@link #open} runs it, and so does
+     * every create, delete and purge: calling it is needed only to learn of a failure that {@link #open} logged.
+     *
+     * <p>Crash-safe: {@code meta/} is synced first, and nothing is removed unless that succeeds, so that no metadata
+     * unlinked without a sync can come back after a crash naming removed files.
+     *
+     * @throws BloomKvIOException if a directory cannot be listed or synced or a file cannot be removed (what could be
+     *     removed before it is gone; calling again retries)
+     * @throws BackupReadOnlyException on an engine opened {@link #openReadOnly}
+     */
+    public synchronized void garbageCollect() {
+        checkWritable("garbageCollect");
+        try {
+            collectGarbage();
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot collect garbage in " + root, e);
+        }
     }
 
     // ------------------------------------------------------------------ files
@@ -555,23 +660,45 @@ public final class BackupEngine {
         return (int) crc.getValue();
     }
 
-    /** The backups of {@link #scan}: the valid ones, oldest first, and each damaged one's reason by id. */
-    private record Scan(List<BackupInfo> valid, SortedMap<Integer, CorruptionException> damaged) {}
+    /**
+     * The backups of {@link #scan}: the valid ones, oldest first; each damaged one's reason by id; the paths (relative
+     * to the backup directory) every metadata file that parses names, damaged backups' included; and whether some
+     * metadata file does not parse, so that what it names is unknown.
+     */
+    private record Scan(
+            List<BackupInfo> valid,
+            SortedMap<Integer, CorruptionException> damaged,
+            Set<String> named,
+            boolean namesUnknown) {}
 
     /**
      * Reads every backup's metadata and checks that each file it names exists with the recorded size, as RocksDB's
      * {@code BackupEngine} does when it opens: {@code shared/} is listed once, each backup's {@code private/ID/} once,
      * with sizes; no file is read. A backup whose metadata does not parse, or that names a file missing or of another
-     * size, is damaged.
+     * size, is damaged. Collects as it goes what the metadata files name, for {@link #collectGarbage}.
      */
     private Scan scan() throws IOException {
         java.util.Map<String, Long> sizes = new java.util.HashMap<>();
         listSizes(SHARED, sizes);
         List<BackupInfo> valid = new ArrayList<>();
         SortedMap<Integer, CorruptionException> damaged = new TreeMap<>();
+        Set<String> named = new HashSet<>();
+        boolean namesUnknown = false;
         for (int id : ids()) {
+            BackupInfo info;
             try {
-                BackupInfo info = readMeta(id);
+                info = readMeta(id);
+            } catch (java.nio.file.NoSuchFileException deleted) {
+                continue; // deleted since the listing of meta/ (by a writable engine, if this one is read-only)
+            } catch (CorruptionException e) {
+                damaged.put(id, e);
+                namesUnknown = true;
+                continue;
+            }
+            for (BackupFile f : info.files()) {
+                named.add(f.path());
+            }
+            try {
                 listSizes(PRIVATE + "/" + id, sizes);
                 for (BackupFile f : info.files()) {
                     Long size = sizes.get(f.path());
@@ -589,7 +716,7 @@ public final class BackupEngine {
                 damaged.put(id, e);
             }
         }
-        return new Scan(List.copyOf(valid), damaged);
+        return new Scan(List.copyOf(valid), damaged, named, namesUnknown);
     }
 
     /**
@@ -637,7 +764,7 @@ public final class BackupEngine {
     private int nextId() throws IOException {
         List<Integer> ids = ids();
         // Above every id with metadata and every id this engine has seen (a deleted newest one included). A private
-        // directory left by a failed create is removed by removeLeftovers; a live one is never reused.
+        // directory left by a failed create is removed by collectGarbage; a live one is never reused.
         return Math.max(ids.isEmpty() ? 0 : ids.get(ids.size() - 1), latestId) + 1;
     }
 
@@ -645,11 +772,8 @@ public final class BackupEngine {
         return root.resolve(META).resolve(Integer.toString(id));
     }
 
-    /**
-     * Removes what a failed or crashed create left: everything under {@code tmp/}, private directories without
-     * metadata, metadata temp files, and shared tables no backup names.
-     */
-    private void removeLeftovers() throws IOException {
+    /** {@link #garbageCollect}, for the engine's own callers, which wrap the exception. */
+    private void collectGarbage() throws IOException {
         // Data goes only after the metadata naming it is durably gone: a metadata file unlinked without a sync of
         // meta/ (a failed create's, whose sync of meta/ failed, see unpublish) may come back after a crash, naming the
         // files removed here. If meta/ cannot be synced, nothing is removed (the next create, delete or purge does it).
@@ -658,25 +782,20 @@ public final class BackupEngine {
             deleteTree(dir);
         }
         Set<Integer> ids = new HashSet<>(ids());
-        Set<String> named = new HashSet<>();
         Scan scan = scan();
-        for (BackupInfo b : scan.valid()) {
-            for (BackupFile f : b.files()) {
-                named.add(f.path());
-            }
-        }
-        // A damaged backup's private directory stays (its id is in ids), and so does every shared table: which ones
-        // it needs is unknown if its metadata is damaged, and one whose file is missing or short is left for repair.
-        boolean damaged = !scan.damaged().isEmpty();
+        // A damaged backup's private directory stays (its id is in ids), and so do the shared tables its metadata
+        // names (in scan.named), for a repair; if its metadata does not parse, which tables it names is unknown.
         for (Path p : fs.list(root.resolve(PRIVATE))) {
             String name = p.getFileName().toString();
             if (!name.matches("[0-9]{1,9}") || !ids.contains(Integer.parseInt(name))) {
                 deleteTree(p);
             }
         }
-        for (Path p : fs.list(root.resolve(SHARED))) {
-            if (!damaged && !named.contains(SHARED + "/" + p.getFileName())) {
-                fs.delete(p);
+        if (!scan.namesUnknown()) {
+            for (Path p : fs.list(root.resolve(SHARED))) {
+                if (!scan.named().contains(SHARED + "/" + p.getFileName())) {
+                    fs.delete(p);
+                }
             }
         }
         for (Path p : fs.list(root.resolve(META))) {

@@ -19,6 +19,14 @@ final class BackupIds {
         return engine.backups().stream().map(BackupEngine.BackupInfo::id).toList();
     }
 
+    /** bloomkv's backups, valid and damaged, in id order. */
+    static List<Integer> all(BackupEngine engine) {
+        List<Integer> ids = new ArrayList<>(valid(engine));
+        ids.addAll(engine.corruptedBackups());
+        ids.sort(null);
+        return ids;
+    }
+
     /** RocksDB's valid backups (GetBackupInfo leaves out corrupt ones), in id order. */
     static List<Integer> valid(org.rocksdb.BackupEngine engine) {
         List<Integer> ids = new ArrayList<>();

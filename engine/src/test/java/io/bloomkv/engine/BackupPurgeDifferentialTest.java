@@ -144,6 +144,97 @@ class BackupPurgeDifferentialTest {
         }
     }
 
+    /** What a garbage collection left of an interrupted create, observed from outside the engine. */
+    record Collected(
+            List<Integer> valid,
+            List<Integer> corrupt,
+            Set<String> privateDirs,
+            boolean plantedTableLeft,
+            int nextId) {}
+
+    /**
+     * What a create interrupted after storing some files leaves, built by hand on both engines: a private directory
+     * of the next id holding a copy of a private file, a table in the shared directory that no metadata names, and a
+     * metadata temp file. rocksdbjni's {@code garbageCollect()} (its open only notes that one is due) and bloomkv's
+     * open (whose collection runs there) must leave the same backups, remove the private directory and the table, and
+     * give the interrupted backup's id to the next backup.
+     */
+    @Test
+    void anInterruptedCreatesLeftoversAreCollectedAndItsIdIsGivenAgain() throws Exception {
+        Collected rocks;
+        Path rocksDb = dir.resolve("gc-rocks-db");
+        Path rocksBackups = dir.resolve("gc-rocks-backups");
+        Files.createDirectories(rocksBackups);
+        try (org.rocksdb.Options options = new org.rocksdb.Options().setCreateIfMissing(true);
+                RocksDB db = RocksDB.open(options, rocksDb.toString());
+                FlushOptions flush = new FlushOptions().setWaitForFlush(true);
+                BackupEngineOptions beo = new BackupEngineOptions(rocksBackups.toString())) {
+            try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
+                for (int i = 1; i <= 2; i++) {
+                    db.put(("k" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8));
+                    db.flush(flush);
+                    engine.createNewBackup(db, true);
+                }
+            }
+            Path planted = plantLeftovers(rocksBackups, "shared_checksum", ".3.tmp");
+            try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
+                engine.garbageCollect();
+                List<Integer> valid = BackupIds.valid(engine);
+                List<Integer> corrupt = BackupIds.sorted(engine.getCorruptedBackups());
+                Set<String> privateDirs = BackupIds.names(rocksBackups.resolve("private"));
+                boolean left = Files.exists(planted);
+                db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
+                engine.createNewBackup(db, true);
+                List<Integer> all = BackupIds.valid(engine);
+                rocks = new Collected(valid, corrupt, privateDirs, left, all.get(all.size() - 1));
+            }
+        }
+        Collected ours;
+        Path ourBackups = dir.resolve("gc-bloomkv-backups");
+        try (Db db = Db.open(dir.resolve("gc-bloomkv-db"), Options.defaults())) {
+            BackupEngine first = BackupEngine.open(ourBackups);
+            for (int i = 1; i <= 2; i++) {
+                db.put(("k" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8));
+                db.flush();
+                first.createBackup(db);
+            }
+            Path planted = plantLeftovers(ourBackups, "shared", "3.tmp");
+            Files.createDirectories(ourBackups.resolve("tmp").resolve("3"));
+            Files.writeString(ourBackups.resolve("tmp").resolve("3").resolve("CURRENT"), "MANIFEST-000001\n");
+            BackupEngine engine = BackupEngine.open(ourBackups);
+            List<Integer> valid = BackupIds.valid(engine);
+            List<Integer> corrupt = engine.corruptedBackups();
+            Set<String> privateDirs = BackupIds.names(ourBackups.resolve("private"));
+            boolean left = Files.exists(planted);
+            assertThat(BackupIds.names(ourBackups.resolve("tmp"))).isEmpty();
+            assertThat(BackupIds.names(ourBackups.resolve("meta"))).containsExactly("1", "2");
+            db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
+            int nextId = engine.createBackup(db).id();
+            engine.verify(nextId);
+            ours = new Collected(valid, corrupt, privateDirs, left, nextId);
+        }
+        assertThat(rocks).isEqualTo(new Collected(List.of(1, 2), List.of(), Set.of("1", "2"), false, 3));
+        assertThat(ours).isEqualTo(rocks);
+    }
+
+    /**
+     * Plants in {@code backupDir} what a create of backup 3 interrupted after storing files leaves: {@code private/3/}
+     * with a copy of a file of {@code private/2/}, a table in {@code sharedDir} that no metadata names (returned), and
+     * the metadata temp file {@code meta/METATMP}.
+     */
+    private static Path plantLeftovers(Path backupDir, String sharedDir, String metaTmp) throws IOException {
+        Path private2 = backupDir.resolve("private").resolve("2");
+        String file = BackupIds.names(private2).iterator().next();
+        Files.createDirectories(backupDir.resolve("private").resolve("3"));
+        Files.copy(
+                private2.resolve(file),
+                backupDir.resolve("private").resolve("3").resolve(file));
+        Path table = backupDir.resolve(sharedDir).resolve("999_0badf00d_5.sst");
+        Files.writeString(table, "table");
+        Files.writeString(backupDir.resolve("meta").resolve(metaTmp), "partial");
+        return table;
+    }
+
     /** Puts a newline before the first line of {@code meta/ID}: neither RocksDB nor bloomkv parses it then. */
     private static void damage(Path backupDir, int id) throws IOException {
         Path meta = backupDir.resolve("meta").resolve(Integer.toString(id));

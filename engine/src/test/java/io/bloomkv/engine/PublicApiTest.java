@@ -61,7 +61,9 @@ class PublicApiTest {
             "KeyRange",
             "SizeApproximation",
             // resume() refusing an error it cannot clear (RocksDB's Resume on an unrecoverable error)
-            "NotResumableException");
+            "NotResumableException",
+            // BackupEngine.openReadOnly's refusal of writes (RocksDB's BackupEngineReadOnly has no write calls)
+            "BackupReadOnlyException");
 
     @Test
     void thePublicTypesOfTheApiPackageAreTheUserApi() throws Exception {

@@ -1,0 +1,363 @@
+package io.bloomkv.engine;
+
+import static io.bloomkv.engine.BackupEngineTest.load;
+import static io.bloomkv.engine.BackupEngineTest.small;
+import static io.bloomkv.engine.BackupEngineTest.storedShared;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.engine.fs.FaultInjectingFileSystem;
+import io.bloomkv.engine.fs.FileSystem;
+import io.bloomkv.engine.fs.NoFsyncFileSystem;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link BackupEngine#garbageCollect} and the collection {@link BackupEngine#open} runs (RocksDB's {@code
+ * GarbageCollect}): what an interrupted create left is gone once the engine is opened, and what is left is exactly
+ * what the model says each backup needs: {@code meta/ID} and the files it names, for every backup whose metadata
+ * parses (valid or damaged), and every shared table while some backup's metadata does not parse. Every remaining
+ * backup verifies and restores its point. {@link BackupEngine#openReadOnly} removes nothing.
+ */
+class BackupGarbageCollectTest {
+    @TempDir
+    Path dir;
+
+    /**
+     * The process dies at each file-system operation of a second create in turn: opening the engine afterwards leaves
+     * exactly the files of the backups listed (backup 1, and backup 2 if its metadata became durable), each of which
+     * verifies and restores exactly its point; nothing of an unfinished backup 2 is left.
+     */
+    @Test
+    void openingAfterACrashedCreateLeavesExactlyTheFilesOfTheListedBackups() throws IOException {
+        long seed = TestSeeds.seed("BackupGarbageCollectTest.crash");
+        int total = -1;
+        int withLeftovers = 0;
+        int whole = 0;
+        for (int i = 0; total < 0 || i <= total + 1; i++) {
+            Random rnd = new Random(seed);
+            FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
+            Path base = dir.resolve("c" + i);
+            Path root = base.resolve("backups");
+            TreeMap<String, byte[]> model = new TreeMap<>();
+            Db db = Db.open(base.resolve("db"), small(fs).autoCompaction(false).syncMode(SyncMode.EVERY_WRITE));
+            load(db, model, rnd, 300);
+            db.flush();
+            BackupEngine backups = BackupEngine.open(root, fs);
+            backups.createBackup(db);
+            Map<Integer, TreeMap<String, String>> states = new TreeMap<>();
+            states.put(1, CheckpointTest.render(model));
+            load(db, model, rnd, 300);
+            db.flush();
+            load(db, model, rnd, 20);
+            states.put(2, CheckpointTest.render(model));
+            AtomicInteger ops = new AtomicInteger();
+            FaultInjectingFileSystem.Fault counter = fs.inject((op, p) -> {
+                ops.incrementAndGet();
+                return false;
+            });
+            FaultInjectingFileSystem.Fault dead = i == 0 ? null : fs.injectFromNth((op, p) -> true, i);
+            boolean returned = false;
+            try {
+                backups.createBackup(db);
+                returned = true;
+            } catch (BloomKvIOException expected) {
+                // the process is dying
+            }
+            counter.remove();
+            if (i == 0) {
+                total = ops.get();
+            }
+            if (dead != null) {
+                dead.remove();
+            }
+            SimulatedCrashTest.crash(fs, db, new Random(seed + i));
+            String ctx = "seed " + seed + ", crash at operation " + i + " of " + total;
+            Set<String> beforeOpen = files(root);
+
+            BackupEngine after = BackupEngine.open(root, FileSystem.disk());
+            assertThat(after.corruptedBackups()).as(ctx).isEmpty();
+            Set<String> needed = needed(after);
+            assertThat(files(root)).as(ctx + ": the files after the open").isEqualTo(needed);
+            assertThat(dirs(root.resolve("private"))).as(ctx).isEqualTo(ids(after));
+            assertThat(dirs(root.resolve("tmp"))).as(ctx).isEmpty();
+            if (!beforeOpen.equals(needed)) {
+                withLeftovers++;
+            }
+            if (returned) {
+                assertThat(ids(after)).as(ctx + ": returned").contains("2");
+            }
+            assertThat(ids(after)).as(ctx).contains("1");
+            if (ids(after).contains("2")) {
+                whole++;
+            }
+            for (BackupEngine.BackupInfo b : after.backups()) {
+                after.verify(b.id());
+                Path target = base.resolve("r" + b.id());
+                after.restore(b.id(), target);
+                try (Db r = Db.open(target, small(FileSystem.disk()))) {
+                    assertThat(CheckpointTest.contents(r))
+                            .as(ctx + ", backup " + b.id())
+                            .isEqualTo(states.get(b.id()));
+                }
+            }
+        }
+        System.out.println("BackupGarbageCollectTest crashes: " + withLeftovers + " left files the open removed, "
+                + whole + " left backup 2 whole");
+        assertThat(withLeftovers).isPositive();
+        assertThat(whole).isPositive();
+    }
+
+    /**
+     * Leftovers built by hand (a checkpoint in {@code tmp/}, a private directory and a metadata temp file of a backup
+     * that has no metadata, unreferenced shared files) next to a backup damaged by a missing file: a read-only engine
+     * removes nothing and refuses every write; opening a writable one removes the leftovers and keeps every file of
+     * the damaged backup, and deleting another backup removes the tables only it named although one is damaged.
+     * Putting the missing file back makes the damaged backup whole: it verifies and restores.
+     */
+    @Test
+    void leftoversGoAndADamagedBackupKeepsItsFiles() throws IOException {
+        long seed = TestSeeds.seed("BackupGarbageCollectTest.leftovers");
+        Random rnd = new Random(seed);
+        String ctx = "seed " + seed;
+        Path root = dir.resolve("backups");
+        BackupEngine backups = BackupEngine.open(root);
+        // Two databases in one backup directory: backups 1 and 3 of A (3 holds every table of 1 and more), 2 of B.
+        Map<Integer, TreeMap<String, String>> states = new TreeMap<>();
+        TreeMap<String, byte[]> modelA = new TreeMap<>();
+        TreeMap<String, byte[]> modelB = new TreeMap<>();
+        try (Db a = Db.open(dir.resolve("a"), small(FileSystem.disk()).autoCompaction(false));
+                Db b = Db.open(dir.resolve("b"), small(FileSystem.disk()).autoCompaction(false))) {
+            load(a, modelA, rnd, 400);
+            a.flush();
+            backups.createBackup(a);
+            states.put(1, CheckpointTest.render(modelA));
+            load(b, modelB, rnd, 400);
+            b.flush();
+            backups.createBackup(b);
+            states.put(2, CheckpointTest.render(modelB));
+            load(a, modelA, rnd, 400);
+            a.flush();
+            backups.createBackup(a);
+            states.put(3, CheckpointTest.render(modelA));
+        }
+        Set<String> onlyThree = shared(backups, 3);
+        onlyThree.removeAll(shared(backups, 1));
+        onlyThree.removeAll(shared(backups, 2));
+        assertThat(onlyThree).as(ctx).isNotEmpty();
+
+        // Backup 2 is damaged: its MANIFEST is missing (its metadata parses).
+        Path manifest;
+        try (Stream<Path> s = Files.list(root.resolve("private").resolve("2"))) {
+            manifest = s.filter(p -> p.getFileName().toString().startsWith("MANIFEST-"))
+                    .findFirst()
+                    .orElseThrow();
+        }
+        Path saved = dir.resolve("saved-manifest");
+        Files.move(manifest, saved);
+        // What an interrupted create of backup 4 leaves, and stray files in shared/.
+        Path any = root.resolve(shared(backups, 1).iterator().next());
+        Files.createDirectories(root.resolve("tmp").resolve("4"));
+        Files.copy(any, root.resolve("tmp").resolve("4").resolve("000009.sst"));
+        Files.createDirectories(root.resolve("private").resolve("4"));
+        Files.copy(saved, root.resolve("private").resolve("4").resolve(manifest.getFileName()));
+        Files.writeString(root.resolve("meta").resolve("4.tmp"), "bloomkv-backup 1\nid 4\n");
+        Files.copy(any, root.resolve("shared").resolve("9_0badf00d_" + Files.size(any) + ".sst"));
+        Files.writeString(root.resolve("shared").resolve("stray"), "x");
+
+        Set<String> planted = files(root);
+        BackupEngine readOnly = BackupEngine.openReadOnly(root);
+        assertThat(readOnly.isReadOnly()).isTrue();
+        assertThat(readOnly.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1, 3);
+        assertThat(readOnly.corruptedBackups()).containsExactly(2);
+        readOnly.verify(1);
+        readOnly.restore(3, dir.resolve("ro3"));
+        try (Db r = Db.open(dir.resolve("ro3"), small(FileSystem.disk()))) {
+            assertThat(CheckpointTest.contents(r)).as(ctx).isEqualTo(states.get(3));
+        }
+        assertThatThrownBy(readOnly::garbageCollect)
+                .isInstanceOf(BackupReadOnlyException.class)
+                .hasMessageContaining("garbageCollect")
+                .satisfies(e ->
+                        assertThat(((BackupReadOnlyException) e).directory()).isEqualTo(root));
+        assertThatThrownBy(() -> readOnly.deleteBackup(1)).isInstanceOf(BackupReadOnlyException.class);
+        assertThatThrownBy(() -> readOnly.purgeOldBackups(0)).isInstanceOf(BackupReadOnlyException.class);
+        try (Db a = Db.open(dir.resolve("a"), small(FileSystem.disk()))) {
+            assertThatThrownBy(() -> readOnly.createBackup(a)).isInstanceOf(BackupReadOnlyException.class);
+        }
+        assertThat(files(root))
+                .as(ctx + ": the read-only engine removed nothing")
+                .isEqualTo(planted);
+
+        BackupEngine engine = BackupEngine.open(root);
+        Set<String> needed = needed(engine);
+        assertThat(needed).as(ctx).doesNotContain(root.relativize(manifest).toString());
+        assertThat(files(root)).as(ctx + ": after the open").isEqualTo(needed);
+        assertThat(dirs(root.resolve("private"))).containsExactly("1", "2", "3");
+        assertThat(dirs(root.resolve("tmp"))).isEmpty();
+
+        // Deleting 3 removes the tables only it named, although 2 is damaged; 2's files all stay.
+        engine.deleteBackup(3);
+        assertThat(storedShared(root)).as(ctx).doesNotContainAnyElementsOf(onlyThree);
+        assertThat(files(root)).as(ctx + ": after deleting 3").isEqualTo(needed(engine));
+        Files.move(saved, manifest);
+        assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1, 2);
+        for (int id : new int[] {1, 2}) {
+            engine.verify(id);
+            engine.restore(id, dir.resolve("r" + id));
+            try (Db r = Db.open(dir.resolve("r" + id), small(FileSystem.disk()))) {
+                assertThat(CheckpointTest.contents(r))
+                        .as(ctx + ", backup " + id)
+                        .isEqualTo(states.get(id));
+            }
+        }
+    }
+
+    /**
+     * A backup whose metadata does not parse names tables no one can know: while it is there no shared table is
+     * removed, those of a deleted backup included (RocksDB would remove every table only corrupt backups name);
+     * deleting it lets the collection remove every table no remaining backup names.
+     */
+    @Test
+    void whileSomeMetadataDoesNotParseNoSharedTableIsRemoved() throws IOException {
+        long seed = TestSeeds.seed("BackupGarbageCollectTest.unreadable");
+        Random rnd = new Random(seed);
+        Path root = dir.resolve("backups");
+        BackupEngine backups = BackupEngine.open(root);
+        TreeMap<String, byte[]> modelB = new TreeMap<>();
+        try (Db a = Db.open(dir.resolve("a"), small(FileSystem.disk()).autoCompaction(false));
+                Db b = Db.open(dir.resolve("b"), small(FileSystem.disk()).autoCompaction(false))) {
+            load(a, new TreeMap<>(), rnd, 400);
+            a.flush();
+            backups.createBackup(a);
+            load(b, modelB, rnd, 400);
+            b.flush();
+            backups.createBackup(b);
+            load(a, new TreeMap<>(), rnd, 400);
+            a.flush();
+            backups.createBackup(a);
+        }
+        Path meta = root.resolve("meta").resolve("1");
+        Files.writeString(meta, Files.readString(meta).replace("timestamp", "timestamq"));
+        Set<String> before = storedShared(root);
+        BackupEngine engine = BackupEngine.open(root);
+        assertThat(engine.corruptedBackups()).containsExactly(1);
+        engine.deleteBackup(3);
+        assertThat(storedShared(root))
+                .as("seed " + seed + ": 3's tables stay while 1's metadata does not parse")
+                .isEqualTo(before);
+        engine.deleteBackup(1);
+        assertThat(files(root)).as("seed " + seed).isEqualTo(needed(engine));
+        assertThat(dirs(root.resolve("private"))).containsExactly("2");
+        engine.verify(2);
+        engine.restore(2, dir.resolve("r2"));
+        try (Db r = Db.open(dir.resolve("r2"), small(FileSystem.disk()))) {
+            assertThat(CheckpointTest.contents(r)).isEqualTo(CheckpointTest.render(modelB));
+        }
+    }
+
+    /**
+     * The collection at open cannot sync {@code meta/}: the engine opens anyway, logs a WARN and removes nothing;
+     * {@link BackupEngine#garbageCollect} then reports the failure, and once {@code meta/} syncs it removes the
+     * leftover.
+     */
+    @Test
+    void aCollectionThatFailsAtOpenIsLoggedAndGarbageCollectReportsIt() throws IOException {
+        Path root = dir.resolve("backups");
+        try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()))) {
+            load(db, new TreeMap<>(), new Random(7), 300);
+            db.flush();
+            BackupEngine.open(root).createBackup(db);
+        }
+        Path leftover = root.resolve("tmp").resolve("2");
+        Files.createDirectories(leftover);
+        Files.writeString(leftover.resolve("CURRENT"), "MANIFEST-000001\n");
+        FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+        FaultInjectingFileSystem.Fault fault =
+                fs.inject((op, p) -> op == FaultInjectingFileSystem.Op.SYNC_DIR && p.equals(root.resolve("meta")));
+        DbLogTest.Recording log = new DbLogTest.Recording();
+        BackupEngine engine = BackupEngine.open(root, fs, log);
+        assertThat(fault.fired()).isEqualTo(1);
+        assertThat(log.lines).anySatisfy(l -> assertThat(l).startsWith("WARN").contains(root.toString()));
+        assertThat(Files.exists(leftover.resolve("CURRENT"))).isTrue();
+        assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1);
+        assertThatThrownBy(engine::garbageCollect)
+                .isInstanceOf(BloomKvIOException.class)
+                .hasMessageContaining("cannot collect garbage in " + root);
+        assertThat(Files.exists(leftover)).isTrue();
+        fault.remove();
+        engine.garbageCollect();
+        assertThat(Files.exists(leftover)).isFalse();
+        assertThat(files(root)).isEqualTo(needed(engine));
+        engine.verify(1);
+    }
+
+    @Test
+    void openReadOnlyWantsAnExistingBackupDirectoryAndCreatesNothing() throws IOException {
+        Path missing = dir.resolve("missing");
+        assertThatThrownBy(() -> BackupEngine.openReadOnly(missing))
+                .isInstanceOf(InvalidArgumentException.class)
+                .hasMessageContaining("not a backup directory");
+        assertThat(Files.exists(missing)).isFalse();
+        Files.createDirectories(dir.resolve("plain"));
+        assertThatThrownBy(() -> BackupEngine.openReadOnly(dir.resolve("plain")))
+                .isInstanceOf(InvalidArgumentException.class);
+        assertThat(dirs(dir.resolve("plain"))).isEmpty();
+        assertThat(BackupEngine.open(dir.resolve("b")).isReadOnly()).isFalse();
+        assertThat(BackupEngine.openReadOnly(dir.resolve("b")).backups()).isEmpty();
+    }
+
+    /** What the model says the backup directory must hold: {@code meta/ID} and every file it names, for each backup. */
+    private static Set<String> needed(BackupEngine engine) throws IOException {
+        Set<String> needed = new TreeSet<>();
+        for (int id : BackupIds.all(engine)) {
+            needed.add("meta/" + id);
+            engine.readMeta(id).files().forEach(f -> needed.add(f.path()));
+        }
+        // A listed file that is missing (the damage of a damaged backup) is not there to be kept.
+        needed.removeIf(f -> !Files.exists(engine.directory().resolve(f)));
+        return needed;
+    }
+
+    /** The regular files under {@code root}, by their path relative to it ('/'-separated). */
+    private static Set<String> files(Path root) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            return new TreeSet<>(s.filter(Files::isRegularFile)
+                    .map(p -> root.relativize(p).toString().replace('\\', '/'))
+                    .toList());
+        }
+    }
+
+    private static Set<String> dirs(Path d) throws IOException {
+        try (Stream<Path> s = Files.list(d)) {
+            return new TreeSet<>(s.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+
+    private static Set<String> ids(BackupEngine engine) {
+        Set<String> ids = new TreeSet<>();
+        engine.backups().forEach(b -> ids.add(Integer.toString(b.id())));
+        return ids;
+    }
+
+    private static Set<String> shared(BackupEngine engine, int id) {
+        Set<String> named = new TreeSet<>();
+        engine.backups().stream()
+                .filter(b -> b.id() == id)
+                .flatMap(b -> b.files().stream())
+                .map(BackupEngine.BackupFile::path)
+                .filter(f -> f.startsWith("shared/"))
+                .forEach(named::add);
+        return named;
+    }
+}
