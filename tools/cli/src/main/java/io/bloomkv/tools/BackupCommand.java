@@ -16,30 +16,45 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bloomkv backup create|list|restore|verify|delete|purge}: a thin shell over {@link BackupEngine} (incremental backups
+ * {@code bloomkv backup create|list|restore|verify|delete|purge|gc}: a thin shell over {@link BackupEngine} (incremental backups
  * sharing tables by name and checksum). A corrupted backup file fails with exit code 4, naming the file.
  */
 @Command(
         name = "backup",
         mixinStandardHelpOptions = true,
-        description = "Incremental backups of a database: create, list, verify, restore, delete, purge.",
+        description = "Incremental backups: create, list, verify, restore, delete, purge, gc.",
         subcommands = {
             BackupCommand.Create.class,
             BackupCommand.ListBackups.class,
             BackupCommand.Verify.class,
             BackupCommand.Restore.class,
             BackupCommand.Delete.class,
-            BackupCommand.Purge.class
+            BackupCommand.Purge.class,
+            BackupCommand.GarbageCollect.class
         })
 final class BackupCommand {
     // Not a Callable: without a subcommand picocli reports "Missing required subcommand" in one line (exit code 2),
     // as for 'sst', 'db' and 'bloom'.
 
     /**
-     * An existing backup directory: list, verify, restore, delete and purge never create one, nor its subdirectories
-     * in a directory that is not one (BackupEngine.open would).
+     * An existing backup directory, read-only: list, verify and restore write nothing there, so they may run while a
+     * service makes a backup in it (a writable open would remove that backup's unfinished files).
+     */
+    static BackupEngine existingReadOnly(Path backupDir) {
+        checkExisting(backupDir);
+        return BackupEngine.openReadOnly(backupDir);
+    }
+
+    /**
+     * An existing backup directory, writable (its open removes what an interrupted backup or delete left): delete,
+     * purge and gc never create one, nor its subdirectories in a directory that is not one (BackupEngine.open would).
      */
     static BackupEngine existing(Path backupDir) {
+        checkExisting(backupDir);
+        return BackupEngine.open(backupDir);
+    }
+
+    private static void checkExisting(Path backupDir) {
         if (Files.exists(backupDir) && !Files.isDirectory(backupDir)) {
             throw new CliException(ExitCodes.IO_ERROR, "not a directory: " + backupDir);
         }
@@ -49,7 +64,6 @@ final class BackupCommand {
         if (!Files.isDirectory(backupDir.resolve("meta"))) {
             throw new CliException(ExitCodes.IO_ERROR, "not a backup directory (no meta/): " + backupDir);
         }
-        return BackupEngine.open(backupDir);
     }
 
     @Command(
@@ -121,7 +135,7 @@ final class BackupCommand {
 
         @Override
         public Integer call() {
-            BackupEngine engine = existing(backupDir);
+            BackupEngine engine = existingReadOnly(backupDir);
             List<BackupEngine.BackupInfo> all = engine.backups();
             PrintWriter out = spec.commandLine().getOut();
             out.println("id  created                   files  bytes");
@@ -164,7 +178,7 @@ final class BackupCommand {
 
         @Override
         public Integer call() {
-            BackupEngine engine = existing(backupDir);
+            BackupEngine engine = existingReadOnly(backupDir);
             List<Integer> ids;
             if (id != null) {
                 ids = List.of(id);
@@ -204,7 +218,7 @@ final class BackupCommand {
 
         @Override
         public Integer call() {
-            existing(backupDir).restore(id, target);
+            existingReadOnly(backupDir).restore(id, target);
             spec.commandLine().getOut().println("backup " + id + " restored to " + target);
             return ExitCodes.OK;
         }
@@ -279,6 +293,45 @@ final class BackupCommand {
             }
             out.println(line);
             return ExitCodes.OK;
+        }
+    }
+
+    @Command(
+            name = "gc",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Remove the files no backup in BACKUP_DIR needs.",
+                "What interrupted backups and deletes left; the files of damaged backups stay.",
+                "Prints how many files and bytes were removed."
+            })
+    static final class GarbageCollect implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "BACKUP_DIR", description = "The backup directory.")
+        Path backupDir;
+
+        @Override
+        public Integer call() throws java.io.IOException {
+            long[] before = filesAndBytes(backupDir);
+            // The open collects, logging a failure; garbageCollect collects again and throws one (exit code 3).
+            existing(backupDir).garbageCollect();
+            long[] after = filesAndBytes(backupDir);
+            spec.commandLine()
+                    .getOut()
+                    .println("removed " + (before[0] - after[0]) + " files (" + (before[1] - after[1]) + " bytes)");
+            return ExitCodes.OK;
+        }
+
+        private static long[] filesAndBytes(Path dir) throws java.io.IOException {
+            long[] n = new long[2];
+            try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+                for (Path p : s.filter(Files::isRegularFile).toList()) {
+                    n[0]++;
+                    n[1] += Files.size(p);
+                }
+            }
+            return n;
         }
     }
 }

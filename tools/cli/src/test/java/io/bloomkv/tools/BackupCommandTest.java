@@ -9,7 +9,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code bloomkv backup create|list|verify|restore}, and a corrupted backup file refused with exit code 4. */
+/**
+ * {@code bloomkv backup create|list|verify|restore|delete|purge|gc}, and a corrupted backup file refused with exit code
+ * 4.
+ */
 class BackupCommandTest {
     @TempDir
     Path tmp;
@@ -139,6 +142,44 @@ class BackupCommandTest {
         assertThat(kept.out()).isEqualTo("backup 1 deleted\n1 deleted, 0 kept; damaged, left for backup delete: 2\n");
         assertThat(Cli.run("backup", "delete", backups, "2").out()).isEqualTo("backup 2 deleted\n");
         assertThat(Cli.run("backup", "list", backups).out()).doesNotContain("damaged");
+    }
+
+    /**
+     * What an interrupted backup left (its checkpoint in tmp/, a private directory without metadata, a table no backup
+     * names): list, verify and restore open the directory read-only and leave it; gc removes it and says how much.
+     */
+    @Test
+    void gcRemovesWhatAnInterruptedBackupLeftAndListLeavesIt() throws Exception {
+        String db = tmp.resolve("db").toString();
+        String backups = tmp.resolve("backups").toString();
+        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
+                .isZero();
+        assertThat(Cli.run("backup", "create", db, backups).exitCode()).isZero();
+        Path work = Path.of(backups, "tmp", "2");
+        Files.createDirectories(work);
+        Files.writeString(work.resolve("CURRENT"), "MANIFEST-000001\n");
+        Files.createDirectories(Path.of(backups, "private", "2"));
+        Files.writeString(Path.of(backups, "private", "2", "CURRENT"), "MANIFEST-000001\n");
+        Files.writeString(Path.of(backups, "shared", "9_0badf00d_5.sst"), "table");
+
+        assertThat(Cli.run("backup", "list", backups).out()).containsPattern("(?m)^1 ");
+        assertThat(Cli.run("backup", "verify", backups).out()).isEqualTo("backup 1: ok\n");
+        assertThat(Cli.run("backup", "restore", backups, "1", tmp.resolve("r").toString())
+                        .exitCode())
+                .isZero();
+        assertThat(work.resolve("CURRENT")).exists();
+        assertThat(Path.of(backups, "shared", "9_0badf00d_5.sst")).exists();
+
+        Cli.Result gc = Cli.run("backup", "gc", backups);
+        assertThat(gc.exitCode()).as(gc.toString()).isZero();
+        assertThat(gc.out()).isEqualTo("removed 3 files (37 bytes)\n");
+        assertThat(work).doesNotExist();
+        assertThat(Path.of(backups, "private", "2")).doesNotExist();
+        assertThat(Path.of(backups, "shared", "9_0badf00d_5.sst")).doesNotExist();
+        assertThat(Cli.run("backup", "verify", backups).out()).isEqualTo("backup 1: ok\n");
+        assertThat(Cli.run("backup", "gc", backups).out()).isEqualTo("removed 0 files (0 bytes)\n");
+        assertThat(Cli.run("backup", "gc", tmp.resolve("nothing").toString()).exitCode())
+                .isEqualTo(ExitCodes.IO_ERROR);
     }
 
     @Test

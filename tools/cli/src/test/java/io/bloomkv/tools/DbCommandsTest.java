@@ -76,7 +76,8 @@ class DbCommandsTest {
         for (String[] args : new String[][] {
             {"backup", "list", empty.toString()},
             {"backup", "verify", empty.toString()},
-            {"backup", "purge", empty.toString(), "--keep", "1"}
+            {"backup", "purge", empty.toString(), "--keep", "1"},
+            {"backup", "gc", empty.toString()}
         }) {
             Cli.Result r = Cli.run(args);
             assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.IO_ERROR);
