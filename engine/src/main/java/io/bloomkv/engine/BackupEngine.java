@@ -43,8 +43,8 @@ import org.slf4j.Logger;
  * or failed delete, left: {@code tmp/}, private directories and metadata temp files of backups without metadata, and
  * the shared tables no backup names. {@link #open} runs it (a failure there is logged, not thrown), and so does every
  * create, delete and purge; {@link #openReadOnly} does not, and writes nothing. RocksDB's open only notes that a
- * collection is due and leaves it to the first delete or purge; bloomkv's runs it, so that what a crash left does not
- * wait for one.
+ * collection is due and leaves it to the first delete or purge (or a create that finds leftovers under its new id);
+ * bloomkv's runs it, so that what a crash left does not wait for one.
  *
  * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
  * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}). A purge keeps the newest valid backups and
