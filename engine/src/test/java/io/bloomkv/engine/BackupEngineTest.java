@@ -556,20 +556,41 @@ class BackupEngineTest {
      */
     @Test
     void aCrashAtAnyOperationOfACreateLeavesTheBackupWholeOrAbsent() throws IOException {
-        long seed = TestSeeds.seed("BackupEngineTest.crash");
+        crashAtEveryOperationOfACreate(dir, 0, TestSeeds.seed("BackupEngineTest.crash"));
+    }
+
+    /**
+     * Makes {@code prior} backups of a database under {@code dir}/cN, then kills the process at operation N of the
+     * next create, for every N in turn (the bytes not synced are dropped or torn). Afterwards the new backup is listed
+     * and whole, or not listed; opening the engine leaves exactly the files the listed backups name ({@link
+     * BackupGarbageCollectTest#needed}: nothing of an unfinished create); every listed backup verifies and restores
+     * exactly its point, and the next create succeeds.
+     */
+    static void crashAtEveryOperationOfACreate(Path dir, int prior, long seed) throws IOException {
         int total = -1;
         int whole = 0;
         int absent = 0;
+        int withLeftovers = 0;
+        int id = prior + 1;
         for (int i = 0; total < 0 || i <= total + 1; i++) {
             Random rnd = new Random(seed);
             FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
             Path base = dir.resolve("c" + i);
+            Path root = base.resolve("backups");
             TreeMap<String, byte[]> model = new TreeMap<>();
+            java.util.Map<Integer, TreeMap<String, String>> states = new TreeMap<>();
             Db db = Db.open(base.resolve("db"), small(fs).autoCompaction(false).syncMode(SyncMode.EVERY_WRITE));
+            BackupEngine backups = BackupEngine.open(root, fs);
+            for (int b = 1; b <= prior; b++) {
+                load(db, model, rnd, 300);
+                db.flush();
+                backups.createBackup(db);
+                states.put(b, CheckpointTest.render(model));
+            }
             load(db, model, rnd, 300);
             db.flush();
             load(db, model, rnd, 20);
-            BackupEngine backups = BackupEngine.open(base.resolve("backups"), fs);
+            states.put(id, CheckpointTest.render(model));
             AtomicInteger ops = new AtomicInteger();
             FaultInjectingFileSystem.Fault counter = fs.inject((op, p) -> {
                 ops.incrementAndGet();
@@ -592,30 +613,57 @@ class BackupEngineTest {
             }
             SimulatedCrashTest.crash(fs, db, new Random(seed + i));
             String ctx = "seed " + seed + ", crash at operation " + i + " of " + total;
-            BackupEngine after = BackupEngine.open(base.resolve("backups"), FileSystem.disk());
+            Set<String> beforeOpen = BackupGarbageCollectTest.files(root);
+
+            BackupEngine after = BackupEngine.open(root, FileSystem.disk());
+            Set<String> needed = BackupGarbageCollectTest.needed(after);
+            assertThat(after.corruptedBackups()).as(ctx).isEmpty();
+            assertThat(BackupGarbageCollectTest.files(root))
+                    .as(ctx + ": the files after the open")
+                    .isEqualTo(needed);
+            if (!beforeOpen.equals(needed)) {
+                withLeftovers++;
+            }
+            List<Integer> listed =
+                    after.backups().stream().map(BackupEngine.BackupInfo::id).toList();
+            try (Stream<Path> s = Files.list(root.resolve("private"))) {
+                assertThat(s.map(p -> Integer.parseInt(p.getFileName().toString())))
+                        .as(ctx + ": private directories after the open")
+                        .containsExactlyInAnyOrderElementsOf(listed);
+            }
             if (returned) {
                 // A create that returned has durable metadata (what fails after it, removing tmp/, is only logged).
-                assertThat(after.backups()).as(ctx + ": returned").hasSize(1);
+                assertThat(listed).as(ctx + ": returned").contains(id);
             }
-            if (after.backups().isEmpty()) {
-                absent++;
-            } else {
+            for (int b = 1; b <= prior; b++) {
+                assertThat(listed).as(ctx).contains(b);
+            }
+            if (listed.contains(id)) {
                 whole++;
-                after.verify(1);
-                after.restore(1, base.resolve("restored"));
-                try (Db r = Db.open(base.resolve("restored"), small(FileSystem.disk()))) {
-                    assertThat(CheckpointTest.contents(r)).as(ctx).isEqualTo(CheckpointTest.render(model));
+            } else {
+                absent++;
+            }
+            for (int b : listed) {
+                after.verify(b);
+                Path target = base.resolve("restored" + b);
+                after.restore(b, target);
+                try (Db r = Db.open(target, small(FileSystem.disk()))) {
+                    assertThat(CheckpointTest.contents(r))
+                            .as(ctx + ", backup " + b)
+                            .isEqualTo(states.get(b));
                 }
             }
             try (Db again = Db.open(base.resolve("db"), small(FileSystem.disk()))) {
-                assertThat(CheckpointTest.contents(again)).as(ctx + ": source").isEqualTo(CheckpointTest.render(model));
+                assertThat(CheckpointTest.contents(again)).as(ctx + ": source").isEqualTo(states.get(id));
                 BackupEngine.BackupInfo next = after.createBackup(again);
                 after.verify(next.id());
             }
         }
-        System.out.println("BackupEngineTest crashes: " + whole + " whole, " + absent + " absent");
+        System.out.println("BackupEngineTest crashes after " + prior + " backups: " + whole + " whole, " + absent
+                + " absent, " + withLeftovers + " left files the open removed");
         assertThat(whole).isPositive();
         assertThat(absent).isPositive();
+        assertThat(withLeftovers).isPositive();
     }
 
     /**
@@ -705,12 +753,7 @@ class BackupEngineTest {
         }
         String ctx = "seed " + seed;
         // A private file of backup 2 is missing: only backup 2 is damaged.
-        Path manifest;
-        try (Stream<Path> s = Files.list(root.resolve("private").resolve("2"))) {
-            manifest = s.filter(p -> p.getFileName().toString().startsWith("MANIFEST-"))
-                    .findFirst()
-                    .orElseThrow();
-        }
+        Path manifest = manifestOf(root, 2);
         Path saved = dir.resolve("saved-manifest");
         Files.move(manifest, saved);
         Set<String> sharedBefore = storedShared(root);
@@ -877,6 +920,15 @@ class BackupEngineTest {
             states.add(CheckpointTest.render(model));
         }
         return states;
+    }
+
+    /** Backup {@code id}'s MANIFEST in the backup directory {@code root}. */
+    static Path manifestOf(Path root, int id) throws IOException {
+        try (Stream<Path> s = Files.list(root.resolve("private").resolve(Integer.toString(id)))) {
+            return s.filter(p -> p.getFileName().toString().startsWith("MANIFEST-"))
+                    .findFirst()
+                    .orElseThrow();
+        }
     }
 
     static java.util.Set<String> storedShared(Path backupDir) throws IOException {

@@ -1,6 +1,7 @@
 package io.bloomkv.engine;
 
 import static io.bloomkv.engine.BackupEngineTest.load;
+import static io.bloomkv.engine.BackupEngineTest.manifestOf;
 import static io.bloomkv.engine.BackupEngineTest.small;
 import static io.bloomkv.engine.BackupEngineTest.storedShared;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.fs.FileSystem;
-import io.bloomkv.engine.fs.NoFsyncFileSystem;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +17,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,87 +34,13 @@ class BackupGarbageCollectTest {
 
     /**
      * The process dies at each file-system operation of a second create in turn: opening the engine afterwards leaves
-     * exactly the files of the backups listed (backup 1, and backup 2 if its metadata became durable), each of which
-     * verifies and restores exactly its point; nothing of an unfinished backup 2 is left.
+     * exactly the files of the backups listed (backup 1, and backup 2 if its metadata became durable; the tables the
+     * two share included), each of which verifies and restores exactly its point; nothing of an unfinished backup 2
+     * is left.
      */
     @Test
     void openingAfterACrashedCreateLeavesExactlyTheFilesOfTheListedBackups() throws IOException {
-        long seed = TestSeeds.seed("BackupGarbageCollectTest.crash");
-        int total = -1;
-        int withLeftovers = 0;
-        int whole = 0;
-        for (int i = 0; total < 0 || i <= total + 1; i++) {
-            Random rnd = new Random(seed);
-            FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
-            Path base = dir.resolve("c" + i);
-            Path root = base.resolve("backups");
-            TreeMap<String, byte[]> model = new TreeMap<>();
-            Db db = Db.open(base.resolve("db"), small(fs).autoCompaction(false).syncMode(SyncMode.EVERY_WRITE));
-            load(db, model, rnd, 300);
-            db.flush();
-            BackupEngine backups = BackupEngine.open(root, fs);
-            backups.createBackup(db);
-            Map<Integer, TreeMap<String, String>> states = new TreeMap<>();
-            states.put(1, CheckpointTest.render(model));
-            load(db, model, rnd, 300);
-            db.flush();
-            load(db, model, rnd, 20);
-            states.put(2, CheckpointTest.render(model));
-            AtomicInteger ops = new AtomicInteger();
-            FaultInjectingFileSystem.Fault counter = fs.inject((op, p) -> {
-                ops.incrementAndGet();
-                return false;
-            });
-            FaultInjectingFileSystem.Fault dead = i == 0 ? null : fs.injectFromNth((op, p) -> true, i);
-            boolean returned = false;
-            try {
-                backups.createBackup(db);
-                returned = true;
-            } catch (BloomKvIOException expected) {
-                // the process is dying
-            }
-            counter.remove();
-            if (i == 0) {
-                total = ops.get();
-            }
-            if (dead != null) {
-                dead.remove();
-            }
-            SimulatedCrashTest.crash(fs, db, new Random(seed + i));
-            String ctx = "seed " + seed + ", crash at operation " + i + " of " + total;
-            Set<String> beforeOpen = files(root);
-
-            BackupEngine after = BackupEngine.open(root, FileSystem.disk());
-            assertThat(after.corruptedBackups()).as(ctx).isEmpty();
-            Set<String> needed = needed(after);
-            assertThat(files(root)).as(ctx + ": the files after the open").isEqualTo(needed);
-            assertThat(dirs(root.resolve("private"))).as(ctx).isEqualTo(ids(after));
-            assertThat(dirs(root.resolve("tmp"))).as(ctx).isEmpty();
-            if (!beforeOpen.equals(needed)) {
-                withLeftovers++;
-            }
-            if (returned) {
-                assertThat(ids(after)).as(ctx + ": returned").contains("2");
-            }
-            assertThat(ids(after)).as(ctx).contains("1");
-            if (ids(after).contains("2")) {
-                whole++;
-            }
-            for (BackupEngine.BackupInfo b : after.backups()) {
-                after.verify(b.id());
-                Path target = base.resolve("r" + b.id());
-                after.restore(b.id(), target);
-                try (Db r = Db.open(target, small(FileSystem.disk()))) {
-                    assertThat(CheckpointTest.contents(r))
-                            .as(ctx + ", backup " + b.id())
-                            .isEqualTo(states.get(b.id()));
-                }
-            }
-        }
-        System.out.println("BackupGarbageCollectTest crashes: " + withLeftovers + " left files the open removed, "
-                + whole + " left backup 2 whole");
-        assertThat(withLeftovers).isPositive();
-        assertThat(whole).isPositive();
+        BackupEngineTest.crashAtEveryOperationOfACreate(dir, 1, TestSeeds.seed("BackupGarbageCollectTest.crash"));
     }
 
     /**
@@ -157,12 +82,7 @@ class BackupGarbageCollectTest {
         assertThat(onlyThree).as(ctx).isNotEmpty();
 
         // Backup 2 is damaged: its MANIFEST is missing (its metadata parses).
-        Path manifest;
-        try (Stream<Path> s = Files.list(root.resolve("private").resolve("2"))) {
-            manifest = s.filter(p -> p.getFileName().toString().startsWith("MANIFEST-"))
-                    .findFirst()
-                    .orElseThrow();
-        }
+        Path manifest = manifestOf(root, 2);
         Path saved = dir.resolve("saved-manifest");
         Files.move(manifest, saved);
         // What an interrupted create of backup 4 leaves, and stray files in shared/.
@@ -318,7 +238,7 @@ class BackupGarbageCollectTest {
     }
 
     /** What the model says the backup directory must hold: {@code meta/ID} and every file it names, for each backup. */
-    private static Set<String> needed(BackupEngine engine) throws IOException {
+    static Set<String> needed(BackupEngine engine) throws IOException {
         Set<String> needed = new TreeSet<>();
         for (int id : BackupIds.all(engine)) {
             needed.add("meta/" + id);
@@ -330,7 +250,7 @@ class BackupGarbageCollectTest {
     }
 
     /** The regular files under {@code root}, by their path relative to it ('/'-separated). */
-    private static Set<String> files(Path root) throws IOException {
+    static Set<String> files(Path root) throws IOException {
         try (Stream<Path> s = Files.walk(root)) {
             return new TreeSet<>(s.filter(Files::isRegularFile)
                     .map(p -> root.relativize(p).toString().replace('\\', '/'))

@@ -87,11 +87,8 @@ class BackupCommandTest {
      */
     @Test
     void aBackupWithDamagedMetadataIsListedAndFailsVerify() throws Exception {
+        String backups = oneBackup();
         String db = tmp.resolve("db").toString();
-        String backups = tmp.resolve("backups").toString();
-        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
-                .isZero();
-        assertThat(Cli.run("backup", "create", db, backups).exitCode()).isZero();
         Path meta = Path.of(backups, "meta", "1");
         Files.writeString(meta, Files.readString(meta).replace("timestamp", "timestamq"));
         Cli.Result created = Cli.run("backup", "create", db, backups);
@@ -119,12 +116,10 @@ class BackupCommandTest {
      */
     @Test
     void aBackupWithAMissingFileIsListedAsDamaged() throws Exception {
-        String db = tmp.resolve("db").toString();
-        String backups = tmp.resolve("backups").toString();
-        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
+        String backups = oneBackup();
+        assertThat(Cli.run("backup", "create", tmp.resolve("db").toString(), backups)
+                        .exitCode())
                 .isZero();
-        assertThat(Cli.run("backup", "create", db, backups).exitCode()).isZero();
-        assertThat(Cli.run("backup", "create", db, backups).exitCode()).isZero();
         Path manifest;
         try (java.util.stream.Stream<Path> s = Files.list(Path.of(backups, "private", "2"))) {
             manifest = s.filter(p -> p.getFileName().toString().startsWith("MANIFEST-"))
@@ -150,11 +145,7 @@ class BackupCommandTest {
      */
     @Test
     void gcRemovesWhatAnInterruptedBackupLeftAndListLeavesIt() throws Exception {
-        String db = tmp.resolve("db").toString();
-        String backups = tmp.resolve("backups").toString();
-        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
-                .isZero();
-        assertThat(Cli.run("backup", "create", db, backups).exitCode()).isZero();
+        String backups = oneBackup();
         Path work = Path.of(backups, "tmp", "2");
         Files.createDirectories(work);
         Files.writeString(work.resolve("CURRENT"), "MANIFEST-000001\n");
@@ -180,6 +171,16 @@ class BackupCommandTest {
         assertThat(Cli.run("backup", "gc", backups).out()).isEqualTo("removed 0 files (0 bytes)\n");
         assertThat(Cli.run("backup", "gc", tmp.resolve("nothing").toString()).exitCode())
                 .isEqualTo(ExitCodes.IO_ERROR);
+    }
+
+    /** tmp/db holding apple=red, backed up once into tmp/backups (returned). */
+    private String oneBackup() {
+        String db = tmp.resolve("db").toString();
+        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
+                .isZero();
+        String backups = tmp.resolve("backups").toString();
+        assertThat(Cli.run("backup", "create", db, backups).exitCode()).isZero();
+        return backups;
     }
 
     @Test
