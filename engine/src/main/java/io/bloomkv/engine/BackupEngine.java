@@ -257,7 +257,7 @@ public final class BackupEngine {
      * Backs up {@code db} (a writable database on this engine's file system): a new backup holding exactly the
      * writes acknowledged before the call. Tables already in the backup directory are not copied again. Returns once
      * the backup's metadata is durable; a failure to remove the emptied work directory {@code tmp/ID/} after that is
-     * logged, not thrown (the backup exists and is whole), and the next create, delete or purge removes it. Its id
+     * logged, not thrown (the backup exists and is whole), and the next garbage collection removes it. Its id
      * is one above every id this engine has seen since it was opened, so a deleted newest backup's id is not given
      * again until a reopen (RocksDB's ids, likewise); a create that failed leaves its id to the next.
      */
@@ -269,6 +269,8 @@ public final class BackupEngine {
      * {@link #createBackup(Db)}, reporting to {@code progress} how far it is (the command line's progress display):
      * the tables the checkpoint copies, where it cannot hard-link them, then the checkpoint's files, each read once
      * for its checksum, which is most of a backup's time when the checkpoint could link the tables.
+     *
+     * @throws BackupReadOnlyException on an engine opened {@link #openReadOnly}
      */
     public synchronized BackupInfo createBackup(Db db, Progress progress) {
         if (db == null) {
@@ -366,7 +368,7 @@ public final class BackupEngine {
 
     /**
      * Removes at once what a create that failed with {@code failure} had stored (its checkpoint in {@code tmp/},
-     * {@code private/ID/}, the tables it moved into {@code shared/}), as the next create would: a cancelled backup
+     * {@code private/ID/}, the tables it moved into {@code shared/}), as the next collection would: a cancelled backup
      * holds no copy of the database. Best effort: a problem is added to {@code failure}.
      */
     private void removeLeftoversOf(Throwable failure) {
@@ -776,7 +778,7 @@ public final class BackupEngine {
     private void collectGarbage() throws IOException {
         // Data goes only after the metadata naming it is durably gone: a metadata file unlinked without a sync of
         // meta/ (a failed create's, whose sync of meta/ failed, see unpublish) may come back after a crash, naming the
-        // files removed here. If meta/ cannot be synced, nothing is removed (the next create, delete or purge does it).
+        // files removed here. If meta/ cannot be synced, nothing is removed (the next collection does it).
         fs.syncDirectory(root.resolve(META));
         for (Path dir : fs.list(root.resolve(TMP))) {
             deleteTree(dir);
