@@ -126,8 +126,8 @@ final class Events {
                     try {
                         wait();
                     } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return;
+                        // The thread is the database's own: only a listener can have interrupted it (see below),
+                        // and ending here would lose every later event. close() ends it.
                     }
                 }
                 if (queue.isEmpty()) {
@@ -143,6 +143,9 @@ final class Events {
                     } catch (Throwable e) {
                         listenerFailed(l, e); // the thread goes on with the next listener and the next event
                     }
+                    // A listener that interrupted this thread (itself, or a blocking call it made that set the flag)
+                    // must not make the next listener's blocking call fail, nor end the thread.
+                    Thread.interrupted();
                 }
             }
         }

@@ -611,6 +611,48 @@ class EventListenerTest {
     }
 
     /**
+     * A listener that interrupts the event thread (by mistake, or through a blocking call of its own) costs no event:
+     * the thread used to end at its next wait, and every later event of every listener was lost.
+     */
+    @Test
+    void aListenerThatInterruptsTheEventThreadLosesNoLaterEvent() throws Exception {
+        List<Long> flushed = new CopyOnWriteArrayList<>();
+        List<Boolean> interruptedOnEntry = new CopyOnWriteArrayList<>();
+        EventListener interrupter = new EventListener() {
+            @Override
+            public void onFlushCompleted(FlushCompletedInfo info) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        EventListener counter = new EventListener() {
+            @Override
+            public void onFlushCompleted(FlushCompletedInfo info) {
+                interruptedOnEntry.add(Thread.currentThread().isInterrupted());
+                flushed.add(info.walNumber());
+            }
+        };
+        long flushes;
+        try (Db db = Db.open(dir, Options.defaults().listeners(interrupter, counter))) {
+            for (int round = 0; round < 3; round++) {
+                db.put(TestKeys.key(round), TestKeys.key(round));
+                db.flush();
+                // flush() returns once the flush is recorded; its event may still be queued: wait for it
+                long expected = round + 1;
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+                while (flushed.size() < expected && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+            }
+            flushes = db.stats().flushes();
+        }
+        assertThat(flushes).isEqualTo(3);
+        assertThat(flushed).as("every flush reported after the first interrupt").hasSize(3);
+        assertThat(interruptedOnEntry)
+                .as("the next listener does not inherit the interrupt")
+                .containsOnly(false);
+    }
+
+    /**
      * A flushed table is announced (onTableFileCreated, onFlushCompleted) before any compaction that reads it begins.
      * The flush installs its Version, then drops its memtable under the mutex (closing its WAL), then queued its
      * events; a compaction thread that had just finished another compaction could pick the new table in between and
