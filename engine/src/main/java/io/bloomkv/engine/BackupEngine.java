@@ -41,10 +41,12 @@ import org.slf4j.Logger;
  *
  * <p>{@link #garbageCollect} (RocksDB's {@code GarbageCollect}) removes what a crashed or failed create, or a crashed
  * or failed delete, left: {@code tmp/}, private directories and metadata temp files of backups without metadata, and
- * the shared tables no backup names. {@link #open} runs it (a failure there is logged, not thrown), and so does every
- * create, delete and purge; {@link #openReadOnly} does not, and writes nothing. RocksDB's open only notes that a
- * collection is due and leaves it to the first delete or purge (or a create that finds leftovers under its new id);
- * bloomkv's runs it, so that what a crash left does not wait for one.
+ * the shared tables no backup names. As RocksDB's, {@link #open} removes nothing (it only lists, so that opening a
+ * directory in which another process is creating a backup leaves that create's files alone): a collection is due from
+ * the open, and the engine's first {@link #createBackup}, {@link #deleteBackup} or {@link #purgeOldBackups} runs it
+ * before its own work; one that fails stays due for the next. Every delete and purge also collects after removing the
+ * metadata, and a failed create collects what it stored, so that none of them leaves files no backup names.
+ * {@link #openReadOnly} never collects, and writes nothing.
  *
  * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
  * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}). A purge keeps the newest valid backups and
@@ -67,11 +69,11 @@ import org.slf4j.Logger;
  * loaded whole), so the garbage collection that its first delete or purge after opening runs removes the corrupt
  * backup's private directory and every shared table only corrupt backups name.
  *
- * <p>One writable BackupEngine per backup directory at a time (it takes no lock; opening one removes the files of a
- * create in progress in another); its methods are synchronized. Read-only engines ({@link #openReadOnly}) may list,
- * verify and restore while it works, as RocksDB's {@code BackupEngineReadOnly} (a backup it deletes meanwhile then
- * fails to verify or restore). The file system must be the one the backed-up databases use, so that the checkpoint's
- * files can be moved.
+ * <p>One writable BackupEngine per backup directory at a time (it takes no lock; the first create, delete or purge of
+ * one removes the files of a create in progress in another); its methods are synchronized. Read-only engines ({@link
+ * #openReadOnly}) may list, verify and restore while it works, as RocksDB's {@code BackupEngineReadOnly} (a backup it
+ * deletes meanwhile then fails to verify or restore). The file system must be the one the backed-up databases use, so
+ * that the checkpoint's files can be moved.
  */
 public final class BackupEngine {
     static final String META_MAGIC = "bloomkv-backup";
@@ -91,6 +93,12 @@ public final class BackupEngine {
     private final Logger log;
     /** Opened by {@link #openReadOnly}: nothing in the backup directory is written or removed. */
     private final boolean readOnly;
+    /**
+     * Guarded by this: a garbage collection is due (RocksDB's {@code might_need_garbage_collect_}): from the open, and
+     * from any collection or clean-up that did not complete, until a collection completes. The next create, delete or
+     * purge runs it first.
+     */
+    private boolean collectionDue = true;
 
     /** A file of a backup: its path relative to the backup directory, size and CRC32C. */
     public record BackupFile(String path, long size, int crc32c) {}
@@ -123,8 +131,11 @@ public final class BackupEngine {
     }
 
     /**
-     * The backups in {@code backupDir} on the real file system (the directory is created if missing), after a
-     * {@link #garbageCollect} of what a crashed create or delete left.
+     * The backups in {@code backupDir} on the real file system (the directory and its {@code meta/}, {@code shared/},
+     * {@code private/} and {@code tmp/} are created if missing). Nothing is removed: what a crashed create or delete
+     * left stays until this engine's first create, delete or purge, or {@link #garbageCollect}, collects it (as
+     * RocksDB's {@code BackupEngine::Open}), so that opening a directory to list its backups while another process
+     * creates one there does not remove that create's files.
      */
     public static BackupEngine open(Path backupDir) {
         return open(backupDir, FileSystem.disk());
@@ -135,18 +146,12 @@ public final class BackupEngine {
         return open(backupDir, fs, DbLog.LOG);
     }
 
-    /**
-     * {@link #open(Path, FileSystem)}, reporting to {@code log} (tests pass a recording logger). The garbage collection
-     * it runs is best effort: a failure (a backup directory on a read-only mount, say) is logged as a WARN and the
-     * engine opens, as the next create, delete or purge collects again and reports a failure then (RocksDB's open
-     * collects nothing: it notes that a collection is due, for its first delete or purge).
-     */
+    /** {@link #open(Path, FileSystem)}, reporting to {@code log} (tests pass a recording logger). */
     static BackupEngine open(Path backupDir, FileSystem fs, Logger log) {
         if (backupDir == null || fs == null) {
             throw new InvalidArgumentException("backup directory and file system must not be null");
         }
         Path root = backupDir.toAbsolutePath().normalize();
-        BackupEngine engine;
         try {
             if (fs.exists(root)
                     && !fs.exists(root.resolve(META))
@@ -157,22 +162,12 @@ public final class BackupEngine {
                 fs.createDirectories(root.resolve(d));
             }
             List<Integer> ids = ids(fs, root);
-            engine = new BackupEngine(fs, root, log, ids.isEmpty() ? 0 : ids.get(ids.size() - 1), false);
+            return new BackupEngine(fs, root, log, ids.isEmpty() ? 0 : ids.get(ids.size() - 1), false);
         } catch (java.nio.file.NotDirectoryException | java.nio.file.FileAlreadyExistsException e) {
             throw new InvalidArgumentException("backup directory is a file: " + root);
         } catch (IOException e) {
             throw new BloomKvIOException("cannot open backup directory " + root, e);
         }
-        try {
-            engine.collectGarbage();
-        } catch (IOException | RuntimeException e) {
-            log.warn(
-                    "backup directory {} opened, but removing what an interrupted backup or delete left failed (the"
-                            + " next backup, delete, purge or garbageCollect retries)",
-                    root,
-                    e);
-        }
-        return engine;
     }
 
     /**
@@ -281,7 +276,7 @@ public final class BackupEngine {
         }
         checkWritable("createBackup");
         try {
-            collectGarbage();
+            collectIfDue();
             int id = nextId();
             Path tmp = root.resolve(TMP).resolve(Integer.toString(id));
             long[] bytesDone = {0};
@@ -348,16 +343,17 @@ public final class BackupEngine {
     /**
      * Removes backup {@code id}'s emptied checkpoint directory {@code tmp/ID/} once the backup exists. A failure is
      * logged (WARN) and not thrown: the backup is created (RocksDB counts a backup as created once its metadata is
-     * stored), and {@link #collectGarbage}, run by the next open, create, delete or purge, removes everything under
-     * {@code tmp/}.
+     * stored); a collection becomes due, which the next create, delete or purge runs ({@link #collectGarbage} removes
+     * everything under {@code tmp/}).
      */
     private void removeWorkDirectory(Db db, int id, Path tmp) {
         try {
             fs.delete(tmp);
         } catch (IOException | RuntimeException e) {
+            collectionDue = true;
             log.warn(
-                    "[{}] backup {} created in {}, but removing its work directory {} failed (the next open, backup,"
-                            + " delete or purge removes it)",
+                    "[{}] backup {} created in {}, but removing its work directory {} failed (the next backup, delete,"
+                            + " purge or garbageCollect removes it)",
                     db.directory(),
                     id,
                     root,
@@ -512,8 +508,10 @@ public final class BackupEngine {
      * Deletes backup {@code id} (RocksDB's {@code DeleteBackup}): its metadata, its private files, and the shared
      * tables no remaining backup names. Crash-safe: the metadata goes first (the backup ceases to exist when its
      * metadata file is unlinked and {@code meta/} synced), then the files only it referenced; a crash between the two
-     * leaves unreferenced files that the next delete, purge or create removes, and never touches a file another backup
-     * names, so every remaining backup still verifies and restores.
+     * leaves unreferenced files that the next engine's first delete, purge or create removes, and never touches a file
+     * another backup names, so every remaining backup still verifies and restores. If a collection is due (the first
+     * delete, purge or create of this engine, or one after a collection that failed), it runs first; if it fails, the
+     * delete throws and deletes nothing.
      *
      * A damaged backup is deleted the same way. The files a remaining damaged backup's metadata names stay, and while
      * some remaining backup's metadata does not parse no shared table is removed (which ones it names is unknown).
@@ -524,6 +522,7 @@ public final class BackupEngine {
     public synchronized void deleteBackup(int id) {
         checkWritable("deleteBackup");
         try {
+            collectIfDue();
             checkId(id);
             deleteMetaThenCollect(List.of(id));
         } catch (IOException e) {
@@ -547,6 +546,9 @@ public final class BackupEngine {
      * metadata file put back from elsewhere gives back a whole backup, and {@link #deleteBackup} of the damaged backup
      * frees them.
      *
+     * <p>A collection that is due runs first, as for {@link #deleteBackup}, even if nothing is to be deleted (as
+     * RocksDB's first purge after opening collects).
+     *
      * @throws InvalidArgumentException if {@code keep} is negative
      * @throws BackupReadOnlyException on an engine opened {@link #openReadOnly}
      */
@@ -556,6 +558,7 @@ public final class BackupEngine {
         }
         checkWritable("purgeOldBackups");
         try {
+            collectIfDue();
             // Damaged backups are neither counted nor deleted (RocksDB's corrupt_backups_ are outside its backups_).
             List<Integer> valid = scan().valid().stream().map(BackupInfo::id).toList();
             List<Integer> doomed = List.copyOf(valid.subList(0, Math.max(0, valid.size() - keep)));
@@ -572,6 +575,7 @@ public final class BackupEngine {
      * ({@link #collectGarbage}). Data files are removed only after the metadata naming them is durably gone.
      */
     private void deleteMetaThenCollect(List<Integer> doomed) throws IOException {
+        collectionDue = true; // a failure before the collection below completes leaves unnamed files
         for (int id : doomed) {
             fs.delete(metaFile(id));
             fs.syncDirectory(root.resolve(META));
@@ -585,8 +589,9 @@ public final class BackupEngine {
      * the {@code private/} directories of ids without metadata, metadata temp files ({@code meta/ID.tmp}), and the
      * {@code shared/} tables no metadata names. Never removed: a file a valid backup names, a damaged backup's private
      * directory and the shared tables its metadata names, and, while some backup's metadata does not parse, any shared
-     * table (which ones it names is unknown; its {@link #deleteBackup} lifts that). {@link #open} runs it, and so does
-     * every create, delete and purge: calling it is needed only to learn of a failure that {@link #open} logged.
+     * table (which ones it names is unknown; its {@link #deleteBackup} lifts that). Runs whether or not a collection
+     * is due ({@link #open} runs none; the engine's first create, delete or purge runs one, and every delete and purge
+     * one after its metadata unlinks): calling it removes what a crash left without deleting or creating a backup.
      *
      * <p>Crash-safe: {@code meta/} is synced first, and nothing is removed unless that succeeds, so that no metadata
      * unlinked without a sync can come back after a crash naming removed files.
@@ -774,8 +779,19 @@ public final class BackupEngine {
         return root.resolve(META).resolve(Integer.toString(id));
     }
 
-    /** {@link #garbageCollect}, for the engine's own callers, which wrap the exception. */
+    /** {@link #collectGarbage} if a collection is due ({@link #collectionDue}). */
+    private void collectIfDue() throws IOException {
+        if (collectionDue) {
+            collectGarbage();
+        }
+    }
+
+    /**
+     * {@link #garbageCollect}, for the engine's own callers, which wrap the exception. The collection is due until
+     * this completes, so that one cut short by a failure is run again by the next create, delete or purge.
+     */
     private void collectGarbage() throws IOException {
+        collectionDue = true;
         // Data goes only after the metadata naming it is durably gone: a metadata file unlinked without a sync of
         // meta/ (a failed create's, whose sync of meta/ failed, see unpublish) may come back after a crash, naming the
         // files removed here. If meta/ cannot be synced, nothing is removed (the next collection does it).
@@ -805,6 +821,7 @@ public final class BackupEngine {
                 fs.delete(p);
             }
         }
+        collectionDue = false;
     }
 
     private void deleteTree(Path p) throws IOException {

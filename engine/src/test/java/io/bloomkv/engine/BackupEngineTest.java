@@ -562,9 +562,10 @@ class BackupEngineTest {
     /**
      * Makes {@code prior} backups of a database under {@code dir}/cN, then kills the process at operation N of the
      * next create, for every N in turn (the bytes not synced are dropped or torn). Afterwards the new backup is listed
-     * and whole, or not listed; opening the engine leaves exactly the files the listed backups name ({@link
-     * BackupGarbageCollectTest#needed}: nothing of an unfinished create); every listed backup verifies and restores
-     * exactly its point, and the next create succeeds.
+     * and whole, or not listed; opening the engine removes nothing (as RocksDB's open); every listed backup verifies
+     * and restores exactly its point beside the leftovers; the engine's first mutating call, a purge that deletes
+     * nothing or the next create (alternately), leaves exactly the files the listed backups name ({@link
+     * BackupGarbageCollectTest#needed}: nothing of an unfinished create), and the next create succeeds.
      */
     static void crashAtEveryOperationOfACreate(Path dir, int prior, long seed) throws IOException {
         int total = -1;
@@ -619,18 +620,13 @@ class BackupEngineTest {
             Set<String> needed = BackupGarbageCollectTest.needed(after);
             assertThat(after.corruptedBackups()).as(ctx).isEmpty();
             assertThat(BackupGarbageCollectTest.files(root))
-                    .as(ctx + ": the files after the open")
-                    .isEqualTo(needed);
+                    .as(ctx + ": the open removes nothing")
+                    .isEqualTo(beforeOpen);
             if (!beforeOpen.equals(needed)) {
                 withLeftovers++;
             }
             List<Integer> listed =
                     after.backups().stream().map(BackupEngine.BackupInfo::id).toList();
-            try (Stream<Path> s = Files.list(root.resolve("private"))) {
-                assertThat(s.map(p -> Integer.parseInt(p.getFileName().toString())))
-                        .as(ctx + ": private directories after the open")
-                        .containsExactlyInAnyOrderElementsOf(listed);
-            }
             if (returned) {
                 // A create that returned has durable metadata (what fails after it, removing tmp/, is only logged).
                 assertThat(listed).as(ctx + ": returned").contains(id);
@@ -653,14 +649,29 @@ class BackupEngineTest {
                             .isEqualTo(states.get(b));
                 }
             }
+            boolean purgeFirst = i % 2 == 0;
+            if (purgeFirst) {
+                assertThat(after.purgeOldBackups(listed.size())).as(ctx).isEmpty();
+                assertThat(BackupGarbageCollectTest.files(root))
+                        .as(ctx + ": the files after the first purge")
+                        .isEqualTo(needed);
+            }
             try (Db again = Db.open(base.resolve("db"), small(FileSystem.disk()))) {
                 assertThat(CheckpointTest.contents(again)).as(ctx + ": source").isEqualTo(states.get(id));
                 BackupEngine.BackupInfo next = after.createBackup(again);
                 after.verify(next.id());
             }
+            assertThat(BackupGarbageCollectTest.files(root))
+                    .as(ctx + ": the files after the " + (purgeFirst ? "next" : "first") + " create")
+                    .isEqualTo(BackupGarbageCollectTest.needed(after));
+            try (Stream<Path> s = Files.list(root.resolve("private"))) {
+                assertThat(s.map(p -> Integer.parseInt(p.getFileName().toString())))
+                        .as(ctx + ": private directories after the first purge or create")
+                        .containsExactlyInAnyOrderElementsOf(BackupIds.valid(after));
+            }
         }
         System.out.println("BackupEngineTest crashes after " + prior + " backups: " + whole + " whole, " + absent
-                + " absent, " + withLeftovers + " left files the open removed");
+                + " absent, " + withLeftovers + " left files the first purge or create removed");
         assertThat(whole).isPositive();
         assertThat(absent).isPositive();
         assertThat(withLeftovers).isPositive();
@@ -1010,8 +1021,8 @@ class BackupEngineTest {
 
     /**
      * The process dies at each file-system operation of a delete (and of a purge) in turn: every backup still listed
-     * verifies and restores exactly its point, the kept backups are all listed, and opening the engine again leaves
-     * only the files some backup names.
+     * verifies and restores exactly its point, the kept backups are all listed, opening the engine again removes
+     * nothing, and its first purge (which deletes no backup) leaves only the files some backup names.
      */
     @Test
     void aCrashAtAnyOperationOfADeleteOrPurgeLeavesEveryRemainingBackupWhole() throws IOException {
@@ -1055,14 +1066,19 @@ class BackupEngineTest {
                 fs.crash(new Random(seed + i));
                 String ctx = "seed " + seed + ", " + (purge ? "purge" : "delete") + ", crash at operation " + i + " of "
                         + total;
+                Set<String> beforeOpen = BackupGarbageCollectTest.files(base.resolve("backups"));
                 BackupEngine after = BackupEngine.open(base.resolve("backups"), FileSystem.disk());
+                assertThat(BackupGarbageCollectTest.files(base.resolve("backups")))
+                        .as(ctx + ": the open removes nothing")
+                        .isEqualTo(beforeOpen);
                 java.util.List<Integer> listed = after.backups().stream()
                         .map(BackupEngine.BackupInfo::id)
                         .toList();
+                assertThat(after.purgeOldBackups(listed.size())).as(ctx).isEmpty();
                 assertThat(storedShared(base.resolve("backups"))).as(ctx).isEqualTo(namedShared(after));
                 try (Stream<Path> s = Files.list(base.resolve("backups").resolve("private"))) {
                     assertThat(s.map(p -> Integer.parseInt(p.getFileName().toString())))
-                            .as(ctx + ": private directories after the open")
+                            .as(ctx + ": private directories after the first purge")
                             .containsExactlyInAnyOrderElementsOf(listed);
                 }
                 assertThat(listed).as(ctx).contains(3);

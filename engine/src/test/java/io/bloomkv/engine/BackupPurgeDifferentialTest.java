@@ -13,6 +13,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.rocksdb.BackupEngineOptions;
 import org.rocksdb.Env;
 import org.rocksdb.FlushOptions;
@@ -144,8 +146,13 @@ class BackupPurgeDifferentialTest {
         }
     }
 
-    /** What a garbage collection left of an interrupted create, observed from outside the engine. */
+    /**
+     * What was left of an interrupted create, observed from outside the engine: after the open (the private
+     * directories, whether the planted table is there), then after the first mutating call, and the next backup's id.
+     */
     record Collected(
+            Set<String> privateDirsAfterOpen,
+            boolean plantedTableLeftAfterOpen,
             List<Integer> valid,
             List<Integer> corrupt,
             Set<String> privateDirs,
@@ -155,12 +162,14 @@ class BackupPurgeDifferentialTest {
     /**
      * What a create interrupted after storing some files leaves, built by hand on both engines: a private directory
      * of the next id holding a copy of a private file, a table in the shared directory that no metadata names, and a
-     * metadata temp file. rocksdbjni's {@code garbageCollect()} (its open only notes that one is due) and bloomkv's
-     * open (whose collection runs there) must leave the same backups, remove the private directory and the table, and
-     * give the interrupted backup's id to the next backup.
+     * metadata temp file. Both engines are opened on it: neither open removes anything (RocksDB's only notes that a
+     * collection is due). Then the same first call on both, {@code firstCall}: {@code garbageCollect()}, a purge that
+     * keeps both backups, or the delete of backup 1; each must leave the same backups and private directories and
+     * remove the planted table, and the next backup must get the same id.
      */
-    @Test
-    void anInterruptedCreatesLeftoversAreCollectedAndItsIdIsGivenAgain() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"garbageCollect", "purge", "delete"})
+    void anInterruptedCreatesLeftoversStayAtOpenAndGoAtTheFirstCollection(String firstCall) throws Exception {
         Collected rocks;
         Path rocksDb = dir.resolve("gc-rocks-db");
         Path rocksBackups = dir.resolve("gc-rocks-backups");
@@ -178,7 +187,13 @@ class BackupPurgeDifferentialTest {
             }
             Path planted = plantLeftovers(rocksBackups, "shared_checksum", ".3.tmp");
             try (org.rocksdb.BackupEngine engine = org.rocksdb.BackupEngine.open(Env.getDefault(), beo)) {
-                engine.garbageCollect();
+                Set<String> privateAfterOpen = BackupIds.names(rocksBackups.resolve("private"));
+                boolean leftAfterOpen = Files.exists(planted);
+                switch (firstCall) {
+                    case "garbageCollect" -> engine.garbageCollect();
+                    case "purge" -> engine.purgeOldBackups(2);
+                    default -> engine.deleteBackup(1);
+                }
                 List<Integer> valid = BackupIds.valid(engine);
                 List<Integer> corrupt = BackupIds.sorted(engine.getCorruptedBackups());
                 Set<String> privateDirs = BackupIds.names(rocksBackups.resolve("private"));
@@ -186,7 +201,8 @@ class BackupPurgeDifferentialTest {
                 db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
                 engine.createNewBackup(db, true);
                 List<Integer> all = BackupIds.valid(engine);
-                rocks = new Collected(valid, corrupt, privateDirs, left, all.get(all.size() - 1));
+                rocks = new Collected(
+                        privateAfterOpen, leftAfterOpen, valid, corrupt, privateDirs, left, all.get(all.size() - 1));
             }
         }
         Collected ours;
@@ -202,18 +218,33 @@ class BackupPurgeDifferentialTest {
             Files.createDirectories(ourBackups.resolve("tmp").resolve("3"));
             Files.writeString(ourBackups.resolve("tmp").resolve("3").resolve("CURRENT"), "MANIFEST-000001\n");
             BackupEngine engine = BackupEngine.open(ourBackups);
+            Set<String> privateAfterOpen = BackupIds.names(ourBackups.resolve("private"));
+            boolean leftAfterOpen = Files.exists(planted);
+            assertThat(BackupIds.names(ourBackups.resolve("tmp"))).containsExactly("3");
+            assertThat(BackupIds.names(ourBackups.resolve("meta"))).containsExactly("1", "2", "3.tmp");
+            switch (firstCall) {
+                case "garbageCollect" -> engine.garbageCollect();
+                case "purge" -> engine.purgeOldBackups(2);
+                default -> engine.deleteBackup(1);
+            }
             List<Integer> valid = BackupIds.valid(engine);
             List<Integer> corrupt = engine.corruptedBackups();
             Set<String> privateDirs = BackupIds.names(ourBackups.resolve("private"));
             boolean left = Files.exists(planted);
             assertThat(BackupIds.names(ourBackups.resolve("tmp"))).isEmpty();
-            assertThat(BackupIds.names(ourBackups.resolve("meta"))).containsExactly("1", "2");
+            assertThat(BackupIds.names(ourBackups.resolve("meta")))
+                    .containsExactlyElementsOf(
+                            valid.stream().map(String::valueOf).toList());
             db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
             int nextId = engine.createBackup(db).id();
             engine.verify(nextId);
-            ours = new Collected(valid, corrupt, privateDirs, left, nextId);
+            ours = new Collected(privateAfterOpen, leftAfterOpen, valid, corrupt, privateDirs, left, nextId);
         }
-        assertThat(rocks).isEqualTo(new Collected(List.of(1, 2), List.of(), Set.of("1", "2"), false, 3));
+        List<Integer> remaining = firstCall.equals("delete") ? List.of(2) : List.of(1, 2);
+        Set<String> remainingDirs =
+                new TreeSet<>(remaining.stream().map(String::valueOf).toList());
+        assertThat(rocks)
+                .isEqualTo(new Collected(Set.of("1", "2", "3"), true, remaining, List.of(), remainingDirs, false, 3));
         assertThat(ours).isEqualTo(rocks);
     }
 
