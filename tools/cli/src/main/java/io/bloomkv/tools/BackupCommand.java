@@ -38,7 +38,8 @@ final class BackupCommand {
 
     /**
      * An existing backup directory, read-only: list, verify and restore write nothing there, so they may run while a
-     * service makes a backup in it (a writable open would remove that backup's unfinished files).
+     * service makes a backup in it (a writable engine's first create, delete or purge would remove that backup's
+     * unfinished files).
      */
     static BackupEngine existingReadOnly(Path backupDir) {
         checkExisting(backupDir);
@@ -46,8 +47,9 @@ final class BackupCommand {
     }
 
     /**
-     * An existing backup directory, writable (its open removes what an interrupted backup or delete left): delete,
-     * purge and gc never create one, nor its subdirectories in a directory that is not one (BackupEngine.open would).
+     * An existing backup directory, writable (its first delete or purge, or garbageCollect, removes what an interrupted
+     * backup or delete left): delete, purge and gc never create one, nor its subdirectories in a directory that is not
+     * one (BackupEngine.open would).
      */
     static BackupEngine existing(Path backupDir) {
         checkExisting(backupDir);
@@ -314,7 +316,7 @@ final class BackupCommand {
         @Override
         public Integer call() throws java.io.IOException {
             long[] before = filesAndBytes(backupDir);
-            // The open collects, logging a failure; garbageCollect collects again and throws one (exit code 3).
+            // The open removes nothing, so the difference is what the collection removed; a failure is exit code 3.
             existing(backupDir).garbageCollect();
             long[] after = filesAndBytes(backupDir);
             spec.commandLine()
