@@ -104,6 +104,14 @@ final class DbState {
     private BloomKvException resumeFailure;
 
     private String resumeFailureOperation;
+    /**
+     * Guarded by the mutex: the errors a {@link Db#resume} cleared or replaced. A job records its error twice when a
+     * MANIFEST write failed (at the failure, then after asking the listeners: the compaction thread and compactRange);
+     * a resume may run in between, and the second record must not bring back the error it cleared. Weak: an error no
+     * thread holds any more cannot be recorded again. (Throwable's equality is identity.)
+     */
+    private final java.util.Set<BloomKvException> retired =
+            java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
     /** Point reads' per-thread SuperVersions (RocksDB's thread-local SuperVersion); scraped on every install. */
     private final ThreadLocalRefs<SuperVersion> local =
             new ThreadLocalRefs<>(() -> closed ? null : superVersion, this::acquireSuperVersion, SuperVersion::release);
@@ -239,8 +247,9 @@ final class DbState {
     void setBackgroundError(String operation, BloomKvException e) {
         mutex.lock();
         try {
-            if (e == backgroundError || e == resumeFailure) {
-                // recorded already (a failed MANIFEST write, then the job that made it): not a new failure
+            if (e == backgroundError || e == resumeFailure || retired.contains(e)) {
+                // recorded already (a failed MANIFEST write, then the job that made it), or cleared by a resume since:
+                // not a new failure
             } else if (backgroundError == null) {
                 backgroundError = e;
                 backgroundErrorOperation = operation;
@@ -314,6 +323,7 @@ final class DbState {
             resumeFailureOperation = operation;
         }
         BloomKvException now = resumeFailure;
+        retired.add(backgroundError); // a later record of it is no new failure (see retired)
         backgroundError = now;
         backgroundErrorOperation = now == null ? null : resumeFailureOperation;
         resumeFailure = null;

@@ -1,0 +1,112 @@
+package io.bloomkv.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomkv.engine.fs.FaultInjectingFileSystem;
+import io.bloomkv.engine.fs.FaultInjectingFileSystem.Fault;
+import io.bloomkv.engine.fs.FaultInjectingFileSystem.Op;
+import io.bloomkv.engine.internal.table.TableReader;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link Db#resume()} against the threads that record background errors: a compaction whose failed MANIFEST write is
+ * reported to the listeners after it was recorded (a resume in between must not see it come back).
+ * Deterministic: the listener holds the failed thread at the point of the race.
+ */
+class ResumeRacesTest {
+    @TempDir
+    Path dir;
+
+    private final FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+
+    @AfterEach
+    void nothingLeaks() {
+        assertThat(TableReader.liveTables()).as("tables left open").isZero();
+    }
+
+    private Options options() {
+        return Options.defaults()
+                .fileSystem(fs)
+                .syncMode(SyncMode.GROUP_COMMIT)
+                .writeBufferSize(256 << 10)
+                .blockSize(512)
+                .blockCacheSize(0);
+    }
+
+    private static void putRange(Db db, int from, int to, String value) {
+        for (int k = from; k < to; k++) {
+            db.put(TestKeys.key(k), TestKeys.bytes(value + k));
+        }
+    }
+
+    private static boolean onThread(String prefix) {
+        return Thread.currentThread().getName().startsWith(prefix);
+    }
+
+    /**
+     * A background compaction's MANIFEST write fails: recorded at once, then told to the listeners on the compaction
+     * thread. A resume on another thread while the listener runs clears it; when the listener returns, the error must
+     * stay cleared (the compaction thread must not record the same error again).
+     */
+    @Test
+    void aCompactionErrorClearedByResumeWhileItsListenerRunsStaysCleared() throws Exception {
+        CountDownLatch inListener = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        EventListener holder = new EventListener() {
+            @Override
+            public boolean onBackgroundError(BackgroundErrorInfo info) {
+                if (info.operation().equals("compaction") && inListener.getCount() > 0) {
+                    inListener.countDown();
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return false;
+            }
+        };
+        Options opts = options().autoCompaction(true).l0CompactionTrigger(2).listeners(holder);
+        try (Db db = Db.open(dir, opts)) {
+            putRange(db, 0, 200, "a");
+            db.flush();
+            // Only the compaction thread's MANIFEST sync fails: the flush below records its table.
+            Fault f = fs.inject((op, p) ->
+                    op == Op.SYNC && p.getFileName().toString().startsWith("MANIFEST-") && onThread("bloomkv-compact"));
+            try {
+                putRange(db, 100, 300, "b");
+                db.flush(); // the second level-0 table: a compaction starts and fails
+                assertThat(inListener.await(30, TimeUnit.SECONDS))
+                        .as("the compaction failed")
+                        .isTrue();
+            } finally {
+                f.remove();
+            }
+            assertThat(db.property("bloomkv.background-errors")).contains("1");
+            assertThatThrownBy(() -> db.put(TestKeys.key(1), TestKeys.bytes("x")))
+                    .isInstanceOf(BloomKvException.class);
+
+            db.resume();
+            release.countDown();
+            // The compaction thread went past its listener (and compacts again: resume woke it).
+            db.waitForBackgroundWork();
+
+            assertThat(db.property("bloomkv.background-errors"))
+                    .as("the error resume cleared does not come back")
+                    .contains("0");
+            db.put(TestKeys.key(1), TestKeys.bytes("after"));
+            assertThat(TestKeys.str(db.get(TestKeys.key(1)))).isEqualTo("after");
+            assertThat(TestKeys.str(db.get(TestKeys.key(50)))).isEqualTo("a50");
+            assertThat(TestKeys.str(db.get(TestKeys.key(250)))).isEqualTo("b250");
+            DiskFullTest.assertNoOrphanTables(db, "after the compaction's retry");
+        } finally {
+            release.countDown();
+        }
+    }
+}
