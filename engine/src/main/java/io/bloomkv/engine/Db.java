@@ -1171,7 +1171,8 @@ public final class Db implements AutoCloseable {
      * and a later resume, or a reopen, recovers. Concurrent calls run one at a time: the later one finds the error
      * cleared and returns, or tries again. While background work is paused ({@link #pauseBackgroundWork}) resume waits
      * for {@link #continueBackgroundWork}, as RocksDB's {@code Resume} waits for its flush, and as {@link #flush()}
-     * does; calling it on the thread that would continue the work waits forever.
+     * does; calling it on the thread that would continue the work waits forever. It is refused inside a listener's
+     * {@link EventListener#onBackgroundError}: hand it to another thread there.
      *
      * @throws NotResumableException when the error cannot be cleared safely: a corrupt file, or anything but an I/O
      *     error (an Error, an unexpected exception of a background job), after which the state in memory may disagree
@@ -1179,9 +1180,15 @@ public final class Db implements AutoCloseable {
      * @throws BloomKvException the error of a step that failed (a {@link BloomKvIOException} for an I/O error)
      * @throws DbClosedException if the database is closed, or closes while resume waits
      * @throws DbReadOnlyException when opened read-only (it has no background error to clear)
+     * @throws InvalidArgumentException when called inside {@link EventListener#onBackgroundError}
      */
     public void resume() {
         checkWritable("resume");
+        if (events.insideBackgroundError()) {
+            throw new InvalidArgumentException("resume: cannot be called inside EventListener.onBackgroundError (on the"
+                    + " failed flush's thread it would wait for that thread's own flushes, and the error is recorded"
+                    + " only once the listeners return): call it from another thread once the listener returned");
+        }
         resumeLock.lock();
         try {
             resumeHeld();

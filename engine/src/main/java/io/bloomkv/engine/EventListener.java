@@ -16,7 +16,8 @@ import java.util.List;
  * exception: it runs on the background thread that failed (again holding no engine lock), because its answer
  * decides what happens next (an error from a foreground path, which no answer changes, comes on the event thread);
  * it may also close the database, or pause its background work: neither waits for the thread it runs on, whose failed
- * job then ends.
+ * job then ends. It may not call {@link Db#resume} (refused: the error is recorded only once it returns); hand that to
+ * another thread.
  * Whatever a listener throws (an Error or an undeclared checked exception too) is logged at WARN on the logger
  * {@code io.bloomkv.engine.Db} and changes nothing: the other listeners, the later events and the engine go on (an
  * answer {@link #onBackgroundError} did not give counts as false).

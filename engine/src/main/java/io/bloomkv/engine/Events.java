@@ -18,6 +18,12 @@ final class Events {
 
     private Thread thread;
     private boolean closed;
+    /**
+     * True on a thread while it runs a listener's {@link EventListener#onBackgroundError} of this database: there
+     * {@link Db#resume} is refused. On the failed flush's thread it would wait for that thread's own flushes, and on
+     * the failed background thread the error is recorded only once the listeners return.
+     */
+    private final ThreadLocal<Boolean> inBackgroundError = ThreadLocal.withInitial(() -> false);
 
     Events(List<EventListener> listeners, Path dir) {
         this.listeners = List.copyOf(listeners);
@@ -36,7 +42,21 @@ final class Events {
      */
     void writesStopped(String operation, BloomKvException error) {
         EventListener.BackgroundErrorInfo info = new EventListener.BackgroundErrorInfo(dir, operation, error, false);
-        post(l -> l.onBackgroundError(info));
+        post(l -> askAbout(l, info));
+    }
+
+    /** Whether the calling thread runs a listener's {@code onBackgroundError} of this database. */
+    boolean insideBackgroundError() {
+        return inBackgroundError.get();
+    }
+
+    private boolean askAbout(EventListener l, EventListener.BackgroundErrorInfo info) {
+        inBackgroundError.set(true);
+        try {
+            return l.onBackgroundError(info);
+        } finally {
+            inBackgroundError.set(false);
+        }
     }
 
     /** Queues {@code event} for every listener; dropped after {@link #close}. */
@@ -110,7 +130,7 @@ final class Events {
                 new EventListener.BackgroundErrorInfo(dir, operation, error, recoverable);
         for (EventListener l : listeners) {
             try {
-                ignore |= l.onBackgroundError(info);
+                ignore |= askAbout(l, info);
             } catch (Throwable e) {
                 listenerFailed(l, e); // the failed thread goes on to record the error
             }

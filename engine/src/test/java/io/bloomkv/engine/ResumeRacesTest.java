@@ -2,6 +2,7 @@ package io.bloomkv.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.fs.FaultInjectingFileSystem.Fault;
@@ -10,13 +11,15 @@ import io.bloomkv.engine.internal.table.TableReader;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link Db#resume()} against the threads that record background errors: a compaction whose failed MANIFEST write is
- * reported to the listeners after it was recorded (a resume in between must not see it come back).
+ * reported to the listeners after it was recorded (a resume in between must not see it come back), and a listener's
+ * {@link EventListener#onBackgroundError} calling resume on the thread that failed (refused, never a deadlock).
  * Deterministic: the listener holds the failed thread at the point of the race.
  */
 class ResumeRacesTest {
@@ -107,6 +110,64 @@ class ResumeRacesTest {
             DiskFullTest.assertNoOrphanTables(db, "after the compaction's retry");
         } finally {
             release.countDown();
+        }
+    }
+
+    /**
+     * A listener's onBackgroundError calls resume on the flush thread whose MANIFEST write failed: resume would wait for
+     * that thread's flushes, so it is refused at once (InvalidArgumentException), and a resume from another thread
+     * afterwards recovers.
+     */
+    @Test
+    void resumeInsideOnBackgroundErrorIsRefusedNotADeadlock() throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        CountDownLatch returned = new CountDownLatch(1);
+        AtomicReference<Db> self = new AtomicReference<>();
+        AtomicReference<Fault> fault = new AtomicReference<>();
+        EventListener resumer = new EventListener() {
+            @Override
+            public boolean onBackgroundError(BackgroundErrorInfo info) {
+                if (returned.getCount() > 0) {
+                    fault.get().remove(); // the cause is fixed: resume's own steps would succeed
+                    try {
+                        self.get().resume();
+                    } catch (Throwable e) {
+                        thrown.set(e);
+                    }
+                    returned.countDown();
+                }
+                return false;
+            }
+        };
+        Db db = Db.open(dir, options().autoCompaction(false).listeners(resumer));
+        try {
+            self.set(db);
+            putRange(db, 0, 100, "a");
+            Fault f = fs.inject(FaultInjectingFileSystem.on(Op.SYNC, "MANIFEST-*"));
+            fault.set(f);
+            try {
+                BloomKvException failed = catchThrowableOfType(db::flush, BloomKvException.class);
+                assertThat(failed).as("the flush's MANIFEST write failed").isNotNull();
+                assertThat(returned.await(10, TimeUnit.SECONDS))
+                        .as("resume inside onBackgroundError returns (no deadlock)")
+                        .isTrue();
+            } finally {
+                f.remove();
+            }
+            assertThat(thrown.get())
+                    .as("refused with a clear exception")
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .hasMessageContaining("onBackgroundError");
+            assertThat(db.property("bloomkv.background-errors")).contains("1");
+
+            db.resume();
+            assertThat(db.property("bloomkv.background-errors")).contains("0");
+            putRange(db, 100, 150, "b");
+            db.flush();
+            assertThat(TestKeys.str(db.get(TestKeys.key(10)))).isEqualTo("a10");
+            assertThat(TestKeys.str(db.get(TestKeys.key(120)))).isEqualTo("b120");
+        } finally {
+            db.close(); // also ends a deadlocked resume (it gives up when the database closes)
         }
     }
 }
