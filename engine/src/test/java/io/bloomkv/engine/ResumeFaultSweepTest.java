@@ -48,7 +48,9 @@ class ResumeFaultSweepTest {
         WAL_SYNC(SyncMode.NONE, false),
         FLUSH_TABLE_WRITE_NO_WAL(SyncMode.NONE, true),
         /** Two full memtables wait behind the one whose flush failed, each with its own WAL. */
-        FLUSH_TABLE_WRITE_BEHIND(SyncMode.GROUP_COMMIT, false);
+        FLUSH_TABLE_WRITE_BEHIND(SyncMode.GROUP_COMMIT, false),
+        /** A TTL database with a merge operator and partitioned tables; merges and a range deletion in the memtable. */
+        FLUSH_TABLE_WRITE_MERGES_TTL(SyncMode.GROUP_COMMIT, false);
 
         final SyncMode mode;
         final boolean noWal;
@@ -60,6 +62,16 @@ class ResumeFaultSweepTest {
     }
 
     private Options options(Failure failure) {
+        if (failure == Failure.FLUSH_TABLE_WRITE_MERGES_TTL) {
+            return plainOptions(failure)
+                    .ttl(java.time.Duration.ofDays(1))
+                    .mergeOperator(MergeOperators.stringAppend(','))
+                    .tablePartitionPrefixLength(10);
+        }
+        return plainOptions(failure);
+    }
+
+    private Options plainOptions(Failure failure) {
         return Options.defaults()
                 .fileSystem(fs)
                 .syncMode(failure.mode)
@@ -101,11 +113,19 @@ class ResumeFaultSweepTest {
         } else {
             put(db, model, 20, 50, "b");
         }
+        if (failure == Failure.FLUSH_TABLE_WRITE_MERGES_TTL) {
+            for (int k = 15; k < 35; k++) {
+                db.merge(TestKeys.key(k), TestKeys.bytes("m"));
+                model.merge(k, "m", (old, m) -> old + "," + m);
+            }
+            db.deleteRange(TestKeys.key(44), TestKeys.key(48));
+            model.subMap(44, 48).clear();
+        }
         if (failure.mode == SyncMode.NONE) {
             db.syncWal();
         }
         FaultPredicate cause = switch (failure) {
-            case FLUSH_TABLE_WRITE, FLUSH_TABLE_WRITE_NO_WAL, FLUSH_TABLE_WRITE_BEHIND ->
+            case FLUSH_TABLE_WRITE, FLUSH_TABLE_WRITE_NO_WAL, FLUSH_TABLE_WRITE_BEHIND, FLUSH_TABLE_WRITE_MERGES_TTL ->
                 FaultInjectingFileSystem.on(Op.WRITE, "*.sst");
             case FLUSH_MANIFEST_WRITE -> FaultInjectingFileSystem.on(Op.SYNC, "MANIFEST-*");
             case WAL_APPEND_SYNC, WAL_SYNC -> FaultInjectingFileSystem.on(Op.SYNC, "*.log");
