@@ -40,6 +40,12 @@ final class Compactor {
     private final CompactionEnv env;
     /** Serializes compactions (background and {@link #compactRange}). */
     private final ReentrantLock compactionLock = new ReentrantLock();
+    /**
+     * Guarded by compactionLock: the failed MANIFEST write that {@link #run} recorded as the background error and
+     * threw, so that {@link #compactRange} tells the listeners of its own failure (as the background loop does) while
+     * it passes on, untold, a background error that was set before (which rangeCompaction throws).
+     */
+    private BloomKvException recordedManifestFailure;
 
     private final ReentrantLock stateLock = new ReentrantLock();
     private final Condition stateChanged = stateLock.newCondition();
@@ -321,6 +327,7 @@ final class Compactor {
         Throwable thrown = null; // what the caller gets
         boolean recoverable = false;
         compactionLock.lock();
+        recordedManifestFailure = null;
         try {
             Version v = env.versions().retainCurrent();
             int maxLevel;
@@ -359,13 +366,20 @@ final class Compactor {
             // no new failure. Anything else is judged as the background loop judges it: a corrupt table (RocksDB stops
             // writes there too, as a manual compaction's background error), an Error, or a merge operator's or
             // compaction filter's exception (recoverable: the inputs stay).
-            if (e == env.backgroundError() || env.isShuttingDown()) {
+            if (e == recordedManifestFailure) {
+                // This call's MANIFEST write failed: recorded by run (recording it again is a no-op), still untold.
+                failure = recordedManifestFailure;
+                thrown = e;
+                recoverable = false;
+            } else if (e == env.backgroundError() || env.isShuttingDown()) {
                 throw e;
+            } else {
+                failure = BackgroundErrors.of("compactRange failed", e);
+                thrown = e;
+                recoverable = env.backgroundError() == null
+                        && !(e instanceof Error)
+                        && !(failure instanceof CorruptionException);
             }
-            failure = BackgroundErrors.of("compactRange failed", e);
-            thrown = e;
-            recoverable =
-                    env.backgroundError() == null && !(e instanceof Error) && !(failure instanceof CorruptionException);
         } finally {
             compactionLock.unlock();
         }
@@ -481,6 +495,7 @@ final class Compactor {
                 // loop and compactRange record nothing more.
                 BloomKvException err = BackgroundErrors.of("compaction: MANIFEST write failed", e);
                 env.setBackgroundError("compaction", err);
+                recordedManifestFailure = err;
                 throw err;
             }
             env.compactionFinished(bytesRead, written);

@@ -413,6 +413,51 @@ class EventListenerTest {
     }
 
     /**
+     * A compactRange whose MANIFEST write fails is told to the listeners on the caller's thread, unrecoverable, once,
+     * as a background compaction's is (and so reaches the info log's ERROR line); the error is recorded once.
+     */
+    @Test
+    void aCompactRangeManifestFailureIsReported() {
+        Recorder rec = new Recorder();
+        FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new NoFsyncFileSystem());
+        String caller = Thread.currentThread().getName();
+        Db db = Db.open(dir, small(fs).autoCompaction(false).listeners(rec));
+        try {
+            rec.db.set(db);
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 200; i++) {
+                    db.put(TestKeys.key(i), TestKeys.key(round * 1000 + i));
+                }
+                db.flush();
+            }
+            FaultInjectingFileSystem.Fault fault = fs.inject(FaultInjectingFileSystem.on(Op.SYNC, "MANIFEST-*")
+                    .and((op, p) -> Thread.currentThread().getName().equals(caller)));
+            Throwable thrown;
+            try {
+                thrown = org.assertj.core.api.Assertions.catchThrowable(() -> db.compactRange(null, null));
+            } finally {
+                fault.remove();
+            }
+            assertThat(thrown).isInstanceOf(BloomKvIOException.class);
+            List<EventListener.BackgroundErrorInfo> errors = rec.of(EventListener.BackgroundErrorInfo.class);
+            assertThat(errors)
+                    .as("asked on the caller's thread before compactRange throws")
+                    .hasSize(1);
+            assertThat(errors.get(0).operation()).isEqualTo("compaction");
+            assertThat(errors.get(0).recoverable()).isFalse();
+            assertThat(errors.get(0).error()).isSameAs(thrown);
+            assertWritesStopped(db);
+        } finally {
+            try {
+                db.close();
+            } catch (BloomKvException closeAfterError) {
+                // closing a database whose writes stopped may report the error again
+            }
+        }
+        assertThat(rec.violations).isEmpty();
+    }
+
+    /**
      * A compactRange that finds a corrupt table is a background compaction's failure, as in RocksDB (whose manual
      * compaction reports OnBackgroundError with reason COMPACTION and status Corruption, and then refuses writes):
      * the listeners are told, unrecoverable, and writes stop, as they do when the background thread finds it. Before,
