@@ -439,20 +439,9 @@ class EventListenerTest {
                 fault.remove();
             }
             assertThat(thrown).isInstanceOf(BloomKvIOException.class);
-            List<EventListener.BackgroundErrorInfo> errors = rec.of(EventListener.BackgroundErrorInfo.class);
-            assertThat(errors)
-                    .as("asked on the caller's thread before compactRange throws")
-                    .hasSize(1);
-            assertThat(errors.get(0).operation()).isEqualTo("compaction");
-            assertThat(errors.get(0).recoverable()).isFalse();
-            assertThat(errors.get(0).error()).isSameAs(thrown);
-            assertWritesStopped(db);
+            assertThat(oneUnrecoverableCompactionError(rec, db).error()).isSameAs(thrown);
         } finally {
-            try {
-                db.close();
-            } catch (BloomKvException closeAfterError) {
-                // closing a database whose writes stopped may report the error again
-            }
+            closeAfterError(db);
         }
         assertThat(rec.violations).isEmpty();
     }
@@ -490,22 +479,34 @@ class EventListenerTest {
         try {
             rec.db.set(db);
             assertThatThrownBy(() -> db.compactRange(null, null)).isInstanceOf(CorruptionException.class);
-            List<EventListener.BackgroundErrorInfo> errors = rec.of(EventListener.BackgroundErrorInfo.class);
-            assertThat(errors)
-                    .as("asked on the caller's thread before compactRange throws")
-                    .hasSize(1);
-            assertThat(errors.get(0).operation()).isEqualTo("compaction");
-            assertThat(errors.get(0).recoverable()).isFalse();
-            assertThat(errors.get(0).error()).isInstanceOf(CorruptionException.class);
-            assertWritesStopped(db);
+            assertThat(oneUnrecoverableCompactionError(rec, db).error()).isInstanceOf(CorruptionException.class);
         } finally {
-            try {
-                db.close();
-            } catch (BloomKvException closeAfterError) {
-                // closing a database whose writes stopped may report the error again
-            }
+            closeAfterError(db);
         }
         assertThat(rec.violations).isEmpty();
+    }
+
+    /**
+     * The one background error the listeners were asked about, on the caller's thread before compactRange threw:
+     * a compaction's, unrecoverable; writes stopped.
+     */
+    private static EventListener.BackgroundErrorInfo oneUnrecoverableCompactionError(Recorder rec, Db db) {
+        List<EventListener.BackgroundErrorInfo> errors = rec.of(EventListener.BackgroundErrorInfo.class);
+        assertThat(errors)
+                .as("asked on the caller's thread before compactRange throws")
+                .hasSize(1);
+        assertThat(errors.get(0).operation()).isEqualTo("compaction");
+        assertThat(errors.get(0).recoverable()).isFalse();
+        assertWritesStopped(db);
+        return errors.get(0);
+    }
+
+    private static void closeAfterError(Db db) {
+        try {
+            db.close();
+        } catch (BloomKvException closeAfterError) {
+            // closing a database whose writes stopped may report the error again
+        }
     }
 
     /** The background error is set and writes fail. */
