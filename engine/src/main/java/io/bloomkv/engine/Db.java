@@ -826,8 +826,8 @@ public final class Db implements AutoCloseable {
 
     /**
      * Adds {@code operand} to {@code key}'s merge operands (RocksDB's {@code Merge}): reads then see
-     * {@link Options#mergeOperator}'s {@link MergeOperator#fullMerge} of the key's older value and its operands; flush and
-     * compaction combine them ahead of reads. One write, no read.
+     * {@link Options#mergeOperator}'s {@link MergeOperator#fullMerge} of the key's older value and its operands; flush
+     * and compaction combine them ahead of reads. One write, no read.
      *
      * @throws InvalidArgumentException when the database was opened without a merge operator
      */
@@ -1355,12 +1355,12 @@ public final class Db implements AutoCloseable {
      * Adds table files written by {@link TableFileWriter} to the database (RocksDB's {@code IngestExternalFile}):
      * afterwards every key of the files reads as written there (a put's value, a delete's absence, a merge operand
      * merged onto the key's older value; a range deletion hides the older keys of its range), newer than every write
-     * made before the call, older than every write after it. Files whose keys overlap nothing in the database go to the last level as written
-     * (linked with {@link IngestOptions#moveFiles}, else copied); otherwise they get one new sequence number and are
-     * rewritten into the deepest level where nothing above overlaps them. A memtable holding keys in their ranges is
-     * flushed first, or the call is refused, as {@link IngestOptions#allowBlockingFlush} says. Writes wait while an
-     * ingestion runs; reads go on. All files are added by one MANIFEST record: after an error or a crash the
-     * database holds all of them or none. See {@link Ingester}.
+     * made before the call, older than every write after it. Files whose keys overlap nothing in the database go to the
+     * last level as written (linked with {@link IngestOptions#moveFiles}, else copied); otherwise they get one new
+     * sequence number and are rewritten into the deepest level where nothing above overlaps them. A memtable holding
+     * keys in their ranges is flushed first, or the call is refused, as {@link IngestOptions#allowBlockingFlush} says.
+     * Writes wait while an ingestion runs; reads go on. All files are added by one MANIFEST record: after an error or a
+     * crash the database holds all of them or none. See {@link Ingester}.
      *
      * @throws InvalidArgumentException if the list or an options argument is null or empty, a file is missing, listed
      *     twice, holds entries above sequence 0, holds merge operands while the database has no
@@ -1432,11 +1432,12 @@ public final class Db implements AutoCloseable {
      * range: each live table wholly inside it counts its file size; a table the range cuts counts the bytes between
      * the data blocks its index points {@code start} and {@code limit} to, as a share of its data applied to its file
      * size (so its filter and index count pro rata). Only the tables' indexes are searched, and they are in memory:
-     * no data block is read, no file is touched; below level 0 the tables a range touches are found by binary search. With {@link SizeApproximation#INCLUDE_MEMTABLES} it adds an estimate
-     * of the memtables' heap bytes in the range (their {@link Stats#memtableBytes} share), made from the upper levels
-     * of their skip lists (RocksDB's {@code ApproximateStats}: a few nodes per level, no walk of the range); it is
-     * sampled, so it varies with the skip list's shape, and heap bytes count links and padding a table file does not
-     * hold. Without that flag, data not yet flushed counts nothing.
+     * no data block is read, no file is touched; below level 0 the tables a range touches are found by binary search.
+     * With {@link SizeApproximation#INCLUDE_MEMTABLES} it adds an estimate of the memtables' heap bytes in the range
+     * (their {@link Stats#memtableBytes} share), made from the upper levels of their skip lists (RocksDB's {@code
+     * ApproximateStats}: a few nodes per level, no walk of the range); it is sampled, so it varies with the skip list's
+     * shape, and heap bytes count links and padding a table file does not hold. Without that flag, data not yet flushed
+     * counts nothing.
      *
      * <p>An estimate, as RocksDB's: a bound inside a data block counts that block from its start (off by up to one
      * block per bound and table); the bytes are stored bytes (compressed ones for compressed tables), including the
@@ -2034,10 +2035,10 @@ public final class Db implements AutoCloseable {
     }
 
     /**
-     * Whether the newest entry of {@code userKey} outside compaction {@code c} (memtables, then tables of the levels down
-     * to {@code c}'s input level that are not its inputs, newest first) may be a merge operand: a TTL compaction keeps
-     * an expired value such an operand may still apply to ({@link Ttl#compactionFilter}). Filters decide which tables
-     * are read, as on a get.
+     * Whether the newest entry of {@code userKey} outside compaction {@code c} (memtables, then tables of the levels
+     * down to {@code c}'s input level that are not its inputs, newest first) may be a merge operand: a TTL compaction
+     * keeps an expired value such an operand may still apply to ({@link Ttl#compactionFilter}). Filters decide which
+     * tables are read, as on a get.
      */
     private boolean newerOperandMayExist(Compaction c, byte[] userKey) {
         long hash = Hashing.hash64(userKey);

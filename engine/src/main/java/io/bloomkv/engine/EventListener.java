@@ -29,9 +29,9 @@ public interface EventListener {
     record FlushInfo(Path directory, long walNumber, long entries, long memtableBytes) {}
 
     /**
-     * A memtable is in level-0 tables, recorded in the MANIFEST: {@code tableNumber} the first of them (-1 when none was
-     * written: the memtable held nothing, or only what every reader sees as deleted), {@code tableBytes} all of them.
-     * With {@link Options#tablePartitionPrefixLength} a flush writes a table per key partition, each announced by
+     * A memtable is in level-0 tables, recorded in the MANIFEST: {@code tableNumber} the first of them (-1 when none
+     * was written: the memtable held nothing, or only what every reader sees as deleted), {@code tableBytes} all of
+     * them. With {@link Options#tablePartitionPrefixLength} a flush writes a table per key partition, each announced by
      * {@link #onTableFileCreated}.
      */
     record FlushCompletedInfo(Path directory, long walNumber, long tableNumber, long tableBytes, long entries) {}
@@ -82,10 +82,10 @@ public interface EventListener {
      * A background flush or compaction failed (operation {@code flush} or {@code compaction}, a failed
      * {@link Db#compactRange} included), or an error stopped writes on a foreground path ({@code WAL sync}, {@code WAL
      * append}, {@code WAL switch}, the MANIFEST write of {@code ingest} or {@code deleteFilesInRange}, and a step of
-     * {@link Db#resume} other than its flushes, {@code resume}: delivered on the event thread, never recoverable). {@code recoverable} when ignoring it is safe: the failure happened before
-     * anything was recorded (a compaction whose merge or output write failed leaves its inputs in place and is retried
-     * later). A failure of a flush or of a MANIFEST write, and a corrupt table a compaction reads, is never
-     * recoverable.
+     * {@link Db#resume} other than its flushes, {@code resume}: delivered on the event thread, never recoverable).
+     * {@code recoverable} when ignoring it is safe: the failure happened before anything was recorded (a compaction
+     * whose merge or output write failed leaves its inputs in place and is retried later). A failure of a flush or of a
+     * MANIFEST write, and a corrupt table a compaction reads, is never recoverable.
      */
     record BackgroundErrorInfo(Path directory, String operation, BloomKvException error, boolean recoverable) {}
 
@@ -126,8 +126,8 @@ public interface EventListener {
 
     /**
      * {@link Db#resume} recovered: {@code info.error()} is cleared and writes are accepted again (RocksDB's
-     * {@code OnErrorRecoveryCompleted} with the old error). When a step of the resume fails instead, this is not called:
-     * {@link #onBackgroundError} tells of the new error, which stops writes as before.
+     * {@code OnErrorRecoveryCompleted} with the old error). When a step of the resume fails instead, this is not
+     * called: {@link #onBackgroundError} tells of the new error, which stops writes as before.
      */
     default void onErrorRecoveryCompleted(ErrorRecoveryInfo info) {}
 }

@@ -30,27 +30,28 @@ import org.junit.jupiter.api.io.TempDir;
  * The fault sweep: a fixed workload (puts, merges, deletes, range deletions, batches, gets, scans, flushes, a full
  * compaction, a reopen, ingestions of external table files written by {@link TableFileWriter} (puts, merges, deletes
  * and range deletions), moved and copied,
- * a memtable rewrite (a range tombstone hiding most of the memtable), range drops (a range tombstone, then {@link Db#deleteFilesInRange} over the same range: over an ingested file's
- * keys, it removes that file's table), checkpoints, and iterators left open across a compaction until the next
- * reopen's close, whose deletion pass then deletes the tables they kept) under {@link SyncMode#EVERY_WRITE} is first
- * run once on a healthy {@link FaultInjectingFileSystem} to count its file-system operations (every {@link Op}:
- * create, open, write, flush, sync, read, close, delete, rename, list, size, lock, ...). Then, for every i, a fresh
- * database runs the workload with only the i-th operation failing; the workload stops at the first
- * call that fails. The failed call must have surfaced a {@link BloomKvIOException} caused by the
- * injected error (or succeeded, when the engine tolerates that failure); then the process "dies"
- * (every other i, and when the i-th operation belongs to the final close, the database is closed first) and {@link FaultInjectingFileSystem#crash()} drops every
- * unsynced byte. Reopened on the healthy file system, the database must equal the model of
- * acknowledged writes ({@link TreeMap}), plus, all or nothing, the one write (or ingestion) that failed: nothing
- * acknowledged lost, no batch or ingested file half applied, no corruption, and no table file on disk that the
- * database does not name (nor one it names that is missing). Every checkpoint that completed opens, right away and
- * again after the crash, with exactly the acknowledged writes of its point. {@link #everyFailedOperationIsResumed} sweeps
- * the workload once more, calling {@link Db#resume} after each failure before the close or crash: the failed write
- * must then be gone for good, and writes after the resume kept.
+ * a memtable rewrite (a range tombstone hiding most of the memtable), range drops (a range tombstone, then {@link
+ * Db#deleteFilesInRange} over the same range: over an ingested file's keys, it removes that file's table), checkpoints,
+ * and iterators left open across a compaction until the next reopen's close, whose deletion pass then deletes the
+ * tables they kept) under {@link SyncMode#EVERY_WRITE} is first run once on a healthy {@link FaultInjectingFileSystem}
+ * to count its file-system operations (every {@link Op}: create, open, write, flush, sync, read, close, delete, rename,
+ * list, size, lock, ...). Then, for every i, a fresh database runs the workload with only the i-th operation failing;
+ * the workload stops at the first call that fails. The failed call must have surfaced a {@link BloomKvIOException}
+ * caused by the injected error (or succeeded, when the engine tolerates that failure); then the process "dies"
+ * (every other i, and when the i-th operation belongs to the final close, the database is closed first) and {@link
+ * FaultInjectingFileSystem#crash()} drops every unsynced byte. Reopened on the healthy file system, the database must
+ * equal the model of acknowledged writes ({@link TreeMap}), plus, all or nothing, the one write (or ingestion) that
+ * failed: nothing acknowledged lost, no batch or ingested file half applied, no corruption, and no table file on disk
+ * that the database does not name (nor one it names that is missing). Every checkpoint that completed opens, right away
+ * and again after the crash, with exactly the acknowledged writes of its point. {@link #everyFailedOperationIsResumed}
+ * sweeps the workload once more, calling {@link Db#resume} after each failure before the close or crash: the failed
+ * write must then be gone for good, and writes after the resume kept.
  *
  * <p>The workload is derived from a seed (printed; replay with -Dbloomkv.seed=N). A bigger sweep:
  * {@code mvn -B -q -pl engine -am test -Dtest=FaultSweepTest -Dsurefire.failIfNoSpecifiedTests=false
  * -Dbloomkv.faultsweep.scale=10
- * -Djunit.jupiter.execution.timeout.mode=disabled} (the suite runs scale 2; the engine tests' 5-minute limit would stop a big sweep).
+ * -Djunit.jupiter.execution.timeout.mode=disabled} (the suite runs scale 2; the engine tests' 5-minute limit would stop
+ * a big sweep).
  */
 class FaultSweepTest {
     @TempDir

@@ -37,12 +37,13 @@ import org.rocksdb.RocksIterator;
  * {@link Db#resume()} (RocksDB's {@code DB::Resume}): at each kind of failure point an injected I/O error stops
  * writes; the fault is cleared, resume clears the error, and the database goes on. Every acknowledged write (before
  * the error and after the resume) reads back, the write that failed never appears, in the running database and after
- * a close, a simulated power loss (unsynced bytes dropped) and a reopen; the final contents equal RocksDB's (rocksdbjni)
- * fed the acknowledged operations, and no table file is left that the database does not name. Also: a fault that
- * stays (resume throws, a second one after clearing works), errors resume refuses (a corrupt table, an Error), the
- * events and the info log, a pause, concurrent calls, closed and read-only databases. Races with the threads that record
- * errors: a compaction that reports its recorded MANIFEST failure after a resume cleared it, resume inside
- * onBackgroundError (refused, not a deadlock), a close while resume waits, writers racing a WAL failure and resume.
+ * a close, a simulated power loss (unsynced bytes dropped) and a reopen; the final contents equal RocksDB's
+ * (rocksdbjni) fed the acknowledged operations, and no table file is left that the database does not name. Also: a
+ * fault that stays (resume throws, a second one after clearing works), errors resume refuses (a corrupt table, an
+ * Error), the events and the info log, a pause, concurrent calls, closed and read-only databases. Races with the
+ * threads that record errors: a compaction that reports its recorded MANIFEST failure after a resume cleared it, resume
+ * inside onBackgroundError (refused, not a deadlock), a close while resume waits, writers racing a WAL failure and
+ * resume.
  *
  * <p>Replay with -Dbloomkv.seed=N.
  */
@@ -689,8 +690,8 @@ class ResumeTest {
     }
 
     /**
-     * A listener's onBackgroundError calls resume on the flush thread whose MANIFEST write failed: resume would wait for
-     * that thread's flushes, so it is refused at once (InvalidArgumentException), and a resume from another thread
+     * A listener's onBackgroundError calls resume on the flush thread whose MANIFEST write failed: resume would wait
+     * for that thread's flushes, so it is refused at once (InvalidArgumentException), and a resume from another thread
      * afterwards recovers.
      */
     @Test

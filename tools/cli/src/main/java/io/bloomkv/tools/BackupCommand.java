@@ -16,8 +16,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bloomkv backup create|list|restore|verify|delete|purge|gc}: a thin shell over {@link BackupEngine} (incremental backups
- * sharing tables by name and checksum). A corrupted backup file fails with exit code 4, naming the file.
+ * {@code bloomkv backup create|list|restore|verify|delete|purge|gc}: a thin shell over {@link BackupEngine}
+ * (incremental backups sharing tables by name and checksum). A corrupted backup file fails with exit code 4, naming the
+ * file.
  */
 @Command(
         name = "backup",

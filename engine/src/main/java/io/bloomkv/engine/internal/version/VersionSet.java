@@ -370,7 +370,8 @@ public final class VersionSet implements AutoCloseable {
      * whole current state, then an empty edit) and points CURRENT at it, so that the state on disk is again exactly
      * the installed one. The failed MANIFEST may end in a partial record, or in a whole edit whose sync failed, naming
      * tables this VersionSet never installed (or no longer naming tables it kept); until CURRENT names the new one no
-     * such file may be deleted (ObsoleteFiles). Does nothing when the MANIFEST is healthy. Returns whether it wrote one.
+     * such file may be deleted (ObsoleteFiles). Does nothing when the MANIFEST is healthy. Returns whether it wrote
+     * one.
      */
     public synchronized boolean rollManifestAfterFailure() throws IOException {
         if (manifestLog != null) {
