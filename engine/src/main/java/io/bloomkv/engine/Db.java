@@ -63,7 +63,7 @@ import java.util.function.Function;
  * memtables, then the tables of the current {@link Version} (level 0 newest first, then one table
  * per deeper level), skipping tables whose key range excludes the key and asking each remaining
  * table's filter before any block read. {@link #stats()} counts the lookups the filters avoided. {@link #keyMayExist}
- * asks the same sources and filters but reads no data block from a file: the block cache only.
+ * asks the same sources, and the filters in memory, but reads nothing from a file: the block cache only.
  *
  * <h2>Where each step lives</h2>
  * Open and WAL replay: {@link Recovery}. Writes: {@link CommitPipeline} (write queue, group commit,
@@ -533,9 +533,10 @@ public final class Db implements AutoCloseable {
      * no value). Where a filter lets the key through, the table's index (on the heap) and the block cache are searched:
      * a data block the cache holds answers exactly, as a get would; a block it lacks, or a table that skips the cache
      * (a mapped table of uncompressed blocks, {@link Options#useMmapReads}), ends the call with true and no value. A
-     * filter false positive thus costs a "may exist", never a file read. A table whose filter, under a
-     * {@link Options#filterMemoryBudget}, is not in memory has it loaded, as a get does (a filter block, not a data
-     * block).
+     * filter false positive thus costs a "may exist", never a file read. Under a {@link Options#filterMemoryBudget}, a
+     * table whose filter (or the key's filter partition) is not in memory lets the key through without loading it, as
+     * RocksDB's cache-only read does: the call reads no file at all, and its look-ups in the budget's cache do not count
+     * as uses there, so it does not change what the budget keeps.
      *
      * <p>{@code valueHolder}, when not null, is set to the key's value when it was found in memory (a memtable or a
      * cached block), and to null otherwise: true with a null value means "may exist, value not known". The array is a

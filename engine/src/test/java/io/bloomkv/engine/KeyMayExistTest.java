@@ -9,6 +9,7 @@ import io.bloomkv.engine.fs.ForwardingFileSystem;
 import io.bloomkv.engine.fs.ReadableFile;
 import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -184,6 +185,99 @@ class KeyMayExistTest {
             assertThat(db.get(b("present1"))).isEqualTo(b("value1"));
             assertThat(fs.reads.get()).as("a get reads the block").isGreaterThan(before);
         }
+    }
+
+    /**
+     * Under a filter memory budget that pins one table's filter and has not loaded the other's, keyMayExist answers
+     * through the filter in memory and "may exist" for every key of the other table, reading no file and loading
+     * nothing into the budget (RocksDB's cache-only read); once a get has loaded the second filter into the budget's
+     * cache, keyMayExist rules absent keys of both tables out. No present key is ever answered false.
+     */
+    @Test
+    void underAFilterMemoryBudgetAFilterNotInMemoryAnswersMayExistWithoutAFileRead() throws IOException {
+        ReadCountingFileSystem fs = new ReadCountingFileSystem();
+        Options o = cached().fileSystem(fs)
+                .blockCacheSize(0)
+                .writeBufferSize(4 << 20)
+                .autoCompaction(false);
+        int n = 2000;
+        try (Db db = Db.open(dir, o)) {
+            for (String table : TABLES) {
+                for (int i = 0; i < n; i++) {
+                    db.put(key(table, i), b("value" + i));
+                }
+                db.flush();
+            }
+        }
+        long charge = 0; // a whole filter's charge in a budget: its serialized size
+        try (var files = Files.list(dir)) {
+            for (Path p : files.filter(p -> p.toString().endsWith(".sst")).toList()) {
+                try (TableReader r = TableReader.open(FileSystem.disk(), p, 0, null, null)) {
+                    charge = Math.max(charge, r.filterBlockSize());
+                }
+            }
+        }
+        // Half of the budget may be pinned: one filter, not both; the rest caches the other once a get loads it.
+        SharedFilterBudget budget = new SharedFilterBudget(charge * 22 / 10);
+        try (Db db = Db.open(dir, o.filterMemoryBudget(budget))) {
+            assertThat(budget.pinnedBytes())
+                    .as("one filter pinned")
+                    .isPositive()
+                    .isLessThanOrEqualTo(charge);
+            assertThat(budget.cachedBytes()).as("none cached yet").isZero();
+            int[] maybe = absentKeysMayExist(db, fs, budget, n);
+            int cold = maybe[0] > maybe[1] ? 0 : 1;
+            assertThat(maybe[1 - cold])
+                    .as("absent keys let through by the pinned filter")
+                    .isLessThan(n / 20);
+            assertThat(maybe[cold])
+                    .as("absent keys of the table whose filter is not in memory")
+                    .isEqualTo(n - 1);
+
+            assertThat(db.get(key(TABLES[cold], 1))).isEqualTo(b("value1")); // loads its filter into the cache
+            assertThat(budget.cachedBytes()).as("the get cached the filter").isPositive();
+            maybe = absentKeysMayExist(db, fs, budget, n);
+            assertThat(maybe[cold])
+                    .as("absent keys let through by the cached filter")
+                    .isLessThan(n / 20);
+            assertThat(maybe[1 - cold]).isLessThan(n / 20);
+            for (String table : TABLES) {
+                for (int i = 0; i < n; i++) {
+                    assertThat(db.get(key(table, i))).as(table + i).isEqualTo(b("value" + i));
+                }
+            }
+        }
+    }
+
+    /** The key prefixes of the two tables of the budget test (disjoint key ranges: one table asked per key). */
+    private static final String[] TABLES = {"a", "b"};
+
+    private static byte[] key(String table, int i) {
+        return b(table + String.format("%05d", i));
+    }
+
+    /**
+     * keyMayExist for every key of both tables and for n - 1 absent keys inside each table's key range: every present
+     * key may exist; no file read, and the budget neither loads nor caches anything meanwhile. Returns the absent keys
+     * answered "may exist", per table.
+     */
+    private static int[] absentKeysMayExist(Db db, ReadCountingFileSystem fs, SharedFilterBudget budget, int n) {
+        long reads = fs.reads.get();
+        long loads = budget.loads();
+        long cached = budget.cachedBytes();
+        int[] maybe = new int[TABLES.length];
+        for (int t = 0; t < TABLES.length; t++) {
+            for (int i = 0; i < n; i++) {
+                assertThat(db.keyMayExist(key(TABLES[t], i))).as(TABLES[t] + i).isTrue();
+                if (i < n - 1 && db.keyMayExist(b(TABLES[t] + String.format("%05dx", i)))) { // between keys i and i + 1
+                    maybe[t]++;
+                }
+            }
+        }
+        assertThat(fs.reads.get()).as("file reads by keyMayExist").isEqualTo(reads);
+        assertThat(budget.loads()).as("filters loaded by keyMayExist").isEqualTo(loads);
+        assertThat(budget.cachedBytes()).as("cached filter bytes").isEqualTo(cached);
+        return maybe;
     }
 
     @Test

@@ -93,6 +93,18 @@ public final class FilterMemory {
             return refs.tryRetain();
         }
 
+        /** A probe of {@code l} (retained, or null): 1 when it rules the hash out, 0 when not, -1 when null. Releases it. */
+        static int probeAndRelease(Loaded l, long hash) {
+            if (l == null) {
+                return -1;
+            }
+            try {
+                return l.mightContain(hash) ? 0 : 1;
+            } finally {
+                l.release();
+            }
+        }
+
         /** Drops a reference; the last frees the off-heap memory, or returns a slot to its budget's pool. */
         public void release() {
             if (refs.release()) {
@@ -408,6 +420,17 @@ public final class FilterMemory {
             }
             // evicted and freed between the lookup and the retain: look again
         }
+    }
+
+    /**
+     * The cached filter of table {@code tableId} (partition {@code partition}, -1 for a whole filter) retained for the
+     * caller (who releases it), or null when the cache does not hold it: never loads, and records no access, so these
+     * lookups change neither what the cache holds nor what it evicts next ({@code Db.keyMayExist}, which reads no file
+     * and must not make the budget keep what gets do not ask for).
+     */
+    Loaded peek(long tableId, int partition) {
+        Loaded l = cache.policy().getIfPresentQuietly(new Key(tableId, partition));
+        return l != null && l.tryRetain() ? l : null; // evicted and freed meanwhile: not in memory
     }
 
     /** Whether table {@code tableId}'s filter is in the cache now. */

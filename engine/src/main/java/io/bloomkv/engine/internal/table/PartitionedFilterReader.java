@@ -487,6 +487,41 @@ final class PartitionedFilterReader {
     }
 
     /**
+     * {@link #probe} from memory only ({@code Db.keyMayExist}, which reads no file): the same answer where the hash's
+     * partition is resident, pinned, verified in the mapping or in the budget's cache (looked up without recording an
+     * access, {@link FilterMemory#peek}); -1 (not probed: the table may hold the key) where the probe would first load
+     * the partition into the cache or verify it in the mapping, both of which read the file. Same holding contract as
+     * {@link #probe}.
+     */
+    int probeResident(long hash) {
+        if (index == null || resident != null) {
+            return probe(hash, false); // no usable index (-1), or every partition resident: nothing to read
+        }
+        int p = partitionOf(hash);
+        if (p < 0) {
+            return 1;
+        }
+        long mixed = PartitionedFilter.remix(hash);
+        Pinned pp = pinned;
+        if (pp != null && pp.run != null) {
+            return pp.run.mightContain(p, mixed) ? 0 : 1;
+        }
+        if (pp == null && inRun(p)) {
+            return inPlaceRun.mightContain(p, mixed) ? 0 : 1;
+        }
+        if (pp != null || inPlace != null) {
+            long w0 = word0(p); // 0 in the mapping: not verified yet (verifying reads the file)
+            if (w0 == BROKEN || w0 == 0) {
+                return -1;
+            }
+            InPlaceFilters memory = pp != null ? pp.memory : inPlace;
+            long at = pp != null ? pp.offsets[p] : index.offsets()[p] - inPlaceBase;
+            return memory.mightContain(at, w0, described[D * p + 1], mixed) ? 0 : 1;
+        }
+        return FilterMemory.Loaded.probeAndRelease(word0(p) == BROKEN ? null : budget.peek(budgetId, p), mixed);
+    }
+
+    /**
      * Loads a word of each cache line the probe of {@code hash} will read first and returns it (the caller folds the
      * words into a value it keeps): a get touches the filters of all its candidate tables before probing any, so their
      * cache misses overlap. Touches resident, pinned and mapped partitions already described; not a partition of the

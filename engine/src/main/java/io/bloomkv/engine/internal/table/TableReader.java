@@ -538,17 +538,39 @@ public final class TableReader implements AutoCloseable {
     /**
      * The filter's answer for a hash, without counting and without reading a block: 1 when it rules the hash out, 0
      * when it may hold it, -1 without a usable filter (partitioned, budgeted or resident: the probe a get makes, so a
-     * budgeted filter or partition not in memory is loaded through the budget as for a get). For {@link #getCached} and
-     * this package's tests; same holding contract as {@link #get(PointRead)}.
+     * budgeted filter or partition not in memory is loaded through the budget as for a get). For this package's tests;
+     * same holding contract as {@link #get(PointRead)}.
      */
     int filterAnswer(long hash) {
         return budget != null || partitions != null ? budgetedProbe(hash, false) : residentProbe(hash, false);
     }
 
     /**
+     * {@link #filterAnswer} from memory only ({@code Db.keyMayExist}, RocksDB's {@code kBlockCacheTier}): the same
+     * answer where the filter is resident, pinned or in the budget's cache; -1 (not probed: the table may hold the key)
+     * where a get would first load it through the budget (a file read), and where it is known unusable. A cached
+     * filter is looked up without recording an access ({@link FilterMemory#peek}), so these probes do not change what
+     * the budget keeps. Same holding contract as {@link #get(PointRead)}.
+     */
+    int residentFilterAnswer(long hash) {
+        if (partitions != null) {
+            return partitions.probeResident(hash);
+        }
+        if (budget == null) {
+            return residentProbe(hash, false);
+        }
+        if (!footer.hasFilter() || budgetProblem != null) {
+            return -1;
+        }
+        FilterMemory.Loaded p = pinned;
+        return FilterMemory.Loaded.probeAndRelease(p != null && p.tryRetain() ? p : budget.peek(budgetId, -1), hash);
+    }
+
+    /**
      * {@link #get(PointRead)} without reading the file (RocksDB's {@code kBlockCacheTier} read, for
-     * {@code Db.keyMayExist}): the filter is asked as a get asks it ({@link #filterAnswer}: resident, budgeted or
-     * partitioned, the same hash); when it rules the key out the table holds nothing for the read (false). Otherwise
+     * {@code Db.keyMayExist}): the filter is asked with the hash a get uses, from memory only
+     * ({@link #residentFilterAnswer}: a budgeted filter or partition not in memory is not loaded, and lets the key
+     * through); when it rules the key out the table holds nothing for the read (false). Otherwise
      * the index (on the heap) is searched and the data blocks holding the key are taken from the block cache only,
      * feeding {@code read} the key's visible entries newest first, as {@link #get(PointRead)} does, until it is done;
      * the first block the cache lacks (or any block, when the table has no cache: a mapped table of uncompressed blocks
@@ -558,7 +580,7 @@ public final class TableReader implements AutoCloseable {
      * holding contract as {@link #get(PointRead)}. Returns {@link PointRead#isDone()}.
      */
     public boolean getCached(PointRead read) {
-        if (filterAnswer(read.hash()) == 1) {
+        if (residentFilterAnswer(read.hash()) == 1) {
             return false;
         }
         if (cache == null) {

@@ -348,6 +348,63 @@ class PartitionedFilterTest {
     }
 
     /**
+     * The probe of {@code Db.keyMayExist} ({@link TableReader#residentFilterAnswer}) reads nothing: under a budget,
+     * before any get a partition is neither cached (read with pread) nor verified in the mapping, and every hash is let
+     * through (-1) without a load or a verification; once gets have loaded or verified the partitions, and again once
+     * the filter is pinned, it answers every hash, present or absent, as a get's probe does. Its own probes load
+     * nothing. Keys seeded, replayable with -Dbloomkv.seed.
+     */
+    @Test
+    void theCacheOnlyProbeAnswersFromMemoryAndLoadsNothing() throws IOException {
+        long seed = TestSeeds.seed("PartitionedFilterTest.cacheOnly");
+        Random rnd = new Random(seed);
+        List<byte[]> keys = randomKeys(rnd, 8000);
+        List<byte[]> absent = randomKeys(rnd, 4000);
+        Path p = dir.resolve("cacheonly.sst");
+        TableProperties props = write(p, keys, TableBuilderOptions.defaults().filterPartitionBytes(1024));
+        FilterMemory budget = new FilterMemory(props.filterBytes() * 4);
+        for (TableReadMode mode : new TableReadMode[] {TableReadMode.PREAD, TableReadMode.MMAP}) {
+            String what = mode + " (seed " + seed + ")";
+            try (TableReader r = TableReader.open(FS, p, 1, null, null, mode, budget)) {
+                long loads = budget.loads();
+                for (byte[] k : keys) {
+                    assertThat(r.residentFilterAnswer(Hashing.hash64(k)))
+                            .as(what)
+                            .isEqualTo(-1);
+                }
+                assertThat(budget.loads())
+                        .as(what + ": loads by the cache-only probe")
+                        .isEqualTo(loads);
+                assertThat(r.filterPartitionsInRun())
+                        .as(what + ": partitions verified")
+                        .isZero();
+                for (boolean pinned : new boolean[] {false, true}) {
+                    assertThat(r.pin(pinned)).isEqualTo(pinned);
+                    for (List<byte[]> set : List.of(keys, absent)) {
+                        for (byte[] k : set) {
+                            r.filterAnswer(Hashing.hash64(k)); // a get's probe: loads or verifies the partition
+                        }
+                        loads = budget.loads();
+                        for (byte[] k : set) {
+                            long h = Hashing.hash64(k);
+                            int answer = r.residentFilterAnswer(h);
+                            assertThat(answer)
+                                    .as(what + (pinned ? ", pinned" : ""))
+                                    .isEqualTo(r.filterAnswer(h));
+                            if (set == keys) {
+                                assertThat(answer)
+                                        .as(what + ": a present key ruled out")
+                                        .isNotEqualTo(1);
+                            }
+                        }
+                        assertThat(budget.loads()).as(what).isEqualTo(loads);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
      * Tables written since partitions share one geometry: a Bloom kind's partitions are sized for the table's mean key
      * count, so a pinned filter is probed as one run at a fixed stride and a mapped one joins each partition to the run
      * at its first verification; Ribbon's partitions, solved for their own keys, keep the descriptor path. The run
