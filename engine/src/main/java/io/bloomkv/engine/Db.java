@@ -119,6 +119,12 @@ public final class Db implements AutoCloseable {
 
     private final Set<DbIterator> openIterators = ConcurrentHashMap.newKeySet();
     private final Events events;
+    /**
+     * Set when the info log was told that tables are read without a filter: it warns once per open, at the first
+     * Version or {@link #stats()} call that finds one (see {@link #noteTablesWithoutFilter}).
+     */
+    private final java.util.concurrent.atomic.AtomicBoolean warnedTablesWithoutFilter =
+            new java.util.concurrent.atomic.AtomicBoolean();
     /** Held by the {@link #resume} call that runs: a concurrent one waits for it, then finds the error it left. */
     private final java.util.concurrent.locks.ReentrantLock resumeLock = new java.util.concurrent.locks.ReentrantLock();
 
@@ -163,6 +169,11 @@ public final class Db implements AutoCloseable {
         this.writeBufferCharge = new WriteBufferCharge(options.writeBufferManager());
         this.commits = new CommitPipeline(state, versions, options, fs, dir, counters, writeBufferCharge);
         this.events = new Events(DbLog.withLog(options.listeners()), dir);
+        this.state.onVersionPublished(v -> {
+            if (!warnedTablesWithoutFilter.get()) {
+                noteTablesWithoutFilter(v);
+            }
+        });
         this.obsolete.events(events);
         this.commits.events(events);
         this.commits.smallestSnapshot(this::smallestSnapshot);
@@ -1619,10 +1630,35 @@ public final class Db implements AutoCloseable {
                 filterMemory += s.levelFilterMemory[level];
             }
             s.filterMemoryBytes = filterMemory;
+            s.tablesWithoutFilter = noteTablesWithoutFilter(v);
         } finally {
             sv.release();
         }
         return s;
+    }
+
+    /**
+     * Counts the tables of {@code v} that gets read without a filter now ({@link Stats#tablesWithoutFilter()}) and,
+     * the first time since open that there are any, queues one WARN for the info log ({@link DbLog}, on the event
+     * thread); not with {@code bitsPerKey(0)}, where tables without filters are what the user asked for. Checked at
+     * each new Version (flushes, compactions, ingestions, recovery) and each {@link #stats()} call, never on the read
+     * path: under a shared budget, another database's pins can shrink the cache between Versions.
+     */
+    private int noteTablesWithoutFilter(Version v) {
+        int n = v.tablesWithoutFilter();
+        if (n > 0 && options.bitsPerKey() > 0 && warnedTablesWithoutFilter.compareAndSet(false, true)) {
+            int total = 0;
+            for (int level = 0; level < v.numLevels(); level++) {
+                total += v.numFiles(level);
+            }
+            int of = total;
+            events.post(l -> {
+                if (l instanceof DbLog log) {
+                    log.tablesWithoutFilter(dir, n, of);
+                }
+            });
+        }
+        return n;
     }
 
     /** The live tables, level by level (level 0 newest first, deeper levels by key). */

@@ -218,6 +218,11 @@ final class DbJmx implements DbMXBean {
     }
 
     @Override
+    public int getTablesWithoutFilter() {
+        return stats().tablesWithoutFilter();
+    }
+
+    @Override
     public long getOpenTables() {
         Stats s = stats();
         return s.tablesOpened() - s.tablesClosed();

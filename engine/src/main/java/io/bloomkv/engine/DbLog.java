@@ -122,6 +122,20 @@ final class DbLog implements EventListener {
         return false;
     }
 
+    /**
+     * WARN that {@code tables} of the {@code of} live tables are read without a filter: the database calls it once per
+     * open, when it first finds any (not an {@link EventListener} event: the log's own, delivered on the event thread).
+     */
+    void tablesWithoutFilter(java.nio.file.Path dir, int tables, int of) {
+        log.warn(
+                "[{}] {} of {} tables are read without a filter (none written, unusable, or too large for the filter"
+                        + " memory budget): every get reaching them reads a block; see"
+                        + " bloomkv.num-tables-without-filter and Db.tables()",
+                dir,
+                tables,
+                of);
+    }
+
     @Override
     public void onErrorRecoveryBegin(ErrorRecoveryInfo info) {
         log.info("[{}] resuming after the background {} error: {}", info.directory(), info.operation(), info.error());

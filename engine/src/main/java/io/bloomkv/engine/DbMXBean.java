@@ -67,6 +67,9 @@ public interface DbMXBean {
     /** Memory by kind: the tables' filters, off-heap bytes. */
     long getFilterMemoryBytes();
 
+    /** Live tables read without a filter now ("bloomkv.num-tables-without-filter", {@link Stats#tablesWithoutFilter}). */
+    int getTablesWithoutFilter();
+
     /** The table readers open (each holds its index and properties on the heap, its filter off-heap). */
     long getOpenTables();
 

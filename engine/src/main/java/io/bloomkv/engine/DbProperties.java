@@ -25,6 +25,7 @@ final class DbProperties {
             PREFIX + "total-sst-files-size",
             PREFIX + "estimate-live-data-size",
             PREFIX + "filter-memory",
+            PREFIX + "num-tables-without-filter",
             PREFIX + "cur-size-all-mem-tables",
             PREFIX + "num-entries-active-mem-table",
             PREFIX + "num-entries-imm-mem-tables",
@@ -76,6 +77,7 @@ final class DbProperties {
             case "num-levels" -> Integer.toString(s.numLevels());
             case "total-sst-files-size", "estimate-live-data-size" -> Long.toString(s.tableBytes());
             case "filter-memory" -> Long.toString(s.filterMemoryBytes());
+            case "num-tables-without-filter" -> Integer.toString(s.tablesWithoutFilter());
             case "cur-size-all-mem-tables" -> Long.toString(s.memtableBytes());
             case "num-entries-active-mem-table" -> Long.toString(s.activeMemtableEntries);
             case "num-entries-imm-mem-tables" -> Long.toString(s.memtableEntries() - s.activeMemtableEntries);

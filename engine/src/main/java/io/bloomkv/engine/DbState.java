@@ -146,8 +146,20 @@ final class DbState {
         return found;
     }
 
+    /**
+     * Told of each Version a SuperVersion publishes for the first time (the mutex held: it must be quick and take no
+     * engine lock): the database's check for tables read without a filter. Set once, before recovery installs the
+     * first SuperVersion.
+     */
+    private java.util.function.Consumer<Version> versionPublished = v -> {};
+
     DbState(VersionSet versions) {
         this.versions = versions;
+    }
+
+    /** Sets {@link #versionPublished}; before the first {@link #installSuperVersion()}. */
+    void onVersionPublished(java.util.function.Consumer<Version> hook) {
+        versionPublished = hook;
     }
 
     void lock() {
@@ -348,6 +360,9 @@ final class DbState {
         SuperVersion next = new SuperVersion(mem, list, v);
         SuperVersion old = superVersion;
         superVersion = next;
+        if (old == null || old.version != v) {
+            versionPublished.accept(v);
+        }
         if (old != null) {
             old.release();
         }

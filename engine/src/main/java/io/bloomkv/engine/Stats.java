@@ -59,6 +59,7 @@ public final class Stats {
     long writeSlowdowns;
     // State.
     long filterMemoryBytes;
+    int tablesWithoutFilter;
     long memtableEntries;
     /** Of {@link #memtableEntries}: those of the active (mutable) memtable. */
     long activeMemtableEntries;
@@ -327,6 +328,15 @@ public final class Stats {
     /** Off-heap bytes held by the filters of all live tables. */
     public long filterMemoryBytes() {
         return filterMemoryBytes;
+    }
+
+    /**
+     * Live tables that point reads read without a filter now: written without one, a filter that failed its checks, or
+     * one a filter memory budget has no room to load ({@link TableInfo} shows which). Each such table costs a block
+     * read (block cache, else the file) for every key in its range that reaches it ({@link #tablesReadWithoutFilter()}).
+     */
+    public int tablesWithoutFilter() {
+        return tablesWithoutFilter;
     }
 
     /** Entries (puts and tombstones, every version) in the active memtable and those waiting for flush. */

@@ -8,10 +8,12 @@ import io.bloomkv.engine.internal.table.FilterMemory;
 import io.bloomkv.engine.internal.table.Footer;
 import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -148,14 +150,71 @@ class FilterMemoryBudgetTest {
                 .isInstanceOf(InvalidArgumentException.class);
     }
 
+    /**
+     * {@code bloomkv.num-tables-without-filter} ({@link Stats#tablesWithoutFilter()}, the MBean's
+     * {@code TablesWithoutFilter}) follows the budget: 0 without one, 1 under a budget too small to load the table's
+     * filter (also after a second table, flushed under it with its filter pinned), 0 again when reopened with room for
+     * the filter. The info log warns once in the open that finds such tables, however often the count is read and the
+     * Versions change, and not in the others.
+     */
+    @Test
+    void tablesReadWithoutAFilterAreCountedAndWarnedOnceAnOpen() throws Exception {
+        try (Db db = oneTable()) {
+            assertThat(db.property("bloomkv.num-tables-without-filter")).hasValue("0");
+        }
+        long filter;
+        try (var files = Files.list(dir)) {
+            Path sst =
+                    files.filter(p -> p.toString().endsWith(".sst")).findFirst().orElseThrow();
+            try (TableReader r = TableReader.open(FileSystem.disk(), sst, 0, null, null)) {
+                filter = r.filterBlockSize(); // its charge in a budget
+            }
+        }
+        DbLogTest.Recording tiny = new DbLogTest.Recording();
+        try (Db db = Db.open(dir, base().filterMemoryBudget(filter / 2).listeners(new DbLog(tiny)))) {
+            assertThat(db.property("bloomkv.num-tables-without-filter")).hasValue("1");
+            assertThat(db.stats().tablesWithoutFilter()).isEqualTo(1);
+            ObjectName name = new ObjectName("io.bloomkv:type=Db,name=" + ObjectName.quote(dir.toString()));
+            assertThat((Integer) ManagementFactory.getPlatformMBeanServer().getAttribute(name, "TablesWithoutFilter"))
+                    .isEqualTo(1);
+            for (int i = 0; i < 100; i++) {
+                db.put(TestKeys.key(2L * i + 1), TestKeys.bytes("odd-" + i));
+            }
+            db.flush(); // a new Version; the new table's small filter is pinned
+            assertThat(db.stats().tableCount()).isEqualTo(2);
+            assertThat(db.property("bloomkv.num-tables-without-filter")).hasValue("1");
+            assertThat(TestKeys.str(db.get(TestKeys.key(2)))).isEqualTo("value-1");
+            assertThat(TestKeys.str(db.get(TestKeys.key(3)))).isEqualTo("odd-1");
+        }
+        assertThat(warnings(tiny)).hasSize(1);
+        assertThat(warnings(tiny).get(0)).contains("1 of 1 tables are read without a filter");
+        DbLogTest.Recording roomy = new DbLogTest.Recording();
+        try (Db db = Db.open(dir, base().filterMemoryBudget(filter * 4).listeners(new DbLog(roomy)))) {
+            assertThat(db.property("bloomkv.num-tables-without-filter")).hasValue("0");
+        }
+        assertThat(warnings(roomy)).isEmpty();
+    }
+
+    /** Opens the database without a budget and writes 5000 even keys into one table. */
+    private Db oneTable() {
+        Db db = Db.open(dir, base().writeBufferSize(4 << 20));
+        for (int i = 0; i < 5000; i++) {
+            db.put(TestKeys.key(2L * i), TestKeys.bytes("value-" + i));
+        }
+        db.flush();
+        return db;
+    }
+
+    /** The info log's warnings of tables read without a filter. */
+    private static List<String> warnings(DbLogTest.Recording log) {
+        return log.lines.stream()
+                .filter(l -> l.startsWith("WARN ") && l.contains("without a filter"))
+                .toList();
+    }
+
     @Test
     void aCachedFilterFailingItsChecksumIsReportedAndFailsOpen() throws IOException {
-        try (Db db = Db.open(dir, base().writeBufferSize(4 << 20))) {
-            for (int i = 0; i < 5000; i++) {
-                db.put(TestKeys.key(2L * i), TestKeys.bytes("value-" + i));
-            }
-            db.flush();
-        }
+        oneTable().close();
         Path sst;
         try (var s = Files.list(dir)) {
             sst = s.filter(p -> p.toString().endsWith(".sst")).findFirst().orElseThrow();

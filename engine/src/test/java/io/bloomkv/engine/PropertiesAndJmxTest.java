@@ -43,6 +43,7 @@ class PropertiesAndJmxTest {
             assertThat(db.property("bloomkv.num-files-at-levelx")).isEmpty();
             assertThat(db.property("bloomkv.filter-memory")).hasValue(Long.toString(s.filterMemoryBytes()));
             assertThat(s.filterMemoryBytes()).isPositive();
+            assertThat(db.property("bloomkv.num-tables-without-filter")).hasValue("0");
             assertThat(db.property("bloomkv.total-sst-files-size")).hasValue(Long.toString(s.tableBytes()));
             assertThat(db.property("bloomkv.background-errors")).hasValue("0");
             assertThat(db.property("bloomkv.background-error")).hasValue("");
@@ -65,6 +66,27 @@ class PropertiesAndJmxTest {
                 }
             }
         }
+    }
+
+    /**
+     * With {@code bitsPerKey(0)} every table is read without a filter: {@code bloomkv.num-tables-without-filter} counts
+     * them all, and the info log does not warn of what the options asked for (FilterMemoryBudgetTest checks the warning
+     * when a budget is the cause).
+     */
+    @Test
+    void tablesWrittenWithoutFiltersAreCountedWithoutAWarning() throws Exception {
+        DbLogTest.Recording log = new DbLogTest.Recording();
+        try (Db db = Db.open(dir, opts().bitsPerKey(0).listeners(new DbLog(log)))) {
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 100; i++) {
+                    db.put(TestKeys.key(100 * round + i), TestKeys.key(i));
+                }
+                db.flush();
+            }
+            assertThat(db.stats().tableCount()).isEqualTo(3);
+            assertThat(db.property("bloomkv.num-tables-without-filter")).hasValue("3");
+        }
+        assertThat(log.lines).noneMatch(l -> l.contains("without a filter"));
     }
 
     /**
@@ -153,6 +175,8 @@ class PropertiesAndJmxTest {
                     .isPositive();
             assertThat((Long) server.getAttribute(name, "Puts")).isEqualTo(3000L);
             assertThat((Long) server.getAttribute(name, "FilterMemoryBytes")).isEqualTo(s.filterMemoryBytes());
+            assertThat((Integer) server.getAttribute(name, "TablesWithoutFilter"))
+                    .isZero();
             assertThat((Long) server.getAttribute(name, "MemtableBytes")).isEqualTo(s.memtableBytes());
             int[] files = (int[]) server.getAttribute(name, "LevelFiles");
             assertThat(files).hasSize(s.numLevels());

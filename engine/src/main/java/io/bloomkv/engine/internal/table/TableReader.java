@@ -1109,6 +1109,23 @@ public final class TableReader implements AutoCloseable {
         return budget == null ? filter != null : footer.hasFilter() && budgetProblem == null;
     }
 
+    /**
+     * Whether a get reads this table without a point filter now: none was written, it is unusable (failed its checksum
+     * or format check, or a partitioned filter's top-level index did), or, under a filter memory budget, a whole filter
+     * neither pinned nor cached is larger than the budget's cache may hold now, so gets do not load it (see
+     * {@code FilterMemory.acquire}). A partitioned filter with a usable top-level index counts as a filter: only the keys
+     * hashed to a broken partition pass it. What {@code bloomkv.num-tables-without-filter} counts; not for the read path.
+     */
+    public boolean readWithoutFilter() {
+        if (!hasFilter()) {
+            return true;
+        }
+        if (budget == null || partitions != null) {
+            return false;
+        }
+        return pinned == null && !budget.isCached(budgetId) && budgetCharge > budget.cacheCapacityBytes();
+    }
+
     /** True when the table has a filter block that could not be loaded (the table is read without it). */
     public boolean filterBroken() {
         return filterProblem() != null;

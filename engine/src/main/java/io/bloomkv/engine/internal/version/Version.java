@@ -279,6 +279,19 @@ public final class Version implements LevelView {
         return sum;
     }
 
+    /** Tables of this Version that gets read without a point filter now ({@link TableReader#readWithoutFilter()}). */
+    public int tablesWithoutFilter() {
+        int n = 0;
+        for (TableReader[] level : readers) {
+            for (TableReader r : level) {
+                if (r.readWithoutFilter()) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
     public TableReader reader(int level, int index) {
         return readers[level][index];
     }
