@@ -579,6 +579,19 @@ final class CommitPipeline {
      */
     private MemTable makeRoomForWrite(boolean force) {
         state.assertHeld();
+        try {
+            return makeRoomOrStall(force);
+        } catch (RuntimeException | Error e) {
+            // The stall ends with the wait, whatever ends it: a background error, close, or the failure of what the
+            // leader did next. Writes stay stalled only while a leader waits here, so the listeners always get the
+            // resumed event of each stalled one (RocksDB tells of the condition's change, not of the next write's).
+            stallChanged(false);
+            throw e;
+        }
+    }
+
+    /** {@link #makeRoomForWrite}, which ends a stall this leaves on when it throws. */
+    private MemTable makeRoomOrStall(boolean force) {
         boolean allowDelay = !force;
         while (true) {
             state.throwIfClosingOrFailed("database is closed");

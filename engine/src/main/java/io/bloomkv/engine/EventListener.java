@@ -73,8 +73,9 @@ public interface EventListener {
     record TableFileDeletedInfo(Path path, long number, BloomKvException error) {}
 
     /**
-     * Writes stopped ({@code stalled}: too many level-0 tables or memtables waiting for flush) or resumed; the
-     * level-0 table count and immutable memtable count at that moment.
+     * Writes stopped ({@code stalled}: too many level-0 tables or memtables waiting for flush) or the stall ended; the
+     * level-0 table count and immutable memtable count at that moment. Each stall gets exactly one event of its end,
+     * whatever ends it: room made, a background error (after its {@link #onBackgroundError}), or close.
      */
     record WriteStallInfo(Path directory, boolean stalled, int level0Tables, int immutableMemtables) {}
 
