@@ -30,30 +30,9 @@ public final class BloomKvEngine implements BenchEngine {
 
     private static final ReadOptions PREFIX_SAME_AS_START =
             ReadOptions.defaults().prefixSameAsStart(true);
-    /** Flushes and compactions between their begin and completed events ({@link #backgroundJobsRunning}). */
-    private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+    /** Flushes and compactions running ({@link #backgroundJobsRunning}). */
+    private final RunningJobs jobs = new RunningJobs();
 
-    private final io.bloomkv.engine.EventListener jobs = new io.bloomkv.engine.EventListener() {
-        @Override
-        public void onFlushBegin(FlushInfo info) {
-            running.incrementAndGet();
-        }
-
-        @Override
-        public void onFlushCompleted(FlushCompletedInfo info) {
-            running.decrementAndGet();
-        }
-
-        @Override
-        public void onCompactionBegin(CompactionInfo info) {
-            running.incrementAndGet();
-        }
-
-        @Override
-        public void onCompactionCompleted(CompactionCompletedInfo info) {
-            running.decrementAndGet();
-        }
-    };
     /** Counters of databases closed by {@link #reopen()}: Db.stats() restarts at 0 on open. */
     private EngineCounters carried = EngineCounters.ZERO;
 
@@ -152,7 +131,7 @@ public final class BloomKvEngine implements BenchEngine {
 
     @Override
     public int backgroundJobsRunning() {
-        return Math.max(0, running.get());
+        return jobs.running();
     }
 
     @Override
