@@ -419,7 +419,8 @@ class IteratorRefreshDifferentialTest {
         return b == null ? "null" : HexFormat.of().formatHex(b);
     }
 
-    private static Set<Long> tableFilesOnDisk(Path d) throws IOException {
+    /** Numbers of the table files in {@code d} (shared with IteratorRefreshTest). */
+    static Set<Long> tableFilesOnDisk(Path d) throws IOException {
         Set<Long> out = new TreeSet<>();
         try (Stream<Path> s = Files.list(d)) {
             for (Path p : s.toList()) {
@@ -432,7 +433,8 @@ class IteratorRefreshDifferentialTest {
         return out;
     }
 
-    private static Set<Long> liveTables(Db db) {
+    /** Numbers of the live tables of {@code db}. */
+    static Set<Long> liveTables(Db db) {
         Set<Long> out = new TreeSet<>();
         for (TableInfo t : db.tables()) {
             out.add(t.fileNumber());

@@ -4,16 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.engine.internal.table.TableReader;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,27 +43,6 @@ class IteratorRefreshTest {
         return TestKeys.bytes(s);
     }
 
-    private Set<Long> tableFilesOnDisk() throws IOException {
-        Set<Long> out = new TreeSet<>();
-        try (Stream<Path> s = Files.list(dir)) {
-            for (Path p : s.toList()) {
-                String name = p.getFileName().toString();
-                if (name.endsWith(".sst")) {
-                    out.add(Long.parseLong(name.substring(0, name.length() - 4)));
-                }
-            }
-        }
-        return out;
-    }
-
-    private static Set<Long> liveTables(Db db) {
-        Set<Long> out = new TreeSet<>();
-        for (TableInfo t : db.tables()) {
-            out.add(t.fileNumber());
-        }
-        return out;
-    }
-
     private static List<String> scan(DbIterator it) {
         List<String> out = new ArrayList<>();
         for (it.seekToFirst(); it.valid(); it.next()) {
@@ -84,7 +59,7 @@ class IteratorRefreshTest {
             }
             db.flush();
             db.waitForBackgroundWork();
-            Set<Long> oldTables = liveTables(db);
+            Set<Long> oldTables = IteratorRefreshDifferentialTest.liveTables(db);
             DbIterator it = db.iterator();
             it.seekToFirst(); // pins a table's block
             assertThat(TestKeys.str(it.value())).isEqualTo("old-0");
@@ -96,8 +71,8 @@ class IteratorRefreshTest {
             db.delete(TestKeys.key(7));
             db.compactRange(null, null);
             db.waitForBackgroundWork();
-            assertThat(liveTables(db)).doesNotContainAnyElementsOf(oldTables);
-            assertThat(tableFilesOnDisk())
+            assertThat(IteratorRefreshDifferentialTest.liveTables(db)).doesNotContainAnyElementsOf(oldTables);
+            assertThat(IteratorRefreshDifferentialTest.tableFilesOnDisk(dir))
                     .as("the iterator keeps the old tables")
                     .containsAll(oldTables);
             assertThat(db.stats().liveVersions()).as("and their Version").isGreaterThan(1);
@@ -109,9 +84,9 @@ class IteratorRefreshTest {
                     .isFalse();
             assertThatThrownBy(it::key).isInstanceOf(java.util.NoSuchElementException.class);
             assertThat(it.sequence()).isEqualTo(db.stats().lastSequence()).isGreaterThan(oldSequence);
-            assertThat(tableFilesOnDisk())
+            assertThat(IteratorRefreshDifferentialTest.tableFilesOnDisk(dir))
                     .as("the refresh let the obsolete tables go: deleted at once")
-                    .isEqualTo(liveTables(db));
+                    .isEqualTo(IteratorRefreshDifferentialTest.liveTables(db));
             assertThat(db.stats().liveVersions()).isEqualTo(1);
             assertThat(db.stats().openIterators()).isEqualTo(1);
             List<String> seen = scan(it);
