@@ -1661,7 +1661,12 @@ public final class Db implements AutoCloseable {
         return n;
     }
 
-    /** The live tables, level by level (level 0 newest first, deeper levels by key). */
+    /**
+     * The live tables, level by level (level 0 newest first, deeper levels by key). A table's filter facts are read
+     * once and kept (the table is immutable). Under a {@link Options#filterMemoryBudget}, a filter that is neither
+     * pinned nor in the budget's cache is read from the file for this alone and freed, never loaded into the cache:
+     * listing the tables changes nothing the budget holds.
+     */
     public List<TableInfo> tables() {
         checkOpen();
         Version v = versions.retainCurrent();
@@ -1672,7 +1677,7 @@ public final class Db implements AutoCloseable {
                 for (int i = 0; i < files.size(); i++) {
                     FileMetaData f = files.get(i);
                     TableReader r = v.reader(level, i);
-                    boolean filter = r.hasFilter();
+                    boolean filter = !r.readWithoutFilter(); // TableInfo's contract: facts of a usable filter only
                     out.add(new TableInfo(
                             level,
                             f.number(),

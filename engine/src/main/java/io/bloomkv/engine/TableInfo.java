@@ -7,7 +7,9 @@ import java.nio.file.Path;
  * One live table of a {@link Db} ({@link Db#tables()}): where it sits, what it holds, and its
  * filter's parameters. Key arrays are copies.
  *
- * @param filterKind null when the table has no (usable) filter
+ * @param filterKind null when the table has no usable filter, so that gets read it without one: none written, one
+ *     that failed its checks ({@code filterProblem}), or under a filter memory budget a whole filter larger than the
+ *     budget's cache may hold ({@code bloomkv.num-tables-without-filter} counts these tables)
  * @param filterExpectedFpp the filter's own false-positive formula for its key count (1 without a filter)
  * @param filterFractionOfBitsSet share of the filter's bits (or counters) that are set; NaN without a filter
  * @param filterProblem why the table's filter block is unusable (reads fail open and read the table), or

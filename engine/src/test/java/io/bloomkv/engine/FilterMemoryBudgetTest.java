@@ -11,7 +11,9 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
@@ -42,8 +44,12 @@ class FilterMemoryBudgetTest {
 
     /** Loads N keys in random order (several levels), then a few more flushed to level 0; returns the unbounded filter bytes. */
     private long load(Path d, long seed) {
+        return load(d, seed, base());
+    }
+
+    private long load(Path d, long seed, Options options) {
         Random rnd = new Random(seed);
-        try (Db db = Db.open(d, base())) {
+        try (Db db = Db.open(d, options)) {
             int[] order = new int[N];
             for (int i = 0; i < N; i++) {
                 order[i] = i;
@@ -108,6 +114,78 @@ class FilterMemoryBudgetTest {
         assertThat(FilterMemory.liveBytes())
                 .as("budgeted filter memory freed at close")
                 .isEqualTo(liveBefore);
+    }
+
+    /**
+     * {@link Db#tables()} under a budget reports each table's filter exactly as without one (a table read without its
+     * filter, one too large for the budget's cache, as having none), and looking changes nothing the budget holds: no filter loaded into its cache, none evicted, the gets' later loads the same. A filter neither
+     * pinned nor cached is read for the description alone and freed at once.
+     */
+    @Test
+    void listingTheTablesLeavesTheBudgetAsItWas() {
+        long seed = TestSeeds.seed("FilterMemoryBudgetTest.tables");
+        Options small = base().targetFileSize(16 << 10); // many tables with small filters: some fit the cache
+        long full = load(dir, seed, small);
+        Map<Long, TableInfo> unbudgeted = new HashMap<>();
+        try (Db db = Db.open(dir, small)) {
+            db.tables().forEach(t -> unbudgeted.put(t.fileNumber(), t));
+        }
+        long liveBefore = FilterMemory.liveBytes();
+        SharedFilterBudget budget = new SharedFilterBudget(full / 12);
+        try (Db db = Db.open(dir, small.filterMemoryBudget(budget))) {
+            Random rnd = new Random(seed);
+            for (int j = 0; j < 2000; j++) { // some filters cached, most not
+                assertThat(db.get(TestKeys.key(2L * rnd.nextInt(N) + 1))).isNull();
+            }
+            long loads = budget.loads();
+            long cached = budget.cachedBytes();
+            long pinned = budget.pinnedBytes();
+            long live = FilterMemory.liveBytes();
+            assertThat(cached).as("the gets left filters in the cache").isPositive();
+            for (int pass = 0; pass < 2; pass++) {
+                List<TableInfo> tables = db.tables();
+                assertThat(tables).hasSize(unbudgeted.size());
+                int compared = 0;
+                int withoutFilter = 0;
+                int notInMemory = 0;
+                for (TableInfo t : tables) {
+                    TableInfo u = unbudgeted.get(t.fileNumber());
+                    assertThat(u.filterKind()).isNotNull();
+                    if (t.filterKind() == null) { // a whole filter larger than the budget's cache: read without it
+                        assertThat(t.filterMemoryBytes()).isZero();
+                        assertThat(t.filterProblem()).isNull();
+                        withoutFilter++;
+                        continue;
+                    }
+                    assertThat(t.filterHashCount()).as("k of " + t.fileNumber()).isEqualTo(u.filterHashCount());
+                    assertThat(t.filterKind()).isEqualTo(u.filterKind());
+                    assertThat(t.filterBitSize()).isEqualTo(u.filterBitSize());
+                    assertThat(t.filterKeyCount()).isEqualTo(u.filterKeyCount()).isPositive();
+                    assertThat(t.filterExpectedFpp()).isEqualTo(u.filterExpectedFpp());
+                    assertThat(t.filterFractionOfBitsSet())
+                            .isEqualTo(u.filterFractionOfBitsSet())
+                            .isBetween(0.01, 0.99);
+                    if (t.filterMemoryBytes() == 0) {
+                        notInMemory++; // described from a read of its own, not through the cache
+                    }
+                    compared++;
+                }
+                assertThat(withoutFilter).isEqualTo(db.stats().tablesWithoutFilter());
+                // all three kinds were listed: in memory (pinned or cached), read for the listing, read without
+                assertThat(compared - notInMemory).as("described from memory").isPositive();
+                assertThat(notInMemory).as("described from a read of their own").isGreaterThan(4);
+                assertThat(withoutFilter).as("too large for the cache").isPositive();
+                assertThat(budget.loads())
+                        .as("loads through the budget's cache, pass " + pass)
+                        .isEqualTo(loads);
+                assertThat(budget.cachedBytes()).isEqualTo(cached);
+                assertThat(budget.pinnedBytes()).isEqualTo(pinned);
+                assertThat(FilterMemory.liveBytes())
+                        .as("no filter memory left by the listing")
+                        .isEqualTo(live);
+            }
+        }
+        assertThat(FilterMemory.liveBytes()).isEqualTo(liveBefore);
     }
 
     @Test

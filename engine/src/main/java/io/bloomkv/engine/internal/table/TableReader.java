@@ -1265,109 +1265,100 @@ public final class TableReader implements AutoCloseable {
 
     /** Kind of the loaded filter, or null. */
     public FilterKind filterKind() {
-        if (partitions != null) {
-            PartitionedFilterReader.Summary s = partitionSummary();
-            return s == null ? null : s.kind();
-        }
-        return describeFilter(Filter::kind, null);
+        PartitionedFilterReader.Summary s = filterSummary();
+        return s == null ? null : s.kind();
     }
 
     /** Probes per key of the loaded filter (0 if none). */
     public int filterHashCount() {
-        if (partitions != null) {
-            PartitionedFilterReader.Summary s = partitionSummary();
-            return s == null ? 0 : s.hashCount();
-        }
-        return describeFilter(Filter::hashCount, 0);
+        PartitionedFilterReader.Summary s = filterSummary();
+        return s == null ? 0 : s.hashCount();
     }
 
     /** Bits (counters for COUNTING) of the loaded filter (0 if none). */
     public long filterBitSize() {
-        if (partitions != null) {
-            PartitionedFilterReader.Summary s = partitionSummary();
-            return s == null ? 0 : s.bitSize();
-        }
-        return describeFilter(Filter::bitSize, 0L);
+        PartitionedFilterReader.Summary s = filterSummary();
+        return s == null ? 0 : s.bitSize();
     }
 
     /** Keys the loaded filter holds (0 if none). */
     public long filterKeyCount() {
-        if (partitions != null) {
-            PartitionedFilterReader.Summary s = partitionSummary();
-            return s == null ? 0 : s.keyCount();
-        }
-        return describeFilter(Filter::keyCount, 0L);
+        PartitionedFilterReader.Summary s = filterSummary();
+        return s == null ? 0 : s.keyCount();
     }
 
-    /** Share of the loaded filter's bits that are set (0 if none). Reads the off-heap bits, so pins the table. */
+    /** Share of the loaded filter's bits that are set (0 if none). */
     public double filterFractionOfBitsSet() {
-        if (partitions != null) {
-            PartitionedFilterReader.Summary s = partitionSummary();
-            return s == null ? 0 : s.fractionOfBitsSet();
-        }
-        if (filter == null && budget == null) {
-            return 0;
-        }
-        retain();
-        try {
-            return describeFilter(Filter::fractionOfBitsSet, 0.0);
-        } finally {
-            release();
-        }
+        PartitionedFilterReader.Summary s = filterSummary();
+        return s == null ? 0 : s.fractionOfBitsSet();
     }
 
     /**
-     * The false-positive rate the filter's formula predicts for its keys (1 if no usable filter). Computed once per
-     * table: the table and its filter are immutable, and a blocked filter's formula sums a Poisson series of exact
-     * per-block rates, too much to redo on every {@code Db.tables()} call. A 1 (no filter, or a filter that could not
-     * be read) is not remembered.
+     * The false-positive rate the filter's formula predicts for its keys (1 if no usable filter). A blocked filter's
+     * formula sums a Poisson series of exact per-block rates: computed once per table, with the rest of
+     * {@link #filterSummary()}.
      */
     public double filterExpectedFpp() {
-        double known = expectedFpp;
-        if (known >= 0) {
-            return known;
-        }
-        double fpp;
-        if (partitions != null) {
-            PartitionedFilterReader.Summary s = partitionSummary();
-            fpp = s == null ? 1.0 : s.expectedFpp();
-        } else {
-            fpp = describeFilter(Filter::expectedFpp, 1.0);
-        }
-        if (fpp < 1.0) {
-            expectedFpp = fpp;
-        }
-        return fpp;
+        PartitionedFilterReader.Summary s = filterSummary();
+        return s == null ? 1.0 : s.expectedFpp();
     }
 
-    /** {@link #filterExpectedFpp()} once computed, or -1. */
-    private volatile double expectedFpp = -1;
-
-    /** The partitioned filter's summary, read with the table pinned (its partitions may be read from the file). */
-    private PartitionedFilterReader.Summary partitionSummary() {
-        retain();
+    /**
+     * The facts of the table's filter, computed at the first call and then kept (the table and its filter are
+     * immutable); null without a usable filter, and then not remembered (an I/O error may pass). Db.tables() asks six
+     * facts of every table. Under a budget a filter that is neither pinned nor cached is read from the file for this
+     * once and freed at once, not loaded through the budget's cache: looking at the tables must not change what the
+     * budget holds, or evict a filter gets are using.
+     */
+    private PartitionedFilterReader.Summary filterSummary() {
+        PartitionedFilterReader.Summary s = summary;
+        if (s != null) {
+            return s;
+        }
+        retain(); // pins the table: the filter's off-heap bits, or the file its blocks are read from
         try {
-            return partitions.summary();
+            if (partitions != null) {
+                s = partitions.summary();
+            } else if (budget == null) {
+                s = filter == null ? null : summarize(filter);
+            } else {
+                s = budgetedSummary();
+            }
         } finally {
             release();
         }
+        if (s != null) {
+            summary = s; // a racing second computation gives the same
+        }
+        return s;
     }
 
-    /** {@code fn} of the filter (with a budget: pinned, or loaded through its cache), or {@code none} without one. */
-    private <T> T describeFilter(java.util.function.Function<Filter, T> fn, T none) {
-        if (budget == null) {
-            return filter == null ? none : fn.apply(liveFilter());
+    /** {@link #filterSummary()} once computed, or null. */
+    private volatile PartitionedFilterReader.Summary summary;
+
+    /** The summary of a budgeted whole filter: the pinned or cached one, else one read for this call alone. */
+    private PartitionedFilterReader.Summary budgetedSummary() {
+        if (!footer.hasFilter() || budgetProblem != null) {
+            return null;
         }
-        ensureLive();
-        FilterMemory.Loaded l = acquireBudgeted();
+        FilterMemory.Loaded p = pinned;
+        FilterMemory.Loaded l = p != null && p.tryRetain() ? p : budget.peek(budgetId, -1);
         if (l == null) {
-            return none;
+            l = loadBudgeted(); // held by this call only: its release frees it
+        }
+        if (l == null) {
+            return null;
         }
         try {
-            return fn.apply(l.filter());
+            return summarize(l.filter());
         } finally {
             l.release();
         }
+    }
+
+    private static PartitionedFilterReader.Summary summarize(Filter f) {
+        return new PartitionedFilterReader.Summary(
+                f.kind(), f.hashCount(), f.bitSize(), f.keyCount(), f.expectedFpp(), f.fractionOfBitsSet());
     }
 
     /**
