@@ -1662,6 +1662,50 @@ public final class Db implements AutoCloseable {
     }
 
     /**
+     * Reads every block of every live table and checks its checksum and structure (rocksdbjni's {@code verifyChecksum},
+     * C++ {@code DB::VerifyChecksum}): data, index, filter, properties and range-deletion blocks and the footer. Returns
+     * when all are sound; throws at the first table with a bad block, naming its file and the first bad block's offset
+     * (the message says what failed and how many of the table's blocks are bad). The tables are those of the current
+     * state when the call starts, held until it returns, so a compaction meanwhile cannot delete them; writes and reads
+     * go on. It reads the files, not the block cache, counts nothing in {@link #stats()} and changes nothing: a bad
+     * block found here does not stop writes (RocksDB's does not set a background error either). WALs and the MANIFEST
+     * are checked by {@code bloomkv sst verify DB_DIR}.
+     *
+     * @throws CorruptionException at the first table with a bad block
+     * @throws DbClosedException once the database is closed
+     * @throws BloomKvIOException on an I/O error
+     */
+    public void verifyChecksum() {
+        checkOpen();
+        Version v = versions.retainCurrent();
+        try {
+            for (int level = 0; level < v.numLevels(); level++) {
+                for (int i = 0; i < v.numFiles(level); i++) {
+                    TableReader r = v.reader(level, i);
+                    Path file = FileNames.tableFile(dir, v.files(level).get(i).number());
+                    List<TableReader.BadBlock> bad;
+                    try {
+                        bad = r.verifyChecksums();
+                    } catch (IOException e) {
+                        throw new BloomKvIOException("verifyChecksum: cannot read " + file, e);
+                    }
+                    if (!bad.isEmpty()) {
+                        TableReader.BadBlock b = bad.get(0);
+                        throw new CorruptionException(
+                                "verifyChecksum: " + bad.size() + (bad.size() == 1 ? " bad block" : " bad blocks")
+                                        + " in table level " + level + "; first: " + b.kind() + " block of "
+                                        + b.size() + " bytes: " + b.problem(),
+                                file,
+                                b.offset());
+                    }
+                }
+            }
+        } finally {
+            v.release();
+        }
+    }
+
+    /**
      * The live tables, level by level (level 0 newest first, deeper levels by key). A table's filter facts are read
      * once and kept (the table is immutable). Under a {@link Options#filterMemoryBudget}, a filter that is neither
      * pinned nor in the budget's cache is read from the file for this alone and freed, never loaded into the cache:
