@@ -3,7 +3,6 @@ package io.bloomkv.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -13,9 +12,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
@@ -28,6 +26,7 @@ import org.rocksdb.RocksDBException;
  * block). bloomkv's exception names the damaged file and the block's offset; neither engine stops writing because of
  * it. Replay with -Dbloomkv.seed=N.
  */
+@ExtendWith(NoTableLeak.class)
 class VerifyChecksumDifferentialTest {
     static {
         RocksDB.loadLibrary();
@@ -35,18 +34,6 @@ class VerifyChecksumDifferentialTest {
 
     @TempDir
     Path dir;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeft() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     private static Options options() {
         return Options.defaults().autoCompaction(false); // one table per flush
