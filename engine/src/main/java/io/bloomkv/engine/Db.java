@@ -1425,16 +1425,15 @@ public final class Db implements AutoCloseable {
         if (name == null) {
             throw new InvalidArgumentException("property name is null");
         }
-        Version v = versions.current();
-        boolean pending = options.autoCompaction() && v != null && v.compactionScore() >= 1;
+        Stats s = stats();
         return DbProperties.get(
                 name,
-                stats(),
+                s,
                 blockCacheUsedBytes(),
                 blockCache == null ? -1 : blockCache.capacityBytes(),
                 state.backgroundError(),
                 backgroundWorkPaused(),
-                pending);
+                s.compactionPending());
     }
 
     /**
@@ -1596,13 +1595,16 @@ public final class Db implements AutoCloseable {
         s.openSnapshots = snapshots.size();
         s.tablesOpened = tableCache.openedCount();
         s.tablesClosed = tableCache.evictedCount();
+        s.backgroundErrors = state.backgroundErrorCount();
         SuperVersion sv = state.acquireSuperVersion();
         try {
-            long memBytes = sv.mem.approximateMemoryUsage();
+            long activeBytes = sv.mem.approximateMemoryUsage();
+            long memBytes = activeBytes;
             // Read once: writers add to the active memtable meanwhile, and the frozen ones' entries are the difference.
             long activeEntries = sv.mem.entryCount();
             long memEntries = activeEntries;
-            long memDeletes = sv.mem.deleteCount();
+            long activeDeletes = sv.mem.deleteCount();
+            long memDeletes = activeDeletes;
             for (MemTable m : sv.imms) {
                 memBytes += m.approximateMemoryUsage();
                 memEntries += m.entryCount();
@@ -1612,6 +1614,8 @@ public final class Db implements AutoCloseable {
             s.memtableEntries = memEntries;
             s.activeMemtableEntries = activeEntries;
             s.memtableDeletes = memDeletes;
+            s.activeMemtableDeletes = activeDeletes;
+            s.activeMemtableBytes = activeBytes;
             s.immutableMemtables = sv.imms.size();
             Version v = sv.version;
             int n = v.numLevels();
@@ -1631,6 +1635,7 @@ public final class Db implements AutoCloseable {
             }
             s.filterMemoryBytes = filterMemory;
             s.tablesWithoutFilter = noteTablesWithoutFilter(v);
+            s.compactionPending = options.autoCompaction() && v.compactionScore() >= 1;
         } finally {
             sv.release();
         }

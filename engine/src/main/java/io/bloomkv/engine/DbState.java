@@ -87,6 +87,11 @@ final class DbState {
 
     private volatile SuperVersion superVersion;
     private volatile BloomKvException backgroundError;
+    /**
+     * Background errors recorded since open (RocksDB's {@code rocksdb.background-errors}): each new one counts, a
+     * resume does not reset it. Written under the mutex, read without it ({@link Db#stats}).
+     */
+    private volatile long backgroundErrorCount;
     /** Guarded by the mutex: what failed with {@link #backgroundError} (BackgroundErrorInfo's operation), or null. */
     private String backgroundErrorOperation;
 
@@ -251,6 +256,11 @@ final class DbState {
         return backgroundError;
     }
 
+    /** Background errors recorded since open (no lock taken). */
+    long backgroundErrorCount() {
+        return backgroundErrorCount;
+    }
+
     /**
      * Records {@code e}, the failure of {@code operation} (as {@link EventListener.BackgroundErrorInfo#operation}
      * names it), unless an error is recorded already, and wakes every waiter. While {@link Db#resume} runs, the first
@@ -265,9 +275,11 @@ final class DbState {
             } else if (backgroundError == null) {
                 backgroundError = e;
                 backgroundErrorOperation = operation;
+                backgroundErrorCount++;
             } else if (resuming && resumeFailure == null) {
                 resumeFailure = e;
                 resumeFailureOperation = operation;
+                backgroundErrorCount++;
             }
             backgroundChanged.signalAll();
         } finally {

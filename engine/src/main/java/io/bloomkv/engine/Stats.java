@@ -66,8 +66,15 @@ public final class Stats {
 
     /** Point tombstones among {@link #memtableEntries} (for {@code bloomkv.estimate-num-keys}). */
     long memtableDeletes;
+    /** Of {@link #memtableDeletes}: those of the active memtable. */
+    long activeMemtableDeletes;
 
     long memtableBytes;
+    /** Of {@link #memtableBytes}: those of the active memtable. */
+    long activeMemtableBytes;
+
+    boolean compactionPending;
+    long backgroundErrors;
     int immutableMemtables;
     long lastSequence;
     int liveVersions;
@@ -347,6 +354,47 @@ public final class Stats {
     /** Bytes of the mutable and immutable memtables. */
     public long memtableBytes() {
         return memtableBytes;
+    }
+
+    /** Of {@link #memtableEntries()}: those of the active (mutable) memtable (RocksDB's num-entries-active-mem-table). */
+    public long activeMemtableEntries() {
+        return activeMemtableEntries;
+    }
+
+    /** Point tombstones among {@link #memtableEntries()} (range deletions are not counted, as in RocksDB). */
+    public long memtableDeletes() {
+        return memtableDeletes;
+    }
+
+    /** Of {@link #memtableDeletes()}: those of the active memtable (RocksDB's num-deletes-active-mem-table). */
+    public long activeMemtableDeletes() {
+        return activeMemtableDeletes;
+    }
+
+    /** Of {@link #memtableBytes()}: those of the active memtable (RocksDB's cur-size-active-mem-table). */
+    public long activeMemtableBytes() {
+        return activeMemtableBytes;
+    }
+
+    /**
+     * RocksDB's {@code rocksdb.estimate-num-keys}, as {@code bloomkv.estimate-num-keys} answers it: the memtables'
+     * entries and the tables' puts, less the deletes (overwritten versions not yet compacted away still count).
+     */
+    public long estimateNumKeys() {
+        return DbProperties.estimateNumKeys(this);
+    }
+
+    /** Whether a compaction is due now (automatic compactions on and a level over its target; RocksDB's kind). */
+    public boolean compactionPending() {
+        return compactionPending;
+    }
+
+    /**
+     * Background errors (failed flushes and compactions, and the failures of a {@link Db#resume}) recorded since open,
+     * as RocksDB's {@code rocksdb.background-errors} counts them: a resume does not lower it.
+     */
+    public long backgroundErrors() {
+        return backgroundErrors;
     }
 
     public int immutableMemtables() {

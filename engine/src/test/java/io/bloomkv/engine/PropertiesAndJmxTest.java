@@ -53,6 +53,17 @@ class PropertiesAndJmxTest {
                     .contains(String.format("%5d %5d", 0, s.levelTables(0)));
             assertThat(db.property("bloomkv.stats").orElseThrow()).contains("filter: checks");
             assertThat(db.property("bloomkv.num-entries-active-mem-table")).hasValue("10");
+            assertThat(s.estimateNumKeys()).isEqualTo(2010);
+            assertThat(s.activeMemtableEntries()).isEqualTo(10);
+            assertThat(s.activeMemtableBytes()).isPositive().isEqualTo(s.memtableBytes()); // nothing frozen
+            assertThat(s.backgroundErrors()).isZero();
+            assertThat(s.compactionPending()).isFalse(); // autoCompaction(false)
+            db.delete(TestKeys.key(3));
+            db.delete(TestKeys.key(100_003));
+            Stats d = db.stats();
+            assertThat(d.memtableDeletes()).isEqualTo(2);
+            assertThat(d.activeMemtableDeletes()).isEqualTo(2);
+            assertThat(d.estimateNumKeys()).isEqualTo(2010 + 2 - 2 * 2);
             assertThat(db.property("bloomkv.block-cache-capacity"))
                     .hasValue(Long.toString(Options.defaults().blockCacheSize()));
             assertThat(db.property("bloomkv.no-such-property")).isEmpty();

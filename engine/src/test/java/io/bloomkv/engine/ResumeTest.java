@@ -303,6 +303,8 @@ class ResumeTest {
                     .as(ctx + ": " + failure + " caused by the injected error")
                     .isTrue();
             assertThat(db.property("bloomkv.background-errors")).as(ctx).contains("1");
+            long errors = db.stats().backgroundErrors();
+            assertThat(errors).as(ctx + ": counted").isPositive();
             // The background error (ingest and deleteFilesInRange throw their I/O error wrapped apart from it).
             BloomKvException stopped =
                     catchThrowableOfType(() -> db.put(TestKeys.key(1), TestKeys.bytes("x")), BloomKvException.class);
@@ -314,6 +316,9 @@ class ResumeTest {
             db.resume();
 
             assertThat(db.property("bloomkv.background-errors")).as(ctx).contains("0");
+            assertThat(db.stats().backgroundErrors())
+                    .as(ctx + ": a count, not lowered by resume")
+                    .isEqualTo(errors);
             assertHolds(db, h.model, ctx + ", resumed");
             if (failedKey != null) {
                 assertThat(db.get(failedKey))
