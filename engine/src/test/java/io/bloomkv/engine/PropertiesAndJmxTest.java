@@ -57,6 +57,7 @@ class PropertiesAndJmxTest {
             assertThat(s.activeMemtableEntries()).isEqualTo(10);
             assertThat(s.activeMemtableBytes()).isPositive().isEqualTo(s.memtableBytes()); // nothing frozen
             assertThat(s.backgroundErrors()).isZero();
+            assertThat(s.liveVersions()).as("the current Version at least").isPositive();
             assertThat(s.compactionPending()).isFalse(); // autoCompaction(false)
             db.delete(TestKeys.key(3));
             db.delete(TestKeys.key(100_003));
