@@ -15,6 +15,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -55,7 +56,41 @@ class KafkaInternalsContractTest {
             PROCESSOR_INTERNALS + "metrics.TaskMetrics",
             PROCESSOR_INTERNALS + "InternalProcessorContext",
             "org.apache.kafka.streams.kstream.internals.TimeWindow",
-            "org.apache.kafka.streams.kstream.internals.SessionWindow");
+            "org.apache.kafka.streams.kstream.internals.SessionWindow",
+            STATE_INTERNALS + "metrics.RocksDBMetrics",
+            STATE_INTERNALS + "metrics.RocksDBMetricsRecorder",
+            STATE_INTERNALS + "metrics.RocksDBMetricsRecordingTrigger");
+
+    /** The {@code RocksDBMetrics} methods that register a gauge under Kafka's name ({@code BloomKvMetrics}). */
+    static final List<String> KAFKA_GAUGE_ADDERS = List.of(
+            "addNumImmutableMemTableMetric",
+            "addCurSizeActiveMemTable",
+            "addCurSizeAllMemTables",
+            "addSizeAllMemTables",
+            "addNumEntriesActiveMemTableMetric",
+            "addNumEntriesImmMemTablesMetric",
+            "addNumDeletesActiveMemTableMetric",
+            "addNumDeletesImmMemTablesMetric",
+            "addMemTableFlushPending",
+            "addCompactionPendingMetric",
+            "addTotalSstFilesSizeMetric",
+            "addLiveSstFilesSizeMetric",
+            "addNumLiveVersionMetric",
+            "addEstimateNumKeysMetric",
+            "addBackgroundErrorsMetric",
+            "addBlockCacheCapacityMetric",
+            "addBlockCacheUsageMetric");
+
+    /** The {@code RocksDBMetrics} methods that create a statistics-based sensor ({@code BloomKvMetrics.Recorder}). */
+    static final List<String> KAFKA_SENSORS = List.of(
+            "bytesWrittenToDatabaseSensor",
+            "memtableBytesFlushedSensor",
+            "memtableHitRatioSensor",
+            "writeStallDurationSensor",
+            "blockCacheDataHitRatioSensor",
+            "bytesReadDuringCompactionSensor",
+            "bytesWrittenDuringCompactionSensor",
+            "numberOfOpenFilesSensor");
 
     @Test
     void offsetCheckpointReadsThePositionAndOffsetsFilesOfEarlierVersions() throws Exception {
@@ -113,6 +148,41 @@ class KafkaInternalsContractTest {
         assertThat(Modifier.isStatic(add.getModifiers())).isFalse();
         Method remove = impl.getMethod("removeAllStoreLevelSensorsAndMetrics", String.class, String.class);
         assertThat(Modifier.isStatic(remove.getModifiers())).isFalse();
+    }
+
+    @Test
+    void kafkasRocksDbMetricsAreRegisteredAndRecordedThroughKafkasOwnClasses() throws Exception {
+        Class<?> impl = Class.forName(PROCESSOR_INTERNALS + "metrics.StreamsMetricsImpl");
+        Class<?> metrics = Class.forName(STATE_INTERNALS + "metrics.RocksDBMetrics");
+        Class<?> context = Class.forName(STATE_INTERNALS + "metrics.RocksDBMetrics$RocksDBMetricContext");
+        assertThat(Modifier.isPublic(context.getConstructor(String.class, String.class, String.class)
+                        .getModifiers()))
+                .isTrue();
+        for (String adder : KAFKA_GAUGE_ADDERS) {
+            assertStatic(metrics.getMethod(adder, impl, context, Gauge.class), void.class);
+        }
+        for (String sensor : KAFKA_SENSORS) {
+            assertStatic(metrics.getMethod(sensor, impl, context), org.apache.kafka.common.metrics.Sensor.class);
+        }
+        Class<?> recorder = Class.forName(STATE_INTERNALS + "metrics.RocksDBMetricsRecorder");
+        assertThat(Modifier.isPublic(
+                        recorder.getConstructor(String.class, String.class).getModifiers()))
+                .isTrue();
+        for (Method m : new Method[] {
+            recorder.getMethod("record", long.class), recorder.getMethod("taskId"), recorder.getMethod("storeName")
+        }) {
+            assertThat(Modifier.isFinal(m.getModifiers()) || Modifier.isStatic(m.getModifiers()))
+                    .as("%s can be overridden", m)
+                    .isFalse();
+        }
+        Class<?> trigger = Class.forName(STATE_INTERNALS + "metrics.RocksDBMetricsRecordingTrigger");
+        assertThat(impl.getMethod("rocksDBMetricsRecordingTrigger").getReturnType())
+                .isEqualTo(trigger);
+        trigger.getMethod("addMetricsRecorder", recorder);
+        trigger.getMethod("removeMetricsRecorder", recorder);
+        assertThat(Runnable.class.isAssignableFrom(trigger))
+                .as("what KafkaStreams schedules")
+                .isTrue();
     }
 
     @Test
