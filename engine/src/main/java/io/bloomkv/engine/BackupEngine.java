@@ -26,6 +26,7 @@ import org.slf4j.Logger;
  * BACKUP_DIR/shared/N_CRC_SIZE.sst      tables, shared by every backup that holds them (named by number, checksum, size)
  * BACKUP_DIR/private/ID/               the backup's own MANIFEST, CURRENT and WALs
  * BACKUP_DIR/tmp/                       a backup being made
+ * BACKUP_DIR/LOCK                       held by the writable engine open on the directory
  * </pre>
  *
  * <p>{@link #createBackup} checkpoints the database into {@code tmp/} (hard links where it can, copies elsewhere),
@@ -41,12 +42,11 @@ import org.slf4j.Logger;
  *
  * <p>{@link #garbageCollect} (RocksDB's {@code GarbageCollect}) removes what a crashed or failed create, or a crashed
  * or failed delete, left: {@code tmp/}, private directories and metadata temp files of backups without metadata, and
- * the shared tables no backup names. As RocksDB's, {@link #open} removes nothing (it only lists, so that opening a
- * directory in which another process is creating a backup leaves that create's files alone): a collection is due from
- * the open, and the engine's first {@link #createBackup}, {@link #deleteBackup} or {@link #purgeOldBackups} runs it
- * before its own work; one that fails stays due for the next. Every delete and purge also collects after removing the
- * metadata, and a failed create collects what it stored, so that none of them leaves files no backup names.
- * {@link #openReadOnly} never collects, and writes nothing.
+ * the shared tables no backup names. As RocksDB's, {@link #open} removes nothing (it locks and lists): a collection is
+ * due from the open, and the engine's first {@link #createBackup}, {@link #deleteBackup} or {@link #purgeOldBackups}
+ * runs it before its own work; one that fails stays due for the next. Every delete and purge also collects after
+ * removing the metadata, and a failed create collects what it stored, so that none of them leaves files no backup
+ * names. {@link #openReadOnly} never collects, and writes nothing.
  *
  * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
  * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}). A purge keeps the newest valid backups and
@@ -69,13 +69,16 @@ import org.slf4j.Logger;
  * loaded whole), so the garbage collection that its first delete or purge after opening runs removes the corrupt
  * backup's private directory and every shared table only corrupt backups name.
  *
- * <p>One writable BackupEngine per backup directory at a time (it takes no lock; the first create, delete or purge of
- * one removes the files of a create in progress in another); its methods are synchronized. Read-only engines ({@link
- * #openReadOnly}) may list, verify and restore while it works, as RocksDB's {@code BackupEngineReadOnly} (a backup it
- * deletes meanwhile then fails to verify or restore). The file system must be the one the backed-up databases use, so
- * that the checkpoint's files can be moved.
+ * <p>One writable BackupEngine per backup directory at a time: {@link #open} takes an exclusive lock on {@code LOCK}
+ * in the directory ({@link FileSystem#tryLock}, as {@link Db#open} on a database's), held until {@link #close}, and
+ * refuses a second writable open, of another process or of this JVM, with {@link BackupEngineLockedException}; two
+ * writers would remove each other's creates in progress and give the same id twice. Its methods are synchronized.
+ * Read-only engines ({@link #openReadOnly}) take no lock and may list, verify and restore while it works, as RocksDB's
+ * {@code BackupEngineReadOnly}: a backup being created is absent from their listing until its metadata is in place,
+ * and one deleted meanwhile fails to verify or restore. The lock file is no backup's: never collected, listed or
+ * restored. The file system must be the one the backed-up databases use, so that the checkpoint's files can be moved.
  */
-public final class BackupEngine {
+public final class BackupEngine implements AutoCloseable {
     static final String META_MAGIC = "bloomkv-backup";
     static final int META_VERSION = 1;
     private static final String SHARED = "shared";
@@ -89,6 +92,10 @@ public final class BackupEngine {
 
     private final FileSystem fs;
     private final Path root;
+    /** The lock on {@code LOCK} of a writable engine, released by {@link #close}; a no-op for a read-only one. */
+    private final java.io.Closeable lock;
+    /** Guarded by this: {@link #close} was called; every operation is refused from then on. */
+    private boolean closed;
     /** Where clean-up that failed after a successful create is reported: the database info log ({@link DbLog}). */
     private final Logger log;
     /** Opened by {@link #openReadOnly}: nothing in the backup directory is written or removed. */
@@ -122,20 +129,24 @@ public final class BackupEngine {
      */
     private int latestId;
 
-    private BackupEngine(FileSystem fs, Path root, Logger log, int latestId, boolean readOnly) {
+    private BackupEngine(FileSystem fs, Path root, Logger log, int latestId, boolean readOnly, java.io.Closeable lock) {
         this.fs = fs;
         this.root = root;
         this.log = log;
         this.latestId = latestId;
         this.readOnly = readOnly;
+        this.lock = lock;
     }
 
     /**
      * The backups in {@code backupDir} on the real file system (the directory and its {@code meta/}, {@code shared/},
-     * {@code private/} and {@code tmp/} are created if missing). Nothing is removed: what a crashed create or delete
-     * left stays until this engine's first create, delete or purge, or {@link #garbageCollect}, collects it (as
-     * RocksDB's {@code BackupEngine::Open}), so that opening a directory to list its backups while another process
-     * creates one there does not remove that create's files.
+     * {@code private/} and {@code tmp/} are created if missing), writable: the engine holds the directory's {@code
+     * LOCK} until {@link #close}. Nothing is removed: what a crashed create or delete left stays until this engine's
+     * first create, delete or purge, or {@link #garbageCollect}, collects it (as RocksDB's {@code BackupEngine::Open}).
+     *
+     * @throws BackupEngineLockedException if another writable engine, of another process or of this JVM, has the
+     *     directory open
+     * @throws InvalidArgumentException if {@code backupDir} is a file, or a directory holding other files
      */
     public static BackupEngine open(Path backupDir) {
         return open(backupDir, FileSystem.disk());
@@ -152,6 +163,7 @@ public final class BackupEngine {
             throw new InvalidArgumentException("backup directory and file system must not be null");
         }
         Path root = backupDir.toAbsolutePath().normalize();
+        java.io.Closeable lock = null;
         try {
             if (fs.exists(root)
                     && !fs.exists(root.resolve(META))
@@ -161,20 +173,42 @@ public final class BackupEngine {
             for (String d : List.of(META, SHARED, PRIVATE, TMP)) {
                 fs.createDirectories(root.resolve(d));
             }
+            // Before the listing: the highest id is this engine's to give out only once no other writer can add one.
+            lock = fs.tryLock(FileNames.lockFile(root)).orElseThrow(() -> new BackupEngineLockedException(root));
             List<Integer> ids = ids(fs, root);
-            return new BackupEngine(fs, root, log, ids.isEmpty() ? 0 : ids.get(ids.size() - 1), false);
+            return new BackupEngine(fs, root, log, ids.isEmpty() ? 0 : ids.get(ids.size() - 1), false, lock);
         } catch (java.nio.file.NotDirectoryException | java.nio.file.FileAlreadyExistsException e) {
+            releaseAfterFailedOpen(lock, e);
             throw new InvalidArgumentException("backup directory is a file: " + root);
         } catch (IOException e) {
-            throw new BloomKvIOException("cannot open backup directory " + root, e);
+            BloomKvIOException failure = new BloomKvIOException("cannot open backup directory " + root, e);
+            releaseAfterFailedOpen(lock, failure);
+            throw failure;
+        } catch (RuntimeException e) {
+            releaseAfterFailedOpen(lock, e);
+            throw e;
+        }
+    }
+
+    /** Releases the lock of an open that failed after taking it (if it did); a problem is added to {@code failure}. */
+    private static void releaseAfterFailedOpen(java.io.Closeable lock, Throwable failure) {
+        if (lock == null) {
+            return;
+        }
+        try {
+            lock.close();
+        } catch (IOException e) {
+            failure.addSuppressed(e);
         }
     }
 
     /**
      * The backups in the existing backup directory {@code backupDir} on the real file system, read-only (RocksDB's
-     * {@code BackupEngineReadOnly}): nothing there is created, written or removed, so it may list, verify and restore
-     * while a writable engine (of this or another process) creates backups there. {@link #createBackup}, {@link
-     * #deleteBackup}, {@link #purgeOldBackups} and {@link #garbageCollect} throw {@link BackupReadOnlyException}.
+     * {@code BackupEngineReadOnly}): nothing there is created, written or removed, and no lock is taken, so it may
+     * list, verify and restore while a writable engine (of this or another process) creates backups there; a backup
+     * whose create is in progress is absent from its listing until the create has stored its metadata. {@link
+     * #createBackup}, {@link #deleteBackup}, {@link #purgeOldBackups} and {@link #garbageCollect} throw {@link
+     * BackupReadOnlyException}.
      *
      * @throws InvalidArgumentException if {@code backupDir} is not a backup directory (it has no {@code meta/})
      */
@@ -193,7 +227,7 @@ public final class BackupEngine {
                 throw new InvalidArgumentException("not a backup directory (no " + META + "/): " + root);
             }
             List<Integer> ids = ids(fs, root);
-            return new BackupEngine(fs, root, DbLog.LOG, ids.isEmpty() ? 0 : ids.get(ids.size() - 1), true);
+            return new BackupEngine(fs, root, DbLog.LOG, ids.isEmpty() ? 0 : ids.get(ids.size() - 1), true, () -> {});
         } catch (java.nio.file.NotDirectoryException e) {
             throw new InvalidArgumentException("not a backup directory (" + META + " is a file): " + root);
         } catch (IOException e) {
@@ -207,8 +241,36 @@ public final class BackupEngine {
     }
 
     private void checkWritable(String operation) {
+        checkOpen(operation);
         if (readOnly) {
             throw new BackupReadOnlyException(root, operation);
+        }
+    }
+
+    /** Caller holds this. */
+    private void checkOpen(String operation) {
+        if (closed) {
+            throw new BackupEngineClosedException(root, operation);
+        }
+    }
+
+    /**
+     * Releases the directory's {@code LOCK} (a writable engine's), so that another engine may open it writable; every
+     * later call but {@link #directory}, {@link #isReadOnly} and this one throws {@link BackupEngineClosedException}.
+     * Waits for a call in progress on another thread. Closing again does nothing.
+     *
+     * @throws BloomKvIOException if the lock cannot be released
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            lock.close();
+        } catch (IOException e) {
+            throw new BloomKvIOException("cannot release the lock of backup directory " + root, e);
         }
     }
 
@@ -380,6 +442,7 @@ public final class BackupEngine {
      * parse, and those naming a file that is missing or not of the recorded size.
      */
     public synchronized List<BackupInfo> backups() {
+        checkOpen("backups");
         try {
             return scan().valid();
         } catch (IOException e) {
@@ -403,6 +466,7 @@ public final class BackupEngine {
      * the metadata file that does not parse, or the first listed file that is missing or of the wrong size.
      */
     public synchronized SortedMap<Integer, CorruptionException> corruptedBackupReasons() {
+        checkOpen("corruptedBackups");
         try {
             return java.util.Collections.unmodifiableSortedMap(scan().damaged());
         } catch (IOException e) {
@@ -417,6 +481,7 @@ public final class BackupEngine {
      * @throws InvalidArgumentException if there is no such backup
      */
     public synchronized void verify(int id) {
+        checkOpen("verify");
         try {
             BackupInfo info = readMeta(checkId(id));
             for (BackupFile f : info.files()) {
@@ -452,6 +517,7 @@ public final class BackupEngine {
         if (target == null) {
             throw new InvalidArgumentException("restore target is null");
         }
+        checkOpen("restore");
         Path out = target.toAbsolutePath().normalize();
         List<Path> written = new ArrayList<>();
         try {
@@ -591,7 +657,8 @@ public final class BackupEngine {
      * directory and the shared tables its metadata names, and, while some backup's metadata does not parse, any shared
      * table (which ones it names is unknown; its {@link #deleteBackup} lifts that). Runs whether or not a collection
      * is due ({@link #open} runs none; the engine's first create, delete or purge runs one, and every delete and purge
-     * one after its metadata unlinks): calling it removes what a crash left without deleting or creating a backup.
+     * one after its metadata unlinks): calling it removes what a crash left without deleting or creating a backup. The
+     * directory's {@code LOCK} is not the backups': it stays.
      *
      * <p>Crash-safe: {@code meta/} is synced first, and nothing is removed unless that succeeds, so that no metadata
      * unlinked without a sync can come back after a crash naming removed files.

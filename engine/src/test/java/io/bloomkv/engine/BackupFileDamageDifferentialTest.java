@@ -227,6 +227,7 @@ class BackupFileDamageDifferentialTest {
             }
             damage(d, victimTable, backupDir.resolve("private").resolve(Integer.toString(victim)));
             Set<String> sharedBefore = BackupIds.names(shared);
+            first.close();
             BackupEngine engine = BackupEngine.open(backupDir);
             List<Integer> validBefore = BackupIds.valid(engine);
             List<Integer> corruptBefore = engine.corruptedBackups();
@@ -260,14 +261,18 @@ class BackupFileDamageDifferentialTest {
                 engine.verify(id);
             }
             db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
-            BackupEngine reopened = BackupEngine.open(backupDir);
-            int nextId = reopened.createBackup(db).id();
-            reopened.verify(nextId);
-            BackupEngine last = BackupEngine.open(backupDir);
-            return new Run(
-                    new Outcome(validBefore, corruptBefore, validAfter, corruptAfter, metaAfter, nextId),
-                    BackupIds.valid(last),
-                    last.corruptedBackups());
+            engine.close();
+            int nextId;
+            try (BackupEngine reopened = BackupEngine.open(backupDir)) {
+                nextId = reopened.createBackup(db).id();
+                reopened.verify(nextId);
+            }
+            try (BackupEngine last = BackupEngine.open(backupDir)) {
+                return new Run(
+                        new Outcome(validBefore, corruptBefore, validAfter, corruptAfter, metaAfter, nextId),
+                        BackupIds.valid(last),
+                        last.corruptedBackups());
+            }
         }
     }
 }

@@ -96,6 +96,7 @@ class BackupGarbageCollectTest {
         Files.writeString(root.resolve("meta").resolve("4.tmp"), "bloomkv-backup 1\nid 4\n");
         Files.copy(any, root.resolve("shared").resolve("9_0badf00d_" + Files.size(any) + ".sst"));
         Files.writeString(root.resolve("shared").resolve("stray"), "x");
+        backups.close();
 
         Set<String> planted = files(root);
         BackupEngine readOnly = BackupEngine.openReadOnly(root);
@@ -121,29 +122,32 @@ class BackupGarbageCollectTest {
                 .as(ctx + ": the read-only engine removed nothing")
                 .isEqualTo(planted);
 
-        BackupEngine engine = BackupEngine.open(root);
-        assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1, 3);
-        assertThat(files(root)).as(ctx + ": the writable open removed nothing").isEqualTo(planted);
-        assertThat(engine.purgeOldBackups(2)).as(ctx).isEmpty();
-        Set<String> needed = needed(engine);
-        assertThat(needed).as(ctx).doesNotContain(root.relativize(manifest).toString());
-        assertThat(files(root)).as(ctx + ": after the first purge").isEqualTo(needed);
-        assertThat(dirs(root.resolve("private"))).containsExactly("1", "2", "3");
-        assertThat(dirs(root.resolve("tmp"))).isEmpty();
+        try (BackupEngine engine = BackupEngine.open(root)) {
+            assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1, 3);
+            assertThat(files(root))
+                    .as(ctx + ": the writable open removed nothing")
+                    .isEqualTo(planted);
+            assertThat(engine.purgeOldBackups(2)).as(ctx).isEmpty();
+            Set<String> needed = needed(engine);
+            assertThat(needed).as(ctx).doesNotContain(root.relativize(manifest).toString());
+            assertThat(files(root)).as(ctx + ": after the first purge").isEqualTo(needed);
+            assertThat(dirs(root.resolve("private"))).containsExactly("1", "2", "3");
+            assertThat(dirs(root.resolve("tmp"))).isEmpty();
 
-        // Deleting 3 removes the tables only it named, although 2 is damaged; 2's files all stay.
-        engine.deleteBackup(3);
-        assertThat(storedShared(root)).as(ctx).doesNotContainAnyElementsOf(onlyThree);
-        assertThat(files(root)).as(ctx + ": after deleting 3").isEqualTo(needed(engine));
-        Files.move(saved, manifest);
-        assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1, 2);
-        for (int id : new int[] {1, 2}) {
-            engine.verify(id);
-            engine.restore(id, dir.resolve("r" + id));
-            try (Db r = Db.open(dir.resolve("r" + id), small(FileSystem.disk()))) {
-                assertThat(CheckpointTest.contents(r))
-                        .as(ctx + ", backup " + id)
-                        .isEqualTo(states.get(id));
+            // Deleting 3 removes the tables only it named, although 2 is damaged; 2's files all stay.
+            engine.deleteBackup(3);
+            assertThat(storedShared(root)).as(ctx).doesNotContainAnyElementsOf(onlyThree);
+            assertThat(files(root)).as(ctx + ": after deleting 3").isEqualTo(needed(engine));
+            Files.move(saved, manifest);
+            assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1, 2);
+            for (int id : new int[] {1, 2}) {
+                engine.verify(id);
+                engine.restore(id, dir.resolve("r" + id));
+                try (Db r = Db.open(dir.resolve("r" + id), small(FileSystem.disk()))) {
+                    assertThat(CheckpointTest.contents(r))
+                            .as(ctx + ", backup " + id)
+                            .isEqualTo(states.get(id));
+                }
             }
         }
     }
@@ -175,19 +179,21 @@ class BackupGarbageCollectTest {
         Path meta = root.resolve("meta").resolve("1");
         Files.writeString(meta, Files.readString(meta).replace("timestamp", "timestamq"));
         Set<String> before = storedShared(root);
-        BackupEngine engine = BackupEngine.open(root);
-        assertThat(engine.corruptedBackups()).containsExactly(1);
-        engine.deleteBackup(3);
-        assertThat(storedShared(root))
-                .as("seed " + seed + ": 3's tables stay while 1's metadata does not parse")
-                .isEqualTo(before);
-        engine.deleteBackup(1);
-        assertThat(files(root)).as("seed " + seed).isEqualTo(needed(engine));
-        assertThat(dirs(root.resolve("private"))).containsExactly("2");
-        engine.verify(2);
-        engine.restore(2, dir.resolve("r2"));
-        try (Db r = Db.open(dir.resolve("r2"), small(FileSystem.disk()))) {
-            assertThat(CheckpointTest.contents(r)).isEqualTo(CheckpointTest.render(modelB));
+        backups.close();
+        try (BackupEngine engine = BackupEngine.open(root)) {
+            assertThat(engine.corruptedBackups()).containsExactly(1);
+            engine.deleteBackup(3);
+            assertThat(storedShared(root))
+                    .as("seed " + seed + ": 3's tables stay while 1's metadata does not parse")
+                    .isEqualTo(before);
+            engine.deleteBackup(1);
+            assertThat(files(root)).as("seed " + seed).isEqualTo(needed(engine));
+            assertThat(dirs(root.resolve("private"))).containsExactly("2");
+            engine.verify(2);
+            engine.restore(2, dir.resolve("r2"));
+            try (Db r = Db.open(dir.resolve("r2"), small(FileSystem.disk()))) {
+                assertThat(CheckpointTest.contents(r)).isEqualTo(CheckpointTest.render(modelB));
+            }
         }
     }
 
@@ -200,10 +206,11 @@ class BackupGarbageCollectTest {
     @Test
     void aCollectionThatFailsInsideDeleteFailsTheDeleteAndStaysDue() throws IOException {
         Path root = dir.resolve("backups");
-        try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()))) {
+        try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()));
+                BackupEngine backups = BackupEngine.open(root)) {
             load(db, new TreeMap<>(), new Random(7), 300);
             db.flush();
-            BackupEngine.open(root).createBackup(db);
+            backups.createBackup(db);
         }
         // Not the next id (2): a create that did not collect first would leave it.
         Path leftover = root.resolve("tmp").resolve("7");
@@ -213,44 +220,45 @@ class BackupGarbageCollectTest {
         FaultInjectingFileSystem.Fault fault =
                 fs.inject((op, p) -> op == FaultInjectingFileSystem.Op.SYNC_DIR && p.equals(root.resolve("meta")));
         DbLogTest.Recording log = new DbLogTest.Recording();
-        BackupEngine engine = BackupEngine.open(root, fs, log);
-        assertThat(fault.fired()).isZero();
-        assertThat(log.lines).isEmpty();
-        assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1);
-        assertThatThrownBy(() -> engine.deleteBackup(1))
-                .isInstanceOf(BloomKvIOException.class)
-                .hasMessageContaining("cannot delete backup 1 in " + root);
-        assertThat(fault.fired()).isEqualTo(1);
-        assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1);
-        assertThat(Files.exists(leftover.resolve("CURRENT"))).isTrue();
-        assertThatThrownBy(engine::garbageCollect)
-                .isInstanceOf(BloomKvIOException.class)
-                .hasMessageContaining("cannot collect garbage in " + root);
-        assertThat(Files.exists(leftover)).isTrue();
-        fault.remove();
-        try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()))) {
-            assertThat(engine.createBackup(db).id()).isEqualTo(2);
+        try (BackupEngine engine = BackupEngine.open(root, fs, log)) {
+            assertThat(fault.fired()).isZero();
+            assertThat(log.lines).isEmpty();
+            assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1);
+            assertThatThrownBy(() -> engine.deleteBackup(1))
+                    .isInstanceOf(BloomKvIOException.class)
+                    .hasMessageContaining("cannot delete backup 1 in " + root);
+            assertThat(fault.fired()).isEqualTo(1);
+            assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(1);
+            assertThat(Files.exists(leftover.resolve("CURRENT"))).isTrue();
+            assertThatThrownBy(engine::garbageCollect)
+                    .isInstanceOf(BloomKvIOException.class)
+                    .hasMessageContaining("cannot collect garbage in " + root);
+            assertThat(Files.exists(leftover)).isTrue();
+            fault.remove();
+            try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()))) {
+                assertThat(engine.createBackup(db).id()).isEqualTo(2);
+            }
+            assertThat(Files.exists(leftover)).isFalse();
+            assertThat(files(root)).isEqualTo(needed(engine));
+            engine.deleteBackup(1);
+            assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(2);
+            assertThat(files(root)).isEqualTo(needed(engine));
+            engine.verify(2);
         }
-        assertThat(Files.exists(leftover)).isFalse();
-        assertThat(files(root)).isEqualTo(needed(engine));
-        engine.deleteBackup(1);
-        assertThat(engine.backups()).extracting(BackupEngine.BackupInfo::id).containsExactly(2);
-        assertThat(files(root)).isEqualTo(needed(engine));
-        engine.verify(2);
     }
 
     /**
-     * The case RocksDB's open-time laziness exists for: while one engine's create is in progress (its progress
-     * callback runs after the checkpoint is in {@code tmp/}), a second writable engine opens the same directory and
-     * lists its backups. The create's files stay: it completes, and the backup verifies and restores its point. A
-     * read-only engine's listing at the same moment does not count the unfinished backup.
+     * While one engine's create is in progress (its progress callback runs after the checkpoint is in {@code tmp/}),
+     * a second writable engine cannot open the directory (its first create, delete or purge would collect the
+     * unfinished create's files), and a read-only engine lists the backups without the unfinished one. The create
+     * completes, and the backup verifies and restores its point.
      */
     @Test
-    void openingADirectoryWhileAnotherEngineCreatesABackupThereLeavesTheCreateAlone() throws IOException {
+    void whileAnEngineCreatesABackupASecondWritableOpenIsRefusedAndAReadOnlyOneListsWithoutIt() throws IOException {
         Path root = dir.resolve("backups");
         TreeMap<String, byte[]> model = new TreeMap<>();
-        BackupEngine creating = BackupEngine.open(root);
-        try (Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()))) {
+        try (BackupEngine creating = BackupEngine.open(root);
+                Db db = Db.open(dir.resolve("db"), small(FileSystem.disk()))) {
             load(db, model, new Random(11), 300);
             db.flush();
             creating.createBackup(db);
@@ -261,19 +269,21 @@ class BackupGarbageCollectTest {
                 if (seen.isEmpty()) {
                     assertThat(Files.isDirectory(root.resolve("tmp").resolve("2")))
                             .isTrue();
-                    seen.add(BackupIds.valid(BackupEngine.open(root)));
+                    assertThatThrownBy(() -> BackupEngine.open(root))
+                            .isInstanceOf(BackupEngineLockedException.class)
+                            .hasMessageContaining(root.toString());
                     seen.add(BackupIds.valid(BackupEngine.openReadOnly(root)));
                 }
             });
-            assertThat(seen).containsExactly(java.util.List.of(1), java.util.List.of(1));
+            assertThat(seen).containsExactly(java.util.List.of(1));
             assertThat(second.id()).isEqualTo(2);
+            creating.verify(2);
+            creating.restore(2, dir.resolve("r2"));
+            try (Db r = Db.open(dir.resolve("r2"), small(FileSystem.disk()))) {
+                assertThat(CheckpointTest.contents(r)).isEqualTo(CheckpointTest.render(model));
+            }
+            assertThat(files(root)).isEqualTo(needed(creating));
         }
-        creating.verify(2);
-        creating.restore(2, dir.resolve("r2"));
-        try (Db r = Db.open(dir.resolve("r2"), small(FileSystem.disk()))) {
-            assertThat(CheckpointTest.contents(r)).isEqualTo(CheckpointTest.render(model));
-        }
-        assertThat(files(root)).isEqualTo(needed(creating));
     }
 
     @Test
@@ -287,13 +297,21 @@ class BackupGarbageCollectTest {
         assertThatThrownBy(() -> BackupEngine.openReadOnly(dir.resolve("plain")))
                 .isInstanceOf(InvalidArgumentException.class);
         assertThat(dirs(dir.resolve("plain"))).isEmpty();
-        assertThat(BackupEngine.open(dir.resolve("b")).isReadOnly()).isFalse();
+        try (BackupEngine writable = BackupEngine.open(dir.resolve("b"))) {
+            assertThat(writable.isReadOnly()).isFalse();
+        }
         assertThat(BackupEngine.openReadOnly(dir.resolve("b")).backups()).isEmpty();
     }
 
-    /** What the model says the backup directory must hold: {@code meta/ID} and every file it names, for each backup. */
+    /**
+     * What the model says the backup directory must hold: {@code meta/ID} and every file it names, for each backup, and
+     * the {@code LOCK} file a writable engine's open created (no collection removes it).
+     */
     static Set<String> needed(BackupEngine engine) throws IOException {
         Set<String> needed = new TreeSet<>();
+        if (!engine.isReadOnly()) {
+            needed.add("LOCK");
+        }
         for (int id : BackupIds.all(engine)) {
             needed.add("meta/" + id);
             engine.readMeta(id).files().forEach(f -> needed.add(f.path()));

@@ -24,20 +24,21 @@ class BackupMetaFuzzTest {
 
     private static void parse(byte[] meta) throws IOException {
         FileSystem fs = new InMemoryFileSystem();
-        BackupEngine engine = BackupEngine.open(DIR, fs);
-        try (WritableFile f = fs.newWritableFile(DIR.resolve("meta").resolve("1"))) {
-            f.append(meta, 0, meta.length);
-        }
-        BackupEngine.BackupInfo info;
-        try {
-            info = engine.readMeta(1);
-        } catch (CorruptionException expected) {
-            return;
-        }
-        for (BackupEngine.BackupFile file : info.files()) {
-            Path p = DIR.resolve(file.path()).normalize();
-            if (!p.startsWith(DIR) || file.path().contains("..")) {
-                throw new AssertionError("accepted a path outside the backup directory: " + file.path());
+        try (BackupEngine engine = BackupEngine.open(DIR, fs)) {
+            try (WritableFile f = fs.newWritableFile(DIR.resolve("meta").resolve("1"))) {
+                f.append(meta, 0, meta.length);
+            }
+            BackupEngine.BackupInfo info;
+            try {
+                info = engine.readMeta(1);
+            } catch (CorruptionException expected) {
+                return;
+            }
+            for (BackupEngine.BackupFile file : info.files()) {
+                Path p = DIR.resolve(file.path()).normalize();
+                if (!p.startsWith(DIR) || file.path().contains("..")) {
+                    throw new AssertionError("accepted a path outside the backup directory: " + file.path());
+                }
             }
         }
     }

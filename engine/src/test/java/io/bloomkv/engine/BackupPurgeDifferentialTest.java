@@ -105,9 +105,11 @@ class BackupPurgeDifferentialTest {
             engine.createBackup(db);
             ours.addAll(BackupIds.valid(engine));
             engine.deleteBackup(5);
-            BackupEngine reopened = BackupEngine.open(ourBackups);
-            reopened.createBackup(db);
-            ours.addAll(BackupIds.valid(reopened));
+            engine.close();
+            try (BackupEngine reopened = BackupEngine.open(ourBackups)) {
+                reopened.createBackup(db);
+                ours.addAll(BackupIds.valid(reopened));
+            }
         }
         assertThat(rocks).as("RocksDB").containsExactly(1, 2, 4, 2, 5, 2, 3);
         assertThat(ours).isEqualTo(rocks);
@@ -217,6 +219,7 @@ class BackupPurgeDifferentialTest {
             Path planted = plantLeftovers(ourBackups, "shared", "3.tmp");
             Files.createDirectories(ourBackups.resolve("tmp").resolve("3"));
             Files.writeString(ourBackups.resolve("tmp").resolve("3").resolve("CURRENT"), "MANIFEST-000001\n");
+            first.close();
             BackupEngine engine = BackupEngine.open(ourBackups);
             Set<String> privateAfterOpen = BackupIds.names(ourBackups.resolve("private"));
             boolean leftAfterOpen = Files.exists(planted);
@@ -238,6 +241,7 @@ class BackupPurgeDifferentialTest {
             db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
             int nextId = engine.createBackup(db).id();
             engine.verify(nextId);
+            engine.close();
             ours = new Collected(privateAfterOpen, leftAfterOpen, valid, corrupt, privateDirs, left, nextId);
         }
         List<Integer> remaining = firstCall.equals("delete") ? List.of(2) : List.of(1, 2);
@@ -332,6 +336,7 @@ class BackupPurgeDifferentialTest {
                 damage(backupDir, id);
             }
             Set<String> sharedBefore = BackupIds.names(backupDir.resolve("shared"));
+            first.close();
             BackupEngine engine = BackupEngine.open(backupDir);
             List<Integer> validBefore = BackupIds.valid(engine);
             List<Integer> corruptBefore = engine.corruptedBackups();
@@ -356,9 +361,12 @@ class BackupPurgeDifferentialTest {
                 engine.verify(id);
             }
             db.put("next".getBytes(UTF_8), "v".getBytes(UTF_8));
-            BackupEngine reopened = BackupEngine.open(backupDir);
-            int nextId = reopened.createBackup(db).id();
-            reopened.verify(nextId);
+            engine.close();
+            int nextId;
+            try (BackupEngine reopened = BackupEngine.open(backupDir)) {
+                nextId = reopened.createBackup(db).id();
+                reopened.verify(nextId);
+            }
             return new Outcome(validBefore, corruptBefore, validAfter, corruptAfter, metaAfter, nextId);
         }
     }

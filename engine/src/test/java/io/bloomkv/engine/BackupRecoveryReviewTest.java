@@ -70,58 +70,61 @@ class BackupRecoveryReviewTest {
         try (Db db = Db.open(src, ttlMerge())) {
             load(db, rnd, 0, 1500);
         }
-        BackupEngine be = BackupEngine.open(dir.resolve("backups"));
-        TreeMap<String, String> atFirst;
-        TreeMap<String, String> atSecond;
-        try (Db db = Db.open(src, ttlMerge())) {
-            // Right after recovery (its WAL replayed into level 0, a new WAL started): checkpoint and back up.
-            atFirst = CheckpointTest.contents(db);
-            db.checkpoint(dir.resolve("cp1"));
-            be.createBackup(db);
-            load(db, rnd, 1500, 700); // unflushed merges and tombstones on top of the shared tables
-            atSecond = CheckpointTest.contents(db);
-            be.createBackup(db);
-        }
-        assertThat(atFirst).as("seed %d", seed).isNotEmpty().isNotEqualTo(atSecond);
-        try (Db cp = Db.open(dir.resolve("cp1"), ttlMerge())) {
-            assertThat(CheckpointTest.contents(cp))
-                    .as("checkpoint, seed %d", seed)
-                    .isEqualTo(atFirst);
-            cp.merge(b(key("k", 1)), b("x"));
-            cp.checkpoint(dir.resolve("cp1b")); // a checkpoint of a checkpoint (its WAL copies have no log-start)
-        }
-        try (Db cp = Db.open(dir.resolve("cp1b"), ttlMerge())) {
-            TreeMap<String, String> expected = new TreeMap<>(atFirst);
-            assertThat(CheckpointTest.contents(cp).keySet()).contains(key("k", 1));
-            expected.remove(key("k", 1));
-            TreeMap<String, String> got = CheckpointTest.contents(cp);
-            got.remove(key("k", 1));
-            assertThat(got).isEqualTo(expected);
-        }
-        // The TTL flag travels: opening without TTL is refused.
-        Options noTtl = ttlMerge().ttl(null);
-        assertThatThrownBy(() -> Db.open(dir.resolve("cp1"), noTtl).close()).isInstanceOf(TtlMismatchException.class);
+        try (BackupEngine be = BackupEngine.open(dir.resolve("backups"))) {
+            TreeMap<String, String> atFirst;
+            TreeMap<String, String> atSecond;
+            try (Db db = Db.open(src, ttlMerge())) {
+                // Right after recovery (its WAL replayed into level 0, a new WAL started): checkpoint and back up.
+                atFirst = CheckpointTest.contents(db);
+                db.checkpoint(dir.resolve("cp1"));
+                be.createBackup(db);
+                load(db, rnd, 1500, 700); // unflushed merges and tombstones on top of the shared tables
+                atSecond = CheckpointTest.contents(db);
+                be.createBackup(db);
+            }
+            assertThat(atFirst).as("seed %d", seed).isNotEmpty().isNotEqualTo(atSecond);
+            try (Db cp = Db.open(dir.resolve("cp1"), ttlMerge())) {
+                assertThat(CheckpointTest.contents(cp))
+                        .as("checkpoint, seed %d", seed)
+                        .isEqualTo(atFirst);
+                cp.merge(b(key("k", 1)), b("x"));
+                cp.checkpoint(dir.resolve("cp1b")); // a checkpoint of a checkpoint (its WAL copies have no log-start)
+            }
+            try (Db cp = Db.open(dir.resolve("cp1b"), ttlMerge())) {
+                TreeMap<String, String> expected = new TreeMap<>(atFirst);
+                assertThat(CheckpointTest.contents(cp).keySet()).contains(key("k", 1));
+                expected.remove(key("k", 1));
+                TreeMap<String, String> got = CheckpointTest.contents(cp);
+                got.remove(key("k", 1));
+                assertThat(got).isEqualTo(expected);
+            }
+            // The TTL flag travels: opening without TTL is refused.
+            Options noTtl = ttlMerge().ttl(null);
+            assertThatThrownBy(() -> Db.open(dir.resolve("cp1"), noTtl).close())
+                    .isInstanceOf(TtlMismatchException.class);
 
-        List<BackupEngine.BackupInfo> infos = be.backups();
-        assertThat(infos).hasSize(2);
-        long shared = infos.get(1).files().stream()
-                .filter(f -> infos.get(0).files().contains(f))
-                .count();
-        assertThat(shared).as("tables shared by the incremental backup").isPositive();
-        be.deleteBackup(infos.get(0).id());
-        be.verify(infos.get(1).id());
-        be.restore(infos.get(1).id(), dir.resolve("r2"));
-        try (Db r = Db.open(dir.resolve("r2"), ttlMerge())) {
-            assertThat(CheckpointTest.contents(r))
-                    .as("restore of backup 2, seed %d", seed)
-                    .isEqualTo(atSecond);
-        }
-        assertThatThrownBy(() -> Db.open(dir.resolve("r2"), noTtl).close()).isInstanceOf(TtlMismatchException.class);
-        // Restore into a non-empty directory is refused and leaves it as it was.
-        assertThatThrownBy(() -> be.restore(infos.get(1).id(), dir.resolve("r2")))
-                .isInstanceOf(InvalidArgumentException.class);
-        try (Db r = Db.open(dir.resolve("r2"), ttlMerge())) {
-            assertThat(CheckpointTest.contents(r)).isEqualTo(atSecond);
+            List<BackupEngine.BackupInfo> infos = be.backups();
+            assertThat(infos).hasSize(2);
+            long shared = infos.get(1).files().stream()
+                    .filter(f -> infos.get(0).files().contains(f))
+                    .count();
+            assertThat(shared).as("tables shared by the incremental backup").isPositive();
+            be.deleteBackup(infos.get(0).id());
+            be.verify(infos.get(1).id());
+            be.restore(infos.get(1).id(), dir.resolve("r2"));
+            try (Db r = Db.open(dir.resolve("r2"), ttlMerge())) {
+                assertThat(CheckpointTest.contents(r))
+                        .as("restore of backup 2, seed %d", seed)
+                        .isEqualTo(atSecond);
+            }
+            assertThatThrownBy(() -> Db.open(dir.resolve("r2"), noTtl).close())
+                    .isInstanceOf(TtlMismatchException.class);
+            // Restore into a non-empty directory is refused and leaves it as it was.
+            assertThatThrownBy(() -> be.restore(infos.get(1).id(), dir.resolve("r2")))
+                    .isInstanceOf(InvalidArgumentException.class);
+            try (Db r = Db.open(dir.resolve("r2"), ttlMerge())) {
+                assertThat(CheckpointTest.contents(r)).isEqualTo(atSecond);
+            }
         }
     }
 
@@ -265,26 +268,27 @@ class BackupRecoveryReviewTest {
                 }
             }
             SimulatedCrashTest.crash(fs, db, rnd);
-            BackupEngine be = BackupEngine.open(dir.resolve("b" + round), fs);
-            Db reopened = Db.open(src, opts);
-            byte[] ctr = reopened.get(b("ctr"));
-            long present = ctr == null ? 0 : MergeOperators.decodeUint64(ctr);
-            assertThat(present).as(ctx + " durable by syncWal").isBetween(synced, (long) n);
-            assertPrefix(reopened, present, n, ctx + " reopened");
-            reopened.checkpoint(dir.resolve("cp-t" + round));
-            be.createBackup(reopened);
-            reopened.put(b(key("a", n + 1)), b("later")); // after the point
-            SimulatedCrashTest.crash(fs, reopened, rnd);
-            try (Db cp = Db.open(dir.resolve("cp-t" + round), opts)) {
-                assertPrefix(cp, present, n + 2, ctx + " checkpoint");
-            }
-            be.verify(1);
-            be.restore(1, dir.resolve("r-t" + round));
-            try (Db r = Db.open(dir.resolve("r-t" + round), opts)) {
-                assertPrefix(r, present, n + 2, ctx + " restored");
-            }
-            try (Db again = Db.open(src, opts)) {
-                assertPrefix(again, present, n, ctx + " source after a second crash");
+            try (BackupEngine be = BackupEngine.open(dir.resolve("b" + round), fs)) {
+                Db reopened = Db.open(src, opts);
+                byte[] ctr = reopened.get(b("ctr"));
+                long present = ctr == null ? 0 : MergeOperators.decodeUint64(ctr);
+                assertThat(present).as(ctx + " durable by syncWal").isBetween(synced, (long) n);
+                assertPrefix(reopened, present, n, ctx + " reopened");
+                reopened.checkpoint(dir.resolve("cp-t" + round));
+                be.createBackup(reopened);
+                reopened.put(b(key("a", n + 1)), b("later")); // after the point
+                SimulatedCrashTest.crash(fs, reopened, rnd);
+                try (Db cp = Db.open(dir.resolve("cp-t" + round), opts)) {
+                    assertPrefix(cp, present, n + 2, ctx + " checkpoint");
+                }
+                be.verify(1);
+                be.restore(1, dir.resolve("r-t" + round));
+                try (Db r = Db.open(dir.resolve("r-t" + round), opts)) {
+                    assertPrefix(r, present, n + 2, ctx + " restored");
+                }
+                try (Db again = Db.open(src, opts)) {
+                    assertPrefix(again, present, n, ctx + " source after a second crash");
+                }
             }
         }
     }

@@ -18,7 +18,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code bloomkv backup create|list|restore|verify|delete|purge|gc}: a thin shell over {@link BackupEngine}
  * (incremental backups sharing tables by name and checksum). A corrupted backup file fails with exit code 4, naming the
- * file.
+ * file; a backup directory another writable engine holds ({@code BackupEngineLockedException}) fails create, delete,
+ * purge and gc with exit code 5, as a locked database does. Every engine is closed before the command returns, so the
+ * lock is released.
  */
 @Command(
         name = "backup",
@@ -50,7 +52,7 @@ final class BackupCommand {
     /**
      * An existing backup directory, writable (its first delete or purge, or garbageCollect, removes what an interrupted
      * backup or delete left): delete, purge and gc never create one, nor its subdirectories in a directory that is not
-     * one (BackupEngine.open would).
+     * one (BackupEngine.open would). The caller closes it, releasing the directory's lock.
      */
     static BackupEngine existing(Path backupDir) {
         checkExisting(backupDir);
@@ -107,8 +109,9 @@ final class BackupCommand {
             }
             BackupEngine.BackupInfo info;
             try (Progress shown = progress.start(spec, "backup", "files");
-                    Db db = DbOpener.open(dir, open.apply(DbOpener.copyOptions()), false)) {
-                info = BackupEngine.open(backupDir).createBackup(db, new BackupEngine.Progress() {
+                    Db db = DbOpener.open(dir, open.apply(DbOpener.copyOptions()), false);
+                    BackupEngine engine = BackupEngine.open(backupDir)) {
+                info = engine.createBackup(db, new BackupEngine.Progress() {
                     @Override
                     public void started(int files, long bytes) {
                         shown.total(files, bytes);
@@ -138,7 +141,13 @@ final class BackupCommand {
 
         @Override
         public Integer call() {
-            BackupEngine engine = existingReadOnly(backupDir);
+            try (BackupEngine engine = existingReadOnly(backupDir)) {
+                list(engine);
+            }
+            return ExitCodes.OK;
+        }
+
+        private void list(BackupEngine engine) {
             List<BackupEngine.BackupInfo> all = engine.backups();
             PrintWriter out = spec.commandLine().getOut();
             out.println("id  created                   files  bytes");
@@ -161,7 +170,6 @@ final class BackupCommand {
                     out.printf("%-3d damaged: %s (backup delete removes it)%n", id, why.getMessage());
                 }
             });
-            return ExitCodes.OK;
         }
     }
 
@@ -181,7 +189,13 @@ final class BackupCommand {
 
         @Override
         public Integer call() {
-            BackupEngine engine = existingReadOnly(backupDir);
+            try (BackupEngine engine = existingReadOnly(backupDir)) {
+                verify(engine);
+            }
+            return ExitCodes.OK;
+        }
+
+        private void verify(BackupEngine engine) {
             List<Integer> ids;
             if (id != null) {
                 ids = List.of(id);
@@ -195,7 +209,6 @@ final class BackupCommand {
                 engine.verify(i);
                 spec.commandLine().getOut().println("backup " + i + ": ok");
             }
-            return ExitCodes.OK;
         }
     }
 
@@ -221,7 +234,9 @@ final class BackupCommand {
 
         @Override
         public Integer call() {
-            existingReadOnly(backupDir).restore(id, target);
+            try (BackupEngine engine = existingReadOnly(backupDir)) {
+                engine.restore(id, target);
+            }
             spec.commandLine().getOut().println("backup " + id + " restored to " + target);
             return ExitCodes.OK;
         }
@@ -246,7 +261,9 @@ final class BackupCommand {
 
         @Override
         public Integer call() {
-            existing(backupDir).deleteBackup(id);
+            try (BackupEngine engine = existing(backupDir)) {
+                engine.deleteBackup(id);
+            }
             spec.commandLine().getOut().println("backup " + id + " deleted");
             return ExitCodes.OK;
         }
@@ -279,7 +296,13 @@ final class BackupCommand {
             if (keep < 0) {
                 throw new CliException(ExitCodes.USAGE, "--keep must be >= 0, got " + keep);
             }
-            BackupEngine engine = existing(backupDir);
+            try (BackupEngine engine = existing(backupDir)) {
+                purge(engine);
+            }
+            return ExitCodes.OK;
+        }
+
+        private void purge(BackupEngine engine) {
             List<Integer> deleted = engine.purgeOldBackups(keep);
             PrintWriter out = spec.commandLine().getOut();
             for (int i : deleted) {
@@ -295,7 +318,6 @@ final class BackupCommand {
                         + damaged.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
             }
             out.println(line);
-            return ExitCodes.OK;
         }
     }
 
@@ -318,7 +340,9 @@ final class BackupCommand {
         public Integer call() throws java.io.IOException {
             long[] before = filesAndBytes(backupDir);
             // The open removes nothing, so the difference is what the collection removed; a failure is exit code 3.
-            existing(backupDir).garbageCollect();
+            try (BackupEngine engine = existing(backupDir)) {
+                engine.garbageCollect();
+            }
             long[] after = filesAndBytes(backupDir);
             spec.commandLine()
                     .getOut()

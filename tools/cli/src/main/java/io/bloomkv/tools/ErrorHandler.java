@@ -117,7 +117,7 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
             if (t instanceof CliException e) {
                 return new Classified(e.exitCode(), e.getMessage());
             }
-            if (t instanceof DbLockedException) {
+            if (t instanceof DbLockedException || t instanceof io.bloomkv.engine.BackupEngineLockedException) {
                 return new Classified(ExitCodes.LOCKED, message(t));
             }
             if (t instanceof NotADatabaseException) {

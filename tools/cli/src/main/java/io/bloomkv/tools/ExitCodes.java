@@ -15,7 +15,7 @@ public final class ExitCodes {
     public static final int IO_ERROR = 3;
     /** Stored bytes failed a check: a bad checksum, magic number or format; {@code sst verify} found bad blocks. */
     public static final int CORRUPTION = 4;
-    /** Another process (or this one) holds the database's LOCK file. */
+    /** Another process (or this one) holds the database's LOCK file, or a backup directory's (a BackupEngine's). */
     public static final int LOCKED = 5;
     /** Anything else: a bug in bloomkv. Run again with --verbose for the stack trace. */
     public static final int INTERNAL = 70;

@@ -63,6 +63,52 @@ class BackupCommandTest {
                 .isEqualTo(ExitCodes.IO_ERROR);
     }
 
+    /**
+     * While a writable BackupEngine (a service's) holds the backup directory, create, delete, purge and gc fail with
+     * exit code 5 and one line naming the directory, and change nothing; list and verify (read-only) still run; once it
+     * closes, the commands work again (each command closes its own engine, so they also follow one another).
+     */
+    @Test
+    void writableCommandsOnALockedBackupDirectoryAreExitFive() throws Exception {
+        String db = tmp.resolve("db").toString();
+        String backups = tmp.resolve("backups").toString();
+        assertThat(Cli.run("put", db, "--create", "--flush", "apple", "red").exitCode())
+                .isZero();
+        assertThat(Cli.run("backup", "create", db, backups).exitCode()).isZero();
+        java.util.Set<String> before;
+        try (io.bloomkv.engine.BackupEngine held = io.bloomkv.engine.BackupEngine.open(Path.of(backups))) {
+            before = files(Path.of(backups));
+            for (String[] args : new String[][] {
+                {"backup", "create", db, backups},
+                {"backup", "delete", backups, "1"},
+                {"backup", "purge", backups, "--keep", "0"},
+                {"backup", "gc", backups}
+            }) {
+                Cli.Result r = Cli.run(args);
+                assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.LOCKED);
+                assertThat(r.err())
+                        .startsWith("bloomkv backup " + args[1] + ": backup directory ")
+                        .contains(Path.of(backups).toAbsolutePath().toString())
+                        .contains("already open for writing");
+                assertThat(r.err().lines()).hasSize(1);
+            }
+            assertThat(files(Path.of(backups))).isEqualTo(before);
+            assertThat(Cli.run("backup", "list", backups).exitCode()).isZero();
+            assertThat(Cli.run("backup", "verify", backups).out()).isEqualTo("backup 1: ok\n");
+            assertThat(held.backups()).hasSize(1);
+        }
+        assertThat(Cli.run("backup", "create", db, backups).out()).startsWith("backup 2:");
+        assertThat(Cli.run("backup", "delete", backups, "1").out()).isEqualTo("backup 1 deleted\n");
+        assertThat(Cli.run("backup", "gc", backups).exitCode()).isZero();
+    }
+
+    private static java.util.Set<String> files(Path root) throws java.io.IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            return new java.util.TreeSet<>(
+                    s.map(p -> root.relativize(p).toString()).toList());
+        }
+    }
+
     /** backup create starts no compaction in the source, even when one is due; the backup restores every key. */
     @Test
     void createStartsNoCompactionAndBacksUpEveryKey() throws Exception {
