@@ -44,9 +44,10 @@ import org.slf4j.Logger;
  * or failed delete, left: {@code tmp/}, private directories and metadata temp files of backups without metadata, and
  * the shared tables no backup names. As RocksDB's, {@link #open} removes nothing (it locks and lists): a collection is
  * due from the open, and the engine's first {@link #createBackup}, {@link #deleteBackup} or {@link #purgeOldBackups}
- * runs it before its own work; one that fails stays due for the next. Every delete and purge also collects after
- * removing the metadata, and a failed create collects what it stored, so that none of them leaves files no backup
- * names. {@link #openReadOnly} never collects, and writes nothing.
+ * runs it before its own work; one that fails stays due for the next. Every delete and purge also removes, after the
+ * metadata, the files no remaining backup names (the first one after the open from the listing of the collection it
+ * has just run, so that the directory is scanned once), and a failed create collects what it stored, so that none of
+ * them leaves files no backup names. {@link #openReadOnly} never collects, and writes nothing.
  *
  * <p>{@link #deleteBackup} and {@link #purgeOldBackups} remove a backup's metadata first, then the files no remaining
  * backup names (RocksDB's {@code DeleteBackup}, {@code PurgeOldBackups}). A purge keeps the newest valid backups and
@@ -577,7 +578,8 @@ public final class BackupEngine implements AutoCloseable {
      * leaves unreferenced files that the next engine's first delete, purge or create removes, and never touches a file
      * another backup names, so every remaining backup still verifies and restores. If a collection is due (the first
      * delete, purge or create of this engine, or one after a collection that failed), it runs first; if it fails, the
-     * delete throws and deletes nothing.
+     * delete throws and deletes nothing. The files of the deleted backup are then found from that collection's
+     * listing: the directory is scanned once (this engine's lock keeps other writers out meanwhile).
      *
      * A damaged backup is deleted the same way. The files a remaining damaged backup's metadata names stay, and while
      * some remaining backup's metadata does not parse no shared table is removed (which ones it names is unknown).
@@ -588,9 +590,9 @@ public final class BackupEngine implements AutoCloseable {
     public synchronized void deleteBackup(int id) {
         checkWritable("deleteBackup");
         try {
-            collectIfDue();
+            Scan collected = collectIfDue();
             checkId(id);
-            deleteMetaThenCollect(List.of(id));
+            deleteMetaThenCollect(List.of(id), collected);
         } catch (IOException e) {
             throw new BloomKvIOException("cannot delete backup " + id + " in " + root, e);
         }
@@ -624,11 +626,12 @@ public final class BackupEngine implements AutoCloseable {
         }
         checkWritable("purgeOldBackups");
         try {
-            collectIfDue();
+            Scan collected = collectIfDue();
             // Damaged backups are neither counted nor deleted (RocksDB's corrupt_backups_ are outside its backups_).
-            List<Integer> valid = scan().valid().stream().map(BackupInfo::id).toList();
+            List<Integer> valid = (collected != null ? collected : scan())
+                    .valid().stream().map(BackupInfo::id).toList();
             List<Integer> doomed = List.copyOf(valid.subList(0, Math.max(0, valid.size() - keep)));
-            deleteMetaThenCollect(doomed);
+            deleteMetaThenCollect(doomed, collected);
             return doomed;
         } catch (IOException e) {
             throw new BloomKvIOException("cannot purge old backups in " + root, e);
@@ -637,16 +640,56 @@ public final class BackupEngine implements AutoCloseable {
 
     /**
      * Unlinks the metadata of each of {@code doomed} in the given (ascending) order, syncing {@code meta/} after
-     * each, so that a crash part-way leaves the newest backups; then removes every file no remaining metadata names
-     * ({@link #collectGarbage}). Data files are removed only after the metadata naming them is durably gone.
+     * each, so that a crash part-way leaves the newest backups; then removes every file no remaining metadata names.
+     * Data files are removed only after the metadata naming them is durably gone.
+     *
+     * <p>{@code collected} is the scan of the collection this call has just completed (the first delete or purge
+     * after the open), or null. With it, what is left to remove is known without a second scan: the collection left
+     * exactly the files some metadata named, so the doomed backups' private directories and the shared tables only
+     * they named are what goes (RocksDB's delete, likewise, removes the files whose reference count drops to zero).
+     * That holds because no other writer changes the directory between the two (this engine holds its lock, and its
+     * methods are synchronized). Without it, a whole collection runs ({@link #collectGarbage}).
      */
-    private void deleteMetaThenCollect(List<Integer> doomed) throws IOException {
-        collectionDue = true; // a failure before the collection below completes leaves unnamed files
+    private void deleteMetaThenCollect(List<Integer> doomed, Scan collected) throws IOException {
+        collectionDue = true; // a failure before the removal below completes leaves unnamed files
         for (int id : doomed) {
             fs.delete(metaFile(id));
             fs.syncDirectory(root.resolve(META));
         }
-        collectGarbage();
+        if (collected == null) {
+            collectGarbage();
+            return;
+        }
+        Set<String> named = new HashSet<>();
+        boolean namesUnknown = false;
+        for (int id : collected.ids()) {
+            if (doomed.contains(id)) {
+                continue;
+            }
+            Set<String> names = collected.namedBy().get(id);
+            if (names == null) {
+                namesUnknown = true; // its metadata does not parse
+            } else {
+                named.addAll(names);
+            }
+        }
+        for (int id : doomed) {
+            Path priv = root.resolve(PRIVATE).resolve(Integer.toString(id));
+            if (fs.exists(priv)) {
+                deleteTree(priv);
+            }
+        }
+        if (!namesUnknown) {
+            for (String f : collected.shared()) {
+                // Still there after the collection (it removed the unnamed ones, unless some name was unknown)...
+                boolean kept = collected.namesUnknown() || collected.named().contains(f);
+                // ...and named by no remaining backup.
+                if (kept && !named.contains(f)) {
+                    fs.delete(root.resolve(f));
+                }
+            }
+        }
+        collectionDue = false;
     }
 
     /**
@@ -657,8 +700,8 @@ public final class BackupEngine implements AutoCloseable {
      * directory and the shared tables its metadata names, and, while some backup's metadata does not parse, any shared
      * table (which ones it names is unknown; its {@link #deleteBackup} lifts that). Runs whether or not a collection
      * is due ({@link #open} runs none; the engine's first create, delete or purge runs one, and every delete and purge
-     * one after its metadata unlinks): calling it removes what a crash left without deleting or creating a backup. The
-     * directory's {@code LOCK} is not the backups': it stays.
+     * removes after its metadata unlinks the files no remaining backup names): calling it removes what a crash left
+     * without deleting or creating a backup. The directory's {@code LOCK} is not the backups': it stays.
      *
      * <p>Crash-safe: {@code meta/} is synced first, and nothing is removed unless that succeeds, so that no metadata
      * unlinked without a sync can come back after a crash naming removed files.
@@ -736,14 +779,18 @@ public final class BackupEngine implements AutoCloseable {
 
     /**
      * The backups of {@link #scan}: the valid ones, oldest first; each damaged one's reason by id; the paths (relative
-     * to the backup directory) every metadata file that parses names, damaged backups' included; and whether some
-     * metadata file does not parse, so that what it names is unknown.
+     * to the backup directory) every metadata file that parses names, damaged backups' included, and by id; whether
+     * some metadata file does not parse, so that what it names is unknown; the ids of every metadata file found; and
+     * the files found in {@code shared/} ("shared/NAME").
      */
     private record Scan(
             List<BackupInfo> valid,
             SortedMap<Integer, CorruptionException> damaged,
             Set<String> named,
-            boolean namesUnknown) {}
+            boolean namesUnknown,
+            List<Integer> ids,
+            java.util.Map<Integer, Set<String>> namedBy,
+            Set<String> shared) {}
 
     /**
      * Reads every backup's metadata and checks that each file it names exists with the recorded size, as RocksDB's
@@ -754,10 +801,13 @@ public final class BackupEngine implements AutoCloseable {
     private Scan scan() throws IOException {
         java.util.Map<String, Long> sizes = new java.util.HashMap<>();
         listSizes(SHARED, sizes);
+        Set<String> shared = Set.copyOf(sizes.keySet());
         List<BackupInfo> valid = new ArrayList<>();
         SortedMap<Integer, CorruptionException> damaged = new TreeMap<>();
         Set<String> named = new HashSet<>();
+        java.util.Map<Integer, Set<String>> namedBy = new java.util.HashMap<>();
         boolean namesUnknown = false;
+        List<Integer> ids = new ArrayList<>();
         for (int id : ids()) {
             BackupInfo info;
             try {
@@ -765,13 +815,18 @@ public final class BackupEngine implements AutoCloseable {
             } catch (java.nio.file.NoSuchFileException deleted) {
                 continue; // deleted since the listing of meta/ (by a writable engine, if this one is read-only)
             } catch (CorruptionException e) {
+                ids.add(id);
                 damaged.put(id, e);
                 namesUnknown = true;
                 continue;
             }
+            ids.add(id);
+            Set<String> names = new HashSet<>();
             for (BackupFile f : info.files()) {
-                named.add(f.path());
+                names.add(f.path());
             }
+            named.addAll(names);
+            namedBy.put(id, names);
             try {
                 listSizes(PRIVATE + "/" + id, sizes);
                 for (BackupFile f : info.files()) {
@@ -790,7 +845,7 @@ public final class BackupEngine implements AutoCloseable {
                 damaged.put(id, e);
             }
         }
-        return new Scan(List.copyOf(valid), damaged, named, namesUnknown);
+        return new Scan(List.copyOf(valid), damaged, named, namesUnknown, ids, namedBy, shared);
     }
 
     /**
@@ -846,18 +901,18 @@ public final class BackupEngine implements AutoCloseable {
         return root.resolve(META).resolve(Integer.toString(id));
     }
 
-    /** {@link #collectGarbage} if a collection is due ({@link #collectionDue}). */
-    private void collectIfDue() throws IOException {
-        if (collectionDue) {
-            collectGarbage();
-        }
+    /** {@link #collectGarbage} if a collection is due ({@link #collectionDue}): its scan, or null if none ran. */
+    private Scan collectIfDue() throws IOException {
+        return collectionDue ? collectGarbage() : null;
     }
 
     /**
      * {@link #garbageCollect}, for the engine's own callers, which wrap the exception. The collection is due until
-     * this completes, so that one cut short by a failure is run again by the next create, delete or purge.
+     * this completes, so that one cut short by a failure is run again by the next create, delete or purge. Returns the
+     * scan it made once {@code tmp/} was emptied: what it then removed are exactly the files that scan found and no
+     * metadata named.
      */
-    private void collectGarbage() throws IOException {
+    private Scan collectGarbage() throws IOException {
         collectionDue = true;
         // Data goes only after the metadata naming it is durably gone: a metadata file unlinked without a sync of
         // meta/ (a failed create's, whose sync of meta/ failed, see unpublish) may come back after a crash, naming the
@@ -889,6 +944,7 @@ public final class BackupEngine implements AutoCloseable {
             }
         }
         collectionDue = false;
+        return scan;
     }
 
     private void deleteTree(Path p) throws IOException {

@@ -286,6 +286,95 @@ class BackupGarbageCollectTest {
         }
     }
 
+    /**
+     * The first delete or purge after the open collects what a crash left and removes the deleted backups' files in
+     * one pass: it reads each metadata file once and lists {@code shared/} as one collection does, and leaves exactly
+     * what a separate {@link BackupEngine#garbageCollect} followed by the same delete or purge leaves. Cases: deleting
+     * a backup, a purge, and deleting the backup whose metadata does not parse (which lifts the freeze on shared
+     * tables).
+     */
+    @Test
+    void theFirstDeleteOrPurgeCollectsAndRemovesInOnePass() throws IOException {
+        long seed = TestSeeds.seed("BackupGarbageCollectTest.onePass");
+        Path template = dir.resolve("template");
+        try (BackupEngine backups = BackupEngine.open(template);
+                Db a = Db.open(dir.resolve("a"), small(FileSystem.disk()).autoCompaction(false));
+                Db b = Db.open(dir.resolve("b"), small(FileSystem.disk()).autoCompaction(false))) {
+            Random rnd = new Random(seed);
+            for (Db db : new Db[] {a, b, a, a}) {
+                load(db, new TreeMap<>(), rnd, 300);
+                db.flush();
+                backups.createBackup(db);
+            }
+        }
+        // What a crashed create of backup 9 leaves, and a table no metadata names.
+        Path any;
+        try (Stream<Path> s = Files.list(template.resolve("shared"))) {
+            any = s.sorted().findFirst().orElseThrow();
+        }
+        Files.createDirectories(template.resolve("tmp").resolve("9"));
+        Files.copy(any, template.resolve("tmp").resolve("9").resolve("000009.sst"));
+        Files.createDirectories(template.resolve("private").resolve("9"));
+        Files.writeString(template.resolve("private").resolve("9").resolve("CURRENT"), "MANIFEST-000001\n");
+        Files.writeString(template.resolve("meta").resolve("9.tmp"), "bloomkv-backup 1\nid 9\n");
+        Files.copy(any, template.resolve("shared").resolve("9_0badf00d_" + Files.size(any) + ".sst"));
+        for (String call : new String[] {"delete", "purge", "deleteUnparsable"}) {
+            String ctx = "seed " + seed + ", " + call;
+            Path onePass = dir.resolve(call + "-one");
+            Path twoPasses = dir.resolve(call + "-two");
+            for (Path copy : new Path[] {onePass, twoPasses}) {
+                BackupEngineTest.copyTree(template, copy);
+                if (call.equals("deleteUnparsable")) {
+                    Path meta = copy.resolve("meta").resolve("2");
+                    Files.writeString(meta, Files.readString(meta).replace("timestamp", "timestamq"));
+                }
+            }
+            FaultInjectingFileSystem fs = FaultInjectingFileSystem.overDisk();
+            Map<String, Integer> metaReads = new TreeMap<>();
+            int[] sharedListings = {0};
+            FaultInjectingFileSystem.Fault counter = fs.inject((op, p) -> {
+                if (op == FaultInjectingFileSystem.Op.OPEN && p.getParent().equals(onePass.resolve("meta"))) {
+                    metaReads.merge(p.getFileName().toString(), 1, Integer::sum);
+                } else if (op == FaultInjectingFileSystem.Op.LIST && p.equals(onePass.resolve("shared"))) {
+                    sharedListings[0]++;
+                }
+                return false;
+            });
+            Set<String> left;
+            try (BackupEngine engine = BackupEngine.open(onePass, fs)) {
+                firstCall(engine, call);
+                counter.remove();
+                left = files(onePass);
+                assertThat(left).as(ctx).isEqualTo(needed(engine));
+            }
+            assertThat(metaReads.values())
+                    .as(ctx + ": reads of each metadata file")
+                    .containsOnly(1);
+            assertThat(metaReads).as(ctx).containsOnlyKeys("1", "2", "3", "4");
+            // The collection lists shared/ with sizes, then again to remove unnamed tables unless a name is unknown.
+            assertThat(sharedListings[0])
+                    .as(ctx + ": listings of shared/")
+                    .isEqualTo(call.equals("deleteUnparsable") ? 1 : 2);
+            try (BackupEngine engine = BackupEngine.open(twoPasses)) {
+                engine.garbageCollect();
+                firstCall(engine, call);
+            }
+            assertThat(left).as(ctx + ": as a collection and then the call").isEqualTo(files(twoPasses));
+            assertThat(left)
+                    .as(ctx + ": the crash's leftovers are gone")
+                    .noneMatch(f -> f.startsWith("tmp/") || f.startsWith("private/9/") || f.contains("0badf00d"))
+                    .doesNotContain("meta/9.tmp");
+        }
+    }
+
+    private static void firstCall(BackupEngine engine, String call) {
+        switch (call) {
+            case "delete" -> engine.deleteBackup(3);
+            case "purge" -> assertThat(engine.purgeOldBackups(2)).containsExactly(1, 2);
+            default -> engine.deleteBackup(2);
+        }
+    }
+
     @Test
     void openReadOnlyWantsAnExistingBackupDirectoryAndCreatesNothing() throws IOException {
         Path missing = dir.resolve("missing");
