@@ -14,8 +14,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
@@ -194,17 +192,7 @@ class BackupEngineLockTest {
 
     /** Starts {@link #main} on {@code root} in a child JVM and returns once it holds the lock. */
     private Process startHolder(Path root) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        String flags = System.getProperty("bloomkv.chronicle.jvm.flags", "").trim();
-        if (!flags.isEmpty()) {
-            cmd.addAll(Arrays.asList(flags.split("\\s+")));
-        }
-        cmd.add("-Xmx128m");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(BackupEngineLockTest.class.getName());
-        cmd.add(root.toString());
+        List<String> cmd = ChildJvm.command("128m", BackupEngineLockTest.class, root.toString());
         Path err = dir.resolve("holder-" + System.nanoTime() + ".err");
         Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));

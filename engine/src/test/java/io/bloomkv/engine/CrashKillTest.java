@@ -8,8 +8,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -80,20 +78,13 @@ class CrashKillTest {
     private long round(Path dir, Random rnd, String name, int round, long next, SyncMode sync, boolean paused)
             throws Exception {
         String ctx = name + " (" + sync + (paused ? ", paused" : "") + ")";
-        String flags = System.getProperty("bloomkv.chronicle.jvm.flags", "");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java);
-        cmd.addAll(Arrays.asList(
-                flags.trim().isEmpty() ? new String[0] : flags.trim().split("\\s+")));
-        cmd.add("-Xmx256m");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(CrashWriter.class.getName());
-        cmd.add(dir.toString());
-        cmd.add(Long.toString(next));
-        cmd.add(Long.toString(rnd.nextLong()));
-        cmd.add(sync.name());
+        List<String> cmd = ChildJvm.command(
+                "256m",
+                CrashWriter.class,
+                dir.toString(),
+                Long.toString(next),
+                Long.toString(rnd.nextLong()),
+                sync.name());
         if (paused) {
             cmd.add("paused");
         }

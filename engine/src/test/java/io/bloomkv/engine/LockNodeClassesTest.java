@@ -9,7 +9,6 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.management.ObjectName;
@@ -38,17 +37,8 @@ class LockNodeClassesTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void openingADatabaseLoadsEveryNodeClass() throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        String flags = System.getProperty("bloomkv.chronicle.jvm.flags", "").trim();
-        if (!flags.isEmpty()) {
-            cmd.addAll(Arrays.asList(flags.split("\\s+")));
-        }
-        cmd.add("-Xmx128m");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(LockNodeClassesTest.class.getName());
-        cmd.add(tmp.resolve("db").toString());
+        List<String> cmd = ChildJvm.command(
+                "128m", LockNodeClassesTest.class, tmp.resolve("db").toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
