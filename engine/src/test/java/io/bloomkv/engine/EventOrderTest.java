@@ -168,8 +168,8 @@ class EventOrderTest {
             // A stall that close ends (it lifts the pause, and the writer leaves with the database closed or done).
             stop.set(false);
             db.pauseBackgroundWork();
+            long on = rec.count("stall-on"); // before the writer starts: its stall may be delivered at once
             w = writer(db, stop, failure);
-            long on = rec.count("stall-on");
             rec.await("stall-on", on + 1);
             db.close();
             join(w);

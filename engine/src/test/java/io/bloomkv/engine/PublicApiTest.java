@@ -63,7 +63,10 @@ class PublicApiTest {
             // resume() refusing an error it cannot clear (RocksDB's Resume on an unrecoverable error)
             "NotResumableException",
             // BackupEngine.openReadOnly's refusal of writes (RocksDB's BackupEngineReadOnly has no write calls)
-            "BackupReadOnlyException");
+            "BackupReadOnlyException",
+            // one writable BackupEngine per directory (its LOCK), and calls after its close (as DbClosedException)
+            "BackupEngineLockedException",
+            "BackupEngineClosedException");
 
     @Test
     void thePublicTypesOfTheApiPackageAreTheUserApi() throws Exception {
