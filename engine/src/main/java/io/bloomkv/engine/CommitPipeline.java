@@ -513,13 +513,21 @@ final class CommitPipeline {
             }
             counters.walRecords.increment();
             counters.walBytes.add(wal.size() - walStart);
-            if (options.syncMode() == SyncMode.NONE) {
-                if (!options.manualWalFlush()) {
-                    wal.flush();
+            try {
+                if (options.syncMode() == SyncMode.NONE) {
+                    if (!options.manualWalFlush()) {
+                        wal.flush();
+                    }
+                } else {
+                    wal.sync();
+                    counters.walSyncs.increment();
                 }
-            } else {
-                wal.sync();
-                counters.walSyncs.increment();
+            } catch (IOException e) {
+                // Every group before this one was flushed or synced at its own append, so what the file still buffers
+                // is this group's record, which fails: written out when the WAL is closed (by resume() or close), a
+                // reopen would replay it.
+                wal.discardUnflushed();
+                throw e;
             }
         } catch (IOException e) {
             BloomKvIOException err =

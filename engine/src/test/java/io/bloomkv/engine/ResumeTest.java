@@ -620,6 +620,46 @@ class ResumeTest {
         }
     }
 
+    /**
+     * A put whose WAL flush fails ({@link SyncMode#NONE}, a WAL written with {@code write(2)}: its record is left in
+     * the file's user-space buffer) is not applied after a reopen: not after a close with the error still set, and not
+     * after a resume whose flush failed (its WAL switch closes the failed WAL) and a close. Closing a WAL that failed
+     * must drop what it still buffers, as RocksDB's {@code WritableFileWriter::Close} does after an error; flushed
+     * there, the failed write came back. (A mapped WAL has no such buffer: an append is in the page cache at once.)
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void aWriteWhoseWalFlushFailedIsNotAppliedAfterAReopen(boolean failedResume) {
+        String ctx = failedResume ? "after a failed resume" : "after a close";
+        byte[] failedKey = TestKeys.key(5000);
+        Options opts = options(SyncMode.NONE).useMmapWal(false);
+        try (Db db = Db.open(dir, opts)) {
+            putRange(db, 0, 100, "a");
+            BloomKvException failed = failing(
+                    db,
+                    FaultInjectingFileSystem.on(Op.FLUSH, "*.log"),
+                    () -> db.put(failedKey, TestKeys.bytes("never acknowledged")));
+            assertThat(injected(failed)).as(ctx + ": " + failed).isTrue();
+            if (failedResume) {
+                BloomKvException again = failing(db, FaultInjectingFileSystem.on(Op.WRITE, "*.sst"), db::resume);
+                assertThat(injected(again))
+                        .as(ctx + ": resume failed, " + again)
+                        .isTrue();
+            }
+            assertThat(db.get(failedKey)).as(ctx + ": running").isNull();
+        }
+        try (Db db = Db.open(dir, opts)) {
+            for (int k = 0; k < 100; k++) {
+                assertThat(TestKeys.str(db.get(TestKeys.key(k))))
+                        .as(ctx + ": key " + k)
+                        .isEqualTo("a" + k);
+            }
+            assertThat(db.get(failedKey))
+                    .as(ctx + ": the failed write after a reopen")
+                    .isNull();
+        }
+    }
+
     private static void putRange(Db db, int from, int to, String value) {
         for (int k = from; k < to; k++) {
             db.put(TestKeys.key(k), TestKeys.bytes(value + k));

@@ -329,6 +329,19 @@ public final class DiskFileSystem implements FileSystem {
             }
         }
 
+        @Override
+        public void closeWithoutFlush() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                channel.close();
+            } finally {
+                UnsafeMemory.UNSAFE.invokeCleaner(buffer); // closed: no append or flush reaches it again
+            }
+        }
+
         private void flushBuffer() throws IOException {
             if (buffer.position() > 0) {
                 buffer.flip();

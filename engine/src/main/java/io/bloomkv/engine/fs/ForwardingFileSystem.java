@@ -138,6 +138,11 @@ public abstract class ForwardingFileSystem implements FileSystem {
         public void close() throws IOException {
             delegate.close();
         }
+
+        @Override
+        public void closeWithoutFlush() throws IOException {
+            delegate.closeWithoutFlush();
+        }
     }
 
     /** A readable file that forwards every call to another one; subclasses override what they change. */

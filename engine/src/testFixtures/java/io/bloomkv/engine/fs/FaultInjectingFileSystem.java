@@ -594,6 +594,15 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
         @Override
         public void close() throws IOException {
+            close(false);
+        }
+
+        @Override
+        public void closeWithoutFlush() throws IOException {
+            close(true);
+        }
+
+        private void close(boolean withoutFlush) throws IOException {
             if (closed) {
                 return;
             }
@@ -603,7 +612,12 @@ public final class FaultInjectingFileSystem implements FileSystem {
             try {
                 check(Op.CLOSE, f.path());
             } finally {
-                f.close(); // the descriptor is released even when close reports an error
+                // the descriptor is released even when close reports an error
+                if (withoutFlush) {
+                    f.closeWithoutFlush();
+                } else {
+                    f.close();
+                }
             }
         }
 

@@ -29,6 +29,8 @@ public final class LogWriter implements Closeable {
     private int blockOffset;
     private IOException failure;
     private boolean closed;
+    /** Set by {@link #discardUnflushed}. */
+    private boolean discardUnflushed;
 
     /** Writes records at the end of {@code file} (normally a new, empty file). */
     public LogWriter(WritableFile file) {
@@ -125,14 +127,32 @@ public final class LogWriter implements Closeable {
         return file;
     }
 
-    /** Flushes (unless an earlier error made that pointless) and closes the file; does not sync. Idempotent. */
+    /**
+     * Marks what the file still buffers (not yet handed to the operating system) as part of an operation the caller
+     * reports as failed: a write-ahead log group whose flush or sync failed. {@link #close} then drops it
+     * ({@link WritableFile#closeWithoutFlush}) instead of writing it out for a later open to replay, as RocksDB's
+     * {@code WritableFileWriter::Close} does after an error. Every record buffered before it that the caller reported
+     * as written must have been flushed already.
+     */
+    public void discardUnflushed() {
+        discardUnflushed = true;
+    }
+
+    /**
+     * Flushes and closes the file; does not sync. Idempotent. After {@link #discardUnflushed} it closes without
+     * flushing.
+     */
     @Override
     public void close() throws IOException {
         if (closed) {
             return;
         }
         closed = true;
-        file.close();
+        if (discardUnflushed) {
+            file.closeWithoutFlush();
+        } else {
+            file.close();
+        }
     }
 
     /** The log's file. */
