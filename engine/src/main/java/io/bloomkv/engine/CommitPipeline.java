@@ -439,6 +439,10 @@ final class CommitPipeline {
         state.unlock();
         long syncing = walNumber;
         IOException failed = null;
+        // A current WAL that failed earlier cannot be synced; its failure is the background error already (resume()
+        // replaces the WAL), so it is thrown as is below: recorded as a new failure, it would be reported to the
+        // listeners again and, while a resume runs ahead of its WAL switch, become the failure of that resume.
+        boolean failedEarlier = wal.failed();
         try {
             for (var e : older.entrySet()) {
                 syncing = e.getKey();
@@ -446,8 +450,10 @@ final class CommitPipeline {
                 counters.walSyncs.increment();
             }
             syncing = walNumber;
-            wal.sync();
-            counters.walSyncs.increment();
+            if (!failedEarlier) {
+                wal.sync();
+                counters.walSyncs.increment();
+            }
         } catch (IOException e) {
             failed = e;
         } finally {
@@ -464,6 +470,14 @@ final class CommitPipeline {
             state.setBackgroundError("WAL sync", err);
             events.writesStopped("WAL sync", err);
             throw err;
+        }
+        if (failedEarlier) {
+            BloomKvException error = state.backgroundError();
+            throw error != null
+                    ? error
+                    : new BloomKvIOException(
+                            "WAL " + FileNames.logFile(dir, walNumber) + " failed earlier",
+                            new IOException("log writer failed earlier"));
         }
         return null;
     }

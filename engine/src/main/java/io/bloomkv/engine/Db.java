@@ -959,6 +959,8 @@ public final class Db implements AutoCloseable {
      * {@link Options#disableWal} there is no log and this does nothing: only {@link #flush()} makes writes durable.
      *
      * @throws DbReadOnlyException on a database opened {@link Options#readOnly} (it has no log to sync)
+     * @throws BloomKvIOException when the sync fails (writes stop), or the background error itself when a write to
+     *     the WAL failed earlier (that WAL cannot be synced; {@link #resume} replaces it)
      */
     public void syncWal() {
         checkWritable("syncWal");

@@ -660,6 +660,85 @@ class ResumeTest {
         }
     }
 
+    /**
+     * A {@code syncWal()} that runs while resume runs, ahead of its WAL switch, meets the WAL whose append failed. That
+     * is the failure resume is clearing, not a new one: syncWal throws the background error, records nothing and tells
+     * no listener, and resume succeeds. Recorded as a new "WAL sync" failure, it became resume's failure and a second
+     * onBackgroundError, though the disk was healthy again. Deterministic: the syncWal is held in its sync of the older
+     * WAL (SyncMode.NONE leaves it unsynced) at the head of the write queue until resume has begun.
+     */
+    @Test
+    void aSyncWalDuringResumeIsNoNewFailure() throws Exception {
+        Recorder rec = new Recorder();
+        Db db = Db.open(dir, options(SyncMode.NONE).listeners(rec));
+        AtomicReference<Throwable> resumeThrew = new AtomicReference<>();
+        AtomicReference<Throwable> syncThrew = new AtomicReference<>();
+        CountDownLatch inOlderSync = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread resumer = resumer(db, resumeThrew);
+        Thread syncer = new Thread(() -> {
+            try {
+                db.syncWal();
+            } catch (Throwable t) {
+                syncThrew.set(t);
+            }
+        });
+        BloomKvException stopped;
+        try {
+            db.pauseBackgroundWork(); // the memtable frozen below keeps its WAL, unsynced
+            for (int k = 0;
+                    !db.property("bloomkv.num-immutable-mem-table").orElse("").equals("1");
+                    k++) {
+                db.put(TestKeys.key(k), TestKeys.bytes("v" + k));
+            }
+            stopped = failing(
+                    db,
+                    FaultInjectingFileSystem.on(Op.FLUSH, "*.log"),
+                    () -> db.put(TestKeys.key(-1 >>> 1), TestKeys.bytes("never acknowledged")));
+            assertThat(injected(stopped)).as(String.valueOf(stopped)).isTrue();
+            db.continueBackgroundWork();
+            java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean();
+            Fault hold = fs.inject((op, p) -> {
+                if (op == Op.SYNC && p.toString().endsWith(".log") && first.compareAndSet(false, true)) {
+                    inOlderSync.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return false; // holds the first WAL sync, fails nothing
+            });
+            try {
+                syncer.start();
+                assertThat(inOlderSync.await(10, TimeUnit.SECONDS))
+                        .as("syncWal holds the queue")
+                        .isTrue();
+                resumer.start();
+                assertThat(rec.begin.await(10, TimeUnit.SECONDS))
+                        .as("resume began")
+                        .isTrue();
+                release.countDown();
+                syncer.join(TimeUnit.SECONDS.toMillis(10));
+                resumer.join(TimeUnit.SECONDS.toMillis(10));
+            } finally {
+                release.countDown();
+                hold.remove();
+            }
+            assertThat(resumeThrew.get()).as("resume").isNull();
+            assertThat(syncThrew.get()).as("the syncWal during resume").isSameAs(stopped);
+            assertThat(db.property("bloomkv.background-errors")).contains("0");
+            db.put(TestKeys.key(-2 >>> 1), TestKeys.bytes("after"));
+            db.syncWal();
+        } finally {
+            db.close();
+        }
+        assertThat(rec.events.stream().filter(e -> e.startsWith("backgroundError")))
+                .as("one failure was reported: " + rec.events)
+                .containsExactly("backgroundError WAL append");
+        assertThat(rec.completed).hasSize(1);
+    }
+
     private static void putRange(Db db, int from, int to, String value) {
         for (int k = from; k < to; k++) {
             db.put(TestKeys.key(k), TestKeys.bytes(value + k));

@@ -118,6 +118,11 @@ public final class LogWriter implements Closeable {
         }
     }
 
+    /** Whether an append, flush or sync failed: the writer refuses every later call. */
+    public boolean failed() {
+        return failure != null;
+    }
+
     /** Bytes written to the file so far. */
     public long size() {
         return file.size();
