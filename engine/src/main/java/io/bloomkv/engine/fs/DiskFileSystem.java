@@ -60,6 +60,11 @@ public final class DiskFileSystem implements FileSystem {
         return new DiskWritableFile(p, ch);
     }
 
+    /** {@link #newWritableFile}'s file over an open {@code channel}: for tests, whose channel may fail a write. */
+    static WritableFile writableFileOver(Path p, FileChannel channel) {
+        return new DiskWritableFile(p, channel);
+    }
+
     @Override
     public ReadableFile newReadableFile(Path p) throws IOException {
         FileChannel ch = FileChannel.open(p, StandardOpenOption.READ);
@@ -342,11 +347,19 @@ public final class DiskFileSystem implements FileSystem {
             }
         }
 
+        /**
+         * Writes the buffered bytes. A write that fails part-way (a short write, then ENOSPC) leaves in the buffer,
+         * ready for appends again, exactly the bytes not written: a later flush or close writes them once, after the
+         * ones already in the file, never those a second time.
+         */
         private void flushBuffer() throws IOException {
             if (buffer.position() > 0) {
                 buffer.flip();
-                writeAll(buffer);
-                buffer.clear();
+                try {
+                    writeAll(buffer);
+                } finally {
+                    buffer.compact(); // empty after a whole write
+                }
             }
         }
 

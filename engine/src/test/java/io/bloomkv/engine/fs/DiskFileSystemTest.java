@@ -22,6 +22,160 @@ class DiskFileSystemTest {
     private final FileSystem fs = FileSystem.disk();
 
     /**
+     * A write(2) that fails part-way (a short write, then ENOSPC) leaves exactly the unwritten bytes buffered, in order:
+     * the next flush (space freed) or the close writes them once. The buffer was left flipped at the failure, and the
+     * next flush wrote the bytes already written a second time (a WAL closed after the failure gained a copy of its
+     * tail after its torn record, which its reader may take for damage followed by valid records).
+     */
+    @Test
+    void aWriteFailingPartWayLeavesTheRestForTheNextFlushOnce() throws IOException {
+        Path p = dir.resolve("partial.log");
+        byte[] data = new byte[10_000];
+        new Random(TestSeeds.seed("DiskFileSystemTest.partial")).nextBytes(data);
+        for (boolean byClose : new boolean[] {false, true}) {
+            ShortWriteChannel ch = new ShortWriteChannel(java.nio.channels.FileChannel.open(
+                    p,
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE,
+                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING));
+            WritableFile f = DiskFileSystem.writableFileOver(p, ch);
+            try {
+                f.append(data, 0, 4_000);
+                ch.failAfter(1_500);
+                assertThatThrownBy(f::flush).isInstanceOf(IOException.class).hasMessageContaining("No space");
+                f.append(data, 4_000, data.length - 4_000);
+                if (!byClose) {
+                    f.flush();
+                }
+            } finally {
+                f.close();
+            }
+            byte[] got = Files.readAllBytes(p);
+            assertThat(java.util.Arrays.equals(got, data))
+                    .as((byClose ? "written by close: " : "written by flush: ") + got.length + " bytes for "
+                            + data.length + ", each once, in order")
+                    .isTrue();
+        }
+    }
+
+    /** A channel over a file whose next relative writes, once armed, write {@code n} bytes in all, then fail once. */
+    private static final class ShortWriteChannel extends java.nio.channels.FileChannel {
+        private final java.nio.channels.FileChannel ch;
+        private long budget = -1;
+
+        ShortWriteChannel(java.nio.channels.FileChannel ch) {
+            this.ch = ch;
+        }
+
+        void failAfter(long n) {
+            budget = n;
+        }
+
+        @Override
+        public int write(java.nio.ByteBuffer src) throws IOException {
+            if (budget == 0) {
+                budget = -1;
+                throw new IOException("No space left on device");
+            }
+            if (budget < 0 || src.remaining() <= budget) {
+                int n = ch.write(src);
+                budget = budget < 0 ? -1 : budget - n;
+                return n;
+            }
+            java.nio.ByteBuffer part = src.duplicate();
+            part.limit(part.position() + (int) budget);
+            int n = ch.write(part);
+            src.position(src.position() + n);
+            budget -= n;
+            return n;
+        }
+
+        @Override
+        public int read(java.nio.ByteBuffer dst) throws IOException {
+            return ch.read(dst);
+        }
+
+        @Override
+        public long read(java.nio.ByteBuffer[] dsts, int offset, int length) throws IOException {
+            return ch.read(dsts, offset, length);
+        }
+
+        @Override
+        public long write(java.nio.ByteBuffer[] srcs, int offset, int length) throws IOException {
+            return ch.write(srcs, offset, length);
+        }
+
+        @Override
+        public long position() throws IOException {
+            return ch.position();
+        }
+
+        @Override
+        public java.nio.channels.FileChannel position(long newPosition) throws IOException {
+            ch.position(newPosition);
+            return this;
+        }
+
+        @Override
+        public long size() throws IOException {
+            return ch.size();
+        }
+
+        @Override
+        public java.nio.channels.FileChannel truncate(long size) throws IOException {
+            ch.truncate(size);
+            return this;
+        }
+
+        @Override
+        public void force(boolean metaData) throws IOException {
+            ch.force(metaData);
+        }
+
+        @Override
+        public long transferTo(long position, long count, java.nio.channels.WritableByteChannel target)
+                throws IOException {
+            return ch.transferTo(position, count, target);
+        }
+
+        @Override
+        public long transferFrom(java.nio.channels.ReadableByteChannel src, long position, long count)
+                throws IOException {
+            return ch.transferFrom(src, position, count);
+        }
+
+        @Override
+        public int read(java.nio.ByteBuffer dst, long position) throws IOException {
+            return ch.read(dst, position);
+        }
+
+        @Override
+        public int write(java.nio.ByteBuffer src, long position) throws IOException {
+            return ch.write(src, position);
+        }
+
+        @Override
+        public java.nio.MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
+            return ch.map(mode, position, size);
+        }
+
+        @Override
+        public java.nio.channels.FileLock lock(long position, long size, boolean shared) throws IOException {
+            return ch.lock(position, size, shared);
+        }
+
+        @Override
+        public java.nio.channels.FileLock tryLock(long position, long size, boolean shared) throws IOException {
+            return ch.tryLock(position, size, shared);
+        }
+
+        @Override
+        protected void implCloseChannel() throws IOException {
+            ch.close();
+        }
+    }
+
+    /**
      * A written file's direct buffers (the first, each one its growth replaced, the last) are freed by the file itself,
      * at growth and at close, also when the close is repeated: the JVM's count of direct buffers comes back to where
      * it was, with no collection in between. Appends stay below the first buffer's size, so the channel never makes a
