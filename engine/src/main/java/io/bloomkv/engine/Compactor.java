@@ -233,7 +233,11 @@ final class Compactor {
                             && !(e instanceof Error)
                             && !(err instanceof CorruptionException);
                     // No lock is held here (compactionLock and stateLock were released).
-                    if (!env.events().backgroundError("compaction", err, recoverable)) {
+                    boolean ignored = env.events().backgroundError("compaction", err, recoverable);
+                    // A listener that interrupted this thread (the database's own) must not fail every later
+                    // compaction: a FileChannel used by an interrupted thread is closed (ClosedByInterruptException).
+                    Thread.interrupted();
+                    if (!ignored) {
                         env.setBackgroundError("compaction", err);
                     }
                 }

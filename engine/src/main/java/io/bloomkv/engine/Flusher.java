@@ -99,6 +99,9 @@ final class Flusher {
             } catch (IOException | RuntimeException | Error e) {
                 BloomKvException err = BackgroundErrors.of("flush of memtable (WAL " + imm.logNumber() + ") failed", e);
                 events.backgroundError("flush", err, false); // no lock held here; a flush error is never ignored
+                // A listener that interrupted this thread (its own, as Events' loop is) must not fail every later
+                // flush: a FileChannel used by an interrupted thread is closed with ClosedByInterruptException.
+                Thread.interrupted();
                 state.setBackgroundError("flush", err);
             } finally {
                 state.lock();

@@ -739,6 +739,68 @@ class ResumeTest {
         assertThat(rec.completed).hasSize(1);
     }
 
+    /**
+     * A listener's {@code onBackgroundError} runs on the failed flush's or compaction's thread; one that interrupts it
+     * (itself, or a blocking call of its own that restored the flag) must not fail that thread's later I/O: a
+     * FileChannel used by an interrupted thread closes and throws ClosedByInterruptException, so every later flush or
+     * compaction failed and no resume could succeed. As for the event thread (EventListenerTest), the flag is cleared.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"flush", "compaction"})
+    void aListenerInterruptingTheFailedThreadCostsNoLaterWork(String thread) throws Exception {
+        EventListener interrupting = new EventListener() {
+            @Override
+            public boolean onBackgroundError(BackgroundErrorInfo info) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        };
+        boolean compaction = thread.equals("compaction");
+        Options opts = options(SyncMode.GROUP_COMMIT)
+                .autoCompaction(compaction)
+                .l0CompactionTrigger(2)
+                .listeners(interrupting);
+        try (Db db = Db.open(dir, opts)) {
+            putRange(db, 0, 100, "a");
+            if (compaction) {
+                db.flush();
+            }
+            putRange(db, 50, 150, "b");
+            Fault f = fs.inject(FaultInjectingFileSystem.on(Op.WRITE, "*.sst")
+                    .and((op, p) -> onThread(compaction ? "bloomkv-compact-" : "bloomkv-flush-")));
+            try {
+                if (compaction) {
+                    db.flush(); // the second level-0 table: the compaction it starts fails
+                    awaitTrue(
+                            () -> !db.property("bloomkv.background-errors")
+                                    .orElse("0")
+                                    .equals("0"),
+                            "its failure");
+                } else {
+                    assertThat(catchThrowableOfType(db::flush, BloomKvException.class))
+                            .isNotNull();
+                }
+            } finally {
+                f.remove();
+            }
+            db.resume();
+            putRange(db, 150, 200, "c");
+            db.flush();
+            db.waitForBackgroundWork();
+            assertThat(db.property("bloomkv.background-errors")).as(thread).contains("0");
+            if (compaction) {
+                assertThat(db.property("bloomkv.num-files-at-level0"))
+                        .as("compacted")
+                        .contains("1");
+            }
+            for (int k = 0; k < 200; k++) {
+                assertThat(TestKeys.str(db.get(TestKeys.key(k))))
+                        .as(thread + ": key " + k)
+                        .isEqualTo((k < 50 ? "a" : k < 150 ? "b" : "c") + k);
+            }
+        }
+    }
+
     private static void putRange(Db db, int from, int to, String value) {
         for (int k = from; k < to; k++) {
             db.put(TestKeys.key(k), TestKeys.bytes(value + k));
