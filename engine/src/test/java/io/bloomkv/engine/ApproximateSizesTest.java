@@ -3,7 +3,6 @@ package io.bloomkv.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomkv.engine.internal.table.TableReader;
 import io.bloomkv.engine.internal.version.FileMetaData;
 import io.bloomkv.engine.internal.version.Version;
 import java.nio.file.Path;
@@ -11,9 +10,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.CompressionType;
@@ -29,6 +27,7 @@ import org.rocksdb.Slice;
  * memtable part is counted only when asked for and only while data is unflushed; compared with rocksdbjni's
  * {@code getApproximateSizes} on the same data (both uncompressed, 4 KiB blocks).
  */
+@ExtendWith(NoTableLeak.class)
 class ApproximateSizesTest {
     static {
         RocksDB.loadLibrary();
@@ -40,18 +39,6 @@ class ApproximateSizesTest {
     private static final int BLOCK = 1024;
     private static final SizeApproximation FILES = SizeApproximation.INCLUDE_FILES;
     private static final SizeApproximation MEM = SizeApproximation.INCLUDE_MEMTABLES;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeft() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     private static Options options() {
         return Options.defaults()

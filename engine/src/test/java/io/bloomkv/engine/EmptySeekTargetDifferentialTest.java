@@ -3,16 +3,14 @@ package io.bloomkv.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomkv.engine.internal.table.TableReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -37,6 +35,7 @@ import org.rocksdb.StringAppendOperator;
  * both sides ({@link InvalidArgumentException} here, {@code NullPointerException} in rocksdbjni). Replay with
  * -Dbloomkv.seed=N.
  */
+@ExtendWith(NoTableLeak.class)
 class EmptySeekTargetDifferentialTest {
     static {
         RocksDB.loadLibrary();
@@ -48,18 +47,6 @@ class EmptySeekTargetDifferentialTest {
 
     @TempDir
     Path dir;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeftOpen() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     @Test
     void emptyTargetsMatchRocksDb() throws Exception {

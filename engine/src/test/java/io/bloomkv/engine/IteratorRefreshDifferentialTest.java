@@ -2,7 +2,6 @@ package io.bloomkv.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.internal.table.TableReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,9 +13,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
@@ -37,6 +35,7 @@ import org.rocksdb.Slice;
  *
  * <p>Replay with -Dbloomkv.seed=N; -Dbloomkv.modelOps=N for longer histories (default 1500 operations).
  */
+@ExtendWith(NoTableLeak.class)
 class IteratorRefreshDifferentialTest {
     static {
         RocksDB.loadLibrary();
@@ -48,18 +47,6 @@ class IteratorRefreshDifferentialTest {
     private static final int OPS = Integer.getInteger("bloomkv.modelOps", 1500);
     private static final int PREFIX = 2;
     private static final byte[] GROUPS = {0x00, 0x41, 0x7f, (byte) 0x80, (byte) 0xff};
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeft() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     @Test
     void refreshedIteratorsMatchRocksDb() throws Exception {

@@ -10,10 +10,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,21 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
  * files compactions made obsolete meanwhile); a closed iterator, or one of a closed database, refuses it as every
  * other call. {@link IteratorRefreshDifferentialTest} compares refreshes with rocksdbjni's.
  */
+@ExtendWith(NoTableLeak.class)
 class IteratorRefreshTest {
     @TempDir
     Path dir;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeft() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     private static byte[] v(String s) {
         return TestKeys.bytes(s);
@@ -298,7 +286,7 @@ class IteratorRefreshTest {
             refresher.join();
             assertThat(failure.get()).isNull();
             assertThatThrownBy(it::refresh).isInstanceOf(DbClosedException.class);
-            assertThat(TableReader.liveTables()).as("round " + round).isEqualTo(liveTablesBefore);
+            assertThat(TableReader.liveTables()).as("round " + round).isEqualTo(NoTableLeak.before());
         }
     }
 }

@@ -2,7 +2,6 @@ package io.bloomkv.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.internal.table.TableReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,9 +9,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -39,6 +37,7 @@ import org.rocksdb.UInt64AddOperator;
  * filter not in memory answers "may exist" (keyMayExist reads no file), so the rate follows what the budget holds, not
  * the filters' theory ({@link KeyMayExistTest} checks both sides of that). Replay with -Dbloomkv.seed=N.
  */
+@ExtendWith(NoTableLeak.class)
 class KeyMayExistDifferentialTest {
     static {
         RocksDB.loadLibrary();
@@ -52,18 +51,6 @@ class KeyMayExistDifferentialTest {
 
     @TempDir
     Path dir;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeftOpen() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     @Test
     void uint64AddMatchesRocksDb() throws Exception {

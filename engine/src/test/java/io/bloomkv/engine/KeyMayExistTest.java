@@ -13,9 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,21 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
  * not), never a file read; TTL expiry, snapshots, a closed database, bad keys, prefix filters and the statistics.
  * {@link KeyMayExistDifferentialTest} compares random histories with RocksDB.
  */
+@ExtendWith(NoTableLeak.class)
 class KeyMayExistTest {
     @TempDir
     Path dir;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeftOpen() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     private static byte[] b(String s) {
         return s.getBytes(UTF_8);

@@ -4,16 +4,14 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomkv.engine.internal.table.TableReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.EnvOptions;
 import org.rocksdb.FlushOptions;
@@ -36,6 +34,7 @@ import org.rocksdb.WriteOptions;
  *
  * <p>Replay with -Dbloomkv.seed=N; -Dbloomkv.modelOps=N for a longer history (default 400 steps).
  */
+@ExtendWith(NoTableLeak.class)
 class LatestSequenceNumberDifferentialTest {
     static {
         RocksDB.loadLibrary();
@@ -46,18 +45,6 @@ class LatestSequenceNumberDifferentialTest {
 
     private static final int OPS = Integer.getInteger("bloomkv.modelOps", 400);
     private static final int KEYS = 300;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeftOpen() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     private static byte[] b(String s) {
         return s.getBytes(UTF_8);

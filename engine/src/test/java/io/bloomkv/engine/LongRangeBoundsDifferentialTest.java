@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomkv.engine.fs.FaultInjectingFileSystem;
 import io.bloomkv.engine.inspect.TableDump;
-import io.bloomkv.engine.internal.table.TableReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,9 +13,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.EnvOptions;
 import org.rocksdb.FlushOptions;
@@ -57,6 +55,7 @@ import org.rocksdb.StringAppendOperator;
  * greatest key made durable before deleteFilesInRange removes tables, the bounds TableFileWriter writes, and each
  * engine's answer to bounds out of order.
  */
+@ExtendWith(NoTableLeak.class)
 class LongRangeBoundsDifferentialTest {
     static {
         RocksDB.loadLibrary();
@@ -66,18 +65,6 @@ class LongRangeBoundsDifferentialTest {
 
     @TempDir
     Path dir;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeftOpen() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     @Test
     void longRangeBoundsMatchRocksDb() throws Exception {

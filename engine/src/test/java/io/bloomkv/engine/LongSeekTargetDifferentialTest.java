@@ -4,15 +4,13 @@ import static io.bloomkv.engine.LongKeysForTests.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomkv.engine.internal.table.TableReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -46,6 +44,7 @@ import org.rocksdb.StringAppendOperator;
  * confine nothing and where RocksDB leaves iteration undefined in prefix mode, as
  * {@link EmptySeekTargetDifferentialTest} describes. Replay with -Dbloomkv.seed=N.
  */
+@ExtendWith(NoTableLeak.class)
 class LongSeekTargetDifferentialTest {
     static {
         RocksDB.loadLibrary();
@@ -55,18 +54,6 @@ class LongSeekTargetDifferentialTest {
 
     @TempDir
     Path dir;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeftOpen() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     @Test
     void longTargetsMatchRocksDb() throws Exception {

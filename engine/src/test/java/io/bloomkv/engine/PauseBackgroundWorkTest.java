@@ -19,10 +19,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,21 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
  * and continues from two threads with writers, flushes and range compactions from three loses nothing. Each test
  * checks that no table reader outlives it.
  */
+@ExtendWith(NoTableLeak.class)
 class PauseBackgroundWorkTest {
     @TempDir
     Path dir;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeft() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     /** Tells the test when writes stall and resume, and keeps every stall event in order. */
     private static final class StallListener implements EventListener {
@@ -577,7 +565,7 @@ class PauseBackgroundWorkTest {
         }
         int acked = acknowledged.get();
         assertThat(acked).isPositive();
-        assertThat(TableReader.liveTables()).isEqualTo(liveTablesBefore);
+        assertThat(TableReader.liveTables()).isEqualTo(NoTableLeak.before());
         try (Db again = Db.open(dir, o)) {
             for (int i = 0; i < acked; i++) {
                 assertThat(again.get(TestKeys.key(i)))
@@ -717,7 +705,7 @@ class PauseBackgroundWorkTest {
         } finally {
             db.close();
         }
-        assertThat(TableReader.liveTables()).isEqualTo(liveTablesBefore);
+        assertThat(TableReader.liveTables()).isEqualTo(NoTableLeak.before());
         stalls.assertAlternating();
         System.out.println("PauseBackgroundWorkTest: " + pausesTaken.get() + " pauses, "
                 + stalls.copy().size() / 2 + " stalls, " + pausedWaits.get()

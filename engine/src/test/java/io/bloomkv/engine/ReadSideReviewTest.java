@@ -2,16 +2,14 @@ package io.bloomkv.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.internal.table.TableReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
@@ -30,6 +28,7 @@ import org.rocksdb.StringAppendOperator;
  * some iterator pairs are held open and walked again after later writes, flushes and compactions.
  * Replay with -Dbloomkv.seed=N.
  */
+@ExtendWith(NoTableLeak.class)
 class ReadSideReviewTest {
     static {
         RocksDB.loadLibrary();
@@ -41,18 +40,6 @@ class ReadSideReviewTest {
     private static final int OPS = Integer.getInteger("bloomkv.modelOps", 1500);
 
     private static final byte[] ALPHABET = {0x00, 0x01, 'a', (byte) 0x80, (byte) 0xfe, (byte) 0xff};
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeftOpen() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     private static Options small() {
         return SmallLevels.options().mergeOperator(MergeOperators.stringAppend(','));

@@ -2,7 +2,6 @@ package io.bloomkv.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomkv.engine.internal.table.TableReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,9 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,24 +24,13 @@ import org.junit.jupiter.api.io.TempDir;
  * must read as the model at every step. RocksDB cannot be the oracle here: its TtlDB
  * returns expired values until a compaction drops them. Replay with -Dbloomkv.seed=N.
  */
+@ExtendWith(NoTableLeak.class)
 class TtlReadModelTest {
     @TempDir
     Path dir;
 
     private static final int OPS = Integer.getInteger("bloomkv.modelOps", 3000);
     private static final long TTL = 10;
-
-    private long liveTablesBefore;
-
-    @BeforeEach
-    void countTables() {
-        liveTablesBefore = TableReader.liveTables();
-    }
-
-    @AfterEach
-    void noTableLeftOpen() {
-        assertThat(TableReader.liveTables()).as("table readers alive").isEqualTo(liveTablesBefore);
-    }
 
     /** The model's state of one key: its value and write time, or absent. */
     private record State(String value, long time) {}
