@@ -21,6 +21,14 @@ final class Segment {
     /** Bytes of the segment prefix in front of every stored key. */
     static final int PREFIX_SIZE = 8;
 
+    /**
+     * The value of a segment's marker: the key that is the bare prefix, written when the segment is created and
+     * removed with the segment's range. It keeps a segment whose records were all deleted in existence across a
+     * restart ({@code Segments.openExisting} finds segments by their first key), as Kafka's segment directories do, so
+     * that iterators see the same segments as Kafka's. Every scan skips it ({@link #isMarker}).
+     */
+    static final byte[] MARKER = new byte[0];
+
     final long id;
     final String name;
     private final Db db;
@@ -101,6 +109,20 @@ final class Segment {
     /** Writes this segment's prefix into the first {@link #PREFIX_SIZE} bytes of {@code storedKey}. */
     void fillPrefix(byte[] storedKey) {
         System.arraycopy(prefix, 0, storedKey, 0, PREFIX_SIZE);
+    }
+
+    /** Whether {@code storedKey} is a segment's marker (the bare prefix), not a record. */
+    static boolean isMarker(byte[] storedKey) {
+        return storedKey.length == PREFIX_SIZE;
+    }
+
+    /** Writes this segment's marker ({@link #MARKER}). */
+    void writeMarker() {
+        try {
+            db.put(prefix.clone(), MARKER);
+        } catch (BloomKvException e) {
+            throw new ProcessorStateException("segment " + name + ": put failed", e);
+        }
     }
 
     /** The composite key of a stored key (the prefix removed). */

@@ -67,7 +67,12 @@ final class SegmentIterator implements KeyValueIterator<Bytes, byte[]> {
                     // A segment dropped by expiry meanwhile is skipped from here on, as Kafka skips a closed segment.
                     while (currentSegment.isOpen() && current.valid()) {
                         if (currentKey == null) {
-                            currentKey = Segment.strip(current.key());
+                            byte[] stored = current.key();
+                            if (Segment.isMarker(stored)) {
+                                step();
+                                continue;
+                            }
+                            currentKey = Segment.strip(stored);
                         }
                         if (filter.matches(currentKey)) {
                             return true;

@@ -87,6 +87,14 @@ final class Segments {
     }
 
     private Segment getOrCreateSegment(long segmentId) {
+        return getOrCreateSegment(segmentId, true);
+    }
+
+    /**
+     * The segment of {@code segmentId}, created if missing; a new segment writes its marker ({@link Segment#MARKER})
+     * unless it was found on disk ({@code create} false: {@link #openExisting}).
+     */
+    private Segment getOrCreateSegment(long segmentId, boolean create) {
         Segment last = lastSegment;
         if (last != null && last.id == segmentId && last.isOpen()) {
             return last;
@@ -94,6 +102,9 @@ final class Segments {
         Segment s = segments.get(segmentId);
         if (s == null) {
             s = new Segment(segmentId, segmentName(segmentId), db);
+            if (create) {
+                s.writeMarker();
+            }
             segments.put(segmentId, s);
             reorder();
         }
@@ -131,8 +142,9 @@ final class Segments {
             // The store's own records (offsets, position: StoreMetadata) sort below every segment prefix.
             it.seek(new byte[] {(byte) (StoreKeys.META + 1)});
             while (it.valid()) {
+                // A segment's first key: its marker, or (a database written before markers) its first record.
                 long id = Segment.idOf(it.key());
-                getOrCreateSegment(id);
+                getOrCreateSegment(id, false);
                 if (id == Long.MAX_VALUE) {
                     break;
                 }

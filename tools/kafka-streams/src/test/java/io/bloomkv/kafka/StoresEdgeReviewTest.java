@@ -447,6 +447,59 @@ class StoresEdgeReviewTest {
     }
 
     /**
+     * A segment whose records were all deleted still exists after a restart, as Kafka's segment directory does: a
+     * backward iterator opened after the restart, consumed part way, then sees a put into that segment in both stores.
+     * (Once the bloomkv store found its segments at open by their records only, so the emptied segment was gone and
+     * the iterator, which reads the segments that existed when it opened, missed the put.) The same for a forward one
+     * and a segment ahead.
+     */
+    @Test
+    void aSegmentEmptiedByDeletesOutlivesARestartAsKafkas() {
+        long retention = 240_000; // segments of 120 s
+        for (boolean forward : new boolean[] {false, true}) {
+            Pair p = new Pair(
+                    "emptied-" + forward,
+                    () -> BloomKvStores.persistentWindowStore(
+                                    "w",
+                                    Duration.ofMillis(retention),
+                                    Duration.ofMillis(1_000),
+                                    false,
+                                    WindowStoreDifferentialTest.smallOptions())
+                            .get(),
+                    () -> Stores.persistentWindowStore(
+                                    "w", Duration.ofMillis(retention), Duration.ofMillis(1_000), false)
+                            .get());
+            Bytes a = Bytes.wrap(new byte[] {1});
+            Bytes c = Bytes.wrap(new byte[] {2});
+            long emptied = forward ? 250_000 : 10_000; // segment 2 ahead of the records, or segment 0 behind them
+            for (WindowStore<Bytes, byte[]> s : List.of(window(p.kafka), window(p.bloom))) {
+                p.record(1);
+                s.put(a, new byte[] {1}, emptied);
+                s.put(a, null, emptied);
+                s.put(c, new byte[] {2}, 130_000);
+                s.put(c, new byte[] {3}, 131_000);
+            }
+            p.reopen(4);
+            List<List<String>> answers = new ArrayList<>();
+            for (WindowStore<Bytes, byte[]> s : List.of(window(p.kafka), window(p.bloom))) {
+                List<String> got = new ArrayList<>();
+                try (KeyValueIterator<Windowed<Bytes>, byte[]> it = forward ? s.all() : s.backwardAll()) {
+                    KeyValue<Windowed<Bytes>, byte[]> first = it.next();
+                    got.add(show(first.key, first.value));
+                    p.record(5);
+                    s.put(a, new byte[] {4}, emptied + 1);
+                    drain(it, got);
+                }
+                answers.add(got);
+            }
+            assertThat(answers.get(0))
+                    .as("Kafka's iterator reads the put into its emptied segment")
+                    .hasSize(3);
+            assertThat(answers.get(1)).as(forward ? "forward" : "backward").isEqualTo(answers.get(0));
+        }
+    }
+
+    /**
      * A fetch consumed part way, then puts (some into later segments, some jumping stream time so segments expire
      * under the iterator), then drained: each store's iterator opens a segment when it reaches it, so both see the
      * same puts.
