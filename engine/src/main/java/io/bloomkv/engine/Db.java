@@ -546,8 +546,8 @@ public final class Db implements AutoCloseable {
      * (a mapped table of uncompressed blocks, {@link Options#useMmapReads}), ends the call with true and no value. A
      * filter false positive thus costs a "may exist", never a file read. Under a {@link Options#filterMemoryBudget}, a
      * table whose filter (or the key's filter partition) is not in memory lets the key through without loading it, as
-     * RocksDB's cache-only read does: the call reads no file at all, and its look-ups in the budget's cache do not count
-     * as uses there, so it does not change what the budget keeps.
+     * RocksDB's cache-only read does: the call reads no file at all, and its look-ups in the budget's cache do not
+     * count as uses there, so it does not change what the budget keeps.
      *
      * <p>{@code valueHolder}, when not null, is set to the key's value when it was found in memory (a memtable or a
      * cached block), and to null otherwise: true with a null value means "may exist, value not known". The array is a
@@ -1670,13 +1670,13 @@ public final class Db implements AutoCloseable {
 
     /**
      * Reads every block of every live table and checks its checksum and structure (rocksdbjni's {@code verifyChecksum},
-     * C++ {@code DB::VerifyChecksum}): data, index, filter, properties and range-deletion blocks and the footer. Returns
-     * when all are sound; throws at the first table with a bad block, naming its file and the first bad block's offset
-     * (the message says what failed and how many of the table's blocks are bad). The tables are those of the current
-     * state when the call starts, held until it returns, so a compaction meanwhile cannot delete them; writes and reads
-     * go on. It reads the files, not the block cache, counts nothing in {@link #stats()} and changes nothing: a bad
-     * block found here does not stop writes (RocksDB's does not set a background error either). WALs and the MANIFEST
-     * are checked by {@code bloomkv sst verify DB_DIR}.
+     * C++ {@code DB::VerifyChecksum}): data, index, filter, properties and range-deletion blocks and the footer.
+     * Returns when all are sound; throws at the first table with a bad block, naming its file and the first bad block's
+     * offset (the message says what failed and how many of the table's blocks are bad). The tables are those of the
+     * current state when the call starts, held until it returns, so a compaction meanwhile cannot delete them; writes
+     * and reads go on. It reads the files, not the block cache, counts nothing in {@link #stats()} and changes nothing:
+     * a bad block found here does not stop writes (RocksDB's does not set a background error either). WALs and the
+     * MANIFEST are checked by {@code bloomkv sst verify DB_DIR}.
      *
      * @throws CorruptionException at the first table with a bad block
      * @throws DbClosedException once the database is closed

@@ -356,7 +356,9 @@ public final class Stats {
         return memtableBytes;
     }
 
-    /** Of {@link #memtableEntries()}: those of the active (mutable) memtable (RocksDB's num-entries-active-mem-table). */
+    /**
+     * Of {@link #memtableEntries()}: those of the active (mutable) memtable (RocksDB's num-entries-active-mem-table).
+     */
     public long activeMemtableEntries() {
         return activeMemtableEntries;
     }

@@ -68,7 +68,10 @@ class BackupEngineLockTest {
         assertThat(Files.exists(dir.resolve("r"))).isFalse();
     }
 
-    /** The lock goes through the engine's {@link FileSystem}: two engines on one in-memory file system exclude each other. */
+    /**
+     * The lock goes through the engine's {@link FileSystem}: two engines on one in-memory file system exclude each
+     * other.
+     */
     @Test
     void theLockIsTakenThroughTheFileSystem() {
         InMemoryFileSystem fs = new InMemoryFileSystem();
@@ -87,8 +90,8 @@ class BackupEngineLockTest {
     }
 
     /**
-     * An open that fails after taking the lock (listing {@code meta/} fails) releases it, so the next open succeeds; one
-     * whose lock cannot be taken for an I/O error holds nothing either.
+     * An open that fails after taking the lock (listing {@code meta/} fails) releases it, so the next open succeeds;
+     * one whose lock cannot be taken for an I/O error holds nothing either.
      */
     @Test
     void anOpenThatFailsReleasesTheLock() {

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link Options#filterMemoryBudget(long)} and {@link SharedFilterBudget}: with a budget a tenth of the unbounded
  * filters' size, pinned plus cached filter bytes stay within it after every batch of gets (checked through
  * {@code bloomkv.filter-memory} and {@link Stats#filterMemoryBytes()}), every get still answers right and the filters
- * still rule out absent keys; a cached filter that fails its checksum fails open; the off-heap memory is freed at close.
+ * still rule out absent keys; a cached filter that fails its checksum fails open; the off-heap memory is freed at
+ * close.
  */
 class FilterMemoryBudgetTest {
     private static final int N = 20_000;
@@ -118,8 +119,9 @@ class FilterMemoryBudgetTest {
 
     /**
      * {@link Db#tables()} under a budget reports each table's filter exactly as without one (a table read without its
-     * filter, one too large for the budget's cache, as having none), and looking changes nothing the budget holds: no filter loaded into its cache, none evicted, the gets' later loads the same. A filter neither
-     * pinned nor cached is read for the description alone and freed at once.
+     * filter, one too large for the budget's cache, as having none), and looking changes nothing the budget holds: no
+     * filter loaded into its cache, none evicted, the gets' later loads the same. A filter neither pinned nor cached is
+     * read for the description alone and freed at once.
      */
     @Test
     void listingTheTablesLeavesTheBudgetAsItWas() {

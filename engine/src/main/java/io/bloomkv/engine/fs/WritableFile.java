@@ -30,10 +30,11 @@ public interface WritableFile extends Closeable {
 
     /**
      * Closes the file without handing to the operating system what is still buffered in user space: for a writer whose
-     * append, flush or sync failed, whose buffer may hold the end of a record that was reported as failed (a write-ahead
-     * log's group that was never applied); flushed at close, it would be read back after a reopen. RocksDB's
-     * {@code WritableFileWriter::Close} does the same after an error. Idempotent, as {@link #close()}; a close after it
-     * does nothing. The default closes as {@link #close()} does: a file system that buffers appends overrides it.
+     * append, flush or sync failed, whose buffer may hold the end of a record that was reported as failed (a
+     * write-ahead log's group that was never applied); flushed at close, it would be read back after a reopen.
+     * RocksDB's {@code WritableFileWriter::Close} does the same after an error. Idempotent, as {@link #close()}; a
+     * close after it does nothing. The default closes as {@link #close()} does: a file system that buffers appends
+     * overrides it.
      */
     default void closeWithoutFlush() throws IOException {
         close();

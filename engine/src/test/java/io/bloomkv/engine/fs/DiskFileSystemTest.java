@@ -22,10 +22,10 @@ class DiskFileSystemTest {
     private final FileSystem fs = FileSystem.disk();
 
     /**
-     * A write(2) that fails part-way (a short write, then ENOSPC) leaves exactly the unwritten bytes buffered, in order:
-     * the next flush (space freed) or the close writes them once. The buffer was left flipped at the failure, and the
-     * next flush wrote the bytes already written a second time (a WAL closed after the failure gained a copy of its
-     * tail after its torn record, which its reader may take for damage followed by valid records).
+     * A write(2) that fails part-way (a short write, then ENOSPC) leaves exactly the unwritten bytes buffered, in
+     * order: the next flush (space freed) or the close writes them once. The buffer was left flipped at the failure,
+     * and the next flush wrote the bytes already written a second time (a WAL closed after the failure gained a copy of
+     * its tail after its torn record, which its reader may take for damage followed by valid records).
      */
     @Test
     void aWriteFailingPartWayLeavesTheRestForTheNextFlushOnce() throws IOException {
