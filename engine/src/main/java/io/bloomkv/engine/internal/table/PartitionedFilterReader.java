@@ -758,20 +758,12 @@ final class PartitionedFilterReader {
 
     /**
      * The {@link Summary} of the partitions that load (resident ones, or each read once from the file, not through the
-     * cache, and freed at once); null when none does. Computed at the first call, then kept: Db.tables() asks six facts
-     * of every table, which would otherwise read a budgeted table's whole filter six times.
+     * cache, and freed at once); null when none does. Computed on each call: TableReader keeps the result for the
+     * table's life (TableReader#filterSummary).
      */
     Summary summary() {
-        Summary s = summary;
-        if (s == null && index != null) {
-            s = computeSummary();
-            summary = s; // the partitions never change: computed once (a racing second computation gives the same)
-        }
-        return s;
+        return index == null ? null : computeSummary();
     }
-
-    /** The summary of a table's filter, once computed (its partitions are immutable). */
-    private volatile Summary summary;
 
     private Summary computeSummary() {
         FilterKind kind = null;
